@@ -1,0 +1,11 @@
+#pragma once
+// The sub-commands of wavefront-cli (spec/cli.md). Each takes the arguments after its own name and
+// returns the process exit status: 0 success, 1 a failed run, 2 bad arguments.
+#include <QStringList>
+
+namespace wfs::cli {
+int runSimulate(const QStringList& args);
+int runReconstruct(const QStringList& args);
+int runBench(const QStringList& args);
+int runFasthBench(const QStringList& args);
+} // namespace wfs::cli

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Wavefront Studio needs, only those that are missing.
+# Idempotent and silent when everything is present.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config ccache
+  qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev
+  libqcustomplot-dev
+  libeigen3-dev
+  libfftw3-dev
+  libceres-dev
+  libcfitsio-dev
+  libtiff-dev
+  libpng-dev
+  xvfb xauth
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "setup: apt-get is not available; install these packages by hand: ${missing[*]}" >&2
+  exit 1
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+    echo "setup: need root (or sudo) to install: ${missing[*]}" >&2; exit 1
+  fi
+fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
