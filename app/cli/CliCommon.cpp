@@ -133,3 +133,51 @@ void printJsonLine(const QJsonObject& object)
 }
 
 } // namespace wfs::cli
+
+namespace wfs::cli {
+
+void addSolverOptions(QCommandLineParser& parser)
+{
+    parser.addOptions({
+        {QStringLiteral("backend"), QStringLiteral("cpu or gpu (default cpu)."), QStringLiteral("name"), QStringLiteral("cpu")},
+        {QStringLiteral("gradient"), QStringLiteral("adjoint (exact) or fd (forward differences)."), QStringLiteral("kind"), QStringLiteral("adjoint")},
+        {QStringLiteral("optimizer"), QStringLiteral("bfgs or lbfgs."), QStringLiteral("name"), QStringLiteral("bfgs")},
+        {QStringLiteral("precision"), QStringLiteral("double or float."), QStringLiteral("p"), QStringLiteral("double")},
+        {QStringLiteral("threads"), QStringLiteral("CPU threads for FFTs and pointwise work."), QStringLiteral("T"), QStringLiteral("1")},
+        {QStringLiteral("max-iterations"), QStringLiteral("Iteration limit."), QStringLiteral("K")},
+        {QStringLiteral("gtol"), QStringLiteral("Stop when the gradient's max-norm is at most X."), QStringLiteral("X")},
+        {QStringLiteral("ftol"), QStringLiteral("Stop when the relative cost change is below X."), QStringLiteral("X")},
+    });
+}
+
+void applySolverOptions(const QCommandLineParser& parser, ReconstructionRequest& request)
+{
+    const QString backend = parseWordList(parser.value(QStringLiteral("backend")), QStringLiteral("backend"), {QStringLiteral("cpu"), QStringLiteral("gpu")}).front();
+    request.backend = backend == QLatin1String("gpu") ? BackendKind::Gpu : BackendKind::Cpu;
+    const QString gradient = parseWordList(parser.value(QStringLiteral("gradient")), QStringLiteral("gradient"), {QStringLiteral("adjoint"), QStringLiteral("fd")}).front();
+    request.gradient = gradient == QLatin1String("fd") ? GradientKind::FiniteDifference : GradientKind::Adjoint;
+    const QString optimizer = parseWordList(parser.value(QStringLiteral("optimizer")), QStringLiteral("optimizer"), {QStringLiteral("bfgs"), QStringLiteral("lbfgs")}).front();
+    request.solver.optimizer = optimizer == QLatin1String("lbfgs") ? OptimizerKind::Lbfgs : OptimizerKind::Bfgs;
+    const QString precision = parseWordList(parser.value(QStringLiteral("precision")), QStringLiteral("precision"), {QStringLiteral("double"), QStringLiteral("float")}).front();
+    request.evaluator.precision = precision == QLatin1String("float") ? Precision::Float : Precision::Double;
+    request.evaluator.threads = parseInt(parser.value(QStringLiteral("threads")), QStringLiteral("threads"));
+    if (request.evaluator.threads < 1 || request.evaluator.threads > 1024)
+        throw UsageError("--threads: must be between 1 and 1024");
+    if (parser.isSet(QStringLiteral("max-iterations"))) {
+        request.solver.maxIterations = parseInt(parser.value(QStringLiteral("max-iterations")), QStringLiteral("max-iterations"));
+        if (request.solver.maxIterations < 1)
+            throw UsageError("--max-iterations: must be at least 1");
+    }
+    if (parser.isSet(QStringLiteral("gtol"))) {
+        request.solver.gradientTolerance = parseNumber(parser.value(QStringLiteral("gtol")), QStringLiteral("gtol"));
+        if (request.solver.gradientTolerance < 0)
+            throw UsageError("--gtol: must not be negative");
+    }
+    if (parser.isSet(QStringLiteral("ftol"))) {
+        request.solver.functionTolerance = parseNumber(parser.value(QStringLiteral("ftol")), QStringLiteral("ftol"));
+        if (request.solver.functionTolerance < 0)
+            throw UsageError("--ftol: must not be negative");
+    }
+}
+
+} // namespace wfs::cli

@@ -39,3 +39,14 @@ std::optional<double> parseAngle(const QString& text);
 void printJsonLine(const QJsonObject& object);
 
 } // namespace wfs::cli
+
+#include "engine/ReconstructionEngine.h"
+
+namespace wfs::cli {
+
+// The backend and solver options shared by `reconstruct` and `bench` (spec/cli.md).
+void addSolverOptions(QCommandLineParser& parser);
+// Reads them into the request; throws UsageError.
+void applySolverOptions(const QCommandLineParser& parser, ReconstructionRequest& request);
+
+} // namespace wfs::cli

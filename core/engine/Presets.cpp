@@ -1,0 +1,220 @@
+#include "engine/Presets.h"
+
+#include "optics/CpuModel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+
+namespace wfs {
+
+const std::vector<std::string>& presetNames()
+{
+    static const std::vector<std::string> names = {"demo", "oof"};
+    return names;
+}
+
+std::vector<double> parametersForTruth(const Problem& problem, const Truth& truth)
+{
+    ProblemSpec spec = problem.spec();
+    spec.basis.start.assign(problem.modes().size(), 0.0);
+    for (const TruthTerm& term : truth.terms) {
+        const ZernikeMode mode = zernike::modeFromIndex(term.index, truth.ordering);
+        const auto it = std::find(problem.modes().begin(), problem.modes().end(), mode);
+        if (it == problem.modes().end())
+            throw std::invalid_argument("truth term " + std::to_string(term.index) + " (n=" + std::to_string(mode.n)
+                                        + ") is above the basis order " + std::to_string(spec.basis.maxOrder));
+        // Same physical wavefront in the spec's normalisation: c_spec N_spec = c_truth N_truth.
+        const double factor = zernike::normalizationFactor(mode, truth.normalization) / zernike::normalizationFactor(mode, spec.basis.normalization);
+        spec.basis.start[size_t(it - problem.modes().begin())] = 2.0 * M_PI * term.valueWaves * factor;
+    }
+    ProblemSpec noData = spec;
+    for (PlaneSpec& plane : noData.planes)
+        plane.data = Image();
+    return Problem(noData).initialParameters();
+}
+
+std::vector<Image> simulateImages(const ProblemSpec& specIn, const std::vector<double>& parameters, int width, int height,
+                                  const NoiseSettings& noise, std::mt19937_64* rng)
+{
+    ProblemSpec spec = specIn;
+    for (PlaneSpec& plane : spec.planes)
+        plane.data = Image();
+    auto problem = std::make_shared<const Problem>(spec);
+    EvaluatorOptions options;
+    options.measurePlans = false;
+    auto model = makeCpuEvaluator(problem, options);
+    const auto grids = model->modelImages(parameters.data());
+    const int n = spec.grid.size;
+    const int rowOffset = n / 2 - height / 2, colOffset = n / 2 - width / 2;
+    std::vector<Image> images;
+    for (size_t k = 0; k < grids.size(); ++k) {
+        Image image(width, height);
+        double peak = 0.0;
+        for (int r = 0; r < height; ++r)
+            for (int c = 0; c < width; ++c) {
+                image.at(r, c) = grids[k][size_t(r + rowOffset) * size_t(n) + size_t(c + colOffset)];
+                peak = std::max(peak, image.at(r, c));
+            }
+        if (rng && noise.model == NoiseModel::Oof) {
+            // spec/oof-benchmark.md: D = P (1 + N(0, 0.01)) + N(0, 0.024 max P), per pixel.
+            std::normal_distribution<double> multiplicative(0.0, 0.01), additive(0.0, 0.024 * peak);
+            for (double& v : image.pixels)
+                v = v * (1.0 + multiplicative(*rng)) + additive(*rng);
+        } else if (rng && noise.model == NoiseModel::PhotonAndRead) {
+            std::normal_distribution<double> read(0.0, noise.readNoise);
+            for (double& v : image.pixels) {
+                std::poisson_distribution<long long> photons(std::max(v, 0.0));
+                v = double(photons(*rng)) + (noise.readNoise > 0.0 ? read(*rng) : 0.0);
+            }
+        }
+        image.source = "simulated plane " + std::to_string(k);
+        images.push_back(std::move(image));
+    }
+    return images;
+}
+
+void estimateFluxAndBackground(ProblemSpec& spec)
+{
+    for (PlaneSpec& plane : spec.planes) {
+        const Image& img = plane.data;
+        if (img.isEmpty())
+            continue;
+        std::vector<double> border;
+        const int margin = std::max(1, std::min(img.width, img.height) / 16);
+        for (int r = 0; r < img.height; ++r)
+            for (int c = 0; c < img.width; ++c)
+                if ((r < margin || r >= img.height - margin || c < margin || c >= img.width - margin) && std::isfinite(img.at(r, c)))
+                    border.push_back(img.at(r, c));
+        double background = 0.0;
+        if (!border.empty()) {
+            std::nth_element(border.begin(), border.begin() + long(border.size() / 2), border.end());
+            background = border[border.size() / 2];
+        }
+        double sum = 0.0;
+        for (double v : img.pixels)
+            if (std::isfinite(v))
+                sum += v - background;
+        if (plane.fitBackground)
+            plane.background = background;
+        if (plane.fitFlux)
+            plane.flux = sum > 0.0 ? sum : 1.0;
+    }
+}
+
+namespace {
+
+PresetCase oofPreset(const PresetOptions& options)
+{
+    const int grid = options.grid ? options.grid : 128;
+    const int order = options.order ? options.order : 8;
+    if (order < 1 || order > zernike::kMaxOrder)
+        throw std::invalid_argument("order must be between 1 and " + std::to_string(zernike::kMaxOrder));
+    PresetCase c;
+    ProblemSpec& s = c.spec;
+    s.name = "oof";
+    s.grid = PupilGrid::oofSquare(grid);
+    s.pupil.illumination.gaussian = true;
+    s.pupil.illumination.sigma = 0.72;
+    s.pupil.illumination.fitCentre = true;
+    s.pupil.illumination.fitAmplitude = true;
+    s.basis.maxOrder = order;
+    s.basis.ordering = ZernikeOrdering::Ansi;
+    s.basis.normalization = ZernikeNormalization::Unit;
+    s.objective = ObjectiveKind::LeastSquares;
+    s.wavelength = 1.1e-3;
+    s.intensityScale = 1.0;
+    for (double dz : {0.0, -0.05, 0.05}) {
+        PlaneSpec plane;
+        plane.diversity.kind = DiversityKind::PrimeFocus;
+        plane.diversity.axialDistance = dz;
+        plane.diversity.focalLength = 14.4;
+        plane.diversity.dishRadius = 2.8;
+        s.planes.push_back(plane);
+    }
+    c.truth.ordering = ZernikeOrdering::Ansi;
+    c.truth.normalization = ZernikeNormalization::Unit;
+    if (options.truth)
+        c.truth = *options.truth;
+    const Problem noData(s);
+    c.truthParameters = parametersForTruth(noData, c.truth);
+    std::mt19937_64 rng(options.seed);
+    const auto images = simulateImages(s, c.truthParameters, grid, grid, {options.noise ? NoiseModel::Oof : NoiseModel::None, 0.0}, &rng);
+    for (size_t k = 0; k < images.size(); ++k)
+        s.planes[k].data = images[k];
+    c.start = noData.initialParameters(); // the spec's p0 = (0, ..., 0, 0, 0, 1)
+    c.solver.gradientTolerance = 1e-8;
+    c.solver.functionTolerance = 1e-12;
+    c.noiseDescription = options.noise ? "D = P (1 + N(0, 0.01)) + N(0, 0.024 max P), mt19937_64 seed " + std::to_string(options.seed) : "none";
+    return c;
+}
+
+PresetCase demoPreset(const PresetOptions& options)
+{
+    const int grid = options.grid ? options.grid : 256;
+    const int order = options.order ? options.order : 4;
+    if (order < 1 || order > zernike::kMaxOrder)
+        throw std::invalid_argument("order must be between 1 and " + std::to_string(zernike::kMaxOrder));
+    constexpr double photons = 1e6, background = 10.0, readNoise = 2.0;
+    PresetCase c;
+    ProblemSpec& s = c.spec;
+    s.name = "demo";
+    s.grid = PupilGrid::centred(grid, 2.0);
+    s.basis.maxOrder = order;
+    s.basis.ordering = ZernikeOrdering::Noll;
+    s.basis.normalization = ZernikeNormalization::Rms;
+    s.objective = ObjectiveKind::Poisson;
+    s.readNoise = readNoise;
+    s.wavelength = 633e-9;
+    for (double waves : {-1.0, 0.0, 1.0}) {
+        PlaneSpec plane;
+        plane.diversity.kind = DiversityKind::ZernikeDefocus;
+        plane.diversity.defocusWaves = waves;
+        plane.diversity.measure = DefocusMeasure::PeakToValley;
+        plane.flux = photons;
+        plane.background = background;
+        plane.fitFlux = true;
+        plane.fitBackground = true;
+        s.planes.push_back(plane);
+    }
+    c.truth.ordering = ZernikeOrdering::Noll;
+    c.truth.normalization = ZernikeNormalization::Rms;
+    c.truth.terms = {{4, 0.06}, {5, -0.08}, {6, 0.05}, {7, 0.04}, {8, -0.06}, {9, 0.03}, {10, -0.02}, {11, 0.07}};
+    if (options.truth)
+        c.truth = *options.truth;
+    // The truth may hold terms above the fitted order: simulate with a basis that has them all.
+    ProblemSpec truthSpec = s;
+    for (const TruthTerm& t : c.truth.terms)
+        truthSpec.basis.maxOrder = std::max(truthSpec.basis.maxOrder, zernike::modeFromIndex(t.index, c.truth.ordering).n);
+    const Problem truthProblem(truthSpec);
+    const std::vector<double> truthForSimulation = parametersForTruth(truthProblem, c.truth);
+    std::mt19937_64 rng(options.seed);
+    const auto images = simulateImages(truthSpec, truthForSimulation, grid, grid,
+                                       {options.noise ? NoiseModel::PhotonAndRead : NoiseModel::None, readNoise}, &rng);
+    for (size_t k = 0; k < images.size(); ++k)
+        s.planes[k].data = images[k];
+    if (truthSpec.basis.maxOrder == s.basis.maxOrder)
+        c.truthParameters = truthForSimulation;
+    estimateFluxAndBackground(s); // a fit starts from the data, not from the truth
+    c.start = Problem(s).initialParameters();
+    c.solver.gradientTolerance = 1e-6;
+    c.solver.functionTolerance = 1e-11;
+    c.noiseDescription = options.noise ? "Poisson, 1e6 photons per plane, background 10, read noise 2 (counts RMS), mt19937_64 seed "
+                                             + std::to_string(options.seed)
+                                       : "none";
+    return c;
+}
+
+} // namespace
+
+PresetCase makePreset(const std::string& name, const PresetOptions& options)
+{
+    if (name == "oof")
+        return oofPreset(options);
+    if (name == "demo")
+        return demoPreset(options);
+    throw std::invalid_argument("unknown preset '" + name + "' (demo or oof)");
+}
+
+} // namespace wfs

@@ -1,0 +1,55 @@
+#pragma once
+// Built-in problems: "oof" reproduces spec/oof-benchmark.md exactly; "demo" is a realistic lab case
+// (three planes at -1, 0, +1 wave of defocus, Noll 4..11 aberrations, photon and read noise).
+// Also the simulator both use, and the start-value estimate for measured data.
+#include "fit/Solver.h"
+#include "io/ResultJson.h"
+#include "optics/Problem.h"
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace wfs {
+
+struct PresetOptions {
+    int grid = 0;               // 0: the preset's default (oof 128, demo 256)
+    int order = 0;              // 0: the preset's default (oof 8, demo 4)
+    std::uint64_t seed = 20180518;
+    bool noise = true;          // false: data equal the model at the truth
+    std::optional<Truth> truth; // replaces the preset's injected aberrations
+};
+
+struct PresetCase {
+    ProblemSpec spec;                  // with data
+    std::vector<double> start;         // where the fit starts (problem parameter order)
+    Truth truth;                       // injected aberrations (waves)
+    std::vector<double> truthParameters; // the truth in problem parameter order
+    SolverOptions solver;              // the preset's stopping rules
+    std::string noiseDescription;      // e.g. "Poisson, 1e6 photons per plane, read noise 2 e-, seed 1"
+};
+
+const std::vector<std::string>& presetNames(); // {"demo", "oof"}
+// Throws std::invalid_argument for an unknown name or bad options.
+PresetCase makePreset(const std::string& name, const PresetOptions& options);
+
+// Model intensities of `spec` (data ignored) at `parameters`, in the data layout of `width` x `height`
+// centred on the grid; `rng` adds the preset's noise when not null.
+enum class NoiseModel { None, Oof, PhotonAndRead };
+struct NoiseSettings {
+    NoiseModel model = NoiseModel::None;
+    double readNoise = 0.0; // PhotonAndRead: Gaussian read noise, counts RMS
+};
+std::vector<Image> simulateImages(const ProblemSpec& spec, const std::vector<double>& parameters, int width, int height,
+                                  const NoiseSettings& noise, std::mt19937_64* rng);
+
+// Start values for measured data: background from the image border, flux from the background-free sum.
+void estimateFluxAndBackground(ProblemSpec& spec);
+
+// Problem parameters that reproduce a truth (converted to the spec's ordering and normalisation;
+// nuisance parameters at their spec values). Throws std::invalid_argument for a term the basis lacks.
+std::vector<double> parametersForTruth(const Problem& problem, const Truth& truth);
+
+} // namespace wfs

@@ -1,0 +1,161 @@
+#include "engine/ReconstructionEngine.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace wfs {
+
+FitResult reconstruct(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
+                      const std::atomic<bool>* cancel)
+{
+    std::vector<int> stages = request.stages;
+    if (stages.empty())
+        stages.push_back(request.spec.basis.maxOrder);
+    for (size_t i = 0; i < stages.size(); ++i)
+        if (stages[i] < 1 || stages[i] > zernike::kMaxOrder || (i > 0 && stages[i] <= stages[i - 1]))
+            throw std::invalid_argument("coarse-to-fine stages must be increasing Zernike orders between 1 and "
+                                        + std::to_string(zernike::kMaxOrder));
+
+    ProblemSpec spec = request.spec;
+    std::vector<double> start = request.start;
+    std::optional<FitResult> result;
+    std::shared_ptr<const Problem> previous;
+    double secondsSoFar = 0.0;
+    long costSoFar = 0, gradientSoFar = 0;
+    int iterationsSoFar = 0;
+    for (size_t s = 0; s < stages.size(); ++s) {
+        if (s > 0) {
+            // Seed this stage from the previous one: lower-order terms come first in both orderings.
+            const ModelParameters p = previous->unpack(result->solver.parameters.data());
+            spec.basis.start = p.zernike;
+            spec.pupil.illumination.x0 = p.centreX;
+            spec.pupil.illumination.y0 = p.centreY;
+            spec.pupil.illumination.amplitude = p.amplitude;
+            spec.pupil.illumination.sigma = p.sigma;
+            for (size_t k = 0; k < spec.planes.size(); ++k) {
+                spec.planes[k].flux = p.flux[k];
+                spec.planes[k].background = p.background[k];
+                spec.planes[k].shiftX = p.shiftX[k];
+                spec.planes[k].shiftY = p.shiftY[k];
+            }
+            start.clear();
+        }
+        spec.basis.maxOrder = stages[s];
+        auto problem = std::make_shared<const Problem>(spec);
+        auto evaluator = makeEvaluator(request.backend, problem, request.evaluator, request.gradient);
+        if (start.empty())
+            start = problem->initialParameters();
+        if (int(start.size()) != problem->parameterCount())
+            throw std::invalid_argument("start vector has " + std::to_string(start.size()) + " values, the problem has "
+                                        + std::to_string(problem->parameterCount()) + " parameters");
+        SolverOptions solver = request.solver;
+        solver.cancel = cancel;
+        const int stage = int(s);
+        auto callback = [&](const IterationSnapshot& it) {
+            if (progress) {
+                ProgressSnapshot snap;
+                snap.stage = stage;
+                snap.stageCount = int(stages.size());
+                snap.order = stages[size_t(stage)];
+                snap.iteration = it;
+                snap.iteration.iteration += iterationsSoFar;
+                snap.iteration.elapsedSeconds += secondsSoFar;
+                const ModelParameters p = problem->unpack(it.parameters.data());
+                for (double c : p.zernike)
+                    snap.zernikeWaves.push_back(c / (2.0 * M_PI));
+                progress(snap);
+            }
+            return CallbackResult::Continue;
+        };
+        SolverSummary summary = minimise(*evaluator, start, solver, callback);
+        summary.seconds += secondsSoFar;
+        summary.costEvaluations += costSoFar;
+        summary.gradientEvaluations += gradientSoFar;
+        summary.iterations += iterationsSoFar;
+        secondsSoFar = summary.seconds;
+        costSoFar = summary.costEvaluations;
+        gradientSoFar = summary.gradientEvaluations;
+        iterationsSoFar = summary.iterations;
+        const bool last = s + 1 == stages.size() || summary.termination == Termination::Cancelled
+                          || summary.termination == Termination::Failed;
+        if (last) {
+            result = analyseFit(*evaluator, summary, request.gradient, request.analysis);
+            break;
+        }
+        result = FitResult();
+        result->solver = summary;
+        previous = problem;
+    }
+    return *result;
+}
+
+ReconstructionEngine::~ReconstructionEngine()
+{
+    cancel();
+    wait();
+}
+
+void ReconstructionEngine::start(ReconstructionRequest request)
+{
+    cancel();
+    wait();
+    {
+        std::lock_guard lock(m_mutex);
+        m_latest.reset();
+        m_result.reset();
+        m_error.clear();
+    }
+    m_cancel = false;
+    m_running = true;
+    m_thread = std::thread([this, request = std::move(request)] {
+        try {
+            FitResult r = reconstruct(
+                request,
+                [this](const ProgressSnapshot& snap) {
+                    std::lock_guard lock(m_mutex);
+                    m_latest = snap;
+                    ++m_version;
+                },
+                &m_cancel);
+            std::lock_guard lock(m_mutex);
+            m_result = std::move(r);
+        } catch (const std::exception& e) {
+            std::lock_guard lock(m_mutex);
+            m_error = e.what();
+        }
+        m_running = false;
+    });
+}
+
+void ReconstructionEngine::cancel()
+{
+    m_cancel = true;
+}
+
+void ReconstructionEngine::wait()
+{
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+std::optional<ProgressSnapshot> ReconstructionEngine::latest(unsigned long* version) const
+{
+    std::lock_guard lock(m_mutex);
+    if (version)
+        *version = m_version;
+    return m_latest;
+}
+
+std::optional<FitResult> ReconstructionEngine::result() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_result;
+}
+
+std::string ReconstructionEngine::error() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_error;
+}
+
+} // namespace wfs

@@ -1,0 +1,70 @@
+#pragma once
+// The facade front ends use to run a reconstruction: one job at a time on a worker thread, the latest
+// progress snapshot pulled at display rate, cancellation that keeps the last good state.
+#include "engine/BackendFactory.h"
+#include "fit/Results.h"
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace wfs {
+
+struct ReconstructionRequest {
+    ProblemSpec spec;                 // with data
+    std::vector<double> start;        // empty: the spec's start values
+    BackendKind backend = BackendKind::Cpu;
+    EvaluatorOptions evaluator;
+    GradientKind gradient = GradientKind::Adjoint;
+    SolverOptions solver;             // its `cancel` is set by the engine
+    AnalysisOptions analysis;
+    // Coarse-to-fine: Zernike orders fitted in turn, each seeded from the previous; the last one
+    // should be spec.basis.maxOrder. Empty: one stage at spec.basis.maxOrder.
+    std::vector<int> stages;
+};
+
+struct ProgressSnapshot {
+    int stage = 0;        // 0-based
+    int stageCount = 1;
+    int order = 0;        // Zernike order of this stage
+    IterationSnapshot iteration;
+    std::vector<double> zernikeWaves; // every basis term (piston first) at this iterate
+};
+
+// Runs the request on the calling thread. `progress` sees every accepted iterate; `cancel` stops it.
+// Throws std::invalid_argument (bad problem or options) or BackendUnavailable.
+FitResult reconstruct(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
+                      const std::atomic<bool>* cancel);
+
+class ReconstructionEngine {
+public:
+    ReconstructionEngine() = default;
+    ~ReconstructionEngine(); // cancels and joins
+    ReconstructionEngine(const ReconstructionEngine&) = delete;
+    ReconstructionEngine& operator=(const ReconstructionEngine&) = delete;
+
+    // Starts a job, cancelling and replacing a running one.
+    void start(ReconstructionRequest request);
+    void cancel();
+    void wait();
+    bool isRunning() const { return m_running.load(); }
+
+    // The latest snapshot and a counter that grows with every new one (to skip redraws when unchanged).
+    std::optional<ProgressSnapshot> latest(unsigned long* version = nullptr) const;
+    std::optional<FitResult> result() const; // set when a job has finished (also when cancelled)
+    std::string error() const;               // set when a job failed to start or run
+
+private:
+    std::thread m_thread;
+    std::atomic<bool> m_cancel{false};
+    std::atomic<bool> m_running{false};
+    mutable std::mutex m_mutex;
+    std::optional<ProgressSnapshot> m_latest;
+    unsigned long m_version = 0;
+    std::optional<FitResult> m_result;
+    std::string m_error;
+};
+
+} // namespace wfs

@@ -1,0 +1,463 @@
+#include "Householder.h"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace wfs::fasth {
+
+const char* algorithmName(Algorithm algorithm)
+{
+    switch (algorithm) {
+    case Algorithm::Sequential: return "sequential";
+    case Algorithm::FastH: return "fasth";
+    case Algorithm::CompactWY: return "ut";
+    case Algorithm::TreeMerge: return "tree";
+    }
+    return "unknown";
+}
+
+std::optional<Algorithm> algorithmFromName(std::string_view name)
+{
+    for (Algorithm a : {Algorithm::Sequential, Algorithm::FastH, Algorithm::CompactWY, Algorithm::TreeMerge})
+        if (name == algorithmName(a))
+            return a;
+    return std::nullopt;
+}
+
+bool Options::isValid(std::string* error) const
+{
+    auto fail = [error](const char* message) {
+        if (error)
+            *error = message;
+        return false;
+    };
+    if (blockSize < 1)
+        return fail("blockSize must be at least 1");
+    if (treeLevels < 0 || treeLevels > 30)
+        return fail("treeLevels must be between 0 and 30");
+    if (threads < 0)
+        return fail("threads must be 0 (Eigen's setting) or positive");
+    return true;
+}
+
+int defaultBlockSize(int d)
+{
+    return d <= 128 ? 16 : 32;
+}
+
+namespace {
+
+// Splits [0, n) into `parts` nearly equal contiguous ranges; returns the start of range i.
+Eigen::Index sliceStart(Eigen::Index n, int parts, int i)
+{
+    return n * i / parts;
+}
+
+} // namespace
+
+template <typename Scalar>
+HouseholderProduct<Scalar>::HouseholderProduct(const Options& options)
+{
+    setOptions(options);
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::setOptions(const Options& options)
+{
+    std::string error;
+    if (!options.isValid(&error))
+        throw std::invalid_argument("fasth::Options: " + error);
+    m_options = options;
+    m_vData = nullptr;
+    m_rows = m_cols = 0;
+    m_blocks.clear();
+}
+
+template <typename Scalar>
+int HouseholderProduct<Scalar>::threadCount() const
+{
+    return m_options.threads > 0 ? m_options.threads : std::max(1, Eigen::nbThreads());
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::prepare(const MatrixType& v)
+{
+    if (v.rows() < 1 || v.cols() < 1 || v.cols() > v.rows())
+        throw std::invalid_argument("fasth: reflector matrix must be d x k with 1 <= k <= d, got "
+                                    + std::to_string(v.rows()) + " x " + std::to_string(v.cols()));
+    m_scale = v.colwise().squaredNorm().transpose();
+    m_firstRow.resize(size_t(v.cols()));
+    for (Eigen::Index i = 0; i < m_scale.size(); ++i) {
+        // A zero (or non-finite) column has no reflection; refusing it beats silently producing NaN.
+        if (!(m_scale(i) > Scalar(0)) || !std::isfinite(double(m_scale(i))))
+            throw std::invalid_argument("fasth: reflector " + std::to_string(i) + " is zero or not finite");
+        m_scale(i) = Scalar(2) / m_scale(i);
+        Eigen::Index row = 0;
+        while (v(row, i) == Scalar(0))
+            ++row;
+        m_firstRow[size_t(i)] = row;
+    }
+    m_vData = v.data();
+    m_rows = v.rows();
+    m_cols = v.cols();
+    buildBlocks();
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::buildBlocks()
+{
+    m_blocks.clear();
+    if (m_options.algorithm == Algorithm::Sequential)
+        return;
+    const Eigen::Index k = m_cols;
+    const Eigen::Index b = m_options.blockSize;
+    for (Eigen::Index begin = 0; begin < k; begin += b) {
+        const Eigen::Index size = std::min(b, k - begin);
+        const auto first = m_firstRow.begin() + begin;
+        m_blocks.push_back(Block{begin, size, *std::min_element(first, first + size), {}});
+    }
+
+    const int blockCount = int(m_blocks.size());
+    const int threads = std::min(threadCount(), blockCount);
+    if (m_options.algorithm == Algorithm::CompactWY) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic) if (threads > 1)
+        for (int j = 0; j < blockCount; ++j)
+            buildUt(m_blocks[size_t(j)]);
+        return;
+    }
+
+    m_u.resize(m_rows, k);
+#pragma omp parallel for num_threads(threads) schedule(dynamic) if (threads > 1)
+    for (int j = 0; j < blockCount; ++j)
+        buildWy(m_blocks[size_t(j)]);
+
+    if (m_options.algorithm == Algorithm::TreeMerge)
+        for (int level = 0; level < m_options.treeLevels && m_blocks.size() > 1; ++level)
+            mergeLevel();
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::buildWy(const Block& block)
+{
+    const Eigen::Index rows = m_rows - block.firstRow;
+    const auto v = reflectors().block(block.firstRow, block.begin, rows, block.size);
+    auto u = m_u.block(block.firstRow, block.begin, rows, block.size);
+    // One Gram product gives every <v_l, v_r> the recursion needs; only its upper triangle is used.
+    MatrixType gram = MatrixType::Zero(block.size, block.size);
+    gram.template selfadjointView<Eigen::Upper>().rankUpdate(v.transpose());
+    // Bischof & Van Loan: with unit y, H_1 ... H_r = (I - 2 W_{<r} Y_{<r}^T)(I - 2 y_r y_r^T) gives
+    // w_r = y_r - 2 sum_{l<r} <y_l, y_r> w_l. Carrying U = 2 W diag(1/||v||) instead of W and Y turns this
+    // into u_r = c_r (v_r - U_{<r} V_{<r}^T v_r) with c_r = 2 / ||v_r||^2, and P = I - U V^T. Every u_r is a
+    // combination of the block's v, U = V S, so the b sequential steps run on the small coefficient matrix S
+    // (s_r = c_r (e_r - S_{<r} G_{<r,r})) and U comes from one triangular matrix product instead of b
+    // memory-bound matrix-vector products over d rows.
+    MatrixType coefficients = MatrixType::Zero(block.size, block.size);
+    for (Eigen::Index r = 0; r < block.size; ++r) {
+        const Scalar c = m_scale(block.begin + r);
+        if (r > 0)
+            coefficients.col(r).head(r).noalias() = -c * (coefficients.topLeftCorner(r, r) * gram.col(r).head(r));
+        coefficients(r, r) = c;
+    }
+    u.noalias() = v * coefficients.template triangularView<Eigen::Upper>();
+    // The tree merge reads U over a merged block's rows, which may start above this block's.
+    if (m_options.algorithm == Algorithm::TreeMerge)
+        m_u.block(0, block.begin, block.firstRow, block.size).setZero();
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::buildUt(Block& block) const
+{
+    const auto v = reflectors().block(block.firstRow, block.begin, m_rows - block.firstRow, block.size);
+    MatrixType gram = MatrixType::Zero(block.size, block.size);
+    gram.template selfadjointView<Eigen::Upper>().rankUpdate(v.transpose());
+    // T^{-1} = striu(V^T V) + diag(V^T V) / 2 for un-normalised v (the UT transform).
+    block.tInverse = gram.template triangularView<Eigen::StrictlyUpper>();
+    block.tInverse.diagonal() = Scalar(0.5) * gram.diagonal();
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::mergeLevel()
+{
+    const int pairs = int(m_blocks.size() / 2);
+    const int threads = std::min(threadCount(), pairs);
+    // (I - U_A V_A^T)(I - U_B V_B^T) = I - [U_A, U_B - U_A (V_A^T U_B)] [V_A, V_B]^T; A precedes B, so the
+    // merged block's columns stay contiguous and only U_B changes.
+#pragma omp parallel for num_threads(threads) schedule(dynamic) if (threads > 1)
+    for (int p = 0; p < pairs; ++p) {
+        const Block& a = m_blocks[size_t(2 * p)];
+        const Block& b = m_blocks[size_t(2 * p + 1)];
+        const Eigen::Index first = std::min(a.firstRow, b.firstRow);
+        const Eigen::Index rows = m_rows - first;
+        const MatrixType cross = reflectors().block(first, a.begin, rows, a.size).transpose()
+                                 * m_u.block(first, b.begin, rows, b.size);
+        m_u.block(first, b.begin, rows, b.size).noalias() -= m_u.block(first, a.begin, rows, a.size) * cross;
+    }
+    std::vector<Block> merged;
+    merged.reserve(m_blocks.size() / 2 + 1);
+    for (size_t i = 0; i < m_blocks.size(); i += 2) {
+        Block block = m_blocks[i];
+        if (i + 1 < m_blocks.size()) {
+            block.size += m_blocks[i + 1].size;
+            block.firstRow = std::min(block.firstRow, m_blocks[i + 1].firstRow);
+        }
+        merged.push_back(std::move(block));
+    }
+    m_blocks = std::move(merged);
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::applyBlock(const Block& block, bool transposed, Eigen::Ref<MatrixType> x,
+                                            MatrixType& z) const
+{
+    const Eigen::Index rows = m_rows - block.firstRow;
+    auto zb = z.topLeftCorner(block.size, x.cols());
+    auto xb = x.bottomRows(rows);
+    const auto v = reflectors().block(block.firstRow, block.begin, rows, block.size);
+    if (m_options.algorithm == Algorithm::CompactWY) {
+        zb.noalias() = v.transpose() * xb;
+        if (transposed)
+            block.tInverse.transpose().template triangularView<Eigen::Lower>().solveInPlace(zb);
+        else
+            block.tInverse.template triangularView<Eigen::Upper>().solveInPlace(zb);
+        xb.noalias() -= v * zb;
+        return;
+    }
+    const auto u = m_u.block(block.firstRow, block.begin, rows, block.size);
+    if (transposed) { // P^T = I - V U^T
+        zb.noalias() = u.transpose() * xb;
+        xb.noalias() -= v * zb;
+    } else {
+        zb.noalias() = v.transpose() * xb;
+        xb.noalias() -= u * zb;
+    }
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::applySequential(bool transposed, Eigen::Ref<MatrixType> x) const
+{
+    const Eigen::Index k = m_cols;
+    Eigen::Matrix<Scalar, 1, Eigen::Dynamic> p(x.cols());
+    for (Eigen::Index i = 0; i < k; ++i) {
+        // apply() multiplies H_k first; its transpose starts with H_1.
+        const Eigen::Index r = transposed ? i : k - 1 - i;
+        const Eigen::Index first = m_firstRow[size_t(r)];
+        const auto v = reflectors().col(r).tail(m_rows - first);
+        auto xb = x.bottomRows(m_rows - first);
+        p.noalias() = v.transpose() * xb;
+        p *= m_scale(r);
+        xb.noalias() -= v * p;
+    }
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::applyAll(bool transposed, Eigen::Ref<MatrixType> x) const
+{
+    if (!isPrepared())
+        throw std::logic_error("fasth: apply before prepare");
+    if (x.rows() != m_rows)
+        throw std::invalid_argument("fasth: X has " + std::to_string(x.rows()) + " rows, reflectors have "
+                                    + std::to_string(m_rows));
+    Eigen::Index maxBlock = 0;
+    for (const Block& block : m_blocks)
+        maxBlock = std::max(maxBlock, block.size);
+    // Columns of X are independent, so each thread carries its own slice through every block: one
+    // parallel region instead of a fork and join per block product.
+    auto run = [&](Eigen::Ref<MatrixType> slice) {
+        if (m_options.algorithm == Algorithm::Sequential) {
+            applySequential(transposed, slice);
+            return;
+        }
+        MatrixType z(maxBlock, slice.cols());
+        const int n = int(m_blocks.size());
+        for (int i = 0; i < n; ++i) {
+            // apply() = P_1 ... P_n X multiplies the last block first; the transpose starts with P_1^T.
+            const int j = transposed ? i : n - 1 - i;
+            applyBlock(m_blocks[size_t(j)], transposed, slice, z);
+        }
+    };
+    const int slices = int(std::min<Eigen::Index>(threadCount(), x.cols()));
+    if (slices <= 1) {
+        run(x);
+        return;
+    }
+#pragma omp parallel for num_threads(slices) schedule(static)
+    for (int s = 0; s < slices; ++s) {
+        const Eigen::Index begin = sliceStart(x.cols(), slices, s);
+        run(x.middleCols(begin, sliceStart(x.cols(), slices, s + 1) - begin));
+    }
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::apply(Eigen::Ref<MatrixType> x) const
+{
+    applyAll(false, x);
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::applyTranspose(Eigen::Ref<MatrixType> x) const
+{
+    applyAll(true, x);
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::walkReflectors(Eigen::Index begin, Eigen::Index end, bool transposed,
+                                                Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g,
+                                                Eigen::Ref<MatrixType> gradV, bool accumulate) const
+{
+    Eigen::Matrix<Scalar, 1, Eigen::Dynamic> pa(a.cols());
+    Eigen::Matrix<Scalar, 1, Eigen::Dynamic> pg(a.cols());
+    VectorType dv(a.rows());
+    for (Eigen::Index i = 0; i < end - begin; ++i) {
+        // Undo the reflectors in the reverse of the order the forward product applied them.
+        const Eigen::Index r = transposed ? end - 1 - i : begin + i;
+        const Eigen::Index first = m_firstRow[size_t(r)];
+        const Eigen::Index rows = m_rows - first;
+        const auto v = reflectors().col(r).tail(rows);
+        const Scalar c = m_scale(r);
+        auto ab = a.bottomRows(rows);
+        auto gb = g.bottomRows(rows);
+        pa.noalias() = v.transpose() * ab; // v^T A_out
+        pg.noalias() = v.transpose() * gb; // v^T G_out
+        ab.noalias() -= v * (c * pa);      // A_in = H A_out
+        gb.noalias() -= v * (c * pg);      // G_in = H G_out
+        // dL/dv = -(G_in alpha + A_in beta) with alpha = c A_in^T v = -c pa^T and beta = c G_out^T v = c pg^T.
+        // Every row has a gradient, also where v is zero.
+        dv.noalias() = g * pa.transpose();
+        dv.noalias() -= a * pg.transpose();
+        if (accumulate)
+            gradV.col(r) += c * dv;
+        else
+            gradV.col(r) = c * dv;
+    }
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::backwardImpl(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g,
+                                              MatrixType& gradV) const
+{
+    if (!isPrepared())
+        throw std::logic_error("fasth: backward before prepare");
+    const Eigen::Index d = m_rows;
+    const Eigen::Index k = m_cols;
+    const Eigen::Index m = a.cols();
+    if (a.rows() != d || g.rows() != d || g.cols() != m)
+        throw std::invalid_argument("fasth: backward needs A and dL/dA of the same size d x m");
+    gradV.resize(d, k);
+    const int threads = threadCount();
+
+    if (m_options.algorithm == Algorithm::Sequential) {
+        // One dependent chain over all k reflectors; columns are independent, so slices of the batch run
+        // in parallel and their partial reflector gradients are summed.
+        const int slices = int(std::min<Eigen::Index>(threads, m));
+        if (slices <= 1) {
+            walkReflectors(0, k, transposed, a, g, gradV, false);
+            return;
+        }
+        std::vector<MatrixType> partial(size_t(slices - 1));
+#pragma omp parallel for num_threads(slices) schedule(static)
+        for (int s = 0; s < slices; ++s) {
+            const Eigen::Index begin = sliceStart(m, slices, s);
+            const Eigen::Index cols = sliceStart(m, slices, s + 1) - begin;
+            if (s == 0) {
+                walkReflectors(0, k, transposed, a.middleCols(begin, cols), g.middleCols(begin, cols), gradV, false);
+            } else {
+                MatrixType& mine = partial[size_t(s - 1)];
+                mine.resize(d, k);
+                walkReflectors(0, k, transposed, a.middleCols(begin, cols), g.middleCols(begin, cols), mine, false);
+            }
+        }
+        for (const MatrixType& p : partial)
+            gradV += p;
+        return;
+    }
+
+    // Step 1, sequential over blocks: recover each block's input from its output with the block's inverse
+    // (its transpose) and carry the gradient along; keep every block's (output | gradient).
+    const int n = int(m_blocks.size());
+    m_states.resize(size_t(n));
+    MatrixType current(d, 2 * m);
+    current.leftCols(m) = a;
+    current.rightCols(m) = g;
+    Eigen::Index maxBlock = 0;
+    for (int j = 0; j < n; ++j) {
+        m_states[size_t(j)].resize(d, 2 * m);
+        maxBlock = std::max(maxBlock, m_blocks[size_t(j)].size);
+    }
+    auto undo = [&](Eigen::Index begin, Eigen::Index cols) {
+        MatrixType z(maxBlock, cols);
+        auto slice = current.middleCols(begin, cols);
+        for (int i = 0; i < n; ++i) {
+            // apply() ran P_n first and P_1 last, so P_1 is undone first; the transpose the other way.
+            const int j = transposed ? n - 1 - i : i;
+            m_states[size_t(j)].middleCols(begin, cols) = slice;
+            applyBlock(m_blocks[size_t(j)], !transposed, slice, z);
+        }
+    };
+    const int slices = int(std::min<Eigen::Index>(threads, 2 * m));
+    if (slices <= 1) {
+        undo(0, 2 * m);
+    } else {
+#pragma omp parallel for num_threads(slices) schedule(static)
+        for (int s = 0; s < slices; ++s) {
+            const Eigen::Index begin = sliceStart(2 * m, slices, s);
+            undo(begin, sliceStart(2 * m, slices, s + 1) - begin);
+        }
+    }
+    a = current.leftCols(m);
+    g = current.rightCols(m);
+
+    // Step 2, independent over blocks: walk each block's reflectors from its saved (output | gradient).
+    const int blockThreads = std::min(threads, n);
+#pragma omp parallel for num_threads(blockThreads) schedule(dynamic) if (blockThreads > 1)
+    for (int j = 0; j < n; ++j) {
+        const Block& block = m_blocks[size_t(j)];
+        MatrixType& state = m_states[size_t(j)];
+        walkReflectors(block.begin, block.begin + block.size, transposed, state.leftCols(m), state.rightCols(m),
+                       gradV, false);
+    }
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::backward(Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV) const
+{
+    backwardImpl(false, a, g, gradV);
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::backwardTranspose(Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g,
+                                                   MatrixType& gradV) const
+{
+    backwardImpl(true, a, g, gradV);
+}
+
+template <typename Scalar>
+Matrix<Scalar> apply(const Matrix<Scalar>& v, const Matrix<Scalar>& x, const Options& options)
+{
+    HouseholderProduct<Scalar> product(options);
+    product.prepare(v);
+    Matrix<Scalar> result = x;
+    product.apply(result);
+    return result;
+}
+
+template <typename Scalar>
+Matrix<Scalar> applyTranspose(const Matrix<Scalar>& v, const Matrix<Scalar>& x, const Options& options)
+{
+    HouseholderProduct<Scalar> product(options);
+    product.prepare(v);
+    Matrix<Scalar> result = x;
+    product.applyTranspose(result);
+    return result;
+}
+
+template class HouseholderProduct<float>;
+template class HouseholderProduct<double>;
+template Matrix<float> apply(const Matrix<float>&, const Matrix<float>&, const Options&);
+template Matrix<double> apply(const Matrix<double>&, const Matrix<double>&, const Options&);
+template Matrix<float> applyTranspose(const Matrix<float>&, const Matrix<float>&, const Options&);
+template Matrix<double> applyTranspose(const Matrix<double>&, const Matrix<double>&, const Options&);
+
+} // namespace wfs::fasth

@@ -1,0 +1,61 @@
+#pragma once
+// The backend interface: cost and gradient of a compiled Problem. The CPU (FFTW) and GPU (cuFFT)
+// backends implement it; the finite-difference gradient wraps any of them. One evaluator is used by
+// one thread at a time.
+#include "optics/Problem.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace wfs {
+
+enum class Precision { Double, Float };
+const char* precisionName(Precision precision); // "double" / "float"
+
+enum class GradientKind {
+    Adjoint,          // exact reverse-mode gradient: 2 FFTs per plane per evaluation
+    FiniteDifference, // forward differences, (P + 1) cost evaluations: the baseline of the OOF paper
+};
+const char* gradientName(GradientKind kind); // "adjoint" / "fd"
+
+struct EvaluatorOptions {
+    Precision precision = Precision::Double;
+    int threads = 1;          // FFT and pointwise threads (CPU backend)
+    bool measurePlans = true; // FFTW_MEASURE plans; false = FFTW_ESTIMATE (quicker setup, for tests)
+    int device = 0;           // GPU backend: CUDA device ordinal
+};
+
+struct BackendInfo {
+    std::string backend; // "cpu" / "gpu"
+    std::string device;  // CPU model name or GPU name
+    Precision precision = Precision::Double;
+    int threads = 1;
+};
+
+class ModelEvaluator {
+public:
+    virtual ~ModelEvaluator() = default;
+
+    virtual const Problem& problem() const = 0;
+    int parameterCount() const { return problem().parameterCount(); }
+
+    // The objective at `parameters`; when `gradient` is not null, also its gradient. Returns a
+    // non-finite value where the model cannot be evaluated (e.g. non-positive Poisson intensity).
+    // Throws std::runtime_error when the backend fails (a GPU error, say).
+    virtual double evaluate(const double* parameters, double* gradient) = 0;
+
+    // Model intensities in grid layout (N x N, row-major), one per plane.
+    virtual std::vector<std::vector<double>> modelImages(const double* parameters) = 0;
+
+    virtual BackendInfo info() const = 0;
+
+    // Median time in milliseconds of one N x N complex FFT on this backend and precision.
+    virtual double measureFftMs(int repeats) = 0;
+};
+
+// Wraps `inner`, replacing its gradient by forward differences with a scipy-like step
+// h_i = sqrt(eps) * max(1, |x_i|) (eps of the inner evaluator's precision).
+std::unique_ptr<ModelEvaluator> makeFiniteDifferenceEvaluator(std::unique_ptr<ModelEvaluator> inner);
+
+} // namespace wfs

@@ -1,0 +1,239 @@
+#include "fit/Results.h"
+
+#include "optics/Fftw.h"
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace wfs {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Aberration phase on the pupil pixels, minus its least-squares fit of piston, tip, tilt (and defocus).
+Eigen::VectorXd flattenedPhase(const Problem& problem, const ModelParameters& p, bool removeDefocus)
+{
+    Eigen::VectorXd coefficients(Eigen::Index(p.zernike.size()));
+    for (size_t t = 0; t < p.zernike.size(); ++t)
+        coefficients[Eigen::Index(t)] = p.zernike[t];
+    Eigen::VectorXd phase = problem.basis() * coefficients;
+    const int pixels = problem.pupilPixelCount();
+    Eigen::MatrixXd design(pixels, removeDefocus ? 4 : 3);
+    for (int i = 0; i < pixels; ++i) {
+        const double x = problem.pupilX()[size_t(i)], y = problem.pupilY()[size_t(i)];
+        design(i, 0) = 1.0;
+        design(i, 1) = x;
+        design(i, 2) = y;
+        if (removeDefocus)
+            design(i, 3) = x * x + y * y;
+    }
+    const Eigen::VectorXd fit = design.colPivHouseholderQr().solve(phase);
+    return phase - design * fit;
+}
+
+// Peak intensity of the in-focus PSF for a pupil phase (on pupil pixels), found anywhere on the grid.
+double psfPeak(const Problem& problem, const ModelParameters& p, const Eigen::VectorXd& phase)
+{
+    const int n = problem.gridSize();
+    fftw::ComplexBuffer<double> buffer(size_t(n) * size_t(n));
+    std::fill(buffer.data(), buffer.data() + buffer.size(), std::complex<double>(0, 0));
+    Illumination ill = problem.spec().pupil.illumination;
+    ill.x0 = p.centreX;
+    ill.y0 = p.centreY;
+    ill.sigma = p.sigma;
+    for (int i = 0; i < problem.pupilPixelCount(); ++i) {
+        const double a = problem.transmission()[size_t(i)] * illuminationProfile(ill, problem.pupilX()[size_t(i)], problem.pupilY()[size_t(i)]);
+        buffer.data()[problem.pupilIndex()[size_t(i)]] = std::polar(a, phase[i]);
+    }
+    fftw::PlanKey key;
+    key.n = n;
+    key.pass = fftw::Pass::Full2d;
+    key.direction = fftw::Direction::Backward;
+    key.measure = false;
+    fftw::Traits<double>::execute(fftw::plan<double>(key), buffer.raw(), buffer.raw());
+    double peak = 0.0;
+    for (size_t i = 0; i < buffer.size(); ++i)
+        peak = std::max(peak, std::norm(buffer.data()[i]));
+    return peak;
+}
+} // namespace
+
+Image phaseMap(const Problem& problem, const ModelParameters& p)
+{
+    const int n = problem.gridSize();
+    int colBegin = n, colEnd = 0;
+    for (int index : problem.pupilIndex()) {
+        colBegin = std::min(colBegin, index % n);
+        colEnd = std::max(colEnd, index % n + 1);
+    }
+    Image map(colEnd - colBegin, problem.rowEnd() - problem.rowBegin(), kNaN);
+    Eigen::VectorXd coefficients(Eigen::Index(p.zernike.size()));
+    for (size_t t = 0; t < p.zernike.size(); ++t)
+        coefficients[Eigen::Index(t)] = p.zernike[t];
+    const Eigen::VectorXd phase = problem.basis() * coefficients;
+    for (int i = 0; i < problem.pupilPixelCount(); ++i) {
+        const int index = problem.pupilIndex()[size_t(i)];
+        map.at(index / n - problem.rowBegin(), index % n - colBegin) = phase[i];
+    }
+    map.source = "phase map";
+    return map;
+}
+
+std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::vector<double>& x, double cost)
+{
+    const Problem& problem = evaluator.problem();
+    const int count = problem.parameterCount();
+    const double relative = evaluator.info().precision == Precision::Double ? 1e-5 : 1e-3;
+    Eigen::MatrixXd hessian(count, count);
+    std::vector<double> probe = x;
+    std::vector<double> gPlus(x.size()), gMinus(x.size());
+    for (int j = 0; j < count; ++j) {
+        const double h = relative * std::max(1e-2, std::abs(x[size_t(j)]));
+        probe[size_t(j)] = x[size_t(j)] + h;
+        evaluator.evaluate(probe.data(), gPlus.data());
+        probe[size_t(j)] = x[size_t(j)] - h;
+        evaluator.evaluate(probe.data(), gMinus.data());
+        probe[size_t(j)] = x[size_t(j)];
+        for (int i = 0; i < count; ++i)
+            hessian(i, j) = (gPlus[size_t(i)] - gMinus[size_t(i)]) / (2.0 * h);
+    }
+    hessian = 0.5 * (hessian + hessian.transpose()).eval();
+
+    // Covariance = scale * H^-1: for least squares H ~ 2 J^T J / sigma^2-free, so scale = 2 sigma^2
+    // with sigma^2 estimated from the residual; for chi-square, 2; for the Poisson likelihood, 1.
+    long used = 0;
+    for (int k = 0; k < problem.planeCount(); ++k)
+        for (double w : problem.weights(k))
+            used += w > 0.0;
+    double scale = 1.0;
+    switch (problem.spec().objective) {
+    case ObjectiveKind::LeastSquares:
+        scale = 2.0 * cost / double(std::max<long>(1, used - count));
+        break;
+    case ObjectiveKind::WeightedLeastSquares:
+        scale = 2.0;
+        break;
+    case ObjectiveKind::Poisson:
+        scale = 1.0;
+        break;
+    }
+    std::vector<double> sigma(size_t(count), kNaN);
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(hessian);
+    if (eigen.info() != Eigen::Success)
+        return sigma;
+    const Eigen::VectorXd& values = eigen.eigenvalues();
+    if (values.minCoeff() <= values.maxCoeff() * 1e-14 || values.minCoeff() <= 0.0)
+        return sigma; // flat or negative directions: the parameters are not all determined
+    const Eigen::MatrixXd covariance = eigen.eigenvectors() * values.cwiseInverse().asDiagonal() * eigen.eigenvectors().transpose();
+    for (int i = 0; i < count; ++i)
+        sigma[size_t(i)] = std::sqrt(scale * covariance(i, i));
+    return sigma;
+}
+
+FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, GradientKind gradient, const AnalysisOptions& options)
+{
+    const Problem& problem = evaluator.problem();
+    const ProblemSpec& spec = problem.spec();
+    FitResult r;
+    r.problemName = spec.name;
+    r.ordering = spec.basis.ordering;
+    r.normalization = spec.basis.normalization;
+    r.wavelength = spec.wavelength;
+    r.solver = summary;
+    r.backend = evaluator.info();
+    r.gradient = gradient;
+    r.defocusRemoved = options.removeDefocus;
+
+    const ModelParameters p = problem.unpack(summary.parameters.data());
+    for (const ParameterInfo& info : problem.parameters())
+        r.parameterLabels.push_back(info.label);
+    r.parameterValues = summary.parameters;
+    r.parameterUncertainties.assign(summary.parameters.size(), kNaN);
+    if (options.computeUncertainty && problem.hasData() && summary.termination != Termination::Failed)
+        r.parameterUncertainties = estimateUncertainty(evaluator, summary.parameters, summary.finalCost);
+
+    const double toWaves = 1.0 / (2.0 * M_PI);
+    for (size_t t = 1; t < problem.modes().size(); ++t) {
+        CoefficientResult c;
+        c.index = problem.termIndex(int(t));
+        c.mode = problem.modes()[t];
+        c.name = zernike::name(c.mode);
+        c.radians = p.zernike[t];
+        c.waves = c.radians * toWaves;
+        c.nm = c.waves * spec.wavelength * 1e9;
+        c.free = false;
+        c.uncertaintyWaves = 0.0;
+        for (size_t i = 0; i < problem.parameters().size(); ++i) {
+            const ParameterInfo& info = problem.parameters()[i];
+            if (info.kind == ParameterKind::Zernike && info.index == int(t)) {
+                c.free = true;
+                c.uncertaintyWaves = r.parameterUncertainties[i] * toWaves;
+            }
+        }
+        r.coefficients.push_back(c);
+    }
+
+    const Eigen::VectorXd flat = flattenedPhase(problem, p, options.removeDefocus);
+    const double mean = flat.mean();
+    r.rmsWaves = std::sqrt((flat.array() - mean).square().mean()) * toWaves;
+    r.pvWaves = (flat.maxCoeff() - flat.minCoeff()) * toWaves;
+    const Eigen::VectorXd tiltFree = flattenedPhase(problem, p, false);
+    const double rmsRad = std::sqrt((tiltFree.array() - tiltFree.mean()).square().mean());
+    r.strehlMarechal = std::exp(-rmsRad * rmsRad);
+    r.strehl = psfPeak(problem, p, tiltFree) / psfPeak(problem, p, Eigen::VectorXd::Zero(tiltFree.size()));
+    r.phaseMap = phaseMap(problem, p);
+
+    if (problem.hasData()) {
+        const auto models = evaluator.modelImages(summary.parameters.data());
+        const int n = problem.gridSize();
+        const double read2 = spec.readNoise * spec.readNoise;
+        for (int k = 0; k < problem.planeCount(); ++k) {
+            const Image& data = spec.planes[size_t(k)].data;
+            PlaneResult plane;
+            plane.diversity = spec.planes[size_t(k)].diversity.describe();
+            plane.model = Image(data.width, data.height, 0.0);
+            plane.residual = Image(data.width, data.height, kNaN);
+            const int rowOffset = n / 2 - data.height / 2, colOffset = n / 2 - data.width / 2;
+            double chi = 0.0;
+            for (int row = 0; row < data.height; ++row) {
+                for (int col = 0; col < data.width; ++col) {
+                    const size_t g = size_t(row + rowOffset) * size_t(n) + size_t(col + colOffset);
+                    const double m = models[size_t(k)][g];
+                    plane.model.at(row, col) = m;
+                    const double w = problem.weights(k)[g];
+                    if (w <= 0.0)
+                        continue;
+                    const double d = problem.data(k)[g];
+                    plane.residual.at(row, col) = d - m;
+                    ++plane.usedPixels;
+                    switch (spec.objective) {
+                    case ObjectiveKind::LeastSquares:
+                        plane.cost += (d - m) * (d - m);
+                        break;
+                    case ObjectiveKind::WeightedLeastSquares:
+                        plane.cost += w * (d - m) * (d - m);
+                        break;
+                    case ObjectiveKind::Poisson:
+                        plane.cost += m > 0.0 ? poissonDeviance(d, m) : 0.0;
+                        break;
+                    }
+                    chi += (d - m) * (d - m) / std::max(std::max(m, 0.0) + read2, 1.0);
+                }
+            }
+            plane.reducedChiSquare = spec.objective == ObjectiveKind::LeastSquares ? kNaN : chi / std::max(1, plane.usedPixels);
+            r.planes.push_back(std::move(plane));
+        }
+    }
+
+    if (problem.planeCount() == 1)
+        r.warnings.emplace_back("a single image cannot tell the sign of even aberrations (defocus, astigmatism, spherical): "
+                                "add defocused planes to resolve it");
+    if (summary.termination == Termination::MaxIterations)
+        r.warnings.emplace_back("the iteration limit was reached before convergence");
+    return r;
+}
+
+} // namespace wfs

@@ -1,0 +1,71 @@
+#pragma once
+// What a fit means: coefficients in rad, waves and nm with their uncertainties, wavefront RMS and PV
+// (piston, tip and tilt removed; defocus optionally), Strehl ratio, per-plane statistics, maps.
+#include "fit/Solver.h"
+#include "io/Image.h"
+
+#include <string>
+#include <vector>
+
+namespace wfs {
+
+struct CoefficientResult {
+    int index = 0;           // in the problem's ordering
+    ZernikeMode mode;
+    std::string name;
+    double radians = 0.0;
+    double waves = 0.0;
+    double nm = 0.0;
+    double uncertaintyWaves = 0.0; // one standard deviation; NaN when not available; 0 for fixed terms
+    bool free = true;
+};
+
+struct PlaneResult {
+    std::string diversity;   // described in words
+    double cost = 0.0;       // this plane's share of the objective
+    double reducedChiSquare = 0.0; // sum (D - M)^2 / (max(M, 0) + readNoise^2) per used pixel; NaN for least squares
+    int usedPixels = 0;
+    Image model;             // in the data's layout
+    Image residual;          // data - model, NaN where not used
+};
+
+struct AnalysisOptions {
+    bool removeDefocus = false;    // RMS / PV also without defocus
+    bool computeUncertainty = true; // 2 P extra gradient evaluations
+};
+
+struct FitResult {
+    std::string problemName;
+    ZernikeOrdering ordering = ZernikeOrdering::Noll;
+    ZernikeNormalization normalization = ZernikeNormalization::Rms;
+    double wavelength = 0.0;    // metres
+    std::vector<CoefficientResult> coefficients; // every basis term except piston
+    std::vector<std::string> parameterLabels;
+    std::vector<double> parameterValues;
+    std::vector<double> parameterUncertainties; // NaN where not available
+    double rmsWaves = 0.0;      // piston, tip, tilt removed (and defocus with removeDefocus)
+    double pvWaves = 0.0;
+    bool defocusRemoved = false;
+    double strehl = 0.0;        // peak of the aberrated PSF / peak of the unaberrated PSF
+    double strehlMarechal = 0.0;// exp(-(2 pi rms)^2)
+    std::vector<PlaneResult> planes;
+    Image phaseMap;             // radians over the pupil's bounding box, NaN outside the pupil
+    SolverSummary solver;
+    BackendInfo backend;
+    GradientKind gradient = GradientKind::Adjoint;
+    std::vector<std::string> warnings;
+};
+
+// Builds the result of a finished (or cancelled) fit. Throws std::runtime_error if the backend fails.
+FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, GradientKind gradient,
+                     const AnalysisOptions& options = {});
+
+// One standard deviation per parameter from the curvature of the objective at `parameters`
+// (central differences of the gradient), scaled by the objective's noise model; NaN where the
+// curvature is not positive definite.
+std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::vector<double>& parameters, double cost);
+
+// The aberration phase (radians) over the pupil's bounding box, NaN outside.
+Image phaseMap(const Problem& problem, const ModelParameters& parameters);
+
+} // namespace wfs

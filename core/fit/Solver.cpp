@@ -1,0 +1,275 @@
+#include "fit/Solver.h"
+
+#include <ceres/gradient_problem.h>
+#include <ceres/gradient_problem_solver.h>
+#include <ceres/iteration_callback.h>
+
+#include <chrono>
+#include <cmath>
+
+namespace wfs {
+
+const char* optimizerName(OptimizerKind kind)
+{
+    return kind == OptimizerKind::Bfgs ? "bfgs" : "lbfgs";
+}
+
+const char* terminationName(Termination t)
+{
+    switch (t) {
+    case Termination::Converged:
+        return "converged";
+    case Termination::MaxIterations:
+        return "max-iterations";
+    case Termination::Stalled:
+        return "stalled";
+    case Termination::Cancelled:
+        return "cancelled";
+    case Termination::Failed:
+        return "failed";
+    }
+    return "?";
+}
+
+bool SolverOptions::isValid(std::string* error) const
+{
+    auto bad = [&](const char* text) {
+        if (error)
+            *error = text;
+        return false;
+    };
+    if (maxIterations < 1)
+        return bad("maximum iterations must be at least 1");
+    if (!(gradientTolerance >= 0.0))
+        return bad("gradient tolerance must not be negative");
+    if (!(functionTolerance >= 0.0) || !(parameterTolerance >= 0.0))
+        return bad("function and parameter tolerances must not be negative");
+    if (lbfgsRank < 1)
+        return bad("L-BFGS rank must be at least 1");
+    return true;
+}
+
+namespace {
+
+// Adapts a ModelEvaluator to Ceres; counts evaluations, honours cancellation, and keeps a backend
+// exception's message instead of letting it cross Ceres.
+class CeresFunction final : public ceres::FirstOrderFunction {
+public:
+    CeresFunction(ModelEvaluator& evaluator, const std::atomic<bool>* cancel)
+        : m_evaluator(evaluator)
+        , m_cancel(cancel)
+        , m_scales(evaluator.problem().parameterScales())
+        , m_x(m_scales.size())
+    {
+    }
+
+    // Ceres sees u = x / scale; the evaluator sees x.
+    std::vector<double> toScaled(const std::vector<double>& x) const
+    {
+        std::vector<double> u(x.size());
+        for (size_t i = 0; i < x.size(); ++i)
+            u[i] = x[i] / m_scales[i];
+        return u;
+    }
+    std::vector<double> fromScaled(const double* u) const
+    {
+        std::vector<double> x(m_scales.size());
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = u[i] * m_scales[i];
+        return x;
+    }
+
+    bool Evaluate(const double* parameters, double* cost, double* gradient) const override
+    {
+        if ((m_cancel && m_cancel->load()) || !m_error.empty())
+            return false;
+        for (size_t i = 0; i < m_x.size(); ++i)
+            m_x[i] = parameters[i] * m_scales[i];
+        try {
+            *cost = m_evaluator.evaluate(m_x.data(), gradient);
+        } catch (const std::exception& e) {
+            m_error = e.what();
+            return false;
+        }
+        if (gradient)
+            for (size_t i = 0; i < m_x.size(); ++i)
+                gradient[i] *= m_scales[i];
+        ++m_costEvaluations;
+        if (gradient)
+            ++m_gradientEvaluations;
+        if (!std::isfinite(*cost))
+            return false;
+        if (gradient)
+            for (int i = 0; i < NumParameters(); ++i)
+                if (!std::isfinite(gradient[i]))
+                    return false;
+        return true;
+    }
+
+    int NumParameters() const override { return m_evaluator.parameterCount(); }
+
+    mutable long m_costEvaluations = 0;
+    mutable long m_gradientEvaluations = 0;
+    mutable std::string m_error;
+
+private:
+    ModelEvaluator& m_evaluator;
+    const std::atomic<bool>* m_cancel;
+    std::vector<double> m_scales;
+    mutable std::vector<double> m_x;
+};
+
+class Callback final : public ceres::IterationCallback {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    Callback(const CeresFunction& function, const double* state, int count, const std::atomic<bool>* cancel,
+             const wfs::IterationCallback& user, Clock::time_point start)
+        : m_function(function)
+        , m_state(state)
+        , m_count(count)
+        , m_cancel(cancel)
+        , m_user(user)
+        , m_start(start)
+    {
+    }
+
+    ceres::CallbackReturnType operator()(const ceres::IterationSummary& summary) override
+    {
+        m_last.iteration = summary.iteration;
+        m_last.cost = summary.cost;
+        m_last.gradientMaxNorm = summary.gradient_max_norm;
+        m_last.gradientNorm = summary.gradient_norm;
+        m_last.elapsedSeconds = std::chrono::duration<double>(Clock::now() - m_start).count();
+        m_last.costEvaluations = m_function.m_costEvaluations;
+        m_last.gradientEvaluations = m_function.m_gradientEvaluations;
+        m_last.parameters = m_function.fromScaled(m_state);
+        if (m_cancel && m_cancel->load())
+            return ceres::SOLVER_ABORT;
+        if (m_user) {
+            switch (m_user(m_last)) {
+            case CallbackResult::Continue:
+                break;
+            case CallbackResult::Abort:
+                m_userAborted = true;
+                return ceres::SOLVER_ABORT;
+            case CallbackResult::Finish:
+                return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
+            }
+        }
+        return ceres::SOLVER_CONTINUE;
+    }
+
+    IterationSnapshot m_last;
+    bool m_userAborted = false;
+
+private:
+    const CeresFunction& m_function;
+    const double* m_state;
+    int m_count;
+    const std::atomic<bool>* m_cancel;
+    const wfs::IterationCallback& m_user;
+    Clock::time_point m_start;
+};
+
+} // namespace
+
+SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& start, const SolverOptions& options,
+                       const IterationCallback& callback)
+{
+    SolverSummary result;
+    result.parameters = start;
+    std::string invalid;
+    if (!options.isValid(&invalid)) {
+        result.message = invalid;
+        return result;
+    }
+    const int count = evaluator.parameterCount();
+    if (int(start.size()) != count) {
+        result.message = "start vector has " + std::to_string(start.size()) + " values, the problem has " + std::to_string(count) + " parameters";
+        return result;
+    }
+
+    const auto t0 = std::chrono::steady_clock::now();
+    auto* function = new CeresFunction(evaluator, options.cancel); // owned by the GradientProblem
+    ceres::GradientProblem problem(function);
+    std::vector<double> x = function->toScaled(start);
+
+    // The starting cost decides whether there is anything to minimise.
+    {
+        std::vector<double> g(static_cast<size_t>(count));
+        double cost = 0;
+        if (!function->Evaluate(x.data(), &cost, g.data())) {
+            result.message = function->m_error.empty() ? "the objective is not finite at the start (check the data, flux and background)"
+                                                       : "evaluation failed: " + function->m_error;
+            result.termination = (options.cancel && options.cancel->load()) ? Termination::Cancelled : Termination::Failed;
+            result.costEvaluations = function->m_costEvaluations;
+            result.gradientEvaluations = function->m_gradientEvaluations;
+            return result;
+        }
+        result.initialCost = cost;
+    }
+
+    ceres::GradientProblemSolver::Options ceresOptions;
+    ceresOptions.line_search_direction_type = options.optimizer == OptimizerKind::Bfgs ? ceres::BFGS : ceres::LBFGS;
+    ceresOptions.line_search_type = ceres::WOLFE;
+    ceresOptions.max_lbfgs_rank = options.lbfgsRank;
+    ceresOptions.max_num_iterations = options.maxIterations;
+    ceresOptions.gradient_tolerance = options.gradientTolerance;
+    ceresOptions.function_tolerance = options.functionTolerance;
+    ceresOptions.parameter_tolerance = options.parameterTolerance;
+    ceresOptions.max_solver_time_in_seconds = 1e9;
+    ceresOptions.logging_type = ceres::SILENT;
+    ceresOptions.minimizer_progress_to_stdout = false;
+    ceresOptions.update_state_every_iteration = true; // the callback reads the live iterate
+
+    Callback iterationCallback(*function, x.data(), count, options.cancel, callback, t0);
+    ceresOptions.callbacks.push_back(&iterationCallback);
+
+    ceres::GradientProblemSolver::Summary summary;
+    ceres::Solve(ceresOptions, problem, x.data(), &summary);
+
+    const bool cancelled = (options.cancel && options.cancel->load()) || iterationCallback.m_userAborted;
+    // On cancellation or a failed evaluation the array may hold a trial point; the last accepted
+    // iterate (from the callback) is the good state.
+    const bool haveSnapshot = !iterationCallback.m_last.parameters.empty();
+    result.parameters = function->fromScaled(x.data());
+    result.finalCost = summary.final_cost;
+    result.iterations = int(summary.iterations.empty() ? 0 : summary.iterations.back().iteration);
+    if (!summary.iterations.empty())
+        result.gradientMaxNorm = summary.iterations.back().gradient_max_norm;
+    if ((cancelled || !function->m_error.empty()) && haveSnapshot) {
+        result.parameters = iterationCallback.m_last.parameters;
+        result.finalCost = iterationCallback.m_last.cost;
+        result.gradientMaxNorm = iterationCallback.m_last.gradientMaxNorm;
+        result.iterations = iterationCallback.m_last.iteration;
+    }
+    result.message = summary.message;
+    if (cancelled) {
+        result.termination = Termination::Cancelled;
+        result.message = "cancelled by the user; the result is the last accepted iterate";
+    } else if (!function->m_error.empty()) {
+        result.termination = Termination::Failed;
+        result.message = "evaluation failed: " + function->m_error;
+    } else {
+        switch (summary.termination_type) {
+        case ceres::CONVERGENCE:
+        case ceres::USER_SUCCESS:
+            result.termination = Termination::Converged;
+            break;
+        case ceres::NO_CONVERGENCE:
+            result.termination = Termination::MaxIterations;
+            break;
+        default:
+            result.termination = Termination::Stalled;
+            result.message = "the line search could not lower the cost further (" + summary.message + ")";
+            break;
+        }
+    }
+    result.costEvaluations = function->m_costEvaluations;
+    result.gradientEvaluations = function->m_gradientEvaluations;
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return result;
+}
+
+} // namespace wfs

@@ -1,0 +1,73 @@
+#pragma once
+// BFGS / L-BFGS minimisation of a ModelEvaluator through Ceres' GradientProblemSolver (line search
+// with Wolfe conditions), with a per-iteration callback that receives value snapshots and can stop.
+#include "fit/ModelEvaluator.h"
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace wfs {
+
+enum class OptimizerKind { Bfgs, Lbfgs };
+const char* optimizerName(OptimizerKind kind); // "bfgs" / "lbfgs"
+
+struct SolverOptions {
+    OptimizerKind optimizer = OptimizerKind::Bfgs;
+    int maxIterations = 2000;
+    // Stop when max_i |dL/dx_i| <= gradientTolerance (scipy's BFGS gtol; the OOF reference uses 1e-8).
+    double gradientTolerance = 1e-8;
+    // Stop when |delta cost| / cost < functionTolerance (a tiny relative change of the cost).
+    double functionTolerance = 1e-12;
+    // Stop when |delta x| / (|x| + parameterTolerance) < parameterTolerance.
+    double parameterTolerance = 1e-14;
+    int lbfgsRank = 20; // history length of L-BFGS
+    // Checked before every evaluation and after every iteration; set from another thread to cancel.
+    const std::atomic<bool>* cancel = nullptr;
+
+    bool isValid(std::string* error) const;
+};
+
+struct IterationSnapshot {
+    int iteration = 0;
+    double cost = 0.0;
+    double gradientMaxNorm = 0.0;
+    double gradientNorm = 0.0;
+    double elapsedSeconds = 0.0;
+    long costEvaluations = 0;
+    long gradientEvaluations = 0;
+    std::vector<double> parameters; // the accepted iterate, in the problem's parameter order
+};
+
+enum class CallbackResult { Continue, Abort, Finish };
+using IterationCallback = std::function<CallbackResult(const IterationSnapshot&)>;
+
+enum class Termination {
+    Converged,     // a stopping rule was met
+    MaxIterations, // the iteration limit was reached first
+    Stalled,       // the line search could not lower the cost further (precision limit)
+    Cancelled,     // the user stopped it; the result is the last accepted iterate
+    Failed,        // the evaluation failed (backend error, non-finite cost at the start)
+};
+const char* terminationName(Termination t); // "converged", "max-iterations", "stalled", "cancelled", "failed"
+
+struct SolverSummary {
+    Termination termination = Termination::Failed;
+    std::string message; // in words, for people
+    std::vector<double> parameters;
+    double initialCost = 0.0;
+    double finalCost = 0.0;
+    double gradientMaxNorm = 0.0;
+    int iterations = 0;
+    long costEvaluations = 0;
+    long gradientEvaluations = 0;
+    double seconds = 0.0;
+};
+
+// Minimises from `start`. Never throws for numerical trouble: a backend exception or a non-finite
+// start ends the run with Termination::Failed and its message, keeping the last good iterate.
+SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& start, const SolverOptions& options,
+                       const IterationCallback& callback = {});
+
+} // namespace wfs

@@ -1,0 +1,35 @@
+#pragma once
+// FITS images through CFITSIO: every image HDU, 2-D images and 3-D cubes (one plane per slice),
+// BITPIX 8/16/32/64/-32/-64 with BZERO/BSCALE applied, BLANK and NaN pixels read as NaN. FITS row 0 is
+// the bottom row, which is the program's convention, so nothing is flipped.
+#include "io/Image.h"
+
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace wfs {
+
+struct FitsKeyword {
+    std::string name;
+    std::variant<double, long long, bool, std::string> value;
+    std::string comment;
+};
+
+struct FitsContent {
+    std::vector<Image> planes;                   // every plane of every image HDU, in file order
+    std::map<std::string, double> numbers;       // numeric keywords of the first image HDU
+    std::map<std::string, std::string> strings;  // string keywords of the first image HDU
+};
+
+// Throws std::runtime_error with a message that names the file and the problem.
+FitsContent readFits(const std::string& path);
+
+// Writes planes (all the same size) as one 2-D image or a 3-D cube, float32 or float64, with the
+// keywords in the primary header. Writes to a temporary file and renames it, so a failure never
+// leaves a half-written file; refuses to replace an existing file unless `overwrite`.
+void writeFits(const std::string& path, const std::vector<Image>& planes, const std::vector<FitsKeyword>& keywords,
+               bool float32 = false, bool overwrite = false);
+
+} // namespace wfs

@@ -1,0 +1,178 @@
+#include "io/ResultJson.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QSaveFile>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace wfs {
+
+namespace {
+QJsonValue number(double v)
+{
+    return std::isfinite(v) ? QJsonValue(v) : QJsonValue(QJsonValue::Null); // JSON has no NaN
+}
+
+ZernikeOrdering orderingFrom(const QString& text, const QString& source)
+{
+    if (text.isEmpty() || text == QLatin1String("noll"))
+        return ZernikeOrdering::Noll;
+    if (text == QLatin1String("ansi") || text == QLatin1String("osa"))
+        return ZernikeOrdering::Ansi;
+    throw std::runtime_error(source.toStdString() + ": unknown Zernike ordering '" + text.toStdString() + "' (noll or ansi)");
+}
+} // namespace
+
+QJsonObject conventionJson(ZernikeOrdering ordering, ZernikeNormalization normalization, double wavelength)
+{
+    return QJsonObject{
+        {QStringLiteral("ordering"), QString::fromLatin1(zernike::orderingName(ordering))},
+        {QStringLiteral("normalization"), QString::fromLatin1(zernike::normalizationName(normalization))},
+        {QStringLiteral("unit"), QStringLiteral("waves")},
+        {QStringLiteral("wavelength_m"), wavelength},
+    };
+}
+
+QJsonObject resultToJson(const FitResult& r)
+{
+    QJsonArray coefficients;
+    for (const CoefficientResult& c : r.coefficients) {
+        coefficients.append(QJsonObject{
+            {QStringLiteral("index"), c.index},
+            {QStringLiteral("n"), c.mode.n},
+            {QStringLiteral("m"), c.mode.m},
+            {QStringLiteral("name"), QString::fromStdString(c.name)},
+            {QStringLiteral("value_waves"), c.waves},
+            {QStringLiteral("value_nm"), c.nm},
+            {QStringLiteral("value_rad"), c.radians},
+            {QStringLiteral("uncertainty_waves"), number(c.uncertaintyWaves)},
+            {QStringLiteral("free"), c.free},
+        });
+    }
+    QJsonArray planes;
+    for (const PlaneResult& p : r.planes) {
+        planes.append(QJsonObject{
+            {QStringLiteral("diversity"), QString::fromStdString(p.diversity)},
+            {QStringLiteral("cost"), p.cost},
+            {QStringLiteral("reduced_chi_square"), number(p.reducedChiSquare)},
+            {QStringLiteral("used_pixels"), p.usedPixels},
+        });
+    }
+    QJsonArray parameters;
+    for (size_t i = 0; i < r.parameterLabels.size(); ++i) {
+        parameters.append(QJsonObject{
+            {QStringLiteral("name"), QString::fromStdString(r.parameterLabels[i])},
+            {QStringLiteral("value"), r.parameterValues[i]},
+            {QStringLiteral("uncertainty"), number(r.parameterUncertainties[i])},
+        });
+    }
+    QJsonArray warnings;
+    for (const std::string& w : r.warnings)
+        warnings.append(QString::fromStdString(w));
+    return QJsonObject{
+        {QStringLiteral("problem"), QString::fromStdString(r.problemName)},
+        {QStringLiteral("convention"), conventionJson(r.ordering, r.normalization, r.wavelength)},
+        {QStringLiteral("coefficients"), coefficients},
+        {QStringLiteral("rms_waves"), r.rmsWaves},
+        {QStringLiteral("pv_waves"), r.pvWaves},
+        {QStringLiteral("rms_nm"), r.rmsWaves * r.wavelength * 1e9},
+        {QStringLiteral("wavefront_removed_terms"), r.defocusRemoved ? QStringLiteral("piston, tip, tilt, defocus") : QStringLiteral("piston, tip, tilt")},
+        {QStringLiteral("strehl"), r.strehl},
+        {QStringLiteral("strehl_marechal"), r.strehlMarechal},
+        {QStringLiteral("initial_cost"), r.solver.initialCost},
+        {QStringLiteral("final_cost"), r.solver.finalCost},
+        {QStringLiteral("gradient_max_norm"), r.solver.gradientMaxNorm},
+        {QStringLiteral("iterations"), r.solver.iterations},
+        {QStringLiteral("cost_evaluations"), double(r.solver.costEvaluations)},
+        {QStringLiteral("gradient_evaluations"), double(r.solver.gradientEvaluations)},
+        {QStringLiteral("seconds"), r.solver.seconds},
+        {QStringLiteral("backend"), QString::fromStdString(r.backend.backend)},
+        {QStringLiteral("device"), QString::fromStdString(r.backend.device)},
+        {QStringLiteral("precision"), QString::fromLatin1(precisionName(r.backend.precision))},
+        {QStringLiteral("threads"), r.backend.threads},
+        {QStringLiteral("gradient"), QString::fromLatin1(gradientName(r.gradient))},
+        {QStringLiteral("termination"), QString::fromLatin1(terminationName(r.solver.termination))},
+        {QStringLiteral("termination_message"), QString::fromStdString(r.solver.message)},
+        {QStringLiteral("planes"), planes},
+        {QStringLiteral("parameters"), parameters},
+        {QStringLiteral("warnings"), warnings},
+    };
+}
+
+QString coefficientsCsv(const FitResult& r)
+{
+    QString csv;
+    csv += QStringLiteral("# Zernike coefficients: ordering %1, normalization %2, wavelength %3 nm, phase = 2 pi * waves\n")
+               .arg(QString::fromLatin1(zernike::orderingName(r.ordering)), QString::fromLatin1(zernike::normalizationName(r.normalization)))
+               .arg(r.wavelength * 1e9, 0, 'g', 8);
+    csv += QStringLiteral("index,n,m,name,value_waves,value_nm,value_rad,uncertainty_waves,free\n");
+    for (const CoefficientResult& c : r.coefficients) {
+        csv += QStringLiteral("%1,%2,%3,\"%4\",%5,%6,%7,%8,%9\n")
+                   .arg(c.index)
+                   .arg(c.mode.n)
+                   .arg(c.mode.m)
+                   .arg(QString::fromStdString(c.name))
+                   .arg(c.waves, 0, 'g', 10)
+                   .arg(c.nm, 0, 'g', 10)
+                   .arg(c.radians, 0, 'g', 10)
+                   .arg(std::isfinite(c.uncertaintyWaves) ? QString::number(c.uncertaintyWaves, 'g', 4) : QString())
+                   .arg(c.free ? QStringLiteral("yes") : QStringLiteral("no"));
+    }
+    return csv;
+}
+
+Truth truthFromJson(const QJsonObject& object, const QString& source)
+{
+    Truth truth;
+    const QJsonObject convention = object.value(QStringLiteral("convention")).toObject();
+    truth.ordering = orderingFrom(convention.value(QStringLiteral("ordering")).toString(), source);
+    const QString norm = convention.value(QStringLiteral("normalization")).toString();
+    if (norm == QLatin1String("unit"))
+        truth.normalization = ZernikeNormalization::Unit;
+    else if (!norm.isEmpty() && norm != QLatin1String("rms"))
+        throw std::runtime_error(source.toStdString() + ": unknown normalization '" + norm.toStdString() + "' (rms or unit)");
+    const QJsonValue list = object.value(QStringLiteral("coefficients"));
+    if (!list.isArray())
+        throw std::runtime_error(source.toStdString() + ": no \"coefficients\" array");
+    for (const QJsonValue& v : list.toArray()) {
+        const QJsonObject c = v.toObject();
+        if (!c.contains(QStringLiteral("index")) || !c.contains(QStringLiteral("value_waves")))
+            throw std::runtime_error(source.toStdString() + ": every coefficient needs \"index\" and \"value_waves\"");
+        truth.terms.push_back({c.value(QStringLiteral("index")).toInt(), c.value(QStringLiteral("value_waves")).toDouble()});
+    }
+    return truth;
+}
+
+QJsonObject truthToJson(const Truth& truth, double wavelength)
+{
+    QJsonArray coefficients;
+    for (const TruthTerm& t : truth.terms) {
+        const ZernikeMode mode = zernike::modeFromIndex(t.index, truth.ordering);
+        coefficients.append(QJsonObject{
+            {QStringLiteral("index"), t.index},
+            {QStringLiteral("n"), mode.n},
+            {QStringLiteral("m"), mode.m},
+            {QStringLiteral("name"), QString::fromStdString(zernike::name(mode))},
+            {QStringLiteral("value_waves"), t.valueWaves},
+            {QStringLiteral("value_nm"), t.valueWaves * wavelength * 1e9},
+        });
+    }
+    return QJsonObject{{QStringLiteral("convention"), conventionJson(truth.ordering, truth.normalization, wavelength)},
+                       {QStringLiteral("coefficients"), coefficients}};
+}
+
+void writeTextFile(const QString& path, const QByteArray& contents, bool overwrite)
+{
+    if (!overwrite && QFile::exists(path))
+        throw std::runtime_error(path.toStdString() + ": file exists; refusing to overwrite it (use --force)");
+    QSaveFile file(path); // writes a temporary and renames on commit
+    if (!file.open(QIODevice::WriteOnly))
+        throw std::runtime_error(path.toStdString() + ": cannot open for writing (" + file.errorString().toStdString() + ")");
+    file.write(contents);
+    if (!file.commit())
+        throw std::runtime_error(path.toStdString() + ": write failed (" + file.errorString().toStdString() + ")");
+}
+
+} // namespace wfs

@@ -1,0 +1,38 @@
+#pragma once
+// The result JSON of spec/cli.md, the coefficient CSV, and the truth files of the simulator (same
+// schema as a result's "coefficients").
+#include "fit/Results.h"
+
+#include <QJsonObject>
+#include <QString>
+
+#include <vector>
+
+namespace wfs {
+
+QJsonObject resultToJson(const FitResult& result);
+
+// "convention" object: ordering, normalization, unit, wavelength_m.
+QJsonObject conventionJson(ZernikeOrdering ordering, ZernikeNormalization normalization, double wavelength);
+
+// Coefficient table as CSV with a comment header stating the conventions.
+QString coefficientsCsv(const FitResult& result);
+
+struct TruthTerm {
+    int index = 0;       // in `ordering`
+    double valueWaves = 0.0;
+};
+struct Truth {
+    ZernikeOrdering ordering = ZernikeOrdering::Noll;
+    ZernikeNormalization normalization = ZernikeNormalization::Rms;
+    std::vector<TruthTerm> terms;
+};
+// Reads {"convention": {...}, "coefficients": [{"index", "value_waves"}...]}; throws std::runtime_error.
+Truth truthFromJson(const QJsonObject& object, const QString& source);
+QJsonObject truthToJson(const Truth& truth, double wavelength);
+
+// Writes text to a file through a temporary and a rename; refuses to overwrite without `overwrite`.
+// Throws std::runtime_error naming the file.
+void writeTextFile(const QString& path, const QByteArray& contents, bool overwrite);
+
+} // namespace wfs

@@ -1,0 +1,345 @@
+#include "optics/CpuModel.h"
+
+#include "optics/Fftw.h"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <stdexcept>
+
+namespace wfs {
+
+std::string cpuName()
+{
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(cpuinfo, line)) {
+        if (line.rfind("model name", 0) == 0) {
+            const auto colon = line.find(':');
+            if (colon != std::string::npos)
+                return line.substr(line.find_first_not_of(' ', colon + 1));
+        }
+    }
+    return "CPU";
+}
+
+namespace {
+
+// Layout trick: for even N, fftshift(ifft2(ifftshift(x))) = (-1)^(k+l) ifft2((-1)^(n+m) x). The output
+// sign never matters (intensities, and the adjoint uses the same unshifted field), so the pupil field
+// is multiplied by the checkerboard once and no array is ever rolled.
+//
+// Pruning: the pupil occupies rows [rowBegin, rowEnd) of the grid (a quarter of the rows for the OOF
+// preset, half for Q = 2). The synthesis transforms those rows only, then every column; the adjoint
+// transforms every column, then those rows only. That is 1.25-1.5 instead of 2 full passes each way.
+template <class Real>
+class CpuModel final : public ModelEvaluator {
+public:
+    using Complex = std::complex<Real>;
+    using Vector = Eigen::Matrix<Real, Eigen::Dynamic, 1>;
+    using Matrix = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>;
+
+    CpuModel(std::shared_ptr<const Problem> problem, const EvaluatorOptions& options)
+        : m_problem(std::move(problem))
+        , m_options(options)
+        , m_n(m_problem->gridSize())
+        , m_buffer(size_t(m_n) * size_t(m_n))
+    {
+        if (options.threads < 1)
+            throw std::invalid_argument("thread count must be at least 1");
+        const Problem& pr = *m_problem;
+        m_basis = pr.basis().cast<Real>();
+        const int pixels = pr.pupilPixelCount();
+        m_field.resize(size_t(pixels));
+        m_dPhase.resize(pixels);
+        m_dAmplitude.resize(pixels);
+        m_phase0.resize(pixels);
+        m_amplitude.resize(size_t(pixels));
+        m_diversity.resize(size_t(pr.planeCount()));
+        for (int k = 0; k < pr.planeCount(); ++k)
+            m_diversity[size_t(k)].assign(pr.diversityPhase()[size_t(k)].begin(), pr.diversityPhase()[size_t(k)].end());
+        if (pr.hasData()) {
+            for (int k = 0; k < pr.planeCount(); ++k) {
+                m_data.emplace_back(pr.data(k).begin(), pr.data(k).end());
+                m_weights.emplace_back(pr.weights(k).begin(), pr.weights(k).end());
+            }
+        }
+        const int band = pr.rowEnd() - pr.rowBegin();
+        auto key = [&](fftw::Pass pass, fftw::Direction dir) {
+            fftw::PlanKey k;
+            k.n = m_n;
+            k.pass = pass;
+            k.firstRow = pass == fftw::Pass::Rows ? pr.rowBegin() : 0;
+            k.count = pass == fftw::Pass::Rows ? band : 0;
+            k.direction = dir;
+            k.threads = options.threads;
+            k.measure = options.measurePlans;
+            return k;
+        };
+        m_rowsBackward = fftw::plan<Real>(key(fftw::Pass::Rows, fftw::Direction::Backward));
+        m_columnsBackward = fftw::plan<Real>(key(fftw::Pass::Columns, fftw::Direction::Backward));
+        m_columnsForward = fftw::plan<Real>(key(fftw::Pass::Columns, fftw::Direction::Forward));
+        m_rowsForward = fftw::plan<Real>(key(fftw::Pass::Rows, fftw::Direction::Forward));
+    }
+
+    const Problem& problem() const override { return *m_problem; }
+
+    BackendInfo info() const override
+    {
+        return {"cpu", cpuName(), std::is_same_v<Real, double> ? Precision::Double : Precision::Float, m_options.threads};
+    }
+
+    double evaluate(const double* parameters, double* gradient) override
+    {
+        const Problem& pr = *m_problem;
+        if (!pr.hasData())
+            throw std::logic_error("evaluate() needs a problem with data");
+        const ModelParameters p = pr.unpack(parameters);
+        preparePupil(p);
+        const bool wantGradient = gradient != nullptr;
+        ModelParameters grad;
+        if (wantGradient) {
+            grad = pr.zeroLike();
+            m_dPhase.setZero();
+            m_dAmplitude.setZero();
+        }
+        double cost = 0.0;
+        for (int k = 0; k < pr.planeCount(); ++k) {
+            synthesise(p, k);
+            cost += objectivePlane(p, k, wantGradient ? &grad : nullptr);
+            if (wantGradient)
+                adjointPlane(p, k, grad);
+        }
+        if (wantGradient) {
+            finishGradient(p, grad);
+            pr.pack(grad, gradient);
+        }
+        return cost;
+    }
+
+    std::vector<std::vector<double>> modelImages(const double* parameters) override
+    {
+        const Problem& pr = *m_problem;
+        const ModelParameters p = pr.unpack(parameters);
+        preparePupil(p);
+        std::vector<std::vector<double>> images;
+        const double norm = 1.0 / (double(m_n) * double(m_n));
+        for (int k = 0; k < pr.planeCount(); ++k) {
+            synthesise(p, k);
+            const double scale = p.flux[size_t(k)] * pr.intensityScale() * norm * norm;
+            std::vector<double> image(m_buffer.size());
+            const Complex* b = m_buffer.data();
+            for (size_t i = 0; i < image.size(); ++i)
+                image[i] = scale * double(std::norm(b[i])) + p.background[size_t(k)];
+            images.push_back(std::move(image));
+        }
+        return images;
+    }
+
+    double measureFftMs(int repeats) override
+    {
+        fftw::PlanKey key;
+        key.n = m_n;
+        key.pass = fftw::Pass::Full2d;
+        key.direction = fftw::Direction::Backward;
+        key.threads = m_options.threads;
+        key.measure = m_options.measurePlans;
+        auto plan = fftw::plan<Real>(key);
+        std::fill(m_buffer.data(), m_buffer.data() + m_buffer.size(), Complex(0.5, -0.25));
+        std::vector<double> times;
+        fftw::Traits<Real>::execute(plan, m_buffer.raw(), m_buffer.raw()); // warm-up
+        for (int r = 0; r < std::max(1, repeats); ++r) {
+            const auto t0 = std::chrono::steady_clock::now();
+            fftw::Traits<Real>::execute(plan, m_buffer.raw(), m_buffer.raw());
+            times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        }
+        std::nth_element(times.begin(), times.begin() + long(times.size() / 2), times.end());
+        return times[times.size() / 2];
+    }
+
+private:
+    // Aberration phase (basis on pupil pixels only) and amplitude shared by all planes.
+    void preparePupil(const ModelParameters& p)
+    {
+        const Problem& pr = *m_problem;
+        Vector coefficients(m_basis.cols());
+        for (Eigen::Index t = 0; t < coefficients.size(); ++t)
+            coefficients[t] = Real(p.zernike[size_t(t)]);
+        m_phase0.noalias() = m_basis * coefficients;
+        const Illumination& ill = pr.spec().pupil.illumination;
+        Illumination current = ill;
+        current.x0 = p.centreX;
+        current.y0 = p.centreY;
+        current.sigma = p.sigma;
+        const auto& x = pr.pupilX();
+        const auto& y = pr.pupilY();
+        const auto& t = pr.transmission();
+        for (size_t i = 0; i < m_amplitude.size(); ++i)
+            m_amplitude[i] = p.amplitude * t[i] * illuminationProfile(current, x[i], y[i]);
+    }
+
+    // Fills the buffer with N^2 * the unshifted far field of plane k (unnormalised inverse DFT).
+    void synthesise(const ModelParameters& p, int k)
+    {
+        const Problem& pr = *m_problem;
+        Complex* b = m_buffer.data();
+        std::fill(b, b + m_buffer.size(), Complex(0, 0));
+        const auto& index = pr.pupilIndex();
+        const auto& chk = pr.checkerboard();
+        const auto& x = pr.pupilX();
+        const auto& y = pr.pupilY();
+        const auto& div = m_diversity[size_t(k)];
+        const Real sx = Real(p.shiftX[size_t(k)]), sy = Real(p.shiftY[size_t(k)]);
+        const int pixels = int(index.size());
+        for (int i = 0; i < pixels; ++i) {
+            const Real phase = m_phase0[i] + div[size_t(i)] + sx * Real(x[size_t(i)]) + sy * Real(y[size_t(i)]);
+            const Complex e = std::polar(Real(m_amplitude[size_t(i)]), phase);
+            m_field[size_t(i)] = e;
+            b[index[size_t(i)]] = chk[size_t(i)] > 0 ? e : -e;
+        }
+        const size_t offset = size_t(pr.rowBegin()) * size_t(m_n);
+        fftw::Traits<Real>::execute(m_rowsBackward, m_buffer.raw() + offset, m_buffer.raw() + offset);
+        fftw::Traits<Real>::execute(m_columnsBackward, m_buffer.raw(), m_buffer.raw());
+    }
+
+    // Adds plane k's objective; with a gradient, turns the buffer into dL/dS (the adjoint source)
+    // and accumulates the flux and background derivatives.
+    double objectivePlane(const ModelParameters& p, int k, ModelParameters* grad)
+    {
+        const Problem& pr = *m_problem;
+        const double norm = 1.0 / (double(m_n) * double(m_n));
+        const Real fieldScale = Real(norm);                                            // buffer -> S
+        const Real intensity = Real(p.flux[size_t(k)] * pr.intensityScale());          // |S|^2 -> counts
+        const Real background = Real(p.background[size_t(k)]);
+        const Real* data = m_data[size_t(k)].data();
+        const Real* weight = m_weights[size_t(k)].data();
+        Complex* b = m_buffer.data();
+        const long count = long(m_buffer.size());
+        const ObjectiveKind objective = pr.spec().objective;
+        const bool gradient = grad != nullptr;
+        double cost = 0.0, dFlux = 0.0, dBackground = 0.0;
+        bool invalid = false;
+#pragma omp parallel for num_threads(m_options.threads) schedule(static) reduction(+ : cost, dFlux, dBackground) reduction(|| : invalid)
+        for (long i = 0; i < count; ++i) {
+            const Complex s = b[i] * fieldScale;
+            const Real power = std::norm(s);
+            const Real model = intensity * power + background;
+            const Real w = weight[i];
+            Real dModel = 0; // dL/dModel
+            if (w != Real(0)) {
+                if (objective == ObjectiveKind::Poisson) {
+                    if (model <= Real(0)) {
+                        invalid = invalid || data[i] > Real(0);
+                    } else {
+                        cost += double(w) * poissonDeviance(double(data[i]), double(model));
+                        dModel = w * (Real(1) - data[i] / model);
+                    }
+                } else {
+                    const Real r = data[i] - model;
+                    cost += double(w) * double(r) * double(r);
+                    dModel = Real(-2) * w * r;
+                }
+            }
+            if (gradient) {
+                dFlux += double(dModel) * double(power);
+                dBackground += double(dModel);
+                // dL/dS for real L of complex S: 2 dL/d|S|^2 S; then one more fieldScale because the
+                // buffer holds N^2 S and the adjoint of (1/N^2) B is (1/N^2) F.
+                b[i] = s * (Real(2) * dModel * intensity * fieldScale);
+            }
+        }
+        if (invalid)
+            return std::numeric_limits<double>::infinity();
+        if (grad) {
+            grad->flux[size_t(k)] += dFlux * pr.intensityScale();
+            grad->background[size_t(k)] += dBackground;
+        }
+        return cost;
+    }
+
+    // Back-propagates the buffer (dL/dS) to the pupil and accumulates phase and amplitude derivatives.
+    void adjointPlane(const ModelParameters& p, int k, ModelParameters& grad)
+    {
+        (void)p;
+        const Problem& pr = *m_problem;
+        const size_t offset = size_t(pr.rowBegin()) * size_t(m_n);
+        fftw::Traits<Real>::execute(m_columnsForward, m_buffer.raw(), m_buffer.raw());
+        fftw::Traits<Real>::execute(m_rowsForward, m_buffer.raw() + offset, m_buffer.raw() + offset);
+        const Complex* b = m_buffer.data();
+        const auto& index = pr.pupilIndex();
+        const auto& chk = pr.checkerboard();
+        const auto& x = pr.pupilX();
+        const auto& y = pr.pupilY();
+        double dShiftX = 0.0, dShiftY = 0.0;
+        const int pixels = int(index.size());
+        for (int i = 0; i < pixels; ++i) {
+            const Complex g = chk[size_t(i)] > 0 ? b[index[size_t(i)]] : -b[index[size_t(i)]];
+            const Complex e = m_field[size_t(i)];
+            // dL/dphase = Re(conj(g) i e); dL/damplitude = Re(conj(g) e / |e|)
+            const Real dPhase = g.imag() * e.real() - g.real() * e.imag();
+            m_dPhase[i] += dPhase;
+            const Real a = Real(m_amplitude[size_t(i)]);
+            if (a != Real(0))
+                m_dAmplitude[i] += (g.real() * e.real() + g.imag() * e.imag()) / a;
+            dShiftX += double(dPhase) * x[size_t(i)];
+            dShiftY += double(dPhase) * y[size_t(i)];
+        }
+        grad.shiftX[size_t(k)] += dShiftX;
+        grad.shiftY[size_t(k)] += dShiftY;
+    }
+
+    // Chain rule from the shared pupil phase and amplitude to Zernike and illumination parameters.
+    void finishGradient(const ModelParameters& p, ModelParameters& grad)
+    {
+        const Problem& pr = *m_problem;
+        const Vector dz = m_basis.transpose() * m_dPhase;
+        for (Eigen::Index t = 0; t < dz.size(); ++t)
+            grad.zernike[size_t(t)] = double(dz[t]);
+        const auto& x = pr.pupilX();
+        const auto& y = pr.pupilY();
+        const double s2 = p.sigma * p.sigma;
+        const bool gaussian = pr.spec().pupil.illumination.gaussian;
+        double dAmp = 0, dX0 = 0, dY0 = 0, dSigma = 0;
+        for (size_t i = 0; i < m_amplitude.size(); ++i) {
+            const double da = double(m_dAmplitude[Eigen::Index(i)]);
+            const double a = m_amplitude[i];
+            if (p.amplitude != 0.0)
+                dAmp += da * a / p.amplitude;
+            if (gaussian) {
+                const double dx = x[i] - p.centreX, dy = y[i] - p.centreY;
+                dX0 += da * a * dx / s2;
+                dY0 += da * a * dy / s2;
+                dSigma += da * a * (dx * dx + dy * dy) / (s2 * p.sigma);
+            }
+        }
+        grad.amplitude = dAmp;
+        grad.centreX = dX0;
+        grad.centreY = dY0;
+        grad.sigma = dSigma;
+    }
+
+    std::shared_ptr<const Problem> m_problem;
+    EvaluatorOptions m_options;
+    int m_n;
+    fftw::ComplexBuffer<Real> m_buffer;
+    Matrix m_basis;
+    Vector m_phase0, m_dPhase, m_dAmplitude;
+    std::vector<double> m_amplitude;
+    std::vector<Complex> m_field;
+    std::vector<std::vector<Real>> m_diversity, m_data, m_weights;
+    typename fftw::Traits<Real>::Plan m_rowsBackward, m_columnsBackward, m_columnsForward, m_rowsForward;
+};
+
+} // namespace
+
+std::unique_ptr<ModelEvaluator> makeCpuEvaluator(std::shared_ptr<const Problem> problem, const EvaluatorOptions& options)
+{
+    if (options.precision == Precision::Float)
+        return std::make_unique<CpuModel<float>>(std::move(problem), options);
+    return std::make_unique<CpuModel<double>>(std::move(problem), options);
+}
+
+} // namespace wfs

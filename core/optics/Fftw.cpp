@@ -1,0 +1,103 @@
+#include "optics/Fftw.h"
+
+#include <map>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+
+namespace wfs::fftw {
+
+namespace {
+std::mutex& plannerMutex()
+{
+    static std::mutex mutex;
+    return mutex;
+}
+
+template <class Real>
+struct Api;
+
+template <>
+struct Api<double> {
+    static void planWithThreads(int t) { fftw_plan_with_nthreads(t); }
+    static fftw_plan many(int rank, const int* n, int howmany, fftw_complex* in, int istride, int idist, int sign, unsigned flags)
+    {
+        return fftw_plan_many_dft(rank, n, howmany, in, nullptr, istride, idist, in, nullptr, istride, idist, sign, flags);
+    }
+};
+
+template <>
+struct Api<float> {
+    static void planWithThreads(int t) { fftwf_plan_with_nthreads(t); }
+    static fftwf_plan many(int rank, const int* n, int howmany, fftwf_complex* in, int istride, int idist, int sign, unsigned flags)
+    {
+        return fftwf_plan_many_dft(rank, n, howmany, in, nullptr, istride, idist, in, nullptr, istride, idist, sign, flags);
+    }
+};
+} // namespace
+
+bool initThreads()
+{
+    static const bool ok = fftw_init_threads() != 0 && fftwf_init_threads() != 0;
+    return ok;
+}
+
+template <class Real>
+void ComplexBuffer<Real>::resize(size_t count)
+{
+    if (count == m_size)
+        return;
+    Traits<Real>::free(m_data);
+    m_data = nullptr;
+    m_size = 0;
+    if (count == 0)
+        return;
+    m_data = static_cast<std::complex<Real>*>(Traits<Real>::malloc(count * sizeof(std::complex<Real>)));
+    if (!m_data)
+        throw std::bad_alloc();
+    m_size = count;
+}
+
+template <class Real>
+typename Traits<Real>::Plan plan(const PlanKey& key)
+{
+    using Plan = typename Traits<Real>::Plan;
+    static std::map<PlanKey, Plan> cache; // guarded by plannerMutex; plans live for the process
+    std::lock_guard lock(plannerMutex());
+    if (auto it = cache.find(key); it != cache.end())
+        return it->second;
+
+    initThreads();
+    Api<Real>::planWithThreads(std::max(1, key.threads));
+    const size_t n = size_t(key.n);
+    // Plan on a scratch array: FFTW_MEASURE overwrites the array it plans on.
+    ComplexBuffer<Real> scratch(n * n);
+    auto* base = scratch.raw();
+    const unsigned flags = key.measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+    const int sign = int(key.direction);
+    Plan p = nullptr;
+    switch (key.pass) {
+    case Pass::Full2d: {
+        const int dims[2] = {key.n, key.n};
+        p = Api<Real>::many(2, dims, 1, base, 1, 0, sign, flags);
+        break;
+    }
+    case Pass::Rows:
+        p = Api<Real>::many(1, &key.n, key.count, base + size_t(key.firstRow) * n, 1, key.n, sign, flags);
+        break;
+    case Pass::Columns:
+        p = Api<Real>::many(1, &key.n, key.n, base, key.n, 1, sign, flags);
+        break;
+    }
+    if (!p)
+        throw std::runtime_error("FFTW could not create a plan for a " + std::to_string(key.n) + " x " + std::to_string(key.n) + " transform");
+    cache.emplace(key, p);
+    return p;
+}
+
+template class ComplexBuffer<double>;
+template class ComplexBuffer<float>;
+template fftw_plan plan<double>(const PlanKey&);
+template fftwf_plan plan<float>(const PlanKey&);
+
+} // namespace wfs::fftw
