@@ -1,0 +1,35 @@
+#pragma once
+// Helpers shared by the test suites: explicit relative tolerances (QCOMPARE on doubles uses
+// qFuzzyCompare, which fails near zero) and the location of test data.
+#include <QString>
+#include <QTest>
+
+#include <cmath>
+
+namespace wfs::test {
+
+// |actual - expected| <= max(relative * |expected|, absolute)
+inline bool closeTo(double actual, double expected, double relative, double absolute = 0.0)
+{
+    return std::abs(actual - expected) <= std::max(relative * std::abs(expected), absolute);
+}
+
+inline QString dataPath(const QString& name)
+{
+    const QByteArray dir = qgetenv("WFS_TEST_DATA");
+    return (dir.isEmpty() ? QStringLiteral(WFS_SOURCE_DIR "/tests/data") : QString::fromLocal8Bit(dir)) + QLatin1Char('/') + name;
+}
+
+} // namespace wfs::test
+
+#define WFS_VERIFY_CLOSE(actual, expected, relative, absolute)                                                                  \
+    do {                                                                                                                        \
+        const double a_ = (actual), e_ = (expected);                                                                            \
+        if (!wfs::test::closeTo(a_, e_, (relative), (absolute)))                                                                \
+            QFAIL(qPrintable(QStringLiteral("%1 = %2, expected %3 (relative tolerance %4, absolute %5)")                        \
+                                 .arg(QStringLiteral(#actual))                                                                  \
+                                 .arg(a_, 0, 'g', 15)                                                                           \
+                                 .arg(e_, 0, 'g', 15)                                                                           \
+                                 .arg(double(relative))                                                                         \
+                                 .arg(double(absolute))));                                                                      \
+    } while (false)
