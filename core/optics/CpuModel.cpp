@@ -235,7 +235,7 @@ private:
                         invalid = invalid || data[i] > Real(0);
                     } else {
                         cost += double(w) * poissonDeviance(double(data[i]), double(model));
-                        dModel = w * (Real(1) - data[i] / model);
+                        dModel = w * (data[i] > Real(0) ? Real(1) - data[i] / model : Real(1)); // d/dM of the deviance
                     }
                 } else {
                     const Real r = data[i] - model;

@@ -1,0 +1,184 @@
+// The adjoint gradient against central differences, for every parameter kind and objective, in
+// float64 (tight) and float32 (looser); the pruned FFT layout against a plain model.
+#include "TestSupport.h"
+
+#include "engine/BackendFactory.h"
+#include "engine/Presets.h"
+
+#include <random>
+#include <set>
+
+using namespace wfs;
+
+namespace {
+// A small problem that exercises everything the model has: Gaussian illumination with free centre,
+// width and amplitude, obscuration, spiders, three diversity kinds, extra known terms, per-plane
+// flux, background and shift, and a masked pixel.
+ProblemSpec richSpec(ObjectiveKind objective)
+{
+    ProblemSpec s;
+    s.name = "rich";
+    s.grid = PupilGrid::centred(32, 2.5);
+    s.pupil.obscuration = 0.2;
+    s.pupil.spiderCount = 3;
+    s.pupil.spiderWidth = 0.03;
+    s.pupil.spiderAngleDeg = 10.0;
+    s.pupil.illumination.gaussian = true;
+    s.pupil.illumination.sigma = 0.8;
+    s.pupil.illumination.x0 = 0.05;
+    s.pupil.illumination.fitCentre = true;
+    s.pupil.illumination.fitSigma = true;
+    s.pupil.illumination.fitAmplitude = true;
+    s.basis.maxOrder = 4;
+    s.objective = objective;
+    s.readNoise = 3.0;
+    s.wavelength = 600e-9;
+    PlaneSpec a;
+    a.diversity.kind = DiversityKind::ZernikeDefocus;
+    a.diversity.defocusWaves = -0.8;
+    a.diversity.extraTerms = {{5, 0.3}};
+    PlaneSpec b;
+    b.diversity.kind = DiversityKind::AxialHighNa;
+    b.diversity.axialDistance = 0.4e-6;
+    b.diversity.numericalAperture = 0.9;
+    b.diversity.immersionIndex = 1.33;
+    PlaneSpec c;
+    c.diversity.kind = DiversityKind::AxialParaxial;
+    c.diversity.axialDistance = -1.5e-6;
+    c.diversity.numericalAperture = 0.5;
+    for (PlaneSpec* p : {&a, &b, &c}) {
+        p->flux = 5e4;
+        p->background = 5.0;
+        p->fitFlux = p->fitBackground = p->fitShift = true;
+    }
+    s.planes = {a, b, c};
+    return s;
+}
+
+std::shared_ptr<const Problem> richProblem(ObjectiveKind objective)
+{
+    ProblemSpec s = richSpec(objective);
+    std::vector<double> truth = Problem(s).initialParameters();
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> normal(0.0, 0.3);
+    for (size_t i = 0; i < Problem(s).modes().size() - 1; ++i)
+        truth[i] = normal(rng);
+    const auto images = simulateImages(s, truth, 28, 28, {NoiseModel::PhotonAndRead, 3.0}, &rng);
+    for (size_t k = 0; k < images.size(); ++k)
+        s.planes[k].data = images[k];
+    s.planes[1].mask.assign(28 * 28, 1);
+    s.planes[1].mask[14 * 28 + 14] = 0; // a "saturated" pixel
+    return std::make_shared<const Problem>(s);
+}
+} // namespace
+
+class TestModel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void adjointMatchesCentralDifferences_data()
+    {
+        QTest::addColumn<int>("objective");
+        QTest::addColumn<int>("precision");
+        for (auto [name, o] : {std::pair{"least-squares", ObjectiveKind::LeastSquares}, std::pair{"poisson", ObjectiveKind::Poisson},
+                               std::pair{"weighted", ObjectiveKind::WeightedLeastSquares}}) {
+            QTest::newRow(QByteArray(name) + " double") << int(o) << int(Precision::Double);
+            QTest::newRow(QByteArray(name) + " float") << int(o) << int(Precision::Float);
+        }
+    }
+
+    void adjointMatchesCentralDifferences()
+    {
+        QFETCH(int, objective);
+        QFETCH(int, precision);
+        auto problem = richProblem(ObjectiveKind(objective));
+        // Every parameter kind takes part.
+        std::set<ParameterKind> kinds;
+        for (const ParameterInfo& info : problem->parameters())
+            kinds.insert(info.kind);
+        QCOMPARE(int(kinds.size()), 9);
+
+        EvaluatorOptions options;
+        options.precision = Precision(precision);
+        options.measurePlans = false;
+        auto evaluator = makeEvaluator(BackendKind::Cpu, problem, options, GradientKind::Adjoint);
+        // A point away from the data's truth, so that no gradient component vanishes by symmetry.
+        std::vector<double> x = problem->initialParameters();
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] += 0.02 * std::sin(1.0 + double(i)) * problem->parameterScales()[i];
+        std::vector<double> gradient(x.size());
+        evaluator->evaluate(x.data(), gradient.data());
+
+        // Central differences always in float64, on a float64 model.
+        EvaluatorOptions exact;
+        exact.measurePlans = false;
+        auto reference = makeEvaluator(BackendKind::Cpu, problem, exact, GradientKind::Adjoint);
+        const bool isDouble = Precision(precision) == Precision::Double;
+        double largest = 0;
+        std::vector<double> numeric(x.size());
+        for (size_t i = 0; i < x.size(); ++i) {
+            const double h = 1e-6 * problem->parameterScales()[i];
+            std::vector<double> p = x, m = x;
+            p[i] += h;
+            m[i] -= h;
+            numeric[i] = (reference->evaluate(p.data(), nullptr) - reference->evaluate(m.data(), nullptr)) / (2 * h);
+            largest = std::max(largest, std::abs(numeric[i] * problem->parameterScales()[i]));
+        }
+        for (size_t i = 0; i < x.size(); ++i) {
+            const double scale = problem->parameterScales()[i];
+            const double tolerance = isDouble ? 1e-6 : 2e-3;
+            if (!test::closeTo(gradient[i] * scale, numeric[i] * scale, tolerance, tolerance * 1e-3 * largest))
+                QFAIL(qPrintable(QStringLiteral("%1: adjoint %2, central difference %3")
+                                     .arg(QString::fromStdString(problem->parameters()[i].label))
+                                     .arg(gradient[i], 0, 'g', 12)
+                                     .arg(numeric[i], 0, 'g', 12)));
+        }
+    }
+
+    void finiteDifferenceGradientApproximatesAdjoint()
+    {
+        auto problem = richProblem(ObjectiveKind::LeastSquares);
+        EvaluatorOptions options;
+        options.measurePlans = false;
+        auto adjoint = makeEvaluator(BackendKind::Cpu, problem, options, GradientKind::Adjoint);
+        auto fd = makeEvaluator(BackendKind::Cpu, problem, options, GradientKind::FiniteDifference);
+        const std::vector<double> x = problem->initialParameters();
+        std::vector<double> ga(x.size()), gf(x.size());
+        const double ca = adjoint->evaluate(x.data(), ga.data());
+        const double cf = fd->evaluate(x.data(), gf.data());
+        QCOMPARE(ca, cf);
+        double largest = 0;
+        for (size_t i = 0; i < x.size(); ++i)
+            largest = std::max(largest, std::abs(ga[i]) * problem->parameterScales()[i]);
+        for (size_t i = 0; i < x.size(); ++i)
+            WFS_VERIFY_CLOSE(gf[i] * problem->parameterScales()[i], ga[i] * problem->parameterScales()[i], 1e-3, 1e-4 * largest);
+    }
+
+    void threadsGiveTheSameResult()
+    {
+        auto problem = richProblem(ObjectiveKind::Poisson);
+        EvaluatorOptions one, two;
+        one.measurePlans = two.measurePlans = false;
+        two.threads = 2;
+        auto a = makeEvaluator(BackendKind::Cpu, problem, one, GradientKind::Adjoint);
+        auto b = makeEvaluator(BackendKind::Cpu, problem, two, GradientKind::Adjoint);
+        const std::vector<double> x = problem->initialParameters();
+        std::vector<double> ga(x.size()), gb(x.size());
+        WFS_VERIFY_CLOSE(a->evaluate(x.data(), ga.data()), b->evaluate(x.data(), gb.data()), 1e-12, 0.0);
+        for (size_t i = 0; i < x.size(); ++i)
+            WFS_VERIFY_CLOSE(ga[i], gb[i], 1e-9, 1e-9 * std::abs(ga[0]));
+    }
+
+    void gpuBackendSaysWhyNot()
+    {
+        const BackendStatus gpu = backendStatus(BackendKind::Gpu);
+        if (gpu.available)
+            QSKIP("a GPU backend is available here");
+        QVERIFY(QString::fromStdString(gpu.reason).contains(QStringLiteral("GPU")));
+        auto problem = richProblem(ObjectiveKind::Poisson);
+        QVERIFY_THROWS_EXCEPTION(BackendUnavailable, makeEvaluator(BackendKind::Gpu, problem, {}, GradientKind::Adjoint));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestModel)
+#include "tst_model.moc"
