@@ -38,6 +38,7 @@ public:
 
     std::vector<std::vector<double>> modelImages(const double* parameters) override { return m_inner->modelImages(parameters); }
     BackendInfo info() const override { return m_inner->info(); }
+    int costEvaluationsPerGradient() const override { return parameterCount() + 1; }
     double measureFftMs(int repeats) override { return m_inner->measureFftMs(repeats); }
 
 private:

@@ -50,6 +50,10 @@ public:
 
     virtual BackendInfo info() const = 0;
 
+    // Model (cost) evaluations one evaluate() with a gradient costs: 1 for an exact gradient, P + 1
+    // for forward differences. Lets the solver report evaluations comparably across gradient kinds.
+    virtual int costEvaluationsPerGradient() const { return 1; }
+
     // Median time in milliseconds of one N x N complex FFT on this backend and precision.
     virtual double measureFftMs(int repeats) = 0;
 };

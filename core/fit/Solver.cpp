@@ -94,7 +94,7 @@ public:
         if (gradient)
             for (size_t i = 0; i < m_x.size(); ++i)
                 gradient[i] *= m_scales[i];
-        ++m_costEvaluations;
+        m_costEvaluations += gradient ? m_evaluator.costEvaluationsPerGradient() : 1;
         if (gradient)
             ++m_gradientEvaluations;
         if (!std::isfinite(*cost))
