@@ -285,7 +285,12 @@ int runReconstruct(const QStringList& args)
                 options.order = parseInt(parser.value(QStringLiteral("order")), QStringLiteral("order"));
             options.seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
             const QString name = parseWordList(parser.value(QStringLiteral("preset")), QStringLiteral("preset"), {QStringLiteral("demo"), QStringLiteral("oof")}).front();
-            PresetCase c = makePreset(name.toStdString(), options);
+            PresetCase c;
+            try {
+                c = makePreset(name.toStdString(), options);
+            } catch (const std::invalid_argument& e) { // every preset input is a command-line argument
+                throw UsageError(e.what());
+            }
             request.spec = c.spec;
             request.start = c.start;
             request.solver = c.solver;

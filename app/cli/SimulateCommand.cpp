@@ -59,7 +59,12 @@ int runSimulate(const QStringList& args)
         if (!force && QFile::exists(truthPath))
             return runFailure(program, truthPath + QStringLiteral(": file exists; refusing to overwrite it (use --force)"));
 
-        const PresetCase c = makePreset(preset.toStdString(), options);
+        PresetCase c;
+        try {
+            c = makePreset(preset.toStdString(), options);
+        } catch (const std::invalid_argument& e) { // every preset input is a command-line argument
+            throw UsageError(e.what());
+        }
         std::vector<Image> planes;
         for (const PlaneSpec& plane : c.spec.planes)
             planes.push_back(plane.data);

@@ -1,0 +1,136 @@
+// wavefront-cli against the contract of spec/cli.md: exit statuses, sub-commands, JSON keys, and a
+// simulate -> reconstruct round trip through a FITS file.
+#include "TestSupport.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+class TestCli : public QObject {
+    Q_OBJECT
+
+private:
+    struct Run {
+        int status = -1;
+        QByteArray out, err;
+    };
+
+    static Run cli(const QStringList& args)
+    {
+        QProcess process;
+        process.start(QStringLiteral(WFS_CLI_PATH), args);
+        Run run;
+        if (!process.waitForFinished(300000))
+            return run;
+        run.status = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+        run.out = process.readAllStandardOutput();
+        run.err = process.readAllStandardError();
+        return run;
+    }
+
+    static QJsonObject readJson(const QString& path)
+    {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return {};
+        return QJsonDocument::fromJson(file.readAll()).object();
+    }
+
+private slots:
+    void exitStatuses()
+    {
+        QCOMPARE(cli({QStringLiteral("--help")}).status, 0);
+        QCOMPARE(cli({QStringLiteral("reconstruct"), QStringLiteral("--help")}).status, 0);
+        QCOMPARE(cli({QStringLiteral("bench"), QStringLiteral("--help")}).status, 0);
+        QCOMPARE(cli({QStringLiteral("no-such-command")}).status, 2);
+        const Run bogus = cli({QStringLiteral("reconstruct"), QStringLiteral("--bogus")});
+        QCOMPARE(bogus.status, 2);
+        QCOMPARE(bogus.err.count('\n'), 1); // one clear line
+        QCOMPARE(cli({QStringLiteral("reconstruct")}).status, 2);
+        QCOMPARE(cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--order"), QStringLiteral("16")}).status, 2);
+        QCOMPARE(cli({QStringLiteral("bench"), QStringLiteral("oof"), QStringLiteral("--grid"), QStringLiteral("x")}).status, 2);
+    }
+
+    void gpuWithoutDeviceFailsClearly()
+    {
+        const Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"),
+                             QStringLiteral("64"), QStringLiteral("--backend"), QStringLiteral("gpu"), QStringLiteral("--quiet")});
+        if (run.status == 0)
+            QSKIP("a GPU backend ran here");
+        QCOMPARE(run.status, 1);
+        QVERIFY2(run.err.contains("GPU"), run.err.constData());
+    }
+
+    void simulateThenReconstruct()
+    {
+        QTemporaryDir dir;
+        const QString fits = dir.filePath(QStringLiteral("demo.fits"));
+        const QStringList simulate = {QStringLiteral("simulate"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"),
+                                      QStringLiteral("64"), QStringLiteral("--seed"), QStringLiteral("3"), QStringLiteral("--out"), fits};
+        const Run sim = cli(simulate);
+        QVERIFY2(sim.status == 0, sim.err.constData());
+        QVERIFY(QFile::exists(dir.filePath(QStringLiteral("demo.truth.json"))));
+        const Run again = cli(simulate);
+        QCOMPARE(again.status, 1); // no silent overwrite
+        QVERIFY(again.err.contains("--force"));
+
+        const QString json = dir.filePath(QStringLiteral("result.json"));
+        const QString csv = dir.filePath(QStringLiteral("coefficients.csv"));
+        const QString phase = dir.filePath(QStringLiteral("phase.fits"));
+        const Run rec = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), fits, QStringLiteral("--json"), json, QStringLiteral("--csv"),
+                             csv, QStringLiteral("--phase-out"), phase, QStringLiteral("--quiet")});
+        QVERIFY2(rec.status == 0, rec.err.constData());
+        QVERIFY(rec.out.contains("Zernike coefficients"));
+        const QJsonObject result = readJson(json);
+        for (const char* key : {"convention", "coefficients", "rms_waves", "pv_waves", "strehl", "final_cost", "iterations", "cost_evaluations",
+                                "gradient_evaluations", "seconds", "backend", "device", "precision", "termination"})
+            QVERIFY2(result.contains(QLatin1String(key)), key);
+        QCOMPARE(result.value(QStringLiteral("convention")).toObject().value(QStringLiteral("ordering")).toString(), QStringLiteral("noll"));
+        const QJsonObject truth = readJson(dir.filePath(QStringLiteral("demo.truth.json")));
+        for (const QJsonValue& t : truth.value(QStringLiteral("coefficients")).toArray()) {
+            const int index = t.toObject().value(QStringLiteral("index")).toInt();
+            for (const QJsonValue& c : result.value(QStringLiteral("coefficients")).toArray())
+                if (c.toObject().value(QStringLiteral("index")).toInt() == index)
+                    WFS_VERIFY_CLOSE(c.toObject().value(QStringLiteral("value_waves")).toDouble(), t.toObject().value(QStringLiteral("value_waves")).toDouble(), 0.0, 0.01);
+        }
+        QVERIFY(QFile::exists(csv));
+        QVERIFY(QFile::exists(phase));
+    }
+
+    void unreadableInputNamesTheFile()
+    {
+        QTemporaryDir dir;
+        const QString bad = dir.filePath(QStringLiteral("bad.fits"));
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("SIMPLE  =  garbage");
+        file.close();
+        const Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), bad, QStringLiteral("--wavelength"), QStringLiteral("633nm"),
+                             QStringLiteral("--sampling"), QStringLiteral("2")});
+        QCOMPARE(run.status, 1);
+        QVERIFY2(run.err.contains("bad.fits"), run.err.constData());
+    }
+
+    void benchRowHasTheContractKeys()
+    {
+        const Run run = cli({QStringLiteral("bench"), QStringLiteral("oof"), QStringLiteral("--grid"), QStringLiteral("32"), QStringLiteral("--order"),
+                             QStringLiteral("2,3"), QStringLiteral("--eval-repeat"), QStringLiteral("3")});
+        QVERIFY2(run.status == 0, run.err.constData());
+        const QList<QByteArray> lines = run.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        for (const QByteArray& line : lines) {
+            const QJsonObject row = QJsonDocument::fromJson(line).object();
+            for (const char* key : {"problem", "grid", "order", "params", "backend", "device", "gradient", "precision", "threads", "setup_seconds",
+                                    "seconds", "iterations", "cost_evaluations", "gradient_evaluations", "final_cost", "gradient_max_norm",
+                                    "termination", "eval_ms", "fft_ms", "solution"})
+                QVERIFY2(row.contains(QLatin1String(key)), key);
+            QCOMPARE(row.value(QStringLiteral("solution")).toArray().size(), row.value(QStringLiteral("params")).toInt());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
