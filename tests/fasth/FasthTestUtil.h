@@ -8,6 +8,7 @@
 #include <QString>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 namespace wfs::fasth::test {
@@ -37,7 +38,7 @@ template <typename A, typename B>
 double maxAbsDifference(const A& a, const B& b)
 {
     if (a.rows() != b.rows() || a.cols() != b.cols())
-        return INFINITY;
+        return std::numeric_limits<double>::infinity();
     return double((a.template cast<double>() - b.template cast<double>()).cwiseAbs().maxCoeff());
 }
 
