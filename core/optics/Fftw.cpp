@@ -8,6 +8,8 @@
 namespace wfs::fftw {
 
 namespace {
+constexpr double kPlanningSecondsPerPlan = 2.0;
+
 std::mutex& plannerMutex()
 {
     static std::mutex mutex;
@@ -20,6 +22,7 @@ struct Api;
 template <>
 struct Api<double> {
     static void planWithThreads(int t) { fftw_plan_with_nthreads(t); }
+    static void setTimeLimit(double seconds) { fftw_set_timelimit(seconds); }
     static fftw_plan many(int rank, const int* n, int howmany, fftw_complex* in, int istride, int idist, int sign, unsigned flags)
     {
         return fftw_plan_many_dft(rank, n, howmany, in, nullptr, istride, idist, in, nullptr, istride, idist, sign, flags);
@@ -29,6 +32,7 @@ struct Api<double> {
 template <>
 struct Api<float> {
     static void planWithThreads(int t) { fftwf_plan_with_nthreads(t); }
+    static void setTimeLimit(double seconds) { fftwf_set_timelimit(seconds); }
     static fftwf_plan many(int rank, const int* n, int howmany, fftwf_complex* in, int istride, int idist, int sign, unsigned flags)
     {
         return fftwf_plan_many_dft(rank, n, howmany, in, nullptr, istride, idist, in, nullptr, istride, idist, sign, flags);
@@ -69,6 +73,8 @@ typename Traits<Real>::Plan plan(const PlanKey& key)
 
     initThreads();
     Api<Real>::planWithThreads(std::max(1, key.threads));
+    // FFTW_MEASURE at 2048^2 would otherwise spend tens of seconds per plan for a few percent.
+    Api<Real>::setTimeLimit(kPlanningSecondsPerPlan);
     const size_t n = size_t(key.n);
     // Plan on a scratch array: FFTW_MEASURE overwrites the array it plans on.
     ComplexBuffer<Real> scratch(n * n);
