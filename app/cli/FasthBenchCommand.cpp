@@ -4,6 +4,7 @@
 #include "CliCommon.h"
 #include "Commands.h"
 
+#include "engine/BackendFactory.h"
 #include "fasth/HouseholderRunner.h"
 
 #include <QCommandLineParser>
@@ -16,10 +17,6 @@
 #include <map>
 #include <stdexcept>
 #include <thread>
-
-#ifdef WFS_FASTH_GPU_FACTORY
-#include "engine/BackendFactory.h"
-#endif
 
 namespace wfs::cli {
 
@@ -64,15 +61,10 @@ double maxAbsError(const fasth::BenchResult& result, const fasth::BenchResult& r
     return error;
 }
 
+// Through the backend factory, the one place that knows whether CUDA was compiled in.
 std::unique_ptr<fasth::HouseholderRunner> makeRunner(const QString& backend)
 {
-    if (backend == QLatin1String("cpu"))
-        return fasth::makeCpuRunner();
-#ifdef WFS_FASTH_GPU_FACTORY
-    return engine::makeFasthRunner(backend.toStdString());
-#else
-    throw std::runtime_error("no GPU: this build of wavefront-cli has no CUDA FastH backend; use --backend cpu");
-#endif
+    return makeFasthRunner(backend == QLatin1String("gpu") ? BackendKind::Gpu : BackendKind::Cpu);
 }
 
 QString note(BenchMethod method, Pass pass)
@@ -135,8 +127,10 @@ int runFasthBench(const QStringList& args)
                                         QStringLiteral("L"), QStringLiteral("1"));
     const QCommandLineOption seedOption(QStringLiteral("seed"), QStringLiteral("Random seed of the data (default 1)."),
                                         QStringLiteral("S"), QStringLiteral("1"));
+    const QCommandLineOption graphOption(QStringLiteral("cuda-graph"),
+                                         QStringLiteral("GPU: capture each pass into a CUDA graph and time its replays."));
     parser.addOptions({dOption, batchOption, blockOption, reflectorsOption, methodOption, passOption, precisionOption,
-                       backendOption, threadsOption, repeatOption, warmupOption, treeOption, seedOption});
+                       backendOption, threadsOption, repeatOption, warmupOption, treeOption, seedOption, graphOption});
     if (const auto exit = parseOrExit(parser, args))
         return *exit;
     if (!parser.positionalArguments().isEmpty())
@@ -209,7 +203,8 @@ int runFasthBench(const QStringList& args)
     try {
         runner = makeRunner(backend);
     } catch (const std::exception& error) {
-        return runFailure(program, QString::fromStdString(error.what()));
+        return runFailure(program, QString::fromStdString(error.what())
+                                       + (backend == QLatin1String("gpu") ? QStringLiteral("; use --backend cpu") : QString()));
     }
 
     const bool needSvdLayer = std::any_of(methods.begin(), methods.end(), fasth::isUseCase);
@@ -248,6 +243,7 @@ int runFasthBench(const QStringList& args)
                                     config.blockSize = std::max(1, block);
                                     config.treeLevels = treeLevels;
                                     config.threads = threads;
+                                    config.cudaGraph = parser.isSet(graphOption);
                                     runner->setProblem(data, config);
                                     for (Pass pass : passes) {
                                         std::string why;
@@ -258,7 +254,15 @@ int runFasthBench(const QStringList& args)
                                                              fasth::methodName(method), fasth::passName(pass), why.c_str());
                                             continue;
                                         }
-                                        runner->prepare(method, pass);
+                                        try {
+                                            runner->prepare(method, pass);
+                                        } catch (const std::exception& error) {
+                                            // One method failing to set up (a graph that cannot be captured,
+                                            // a size a kernel cannot take) should not end the whole sweep.
+                                            std::fprintf(stderr, "%s: skipping %s %s: %s\n", qPrintable(program),
+                                                         fasth::methodName(method), fasth::passName(pass), error.what());
+                                            continue;
+                                        }
                                         for (int i = 0; i < warmup; ++i)
                                             runner->run(method, pass);
                                         std::vector<double> samples;
@@ -292,6 +296,8 @@ int runFasthBench(const QStringList& args)
                                         row[QStringLiteral("repeat")] = repeat;
                                         row[QStringLiteral("flops")] = flops;
                                         row[QStringLiteral("grad_v_checked")] = comparedGradV;
+                                        if (backend == QLatin1String("gpu"))
+                                            row[QStringLiteral("graph")] = config.cudaGraph;
                                         if (method == BenchMethod::TreeMerge)
                                             row[QStringLiteral("tree_levels")] = treeLevels;
                                         if (const QString text = note(method, pass); !text.isEmpty())

@@ -58,3 +58,35 @@ std::unique_ptr<ModelEvaluator> makeEvaluator(BackendKind kind, std::shared_ptr<
 }
 
 } // namespace wfs
+
+// ---- FastH benchmark runners (issue 6) ----
+#include "fasth/HouseholderRunner.h"
+#ifdef WFS_HAVE_CUDA
+#include "fasth/GpuHouseholderRunner.h"
+#endif
+
+namespace wfs {
+
+std::unique_ptr<fasth::HouseholderRunner> makeFasthRunner(BackendKind kind)
+{
+    if (kind == BackendKind::Cpu)
+        return fasth::makeCpuRunner();
+#ifdef WFS_HAVE_CUDA
+    const gpu::DeviceProbe probe = gpu::probeDevices();
+    if (probe.status != gpu::DeviceProbe::Status::Ok || probe.devices.empty())
+        throw BackendUnavailable(probe.message); // already says "no GPU: ..." and why
+    const gpu::DeviceInfo& device = probe.devices.front();
+    const std::string name = device.name + " (compute capability " + std::to_string(device.computeMajor) + "."
+                             + std::to_string(device.computeMinor) + ")";
+    try {
+        return gpu::makeGpuHouseholderRunner(device.ordinal, name);
+    } catch (const std::runtime_error& error) {
+        throw BackendUnavailable(std::string("no GPU: the CUDA device could not be used: ") + error.what());
+    }
+#else
+    throw BackendUnavailable("no GPU: this build has no CUDA backend (CUDA not built; configure with -DWFS_CUDA=ON "
+                             "and the CUDA toolkit)");
+#endif
+}
+
+} // namespace wfs

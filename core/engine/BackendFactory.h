@@ -35,3 +35,14 @@ std::unique_ptr<ModelEvaluator> makeEvaluator(BackendKind kind, std::shared_ptr<
                                               const EvaluatorOptions& options, GradientKind gradient);
 
 } // namespace wfs
+
+// ---- FastH benchmark runners (issue 6) ----
+namespace wfs::fasth {
+class HouseholderRunner;
+}
+
+namespace wfs {
+// The FastH runner of a backend: the Eigen one for Cpu, the CUDA one for Gpu. Throws BackendUnavailable
+// with the reason in words ("no GPU: ...", "CUDA not built") when the GPU runner cannot be made here.
+std::unique_ptr<fasth::HouseholderRunner> makeFasthRunner(BackendKind kind);
+} // namespace wfs

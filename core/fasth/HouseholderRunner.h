@@ -76,6 +76,7 @@ struct BenchConfig {
     int blockSize = 32;  // FastH, CompactWY, TreeMerge
     int treeLevels = 1;  // TreeMerge
     int threads = 1;     // CPU threads (the GPU backend ignores it)
+    bool cudaGraph = false; // GPU: capture one pass into a CUDA graph and time its replays (CPU ignores it)
 };
 
 // What one run computed, converted to double (outside any timing).

@@ -1,0 +1,234 @@
+#pragma once
+// Checked CUDA, cuBLAS and cuSOLVER calls and RAII owners for the FastH GPU backend. A failed call
+// becomes a CudaError naming the call, the file and the line, never an abort, so that the caller can
+// fall back to the CPU and say why.
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cusolverDn.h>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace wfs::gpu {
+
+class CudaError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+inline std::string whereText(const char* call, const char* file, int line)
+{
+    return std::string(call) + " at " + file + ":" + std::to_string(line);
+}
+
+inline void checkCuda(cudaError_t status, const char* call, const char* file, int line)
+{
+    if (status != cudaSuccess)
+        throw CudaError(whereText(call, file, line) + " failed: " + cudaGetErrorName(status) + " ("
+                        + cudaGetErrorString(status) + ")");
+}
+
+inline void checkCublas(cublasStatus_t status, const char* call, const char* file, int line)
+{
+    if (status != CUBLAS_STATUS_SUCCESS)
+        throw CudaError(whereText(call, file, line) + " failed: " + cublasGetStatusName(status) + " ("
+                        + cublasGetStatusString(status) + ")");
+}
+
+inline const char* cusolverStatusName(cusolverStatus_t status)
+{
+    switch (status) {
+    case CUSOLVER_STATUS_SUCCESS: return "CUSOLVER_STATUS_SUCCESS";
+    case CUSOLVER_STATUS_NOT_INITIALIZED: return "CUSOLVER_STATUS_NOT_INITIALIZED";
+    case CUSOLVER_STATUS_ALLOC_FAILED: return "CUSOLVER_STATUS_ALLOC_FAILED";
+    case CUSOLVER_STATUS_INVALID_VALUE: return "CUSOLVER_STATUS_INVALID_VALUE";
+    case CUSOLVER_STATUS_ARCH_MISMATCH: return "CUSOLVER_STATUS_ARCH_MISMATCH";
+    case CUSOLVER_STATUS_EXECUTION_FAILED: return "CUSOLVER_STATUS_EXECUTION_FAILED";
+    case CUSOLVER_STATUS_INTERNAL_ERROR: return "CUSOLVER_STATUS_INTERNAL_ERROR";
+    case CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED: return "CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
+    case CUSOLVER_STATUS_NOT_SUPPORTED: return "CUSOLVER_STATUS_NOT_SUPPORTED";
+    default: return "cusolver status";
+    }
+}
+
+inline void checkCusolver(cusolverStatus_t status, const char* call, const char* file, int line)
+{
+    if (status != CUSOLVER_STATUS_SUCCESS)
+        throw CudaError(whereText(call, file, line) + " failed: " + cusolverStatusName(status) + " ("
+                        + std::to_string(int(status)) + ")");
+}
+
+} // namespace wfs::gpu
+
+#define WFS_CUDA_CHECK(call) ::wfs::gpu::checkCuda((call), #call, __FILE__, __LINE__)
+#define WFS_CUBLAS_CHECK(call) ::wfs::gpu::checkCublas((call), #call, __FILE__, __LINE__)
+#define WFS_CUSOLVER_CHECK(call) ::wfs::gpu::checkCusolver((call), #call, __FILE__, __LINE__)
+// After a kernel launch: launch-configuration errors surface here, with the kernel's name.
+#define WFS_KERNEL_CHECK(name) ::wfs::gpu::checkCuda(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)
+
+namespace wfs::gpu {
+
+// Device memory for count elements of T; move-only. Destructors never throw (errors there are ignored:
+// the context may already be gone at exit).
+template <typename T>
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    explicit DeviceBuffer(std::size_t count) { resize(count); }
+    ~DeviceBuffer() { release(); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    DeviceBuffer(DeviceBuffer&& other) noexcept
+        : m_data(std::exchange(other.m_data, nullptr))
+        , m_count(std::exchange(other.m_count, 0))
+    {
+    }
+    DeviceBuffer& operator=(DeviceBuffer&& other) noexcept
+    {
+        if (this != &other) {
+            release();
+            m_data = std::exchange(other.m_data, nullptr);
+            m_count = std::exchange(other.m_count, 0);
+        }
+        return *this;
+    }
+
+    // Reallocates only when the size changes; the contents are not kept.
+    void resize(std::size_t count)
+    {
+        if (count == m_count)
+            return;
+        release();
+        if (count > 0) {
+            void* data = nullptr;
+            WFS_CUDA_CHECK(cudaMalloc(&data, count * sizeof(T)));
+            m_data = static_cast<T*>(data);
+            m_count = count;
+        }
+    }
+    T* data() const { return m_data; }
+    std::size_t size() const { return m_count; }
+
+private:
+    void release() noexcept
+    {
+        if (m_data)
+            cudaFree(m_data);
+        m_data = nullptr;
+        m_count = 0;
+    }
+
+    T* m_data = nullptr;
+    std::size_t m_count = 0;
+};
+
+class CudaStream {
+public:
+    CudaStream() { WFS_CUDA_CHECK(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking)); }
+    ~CudaStream()
+    {
+        if (m_stream)
+            cudaStreamDestroy(m_stream);
+    }
+    CudaStream(const CudaStream&) = delete;
+    CudaStream& operator=(const CudaStream&) = delete;
+    cudaStream_t get() const { return m_stream; }
+
+private:
+    cudaStream_t m_stream = nullptr;
+};
+
+class CudaEvent {
+public:
+    CudaEvent() { WFS_CUDA_CHECK(cudaEventCreate(&m_event)); }
+    ~CudaEvent()
+    {
+        if (m_event)
+            cudaEventDestroy(m_event);
+    }
+    CudaEvent(const CudaEvent&) = delete;
+    CudaEvent& operator=(const CudaEvent&) = delete;
+    cudaEvent_t get() const { return m_event; }
+
+private:
+    cudaEvent_t m_event = nullptr;
+};
+
+class CublasHandle {
+public:
+    CublasHandle() { WFS_CUBLAS_CHECK(cublasCreate(&m_handle)); }
+    ~CublasHandle()
+    {
+        if (m_handle)
+            cublasDestroy(m_handle);
+    }
+    CublasHandle(const CublasHandle&) = delete;
+    CublasHandle& operator=(const CublasHandle&) = delete;
+    cublasHandle_t get() const { return m_handle; }
+
+private:
+    cublasHandle_t m_handle = nullptr;
+};
+
+class CusolverHandle {
+public:
+    CusolverHandle() { WFS_CUSOLVER_CHECK(cusolverDnCreate(&m_handle)); }
+    ~CusolverHandle()
+    {
+        if (m_handle)
+            cusolverDnDestroy(m_handle);
+    }
+    CusolverHandle(const CusolverHandle&) = delete;
+    CusolverHandle& operator=(const CusolverHandle&) = delete;
+    cusolverDnHandle_t get() const { return m_handle; }
+
+private:
+    cusolverDnHandle_t m_handle = nullptr;
+};
+
+// An instantiated CUDA graph captured from a stream.
+class CudaGraphExec {
+public:
+    CudaGraphExec() = default;
+    ~CudaGraphExec() { reset(); }
+    CudaGraphExec(const CudaGraphExec&) = delete;
+    CudaGraphExec& operator=(const CudaGraphExec&) = delete;
+
+    // Captures everything record() enqueues on the stream and instantiates it.
+    template <typename Record>
+    void capture(cudaStream_t stream, Record&& record)
+    {
+        reset();
+        WFS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        try {
+            record();
+        } catch (...) {
+            cudaGraph_t broken = nullptr;
+            cudaStreamEndCapture(stream, &broken);
+            if (broken)
+                cudaGraphDestroy(broken);
+            throw;
+        }
+        WFS_CUDA_CHECK(cudaStreamEndCapture(stream, &m_graph));
+        WFS_CUDA_CHECK(cudaGraphInstantiate(&m_exec, m_graph, 0));
+    }
+    void launch(cudaStream_t stream) const { WFS_CUDA_CHECK(cudaGraphLaunch(m_exec, stream)); }
+    bool isValid() const { return m_exec != nullptr; }
+    void reset() noexcept
+    {
+        if (m_exec)
+            cudaGraphExecDestroy(m_exec);
+        if (m_graph)
+            cudaGraphDestroy(m_graph);
+        m_exec = nullptr;
+        m_graph = nullptr;
+    }
+
+private:
+    cudaGraph_t m_graph = nullptr;
+    cudaGraphExec_t m_exec = nullptr;
+};
+
+} // namespace wfs::gpu
