@@ -127,10 +127,16 @@ int runFasthBench(const QStringList& args)
                                         QStringLiteral("L"), QStringLiteral("1"));
     const QCommandLineOption seedOption(QStringLiteral("seed"), QStringLiteral("Random seed of the data (default 1)."),
                                         QStringLiteral("S"), QStringLiteral("1"));
+    const QCommandLineOption layoutOption(
+        QStringLiteral("reflector-layout"),
+        QStringLiteral("lapack (default: [0..0,1,*] from a QR, needed by the library baseline; every method skips the "
+                       "leading zeros) or gaussian (dense reflectors as in a trained SVD layer; no library rows)."),
+        QStringLiteral("layout"), QStringLiteral("lapack"));
     const QCommandLineOption graphOption(QStringLiteral("cuda-graph"),
                                          QStringLiteral("GPU: capture each pass into a CUDA graph and time its replays."));
     parser.addOptions({dOption, batchOption, blockOption, reflectorsOption, methodOption, passOption, precisionOption,
-                       backendOption, threadsOption, repeatOption, warmupOption, treeOption, seedOption, graphOption});
+                       backendOption, threadsOption, repeatOption, warmupOption, treeOption, seedOption, graphOption,
+                       layoutOption});
     if (const auto exit = parseOrExit(parser, args))
         return *exit;
     if (!parser.positionalArguments().isEmpty())
@@ -142,6 +148,7 @@ int runFasthBench(const QStringList& args)
     std::vector<Precision> precisions;
     QString backend;
     int repeat = 0, warmup = 0, treeLevels = 0, seed = 0;
+    bool lapackLayout = true;
     const bool explicitBlocks = parser.isSet(blockOption);
     try {
         dimensions = parser.isSet(dOption) ? parseIntList(parser.value(dOption), QStringLiteral("d")) : kDefaultDimensions;
@@ -167,6 +174,11 @@ int runFasthBench(const QStringList& args)
                       .front();
         if (parser.value(backendOption).contains(QLatin1Char(',')))
             throw UsageError("--backend: give one backend, cpu or gpu");
+        const std::vector<QString> layout = parseWordList(parser.value(layoutOption), QStringLiteral("reflector-layout"),
+                                                          {QStringLiteral("lapack"), QStringLiteral("gaussian")});
+        if (layout.size() != 1)
+            throw UsageError("--reflector-layout: give one layout, lapack or gaussian");
+        lapackLayout = layout.front() == QLatin1String("lapack");
         threadCounts = parser.isSet(threadsOption)
                            ? parseIntList(parser.value(threadsOption), QStringLiteral("threads"))
                            : std::vector<int>{int(std::max(1u, std::thread::hardware_concurrency()))};
@@ -219,7 +231,8 @@ int runFasthBench(const QStringList& args)
                     continue;
                 }
                 for (int m : batches) {
-                    const auto data = fasth::BenchData::generate(d, k, m, std::uint64_t(seed), needSvdLayer);
+                    const auto data = fasth::BenchData::generate(d, k, m, std::uint64_t(seed), needSvdLayer,
+                                                                           lapackLayout);
                     for (Precision precision : precisions) {
                         for (int threads : threadCounts) {
                             for (BenchMethod method : methods) {
@@ -296,6 +309,8 @@ int runFasthBench(const QStringList& args)
                                         row[QStringLiteral("repeat")] = repeat;
                                         row[QStringLiteral("flops")] = flops;
                                         row[QStringLiteral("grad_v_checked")] = comparedGradV;
+                                        row[QStringLiteral("reflector_layout")] =
+                                            lapackLayout ? QStringLiteral("lapack") : QStringLiteral("gaussian");
                                         if (backend == QLatin1String("gpu"))
                                             row[QStringLiteral("graph")] = config.cudaGraph;
                                         if (method == BenchMethod::TreeMerge)

@@ -287,6 +287,7 @@ public:
         m_config = config;
         m_blockK = data->k;
         m_batch = data->m;
+        m_lapackLayout = data->lapackLayout;
         if (config.precision == Precision::Float64)
             m_impl = std::make_unique<RunnerImpl<double>>(std::move(data), config);
         else
@@ -298,6 +299,11 @@ public:
         if (method == BenchMethod::SequentialFused) {
             if (why)
                 *why = "sequential-fused is a GPU kernel; on the CPU 'sequential' is already one loop";
+            return false;
+        }
+        if (method == BenchMethod::Library && !m_lapackLayout) {
+            if (why)
+                *why = "the library baseline needs LAPACK-layout reflectors ([0 .. 0, 1, *])";
             return false;
         }
         if (isUseCase(method) && pass != Pass::Forward) {
@@ -353,6 +359,7 @@ private:
     BenchConfig m_config;
     int m_blockK = 0;
     int m_batch = 0;
+    bool m_lapackLayout = true;
     std::unique_ptr<RunnerImplBase> m_impl;
     mutable std::string m_device;
 };

@@ -107,7 +107,8 @@ double nominalFlops(BenchMethod method, Pass pass, int d, int k, int m)
     return apply;
 }
 
-std::shared_ptr<const BenchData> BenchData::generate(int d, int k, int m, std::uint64_t seed, bool withSvdLayer)
+std::shared_ptr<const BenchData> BenchData::generate(int d, int k, int m, std::uint64_t seed, bool withSvdLayer,
+                                                     bool lapackLayout)
 {
     auto data = std::make_shared<BenchData>();
     data->d = d;
@@ -121,9 +122,14 @@ std::shared_ptr<const BenchData> BenchData::generate(int d, int k, int m, std::u
             matrix.data()[i] = normal(generator);
         return matrix;
     };
-    const Eigen::HouseholderQR<Eigen::MatrixXd> qr(gaussian(d, k));
-    data->reflectors = qr.matrixQR().triangularView<Eigen::StrictlyLower>();
-    data->reflectors.diagonal().setOnes();
+    data->lapackLayout = lapackLayout;
+    if (lapackLayout) {
+        const Eigen::HouseholderQR<Eigen::MatrixXd> qr(gaussian(d, k));
+        data->reflectors = qr.matrixQR().triangularView<Eigen::StrictlyLower>();
+        data->reflectors.diagonal().setOnes();
+    } else {
+        data->reflectors = gaussian(d, k);
+    }
     data->tau = (2.0 / data->reflectors.colwise().squaredNorm().array()).transpose();
     data->x = gaussian(d, m);
     data->outputGradient = gaussian(d, m);

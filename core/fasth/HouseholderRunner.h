@@ -53,9 +53,11 @@ struct BenchData {
     int d = 0;
     int k = 0;
     int m = 0;
-    // d x k reflectors in LAPACK layout, v_i = [0 .. 0, 1, *], from a Householder QR of a random d x k
-    // matrix: the library baselines need that layout, and every method uses the same set so that all
-    // compute the same product.
+    // d x k reflectors. In LAPACK layout (the default), v_i = [0 .. 0, 1, *] from a Householder QR of a
+    // random d x k matrix: the library baselines need that layout, and every method uses the same set so
+    // that all compute the same product (and all skip the leading zeros, about half of 4 d k m). Otherwise
+    // Gaussian, as in a trained SVD layer: no zeros, no library baseline.
+    bool lapackLayout = true;
     Eigen::MatrixXd reflectors;
     // 2 / ||v_i||^2 for each reflector: the library's H_i = I - tau_i v_i v_i^T is then exactly ours. (The
     // QR's own last coefficient is 0 for k = d, an identity instead of a reflection.)
@@ -68,7 +70,8 @@ struct BenchData {
     Eigen::VectorXd sigma;
 
     // Deterministic for a seed. The SVD layer is only drawn when withSvdLayer (it costs O(d^2)).
-    static std::shared_ptr<const BenchData> generate(int d, int k, int m, std::uint64_t seed, bool withSvdLayer);
+    static std::shared_ptr<const BenchData> generate(int d, int k, int m, std::uint64_t seed, bool withSvdLayer,
+                                                     bool lapackLayout = true);
 };
 
 struct BenchConfig {

@@ -150,6 +150,11 @@ public:
 
     bool supports(BenchMethod method, Pass pass, std::string* why) const override
     {
+        if (method == BenchMethod::Library && m_data && !m_data->lapackLayout) {
+            if (why)
+                *why = "the library baseline (ormqr) needs LAPACK-layout reflectors ([0 .. 0, 1, *])";
+            return false;
+        }
         if (!m_data)
             return engineFor(fasth::Precision::Float64).supports(deviceMethod(method), devicePass(pass), why);
         return engineFor(m_config.precision).supports(deviceMethod(method), devicePass(pass), why);

@@ -10,6 +10,7 @@ class TestFasthBenchCli : public QObject {
 private slots:
     void rowsHaveContractKeys();
     void everyOptionWorks();
+    void gaussianLayoutHasNoLibraryRows();
     void badArgumentsExitTwo_data();
     void badArgumentsExitTwo();
     void gpuWithoutDeviceExitsOne();
@@ -102,9 +103,25 @@ void TestFasthBenchCli::everyOptionWorks()
     }
 }
 
+void TestFasthBenchCli::gaussianLayoutHasNoLibraryRows()
+{
+    const Run run = runCli({"--d", "40", "--batch", "2", "--repeat", "2", "--pass", "forward", "--block", "8",
+                            "--reflector-layout", "gaussian"});
+    QCOMPARE(run.status, 0);
+    const auto parsed = rows(run.out);
+    QCOMPARE(parsed.size(), 5); // the six default methods but the library
+    for (const QJsonObject& row : parsed) {
+        QVERIFY(row.value("method").toString() != QLatin1String("library"));
+        QCOMPARE(row.value("reflector_layout").toString(), QStringLiteral("gaussian"));
+        QVERIFY(row.value("max_abs_error").toDouble() < 1e-12);
+    }
+    QVERIFY(run.err.contains("LAPACK-layout"));
+}
+
 void TestFasthBenchCli::badArgumentsExitTwo_data()
 {
     QTest::addColumn<QStringList>("arguments");
+    QTest::newRow("bad layout") << QStringList{"--reflector-layout", "sparse"};
     QTest::newRow("unknown method") << QStringList{"--method", "magic"};
     QTest::newRow("unknown pass") << QStringList{"--pass", "sideways"};
     QTest::newRow("not a number") << QStringList{"--d", "abc"};

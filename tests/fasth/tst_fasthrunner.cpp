@@ -16,6 +16,7 @@ private slots:
     void methodsMatchReference();
     void lapackDataIsConsistent();
     void unsupportedCombinations();
+    void gaussianLayout();
     void effectiveBlocks();
 };
 
@@ -122,6 +123,28 @@ void TestFasthRunner::unsupportedCombinations()
     BenchConfig config;
     config.threads = 0;
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, runner->setProblem(BenchData::generate(8, 8, 1, 1, false), config));
+}
+
+void TestFasthRunner::gaussianLayout()
+{
+    const auto data = BenchData::generate(60, 50, 3, 9, false, false);
+    QVERIFY(!data->lapackLayout);
+    QVERIFY(data->reflectors(0, 49) != 0.0); // no leading zeros
+    auto runner = makeCpuRunner();
+    BenchConfig config;
+    config.blockSize = 7;
+    config.threads = 2;
+    runner->setProblem(data, config);
+    std::string why;
+    QVERIFY(!runner->supports(BenchMethod::Library, Pass::Forward, &why));
+    QVERIFY(why.find("LAPACK") != std::string::npos);
+    for (BenchMethod method : {BenchMethod::FastH, BenchMethod::CompactWY, BenchMethod::TreeMerge, BenchMethod::Dense}) {
+        runner->prepare(method, Pass::Both);
+        runner->run(method, Pass::Both);
+        const BenchResult result = runner->result();
+        const BenchResult reference = runner->reference(method, Pass::Both);
+        QVERIFY((result.output - reference.output).cwiseAbs().maxCoeff() < 1e-11);
+    }
 }
 
 void TestFasthRunner::effectiveBlocks()
