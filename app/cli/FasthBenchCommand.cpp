@@ -230,9 +230,11 @@ int runFasthBench(const QStringList& args)
                     std::fprintf(stderr, "%s: skipping k=%d > d=%d\n", qPrintable(program), k, d);
                     continue;
                 }
+                // The reflectors (a QR, O(d^2 k)) once per (d, k); each batch size only draws X and G.
+                const auto base = fasth::BenchData::generate(d, k, batches.front(), std::uint64_t(seed), needSvdLayer,
+                                                             lapackLayout);
                 for (int m : batches) {
-                    const auto data = fasth::BenchData::generate(d, k, m, std::uint64_t(seed), needSvdLayer,
-                                                                           lapackLayout);
+                    const auto data = m == base->m ? base : base->withBatch(m, std::uint64_t(seed));
                     for (Precision precision : precisions) {
                         for (int threads : threadCounts) {
                             for (BenchMethod method : methods) {

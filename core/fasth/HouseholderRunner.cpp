@@ -145,4 +145,20 @@ std::shared_ptr<const BenchData> BenchData::generate(int d, int k, int m, std::u
     return data;
 }
 
+std::shared_ptr<const BenchData> BenchData::withBatch(int batch, std::uint64_t seed) const
+{
+    auto data = std::make_shared<BenchData>(*this);
+    data->m = batch;
+    // A stream of its own for each batch size, so that the batch does not depend on the sizes run before.
+    std::mt19937_64 generator(seed ^ (0x9e3779b97f4a7c15ull * std::uint64_t(batch + 1)));
+    std::normal_distribution<double> normal;
+    data->x.resize(d, batch);
+    data->outputGradient.resize(d, batch);
+    for (Eigen::Index i = 0; i < data->x.size(); ++i)
+        data->x.data()[i] = normal(generator);
+    for (Eigen::Index i = 0; i < data->outputGradient.size(); ++i)
+        data->outputGradient.data()[i] = normal(generator);
+    return data;
+}
+
 } // namespace wfs::fasth

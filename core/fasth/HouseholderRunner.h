@@ -72,6 +72,9 @@ struct BenchData {
     // Deterministic for a seed. The SVD layer is only drawn when withSvdLayer (it costs O(d^2)).
     static std::shared_ptr<const BenchData> generate(int d, int k, int m, std::uint64_t seed, bool withSvdLayer,
                                                      bool lapackLayout = true);
+    // The same reflectors (and SVD layer) with a new batch of m columns: the O(d^2 k) QR is not redone
+    // when only the batch size changes. Deterministic for a seed.
+    std::shared_ptr<const BenchData> withBatch(int batch, std::uint64_t seed) const;
 };
 
 struct BenchConfig {

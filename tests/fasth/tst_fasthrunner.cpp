@@ -109,6 +109,14 @@ void TestFasthRunner::lapackDataIsConsistent()
     QCOMPARE(data->sigma.size(), 0);
     // Same seed, same numbers.
     QCOMPARE(BenchData::generate(50, 50, 4, 7, false)->x, data->x);
+    // Another batch size keeps the reflectors and draws a new batch.
+    const auto wider = data->withBatch(9, 7);
+    QCOMPARE(wider->m, 9);
+    QCOMPARE(wider->x.cols(), 9);
+    QCOMPARE(wider->outputGradient.cols(), 9);
+    QCOMPARE(wider->reflectors, data->reflectors);
+    QCOMPARE(wider->tau, data->tau);
+    QCOMPARE(data->withBatch(9, 7)->x, wider->x);
 }
 
 void TestFasthRunner::unsupportedCombinations()
