@@ -8,6 +8,7 @@
 
 #include <map>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 namespace wfs::gpu {
@@ -189,7 +190,7 @@ public:
             if (!m_cpuReference) {
                 m_cpuReference = fasth::makeCpuRunner();
                 fasth::BenchConfig config = m_config;
-                config.threads = 1;
+                config.threads = int(std::max(1u, std::thread::hardware_concurrency()));
                 config.cudaGraph = false;
                 m_cpuReference->setProblem(m_data, config);
             }
