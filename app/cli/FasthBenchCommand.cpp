@@ -17,6 +17,7 @@
 #include <map>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 namespace wfs::cli {
 
@@ -221,7 +222,8 @@ int runFasthBench(const QStringList& args)
 
     const bool needSvdLayer = std::any_of(methods.begin(), methods.end(), fasth::isUseCase);
     int rows = 0;
-    std::map<QString, std::pair<int, double>> bestBlock; // "d precision threads pass" -> (block, ms)
+    // (d, k, batch, precision, threads, pass) -> (block, ms); ordered by d for the summary.
+    std::map<std::tuple<int, int, int, int, int, int>, std::pair<int, double>> bestBlock;
     try {
         for (int d : dimensions) {
             std::vector<int> ks = reflectors.empty() ? std::vector<int>{d} : reflectors;
@@ -323,11 +325,7 @@ int runFasthBench(const QStringList& args)
                                         ++rows;
 
                                         if (method == BenchMethod::FastH) {
-                                            const QString key = QStringLiteral("d=%1 k=%2 batch=%3 %4 threads=%5 %6")
-                                                                    .arg(d).arg(k).arg(m)
-                                                                    .arg(QLatin1String(fasth::precisionName(precision)))
-                                                                    .arg(threads)
-                                                                    .arg(QLatin1String(fasth::passName(pass)));
+                                            const auto key = std::make_tuple(d, k, m, int(precision), threads, int(pass));
                                             auto [it, inserted] = bestBlock.try_emplace(key, block, stats.median);
                                             if (!inserted && stats.median < it->second.second)
                                                 it->second = {block, stats.median};
@@ -347,8 +345,12 @@ int runFasthBench(const QStringList& args)
         return runFailure(program, QStringLiteral("nothing was timed: no method and pass of the request runs on the %1 "
                                                   "backend (see the lines above)")
                                        .arg(backend));
-    for (const auto& [key, best] : bestBlock)
-        std::fprintf(stderr, "best fasth block for %s: %d (%.3f ms)\n", qPrintable(key), best.first, best.second);
+    for (const auto& [key, best] : bestBlock) {
+        const auto& [d, k, m, precision, threads, pass] = key;
+        std::fprintf(stderr, "best fasth block for d=%d k=%d batch=%d %s threads=%d %s: %d (%.3f ms)\n", d, k, m,
+                     fasth::precisionName(Precision(precision)), threads, fasth::passName(Pass(pass)), best.first,
+                     best.second);
+    }
     return 0;
 }
 
