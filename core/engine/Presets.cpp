@@ -47,16 +47,10 @@ std::vector<Image> simulateImages(const ProblemSpec& specIn, const std::vector<d
     auto model = makeCpuEvaluator(problem, options);
     const auto grids = model->modelImages(parameters.data());
     const int n = spec.grid.size;
-    const int rowOffset = n / 2 - height / 2, colOffset = n / 2 - width / 2;
     std::vector<Image> images;
     for (size_t k = 0; k < grids.size(); ++k) {
-        Image image(width, height);
-        double peak = 0.0;
-        for (int r = 0; r < height; ++r)
-            for (int c = 0; c < width; ++c) {
-                image.at(r, c) = grids[k][size_t(r + rowOffset) * size_t(n) + size_t(c + colOffset)];
-                peak = std::max(peak, image.at(r, c));
-            }
+        Image image = gridCentre(grids[k], n, width, height);
+        const double peak = *std::max_element(image.pixels.begin(), image.pixels.end());
         if (rng && noise.model == NoiseModel::Oof) {
             // spec/oof-benchmark.md: D = P (1 + N(0, 0.01)) + N(0, 0.024 max P), per pixel.
             std::normal_distribution<double> multiplicative(0.0, 0.01), additive(0.0, 0.024 * peak);

@@ -1,6 +1,7 @@
 #include "engine/ReconstructionEngine.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace wfs {
@@ -23,6 +24,7 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
     double secondsSoFar = 0.0;
     long costSoFar = 0, gradientSoFar = 0;
     int iterationsSoFar = 0;
+    auto lastImages = std::chrono::steady_clock::now() - std::chrono::hours(1);
     for (size_t s = 0; s < stages.size(); ++s) {
         if (s > 0) {
             // Seed this stage from the previous one: lower-order terms come first in both orderings.
@@ -63,6 +65,13 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
                 const ModelParameters p = problem->unpack(it.parameters.data());
                 for (double c : p.zernike)
                     snap.zernikeWaves.push_back(c / (2.0 * M_PI));
+                snap.phase = phaseMap(*problem, p);
+                const auto now = std::chrono::steady_clock::now();
+                if (request.liveImageInterval >= 0.0
+                    && std::chrono::duration<double>(now - lastImages).count() >= request.liveImageInterval) {
+                    snap.models = modelImagesInDataLayout(*evaluator, it.parameters); // between iterations: the evaluator is idle
+                    lastImages = now;
+                }
                 progress(snap);
             }
             return CallbackResult::Continue;

@@ -23,6 +23,9 @@ struct ReconstructionRequest {
     // Coarse-to-fine: Zernike orders fitted in turn, each seeded from the previous; the last one
     // should be spec.basis.maxOrder. Empty: one stage at spec.basis.maxOrder.
     std::vector<int> stages;
+    // Live display: snapshots carry model images at most this often (seconds; they cost K FFTs);
+    // negative = never. The phase map is in every snapshot (it costs one basis product).
+    double liveImageInterval = -1.0;
 };
 
 struct ProgressSnapshot {
@@ -31,6 +34,8 @@ struct ProgressSnapshot {
     int order = 0;        // Zernike order of this stage
     IterationSnapshot iteration;
     std::vector<double> zernikeWaves; // every basis term (piston first) at this iterate
+    Image phase;                      // radians over the pupil's bounding box, NaN outside
+    std::vector<Image> models;        // model images in the data layout, when due (liveImageInterval)
 };
 
 // Runs the request on the calling thread. `progress` sees every accepted iterate; `cancel` stops it.

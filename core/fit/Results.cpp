@@ -61,6 +61,18 @@ double psfPeak(const Problem& problem, const ModelParameters& p, const Eigen::Ve
 }
 } // namespace
 
+std::vector<Image> modelImagesInDataLayout(ModelEvaluator& evaluator, const std::vector<double>& parameters)
+{
+    const Problem& problem = evaluator.problem();
+    const auto grids = evaluator.modelImages(parameters.data());
+    std::vector<Image> images;
+    for (int k = 0; k < problem.planeCount(); ++k) {
+        const Image& data = problem.spec().planes[size_t(k)].data;
+        images.push_back(gridCentre(grids[size_t(k)], problem.gridSize(), data.width, data.height));
+    }
+    return images;
+}
+
 Image phaseMap(const Problem& problem, const ModelParameters& p)
 {
     const int n = problem.gridSize();
@@ -187,22 +199,21 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
     r.phaseMap = phaseMap(problem, p);
 
     if (problem.hasData()) {
-        const auto models = evaluator.modelImages(summary.parameters.data());
+        std::vector<Image> models = modelImagesInDataLayout(evaluator, summary.parameters);
         const int n = problem.gridSize();
         const double read2 = spec.readNoise * spec.readNoise;
         for (int k = 0; k < problem.planeCount(); ++k) {
             const Image& data = spec.planes[size_t(k)].data;
             PlaneResult plane;
             plane.diversity = spec.planes[size_t(k)].diversity.describe();
-            plane.model = Image(data.width, data.height, 0.0);
+            plane.model = std::move(models[size_t(k)]);
             plane.residual = Image(data.width, data.height, kNaN);
             const int rowOffset = n / 2 - data.height / 2, colOffset = n / 2 - data.width / 2;
             double chi = 0.0;
             for (int row = 0; row < data.height; ++row) {
                 for (int col = 0; col < data.width; ++col) {
                     const size_t g = size_t(row + rowOffset) * size_t(n) + size_t(col + colOffset);
-                    const double m = models[size_t(k)][g];
-                    plane.model.at(row, col) = m;
+                    const double m = plane.model.at(row, col);
                     const double w = problem.weights(k)[g];
                     if (w <= 0.0)
                         continue;

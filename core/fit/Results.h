@@ -65,6 +65,9 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
 // curvature is not positive definite.
 std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::vector<double>& parameters, double cost);
 
+// Model intensities at `parameters`, each cut to its plane's data size (the data layout).
+std::vector<Image> modelImagesInDataLayout(ModelEvaluator& evaluator, const std::vector<double>& parameters);
+
 // The aberration phase (radians) over the pupil's bounding box, NaN outside.
 Image phaseMap(const Problem& problem, const ModelParameters& parameters);
 

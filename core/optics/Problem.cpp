@@ -28,6 +28,16 @@ constexpr int kMaxGrid = 8192; // 8192^2 complex doubles are 1 GiB per buffer: b
 }
 } // namespace
 
+Image gridCentre(const std::vector<double>& grid, int n, int width, int height)
+{
+    Image image(width, height);
+    const int rowOffset = n / 2 - height / 2, colOffset = n / 2 - width / 2; // as in compileData
+    for (int r = 0; r < height; ++r)
+        for (int c = 0; c < width; ++c)
+            image.at(r, c) = grid[size_t(r + rowOffset) * size_t(n) + size_t(c + colOffset)];
+    return image;
+}
+
 Problem::Problem(ProblemSpec spec)
     : m_spec(std::move(spec))
 {

@@ -26,6 +26,9 @@ struct ModelParameters {
     std::vector<double> flux, background, shiftX, shiftY; // per plane
 };
 
+// The width x height window at the centre of an N x N grid-layout image (where data sit on the grid).
+Image gridCentre(const std::vector<double>& grid, int n, int width, int height);
+
 class Problem {
 public:
     // Validates and compiles; throws std::invalid_argument with a message naming the problem.
