@@ -1,0 +1,241 @@
+#pragma once
+// Measured data between the files and the fit: the image planes with where they came from, their
+// metadata, the preparation (background, centring, crop, masks) and its results, and the step that
+// turns all of it into a ProblemSpec with start values. The desktop program and wavefront-cli share
+// this one path, so both read, prepare and model data the same way.
+//
+// Typical use (GUI or CLI):
+//     Dataset data;
+//     for (const DatasetMessage& m : addFiles(data, {"stack.tif"})) show(m);   // never throws for bad files
+//     data.metadata.wavelength = 605e-9;                                       // edit metadata
+//     data.preprocess.cropSize = 64;  data.preprocess.centre = CentreMethod::Peak;
+//     for (const DatasetMessage& m : prepare(data)) show(m);                   // masks, background, crop
+//     BuiltProblem built = buildProblem(data, model);                          // throws DatasetError
+//     request.spec = built.spec;  request.start = built.start;
+//
+// Every function is a plain function on value types: no Qt signals, no threads; a Dataset may be
+// copied to a worker thread. Errors the user can cause are messages (addFiles, prepare) or a
+// DatasetError whose text names the file, plane or quantity (buildProblem).
+#include "io/ImageReaders.h"
+#include "optics/ProblemSpec.h"
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace wfs {
+
+class DatasetError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+enum class MessageLevel { Info, Warning, Error };
+const char* messageLevelName(MessageLevel level); // "info", "warning", "error"
+
+struct DatasetMessage {
+    MessageLevel level = MessageLevel::Info;
+    std::string file; // the file concerned (as given), or empty
+    std::string text; // a whole sentence that already names the file or plane
+};
+
+// ---- Metadata -----------------------------------------------------------------------------------
+
+// The known diversity of one plane: waves of W020 (W(rho) = W020 rho^2), an axial displacement of the
+// detector or sample, or not known (then DatasetMetadata::zStep may supply it, see planeDefocus()).
+struct PlaneDefocus {
+    enum class Kind { Unknown, Waves, Length };
+    Kind kind = Kind::Unknown;
+    double value = 0.0; // waves (Kind::Waves) or metres (Kind::Length)
+    bool operator==(const PlaneDefocus&) const = default;
+};
+
+enum class DefocusModel {
+    Paraxial, // phase = k z NA^2 rho^2 / (2 n)
+    HighNa,   // phase = k z (n - sqrt(n^2 - NA^2 rho^2)), for microscope objectives
+};
+
+// What the optics were. Unset fields are unknown; addFiles() fills unset fields from FITS keywords and
+// JSON sidecars (README "Metadata"), the user (GUI fields, CLI flags) overrides by assigning.
+struct DatasetMetadata {
+    std::optional<double> wavelength;        // metres
+    std::optional<double> pixelPitch;        // metres: detector pitch (with fNumber) or sample-plane pitch (with NA)
+    std::optional<double> pixelAngle;        // radians per pixel (with aperture)
+    std::optional<double> fNumber;           // Q = lambda F# / pitch
+    std::optional<double> numericalAperture; // Q = lambda / (2 NA pitch)
+    double immersionIndex = 1.0;             // refractive index of the immersion medium (NA < n)
+    std::optional<double> aperture;          // metres, telescope diameter (Q = lambda / (D angle))
+    std::optional<double> samplingQ;         // given directly: overrides the quantities above
+    // Microscope stacks: plane i (dataset plane index) is at axial position (i - focusPlane) * zStep,
+    // used for every plane whose own defocus is unknown.
+    std::optional<double> zStep;             // metres
+    std::optional<double> focusPlane;        // dataset plane index at focus (may be fractional)
+    DefocusModel defocusModel = DefocusModel::Paraxial;
+    std::string dataUnit;                    // FITS BUNIT: "photons", "counts", "adu", "relative"; empty = counts
+    std::optional<double> saturationLevel;   // data units; unset = the format's maximum (65535 for 16-bit)
+    // Where each value came from, by field name ("wavelength", "pixelPitch", "defocus[3]", ...):
+    // "a.fits: keyword WAVELENG", "a.tif.json", "command line", "user". Informational only.
+    std::map<std::string, std::string> origin;
+};
+
+// ---- Files and planes ---------------------------------------------------------------------------
+
+struct DatasetFile {
+    std::string path;       // as given (absolute or relative to the working directory)
+    ImageFormat format = ImageFormat::Unknown;
+    std::string sha256;     // of the file's bytes, lower-case hex; sessions use it to detect changes
+    long long bytes = 0;
+    int firstPlane = 0;     // index of its first plane in Dataset::planes
+    int planeCount = 0;
+    std::map<std::string, double> numbers;      // header keywords (FITS), see ImageFileContent
+    std::map<std::string, std::string> strings;
+    std::string sidecar;    // path of the JSON sidecar that was read, empty when none
+    int bitsPerSample = 0;
+    bool floatingPoint = false;
+};
+
+struct DatasetPlane {
+    Image raw;              // as read, row 0 at the bottom; raw.source = "path[k]"
+    int file = 0;           // index into Dataset::files
+    int indexInFile = 0;    // 0-based plane (page, slice) within that file
+    bool use = true;        // takes part in the fit
+    PlaneDefocus defocus;   // this plane's own defocus; Unknown = from zStep or none
+    double formatMaximum = 0.0; // the stored type's largest value, 0 for floats (saturation default)
+};
+
+// ---- Preparation --------------------------------------------------------------------------------
+
+enum class CentreMethod {
+    None,     // keep the image where it is (a crop is then centred on the image centre)
+    Peak,     // brightest pixel (after a 3 x 3 box smoothing, so one hot pixel does not win)
+    Centroid, // intensity-weighted centre of the background-subtracted image, iterated in a window
+};
+
+// Each step is optional; the defaults subtract the border background and mask saturated pixels only.
+// Applied in this order: bad-pixel and saturation masks (on raw values), background, centre, crop,
+// normalisation.
+struct PreprocessOptions {
+    bool subtractBackground = true; // sigma-clipped median of a border frame, per plane
+    int borderWidth = 0;            // pixels; 0 = max(2, min(width, height) / 16)
+    double clipSigma = 3.0;         // clipping threshold in robust standard deviations
+    CentreMethod centre = CentreMethod::None;
+    // false: one centre for the whole stack (found on the sum of the planes that take part), which
+    // keeps the relative positions of through-focus planes; true: every plane centred on its own.
+    bool centreEachPlane = false;
+    int cropSize = 0;               // 0 = no crop; else an even size: cropSize x cropSize around the centre
+    bool maskSaturated = true;      // pixels at or above the saturation level (DatasetMetadata::saturationLevel)
+    bool maskHotPixels = false;     // isolated pixels more than hotPixelSigma robust deviations above all 8 neighbours
+    double hotPixelSigma = 8.0;
+    std::vector<std::pair<int, int>> badPixels; // (column, row) in raw-image coordinates, masked in every plane
+    bool normalise = false;         // scale each plane to a sum of 1 after background subtraction
+    bool operator==(const PreprocessOptions&) const = default;
+};
+
+struct PlanePreparation {
+    Image image;                // prepared pixels (background subtracted, cropped, scaled); NaN where masked
+    std::vector<uint8_t> mask;  // per prepared pixel: 1 = used, 0 = excluded (saturated, bad, NaN)
+    int cropColumn = 0;         // raw-image column and row of the prepared image's pixel (0, 0)
+    int cropRow = 0;
+    double centreX = 0.0;       // raw-image coordinates (pixels, x = column, y = row) of the found centre
+    double centreY = 0.0;
+    double background = 0.0;    // subtracted per pixel (raw units)
+    double backgroundSigma = 0.0; // robust standard deviation of the border (raw units): the noise floor
+    double scale = 1.0;         // factor applied after background subtraction (normalisation)
+    double signal = 0.0;        // sum of the prepared, unmasked pixels
+    int saturatedPixels = 0;
+    int badPixels = 0;          // listed, hot, or NaN in the raw image
+    bool clipped = false;       // the PSF's light reaches the crop (or image) edge
+};
+
+struct Preparation {
+    PreprocessOptions options;            // the options that produced it
+    std::vector<PlanePreparation> planes; // one per dataset plane, also the unused ones
+    std::vector<DatasetMessage> messages; // warnings (saturation, clipped PSF, empty plane, ...)
+};
+
+// ---- The dataset --------------------------------------------------------------------------------
+
+struct Dataset {
+    std::vector<DatasetFile> files;
+    std::vector<DatasetPlane> planes;   // every plane of every file, in file order
+    DatasetMetadata metadata;
+    PreprocessOptions preprocess;
+    std::optional<Preparation> preparation; // the last prepare(); see isPrepared()
+};
+
+// Reads the files and appends their planes. Never throws for file problems: each file gets messages
+// (Info: "a.tif: 21 planes of 128 x 128, 16-bit"; Error: unreadable, with the reason) and the planes
+// that loaded, from this call and earlier ones, stay. Fills unset metadata from headers and sidecars.
+// Drops the stored preparation (the plane list changed).
+std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::string>& paths, const ReadLimits& limits = {});
+
+// Removes a file and its planes (indices of later planes shift down).
+void removeFile(Dataset& dataset, int fileIndex);
+
+// Makes exactly the listed dataset planes take part (0-based, in file order); throws DatasetError for
+// an index out of range.
+void selectPlanes(Dataset& dataset, const std::vector<int>& planeIndices);
+std::vector<int> usedPlanes(const Dataset& dataset);
+
+// The effective defocus of a plane: its own, else from zStep / focusPlane (a length), else Unknown.
+PlaneDefocus planeDefocus(const Dataset& dataset, int planeIndex);
+
+// Applies dataset.preprocess to every plane, stores the result in dataset.preparation and returns its
+// messages. Deterministic: the same planes and options give the same result (sessions rely on it).
+std::vector<DatasetMessage> prepare(Dataset& dataset);
+// The same without storing it.
+Preparation computePreparation(const Dataset& dataset);
+// Whether dataset.preparation exists and matches the current planes and options.
+bool isPrepared(const Dataset& dataset);
+
+// ---- The model ----------------------------------------------------------------------------------
+
+struct ModelSettings {
+    int order = 4;                 // highest Zernike radial order (1..15)
+    ZernikeOrdering ordering = ZernikeOrdering::Noll;
+    ZernikeNormalization normalization = ZernikeNormalization::Rms;
+    // Unset: least squares for dataUnit "relative" and normalised data, else Poisson.
+    std::optional<ObjectiveKind> objective;
+    double readNoise = 0.0;        // counts RMS, for the weighted objective
+    int grid = 0;                  // model grid N (even); 0 = the prepared image size (rounded up to even)
+    double obscuration = 0.0;      // fractions of the pupil diameter
+    int spiderCount = 0;
+    double spiderWidth = 0.0;
+    double spiderAngleDeg = 0.0;
+    bool fitFlux = true;           // per plane
+    bool fitBackground = true;     // per plane (a residual background after subtraction)
+    bool fitShift = false;         // per-plane tip/tilt, for drift between planes
+    std::vector<int> fixedTerms;   // Zernike indices (in `ordering`) held at zero
+    bool operator==(const ModelSettings&) const = default;
+};
+
+struct BuiltProblem {
+    ProblemSpec spec;               // with the prepared data of the planes that take part
+    std::vector<double> start;      // start parameters (zero aberration, flux and background from the data)
+    std::vector<int> planes;        // dataset plane index of each problem plane
+    double samplingQ = 0.0;
+    std::vector<DatasetMessage> messages; // warnings: Q < 2, one in-focus plane only, preparation warnings
+};
+
+// The sampling Q from the metadata (throws DatasetError naming what is missing), with its warnings.
+double samplingFromMetadata(const DatasetMetadata& metadata, std::vector<DatasetMessage>* messages = nullptr);
+
+// Builds the problem from the planes that take part, prepared with dataset.preprocess (the stored
+// preparation when current, else a fresh one). Throws DatasetError for missing metadata (wavelength,
+// sampling, defocus of a plane in a multi-plane fit), no plane taking part, planes of different sizes,
+// a plane larger than the grid, or an empty (all-NaN, all-zero) plane, naming the plane's source.
+BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model);
+
+// ---- Units --------------------------------------------------------------------------------------
+
+// "633nm", "0.3 um", "2.4m", "5e-7" (bare numbers are metres); std::nullopt if not a length.
+std::optional<double> lengthFromText(const std::string& text);
+// "0.1arcsec", "5mas", "1e-6rad" (bare numbers are radians); std::nullopt if not an angle.
+std::optional<double> angleFromText(const std::string& text);
+// "-1w" (waves of W020), "0", "0.9um" (axial length); std::nullopt if neither.
+std::optional<PlaneDefocus> defocusFromText(const std::string& text);
+
+} // namespace wfs

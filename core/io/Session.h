@@ -1,0 +1,69 @@
+#pragma once
+// Session files (JSON): everything needed to redo or continue a reconstruction: the input files (paths
+// and SHA-256 checksums, so a changed file is detected), which planes take part and their defocus, the
+// metadata, the preparation options, the model and solver settings, and the last result. Pixels are
+// not stored; opening a session re-reads the files and re-applies the preparation (which is
+// deterministic). The file carries "format": "wavefront-studio-session" and "format_version"; a newer
+// version than this program knows is refused with a message saying so.
+#include "fit/Results.h"
+#include "io/Dataset.h"
+
+#include <QJsonObject>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace wfs {
+
+class SessionError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+constexpr int kSessionFormatVersion = 1;
+
+// How to run the fit; mirrors wavefront-cli's solver options.
+struct SolverSettings {
+    std::string backend = "cpu";           // "cpu" or "gpu"
+    GradientKind gradient = GradientKind::Adjoint;
+    OptimizerKind optimizer = OptimizerKind::Bfgs;
+    Precision precision = Precision::Double;
+    int threads = 1;
+    int maxIterations = 2000;
+    double gradientTolerance = 1e-6;
+    double functionTolerance = 1e-11;
+    std::vector<int> stages;               // coarse-to-fine orders; empty = one stage
+    bool removeDefocus = false;
+    bool computeUncertainty = true;
+    bool operator==(const SolverSettings&) const = default;
+};
+
+struct Session {
+    Dataset dataset;        // on save: files, plane use/defocus, metadata, preprocess options (no pixels)
+    ModelSettings model;
+    SolverSettings solver;
+    QJsonObject result;     // the last result as resultToJson() wrote it; empty when none
+    std::vector<double> resultParameters; // its problem parameters (to re-evaluate model images)
+};
+
+// Serialises; input paths are stored as given and also relative to the session file's folder.
+QJsonObject sessionToJson(const Session& session, const std::string& sessionPath);
+// Parses without touching the input files. Throws SessionError (naming `source`) for malformed JSON
+// content, a wrong "format", or a newer "format_version".
+Session sessionFromJson(const QJsonObject& object, const std::string& source);
+
+// Writes through a temporary file and a rename; refuses to replace a file unless `overwrite`.
+// Throws SessionError.
+void saveSession(const std::string& path, const Session& session, bool overwrite);
+
+struct OpenedSession {
+    Session session;                      // dataset re-loaded (pixels) and re-prepared
+    std::vector<DatasetMessage> messages; // per file: missing, unreadable, changed since saved (checksum), plane count differs
+};
+// Reads the session and re-loads its inputs (a path is tried as stored, then relative to the session's
+// folder). Throws SessionError when the session file itself is unreadable, malformed or too new; a
+// missing or changed input is a message, and the rest stays usable.
+OpenedSession openSession(const std::string& path, const ReadLimits& limits = {});
+
+} // namespace wfs
