@@ -3,14 +3,11 @@
 #include "Commands.h"
 
 #include "engine/Presets.h"
-#include "io/Fits.h"
 
 #include <QFile>
 #include <QJsonDocument>
 
 namespace wfs::cli {
-
-std::vector<FitsKeyword> problemKeywords(const PresetCase& preset, const QString& presetName);
 
 int runSimulate(const QStringList& args)
 {
@@ -65,49 +62,17 @@ int runSimulate(const QStringList& args)
         } catch (const std::invalid_argument& e) { // every preset input is a command-line argument
             throw UsageError(e.what());
         }
-        std::vector<Image> planes;
-        for (const PlaneSpec& plane : c.spec.planes)
-            planes.push_back(plane.data);
-        std::vector<FitsKeyword> keywords = problemKeywords(c, preset);
-        keywords.push_back({"NOISE", c.noiseDescription.substr(0, 68), "noise model of the simulation"});
-        keywords.push_back({"SEED", (long long)options.seed, "random seed"});
-        writeFits(out.toStdString(), planes, keywords, false, force);
+        writePresetFits(out.toStdString(), c, preset.toStdString(), options.seed, force);
+        const Image& first = c.spec.planes.front().data;
         writeTextFile(truthPath, QJsonDocument(truthToJson(c.truth, c.spec.wavelength)).toJson(), force);
-        std::printf("wrote %s (%zu planes of %d x %d) and %s\n", qPrintable(out), planes.size(), planes.front().width,
-                    planes.front().height, qPrintable(truthPath));
+        std::printf("wrote %s (%zu planes of %d x %d) and %s\n", qPrintable(out), c.spec.planes.size(), first.width, first.height,
+                    qPrintable(truthPath));
         return 0;
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
         return runFailure(program, QString::fromStdString(e.what()));
     }
-}
-
-// The header that lets `reconstruct --input` read the file back without flags (documented in the README).
-std::vector<FitsKeyword> problemKeywords(const PresetCase& preset, const QString& presetName)
-{
-    const ProblemSpec& s = preset.spec;
-    std::vector<FitsKeyword> k;
-    k.push_back({"ORIGIN", std::string("Wavefront Studio"), "software"});
-    k.push_back({"PRESET", presetName.toStdString(), "problem preset"});
-    k.push_back({"BUNIT", std::string(presetName == QLatin1String("oof") ? "relative" : "photons"), "pixel unit"});
-    k.push_back({"WAVELENG", s.wavelength, "[m] wavelength"});
-    k.push_back({"NPLANES", (long long)s.planes.size(), "image planes (one per defocus)"});
-    if (!s.grid.rowIsX)
-        k.push_back({"SAMPLING", s.grid.spacing * s.grid.size / 2.0, "Q = lambda F# / pixel"});
-    for (size_t p = 0; p < s.planes.size(); ++p) {
-        const DiversitySpec& d = s.planes[p].diversity;
-        const std::string key = "DEFOCUS" + std::to_string(p + 1);
-        if (d.kind == DiversityKind::ZernikeDefocus && d.measure == DefocusMeasure::PeakToValley)
-            k.push_back({key, d.defocusWaves, "[waves] W020 of plane (edge-to-centre)"});
-        else
-            k.push_back({"DIVERS" + std::to_string(p + 1), d.describe().substr(0, 68), "diversity of plane"});
-    }
-    k.push_back({"ZORDER", (long long)s.basis.maxOrder, "Zernike radial order of the preset model"});
-    k.push_back({"ZORDERNG", std::string(zernike::orderingName(s.basis.ordering)), "Zernike ordering"});
-    k.push_back({"ZNORM", std::string(zernike::normalizationName(s.basis.normalization)), "Zernike normalisation"});
-    k.push_back({"ROWORDER", std::string("bottom-up"), "row 0 is the bottom row, x right, y up"});
-    return k;
 }
 
 } // namespace wfs::cli

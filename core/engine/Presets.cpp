@@ -1,5 +1,6 @@
 #include "engine/Presets.h"
 
+#include "io/Fits.h"
 #include "optics/CpuModel.h"
 
 #include <algorithm>
@@ -201,6 +202,43 @@ PresetCase demoPreset(const PresetOptions& options)
 }
 
 } // namespace
+
+std::vector<FitsKeyword> presetKeywords(const PresetCase& preset, const std::string& presetName)
+{
+    const ProblemSpec& s = preset.spec;
+    std::vector<FitsKeyword> k;
+    k.push_back({"ORIGIN", std::string("Wavefront Studio"), "software"});
+    k.push_back({"PRESET", presetName, "problem preset"});
+    k.push_back({"BUNIT", std::string(presetName == "oof" ? "relative" : "photons"), "pixel unit"});
+    k.push_back({"WAVELENG", s.wavelength, "[m] wavelength"});
+    k.push_back({"NPLANES", (long long)s.planes.size(), "image planes (one per defocus)"});
+    if (!s.grid.rowIsX)
+        k.push_back({"SAMPLING", s.grid.spacing * s.grid.size / 2.0, "Q = lambda F# / pixel"});
+    for (size_t p = 0; p < s.planes.size(); ++p) {
+        const DiversitySpec& d = s.planes[p].diversity;
+        const std::string key = "DEFOCUS" + std::to_string(p + 1);
+        if (d.kind == DiversityKind::ZernikeDefocus && d.measure == DefocusMeasure::PeakToValley)
+            k.push_back({key, d.defocusWaves, "[waves] W020 of plane (edge-to-centre)"});
+        else
+            k.push_back({"DIVERS" + std::to_string(p + 1), d.describe().substr(0, 68), "diversity of plane"});
+    }
+    k.push_back({"ZORDER", (long long)s.basis.maxOrder, "Zernike radial order of the preset model"});
+    k.push_back({"ZORDERNG", std::string(zernike::orderingName(s.basis.ordering)), "Zernike ordering"});
+    k.push_back({"ZNORM", std::string(zernike::normalizationName(s.basis.normalization)), "Zernike normalisation"});
+    k.push_back({"ROWORDER", std::string("bottom-up"), "row 0 is the bottom row, x right, y up"});
+    return k;
+}
+
+void writePresetFits(const std::string& path, const PresetCase& preset, const std::string& presetName, std::uint64_t seed, bool overwrite)
+{
+    std::vector<Image> planes;
+    for (const PlaneSpec& plane : preset.spec.planes)
+        planes.push_back(plane.data);
+    std::vector<FitsKeyword> keywords = presetKeywords(preset, presetName);
+    keywords.push_back({"NOISE", preset.noiseDescription.substr(0, 68), "noise model of the simulation"});
+    keywords.push_back({"SEED", (long long)seed, "random seed"});
+    writeFits(path, planes, keywords, false, overwrite);
+}
 
 PresetCase makePreset(const std::string& name, const PresetOptions& options)
 {

@@ -35,6 +35,12 @@ const std::vector<std::string>& presetNames(); // {"demo", "oof"}
 // Throws std::invalid_argument for an unknown name or bad options.
 PresetCase makePreset(const std::string& name, const PresetOptions& options);
 
+// A preset's data as one FITS cube whose header lets the data be read back without flags (keywords
+// WAVELENG, SAMPLING, DEFOCUSk, BUNIT, ... documented in the README). Throws std::runtime_error.
+struct FitsKeyword;
+std::vector<FitsKeyword> presetKeywords(const PresetCase& preset, const std::string& presetName);
+void writePresetFits(const std::string& path, const PresetCase& preset, const std::string& presetName, std::uint64_t seed, bool overwrite);
+
 // Model intensities of `spec` (data ignored) at `parameters`, in the data layout of `width` x `height`
 // centred on the grid; `rng` adds the preset's noise when not null.
 enum class NoiseModel { None, Oof, PhotonAndRead };
