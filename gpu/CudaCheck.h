@@ -1,9 +1,10 @@
 #pragma once
-// Checked CUDA, cuBLAS and cuSOLVER calls and RAII owners for the FastH GPU backend. A failed call
-// becomes a CudaError naming the call, the file and the line, never an abort, so that the caller can
-// fall back to the CPU and say why.
+// Checked CUDA, cuBLAS, cuSOLVER and cuFFT calls and RAII owners, shared by every part of the GPU
+// backend (FastH, the forward model). A failed call becomes a CudaError naming the call, the file and
+// the line, never an abort, so that the caller can fall back to the CPU and say why.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#include <cufft.h>
 #include <cusolverDn.h>
 
 #include <cstddef>
@@ -60,8 +61,41 @@ inline void checkCusolver(cusolverStatus_t status, const char* call, const char*
                         + std::to_string(int(status)) + ")");
 }
 
+inline const char* cufftResultName(cufftResult status)
+{
+    switch (status) {
+    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
+    case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED (out of device memory)";
+    case CUFFT_INVALID_TYPE: return "CUFFT_INVALID_TYPE";
+    case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED (no usable CUDA device or driver)";
+    case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
+    case CUFFT_UNALIGNED_DATA: return "CUFFT_UNALIGNED_DATA";
+    case CUFFT_INVALID_DEVICE: return "CUFFT_INVALID_DEVICE";
+    case CUFFT_NO_WORKSPACE: return "CUFFT_NO_WORKSPACE";
+    case CUFFT_NOT_IMPLEMENTED: return "CUFFT_NOT_IMPLEMENTED";
+    case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
+    case CUFFT_MISSING_DEPENDENCY: return "CUFFT_MISSING_DEPENDENCY";
+    case CUFFT_NVRTC_FAILURE: return "CUFFT_NVRTC_FAILURE";
+    case CUFFT_NVJITLINK_FAILURE: return "CUFFT_NVJITLINK_FAILURE";
+    case CUFFT_NVSHMEM_FAILURE: return "CUFFT_NVSHMEM_FAILURE";
+    }
+    return "cuFFT status";
+}
+
+inline void checkCufft(cufftResult status, const char* call, const char* file, int line)
+{
+    if (status != CUFFT_SUCCESS)
+        throw CudaError(whereText(call, file, line) + " failed: " + cufftResultName(status) + " ("
+                        + std::to_string(int(status)) + ")");
+}
+
 } // namespace wfs::gpu
 
+#define WFS_CUFFT_CHECK(call) ::wfs::gpu::checkCufft((call), #call, __FILE__, __LINE__)
 #define WFS_CUDA_CHECK(call) ::wfs::gpu::checkCuda((call), #call, __FILE__, __LINE__)
 #define WFS_CUBLAS_CHECK(call) ::wfs::gpu::checkCublas((call), #call, __FILE__, __LINE__)
 #define WFS_CUSOLVER_CHECK(call) ::wfs::gpu::checkCusolver((call), #call, __FILE__, __LINE__)
@@ -122,6 +156,94 @@ private:
 
     T* m_data = nullptr;
     std::size_t m_count = 0;
+};
+
+// Page-locked host memory for count elements of T: the only kind a captured CUDA graph may copy from
+// and to, and the kind that copies asynchronously. Move-only.
+template <typename T>
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    explicit PinnedBuffer(std::size_t count)
+    {
+        if (count > 0) {
+            void* data = nullptr;
+            WFS_CUDA_CHECK(cudaMallocHost(&data, count * sizeof(T)));
+            m_data = static_cast<T*>(data);
+            m_count = count;
+        }
+    }
+    ~PinnedBuffer()
+    {
+        if (m_data)
+            cudaFreeHost(m_data);
+    }
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    PinnedBuffer(PinnedBuffer&& other) noexcept
+        : m_data(std::exchange(other.m_data, nullptr))
+        , m_count(std::exchange(other.m_count, 0))
+    {
+    }
+    PinnedBuffer& operator=(PinnedBuffer&& other) noexcept
+    {
+        if (this != &other) {
+            if (m_data)
+                cudaFreeHost(m_data);
+            m_data = std::exchange(other.m_data, nullptr);
+            m_count = std::exchange(other.m_count, 0);
+        }
+        return *this;
+    }
+    T* data() const { return m_data; }
+    std::size_t size() const { return m_count; }
+
+private:
+    T* m_data = nullptr;
+    std::size_t m_count = 0;
+};
+
+// A cuFFT plan handle. create() makes the handle (cufftCreate); the cufftMakePlan* call that configures
+// it comes after, through get(), so that a failed configuration still leaves a handle to destroy.
+class CufftPlan {
+public:
+    CufftPlan() = default;
+    ~CufftPlan() { reset(); }
+    CufftPlan(const CufftPlan&) = delete;
+    CufftPlan& operator=(const CufftPlan&) = delete;
+    CufftPlan(CufftPlan&& other) noexcept
+        : m_plan(std::exchange(other.m_plan, 0))
+        , m_valid(std::exchange(other.m_valid, false))
+    {
+    }
+    CufftPlan& operator=(CufftPlan&& other) noexcept
+    {
+        if (this != &other) {
+            reset();
+            m_plan = std::exchange(other.m_plan, 0);
+            m_valid = std::exchange(other.m_valid, false);
+        }
+        return *this;
+    }
+    void create()
+    {
+        reset();
+        WFS_CUFFT_CHECK(cufftCreate(&m_plan));
+        m_valid = true;
+    }
+    cufftHandle get() const { return m_plan; }
+    bool isValid() const { return m_valid; }
+    void reset() noexcept
+    {
+        if (m_valid)
+            cufftDestroy(m_plan);
+        m_plan = 0;
+        m_valid = false;
+    }
+
+private:
+    cufftHandle m_plan = 0;
+    bool m_valid = false;
 };
 
 class CudaStream {

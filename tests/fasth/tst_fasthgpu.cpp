@@ -3,7 +3,7 @@
 // the file and the line, and the backend factory says "no GPU".
 #include "GpuDevice.h"
 #include "engine/BackendFactory.h"
-#include "fasth/CudaCheck.h"
+#include "CudaCheck.h"
 #include "fasth/GpuHouseholderRunner.h"
 #include "fasth/HouseholderRunner.h"
 
