@@ -38,6 +38,7 @@ int runBench(const QStringList& args)
         {QStringLiteral("eval-repeat"), QStringLiteral("Evaluations timed for eval_ms and FFTs for fft_ms."), QStringLiteral("E"), QStringLiteral("15")},
         {QStringLiteral("seed"), QStringLiteral("Noise seed of the data."), QStringLiteral("S"), QStringLiteral("20180518")},
         {QStringLiteral("no-solve"), QStringLiteral("Only time evaluations and FFTs (no minimisation).")},
+        {QStringLiteral("no-cuda-graph"), QStringLiteral("GPU backend: launch each kernel and FFT separately instead of one CUDA graph per evaluation (to measure what the graphs save).")},
     });
     addSolverOptions(parser);
     if (auto status = parseOrExit(parser, args))
@@ -61,6 +62,7 @@ int runBench(const QStringList& args)
                 throw UsageError("--order: must be between 1 and " + std::to_string(zernike::kMaxOrder));
         ReconstructionRequest options;
         applySolverOptions(parser, options);
+        options.evaluator.cudaGraphs = !parser.isSet(QStringLiteral("no-cuda-graph"));
         const bool solve = !parser.isSet(QStringLiteral("no-solve"));
         const std::uint64_t seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
 
@@ -105,7 +107,7 @@ int runBench(const QStringList& args)
                 QJsonArray solution;
                 for (double v : summary.parameters)
                     solution.append(v);
-                printJsonLine(QJsonObject{
+                QJsonObject row{
                     {QStringLiteral("problem"), QStringLiteral("oof")},
                     {QStringLiteral("grid"), grid},
                     {QStringLiteral("order"), order},
@@ -128,7 +130,14 @@ int runBench(const QStringList& args)
                     {QStringLiteral("fft_ms"), fftMs},
                     {QStringLiteral("eval_over_6fft"), median(evalTimes) / (6.0 * fftMs)},
                     {QStringLiteral("solution"), solution},
-                });
+                };
+                // GPU rows: how evaluations were launched, and the device-memory bytes of one evaluation
+                // (gpu/model/ModelLayout.h) that eval_ms is measured against.
+                if (!info.launch.empty())
+                    row.insert(QStringLiteral("launch"), QString::fromStdString(info.launch));
+                if (info.trafficBytes > 0)
+                    row.insert(QStringLiteral("hbm_bytes"), info.trafficBytes);
+                printJsonLine(row);
             }
         }
         return 0;

@@ -24,6 +24,9 @@ struct EvaluatorOptions {
     int threads = 1;          // FFT and pointwise threads (CPU backend)
     bool measurePlans = true; // FFTW_MEASURE plans; false = FFTW_ESTIMATE (quicker setup, for tests)
     int device = 0;           // GPU backend: CUDA device ordinal
+    // GPU backend: replay each evaluation as one captured CUDA graph instead of a dozen separate
+    // launches (which dominate at small grids). Off only to measure what the graphs save.
+    bool cudaGraphs = true;
 };
 
 struct BackendInfo {
@@ -31,6 +34,11 @@ struct BackendInfo {
     std::string device;  // CPU model name or GPU name
     Precision precision = Precision::Double;
     int threads = 1;
+    // GPU backend: how evaluations are launched ("graph", or "stream (...)" saying why not); empty on the CPU.
+    std::string launch;
+    // GPU backend: device-memory bytes one cost-and-gradient evaluation moves at the least (the count is
+    // documented in gpu/model/ModelLayout.h), the yardstick for eval_ms; 0 when not counted.
+    double trafficBytes = 0.0;
 };
 
 class ModelEvaluator {

@@ -89,7 +89,12 @@ public:
 
     BackendInfo info() const override
     {
-        return {"cpu", cpuName(), std::is_same_v<Real, double> ? Precision::Double : Precision::Float, m_options.threads};
+        BackendInfo info;
+        info.backend = "cpu";
+        info.device = cpuName();
+        info.precision = std::is_same_v<Real, double> ? Precision::Double : Precision::Float;
+        info.threads = m_options.threads;
+        return info;
     }
 
     double evaluate(const double* parameters, double* gradient) override

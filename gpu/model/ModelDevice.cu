@@ -1,0 +1,526 @@
+// The forward model and its adjoint on the device. Same mathematics as core/optics/CpuModel.cpp (read
+// that first): the checkerboard instead of fftshift, the row FFTs pruned to the band of pupil rows, the
+// objectives' per-pixel formulas in the same order of operations, every reduction in float64.
+//
+// One evaluation, all planes at once:
+//   copy in   the parameter block (pinned host -> device)
+//   fill      pupil pixels: phase = basis . c (+ diversity + tip/tilt), field = checkerboard * a e^{i phase};
+//             every other element 0 (the whole buffer is rewritten, since the FFTs leave it dirty)
+//   FFT       inverse rows of the band, then inverse columns: two cuFFT executions for all planes
+//   objective cost per pixel, reduced per block; with the gradient, dL/dS written in place
+//   FFT       forward columns, then forward rows of the band (the adjoint)
+//   gather    per pupil pixel dL/dphase and a dL/da from every plane, then block sums of
+//             basis * dL/dphase (the Zernike gradient), tip/tilt and illumination terms
+//   reduce    one block per result value sums the blocks' partial sums (fixed order: reproducible)
+//   copy out  the result block (device -> pinned host)
+// Captured into one CUDA graph per kind of evaluation and replayed with a single launch.
+#include "model/ModelDevice.h"
+
+#include "model/ModelMath.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+namespace wfs::gpu {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+constexpr int kObjectiveElementsPerThread = 4;
+constexpr int kMaxObjectiveBlocksPerPlane = 1024;
+// Context, graphs, reduction buffers and the parameter/result blocks: what the memory check keeps back.
+constexpr std::size_t kReserveBytes = std::size_t(64) << 20;
+
+template <typename Real>
+struct Fft;
+
+template <>
+struct Fft<double> {
+    using Complex = cufftDoubleComplex;
+    static constexpr cufftType kType = CUFFT_Z2Z;
+    static void exec(cufftHandle plan, Complex* data, int direction, const char* file, int line)
+    {
+        checkCufft(cufftExecZ2Z(plan, data, data, direction), "cufftExecZ2Z", file, line);
+    }
+};
+
+template <>
+struct Fft<float> {
+    using Complex = cufftComplex;
+    static constexpr cufftType kType = CUFFT_C2C;
+    static void exec(cufftHandle plan, Complex* data, int direction, const char* file, int line)
+    {
+        checkCufft(cufftExecC2C(plan, data, data, direction), "cufftExecC2C", file, line);
+    }
+};
+
+__device__ inline double warpSum(double v)
+{
+    for (int offset = 16; offset > 0; offset >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, offset);
+    return v;
+}
+
+// Adds v over the warp into row[warp] of a kWarps-wide shared row; every thread must call it.
+__device__ inline void warpPartial(double v, double* row)
+{
+    v = warpSum(v);
+    if ((threadIdx.x & 31) == 0)
+        row[threadIdx.x >> 5] = v;
+}
+
+// One thread per grid sample (row, col), writing it in every plane.
+template <typename Real>
+__global__ void __launch_bounds__(kThreads) fillKernel(ModelDims d, const double* __restrict__ block, math::Arrays<Real> a,
+                                                       typename Fft<Real>::Complex* __restrict__ field)
+{
+    extern __shared__ double sharedMemory[];
+    Real* coefficients = reinterpret_cast<Real*>(sharedMemory);
+    for (int t = threadIdx.x; t < d.terms; t += blockDim.x)
+        coefficients[t] = Real(block[d.coefficient(t)]);
+    __syncthreads();
+    const std::size_t total = std::size_t(d.n) * std::size_t(d.n);
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += std::size_t(gridDim.x) * blockDim.x)
+        math::fillSample(d, block, coefficients, a, int(i / std::size_t(d.n)), int(i % std::size_t(d.n)), field);
+}
+
+// blockIdx.y = plane. Block sums go to partials[row * stride + blockIdx.x] for the plane's four
+// objective rows.
+template <typename Real>
+__global__ void __launch_bounds__(kThreads) objectiveKernel(ModelDims d, const double* __restrict__ block, math::Arrays<Real> a,
+                                                            typename Fft<Real>::Complex* __restrict__ field,
+                                                            double* __restrict__ partials, int stride, bool gradient)
+{
+    __shared__ double sums[ModelDims::kObjectiveValues][kWarps];
+    const int k = blockIdx.y;
+    double local[ModelDims::kObjectiveValues] = {0.0, 0.0, 0.0, 0.0};
+    const std::size_t perPlane = std::size_t(d.n) * std::size_t(d.n);
+    for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < perPlane; j += std::size_t(gridDim.x) * blockDim.x)
+        math::objectiveSample(d, block, a, k, d.element(k, int(j / std::size_t(d.n)), int(j % std::size_t(d.n))), gradient,
+                              field, local);
+    for (int v = 0; v < ModelDims::kObjectiveValues; ++v)
+        warpPartial(local[v], sums[v]);
+    __syncthreads();
+    if (threadIdx.x < ModelDims::kObjectiveValues) {
+        double total = 0.0;
+        for (int w = 0; w < kWarps; ++w)
+            total += sums[threadIdx.x][w];
+        partials[std::size_t(d.cost(k) + int(threadIdx.x)) * std::size_t(stride) + blockIdx.x] = total;
+    }
+}
+
+// One thread per pupil pixel; field holds dL/dE (checkerboard-signed) after the forward FFTs. Block
+// sums of every pupil row of the result block (ModelDims::pupilRows) go to the partials.
+template <typename Real>
+__global__ void __launch_bounds__(kThreads) gatherKernel(ModelDims d, const double* __restrict__ block, math::Arrays<Real> a,
+                                                         const typename Fft<Real>::Complex* __restrict__ field,
+                                                         double* __restrict__ partials, int stride)
+{
+    extern __shared__ double warpSums[]; // [pupilRows][kWarps]
+    const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
+    const bool active = p < d.pixels;
+    double dPhaseTotal = 0.0, q = 0.0;
+    for (int k = 0; k < d.planes; ++k) {
+        double dPhaseX = 0.0, dPhaseY = 0.0;
+        if (active) {
+            Real dPhase, qk;
+            math::adjointSample(d, block, a, p, k, field, &dPhase, &qk);
+            dPhaseTotal += double(dPhase);
+            q += double(qk);
+            dPhaseX = double(dPhase) * double(a.x[p]);
+            dPhaseY = double(dPhase) * double(a.y[p]);
+        }
+        // Every thread reaches the shuffles (inactive ones add 0).
+        warpPartial(dPhaseX, warpSums + std::size_t(d.terms + k) * kWarps);
+        warpPartial(dPhaseY, warpSums + std::size_t(d.terms + d.planes + k) * kWarps);
+    }
+    for (int t = 0; t < d.terms; ++t) {
+        const double v = active ? double(a.basis[std::size_t(t) * std::size_t(d.pixels) + std::size_t(p)]) * dPhaseTotal : 0.0;
+        warpPartial(v, warpSums + std::size_t(t) * kWarps);
+    }
+    double illumination[ModelDims::kIlluminationValues] = {0.0, 0.0, 0.0, 0.0};
+    if (active)
+        math::illuminationTerms(d, block, a, p, q, illumination);
+    for (int v = 0; v < ModelDims::kIlluminationValues; ++v)
+        warpPartial(illumination[v], warpSums + std::size_t(d.terms + 2 * d.planes + v) * kWarps);
+    __syncthreads();
+    for (int r = threadIdx.x; r < d.pupilRows(); r += blockDim.x) {
+        double total = 0.0;
+        for (int w = 0; w < kWarps; ++w)
+            total += warpSums[std::size_t(r) * kWarps + w];
+        partials[std::size_t(d.objectiveRows() + r) * std::size_t(stride) + blockIdx.x] = total;
+    }
+}
+
+// One block per result value: the sum of that row's partials, in a fixed order.
+__global__ void __launch_bounds__(kThreads) reduceKernel(const double* __restrict__ partials, int stride, int objectiveRows,
+                                                         int objectiveColumns, int pupilColumns, double* __restrict__ out)
+{
+    __shared__ double sums[kWarps];
+    const int row = blockIdx.x;
+    const int columns = row < objectiveRows ? objectiveColumns : pupilColumns;
+    double sum = 0.0;
+    for (int c = threadIdx.x; c < columns; c += blockDim.x)
+        sum += partials[std::size_t(row) * std::size_t(stride) + std::size_t(c)];
+    warpPartial(sum, sums);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        double total = 0.0;
+        for (int w = 0; w < kWarps; ++w)
+            total += sums[w];
+        out[row] = total;
+    }
+}
+
+// Model images, plane after plane, each N x N row-major (the CPU backend's layout).
+template <typename Real>
+__global__ void intensityKernel(ModelDims d, const double* __restrict__ block,
+                                const typename Fft<Real>::Complex* __restrict__ field, double* __restrict__ out)
+{
+    const std::size_t perPlane = std::size_t(d.n) * std::size_t(d.n);
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < perPlane * std::size_t(d.planes);
+         i += std::size_t(gridDim.x) * blockDim.x) {
+        const int k = int(i / perPlane);
+        const std::size_t j = i % perPlane;
+        out[i] = math::intensitySample(d, block, k, field[d.element(k, int(j / std::size_t(d.n)), int(j % std::size_t(d.n)))]);
+    }
+}
+
+int blocksFor(std::size_t count, std::size_t perBlock, std::size_t cap)
+{
+    return int(std::max<std::size_t>(1, std::min(cap, (count + perBlock - 1) / perBlock)));
+}
+
+std::string gibText(std::size_t bytes)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(std::size_t(1) << 30));
+    return text;
+}
+
+template <typename Real>
+std::vector<Real> converted(const std::vector<double>& values)
+{
+    return std::vector<Real>(values.begin(), values.end());
+}
+
+} // namespace
+
+void checkDeviceMemory(const ModelDims& dims, std::size_t workBytes, std::size_t freeBytes, std::size_t totalBytes,
+                       const std::string& device)
+{
+    const std::size_t resident = dims.residentBytes();
+    const std::size_t needed = resident + workBytes + kReserveBytes;
+    if (needed <= freeBytes)
+        return;
+    throw CudaError("out of GPU memory: grid " + std::to_string(dims.n) + " x " + std::to_string(dims.n) + ", "
+                    + std::to_string(dims.planes) + " planes, " + (dims.realBytes == 8 ? "float64" : "float32")
+                    + " needs " + gibText(needed) + " of device memory (" + gibText(resident) + " of arrays, "
+                    + gibText(workBytes) + " of FFT work area) but " + gibText(freeBytes) + " of " + gibText(totalBytes)
+                    + " are free on " + device + "; use a smaller grid, float precision or the CPU backend");
+}
+
+struct ModelDevice::Impl {
+    virtual ~Impl() = default;
+    virtual const ModelDims& dims() const = 0;
+    virtual const double* evaluate(const double* parameterBlock, bool gradient) = 0;
+    virtual std::vector<double> intensities(const double* parameterBlock) = 0;
+    virtual double measureFftMs(int repeats) = 0;
+    virtual const std::string& launchMode() const = 0;
+};
+
+namespace {
+
+template <typename Real>
+class TypedModel final : public ModelDevice::Impl {
+public:
+    using Complex = typename Fft<Real>::Complex;
+
+    TypedModel(int deviceOrdinal, const ModelInput& input, bool useGraphs)
+        : m_device(deviceOrdinal)
+        , m_dims(input.dims)
+    {
+        WFS_CUDA_CHECK(cudaSetDevice(m_device));
+        cudaDeviceProp prop{};
+        WFS_CUDA_CHECK(cudaGetDeviceProperties(&prop, m_device));
+        m_stream = std::make_unique<CudaStream>();
+
+        // Launch shapes, fixed for the life of the model (the graphs bake them in).
+        const std::size_t perPlane = std::size_t(m_dims.n) * std::size_t(m_dims.n);
+        m_fillBlocks = blocksFor(perPlane, kThreads, std::size_t(1) << 20);
+        m_objectiveBlocks = blocksFor(perPlane, std::size_t(kThreads) * kObjectiveElementsPerThread, kMaxObjectiveBlocksPerPlane);
+        m_gatherBlocks = blocksFor(std::size_t(m_dims.pixels), kThreads, std::size_t(1) << 30);
+        m_partialStride = std::max(m_objectiveBlocks, m_gatherBlocks);
+
+        makePlans();
+        std::size_t freeBytes = 0, totalBytes = 0;
+        WFS_CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
+        checkDeviceMemory(m_dims, m_workBytes, freeBytes, totalBytes, prop.name);
+
+        upload(input);
+        if (m_workBytes > 0) {
+            m_work.resize(m_workBytes);
+            for (const CufftPlan* plan : {&m_rowPlan, &m_columnPlan, &m_fullPlan})
+                WFS_CUFFT_CHECK(cufftSetWorkArea(plan->get(), m_work.data()));
+        }
+        if (useGraphs)
+            captureGraphs();
+        else
+            m_launchMode = "stream (CUDA graphs switched off)";
+    }
+
+    const ModelDims& dims() const override { return m_dims; }
+    const std::string& launchMode() const override { return m_launchMode; }
+
+    const double* evaluate(const double* parameterBlock, bool gradient) override
+    {
+        WFS_CUDA_CHECK(cudaSetDevice(m_device));
+        std::copy(parameterBlock, parameterBlock + m_dims.parameterBlockSize(), m_hostBlock.data());
+        const CudaGraphExec& graph = gradient ? m_gradientGraph : m_costGraph;
+        if (graph.isValid())
+            graph.launch(m_stream->get());
+        else
+            enqueue(gradient);
+        WFS_CUDA_CHECK(cudaStreamSynchronize(m_stream->get()));
+        return m_hostResult.data();
+    }
+
+    std::vector<double> intensities(const double* parameterBlock) override
+    {
+        WFS_CUDA_CHECK(cudaSetDevice(m_device));
+        std::copy(parameterBlock, parameterBlock + m_dims.parameterBlockSize(), m_hostBlock.data());
+        const cudaStream_t s = m_stream->get();
+        WFS_CUDA_CHECK(cudaMemcpyAsync(m_block.data(), m_hostBlock.data(), m_block.size() * sizeof(double),
+                                       cudaMemcpyHostToDevice, s));
+        enqueueForward();
+        DeviceBuffer<double> images(m_dims.gridElements());
+        intensityKernel<Real><<<m_fillBlocks, kThreads, 0, s>>>(m_dims, m_block.data(), m_field.data(), images.data());
+        WFS_KERNEL_CHECK("intensityKernel");
+        std::vector<double> out(m_dims.gridElements());
+        WFS_CUDA_CHECK(cudaMemcpyAsync(out.data(), images.data(), out.size() * sizeof(double), cudaMemcpyDeviceToHost, s));
+        WFS_CUDA_CHECK(cudaStreamSynchronize(s));
+        return out;
+    }
+
+    double measureFftMs(int repeats) override
+    {
+        WFS_CUDA_CHECK(cudaSetDevice(m_device));
+        const cudaStream_t s = m_stream->get();
+        // The values do not change the time; the next evaluation rewrites the whole buffer anyway.
+        WFS_CUDA_CHECK(cudaMemsetAsync(m_field.data(), 0, std::size_t(m_dims.n) * std::size_t(m_dims.n) * sizeof(Complex), s));
+        CudaEvent start, stop;
+        Fft<Real>::exec(m_fullPlan.get(), m_field.data(), CUFFT_INVERSE, __FILE__, __LINE__); // warm-up
+        std::vector<float> times;
+        for (int r = 0; r < std::max(1, repeats); ++r) {
+            WFS_CUDA_CHECK(cudaEventRecord(start.get(), s));
+            Fft<Real>::exec(m_fullPlan.get(), m_field.data(), CUFFT_INVERSE, __FILE__, __LINE__);
+            WFS_CUDA_CHECK(cudaEventRecord(stop.get(), s));
+            WFS_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+            float ms = 0.0f;
+            WFS_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+            times.push_back(ms);
+        }
+        std::nth_element(times.begin(), times.begin() + long(times.size() / 2), times.end());
+        return double(times[times.size() / 2]);
+    }
+
+private:
+    // Three plans, all on the model's stream, sharing one work area (they never run concurrently):
+    // rows of the band of all planes, columns of all planes, and one plain N x N transform for fft_ms.
+    void makePlans()
+    {
+        const int n = m_dims.n;
+        std::size_t rowWork = 0, columnWork = 0, fullWork = 0;
+        int length[1] = {n};
+        int embed[1] = {n}; // non-null: the advanced layout (stride, distance) applies
+        const ModelDims::BatchedTransform rows = m_dims.bandRowTransforms(), columns = m_dims.columnTransforms();
+        m_rowPlan.create();
+        WFS_CUFFT_CHECK(cufftSetAutoAllocation(m_rowPlan.get(), 0));
+        WFS_CUFFT_CHECK(cufftMakePlanMany(m_rowPlan.get(), 1, length, embed, rows.stride, rows.distance, embed, rows.stride,
+                                          rows.distance, Fft<Real>::kType, rows.batch, &rowWork));
+        m_columnPlan.create();
+        WFS_CUFFT_CHECK(cufftSetAutoAllocation(m_columnPlan.get(), 0));
+        WFS_CUFFT_CHECK(cufftMakePlanMany(m_columnPlan.get(), 1, length, embed, columns.stride, columns.distance, embed,
+                                          columns.stride, columns.distance, Fft<Real>::kType, columns.batch, &columnWork));
+        m_fullPlan.create();
+        WFS_CUFFT_CHECK(cufftSetAutoAllocation(m_fullPlan.get(), 0));
+        WFS_CUFFT_CHECK(cufftMakePlan2d(m_fullPlan.get(), n, n, Fft<Real>::kType, &fullWork));
+        for (const CufftPlan* plan : {&m_rowPlan, &m_columnPlan, &m_fullPlan})
+            WFS_CUFFT_CHECK(cufftSetStream(plan->get(), m_stream->get()));
+        m_workBytes = std::max({rowWork, columnWork, fullWork});
+    }
+
+    template <typename T>
+    static void put(DeviceBuffer<T>& buffer, const std::vector<T>& values)
+    {
+        buffer.resize(values.size());
+        if (!values.empty())
+            WFS_CUDA_CHECK(cudaMemcpy(buffer.data(), values.data(), values.size() * sizeof(T), cudaMemcpyHostToDevice));
+    }
+
+    void upload(const ModelInput& input)
+    {
+        const ModelDims& d = m_dims;
+        const std::size_t pixels = std::size_t(d.pixels);
+        if (input.pupilIndex.size() != pixels || input.x.size() != pixels || input.y.size() != pixels
+            || input.transmission.size() != pixels || input.basis.size() != pixels * std::size_t(d.terms)
+            || input.diversity.size() != pixels * std::size_t(d.planes) || input.data.size() != d.gridElements()
+            || input.weights.size() != (d.weighted ? d.gridElements() : 0))
+            throw std::invalid_argument("ModelDevice: input arrays do not match their dimensions");
+
+        m_field.resize(d.gridElements());
+        put(m_data, converted<Real>(input.data));
+        if (d.weighted)
+            put(m_weights, converted<Real>(input.weights));
+        put(m_basis, converted<Real>(input.basis));
+        put(m_diversity, converted<Real>(input.diversity));
+        put(m_x, converted<Real>(input.x));
+        put(m_y, converted<Real>(input.y));
+        put(m_transmission, converted<Real>(input.transmission));
+        put(m_pupilIndex, input.pupilIndex);
+        m_phase.resize(pixels);
+        m_amplitude.resize(pixels);
+
+        const std::vector<int> bandMap = makeBandMap(d, input.pupilIndex);
+        put(m_bandMap, bandMap);
+
+        m_block.resize(std::size_t(d.parameterBlockSize()));
+        m_result.resize(std::size_t(d.resultSize()));
+        m_partials.resize(std::size_t(d.resultSize()) * std::size_t(m_partialStride));
+        m_hostBlock = PinnedBuffer<double>(std::size_t(d.parameterBlockSize()));
+        m_hostResult = PinnedBuffer<double>(std::size_t(d.resultSize()));
+        std::fill(m_hostBlock.data(), m_hostBlock.data() + m_hostBlock.size(), 0.0);
+        std::fill(m_hostResult.data(), m_hostResult.data() + m_hostResult.size(), 0.0);
+    }
+
+    math::Arrays<Real> arrays() const
+    {
+        math::Arrays<Real> a;
+        a.basis = m_basis.data();
+        a.x = m_x.data();
+        a.y = m_y.data();
+        a.transmission = m_transmission.data();
+        a.diversity = m_diversity.data();
+        a.bandMap = m_bandMap.data();
+        a.pupilIndex = m_pupilIndex.data();
+        a.data = m_data.data();
+        a.weights = m_dims.weighted ? m_weights.data() : nullptr;
+        a.phase = m_phase.data();
+        a.amplitude = m_amplitude.data();
+        return a;
+    }
+
+    // Parameter block in, the forward model into m_field (N^2 S of every plane).
+    void enqueueForward()
+    {
+        const cudaStream_t s = m_stream->get();
+        const std::size_t shared = std::size_t(m_dims.terms) * sizeof(Real);
+        fillKernel<Real><<<m_fillBlocks, kThreads, shared, s>>>(m_dims, m_block.data(), arrays(), m_field.data());
+        WFS_KERNEL_CHECK("fillKernel");
+        Complex* band = m_field.data() + m_dims.bandRowTransforms().offset;
+        Fft<Real>::exec(m_rowPlan.get(), band, CUFFT_INVERSE, __FILE__, __LINE__);
+        Fft<Real>::exec(m_columnPlan.get(), m_field.data(), CUFFT_INVERSE, __FILE__, __LINE__);
+    }
+
+    // One whole evaluation on the stream (what the graphs hold).
+    void enqueue(bool gradient)
+    {
+        const cudaStream_t s = m_stream->get();
+        WFS_CUDA_CHECK(cudaMemcpyAsync(m_block.data(), m_hostBlock.data(), m_block.size() * sizeof(double),
+                                       cudaMemcpyHostToDevice, s));
+        enqueueForward();
+        objectiveKernel<Real><<<dim3(unsigned(m_objectiveBlocks), unsigned(m_dims.planes)), kThreads, 0, s>>>(
+            m_dims, m_block.data(), arrays(), m_field.data(), m_partials.data(), m_partialStride, gradient);
+        WFS_KERNEL_CHECK("objectiveKernel");
+        int rows = m_dims.objectiveRows();
+        if (gradient) {
+            Fft<Real>::exec(m_columnPlan.get(), m_field.data(), CUFFT_FORWARD, __FILE__, __LINE__);
+            Fft<Real>::exec(m_rowPlan.get(), m_field.data() + m_dims.bandRowTransforms().offset, CUFFT_FORWARD, __FILE__, __LINE__);
+            const std::size_t shared = std::size_t(m_dims.pupilRows()) * kWarps * sizeof(double);
+            gatherKernel<Real><<<m_gatherBlocks, kThreads, shared, s>>>(m_dims, m_block.data(), arrays(), m_field.data(),
+                                                                        m_partials.data(), m_partialStride);
+            WFS_KERNEL_CHECK("gatherKernel");
+            rows = m_dims.resultSize();
+        }
+        reduceKernel<<<rows, kThreads, 0, s>>>(m_partials.data(), m_partialStride, m_dims.objectiveRows(), m_objectiveBlocks,
+                                               m_gatherBlocks, m_result.data());
+        WFS_KERNEL_CHECK("reduceKernel");
+        WFS_CUDA_CHECK(cudaMemcpyAsync(m_hostResult.data(), m_result.data(), std::size_t(rows) * sizeof(double),
+                                       cudaMemcpyDeviceToHost, s));
+    }
+
+    // Both kinds of evaluation as graphs. cuFFT executions can be captured; if this driver or
+    // library refuses, the model keeps working with stream launches and says why.
+    void captureGraphs()
+    {
+        try {
+            m_costGraph.capture(m_stream->get(), [&] { enqueue(false); });
+            m_gradientGraph.capture(m_stream->get(), [&] { enqueue(true); });
+            m_launchMode = "graph";
+        } catch (const CudaError& error) {
+            m_costGraph.reset();
+            m_gradientGraph.reset();
+            cudaGetLastError(); // a refused capture is not sticky; clear it so later checks see only new errors
+            m_launchMode = std::string("stream (CUDA graph capture failed: ") + error.what() + ")";
+        }
+    }
+
+    int m_device;
+    ModelDims m_dims;
+    std::unique_ptr<CudaStream> m_stream;
+    int m_fillBlocks = 1, m_objectiveBlocks = 1, m_gatherBlocks = 1, m_partialStride = 1;
+    CufftPlan m_rowPlan, m_columnPlan, m_fullPlan;
+    std::size_t m_workBytes = 0;
+    DeviceBuffer<char> m_work;
+    DeviceBuffer<Complex> m_field;
+    DeviceBuffer<Real> m_data, m_weights, m_basis, m_diversity, m_x, m_y, m_transmission, m_phase, m_amplitude;
+    DeviceBuffer<int> m_pupilIndex, m_bandMap;
+    DeviceBuffer<double> m_block, m_result, m_partials;
+    PinnedBuffer<double> m_hostBlock, m_hostResult;
+    CudaGraphExec m_costGraph, m_gradientGraph;
+    std::string m_launchMode;
+};
+
+} // namespace
+
+ModelDevice::ModelDevice(int deviceOrdinal, const ModelInput& input, bool useGraphs)
+{
+    if (input.dims.realBytes == 8)
+        m_impl = std::make_unique<TypedModel<double>>(deviceOrdinal, input, useGraphs);
+    else if (input.dims.realBytes == 4)
+        m_impl = std::make_unique<TypedModel<float>>(deviceOrdinal, input, useGraphs);
+    else
+        throw std::invalid_argument("ModelDevice: realBytes must be 4 or 8");
+}
+
+ModelDevice::~ModelDevice() = default;
+
+const ModelDims& ModelDevice::dims() const
+{
+    return m_impl->dims();
+}
+
+const double* ModelDevice::evaluate(const double* parameterBlock, bool gradient)
+{
+    return m_impl->evaluate(parameterBlock, gradient);
+}
+
+std::vector<double> ModelDevice::intensities(const double* parameterBlock)
+{
+    return m_impl->intensities(parameterBlock);
+}
+
+double ModelDevice::measureFftMs(int repeats)
+{
+    return m_impl->measureFftMs(repeats);
+}
+
+const std::string& ModelDevice::launchMode() const
+{
+    return m_impl->launchMode();
+}
+
+} // namespace wfs::gpu

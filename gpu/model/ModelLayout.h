@@ -1,0 +1,161 @@
+#pragma once
+// The shapes the GPU forward model works with, shared by the host side (C++20) and the kernels (nvcc,
+// C++17): the sizes, the layout of the parameter block that goes down and of the result block that
+// comes back per evaluation, the device memory the arrays take and the device-memory traffic of one
+// evaluation. Plain data and arithmetic only, so that both compilers see the same numbers.
+//
+// Grid layout on the device. The K planes are interleaved by row: element (plane k, row r, column c)
+// sits at (r * K + k) * N + c, i.e. the planes stand side by side as one N x (K N) image. Then the band
+// of pupil rows of every plane is one contiguous run of K * bandRows rows (one batched row FFT), and
+// the columns of every plane are K N transforms of stride K N (one batched column FFT): two cuFFT
+// plans cover all planes in both directions.
+#include <cstddef>
+#include <stdexcept>
+#include <vector>
+
+#if defined(__CUDACC__)
+#define WFS_HOST_DEVICE __host__ __device__
+#else
+#define WFS_HOST_DEVICE
+#endif
+
+namespace wfs::gpu {
+
+enum class DeviceObjective : int { LeastSquares = 0, Poisson = 1, WeightedLeastSquares = 2 };
+
+struct ModelDims {
+    int n = 0;         // grid size N
+    int planes = 0;    // K
+    int rowBegin = 0;  // first grid row holding a pupil pixel
+    int bandRows = 0;  // rows [rowBegin, rowBegin + bandRows) hold every pupil pixel
+    int pixels = 0;    // pupil pixels P
+    int terms = 0;     // basis terms J (piston included)
+    DeviceObjective objective = DeviceObjective::LeastSquares;
+    bool gaussian = false; // Gaussian illumination (x0, y0, sigma enter the amplitude)
+    bool weighted = false; // a per-pixel weight array is kept; false when every weight is 1
+    int realBytes = 8;     // 8 = float64, 4 = float32
+
+    WFS_HOST_DEVICE std::size_t gridElements() const { return std::size_t(n) * std::size_t(n) * std::size_t(planes); }
+    WFS_HOST_DEVICE std::size_t bandElements() const { return std::size_t(bandRows) * std::size_t(n) * std::size_t(planes); }
+    WFS_HOST_DEVICE std::size_t element(int plane, int row, int col) const
+    {
+        return (std::size_t(row) * std::size_t(planes) + std::size_t(plane)) * std::size_t(n) + std::size_t(col);
+    }
+
+    // ---- the two batched FFTs (cuFFT's and FFTW's advanced layout): element j of transform b sits at
+    // offset + b * distance + j * stride; every transform has length n ----
+    struct BatchedTransform {
+        int stride = 1;
+        int distance = 1;
+        int batch = 0;
+        std::size_t offset = 0;
+    };
+    // The band of pupil rows of every plane: K * bandRows contiguous rows.
+    BatchedTransform bandRowTransforms() const
+    {
+        return {1, n, planes * bandRows, std::size_t(rowBegin) * std::size_t(planes) * std::size_t(n)};
+    }
+    // Every column of every plane: K N transforms of stride K N.
+    BatchedTransform columnTransforms() const { return {planes * n, 1, planes * n, 0}; }
+
+    // ---- the parameter block (doubles), filled by the host from ModelParameters ----
+    WFS_HOST_DEVICE int coefficient(int term) const { return term; } // radians
+    WFS_HOST_DEVICE int centreX() const { return terms; }
+    WFS_HOST_DEVICE int centreY() const { return terms + 1; }
+    WFS_HOST_DEVICE int amplitude() const { return terms + 2; }
+    WFS_HOST_DEVICE int sigma() const { return terms + 3; }
+    WFS_HOST_DEVICE int intensity(int plane) const { return terms + 4 + plane; } // flux * intensityScale
+    WFS_HOST_DEVICE int background(int plane) const { return terms + 4 + planes + plane; }
+    WFS_HOST_DEVICE int shiftX(int plane) const { return terms + 4 + 2 * planes + plane; }
+    WFS_HOST_DEVICE int shiftY(int plane) const { return terms + 4 + 3 * planes + plane; }
+    WFS_HOST_DEVICE int parameterBlockSize() const { return terms + 4 + 4 * planes; }
+
+    // ---- the result block (doubles), reduced on the device ----
+    // Objective rows, four per plane: the cost, sum dL/dModel * |S|^2 (-> flux), sum dL/dModel
+    // (-> background), and the count of pixels where the Poisson model is not positive.
+    static constexpr int kObjectiveValues = 4;
+    WFS_HOST_DEVICE int objectiveRows() const { return kObjectiveValues * planes; }
+    WFS_HOST_DEVICE int cost(int plane) const { return kObjectiveValues * plane; }
+    WFS_HOST_DEVICE int intensityGradient(int plane) const { return kObjectiveValues * plane + 1; }
+    WFS_HOST_DEVICE int backgroundGradient(int plane) const { return kObjectiveValues * plane + 2; }
+    WFS_HOST_DEVICE int invalidCount(int plane) const { return kObjectiveValues * plane + 3; }
+    // Pupil rows, from the adjoint: dL/dc_t, per-plane shift gradients, and four sums over pupil pixels
+    // of q = sum_k Re(conj(g_k) e_k) = a dL/da: q, q (x - x0), q (y - y0), q |r - r0|^2. The host turns
+    // the last four into the amplitude, centre and width gradients (dividing by amp, sigma^2, sigma^3).
+    static constexpr int kIlluminationValues = 4;
+    WFS_HOST_DEVICE int pupilRows() const { return terms + 2 * planes + kIlluminationValues; }
+    WFS_HOST_DEVICE int zernikeGradient(int term) const { return objectiveRows() + term; }
+    WFS_HOST_DEVICE int shiftXGradient(int plane) const { return objectiveRows() + terms + plane; }
+    WFS_HOST_DEVICE int shiftYGradient(int plane) const { return objectiveRows() + terms + planes + plane; }
+    WFS_HOST_DEVICE int illuminationSum(int which) const { return objectiveRows() + terms + 2 * planes + which; }
+    WFS_HOST_DEVICE int resultSize() const { return objectiveRows() + pupilRows(); }
+
+    // Bytes of the resident device arrays (field buffer, data, weights, basis, diversity, pupil
+    // geometry, band map), before cuFFT's work areas and the small reduction buffers.
+    std::size_t residentBytes() const
+    {
+        const std::size_t r = std::size_t(realBytes), p = std::size_t(pixels);
+        std::size_t bytes = gridElements() * 2 * r;              // the complex field, all planes
+        bytes += gridElements() * r * (weighted ? 2 : 1);         // data (+ weights)
+        bytes += p * r * std::size_t(terms);                      // basis on pupil pixels
+        bytes += p * r * std::size_t(planes);                     // diversity phases
+        bytes += p * r * 5;                                       // x, y, transmission, phase, amplitude
+        bytes += p * sizeof(int);                                 // pupil pixel -> grid index
+        bytes += std::size_t(bandRows) * std::size_t(n) * sizeof(int); // band pixel -> pupil pixel
+        return bytes;
+    }
+
+    // Device-memory bytes one evaluation must move with this algorithm when each kernel and each
+    // batched 1-D FFT pass touches its data exactly once (one read and one write per FFT pass, which
+    // cuFFT achieves for these lengths); the yardstick eval_ms is compared with. Parameter and
+    // result blocks and the reduction partials (kilobytes) are left out.
+    //   fill:        write the field of all planes; read basis, diversity, x, y, transmission, band map;
+    //                write phase and amplitude per pupil pixel
+    //   row FFTs:    band rows only, read + write            (x 2 with the adjoint)
+    //   column FFTs: every column, read + write              (x 2 with the adjoint)
+    //   objective:   read the field and the data (+ weights); write dL/dS (adjoint only)
+    //   gather:      read dL/dE at the pupil pixels of every plane, phase, amplitude, diversity, x, y,
+    //                basis, the pupil index
+    double trafficBytes(bool gradient) const
+    {
+        const double r = realBytes, c = 2.0 * realBytes, p = pixels;
+        const double grid = double(gridElements()), band = double(bandElements());
+        double bytes = grid * c + p * r * (terms + planes + 3) + double(bandRows) * n * sizeof(int) + p * r * 2;
+        bytes += 2.0 * band * c;                            // inverse row FFTs
+        bytes += 2.0 * grid * c;                            // inverse column FFTs
+        bytes += grid * c + grid * r * (weighted ? 2 : 1);  // objective reads
+        if (gradient) {
+            bytes += grid * c;                              // objective writes dL/dS
+            bytes += 2.0 * grid * c + 2.0 * band * c;       // forward column and row FFTs
+            bytes += p * planes * c + p * r * (2 + planes + 2 + terms) + p * sizeof(int);
+        }
+        return bytes;
+    }
+};
+
+// What the device keeps resident for a problem, on the host, in the layouts above.
+struct ModelInput {
+    ModelDims dims;
+    std::vector<int> pupilIndex;            // per pupil pixel: row * N + col, in grid order
+    std::vector<double> x, y, transmission; // per pupil pixel, pupil coordinates
+    std::vector<double> basis;              // terms x pixels, term-major (basis[t * P + p])
+    std::vector<double> diversity;          // planes x pixels, radians
+    std::vector<double> data;               // device grid layout (ModelDims::element)
+    std::vector<double> weights;            // device grid layout; empty unless dims.weighted
+};
+
+// Band pixel -> pupil pixel (-1 where the band holds none), bandRows x N: how a thread of the fill
+// finds its pupil pixel. Throws std::invalid_argument if a pupil pixel lies outside the band.
+inline std::vector<int> makeBandMap(const ModelDims& d, const std::vector<int>& pupilIndex)
+{
+    std::vector<int> map(std::size_t(d.bandRows) * std::size_t(d.n), -1);
+    for (std::size_t p = 0; p < pupilIndex.size(); ++p) {
+        const int row = pupilIndex[p] / d.n, col = pupilIndex[p] % d.n;
+        if (row < d.rowBegin || row >= d.rowBegin + d.bandRows)
+            throw std::invalid_argument("a pupil pixel lies outside the band of pupil rows");
+        map[std::size_t(row - d.rowBegin) * std::size_t(d.n) + std::size_t(col)] = int(p);
+    }
+    return map;
+}
+
+} // namespace wfs::gpu

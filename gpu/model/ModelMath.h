@@ -1,0 +1,216 @@
+#pragma once
+// The per-sample mathematics of the GPU model, callable from the kernels and from host code. The
+// kernels in ModelDevice.cu are loops and reductions around these functions; the host emulation in
+// tests/gpu/tst_gpumodel.cpp runs the same functions with FFTW plans of the same batched layout in
+// place of cuFFT, so that the layout, the formulas and the result block are checked against the CPU
+// backend on machines without a device. Formulas and their order of operations follow
+// core/optics/CpuModel.cpp.
+#include "model/ModelLayout.h"
+
+#include <cmath>
+
+namespace wfs::gpu::math {
+
+// Pointers to the resident arrays (device memory in the kernels, host memory in the emulation).
+template <typename Real>
+struct Arrays {
+    const Real* basis = nullptr;        // terms x pixels
+    const Real* x = nullptr;            // per pupil pixel
+    const Real* y = nullptr;
+    const Real* transmission = nullptr;
+    const Real* diversity = nullptr;    // planes x pixels
+    const int* bandMap = nullptr;       // band rows x N: pupil pixel or -1
+    const int* pupilIndex = nullptr;    // per pupil pixel: row * N + col
+    const Real* data = nullptr;         // grid layout
+    const Real* weights = nullptr;      // grid layout; null = every weight 1
+    Real* phase = nullptr;              // per pupil pixel, written by fillSample: basis . c
+    Real* amplitude = nullptr;          // per pupil pixel, written by fillSample
+};
+
+WFS_HOST_DEVICE inline void sinCos(double v, double* s, double* c)
+{
+#if defined(__CUDA_ARCH__)
+    sincos(v, s, c);
+#else
+    *s = std::sin(v);
+    *c = std::cos(v);
+#endif
+}
+
+WFS_HOST_DEVICE inline void sinCos(float v, float* s, float* c)
+{
+#if defined(__CUDA_ARCH__)
+    sincosf(v, s, c);
+#else
+    *s = std::sin(v);
+    *c = std::cos(v);
+#endif
+}
+
+WFS_HOST_DEVICE inline double expOf(double v)
+{
+#if defined(__CUDA_ARCH__)
+    return exp(v);
+#else
+    return std::exp(v);
+#endif
+}
+
+WFS_HOST_DEVICE inline float expOf(float v)
+{
+#if defined(__CUDA_ARCH__)
+    return expf(v);
+#else
+    return std::exp(v);
+#endif
+}
+
+WFS_HOST_DEVICE inline double logOf(double v)
+{
+#if defined(__CUDA_ARCH__)
+    return log(v);
+#else
+    return std::log(v);
+#endif
+}
+
+// Half the Poisson deviance, as poissonDeviance() in core/optics/ProblemSpec.h.
+WFS_HOST_DEVICE inline double poissonDeviance(double d, double m)
+{
+    return d > 0.0 ? m - d + d * (logOf(d) - logOf(m)) : m - d;
+}
+
+// Pupil pixel p's aberration phase (basis . c, the same for every plane) and amplitude.
+template <typename Real>
+WFS_HOST_DEVICE inline void pupilPixel(const ModelDims& d, const double* block, const Real* coefficients,
+                                       const Arrays<Real>& a, int p, Real* phase0, Real* amplitude)
+{
+    Real sum = Real(0);
+    for (int t = 0; t < d.terms; ++t)
+        sum += a.basis[std::size_t(t) * std::size_t(d.pixels) + std::size_t(p)] * coefficients[t];
+    Real profile = Real(1);
+    if (d.gaussian) {
+        const Real dx = a.x[p] - Real(block[d.centreX()]), dy = a.y[p] - Real(block[d.centreY()]);
+        const Real sigma = Real(block[d.sigma()]);
+        profile = expOf(-(dx * dx + dy * dy) / (Real(2) * sigma * sigma));
+    }
+    *phase0 = sum;
+    *amplitude = Real(block[d.amplitude()]) * a.transmission[p] * profile;
+}
+
+// Plane k's phase at pupil pixel p: aberration + diversity + the plane's tip/tilt.
+template <typename Real>
+WFS_HOST_DEVICE inline Real planePhase(const ModelDims& d, const double* block, const Arrays<Real>& a, int p, int k, Real phase0)
+{
+    return phase0 + a.diversity[std::size_t(k) * std::size_t(d.pixels) + std::size_t(p)] + Real(block[d.shiftX(k)]) * a.x[p]
+           + Real(block[d.shiftY(k)]) * a.y[p];
+}
+
+// Grid sample (row, col) of every plane before the inverse FFTs: the pupil field a e^{i phase} times
+// the checkerboard (-1)^(row + col) that stands in for fftshift, or 0 off the pupil. Pupil samples
+// also store their phase and amplitude for the adjoint.
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline void fillSample(const ModelDims& d, const double* block, const Real* coefficients, const Arrays<Real>& a,
+                                       int row, int col, Complex* field)
+{
+    const int band = row - d.rowBegin;
+    const int p = band >= 0 && band < d.bandRows ? a.bandMap[std::size_t(band) * std::size_t(d.n) + std::size_t(col)] : -1;
+    if (p < 0) {
+        for (int k = 0; k < d.planes; ++k)
+            field[d.element(k, row, col)] = Complex{Real(0), Real(0)};
+        return;
+    }
+    Real phase0, amplitude;
+    pupilPixel(d, block, coefficients, a, p, &phase0, &amplitude);
+    a.phase[p] = phase0;
+    a.amplitude[p] = amplitude;
+    const Real signedAmplitude = ((row + col) & 1) ? -amplitude : amplitude;
+    for (int k = 0; k < d.planes; ++k) {
+        Real s, c;
+        sinCos(planePhase(d, block, a, p, k, phase0), &s, &c);
+        field[d.element(k, row, col)] = Complex{signedAmplitude * c, signedAmplitude * s};
+    }
+}
+
+// The objective at grid element e of plane k, after the inverse FFTs (the buffer holds N^2 S). Adds
+// to sums: [0] the cost, [1] dL/dModel |S|^2 (-> flux), [2] dL/dModel (-> background), [3] 1 where
+// the Poisson model is not positive under data. With the gradient, the buffer there becomes dL/dS
+// (scaled for the forward FFTs).
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline void objectiveSample(const ModelDims& d, const double* block, const Arrays<Real>& a, int k, std::size_t e,
+                                            bool gradient, Complex* field, double* sums)
+{
+    const Real fieldScale = Real(1.0 / (double(d.n) * double(d.n))); // buffer -> S
+    const Real intensity = Real(block[d.intensity(k)]);
+    const Real background = Real(block[d.background(k)]);
+    const Complex b = field[e];
+    const Real sr = b.x * fieldScale, si = b.y * fieldScale;
+    const Real power = sr * sr + si * si;
+    const Real model = intensity * power + background;
+    const Real w = a.weights ? a.weights[e] : Real(1);
+    Real dModel = Real(0); // dL/dModel
+    if (w != Real(0)) {
+        const Real observed = a.data[e];
+        if (d.objective == DeviceObjective::Poisson) {
+            if (model <= Real(0)) {
+                sums[3] += observed > Real(0) ? 1.0 : 0.0;
+            } else {
+                sums[0] += double(w) * poissonDeviance(double(observed), double(model));
+                dModel = w * (observed > Real(0) ? Real(1) - observed / model : Real(1));
+            }
+        } else {
+            const Real r = observed - model;
+            sums[0] += double(w) * double(r) * double(r);
+            dModel = Real(-2) * w * r;
+        }
+    }
+    if (gradient) {
+        sums[1] += double(dModel) * double(power);
+        sums[2] += double(dModel);
+        // dL/dS = 2 dL/d|S|^2 S, with one more fieldScale: the adjoint of (1/N^2) B is (1/N^2) F.
+        const Real f = Real(2) * dModel * intensity * fieldScale;
+        field[e] = Complex{sr * f, si * f};
+    }
+}
+
+// The model image of plane k from the buffer value b (N^2 S) after the inverse FFTs.
+template <typename Complex>
+WFS_HOST_DEVICE inline double intensitySample(const ModelDims& d, const double* block, int k, const Complex& b)
+{
+    const double norm = 1.0 / (double(d.n) * double(d.n));
+    const auto power = b.x * b.x + b.y * b.y; // in the model's precision, as on the CPU
+    return block[d.intensity(k)] * norm * norm * double(power) + block[d.background(k)];
+}
+
+// Pupil pixel p of plane k after the forward FFTs (the buffer holds dL/dE, checkerboard-signed):
+// dL/dphase = Re(conj(g) i e) and a dL/da = Re(conj(g) e).
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline void adjointSample(const ModelDims& d, const double* block, const Arrays<Real>& a, int p, int k,
+                                          const Complex* field, Real* dPhase, Real* q)
+{
+    const int index = a.pupilIndex[p];
+    const int row = index / d.n, col = index % d.n;
+    const Real sign = ((row + col) & 1) ? Real(-1) : Real(1);
+    const Complex g = field[d.element(k, row, col)];
+    const Real gr = sign * g.x, gi = sign * g.y;
+    Real s, c;
+    sinCos(planePhase(d, block, a, p, k, a.phase[p]), &s, &c);
+    const Real er = a.amplitude[p] * c, ei = a.amplitude[p] * s;
+    *dPhase = gi * er - gr * ei;
+    *q = gr * er + gi * ei;
+}
+
+// The four illumination sums' terms at pupil pixel p from q = sum_k a dL/da: q, q dx, q dy, q |d|^2
+// (ModelDims::illuminationSum).
+template <typename Real>
+WFS_HOST_DEVICE inline void illuminationTerms(const ModelDims& d, const double* block, const Arrays<Real>& a, int p, double q,
+                                              double* out)
+{
+    const double dx = double(a.x[p]) - block[d.centreX()], dy = double(a.y[p]) - block[d.centreY()];
+    out[0] = q;
+    out[1] = q * dx;
+    out[2] = q * dy;
+    out[3] = q * (dx * dx + dy * dy);
+}
+
+} // namespace wfs::gpu::math
