@@ -1,0 +1,815 @@
+// The cuFFT forward model and adjoint against the CPU backend, when a CUDA device is present: the OOF
+// reference values (the tolerances of tst_oofreference), cost and gradient at random parameters for
+// every objective and parameter kind (1e-10 relative in float64, 1e-4 in float32), model images, the
+// same converged solution on the demo and OOF presets, finite differences around the GPU model, and a
+// clean out-of-memory error. Without a device those cases QSKIP, and what can be checked on the host
+// is: the "no GPU" messages, failures naming the CUDA call, the memory check, the host-side
+// translation (device layout, parameter block, result block -> gradient), and the whole evaluation
+// emulated on the host: the kernels' per-sample functions (model/ModelMath.h) with FFTW plans of the
+// cuFFT plans' batched layout, against the CPU backend.
+#include "TestSupport.h"
+
+#include "CudaCheck.h"
+#include "GpuDevice.h"
+#include "engine/BackendFactory.h"
+#include "engine/Presets.h"
+#include "engine/ReconstructionEngine.h"
+#include "model/GpuModel.h"
+#include "model/ModelDevice.h"
+#include "model/ModelMath.h"
+
+#include <fftw3.h>
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <random>
+#include <set>
+
+using namespace wfs;
+
+namespace {
+
+bool haveDevice()
+{
+    return gpu::probeDevices().status == gpu::DeviceProbe::Status::Ok;
+}
+
+// Every parameter kind and feature the model has: Gaussian illumination with free centre, width and
+// amplitude, obscuration, spiders, three diversity kinds with an extra known term, per-plane flux,
+// background and tip/tilt, data smaller than the grid and a masked pixel (so weights are kept).
+ProblemSpec richSpec(ObjectiveKind objective, int grid)
+{
+    ProblemSpec s;
+    s.name = "rich";
+    s.grid = PupilGrid::centred(grid, 2.5);
+    s.pupil.obscuration = 0.2;
+    s.pupil.spiderCount = 3;
+    s.pupil.spiderWidth = 0.03;
+    s.pupil.spiderAngleDeg = 10.0;
+    s.pupil.illumination.gaussian = true;
+    s.pupil.illumination.sigma = 0.8;
+    s.pupil.illumination.x0 = 0.05;
+    s.pupil.illumination.fitCentre = true;
+    s.pupil.illumination.fitSigma = true;
+    s.pupil.illumination.fitAmplitude = true;
+    s.basis.maxOrder = 5;
+    s.objective = objective;
+    s.readNoise = 3.0;
+    s.wavelength = 600e-9;
+    PlaneSpec a;
+    a.diversity.kind = DiversityKind::ZernikeDefocus;
+    a.diversity.defocusWaves = -0.8;
+    a.diversity.extraTerms = {{5, 0.3}};
+    PlaneSpec b;
+    b.diversity.kind = DiversityKind::AxialHighNa;
+    b.diversity.axialDistance = 0.4e-6;
+    b.diversity.numericalAperture = 0.9;
+    b.diversity.immersionIndex = 1.33;
+    PlaneSpec c;
+    c.diversity.kind = DiversityKind::AxialParaxial;
+    c.diversity.axialDistance = -1.5e-6;
+    c.diversity.numericalAperture = 0.5;
+    for (PlaneSpec* p : {&a, &b, &c}) {
+        p->flux = 5e4;
+        p->background = 5.0;
+        p->fitFlux = p->fitBackground = p->fitShift = true;
+    }
+    s.planes = {a, b, c};
+    return s;
+}
+
+std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid = 48)
+{
+    ProblemSpec s = richSpec(objective, grid);
+    std::vector<double> truth = Problem(s).initialParameters();
+    std::mt19937_64 rng(11);
+    std::normal_distribution<double> normal(0.0, 0.3);
+    for (size_t i = 0; i + 1 < Problem(s).modes().size(); ++i)
+        truth[i] = normal(rng);
+    const int side = grid - 8;
+    const auto images = simulateImages(s, truth, side, side, {NoiseModel::PhotonAndRead, 3.0}, &rng);
+    for (size_t k = 0; k < images.size(); ++k)
+        s.planes[k].data = images[k];
+    s.planes[1].mask.assign(size_t(side) * size_t(side), 1);
+    s.planes[1].mask[size_t(side / 2) * size_t(side) + size_t(side / 2)] = 0; // a "saturated" pixel
+    return std::make_shared<const Problem>(s);
+}
+
+// The OOF preset's problem with noise-free data equal to the model at `truth` (as tst_oofreference).
+std::shared_ptr<const Problem> oofReferenceProblem(int grid, int order, const std::vector<double>& truth)
+{
+    PresetOptions options;
+    options.grid = grid;
+    options.order = order;
+    options.noise = false;
+    ProblemSpec spec = makePreset("oof", options).spec;
+    const auto images = simulateImages(spec, truth, grid, grid, {}, nullptr);
+    for (size_t k = 0; k < images.size(); ++k)
+        spec.planes[k].data = images[k];
+    return std::make_shared<const Problem>(spec);
+}
+
+std::shared_ptr<const Problem> oofProblem(int grid, int order)
+{
+    PresetOptions options;
+    options.grid = grid;
+    options.order = order;
+    return std::make_shared<const Problem>(makePreset("oof", options).spec);
+}
+
+QJsonArray referenceCases()
+{
+    QFile file(test::dataPath(QStringLiteral("oof-reference-values.json")));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("cases")).toArray();
+}
+
+std::vector<double> toVector(const QJsonValue& v)
+{
+    std::vector<double> out;
+    for (const QJsonValue& x : v.toArray())
+        out.push_back(x.toDouble());
+    return out;
+}
+
+// A random point around the start: phases N(0, 0.2) rad, scaled parameters within a few per cent.
+std::vector<double> randomParameters(const Problem& problem, std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::vector<double> x = problem.initialParameters();
+    const std::vector<double> scales = problem.parameterScales();
+    for (size_t i = 0; i < x.size(); ++i) {
+        switch (problem.parameters()[i].kind) {
+        case ParameterKind::Zernike:
+        case ParameterKind::ShiftX:
+        case ParameterKind::ShiftY:
+            x[i] += 0.2 * normal(rng);
+            break;
+        case ParameterKind::CentreX:
+        case ParameterKind::CentreY:
+            x[i] += 0.05 * normal(rng);
+            break;
+        default:
+            x[i] += 0.03 * normal(rng) * scales[i];
+            break;
+        }
+    }
+    return x;
+}
+
+EvaluatorOptions options(Precision precision, bool graphs = true)
+{
+    EvaluatorOptions o;
+    o.precision = precision;
+    o.measurePlans = false;
+    o.cudaGraphs = graphs;
+    return o;
+}
+
+// Largest |g_i * scale_i|: the yardstick for components that are near zero.
+double largestScaled(const Problem& problem, const std::vector<double>& g)
+{
+    double largest = 0.0;
+    for (size_t i = 0; i < g.size(); ++i)
+        largest = std::max(largest, std::abs(g[i] * problem.parameterScales()[i]));
+    return largest;
+}
+
+// ---- the device evaluation emulated on the host ----
+
+template <typename Real>
+struct HostComplex {
+    Real x, y;
+};
+
+template <typename Real>
+struct HostFft;
+
+template <>
+struct HostFft<double> {
+    // One FFTW plan with the batched layout of a cuFFT plan, made on (and executed in place at) data.
+    static fftw_plan plan(int n, const gpu::ModelDims::BatchedTransform& t, HostComplex<double>* data, int sign)
+    {
+        int length[1] = {n};
+        auto* d = reinterpret_cast<fftw_complex*>(data);
+        return fftw_plan_many_dft(1, length, t.batch, d, length, t.stride, t.distance, d, length, t.stride, t.distance, sign,
+                                  FFTW_ESTIMATE);
+    }
+    static void run(fftw_plan p)
+    {
+        fftw_execute(p);
+        fftw_destroy_plan(p);
+    }
+};
+
+template <>
+struct HostFft<float> {
+    static fftwf_plan plan(int n, const gpu::ModelDims::BatchedTransform& t, HostComplex<float>* data, int sign)
+    {
+        int length[1] = {n};
+        auto* d = reinterpret_cast<fftwf_complex*>(data);
+        return fftwf_plan_many_dft(1, length, t.batch, d, length, t.stride, t.distance, d, length, t.stride, t.distance, sign,
+                                   FFTW_ESTIMATE);
+    }
+    static void run(fftwf_plan p)
+    {
+        fftwf_execute(p);
+        fftwf_destroy_plan(p);
+    }
+};
+
+// What ModelDevice::evaluate computes, in the same order: fill, inverse band-row and column FFTs (sign
+// +1 as CUFFT_INVERSE), objective, forward column and band-row FFTs, gather, sums into the result
+// block. With `images`, stops after the inverse FFTs and returns the model images there instead.
+template <typename Real>
+std::vector<double> emulate(const gpu::ModelInput& in, const std::vector<double>& block, bool gradient,
+                            std::vector<double>* images = nullptr)
+{
+    const gpu::ModelDims& d = in.dims;
+    auto real = [](const std::vector<double>& v) { return std::vector<Real>(v.begin(), v.end()); };
+    const std::vector<Real> basis = real(in.basis), x = real(in.x), y = real(in.y), transmission = real(in.transmission),
+                            diversity = real(in.diversity), data = real(in.data), weights = real(in.weights);
+    const std::vector<int> bandMap = gpu::makeBandMap(d, in.pupilIndex);
+    std::vector<Real> phase(size_t(d.pixels)), amplitude(size_t(d.pixels)), coefficients(size_t(d.terms));
+    for (int t = 0; t < d.terms; ++t)
+        coefficients[size_t(t)] = Real(block[size_t(d.coefficient(t))]);
+    gpu::math::Arrays<Real> a;
+    a.basis = basis.data();
+    a.x = x.data();
+    a.y = y.data();
+    a.transmission = transmission.data();
+    a.diversity = diversity.data();
+    a.bandMap = bandMap.data();
+    a.pupilIndex = in.pupilIndex.data();
+    a.data = data.data();
+    a.weights = d.weighted ? weights.data() : nullptr;
+    a.phase = phase.data();
+    a.amplitude = amplitude.data();
+
+    std::vector<HostComplex<Real>> field(d.gridElements());
+    HostComplex<Real>* f = field.data();
+    for (int row = 0; row < d.n; ++row)
+        for (int col = 0; col < d.n; ++col)
+            gpu::math::fillSample(d, block.data(), coefficients.data(), a, row, col, f);
+    const auto rows = d.bandRowTransforms(), columns = d.columnTransforms();
+    HostFft<Real>::run(HostFft<Real>::plan(d.n, rows, f + rows.offset, +1));
+    HostFft<Real>::run(HostFft<Real>::plan(d.n, columns, f + columns.offset, +1));
+    const size_t perPlane = size_t(d.n) * size_t(d.n);
+    if (images) {
+        images->resize(d.gridElements());
+        for (int k = 0; k < d.planes; ++k)
+            for (size_t j = 0; j < perPlane; ++j)
+                (*images)[size_t(k) * perPlane + j]
+                    = gpu::math::intensitySample(d, block.data(), k, f[d.element(k, int(j / size_t(d.n)), int(j % size_t(d.n)))]);
+        return {};
+    }
+
+    std::vector<double> result(size_t(d.resultSize()), 0.0);
+    for (int k = 0; k < d.planes; ++k) {
+        double sums[gpu::ModelDims::kObjectiveValues] = {0.0, 0.0, 0.0, 0.0};
+        for (size_t j = 0; j < perPlane; ++j)
+            gpu::math::objectiveSample(d, block.data(), a, k, d.element(k, int(j / size_t(d.n)), int(j % size_t(d.n))), gradient,
+                                       f, sums);
+        for (int v = 0; v < gpu::ModelDims::kObjectiveValues; ++v)
+            result[size_t(d.cost(k) + v)] = sums[v];
+    }
+    if (!gradient)
+        return result;
+    HostFft<Real>::run(HostFft<Real>::plan(d.n, columns, f + columns.offset, -1));
+    HostFft<Real>::run(HostFft<Real>::plan(d.n, rows, f + rows.offset, -1));
+    for (int p = 0; p < d.pixels; ++p) {
+        double dPhaseTotal = 0.0, q = 0.0;
+        for (int k = 0; k < d.planes; ++k) {
+            Real dPhase, qk;
+            gpu::math::adjointSample(d, block.data(), a, p, k, static_cast<const HostComplex<Real>*>(f), &dPhase, &qk);
+            dPhaseTotal += double(dPhase);
+            q += double(qk);
+            result[size_t(d.shiftXGradient(k))] += double(dPhase) * double(x[size_t(p)]);
+            result[size_t(d.shiftYGradient(k))] += double(dPhase) * double(y[size_t(p)]);
+        }
+        for (int t = 0; t < d.terms; ++t)
+            result[size_t(d.zernikeGradient(t))] += double(basis[size_t(t) * size_t(d.pixels) + size_t(p)]) * dPhaseTotal;
+        double terms[gpu::ModelDims::kIlluminationValues];
+        gpu::math::illuminationTerms(d, block.data(), a, p, q, terms);
+        for (int v = 0; v < gpu::ModelDims::kIlluminationValues; ++v)
+            result[size_t(d.illuminationSum(v))] += terms[v];
+    }
+    return result;
+}
+
+std::shared_ptr<const Problem> namedProblem(const QString& name)
+{
+    if (name == QLatin1String("least-squares"))
+        return richProblem(ObjectiveKind::LeastSquares);
+    if (name == QLatin1String("poisson"))
+        return richProblem(ObjectiveKind::Poisson);
+    if (name == QLatin1String("weighted"))
+        return richProblem(ObjectiveKind::WeightedLeastSquares);
+    return oofProblem(128, 8);
+}
+
+// Cost and gradient of `gpuLike` (GPU or emulation) against the float64 CPU backend's at x: the
+// gradient component-wise to `tolerance` relative, or `tolerance` times the largest scaled component.
+void compareWithCpu(const Problem& problem, double cost, const std::vector<double>& g, double cpuCost,
+                    const std::vector<double>& cpuGradient, double tolerance, bool relative, const QString& what)
+{
+    WFS_VERIFY_CLOSE(cost, cpuCost, tolerance, 0.0);
+    const double largest = largestScaled(problem, cpuGradient);
+    for (size_t i = 0; i < g.size(); ++i) {
+        const double scale = problem.parameterScales()[i];
+        if (!test::closeTo(g[i] * scale, cpuGradient[i] * scale, relative ? tolerance : 0.0, tolerance * largest))
+            QFAIL(qPrintable(QStringLiteral("%1, %2: %3, CPU %4 (largest scaled component %5)")
+                                 .arg(what, QString::fromStdString(problem.parameters()[i].label))
+                                 .arg(g[i], 0, 'g', 15)
+                                 .arg(cpuGradient[i], 0, 'g', 15)
+                                 .arg(largest, 0, 'g', 6)));
+    }
+}
+
+} // namespace
+
+class TestGpuModel : public QObject {
+    Q_OBJECT
+
+private slots:
+    // ---- host side: runs everywhere ----
+
+    void gpuRequestSaysWhyNot()
+    {
+        const BackendStatus status = backendStatus(BackendKind::Gpu);
+        auto problem = richProblem(ObjectiveKind::LeastSquares);
+        if (haveDevice()) {
+            QVERIFY(status.available);
+            EvaluatorOptions o;
+            o.device = 999;
+            try {
+                makeEvaluator(BackendKind::Gpu, problem, o, GradientKind::Adjoint);
+                QFAIL("device 999 was accepted");
+            } catch (const BackendUnavailable& error) {
+                QVERIFY2(QString::fromLatin1(error.what()).contains(QLatin1String("does not exist")), error.what());
+            }
+            return;
+        }
+        QVERIFY(!status.available);
+        QVERIFY2(QString::fromStdString(status.reason).startsWith(QLatin1String("no GPU")), status.reason.c_str());
+        // Without a device the probe says which of the three cases it is.
+        const gpu::DeviceProbe probe = gpu::probeDevices();
+        QVERIFY(probe.status == gpu::DeviceProbe::Status::NoDriver || probe.status == gpu::DeviceProbe::Status::NoDevice
+                || probe.status == gpu::DeviceProbe::Status::Error);
+        QCOMPARE(QString::fromStdString(status.reason), QString::fromStdString(probe.message));
+        for (GradientKind gradient : {GradientKind::Adjoint, GradientKind::FiniteDifference}) {
+            try {
+                makeEvaluator(BackendKind::Gpu, problem, {}, gradient);
+                QFAIL("a GPU evaluator was made without a device");
+            } catch (const BackendUnavailable& error) {
+                QVERIFY2(QString::fromLatin1(error.what()).startsWith(QLatin1String("no GPU")), error.what());
+            }
+        }
+        // The request that failed leaves the CPU backend usable for the same problem.
+        auto cpu = makeEvaluator(BackendKind::Cpu, problem, options(Precision::Double), GradientKind::Adjoint);
+        const std::vector<double> x = problem->initialParameters();
+        QVERIFY(std::isfinite(cpu->evaluate(x.data(), nullptr)));
+    }
+
+    void failuresNameTheCall()
+    {
+        // cuFFT statuses become errors naming the call, the file and the line, as CUDA's do.
+        try {
+            WFS_CUFFT_CHECK(CUFFT_ALLOC_FAILED);
+            QFAIL("a failed cuFFT status did not throw");
+        } catch (const gpu::CudaError& error) {
+            const QString what = QString::fromLatin1(error.what());
+            QVERIFY2(what.contains(QLatin1String("CUFFT_ALLOC_FAILED")) && what.contains(QLatin1String("out of device memory"))
+                         && what.contains(QLatin1String("tst_gpumodel.cpp:")),
+                     qPrintable(what));
+        }
+        if (haveDevice())
+            QSKIP("a CUDA device is present: the no-device failure cannot be provoked here");
+        auto problem = oofProblem(64, 4);
+        try {
+            gpu::ModelDevice device(0, gpu::modelInput(*problem, Precision::Double), true);
+            QFAIL("a device model was made without a device");
+        } catch (const gpu::CudaError& error) {
+            const QString what = QString::fromLatin1(error.what());
+            QVERIFY2(what.contains(QLatin1String("cudaSetDevice")) && what.contains(QLatin1String("ModelDevice.cu:")),
+                     qPrintable(what));
+        }
+    }
+
+    void memoryCheckNamesTheSizes()
+    {
+        auto problem = oofProblem(256, 8);
+        const gpu::ModelDims dims = gpu::modelDims(*problem, Precision::Double);
+        const size_t resident = dims.residentBytes();
+        const size_t gib = size_t(1) << 30;
+        gpu::checkDeviceMemory(dims, 1 << 20, 80 * gib, 80 * gib, "test GPU"); // fits: no throw
+        try {
+            gpu::checkDeviceMemory(dims, 1 << 20, resident / 2, 80 * gib, "test GPU");
+            QFAIL("half the needed memory was accepted");
+        } catch (const gpu::CudaError& error) {
+            const QString what = QString::fromLatin1(error.what());
+            QVERIFY2(what.startsWith(QLatin1String("out of GPU memory")) && what.contains(QLatin1String("256 x 256"))
+                         && what.contains(QLatin1String("test GPU")) && what.contains(QLatin1String("CPU backend")),
+                     qPrintable(what));
+        }
+        // float32 halves every array.
+        const gpu::ModelDims single = gpu::modelDims(*problem, Precision::Float);
+        QCOMPARE(single.residentBytes() - size_t(single.pixels) * sizeof(int)
+                     - size_t(single.bandRows) * size_t(single.n) * sizeof(int),
+                 (resident - size_t(dims.pixels) * sizeof(int) - size_t(dims.bandRows) * size_t(dims.n) * sizeof(int)) / 2);
+    }
+
+    void deviceLayout()
+    {
+        auto problem = richProblem(ObjectiveKind::Poisson);
+        const gpu::ModelInput in = gpu::modelInput(*problem, Precision::Double);
+        const gpu::ModelDims& d = in.dims;
+        QCOMPARE(d.n, problem->gridSize());
+        QCOMPARE(d.planes, 3);
+        QCOMPARE(d.terms, int(problem->modes().size()));
+        QCOMPARE(d.pixels, problem->pupilPixelCount());
+        QVERIFY(d.weighted); // data smaller than the grid: weight 0 outside it
+        QVERIFY(d.gaussian);
+        QCOMPARE(int(d.objective), int(gpu::DeviceObjective::Poisson));
+        // The planes stand side by side: element (k, r, c) = (r K + k) N + c; every grid value lands once.
+        std::set<size_t> seen;
+        for (int k = 0; k < d.planes; ++k)
+            for (int r = 0; r < d.n; ++r)
+                for (int c = 0; c < d.n; ++c) {
+                    const size_t e = d.element(k, r, c);
+                    QVERIFY(seen.insert(e).second);
+                    const size_t g = size_t(r) * size_t(d.n) + size_t(c);
+                    if (in.data[e] != problem->data(k)[g] || in.weights[e] != problem->weights(k)[g])
+                        QFAIL(qPrintable(QStringLiteral("plane %1 row %2 col %3 misplaced").arg(k).arg(r).arg(c)));
+                }
+        QCOMPARE(seen.size(), d.gridElements());
+        // Basis term-major on pupil pixels; every pupil pixel inside the band.
+        for (int t = 0; t < d.terms; ++t)
+            for (int p = 0; p < d.pixels; p += 7)
+                QCOMPARE(in.basis[size_t(t) * size_t(d.pixels) + size_t(p)], problem->basis()(p, t));
+        for (int index : in.pupilIndex) {
+            QVERIFY(index / d.n >= d.rowBegin);
+            QVERIFY(index / d.n < d.rowBegin + d.bandRows);
+        }
+        // The OOF preset weights every pixel 1: no weight array.
+        const gpu::ModelInput oof = gpu::modelInput(*oofProblem(64, 4), Precision::Float);
+        QVERIFY(!oof.dims.weighted);
+        QVERIFY(oof.weights.empty());
+        QCOMPARE(oof.dims.realBytes, 4);
+    }
+
+    // The host's half of the chain rule: result block -> gradient in the problem's parameter order.
+    void resultBlockToGradient()
+    {
+        auto problem = richProblem(ObjectiveKind::LeastSquares);
+        const gpu::ModelDims d = gpu::modelDims(*problem, Precision::Double);
+        const std::vector<double> x = randomParameters(*problem, 3);
+        const ModelParameters p = problem->unpack(x.data());
+
+        const std::vector<double> block = gpu::parameterBlock(*problem, d, p);
+        QCOMPARE(int(block.size()), d.parameterBlockSize());
+        for (int t = 0; t < d.terms; ++t)
+            QCOMPARE(block[size_t(d.coefficient(t))], p.zernike[size_t(t)]);
+        QCOMPARE(block[size_t(d.sigma())], p.sigma);
+        for (int k = 0; k < d.planes; ++k) {
+            QCOMPARE(block[size_t(d.intensity(k))], p.flux[size_t(k)] * problem->intensityScale());
+            QCOMPARE(block[size_t(d.shiftY(k))], p.shiftY[size_t(k)]);
+        }
+
+        std::vector<double> result(size_t(d.resultSize()));
+        for (size_t i = 0; i < result.size(); ++i)
+            result[i] = 1.0 + 0.25 * double(i);
+        for (int k = 0; k < d.planes; ++k)
+            result[size_t(d.invalidCount(k))] = 0.0;
+        std::vector<double> g(x.size());
+        const double cost = gpu::costAndGradient(*problem, d, p, result.data(), g.data());
+        double expectedCost = 0;
+        for (int k = 0; k < d.planes; ++k)
+            expectedCost += result[size_t(d.cost(k))];
+        QCOMPARE(cost, expectedCost);
+        const double s2 = p.sigma * p.sigma;
+        for (size_t i = 0; i < x.size(); ++i) {
+            const ParameterInfo& info = problem->parameters()[i];
+            double expected = 0;
+            switch (info.kind) {
+            case ParameterKind::Zernike: expected = result[size_t(d.zernikeGradient(info.index))]; break;
+            case ParameterKind::CentreX: expected = result[size_t(d.illuminationSum(1))] / s2; break;
+            case ParameterKind::CentreY: expected = result[size_t(d.illuminationSum(2))] / s2; break;
+            case ParameterKind::Amplitude: expected = result[size_t(d.illuminationSum(0))] / p.amplitude; break;
+            case ParameterKind::Sigma: expected = result[size_t(d.illuminationSum(3))] / (s2 * p.sigma); break;
+            case ParameterKind::Flux:
+                expected = result[size_t(d.intensityGradient(info.index))] * problem->intensityScale();
+                break;
+            case ParameterKind::Background: expected = result[size_t(d.backgroundGradient(info.index))]; break;
+            case ParameterKind::ShiftX: expected = result[size_t(d.shiftXGradient(info.index))]; break;
+            case ParameterKind::ShiftY: expected = result[size_t(d.shiftYGradient(info.index))]; break;
+            }
+            WFS_VERIFY_CLOSE(g[i], expected, 1e-15, 0.0);
+        }
+        // A non-positive Poisson model under data anywhere makes the cost infinite, as on the CPU.
+        result[size_t(d.invalidCount(1))] = 2.0;
+        QVERIFY(std::isinf(gpu::costAndGradient(*problem, d, p, result.data(), nullptr)));
+    }
+
+    // The byte count eval_ms is compared with on a device (gpu/run-device-checks.sh prints it too).
+    void trafficCount()
+    {
+        auto problem = oofProblem(256, 8);
+        const gpu::ModelDims dbl = gpu::modelDims(*problem, Precision::Double);
+        const gpu::ModelDims flt = gpu::modelDims(*problem, Precision::Float);
+        QVERIFY(dbl.trafficBytes(true) > 1.5 * dbl.trafficBytes(false));
+        const double ratio = flt.trafficBytes(true) / dbl.trafficBytes(true);
+        QVERIFY2(ratio > 0.49 && ratio < 0.52, qPrintable(QString::number(ratio)));
+        // Seven passes over the planes' complex fields dominate (fill, 2 x 2 column FFTs, objective read
+        // and write) plus the data: at least that, and not more than 1.5 times that.
+        const double fields = 7.0 * double(dbl.gridElements()) * 16.0 + double(dbl.gridElements()) * 8.0;
+        QVERIFY(dbl.trafficBytes(true) > fields);
+        QVERIFY(dbl.trafficBytes(true) < 1.5 * fields);
+        qInfo("OOF grid 256, order 8, float64: %.1f MB per cost-and-gradient evaluation (%d pupil pixels, %d band rows)",
+              dbl.trafficBytes(true) / 1e6, dbl.pixels, dbl.bandRows);
+    }
+
+    void emulationMatchesCpu_data()
+    {
+        QTest::addColumn<QString>("problemName");
+        QTest::addColumn<int>("precision");
+        for (const char* problem : {"least-squares", "poisson", "weighted", "oof"}) {
+            QTest::newRow((QByteArray(problem) + " double").constData()) << QString::fromLatin1(problem) << int(Precision::Double);
+            QTest::newRow((QByteArray(problem) + " float").constData()) << QString::fromLatin1(problem) << int(Precision::Float);
+        }
+    }
+
+    // The device algorithm (layout, batched FFT geometry, per-sample formulas, result block, host chain
+    // rule) run on the host, held to the tolerances the device test uses.
+    void emulationMatchesCpu()
+    {
+        QFETCH(QString, problemName);
+        QFETCH(int, precision);
+        auto problem = namedProblem(problemName);
+        const bool isDouble = Precision(precision) == Precision::Double;
+        const double tolerance = isDouble ? 1e-10 : 1e-4;
+        const gpu::ModelInput in = gpu::modelInput(*problem, Precision(precision));
+        auto cpu = makeEvaluator(BackendKind::Cpu, problem, options(Precision::Double), GradientKind::Adjoint);
+        for (std::uint64_t seed : {1u, 2u}) {
+            const std::vector<double> x = randomParameters(*problem, seed);
+            const ModelParameters p = problem->unpack(x.data());
+            const std::vector<double> block = gpu::parameterBlock(*problem, in.dims, p);
+            const std::vector<double> result
+                = isDouble ? emulate<double>(in, block, true) : emulate<float>(in, block, true);
+            std::vector<double> g(x.size()), gc(x.size());
+            const double cost = gpu::costAndGradient(*problem, in.dims, p, result.data(), g.data());
+            const double cpuCost = cpu->evaluate(x.data(), gc.data());
+            compareWithCpu(*problem, cost, g, cpuCost, gc, tolerance, isDouble, QStringLiteral("seed %1").arg(seed));
+            const std::vector<double> costOnly
+                = isDouble ? emulate<double>(in, block, false) : emulate<float>(in, block, false);
+            WFS_VERIFY_CLOSE(gpu::costAndGradient(*problem, in.dims, p, costOnly.data(), nullptr), cost, 1e-14, 0.0);
+
+            std::vector<double> images;
+            if (isDouble)
+                emulate<double>(in, block, false, &images);
+            else
+                emulate<float>(in, block, false, &images);
+            const auto reference = cpu->modelImages(x.data());
+            const size_t perPlane = size_t(in.dims.n) * size_t(in.dims.n);
+            for (size_t k = 0; k < reference.size(); ++k) {
+                const double peak = *std::max_element(reference[k].begin(), reference[k].end());
+                for (size_t j = 0; j < perPlane; ++j)
+                    if (!test::closeTo(images[k * perPlane + j], reference[k][j], 0.0, (isDouble ? 1e-12 : 1e-5) * peak))
+                        QFAIL(qPrintable(QStringLiteral("plane %1 pixel %2: %3, CPU %4").arg(k).arg(j).arg(images[k * perPlane + j]).arg(reference[k][j])));
+            }
+        }
+    }
+
+    // ---- on a device ----
+
+    void infoNamesTheDevice()
+    {
+        if (!haveDevice())
+            QSKIP("no CUDA device");
+        auto problem = oofProblem(64, 4);
+        auto gpu = makeEvaluator(BackendKind::Gpu, problem, options(Precision::Float), GradientKind::Adjoint);
+        const BackendInfo info = gpu->info();
+        QCOMPARE(QString::fromStdString(info.backend), QStringLiteral("gpu"));
+        QCOMPARE(QString::fromStdString(info.device), QString::fromStdString(backendStatus(BackendKind::Gpu).device));
+        QVERIFY(info.precision == Precision::Float);
+        QVERIFY(info.trafficBytes > 0);
+        qInfo("device %s, launch: %s", info.device.c_str(), info.launch.c_str());
+        QCOMPARE(QString::fromStdString(info.launch), QStringLiteral("graph"));
+        QVERIFY(gpu->measureFftMs(5) > 0.0);
+    }
+
+    void oofReferenceValues_data()
+    {
+        QTest::addColumn<int>("caseIndex");
+        QTest::addColumn<int>("precision");
+        QTest::addColumn<bool>("graphs");
+        const QJsonArray all = referenceCases();
+        QVERIFY2(!all.isEmpty(), "oof-reference-values.json is missing or empty");
+        for (int i = 0; i < all.size(); ++i) {
+            const QJsonObject c = all[i].toObject();
+            const QByteArray name = QByteArray::number(c.value(QStringLiteral("grid")).toInt()) + "/"
+                                    + QByteArray::number(c.value(QStringLiteral("order")).toInt());
+            QTest::newRow(name + " double") << i << int(Precision::Double) << true;
+            QTest::newRow(name + " double stream") << i << int(Precision::Double) << false;
+            QTest::newRow(name + " float") << i << int(Precision::Float) << true;
+        }
+    }
+
+    void oofReferenceValues()
+    {
+        if (!haveDevice())
+            QSKIP("no CUDA device");
+        QFETCH(int, caseIndex);
+        QFETCH(int, precision);
+        QFETCH(bool, graphs);
+        const QJsonObject c = referenceCases()[caseIndex].toObject();
+        const int grid = c.value(QStringLiteral("grid")).toInt();
+        const int order = c.value(QStringLiteral("order")).toInt();
+        const std::vector<double> truth = toVector(c.value(QStringLiteral("truth")));
+        const std::vector<double> start = toVector(c.value(QStringLiteral("start")));
+        const std::vector<double> expected = toVector(c.value(QStringLiteral("gradient")));
+        const double loss = c.value(QStringLiteral("loss")).toDouble();
+
+        auto problem = oofReferenceProblem(grid, order, truth);
+        QCOMPARE(problem->parameterCount(), int(start.size()));
+        auto evaluator = makeEvaluator(BackendKind::Gpu, problem, options(Precision(precision), graphs), GradientKind::Adjoint);
+        std::vector<double> gradient(start.size());
+        const double cost = evaluator->evaluate(start.data(), gradient.data());
+        if (Precision(precision) == Precision::Double) {
+            WFS_VERIFY_CLOSE(cost, loss, 1e-10, 0.0);
+            for (size_t i = 0; i < gradient.size(); ++i)
+                WFS_VERIFY_CLOSE(gradient[i], expected[i], 1e-6, 1e-18);
+            const auto images = evaluator->modelImages(truth.data());
+            double peak = 0, total = 0;
+            for (double v : images[0]) {
+                peak = std::max(peak, v);
+                total += v;
+            }
+            WFS_VERIFY_CLOSE(peak, c.value(QStringLiteral("peak_intensity_plane0_at_truth")).toDouble(), 1e-10, 0.0);
+            WFS_VERIFY_CLOSE(total, c.value(QStringLiteral("total_power_plane0_at_truth")).toDouble(), 1e-10, 0.0);
+        } else {
+            WFS_VERIFY_CLOSE(cost, loss, 1e-3, 0.0);
+            double largest = 0;
+            for (double g : expected)
+                largest = std::max(largest, std::abs(g));
+            for (size_t i = 0; i < gradient.size(); ++i)
+                WFS_VERIFY_CLOSE(gradient[i], expected[i], 0.0, 1e-2 * largest);
+        }
+    }
+
+    void matchesCpu_data()
+    {
+        QTest::addColumn<QString>("problemName");
+        QTest::addColumn<int>("precision");
+        QTest::addColumn<bool>("graphs");
+        for (const char* problem : {"least-squares", "poisson", "weighted", "oof"}) {
+            QTest::newRow((QByteArray(problem) + " double").constData()) << QString::fromLatin1(problem) << int(Precision::Double) << true;
+            QTest::newRow((QByteArray(problem) + " float").constData()) << QString::fromLatin1(problem) << int(Precision::Float) << true;
+        }
+        QTest::newRow("poisson double stream") << QStringLiteral("poisson") << int(Precision::Double) << false;
+        QTest::newRow("oof float stream") << QStringLiteral("oof") << int(Precision::Float) << false;
+    }
+
+    // Cost, gradient (with and without it asked for) and model images against the CPU in float64 at three
+    // random points. float32 is held against the float64 CPU result: its own error must stay below 1e-4.
+    void matchesCpu()
+    {
+        if (!haveDevice())
+            QSKIP("no CUDA device");
+        QFETCH(QString, problemName);
+        QFETCH(int, precision);
+        QFETCH(bool, graphs);
+        auto problem = namedProblem(problemName);
+        const bool isDouble = Precision(precision) == Precision::Double;
+        const double tolerance = isDouble ? 1e-10 : 1e-4;
+        auto cpu = makeEvaluator(BackendKind::Cpu, problem, options(Precision::Double), GradientKind::Adjoint);
+        auto gpu = makeEvaluator(BackendKind::Gpu, problem, options(Precision(precision), graphs), GradientKind::Adjoint);
+
+        for (std::uint64_t seed : {1u, 2u, 3u}) {
+            const std::vector<double> x = randomParameters(*problem, seed);
+            std::vector<double> gc(x.size()), gg(x.size());
+            const double cc = cpu->evaluate(x.data(), gc.data());
+            const double cg = gpu->evaluate(x.data(), gg.data());
+            QVERIFY(std::isfinite(cc));
+            compareWithCpu(*problem, cg, gg, cc, gc, tolerance, isDouble, QStringLiteral("seed %1").arg(seed));
+            WFS_VERIFY_CLOSE(gpu->evaluate(x.data(), nullptr), cg, isDouble ? 1e-14 : 1e-6, 0.0);
+            const auto ic = cpu->modelImages(x.data());
+            const auto ig = gpu->modelImages(x.data());
+            QCOMPARE(ig.size(), ic.size());
+            for (size_t k = 0; k < ic.size(); ++k) {
+                QCOMPARE(ig[k].size(), ic[k].size());
+                const double peak = *std::max_element(ic[k].begin(), ic[k].end());
+                for (size_t i = 0; i < ic[k].size(); ++i)
+                    if (!test::closeTo(ig[k][i], ic[k][i], 0.0, (isDouble ? 1e-12 : 1e-5) * peak))
+                        QFAIL(qPrintable(QStringLiteral("plane %1 pixel %2: GPU %3, CPU %4").arg(k).arg(i).arg(ig[k][i]).arg(ic[k][i])));
+            }
+        }
+    }
+
+    void finiteDifferencesWrapTheGpuModel()
+    {
+        if (!haveDevice())
+            QSKIP("no CUDA device");
+        auto problem = richProblem(ObjectiveKind::LeastSquares);
+        auto adjoint = makeEvaluator(BackendKind::Gpu, problem, options(Precision::Double), GradientKind::Adjoint);
+        auto fd = makeEvaluator(BackendKind::Gpu, problem, options(Precision::Double), GradientKind::FiniteDifference);
+        QCOMPARE(fd->costEvaluationsPerGradient(), problem->parameterCount() + 1);
+        const std::vector<double> x = problem->initialParameters();
+        std::vector<double> ga(x.size()), gf(x.size());
+        QCOMPARE(adjoint->evaluate(x.data(), ga.data()), fd->evaluate(x.data(), gf.data()));
+        const double largest = largestScaled(*problem, ga);
+        for (size_t i = 0; i < x.size(); ++i)
+            WFS_VERIFY_CLOSE(gf[i] * problem->parameterScales()[i], ga[i] * problem->parameterScales()[i], 1e-3, 1e-4 * largest);
+    }
+
+    void convergesLikeCpu_data()
+    {
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<int>("grid");
+        QTest::addColumn<int>("order");
+        QTest::newRow("demo 128 order 4") << QStringLiteral("demo") << 128 << 4;
+        QTest::newRow("oof 128 order 8") << QStringLiteral("oof") << 128 << 8;
+    }
+
+    // The whole engine (reconstruct(): solver, analysis with model images) on both backends: the same
+    // final cost to 1e-6 relative (the OOF spec's criterion) and the same solution.
+    void convergesLikeCpu()
+    {
+        if (!haveDevice())
+            QSKIP("no CUDA device");
+        QFETCH(QString, preset);
+        QFETCH(int, grid);
+        QFETCH(int, order);
+        PresetOptions presetOptions;
+        presetOptions.grid = grid;
+        presetOptions.order = order;
+        const PresetCase c = makePreset(preset.toStdString(), presetOptions);
+        ReconstructionRequest request;
+        request.spec = c.spec;
+        request.start = c.start;
+        request.solver = c.solver;
+        request.evaluator = options(Precision::Double);
+        request.backend = BackendKind::Cpu;
+        const FitResult onCpu = reconstruct(request, {}, nullptr);
+        request.backend = BackendKind::Gpu;
+        const FitResult onGpu = reconstruct(request, {}, nullptr);
+        QVERIFY2(onGpu.solver.termination == Termination::Converged, onGpu.solver.message.c_str());
+        QCOMPARE(int(onCpu.solver.termination), int(onGpu.solver.termination));
+        QCOMPARE(QString::fromStdString(onGpu.backend.backend), QStringLiteral("gpu"));
+        WFS_VERIFY_CLOSE(onGpu.solver.finalCost, onCpu.solver.finalCost, 1e-6, 0.0);
+        const auto problem = std::make_shared<const Problem>(c.spec);
+        const std::vector<double> scales = problem->parameterScales();
+        for (size_t i = 0; i < scales.size(); ++i)
+            WFS_VERIFY_CLOSE(onGpu.solver.parameters[i] / scales[i], onCpu.solver.parameters[i] / scales[i], 0.0, 1e-5);
+        for (size_t i = 0; i < onCpu.coefficients.size(); ++i)
+            WFS_VERIFY_CLOSE(onGpu.coefficients[i].waves, onCpu.coefficients[i].waves, 0.0, 1e-6);
+        WFS_VERIFY_CLOSE(onGpu.strehl, onCpu.strehl, 1e-8, 0.0);
+
+        // float32 on the GPU reaches the same cost to single-precision accuracy.
+        request.evaluator.precision = Precision::Float;
+        const FitResult single = reconstruct(request, {}, nullptr);
+        QVERIFY2(single.solver.termination != Termination::Failed, single.solver.message.c_str());
+        WFS_VERIFY_CLOSE(single.solver.finalCost, onCpu.solver.finalCost, 1e-4, 0.0);
+    }
+
+    // Ask for more than the device has left: a clean error that names the sizes, no crash, and the
+    // device still works afterwards (the "absurd grid" is absurd for the memory that is left).
+    void outOfMemoryIsACleanError()
+    {
+        if (!haveDevice())
+            QSKIP("no CUDA device");
+        auto problem = oofProblem(512, 8);
+        const gpu::ModelDims dims = gpu::modelDims(*problem, Precision::Double);
+        QVERIFY(cudaSetDevice(0) == cudaSuccess);
+        size_t freeBytes = 0, totalBytes = 0;
+        QVERIFY(cudaMemGetInfo(&freeBytes, &totalBytes) == cudaSuccess);
+        // Half the arrays plus a little for the stream and the plans: the memory check must refuse.
+        const size_t leave = dims.residentBytes() / 2 + (size_t(32) << 20);
+        QVERIFY(freeBytes > leave);
+        {
+            gpu::DeviceBuffer<char> hog(freeBytes - leave);
+            try {
+                makeEvaluator(BackendKind::Gpu, problem, options(Precision::Double), GradientKind::Adjoint);
+                QFAIL("the evaluator was made in half the memory it needs");
+            } catch (const BackendUnavailable& error) {
+                const QString what = QString::fromLatin1(error.what());
+                qInfo("%s", error.what());
+                QVERIFY2(what.contains(QLatin1String("out of GPU memory")) && what.contains(QLatin1String("512 x 512"))
+                             && what.contains(QLatin1String("--backend cpu")),
+                         qPrintable(what));
+            }
+        }
+        auto cpu = makeEvaluator(BackendKind::Cpu, problem, options(Precision::Double), GradientKind::Adjoint);
+        auto gpu = makeEvaluator(BackendKind::Gpu, problem, options(Precision::Double), GradientKind::Adjoint);
+        const std::vector<double> x = randomParameters(*problem, 5);
+        WFS_VERIFY_CLOSE(gpu->evaluate(x.data(), nullptr), cpu->evaluate(x.data(), nullptr), 1e-10, 0.0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGpuModel)
+#include "tst_gpumodel.moc"
