@@ -1,10 +1,12 @@
-// wavefront-cli reconstruct: fit Zernike coefficients to a preset's data or to the user's FITS planes.
+// wavefront-cli reconstruct: fit Zernike coefficients to a preset's data, to the user's FITS, TIFF or PNG
+// planes, or to a saved session; all file input goes through the data layer of core/io/Dataset.h.
 #include "CliCommon.h"
 #include "Commands.h"
 
 #include "engine/Presets.h"
-#include "io/Fits.h"
-#include "optics/Sampling.h"
+#include "io/Dataset.h"
+#include "io/Exports.h"
+#include "io/Session.h"
 
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -17,178 +19,278 @@ namespace wfs::cli {
 
 namespace {
 
-struct DefocusEntry {
-    bool isLength = false;
-    double value = 0.0; // waves (W020) or metres
-};
-
-std::vector<DefocusEntry> parseDefocus(const QString& text)
+// Metadata, preparation, model and solver flags are applied only when given, so that they override
+// what the files' headers, sidecars or a session say (spec/cli.md).
+bool has(const QCommandLineParser& parser, const char* name)
 {
-    std::vector<DefocusEntry> entries;
-    for (const QString& raw : text.split(QLatin1Char(','), Qt::KeepEmptyParts)) {
-        const QString part = raw.trimmed();
-        DefocusEntry e;
-        if (part.endsWith(QLatin1Char('w'))) {
-            e.value = parseNumber(part.chopped(1), QStringLiteral("defocus"));
-        } else {
-            bool ok = false;
-            const double bare = part.toDouble(&ok);
-            if (ok && bare == 0.0) {
-                e.value = 0.0; // "0" is in focus whatever the unit
-            } else {
-                e.isLength = true;
-                e.value = parseLength(part, QStringLiteral("defocus"));
-            }
-        }
-        entries.push_back(e);
-    }
-    return entries;
+    return parser.isSet(QLatin1String(name));
 }
 
-// Builds the problem from FITS files and the metadata flags (flags override header keywords).
-ProblemSpec problemFromFiles(const QCommandLineParser& parser, std::vector<std::string>& notes)
+QString value(const QCommandLineParser& parser, const char* name)
 {
-    std::vector<Image> planes;
-    FitsContent first;
-    const QStringList inputs = parser.values(QStringLiteral("input")) + parser.positionalArguments();
-    for (const QString& input : inputs) {
-        const QString suffix = QFileInfo(input).suffix().toLower();
-        if (suffix != QLatin1String("fits") && suffix != QLatin1String("fit") && suffix != QLatin1String("fts"))
-            throw std::runtime_error(input.toStdString() + ": only FITS files are read by this version (TIFF and PNG are planned)");
-        FitsContent content = readFits(input.toStdString());
-        notes.push_back(input.toStdString() + ": " + std::to_string(content.planes.size()) + " plane(s) of "
-                        + std::to_string(content.planes.front().width) + " x " + std::to_string(content.planes.front().height));
-        if (planes.empty())
-            first = content;
-        planes.insert(planes.end(), content.planes.begin(), content.planes.end());
-    }
-    if (planes.empty())
-        throw UsageError("no input: give --preset or --input FILE");
-    if (parser.isSet(QStringLiteral("planes"))) {
-        std::vector<Image> chosen;
-        for (int index : parseIntList(parser.value(QStringLiteral("planes")), QStringLiteral("planes"))) {
-            if (index < 0 || index >= int(planes.size()))
-                throw UsageError("--planes: plane " + std::to_string(index) + " does not exist (the input has "
-                                 + std::to_string(planes.size()) + " planes, numbered from 0)");
-            chosen.push_back(planes[size_t(index)]);
-        }
-        planes = chosen;
-    }
+    return parser.value(QLatin1String(name));
+}
 
-    auto header = [&](const char* key) -> std::optional<double> {
-        const auto it = first.numbers.find(key);
-        return it == first.numbers.end() ? std::nullopt : std::optional<double>(it->second);
+PlaneDefocus parseDefocusEntry(const QString& text)
+{
+    if (auto d = defocusFromText(text.trimmed().toStdString()))
+        return *d;
+    bool ok = false;
+    const double bare = text.trimmed().toDouble(&ok);
+    if (ok && std::isfinite(bare))
+        return {PlaneDefocus::Kind::Length, bare}; // a bare number is in SI base units: metres
+    throw UsageError(QStringLiteral("--defocus: '%1' is neither waves of W020 (e.g. 1w) nor a length (e.g. 0.9um)").arg(text).toStdString());
+}
+
+void applyMetadataFlags(const QCommandLineParser& parser, Dataset& data)
+{
+    DatasetMetadata& m = data.metadata;
+    const std::string origin = "command line";
+    auto positive = [&](const char* name, double v) {
+        if (!(v > 0.0))
+            throw UsageError(std::string("--") + name + ": must be positive");
+        return v;
     };
-
-    ProblemSpec spec;
-    spec.name = QFileInfo(inputs.front()).fileName().toStdString();
-    if (parser.isSet(QStringLiteral("wavelength"))) {
-        spec.wavelength = parseLength(parser.value(QStringLiteral("wavelength")), QStringLiteral("wavelength"));
-        if (!(spec.wavelength > 0.0))
-            throw UsageError("--wavelength: must be positive");
-    } else if (auto w = header("WAVELENG")) {
-        spec.wavelength = *w;
-    } else {
-        throw UsageError("the wavelength is unknown: give --wavelength (e.g. 633nm)");
+    if (has(parser, "wavelength")) {
+        m.wavelength = positive("wavelength", parseLength(value(parser, "wavelength"), QStringLiteral("wavelength")));
+        m.origin["wavelength"] = origin;
     }
+    if (has(parser, "sampling")) {
+        m.samplingQ = positive("sampling", parseNumber(value(parser, "sampling"), QStringLiteral("sampling")));
+        m.origin["samplingQ"] = origin;
+    }
+    if (has(parser, "f-number")) {
+        m.fNumber = positive("f-number", parseNumber(value(parser, "f-number"), QStringLiteral("f-number")));
+        m.origin["fNumber"] = origin;
+    }
+    if (has(parser, "na")) {
+        m.numericalAperture = positive("na", parseNumber(value(parser, "na"), QStringLiteral("na")));
+        m.origin["numericalAperture"] = origin;
+    }
+    if (has(parser, "immersion")) {
+        m.immersionIndex = parseNumber(value(parser, "immersion"), QStringLiteral("immersion"));
+        if (!(m.immersionIndex >= 1.0))
+            throw UsageError("--immersion: a refractive index is at least 1");
+        m.origin["immersionIndex"] = origin;
+    }
+    if (has(parser, "aperture")) {
+        m.aperture = positive("aperture", parseLength(value(parser, "aperture"), QStringLiteral("aperture")));
+        m.origin["aperture"] = origin;
+    }
+    if (has(parser, "pixel-scale")) {
+        const QString text = value(parser, "pixel-scale");
+        if (auto angle = parseAngle(text)) {
+            m.pixelAngle = positive("pixel-scale", *angle);
+            m.pixelPitch.reset();
+            m.origin["pixelAngle"] = origin;
+        } else {
+            m.pixelPitch = positive("pixel-scale", parseLength(text, QStringLiteral("pixel-scale")));
+            m.pixelAngle.reset();
+            m.origin["pixelPitch"] = origin;
+        }
+    }
+    // A sampling given on the command line beats header quantities, and header Q yields to a pitch given here.
+    if (has(parser, "pixel-scale") && !has(parser, "sampling"))
+        m.samplingQ.reset();
+    if (has(parser, "z-step")) {
+        m.zStep = parseLength(value(parser, "z-step"), QStringLiteral("z-step"));
+        if (!(std::abs(*m.zStep) > 0.0))
+            throw UsageError("--z-step: must not be zero");
+        m.origin["zStep"] = origin;
+    }
+    if (has(parser, "focus-plane")) {
+        m.focusPlane = parseNumber(value(parser, "focus-plane"), QStringLiteral("focus-plane"));
+        m.origin["focusPlane"] = origin;
+    }
+    if (has(parser, "defocus-model")) {
+        const QString model = parseWordList(value(parser, "defocus-model"), QStringLiteral("defocus-model"), {QStringLiteral("paraxial"), QStringLiteral("high-na")}).front();
+        m.defocusModel = model == QLatin1String("high-na") ? DefocusModel::HighNa : DefocusModel::Paraxial;
+        m.origin["defocusModel"] = origin;
+    }
+    if (has(parser, "saturation")) {
+        m.saturationLevel = positive("saturation", parseNumber(value(parser, "saturation"), QStringLiteral("saturation")));
+        m.origin["saturationLevel"] = origin;
+    }
+    if (has(parser, "data-unit")) {
+        m.dataUnit = parseWordList(value(parser, "data-unit"), QStringLiteral("data-unit"),
+                                   {QStringLiteral("photons"), QStringLiteral("electrons"), QStringLiteral("counts"), QStringLiteral("adu"), QStringLiteral("relative")})
+                         .front()
+                         .toStdString();
+        m.origin["dataUnit"] = origin;
+    }
+    if (has(parser, "planes")) {
+        std::vector<int> planes = parseIntList(value(parser, "planes"), QStringLiteral("planes"));
+        try {
+            selectPlanes(data, planes);
+        } catch (const DatasetError& e) {
+            throw UsageError(std::string("--planes: ") + e.what());
+        }
+    }
+    if (has(parser, "defocus")) {
+        std::vector<PlaneDefocus> entries;
+        for (const QString& part : value(parser, "defocus").split(QLatin1Char(','), Qt::KeepEmptyParts))
+            entries.push_back(parseDefocusEntry(part));
+        const std::vector<int> used = usedPlanes(data);
+        if (entries.size() != used.size())
+            throw UsageError("--defocus has " + std::to_string(entries.size()) + " entries but " + std::to_string(used.size()) + " planes take part");
+        for (size_t k = 0; k < used.size(); ++k) {
+            data.planes[size_t(used[k])].defocus = entries[k];
+            m.origin["defocus[" + std::to_string(used[k]) + "]"] = origin;
+        }
+    }
+}
 
-    SamplingInput sampling;
-    sampling.wavelength = spec.wavelength;
-    if (parser.isSet(QStringLiteral("sampling")))
-        sampling.samplingQ = parseNumber(parser.value(QStringLiteral("sampling")), QStringLiteral("sampling"));
-    if (parser.isSet(QStringLiteral("f-number")))
-        sampling.fNumber = parseNumber(parser.value(QStringLiteral("f-number")), QStringLiteral("f-number"));
-    if (parser.isSet(QStringLiteral("na")))
-        sampling.numericalAperture = parseNumber(parser.value(QStringLiteral("na")), QStringLiteral("na"));
-    sampling.immersionIndex = parseNumber(parser.value(QStringLiteral("immersion")), QStringLiteral("immersion"));
-    if (parser.isSet(QStringLiteral("aperture")))
-        sampling.aperture = parseLength(parser.value(QStringLiteral("aperture")), QStringLiteral("aperture"));
-    if (parser.isSet(QStringLiteral("pixel-scale"))) {
-        const QString text = parser.value(QStringLiteral("pixel-scale"));
-        if (auto angle = parseAngle(text))
-            sampling.pixelAngle = *angle;
+void applyPreprocessFlags(const QCommandLineParser& parser, PreprocessOptions& o)
+{
+    if (has(parser, "no-background"))
+        o.subtractBackground = false;
+    if (has(parser, "border")) {
+        o.borderWidth = parseInt(value(parser, "border"), QStringLiteral("border"));
+        if (o.borderWidth < 1)
+            throw UsageError("--border: must be at least 1 pixel");
+    }
+    if (has(parser, "clip-sigma")) {
+        o.clipSigma = parseNumber(value(parser, "clip-sigma"), QStringLiteral("clip-sigma"));
+        if (!(o.clipSigma > 0.0))
+            throw UsageError("--clip-sigma: must be positive");
+    }
+    if (has(parser, "centre")) {
+        const QString c = parseWordList(value(parser, "centre"), QStringLiteral("centre"), {QStringLiteral("none"), QStringLiteral("peak"), QStringLiteral("centroid")}).front();
+        o.centre = c == QLatin1String("peak") ? CentreMethod::Peak : c == QLatin1String("centroid") ? CentreMethod::Centroid : CentreMethod::None;
+    }
+    if (has(parser, "centre-each-plane"))
+        o.centreEachPlane = true;
+    if (has(parser, "crop")) {
+        o.cropSize = parseInt(value(parser, "crop"), QStringLiteral("crop"));
+        if (o.cropSize < 2 || o.cropSize % 2 != 0)
+            throw UsageError("--crop: must be an even number of pixels (at least 2)");
+    }
+    if (has(parser, "no-saturation-mask"))
+        o.maskSaturated = false;
+    if (has(parser, "hot-pixels")) {
+        o.maskHotPixels = true;
+        o.hotPixelSigma = parseNumber(value(parser, "hot-pixels"), QStringLiteral("hot-pixels"));
+        if (!(o.hotPixelSigma > 0.0))
+            throw UsageError("--hot-pixels: the threshold must be positive");
+    }
+    if (has(parser, "bad-pixels")) {
+        o.badPixels.clear();
+        for (const QString& pair : value(parser, "bad-pixels").split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            const QStringList xy = pair.split(QLatin1Char(':'));
+            if (xy.size() != 2)
+                throw UsageError("--bad-pixels: expected column:row pairs, e.g. 10:20,31:7");
+            o.badPixels.emplace_back(parseInt(xy[0], QStringLiteral("bad-pixels")), parseInt(xy[1], QStringLiteral("bad-pixels")));
+        }
+    }
+    if (has(parser, "normalise"))
+        o.normalise = true;
+}
+
+void applyModelFlags(const QCommandLineParser& parser, ModelSettings& m)
+{
+    if (has(parser, "order"))
+        m.order = parseInt(value(parser, "order"), QStringLiteral("order"));
+    if (has(parser, "ordering"))
+        m.ordering = parseWordList(value(parser, "ordering"), QStringLiteral("ordering"), {QStringLiteral("noll"), QStringLiteral("ansi")}).front() == QLatin1String("ansi")
+                         ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
+    if (has(parser, "normalization"))
+        m.normalization = parseWordList(value(parser, "normalization"), QStringLiteral("normalization"), {QStringLiteral("rms"), QStringLiteral("unit")}).front()
+                                  == QLatin1String("unit")
+                              ? ZernikeNormalization::Unit : ZernikeNormalization::Rms;
+    if (has(parser, "objective")) {
+        const QString o = parseWordList(value(parser, "objective"), QStringLiteral("objective"),
+                                        {QStringLiteral("poisson"), QStringLiteral("least-squares"), QStringLiteral("weighted")}).front();
+        m.objective = o == QLatin1String("poisson") ? ObjectiveKind::Poisson : o == QLatin1String("weighted") ? ObjectiveKind::WeightedLeastSquares : ObjectiveKind::LeastSquares;
+    }
+    if (has(parser, "read-noise"))
+        m.readNoise = parseNumber(value(parser, "read-noise"), QStringLiteral("read-noise"));
+    if (has(parser, "grid"))
+        m.grid = parseInt(value(parser, "grid"), QStringLiteral("grid"));
+    if (has(parser, "obscuration"))
+        m.obscuration = parseNumber(value(parser, "obscuration"), QStringLiteral("obscuration"));
+    if (has(parser, "spiders"))
+        m.spiderCount = parseInt(value(parser, "spiders"), QStringLiteral("spiders"));
+    if (has(parser, "spider-width"))
+        m.spiderWidth = parseNumber(value(parser, "spider-width"), QStringLiteral("spider-width"));
+    if (has(parser, "fit-shift"))
+        m.fitShift = true;
+}
+
+void applySolverFlags(const QCommandLineParser& parser, SolverSettings& s)
+{
+    if (has(parser, "backend"))
+        s.backend = parseWordList(value(parser, "backend"), QStringLiteral("backend"), {QStringLiteral("cpu"), QStringLiteral("gpu")}).front().toStdString();
+    if (has(parser, "gradient"))
+        s.gradient = parseWordList(value(parser, "gradient"), QStringLiteral("gradient"), {QStringLiteral("adjoint"), QStringLiteral("fd")}).front() == QLatin1String("fd")
+                         ? GradientKind::FiniteDifference : GradientKind::Adjoint;
+    if (has(parser, "optimizer"))
+        s.optimizer = parseWordList(value(parser, "optimizer"), QStringLiteral("optimizer"), {QStringLiteral("bfgs"), QStringLiteral("lbfgs")}).front() == QLatin1String("lbfgs")
+                          ? OptimizerKind::Lbfgs : OptimizerKind::Bfgs;
+    if (has(parser, "precision"))
+        s.precision = parseWordList(value(parser, "precision"), QStringLiteral("precision"), {QStringLiteral("double"), QStringLiteral("float")}).front() == QLatin1String("float")
+                          ? Precision::Float : Precision::Double;
+    if (has(parser, "threads")) {
+        s.threads = parseInt(value(parser, "threads"), QStringLiteral("threads"));
+        if (s.threads < 1 || s.threads > 1024)
+            throw UsageError("--threads: must be between 1 and 1024");
+    }
+    if (has(parser, "max-iterations")) {
+        s.maxIterations = parseInt(value(parser, "max-iterations"), QStringLiteral("max-iterations"));
+        if (s.maxIterations < 1)
+            throw UsageError("--max-iterations: must be at least 1");
+    }
+    if (has(parser, "gtol")) {
+        s.gradientTolerance = parseNumber(value(parser, "gtol"), QStringLiteral("gtol"));
+        if (s.gradientTolerance < 0)
+            throw UsageError("--gtol: must not be negative");
+    }
+    if (has(parser, "ftol")) {
+        s.functionTolerance = parseNumber(value(parser, "ftol"), QStringLiteral("ftol"));
+        if (s.functionTolerance < 0)
+            throw UsageError("--ftol: must not be negative");
+    }
+    if (has(parser, "stages"))
+        s.stages = parseIntList(value(parser, "stages"), QStringLiteral("stages"));
+    if (has(parser, "remove-defocus"))
+        s.removeDefocus = true;
+    if (has(parser, "no-uncertainty"))
+        s.computeUncertainty = false;
+}
+
+void toRequest(const SolverSettings& s, ReconstructionRequest& request)
+{
+    request.backend = s.backend == "gpu" ? BackendKind::Gpu : BackendKind::Cpu;
+    request.gradient = s.gradient;
+    request.solver.optimizer = s.optimizer;
+    request.evaluator.precision = s.precision;
+    request.evaluator.threads = s.threads;
+    request.solver.maxIterations = s.maxIterations;
+    request.solver.gradientTolerance = s.gradientTolerance;
+    request.solver.functionTolerance = s.functionTolerance;
+    request.stages = s.stages;
+    request.analysis.removeDefocus = s.removeDefocus;
+    request.analysis.computeUncertainty = s.computeUncertainty;
+}
+
+// Messages of the data layer: errors stop the run (exit 1), the rest become notes.
+void takeMessages(const std::vector<DatasetMessage>& messages, std::vector<std::string>& notes)
+{
+    std::string errors;
+    for (const DatasetMessage& m : messages) {
+        if (m.level == MessageLevel::Error)
+            errors += (errors.empty() ? "" : "; ") + m.text;
         else
-            sampling.pixelPitch = parseLength(text, QStringLiteral("pixel-scale"));
+            notes.push_back(m.level == MessageLevel::Warning ? "warning: " + m.text : m.text);
     }
-    if (!sampling.samplingQ && !sampling.pixelPitch && !sampling.pixelAngle)
-        if (auto q = header("SAMPLING"))
-            sampling.samplingQ = *q;
-    Sampling s;
-    try {
-        s = computeSampling(sampling);
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-    }
-    notes.insert(notes.end(), s.warnings.begin(), s.warnings.end());
-
-    int width = planes.front().width, height = planes.front().height;
-    int grid = std::max(width, height);
-    grid += grid % 2;
-    if (parser.isSet(QStringLiteral("grid")))
-        grid = parseInt(parser.value(QStringLiteral("grid")), QStringLiteral("grid"));
-    spec.grid = PupilGrid::centred(grid, s.q);
-
-    // Defocus per plane: flags, else DEFOCUSk header keywords (waves W020).
-    std::vector<DefocusEntry> defocus;
-    if (parser.isSet(QStringLiteral("defocus"))) {
-        defocus = parseDefocus(parser.value(QStringLiteral("defocus")));
-    } else if (!parser.isSet(QStringLiteral("planes"))) {
-        for (size_t k = 0; k < planes.size(); ++k) {
-            const std::string key = "DEFOCUS" + std::to_string(k + 1);
-            auto value = header(key.c_str());
-            if (!value) {
-                defocus.clear();
-                break;
-            }
-            defocus.push_back({false, *value});
-        }
-    }
-    if (defocus.empty() && planes.size() > 1)
-        throw UsageError("the defocus of each plane is unknown: give --defocus with one entry per plane (e.g. --defocus=-1w,0,1w)");
-    if (defocus.empty())
-        defocus.push_back({false, 0.0});
-    if (defocus.size() != planes.size())
-        throw UsageError("--defocus has " + std::to_string(defocus.size()) + " entries but " + std::to_string(planes.size())
-                         + " planes take part");
-    const QString model = parseWordList(parser.value(QStringLiteral("defocus-model")), QStringLiteral("defocus-model"),
-                                        {QStringLiteral("paraxial"), QStringLiteral("high-na")}).front();
-    double na = sampling.numericalAperture.value_or(0.0);
-    if (na == 0.0 && sampling.fNumber)
-        na = 1.0 / (2.0 * *sampling.fNumber);
-
-    spec.pupil.obscuration = parseNumber(parser.value(QStringLiteral("obscuration")), QStringLiteral("obscuration"));
-    spec.pupil.spiderCount = parseInt(parser.value(QStringLiteral("spiders")), QStringLiteral("spiders"));
-    spec.pupil.spiderWidth = parseNumber(parser.value(QStringLiteral("spider-width")), QStringLiteral("spider-width"));
-
-    for (size_t k = 0; k < planes.size(); ++k) {
-        PlaneSpec plane;
-        plane.data = planes[k];
-        plane.fitFlux = true;
-        plane.fitBackground = true;
-        const DefocusEntry& d = defocus[k];
-        if (d.isLength) {
-            if (na <= 0.0)
-                throw UsageError("a defocus given as a length needs --na (or --f-number) to convert it to phase");
-            plane.diversity.kind = model == QLatin1String("high-na") ? DiversityKind::AxialHighNa : DiversityKind::AxialParaxial;
-            plane.diversity.axialDistance = d.value;
-            plane.diversity.numericalAperture = na;
-            plane.diversity.immersionIndex = sampling.immersionIndex;
-        } else if (d.value != 0.0) {
-            plane.diversity.kind = DiversityKind::ZernikeDefocus;
-            plane.diversity.defocusWaves = d.value;
-        }
-        spec.planes.push_back(plane);
-    }
-    const auto bunit = first.strings.find("BUNIT");
-    spec.objective = (bunit != first.strings.end() && bunit->second == "relative") ? ObjectiveKind::LeastSquares : ObjectiveKind::Poisson;
-    return spec;
+    if (!errors.empty())
+        throw std::runtime_error(errors);
 }
 
 void printSummary(FILE* out, const FitResult& r, const std::vector<std::string>& notes, const Truth* truth)
 {
     std::fprintf(out, "Wavefront Studio reconstruction: %s\n", r.problemName.c_str());
     for (const std::string& note : notes)
-        std::fprintf(out, "  note: %s\n", note.c_str());
+        std::fprintf(out, note.rfind("warning: ", 0) == 0 ? "  %s\n" : "  note: %s\n", note.c_str());
     std::fprintf(out, "  backend %s (%s), %s, gradient %s, %zu parameters\n", r.backend.backend.c_str(), r.backend.device.c_str(),
                  precisionName(r.backend.precision), gradientName(r.gradient), r.parameterValues.size());
     std::fprintf(out, "  %s after %d iterations, %ld cost / %ld gradient evaluations, %.3f s\n", terminationName(r.solver.termination),
@@ -229,11 +331,13 @@ int runReconstruct(const QStringList& args)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Reconstruct the wavefront (Zernike coefficients) from PSF images by BFGS on a Fourier-optics model.\n"
-        "Input: --preset demo|oof, or --input FILE.fits [...] (2-D images, 3-D cubes, one plane per HDU) with metadata.\n"
+        "Input: --preset demo|oof, or --input FILE [...] (FITS images, cubes and HDUs; TIFF pages; PNG) with metadata,\n"
+        "or --session FILE.json (a saved session; options given here override it).\n"
         "Numbers take unit suffixes; a bare number is in SI base units."));
     parser.addOptions({
         {QStringLiteral("preset"), QStringLiteral("Built-in problem: demo or oof."), QStringLiteral("name")},
-        {QStringLiteral("input"), QStringLiteral("FITS file(s) with the PSF planes (repeat the option for several files)."), QStringLiteral("FILE")},
+        {QStringLiteral("input"), QStringLiteral("FITS, TIFF or PNG file(s) with the PSF planes (repeat the option for several files)."), QStringLiteral("FILE")},
+        {QStringLiteral("session"), QStringLiteral("A saved session (JSON): inputs, metadata, preparation, model and solver settings."), QStringLiteral("FILE.json")},
         {QStringLiteral("wavelength"), QStringLiteral("Wavelength, e.g. 633nm."), QStringLiteral("length")},
         {QStringLiteral("pixel-scale"), QStringLiteral("Pixel pitch (with --f-number or --na) or angle (arcsec, mas, rad; with --aperture)."), QStringLiteral("value")},
         {QStringLiteral("f-number"), QStringLiteral("Focal ratio F#: Q = lambda F# / pitch."), QStringLiteral("F")},
@@ -241,9 +345,23 @@ int runReconstruct(const QStringList& args)
         {QStringLiteral("immersion"), QStringLiteral("Immersion refractive index."), QStringLiteral("n"), QStringLiteral("1")},
         {QStringLiteral("aperture"), QStringLiteral("Aperture diameter, with an angular pixel scale."), QStringLiteral("length")},
         {QStringLiteral("sampling"), QStringLiteral("Sampling Q = lambda F# / pixel, given directly."), QStringLiteral("Q")},
-        {QStringLiteral("defocus"), QStringLiteral("One entry per plane: waves of W020 ('1w') or an axial length ('0.9um')."), QStringLiteral("list")},
+        {QStringLiteral("defocus"), QStringLiteral("One entry per plane that takes part: waves of W020 ('1w') or an axial length ('0.9um')."), QStringLiteral("list")},
         {QStringLiteral("defocus-model"), QStringLiteral("paraxial or high-na, for defocus given as lengths."), QStringLiteral("model"), QStringLiteral("paraxial")},
         {QStringLiteral("planes"), QStringLiteral("Planes that take part (0-based, in file order)."), QStringLiteral("list")},
+        {QStringLiteral("z-step"), QStringLiteral("Stacks: axial step between planes (e.g. 0.3um); plane i is at (i - focus plane) * step."), QStringLiteral("length")},
+        {QStringLiteral("focus-plane"), QStringLiteral("Stacks: the plane (0-based, may be fractional) at focus, for --z-step."), QStringLiteral("index")},
+        {QStringLiteral("data-unit"), QStringLiteral("photons, electrons, counts, adu or relative (chooses the default objective)."), QStringLiteral("unit")},
+        {QStringLiteral("saturation"), QStringLiteral("Saturation level in data units (default: the format's maximum)."), QStringLiteral("level")},
+        {QStringLiteral("no-saturation-mask"), QStringLiteral("Keep saturated pixels in the fit.")},
+        {QStringLiteral("no-background"), QStringLiteral("Do not subtract the border background.")},
+        {QStringLiteral("border"), QStringLiteral("Border width for the background, pixels (default: size / 16)."), QStringLiteral("pixels")},
+        {QStringLiteral("clip-sigma"), QStringLiteral("Sigma clipping of the border statistics (default 3)."), QStringLiteral("k")},
+        {QStringLiteral("centre"), QStringLiteral("Centre the PSF: none, peak or centroid (default none)."), QStringLiteral("method")},
+        {QStringLiteral("centre-each-plane"), QStringLiteral("Centre every plane on its own (default: one centre for the stack).")},
+        {QStringLiteral("crop"), QStringLiteral("Crop to N x N pixels around the centre (even N)."), QStringLiteral("N")},
+        {QStringLiteral("hot-pixels"), QStringLiteral("Mask isolated hot pixels more than k noise deviations above their neighbours."), QStringLiteral("k")},
+        {QStringLiteral("bad-pixels"), QStringLiteral("Mask these pixels in every plane: column:row,... (raw image coordinates)."), QStringLiteral("list")},
+        {QStringLiteral("normalise"), QStringLiteral("Scale every plane to unit sum (least-squares objective).")},
         {QStringLiteral("obscuration"), QStringLiteral("Central obscuration, fraction of the pupil diameter."), QStringLiteral("ratio"), QStringLiteral("0")},
         {QStringLiteral("spiders"), QStringLiteral("Number of spider vanes."), QStringLiteral("count"), QStringLiteral("0")},
         {QStringLiteral("spider-width"), QStringLiteral("Vane width, fraction of the pupil diameter."), QStringLiteral("w"), QStringLiteral("0")},
@@ -253,17 +371,26 @@ int runReconstruct(const QStringList& args)
         {QStringLiteral("normalization"), QStringLiteral("rms (Noll) or unit (R(1) = 1)."), QStringLiteral("name")},
         {QStringLiteral("objective"), QStringLiteral("poisson, least-squares or weighted (Poisson plus read noise)."), QStringLiteral("name")},
         {QStringLiteral("read-noise"), QStringLiteral("Read noise in counts RMS, for --objective weighted."), QStringLiteral("e")},
+        {QStringLiteral("fit-shift"), QStringLiteral("Fit a tip/tilt per plane (drift between planes).")},
         {QStringLiteral("stages"), QStringLiteral("Coarse-to-fine Zernike orders, e.g. 2,4,6 (the last is the fitted order)."), QStringLiteral("list")},
         {QStringLiteral("seed"), QStringLiteral("Noise seed of a preset."), QStringLiteral("S"), QStringLiteral("20180518")},
         {QStringLiteral("remove-defocus"), QStringLiteral("Report RMS and PV with defocus removed too.")},
         {QStringLiteral("no-uncertainty"), QStringLiteral("Skip the uncertainty estimate (2 P extra gradients).")},
         {QStringLiteral("json"), QStringLiteral("Write the result as JSON ('-' for stdout)."), QStringLiteral("FILE")},
-        {QStringLiteral("phase-out"), QStringLiteral("Write the phase map (radians) as FITS."), QStringLiteral("FILE.fits")},
+        {QStringLiteral("phase-out"), QStringLiteral("Write the phase map as FITS (radians unless --phase-unit)."), QStringLiteral("FILE.fits")},
+        {QStringLiteral("phase-unit"), QStringLiteral("Unit of --phase-out and --phase-png: rad, waves or nm (defaults rad and waves)."), QStringLiteral("unit")},
+        {QStringLiteral("phase-png"), QStringLiteral("Write the phase map as PNG with colour bar and units."), QStringLiteral("FILE.png")},
+        {QStringLiteral("wrapped"), QStringLiteral("--phase-png: wrap the phase to one wave, cyclic colour map.")},
+        {QStringLiteral("float32"), QStringLiteral("Write FITS images as 32-bit floats (default 64-bit).")},
+        {QStringLiteral("model-out"), QStringLiteral("Write the model images (one slice per plane) as FITS."), QStringLiteral("FILE.fits")},
+        {QStringLiteral("residual-out"), QStringLiteral("Write the residual images (data - model) as FITS."), QStringLiteral("FILE.fits")},
         {QStringLiteral("csv"), QStringLiteral("Write the coefficient table as CSV."), QStringLiteral("FILE")},
+        {QStringLiteral("coefficients-json"), QStringLiteral("Write the coefficient table as JSON."), QStringLiteral("FILE")},
+        {QStringLiteral("save-session"), QStringLiteral("Save the session (inputs, settings, result) as JSON."), QStringLiteral("FILE.json")},
         {QStringLiteral("force"), QStringLiteral("Overwrite existing output files.")},
         {QStringLiteral("quiet"), QStringLiteral("No progress lines on stderr.")},
     });
-    parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("FITS input files (same as --input)."), QStringLiteral("[FILE...]"));
+    parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Input files (same as --input)."), QStringLiteral("[FILE...]"));
     addSolverOptions(parser);
     if (auto status = parseOrExit(parser, args))
         return *status;
@@ -272,19 +399,24 @@ int runReconstruct(const QStringList& args)
     ReconstructionRequest request;
     std::vector<std::string> notes;
     std::optional<Truth> truth;
+    std::optional<Session> session; // file and session input
+    ExportContext context;
     try {
-        const bool fromPreset = parser.isSet(QStringLiteral("preset"));
-        const bool fromFiles = parser.isSet(QStringLiteral("input")) || !parser.positionalArguments().isEmpty();
-        if (fromPreset == fromFiles)
-            throw UsageError("give exactly one input: --preset demo|oof or --input FILE");
+        const bool fromPreset = has(parser, "preset");
+        const bool fromFiles = has(parser, "input") || !parser.positionalArguments().isEmpty();
+        const bool fromSession = has(parser, "session");
+        if (int(fromPreset) + int(fromFiles) + int(fromSession) != 1)
+            throw UsageError("give exactly one input: --preset demo|oof, --input FILE or --session FILE.json");
         if (fromPreset) {
+            if (has(parser, "save-session"))
+                throw UsageError("--save-session applies to file input; the presets are rebuilt from their names");
             PresetOptions options;
-            if (parser.isSet(QStringLiteral("grid")))
-                options.grid = parseInt(parser.value(QStringLiteral("grid")), QStringLiteral("grid"));
-            if (parser.isSet(QStringLiteral("order")))
-                options.order = parseInt(parser.value(QStringLiteral("order")), QStringLiteral("order"));
-            options.seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
-            const QString name = parseWordList(parser.value(QStringLiteral("preset")), QStringLiteral("preset"), {QStringLiteral("demo"), QStringLiteral("oof")}).front();
+            if (has(parser, "grid"))
+                options.grid = parseInt(value(parser, "grid"), QStringLiteral("grid"));
+            if (has(parser, "order"))
+                options.order = parseInt(value(parser, "order"), QStringLiteral("order"));
+            options.seed = std::uint64_t(parseNumber(value(parser, "seed"), QStringLiteral("seed")));
+            const QString name = parseWordList(value(parser, "preset"), QStringLiteral("preset"), {QStringLiteral("demo"), QStringLiteral("oof")}).front();
             PresetCase c;
             try {
                 c = makePreset(name.toStdString(), options);
@@ -296,55 +428,87 @@ int runReconstruct(const QStringList& args)
             request.solver = c.solver;
             truth = c.truth;
             notes.push_back("simulated data: " + c.noiseDescription);
-        } else {
-            request.spec = problemFromFiles(parser, notes);
-            if (parser.isSet(QStringLiteral("order")))
-                request.spec.basis.maxOrder = parseInt(parser.value(QStringLiteral("order")), QStringLiteral("order"));
-            request.solver.gradientTolerance = 1e-6;
-            request.solver.functionTolerance = 1e-11;
-        }
-        if (parser.isSet(QStringLiteral("ordering")) || parser.isSet(QStringLiteral("normalization"))) {
-            if (fromPreset)
+            if (has(parser, "ordering") || has(parser, "normalization"))
                 throw UsageError("--ordering and --normalization apply to file input; the presets fix their conventions");
-            if (parser.isSet(QStringLiteral("ordering")))
-                request.spec.basis.ordering = parseWordList(parser.value(QStringLiteral("ordering")), QStringLiteral("ordering"),
-                                                            {QStringLiteral("noll"), QStringLiteral("ansi")}).front() == QLatin1String("ansi")
-                                                  ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
-            if (parser.isSet(QStringLiteral("normalization")))
-                request.spec.basis.normalization = parseWordList(parser.value(QStringLiteral("normalization")), QStringLiteral("normalization"),
-                                                                 {QStringLiteral("rms"), QStringLiteral("unit")}).front() == QLatin1String("unit")
-                                                       ? ZernikeNormalization::Unit : ZernikeNormalization::Rms;
+            if (has(parser, "objective")) {
+                ModelSettings m;
+                applyModelFlags(parser, m);
+                request.spec.objective = *m.objective;
+            }
+            if (has(parser, "read-noise"))
+                request.spec.readNoise = parseNumber(value(parser, "read-noise"), QStringLiteral("read-noise"));
+            if (has(parser, "stages")) {
+                request.stages = parseIntList(value(parser, "stages"), QStringLiteral("stages"));
+                request.spec.basis.maxOrder = request.stages.back();
+                request.start.clear();
+            }
+            if (request.spec.basis.maxOrder < 1 || request.spec.basis.maxOrder > zernike::kMaxOrder)
+                throw UsageError("--order: must be between 1 and " + std::to_string(zernike::kMaxOrder));
+            applySolverOptions(parser, request);
+            request.analysis.removeDefocus = has(parser, "remove-defocus");
+            request.analysis.computeUncertainty = !has(parser, "no-uncertainty");
+        } else {
+            session.emplace();
+            if (fromSession) {
+                OpenedSession opened = openSession(value(parser, "session").toStdString());
+                session = std::move(opened.session);
+                takeMessages(opened.messages, notes);
+            } else {
+                std::vector<std::string> paths;
+                for (const QString& input : parser.values(QStringLiteral("input")) + parser.positionalArguments())
+                    paths.push_back(input.toStdString());
+                takeMessages(addFiles(session->dataset, paths), notes);
+            }
+            Dataset& data = session->dataset;
+            applyMetadataFlags(parser, data);
+            applyPreprocessFlags(parser, data.preprocess);
+            applyModelFlags(parser, session->model);
+            applySolverFlags(parser, session->solver);
+            if (!session->solver.stages.empty())
+                session->model.order = session->solver.stages.back();
+            if (session->model.order < 1 || session->model.order > zernike::kMaxOrder)
+                throw UsageError("--order: must be between 1 and " + std::to_string(zernike::kMaxOrder));
+            if (!data.metadata.wavelength && !fromSession)
+                throw UsageError("the wavelength is unknown: give --wavelength (e.g. 633nm)");
+            takeMessages(prepare(data), notes);
+            BuiltProblem built;
+            try {
+                built = buildProblem(data, session->model);
+            } catch (const DatasetError& e) {
+                // What the command line (or the session) left undetermined: a usage error for flags.
+                if (fromSession)
+                    throw std::runtime_error(value(parser, "session").toStdString() + ": " + e.what());
+                throw UsageError(e.what());
+            }
+            takeMessages(built.messages, notes);
+            request.spec = built.spec;
+            request.start = session->solver.stages.empty() ? built.start : std::vector<double>{};
+            toRequest(session->solver, request);
+            context.pupil = request.spec.pupil;
+            context.samplingQ = built.samplingQ;
+            context.pupilSampleSpacing = request.spec.grid.spacing;
+            for (const DatasetFile& f : data.files)
+                context.inputs.push_back(f.path);
         }
-        if (parser.isSet(QStringLiteral("objective"))) {
-            const QString o = parseWordList(parser.value(QStringLiteral("objective")), QStringLiteral("objective"),
-                                            {QStringLiteral("poisson"), QStringLiteral("least-squares"), QStringLiteral("weighted")}).front();
-            request.spec.objective = o == QLatin1String("poisson") ? ObjectiveKind::Poisson
-                                     : o == QLatin1String("weighted") ? ObjectiveKind::WeightedLeastSquares : ObjectiveKind::LeastSquares;
-        }
-        if (parser.isSet(QStringLiteral("read-noise")))
-            request.spec.readNoise = parseNumber(parser.value(QStringLiteral("read-noise")), QStringLiteral("read-noise"));
-        if (parser.isSet(QStringLiteral("stages"))) {
-            request.stages = parseIntList(parser.value(QStringLiteral("stages")), QStringLiteral("stages"));
-            request.spec.basis.maxOrder = request.stages.back();
-            request.start.clear();
-        }
-        if (request.spec.basis.maxOrder < 1 || request.spec.basis.maxOrder > zernike::kMaxOrder)
-            throw UsageError("--order: must be between 1 and " + std::to_string(zernike::kMaxOrder));
-        if (!fromPreset)
-            estimateFluxAndBackground(request.spec);
-        applySolverOptions(parser, request);
-        request.analysis.removeDefocus = parser.isSet(QStringLiteral("remove-defocus"));
-        request.analysis.computeUncertainty = !parser.isSet(QStringLiteral("no-uncertainty"));
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
         return runFailure(program, QString::fromStdString(e.what()));
     }
 
-    const bool force = parser.isSet(QStringLiteral("force"));
-    const QString jsonPath = parser.value(QStringLiteral("json"));
-    for (const QString& option : {QStringLiteral("json"), QStringLiteral("phase-out"), QStringLiteral("csv")}) {
-        const QString path = parser.value(option);
+    PhaseUnit fitsUnit = PhaseUnit::Radians, pngUnit = PhaseUnit::Waves;
+    try {
+        if (has(parser, "phase-unit")) {
+            const QString unit = parseWordList(value(parser, "phase-unit"), QStringLiteral("phase-unit"), {QStringLiteral("rad"), QStringLiteral("waves"), QStringLiteral("nm")}).front();
+            fitsUnit = pngUnit = unit == QLatin1String("nm") ? PhaseUnit::Nanometres : unit == QLatin1String("waves") ? PhaseUnit::Waves : PhaseUnit::Radians;
+        }
+    } catch (const UsageError& e) {
+        return usageFailure(program, QString::fromStdString(e.what()));
+    }
+    const bool force = has(parser, "force");
+    const QString jsonPath = value(parser, "json");
+    for (const char* option : {"json", "phase-out", "phase-png", "csv", "coefficients-json", "model-out", "residual-out", "save-session"}) {
+        const QString path = value(parser, option);
         if (!path.isEmpty() && path != QLatin1String("-") && !force && QFileInfo::exists(path))
             return runFailure(program, path + QStringLiteral(": file exists; refusing to overwrite it (use --force)"));
     }
@@ -352,7 +516,7 @@ int runReconstruct(const QStringList& args)
     // Run on the engine's worker thread; print the latest snapshot about twice a second.
     ReconstructionEngine engine;
     engine.start(request);
-    const bool quiet = parser.isSet(QStringLiteral("quiet"));
+    const bool quiet = has(parser, "quiet");
     unsigned long shown = 0;
     auto lastPrint = std::chrono::steady_clock::now();
     while (engine.isRunning()) {
@@ -375,6 +539,7 @@ int runReconstruct(const QStringList& args)
 
     printSummary(jsonPath == QLatin1String("-") ? stderr : stdout, result, notes, truth ? &*truth : nullptr);
     try {
+        const bool float32 = has(parser, "float32");
         if (!jsonPath.isEmpty()) {
             const QByteArray json = QJsonDocument(resultToJson(result)).toJson();
             if (jsonPath == QLatin1String("-"))
@@ -382,24 +547,29 @@ int runReconstruct(const QStringList& args)
             else
                 writeTextFile(jsonPath, json, force);
         }
-        if (parser.isSet(QStringLiteral("csv")))
-            writeTextFile(parser.value(QStringLiteral("csv")), coefficientsCsv(result).toUtf8(), force);
-        if (parser.isSet(QStringLiteral("phase-out"))) {
-            std::vector<FitsKeyword> keywords = {
-                {"BUNIT", std::string("rad"), "phase in radians; waves = rad / (2 pi)"},
-                {"WAVELENG", result.wavelength, "[m] wavelength"},
-                {"ZORDERNG", std::string(zernike::orderingName(result.ordering)), "Zernike ordering"},
-                {"ZNORM", std::string(zernike::normalizationName(result.normalization)), "Zernike normalisation"},
-                {"ZORDER", (long long)(result.coefficients.empty() ? 0 : result.coefficients.back().mode.n), "highest radial order"},
-                {"RMSWAVE", result.rmsWaves, "[waves] RMS wavefront error, piston/tip/tilt removed"},
-                {"PVWAVE", result.pvWaves, "[waves] peak-to-valley wavefront error"},
-                {"STREHL", result.strehl, "Strehl ratio from the model PSF peak"},
-                {"FINLCOST", result.solver.finalCost, "final objective value"},
-                {"TERMINAT", std::string(terminationName(result.solver.termination)), "solver termination"},
-                {"ROWORDER", std::string("bottom-up"), "row 0 is the bottom row, x right, y up"},
-                {"PUPILORI", std::string("x right, y up, angle CCW from +x"), "pupil coordinates"},
-            };
-            writeFits(parser.value(QStringLiteral("phase-out")).toStdString(), {result.phaseMap}, keywords, false, force);
+        if (has(parser, "csv"))
+            writeTextFile(value(parser, "csv"), coefficientsCsvBytes(result), force);
+        if (has(parser, "coefficients-json"))
+            writeTextFile(value(parser, "coefficients-json"), coefficientsJson(result), force);
+        if (has(parser, "phase-out"))
+            writePhaseFits(value(parser, "phase-out").toStdString(), result, context, {float32, fitsUnit, force});
+        if (has(parser, "phase-png")) {
+            PhaseImageOptions png;
+            png.unit = pngUnit;
+            png.wrapped = has(parser, "wrapped");
+            png.wavelength = result.wavelength;
+            png.title = "Wavefront " + result.problemName + " (" + zernike::orderingName(result.ordering) + ", order "
+                        + std::to_string(result.coefficients.empty() ? 0 : result.coefficients.back().mode.n) + ")";
+            writePhasePng(value(parser, "phase-png").toStdString(), result, png, force);
+        }
+        if (has(parser, "model-out"))
+            writeModelFits(value(parser, "model-out").toStdString(), result, context, float32, force);
+        if (has(parser, "residual-out"))
+            writeResidualFits(value(parser, "residual-out").toStdString(), result, context, float32, force);
+        if (has(parser, "save-session") && session) {
+            session->result = resultToJson(result);
+            session->resultParameters = result.parameterValues;
+            saveSession(value(parser, "save-session").toStdString(), *session, force);
         }
     } catch (const std::exception& e) {
         return runFailure(program, QString::fromStdString(e.what()));

@@ -2,11 +2,14 @@
 #include "Commands.h"
 
 #include <QCoreApplication>
+#include <QGuiApplication>
 #include <QTextStream>
 
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 
 namespace {
 void printUsage(FILE* stream)
@@ -24,9 +27,28 @@ void printUsage(FILE* stream)
 }
 } // namespace
 
+// Drawing text into a PNG (the phase map's colour bar) needs fonts, which Qt only offers with a
+// QGuiApplication; a headless one on the offscreen platform does, without a display.
+bool needsGui(int argc, char** argv)
+{
+    if (argc < 2 || std::strcmp(argv[1], "reconstruct") != 0)
+        return false;
+    for (int i = 2; i < argc; ++i)
+        if (std::strncmp(argv[i], "--phase-png", 11) == 0 || std::strncmp(argv[i], "-phase-png", 10) == 0)
+            return true;
+    return false;
+}
+
 int main(int argc, char** argv)
 {
-    QCoreApplication app(argc, argv);
+    std::unique_ptr<QCoreApplication> application;
+    if (needsGui(argc, argv)) {
+        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+        application = std::make_unique<QGuiApplication>(argc, argv);
+    } else {
+        application = std::make_unique<QCoreApplication>(argc, argv);
+    }
     QCoreApplication::setApplicationName(QStringLiteral("wavefront-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(WFS_VERSION));
 

@@ -127,7 +127,10 @@ struct PreprocessOptions {
     bool centreEachPlane = false;
     int cropSize = 0;               // 0 = no crop; else an even size: cropSize x cropSize around the centre
     bool maskSaturated = true;      // pixels at or above the saturation level (DatasetMetadata::saturationLevel)
-    bool maskHotPixels = false;     // isolated pixels more than hotPixelSigma robust deviations above all 8 neighbours
+    // Isolated hot pixels: more than hotPixelSigma noise deviations (of the border) above the brightest
+    // of their 8 neighbours and more than 3 times as bright (above the background), which a PSF
+    // sampled at Q >= 1 never is.
+    bool maskHotPixels = false;
     double hotPixelSigma = 8.0;
     std::vector<std::pair<int, int>> badPixels; // (column, row) in raw-image coordinates, masked in every plane
     bool normalise = false;         // scale each plane to a sum of 1 after background subtraction
@@ -152,6 +155,7 @@ struct PlanePreparation {
 
 struct Preparation {
     PreprocessOptions options;            // the options that produced it
+    std::optional<double> saturationLevel; // DatasetMetadata::saturationLevel when it was made
     std::vector<PlanePreparation> planes; // one per dataset plane, also the unused ones
     std::vector<DatasetMessage> messages; // warnings (saturation, clipped PSF, empty plane, ...)
 };
@@ -197,9 +201,13 @@ struct ModelSettings {
     int order = 4;                 // highest Zernike radial order (1..15)
     ZernikeOrdering ordering = ZernikeOrdering::Noll;
     ZernikeNormalization normalization = ZernikeNormalization::Rms;
-    // Unset: least squares for dataUnit "relative" and normalised data, else Poisson.
+    // Unset: chosen from the data: Poisson for dataUnit "photons" or "electrons"; least squares for
+    // "relative" or normalised planes; otherwise (camera counts) weighted least squares with the
+    // border noise as read noise. Poisson is fitted to the un-subtracted counts (the subtracted
+    // background is added back and becomes the background start value); the others to the prepared
+    // (background-subtracted) data.
     std::optional<ObjectiveKind> objective;
-    double readNoise = 0.0;        // counts RMS, for the weighted objective
+    double readNoise = 0.0;        // counts RMS, for the weighted objective; 0 = the border noise of the data
     int grid = 0;                  // model grid N (even); 0 = the prepared image size (rounded up to even)
     double obscuration = 0.0;      // fractions of the pupil diameter
     int spiderCount = 0;

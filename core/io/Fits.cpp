@@ -12,7 +12,6 @@
 namespace wfs {
 
 namespace {
-constexpr long long kMaxPixels = 1LL << 28; // 268 M pixels (2 GiB as doubles): refuse beyond
 
 std::string fitsError(int status)
 {
@@ -58,60 +57,146 @@ void readKeywords(fitsfile* f, FitsContent& content)
 }
 } // namespace
 
-FitsContent readFits(const std::string& path)
+namespace {
+
+// Reads every image HDU of an open file. `name` is used in messages.
+FitsContent readOpenFits(fitsfile* raw, const std::string& name, const ReadLimits& limits)
 {
-    auto fail = [&](const std::string& what) { return std::runtime_error(path + ": " + what); };
-    if (!std::filesystem::exists(path))
-        throw fail("file not found");
+    auto fail = [&](const std::string& what) { return ImageReadError(name + ": " + what); };
     int status = 0;
-    fitsfile* raw = nullptr;
-    if (fits_open_file(&raw, path.c_str(), READONLY, &status))
-        throw fail("not a readable FITS file (" + fitsError(status) + ")");
-    FitsHandle file(raw);
     int hduCount = 0;
-    fits_get_num_hdus(raw, &hduCount, &status);
+    if (fits_get_num_hdus(raw, &hduCount, &status))
+        throw fail("not a readable FITS file (" + fitsError(status) + ")");
     FitsContent content;
     bool keywordsRead = false;
+    long long total = 0;
+    // Problems after the first plane keep what was read: a warning instead of an exception.
+    auto damaged = [&](const std::string& what) {
+        if (content.planes.empty())
+            throw fail(what);
+        content.warnings.push_back(name + ": " + what + "; kept the " + std::to_string(content.planes.size()) + " plane(s) before it");
+    };
     for (int hdu = 1; hdu <= hduCount; ++hdu) {
         int type = 0;
         status = 0;
-        if (fits_movabs_hdu(raw, hdu, &type, &status))
-            throw fail("HDU " + std::to_string(hdu) + " is unreadable (" + fitsError(status) + "); the file may be truncated");
+        const std::string where = "HDU " + std::to_string(hdu);
+        if (fits_movabs_hdu(raw, hdu, &type, &status)) {
+            fits_clear_errmsg();
+            damaged(where + " is unreadable (" + fitsError(status) + "); the file may be truncated");
+            break;
+        }
         if (type != IMAGE_HDU)
             continue;
+        constexpr int kMaxAxes = 9;
         int naxis = 0, bitpix = 0;
-        long axes[3] = {0, 0, 0};
-        if (fits_get_img_param(raw, 3, &bitpix, &naxis, axes, &status))
-            throw fail("HDU " + std::to_string(hdu) + ": bad image header (" + fitsError(status) + ")");
+        long axes[kMaxAxes] = {};
+        if (fits_get_img_param(raw, kMaxAxes, &bitpix, &naxis, axes, &status)) {
+            fits_clear_errmsg();
+            damaged(where + ": bad image header (" + fitsError(status) + ")");
+            break;
+        }
         if (naxis == 0)
             continue; // an empty primary HDU before extensions
-        if (naxis < 2 || naxis > 3)
-            throw fail("HDU " + std::to_string(hdu) + " has " + std::to_string(naxis) + " axes; only 2-D images and 3-D cubes are supported");
-        const long width = axes[0], height = axes[1], depth = naxis == 3 ? axes[2] : 1;
-        if (width <= 0 || height <= 0 || depth <= 0)
-            throw fail("HDU " + std::to_string(hdu) + " has a zero-size image");
-        if ((long long)width * height * depth > kMaxPixels)
-            throw fail("HDU " + std::to_string(hdu) + " is " + std::to_string(width) + " x " + std::to_string(height) + " x "
-                       + std::to_string(depth) + " pixels, more than this program loads (" + std::to_string(kMaxPixels) + ")");
+        if (naxis < 2 || naxis > kMaxAxes) {
+            damaged(where + " has " + std::to_string(naxis) + " axes; only 2-D images and 3-D cubes are supported");
+            break;
+        }
+        bool degenerate = true; // axes beyond the third must have length 1
+        for (int a = 3; a < naxis; ++a)
+            degenerate = degenerate && axes[a] == 1;
+        if (!degenerate) {
+            damaged(where + " has " + std::to_string(naxis) + " axes of which more than three are longer than 1; only 2-D images and 3-D cubes are supported");
+            break;
+        }
+        const long width = axes[0], height = axes[1], depth = naxis >= 3 ? axes[2] : 1;
+        const std::string size = std::to_string(width) + " x " + std::to_string(height) + (depth > 1 ? " x " + std::to_string(depth) : std::string());
+        if (width <= 0 || height <= 0 || depth <= 0) {
+            damaged(where + " has a zero-size image (" + size + ")");
+            break;
+        }
+        if (width > limits.maxDimension || height > limits.maxDimension || (long long)width * height > limits.maxPlanePixels
+            || depth > limits.maxPlanes || total + (long long)width * height * depth > limits.maxPixels) {
+            damaged(where + " is " + size + " pixels, more than this program loads (at most " + std::to_string(limits.maxPlanePixels)
+                    + " pixels per plane, " + std::to_string(limits.maxPixels) + " per file)");
+            break;
+        }
+        total += (long long)width * height * depth;
         if (!keywordsRead) {
             readKeywords(raw, content);
             keywordsRead = true;
+            content.bitpix = bitpix;
+            if (bitpix > 0) {
+                // The largest stored integer after scaling: 255 for BITPIX 8, 65535 for 16 with BZERO 32768.
+                const double zero = content.numbers.count("BZERO") ? content.numbers["BZERO"] : 0.0;
+                const double scale = content.numbers.count("BSCALE") ? content.numbers["BSCALE"] : 1.0;
+                const double stored = bitpix == 8 ? 255.0 : std::ldexp(1.0, bitpix - 1) - 1.0;
+                content.formatMaximum = zero + scale * stored;
+            }
         }
+        bool stop = false;
         for (long slice = 0; slice < depth; ++slice) {
             Image image{int(width), int(height)};
-            long first[3] = {1, 1, slice + 1};
+            long first[kMaxAxes] = {1, 1, slice + 1, 1, 1, 1, 1, 1, 1};
             double nan = std::numeric_limits<double>::quiet_NaN();
             int anyNull = 0;
-            if (fits_read_pix(raw, TDOUBLE, first, width * height, &nan, image.pixels.data(), &anyNull, &status))
-                throw fail("HDU " + std::to_string(hdu) + (depth > 1 ? " plane " + std::to_string(slice) : std::string())
-                           + ": pixels unreadable (" + fitsError(status) + "); the file may be truncated");
-            image.source = path + "[" + std::to_string(hdu - 1) + (depth > 1 ? "," + std::to_string(slice) : std::string()) + "]";
+            if (fits_read_pix(raw, TDOUBLE, first, width * height, &nan, image.pixels.data(), &anyNull, &status)) {
+                fits_clear_errmsg();
+                damaged(where + (depth > 1 ? " plane " + std::to_string(slice) : std::string()) + ": pixels unreadable (" + fitsError(status)
+                        + "); the file may be truncated");
+                stop = true;
+                break;
+            }
+            image.source = name;
+            image.source += '[';
+            image.source += std::to_string(hdu - 1);
+            if (depth > 1)
+                image.source += ',' + std::to_string(slice);
+            image.source += ']';
             content.planes.push_back(std::move(image));
         }
+        if (stop)
+            break;
     }
     if (content.planes.empty())
         throw fail("no image data in the file");
     return content;
+}
+
+} // namespace
+
+FitsContent readFits(const std::string& path, const ReadLimits& limits)
+{
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        throw ImageReadError(path + ": file not found");
+    if (std::filesystem::is_directory(path, ec))
+        throw ImageReadError(path + ": is a folder, not a file");
+    int status = 0;
+    fitsfile* raw = nullptr;
+    // The disk-file driver takes the name literally: brackets and "+1" in a path are not CFITSIO syntax.
+    if (fits_open_diskfile(&raw, path.c_str(), READONLY, &status)) {
+        fits_clear_errmsg();
+        throw ImageReadError(path + ": not a readable FITS file (" + fitsError(status) + ")");
+    }
+    FitsHandle file(raw);
+    return readOpenFits(raw, path, limits);
+}
+
+FitsContent readFitsBuffer(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits)
+{
+    if (size < 2880)
+        throw ImageReadError(name + ": not a readable FITS file (" + std::to_string(size) + " bytes, shorter than one FITS block)");
+    // CFITSIO wants a writable pointer to a pointer it may reallocate; READONLY and no realloc keep ours.
+    void* buffer = const_cast<std::uint8_t*>(data);
+    std::size_t bufferSize = size;
+    int status = 0;
+    fitsfile* raw = nullptr;
+    if (fits_open_memfile(&raw, "memory.fits", READONLY, &buffer, &bufferSize, 0, nullptr, &status)) {
+        fits_clear_errmsg();
+        throw ImageReadError(name + ": not a readable FITS file (" + fitsError(status) + ")");
+    }
+    FitsHandle file(raw);
+    return readOpenFits(raw, name, limits);
 }
 
 void writeFits(const std::string& path, const std::vector<Image>& planes, const std::vector<FitsKeyword>& keywords, bool float32, bool overwrite)
@@ -149,7 +234,11 @@ void writeFits(const std::string& path, const std::vector<Image>& planes, const 
                 int v = *b ? 1 : 0;
                 fits_update_key(raw, TLOGICAL, name, &v, comment, &status);
             } else {
-                fits_update_key(raw, TSTRING, name, const_cast<char*>(std::get<std::string>(k.value).c_str()), comment, &status);
+                const std::string& text = std::get<std::string>(k.value);
+                if (text.size() > 68) // the long-string (CONTINUE) convention keeps paths whole
+                    fits_update_key_longstr(raw, name, const_cast<char*>(text.c_str()), comment, &status);
+                else
+                    fits_update_key(raw, TSTRING, name, const_cast<char*>(text.c_str()), comment, &status);
             }
         }
         for (size_t s = 0; s < planes.size() && status == 0; ++s) {

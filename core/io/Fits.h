@@ -3,6 +3,7 @@
 // BITPIX 8/16/32/64/-32/-64 with BZERO/BSCALE applied, BLANK and NaN pixels read as NaN. FITS row 0 is
 // the bottom row, which is the program's convention, so nothing is flipped.
 #include "io/Image.h"
+#include "io/ImageReaders.h"
 
 #include <map>
 #include <string>
@@ -21,10 +22,18 @@ struct FitsContent {
     std::vector<Image> planes;                   // every plane of every image HDU, in file order
     std::map<std::string, double> numbers;       // numeric keywords of the first image HDU
     std::map<std::string, std::string> strings;  // string keywords of the first image HDU
+    std::vector<std::string> warnings;           // e.g. later HDUs or slices unreadable (planes before them kept)
+    int bitpix = 0;                              // BITPIX of the first image HDU
+    double formatMaximum = 0.0;                  // largest scaled value of an integer BITPIX, 0 for floats
 };
 
-// Throws std::runtime_error with a message that names the file and the problem.
-FitsContent readFits(const std::string& path);
+// Throws ImageReadError (a std::runtime_error) with a message that names the file and the problem.
+// Sizes are checked against `limits` before pixel buffers are allocated. The path is opened as a
+// plain disk file (no CFITSIO extended file-name syntax). When a later HDU or slice is unreadable,
+// the planes read before it are kept and a warning says what was lost.
+FitsContent readFits(const std::string& path, const ReadLimits& limits = {});
+// The same on bytes in memory; `name` is used in messages and Image::source.
+FitsContent readFitsBuffer(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits = {});
 
 // Writes planes (all the same size) as one 2-D image or a 3-D cube, float32 or float64, with the
 // keywords in the primary header. Writes to a temporary file and renames it, so a failure never

@@ -47,7 +47,7 @@ struct Session {
     std::vector<double> resultParameters; // its problem parameters (to re-evaluate model images)
 };
 
-// Serialises; input paths are stored as given and also relative to the session file's folder.
+// Serialises; input paths are stored absolute and relative to the session file's folder.
 QJsonObject sessionToJson(const Session& session, const std::string& sessionPath);
 // Parses without touching the input files. Throws SessionError (naming `source`) for malformed JSON
 // content, a wrong "format", or a newer "format_version".

@@ -1,0 +1,718 @@
+#include "io/ImageReaders.h"
+
+#include "io/Fits.h"
+
+#include <png.h>
+#include <tiffio.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <csetjmp>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+
+namespace wfs {
+
+const char* imageFormatName(ImageFormat format)
+{
+    switch (format) {
+    case ImageFormat::Fits:
+        return "FITS";
+    case ImageFormat::Tiff:
+        return "TIFF";
+    case ImageFormat::Png:
+        return "PNG";
+    case ImageFormat::Unknown:
+        break;
+    }
+    return "unknown";
+}
+
+ImageFormat detectImageFormat(const std::uint8_t* data, std::size_t size)
+{
+    if (size >= 8 && std::memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0)
+        return ImageFormat::Png;
+    if (size >= 4 && (std::memcmp(data, "II*\0", 4) == 0 || std::memcmp(data, "MM\0*", 4) == 0 || std::memcmp(data, "II+\0", 4) == 0
+                      || std::memcmp(data, "MM\0+", 4) == 0))
+        return ImageFormat::Tiff;
+    if (size >= 9 && std::memcmp(data, "SIMPLE  =", 9) == 0)
+        return ImageFormat::Fits;
+    return ImageFormat::Unknown;
+}
+
+namespace {
+
+std::string lowerSuffix(const std::string& path)
+{
+    std::string name = std::filesystem::path(path).filename().string();
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    for (const char* gz : {".gz", ".fz"})
+        if (name.size() > 3 && name.ends_with(gz))
+            name.resize(name.size() - 3);
+    const auto dot = name.rfind('.');
+    return dot == std::string::npos ? std::string() : name.substr(dot + 1);
+}
+
+ImageFormat formatFromSuffix(const std::string& path)
+{
+    const std::string suffix = lowerSuffix(path);
+    if (suffix == "fits" || suffix == "fit" || suffix == "fts")
+        return ImageFormat::Fits;
+    if (suffix == "tif" || suffix == "tiff")
+        return ImageFormat::Tiff;
+    if (suffix == "png")
+        return ImageFormat::Png;
+    return ImageFormat::Unknown;
+}
+
+// The whole file in memory; ReadLimits bound the decoded pixels, this bounds the file itself.
+std::vector<std::uint8_t> readBytes(const std::string& path, const ReadLimits& limits)
+{
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        throw ImageReadError(path + ": file not found");
+    if (std::filesystem::is_directory(path, ec))
+        throw ImageReadError(path + ": is a folder, not a file");
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec)
+        throw ImageReadError(path + ": cannot read the file size (" + ec.message() + ")");
+    // Compressed data may expand, but never beyond what a stored file could hold: 16 bytes per pixel
+    // (a 64-bit float RGBA sample) plus headers.
+    const unsigned long long maxBytes = (unsigned long long)limits.maxPixels * 16ULL + (64ULL << 20);
+    if (size > maxBytes)
+        throw ImageReadError(path + ": the file is " + std::to_string(size) + " bytes, more than this program loads ("
+                             + std::to_string(maxBytes) + ")");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw ImageReadError(path + ": cannot open the file for reading");
+    std::vector<std::uint8_t> bytes(size);
+    in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(size));
+    if (std::size_t(in.gcount()) != size)
+        throw ImageReadError(path + ": read error");
+    return bytes;
+}
+
+std::string sizeText(long long width, long long height)
+{
+    return std::to_string(width) + " x " + std::to_string(height);
+}
+
+// ---- TIFF -------------------------------------------------------------------------------------
+
+struct MemoryStream {
+    const std::uint8_t* data = nullptr;
+    std::size_t size = 0;
+    std::size_t position = 0;
+    std::string errors; // libtiff's error messages for this file
+    std::string lastWarning;
+};
+
+tmsize_t tiffRead(thandle_t handle, void* buffer, tmsize_t count)
+{
+    auto* s = static_cast<MemoryStream*>(handle);
+    if (count <= 0 || s->position >= s->size)
+        return 0;
+    const std::size_t n = std::min<std::size_t>(std::size_t(count), s->size - s->position);
+    std::memcpy(buffer, s->data + s->position, n);
+    s->position += n;
+    return tmsize_t(n);
+}
+
+tmsize_t tiffWrite(thandle_t, void*, tmsize_t)
+{
+    return 0;
+}
+
+toff_t tiffSeek(thandle_t handle, toff_t offset, int whence)
+{
+    auto* s = static_cast<MemoryStream*>(handle);
+    long double target = 0;
+    switch (whence) {
+    case SEEK_SET:
+        target = (long double)offset;
+        break;
+    case SEEK_CUR:
+        target = (long double)s->position + (long double)(std::int64_t)offset;
+        break;
+    case SEEK_END:
+        target = (long double)s->size + (long double)(std::int64_t)offset;
+        break;
+    default:
+        return toff_t(-1);
+    }
+    if (target < 0 || target > (long double)std::numeric_limits<std::size_t>::max() / 2)
+        return toff_t(-1);
+    s->position = std::size_t(target);
+    return toff_t(s->position);
+}
+
+int tiffClose(thandle_t)
+{
+    return 0;
+}
+
+toff_t tiffSize(thandle_t handle)
+{
+    return toff_t(static_cast<MemoryStream*>(handle)->size);
+}
+
+int tiffMap(thandle_t, void**, toff_t*)
+{
+    return 0;
+}
+
+void tiffUnmap(thandle_t, void*, toff_t)
+{
+}
+
+int tiffError(TIFF*, void* user, const char* module, const char* format, va_list args)
+{
+    auto* s = static_cast<MemoryStream*>(user);
+    char text[512];
+    std::vsnprintf(text, sizeof text, format, args);
+    if (!s->errors.empty())
+        s->errors += "; ";
+    s->errors += (module && *module ? std::string(module) + ": " : std::string()) + text;
+    if (s->errors.size() > 2000)
+        s->errors.resize(2000);
+    return 1; // handled: libtiff does not print it
+}
+
+int tiffWarning(TIFF*, void* user, const char*, const char* format, va_list args)
+{
+    char text[512];
+    std::vsnprintf(text, sizeof text, format, args);
+    static_cast<MemoryStream*>(user)->lastWarning = text; // unknown tags and the like: not worth telling
+    return 1;
+}
+
+struct TiffCloser {
+    void operator()(TIFF* t) const { TIFFClose(t); }
+};
+
+struct TiffPage {
+    std::uint32_t width = 0, height = 0;
+    std::uint16_t bitsPerSample = 1, samplesPerPixel = 1, sampleFormat = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG;
+    std::uint16_t photometric = PHOTOMETRIC_MINISBLACK, orientation = ORIENTATION_TOPLEFT, compression = COMPRESSION_NONE;
+};
+
+// One decoded sample as a double; data already in host byte order (libtiff swaps).
+double sampleValue(const std::uint8_t* p, const TiffPage& page)
+{
+    switch (page.sampleFormat) {
+    case SAMPLEFORMAT_IEEEFP:
+        if (page.bitsPerSample == 32) {
+            float v;
+            std::memcpy(&v, p, 4);
+            return v;
+        } else {
+            double v;
+            std::memcpy(&v, p, 8);
+            return v;
+        }
+    case SAMPLEFORMAT_INT:
+        switch (page.bitsPerSample) {
+        case 8:
+            return double(std::int8_t(*p));
+        case 16: {
+            std::int16_t v;
+            std::memcpy(&v, p, 2);
+            return v;
+        }
+        default: {
+            std::int32_t v;
+            std::memcpy(&v, p, 4);
+            return v;
+        }
+        }
+    default:
+        switch (page.bitsPerSample) {
+        case 8:
+            return *p;
+        case 16: {
+            std::uint16_t v;
+            std::memcpy(&v, p, 2);
+            return v;
+        }
+        default: {
+            std::uint32_t v;
+            std::memcpy(&v, p, 4);
+            return v;
+        }
+        }
+    }
+}
+
+double formatMaximumOf(const TiffPage& page)
+{
+    if (page.sampleFormat == SAMPLEFORMAT_IEEEFP)
+        return 0.0;
+    if (page.sampleFormat == SAMPLEFORMAT_INT)
+        return std::ldexp(1.0, page.bitsPerSample - 1) - 1.0;
+    return std::ldexp(1.0, page.bitsPerSample) - 1.0;
+}
+
+// Reads the current directory into `image` (top-down rows as stored); returns an error text or "".
+std::string readTiffPage(TIFF* tif, const TiffPage& page, Image& image, bool& colour, MemoryStream& stream)
+{
+    const int spp = page.samplesPerPixel;
+    const int bytes = page.bitsPerSample / 8;
+    const bool separate = page.planar == PLANARCONFIG_SEPARATE && spp > 1;
+    const bool rgb = page.photometric == PHOTOMETRIC_RGB && spp >= 3;
+    colour = rgb;
+    // Which samples make the value: luminance of R, G, B or the first sample (grey, extra samples ignored).
+    const int used = rgb ? 3 : 1;
+    const double weights[3] = {0.2126, 0.7152, 0.0722};
+    const int w = int(page.width), h = int(page.height);
+    auto accumulate = [&](int row, int col, int sample, const std::uint8_t* p) {
+        if (sample >= used)
+            return;
+        const double v = sampleValue(p, page);
+        double& target = image.at(row, col);
+        target = used == 1 ? v : (sample == 0 ? 0.0 : target) + weights[sample] * v;
+    };
+    auto failed = [&](const char* what) {
+        return std::string(what) + (stream.errors.empty() ? std::string() : " (" + stream.errors + ")");
+    };
+
+    if (TIFFIsTiled(tif)) {
+        std::uint32_t tileWidth = 0, tileHeight = 0;
+        TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tileWidth);
+        TIFFGetField(tif, TIFFTAG_TILELENGTH, &tileHeight);
+        const tmsize_t tileSize = TIFFTileSize(tif);
+        if (tileWidth == 0 || tileHeight == 0 || tileSize <= 0 || tileWidth > 65536 || tileHeight > 65536
+            || (unsigned long long)tileSize < (unsigned long long)tileWidth * tileHeight * bytes * (separate ? 1 : spp) || tileSize > (256 << 20))
+            return failed("bad tile layout");
+        std::vector<std::uint8_t> tile(static_cast<std::size_t>(tileSize));
+        const int planes = separate ? spp : 1;
+        for (int s = 0; s < planes; ++s) {
+            for (std::uint32_t y0 = 0; y0 < page.height; y0 += tileHeight) {
+                for (std::uint32_t x0 = 0; x0 < page.width; x0 += tileWidth) {
+                    if (TIFFReadTile(tif, tile.data(), x0, y0, 0, std::uint16_t(s)) < 0)
+                        return failed("tile unreadable");
+                    const std::uint32_t rows = std::min(tileHeight, page.height - y0), cols = std::min(tileWidth, page.width - x0);
+                    for (std::uint32_t r = 0; r < rows; ++r)
+                        for (std::uint32_t c = 0; c < cols; ++c) {
+                            const std::size_t base = (std::size_t(r) * tileWidth + c) * std::size_t(separate ? 1 : spp);
+                            if (separate)
+                                accumulate(int(y0 + r), int(x0 + c), s, tile.data() + base * bytes);
+                            else
+                                for (int k = 0; k < spp; ++k)
+                                    accumulate(int(y0 + r), int(x0 + c), k, tile.data() + (base + std::size_t(k)) * bytes);
+                        }
+                }
+            }
+        }
+        return {};
+    }
+
+    const tmsize_t lineSize = TIFFScanlineSize(tif);
+    if (lineSize <= 0 || (unsigned long long)lineSize < (unsigned long long)w * bytes * (separate ? 1 : spp) || lineSize > (256 << 20))
+        return failed("bad strip layout");
+    std::vector<std::uint8_t> line(static_cast<std::size_t>(lineSize));
+    const int planes = separate ? spp : 1;
+    for (int s = 0; s < planes; ++s) {
+        if (separate && s >= used)
+            break;
+        for (int r = 0; r < h; ++r) {
+            if (TIFFReadScanline(tif, line.data(), std::uint32_t(r), std::uint16_t(s)) < 0)
+                return failed(("row " + std::to_string(r) + " unreadable").c_str());
+            for (int c = 0; c < w; ++c) {
+                if (separate)
+                    accumulate(r, c, s, line.data() + std::size_t(c) * std::size_t(bytes));
+                else
+                    for (int k = 0; k < spp; ++k)
+                        accumulate(r, c, k, line.data() + (std::size_t(c) * std::size_t(spp) + std::size_t(k)) * std::size_t(bytes));
+            }
+        }
+    }
+    return {};
+}
+
+// Pages libtiff can only decode as 8-bit RGBA (YCbCr, CMYK, palette, old-style JPEG, ...).
+std::string readTiffPageRgba(TIFF* tif, const TiffPage& page, Image& image, MemoryStream& stream)
+{
+    std::vector<std::uint32_t> rgba(std::size_t(page.width) * page.height);
+    if (!TIFFReadRGBAImageOriented(tif, page.width, page.height, rgba.data(), ORIENTATION_TOPLEFT, 0))
+        return "cannot decode the page" + (stream.errors.empty() ? std::string() : " (" + stream.errors + ")");
+    for (std::uint32_t r = 0; r < page.height; ++r)
+        for (std::uint32_t c = 0; c < page.width; ++c) {
+            const std::uint32_t v = rgba[std::size_t(r) * page.width + c];
+            image.at(int(r), int(c)) = 0.2126 * TIFFGetR(v) + 0.7152 * TIFFGetG(v) + 0.0722 * TIFFGetB(v);
+        }
+    return {};
+}
+
+} // namespace
+
+ImageFileContent readTiffMemory(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits)
+{
+    auto fail = [&](const std::string& what) { return ImageReadError(name + ": " + what); };
+    MemoryStream stream{data, size, 0, {}, {}};
+    std::unique_ptr<TIFFOpenOptions, void (*)(TIFFOpenOptions*)> options(TIFFOpenOptionsAlloc(), TIFFOpenOptionsFree);
+    TIFFOpenOptionsSetErrorHandlerExtR(options.get(), tiffError, &stream);
+    TIFFOpenOptionsSetWarningHandlerExtR(options.get(), tiffWarning, &stream);
+    // Caps every allocation libtiff makes for this file (strip tables, decoding buffers).
+    TIFFOpenOptionsSetMaxSingleMemAlloc(options.get(), tmsize_t(std::min<long long>(limits.maxPlanePixels * 16LL, 1LL << 31)));
+    std::unique_ptr<TIFF, TiffCloser> tif(TIFFClientOpenExt(name.c_str(), "rm", &stream, tiffRead, tiffWrite, tiffSeek, tiffClose, tiffSize,
+                                                            tiffMap, tiffUnmap, options.get()));
+    if (!tif)
+        throw fail("not a readable TIFF file" + (stream.errors.empty() ? std::string() : " (" + stream.errors + ")"));
+
+    ImageFileContent content;
+    content.format = ImageFormat::Tiff;
+    long long total = 0;
+    bool colourWarned = false, extraWarned = false;
+    int pageIndex = 0;
+    auto damaged = [&](const std::string& what) {
+        if (content.planes.empty())
+            throw fail(what);
+        content.warnings.push_back(name + ": " + what + "; kept the " + std::to_string(content.planes.size()) + " page(s) before it");
+    };
+    do {
+        stream.errors.clear();
+        const std::string where = "page " + std::to_string(pageIndex);
+        TiffPage page;
+        if (!TIFFGetField(tif.get(), TIFFTAG_IMAGEWIDTH, &page.width) || !TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &page.height)) {
+            damaged(where + " has no image size");
+            break;
+        }
+        TIFFGetFieldDefaulted(tif.get(), TIFFTAG_BITSPERSAMPLE, &page.bitsPerSample);
+        TIFFGetFieldDefaulted(tif.get(), TIFFTAG_SAMPLESPERPIXEL, &page.samplesPerPixel);
+        TIFFGetFieldDefaulted(tif.get(), TIFFTAG_SAMPLEFORMAT, &page.sampleFormat);
+        TIFFGetFieldDefaulted(tif.get(), TIFFTAG_PLANARCONFIG, &page.planar);
+        TIFFGetFieldDefaulted(tif.get(), TIFFTAG_ORIENTATION, &page.orientation);
+        TIFFGetFieldDefaulted(tif.get(), TIFFTAG_COMPRESSION, &page.compression);
+        if (!TIFFGetField(tif.get(), TIFFTAG_PHOTOMETRIC, &page.photometric))
+            page.photometric = page.samplesPerPixel >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
+        if (page.width == 0 || page.height == 0) {
+            damaged(where + " has a zero-size image (" + sizeText(page.width, page.height) + ")");
+            break;
+        }
+        const long long pixels = (long long)page.width * page.height;
+        if (page.width > std::uint32_t(limits.maxDimension) || page.height > std::uint32_t(limits.maxDimension) || pixels > limits.maxPlanePixels
+            || total + pixels > limits.maxPixels || pageIndex >= limits.maxPlanes) {
+            damaged(where + " is " + sizeText(page.width, page.height) + " pixels, more than this program loads (at most "
+                    + std::to_string(limits.maxPlanePixels) + " pixels per plane, " + std::to_string(limits.maxPixels) + " per file, "
+                    + std::to_string(limits.maxPlanes) + " pages)");
+            break;
+        }
+        if (page.samplesPerPixel == 0 || page.samplesPerPixel > 16) {
+            damaged(where + ": " + std::to_string(page.samplesPerPixel) + " samples per pixel is not supported");
+            break;
+        }
+        if (!TIFFIsCODECConfigured(page.compression)) {
+            damaged(where + ": compression scheme " + std::to_string(page.compression) + " is not supported by the installed libtiff");
+            break;
+        }
+        const bool direct = (page.photometric == PHOTOMETRIC_MINISBLACK || page.photometric == PHOTOMETRIC_MINISWHITE
+                             || (page.photometric == PHOTOMETRIC_RGB && page.samplesPerPixel >= 3))
+                            && page.compression != COMPRESSION_OJPEG;
+        const bool sampleOk = page.sampleFormat == SAMPLEFORMAT_IEEEFP ? (page.bitsPerSample == 32 || page.bitsPerSample == 64)
+                              : (page.sampleFormat == SAMPLEFORMAT_UINT || page.sampleFormat == SAMPLEFORMAT_INT || page.sampleFormat == SAMPLEFORMAT_VOID)
+                                  ? (page.bitsPerSample == 8 || page.bitsPerSample == 16 || page.bitsPerSample == 32)
+                                  : false;
+        if (page.sampleFormat == SAMPLEFORMAT_VOID)
+            page.sampleFormat = SAMPLEFORMAT_UINT;
+        Image image(int(page.width), int(page.height));
+        std::string error;
+        bool colour = false;
+        if (direct && sampleOk) {
+            error = readTiffPage(tif.get(), page, image, colour, stream);
+            if (page.photometric == PHOTOMETRIC_MINISWHITE && error.empty()) {
+                const double top = formatMaximumOf(page);
+                for (double& v : image.pixels)
+                    v = top > 0.0 ? top - v : -v;
+                if (pageIndex == 0)
+                    content.warnings.push_back(name + ": photometric 'min-is-white': values inverted so that light is high");
+            }
+        } else if (!sampleOk && direct) {
+            const char* kind = page.sampleFormat == SAMPLEFORMAT_IEEEFP ? "floating-point" : page.sampleFormat == SAMPLEFORMAT_INT ? "signed" : "unsigned";
+            damaged(where + ": " + std::to_string(page.bitsPerSample) + "-bit " + kind
+                    + " samples are not supported (8, 16 or 32-bit integers, 32 or 64-bit floats)");
+            break;
+        } else {
+            // Palette, YCbCr, CMYK, ...: libtiff's RGBA decoder, 8 bits per channel.
+            error = readTiffPageRgba(tif.get(), page, image, stream);
+            colour = true;
+            page.bitsPerSample = 8;
+            page.sampleFormat = SAMPLEFORMAT_UINT;
+        }
+        if (!error.empty()) {
+            damaged(where + ": " + error + "; the file may be truncated or corrupt");
+            break;
+        }
+        if (colour && !colourWarned) {
+            content.warnings.push_back(name + ": colour image converted to luminance (0.2126 R + 0.7152 G + 0.0722 B); PSF data should be greyscale");
+            colourWarned = true;
+        }
+        if (!colour && page.samplesPerPixel > 1 && !extraWarned) {
+            content.warnings.push_back(name + ": " + std::to_string(page.samplesPerPixel) + " samples per pixel; only the first is used");
+            extraWarned = true;
+        }
+        // TIFF rows run top-down (orientation 1) unless the tag says otherwise; the program's run bottom-up.
+        const bool bottomUp = page.orientation == ORIENTATION_BOTLEFT || page.orientation == ORIENTATION_BOTRIGHT;
+        const bool mirrored = page.orientation == ORIENTATION_TOPRIGHT || page.orientation == ORIENTATION_BOTRIGHT;
+        if (page.orientation > ORIENTATION_BOTLEFT && pageIndex == 0)
+            content.warnings.push_back(name + ": TIFF orientation " + std::to_string(page.orientation)
+                                       + " (transposed) is not supported; read as top-left");
+        Image oriented(image.width, image.height);
+        for (int r = 0; r < image.height; ++r)
+            for (int c = 0; c < image.width; ++c)
+                oriented.at(bottomUp ? r : image.height - 1 - r, mirrored ? image.width - 1 - c : c) = image.at(r, c);
+        oriented.source = name + "[" + std::to_string(pageIndex) + "]";
+        if (content.planes.empty()) {
+            content.bitsPerSample = page.bitsPerSample;
+            content.floatingPoint = page.sampleFormat == SAMPLEFORMAT_IEEEFP;
+            content.formatMaximum = formatMaximumOf(page);
+            char* text = nullptr;
+            if (TIFFGetField(tif.get(), TIFFTAG_IMAGEDESCRIPTION, &text) && text)
+                content.strings["ImageDescription"] = std::string(text).substr(0, 65536);
+            if (TIFFGetField(tif.get(), TIFFTAG_SOFTWARE, &text) && text)
+                content.strings["Software"] = std::string(text).substr(0, 1024);
+            if (TIFFGetField(tif.get(), TIFFTAG_DATETIME, &text) && text)
+                content.strings["DateTime"] = std::string(text).substr(0, 64);
+            float resolution = 0;
+            std::uint16_t unit = RESUNIT_NONE;
+            if (TIFFGetField(tif.get(), TIFFTAG_XRESOLUTION, &resolution) && resolution > 0) {
+                content.numbers["XResolution"] = resolution;
+                TIFFGetFieldDefaulted(tif.get(), TIFFTAG_RESOLUTIONUNIT, &unit);
+                content.numbers["ResolutionUnit"] = unit;
+            }
+        }
+        content.planes.push_back(std::move(oriented));
+        total += pixels;
+        ++pageIndex;
+        stream.errors.clear();
+        const int next = TIFFReadDirectory(tif.get());
+        if (!next) {
+            if (!stream.errors.empty())
+                content.warnings.push_back(name + ": page " + std::to_string(pageIndex) + " unreadable (" + stream.errors + "); kept the "
+                                           + std::to_string(content.planes.size()) + " page(s) before it");
+            break;
+        }
+    } while (true);
+    return content;
+}
+
+// ---- PNG --------------------------------------------------------------------------------------
+
+namespace {
+
+struct PngContext {
+    const std::uint8_t* data = nullptr;
+    std::size_t size = 0;
+    std::size_t position = 0;
+    char error[256] = {};
+};
+
+void pngRead(png_structp png, png_bytep out, png_size_t count)
+{
+    auto* c = static_cast<PngContext*>(png_get_io_ptr(png));
+    if (count > c->size - c->position) {
+        std::snprintf(c->error, sizeof c->error, "unexpected end of file");
+        png_longjmp(png, 1);
+    }
+    std::memcpy(out, c->data + c->position, count);
+    c->position += count;
+}
+
+void pngError(png_structp png, png_const_charp message)
+{
+    auto* c = static_cast<PngContext*>(png_get_error_ptr(png));
+    if (c->error[0] == '\0')
+        std::snprintf(c->error, sizeof c->error, "%s", message);
+    png_longjmp(png, 1);
+}
+
+void pngWarning(png_structp, png_const_charp)
+{
+}
+
+struct PngReadState {
+    png_structp png = nullptr;
+    png_infop info = nullptr;
+    ~PngReadState() { png_destroy_read_struct(&png, info ? &info : nullptr, nullptr); }
+};
+
+// Decodes with libpng. Everything that must survive a longjmp lives in objects created before setjmp
+// and is only modified through pointers, so no local is left indeterminate.
+std::string decodePng(PngContext& context, PngReadState& state, std::vector<std::uint8_t>& pixels, std::vector<png_bytep>& rows,
+                      png_uint_32& width, png_uint_32& height, int& bitDepth, int& colourType, int& channels, int& sourceBitDepth,
+                      int& sourceColourType, const ReadLimits& limits)
+{
+    state.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, pngError, pngWarning);
+    if (!state.png)
+        return "out of memory";
+    state.info = png_create_info_struct(state.png);
+    if (!state.info)
+        return "out of memory";
+    if (setjmp(png_jmpbuf(state.png)))
+        return context.error[0] ? context.error : "corrupt PNG data";
+    png_set_read_fn(state.png, &context, pngRead);
+    png_set_user_limits(state.png, png_uint_32(limits.maxDimension), png_uint_32(limits.maxDimension));
+    png_set_chunk_malloc_max(state.png, 8u << 20); // text and ICC chunks; the image rows are ours
+    png_read_info(state.png, state.info);
+    png_get_IHDR(state.png, state.info, &width, &height, &sourceBitDepth, &sourceColourType, nullptr, nullptr, nullptr);
+    if ((long long)width * height > limits.maxPlanePixels || (long long)width * height > limits.maxPixels) {
+        std::snprintf(context.error, sizeof context.error, "the image is %u x %u pixels, more than this program loads (at most %lld pixels)",
+                      unsigned(width), unsigned(height), limits.maxPlanePixels);
+        return context.error;
+    }
+    if (sourceColourType == PNG_COLOR_TYPE_PALETTE)
+        png_set_palette_to_rgb(state.png);
+    if (sourceBitDepth < 8)
+        png_set_packing(state.png); // one byte per sample, values kept (0..3 for 2-bit grey)
+    if (sourceBitDepth == 16)
+        png_set_swap(state.png); // PNG stores big-endian; the host order is read below
+    png_set_interlace_handling(state.png);
+    png_read_update_info(state.png, state.info);
+    bitDepth = png_get_bit_depth(state.png, state.info);
+    colourType = png_get_color_type(state.png, state.info);
+    channels = png_get_channels(state.png, state.info);
+    const png_size_t rowBytes = png_get_rowbytes(state.png, state.info);
+    if (rowBytes < png_size_t(width) * png_size_t(channels) * png_size_t(bitDepth == 16 ? 2 : 1))
+        return "inconsistent row size";
+    pixels.resize(rowBytes * height);
+    rows.resize(height);
+    for (png_uint_32 r = 0; r < height; ++r)
+        rows[r] = pixels.data() + std::size_t(r) * rowBytes;
+    png_read_image(state.png, rows.data());
+    png_read_end(state.png, nullptr);
+    return {};
+}
+
+} // namespace
+
+ImageFileContent readPngMemory(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits)
+{
+    auto fail = [&](const std::string& what) { return ImageReadError(name + ": " + what); };
+    if (size < 8 || png_sig_cmp(data, 0, 8) != 0)
+        throw fail("not a PNG file (no PNG signature)");
+    PngContext context;
+    context.data = data;
+    context.size = size;
+    PngReadState state;
+    std::vector<std::uint8_t> pixels;
+    std::vector<png_bytep> rows;
+    png_uint_32 width = 0, height = 0;
+    int bitDepth = 0, colourType = 0, channels = 0, sourceBitDepth = 0, sourceColourType = 0;
+    const std::string error = decodePng(context, state, pixels, rows, width, height, bitDepth, colourType, channels, sourceBitDepth,
+                                        sourceColourType, limits);
+    if (!error.empty())
+        throw fail("not a readable PNG file (" + error + ")");
+    if (width == 0 || height == 0)
+        throw fail("zero-size image");
+
+    ImageFileContent content;
+    content.format = ImageFormat::Png;
+    content.bitsPerSample = sourceColourType == PNG_COLOR_TYPE_PALETTE ? 8 : sourceBitDepth;
+    content.formatMaximum = std::ldexp(1.0, content.bitsPerSample) - 1.0;
+    const bool colour = (colourType & PNG_COLOR_MASK_COLOR) != 0;
+    const bool alpha = (colourType & PNG_COLOR_MASK_ALPHA) != 0;
+    if (colour)
+        content.warnings.push_back(name + ": colour image converted to luminance (0.2126 R + 0.7152 G + 0.0722 B); PSF data should be greyscale");
+    if (alpha)
+        content.warnings.push_back(name + ": the alpha channel is ignored");
+    Image image(static_cast<int>(width), static_cast<int>(height));
+    const int bytes = bitDepth == 16 ? 2 : 1;
+    for (png_uint_32 r = 0; r < height; ++r) {
+        const std::uint8_t* row = rows[r];
+        for (png_uint_32 c = 0; c < width; ++c) {
+            auto sample = [&](int k) -> double {
+                const std::uint8_t* p = row + (std::size_t(c) * std::size_t(channels) + std::size_t(k)) * std::size_t(bytes);
+                if (bytes == 1)
+                    return *p;
+                std::uint16_t v;
+                std::memcpy(&v, p, 2);
+                return v;
+            };
+            const double v = colour ? 0.2126 * sample(0) + 0.7152 * sample(1) + 0.0722 * sample(2) : sample(0);
+            image.at(int(height - 1 - r), int(c)) = v; // PNG rows run top-down
+        }
+    }
+    image.source = name + "[0]";
+    content.planes.push_back(std::move(image));
+    return content;
+}
+
+// ---- Files --------------------------------------------------------------------------------------
+
+namespace {
+ImageFileContent fromFits(FitsContent fits)
+{
+    ImageFileContent content;
+    content.format = ImageFormat::Fits;
+    content.planes = std::move(fits.planes);
+    content.numbers = std::move(fits.numbers);
+    content.strings = std::move(fits.strings);
+    content.warnings = std::move(fits.warnings);
+    content.bitsPerSample = std::abs(fits.bitpix);
+    content.floatingPoint = fits.bitpix < 0;
+    content.formatMaximum = fits.formatMaximum;
+    return content;
+}
+} // namespace
+
+ImageFileContent readFitsMemory(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits)
+{
+    return fromFits(readFitsBuffer(data, size, name, limits));
+}
+
+ImageFileContent readFitsImage(const std::string& path, const ReadLimits& limits)
+{
+    return fromFits(readFits(path, limits));
+}
+
+ImageFileContent readTiff(const std::string& path, const ReadLimits& limits)
+{
+    const std::vector<std::uint8_t> bytes = readBytes(path, limits);
+    return readTiffMemory(bytes.data(), bytes.size(), path, limits);
+}
+
+ImageFileContent readPng(const std::string& path, const ReadLimits& limits)
+{
+    const std::vector<std::uint8_t> bytes = readBytes(path, limits);
+    return readPngMemory(bytes.data(), bytes.size(), path, limits);
+}
+
+ImageFormat detectImageFormat(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::uint8_t head[16] = {};
+    if (in) {
+        in.read(reinterpret_cast<char*>(head), sizeof head);
+        const ImageFormat byContent = detectImageFormat(head, std::size_t(in.gcount()));
+        if (byContent != ImageFormat::Unknown)
+            return byContent;
+        if (in.gcount() >= 2 && head[0] == 0x1f && head[1] == 0x8b && formatFromSuffix(path) == ImageFormat::Fits)
+            return ImageFormat::Fits; // gzip-compressed FITS, which CFITSIO reads
+    }
+    return formatFromSuffix(path);
+}
+
+ImageFileContent readImageFile(const std::string& path, const ReadLimits& limits)
+{
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        throw ImageReadError(path + ": file not found");
+    switch (detectImageFormat(path)) {
+    case ImageFormat::Fits:
+        return readFitsImage(path, limits);
+    case ImageFormat::Tiff:
+        return readTiff(path, limits);
+    case ImageFormat::Png:
+        return readPng(path, limits);
+    case ImageFormat::Unknown:
+        break;
+    }
+    throw ImageReadError(path + ": unsupported file format (not FITS, TIFF or PNG by its first bytes or its name)");
+}
+
+} // namespace wfs

@@ -1,0 +1,533 @@
+#include "io/Session.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSaveFile>
+
+#include <cmath>
+#include <map>
+
+namespace wfs {
+
+namespace {
+
+const QString kFormat = QStringLiteral("wavefront-studio-session");
+
+QJsonValue optionalNumber(const std::optional<double>& v)
+{
+    return v && std::isfinite(*v) ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
+}
+
+QJsonObject defocusJson(const PlaneDefocus& d)
+{
+    switch (d.kind) {
+    case PlaneDefocus::Kind::Waves:
+        return {{QStringLiteral("kind"), QStringLiteral("waves")}, {QStringLiteral("value"), d.value}};
+    case PlaneDefocus::Kind::Length:
+        return {{QStringLiteral("kind"), QStringLiteral("length_m")}, {QStringLiteral("value"), d.value}};
+    case PlaneDefocus::Kind::Unknown:
+        break;
+    }
+    return {{QStringLiteral("kind"), QStringLiteral("unknown")}};
+}
+
+const char* centreName(CentreMethod c)
+{
+    switch (c) {
+    case CentreMethod::Peak:
+        return "peak";
+    case CentreMethod::Centroid:
+        return "centroid";
+    case CentreMethod::None:
+        break;
+    }
+    return "none";
+}
+
+// Reads typed values out of the session object; every problem names the file and the key.
+class Reader {
+public:
+    explicit Reader(std::string source) : m_source(std::move(source)) {}
+
+    [[noreturn]] void fail(const QString& key, const std::string& what) const
+    {
+        throw SessionError(m_source + ": \"" + key.toStdString() + "\" " + what);
+    }
+    QJsonObject object(const QJsonObject& o, const QString& key, const QString& path, bool required = true) const
+    {
+        const QJsonValue v = o.value(key);
+        if (v.isUndefined() && !required)
+            return {};
+        if (!v.isObject())
+            fail(path + key, "must be an object");
+        return v.toObject();
+    }
+    QJsonArray array(const QJsonObject& o, const QString& key, const QString& path, bool required = true) const
+    {
+        const QJsonValue v = o.value(key);
+        if (v.isUndefined() && !required)
+            return {};
+        if (!v.isArray())
+            fail(path + key, "must be an array");
+        return v.toArray();
+    }
+    double number(const QJsonObject& o, const QString& key, const QString& path, double fallback) const
+    {
+        const QJsonValue v = o.value(key);
+        if (v.isUndefined())
+            return fallback;
+        if (!v.isDouble())
+            fail(path + key, "must be a number");
+        return v.toDouble();
+    }
+    std::optional<double> optional(const QJsonObject& o, const QString& key, const QString& path) const
+    {
+        const QJsonValue v = o.value(key);
+        if (v.isUndefined() || v.isNull())
+            return std::nullopt;
+        if (!v.isDouble())
+            fail(path + key, "must be a number or null");
+        return v.toDouble();
+    }
+    int integer(const QJsonObject& o, const QString& key, const QString& path, int fallback) const
+    {
+        const QJsonValue v = o.value(key);
+        if (v.isUndefined())
+            return fallback;
+        const double d = v.toDouble(std::nan(""));
+        if (!v.isDouble() || d != std::floor(d) || std::abs(d) > 1e9)
+            fail(path + key, "must be an integer");
+        return int(d);
+    }
+    bool boolean(const QJsonObject& o, const QString& key, const QString& path, bool fallback) const
+    {
+        const QJsonValue v = o.value(key);
+        if (v.isUndefined())
+            return fallback;
+        if (!v.isBool())
+            fail(path + key, "must be true or false");
+        return v.toBool();
+    }
+    QString text(const QJsonObject& o, const QString& key, const QString& path, const QString& fallback) const
+    {
+        const QJsonValue v = o.value(key);
+        if (v.isUndefined())
+            return fallback;
+        if (!v.isString())
+            fail(path + key, "must be a string");
+        return v.toString();
+    }
+    // One of `allowed` (index returned).
+    int choice(const QJsonObject& o, const QString& key, const QString& path, const QStringList& allowed, int fallback) const
+    {
+        const QJsonValue v = o.value(key);
+        if (v.isUndefined())
+            return fallback;
+        const int i = v.isString() ? int(allowed.indexOf(v.toString())) : -1;
+        if (i < 0)
+            fail(path + key, "must be one of " + allowed.join(QLatin1Char('|')).toStdString());
+        return i;
+    }
+    std::vector<int> integers(const QJsonObject& o, const QString& key, const QString& path) const
+    {
+        std::vector<int> values;
+        const QJsonArray a = array(o, key, path, false);
+        for (int i = 0; i < a.size(); ++i) {
+            const double d = a.at(i).toDouble(std::nan(""));
+            if (!a.at(i).isDouble() || d != std::floor(d) || std::abs(d) > 1e9)
+                fail(path + key, "must hold integers");
+            values.push_back(int(d));
+        }
+        return values;
+    }
+    PlaneDefocus defocus(const QJsonValue& v, const QString& path) const
+    {
+        if (v.isUndefined() || v.isNull())
+            return {};
+        if (!v.isObject())
+            fail(path, "must be an object {\"kind\", \"value\"}");
+        const QJsonObject o = v.toObject();
+        const int kind = choice(o, QStringLiteral("kind"), path + QLatin1Char('.'), {QStringLiteral("unknown"), QStringLiteral("waves"), QStringLiteral("length_m")}, 0);
+        if (kind == 0)
+            return {};
+        const double value = number(o, QStringLiteral("value"), path + QLatin1Char('.'), std::nan(""));
+        if (!std::isfinite(value))
+            fail(path + QStringLiteral(".value"), "must be a finite number");
+        return {kind == 1 ? PlaneDefocus::Kind::Waves : PlaneDefocus::Kind::Length, value};
+    }
+
+private:
+    std::string m_source;
+};
+
+} // namespace
+
+QJsonObject sessionToJson(const Session& s, const std::string& sessionPath)
+{
+    const QDir folder = QFileInfo(QString::fromStdString(sessionPath)).absoluteDir();
+    QJsonArray inputs;
+    for (const DatasetFile& f : s.dataset.files) {
+        const QString absolute = QFileInfo(QString::fromStdString(f.path)).absoluteFilePath();
+        inputs.append(QJsonObject{
+            {QStringLiteral("path"), absolute},
+            {QStringLiteral("relative_path"), folder.relativeFilePath(absolute)},
+            {QStringLiteral("sha256"), QString::fromStdString(f.sha256)},
+            {QStringLiteral("bytes"), double(f.bytes)},
+            {QStringLiteral("format"), QString::fromLatin1(imageFormatName(f.format))},
+            {QStringLiteral("planes"), f.planeCount},
+        });
+    }
+    QJsonArray planes;
+    for (const DatasetPlane& p : s.dataset.planes)
+        planes.append(QJsonObject{
+            {QStringLiteral("file"), p.file},
+            {QStringLiteral("index"), p.indexInFile},
+            {QStringLiteral("use"), p.use},
+            {QStringLiteral("defocus"), defocusJson(p.defocus)},
+        });
+    const DatasetMetadata& m = s.dataset.metadata;
+    QJsonObject origin;
+    for (const auto& [key, value] : m.origin)
+        origin.insert(QString::fromStdString(key), QString::fromStdString(value));
+    const QJsonObject metadata{
+        {QStringLiteral("wavelength_m"), optionalNumber(m.wavelength)},
+        {QStringLiteral("pixel_pitch_m"), optionalNumber(m.pixelPitch)},
+        {QStringLiteral("pixel_angle_rad"), optionalNumber(m.pixelAngle)},
+        {QStringLiteral("f_number"), optionalNumber(m.fNumber)},
+        {QStringLiteral("na"), optionalNumber(m.numericalAperture)},
+        {QStringLiteral("immersion"), m.immersionIndex},
+        {QStringLiteral("aperture_m"), optionalNumber(m.aperture)},
+        {QStringLiteral("sampling"), optionalNumber(m.samplingQ)},
+        {QStringLiteral("z_step_m"), optionalNumber(m.zStep)},
+        {QStringLiteral("focus_plane"), optionalNumber(m.focusPlane)},
+        {QStringLiteral("defocus_model"), m.defocusModel == DefocusModel::HighNa ? QStringLiteral("high-na") : QStringLiteral("paraxial")},
+        {QStringLiteral("data_unit"), QString::fromStdString(m.dataUnit)},
+        {QStringLiteral("saturation"), optionalNumber(m.saturationLevel)},
+        {QStringLiteral("origin"), origin},
+    };
+    const PreprocessOptions& o = s.dataset.preprocess;
+    QJsonArray bad;
+    for (const auto& [col, row] : o.badPixels)
+        bad.append(QJsonArray{col, row});
+    const QJsonObject preprocess{
+        {QStringLiteral("subtract_background"), o.subtractBackground},
+        {QStringLiteral("border_width"), o.borderWidth},
+        {QStringLiteral("clip_sigma"), o.clipSigma},
+        {QStringLiteral("centre"), QString::fromLatin1(centreName(o.centre))},
+        {QStringLiteral("centre_each_plane"), o.centreEachPlane},
+        {QStringLiteral("crop_size"), o.cropSize},
+        {QStringLiteral("mask_saturated"), o.maskSaturated},
+        {QStringLiteral("mask_hot_pixels"), o.maskHotPixels},
+        {QStringLiteral("hot_pixel_sigma"), o.hotPixelSigma},
+        {QStringLiteral("bad_pixels"), bad},
+        {QStringLiteral("normalise"), o.normalise},
+    };
+    const ModelSettings& md = s.model;
+    QJsonArray fixed;
+    for (int t : md.fixedTerms)
+        fixed.append(t);
+    const QJsonObject model{
+        {QStringLiteral("order"), md.order},
+        {QStringLiteral("ordering"), QString::fromLatin1(zernike::orderingName(md.ordering))},
+        {QStringLiteral("normalization"), QString::fromLatin1(zernike::normalizationName(md.normalization))},
+        {QStringLiteral("objective"), md.objective ? QJsonValue(QString::fromLatin1(objectiveName(*md.objective))) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("read_noise"), md.readNoise},
+        {QStringLiteral("grid"), md.grid},
+        {QStringLiteral("obscuration"), md.obscuration},
+        {QStringLiteral("spiders"), md.spiderCount},
+        {QStringLiteral("spider_width"), md.spiderWidth},
+        {QStringLiteral("spider_angle_deg"), md.spiderAngleDeg},
+        {QStringLiteral("fit_flux"), md.fitFlux},
+        {QStringLiteral("fit_background"), md.fitBackground},
+        {QStringLiteral("fit_shift"), md.fitShift},
+        {QStringLiteral("fixed_terms"), fixed},
+    };
+    const SolverSettings& sv = s.solver;
+    QJsonArray stages;
+    for (int st : sv.stages)
+        stages.append(st);
+    const QJsonObject solver{
+        {QStringLiteral("backend"), QString::fromStdString(sv.backend)},
+        {QStringLiteral("gradient"), QString::fromLatin1(gradientName(sv.gradient))},
+        {QStringLiteral("optimizer"), QString::fromLatin1(optimizerName(sv.optimizer))},
+        {QStringLiteral("precision"), QString::fromLatin1(precisionName(sv.precision))},
+        {QStringLiteral("threads"), sv.threads},
+        {QStringLiteral("max_iterations"), sv.maxIterations},
+        {QStringLiteral("gtol"), sv.gradientTolerance},
+        {QStringLiteral("ftol"), sv.functionTolerance},
+        {QStringLiteral("stages"), stages},
+        {QStringLiteral("remove_defocus"), sv.removeDefocus},
+        {QStringLiteral("uncertainty"), sv.computeUncertainty},
+    };
+    QJsonObject root{
+        {QStringLiteral("format"), kFormat},
+        {QStringLiteral("format_version"), kSessionFormatVersion},
+        {QStringLiteral("saved"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
+        {QStringLiteral("inputs"), inputs},
+        {QStringLiteral("planes"), planes},
+        {QStringLiteral("metadata"), metadata},
+        {QStringLiteral("preprocess"), preprocess},
+        {QStringLiteral("model"), model},
+        {QStringLiteral("solver"), solver},
+    };
+    if (!s.result.isEmpty()) {
+        root.insert(QStringLiteral("result"), s.result);
+        QJsonArray parameters;
+        for (double p : s.resultParameters)
+            parameters.append(p);
+        root.insert(QStringLiteral("result_parameters"), parameters);
+    }
+    return root;
+}
+
+Session sessionFromJson(const QJsonObject& root, const std::string& source)
+{
+    const Reader r(source);
+    const QString format = r.text(root, QStringLiteral("format"), {}, {});
+    if (format != kFormat)
+        throw SessionError(source + ": not a Wavefront Studio session (\"format\" is '" + format.toStdString() + "', expected '" + kFormat.toStdString() + "')");
+    const int version = r.integer(root, QStringLiteral("format_version"), {}, -1);
+    if (version < 1)
+        throw SessionError(source + ": \"format_version\" is missing or not a positive integer");
+    if (version > kSessionFormatVersion)
+        throw SessionError(source + ": session format version " + std::to_string(version) + " is newer than this program reads (up to "
+                           + std::to_string(kSessionFormatVersion) + "); open it with a newer Wavefront Studio");
+
+    Session s;
+    Dataset& d = s.dataset;
+    const QJsonArray inputs = r.array(root, QStringLiteral("inputs"), {});
+    for (int i = 0; i < inputs.size(); ++i) {
+        const QString path = QStringLiteral("inputs[%1].").arg(i);
+        if (!inputs.at(i).isObject())
+            r.fail(QStringLiteral("inputs[%1]").arg(i), "must be an object");
+        const QJsonObject o = inputs.at(i).toObject();
+        DatasetFile f;
+        f.path = r.text(o, QStringLiteral("path"), path, {}).toStdString();
+        if (f.path.empty())
+            r.fail(path + QStringLiteral("path"), "must be a non-empty string");
+        r.text(o, QStringLiteral("relative_path"), path, {}); // type check; openSession uses it
+        f.sha256 = r.text(o, QStringLiteral("sha256"), path, {}).toStdString();
+        f.bytes = (long long)r.number(o, QStringLiteral("bytes"), path, 0.0);
+        f.planeCount = r.integer(o, QStringLiteral("planes"), path, 0);
+        const QString fmt = r.text(o, QStringLiteral("format"), path, {});
+        f.format = fmt == QLatin1String("FITS") ? ImageFormat::Fits : fmt == QLatin1String("TIFF") ? ImageFormat::Tiff : fmt == QLatin1String("PNG") ? ImageFormat::Png : ImageFormat::Unknown;
+        d.files.push_back(std::move(f));
+    }
+    const QJsonArray planes = r.array(root, QStringLiteral("planes"), {}, false);
+    for (int i = 0; i < planes.size(); ++i) {
+        const QString path = QStringLiteral("planes[%1].").arg(i);
+        if (!planes.at(i).isObject())
+            r.fail(QStringLiteral("planes[%1]").arg(i), "must be an object");
+        const QJsonObject o = planes.at(i).toObject();
+        DatasetPlane p;
+        p.file = r.integer(o, QStringLiteral("file"), path, -1);
+        if (p.file < 0 || p.file >= int(d.files.size()))
+            r.fail(path + QStringLiteral("file"), "must name one of the inputs (0.." + std::to_string(int(d.files.size()) - 1) + ")");
+        p.indexInFile = r.integer(o, QStringLiteral("index"), path, -1);
+        if (p.indexInFile < 0)
+            r.fail(path + QStringLiteral("index"), "must be a plane index (0 or more)");
+        p.use = r.boolean(o, QStringLiteral("use"), path, true);
+        p.defocus = r.defocus(o.value(QStringLiteral("defocus")), path + QStringLiteral("defocus"));
+        d.planes.push_back(std::move(p));
+    }
+
+    const QJsonObject m = r.object(root, QStringLiteral("metadata"), {}, false);
+    const QString mp = QStringLiteral("metadata.");
+    DatasetMetadata& md = d.metadata;
+    md.wavelength = r.optional(m, QStringLiteral("wavelength_m"), mp);
+    md.pixelPitch = r.optional(m, QStringLiteral("pixel_pitch_m"), mp);
+    md.pixelAngle = r.optional(m, QStringLiteral("pixel_angle_rad"), mp);
+    md.fNumber = r.optional(m, QStringLiteral("f_number"), mp);
+    md.numericalAperture = r.optional(m, QStringLiteral("na"), mp);
+    md.immersionIndex = r.number(m, QStringLiteral("immersion"), mp, 1.0);
+    md.aperture = r.optional(m, QStringLiteral("aperture_m"), mp);
+    md.samplingQ = r.optional(m, QStringLiteral("sampling"), mp);
+    md.zStep = r.optional(m, QStringLiteral("z_step_m"), mp);
+    md.focusPlane = r.optional(m, QStringLiteral("focus_plane"), mp);
+    md.defocusModel = r.choice(m, QStringLiteral("defocus_model"), mp, {QStringLiteral("paraxial"), QStringLiteral("high-na")}, 0) == 1
+                          ? DefocusModel::HighNa : DefocusModel::Paraxial;
+    md.dataUnit = r.text(m, QStringLiteral("data_unit"), mp, {}).toStdString();
+    md.saturationLevel = r.optional(m, QStringLiteral("saturation"), mp);
+    const QJsonObject origin = r.object(m, QStringLiteral("origin"), mp, false);
+    for (auto it = origin.begin(); it != origin.end(); ++it)
+        md.origin[it.key().toStdString()] = it.value().toString().toStdString();
+
+    const QJsonObject pre = r.object(root, QStringLiteral("preprocess"), {}, false);
+    const QString pp = QStringLiteral("preprocess.");
+    PreprocessOptions& o = d.preprocess;
+    o.subtractBackground = r.boolean(pre, QStringLiteral("subtract_background"), pp, o.subtractBackground);
+    o.borderWidth = r.integer(pre, QStringLiteral("border_width"), pp, o.borderWidth);
+    o.clipSigma = r.number(pre, QStringLiteral("clip_sigma"), pp, o.clipSigma);
+    o.centre = CentreMethod(r.choice(pre, QStringLiteral("centre"), pp, {QStringLiteral("none"), QStringLiteral("peak"), QStringLiteral("centroid")}, 0));
+    o.centreEachPlane = r.boolean(pre, QStringLiteral("centre_each_plane"), pp, o.centreEachPlane);
+    o.cropSize = r.integer(pre, QStringLiteral("crop_size"), pp, o.cropSize);
+    o.maskSaturated = r.boolean(pre, QStringLiteral("mask_saturated"), pp, o.maskSaturated);
+    o.maskHotPixels = r.boolean(pre, QStringLiteral("mask_hot_pixels"), pp, o.maskHotPixels);
+    o.hotPixelSigma = r.number(pre, QStringLiteral("hot_pixel_sigma"), pp, o.hotPixelSigma);
+    o.normalise = r.boolean(pre, QStringLiteral("normalise"), pp, o.normalise);
+    const QJsonArray bad = r.array(pre, QStringLiteral("bad_pixels"), pp, false);
+    for (int i = 0; i < bad.size(); ++i) {
+        const QJsonArray xy = bad.at(i).toArray();
+        if (!bad.at(i).isArray() || xy.size() != 2 || !xy.at(0).isDouble() || !xy.at(1).isDouble())
+            r.fail(pp + QStringLiteral("bad_pixels"), "must hold [column, row] pairs");
+        o.badPixels.emplace_back(xy.at(0).toInt(), xy.at(1).toInt());
+    }
+    if (o.cropSize < 0 || o.cropSize > 65536 || o.borderWidth < 0 || o.borderWidth > 65536)
+        r.fail(pp + QStringLiteral("crop_size"), "and border_width must be between 0 and 65536");
+
+    const QJsonObject model = r.object(root, QStringLiteral("model"), {}, false);
+    const QString mo = QStringLiteral("model.");
+    ModelSettings& ms = s.model;
+    ms.order = r.integer(model, QStringLiteral("order"), mo, ms.order);
+    if (ms.order < 1 || ms.order > zernike::kMaxOrder)
+        r.fail(mo + QStringLiteral("order"), "must be between 1 and " + std::to_string(zernike::kMaxOrder));
+    ms.ordering = r.choice(model, QStringLiteral("ordering"), mo, {QStringLiteral("noll"), QStringLiteral("ansi")}, 0) == 1 ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
+    ms.normalization = r.choice(model, QStringLiteral("normalization"), mo, {QStringLiteral("rms"), QStringLiteral("unit")}, 0) == 1 ? ZernikeNormalization::Unit
+                                                                                                                                    : ZernikeNormalization::Rms;
+    if (model.contains(QStringLiteral("objective")) && !model.value(QStringLiteral("objective")).isNull()) {
+        const int k = r.choice(model, QStringLiteral("objective"), mo,
+                               {QString::fromLatin1(objectiveName(ObjectiveKind::LeastSquares)), QString::fromLatin1(objectiveName(ObjectiveKind::Poisson)),
+                                QString::fromLatin1(objectiveName(ObjectiveKind::WeightedLeastSquares))},
+                               0);
+        ms.objective = k == 0 ? ObjectiveKind::LeastSquares : k == 1 ? ObjectiveKind::Poisson : ObjectiveKind::WeightedLeastSquares;
+    }
+    ms.readNoise = r.number(model, QStringLiteral("read_noise"), mo, ms.readNoise);
+    ms.grid = r.integer(model, QStringLiteral("grid"), mo, ms.grid);
+    ms.obscuration = r.number(model, QStringLiteral("obscuration"), mo, ms.obscuration);
+    ms.spiderCount = r.integer(model, QStringLiteral("spiders"), mo, ms.spiderCount);
+    ms.spiderWidth = r.number(model, QStringLiteral("spider_width"), mo, ms.spiderWidth);
+    ms.spiderAngleDeg = r.number(model, QStringLiteral("spider_angle_deg"), mo, ms.spiderAngleDeg);
+    ms.fitFlux = r.boolean(model, QStringLiteral("fit_flux"), mo, ms.fitFlux);
+    ms.fitBackground = r.boolean(model, QStringLiteral("fit_background"), mo, ms.fitBackground);
+    ms.fitShift = r.boolean(model, QStringLiteral("fit_shift"), mo, ms.fitShift);
+    ms.fixedTerms = r.integers(model, QStringLiteral("fixed_terms"), mo);
+
+    const QJsonObject solver = r.object(root, QStringLiteral("solver"), {}, false);
+    const QString so = QStringLiteral("solver.");
+    SolverSettings& sv = s.solver;
+    sv.backend = r.choice(solver, QStringLiteral("backend"), so, {QStringLiteral("cpu"), QStringLiteral("gpu")}, 0) == 1 ? "gpu" : "cpu";
+    sv.gradient = r.choice(solver, QStringLiteral("gradient"), so, {QStringLiteral("adjoint"), QStringLiteral("fd")}, 0) == 1 ? GradientKind::FiniteDifference
+                                                                                                                           : GradientKind::Adjoint;
+    sv.optimizer = r.choice(solver, QStringLiteral("optimizer"), so, {QStringLiteral("bfgs"), QStringLiteral("lbfgs")}, 0) == 1 ? OptimizerKind::Lbfgs : OptimizerKind::Bfgs;
+    sv.precision = r.choice(solver, QStringLiteral("precision"), so, {QStringLiteral("double"), QStringLiteral("float")}, 0) == 1 ? Precision::Float : Precision::Double;
+    sv.threads = r.integer(solver, QStringLiteral("threads"), so, sv.threads);
+    sv.maxIterations = r.integer(solver, QStringLiteral("max_iterations"), so, sv.maxIterations);
+    sv.gradientTolerance = r.number(solver, QStringLiteral("gtol"), so, sv.gradientTolerance);
+    sv.functionTolerance = r.number(solver, QStringLiteral("ftol"), so, sv.functionTolerance);
+    sv.stages = r.integers(solver, QStringLiteral("stages"), so);
+    sv.removeDefocus = r.boolean(solver, QStringLiteral("remove_defocus"), so, sv.removeDefocus);
+    sv.computeUncertainty = r.boolean(solver, QStringLiteral("uncertainty"), so, sv.computeUncertainty);
+    if (sv.threads < 1 || sv.threads > 1024)
+        r.fail(so + QStringLiteral("threads"), "must be between 1 and 1024");
+    if (sv.maxIterations < 1)
+        r.fail(so + QStringLiteral("max_iterations"), "must be at least 1");
+
+    s.result = r.object(root, QStringLiteral("result"), {}, false);
+    const QJsonArray parameters = r.array(root, QStringLiteral("result_parameters"), {}, false);
+    for (const QJsonValue& v : parameters) {
+        if (!v.isDouble())
+            r.fail(QStringLiteral("result_parameters"), "must hold numbers");
+        s.resultParameters.push_back(v.toDouble());
+    }
+    return s;
+}
+
+void saveSession(const std::string& path, const Session& session, bool overwrite)
+{
+    const QString file = QString::fromStdString(path);
+    if (!overwrite && QFile::exists(file))
+        throw SessionError(path + ": file exists; refusing to overwrite it (use --force)");
+    const QByteArray bytes = QJsonDocument(sessionToJson(session, path)).toJson();
+    QSaveFile out(file);
+    if (!out.open(QIODevice::WriteOnly))
+        throw SessionError(path + ": cannot open for writing (" + out.errorString().toStdString() + ")");
+    out.write(bytes);
+    if (!out.commit())
+        throw SessionError(path + ": write failed (" + out.errorString().toStdString() + ")");
+}
+
+OpenedSession openSession(const std::string& path, const ReadLimits& limits)
+{
+    const QString file = QString::fromStdString(path);
+    QFile in(file);
+    if (!in.exists())
+        throw SessionError(path + ": file not found");
+    if (!in.open(QIODevice::ReadOnly))
+        throw SessionError(path + ": cannot open (" + in.errorString().toStdString() + ")");
+    if (in.size() > (64 << 20))
+        throw SessionError(path + ": " + std::to_string(in.size()) + " bytes is too large for a session file");
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(in.readAll(), &error);
+    if (error.error != QJsonParseError::NoError)
+        throw SessionError(path + ": not valid JSON (" + error.errorString().toStdString() + " at byte " + std::to_string(error.offset) + ")");
+    if (!doc.isObject())
+        throw SessionError(path + ": not a session (the JSON is not an object)");
+    const Session stored = sessionFromJson(doc.object(), path);
+
+    OpenedSession opened;
+    opened.session.model = stored.model;
+    opened.session.solver = stored.solver;
+    opened.session.result = stored.result;
+    opened.session.resultParameters = stored.resultParameters;
+    Dataset& d = opened.session.dataset;
+    d.metadata = stored.dataset.metadata; // set first: headers only fill what the session left unset
+    d.preprocess = stored.dataset.preprocess;
+    const QDir folder = QFileInfo(file).absoluteDir();
+    std::map<int, int> fileMap; // stored input -> loaded file
+    const QJsonArray inputs = doc.object().value(QStringLiteral("inputs")).toArray();
+    for (int i = 0; i < int(stored.dataset.files.size()); ++i) {
+        const DatasetFile& f = stored.dataset.files[size_t(i)];
+        const std::string relativePath = inputs.at(i).toObject().value(QStringLiteral("relative_path")).toString().toStdString();
+        std::string resolved = f.path;
+        if (!QFileInfo::exists(QString::fromStdString(resolved)) && !relativePath.empty()) {
+            const QString relative = folder.filePath(QString::fromStdString(relativePath));
+            if (QFileInfo::exists(relative))
+                resolved = relative.toStdString();
+        }
+        if (!QFileInfo::exists(QString::fromStdString(resolved))) {
+            opened.messages.push_back({MessageLevel::Error, f.path,
+                                       f.path + ": input of the session not found (also not as " + relativePath + " beside the session); its planes are missing"});
+            continue;
+        }
+        const size_t before = d.files.size();
+        for (DatasetMessage& msg : addFiles(d, {resolved}, limits))
+            opened.messages.push_back(std::move(msg));
+        if (d.files.size() == before)
+            continue; // unreadable: addFiles said why
+        fileMap[i] = int(before);
+        const DatasetFile& loaded = d.files.back();
+        if (!f.sha256.empty() && loaded.sha256 != f.sha256)
+            opened.messages.push_back({MessageLevel::Warning, resolved,
+                                       resolved + ": the file has changed since the session was saved (SHA-256 differs); results may not match"});
+        if (f.planeCount > 0 && loaded.planeCount != f.planeCount)
+            opened.messages.push_back({MessageLevel::Warning, resolved,
+                                       resolved + ": has " + std::to_string(loaded.planeCount) + " planes, the session expected " + std::to_string(f.planeCount)});
+    }
+    // Plane settings of the session replace what loading chose (headers, size checks).
+    if (!stored.dataset.planes.empty())
+        for (DatasetPlane& p : d.planes)
+            p.use = false;
+    for (const DatasetPlane& sp : stored.dataset.planes) {
+        const auto it = fileMap.find(sp.file);
+        if (it == fileMap.end())
+            continue;
+        const DatasetFile& loaded = d.files[size_t(it->second)];
+        if (sp.indexInFile >= loaded.planeCount) {
+            opened.messages.push_back({MessageLevel::Warning, loaded.path,
+                                       loaded.path + ": plane " + std::to_string(sp.indexInFile) + " of the session is missing from the file"});
+            continue;
+        }
+        DatasetPlane& p = d.planes[size_t(loaded.firstPlane + sp.indexInFile)];
+        p.use = sp.use;
+        p.defocus = sp.defocus;
+    }
+    for (DatasetMessage& msg : prepare(d))
+        opened.messages.push_back(std::move(msg));
+    return opened;
+}
+
+} // namespace wfs
