@@ -556,11 +556,12 @@ std::string decodePng(PngContext& context, PngReadState& state, std::vector<std:
     if (setjmp(png_jmpbuf(state.png)))
         return context.error[0] ? context.error : "corrupt PNG data";
     png_set_read_fn(state.png, &context, pngRead);
-    png_set_user_limits(state.png, png_uint_32(limits.maxDimension), png_uint_32(limits.maxDimension));
+    png_set_user_limits(state.png, 0x7fffffffu, 0x7fffffffu); // sizes are checked below, with a message that says them
     png_set_chunk_malloc_max(state.png, 8u << 20); // text and ICC chunks; the image rows are ours
     png_read_info(state.png, state.info);
     png_get_IHDR(state.png, state.info, &width, &height, &sourceBitDepth, &sourceColourType, nullptr, nullptr, nullptr);
-    if ((long long)width * height > limits.maxPlanePixels || (long long)width * height > limits.maxPixels) {
+    if ((long long)width * height > limits.maxPlanePixels || (long long)width * height > limits.maxPixels || width > png_uint_32(limits.maxDimension)
+        || height > png_uint_32(limits.maxDimension)) {
         std::snprintf(context.error, sizeof context.error, "the image is %u x %u pixels, more than this program loads (at most %lld pixels)",
                       unsigned(width), unsigned(height), limits.maxPlanePixels);
         return context.error;
