@@ -964,10 +964,10 @@ BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
     ObjectiveKind objective;
     if (model.objective)
         objective = *model.objective;
-    else if (unit == "photons" || unit == "electrons" || unit == "photon" || unit == "e-")
-        objective = ObjectiveKind::Poisson;
     else if (unit == "relative" || dataset.preprocess.normalise)
         objective = ObjectiveKind::LeastSquares;
+    else if (unit == "photons" || unit == "electrons" || unit == "photon" || unit == "e-")
+        objective = ObjectiveKind::Poisson;
     else
         objective = ObjectiveKind::WeightedLeastSquares;
     if (objective == ObjectiveKind::Poisson && dataset.preprocess.normalise)
