@@ -42,17 +42,22 @@ bool needsGui(int argc, char** argv)
 int main(int argc, char** argv)
 {
     std::unique_ptr<QCoreApplication> application;
+    // QGuiApplication takes options of its own out of argv (-session, -platform, ...), which would eat
+    // `reconstruct --session FILE`: it gets the program name only; the command's options stay ours.
+    int guiArgc = 1;
     if (needsGui(argc, argv)) {
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
             qputenv("QT_QPA_PLATFORM", "offscreen");
-        application = std::make_unique<QGuiApplication>(argc, argv);
+        application = std::make_unique<QGuiApplication>(guiArgc, argv);
     } else {
         application = std::make_unique<QCoreApplication>(argc, argv);
     }
     QCoreApplication::setApplicationName(QStringLiteral("wavefront-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(WFS_VERSION));
 
-    QStringList args = QCoreApplication::arguments();
+    QStringList args;
+    for (int i = 0; i < argc; ++i)
+        args.append(QString::fromLocal8Bit(argv[i]));
     if (args.size() < 2) {
         printUsage(stderr);
         return 2;

@@ -303,7 +303,22 @@ QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options)
     const int margin = 16, barWidth = 24, labelWidth = text ? 90 : 0;
     const int titleHeight = text && !options.title.empty() ? 28 : 0;
     const int captionHeight = text ? 24 : 0;
-    QImage image(margin + mapW + margin + barWidth + 8 + labelWidth + margin, margin + titleHeight + mapH + captionHeight + margin, QImage::Format_RGB32);
+    QString caption = QStringLiteral("phase in %1").arg(QString::fromLatin1(phaseUnitName(options.unit)));
+    if (options.wavelength > 0.0)
+        caption += QStringLiteral(" (wavelength %1)").arg(QString::fromStdString(wavelengthText(options.wavelength)));
+    caption += options.wrapped ? QStringLiteral(", wrapped to one wave, cyclic colour map") : QStringLiteral(", viridis");
+    caption += QStringLiteral("; y up, row 0 at the bottom");
+    int width = margin + mapW + margin + barWidth + 8 + labelWidth + margin;
+    if (text) {
+        const QFontMetrics metrics{QFont()};
+        width = std::max(width, 2 * margin + metrics.horizontalAdvance(caption));
+        if (!options.title.empty()) {
+            QFont bold;
+            bold.setBold(true);
+            width = std::max(width, 2 * margin + QFontMetrics(bold).horizontalAdvance(QString::fromStdString(options.title)));
+        }
+    }
+    QImage image(width, margin + titleHeight + mapH + captionHeight + margin, QImage::Format_RGB32);
     image.fill(Qt::white);
     const int top = margin + titleHeight, barX = margin + mapW + margin;
     // The map, row 0 at the bottom (drawn last line); NaN (outside the pupil) stays white.
@@ -350,11 +365,6 @@ QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options)
                              QString::fromStdString(options.title));
             painter.setFont(font);
         }
-        QString caption = QStringLiteral("phase in %1").arg(QString::fromLatin1(phaseUnitName(options.unit)));
-        if (options.wavelength > 0.0)
-            caption += QStringLiteral(" (wavelength %1)").arg(QString::fromStdString(wavelengthText(options.wavelength)));
-        caption += options.wrapped ? QStringLiteral(", wrapped to one wave, cyclic colour map") : QStringLiteral(", viridis");
-        caption += QStringLiteral("; y up, row 0 at the bottom");
         painter.drawText(QRect(margin, top + mapH + 4, image.width() - 2 * margin, captionHeight), Qt::AlignLeft | Qt::AlignVCenter, caption);
     }
     painter.end();
