@@ -175,18 +175,14 @@ __global__ void __launch_bounds__(kThreads) reduceKernel(const double* __restric
     }
 }
 
-// Model images, plane after plane, each N x N row-major (the CPU backend's layout).
+// Plane k's model image, N x N row-major (the CPU backend's layout).
 template <typename Real>
-__global__ void intensityKernel(ModelDims d, const double* __restrict__ block,
+__global__ void intensityKernel(ModelDims d, const double* __restrict__ block, int k,
                                 const typename Fft<Real>::Complex* __restrict__ field, double* __restrict__ out)
 {
     const std::size_t perPlane = std::size_t(d.n) * std::size_t(d.n);
-    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < perPlane * std::size_t(d.planes);
-         i += std::size_t(gridDim.x) * blockDim.x) {
-        const int k = int(i / perPlane);
-        const std::size_t j = i % perPlane;
-        out[i] = math::intensitySample(d, block, k, field[d.element(k, int(j / std::size_t(d.n)), int(j % std::size_t(d.n)))]);
-    }
+    for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < perPlane; j += std::size_t(gridDim.x) * blockDim.x)
+        out[j] = math::intensitySample(d, block, k, field[d.element(k, int(j / std::size_t(d.n)), int(j % std::size_t(d.n)))]);
 }
 
 int blocksFor(std::size_t count, std::size_t perBlock, std::size_t cap)
@@ -296,11 +292,16 @@ public:
         WFS_CUDA_CHECK(cudaMemcpyAsync(m_block.data(), m_hostBlock.data(), m_block.size() * sizeof(double),
                                        cudaMemcpyHostToDevice, s));
         enqueueForward();
-        DeviceBuffer<double> images(m_dims.gridElements());
-        intensityKernel<Real><<<m_fillBlocks, kThreads, 0, s>>>(m_dims, m_block.data(), m_field.data(), images.data());
-        WFS_KERNEL_CHECK("intensityKernel");
+        // One plane at a time through a resident N x N buffer: the live display asks for images
+        // repeatedly, and a K N^2 buffer would be the largest allocation of all at big grids.
+        const std::size_t perPlane = std::size_t(m_dims.n) * std::size_t(m_dims.n);
         std::vector<double> out(m_dims.gridElements());
-        WFS_CUDA_CHECK(cudaMemcpyAsync(out.data(), images.data(), out.size() * sizeof(double), cudaMemcpyDeviceToHost, s));
+        for (int k = 0; k < m_dims.planes; ++k) {
+            intensityKernel<Real><<<m_fillBlocks, kThreads, 0, s>>>(m_dims, m_block.data(), k, m_field.data(), m_image.data());
+            WFS_KERNEL_CHECK("intensityKernel");
+            WFS_CUDA_CHECK(cudaMemcpyAsync(out.data() + std::size_t(k) * perPlane, m_image.data(), perPlane * sizeof(double),
+                                           cudaMemcpyDeviceToHost, s));
+        }
         WFS_CUDA_CHECK(cudaStreamSynchronize(s));
         return out;
     }
@@ -383,6 +384,7 @@ private:
         put(m_pupilIndex, input.pupilIndex);
         m_phase.resize(pixels);
         m_amplitude.resize(pixels);
+        m_image.resize(std::size_t(d.n) * std::size_t(d.n));
 
         const std::vector<int> bandMap = makeBandMap(d, input.pupilIndex);
         put(m_bandMap, bandMap);
@@ -478,7 +480,7 @@ private:
     DeviceBuffer<Complex> m_field;
     DeviceBuffer<Real> m_data, m_weights, m_basis, m_diversity, m_x, m_y, m_transmission, m_phase, m_amplitude;
     DeviceBuffer<int> m_pupilIndex, m_bandMap;
-    DeviceBuffer<double> m_block, m_result, m_partials;
+    DeviceBuffer<double> m_block, m_result, m_partials, m_image;
     PinnedBuffer<double> m_hostBlock, m_hostResult;
     CudaGraphExec m_costGraph, m_gradientGraph;
     std::string m_launchMode;

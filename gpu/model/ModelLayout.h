@@ -91,7 +91,7 @@ struct ModelDims {
     WFS_HOST_DEVICE int resultSize() const { return objectiveRows() + pupilRows(); }
 
     // Bytes of the resident device arrays (field buffer, data, weights, basis, diversity, pupil
-    // geometry, band map), before cuFFT's work areas and the small reduction buffers.
+    // geometry, band map, one image), before cuFFT's work area and the small reduction buffers.
     std::size_t residentBytes() const
     {
         const std::size_t r = std::size_t(realBytes), p = std::size_t(pixels);
@@ -102,6 +102,7 @@ struct ModelDims {
         bytes += p * r * 5;                                       // x, y, transmission, phase, amplitude
         bytes += p * sizeof(int);                                 // pupil pixel -> grid index
         bytes += std::size_t(bandRows) * std::size_t(n) * sizeof(int); // band pixel -> pupil pixel
+        bytes += std::size_t(n) * std::size_t(n) * sizeof(double);    // one model image (modelImages)
         return bytes;
     }
 
