@@ -13,7 +13,7 @@ packages=(
   libcfitsio-dev
   libtiff-dev
   libpng-dev
-  xvfb xauth
+  xvfb xauth fonts-dejavu-core
 )
 
 missing=()

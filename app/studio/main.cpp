@@ -1,0 +1,69 @@
+// wavefront-studio: the desktop program. Parses the command line, shows the main window, and for
+// documentation and tests can save a screenshot (after the fit with --quit-after-fit) and exit.
+#include "MainWindow.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+
+#include <cstdio>
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("WavefrontStudio"));
+    QApplication::setApplicationName(QStringLiteral("wavefront-studio"));
+    QApplication::setApplicationVersion(QStringLiteral(WFS_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Wavefront Studio: wavefront reconstruction from PSF images, live."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addOptions({
+        {QStringLiteral("demo"), QStringLiteral("Open the built-in demo data and start a reconstruction at once.")},
+        {QStringLiteral("screenshot"), QStringLiteral("Save a picture of the main window to FILE.png and exit."), QStringLiteral("FILE.png")},
+        {QStringLiteral("quit-after-fit"), QStringLiteral("With --screenshot: take it when the fit has finished.")},
+        {QStringLiteral("session"), QStringLiteral("Open a saved session."), QStringLiteral("FILE.json")},
+    });
+    parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("PSF images to open (FITS, TIFF, PNG)."), QStringLiteral("[FILE...]"));
+    parser.process(app);
+
+    wfs::ui::MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+
+    const QString screenshot = parser.value(QStringLiteral("screenshot"));
+    const bool afterFit = parser.isSet(QStringLiteral("quit-after-fit"));
+    if (afterFit && screenshot.isEmpty()) {
+        std::fprintf(stderr, "wavefront-studio: --quit-after-fit needs --screenshot FILE.png\n");
+        return 2;
+    }
+    auto saveAndQuit = [&window, screenshot] {
+        // Give queued replots one turn of the event loop before grabbing.
+        QTimer::singleShot(200, &window, [&window, screenshot] {
+            const bool ok = window.grab().save(screenshot);
+            if (!ok)
+                std::fprintf(stderr, "wavefront-studio: could not write %s\n", qPrintable(screenshot));
+            QApplication::exit(ok ? 0 : 1);
+        });
+    };
+    if (!screenshot.isEmpty()) {
+        if (afterFit) {
+            QObject::connect(&window, &wfs::ui::MainWindow::fitFinished, &window, saveAndQuit);
+            QObject::connect(&window, &wfs::ui::MainWindow::fitFailed, &window, [](const QString& message) {
+                std::fprintf(stderr, "wavefront-studio: the fit failed: %s\n", qPrintable(message));
+                QApplication::exit(1);
+            });
+        } else {
+            QTimer::singleShot(1500, &window, saveAndQuit);
+        }
+    }
+
+    if (parser.isSet(QStringLiteral("demo")))
+        window.loadDemo(true);
+    else if (parser.isSet(QStringLiteral("session")))
+        window.openSessionFrom(parser.value(QStringLiteral("session")));
+    else if (!parser.positionalArguments().isEmpty())
+        window.openFiles(parser.positionalArguments());
+    return QApplication::exec();
+}

@@ -1,0 +1,51 @@
+#include "EngineController.h"
+
+namespace wfs::ui {
+
+EngineController::EngineController(QObject* parent)
+    : QObject(parent)
+{
+    qRegisterMetaType<wfs::ProgressSnapshot>();
+    qRegisterMetaType<wfs::FitResult>();
+    m_timer.setInterval(40);
+    connect(&m_timer, &QTimer::timeout, this, &EngineController::poll);
+}
+
+void EngineController::setRefreshInterval(int milliseconds)
+{
+    m_timer.setInterval(milliseconds);
+}
+
+void EngineController::start(ReconstructionRequest request)
+{
+    m_engine.start(std::move(request)); // cancels and joins a running job first
+    m_shownVersion = 0;
+    m_active = true;
+    m_timer.start();
+    emit started();
+}
+
+void EngineController::cancel()
+{
+    m_engine.cancel();
+}
+
+void EngineController::poll()
+{
+    unsigned long version = 0;
+    if (auto snapshot = m_engine.latest(&version); snapshot && version != m_shownVersion) {
+        m_shownVersion = version;
+        emit progress(*snapshot);
+    }
+    if (m_engine.isRunning())
+        return;
+    m_timer.stop();
+    m_engine.wait();
+    m_active = false;
+    if (const std::string error = m_engine.error(); !error.empty())
+        emit failed(QString::fromStdString(error));
+    else if (auto result = m_engine.result())
+        emit finished(*result);
+}
+
+} // namespace wfs::ui

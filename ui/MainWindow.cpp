@@ -1,0 +1,829 @@
+#include "MainWindow.h"
+
+#include "ConvergencePlot.h"
+#include "ResultsPanel.h"
+#include "SetupPanel.h"
+#include "ZernikeChart.h"
+
+#include "engine/Presets.h"
+#include "io/Exports.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QScrollArea>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTime>
+#include <QtConcurrent>
+
+#include <cmath>
+
+namespace wfs::ui {
+
+namespace {
+constexpr int kMaxRecent = 8;
+
+QString joinMessages(const std::vector<DatasetMessage>& messages, MessageLevel level)
+{
+    QStringList lines;
+    for (const DatasetMessage& m : messages)
+        if (m.level == level)
+            lines << QString::fromStdString(m.text);
+    return lines.join(QLatin1Char('\n'));
+}
+
+Image scaled(const Image& image, double factor)
+{
+    Image out = image;
+    for (double& v : out.pixels)
+        v *= factor;
+    return out;
+}
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent)
+    , m_setup(new SetupPanel(this))
+    , m_engine(new EngineController(this))
+{
+    setWindowTitle(tr("Wavefront Studio"));
+    setAcceptDrops(true);
+    buildViews();
+    buildMenus();
+    m_setup->setBackends(backendStatuses());
+
+    connect(m_setup, &SetupPanel::openRequested, this, [this] {
+        QSettings settings;
+        const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open PSF images"), settings.value(QStringLiteral("lastDirectory")).toString(),
+                                                                tr("PSF images (*.fits *.fit *.fts *.tif *.tiff *.png);;All files (*)"));
+        if (!paths.isEmpty())
+            openFiles(paths);
+    });
+    connect(m_setup, &SetupPanel::demoRequested, this, [this] { loadDemo(false); });
+    connect(m_setup, &SetupPanel::startRequested, this, &MainWindow::startFit);
+    connect(m_setup, &SetupPanel::cancelRequested, this, &MainWindow::cancelFit);
+    connect(m_setup, &SetupPanel::metadataChanged, this, &MainWindow::updateSampling);
+    connect(m_engine, &EngineController::progress, this, &MainWindow::onProgress);
+    connect(m_engine, &EngineController::finished, this, &MainWindow::onFinished);
+    connect(m_engine, &EngineController::failed, this, [this](const QString& message) {
+        m_setup->setRunning(false);
+        showError(tr("The fit could not run: %1").arg(message));
+        emit fitFailed(message);
+    });
+    restoreSettings();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildViews()
+{
+    // Centre: phase map and the planes.
+    auto* tabs = new QTabWidget(this);
+    auto* phasePage = new QWidget(tabs);
+    auto* phaseLayout = new QVBoxLayout(phasePage);
+    auto* phaseBar = new QHBoxLayout;
+    m_phaseUnit = new QComboBox(phasePage);
+    m_phaseUnit->addItems({tr("waves"), tr("nm")});
+    m_wrapPhase = new QCheckBox(tr("wrap to one wave (cyclic map)"), phasePage);
+    phaseBar->addWidget(new QLabel(tr("unit:"), phasePage));
+    phaseBar->addWidget(m_phaseUnit);
+    phaseBar->addWidget(m_wrapPhase);
+    phaseBar->addStretch();
+    phaseLayout->addLayout(phaseBar);
+    m_phaseView = new ImageView(phasePage);
+    phaseLayout->addWidget(m_phaseView);
+    tabs->addTab(phasePage, tr("Phase map"));
+    connect(m_phaseUnit, &QComboBox::currentIndexChanged, this, [this] { showPhase(m_phase); });
+    connect(m_wrapPhase, &QCheckBox::toggled, this, [this] { showPhase(m_phase); });
+
+    auto* planesPage = new QWidget(tabs);
+    auto* planesLayout = new QVBoxLayout(planesPage);
+    auto* bar = new QHBoxLayout;
+    m_planeChoice = new QComboBox(planesPage);
+    m_stretch = new QComboBox(planesPage);
+    m_stretch->addItems(stretchNames());
+    m_stretch->setCurrentIndex(int(Stretch::Asinh));
+    m_clip = new QComboBox(planesPage);
+    m_clip->addItems({QStringLiteral("100 %"), QStringLiteral("99.9 %"), QStringLiteral("99.5 %"), QStringLiteral("99 %")});
+    m_colorMap = new QComboBox(planesPage);
+    m_colorMap->addItems(colorMapNames());
+    m_colorMap->setCurrentIndex(int(ColorMap::Magma));
+    m_sharedScale = new QCheckBox(tr("shared data/model scale"), planesPage);
+    m_sharedScale->setChecked(true);
+    bar->addWidget(new QLabel(tr("plane:"), planesPage));
+    bar->addWidget(m_planeChoice);
+    bar->addWidget(new QLabel(tr("stretch:"), planesPage));
+    bar->addWidget(m_stretch);
+    bar->addWidget(new QLabel(tr("clip:"), planesPage));
+    bar->addWidget(m_clip);
+    bar->addWidget(new QLabel(tr("map:"), planesPage));
+    bar->addWidget(m_colorMap);
+    bar->addWidget(m_sharedScale);
+    bar->addStretch();
+    planesLayout->addLayout(bar);
+    auto* grid = new QHBoxLayout;
+    m_dataView = new ImageView(planesPage);
+    m_modelView = new ImageView(planesPage);
+    m_residualView = new ImageView(planesPage);
+    m_residualView->setColorMap(ColorMap::Diverging);
+    grid->addWidget(m_dataView);
+    grid->addWidget(m_modelView);
+    grid->addWidget(m_residualView);
+    planesLayout->addLayout(grid);
+    tabs->addTab(planesPage, tr("Data / model / residual"));
+    for (QComboBox* box : {m_planeChoice, m_stretch, m_clip, m_colorMap})
+        connect(box, &QComboBox::currentIndexChanged, this, &MainWindow::showPlanes);
+    connect(m_sharedScale, &QCheckBox::toggled, this, &MainWindow::showPlanes);
+    setCentralWidget(tabs);
+
+    // Left: the setup panel, scrollable.
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(m_setup);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumWidth(340);
+    auto* setupDock = new QDockWidget(tr("Setup"), this);
+    setupDock->setObjectName(QStringLiteral("setupDock"));
+    setupDock->setWidget(scroll);
+    addDockWidget(Qt::LeftDockWidgetArea, setupDock);
+
+    // Right: convergence and coefficients.
+    m_convergence = new ConvergencePlot(this);
+    auto* convergenceDock = new QDockWidget(tr("Convergence"), this);
+    convergenceDock->setObjectName(QStringLiteral("convergenceDock"));
+    convergenceDock->setWidget(m_convergence);
+    addDockWidget(Qt::RightDockWidgetArea, convergenceDock);
+    m_chart = new ZernikeChart(this);
+    auto* chartDock = new QDockWidget(tr("Zernike coefficients"), this);
+    chartDock->setObjectName(QStringLiteral("chartDock"));
+    chartDock->setWidget(m_chart);
+    addDockWidget(Qt::RightDockWidgetArea, chartDock);
+
+    // Bottom: results and the message log.
+    m_results = new ResultsPanel(this);
+    auto* resultsDock = new QDockWidget(tr("Results"), this);
+    resultsDock->setObjectName(QStringLiteral("resultsDock"));
+    resultsDock->setWidget(m_results);
+    addDockWidget(Qt::BottomDockWidgetArea, resultsDock);
+    m_log = new QPlainTextEdit(this);
+    m_log->setReadOnly(true);
+    m_log->setObjectName(QStringLiteral("messageLog"));
+    auto* logDock = new QDockWidget(tr("Messages"), this);
+    logDock->setObjectName(QStringLiteral("logDock"));
+    logDock->setWidget(m_log);
+    addDockWidget(Qt::BottomDockWidgetArea, logDock);
+    tabifyDockWidget(resultsDock, logDock);
+    resultsDock->raise();
+    resizeDocks({convergenceDock}, {460}, Qt::Horizontal);
+    resizeDocks({setupDock}, {380}, Qt::Horizontal);
+    resizeDocks({resultsDock}, {280}, Qt::Vertical);
+
+    m_statusFit = new QLabel(tr("ready"), this);
+    m_statusCursor = new QLabel(this);
+    statusBar()->addWidget(m_statusFit, 1);
+    statusBar()->addPermanentWidget(m_statusCursor);
+    for (ImageView* view : {m_phaseView, m_dataView, m_modelView, m_residualView})
+        connect(view, &ImageView::cursorMoved, m_statusCursor, &QLabel::setText);
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open images…"), QKeySequence::Open, m_setup, &SetupPanel::openRequested);
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addAction(tr("&Demo data"), this, [this] { loadDemo(false); });
+    file->addSeparator();
+    file->addAction(tr("Open &session…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(), tr("Sessions (*.json)"));
+        if (!path.isEmpty())
+            openSessionFrom(path);
+    });
+    file->addAction(tr("&Save session…"), QKeySequence::Save, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save session"), QString(), tr("Sessions (*.json)"));
+        if (!path.isEmpty())
+            saveSessionTo(path);
+    });
+    QMenu* exports = file->addMenu(tr("&Export"));
+    const std::pair<ExportKind, QString> kinds[] = {
+        {ExportKind::PhaseFits, tr("Phase map as FITS…")},         {ExportKind::PhasePng, tr("Phase map as PNG…")},
+        {ExportKind::CoefficientsCsv, tr("Coefficients as CSV…")}, {ExportKind::CoefficientsJson, tr("Coefficients as JSON…")},
+        {ExportKind::ResultJson, tr("Whole result as JSON…")},     {ExportKind::ModelFits, tr("Model images as FITS…")},
+        {ExportKind::ResidualFits, tr("Residual images as FITS…")},
+    };
+    for (const auto& [kind, label] : kinds) {
+        exports->addAction(label, this, [this, kind = kind, label = label] {
+            if (!m_result) {
+                showError(tr("Nothing to export yet: run a fit first."));
+                return;
+            }
+            const QString path = QFileDialog::getSaveFileName(this, label.chopped(1));
+            if (!path.isEmpty())
+                exportResult(kind, path); // the dialog has asked about replacing a file
+        });
+    }
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* fit = menuBar()->addMenu(tr("F&it"));
+    fit->addAction(tr("&Start"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::startFit);
+    fit->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelFit);
+    fit->addAction(tr("Copy coefficient table"), m_results, &ResultsPanel::copySelection);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Conventions"), this, [this] {
+        QMessageBox::information(this, tr("Conventions"),
+                                 tr("Zernike ordering Noll (default) or OSA/ANSI; normalisation RMS (Noll 1976) or unit (R(1) = 1).\n"
+                                    "Phase in radians internally, shown in waves or nm at the stated wavelength.\n"
+                                    "RMS and PV with piston, tip and tilt removed. Strehl from the PSF peak.\n"
+                                    "Images: row 0 at the bottom, x right, y up. Pupil radius 1, angles counter-clockwise from +x.\n"
+                                    "Sampling Q = lambda F# / pixel; Q < 2 is undersampled.\n"
+                                    "One in-focus image cannot tell the sign of even aberrations: use defocused planes."));
+    });
+}
+
+void MainWindow::log(const QString& text)
+{
+    m_log->appendPlainText(QStringLiteral("%1  %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), text));
+}
+
+void MainWindow::logMessages(const std::vector<DatasetMessage>& messages)
+{
+    for (const DatasetMessage& m : messages)
+        log(QStringLiteral("%1: %2").arg(QString::fromLatin1(messageLevelName(m.level)), QString::fromStdString(m.text)));
+}
+
+void MainWindow::showError(const QString& message)
+{
+    m_lastError = message;
+    log(tr("error: %1").arg(message));
+    statusBar()->showMessage(message, 10000);
+    // Non-modal: the user's work and a running fit go on while the message is shown.
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Wavefront Studio"), message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    emit errorShown(message);
+}
+
+void MainWindow::loadDemo(bool startAfterLoading)
+{
+    if (m_busy || isFitting())
+        return;
+    m_busy = true;
+    statusBar()->showMessage(tr("simulating the demo data…"));
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
+    QDir().mkpath(dir);
+    const QString path = QDir(dir).filePath(QStringLiteral("demo.fits"));
+    QtConcurrent::run([path] {
+        const PresetCase demo = makePreset("demo", {});
+        writePresetFits(path.toStdString(), demo, "demo", PresetOptions{}.seed, true);
+        return demo.truth;
+    }).then(this, [this, path, startAfterLoading](Truth truth) {
+        m_busy = false;
+        ModelSettings model = m_setup->modelSettings();
+        model.order = 4;
+        m_setup->setModelSettings(model);
+        m_pendingTruth = truth; // becomes m_truth when the file has loaded
+        openFiles({path});
+        if (startAfterLoading) {
+            auto connection = std::make_shared<QMetaObject::Connection>();
+            *connection = connect(this, &MainWindow::dataLoaded, this, [this, connection] {
+                disconnect(*connection);
+                startFit();
+            });
+        }
+    }).onFailed(this, [this](const std::exception& e) {
+        m_busy = false;
+        showError(tr("The demo could not be created: %1").arg(QString::fromUtf8(e.what())));
+    });
+}
+
+void MainWindow::openFiles(const QStringList& paths, bool append)
+{
+    if (m_busy || isFitting()) {
+        showError(tr("Wait for the running job to end (or cancel the fit) before loading data."));
+        return;
+    }
+    m_busy = true;
+    statusBar()->showMessage(tr("reading %1 file(s)…").arg(paths.size()));
+    Dataset start = append ? m_dataset : Dataset();
+    start.preprocess = m_setup->preprocessOptions();
+    std::vector<std::string> files;
+    for (const QString& p : paths)
+        files.push_back(p.toStdString());
+    QtConcurrent::run([start = std::move(start), files] {
+        Dataset dataset = start;
+        std::vector<DatasetMessage> messages = addFiles(dataset, files);
+        return std::make_pair(std::move(dataset), std::move(messages));
+    }).then(this, [this, paths](std::pair<Dataset, std::vector<DatasetMessage>> loaded) {
+        m_busy = false;
+        logMessages(loaded.second);
+        const QString errors = joinMessages(loaded.second, MessageLevel::Error);
+        if (loaded.first.planes.empty()) {
+            // Nothing usable: keep what was loaded before.
+            m_pendingTruth.reset();
+            showError(errors.isEmpty() ? tr("No image planes were read.") : errors);
+            emit dataLoaded();
+            return;
+        }
+        m_dataset = std::move(loaded.first);
+        m_truth = std::exchange(m_pendingTruth, std::nullopt);
+        addRecent(paths);
+        datasetChanged();
+        if (!errors.isEmpty())
+            showError(errors); // some files failed; the planes that loaded stay
+        statusBar()->showMessage(tr("%1 plane(s) loaded").arg(m_dataset.planes.size()), 5000);
+        emit dataLoaded();
+    });
+}
+
+void MainWindow::datasetChanged()
+{
+    m_setup->showPlanes(m_dataset);
+    m_setup->showMetadata(m_dataset.metadata);
+    m_setup->setPreprocessOptions(m_dataset.preprocess);
+    m_setup->setDataMode(true);
+    updateSampling();
+    // Show the raw planes until a fit gives prepared data and models.
+    m_fitData.clear();
+    m_fitPlaneNames.clear();
+    for (const DatasetPlane& plane : m_dataset.planes) {
+        m_fitData.push_back(plane.raw);
+        m_fitPlaneNames.push_back(QString::fromStdString(plane.raw.source));
+    }
+    m_models.clear();
+    {
+        const QSignalBlocker block(m_planeChoice);
+        m_planeChoice->clear();
+        for (const QString& name : m_fitPlaneNames)
+            m_planeChoice->addItem(name);
+    }
+    showPlanes();
+}
+
+void MainWindow::updateSampling()
+{
+    DatasetMetadata metadata = m_dataset.metadata;
+    m_setup->applyMetadata(metadata);
+    std::vector<DatasetMessage> messages;
+    try {
+        const double q = samplingFromMetadata(metadata, &messages);
+        const QString warnings = joinMessages(messages, MessageLevel::Warning);
+        m_setup->setSamplingInfo(tr("Sampling Q = %1 (Nyquist at 2)%2").arg(q, 0, 'g', 4).arg(warnings.isEmpty() ? QString() : QStringLiteral("\n") + warnings),
+                                 !warnings.isEmpty());
+    } catch (const std::exception& e) {
+        m_setup->setSamplingInfo(QString::fromUtf8(e.what()), true);
+    }
+}
+
+bool MainWindow::isFitting() const
+{
+    return m_engine->isRunning();
+}
+
+void MainWindow::startFit()
+{
+    if (isFitting() || m_busy)
+        return;
+    if (m_dataset.planes.empty()) {
+        showError(tr("No data: open PSF images or load the demo first."));
+        return;
+    }
+    const QStringList problems = m_setup->applyPlaneEdits(m_dataset);
+    if (!problems.isEmpty()) {
+        showError(problems.join(QLatin1Char('\n')));
+        return;
+    }
+    m_setup->applyMetadata(m_dataset.metadata);
+    m_dataset.preprocess = m_setup->preprocessOptions();
+    const ModelSettings model = m_setup->modelSettings();
+    const SolverSettings solver = m_setup->solverSettings();
+    m_busy = true;
+    m_setup->setRunning(true);
+    statusBar()->showMessage(tr("preparing the data…"));
+    // Preparation and problem building are numerical work: a worker does them.
+    QtConcurrent::run([dataset = m_dataset, model]() mutable {
+        std::vector<DatasetMessage> messages = prepare(dataset);
+        BuiltProblem built = buildProblem(dataset, model);
+        built.messages.insert(built.messages.begin(), messages.begin(), messages.end());
+        return std::make_pair(std::move(dataset), std::move(built));
+    }).then(this, [this, model, solver](std::pair<Dataset, BuiltProblem> prepared) {
+        m_busy = false;
+        m_dataset.preparation = prepared.first.preparation;
+        const BuiltProblem& built = prepared.second;
+        logMessages(built.messages);
+        statusBar()->clearMessage();
+        ReconstructionRequest request;
+        request.spec = built.spec;
+        request.start = built.start;
+        request.backend = solver.backend == "gpu" ? BackendKind::Gpu : BackendKind::Cpu;
+        request.gradient = solver.gradient;
+        request.evaluator.precision = solver.precision;
+        request.evaluator.threads = solver.threads;
+        request.solver.optimizer = solver.optimizer;
+        request.solver.maxIterations = solver.maxIterations;
+        request.solver.gradientTolerance = solver.gradientTolerance;
+        request.solver.functionTolerance = solver.functionTolerance;
+        request.stages = solver.stages;
+        if (!request.stages.empty())
+            request.start.clear(); // start values belong to the full-order problem
+        request.analysis.removeDefocus = solver.removeDefocus;
+        request.analysis.computeUncertainty = solver.computeUncertainty;
+        request.liveImageInterval = 0.25;
+
+        m_fitModel = model;
+        m_ordering = built.spec.basis.ordering;
+        m_wavelength = built.spec.wavelength;
+        m_samplingQ = built.samplingQ;
+        m_pupil = built.spec.pupil;
+        m_fitData.clear();
+        m_fitPlaneNames.clear();
+        for (size_t k = 0; k < built.spec.planes.size(); ++k) {
+            m_fitData.push_back(built.spec.planes[k].data);
+            m_fitPlaneNames.push_back(QStringLiteral("%1 (%2)")
+                                          .arg(QString::fromStdString(m_dataset.planes[size_t(built.planes[k])].raw.source),
+                                               QString::fromStdString(built.spec.planes[k].diversity.describe())));
+        }
+        m_models.clear();
+        {
+            const QSignalBlocker block(m_planeChoice);
+            m_planeChoice->clear();
+            for (const QString& name : m_fitPlaneNames)
+                m_planeChoice->addItem(name);
+        }
+        m_convergence->clear();
+        m_result.reset();
+        m_results->clear(tr("Fitting…"));
+        log(tr("fit started: %1 planes, grid %2, order %3, %4 parameters, Q = %5")
+                .arg(built.spec.planes.size())
+                .arg(built.spec.grid.size)
+                .arg(built.spec.basis.maxOrder)
+                .arg(built.start.size())
+                .arg(built.samplingQ, 0, 'g', 4));
+        showPlanes();
+        m_engine->start(std::move(request));
+    }).onFailed(this, [this](const std::exception& e) {
+        m_busy = false;
+        m_setup->setRunning(false);
+        showError(QString::fromUtf8(e.what()));
+        emit fitFailed(QString::fromUtf8(e.what()));
+    });
+}
+
+void MainWindow::cancelFit()
+{
+    if (isFitting()) {
+        log(tr("cancelling; the last accepted iterate is kept"));
+        m_engine->cancel();
+    }
+}
+
+void MainWindow::onProgress(const ProgressSnapshot& s)
+{
+    m_convergence->addSnapshot(s);
+    std::vector<ChartTerm> terms;
+    const auto modes = zernike::modes(s.order, m_ordering);
+    for (size_t t = 1; t < s.zernikeWaves.size() && t < modes.size(); ++t) {
+        ChartTerm term{zernike::indexFromMode(modes[t], m_ordering), modes[t], s.zernikeWaves[t], std::nullopt};
+        if (m_truth)
+            for (const TruthTerm& tt : m_truth->terms)
+                if (zernike::modeFromIndex(tt.index, m_truth->ordering) == modes[t])
+                    term.truthWaves = tt.valueWaves;
+        terms.push_back(term);
+    }
+    m_chart->setTerms(terms, m_wavelength, m_ordering);
+    showPhase(s.phase);
+    if (!s.models.empty()) {
+        m_models = s.models;
+        showPlanes();
+    }
+    const double rate = s.iteration.elapsedSeconds > 0 ? double(s.iteration.costEvaluations) / s.iteration.elapsedSeconds : 0.0;
+    m_statusFit->setText(tr("stage %1/%2 · iteration %3 · %4 evaluations · %5 s · %6 evaluations/s · cost %7")
+                             .arg(s.stage + 1)
+                             .arg(s.stageCount)
+                             .arg(s.iteration.iteration)
+                             .arg(s.iteration.costEvaluations)
+                             .arg(s.iteration.elapsedSeconds, 0, 'f', 1)
+                             .arg(rate, 0, 'f', 0)
+                             .arg(s.iteration.cost, 0, 'g', 8));
+}
+
+void MainWindow::onFinished(const FitResult& result)
+{
+    m_setup->setRunning(false);
+    m_result = result;
+    m_resultParameters = result.solver.parameters;
+    m_results->showResult(result, m_truth);
+    std::vector<ChartTerm> terms;
+    for (const CoefficientResult& c : result.coefficients) {
+        ChartTerm term{c.index, c.mode, c.waves, std::nullopt};
+        if (m_truth)
+            for (const TruthTerm& tt : m_truth->terms)
+                if (zernike::modeFromIndex(tt.index, m_truth->ordering) == c.mode)
+                    term.truthWaves = tt.valueWaves;
+        terms.push_back(term);
+    }
+    m_chart->setTerms(terms, result.wavelength, result.ordering);
+    showPhase(result.phaseMap);
+    m_models.clear();
+    for (const PlaneResult& plane : result.planes)
+        m_models.push_back(plane.model);
+    showPlanes();
+    m_statusFit->setText(tr("%1 · %2 iterations · %3 evaluations · %4 s · %5 waves RMS · Strehl %6")
+                             .arg(QString::fromLatin1(terminationName(result.solver.termination)))
+                             .arg(result.solver.iterations)
+                             .arg(result.solver.costEvaluations)
+                             .arg(result.solver.seconds, 0, 'f', 2)
+                             .arg(result.rmsWaves, 0, 'f', 4)
+                             .arg(result.strehl, 0, 'f', 3));
+    log(tr("fit %1: %2").arg(QString::fromLatin1(terminationName(result.solver.termination)), QString::fromStdString(result.solver.message)));
+    for (const std::string& w : result.warnings)
+        log(tr("warning: %1").arg(QString::fromStdString(w)));
+    if (result.solver.termination == Termination::Failed)
+        showError(tr("The fit failed: %1. The settings and data are kept; try the CPU backend or other settings.")
+                      .arg(QString::fromStdString(result.solver.message)));
+    emit fitFinished();
+}
+
+void MainWindow::showPhase(const Image& radians)
+{
+    m_phase = radians;
+    if (radians.isEmpty()) {
+        m_phaseView->clear(tr("no phase map yet"));
+        return;
+    }
+    const bool nm = m_phaseUnit->currentIndex() == 1 && m_wavelength > 0;
+    Image shown = scaled(radians, 1.0 / (2.0 * M_PI)); // waves
+    if (m_wrapPhase->isChecked()) {
+        for (double& v : shown.pixels)
+            if (std::isfinite(v))
+                v -= std::floor(v + 0.5); // to [-0.5, 0.5) waves
+    }
+    if (nm)
+        shown = scaled(shown, m_wavelength * 1e9);
+    m_phaseView->setColorMap(m_wrapPhase->isChecked() ? ColorMap::Cyclic : ColorMap::Viridis);
+    const double half = nm ? 0.5 * m_wavelength * 1e9 : 0.5;
+    m_phaseView->setImage(shown, tr("phase"), nm ? tr("nm") : tr("waves"),
+                          m_wrapPhase->isChecked() ? std::optional<DisplayRange>(DisplayRange{-half, half}) : std::nullopt);
+}
+
+void MainWindow::showPlanes()
+{
+    const int k = m_planeChoice->currentIndex();
+    static const double clips[] = {100.0, 99.9, 99.5, 99.0};
+    const double clip = clips[std::clamp(m_clip->currentIndex(), 0, 3)];
+    const auto stretch = Stretch(m_stretch->currentIndex());
+    const auto map = ColorMap(m_colorMap->currentIndex());
+    for (ImageView* view : {m_dataView, m_modelView}) {
+        view->setStretch(stretch);
+        view->setColorMap(map);
+        view->setClipPercentiles(100.0 - clip, clip);
+    }
+    if (k < 0 || k >= int(m_fitData.size())) {
+        m_dataView->clear(tr("no data"));
+        m_modelView->clear(tr("no model"));
+        m_residualView->clear(tr("no residual"));
+        return;
+    }
+    const Image& data = m_fitData[size_t(k)];
+    m_dataView->setImage(data, tr("data"), tr("counts"), std::nullopt);
+    if (k < int(m_models.size()) && m_models[size_t(k)].width == data.width && m_models[size_t(k)].height == data.height) {
+        const Image& model = m_models[size_t(k)];
+        m_modelView->setImage(model, tr("model"), tr("counts"),
+                              m_sharedScale->isChecked() ? std::optional<DisplayRange>(m_dataView->autoRange()) : std::nullopt);
+        Image residual = data;
+        double largest = 0.0;
+        for (size_t i = 0; i < residual.pixels.size(); ++i) {
+            residual.pixels[i] = data.pixels[i] - model.pixels[i]; // NaN (masked) stays NaN
+            if (std::isfinite(residual.pixels[i]))
+                largest = std::max(largest, std::abs(residual.pixels[i]));
+        }
+        m_residualView->setStretch(Stretch::Linear);
+        const double extent = std::max(largest, 1e-12);
+        m_residualView->setImage(residual, tr("residual"), tr("counts"), DisplayRange{-extent, extent}); // symmetric about 0
+    } else {
+        m_modelView->clear(tr("no model yet"));
+        m_residualView->clear(tr("no residual yet"));
+    }
+}
+
+ExportContext MainWindow::exportContext() const
+{
+    ExportContext context;
+    context.pupil = m_pupil;
+    context.samplingQ = m_samplingQ;
+    for (const DatasetFile& f : m_dataset.files)
+        context.inputs.push_back(f.path);
+    return context;
+}
+
+bool MainWindow::exportResult(ExportKind kind, const QString& path)
+{
+    if (!m_result) {
+        showError(tr("Nothing to export yet: run a fit first."));
+        return false;
+    }
+    const std::string file = path.toStdString();
+    try {
+        switch (kind) {
+        case ExportKind::PhaseFits:
+            writePhaseFits(file, *m_result, exportContext(), PhaseFitsOptions{false, PhaseUnit::Radians, true});
+            break;
+        case ExportKind::PhasePng: {
+            PhaseImageOptions options;
+            options.unit = m_phaseUnit->currentIndex() == 1 ? PhaseUnit::Nanometres : PhaseUnit::Waves;
+            options.wrapped = m_wrapPhase->isChecked();
+            options.wavelength = m_result->wavelength;
+            options.title = "Wavefront Studio phase map";
+            writePhasePng(file, *m_result, options, true);
+            break;
+        }
+        case ExportKind::CoefficientsCsv:
+            writeTextFile(path, coefficientsCsvBytes(*m_result), true);
+            break;
+        case ExportKind::CoefficientsJson:
+            writeTextFile(path, coefficientsJson(*m_result), true);
+            break;
+        case ExportKind::ResultJson:
+            writeTextFile(path, QJsonDocument(resultToJson(*m_result)).toJson(), true);
+            break;
+        case ExportKind::ModelFits:
+            writeModelFits(file, *m_result, exportContext(), false, true);
+            break;
+        case ExportKind::ResidualFits:
+            writeResidualFits(file, *m_result, exportContext(), false, true);
+            break;
+        }
+    } catch (const std::exception& e) {
+        showError(tr("Export failed: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    log(tr("exported %1").arg(path));
+    return true;
+}
+
+bool MainWindow::saveSessionTo(const QString& path)
+{
+    if (m_dataset.files.empty()) {
+        showError(tr("Nothing to save: open data first."));
+        return false;
+    }
+    Session session;
+    session.dataset = m_dataset;
+    m_setup->applyPlaneEdits(session.dataset);
+    m_setup->applyMetadata(session.dataset.metadata);
+    session.dataset.preprocess = m_setup->preprocessOptions();
+    session.model = m_setup->modelSettings();
+    session.solver = m_setup->solverSettings();
+    if (m_result) {
+        session.result = resultToJson(*m_result);
+        session.resultParameters = m_resultParameters;
+    }
+    try {
+        saveSession(path.toStdString(), session, true);
+    } catch (const std::exception& e) {
+        showError(tr("The session could not be saved: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    log(tr("session saved to %1").arg(path));
+    return true;
+}
+
+void MainWindow::openSessionFrom(const QString& path)
+{
+    if (m_busy || isFitting()) {
+        showError(tr("Wait for the running job to end before opening a session."));
+        return;
+    }
+    m_busy = true;
+    QtConcurrent::run([file = path.toStdString()] { return openSession(file); })
+        .then(this, [this, path](OpenedSession opened) {
+            m_busy = false;
+            logMessages(opened.messages);
+            const QString errors = joinMessages(opened.messages, MessageLevel::Error);
+            if (opened.session.dataset.planes.empty()) {
+                showError(tr("%1: no input of the session could be read.%2").arg(path, errors.isEmpty() ? QString() : QStringLiteral("\n") + errors));
+                emit dataLoaded();
+                return;
+            }
+            m_dataset = opened.session.dataset;
+            m_truth.reset();
+            datasetChanged();
+            m_setup->setModelSettings(opened.session.model);
+            m_setup->setSolverSettings(opened.session.solver);
+            const QString warnings = joinMessages(opened.messages, MessageLevel::Warning);
+            if (!errors.isEmpty() || !warnings.isEmpty())
+                showError((errors + QLatin1Char('\n') + warnings).trimmed());
+            if (!opened.session.result.isEmpty())
+                m_results->clear(tr("The session holds a result (final cost %1, %2 waves RMS); press Start to fit again.")
+                                     .arg(opened.session.result.value(QStringLiteral("final_cost")).toDouble(), 0, 'g', 8)
+                                     .arg(opened.session.result.value(QStringLiteral("rms_waves")).toDouble(), 0, 'f', 4));
+            log(tr("session %1 opened").arg(path));
+            emit dataLoaded();
+        })
+        .onFailed(this, [this, path](const std::exception& e) {
+            m_busy = false;
+            showError(QString::fromUtf8(e.what()));
+            emit dataLoaded();
+        });
+}
+
+void MainWindow::addRecent(const QStringList& paths)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+    for (const QString& p : paths) {
+        const QString absolute = QFileInfo(p).absoluteFilePath();
+        recent.removeAll(absolute);
+        recent.prepend(absolute);
+    }
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(QStringLiteral("recentFiles"), recent);
+    if (!paths.isEmpty())
+        settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(paths.front()).absolutePath());
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    for (const QString& p : recent)
+        m_recentMenu->addAction(p, this, [this, p] { openFiles({p}); });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    ModelSettings model = m_setup->modelSettings();
+    model.order = settings.value(QStringLiteral("model/order"), model.order).toInt();
+    model.ordering = settings.value(QStringLiteral("model/ordering")).toString() == QLatin1String("ansi") ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
+    m_setup->setModelSettings(model);
+    SolverSettings solver = m_setup->solverSettings();
+    solver.threads = settings.value(QStringLiteral("solver/threads"), solver.threads).toInt();
+    solver.gradient = settings.value(QStringLiteral("solver/gradient")).toString() == QLatin1String("fd") ? GradientKind::FiniteDifference : GradientKind::Adjoint;
+    m_setup->setSolverSettings(solver);
+    rebuildRecentMenu();
+}
+
+void MainWindow::saveSettings() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("windowState"), saveState());
+    const ModelSettings model = m_setup->modelSettings();
+    settings.setValue(QStringLiteral("model/order"), model.order);
+    settings.setValue(QStringLiteral("model/ordering"), QString::fromLatin1(zernike::orderingName(model.ordering)));
+    const SolverSettings solver = m_setup->solverSettings();
+    settings.setValue(QStringLiteral("solver/threads"), solver.threads);
+    settings.setValue(QStringLiteral("solver/gradient"), QString::fromLatin1(gradientName(solver.gradient)));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    m_engine->cancel();
+    saveSettings();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            paths << url.toLocalFile();
+    if (!paths.isEmpty())
+        openFiles(paths, !m_dataset.planes.empty()); // dropped files join what is loaded
+}
+
+} // namespace wfs::ui

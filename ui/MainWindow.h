@@ -1,0 +1,118 @@
+#pragma once
+// The desktop program's main window: data and settings on the left, live views in the middle
+// (phase map, data / model / residual), convergence and coefficients on the right, results below.
+// All numerical work runs on worker threads (loading, preparation, the fit); this class only wires
+// the panels and draws what the engine hands back.
+#include "EngineController.h"
+#include "ImageView.h"
+
+#include "io/Dataset.h"
+#include "io/Exports.h"
+#include "io/ResultJson.h"
+#include "io/Session.h"
+
+#include <QMainWindow>
+
+#include <optional>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QMenu;
+class QPlainTextEdit;
+
+namespace wfs::ui {
+
+class SetupPanel;
+class ConvergencePlot;
+class ZernikeChart;
+class ResultsPanel;
+
+enum class ExportKind { PhaseFits, PhasePng, CoefficientsCsv, CoefficientsJson, ResultJson, ModelFits, ResidualFits };
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // Entry points for the menus, the command line and tests. Loading runs on a worker thread and
+    // ends with dataLoaded(); a fit ends with fitFinished() or fitFailed().
+    void loadDemo(bool startFit);
+    void openFiles(const QStringList& paths, bool append = false);
+    void startFit();
+    void cancelFit();
+    bool exportResult(ExportKind kind, const QString& path); // false (and an error shown) on failure
+    bool saveSessionTo(const QString& path);
+    void openSessionFrom(const QString& path);
+
+    bool isFitting() const;
+    const Dataset& dataset() const { return m_dataset; }
+    const std::optional<FitResult>& result() const { return m_result; }
+    QString lastError() const { return m_lastError; }
+    SetupPanel* setupPanel() const { return m_setup; }
+    EngineController* engine() const { return m_engine; }
+    ImageView* phaseView() const { return m_phaseView; }
+
+signals:
+    void dataLoaded();
+    void fitFinished();
+    void fitFailed(const QString& message);
+    void errorShown(const QString& message);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void buildMenus();
+    void buildViews();
+    void showError(const QString& message);
+    void log(const QString& text);
+    void logMessages(const std::vector<DatasetMessage>& messages);
+    void datasetChanged();
+    void updateSampling();
+    void onProgress(const ProgressSnapshot& snapshot);
+    void onFinished(const FitResult& result);
+    void showPhase(const Image& radians);
+    void showPlanes();
+    void addRecent(const QStringList& paths);
+    void rebuildRecentMenu();
+    void restoreSettings();
+    void saveSettings() const;
+    ExportContext exportContext() const;
+
+    SetupPanel* m_setup;
+    EngineController* m_engine;
+    ImageView *m_phaseView, *m_dataView, *m_modelView, *m_residualView;
+    QComboBox *m_planeChoice, *m_stretch, *m_clip, *m_colorMap, *m_phaseUnit;
+    QCheckBox *m_sharedScale, *m_wrapPhase;
+    ConvergencePlot* m_convergence;
+    ZernikeChart* m_chart;
+    ResultsPanel* m_results;
+    QPlainTextEdit* m_log;
+    QLabel *m_statusFit, *m_statusCursor;
+    QMenu* m_recentMenu;
+
+    Dataset m_dataset;
+    bool m_busy = false;              // loading or preparing on a worker
+    std::optional<Truth> m_truth;     // injected aberrations of simulated data
+    std::optional<Truth> m_pendingTruth; // the truth of data being loaded
+    // The fit being shown: its planes' data, names and conventions.
+    std::vector<Image> m_fitData;
+    std::vector<QString> m_fitPlaneNames;
+    std::vector<Image> m_models;
+    Image m_phase;
+    ZernikeOrdering m_ordering = ZernikeOrdering::Noll;
+    double m_wavelength = 0.0;
+    double m_samplingQ = 0.0;
+    PupilSpec m_pupil;
+    ModelSettings m_fitModel;
+    std::optional<FitResult> m_result;
+    std::vector<double> m_resultParameters;
+    QString m_lastError;
+};
+
+} // namespace wfs::ui

@@ -1,0 +1,134 @@
+#include "ResultsPanel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace wfs::ui {
+
+ResultsPanel::ResultsPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_summary(new QLabel(this))
+    , m_table(new QTableWidget(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_summary);
+    layout->addWidget(m_table);
+    m_table->setColumnCount(8);
+    m_table->setHorizontalHeaderLabels({tr("index"), tr("n"), tr("m"), tr("name"), tr("waves"), tr("nm"), tr("± waves (1σ)"), tr("truth (waves)")});
+    m_table->horizontalHeader()->setSectionResizeMode(3, QHeaderView::Stretch);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    auto* copy = new QAction(tr("Copy"), m_table);
+    copy->setShortcut(QKeySequence::Copy);
+    copy->setShortcutContext(Qt::WidgetShortcut);
+    connect(copy, &QAction::triggered, this, &ResultsPanel::copySelection);
+    m_table->addAction(copy);
+    m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
+    clear(tr("No result yet: load data (or the demo) and press Start."));
+}
+
+void ResultsPanel::clear(const QString& message)
+{
+    m_summary->setText(message);
+    m_table->setRowCount(0);
+}
+
+QString ResultsPanel::summaryText() const
+{
+    return m_summary->text();
+}
+
+void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& truth)
+{
+    QString text = tr("<b>%1</b> after %2 iterations (%3 s): %4<br>"
+                      "Wavefront error (%5 removed): <b>%6 waves RMS</b> = %7 nm RMS, %8 waves PV; "
+                      "Strehl %9 (Maréchal %10); final cost %11.<br>"
+                      "Zernike %12 ordering, %13 normalisation, wavelength %14 nm; backend %15 (%16), %17, %18 gradient.")
+                       .arg(QString::fromLatin1(terminationName(r.solver.termination)))
+                       .arg(r.solver.iterations)
+                       .arg(r.solver.seconds, 0, 'f', 2)
+                       .arg(QString::fromStdString(r.solver.message).toHtmlEscaped())
+                       .arg(r.defocusRemoved ? tr("piston, tip, tilt, defocus") : tr("piston, tip, tilt"))
+                       .arg(r.rmsWaves, 0, 'f', 4)
+                       .arg(r.rmsWaves * r.wavelength * 1e9, 0, 'f', 1)
+                       .arg(r.pvWaves, 0, 'f', 4)
+                       .arg(r.strehl, 0, 'f', 3)
+                       .arg(r.strehlMarechal, 0, 'f', 3)
+                       .arg(r.solver.finalCost, 0, 'g', 8)
+                       .arg(QString::fromLatin1(zernike::orderingName(r.ordering)))
+                       .arg(QString::fromLatin1(zernike::normalizationName(r.normalization)))
+                       .arg(r.wavelength * 1e9, 0, 'g', 6)
+                       .arg(QString::fromStdString(r.backend.backend))
+                       .arg(QString::fromStdString(r.backend.device).toHtmlEscaped())
+                       .arg(QString::fromLatin1(precisionName(r.backend.precision)))
+                       .arg(QString::fromLatin1(gradientName(r.gradient)));
+    for (const std::string& w : r.warnings)
+        text += QStringLiteral("<br><span style='color:#b35806'>%1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
+    m_summary->setText(text);
+
+    m_table->setRowCount(int(r.coefficients.size()));
+    for (int row = 0; row < int(r.coefficients.size()); ++row) {
+        const CoefficientResult& c = r.coefficients[size_t(row)];
+        QString truthText;
+        if (truth)
+            for (const TruthTerm& t : truth->terms)
+                if (zernike::modeFromIndex(t.index, truth->ordering) == c.mode)
+                    truthText = QString::number(t.valueWaves, 'f', 5);
+        const QStringList cells = {QString::number(c.index),
+                                   QString::number(c.mode.n),
+                                   QString::number(c.mode.m),
+                                   QString::fromStdString(c.name),
+                                   QString::number(c.waves, 'f', 5),
+                                   QString::number(c.nm, 'f', 2),
+                                   c.free ? (std::isfinite(c.uncertaintyWaves) ? QString::number(c.uncertaintyWaves, 'f', 5) : tr("n/a")) : tr("fixed"),
+                                   truthText};
+        for (int col = 0; col < cells.size(); ++col) {
+            auto* item = new QTableWidgetItem(cells[col]);
+            if (col != 3)
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            m_table->setItem(row, col, item);
+        }
+    }
+}
+
+void ResultsPanel::copySelection() const
+{
+    // Rows and columns of the selection as tab-separated text, with the header, for spreadsheets.
+    const QList<QTableWidgetSelectionRange> ranges = m_table->selectedRanges();
+    int top = m_table->rowCount(), bottom = -1, left = m_table->columnCount(), right = -1;
+    for (const auto& range : ranges) {
+        top = std::min(top, range.topRow());
+        bottom = std::max(bottom, range.bottomRow());
+        left = std::min(left, range.leftColumn());
+        right = std::max(right, range.rightColumn());
+    }
+    if (ranges.isEmpty()) {
+        top = 0;
+        bottom = m_table->rowCount() - 1;
+        left = 0;
+        right = m_table->columnCount() - 1;
+    }
+    QStringList lines;
+    QStringList header;
+    for (int col = left; col <= right; ++col)
+        header << m_table->horizontalHeaderItem(col)->text();
+    lines << header.join(QLatin1Char('\t'));
+    for (int row = top; row <= bottom; ++row) {
+        QStringList cells;
+        for (int col = left; col <= right; ++col)
+            cells << (m_table->item(row, col) ? m_table->item(row, col)->text() : QString());
+        lines << cells.join(QLatin1Char('\t'));
+    }
+    QApplication::clipboard()->setText(lines.join(QLatin1Char('\n')) + QLatin1Char('\n'));
+}
+
+} // namespace wfs::ui
