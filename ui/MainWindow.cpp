@@ -81,6 +81,11 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_setup, &SetupPanel::startRequested, this, &MainWindow::startFit);
     connect(m_setup, &SetupPanel::cancelRequested, this, &MainWindow::cancelFit);
     connect(m_setup, &SetupPanel::metadataChanged, this, &MainWindow::updateSampling);
+    m_previewTimer = new QTimer(this);
+    m_previewTimer->setSingleShot(true);
+    m_previewTimer->setInterval(300);
+    connect(m_previewTimer, &QTimer::timeout, this, &MainWindow::previewPreparation);
+    connect(m_setup, &SetupPanel::preparationChanged, m_previewTimer, qOverload<>(&QTimer::start));
     connect(m_engine, &EngineController::progress, this, &MainWindow::onProgress);
     connect(m_engine, &EngineController::finished, this, &MainWindow::onFinished);
     connect(m_engine, &EngineController::failed, this, [this](const QString& message) {
@@ -379,6 +384,34 @@ void MainWindow::datasetChanged()
             m_planeChoice->addItem(name);
     }
     showPlanes();
+}
+
+void MainWindow::previewPreparation()
+{
+    // Shows what the preparation does (background, centring, crop, masks as blank pixels) on the
+    // planes before a fit; computed on a worker, and only the newest request is shown.
+    if (m_dataset.planes.empty() || isFitting())
+        return;
+    Dataset dataset = m_dataset;
+    dataset.preprocess = m_setup->preprocessOptions();
+    const int generation = ++m_previewGeneration;
+    QtConcurrent::run([dataset = std::move(dataset)] { return computePreparation(dataset); })
+        .then(this, [this, generation](Preparation preparation) {
+            if (generation != m_previewGeneration || isFitting() || preparation.planes.size() != m_dataset.planes.size())
+                return;
+            logMessages(preparation.messages);
+            m_fitData.clear();
+            for (const PlanePreparation& plane : preparation.planes)
+                m_fitData.push_back(plane.image);
+            m_models.clear();
+            showPlanes();
+            int masked = 0;
+            for (const PlanePreparation& plane : preparation.planes)
+                masked += plane.saturatedPixels + plane.badPixels;
+            statusBar()->showMessage(tr("preparation preview: %1 plane(s), %2 masked pixel(s)").arg(preparation.planes.size()).arg(masked), 5000);
+            emit preparationPreviewed();
+        })
+        .onFailed(this, [this](const std::exception& e) { showError(tr("Preparation failed: %1").arg(QString::fromUtf8(e.what()))); });
 }
 
 void MainWindow::updateSampling()

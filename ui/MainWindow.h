@@ -20,6 +20,7 @@ class QComboBox;
 class QLabel;
 class QMenu;
 class QPlainTextEdit;
+class QTimer;
 
 namespace wfs::ui {
 
@@ -54,12 +55,14 @@ public:
     SetupPanel* setupPanel() const { return m_setup; }
     EngineController* engine() const { return m_engine; }
     ImageView* phaseView() const { return m_phaseView; }
+    ImageView* dataView() const { return m_dataView; }
 
 signals:
     void dataLoaded();
     void fitFinished();
     void fitFailed(const QString& message);
     void errorShown(const QString& message);
+    void preparationPreviewed();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -78,6 +81,7 @@ private:
     void onFinished(const FitResult& result);
     void showPhase(const Image& radians);
     void showPlanes();
+    void previewPreparation();
     void addRecent(const QStringList& paths);
     void rebuildRecentMenu();
     void restoreSettings();
@@ -95,6 +99,8 @@ private:
     QPlainTextEdit* m_log;
     QLabel *m_statusFit, *m_statusCursor;
     QMenu* m_recentMenu;
+    QTimer* m_previewTimer;
+    int m_previewGeneration = 0; // newer previews supersede older ones
 
     Dataset m_dataset;
     bool m_busy = false;              // loading or preparing on a worker

@@ -174,6 +174,10 @@ QWidget* SetupPanel::buildPreparation()
     form->addRow(m_maskSaturated);
     form->addRow(m_maskHot);
     form->addRow(m_normalise);
+    for (QCheckBox* c : {m_subtractBackground, m_maskSaturated, m_maskHot, m_normalise})
+        connect(c, &QCheckBox::toggled, this, &SetupPanel::preparationChanged);
+    connect(m_centre, &QComboBox::currentIndexChanged, this, &SetupPanel::preparationChanged);
+    connect(m_crop, &QSpinBox::valueChanged, this, &SetupPanel::preparationChanged);
     return box;
 }
 
@@ -208,6 +212,13 @@ QWidget* SetupPanel::buildModel()
     m_spiderWidth->setDecimals(3);
     m_spiderWidth->setSingleStep(0.005);
     m_fitShift = new QCheckBox(tr("fit per-plane tip/tilt (drift)"), box);
+    m_fitFlux = new QCheckBox(tr("fit flux per plane"), box);
+    m_fitFlux->setChecked(true);
+    m_fitBackground = new QCheckBox(tr("fit background per plane"), box);
+    m_fitBackground->setChecked(true);
+    m_fixedTerms = new QLineEdit(box);
+    m_fixedTerms->setPlaceholderText(tr("e.g. 2,3 (indices held at zero)"));
+    m_fixedTerms->setToolTip(tr("Zernike terms not fitted, by index in the chosen ordering; piston is always fixed"));
     form->addRow(tr("Zernike order"), m_order);
     form->addRow(tr("Ordering"), m_ordering);
     form->addRow(tr("Normalisation"), m_normalization);
@@ -217,6 +228,9 @@ QWidget* SetupPanel::buildModel()
     form->addRow(tr("Obscuration (of D)"), m_obscuration);
     form->addRow(tr("Spider vanes"), m_spiders);
     form->addRow(tr("Vane width (of D)"), m_spiderWidth);
+    form->addRow(tr("Fixed terms"), m_fixedTerms);
+    form->addRow(m_fitFlux);
+    form->addRow(m_fitBackground);
     form->addRow(m_fitShift);
     return box;
 }
@@ -389,6 +403,14 @@ ModelSettings SetupPanel::modelSettings() const
     s.spiderCount = m_spiders->value();
     s.spiderWidth = m_spiderWidth->value();
     s.fitShift = m_fitShift->isChecked();
+    s.fitFlux = m_fitFlux->isChecked();
+    s.fitBackground = m_fitBackground->isChecked();
+    for (const QString& part : m_fixedTerms->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int index = part.trimmed().toInt(&ok);
+        if (ok)
+            s.fixedTerms.push_back(index); // the problem checks the index and names a bad one
+    }
     return s;
 }
 
@@ -407,6 +429,12 @@ void SetupPanel::setModelSettings(const ModelSettings& s)
     m_spiders->setValue(s.spiderCount);
     m_spiderWidth->setValue(s.spiderWidth);
     m_fitShift->setChecked(s.fitShift);
+    m_fitFlux->setChecked(s.fitFlux);
+    m_fitBackground->setChecked(s.fitBackground);
+    QStringList fixed;
+    for (int index : s.fixedTerms)
+        fixed << QString::number(index);
+    m_fixedTerms->setText(fixed.join(QLatin1Char(',')));
 }
 
 SolverSettings SetupPanel::solverSettings() const

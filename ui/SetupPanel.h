@@ -54,6 +54,7 @@ signals:
     void startRequested();
     void cancelRequested();
     void metadataChanged();
+    void preparationChanged();
 
 private:
     QWidget* buildData();
@@ -67,12 +68,12 @@ private:
     QComboBox* m_defocusModel;
     QLabel* m_samplingInfo;
     QWidget *m_metadataBox, *m_preparationBox;
-    QCheckBox *m_subtractBackground, *m_maskSaturated, *m_maskHot, *m_normalise, *m_fitShift;
+    QCheckBox *m_subtractBackground, *m_maskSaturated, *m_maskHot, *m_normalise, *m_fitShift, *m_fitFlux, *m_fitBackground;
     QComboBox* m_centre;
     QSpinBox *m_crop, *m_order, *m_grid, *m_spiders, *m_threads, *m_maxIterations;
     QComboBox *m_ordering, *m_normalization, *m_objective, *m_backend, *m_gradient, *m_optimizer, *m_precision;
     QDoubleSpinBox *m_readNoise, *m_obscuration, *m_spiderWidth;
-    QLineEdit *m_gtol, *m_ftol, *m_stages;
+    QLineEdit *m_gtol, *m_ftol, *m_stages, *m_fixedTerms;
     QPushButton *m_start, *m_cancel;
 };
 

@@ -191,6 +191,21 @@ private slots:
         QCOMPARE(m_window->result()->solver.termination, Termination::Converged);
     }
 
+    void preparationIsPreviewedOnTheImage()
+    {
+        QSignalSpy previewed(m_window.get(), &MainWindow::preparationPreviewed);
+        PreprocessOptions options = m_window->setupPanel()->preprocessOptions();
+        options.centre = CentreMethod::Peak;
+        options.cropSize = 96;
+        m_window->setupPanel()->setPreprocessOptions(options);
+        QVERIFY(waitFor(previewed, 30000));
+        QCOMPARE(m_window->dataView()->image().width, 96);
+        QCOMPARE(m_window->dataView()->image().height, 96);
+        options.cropSize = 0;
+        options.centre = CentreMethod::None;
+        m_window->setupPanel()->setPreprocessOptions(options);
+    }
+
     void onlyAvailableBackendsAreSelectable()
     {
         auto* combo = m_window->findChild<QComboBox*>(QStringLiteral("backendCombo"));
