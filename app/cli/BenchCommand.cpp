@@ -3,27 +3,9 @@
 #include "CliCommon.h"
 #include "Commands.h"
 
-#include "engine/Presets.h"
-
-#include <QJsonArray>
-
-#include <algorithm>
-#include <chrono>
+#include "engine/Benchmark.h"
 
 namespace wfs::cli {
-
-namespace {
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-}
-
-double secondsSince(std::chrono::steady_clock::time_point t0)
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-} // namespace
 
 int runBench(const QStringList& args)
 {
@@ -68,76 +50,23 @@ int runBench(const QStringList& args)
 
         for (int grid : grids) {
             for (int order : orders) {
-                const auto setupStart = std::chrono::steady_clock::now();
-                PresetOptions presetOptions;
-                presetOptions.grid = grid;
-                presetOptions.order = order;
-                presetOptions.seed = seed;
-                const PresetCase c = makePreset("oof", presetOptions);
-                auto problem = std::make_shared<const Problem>(c.spec);
-                auto evaluator = makeEvaluator(options.backend, problem, options.evaluator, options.gradient);
-                std::vector<double> gradient(size_t(problem->parameterCount()));
-                evaluator->evaluate(c.start.data(), gradient.data()); // first touch outside the timing
-                const double setupSeconds = secondsSince(setupStart);
-
-                std::vector<double> evalTimes;
-                for (int r = 0; r < evalRepeat; ++r) {
-                    const auto t0 = std::chrono::steady_clock::now();
-                    evaluator->evaluate(c.start.data(), gradient.data());
-                    evalTimes.push_back(secondsSince(t0) * 1e3);
-                }
-                const double fftMs = evaluator->measureFftMs(evalRepeat);
-
-                SolverOptions solver = c.solver;
-                solver.optimizer = options.solver.optimizer;
-                solver.maxIterations = options.solver.maxIterations;
+                OofBenchmarkSettings settings;
+                settings.grid = grid;
+                settings.order = order;
+                settings.backend = options.backend;
+                settings.evaluator = options.evaluator;
+                settings.gradient = options.gradient;
+                settings.optimizer = options.solver.optimizer;
+                settings.maxIterations = options.solver.maxIterations;
                 if (parser.isSet(QStringLiteral("gtol")))
-                    solver.gradientTolerance = options.solver.gradientTolerance;
+                    settings.gradientTolerance = options.solver.gradientTolerance;
                 if (parser.isSet(QStringLiteral("ftol")))
-                    solver.functionTolerance = options.solver.functionTolerance;
-                SolverSummary summary;
-                std::vector<double> times;
-                for (int r = 0; solve && r < repeat; ++r) {
-                    summary = minimise(*evaluator, c.start, solver);
-                    times.push_back(summary.seconds);
-                    if (summary.termination == Termination::Failed)
-                        return runFailure(program, QString::fromStdString("grid " + std::to_string(grid) + ": " + summary.message));
-                }
-                const BackendInfo info = evaluator->info();
-                QJsonArray solution;
-                for (double v : summary.parameters)
-                    solution.append(v);
-                QJsonObject row{
-                    {QStringLiteral("problem"), QStringLiteral("oof")},
-                    {QStringLiteral("grid"), grid},
-                    {QStringLiteral("order"), order},
-                    {QStringLiteral("params"), problem->parameterCount()},
-                    {QStringLiteral("backend"), QString::fromStdString(info.backend)},
-                    {QStringLiteral("device"), QString::fromStdString(info.device)},
-                    {QStringLiteral("gradient"), QString::fromLatin1(gradientName(options.gradient))},
-                    {QStringLiteral("precision"), QString::fromLatin1(precisionName(info.precision))},
-                    {QStringLiteral("threads"), info.threads},
-                    {QStringLiteral("seed"), QString::number(seed)},
-                    {QStringLiteral("setup_seconds"), setupSeconds},
-                    {QStringLiteral("seconds"), solve ? QJsonValue(median(times)) : QJsonValue()},
-                    {QStringLiteral("iterations"), summary.iterations},
-                    {QStringLiteral("cost_evaluations"), double(summary.costEvaluations)},
-                    {QStringLiteral("gradient_evaluations"), double(summary.gradientEvaluations)},
-                    {QStringLiteral("final_cost"), summary.finalCost},
-                    {QStringLiteral("gradient_max_norm"), summary.gradientMaxNorm},
-                    {QStringLiteral("termination"), solve ? QString::fromLatin1(terminationName(summary.termination)) : QStringLiteral("not-run")},
-                    {QStringLiteral("eval_ms"), median(evalTimes)},
-                    {QStringLiteral("fft_ms"), fftMs},
-                    {QStringLiteral("eval_over_6fft"), median(evalTimes) / (6.0 * fftMs)},
-                    {QStringLiteral("solution"), solution},
-                };
-                // GPU rows: how evaluations were launched, and the device-memory bytes of one evaluation
-                // (gpu/model/ModelLayout.h) that eval_ms is measured against.
-                if (!info.launch.empty())
-                    row.insert(QStringLiteral("launch"), QString::fromStdString(info.launch));
-                if (info.trafficBytes > 0)
-                    row.insert(QStringLiteral("hbm_bytes"), info.trafficBytes);
-                printJsonLine(row);
+                    settings.functionTolerance = options.solver.functionTolerance;
+                settings.repeat = repeat;
+                settings.evalRepeat = evalRepeat;
+                settings.solve = solve;
+                settings.seed = seed;
+                printJsonLine(benchmarkRowJson(runOofBenchmark(settings)));
             }
         }
         return 0;

@@ -1,0 +1,121 @@
+#include "engine/Benchmark.h"
+
+#include "engine/Presets.h"
+
+#include <QJsonArray>
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+namespace wfs {
+
+namespace {
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+double secondsSince(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+} // namespace
+
+OofBenchmarkRow runOofBenchmark(const OofBenchmarkSettings& settings)
+{
+    if (settings.repeat < 1 || settings.evalRepeat < 1)
+        throw std::invalid_argument("repeat counts must be at least 1");
+    OofBenchmarkRow row;
+    row.settings = settings;
+
+    const auto setupStart = std::chrono::steady_clock::now();
+    PresetOptions presetOptions;
+    presetOptions.grid = settings.grid;
+    presetOptions.order = settings.order;
+    presetOptions.seed = settings.seed;
+    const PresetCase c = makePreset("oof", presetOptions);
+    auto problem = std::make_shared<const Problem>(c.spec);
+    auto evaluator = makeEvaluator(settings.backend, problem, settings.evaluator, settings.gradient);
+    std::vector<double> gradient(size_t(problem->parameterCount()));
+    evaluator->evaluate(c.start.data(), gradient.data()); // first touch outside the timing
+    row.setupSeconds = secondsSince(setupStart);
+    row.parameters = problem->parameterCount();
+
+    std::vector<double> evalTimes, costTimes;
+    for (int r = 0; r < settings.evalRepeat; ++r) {
+        auto t0 = std::chrono::steady_clock::now();
+        evaluator->evaluate(c.start.data(), gradient.data());
+        evalTimes.push_back(secondsSince(t0) * 1e3);
+        t0 = std::chrono::steady_clock::now();
+        evaluator->evaluate(c.start.data(), nullptr);
+        costTimes.push_back(secondsSince(t0) * 1e3);
+    }
+    row.evalMs = median(evalTimes);
+    row.costMs = median(costTimes);
+    row.fftMs = evaluator->measureFftMs(settings.evalRepeat);
+
+    SolverOptions solver = c.solver;
+    solver.optimizer = settings.optimizer;
+    solver.maxIterations = settings.maxIterations;
+    if (settings.gradientTolerance)
+        solver.gradientTolerance = *settings.gradientTolerance;
+    if (settings.functionTolerance)
+        solver.functionTolerance = *settings.functionTolerance;
+    solver.cancel = settings.cancel;
+    std::vector<double> times;
+    for (int r = 0; settings.solve && r < settings.repeat; ++r) {
+        row.summary = minimise(*evaluator, c.start, solver);
+        times.push_back(row.summary.seconds);
+        if (row.summary.termination == Termination::Failed)
+            throw std::runtime_error("grid " + std::to_string(settings.grid) + ": " + row.summary.message);
+        if (row.summary.termination == Termination::Cancelled)
+            break;
+    }
+    row.solved = settings.solve && !times.empty();
+    row.seconds = median(times);
+    row.backend = evaluator->info();
+    return row;
+}
+
+QJsonObject benchmarkRowJson(const OofBenchmarkRow& r)
+{
+    QJsonArray solution;
+    for (double v : r.summary.parameters)
+        solution.append(v);
+    QJsonObject row{
+        {QStringLiteral("problem"), QStringLiteral("oof")},
+        {QStringLiteral("grid"), r.settings.grid},
+        {QStringLiteral("order"), r.settings.order},
+        {QStringLiteral("params"), r.parameters},
+        {QStringLiteral("backend"), QString::fromStdString(r.backend.backend)},
+        {QStringLiteral("device"), QString::fromStdString(r.backend.device)},
+        {QStringLiteral("gradient"), QString::fromLatin1(gradientName(r.settings.gradient))},
+        {QStringLiteral("precision"), QString::fromLatin1(precisionName(r.backend.precision))},
+        {QStringLiteral("threads"), r.backend.threads},
+        {QStringLiteral("seed"), QString::number(r.settings.seed)},
+        {QStringLiteral("setup_seconds"), r.setupSeconds},
+        {QStringLiteral("seconds"), r.solved ? QJsonValue(r.seconds) : QJsonValue()},
+        {QStringLiteral("iterations"), r.summary.iterations},
+        {QStringLiteral("cost_evaluations"), double(r.summary.costEvaluations)},
+        {QStringLiteral("gradient_evaluations"), double(r.summary.gradientEvaluations)},
+        {QStringLiteral("final_cost"), r.summary.finalCost},
+        {QStringLiteral("gradient_max_norm"), r.summary.gradientMaxNorm},
+        {QStringLiteral("termination"), r.solved ? QString::fromLatin1(terminationName(r.summary.termination)) : QStringLiteral("not-run")},
+        {QStringLiteral("eval_ms"), r.evalMs},
+        {QStringLiteral("cost_ms"), r.costMs},
+        {QStringLiteral("fft_ms"), r.fftMs},
+        {QStringLiteral("eval_over_6fft"), r.evalMs / (6.0 * r.fftMs)},
+        {QStringLiteral("solution"), solution},
+    };
+    // GPU rows: how evaluations were launched, and the device-memory bytes of one evaluation
+    // (gpu/model/ModelLayout.h) that eval_ms is measured against.
+    if (!r.backend.launch.empty())
+        row.insert(QStringLiteral("launch"), QString::fromStdString(r.backend.launch));
+    if (r.backend.trafficBytes > 0)
+        row.insert(QStringLiteral("hbm_bytes"), r.backend.trafficBytes);
+    return row;
+}
+
+} // namespace wfs

@@ -1,0 +1,54 @@
+#pragma once
+// One timed run of the OOF benchmark problem (spec/oof-benchmark.md) on a chosen backend, gradient
+// and precision: set-up, per-evaluation and per-FFT medians, and the time to solution. Shared by
+// `wavefront-cli bench oof` and the desktop program's speed-up lab, so both measure the same thing.
+#include "engine/BackendFactory.h"
+#include "fit/Solver.h"
+
+#include <QJsonObject>
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+
+namespace wfs {
+
+struct OofBenchmarkSettings {
+    int grid = 128;
+    int order = 8;
+    BackendKind backend = BackendKind::Cpu;
+    EvaluatorOptions evaluator;
+    GradientKind gradient = GradientKind::Adjoint;
+    OptimizerKind optimizer = OptimizerKind::Bfgs;
+    int maxIterations = 2000;
+    std::optional<double> gradientTolerance; // unset: the preset's (1e-8, the reference's rule)
+    std::optional<double> functionTolerance; // unset: the preset's
+    int repeat = 1;      // minimisations; the median time is reported
+    int evalRepeat = 15; // evaluations timed for eval_ms and cost_ms, FFTs for fft_ms
+    bool solve = true;   // false: only evaluations and FFTs
+    std::uint64_t seed = 20180518;
+    const std::atomic<bool>* cancel = nullptr; // stops a minimisation; the row is then marked cancelled
+};
+
+struct OofBenchmarkRow {
+    OofBenchmarkSettings settings;
+    int parameters = 0;
+    BackendInfo backend;
+    double setupSeconds = 0.0; // plans, basis, data
+    double evalMs = 0.0;       // median of one cost-and-gradient evaluation (with this gradient kind)
+    double costMs = 0.0;       // median of one cost-only evaluation (one model evaluation)
+    double fftMs = 0.0;        // median of one N x N complex FFT on this backend and precision
+    bool solved = false;
+    double seconds = 0.0;      // time to solution, median over repeats
+    SolverSummary summary;     // of the last minimisation
+};
+
+// Throws BackendUnavailable, std::invalid_argument for bad settings, std::runtime_error when the
+// minimisation fails.
+OofBenchmarkRow runOofBenchmark(const OofBenchmarkSettings& settings);
+
+// The row with the keys of spec/cli.md (plus cost_ms, eval_over_6fft, seed and, on the GPU, launch
+// and hbm_bytes).
+QJsonObject benchmarkRowJson(const OofBenchmarkRow& row);
+
+} // namespace wfs
