@@ -4,3 +4,33 @@ wfs_add_test(tst_realdata SOURCES core/tst_realdata.cpp LIBS wfs::engine)
 wfs_add_test(tst_imageio SOURCES core/tst_imageio.cpp core/ImageTestFiles.h LIBS wfs::core PkgConfig::CFITSIO PkgConfig::TIFF)
 wfs_add_test(tst_dataset SOURCES core/tst_dataset.cpp core/ImageTestFiles.h LIBS wfs::engine PkgConfig::CFITSIO PkgConfig::TIFF)
 wfs_add_test(tst_exports SOURCES core/tst_exports.cpp core/ImageTestFiles.h LIBS wfs::engine PkgConfig::CFITSIO PkgConfig::TIFF)
+
+# Fuzzing: the seed writer (built here), the fuzz targets (a clang sub-build, see fuzz/CMakeLists.txt)
+# and one bounded run per reader as a test. Inputs that crashed a reader are kept under
+# tests/data/fuzz/<format>/ and replayed by every run (and by tst_imageio in every build).
+add_executable(fuzz_seeds fuzz/fuzz_seeds.cpp core/ImageTestFiles.h)
+target_include_directories(fuzz_seeds PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/core)
+target_link_libraries(fuzz_seeds PRIVATE wfs::core PkgConfig::CFITSIO PkgConfig::TIFF)
+
+option(WFS_FUZZ "Build the libFuzzer targets with clang and run each for a bounded time as a test" ON)
+set(WFS_FUZZ_SECONDS 20 CACHE STRING "Seconds of fuzzing per reader in the fuzz_* tests")
+if(WFS_FUZZ)
+  find_program(WFS_CLANGXX NAMES clang++ clang++-14 clang++-15 clang++-16)
+  if(WFS_CLANGXX)
+    include(ExternalProject)
+    ExternalProject_Add(wfs_fuzzers
+      SOURCE_DIR ${CMAKE_CURRENT_SOURCE_DIR}/fuzz
+      BINARY_DIR ${CMAKE_BINARY_DIR}/fuzz
+      CMAKE_ARGS -DCMAKE_CXX_COMPILER=${WFS_CLANGXX} -DCMAKE_BUILD_TYPE=Release -DWFS_SOURCE_DIR=${PROJECT_SOURCE_DIR}
+      BUILD_ALWAYS ON
+      INSTALL_COMMAND "")
+  else()
+    message(STATUS "Fuzz targets: no clang++ found; the fuzz_* tests will be skipped")
+  endif()
+  foreach(reader tiff png fits)
+    add_test(NAME fuzz_${reader}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_fuzzer.sh ${CMAKE_BINARY_DIR}/fuzz/fuzz_${reader} $<TARGET_FILE:fuzz_seeds>
+                     ${CMAKE_BINARY_DIR}/fuzz-work ${reader} ${CMAKE_CURRENT_SOURCE_DIR}/data/fuzz/${reader} ${WFS_FUZZ_SECONDS})
+    set_tests_properties(fuzz_${reader} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
+  endforeach()
+endif()

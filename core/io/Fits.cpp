@@ -1,6 +1,7 @@
 #include "io/Fits.h"
 
 #include <fitsio.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 namespace wfs {
 
@@ -186,12 +188,30 @@ FitsContent readFitsBuffer(const std::uint8_t* data, std::size_t size, const std
 {
     if (size < 2880)
         throw ImageReadError(name + ": not a readable FITS file (" + std::to_string(size) + " bytes, shorter than one FITS block)");
-    // CFITSIO wants a writable pointer to a pointer it may reallocate; READONLY and no realloc keep ours.
-    void* buffer = const_cast<std::uint8_t*>(data);
-    std::size_t bufferSize = size;
+    // Through a temporary file and CFITSIO's disk driver, the path real files take: its memory driver
+    // reads past buffers whose header promises more data than they hold (found by fuzzing).
+    std::error_code ec;
+    std::string pattern = (std::filesystem::temp_directory_path(ec) / "wfs-fits-XXXXXX").string();
+    const int fd = ::mkstemp(pattern.data());
+    if (fd < 0)
+        throw ImageReadError(name + ": cannot create a temporary file to read it");
+    struct Remove {
+        std::string path;
+        ~Remove() { ::unlink(path.c_str()); }
+    } remove{pattern};
+    std::size_t written = 0;
+    while (written < size) {
+        const ssize_t n = ::write(fd, data + written, size - written);
+        if (n <= 0)
+            break;
+        written += std::size_t(n);
+    }
+    ::close(fd);
+    if (written != size)
+        throw ImageReadError(name + ": cannot write a temporary file to read it");
     int status = 0;
     fitsfile* raw = nullptr;
-    if (fits_open_memfile(&raw, "memory.fits", READONLY, &buffer, &bufferSize, 0, nullptr, &status)) {
+    if (fits_open_diskfile(&raw, pattern.c_str(), READONLY, &status)) {
         fits_clear_errmsg();
         throw ImageReadError(name + ": not a readable FITS file (" + fitsError(status) + ")");
     }

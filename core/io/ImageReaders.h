@@ -65,7 +65,8 @@ ImageFileContent readPng(const std::string& path, const ReadLimits& limits = {})
 ImageFileContent readFitsImage(const std::string& path, const ReadLimits& limits = {});
 
 // The same readers on bytes in memory (`name` is used in messages and Image::source); the fuzz targets
-// and tests use them.
+// and tests use them. (FITS goes through a temporary file: CFITSIO's memory driver is not safe on
+// malformed input.)
 ImageFileContent readTiffMemory(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits = {});
 ImageFileContent readPngMemory(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits = {});
 ImageFileContent readFitsMemory(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits = {});
