@@ -114,6 +114,71 @@ private slots:
         QVERIFY2(run.err.contains("bad.fits"), run.err.constData());
     }
 
+    // A measured microscope stack (16-bit TIFF) with its z steps, through the data layer: planes picked
+    // from the stack, defocus from the z step, centring and crop; every export; then the saved session
+    // alone reproduces the result.
+    void tiffStackSessionAndExports()
+    {
+        QTemporaryDir dir;
+        const QString json = dir.filePath(QStringLiteral("r.json")), png = dir.filePath(QStringLiteral("phase.png"));
+        const QString session = dir.filePath(QStringLiteral("s.json")), residual = dir.filePath(QStringLiteral("res.fits"));
+        const QStringList run = {QStringLiteral("reconstruct"), QStringLiteral("--input"), wfs::test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")),
+                                 QStringLiteral("--wavelength"), QStringLiteral("605nm"), QStringLiteral("--na"), QStringLiteral("1.1"),
+                                 QStringLiteral("--immersion"), QStringLiteral("1.33"), QStringLiteral("--pixel-scale"), QStringLiteral("0.1um"),
+                                 QStringLiteral("--z-step"), QStringLiteral("0.3um"), QStringLiteral("--focus-plane"), QStringLiteral("10"),
+                                 QStringLiteral("--defocus-model"), QStringLiteral("high-na"), QStringLiteral("--planes"), QStringLiteral("7,10,13"),
+                                 QStringLiteral("--centre"), QStringLiteral("peak"), QStringLiteral("--crop"), QStringLiteral("64"),
+                                 QStringLiteral("--order"), QStringLiteral("4"), QStringLiteral("--json"), json, QStringLiteral("--phase-png"), png,
+                                 QStringLiteral("--residual-out"), residual, QStringLiteral("--save-session"), session, QStringLiteral("--quiet")};
+        const Run first = cli(run);
+        QVERIFY2(first.status == 0, first.err.constData());
+        QVERIFY2(first.out.contains("21 plane(s) of 128 x 128"), first.out.constData());
+        const QJsonObject a = readJson(json);
+        QCOMPARE(a.value(QStringLiteral("termination")).toString(), QStringLiteral("converged"));
+        QFile image(png);
+        QVERIFY(image.open(QIODevice::ReadOnly));
+        QCOMPARE(image.read(8), QByteArray("\x89PNG\r\n\x1a\n", 8));
+        QVERIFY(QFile::exists(residual));
+
+        const Run again = cli(run); // every output exists now
+        QCOMPARE(again.status, 1);
+        QVERIFY(again.err.contains("--force"));
+
+        const QString json2 = dir.filePath(QStringLiteral("r2.json"));
+        const Run replay = cli({QStringLiteral("reconstruct"), QStringLiteral("--session"), session, QStringLiteral("--json"), json2, QStringLiteral("--quiet")});
+        QVERIFY2(replay.status == 0, replay.err.constData());
+        const QJsonArray ca = a.value(QStringLiteral("coefficients")).toArray(), cb = readJson(json2).value(QStringLiteral("coefficients")).toArray();
+        QCOMPARE(cb.size(), ca.size());
+        for (int i = 0; i < ca.size(); ++i)
+            WFS_VERIFY_CLOSE(cb.at(i).toObject().value(QStringLiteral("value_waves")).toDouble(),
+                             ca.at(i).toObject().value(QStringLiteral("value_waves")).toDouble(), 0.0, 1e-9);
+    }
+
+    void badSessionsAndMissingMetadata()
+    {
+        QTemporaryDir dir;
+        const QString newer = dir.filePath(QStringLiteral("newer.json"));
+        QFile f(newer);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format": "wavefront-studio-session", "format_version": 99, "inputs": []})");
+        f.close();
+        Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--session"), newer});
+        QCOMPARE(run.status, 1);
+        QVERIFY2(run.err.contains("newer.json") && run.err.contains("newer than this program reads"), run.err.constData());
+        // A TIFF without the wavelength: one clear line, status 2.
+        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), wfs::test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")),
+                   QStringLiteral("--planes"), QStringLiteral("10"), QStringLiteral("--quiet")});
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains("wavelength"), run.err.constData());
+        QCOMPARE(run.err.count('\n'), 1);
+        // Stack planes without their defocus.
+        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), wfs::test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")),
+                   QStringLiteral("--planes"), QStringLiteral("9,10"), QStringLiteral("--wavelength"), QStringLiteral("605nm"), QStringLiteral("--sampling"),
+                   QStringLiteral("2.75"), QStringLiteral("--quiet")});
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains("defocus is unknown"), run.err.constData());
+    }
+
     void benchRowHasTheContractKeys()
     {
         const Run run = cli({QStringLiteral("bench"), QStringLiteral("oof"), QStringLiteral("--grid"), QStringLiteral("32"), QStringLiteral("--order"),
