@@ -3,6 +3,7 @@
 #include "ConvergencePlot.h"
 #include "ResultsPanel.h"
 #include "SetupPanel.h"
+#include "SpeedupLab.h"
 #include "ZernikeChart.h"
 
 #include "engine/Presets.h"
@@ -157,6 +158,8 @@ void MainWindow::buildViews()
     for (QComboBox* box : {m_planeChoice, m_stretch, m_clip, m_colorMap})
         connect(box, &QComboBox::currentIndexChanged, this, &MainWindow::showPlanes);
     connect(m_sharedScale, &QCheckBox::toggled, this, &MainWindow::showPlanes);
+    m_speedupLab = new SpeedupLab(tabs);
+    tabs->addTab(m_speedupLab, tr("Speed-up lab"));
     setCentralWidget(tabs);
 
     // Left: the setup panel, scrollable.

@@ -28,6 +28,7 @@ class SetupPanel;
 class ConvergencePlot;
 class ZernikeChart;
 class ResultsPanel;
+class SpeedupLab;
 
 enum class ExportKind { PhaseFits, PhasePng, CoefficientsCsv, CoefficientsJson, ResultJson, ModelFits, ResidualFits };
 
@@ -56,6 +57,7 @@ public:
     EngineController* engine() const { return m_engine; }
     ImageView* phaseView() const { return m_phaseView; }
     ImageView* dataView() const { return m_dataView; }
+    SpeedupLab* speedupLab() const { return m_speedupLab; }
 
 signals:
     void dataLoaded();
@@ -96,6 +98,7 @@ private:
     ConvergencePlot* m_convergence;
     ZernikeChart* m_chart;
     ResultsPanel* m_results;
+    SpeedupLab* m_speedupLab;
     QPlainTextEdit* m_log;
     QLabel *m_statusFit, *m_statusCursor;
     QMenu* m_recentMenu;

@@ -1,0 +1,118 @@
+// The speed-up lab on the offscreen platform: a small sweep to completion, a cancelled one, the
+// estimate for long baselines, and CSV/PNG exports whose numbers are the engine's.
+#include "TestSupport.h"
+
+#include "SpeedupLab.h"
+
+#include <QFile>
+#include <QImage>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+using namespace wfs;
+using namespace wfs::ui;
+
+class TestSpeedupLab : public QObject {
+    Q_OBJECT
+
+private slots:
+    void smallSweepCompletesAndExports()
+    {
+        SpeedupLab lab;
+        lab.resize(1200, 700);
+        lab.show();
+        QSignalSpy finished(&lab, &SpeedupLab::finished);
+        QSignalSpy rows(&lab, &SpeedupLab::rowAdded);
+        LabSettings settings;
+        settings.grids = {32, 48};
+        settings.orders = {3};
+        settings.methods = {kBaselineMethod, kReferenceMethod, 2};
+        settings.runBaselinesForReal = true;
+        settings.evalRepeat = 2;
+        lab.run(settings);
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(lab.rows().size(), size_t(6));
+        QCOMPARE(rows.count(), 6);
+        for (const LabRow& r : lab.rows()) {
+            QVERIFY(!r.estimated);
+            QVERIFY(r.seconds > 0);
+            QVERIFY(std::isfinite(r.finalCost));
+            // The methods agree with the reference solution: finite differences in float64 closely; float32
+            // stops at its precision limit (its gradient cannot reach 1e-8), a few thousandths of a wave away.
+            const double tolerance = labMethods()[size_t(r.method)].precision == Precision::Double ? 1e-3 : 2e-2;
+            QVERIFY2(r.maxCoefficientDifferenceWaves < tolerance, qPrintable(QString::number(r.maxCoefficientDifferenceWaves)));
+            if (r.method == kBaselineMethod) // P + 1 model evaluations per gradient
+                QCOMPARE(r.costEvaluations, r.bench.summary.gradientEvaluations * (r.bench.parameters + 1));
+        }
+
+        QTemporaryDir dir;
+        const QString csv = dir.filePath(QStringLiteral("lab.csv"));
+        QVERIFY(lab.exportCsv(csv));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 2 + 6); // comment, header, rows
+        for (int i = 0; i < 6; ++i) {
+            // Split the quoted method name off, then compare seconds and final cost with the rows.
+            const QByteArray line = lines[2 + i];
+            const QList<QByteArray> fields = line.mid(line.indexOf("\",") + 2).split(',');
+            const LabRow& r = lab.rows()[size_t(i)];
+            QCOMPARE(fields[4].toInt(), r.grid);
+            QCOMPARE(fields[8].toDouble(), r.seconds);
+            QCOMPARE(fields[16].toDouble(), r.finalCost);
+        }
+        const QString png = dir.filePath(QStringLiteral("lab.png"));
+        QVERIFY(lab.exportPng(png));
+        QVERIFY(!QImage(png).isNull());
+    }
+
+    void longBaselinesAreEstimated()
+    {
+        SpeedupLab lab;
+        QSignalSpy finished(&lab, &SpeedupLab::finished);
+        LabSettings settings;
+        settings.grids = {32};
+        settings.orders = {3};
+        settings.methods = {kBaselineMethod, kReferenceMethod};
+        settings.estimateAboveSeconds = 0.0; // every baseline counts as long
+        settings.evalRepeat = 2;
+        lab.run(settings);
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(lab.rows().size(), size_t(2));
+        const LabRow& estimated = lab.rows()[1];
+        QVERIFY(estimated.estimated);
+        const LabRow& reference = lab.rows()[0];
+        // The estimate: the reference's gradient evaluations times one measured finite-difference gradient.
+        WFS_VERIFY_CLOSE(estimated.seconds, double(reference.bench.summary.gradientEvaluations) * estimated.bench.evalMs * 1e-3, 1e-12, 0.0);
+        QVERIFY(std::isnan(estimated.finalCost));
+
+        // And then for real.
+        finished.clear();
+        lab.runEstimatedForReal();
+        QVERIFY(finished.wait(120000));
+        QCOMPARE(lab.rows().size(), size_t(2));
+        QVERIFY(!lab.rows()[1].estimated);
+    }
+
+    void cancelStopsTheSweep()
+    {
+        SpeedupLab lab;
+        QSignalSpy cancelled(&lab, &SpeedupLab::cancelled);
+        QSignalSpy rows(&lab, &SpeedupLab::rowAdded);
+        LabSettings settings;
+        settings.grids = {32, 64, 128, 256, 512};
+        settings.orders = {4};
+        settings.methods = {kBaselineMethod, kReferenceMethod, 2};
+        settings.runBaselinesForReal = true;
+        settings.evalRepeat = 2;
+        lab.run(settings);
+        QVERIFY(rows.wait(120000));
+        lab.cancel();
+        QVERIFY(cancelled.count() > 0 || cancelled.wait(120000));
+        QVERIFY(lab.rows().size() < 15);
+        QVERIFY(!lab.isRunning());
+    }
+};
+
+QTEST_MAIN(TestSpeedupLab)
+#include "tst_speeduplab.moc"

@@ -1,0 +1,559 @@
+#include "SpeedupLab.h"
+
+#include "io/ResultJson.h"
+#include "optics/Zernike.h"
+
+#include <qcustomplot.h>
+
+#include <QCheckBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QThread>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+
+#include <cmath>
+#include <map>
+
+namespace wfs::ui {
+
+namespace {
+const QColor kColors[] = {QColor(202, 0, 32), QColor(5, 113, 176), QColor(0, 150, 120), QColor(120, 80, 170),
+                          QColor(230, 150, 0), QColor(40, 40, 40), QColor(150, 150, 150)};
+
+QString explanation()
+{
+    return QObject::tr(
+        "<h3>What is compared</h3>"
+        "<p>Every method runs the same BFGS fit of the OOF telescope problem (three defocused beams, Zernike "
+        "coefficients plus illumination centre and amplitude: P parameters) from the same start, and stops by the "
+        "same rule. Only the way the gradient is obtained, and the hardware, change.</p>"
+        "<p><b>Finite differences</b> (the NumPy-style baseline of Nikolic 2018) perturb each parameter in turn: one "
+        "gradient costs <b>P + 1</b> model evaluations, each three FFTs. <b>The exact adjoint gradient</b> "
+        "(reverse mode, what autograd computes) propagates the residual back through the model: one gradient costs "
+        "about <b>2</b> model evaluations (six FFTs), whatever P is. With P = 47 at order 8 that is a factor of about "
+        "24 before any hardware enters.</p>"
+        "<p>The work is FFT-bound: N x N transforms dominate, so time per evaluation grows like N² log N. More CPU "
+        "threads help the large transforms; single precision halves the memory traffic; a GPU runs the transforms and "
+        "the pointwise work in parallel at far higher memory bandwidth, which pays at large N and loses to launch "
+        "latency at small N. The table's last column checks that the methods agree: the largest difference of any "
+        "coefficient from the adjoint CPU float64 solution. Float32 runs stop at their precision limit (their gradient "
+        "cannot get below the 1e-8 rule), so they agree to a few thousandths of a wave, float64 runs far closer.</p>"
+        "<p>Rows marked <i>estimated</i> were not run: their time is the reference fit's number of gradient "
+        "evaluations times this method's measured time per gradient. Use <i>Run estimated for real</i> to time "
+        "them.</p>");
+}
+
+double maxCoefficientDifference(const std::vector<double>& a, const std::vector<double>& b, int order)
+{
+    const int zernikeParameters = zernike::termCount(order) - 1; // the OOF layout: c_1..c_{J-1} first
+    if (a.size() < size_t(zernikeParameters) || b.size() < size_t(zernikeParameters))
+        return std::nan("");
+    double largest = 0.0;
+    for (int i = 0; i < zernikeParameters; ++i)
+        largest = std::max(largest, std::abs(a[size_t(i)] - b[size_t(i)]));
+    return largest / (2.0 * M_PI); // radians to waves
+}
+
+LabRow measuredRow(int method, int grid, int order, const OofBenchmarkRow& bench, const std::vector<double>* reference)
+{
+    LabRow row;
+    row.method = method;
+    row.grid = grid;
+    row.order = order;
+    row.bench = bench;
+    row.seconds = bench.seconds;
+    row.iterations = bench.summary.iterations;
+    row.costEvaluations = bench.summary.costEvaluations;
+    row.evaluationsPerSecond = bench.seconds > 0 ? double(bench.summary.costEvaluations) / bench.seconds : 0.0;
+    row.finalCost = bench.summary.finalCost;
+    row.maxCoefficientDifferenceWaves = reference ? maxCoefficientDifference(bench.summary.parameters, *reference, order) : 0.0;
+    return row;
+}
+
+OofBenchmarkSettings benchSettings(const LabMethod& m, int grid, int order, int evalRepeat, const std::atomic<bool>* cancel)
+{
+    OofBenchmarkSettings s;
+    s.grid = grid;
+    s.order = order;
+    s.backend = m.backend;
+    s.gradient = m.gradient;
+    s.evaluator.precision = m.precision;
+    s.evaluator.threads = m.threads;
+    s.evalRepeat = evalRepeat;
+    s.cancel = cancel;
+    return s;
+}
+} // namespace
+
+std::vector<LabMethod> labMethods()
+{
+    const int all = std::max(1, QThread::idealThreadCount());
+    return {
+        {QObject::tr("finite differences, CPU float64, 1 thread (baseline)"), BackendKind::Cpu, GradientKind::FiniteDifference, Precision::Double, 1},
+        {QObject::tr("adjoint, CPU float64, 1 thread (reference)"), BackendKind::Cpu, GradientKind::Adjoint, Precision::Double, 1},
+        {QObject::tr("adjoint, CPU float32, 1 thread"), BackendKind::Cpu, GradientKind::Adjoint, Precision::Float, 1},
+        {QObject::tr("adjoint, CPU float64, %1 threads").arg(all), BackendKind::Cpu, GradientKind::Adjoint, Precision::Double, all},
+        {QObject::tr("adjoint, CPU float32, %1 threads").arg(all), BackendKind::Cpu, GradientKind::Adjoint, Precision::Float, all},
+        {QObject::tr("adjoint, GPU float64"), BackendKind::Gpu, GradientKind::Adjoint, Precision::Double, 1},
+        {QObject::tr("adjoint, GPU float32"), BackendKind::Gpu, GradientKind::Adjoint, Precision::Float, 1},
+    };
+}
+
+SpeedupLab::SpeedupLab(QWidget* parent)
+    : QWidget(parent)
+{
+    auto* layout = new QHBoxLayout(this);
+    auto* controls = new QVBoxLayout;
+    auto* methodsBox = new QGroupBox(tr("Methods"), this);
+    auto* methodsLayout = new QVBoxLayout(methodsBox);
+    const BackendStatus gpu = backendStatus(BackendKind::Gpu);
+    const auto methods = labMethods();
+    for (size_t i = 0; i < methods.size(); ++i) {
+        auto* box = new QCheckBox(methods[i].name, methodsBox);
+        box->setChecked(i <= 2);
+        if (int(i) == kReferenceMethod) {
+            box->setEnabled(false); // every comparison is made against it
+            box->setToolTip(tr("Always run: the other methods are compared with its solution"));
+        }
+        if (methods[i].backend == BackendKind::Gpu && !gpu.available) {
+            box->setChecked(false);
+            box->setEnabled(false);
+            box->setToolTip(QString::fromStdString(gpu.reason));
+        }
+        methodsLayout->addWidget(box);
+        m_methodBoxes.push_back(box);
+    }
+    controls->addWidget(methodsBox);
+    auto* form = new QFormLayout;
+    m_grids = new QLineEdit(QStringLiteral("64,128,256"), this);
+    m_grids->setToolTip(tr("Grid sizes N (even, 64..2048)"));
+    m_orders = new QLineEdit(QStringLiteral("8"), this);
+    m_orders->setToolTip(tr("Zernike orders (2..9)"));
+    m_forReal = new QCheckBox(tr("run long baselines for real"), this);
+    m_forReal->setToolTip(tr("Otherwise finite-difference fits longer than 10 s are estimated from measured evaluation times"));
+    form->addRow(tr("Grids"), m_grids);
+    form->addRow(tr("Orders"), m_orders);
+    form->addRow(m_forReal);
+    controls->addLayout(form);
+    auto* buttons = new QHBoxLayout;
+    m_run = new QPushButton(tr("Run"), this);
+    m_cancelButton = new QPushButton(tr("Cancel"), this);
+    m_cancelButton->setEnabled(false);
+    m_realButton = new QPushButton(tr("Run estimated for real"), this);
+    m_realButton->setEnabled(false);
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_cancelButton);
+    controls->addLayout(buttons);
+    controls->addWidget(m_realButton);
+    m_progress = new QProgressBar(this);
+    controls->addWidget(m_progress);
+    m_status = new QLabel(this);
+    m_status->setWordWrap(true);
+    controls->addWidget(m_status);
+    auto* text = new QLabel(explanation(), this);
+    text->setWordWrap(true);
+    text->setTextFormat(Qt::RichText);
+    controls->addWidget(text, 1);
+    auto* exports = new QHBoxLayout;
+    auto* csv = new QPushButton(tr("Export CSV…"), this);
+    auto* png = new QPushButton(tr("Export PNG…"), this);
+    exports->addWidget(csv);
+    exports->addWidget(png);
+    controls->addLayout(exports);
+    auto* controlsWidget = new QWidget(this);
+    controlsWidget->setLayout(controls);
+    controlsWidget->setMaximumWidth(420);
+    layout->addWidget(controlsWidget);
+
+    auto* right = new QSplitter(Qt::Vertical, this);
+    m_plots = new QWidget(right);
+    auto* plotsLayout = new QHBoxLayout(m_plots);
+    m_timePlot = new QCustomPlot(m_plots);
+    m_speedupPlot = new QCustomPlot(m_plots);
+    m_ratePlot = new QCustomPlot(m_plots);
+    for (QCustomPlot* plot : {m_timePlot, m_speedupPlot, m_ratePlot}) {
+        plot->setMinimumSize(260, 260);
+        plot->legend->setVisible(plot != m_speedupPlot);
+        QFont small = plot->legend->font();
+        small.setPointSizeF(small.pointSizeF() * 0.75);
+        plot->legend->setFont(small);
+        plotsLayout->addWidget(plot);
+    }
+    for (QCustomPlot* plot : {m_timePlot, m_ratePlot}) {
+        plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
+        plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+        plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        plot->xAxis->setLabel(tr("grid N"));
+    }
+    m_timePlot->yAxis->setLabel(tr("time to solution (s)"));
+    m_ratePlot->yAxis->setLabel(tr("model evaluations per second"));
+    m_speedupPlot->yAxis->setLabel(tr("speed-up over the baseline (x)"));
+    m_table = new QTableWidget(0, 12, right);
+    m_table->setHorizontalHeaderLabels({tr("method"), tr("grid"), tr("order"), tr("params"), tr("seconds"), tr("estimated"), tr("iterations"),
+                                        tr("model evaluations"), tr("eval ms"), tr("evaluations/s"), tr("final cost"),
+                                        tr("max |Δc| vs reference (waves)")});
+    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    right->addWidget(m_plots);
+    right->addWidget(m_table);
+    layout->addWidget(right, 1);
+
+    connect(m_run, &QPushButton::clicked, this, [this] { run(settingsFromControls()); });
+    connect(m_cancelButton, &QPushButton::clicked, this, &SpeedupLab::cancel);
+    connect(m_realButton, &QPushButton::clicked, this, &SpeedupLab::runEstimatedForReal);
+    connect(csv, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the lab's table"), QString(), tr("CSV (*.csv)"));
+        if (!path.isEmpty())
+            exportCsv(path);
+    });
+    connect(png, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the lab's plots"), QString(), tr("PNG (*.png)"));
+        if (!path.isEmpty())
+            exportPng(path);
+    });
+}
+
+SpeedupLab::~SpeedupLab()
+{
+    m_cancelRequested = true;
+    m_future.waitForFinished();
+}
+
+LabSettings SpeedupLab::settingsFromControls() const
+{
+    LabSettings s;
+    auto numbers = [](const QString& text) {
+        std::vector<int> values;
+        for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+            bool ok = false;
+            const int v = part.trimmed().toInt(&ok);
+            if (ok)
+                values.push_back(v);
+        }
+        return values;
+    };
+    s.grids = numbers(m_grids->text());
+    s.orders = numbers(m_orders->text());
+    s.methods.clear();
+    for (size_t i = 0; i < m_methodBoxes.size(); ++i)
+        if (m_methodBoxes[i]->isChecked() || int(i) == kReferenceMethod)
+            s.methods.push_back(int(i));
+    s.runBaselinesForReal = m_forReal->isChecked();
+    return s;
+}
+
+void SpeedupLab::run(const LabSettings& settings)
+{
+    for (int g : settings.grids)
+        if (g < 16 || g > 4096 || g % 2) {
+            emit failed(tr("Grid sizes must be even numbers between 16 and 4096; got %1.").arg(g));
+            m_status->setText(tr("Grid sizes must be even numbers between 16 and 4096."));
+            return;
+        }
+    for (int o : settings.orders)
+        if (o < 1 || o > zernike::kMaxOrder) {
+            emit failed(tr("Orders must be between 1 and %1; got %2.").arg(zernike::kMaxOrder).arg(o));
+            m_status->setText(tr("Orders must be between 1 and %1.").arg(zernike::kMaxOrder));
+            return;
+        }
+    if (settings.grids.empty() || settings.orders.empty()) {
+        emit failed(tr("Choose at least one grid size and one order."));
+        return;
+    }
+    m_rows.clear();
+    m_lastSettings = settings;
+    start(settings, {});
+}
+
+void SpeedupLab::runEstimatedForReal()
+{
+    std::vector<LabRow> redo;
+    for (const LabRow& row : m_rows)
+        if (row.estimated)
+            redo.push_back(row);
+    if (redo.empty() || isRunning())
+        return;
+    std::erase_if(m_rows, [](const LabRow& r) { return r.estimated; });
+    start(m_lastSettings, redo);
+}
+
+void SpeedupLab::cancel()
+{
+    m_cancelRequested = true;
+}
+
+void SpeedupLab::start(const LabSettings& settings, const std::vector<LabRow>& redo)
+{
+    if (isRunning())
+        return;
+    m_cancelRequested = false;
+    m_running = true;
+    const int total = redo.empty() ? int(settings.grids.size() * settings.orders.size() * settings.methods.size()) : int(redo.size());
+    m_progress->setRange(0, total);
+    m_progress->setValue(0);
+    m_run->setEnabled(false);
+    m_realButton->setEnabled(false);
+    m_cancelButton->setEnabled(true);
+    m_status->setText(tr("running…"));
+    refresh();
+
+    // Reference solutions for re-runs: the worker does not touch m_rows.
+    std::map<std::pair<int, int>, std::vector<double>> references;
+    for (const LabRow& row : m_rows)
+        if (row.method == kReferenceMethod)
+            references[{row.grid, row.order}] = row.bench.summary.parameters;
+
+    m_future = QtConcurrent::run([this, settings, redo, references] {
+        const auto methods = labMethods();
+        auto post = [this](const LabRow& row) { QMetaObject::invokeMethod(this, [this, row] { addRow(row); }, Qt::QueuedConnection); };
+        QString error;
+        try {
+            if (!redo.empty()) {
+                for (const LabRow& old : redo) {
+                    if (m_cancelRequested)
+                        break;
+                    const auto reference = references.find({old.grid, old.order});
+                    const OofBenchmarkRow bench = runOofBenchmark(benchSettings(methods[size_t(old.method)], old.grid, old.order, 1, &m_cancelRequested));
+                    if (bench.summary.termination != Termination::Cancelled)
+                        post(measuredRow(old.method, old.grid, old.order, bench, reference == references.end() ? nullptr : &reference->second));
+                }
+            } else {
+                for (int order : settings.orders) {
+                    for (int grid : settings.grids) {
+                        if (m_cancelRequested)
+                            break;
+                        const OofBenchmarkRow ref = runOofBenchmark(benchSettings(methods[kReferenceMethod], grid, order, settings.evalRepeat, &m_cancelRequested));
+                        if (ref.summary.termination == Termination::Cancelled)
+                            break;
+                        post(measuredRow(kReferenceMethod, grid, order, ref, nullptr));
+                        for (int m : settings.methods) {
+                            if (m == kReferenceMethod || m_cancelRequested)
+                                continue;
+                            const LabMethod& method = methods[size_t(m)];
+                            if (method.gradient == GradientKind::FiniteDifference && !settings.runBaselinesForReal) {
+                                // Time one finite-difference gradient, then decide whether to fit for real.
+                                OofBenchmarkSettings timing = benchSettings(method, grid, order, 1, &m_cancelRequested);
+                                timing.solve = false;
+                                const OofBenchmarkRow measured = runOofBenchmark(timing);
+                                const double estimate = double(ref.summary.gradientEvaluations) * measured.evalMs * 1e-3;
+                                if (estimate > settings.estimateAboveSeconds) {
+                                    LabRow row;
+                                    row.method = m;
+                                    row.grid = grid;
+                                    row.order = order;
+                                    row.estimated = true;
+                                    row.bench = measured;
+                                    row.seconds = estimate;
+                                    row.iterations = ref.summary.iterations;
+                                    row.costEvaluations = ref.summary.gradientEvaluations * (measured.parameters + 1);
+                                    row.evaluationsPerSecond = double(row.costEvaluations) / estimate;
+                                    row.finalCost = std::nan("");
+                                    row.maxCoefficientDifferenceWaves = std::nan("");
+                                    post(row);
+                                    continue;
+                                }
+                            }
+                            const OofBenchmarkRow bench = runOofBenchmark(benchSettings(method, grid, order, settings.evalRepeat, &m_cancelRequested));
+                            if (bench.summary.termination == Termination::Cancelled)
+                                break;
+                            post(measuredRow(m, grid, order, bench, &ref.summary.parameters));
+                        }
+                    }
+                }
+            }
+        } catch (const std::exception& e) {
+            error = QString::fromUtf8(e.what());
+        }
+        const bool wasCancelled = m_cancelRequested.load();
+        QMetaObject::invokeMethod(this, [this, wasCancelled, error] { workerDone(wasCancelled, error); }, Qt::QueuedConnection);
+    });
+}
+
+void SpeedupLab::addRow(const LabRow& row)
+{
+    m_rows.push_back(row);
+    m_progress->setValue(m_progress->value() + 1);
+    refresh();
+    emit rowAdded(int(m_rows.size()) - 1);
+}
+
+void SpeedupLab::workerDone(bool wasCancelled, const QString& error)
+{
+    m_running = false;
+    m_run->setEnabled(true);
+    m_cancelButton->setEnabled(false);
+    m_realButton->setEnabled(std::any_of(m_rows.begin(), m_rows.end(), [](const LabRow& r) { return r.estimated; }));
+    if (!error.isEmpty()) {
+        m_status->setText(tr("Stopped: %1").arg(error));
+        emit failed(error);
+    } else if (wasCancelled) {
+        m_status->setText(tr("Cancelled after %1 row(s); the rows shown are complete measurements.").arg(m_rows.size()));
+        emit cancelled();
+    } else {
+        m_status->setText(tr("Done: %1 row(s).").arg(m_rows.size()));
+        emit finished();
+    }
+}
+
+void SpeedupLab::refresh()
+{
+    const auto methods = labMethods();
+    m_table->setRowCount(int(m_rows.size()));
+    for (int i = 0; i < int(m_rows.size()); ++i) {
+        const LabRow& r = m_rows[size_t(i)];
+        const QStringList cells = {methods[size_t(r.method)].name,
+                                   QString::number(r.grid),
+                                   QString::number(r.order),
+                                   QString::number(r.bench.parameters),
+                                   QString::number(r.seconds, 'g', 4),
+                                   r.estimated ? tr("estimated") : tr("measured"),
+                                   QString::number(r.iterations),
+                                   QString::number(r.costEvaluations),
+                                   QString::number(r.bench.evalMs, 'g', 4),
+                                   QString::number(r.evaluationsPerSecond, 'g', 4),
+                                   std::isfinite(r.finalCost) ? QString::number(r.finalCost, 'g', 10) : tr("—"),
+                                   std::isfinite(r.maxCoefficientDifferenceWaves) ? QString::number(r.maxCoefficientDifferenceWaves, 'g', 3) : tr("—")};
+        for (int c = 0; c < cells.size(); ++c)
+            m_table->setItem(i, c, new QTableWidgetItem(cells[c]));
+    }
+
+    // Time to solution and evaluation rate against N, one curve per method and order; estimated points dashed.
+    for (QCustomPlot* plot : {m_timePlot, m_ratePlot, m_speedupPlot})
+        plot->clearPlottables();
+    const int firstOrder = m_lastSettings.orders.empty() ? 0 : m_lastSettings.orders.front();
+    std::map<std::pair<int, int>, double> baseline; // (grid, order) -> baseline seconds
+    for (const LabRow& r : m_rows)
+        if (r.method == kBaselineMethod)
+            baseline[{r.grid, r.order}] = r.seconds;
+    std::vector<int> grids = m_lastSettings.grids;
+    std::sort(grids.begin(), grids.end());
+    auto* group = new QCPBarsGroup(m_speedupPlot);
+    QSharedPointer<QCPAxisTickerText> gridTicker(new QCPAxisTickerText);
+    for (size_t g = 0; g < grids.size(); ++g)
+        gridTicker->addTick(double(g), QStringLiteral("N = %1").arg(grids[g]));
+    m_speedupPlot->xAxis->setTicker(gridTicker);
+    for (size_t m = 0; m < methods.size(); ++m) {
+        for (int order : m_lastSettings.orders) {
+            QVector<double> x, t, xe, te, rate;
+            QVector<double> rx;
+            for (const LabRow& r : m_rows) {
+                if (r.method != int(m) || r.order != order)
+                    continue;
+                (r.estimated ? xe : x).append(r.grid);
+                (r.estimated ? te : t).append(r.seconds);
+                if (!r.estimated) {
+                    rx.append(r.grid);
+                    rate.append(r.evaluationsPerSecond);
+                }
+            }
+            if (x.isEmpty() && xe.isEmpty())
+                continue;
+            const QColor color = kColors[m % std::size(kColors)];
+            const QString label = m_lastSettings.orders.size() > 1 ? QStringLiteral("%1, n = %2").arg(methods[m].name).arg(order) : methods[m].name;
+            QCPGraph* measured = m_timePlot->addGraph();
+            measured->setName(label);
+            measured->setPen(QPen(color, 2));
+            measured->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 6));
+            measured->setData(x, t);
+            if (!xe.isEmpty()) {
+                QCPGraph* estimated = m_timePlot->addGraph();
+                estimated->setName(label + tr(" (estimated)"));
+                estimated->setPen(QPen(color, 1, Qt::DashLine));
+                estimated->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 7));
+                estimated->setData(xe, te);
+            }
+            QCPGraph* rates = m_ratePlot->addGraph();
+            rates->setName(label);
+            rates->setPen(QPen(color, 2));
+            rates->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 6));
+            rates->setData(rx, rate);
+        }
+        if (int(m) == kBaselineMethod || firstOrder == 0)
+            continue;
+        QVector<double> bx, by;
+        for (const LabRow& r : m_rows) {
+            const auto base = baseline.find({r.grid, r.order});
+            if (r.method != int(m) || r.order != firstOrder || base == baseline.end() || r.seconds <= 0)
+                continue;
+            bx.append(double(std::find(grids.begin(), grids.end(), r.grid) - grids.begin()));
+            by.append(base->second / r.seconds);
+        }
+        if (bx.isEmpty())
+            continue;
+        auto* bars = new QCPBars(m_speedupPlot->xAxis, m_speedupPlot->yAxis);
+        bars->setName(methods[m].name);
+        bars->setBrush(kColors[m % std::size(kColors)]);
+        bars->setPen(Qt::NoPen);
+        bars->setWidth(0.8 / std::max<size_t>(1, methods.size() - 1));
+        bars->setBarsGroup(group);
+        bars->setData(bx, by);
+    }
+    m_speedupPlot->xAxis->setLabel(tr("order %1; baseline = finite differences").arg(firstOrder));
+    for (QCustomPlot* plot : {m_timePlot, m_ratePlot, m_speedupPlot}) {
+        plot->rescaleAxes();
+        plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+    m_speedupPlot->xAxis->setRange(-0.6, double(grids.size()) - 0.4);
+    m_speedupPlot->yAxis->setRangeLower(0.0);
+    m_speedupPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool SpeedupLab::exportCsv(const QString& path)
+{
+    const auto methods = labMethods();
+    QString csv = QStringLiteral("# Wavefront Studio speed-up lab: OOF benchmark (spec/oof-benchmark.md), BFGS; seconds = time to solution; "
+                                 "estimated rows were not run (reference gradient evaluations x measured time per gradient)\n");
+    csv += QStringLiteral("method,backend,gradient,precision,threads,grid,order,params,estimated,seconds,iterations,cost_evaluations,"
+                          "gradient_evaluations,eval_ms,cost_ms,fft_ms,evaluations_per_second,final_cost,max_coefficient_difference_waves\n");
+    for (const LabRow& r : m_rows) {
+        const LabMethod& m = methods[size_t(r.method)];
+        csv += QStringLiteral("\"%1\",%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19\n")
+                   .arg(m.name, QString::fromLatin1(backendName(m.backend)), QString::fromLatin1(gradientName(m.gradient)),
+                        QString::fromLatin1(precisionName(m.precision)))
+                   .arg(m.threads)
+                   .arg(r.grid)
+                   .arg(r.order)
+                   .arg(r.bench.parameters)
+                   .arg(r.estimated ? QStringLiteral("yes") : QStringLiteral("no"))
+                   .arg(r.seconds, 0, 'g', 17)
+                   .arg(r.iterations)
+                   .arg(r.costEvaluations)
+                   .arg(r.estimated ? 0 : r.bench.summary.gradientEvaluations)
+                   .arg(r.bench.evalMs, 0, 'g', 17)
+                   .arg(r.bench.costMs, 0, 'g', 17)
+                   .arg(r.bench.fftMs, 0, 'g', 17)
+                   .arg(r.evaluationsPerSecond, 0, 'g', 17)
+                   .arg(std::isfinite(r.finalCost) ? QString::number(r.finalCost, 'g', 17) : QString())
+                   .arg(std::isfinite(r.maxCoefficientDifferenceWaves) ? QString::number(r.maxCoefficientDifferenceWaves, 'g', 17) : QString());
+    }
+    try {
+        writeTextFile(path, csv.toUtf8(), true);
+    } catch (const std::exception& e) {
+        m_status->setText(QString::fromUtf8(e.what()));
+        emit failed(QString::fromUtf8(e.what()));
+        return false;
+    }
+    return true;
+}
+
+bool SpeedupLab::exportPng(const QString& path)
+{
+    if (!m_plots->grab().save(path, "PNG")) {
+        m_status->setText(tr("%1: could not write the PNG file").arg(path));
+        emit failed(tr("%1: could not write the PNG file").arg(path));
+        return false;
+    }
+    return true;
+}
+
+} // namespace wfs::ui

@@ -1,0 +1,107 @@
+#pragma once
+// The speed-up lab: the experiment of Nikolic (2018) on the OOF benchmark problem, on this machine.
+// The same BFGS fit with finite-difference gradients on the CPU (the "NumPy-style" baseline), with
+// exact adjoint gradients on the CPU (float64 and float32, one and all threads) and on the GPU when
+// there is one; time to solution, speed-up, evaluations per second, and whether the methods agree.
+#include "engine/Benchmark.h"
+
+#include <QFuture>
+#include <QWidget>
+
+#include <atomic>
+#include <vector>
+
+class QCheckBox;
+class QCustomPlot;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+
+namespace wfs::ui {
+
+struct LabMethod {
+    QString name;
+    BackendKind backend = BackendKind::Cpu;
+    GradientKind gradient = GradientKind::Adjoint;
+    Precision precision = Precision::Double;
+    int threads = 1;
+};
+
+// The methods the lab offers, in display order: 0 is the finite-difference baseline, 1 the adjoint
+// CPU float64 single-thread reference every other method is compared with.
+std::vector<LabMethod> labMethods();
+constexpr int kBaselineMethod = 0;
+constexpr int kReferenceMethod = 1;
+
+struct LabSettings {
+    std::vector<int> grids = {64, 128};
+    std::vector<int> orders = {4};
+    std::vector<int> methods = {0, 1, 2};   // indices into labMethods(); the reference always runs
+    bool runBaselinesForReal = false;       // false: baselines longer than estimateAboveSeconds are estimated
+    double estimateAboveSeconds = 10.0;
+    int evalRepeat = 5;
+};
+
+struct LabRow {
+    int method = 0;
+    int grid = 0;
+    int order = 0;
+    bool estimated = false;    // time and counts from measured per-evaluation times, not a real fit
+    OofBenchmarkRow bench;     // measured figures (for an estimated row: its evaluation timings only)
+    double seconds = 0.0;      // time to solution (measured or estimated)
+    long iterations = 0;
+    long costEvaluations = 0;  // model evaluations, finite-difference ones included
+    double evaluationsPerSecond = 0.0;
+    double finalCost = 0.0;    // NaN for an estimated row
+    double maxCoefficientDifferenceWaves = 0.0; // against the reference's solution; NaN when none
+};
+
+class SpeedupLab : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit SpeedupLab(QWidget* parent = nullptr);
+    ~SpeedupLab() override; // cancels and waits for the worker
+
+    void run(const LabSettings& settings);
+    void runEstimatedForReal(); // re-runs the estimated rows of the last sweep as real fits
+    void cancel();
+    bool isRunning() const { return m_running; } // until the results of the last job have landed
+    const std::vector<LabRow>& rows() const { return m_rows; }
+    LabSettings settingsFromControls() const;
+
+    bool exportCsv(const QString& path);
+    bool exportPng(const QString& path);
+
+signals:
+    void rowAdded(int index);
+    void finished();
+    void cancelled();
+    void failed(const QString& message);
+
+private:
+    void start(const LabSettings& settings, const std::vector<LabRow>& redo);
+    void addRow(const LabRow& row);
+    void refresh();
+    void workerDone(bool wasCancelled, const QString& error);
+
+    std::vector<QCheckBox*> m_methodBoxes;
+    QLineEdit *m_grids, *m_orders;
+    QCheckBox* m_forReal;
+    QPushButton *m_run, *m_cancelButton, *m_realButton;
+    QProgressBar* m_progress;
+    QCustomPlot *m_timePlot, *m_speedupPlot, *m_ratePlot;
+    QWidget* m_plots;
+    QTableWidget* m_table;
+    QLabel* m_status;
+
+    std::vector<LabRow> m_rows;
+    LabSettings m_lastSettings;
+    QFuture<void> m_future;
+    bool m_running = false;
+    std::atomic<bool> m_cancelRequested{false};
+};
+
+} // namespace wfs::ui
