@@ -1,19 +1,18 @@
 // wavefront-cli fasth-bench: times Householder products (spec/fasth.md) and prints one JSON object per
-// line with the keys of spec/cli.md. The numerics live in core/fasth (and gpu/fasth); this file parses,
-// loops over the grid and does the statistics.
+// line with the keys of spec/cli.md. The numerics, the grid loop and the statistics live in core/fasth
+// (runSweep, shared with the FastH panel); this file parses, prints and picks the best block.
 #include "CliCommon.h"
 #include "Commands.h"
 
 #include "engine/BackendFactory.h"
+#include "fasth/FasthSweep.h"
 #include "fasth/HouseholderRunner.h"
 
 #include <QCommandLineParser>
 #include <QJsonObject>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <limits>
 #include <map>
 #include <stdexcept>
 #include <thread>
@@ -30,37 +29,6 @@ using fasth::Precision;
 // The spec's CPU grid for the block size; the default sweep runs FastH at each of them.
 const std::vector<int> kBlockGrid = {8, 16, 32, 48, 64, 128};
 const std::vector<int> kDefaultDimensions = {64, 128, 256, 512, 1024};
-
-struct Statistics {
-    double median = 0, q1 = 0, q3 = 0;
-};
-
-// Quartiles by linear interpolation between order statistics.
-Statistics statistics(std::vector<double> samples)
-{
-    std::sort(samples.begin(), samples.end());
-    auto quantile = [&](double p) {
-        const double position = p * double(samples.size() - 1);
-        const size_t below = size_t(std::floor(position));
-        const size_t above = std::min(below + 1, samples.size() - 1);
-        return samples[below] + (position - double(below)) * (samples[above] - samples[below]);
-    };
-    return {quantile(0.5), quantile(0.25), quantile(0.75)};
-}
-
-double maxAbsError(const fasth::BenchResult& result, const fasth::BenchResult& reference, bool* comparedGradV)
-{
-    auto difference = [](const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) -> double {
-        if (a.rows() != b.rows() || a.cols() != b.cols())
-            return std::numeric_limits<double>::infinity();
-        return (a - b).cwiseAbs().maxCoeff();
-    };
-    double error = difference(result.output, reference.output);
-    *comparedGradV = result.gradV.size() > 0 && reference.gradV.size() > 0;
-    if (*comparedGradV)
-        error = std::max(error, difference(result.gradV, reference.gradV));
-    return error;
-}
 
 // Through the backend factory, the one place that knows whether CUDA was compiled in.
 std::unique_ptr<fasth::HouseholderRunner> makeRunner(const QString& backend)
@@ -220,124 +188,86 @@ int runFasthBench(const QStringList& args)
                                        + (backend == QLatin1String("gpu") ? QStringLiteral("; use --backend cpu") : QString()));
     }
 
-    const bool needSvdLayer = std::any_of(methods.begin(), methods.end(), fasth::isUseCase);
+    fasth::SweepOptions sweep;
+    sweep.dimensions = dimensions;
+    sweep.reflectors = reflectors;
+    sweep.batches = batches;
+    sweep.blocks = blocks;
+    // Without --block, FastH runs at every block of the grid; the other blocked methods at the paper's.
+    sweep.fasthBlockGrid = kBlockGrid;
+    sweep.methods = methods;
+    sweep.passes = passes;
+    sweep.precisions = precisions;
+    sweep.threads = threadCounts;
+    sweep.repeat = repeat;
+    sweep.warmup = warmup;
+    sweep.treeLevels = treeLevels;
+    sweep.seed = std::uint64_t(seed);
+    sweep.lapackLayout = lapackLayout;
+    sweep.cudaGraph = parser.isSet(graphOption);
+
     int rows = 0;
     // (d, k, batch, precision, threads, pass) -> (block, ms); ordered by d for the summary.
     std::map<std::tuple<int, int, int, int, int, int>, std::pair<int, double>> bestBlock;
-    try {
-        for (int d : dimensions) {
-            std::vector<int> ks = reflectors.empty() ? std::vector<int>{d} : reflectors;
-            for (int k : ks) {
-                if (k > d) {
-                    std::fprintf(stderr, "%s: skipping k=%d > d=%d\n", qPrintable(program), k, d);
-                    continue;
-                }
-                // The reflectors (a QR, O(d^2 k)) once per (d, k); each batch size only draws X and G.
-                const auto base = fasth::BenchData::generate(d, k, batches.front(), std::uint64_t(seed), needSvdLayer,
-                                                             lapackLayout);
-                for (int m : batches) {
-                    const auto data = m == base->m ? base : base->withBatch(m, std::uint64_t(seed));
-                    for (Precision precision : precisions) {
-                        for (int threads : threadCounts) {
-                            for (BenchMethod method : methods) {
-                                // Block sizes this method runs at: the grid for FastH by default, the
-                                // paper's block for the other blocked methods, none for the rest.
-                                std::vector<int> methodBlocks;
-                                const bool blocked = fasth::isBlocked(method) || method == BenchMethod::SvdInverse;
-                                if (!blocked)
-                                    methodBlocks = {fasth::isUseCase(method) || method == BenchMethod::Dense ? 0 : 1};
-                                else if (explicitBlocks)
-                                    methodBlocks = blocks;
-                                else if (method == BenchMethod::FastH)
-                                    for (int b : kBlockGrid)
-                                        if (b <= k || b == kBlockGrid.front())
-                                            methodBlocks.push_back(b);
-                                if (blocked && methodBlocks.empty())
-                                    methodBlocks = {d <= 128 ? 16 : 32};
-                                for (int block : methodBlocks) {
-                                    fasth::BenchConfig config;
-                                    config.precision = precision;
-                                    config.blockSize = std::max(1, block);
-                                    config.treeLevels = treeLevels;
-                                    config.threads = threads;
-                                    config.cudaGraph = parser.isSet(graphOption);
-                                    runner->setProblem(data, config);
-                                    for (Pass pass : passes) {
-                                        std::string why;
-                                        if (!runner->supports(method, pass, &why)) {
-                                            // Only mention it when the user asked for this combination.
-                                            if (!(fasth::isUseCase(method) && pass != Pass::Forward && passes.size() > 1))
-                                                std::fprintf(stderr, "%s: skipping %s %s: %s\n", qPrintable(program),
-                                                             fasth::methodName(method), fasth::passName(pass), why.c_str());
-                                            continue;
-                                        }
-                                        try {
-                                            runner->prepare(method, pass);
-                                        } catch (const std::exception& error) {
-                                            // One method failing to set up (a graph that cannot be captured,
-                                            // a size a kernel cannot take) should not end the whole sweep.
-                                            std::fprintf(stderr, "%s: skipping %s %s: %s\n", qPrintable(program),
-                                                         fasth::methodName(method), fasth::passName(pass), error.what());
-                                            continue;
-                                        }
-                                        for (int i = 0; i < warmup; ++i)
-                                            runner->run(method, pass);
-                                        std::vector<double> samples;
-                                        samples.reserve(size_t(repeat));
-                                        for (int i = 0; i < repeat; ++i)
-                                            samples.push_back(runner->run(method, pass));
-                                        const fasth::BenchResult result = runner->result();
-                                        const fasth::BenchResult reference = runner->reference(method, pass);
-                                        bool comparedGradV = false;
-                                        const double error = maxAbsError(result, reference, &comparedGradV);
-                                        const Statistics stats = statistics(samples);
-                                        const int reportedK = fasth::isUseCase(method) ? d : k;
-                                        const double flops = fasth::nominalFlops(method, pass, d, reportedK, m);
-
-                                        QJsonObject row;
-                                        row[QStringLiteral("d")] = d;
-                                        row[QStringLiteral("k")] = reportedK;
-                                        row[QStringLiteral("batch")] = m;
-                                        row[QStringLiteral("block")] = runner->effectiveBlock(method);
-                                        row[QStringLiteral("method")] = QString::fromLatin1(fasth::methodName(method));
-                                        row[QStringLiteral("pass")] = QString::fromLatin1(fasth::passName(pass));
-                                        row[QStringLiteral("backend")] = QString::fromStdString(runner->backend());
-                                        row[QStringLiteral("device")] = QString::fromStdString(runner->device());
-                                        row[QStringLiteral("precision")] = QString::fromLatin1(fasth::precisionName(precision));
-                                        row[QStringLiteral("threads")] = threads;
-                                        row[QStringLiteral("ms")] = stats.median;
-                                        row[QStringLiteral("ms_q1")] = stats.q1;
-                                        row[QStringLiteral("ms_q3")] = stats.q3;
-                                        row[QStringLiteral("gflops")] = stats.median > 0 ? flops / (stats.median * 1e6) : 0.0;
-                                        row[QStringLiteral("max_abs_error")] = error;
-                                        row[QStringLiteral("repeat")] = repeat;
-                                        row[QStringLiteral("flops")] = flops;
-                                        row[QStringLiteral("grad_v_checked")] = comparedGradV;
-                                        row[QStringLiteral("reflector_layout")] =
-                                            lapackLayout ? QStringLiteral("lapack") : QStringLiteral("gaussian");
-                                        if (backend == QLatin1String("gpu"))
-                                            row[QStringLiteral("graph")] = config.cudaGraph;
-                                        if (method == BenchMethod::TreeMerge)
-                                            row[QStringLiteral("tree_levels")] = treeLevels;
-                                        if (const QString text = note(method, pass); !text.isEmpty())
-                                            row[QStringLiteral("note")] = text;
-                                        printJsonLine(row);
-                                        ++rows;
-
-                                        if (method == BenchMethod::FastH) {
-                                            const auto key = std::make_tuple(d, k, m, int(precision), threads, int(pass));
-                                            auto [it, inserted] = bestBlock.try_emplace(key, block, stats.median);
-                                            if (!inserted && stats.median < it->second.second)
-                                                it->second = {block, stats.median};
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+    fasth::SweepCallbacks callbacks;
+    callbacks.skip = [&](const fasth::SweepSkip& skip) {
+        switch (skip.reason) {
+        case fasth::SweepSkip::Reason::ReflectorsExceedDimension:
+            std::fprintf(stderr, "%s: skipping k=%d > d=%d\n", qPrintable(program), skip.k, skip.d);
+            return;
+        case fasth::SweepSkip::Reason::Unsupported:
+            // Only mention it when the user asked for this combination.
+            if (fasth::isUseCase(skip.method) && skip.pass != Pass::Forward && passes.size() > 1)
+                return;
+            break;
+        case fasth::SweepSkip::Reason::PrepareFailed:
+            // One method failing to set up (a graph that cannot be captured, a size a kernel cannot
+            // take) does not end the whole sweep; it is reported here.
+            break;
         }
+        std::fprintf(stderr, "%s: skipping %s %s: %s\n", qPrintable(program), fasth::methodName(skip.method),
+                     fasth::passName(skip.pass), skip.why.c_str());
+    };
+    callbacks.row = [&](const fasth::SweepRow& r) {
+        QJsonObject row;
+        row[QStringLiteral("d")] = r.d;
+        row[QStringLiteral("k")] = r.k;
+        row[QStringLiteral("batch")] = r.batch;
+        row[QStringLiteral("block")] = r.block;
+        row[QStringLiteral("method")] = QString::fromLatin1(fasth::methodName(r.method));
+        row[QStringLiteral("pass")] = QString::fromLatin1(fasth::passName(r.pass));
+        row[QStringLiteral("backend")] = QString::fromStdString(r.backend);
+        row[QStringLiteral("device")] = QString::fromStdString(r.device);
+        row[QStringLiteral("precision")] = QString::fromLatin1(fasth::precisionName(r.precision));
+        row[QStringLiteral("threads")] = r.threads;
+        row[QStringLiteral("ms")] = r.ms;
+        row[QStringLiteral("ms_q1")] = r.msQ1;
+        row[QStringLiteral("ms_q3")] = r.msQ3;
+        row[QStringLiteral("gflops")] = r.gflops;
+        row[QStringLiteral("max_abs_error")] = r.maxAbsError;
+        row[QStringLiteral("repeat")] = r.repeat;
+        row[QStringLiteral("flops")] = r.flops;
+        row[QStringLiteral("grad_v_checked")] = r.gradVChecked;
+        row[QStringLiteral("reflector_layout")] = r.lapackLayout ? QStringLiteral("lapack") : QStringLiteral("gaussian");
+        if (backend == QLatin1String("gpu"))
+            row[QStringLiteral("graph")] = r.cudaGraph;
+        if (r.method == BenchMethod::TreeMerge)
+            row[QStringLiteral("tree_levels")] = r.treeLevels;
+        if (const QString text = note(r.method, r.pass); !text.isEmpty())
+            row[QStringLiteral("note")] = text;
+        printJsonLine(row);
+        ++rows;
+
+        if (r.method == BenchMethod::FastH) {
+            // Keyed by the block asked for, as the grid names it.
+            const auto key = std::make_tuple(r.d, r.k, r.batch, int(r.precision), r.threads, int(r.pass));
+            auto [it, inserted] = bestBlock.try_emplace(key, r.requestedBlock, r.ms);
+            if (!inserted && r.ms < it->second.second)
+                it->second = {r.requestedBlock, r.ms};
+        }
+    };
+    try {
+        fasth::runSweep(*runner, sweep, callbacks);
     } catch (const std::exception& error) {
         return runFailure(program, QString::fromStdString(error.what()));
     }
