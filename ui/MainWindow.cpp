@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 
 #include "ConvergencePlot.h"
+#include "FasthPanel.h"
 #include "ResultsPanel.h"
 #include "SetupPanel.h"
 #include "SpeedupLab.h"
@@ -160,6 +161,7 @@ void MainWindow::buildViews()
     connect(m_sharedScale, &QCheckBox::toggled, this, &MainWindow::showPlanes);
     m_speedupLab = new SpeedupLab(tabs);
     tabs->addTab(m_speedupLab, tr("Speed-up lab"));
+    tabs->addTab(new FasthPanel(tabs), tr("FastH"));
     setCentralWidget(tabs);
 
     // Left: the setup panel, scrollable.
