@@ -464,6 +464,8 @@ int runReconstruct(const QStringList& args)
             applyPreprocessFlags(parser, data.preprocess);
             applyModelFlags(parser, session->model);
             applySolverFlags(parser, session->solver);
+            if (has(parser, "order") && !has(parser, "stages"))
+                session->solver.stages.clear(); // a new order replaces a session's coarse-to-fine stages
             if (!session->solver.stages.empty())
                 session->model.order = session->solver.stages.back();
             if (session->model.order < 1 || session->model.order > zernike::kMaxOrder)
