@@ -465,7 +465,7 @@ void MainWindow::startFit()
         BuiltProblem built = buildProblem(dataset, model);
         built.messages.insert(built.messages.begin(), messages.begin(), messages.end());
         return std::make_pair(std::move(dataset), std::move(built));
-    }).then(this, [this, model, solver](std::pair<Dataset, BuiltProblem> prepared) {
+    }).then(this, [this, solver](std::pair<Dataset, BuiltProblem> prepared) {
         m_busy = false;
         m_dataset.preparation = prepared.first.preparation;
         const BuiltProblem& built = prepared.second;
@@ -489,26 +489,7 @@ void MainWindow::startFit()
         request.analysis.computeUncertainty = solver.computeUncertainty;
         request.liveImageInterval = 0.25;
 
-        m_fitModel = model;
-        m_ordering = built.spec.basis.ordering;
-        m_wavelength = built.spec.wavelength;
-        m_samplingQ = built.samplingQ;
-        m_pupil = built.spec.pupil;
-        m_fitData.clear();
-        m_fitPlaneNames.clear();
-        for (size_t k = 0; k < built.spec.planes.size(); ++k) {
-            m_fitData.push_back(built.spec.planes[k].data);
-            m_fitPlaneNames.push_back(QStringLiteral("%1 (%2)")
-                                          .arg(QString::fromStdString(m_dataset.planes[size_t(built.planes[k])].raw.source),
-                                               QString::fromStdString(built.spec.planes[k].diversity.describe())));
-        }
-        m_models.clear();
-        {
-            const QSignalBlocker block(m_planeChoice);
-            m_planeChoice->clear();
-            for (const QString& name : m_fitPlaneNames)
-                m_planeChoice->addItem(name);
-        }
+        adoptProblem(built);
         m_convergence->clear();
         m_result.reset();
         m_results->clear(tr("Fitting…"));
@@ -525,6 +506,75 @@ void MainWindow::startFit()
         m_setup->setRunning(false);
         showError(QString::fromUtf8(e.what()));
         emit fitFailed(QString::fromUtf8(e.what()));
+    });
+}
+
+void MainWindow::adoptProblem(const BuiltProblem& built)
+{
+    m_ordering = built.spec.basis.ordering;
+    m_wavelength = built.spec.wavelength;
+    m_samplingQ = built.samplingQ;
+    m_pupil = built.spec.pupil;
+    m_fitData.clear();
+    m_fitPlaneNames.clear();
+    for (size_t k = 0; k < built.spec.planes.size(); ++k) {
+        m_fitData.push_back(built.spec.planes[k].data);
+        m_fitPlaneNames.push_back(QStringLiteral("%1 (%2)")
+                                      .arg(QString::fromStdString(m_dataset.planes[size_t(built.planes[k])].raw.source),
+                                           QString::fromStdString(built.spec.planes[k].diversity.describe())));
+    }
+    m_models.clear();
+    const QSignalBlocker block(m_planeChoice);
+    m_planeChoice->clear();
+    for (const QString& name : m_fitPlaneNames)
+        m_planeChoice->addItem(name);
+}
+
+void MainWindow::restoreResult(const Session& session)
+{
+    // The session holds the fitted parameters, not the images: rebuild the problem from the re-read,
+    // re-prepared data and evaluate the model there (on a worker), so the views and exports are live.
+    m_busy = true;
+    statusBar()->showMessage(tr("re-evaluating the saved result…"));
+    QtConcurrent::run([dataset = m_dataset, session]() mutable {
+        prepare(dataset);
+        BuiltProblem built = buildProblem(dataset, session.model);
+        const std::vector<double>& parameters = session.resultParameters;
+        if (parameters.size() != built.start.size())
+            throw std::runtime_error("the saved result has " + std::to_string(parameters.size()) + " parameters, the session's model "
+                                     + std::to_string(built.start.size()) + "; the result was not restored");
+        auto problem = std::make_shared<const Problem>(built.spec);
+        auto evaluator = makeEvaluator(BackendKind::Cpu, problem, {}, GradientKind::Adjoint);
+        const QJsonObject& saved = session.result;
+        SolverSummary summary;
+        summary.parameters = parameters;
+        summary.finalCost = evaluator->evaluate(parameters.data(), nullptr);
+        summary.initialCost = saved.value(QStringLiteral("initial_cost")).toDouble();
+        summary.iterations = saved.value(QStringLiteral("iterations")).toInt();
+        summary.costEvaluations = long(saved.value(QStringLiteral("cost_evaluations")).toDouble());
+        summary.gradientEvaluations = long(saved.value(QStringLiteral("gradient_evaluations")).toDouble());
+        summary.seconds = saved.value(QStringLiteral("seconds")).toDouble();
+        summary.message = "restored from the session";
+        const QString termination = saved.value(QStringLiteral("termination")).toString();
+        for (Termination t : {Termination::Converged, Termination::MaxIterations, Termination::Stalled, Termination::Cancelled, Termination::Failed})
+            if (termination == QLatin1String(terminationName(t)))
+                summary.termination = t;
+        AnalysisOptions analysis;
+        analysis.removeDefocus = session.solver.removeDefocus;
+        analysis.computeUncertainty = session.solver.computeUncertainty;
+        FitResult result = analyseFit(*evaluator, summary, session.solver.gradient, analysis);
+        return std::make_pair(std::move(built), std::move(result));
+    }).then(this, [this](std::pair<BuiltProblem, FitResult> restored) {
+        m_busy = false;
+        statusBar()->clearMessage();
+        adoptProblem(restored.first);
+        showResult(restored.second);
+        log(tr("saved result restored: final cost %1").arg(restored.second.solver.finalCost, 0, 'g', 10));
+        emit dataLoaded();
+    }).onFailed(this, [this](const std::exception& e) {
+        m_busy = false;
+        showError(tr("The saved result could not be restored: %1").arg(QString::fromUtf8(e.what())));
+        emit dataLoaded();
     });
 }
 
@@ -569,6 +619,18 @@ void MainWindow::onProgress(const ProgressSnapshot& s)
 void MainWindow::onFinished(const FitResult& result)
 {
     m_setup->setRunning(false);
+    showResult(result);
+    log(tr("fit %1: %2").arg(QString::fromLatin1(terminationName(result.solver.termination)), QString::fromStdString(result.solver.message)));
+    for (const std::string& w : result.warnings)
+        log(tr("warning: %1").arg(QString::fromStdString(w)));
+    if (result.solver.termination == Termination::Failed)
+        showError(tr("The fit failed: %1. The settings and data are kept; try the CPU backend or other settings.")
+                      .arg(QString::fromStdString(result.solver.message)));
+    emit fitFinished();
+}
+
+void MainWindow::showResult(const FitResult& result)
+{
     m_result = result;
     m_resultParameters = result.solver.parameters;
     m_results->showResult(result, m_truth);
@@ -594,13 +656,6 @@ void MainWindow::onFinished(const FitResult& result)
                              .arg(result.solver.seconds, 0, 'f', 2)
                              .arg(result.rmsWaves, 0, 'f', 4)
                              .arg(result.strehl, 0, 'f', 3));
-    log(tr("fit %1: %2").arg(QString::fromLatin1(terminationName(result.solver.termination)), QString::fromStdString(result.solver.message)));
-    for (const std::string& w : result.warnings)
-        log(tr("warning: %1").arg(QString::fromStdString(w)));
-    if (result.solver.termination == Termination::Failed)
-        showError(tr("The fit failed: %1. The settings and data are kept; try the CPU backend or other settings.")
-                      .arg(QString::fromStdString(result.solver.message)));
-    emit fitFinished();
 }
 
 void MainWindow::showPhase(const Image& radians)
@@ -772,12 +827,11 @@ void MainWindow::openSessionFrom(const QString& path)
             const QString warnings = joinMessages(opened.messages, MessageLevel::Warning);
             if (!errors.isEmpty() || !warnings.isEmpty())
                 showError((errors + QLatin1Char('\n') + warnings).trimmed());
-            if (!opened.session.result.isEmpty())
-                m_results->clear(tr("The session holds a result (final cost %1, %2 waves RMS); press Start to fit again.")
-                                     .arg(opened.session.result.value(QStringLiteral("final_cost")).toDouble(), 0, 'g', 8)
-                                     .arg(opened.session.result.value(QStringLiteral("rms_waves")).toDouble(), 0, 'f', 4));
             log(tr("session %1 opened").arg(path));
-            emit dataLoaded();
+            if (!opened.session.resultParameters.empty())
+                restoreResult(opened.session); // emits dataLoaded when done
+            else
+                emit dataLoaded();
         })
         .onFailed(this, [this, path](const std::exception& e) {
             m_busy = false;

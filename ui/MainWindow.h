@@ -81,6 +81,9 @@ private:
     void updateSampling();
     void onProgress(const ProgressSnapshot& snapshot);
     void onFinished(const FitResult& result);
+    void showResult(const FitResult& result);
+    void adoptProblem(const BuiltProblem& built); // the planes, names and conventions of the fit shown
+    void restoreResult(const Session& session);   // re-evaluates a saved result, then dataLoaded()
     void showPhase(const Image& radians);
     void showPlanes();
     void previewPreparation();
@@ -118,7 +121,6 @@ private:
     double m_wavelength = 0.0;
     double m_samplingQ = 0.0;
     PupilSpec m_pupil;
-    ModelSettings m_fitModel;
     std::optional<FitResult> m_result;
     std::vector<double> m_resultParameters;
     QString m_lastError;

@@ -10,6 +10,11 @@
 
 int main(int argc, char** argv)
 {
+    // Read the arguments before QApplication: it removes X11 session options (-session, --session)
+    // from argv, and --session FILE.json is ours.
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("WavefrontStudio"));
     QApplication::setApplicationName(QStringLiteral("wavefront-studio"));
@@ -26,7 +31,7 @@ int main(int argc, char** argv)
         {QStringLiteral("session"), QStringLiteral("Open a saved session."), QStringLiteral("FILE.json")},
     });
     parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("PSF images to open (FITS, TIFF, PNG)."), QStringLiteral("[FILE...]"));
-    parser.process(app);
+    parser.process(arguments);
 
     wfs::ui::MainWindow window;
     window.resize(1600, 1000);

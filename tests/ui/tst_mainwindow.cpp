@@ -165,6 +165,15 @@ private slots:
         QCOMPARE(other.dataset().planes.size(), m_window->dataset().planes.size());
         QCOMPARE(other.setupPanel()->modelSettings().order, m_window->setupPanel()->modelSettings().order);
         WFS_VERIFY_CLOSE(*other.dataset().metadata.wavelength, *m_window->dataset().metadata.wavelength, 1e-12, 0.0);
+        // The saved result comes back, re-evaluated on the re-read data: same cost and coefficients.
+        QVERIFY(other.result().has_value());
+        const FitResult& saved = *m_window->result();
+        const FitResult& restored = *other.result();
+        WFS_VERIFY_CLOSE(restored.solver.finalCost, saved.solver.finalCost, 1e-9, 0.0);
+        QCOMPARE(restored.coefficients.size(), saved.coefficients.size());
+        for (size_t i = 0; i < saved.coefficients.size(); ++i)
+            WFS_VERIFY_CLOSE(restored.coefficients[i].waves, saved.coefficients[i].waves, 1e-12, 1e-15);
+        QCOMPARE(restored.solver.termination, saved.solver.termination);
     }
 
     void cancelMidFitThenRestart()
