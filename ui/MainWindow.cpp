@@ -474,19 +474,9 @@ void MainWindow::startFit()
         ReconstructionRequest request;
         request.spec = built.spec;
         request.start = built.start;
-        request.backend = solver.backend == "gpu" ? BackendKind::Gpu : BackendKind::Cpu;
-        request.gradient = solver.gradient;
-        request.evaluator.precision = solver.precision;
-        request.evaluator.threads = solver.threads;
-        request.solver.optimizer = solver.optimizer;
-        request.solver.maxIterations = solver.maxIterations;
-        request.solver.gradientTolerance = solver.gradientTolerance;
-        request.solver.functionTolerance = solver.functionTolerance;
-        request.stages = solver.stages;
+        applySolverSettings(solver, request);
         if (!request.stages.empty())
             request.start.clear(); // start values belong to the full-order problem
-        request.analysis.removeDefocus = solver.removeDefocus;
-        request.analysis.computeUncertainty = solver.computeUncertainty;
         request.liveImageInterval = 0.25;
 
         adoptProblem(built);

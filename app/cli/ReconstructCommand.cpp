@@ -257,21 +257,6 @@ void applySolverFlags(const QCommandLineParser& parser, SolverSettings& s)
         s.computeUncertainty = false;
 }
 
-void toRequest(const SolverSettings& s, ReconstructionRequest& request)
-{
-    request.backend = s.backend == "gpu" ? BackendKind::Gpu : BackendKind::Cpu;
-    request.gradient = s.gradient;
-    request.solver.optimizer = s.optimizer;
-    request.evaluator.precision = s.precision;
-    request.evaluator.threads = s.threads;
-    request.solver.maxIterations = s.maxIterations;
-    request.solver.gradientTolerance = s.gradientTolerance;
-    request.solver.functionTolerance = s.functionTolerance;
-    request.stages = s.stages;
-    request.analysis.removeDefocus = s.removeDefocus;
-    request.analysis.computeUncertainty = s.computeUncertainty;
-}
-
 // Messages of the data layer: errors stop the run (exit 1), the rest become notes.
 void takeMessages(const std::vector<DatasetMessage>& messages, std::vector<std::string>& notes)
 {
@@ -485,7 +470,7 @@ int runReconstruct(const QStringList& args)
             takeMessages(built.messages, notes);
             request.spec = built.spec;
             request.start = session->solver.stages.empty() ? built.start : std::vector<double>{};
-            toRequest(session->solver, request);
+            applySolverSettings(session->solver, request);
             context.pupil = request.spec.pupil;
             context.samplingQ = built.samplingQ;
             context.pupilSampleSpacing = request.spec.grid.spacing;

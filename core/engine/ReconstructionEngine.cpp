@@ -6,6 +6,21 @@
 
 namespace wfs {
 
+void applySolverSettings(const SolverSettings& s, ReconstructionRequest& request)
+{
+    request.backend = s.backend == "gpu" ? BackendKind::Gpu : BackendKind::Cpu;
+    request.gradient = s.gradient;
+    request.solver.optimizer = s.optimizer;
+    request.evaluator.precision = s.precision;
+    request.evaluator.threads = s.threads;
+    request.solver.maxIterations = s.maxIterations;
+    request.solver.gradientTolerance = s.gradientTolerance;
+    request.solver.functionTolerance = s.functionTolerance;
+    request.stages = s.stages;
+    request.analysis.removeDefocus = s.removeDefocus;
+    request.analysis.computeUncertainty = s.computeUncertainty;
+}
+
 FitResult reconstruct(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
                       const std::atomic<bool>* cancel)
 {

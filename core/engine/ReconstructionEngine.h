@@ -3,6 +3,7 @@
 // progress snapshot pulled at display rate, cancellation that keeps the last good state.
 #include "engine/BackendFactory.h"
 #include "fit/Results.h"
+#include "io/Session.h"
 
 #include <atomic>
 #include <functional>
@@ -27,6 +28,10 @@ struct ReconstructionRequest {
     // negative = never. The phase map is in every snapshot (it costs one basis product).
     double liveImageInterval = -1.0;
 };
+
+// Copies the solver settings of a session (or of the GUI's solver panel, or the CLI's flags) into a
+// request: backend, gradient, optimizer, precision, threads, stopping rules, stages, analysis.
+void applySolverSettings(const SolverSettings& settings, ReconstructionRequest& request);
 
 struct ProgressSnapshot {
     int stage = 0;        // 0-based

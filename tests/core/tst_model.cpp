@@ -1,6 +1,6 @@
 // The adjoint gradient against central differences, for every parameter kind and objective, in
 // float64 (tight) and float32 (looser); the pruned FFT layout against a plain model.
-#include "TestSupport.h"
+#include "ModelFixtures.h"
 
 #include "engine/BackendFactory.h"
 #include "engine/Presets.h"
@@ -11,64 +11,9 @@
 using namespace wfs;
 
 namespace {
-// A small problem that exercises everything the model has: Gaussian illumination with free centre,
-// width and amplitude, obscuration, spiders, three diversity kinds, extra known terms, per-plane
-// flux, background and shift, and a masked pixel.
-ProblemSpec richSpec(ObjectiveKind objective)
-{
-    ProblemSpec s;
-    s.name = "rich";
-    s.grid = PupilGrid::centred(32, 2.5);
-    s.pupil.obscuration = 0.2;
-    s.pupil.spiderCount = 3;
-    s.pupil.spiderWidth = 0.03;
-    s.pupil.spiderAngleDeg = 10.0;
-    s.pupil.illumination.gaussian = true;
-    s.pupil.illumination.sigma = 0.8;
-    s.pupil.illumination.x0 = 0.05;
-    s.pupil.illumination.fitCentre = true;
-    s.pupil.illumination.fitSigma = true;
-    s.pupil.illumination.fitAmplitude = true;
-    s.basis.maxOrder = 4;
-    s.objective = objective;
-    s.readNoise = 3.0;
-    s.wavelength = 600e-9;
-    PlaneSpec a;
-    a.diversity.kind = DiversityKind::ZernikeDefocus;
-    a.diversity.defocusWaves = -0.8;
-    a.diversity.extraTerms = {{5, 0.3}};
-    PlaneSpec b;
-    b.diversity.kind = DiversityKind::AxialHighNa;
-    b.diversity.axialDistance = 0.4e-6;
-    b.diversity.numericalAperture = 0.9;
-    b.diversity.immersionIndex = 1.33;
-    PlaneSpec c;
-    c.diversity.kind = DiversityKind::AxialParaxial;
-    c.diversity.axialDistance = -1.5e-6;
-    c.diversity.numericalAperture = 0.5;
-    for (PlaneSpec* p : {&a, &b, &c}) {
-        p->flux = 5e4;
-        p->background = 5.0;
-        p->fitFlux = p->fitBackground = p->fitShift = true;
-    }
-    s.planes = {a, b, c};
-    return s;
-}
-
 std::shared_ptr<const Problem> richProblem(ObjectiveKind objective)
 {
-    ProblemSpec s = richSpec(objective);
-    std::vector<double> truth = Problem(s).initialParameters();
-    std::mt19937_64 rng(7);
-    std::normal_distribution<double> normal(0.0, 0.3);
-    for (size_t i = 0; i < Problem(s).modes().size() - 1; ++i)
-        truth[i] = normal(rng);
-    const auto images = simulateImages(s, truth, 28, 28, {NoiseModel::PhotonAndRead, 3.0}, &rng);
-    for (size_t k = 0; k < images.size(); ++k)
-        s.planes[k].data = images[k];
-    s.planes[1].mask.assign(28 * 28, 1);
-    s.planes[1].mask[14 * 28 + 14] = 0; // a "saturated" pixel
-    return std::make_shared<const Problem>(s);
+    return test::richProblem(objective, 32, 28, 4, 7);
 }
 } // namespace
 

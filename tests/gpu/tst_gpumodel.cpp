@@ -7,7 +7,7 @@
 // translation (device layout, parameter block, result block -> gradient), and the whole evaluation
 // emulated on the host: the kernels' per-sample functions (model/ModelMath.h) with FFTW plans of the
 // cuFFT plans' batched layout, against the CPU backend.
-#include "TestSupport.h"
+#include "ModelFixtures.h"
 
 #include "CudaCheck.h"
 #include "GpuDevice.h"
@@ -37,79 +37,9 @@ bool haveDevice()
     return gpu::probeDevices().status == gpu::DeviceProbe::Status::Ok;
 }
 
-// Every parameter kind and feature the model has: Gaussian illumination with free centre, width and
-// amplitude, obscuration, spiders, three diversity kinds with an extra known term, per-plane flux,
-// background and tip/tilt, data smaller than the grid and a masked pixel (so weights are kept).
-ProblemSpec richSpec(ObjectiveKind objective, int grid)
-{
-    ProblemSpec s;
-    s.name = "rich";
-    s.grid = PupilGrid::centred(grid, 2.5);
-    s.pupil.obscuration = 0.2;
-    s.pupil.spiderCount = 3;
-    s.pupil.spiderWidth = 0.03;
-    s.pupil.spiderAngleDeg = 10.0;
-    s.pupil.illumination.gaussian = true;
-    s.pupil.illumination.sigma = 0.8;
-    s.pupil.illumination.x0 = 0.05;
-    s.pupil.illumination.fitCentre = true;
-    s.pupil.illumination.fitSigma = true;
-    s.pupil.illumination.fitAmplitude = true;
-    s.basis.maxOrder = 5;
-    s.objective = objective;
-    s.readNoise = 3.0;
-    s.wavelength = 600e-9;
-    PlaneSpec a;
-    a.diversity.kind = DiversityKind::ZernikeDefocus;
-    a.diversity.defocusWaves = -0.8;
-    a.diversity.extraTerms = {{5, 0.3}};
-    PlaneSpec b;
-    b.diversity.kind = DiversityKind::AxialHighNa;
-    b.diversity.axialDistance = 0.4e-6;
-    b.diversity.numericalAperture = 0.9;
-    b.diversity.immersionIndex = 1.33;
-    PlaneSpec c;
-    c.diversity.kind = DiversityKind::AxialParaxial;
-    c.diversity.axialDistance = -1.5e-6;
-    c.diversity.numericalAperture = 0.5;
-    for (PlaneSpec* p : {&a, &b, &c}) {
-        p->flux = 5e4;
-        p->background = 5.0;
-        p->fitFlux = p->fitBackground = p->fitShift = true;
-    }
-    s.planes = {a, b, c};
-    return s;
-}
-
 std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid = 48)
 {
-    ProblemSpec s = richSpec(objective, grid);
-    std::vector<double> truth = Problem(s).initialParameters();
-    std::mt19937_64 rng(11);
-    std::normal_distribution<double> normal(0.0, 0.3);
-    for (size_t i = 0; i + 1 < Problem(s).modes().size(); ++i)
-        truth[i] = normal(rng);
-    const int side = grid - 8;
-    const auto images = simulateImages(s, truth, side, side, {NoiseModel::PhotonAndRead, 3.0}, &rng);
-    for (size_t k = 0; k < images.size(); ++k)
-        s.planes[k].data = images[k];
-    s.planes[1].mask.assign(size_t(side) * size_t(side), 1);
-    s.planes[1].mask[size_t(side / 2) * size_t(side) + size_t(side / 2)] = 0; // a "saturated" pixel
-    return std::make_shared<const Problem>(s);
-}
-
-// The OOF preset's problem with noise-free data equal to the model at `truth` (as tst_oofreference).
-std::shared_ptr<const Problem> oofReferenceProblem(int grid, int order, const std::vector<double>& truth)
-{
-    PresetOptions options;
-    options.grid = grid;
-    options.order = order;
-    options.noise = false;
-    ProblemSpec spec = makePreset("oof", options).spec;
-    const auto images = simulateImages(spec, truth, grid, grid, {}, nullptr);
-    for (size_t k = 0; k < images.size(); ++k)
-        spec.planes[k].data = images[k];
-    return std::make_shared<const Problem>(spec);
+    return test::richProblem(objective, grid, grid - 8, 5, 11);
 }
 
 std::shared_ptr<const Problem> oofProblem(int grid, int order)
@@ -118,22 +48,6 @@ std::shared_ptr<const Problem> oofProblem(int grid, int order)
     options.grid = grid;
     options.order = order;
     return std::make_shared<const Problem>(makePreset("oof", options).spec);
-}
-
-QJsonArray referenceCases()
-{
-    QFile file(test::dataPath(QStringLiteral("oof-reference-values.json")));
-    if (!file.open(QIODevice::ReadOnly))
-        return {};
-    return QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("cases")).toArray();
-}
-
-std::vector<double> toVector(const QJsonValue& v)
-{
-    std::vector<double> out;
-    for (const QJsonValue& x : v.toArray())
-        out.push_back(x.toDouble());
-    return out;
 }
 
 // A random point around the start: phases N(0, 0.2) rad, scaled parameters within a few per cent.
@@ -610,7 +524,7 @@ private slots:
         QTest::addColumn<int>("caseIndex");
         QTest::addColumn<int>("precision");
         QTest::addColumn<bool>("graphs");
-        const QJsonArray all = referenceCases();
+        const QJsonArray all = test::oofReferenceCases();
         QVERIFY2(!all.isEmpty(), "oof-reference-values.json is missing or empty");
         for (int i = 0; i < all.size(); ++i) {
             const QJsonObject c = all[i].toObject();
@@ -629,39 +543,11 @@ private slots:
         QFETCH(int, caseIndex);
         QFETCH(int, precision);
         QFETCH(bool, graphs);
-        const QJsonObject c = referenceCases()[caseIndex].toObject();
-        const int grid = c.value(QStringLiteral("grid")).toInt();
-        const int order = c.value(QStringLiteral("order")).toInt();
-        const std::vector<double> truth = toVector(c.value(QStringLiteral("truth")));
-        const std::vector<double> start = toVector(c.value(QStringLiteral("start")));
-        const std::vector<double> expected = toVector(c.value(QStringLiteral("gradient")));
-        const double loss = c.value(QStringLiteral("loss")).toDouble();
-
-        auto problem = oofReferenceProblem(grid, order, truth);
-        QCOMPARE(problem->parameterCount(), int(start.size()));
+        const QJsonObject c = test::oofReferenceCases()[caseIndex].toObject();
+        auto problem = test::oofReferenceProblem(c.value(QStringLiteral("grid")).toInt(), c.value(QStringLiteral("order")).toInt(),
+                                                 test::jsonVector(c.value(QStringLiteral("truth"))));
         auto evaluator = makeEvaluator(BackendKind::Gpu, problem, options(Precision(precision), graphs), GradientKind::Adjoint);
-        std::vector<double> gradient(start.size());
-        const double cost = evaluator->evaluate(start.data(), gradient.data());
-        if (Precision(precision) == Precision::Double) {
-            WFS_VERIFY_CLOSE(cost, loss, 1e-10, 0.0);
-            for (size_t i = 0; i < gradient.size(); ++i)
-                WFS_VERIFY_CLOSE(gradient[i], expected[i], 1e-6, 1e-18);
-            const auto images = evaluator->modelImages(truth.data());
-            double peak = 0, total = 0;
-            for (double v : images[0]) {
-                peak = std::max(peak, v);
-                total += v;
-            }
-            WFS_VERIFY_CLOSE(peak, c.value(QStringLiteral("peak_intensity_plane0_at_truth")).toDouble(), 1e-10, 0.0);
-            WFS_VERIFY_CLOSE(total, c.value(QStringLiteral("total_power_plane0_at_truth")).toDouble(), 1e-10, 0.0);
-        } else {
-            WFS_VERIFY_CLOSE(cost, loss, 1e-3, 0.0);
-            double largest = 0;
-            for (double g : expected)
-                largest = std::max(largest, std::abs(g));
-            for (size_t i = 0; i < gradient.size(); ++i)
-                WFS_VERIFY_CLOSE(gradient[i], expected[i], 0.0, 1e-2 * largest);
-        }
+        test::verifyOofReference(*evaluator, c, Precision(precision));
     }
 
     void matchesCpu_data()

@@ -1,0 +1,147 @@
+#pragma once
+// Problems shared by the CPU and GPU model suites: a "rich" problem that exercises every parameter
+// kind and model feature, and the OOF reference cases of spec/oof-reference-values.json with their
+// checks (cost to 1e-10, gradient to 1e-6 relative or 1e-18 absolute in float64).
+#include "TestSupport.h"
+
+#include "engine/Presets.h"
+#include "fit/ModelEvaluator.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <memory>
+#include <random>
+
+namespace wfs::test {
+
+// Gaussian illumination with free centre, width and amplitude, obscuration, spiders, three diversity
+// kinds with an extra known term, per-plane flux, background and tip/tilt.
+inline ProblemSpec richSpec(ObjectiveKind objective, int grid, int maxOrder)
+{
+    ProblemSpec s;
+    s.name = "rich";
+    s.grid = PupilGrid::centred(grid, 2.5);
+    s.pupil.obscuration = 0.2;
+    s.pupil.spiderCount = 3;
+    s.pupil.spiderWidth = 0.03;
+    s.pupil.spiderAngleDeg = 10.0;
+    s.pupil.illumination.gaussian = true;
+    s.pupil.illumination.sigma = 0.8;
+    s.pupil.illumination.x0 = 0.05;
+    s.pupil.illumination.fitCentre = true;
+    s.pupil.illumination.fitSigma = true;
+    s.pupil.illumination.fitAmplitude = true;
+    s.basis.maxOrder = maxOrder;
+    s.objective = objective;
+    s.readNoise = 3.0;
+    s.wavelength = 600e-9;
+    PlaneSpec a;
+    a.diversity.kind = DiversityKind::ZernikeDefocus;
+    a.diversity.defocusWaves = -0.8;
+    a.diversity.extraTerms = {{5, 0.3}};
+    PlaneSpec b;
+    b.diversity.kind = DiversityKind::AxialHighNa;
+    b.diversity.axialDistance = 0.4e-6;
+    b.diversity.numericalAperture = 0.9;
+    b.diversity.immersionIndex = 1.33;
+    PlaneSpec c;
+    c.diversity.kind = DiversityKind::AxialParaxial;
+    c.diversity.axialDistance = -1.5e-6;
+    c.diversity.numericalAperture = 0.5;
+    for (PlaneSpec* p : {&a, &b, &c}) {
+        p->flux = 5e4;
+        p->background = 5.0;
+        p->fitFlux = p->fitBackground = p->fitShift = true;
+    }
+    s.planes = {a, b, c};
+    return s;
+}
+
+// The rich problem with simulated noisy data of dataSide x dataSide (smaller than the grid) at random
+// aberrations, and one masked ("saturated") pixel in plane 1.
+inline std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid, int dataSide, int maxOrder, std::uint64_t seed)
+{
+    ProblemSpec s = richSpec(objective, grid, maxOrder);
+    const Problem plain(s);
+    std::vector<double> truth = plain.initialParameters();
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 0.3);
+    for (size_t i = 0; i + 1 < plain.modes().size(); ++i)
+        truth[i] = normal(rng);
+    const auto images = simulateImages(s, truth, dataSide, dataSide, {NoiseModel::PhotonAndRead, 3.0}, &rng);
+    for (size_t k = 0; k < images.size(); ++k)
+        s.planes[k].data = images[k];
+    s.planes[1].mask.assign(size_t(dataSide) * size_t(dataSide), 1);
+    s.planes[1].mask[size_t(dataSide / 2) * size_t(dataSide) + size_t(dataSide / 2)] = 0;
+    return std::make_shared<const Problem>(s);
+}
+
+inline std::vector<double> jsonVector(const QJsonValue& v)
+{
+    std::vector<double> out;
+    for (const QJsonValue& x : v.toArray())
+        out.push_back(x.toDouble());
+    return out;
+}
+
+inline QJsonArray oofReferenceCases()
+{
+    QFile file(dataPath(QStringLiteral("oof-reference-values.json")));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("cases")).toArray();
+}
+
+// The OOF preset's problem with noise-free data equal to the model at `truth`.
+inline std::shared_ptr<const Problem> oofReferenceProblem(int grid, int order, const std::vector<double>& truth)
+{
+    PresetOptions options;
+    options.grid = grid;
+    options.order = order;
+    options.noise = false;
+    ProblemSpec spec = makePreset("oof", options).spec;
+    const auto images = simulateImages(spec, truth, grid, grid, {}, nullptr);
+    for (size_t k = 0; k < images.size(); ++k)
+        spec.planes[k].data = images[k];
+    return std::make_shared<const Problem>(spec);
+}
+
+// Checks an evaluator of oofReferenceProblem(case) against the case's values. float64: cost 1e-10,
+// gradient 1e-6 relative (1e-18 absolute), peak and total power of plane 0 1e-10. float32: the cost is
+// a small difference of ~1e-3 intensities, so 1e-3 relative, the gradient 1e-2 of its largest component.
+// On failure it returns after QFAIL; callers need no further check.
+inline void verifyOofReference(ModelEvaluator& evaluator, const QJsonObject& c, Precision precision)
+{
+    const std::vector<double> truth = jsonVector(c.value(QStringLiteral("truth")));
+    const std::vector<double> start = jsonVector(c.value(QStringLiteral("start")));
+    const std::vector<double> expected = jsonVector(c.value(QStringLiteral("gradient")));
+    const double loss = c.value(QStringLiteral("loss")).toDouble();
+    QCOMPARE(evaluator.parameterCount(), int(start.size()));
+    std::vector<double> gradient(start.size());
+    const double cost = evaluator.evaluate(start.data(), gradient.data());
+    if (precision == Precision::Double) {
+        WFS_VERIFY_CLOSE(cost, loss, 1e-10, 0.0);
+        for (size_t i = 0; i < gradient.size(); ++i)
+            WFS_VERIFY_CLOSE(gradient[i], expected[i], 1e-6, 1e-18);
+        const auto images = evaluator.modelImages(truth.data());
+        double peak = 0, total = 0;
+        for (double v : images[0]) {
+            peak = std::max(peak, v);
+            total += v;
+        }
+        WFS_VERIFY_CLOSE(peak, c.value(QStringLiteral("peak_intensity_plane0_at_truth")).toDouble(), 1e-10, 0.0);
+        WFS_VERIFY_CLOSE(total, c.value(QStringLiteral("total_power_plane0_at_truth")).toDouble(), 1e-10, 0.0);
+    } else {
+        WFS_VERIFY_CLOSE(cost, loss, 1e-3, 0.0);
+        double largest = 0;
+        for (double g : expected)
+            largest = std::max(largest, std::abs(g));
+        for (size_t i = 0; i < gradient.size(); ++i)
+            WFS_VERIFY_CLOSE(gradient[i], expected[i], 0.0, 1e-2 * largest);
+    }
+}
+
+} // namespace wfs::test
