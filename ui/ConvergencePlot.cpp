@@ -41,7 +41,7 @@ ConvergencePlot::ConvergencePlot(QWidget* parent)
     m_plot->graph(1)->setPen(QPen(QColor(217, 95, 2), 1, Qt::DashLine));
     m_plot->legend->setVisible(true);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    setMinimumSize(360, 220);
+    setMinimumSize(260, 200);
     rebuild();
 }
 

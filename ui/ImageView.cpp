@@ -64,7 +64,7 @@ ImageView::ImageView(QWidget* parent)
     m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
-    setMinimumSize(200, 180);
+    setMinimumSize(150, 150);
     clear(tr("no image"));
 }
 

@@ -159,16 +159,23 @@ void MainWindow::buildViews()
     for (QComboBox* box : {m_planeChoice, m_stretch, m_clip, m_colorMap})
         connect(box, &QComboBox::currentIndexChanged, this, &MainWindow::showPlanes);
     connect(m_sharedScale, &QCheckBox::toggled, this, &MainWindow::showPlanes);
-    m_speedupLab = new SpeedupLab(tabs);
-    tabs->addTab(m_speedupLab, tr("Speed-up lab"));
-    tabs->addTab(new FasthPanel(tabs), tr("FastH"));
+    // The teaching panels need more room than a small screen has: they scroll instead of widening the window.
+    auto scrolled = [tabs](QWidget* panel) {
+        auto* area = new QScrollArea(tabs);
+        area->setWidget(panel);
+        area->setWidgetResizable(true);
+        return area;
+    };
+    m_speedupLab = new SpeedupLab;
+    tabs->addTab(scrolled(m_speedupLab), tr("Speed-up lab"));
+    tabs->addTab(scrolled(new FasthPanel), tr("FastH"));
     setCentralWidget(tabs);
 
     // Left: the setup panel, scrollable.
     auto* scroll = new QScrollArea(this);
     scroll->setWidget(m_setup);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(340);
+    scroll->setMinimumWidth(300);
     auto* setupDock = new QDockWidget(tr("Setup"), this);
     setupDock->setObjectName(QStringLiteral("setupDock"));
     setupDock->setWidget(scroll);

@@ -41,7 +41,7 @@ ZernikeChart::ZernikeChart(QWidget* parent)
     QFont small = m_plot->xAxis->tickLabelFont();
     small.setPointSizeF(small.pointSizeF() * 0.8); // many named terms share the axis
     m_plot->xAxis->setTickLabelFont(small);
-    setMinimumSize(360, 220);
+    setMinimumSize(260, 200);
 }
 
 bool ZernikeChart::showsNanometres() const
