@@ -213,6 +213,7 @@ SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& sta
     ceres::GradientProblemSolver::Options ceresOptions;
     ceresOptions.line_search_direction_type = options.optimizer == OptimizerKind::Bfgs ? ceres::BFGS : ceres::LBFGS;
     ceresOptions.line_search_type = ceres::WOLFE;
+    ceresOptions.use_approximate_eigenvalue_bfgs_scaling = options.scaleInitialHessian;
     ceresOptions.max_lbfgs_rank = options.lbfgsRank;
     ceresOptions.max_num_iterations = options.maxIterations;
     ceresOptions.gradient_tolerance = options.gradientTolerance;

@@ -23,6 +23,11 @@ struct SolverOptions {
     // Stop when |delta x| / (|x| + parameterTolerance) < parameterTolerance.
     double parameterTolerance = 1e-14;
     int lbfgsRank = 20; // history length of L-BFGS
+    // Scale the first inverse-Hessian estimate by the curvature seen along the first step (Ceres'
+    // approximate eigenvalue scaling). The OOF costs are ~1e-5 with gradients ~1e-7: with an identity
+    // start BFGS takes tiny first steps and meets gmax <= 1e-8 early and far from the minimum; scaled,
+    // it reaches lower costs in a similar number of iterations at every grid size.
+    bool scaleInitialHessian = true;
     // Checked before every evaluation and after every iteration; set from another thread to cancel.
     const std::atomic<bool>* cancel = nullptr;
 
