@@ -3,7 +3,9 @@
 #include <fitsio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -41,19 +43,32 @@ void readKeywords(fitsfile* f, FitsContent& content)
         fits_read_keyn(f, i, name, value, comment, &keyStatus);
         if (keyStatus != 0 || value[0] == '\0')
             continue;
-        std::string v = value;
+        // Parse the value card we already have instead of looking the keyword up again by name:
+        // CFITSIO's lookup treats names as wildcard patterns, and a fuzzed name made it loop forever.
+        const std::string v = value;
         if (v.front() == '\'') {
-            char text[FLEN_VALUE] = {};
-            int s = 0;
-            fits_read_key(f, TSTRING, name, text, nullptr, &s);
-            if (s == 0)
-                content.strings[name] = text;
+            std::string text;
+            for (size_t c = 1; c < v.size(); ++c) {
+                if (v[c] == '\'') {
+                    if (c + 1 < v.size() && v[c + 1] == '\'') { // '' is an escaped quote
+                        text += '\'';
+                        ++c;
+                        continue;
+                    }
+                    break;
+                }
+                text += v[c];
+            }
+            while (!text.empty() && text.back() == ' ') // trailing blanks are not significant
+                text.pop_back();
+            content.strings[name] = text;
         } else {
-            double number = 0;
-            int s = 0;
-            fits_read_key(f, TDOUBLE, name, &number, nullptr, &s);
-            if (s == 0)
-                content.numbers[name] = number;
+            std::string number = v;
+            std::replace(number.begin(), number.end(), 'D', 'E'); // Fortran exponents
+            char* end = nullptr;
+            const double parsed = std::strtod(number.c_str(), &end);
+            if (end != number.c_str() && std::isfinite(parsed))
+                content.numbers[name] = parsed;
         }
     }
 }

@@ -10,8 +10,9 @@ if [ ! -x "$fuzzer" ]; then
   echo "fuzz_$format: not built here (needs clang with libFuzzer); skipped"
   exit 77
 fi
-mkdir -p "$work/seeds" "$work/corpus-$format" "$work/artifacts"
-"$seeds" "$work/seeds" || { echo "fuzz_$format: writing the seed corpus failed"; exit 1; }
-cp "$work/seeds/$format/"* "$work/corpus-$format/"
+# Seeds in a folder of this format's own, so that fuzz tests run in parallel (ctest -j) do not collide.
+mkdir -p "$work/seeds-$format" "$work/corpus-$format" "$work/artifacts"
+"$seeds" "$work/seeds-$format" || { echo "fuzz_$format: writing the seed corpus failed"; exit 1; }
+cp "$work/seeds-$format/$format/"* "$work/corpus-$format/"
 exec "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -seed=1 \
   -artifact_prefix="$work/artifacts/$format-" -print_final_stats=1 "$work/corpus-$format" "$regression"
