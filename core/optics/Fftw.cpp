@@ -1,6 +1,9 @@
 #include "optics/Fftw.h"
 
+#include <cstdlib>
+#include <filesystem>
 #include <map>
+#include <string>
 #include <mutex>
 #include <new>
 #include <stdexcept>
@@ -23,6 +26,9 @@ template <>
 struct Api<double> {
     static void planWithThreads(int t) { fftw_plan_with_nthreads(t); }
     static void setTimeLimit(double seconds) { fftw_set_timelimit(seconds); }
+    static void importWisdom(const std::string& path) { fftw_import_wisdom_from_filename(path.c_str()); }
+    static void exportWisdom(const std::string& path) { fftw_export_wisdom_to_filename(path.c_str()); }
+    static constexpr const char* wisdomName = "fftw-wisdom-double";
     static fftw_plan many(int rank, const int* n, int howmany, fftw_complex* in, int istride, int idist, int sign, unsigned flags)
     {
         return fftw_plan_many_dft(rank, n, howmany, in, nullptr, istride, idist, in, nullptr, istride, idist, sign, flags);
@@ -33,11 +39,34 @@ template <>
 struct Api<float> {
     static void planWithThreads(int t) { fftwf_plan_with_nthreads(t); }
     static void setTimeLimit(double seconds) { fftwf_set_timelimit(seconds); }
+    static void importWisdom(const std::string& path) { fftwf_import_wisdom_from_filename(path.c_str()); }
+    static void exportWisdom(const std::string& path) { fftwf_export_wisdom_to_filename(path.c_str()); }
+    static constexpr const char* wisdomName = "fftw-wisdom-float";
     static fftwf_plan many(int rank, const int* n, int howmany, fftwf_complex* in, int istride, int idist, int sign, unsigned flags)
     {
         return fftwf_plan_many_dft(rank, n, howmany, in, nullptr, istride, idist, in, nullptr, istride, idist, sign, flags);
     }
 };
+// Where FFTW's wisdom (what FFTW_MEASURE learnt) is kept between runs, so that large plans are
+// measured once per machine: $WFS_FFTW_WISDOM_DIR (empty = do not keep it), else
+// $XDG_CACHE_HOME/wavefront-studio, else ~/.cache/wavefront-studio.
+std::string wisdomDirectory()
+{
+    if (const char* dir = std::getenv("WFS_FFTW_WISDOM_DIR"))
+        return dir;
+    if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache && *cache)
+        return std::string(cache) + "/wavefront-studio";
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return std::string(home) + "/.cache/wavefront-studio";
+    return {};
+}
+
+template <class Real>
+std::string wisdomFile()
+{
+    const std::string dir = wisdomDirectory();
+    return dir.empty() ? std::string() : dir + "/" + Api<Real>::wisdomName;
+}
 } // namespace
 
 bool initThreads()
@@ -72,6 +101,13 @@ typename Traits<Real>::Plan plan(const PlanKey& key)
         return it->second;
 
     initThreads();
+    static const std::string wisdom = wisdomFile<Real>();
+    static const bool imported = [] {
+        if (!wisdom.empty())
+            Api<Real>::importWisdom(wisdom); // a missing or unreadable file just means no wisdom yet
+        return true;
+    }();
+    (void)imported;
     Api<Real>::planWithThreads(std::max(1, key.threads));
     // FFTW_MEASURE at 2048^2 would otherwise spend tens of seconds per plan for a few percent.
     Api<Real>::setTimeLimit(kPlanningSecondsPerPlan);
@@ -98,6 +134,11 @@ typename Traits<Real>::Plan plan(const PlanKey& key)
     if (!p)
         throw std::runtime_error("FFTW could not create a plan for a " + std::to_string(key.n) + " x " + std::to_string(key.n) + " transform");
     cache.emplace(key, p);
+    if (key.measure && !wisdom.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(std::filesystem::path(wisdom).parent_path(), ec);
+        Api<Real>::exportWisdom(wisdom); // failure (read-only home) only costs the measuring next time
+    }
     return p;
 }
 

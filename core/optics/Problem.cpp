@@ -98,12 +98,7 @@ void Problem::compileGeometry()
     m_modes = zernike::modes(m_spec.basis.maxOrder, m_spec.basis.ordering);
     const int pixels = pupilPixelCount();
     m_basis.resize(pixels, Eigen::Index(m_modes.size()));
-    for (int p = 0; p < pixels; ++p) {
-        const double r = std::hypot(m_pupilX[size_t(p)], m_pupilY[size_t(p)]);
-        const double theta = std::atan2(m_pupilY[size_t(p)], m_pupilX[size_t(p)]);
-        for (size_t t = 0; t < m_modes.size(); ++t)
-            m_basis(p, Eigen::Index(t)) = zernike::evaluate(m_modes[t], m_spec.basis.normalization, r, theta);
-    }
+    zernike::evaluateBasis(m_modes, m_spec.basis.normalization, m_pupilX.data(), m_pupilY.data(), size_t(pixels), m_basis.data());
 
     m_diversity.assign(m_spec.planes.size(), std::vector<double>(size_t(pixels), 0.0));
     for (size_t k = 0; k < m_spec.planes.size(); ++k) {

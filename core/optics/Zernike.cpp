@@ -1,6 +1,7 @@
 #include "optics/Zernike.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -143,21 +144,27 @@ double normalizationFactor(ZernikeMode mode, ZernikeNormalization norm)
     return mode.m == 0 ? std::sqrt(double(mode.n + 1)) : std::sqrt(2.0 * (mode.n + 1));
 }
 
-double radial(int n, int absM, double r)
+namespace {
+// The coefficient of r^(n - 2s) in R_n^|m|: (-1)^s (n-s)! / (s! ((n+|m|)/2-s)! ((n-|m|)/2-s)!). Exact
+// integers; n <= 15 keeps the factorials within double range and the cancellation harmless for r <= 1.
+double radialCoefficient(int n, int absM, int s)
 {
-    // Explicit sum with exact integer coefficients; n <= 15 keeps the factorials within double range
-    // and the cancellation harmless for r <= 1.
     auto factorial = [](int k) {
         double f = 1;
         for (int i = 2; i <= k; ++i)
             f *= i;
         return f;
     };
+    const double c = factorial(n - s) / (factorial(s) * factorial((n + absM) / 2 - s) * factorial((n - absM) / 2 - s));
+    return (s % 2) ? -c : c;
+}
+} // namespace
+
+double radial(int n, int absM, double r)
+{
     double sum = 0;
-    for (int s = 0; s <= (n - absM) / 2; ++s) {
-        const double c = factorial(n - s) / (factorial(s) * factorial((n + absM) / 2 - s) * factorial((n - absM) / 2 - s));
-        sum += ((s % 2) ? -c : c) * std::pow(r, n - 2 * s);
-    }
+    for (int s = 0; s <= (n - absM) / 2; ++s)
+        sum += radialCoefficient(n, absM, s) * std::pow(r, n - 2 * s);
     return sum;
 }
 
@@ -170,6 +177,46 @@ double evaluate(ZernikeMode mode, ZernikeNormalization norm, double r, double th
     else if (mode.m < 0)
         value *= std::sin(am * theta);
     return value;
+}
+
+void evaluateBasis(const std::vector<ZernikeMode>& modes, ZernikeNormalization norm, const double* x, const double* y,
+                   size_t count, double* out)
+{
+    struct Term {
+        double coefficient;
+        int power;
+    };
+    int maxOrder = 0;
+    std::vector<std::vector<Term>> radialTerms(modes.size());
+    for (size_t t = 0; t < modes.size(); ++t) {
+        const ZernikeMode mode = modes[t];
+        checkMode(mode);
+        maxOrder = std::max(maxOrder, mode.n);
+        const int am = std::abs(mode.m);
+        // The terms of radial(), with the normalisation folded in.
+        for (int s = 0; s <= (mode.n - am) / 2; ++s)
+            radialTerms[t].push_back({radialCoefficient(mode.n, am, s) * normalizationFactor(mode, norm), mode.n - 2 * s});
+    }
+    std::vector<double> powers(size_t(maxOrder) + 1), cosines(size_t(maxOrder) + 1), sines(size_t(maxOrder) + 1);
+    for (size_t p = 0; p < count; ++p) {
+        const double r = std::hypot(x[p], y[p]);
+        const double theta = std::atan2(y[p], x[p]);
+        powers[0] = 1.0;
+        for (int k = 1; k <= maxOrder; ++k)
+            powers[size_t(k)] = powers[size_t(k - 1)] * r;
+        for (int k = 0; k <= maxOrder; ++k) {
+            cosines[size_t(k)] = std::cos(k * theta);
+            sines[size_t(k)] = std::sin(k * theta);
+        }
+        for (size_t t = 0; t < modes.size(); ++t) {
+            double radialValue = 0.0;
+            for (const Term& term : radialTerms[t])
+                radialValue += term.coefficient * powers[size_t(term.power)];
+            const int m = modes[t].m;
+            const double angular = m > 0 ? cosines[size_t(m)] : m < 0 ? sines[size_t(-m)] : 1.0;
+            out[p + t * count] = radialValue * angular;
+        }
+    }
 }
 
 } // namespace wfs::zernike

@@ -46,5 +46,11 @@ double normalizationFactor(ZernikeMode mode, ZernikeNormalization norm);
 double radial(int n, int absM, double r);
 double evaluate(ZernikeMode mode, ZernikeNormalization norm, double r, double theta);
 
+// Every mode at every point (x[p], y[p]): out[p + t * count] for mode t (column-major, as Eigen
+// stores a points x modes matrix). The radial coefficients are worked out once per mode and the
+// powers of r and multiples of theta once per point, which is what makes large pupils quick.
+void evaluateBasis(const std::vector<ZernikeMode>& modes, ZernikeNormalization norm, const double* x, const double* y,
+                   size_t count, double* out);
+
 } // namespace zernike
 } // namespace wfs

@@ -64,6 +64,26 @@ private slots:
             WFS_VERIFY_CLOSE(zernike::radial(m.n, std::abs(m.m), 1.0), 1.0, 1e-9, 0.0);
     }
 
+    void basisEvaluationMatchesSingleModes()
+    {
+        // evaluateBasis (per-point powers and multiples, per-mode coefficients) against evaluate().
+        const auto modes = zernike::modes(zernike::kMaxOrder, ZernikeOrdering::Noll);
+        std::vector<double> x, y;
+        for (int i = 0; i < 200; ++i) {
+            const double r = std::sqrt((i % 17) / 16.0), theta = 0.37 * i;
+            x.push_back(r * std::cos(theta));
+            y.push_back(r * std::sin(theta));
+        }
+        for (ZernikeNormalization norm : {ZernikeNormalization::Rms, ZernikeNormalization::Unit}) {
+            std::vector<double> out(x.size() * modes.size());
+            zernike::evaluateBasis(modes, norm, x.data(), y.data(), x.size(), out.data());
+            for (size_t t = 0; t < modes.size(); ++t)
+                for (size_t p = 0; p < x.size(); ++p)
+                    WFS_VERIFY_CLOSE(out[p + t * x.size()],
+                                     zernike::evaluate(modes[t], norm, std::hypot(x[p], y[p]), std::atan2(y[p], x[p])), 1e-10, 1e-10); // n = 15 sums cancel terms of ~1e4
+        }
+    }
+
     void rmsBasisIsOrthonormal_data()
     {
         QTest::addColumn<int>("order");
