@@ -123,11 +123,10 @@ class Callback final : public ceres::IterationCallback {
 public:
     using Clock = std::chrono::steady_clock;
 
-    Callback(const CeresFunction& function, const double* state, int count, const std::atomic<bool>* cancel,
+    Callback(const CeresFunction& function, const double* state, const std::atomic<bool>* cancel,
              const wfs::IterationCallback& user, Clock::time_point start)
         : m_function(function)
         , m_state(state)
-        , m_count(count)
         , m_cancel(cancel)
         , m_user(user)
         , m_start(start)
@@ -166,7 +165,6 @@ public:
 private:
     const CeresFunction& m_function;
     const double* m_state;
-    int m_count;
     const std::atomic<bool>* m_cancel;
     const wfs::IterationCallback& m_user;
     Clock::time_point m_start;
@@ -224,7 +222,7 @@ SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& sta
     ceresOptions.minimizer_progress_to_stdout = false;
     ceresOptions.update_state_every_iteration = true; // the callback reads the live iterate
 
-    Callback iterationCallback(*function, x.data(), count, options.cancel, callback, t0);
+    Callback iterationCallback(*function, x.data(), options.cancel, callback, t0);
     ceresOptions.callbacks.push_back(&iterationCallback);
 
     ceres::GradientProblemSolver::Summary summary;

@@ -405,25 +405,9 @@ void writePhasePng(const std::string& path, const FitResult& result, const Phase
 
 QByteArray coefficientsJson(const FitResult& r)
 {
-    QJsonArray list;
-    for (const CoefficientResult& c : r.coefficients) {
-        const bool known = std::isfinite(c.uncertaintyWaves);
-        list.append(QJsonObject{
-            {QStringLiteral("index"), c.index},
-            {QStringLiteral("n"), c.mode.n},
-            {QStringLiteral("m"), c.mode.m},
-            {QStringLiteral("name"), QString::fromStdString(c.name)},
-            {QStringLiteral("value_waves"), c.waves},
-            {QStringLiteral("value_nm"), c.nm},
-            {QStringLiteral("value_rad"), c.radians},
-            {QStringLiteral("uncertainty_waves"), known ? QJsonValue(c.uncertaintyWaves) : QJsonValue(QJsonValue::Null)},
-            {QStringLiteral("uncertainty_nm"), known ? QJsonValue(c.uncertaintyWaves * r.wavelength * 1e9) : QJsonValue(QJsonValue::Null)},
-            {QStringLiteral("free"), c.free},
-        });
-    }
     const QJsonObject o{
         {QStringLiteral("convention"), conventionJson(r.ordering, r.normalization, r.wavelength)},
-        {QStringLiteral("coefficients"), list},
+        {QStringLiteral("coefficients"), coefficientsJsonArray(r)},
         {QStringLiteral("rms_waves"), r.rmsWaves},
         {QStringLiteral("pv_waves"), r.pvWaves},
         {QStringLiteral("strehl"), r.strehl},

@@ -35,7 +35,7 @@ QJsonObject conventionJson(ZernikeOrdering ordering, ZernikeNormalization normal
     };
 }
 
-QJsonObject resultToJson(const FitResult& r)
+QJsonArray coefficientsJsonArray(const FitResult& r)
 {
     QJsonArray coefficients;
     for (const CoefficientResult& c : r.coefficients) {
@@ -48,9 +48,16 @@ QJsonObject resultToJson(const FitResult& r)
             {QStringLiteral("value_nm"), c.nm},
             {QStringLiteral("value_rad"), c.radians},
             {QStringLiteral("uncertainty_waves"), number(c.uncertaintyWaves)},
+            {QStringLiteral("uncertainty_nm"), number(c.uncertaintyWaves * r.wavelength * 1e9)},
             {QStringLiteral("free"), c.free},
         });
     }
+    return coefficients;
+}
+
+QJsonObject resultToJson(const FitResult& r)
+{
+    const QJsonArray coefficients = coefficientsJsonArray(r);
     QJsonArray planes;
     for (const PlaneResult& p : r.planes) {
         planes.append(QJsonObject{

@@ -3,6 +3,7 @@
 // schema as a result's "coefficients").
 #include "fit/Results.h"
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
 
@@ -14,6 +15,10 @@ QJsonObject resultToJson(const FitResult& result);
 
 // "convention" object: ordering, normalization, unit, wavelength_m.
 QJsonObject conventionJson(ZernikeOrdering ordering, ZernikeNormalization normalization, double wavelength);
+
+// The coefficients as a JSON array: index, n, m, name, value_waves, value_nm, value_rad,
+// uncertainty_waves, uncertainty_nm (null when unknown), free. Shared by the result and coefficient files.
+QJsonArray coefficientsJsonArray(const FitResult& result);
 
 // Coefficient table as CSV with a comment header stating the conventions.
 QString coefficientsCsv(const FitResult& result);
