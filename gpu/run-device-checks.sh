@@ -5,7 +5,7 @@
 # cores; a failed step is recorded and the rest still runs):
 #   1. configure and build with CUDA (build-device/, Release, default architectures 80/90 + PTX)
 #   2. tst_gpumodel: the GPU against the CPU (reference values, every objective, images, converged
-#      fits, out of memory); tst_fasthgpu as a smoke test of the shared CudaCheck.h
+#      fits, out of memory); tst_fasthgpu as a smoke test of the shared CudaCheck.h / DeviceResources.h
 #   3. bench oof, order 8, grids 64..2048, float64 and float32:
 #        gpu with CUDA graphs, gpu without (--no-cuda-graph: what the graphs save at small grids),
 #        cpu on every core, cpu on one core (grids <= 1024; 2048 takes minutes there)

@@ -5,7 +5,7 @@
 // `wavefront-cli fasth-bench`); and an SVD layer trained live, whose inverse and determinant are then
 // compared with LU. Heavy work runs on worker threads with progress and cancel; a display-rate timer
 // pulls the live state, so a fast job never floods the GUI with signals.
-#include "FasthJobs.h"
+#include "engine/FasthJobs.h"
 
 #include <QFutureWatcher>
 #include <QWidget>

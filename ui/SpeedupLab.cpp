@@ -52,61 +52,7 @@ QString explanation()
         "them.</p>");
 }
 
-double maxCoefficientDifference(const std::vector<double>& a, const std::vector<double>& b, int order)
-{
-    const int zernikeParameters = zernike::termCount(order) - 1; // the OOF layout: c_1..c_{J-1} first
-    if (a.size() < size_t(zernikeParameters) || b.size() < size_t(zernikeParameters))
-        return std::nan("");
-    double largest = 0.0;
-    for (int i = 0; i < zernikeParameters; ++i)
-        largest = std::max(largest, std::abs(a[size_t(i)] - b[size_t(i)]));
-    return largest / (2.0 * M_PI); // radians to waves
-}
-
-LabRow measuredRow(int method, int grid, int order, const OofBenchmarkRow& bench, const std::vector<double>* reference)
-{
-    LabRow row;
-    row.method = method;
-    row.grid = grid;
-    row.order = order;
-    row.bench = bench;
-    row.seconds = bench.seconds;
-    row.iterations = bench.summary.iterations;
-    row.costEvaluations = bench.summary.costEvaluations;
-    row.evaluationsPerSecond = bench.seconds > 0 ? double(bench.summary.costEvaluations) / bench.seconds : 0.0;
-    row.finalCost = bench.summary.finalCost;
-    row.maxCoefficientDifferenceWaves = reference ? maxCoefficientDifference(bench.summary.parameters, *reference, order) : 0.0;
-    return row;
-}
-
-OofBenchmarkSettings benchSettings(const LabMethod& m, int grid, int order, int evalRepeat, const std::atomic<bool>* cancel)
-{
-    OofBenchmarkSettings s;
-    s.grid = grid;
-    s.order = order;
-    s.backend = m.backend;
-    s.gradient = m.gradient;
-    s.evaluator.precision = m.precision;
-    s.evaluator.threads = m.threads;
-    s.evalRepeat = evalRepeat;
-    s.cancel = cancel;
-    return s;
-}
 } // namespace
-
-std::vector<LabMethod> labMethods()
-{
-    const int all = std::max(1, QThread::idealThreadCount());
-    return {
-        {QObject::tr("finite differences, CPU float64, 1 thread (baseline)"), BackendKind::Cpu, GradientKind::FiniteDifference, Precision::Double, 1},
-        {QObject::tr("adjoint, CPU float64, 1 thread (reference)"), BackendKind::Cpu, GradientKind::Adjoint, Precision::Double, 1},
-        {QObject::tr("adjoint, CPU float32, 1 thread"), BackendKind::Cpu, GradientKind::Adjoint, Precision::Float, 1},
-        {QObject::tr("adjoint, CPU float64, %1 threads").arg(all), BackendKind::Cpu, GradientKind::Adjoint, Precision::Double, all},
-        {QObject::tr("adjoint, CPU float32, %1 threads").arg(all), BackendKind::Cpu, GradientKind::Adjoint, Precision::Float, all},
-        {QObject::tr("adjoint, GPU float64"), BackendKind::Gpu, GradientKind::Adjoint, Precision::Double, 1},
-        {QObject::tr("adjoint, GPU float32"), BackendKind::Gpu, GradientKind::Adjoint, Precision::Float, 1},
-    };
-}
 
 SpeedupLab::SpeedupLab(QWidget* parent)
     : QWidget(parent)
@@ -308,69 +254,16 @@ void SpeedupLab::start(const LabSettings& settings, const std::vector<LabRow>& r
     refresh();
 
     // Reference solutions for re-runs: the worker does not touch m_rows.
-    std::map<std::pair<int, int>, std::vector<double>> references;
+    SpeedupReferences references;
     for (const LabRow& row : m_rows)
         if (row.method == kReferenceMethod)
             references[{row.grid, row.order}] = row.bench.summary.parameters;
 
     m_future = QtConcurrent::run([this, settings, redo, references] {
-        const auto methods = labMethods();
         auto post = [this](const LabRow& row) { QMetaObject::invokeMethod(this, [this, row] { addRow(row); }, Qt::QueuedConnection); };
         QString error;
         try {
-            if (!redo.empty()) {
-                for (const LabRow& old : redo) {
-                    if (m_cancelRequested)
-                        break;
-                    const auto reference = references.find({old.grid, old.order});
-                    const OofBenchmarkRow bench = runOofBenchmark(benchSettings(methods[size_t(old.method)], old.grid, old.order, 1, &m_cancelRequested));
-                    if (bench.summary.termination != Termination::Cancelled)
-                        post(measuredRow(old.method, old.grid, old.order, bench, reference == references.end() ? nullptr : &reference->second));
-                }
-            } else {
-                for (int order : settings.orders) {
-                    for (int grid : settings.grids) {
-                        if (m_cancelRequested)
-                            break;
-                        const OofBenchmarkRow ref = runOofBenchmark(benchSettings(methods[kReferenceMethod], grid, order, settings.evalRepeat, &m_cancelRequested));
-                        if (ref.summary.termination == Termination::Cancelled)
-                            break;
-                        post(measuredRow(kReferenceMethod, grid, order, ref, nullptr));
-                        for (int m : settings.methods) {
-                            if (m == kReferenceMethod || m_cancelRequested)
-                                continue;
-                            const LabMethod& method = methods[size_t(m)];
-                            if (method.gradient == GradientKind::FiniteDifference && !settings.runBaselinesForReal) {
-                                // Time one finite-difference gradient, then decide whether to fit for real.
-                                OofBenchmarkSettings timing = benchSettings(method, grid, order, 1, &m_cancelRequested);
-                                timing.solve = false;
-                                const OofBenchmarkRow measured = runOofBenchmark(timing);
-                                const double estimate = double(ref.summary.gradientEvaluations) * measured.evalMs * 1e-3;
-                                if (estimate > settings.estimateAboveSeconds) {
-                                    LabRow row;
-                                    row.method = m;
-                                    row.grid = grid;
-                                    row.order = order;
-                                    row.estimated = true;
-                                    row.bench = measured;
-                                    row.seconds = estimate;
-                                    row.iterations = ref.summary.iterations;
-                                    row.costEvaluations = ref.summary.gradientEvaluations * (measured.parameters + 1);
-                                    row.evaluationsPerSecond = double(row.costEvaluations) / estimate;
-                                    row.finalCost = std::nan("");
-                                    row.maxCoefficientDifferenceWaves = std::nan("");
-                                    post(row);
-                                    continue;
-                                }
-                            }
-                            const OofBenchmarkRow bench = runOofBenchmark(benchSettings(method, grid, order, settings.evalRepeat, &m_cancelRequested));
-                            if (bench.summary.termination == Termination::Cancelled)
-                                break;
-                            post(measuredRow(m, grid, order, bench, &ref.summary.parameters));
-                        }
-                    }
-                }
-            }
+            runSpeedupExperiment(settings, redo, references, post, m_cancelRequested);
         } catch (const std::exception& e) {
             error = QString::fromUtf8(e.what());
         }

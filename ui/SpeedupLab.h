@@ -3,7 +3,7 @@
 // The same BFGS fit with finite-difference gradients on the CPU (the "NumPy-style" baseline), with
 // exact adjoint gradients on the CPU (float64 and float32, one and all threads) and on the GPU when
 // there is one; time to solution, speed-up, evaluations per second, and whether the methods agree.
-#include "engine/Benchmark.h"
+#include "engine/SpeedupExperiment.h"
 
 #include <QFuture>
 #include <QWidget>
@@ -20,43 +20,6 @@ class QPushButton;
 class QTableWidget;
 
 namespace wfs::ui {
-
-struct LabMethod {
-    QString name;
-    BackendKind backend = BackendKind::Cpu;
-    GradientKind gradient = GradientKind::Adjoint;
-    Precision precision = Precision::Double;
-    int threads = 1;
-};
-
-// The methods the lab offers, in display order: 0 is the finite-difference baseline, 1 the adjoint
-// CPU float64 single-thread reference every other method is compared with.
-std::vector<LabMethod> labMethods();
-constexpr int kBaselineMethod = 0;
-constexpr int kReferenceMethod = 1;
-
-struct LabSettings {
-    std::vector<int> grids = {64, 128};
-    std::vector<int> orders = {4};
-    std::vector<int> methods = {0, 1, 2};   // indices into labMethods(); the reference always runs
-    bool runBaselinesForReal = false;       // false: baselines longer than estimateAboveSeconds are estimated
-    double estimateAboveSeconds = 10.0;
-    int evalRepeat = 5;
-};
-
-struct LabRow {
-    int method = 0;
-    int grid = 0;
-    int order = 0;
-    bool estimated = false;    // time and counts from measured per-evaluation times, not a real fit
-    OofBenchmarkRow bench;     // measured figures (for an estimated row: its evaluation timings only)
-    double seconds = 0.0;      // time to solution (measured or estimated)
-    long iterations = 0;
-    long costEvaluations = 0;  // model evaluations, finite-difference ones included
-    double evaluationsPerSecond = 0.0;
-    double finalCost = 0.0;    // NaN for an estimated row
-    double maxCoefficientDifferenceWaves = 0.0; // against the reference's solution; NaN when none
-};
 
 class SpeedupLab : public QWidget {
     Q_OBJECT

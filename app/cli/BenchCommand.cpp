@@ -4,6 +4,7 @@
 #include "Commands.h"
 
 #include "engine/Benchmark.h"
+#include "engine/Workflow.h"
 
 namespace wfs::cli {
 
@@ -42,8 +43,11 @@ int runBench(const QStringList& args)
         for (int o : orders)
             if (o < 1 || o > zernike::kMaxOrder)
                 throw UsageError("--order: must be between 1 and " + std::to_string(zernike::kMaxOrder));
+        SolverSettings solverSettings;
+        applySolverFlags(parser, solverSettings);
+        checkSolverSettings(solverSettings);
         ReconstructionRequest options;
-        applySolverOptions(parser, options);
+        applySolverSettings(solverSettings, options);
         options.evaluator.cudaGraphs = !parser.isSet(QStringLiteral("no-cuda-graph"));
         const bool solve = !parser.isSet(QStringLiteral("no-solve"));
         const std::uint64_t seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
@@ -72,6 +76,8 @@ int runBench(const QStringList& args)
         return 0;
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
+    } catch (const SettingsError& e) {
+        return usageFailure(program, QStringLiteral("--") + QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
         return runFailure(program, QString::fromStdString(e.what()));
     }

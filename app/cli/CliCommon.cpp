@@ -150,34 +150,30 @@ void addSolverOptions(QCommandLineParser& parser)
     });
 }
 
-void applySolverOptions(const QCommandLineParser& parser, ReconstructionRequest& request)
+void applySolverFlags(const QCommandLineParser& parser, SolverSettings& s)
 {
-    const QString backend = parseWordList(parser.value(QStringLiteral("backend")), QStringLiteral("backend"), {QStringLiteral("cpu"), QStringLiteral("gpu")}).front();
-    request.backend = backend == QLatin1String("gpu") ? BackendKind::Gpu : BackendKind::Cpu;
-    const QString gradient = parseWordList(parser.value(QStringLiteral("gradient")), QStringLiteral("gradient"), {QStringLiteral("adjoint"), QStringLiteral("fd")}).front();
-    request.gradient = gradient == QLatin1String("fd") ? GradientKind::FiniteDifference : GradientKind::Adjoint;
-    const QString optimizer = parseWordList(parser.value(QStringLiteral("optimizer")), QStringLiteral("optimizer"), {QStringLiteral("bfgs"), QStringLiteral("lbfgs")}).front();
-    request.solver.optimizer = optimizer == QLatin1String("lbfgs") ? OptimizerKind::Lbfgs : OptimizerKind::Bfgs;
-    const QString precision = parseWordList(parser.value(QStringLiteral("precision")), QStringLiteral("precision"), {QStringLiteral("double"), QStringLiteral("float")}).front();
-    request.evaluator.precision = precision == QLatin1String("float") ? Precision::Float : Precision::Double;
-    request.evaluator.threads = parseInt(parser.value(QStringLiteral("threads")), QStringLiteral("threads"));
-    if (request.evaluator.threads < 1 || request.evaluator.threads > 1024)
-        throw UsageError("--threads: must be between 1 and 1024");
-    if (parser.isSet(QStringLiteral("max-iterations"))) {
-        request.solver.maxIterations = parseInt(parser.value(QStringLiteral("max-iterations")), QStringLiteral("max-iterations"));
-        if (request.solver.maxIterations < 1)
-            throw UsageError("--max-iterations: must be at least 1");
-    }
-    if (parser.isSet(QStringLiteral("gtol"))) {
-        request.solver.gradientTolerance = parseNumber(parser.value(QStringLiteral("gtol")), QStringLiteral("gtol"));
-        if (request.solver.gradientTolerance < 0)
-            throw UsageError("--gtol: must not be negative");
-    }
-    if (parser.isSet(QStringLiteral("ftol"))) {
-        request.solver.functionTolerance = parseNumber(parser.value(QStringLiteral("ftol")), QStringLiteral("ftol"));
-        if (request.solver.functionTolerance < 0)
-            throw UsageError("--ftol: must not be negative");
-    }
+    auto has = [&](const char* name) { return parser.isSet(QLatin1String(name)); };
+    auto value = [&](const char* name) { return parser.value(QLatin1String(name)); };
+    auto word = [&](const char* name, const QStringList& allowed) { return parseWordList(value(name), QLatin1String(name), allowed).front(); };
+    if (has("backend"))
+        s.backend = word("backend", {QStringLiteral("cpu"), QStringLiteral("gpu")}).toStdString();
+    if (has("gradient"))
+        s.gradient = word("gradient", {QStringLiteral("adjoint"), QStringLiteral("fd")}) == QLatin1String("fd") ? GradientKind::FiniteDifference
+                                                                                                               : GradientKind::Adjoint;
+    if (has("optimizer"))
+        s.optimizer = word("optimizer", {QStringLiteral("bfgs"), QStringLiteral("lbfgs")}) == QLatin1String("lbfgs") ? OptimizerKind::Lbfgs
+                                                                                                                   : OptimizerKind::Bfgs;
+    if (has("precision"))
+        s.precision = word("precision", {QStringLiteral("double"), QStringLiteral("float")}) == QLatin1String("float") ? Precision::Float
+                                                                                                                     : Precision::Double;
+    if (has("threads"))
+        s.threads = parseInt(value("threads"), QStringLiteral("threads"));
+    if (has("max-iterations"))
+        s.maxIterations = parseInt(value("max-iterations"), QStringLiteral("max-iterations"));
+    if (has("gtol"))
+        s.gradientTolerance = parseNumber(value("gtol"), QStringLiteral("gtol"));
+    if (has("ftol"))
+        s.functionTolerance = parseNumber(value("ftol"), QStringLiteral("ftol"));
 }
 
 } // namespace wfs::cli

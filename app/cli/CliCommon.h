@@ -40,13 +40,14 @@ void printJsonLine(const QJsonObject& object);
 
 } // namespace wfs::cli
 
-#include "engine/ReconstructionEngine.h"
+#include "io/Session.h"
 
 namespace wfs::cli {
 
 // The backend and solver options shared by `reconstruct` and `bench` (spec/cli.md).
 void addSolverOptions(QCommandLineParser& parser);
-// Reads them into the request; throws UsageError.
-void applySolverOptions(const QCommandLineParser& parser, ReconstructionRequest& request);
+// Reads those given into the settings (the rest keep their values); throws UsageError for a word or
+// number that does not parse. Ranges are checked by core (engine/Workflow.h: checkSolverSettings).
+void applySolverFlags(const QCommandLineParser& parser, SolverSettings& settings);
 
 } // namespace wfs::cli

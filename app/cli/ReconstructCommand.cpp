@@ -4,6 +4,8 @@
 #include "Commands.h"
 
 #include "engine/Presets.h"
+#include "engine/Report.h"
+#include "engine/Workflow.h"
 #include "io/Dataset.h"
 #include "io/Exports.h"
 #include "io/Session.h"
@@ -216,39 +218,10 @@ void applyModelFlags(const QCommandLineParser& parser, ModelSettings& m)
         m.fitShift = true;
 }
 
-void applySolverFlags(const QCommandLineParser& parser, SolverSettings& s)
+// The solver flags only `reconstruct` has (coarse-to-fine stages and what the analysis reports).
+void applyReconstructSolverFlags(const QCommandLineParser& parser, SolverSettings& s)
 {
-    if (has(parser, "backend"))
-        s.backend = parseWordList(value(parser, "backend"), QStringLiteral("backend"), {QStringLiteral("cpu"), QStringLiteral("gpu")}).front().toStdString();
-    if (has(parser, "gradient"))
-        s.gradient = parseWordList(value(parser, "gradient"), QStringLiteral("gradient"), {QStringLiteral("adjoint"), QStringLiteral("fd")}).front() == QLatin1String("fd")
-                         ? GradientKind::FiniteDifference : GradientKind::Adjoint;
-    if (has(parser, "optimizer"))
-        s.optimizer = parseWordList(value(parser, "optimizer"), QStringLiteral("optimizer"), {QStringLiteral("bfgs"), QStringLiteral("lbfgs")}).front() == QLatin1String("lbfgs")
-                          ? OptimizerKind::Lbfgs : OptimizerKind::Bfgs;
-    if (has(parser, "precision"))
-        s.precision = parseWordList(value(parser, "precision"), QStringLiteral("precision"), {QStringLiteral("double"), QStringLiteral("float")}).front() == QLatin1String("float")
-                          ? Precision::Float : Precision::Double;
-    if (has(parser, "threads")) {
-        s.threads = parseInt(value(parser, "threads"), QStringLiteral("threads"));
-        if (s.threads < 1 || s.threads > 1024)
-            throw UsageError("--threads: must be between 1 and 1024");
-    }
-    if (has(parser, "max-iterations")) {
-        s.maxIterations = parseInt(value(parser, "max-iterations"), QStringLiteral("max-iterations"));
-        if (s.maxIterations < 1)
-            throw UsageError("--max-iterations: must be at least 1");
-    }
-    if (has(parser, "gtol")) {
-        s.gradientTolerance = parseNumber(value(parser, "gtol"), QStringLiteral("gtol"));
-        if (s.gradientTolerance < 0)
-            throw UsageError("--gtol: must not be negative");
-    }
-    if (has(parser, "ftol")) {
-        s.functionTolerance = parseNumber(value(parser, "ftol"), QStringLiteral("ftol"));
-        if (s.functionTolerance < 0)
-            throw UsageError("--ftol: must not be negative");
-    }
+    applySolverFlags(parser, s);
     if (has(parser, "stages"))
         s.stages = parseIntList(value(parser, "stages"), QStringLiteral("stages"));
     if (has(parser, "remove-defocus"))
@@ -269,44 +242,6 @@ void takeMessages(const std::vector<DatasetMessage>& messages, std::vector<std::
     }
     if (!errors.empty())
         throw std::runtime_error(errors);
-}
-
-void printSummary(FILE* out, const FitResult& r, const std::vector<std::string>& notes, const Truth* truth)
-{
-    std::fprintf(out, "Wavefront Studio reconstruction: %s\n", r.problemName.c_str());
-    for (const std::string& note : notes)
-        std::fprintf(out, note.rfind("warning: ", 0) == 0 ? "  %s\n" : "  note: %s\n", note.c_str());
-    std::fprintf(out, "  backend %s (%s), %s, gradient %s, %zu parameters\n", r.backend.backend.c_str(), r.backend.device.c_str(),
-                 precisionName(r.backend.precision), gradientName(r.gradient), r.parameterValues.size());
-    std::fprintf(out, "  %s after %d iterations, %ld cost / %ld gradient evaluations, %.3f s\n", terminationName(r.solver.termination),
-                 r.solver.iterations, r.solver.costEvaluations, r.solver.gradientEvaluations, r.solver.seconds);
-    std::fprintf(out, "  (%s)\n", r.solver.message.c_str());
-    std::fprintf(out, "  cost %.6g -> %.6g", r.solver.initialCost, r.solver.finalCost);
-    for (size_t k = 0; k < r.planes.size(); ++k)
-        if (std::isfinite(r.planes[k].reducedChiSquare))
-            std::fprintf(out, "%s plane %zu chi2/pixel %.3f", k == 0 ? ";" : ",", k, r.planes[k].reducedChiSquare);
-    std::fprintf(out, "\n  wavefront error (%s removed): %.4f waves RMS = %.1f nm RMS, %.4f waves PV; Strehl %.3f (Marechal %.3f)\n",
-                 r.defocusRemoved ? "piston, tip, tilt, defocus" : "piston, tip, tilt", r.rmsWaves, r.rmsWaves * r.wavelength * 1e9,
-                 r.pvWaves, r.strehl, r.strehlMarechal);
-    std::fprintf(out, "  Zernike coefficients (%s ordering, %s normalisation, wavelength %.1f nm):\n",
-                 zernike::orderingName(r.ordering), zernike::normalizationName(r.normalization), r.wavelength * 1e9);
-    std::fprintf(out, "    %5s %3s %4s  %-32s %11s %11s %10s%s\n", "index", "n", "m", "name", "waves", "nm", "+/- waves",
-                 truth ? "      truth" : "");
-    for (const CoefficientResult& c : r.coefficients) {
-        std::fprintf(out, "    %5d %3d %4d  %-32s %11.5f %11.2f %10.5f", c.index, c.mode.n, c.mode.m, c.name.c_str(), c.waves, c.nm,
-                     c.uncertaintyWaves);
-        if (truth) {
-            double t = 0.0;
-            for (const TruthTerm& term : truth->terms)
-                if (zernike::modeFromIndex(term.index, truth->ordering) == c.mode)
-                    t = term.valueWaves * zernike::normalizationFactor(c.mode, truth->normalization)
-                        / zernike::normalizationFactor(c.mode, r.normalization);
-            std::fprintf(out, " %10.5f", t);
-        }
-        std::fputc('\n', out);
-    }
-    for (const std::string& w : r.warnings)
-        std::fprintf(out, "  warning: %s\n", w.c_str());
 }
 
 } // namespace
@@ -422,16 +357,19 @@ int runReconstruct(const QStringList& args)
             }
             if (has(parser, "read-noise"))
                 request.spec.readNoise = parseNumber(value(parser, "read-noise"), QStringLiteral("read-noise"));
-            if (has(parser, "stages")) {
-                request.stages = parseIntList(value(parser, "stages"), QStringLiteral("stages"));
-                request.spec.basis.maxOrder = request.stages.back();
-                request.start.clear();
-            }
-            if (request.spec.basis.maxOrder < 1 || request.spec.basis.maxOrder > zernike::kMaxOrder)
-                throw UsageError("--order: must be between 1 and " + std::to_string(zernike::kMaxOrder));
-            applySolverOptions(parser, request);
-            request.analysis.removeDefocus = has(parser, "remove-defocus");
-            request.analysis.computeUncertainty = !has(parser, "no-uncertainty");
+            // The preset's stopping rules, overridden by the same solver flags as file input.
+            SolverSettings solver;
+            solver.maxIterations = c.solver.maxIterations;
+            solver.gradientTolerance = c.solver.gradientTolerance;
+            solver.functionTolerance = c.solver.functionTolerance;
+            applyReconstructSolverFlags(parser, solver);
+            ModelSettings model;
+            model.order = request.spec.basis.maxOrder;
+            checkSettings(model, solver);
+            request.spec.basis.maxOrder = fittedOrders(model, solver).back();
+            if (!solver.stages.empty())
+                request.start.clear(); // start values belong to the full-order problem
+            applySolverSettings(solver, request);
         } else {
             session.emplace();
             if (fromSession) {
@@ -448,37 +386,32 @@ int runReconstruct(const QStringList& args)
             applyMetadataFlags(parser, data);
             applyPreprocessFlags(parser, data.preprocess);
             applyModelFlags(parser, session->model);
-            applySolverFlags(parser, session->solver);
+            applyReconstructSolverFlags(parser, session->solver);
             if (has(parser, "order") && !has(parser, "stages"))
                 session->solver.stages.clear(); // a new order replaces a session's coarse-to-fine stages
-            if (!session->solver.stages.empty())
-                session->model.order = session->solver.stages.back();
-            if (session->model.order < 1 || session->model.order > zernike::kMaxOrder)
-                throw UsageError("--order: must be between 1 and " + std::to_string(zernike::kMaxOrder));
             if (!data.metadata.wavelength && !fromSession)
                 throw UsageError("the wavelength is unknown: give --wavelength (e.g. 633nm)");
-            takeMessages(prepare(data), notes);
-            BuiltProblem built;
+            PreparedRun run;
             try {
-                built = buildProblem(data, session->model);
+                run = prepareRun(*session);
             } catch (const DatasetError& e) {
                 // What the command line (or the session) left undetermined: a usage error for flags.
                 if (fromSession)
                     throw std::runtime_error(value(parser, "session").toStdString() + ": " + e.what());
                 throw UsageError(e.what());
             }
-            takeMessages(built.messages, notes);
-            request.spec = built.spec;
-            request.start = session->solver.stages.empty() ? built.start : std::vector<double>{};
-            applySolverSettings(session->solver, request);
-            context.pupil = request.spec.pupil;
-            context.samplingQ = built.samplingQ;
-            context.pupilSampleSpacing = request.spec.grid.spacing;
-            for (const DatasetFile& f : data.files)
-                context.inputs.push_back(f.path);
+            takeMessages(run.messages, notes);
+            session->dataset = std::move(run.dataset);
+            request = std::move(run.request);
+            context = std::move(run.context);
         }
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
+    } catch (const SettingsError& e) {
+        // From a session file the settings are its content (exit 1); otherwise they are the flags (exit 2).
+        if (has(parser, "session"))
+            return runFailure(program, value(parser, "session") + QStringLiteral(": ") + QString::fromStdString(e.what()));
+        return usageFailure(program, QStringLiteral("--") + QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
         return runFailure(program, QString::fromStdString(e.what()));
     }
@@ -524,7 +457,7 @@ int runReconstruct(const QStringList& args)
     }
     const FitResult result = *engine.result();
 
-    printSummary(jsonPath == QLatin1String("-") ? stderr : stdout, result, notes, truth ? &*truth : nullptr);
+    std::fputs(fullReport(result, notes, truth ? &*truth : nullptr).c_str(), jsonPath == QLatin1String("-") ? stderr : stdout);
     try {
         const bool float32 = has(parser, "float32");
         if (!jsonPath.isEmpty()) {

@@ -20,9 +20,7 @@ void printUsage(FILE* stream)
                  "  simulate      write synthetic PSF data with known aberrations (FITS)\n"
                  "  reconstruct   fit Zernike coefficients to PSF images (a preset or your files)\n"
                  "  bench oof     time the OOF benchmark problem, one JSON object per line\n"
-#ifdef WFS_HAVE_FASTH_BENCH
                  "  fasth-bench   time Householder products (FastH), one JSON object per line\n"
-#endif
                  "\nRun 'wavefront-cli <command> --help' for the options of a command.\n");
 }
 } // namespace
@@ -79,9 +77,7 @@ int main(int argc, char** argv)
         {QStringLiteral("simulate"), wfs::cli::runSimulate},
         {QStringLiteral("reconstruct"), wfs::cli::runReconstruct},
         {QStringLiteral("bench"), wfs::cli::runBench},
-#ifdef WFS_HAVE_FASTH_BENCH
         {QStringLiteral("fasth-bench"), wfs::cli::runFasthBench},
-#endif
     };
     const auto it = commands.find(command);
     if (it == commands.end()) {

@@ -182,4 +182,22 @@ void writeTextFile(const QString& path, const QByteArray& contents, bool overwri
         throw std::runtime_error(path.toStdString() + ": write failed (" + file.errorString().toStdString() + ")");
 }
 
+SolverSummary solverSummaryFromJson(const QJsonObject& saved)
+{
+    SolverSummary summary;
+    summary.initialCost = saved.value(QStringLiteral("initial_cost")).toDouble();
+    summary.finalCost = saved.value(QStringLiteral("final_cost")).toDouble();
+    summary.gradientMaxNorm = saved.value(QStringLiteral("gradient_max_norm")).toDouble();
+    summary.iterations = saved.value(QStringLiteral("iterations")).toInt();
+    summary.costEvaluations = long(saved.value(QStringLiteral("cost_evaluations")).toDouble());
+    summary.gradientEvaluations = long(saved.value(QStringLiteral("gradient_evaluations")).toDouble());
+    summary.seconds = saved.value(QStringLiteral("seconds")).toDouble();
+    summary.message = saved.value(QStringLiteral("termination_message")).toString().toStdString();
+    const QString termination = saved.value(QStringLiteral("termination")).toString();
+    for (Termination t : {Termination::Converged, Termination::MaxIterations, Termination::Stalled, Termination::Cancelled, Termination::Failed})
+        if (termination == QLatin1String(terminationName(t)))
+            summary.termination = t;
+    return summary;
+}
+
 } // namespace wfs

@@ -12,6 +12,10 @@
 namespace wfs {
 
 QJsonObject resultToJson(const FitResult& result);
+// The solver's record read back from a result written by resultToJson: termination and its message,
+// initial and final cost, gradient max-norm, iterations, evaluations, seconds (parameters stay empty:
+// a session stores them beside the result). Missing keys keep SolverSummary's defaults.
+SolverSummary solverSummaryFromJson(const QJsonObject& result);
 
 // "convention" object: ordering, normalization, unit, wavelength_m.
 QJsonObject conventionJson(ZernikeOrdering ordering, ZernikeNormalization normalization, double wavelength);

@@ -1,6 +1,7 @@
 #pragma once
-// The CUDA implementation of core's fasth::HouseholderRunner. Created only through
-// engine/BackendFactory (the one place that knows whether CUDA was compiled in).
+// The CUDA implementation of core's fasth::HouseholderRunner. Created only through engine/BackendFactory,
+// with which gpu/GpuBackend.cpp registers this backend.
+
 #include "fasth/HouseholderRunner.h"
 
 #include <memory>

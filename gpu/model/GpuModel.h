@@ -1,7 +1,7 @@
 #pragma once
 // The GPU backend's ModelEvaluator: a Problem compiled for the device (ModelDevice) plus the host-side
 // translation between the engine's parameter vector and the device's parameter and result blocks.
-// Created only through engine/BackendFactory, the one place that knows whether CUDA was compiled in.
+// Created only through engine/BackendFactory, with which gpu/GpuBackend.cpp registers this backend.
 #include "fit/ModelEvaluator.h"
 #include "model/ModelLayout.h"
 

@@ -9,7 +9,7 @@
 // adjoint FFTs, gather, reductions, copy out) is captured once into a CUDA graph per kind (cost only,
 // cost and gradient) and replayed with one launch, because at small grids the dozen separate launches
 // cost more than the work.
-#include "CudaCheck.h"
+#include "DeviceResources.h"
 #include "model/ModelLayout.h"
 
 #include <memory>

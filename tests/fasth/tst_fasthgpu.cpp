@@ -3,7 +3,7 @@
 // the file and the line, and the backend factory says "no GPU".
 #include "GpuDevice.h"
 #include "engine/BackendFactory.h"
-#include "CudaCheck.h"
+#include "DeviceResources.h"
 #include "fasth/GpuHouseholderRunner.h"
 #include "fasth/HouseholderRunner.h"
 
@@ -32,7 +32,7 @@ void TestFasthGpu::failuresNameTheCall()
         QFAIL("cudaMalloc without a device did not throw");
     } catch (const wfs::gpu::CudaError& error) {
         const QString what = QString::fromLatin1(error.what());
-        QVERIFY2(what.contains(QLatin1String("cudaMalloc")) && what.contains(QLatin1String("CudaCheck.h:")), qPrintable(what));
+        QVERIFY2(what.contains(QLatin1String("cudaMalloc")) && what.contains(QLatin1String("DeviceResources.h:")), qPrintable(what));
     }
     try {
         wfs::gpu::makeGpuHouseholderRunner(0, "none");

@@ -9,7 +9,7 @@
 // cuFFT plans' batched layout, against the CPU backend.
 #include "ModelFixtures.h"
 
-#include "CudaCheck.h"
+#include "DeviceResources.h"
 #include "GpuDevice.h"
 #include "engine/BackendFactory.h"
 #include "engine/Presets.h"

@@ -1,4 +1,4 @@
-#include "FasthJobs.h"
+#include "engine/FasthJobs.h"
 
 #include "fasth/Householder.h"
 
@@ -13,7 +13,7 @@
 #include <random>
 #include <thread>
 
-namespace wfs::ui {
+namespace wfs {
 
 namespace {
 
@@ -468,4 +468,4 @@ FasthTrainingResult runFasthTraining(const FasthTrainingSettings& settings, Fast
     return result;
 }
 
-} // namespace wfs::ui
+} // namespace wfs

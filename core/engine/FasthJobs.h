@@ -1,5 +1,5 @@
 #pragma once
-// The work behind the FastH panel, kept apart from the widgets: the timing sweeps (through the engine's
+// The FastH runners the desktop panel drives (core, not ui: nothing here draws): the timing sweeps (through the engine's
 // runner and core's runSweep, the same path as `wavefront-cli fasth-bench`), the pictures of one SVD
 // layer, and the SVD-layer training demo with its inverse/determinant comparison against LU. Everything
 // here runs on a worker thread; the panel only sees the value objects it returns and the shared state
@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-namespace wfs::ui {
+namespace wfs {
 
 // ---- Timing sweeps ----
 
@@ -183,8 +183,8 @@ struct FasthTrainingState {
 // known singular values, then compares inverse and determinant with LU. Never throws.
 FasthTrainingResult runFasthTraining(const FasthTrainingSettings& settings, FasthTrainingState& state);
 
-} // namespace wfs::ui
+} // namespace wfs
 
-Q_DECLARE_METATYPE(wfs::ui::FasthSweepResults)
-Q_DECLARE_METATYPE(wfs::ui::FasthPictures)
-Q_DECLARE_METATYPE(wfs::ui::FasthTrainingResult)
+Q_DECLARE_METATYPE(wfs::FasthSweepResults)
+Q_DECLARE_METATYPE(wfs::FasthPictures)
+Q_DECLARE_METATYPE(wfs::FasthTrainingResult)

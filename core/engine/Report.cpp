@@ -1,0 +1,88 @@
+#include "engine/Report.h"
+
+#include "optics/Zernike.h"
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+
+namespace wfs {
+
+namespace {
+
+std::string format(const char* pattern, ...)
+{
+    va_list args;
+    va_start(args, pattern);
+    char buffer[512];
+    std::vsnprintf(buffer, sizeof buffer, pattern, args);
+    va_end(args);
+    return buffer;
+}
+
+std::string removedTerms(const FitResult& r)
+{
+    return r.defocusRemoved ? "piston, tip, tilt, defocus" : "piston, tip, tilt";
+}
+
+// The truth of a term in the result's normalisation; 0 for a term the truth does not name.
+double truthWaves(const Truth& truth, const CoefficientResult& c, ZernikeNormalization normalization)
+{
+    for (const TruthTerm& term : truth.terms)
+        if (zernike::modeFromIndex(term.index, truth.ordering) == c.mode)
+            return term.valueWaves * zernike::normalizationFactor(c.mode, truth.normalization)
+                   / zernike::normalizationFactor(c.mode, normalization);
+    return 0.0;
+}
+
+} // namespace
+
+std::string briefReport(const FitResult& r)
+{
+    return format("%s after %d iterations, %ld cost / %ld gradient evaluations, %.3f s; %.4f waves RMS = %.1f nm RMS; Strehl %.3f",
+                  terminationName(r.solver.termination), r.solver.iterations, r.solver.costEvaluations, r.solver.gradientEvaluations,
+                  r.solver.seconds, r.rmsWaves, r.rmsWaves * r.wavelength * 1e9, r.strehl);
+}
+
+std::vector<std::string> summaryLines(const FitResult& r)
+{
+    std::vector<std::string> lines;
+    lines.push_back(format("backend %s (%s), %s, gradient %s, %zu parameters", r.backend.backend.c_str(), r.backend.device.c_str(),
+                           precisionName(r.backend.precision), gradientName(r.gradient), r.parameterValues.size()));
+    lines.push_back(format("%s after %d iterations, %ld cost / %ld gradient evaluations, %.3f s", terminationName(r.solver.termination),
+                           r.solver.iterations, r.solver.costEvaluations, r.solver.gradientEvaluations, r.solver.seconds));
+    lines.push_back("(" + r.solver.message + ")");
+    std::string cost = format("cost %.6g -> %.6g", r.solver.initialCost, r.solver.finalCost);
+    for (size_t k = 0; k < r.planes.size(); ++k)
+        if (std::isfinite(r.planes[k].reducedChiSquare))
+            cost += format("%s plane %zu chi2/pixel %.3f", k == 0 ? ";" : ",", k, r.planes[k].reducedChiSquare);
+    lines.push_back(cost);
+    lines.push_back(format("wavefront error (%s removed): %.4f waves RMS = %.1f nm RMS, %.4f waves PV; Strehl %.3f (Marechal %.3f)",
+                           removedTerms(r).c_str(), r.rmsWaves, r.rmsWaves * r.wavelength * 1e9, r.pvWaves, r.strehl, r.strehlMarechal));
+    lines.push_back(format("Zernike coefficients (%s ordering, %s normalisation, wavelength %.1f nm):", zernike::orderingName(r.ordering),
+                           zernike::normalizationName(r.normalization), r.wavelength * 1e9));
+    return lines;
+}
+
+std::string fullReport(const FitResult& r, const std::vector<std::string>& notes, const Truth* truth)
+{
+    std::string text = "Wavefront Studio reconstruction: " + r.problemName + "\n";
+    for (const std::string& note : notes)
+        text += (note.rfind("warning: ", 0) == 0 ? "  " : "  note: ") + note + "\n";
+    for (const std::string& line : summaryLines(r))
+        text += "  " + line + "\n";
+    text += format("    %5s %3s %4s  %-32s %11s %11s %10s%s\n", "index", "n", "m", "name", "waves", "nm", "+/- waves",
+                   truth ? "      truth" : "");
+    for (const CoefficientResult& c : r.coefficients) {
+        text += format("    %5d %3d %4d  %-32s %11.5f %11.2f %10.5f", c.index, c.mode.n, c.mode.m, c.name.c_str(), c.waves, c.nm,
+                       c.uncertaintyWaves);
+        if (truth)
+            text += format(" %10.5f", truthWaves(*truth, c, r.normalization));
+        text += "\n";
+    }
+    for (const std::string& w : r.warnings)
+        text += "  warning: " + w + "\n";
+    return text;
+}
+
+} // namespace wfs

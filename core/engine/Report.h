@@ -1,0 +1,27 @@
+#pragma once
+// A fit's result in words, formatted once for every front end (after Ceres' BriefReport / FullReport):
+// the CLI prints the full report, the desktop program shows the brief one in its status bar and the
+// summary lines above its coefficient table.
+#include "fit/Results.h"
+#include "io/ResultJson.h"
+
+#include <string>
+#include <vector>
+
+namespace wfs {
+
+// One line: termination, iterations, evaluations, time, RMS in waves and nm, Strehl.
+std::string briefReport(const FitResult& result);
+
+// The summary without the coefficient table, one entry per line (no indentation, no newlines):
+// backend and solver, termination, costs and per-plane chi-square, wavefront error and Strehl, the
+// coefficient conventions. Warnings of the result are not included (see fullReport).
+std::vector<std::string> summaryLines(const FitResult& result);
+
+// The whole report as printed by `wavefront-cli reconstruct`: a title, `notes` (lines starting with
+// "warning: " are shown as they are, the others as "note: ..."), the summary lines, the coefficient
+// table (with a truth column when `truth` is given, converted to the result's normalisation) and the
+// result's warnings. Ends with a newline.
+std::string fullReport(const FitResult& result, const std::vector<std::string>& notes = {}, const Truth* truth = nullptr);
+
+} // namespace wfs
