@@ -8,4 +8,5 @@ int runSimulate(const QStringList& args);
 int runReconstruct(const QStringList& args);
 int runBench(const QStringList& args);
 int runFasthBench(const QStringList& args);
+int runFasthTrain(const QStringList& args);
 } // namespace wfs::cli

@@ -21,6 +21,7 @@ void printUsage(FILE* stream)
                  "  reconstruct   fit Zernike coefficients to PSF images (a preset or your files)\n"
                  "  bench oof     time the OOF benchmark problem, one JSON object per line\n"
                  "  fasth-bench   time Householder products (FastH), one JSON object per line\n"
+                 "  fasth-train   train an SVD layer built from Householder reflections (FastH), JSON summary\n"
                  "\nRun 'wavefront-cli <command> --help' for the options of a command.\n");
 }
 } // namespace
@@ -78,6 +79,7 @@ int main(int argc, char** argv)
         {QStringLiteral("reconstruct"), wfs::cli::runReconstruct},
         {QStringLiteral("bench"), wfs::cli::runBench},
         {QStringLiteral("fasth-bench"), wfs::cli::runFasthBench},
+        {QStringLiteral("fasth-train"), wfs::cli::runFasthTrain},
     };
     const auto it = commands.find(command);
     if (it == commands.end()) {

@@ -1,9 +1,12 @@
 // The fasth-bench command-line contract (spec/cli.md): JSON keys per row, every option accepted, exit
 // status 2 for bad arguments and 1 for a run that cannot happen (no GPU).
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QtTest>
+
+#include <cmath>
 
 class TestFasthBenchCli : public QObject {
     Q_OBJECT
@@ -15,6 +18,8 @@ private slots:
     void badArgumentsExitTwo();
     void gpuWithoutDeviceExitsOne();
     void help();
+    void trainingReportsWhatWasLearnt();
+    void trainingRefusesBadLayers();
 };
 
 namespace {
@@ -24,16 +29,21 @@ struct Run {
     QByteArray err;
 };
 
-Run runCli(const QStringList& arguments)
+Run runCommand(const QString& command, const QStringList& arguments)
 {
     QProcess process;
-    process.start(QStringLiteral(WFS_CLI_PATH), QStringList{QStringLiteral("fasth-bench")} + arguments);
+    process.start(QStringLiteral(WFS_CLI_PATH), QStringList{command} + arguments);
     if (!process.waitForFinished(120000)) {
         process.kill();
         process.waitForFinished();
     }
     return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1, process.readAllStandardOutput(),
             process.readAllStandardError()};
+}
+
+Run runCli(const QStringList& arguments)
+{
+    return runCommand(QStringLiteral("fasth-bench"), arguments);
 }
 
 QList<QJsonObject> rows(const QByteArray& out)
@@ -159,6 +169,33 @@ void TestFasthBenchCli::help()
     for (const char* option : {"-d <", "--batch", "--block", "--reflectors", "--method", "--pass", "--precision",
                                "--backend", "--threads", "--repeat"})
         QVERIFY2(run.out.contains(option), option);
+}
+
+
+// fasth-train drives core's SVD-layer training job (the FastH panel's): a small layer learns the target's
+// singular values, and its inverse and log-determinant agree with LU's.
+void TestFasthBenchCli::trainingReportsWhatWasLearnt()
+{
+    const Run run = runCommand(QStringLiteral("fasth-train"), {QStringLiteral("--d"), QStringLiteral("16"), QStringLiteral("--k"),
+                                                               QStringLiteral("16"), QStringLiteral("--steps"), QStringLiteral("400"),
+                                                               QStringLiteral("--learning-rate"), QStringLiteral("0.05"), QStringLiteral("--quiet")});
+    QVERIFY2(run.status == 0, run.err.constData());
+    const auto parsed = rows(run.out);
+    QCOMPARE(parsed.size(), 1);
+    const QJsonObject r = parsed.front();
+    QCOMPARE(r.value(QStringLiteral("d")).toInt(), 16);
+    QCOMPARE(r.value(QStringLiteral("sigma")).toArray().size(), 16);
+    QVERIFY(r.value(QStringLiteral("final_loss")).toDouble() < 0.1 * r.value(QStringLiteral("initial_loss")).toDouble());
+    QVERIFY(r.value(QStringLiteral("inverse_residual")).toDouble() < 1e-8);
+    QVERIFY(std::abs(r.value(QStringLiteral("log_abs_det_svd")).toDouble() - r.value(QStringLiteral("log_abs_det_lu")).toDouble()) < 1e-8);
+    QCOMPARE(r.value(QStringLiteral("det_sign_svd")).toInt(), r.value(QStringLiteral("det_sign_lu")).toInt());
+}
+
+void TestFasthBenchCli::trainingRefusesBadLayers()
+{
+    const Run run = runCommand(QStringLiteral("fasth-train"), {QStringLiteral("--d"), QStringLiteral("8"), QStringLiteral("--k"), QStringLiteral("9")});
+    QCOMPARE(run.status, 2);
+    QVERIFY(run.err.contains("k <= d"));
 }
 
 QTEST_GUILESS_MAIN(TestFasthBenchCli)
