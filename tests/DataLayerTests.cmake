@@ -4,6 +4,13 @@ wfs_add_test(tst_realdata SOURCES core/tst_realdata.cpp LIBS wfs::engine)
 wfs_add_test(tst_imageio SOURCES core/tst_imageio.cpp core/ImageTestFiles.h LIBS wfs::core PkgConfig::CFITSIO PkgConfig::TIFF)
 wfs_add_test(tst_dataset SOURCES core/tst_dataset.cpp core/ImageTestFiles.h LIBS wfs::engine PkgConfig::CFITSIO PkgConfig::TIFF)
 wfs_add_test(tst_exports SOURCES core/tst_exports.cpp core/ImageTestFiles.h LIBS wfs::engine PkgConfig::CFITSIO PkgConfig::TIFF)
+# The exports read back by independent readers: astropy, csv and json through python3
+# (core/read_exports.py), libpng for the PNG.
+if(NOT TARGET PkgConfig::PNG)
+  pkg_check_modules(PNG REQUIRED IMPORTED_TARGET libpng)
+endif()
+wfs_add_test(tst_exportreaders SOURCES core/tst_exportreaders.cpp core/read_exports.py LIBS wfs::engine PkgConfig::PNG)
+set_tests_properties(tst_exportreaders PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP   : ")
 
 # Fuzzing: the seed writer (built here), the fuzz targets (a clang sub-build, see fuzz/CMakeLists.txt)
 # and one bounded run per reader as a test. Inputs that crashed a reader are kept under
