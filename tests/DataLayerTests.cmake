@@ -11,6 +11,11 @@ if(NOT TARGET PkgConfig::PNG)
 endif()
 wfs_add_test(tst_exportreaders SOURCES core/tst_exportreaders.cpp core/read_exports.py LIBS wfs::engine PkgConfig::PNG)
 set_tests_properties(tst_exportreaders PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP   : ")
+# The system's python3 first: that is where scripts/setup.sh puts astropy and numpy (a pyenv or venv
+# python3 earlier in PATH usually lacks them).
+find_program(WFS_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+find_program(WFS_PYTHON3 NAMES python3)
+target_compile_definitions(tst_exportreaders PRIVATE WFS_PYTHON3="${WFS_PYTHON3}")
 
 # Fuzzing: the seed writer (built here), the fuzz targets (a clang sub-build, see fuzz/CMakeLists.txt)
 # and one bounded run per reader as a test. Inputs that crashed a reader are kept under

@@ -122,7 +122,12 @@ private slots:
         writeTextFile(json, coefficientsJson(r), false);
 
         QProcess python;
-        python.start(QStringLiteral("python3"), {QStringLiteral(WFS_SOURCE_DIR "/tests/core/read_exports.py"), phase, model, csv, json});
+#ifdef WFS_PYTHON3
+        const QString interpreter = QStringLiteral(WFS_PYTHON3);
+#else
+        const QString interpreter = QStringLiteral("python3");
+#endif
+        python.start(interpreter.isEmpty() || interpreter.endsWith(QLatin1String("NOTFOUND")) ? QStringLiteral("python3") : interpreter, {QStringLiteral(WFS_SOURCE_DIR "/tests/core/read_exports.py"), phase, model, csv, json});
         if (!python.waitForStarted())
             QSKIP("python3 is not installed (scripts/setup.sh installs it)");
         QVERIFY(python.waitForFinished(120000));
@@ -206,6 +211,7 @@ private slots:
         const std::string path = dir.filePath(QStringLiteral("phase.png")).toStdString();
         PhaseImageOptions options;
         options.unit = PhaseUnit::Waves;
+        options.wavelength = r.wavelength; // what writePhasePng fills in (the caption names it)
         writePhasePng(path, r, options, false);
         const DecodedPng png = decodePng(path);
         QVERIFY2(png.error.empty(), png.error.c_str());

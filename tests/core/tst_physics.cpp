@@ -142,7 +142,7 @@ private slots:
         QTest::newRow("RMS defocus 0.1 wave") << int(DiversityKind::ZernikeDefocus) << 0.1 << int(DefocusMeasure::Rms);
         QTest::newRow("paraxial z = 1 um, NA 0.5") << int(DiversityKind::AxialParaxial) << 1e-6 << 0;
         QTest::newRow("high NA z = 0.4 um, NA 1.2, n 1.33") << int(DiversityKind::AxialHighNa) << 0.4e-6 << 0;
-        QTest::newRow("prime focus dz = 0.03 m") << int(DiversityKind::PrimeFocus) << 0.03 << 0;
+        QTest::newRow("prime focus dz = 15 um") << int(DiversityKind::PrimeFocus) << 15e-6 << 0;
     }
 
     void defocusCentreIntensityMatchesTheIntegral()
@@ -206,8 +206,11 @@ private slots:
 
     void tiltMovesTheImageByQOverPiPerRadian()
     {
-        // Phase s x (radians at the pupil edge, x in pupil radii) shifts the PSF by s Q / pi samples
-        // along +x (columns); Noll Z2 = 2 rho cos(theta) with coefficient c is s = 2 c. Y goes up the rows.
+        // Phase s x (radians at the pupil edge, x in pupil radii) is a ramp of s Q / pi cycles over the
+        // grid; the model propagates with an inverse DFT (as the OOF reference model does), which puts
+        // the PSF s Q / pi samples towards -x (columns), and likewise -y (rows, row 0 at the bottom).
+        // Noll Z2 = 2 rho cos(theta) with coefficient c is s = 2 c. The per-plane shift and the Zernike
+        // tilt must move the image the same way and by the same amount.
         const int n = 128;
         const double q = 2.0;
         ProblemSpec s = onePlane(n, q, {});
@@ -218,16 +221,16 @@ private slots:
         QCOMPARE(peak(image(s, p), n), std::make_pair(n / 2, n / 2));
         const double fourSamples = 4 * kPi / q;
         p[5] = fourSamples; // per-plane shift x
-        QCOMPARE(peak(image(s, p), n), std::make_pair(n / 2, n / 2 + 4));
+        QCOMPARE(peak(image(s, p), n), std::make_pair(n / 2, n / 2 - 4));
         p[5] = 0;
-        p[6] = -fourSamples / 2; // shift y: two samples down
-        QCOMPARE(peak(image(s, p), n), std::make_pair(n / 2 - 2, n / 2));
+        p[6] = -fourSamples / 2; // shift y: two samples up the rows
+        QCOMPARE(peak(image(s, p), n), std::make_pair(n / 2 + 2, n / 2));
         p[6] = 0;
         p[0] = fourSamples / 2; // Noll Z2 (x tilt)
-        QCOMPARE(peak(image(s, p), n), std::make_pair(n / 2, n / 2 + 4));
+        QCOMPARE(peak(image(s, p), n), std::make_pair(n / 2, n / 2 - 4));
         p[0] = 0;
         p[1] = fourSamples / 2; // Noll Z3 (y tilt)
-        QCOMPARE(peak(image(s, p), n), std::make_pair(n / 2 + 4, n / 2));
+        QCOMPARE(peak(image(s, p), n), std::make_pair(n / 2 - 4, n / 2));
     }
 
     void fluxIsTheTotalOfAnUnaberratedPlane()
