@@ -3,8 +3,8 @@
 // the Gaussian illumination's centre and width, and an obscured pupil with spider vanes.
 //
 // Tolerance: every free parameter within 4 sigma of its truth, sigma being the 1-sigma uncertainty the
-// program reports; over the seeds of a case the RMS of (fit - truth) / sigma must lie in [0.5, 1.6], so
-// an uncertainty that is too large (or too small) by a factor of two fails too. Each case uses three
+// program reports; over the seeds of a case the RMS of (fit - truth) / sigma must lie in [0.6, 1.5], so
+// an uncertainty that is too large (or too small) by a factor of two fails too. Each case uses five
 // fixed seeds (mt19937_64), a 64 x 64 grid, 32 x 32 data and three defocused planes: small enough to
 // keep the suite to seconds, large enough that the fits are well determined.
 #include "TestSupport.h"
@@ -49,7 +49,10 @@ ProblemSpec truthSpec(const FitCase& c, std::mt19937_64& rng)
     s.objective = c.objective;
     s.readNoise = c.objective == ObjectiveKind::WeightedLeastSquares ? kReadNoise : 0.0;
     s.wavelength = 600e-9;
-    std::normal_distribution<double> aberration(0.0, 0.3);
+    // Random aberrations of 0.3 rad RMS per term (0.2 with the illumination free: from a zero start with
+    // a wrong illumination, seed 13 at 0.3 rad ends in a local minimum, chi^2 12 per pixel, which
+    // phase retrieval has and these tests do not measure).
+    std::normal_distribution<double> aberration(0.0, (c.features & IlluminationFree) ? 0.2 : 0.3);
     s.basis.start.assign(size_t(zernike::termCount(3)), 0.0);
     for (size_t t = 1; t < s.basis.start.size(); ++t)
         s.basis.start[t] = aberration(rng);
@@ -157,7 +160,7 @@ private slots:
         const FitCase c{ObjectiveKind(objective), features};
         double pullSquares = 0;
         int pulls = 0;
-        for (std::uint64_t seed : {11u, 12u, 13u}) {
+        for (std::uint64_t seed : {11u, 12u, 13u, 14u, 15u}) {
             std::mt19937_64 rng(seed);
             const ProblemSpec truth = truthSpec(c, rng);
             const std::vector<double> truthParameters = Problem(truth).initialParameters();
@@ -180,6 +183,9 @@ private slots:
             QVERIFY2(r.solver.termination == Termination::Converged || r.solver.termination == Termination::Stalled,
                      qPrintable(QStringLiteral("seed %1: %2").arg(seed).arg(QString::fromStdString(r.solver.message))));
             QCOMPARE(r.parameterValues.size(), truthParameters.size());
+            if (qEnvironmentVariableIsSet("WFS_FITKINDS_VERBOSE"))
+                qInfo("seed %d: %s after %d iterations, cost %.6g -> %.6g, gmax %.3g", int(seed), terminationName(r.solver.termination),
+                      r.solver.iterations, r.solver.initialCost, r.solver.finalCost, r.solver.gradientMaxNorm);
             for (size_t i = 0; i < truthParameters.size(); ++i) {
                 const double error = r.parameterValues[i] - expected[i];
                 const double sigma = r.parameterUncertainties[i];
@@ -197,7 +203,7 @@ private slots:
         }
         const double pullRms = std::sqrt(pullSquares / pulls);
         qInfo("RMS of (fit - truth) / sigma over %d parameters: %.3f", pulls, pullRms);
-        QVERIFY2(pullRms >= 0.5 && pullRms <= 1.6, qPrintable(QStringLiteral("pull RMS %1").arg(pullRms)));
+        QVERIFY2(pullRms >= 0.6 && pullRms <= 1.5, qPrintable(QStringLiteral("pull RMS %1").arg(pullRms)));
     }
 };
 
