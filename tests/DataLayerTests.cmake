@@ -4,6 +4,18 @@ wfs_add_test(tst_realdata SOURCES core/tst_realdata.cpp LIBS wfs::backends)
 wfs_add_test(tst_imageio SOURCES core/tst_imageio.cpp core/ImageTestFiles.h LIBS wfs::core PkgConfig::CFITSIO PkgConfig::TIFF)
 wfs_add_test(tst_dataset SOURCES core/tst_dataset.cpp core/ImageTestFiles.h LIBS wfs::backends PkgConfig::CFITSIO PkgConfig::TIFF)
 wfs_add_test(tst_exports SOURCES core/tst_exports.cpp core/ImageTestFiles.h LIBS wfs::backends PkgConfig::CFITSIO PkgConfig::TIFF)
+# The exports read back by independent readers: astropy, csv and json through python3
+# (core/read_exports.py), libpng for the PNG.
+if(NOT TARGET PkgConfig::PNG)
+  pkg_check_modules(PNG REQUIRED IMPORTED_TARGET libpng)
+endif()
+wfs_add_test(tst_exportreaders SOURCES core/tst_exportreaders.cpp core/read_exports.py LIBS wfs::backends PkgConfig::PNG)
+set_tests_properties(tst_exportreaders PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP   : ")
+# The system's python3 first: that is where scripts/setup.sh puts astropy and numpy (a pyenv or venv
+# python3 earlier in PATH usually lacks them).
+find_program(WFS_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+find_program(WFS_PYTHON3 NAMES python3)
+target_compile_definitions(tst_exportreaders PRIVATE WFS_PYTHON3="${WFS_PYTHON3}")
 
 # Fuzzing: the seed writer (built here), the fuzz targets (a clang sub-build, see fuzz/CMakeLists.txt)
 # and one bounded run per reader as a test. Inputs that crashed a reader are kept under

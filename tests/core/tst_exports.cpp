@@ -282,10 +282,25 @@ private slots:
         s.model.obscuration = 0.2;
         s.model.fitShift = true;
         s.model.fixedTerms = {4};
+        // Every model setting away from its default, so that one lost on the way back shows.
+        s.model.readNoise = 2.5;
+        s.model.grid = 64;
+        s.model.spiderCount = 3;
+        s.model.spiderWidth = 0.02;
+        s.model.spiderAngleDeg = 30.0;
+        s.model.fitFlux = false;
+        s.model.fitBackground = false;
         s.solver.backend = "gpu";
         s.solver.precision = Precision::Float;
         s.solver.stages = {2, 4, 6};
         s.solver.maxIterations = 77;
+        s.solver.gradient = GradientKind::FiniteDifference;
+        s.solver.optimizer = OptimizerKind::Lbfgs;
+        s.solver.threads = 3;
+        s.solver.gradientTolerance = 2e-7;
+        s.solver.functionTolerance = 3e-10;
+        s.solver.removeDefocus = true;
+        s.solver.computeUncertainty = false;
         s.result = resultToJson(smallResult());
         s.resultParameters = smallResult().parameterValues;
         prepare(s.dataset);

@@ -2,6 +2,7 @@
 // blocks outlined), the GPU choice without a device, a small sweep to completion whose CSV holds exactly the
 // engine's numbers, PNG exports, a sweep cancelled mid-way, training that lowers the loss with inverse and
 // determinant matching LU, a cancelled training, and a panel destroyed while it works. No timed assertions.
+#include "IsolatedSettings.h"
 #include "TestSupport.h"
 
 #include "FasthMatrixView.h"
@@ -79,12 +80,15 @@ class TestFasthPanel : public QObject {
     Q_OBJECT
 
 private:
+    wfs::test::IsolatedSettings m_settings; // declared first: outlives the panel
     std::unique_ptr<FasthPanel> m_panel; // one panel; the sweep tests build on each other's results
     QTemporaryDir m_dir;
 
 private slots:
     void initTestCase()
     {
+        // Nothing of the user's settings is read or written (a temporary settings path).
+        QVERIFY2(m_settings.isolate(QStringLiteral("tst_fasthpanel")), qPrintable(QSettings().fileName()));
         QVERIFY(m_dir.isValid());
         m_panel = std::make_unique<FasthPanel>();
         m_panel->resize(1500, 900);

@@ -1,6 +1,7 @@
 // The desktop program on the offscreen platform: the demo fit with live updates, cancel and restart,
 // every export read back, a bad file that leaves the session intact, sessions saved and reopened,
 // the backend choice without a GPU, and the longest stall of the event loop during a fit.
+#include "IsolatedSettings.h"
 #include "TestSupport.h"
 
 #include "EngineController.h"
@@ -19,6 +20,7 @@
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QStandardPaths>
+#include <QSettings>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -29,6 +31,7 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 
 private:
+    wfs::test::IsolatedSettings m_settings; // declared first: outlives the window
     std::unique_ptr<MainWindow> m_window; // one window with a finished demo fit, shared by the tests
     QTemporaryDir m_dir;
 
@@ -40,9 +43,9 @@ private:
 private slots:
     void initTestCase()
     {
+        // Settings, demo data and caches in a temporary folder, never the user's (nor a previous run's).
+        QVERIFY2(m_settings.isolate(QStringLiteral("tst_mainwindow")), qPrintable(QSettings().fileName()));
         QStandardPaths::setTestModeEnabled(true); // settings and demo data in a test location
-        QCoreApplication::setOrganizationName(QStringLiteral("WavefrontStudioTests"));
-        QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
         QVERIFY(m_dir.isValid());
         m_window = std::make_unique<MainWindow>();
         m_window->resize(1400, 900);
@@ -73,6 +76,9 @@ private slots:
         QVERIFY2(waitFor(finished), "the demo fit did not finish");
         ticker.stop();
         qInfo("longest event-loop stall during the demo fit (grid 256): %lld ms", worst);
+        // The real figure is printed above (and measured on a quiet machine by the benchmark); the bound
+        // is generous enough for a loaded CI machine yet fails if a fit ever runs on the GUI thread.
+        QVERIFY2(worst < 200, qPrintable(QStringLiteral("the event loop stalled for %1 ms during the fit").arg(worst)));
         QVERIFY(progress.count() >= 1);
         const auto& result = m_window->result();
         QVERIFY(result.has_value());

@@ -1,5 +1,6 @@
 // The speed-up lab on the offscreen platform: a small sweep to completion, a cancelled one, the
 // estimate for long baselines, and CSV/PNG exports whose numbers are the engine's.
+#include "IsolatedSettings.h"
 #include "TestSupport.h"
 
 #include "SpeedupLab.h"
@@ -15,7 +16,15 @@ using namespace wfs::ui;
 class TestSpeedupLab : public QObject {
     Q_OBJECT
 
+    wfs::test::IsolatedSettings m_settings;
+
 private slots:
+    void initTestCase()
+    {
+        // Nothing of the user's settings is read or written (a temporary settings path).
+        QVERIFY2(m_settings.isolate(QStringLiteral("tst_speeduplab")), qPrintable(QSettings().fileName()));
+    }
+
     void smallSweepCompletesAndExports()
     {
         SpeedupLab lab;
