@@ -29,6 +29,11 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Throws ImageReadError unless `path` is a regular file this process may read: "file not found", "is a
+// folder", "is not a regular file (a FIFO, device or socket)" (reading one could block forever),
+// "permission denied". Every reader calls it before opening anything.
+void requireReadableFile(const std::string& path);
+
 enum class ImageFormat { Unknown, Fits, Tiff, Png };
 const char* imageFormatName(ImageFormat format); // "FITS", "TIFF", "PNG", "unknown"
 

@@ -1,12 +1,13 @@
 #include "io/Session.h"
 
+#include "io/OutputTransaction.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSaveFile>
 
 #include <cmath>
 #include <map>
@@ -374,7 +375,11 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
         const QJsonArray xy = bad.at(i).toArray();
         if (!bad.at(i).isArray() || xy.size() != 2 || !xy.at(0).isDouble() || !xy.at(1).isDouble())
             r.fail(pp + QStringLiteral("bad_pixels"), "must hold [column, row] pairs");
-        o.badPixels.emplace_back(xy.at(0).toInt(), xy.at(1).toInt());
+        // QJsonValue::toInt() turns 1e18 or 2.5 into 0, which would mask pixel (0, 0) instead.
+        const double column = xy.at(0).toDouble(), row = xy.at(1).toDouble();
+        if (column != std::floor(column) || row != std::floor(row) || column < 0 || row < 0 || column > 65535 || row > 65535)
+            r.fail(pp + QStringLiteral("bad_pixels"), "must hold whole pixel coordinates from 0 to 65535");
+        o.badPixels.emplace_back(int(column), int(row));
     }
     if (o.cropSize < 0 || o.cropSize > 65536 || o.borderWidth < 0 || o.borderWidth > 65536)
         r.fail(pp + QStringLiteral("crop_size"), "and border_width must be between 0 and 65536");
@@ -419,6 +424,8 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
     sv.gradientTolerance = r.number(solver, QStringLiteral("gtol"), so, sv.gradientTolerance);
     sv.functionTolerance = r.number(solver, QStringLiteral("ftol"), so, sv.functionTolerance);
     sv.stages = r.integers(solver, QStringLiteral("stages"), so);
+    if (const std::string error = stagesError(sv.stages); !error.empty())
+        r.fail(so + QStringLiteral("stages"), error);
     sv.removeDefocus = r.boolean(solver, QStringLiteral("remove_defocus"), so, sv.removeDefocus);
     sv.computeUncertainty = r.boolean(solver, QStringLiteral("uncertainty"), so, sv.computeUncertainty);
     if (sv.threads < 1 || sv.threads > 1024)
@@ -436,26 +443,37 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
     return s;
 }
 
+std::string stagesError(const std::vector<int>& stages)
+{
+    for (size_t i = 0; i < stages.size(); ++i)
+        if (stages[i] < 1 || stages[i] > zernike::kMaxOrder || (i > 0 && stages[i] <= stages[i - 1]))
+            return "must be increasing Zernike orders from 1 to " + std::to_string(zernike::kMaxOrder) + " (e.g. 2,4,6)";
+    return {};
+}
+
+QByteArray sessionBytes(const std::string& path, const Session& session)
+{
+    return QJsonDocument(sessionToJson(session, path)).toJson();
+}
+
 void saveSession(const std::string& path, const Session& session, bool overwrite)
 {
-    const QString file = QString::fromStdString(path);
-    if (!overwrite && QFile::exists(file))
-        throw SessionError(path + ": file exists; refusing to overwrite it (use --force)");
-    const QByteArray bytes = QJsonDocument(sessionToJson(session, path)).toJson();
-    QSaveFile out(file);
-    if (!out.open(QIODevice::WriteOnly))
-        throw SessionError(path + ": cannot open for writing (" + out.errorString().toStdString() + ")");
-    out.write(bytes);
-    if (!out.commit())
-        throw SessionError(path + ": write failed (" + out.errorString().toStdString() + ")");
+    try {
+        writeFileAtomically(path, sessionBytes(path, session), overwrite);
+    } catch (const OutputError& e) {
+        throw SessionError(e.what());
+    }
 }
 
 OpenedSession openSession(const std::string& path, const ReadLimits& limits)
 {
     const QString file = QString::fromStdString(path);
+    try {
+        requireReadableFile(path); // a FIFO would block the open below forever
+    } catch (const ImageReadError& e) {
+        throw SessionError(e.what());
+    }
     QFile in(file);
-    if (!in.exists())
-        throw SessionError(path + ": file not found");
     if (!in.open(QIODevice::ReadOnly))
         throw SessionError(path + ": cannot open (" + in.errorString().toStdString() + ")");
     if (in.size() > (64 << 20))

@@ -8,6 +8,7 @@
 #include "fit/Results.h"
 #include "io/Dataset.h"
 
+#include <QByteArray>
 #include <QJsonObject>
 
 #include <stdexcept>
@@ -39,6 +40,10 @@ struct SolverSettings {
     bool operator==(const SolverSettings&) const = default;
 };
 
+// Empty when the coarse-to-fine stages are valid (increasing orders within the Zernike range), else
+// what is wrong, to follow the setting's name.
+std::string stagesError(const std::vector<int>& stages);
+
 struct Session {
     Dataset dataset;        // on save: files, plane use/defocus, metadata, preprocess options (no pixels)
     ModelSettings model;
@@ -53,7 +58,9 @@ QJsonObject sessionToJson(const Session& session, const std::string& sessionPath
 // content, a wrong "format", or a newer "format_version".
 Session sessionFromJson(const QJsonObject& object, const std::string& source);
 
-// Writes through a temporary file and a rename; refuses to replace a file unless `overwrite`.
+// The bytes saveSession writes (the session JSON, input paths relative to `path`'s folder).
+QByteArray sessionBytes(const std::string& path, const Session& session);
+// Writes through io/OutputTransaction.h (all or nothing, every write checked); refuses to replace a file unless `overwrite`.
 // Throws SessionError.
 void saveSession(const std::string& path, const Session& session, bool overwrite);
 
