@@ -238,7 +238,7 @@ QByteArray presetFitsBytes(const PresetCase& preset, const std::string& presetNa
     std::vector<FitsKeyword> keywords = presetKeywords(preset, presetName);
     keywords.push_back({"NOISE", preset.noiseDescription.substr(0, 68), "noise model of the simulation"});
     keywords.push_back({"SEED", (long long)seed, "random seed"});
-    return fitsBytes(planes, keywords, false);
+    return QByteArray::fromStdString(fitsBytes(planes, keywords, false));
 }
 
 void writePresetFits(const std::string& path, const PresetCase& preset, const std::string& presetName, std::uint64_t seed, bool overwrite)

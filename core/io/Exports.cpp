@@ -207,7 +207,7 @@ QByteArray phaseFitsBytes(const FitResult& result, const ExportContext& context,
     const double factor = phaseFactor(options.unit, result.wavelength);
     for (double& v : map.pixels)
         v *= factor;
-    return fitsBytes({map}, resultKeywords(result, context, phaseUnitName(options.unit)), options.float32);
+    return QByteArray::fromStdString(fitsBytes({map}, resultKeywords(result, context, phaseUnitName(options.unit)), options.float32));
 }
 
 QByteArray planesFitsBytes(const FitResult& result, const ExportContext& context, bool float32, bool residual)
@@ -222,7 +222,7 @@ QByteArray planesFitsBytes(const FitResult& result, const ExportContext& context
                         residual ? "data - model, NaN where not fitted" : "model intensity at the solution"});
     for (size_t k = 0; k < result.planes.size() && k < 999; ++k)
         keywords.push_back({"PLANE" + std::to_string(k + 1), result.planes[k].diversity, "diversity of slice " + std::to_string(k + 1)});
-    return fitsBytes(images, keywords, float32);
+    return QByteArray::fromStdString(fitsBytes(images, keywords, float32));
 }
 
 namespace {

@@ -5,8 +5,6 @@
 #include "io/Image.h"
 #include "io/ImageReaders.h"
 
-#include <QByteArray>
-
 #include <map>
 #include <string>
 #include <variant>
@@ -38,8 +36,8 @@ FitsContent readFits(const std::string& path, const ReadLimits& limits = {});
 FitsContent readFitsBuffer(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits = {});
 
 // Planes (all the same size) as the bytes of one 2-D image or a 3-D cube, float32 or float64, with
-// the keywords in the primary header. Throws std::runtime_error.
-QByteArray fitsBytes(const std::vector<Image>& planes, const std::vector<FitsKeyword>& keywords, bool float32 = false);
+// the keywords in the primary header. Throws std::runtime_error. (Written in FitsWriter.cpp.)
+std::string fitsBytes(const std::vector<Image>& planes, const std::vector<FitsKeyword>& keywords, bool float32 = false);
 // The same written through io/OutputTransaction.h: a temporary made with O_EXCL beside the target,
 // every write checked, renamed into place, so a failure never leaves a half-written file or a
 // temporary; the name is used as it is (no CFITSIO syntax). Refuses to replace an existing file
