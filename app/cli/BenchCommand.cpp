@@ -73,7 +73,7 @@ int runBench(const QStringList& args)
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
-        return runFailure(program, QString::fromStdString(e.what()));
+        return runFailure(program, describe(e));
     }
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <cstdio>
 
 namespace wfs::cli {
@@ -34,6 +35,14 @@ int runFailure(const QString& program, const QString& message)
 {
     std::fprintf(stderr, "%s: error: %s\n", qPrintable(program), qPrintable(message));
     return 1;
+}
+
+QString describe(const std::exception& e)
+{
+    if (dynamic_cast<const std::bad_alloc*>(&e))
+        return QStringLiteral("out of memory: the data or the model need more memory than this process may use; "
+                              "use a smaller --crop or --grid, fewer planes, or raise the memory limit (ulimit -v)");
+    return QString::fromStdString(e.what());
 }
 
 int parseInt(const QString& text, const QString& option)

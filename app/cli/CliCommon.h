@@ -27,6 +27,8 @@ std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& ar
 
 int usageFailure(const QString& program, const QString& message); // prints, returns 2
 int runFailure(const QString& program, const QString& message);   // prints, returns 1
+// An exception's message for the user: std::bad_alloc's bare "std::bad_alloc" becomes what to do.
+QString describe(const std::exception& e);
 
 std::vector<int> parseIntList(const QString& text, const QString& option);
 std::vector<QString> parseWordList(const QString& text, const QString& option, const QStringList& allowed);

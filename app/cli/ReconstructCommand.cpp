@@ -430,7 +430,7 @@ int runReconstruct(const QStringList& args)
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
-        return runFailure(program, QString::fromStdString(e.what()));
+        return runFailure(program, describe(e));
     }
     try {
         const bool fromPreset = has(parser, "preset");
@@ -530,7 +530,7 @@ int runReconstruct(const QStringList& args)
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
-        return runFailure(program, QString::fromStdString(e.what()));
+        return runFailure(program, describe(e));
     }
 
     PhaseUnit fitsUnit = PhaseUnit::Radians, pngUnit = PhaseUnit::Waves;
@@ -595,7 +595,7 @@ int runReconstruct(const QStringList& args)
         }
         transaction.commit(); // all outputs or none
     } catch (const std::exception& e) {
-        return runFailure(program, QString::fromStdString(e.what()));
+        return runFailure(program, describe(e));
     }
     if (result.solver.termination == Termination::Failed)
         return runFailure(program, QString::fromStdString("the fit failed: " + result.solver.message));

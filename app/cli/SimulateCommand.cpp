@@ -47,7 +47,7 @@ int runSimulate(const QStringList& args)
             try {
                 requireReadableFile(path.toStdString()); // a FIFO would block the open forever
             } catch (const ImageReadError& e) {
-                return runFailure(program, QString::fromStdString(e.what()));
+                return runFailure(program, describe(e));
             }
             QFile file(path);
             if (!file.open(QIODevice::ReadOnly))
@@ -66,7 +66,7 @@ int runSimulate(const QStringList& args)
         try {
             checkOutputs({{"out", false, out.toStdString()}, {"out (its truth file)", false, truthPath.toStdString()}}, inputs, force);
         } catch (const OutputError& e) {
-            return runFailure(program, QString::fromStdString(e.what()));
+            return runFailure(program, describe(e));
         }
 
         PresetCase c;
@@ -86,7 +86,7 @@ int runSimulate(const QStringList& args)
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
-        return runFailure(program, QString::fromStdString(e.what()));
+        return runFailure(program, describe(e));
     }
 }
 
