@@ -26,6 +26,7 @@ BARE = ("std::bad_alloc", "basic_string", "vector::", "std::length_error", "term
 
 counts = {"tried": 0, "clear": 0, "ok": 0, "crash": 0, "hang": 0, "partial": 0, "unclear": 0}
 problems = []
+accepted = []  # cases that ran to a complete result: listed so that a reader can judge them
 
 
 def fits_bytes(width=32, height=32, planes=1, bitpix=-64, extra=b""):
@@ -89,6 +90,7 @@ def run_case(name, args, outputs, base, prepare=None, pre_exec=None, kill_after=
                 problems.append(f"PARTIAL {name}: exit 0 but missing {missing}")
             else:
                 counts["ok"] += 1
+                accepted.append(name)
                 if expect_ok is False:
                     problems.append(f"ACCEPTED {name} (expected a refusal)")
         else:
@@ -268,6 +270,7 @@ def main():
     shutil.rmtree(base, ignore_errors=True)
     for p in problems:
         print(p)
+    print("accepted and complete:", "; ".join(accepted))
     c = counts
     print(f"inputs tried: {c['tried']}; clear errors: {c['clear']}; accepted and complete: {c['ok']}; unclear messages: {c['unclear']}; "
           f"crashes: {c['crash']}; hangs: {c['hang']}; partial outputs: {c['partial']}")

@@ -397,10 +397,10 @@ int runReconstruct(const QStringList& args)
         {QStringLiteral("float32"), QStringLiteral("Write FITS images as 32-bit floats (default 64-bit).")},
         {QStringLiteral("model-out"), QStringLiteral("Write the model images (one slice per plane) as FITS."), QStringLiteral("FILE.fits")},
         {QStringLiteral("residual-out"), QStringLiteral("Write the residual images (data - model) as FITS."), QStringLiteral("FILE.fits")},
-        {QStringLiteral("csv"), QStringLiteral("Write the coefficient table as CSV."), QStringLiteral("FILE")},
-        {QStringLiteral("coefficients-json"), QStringLiteral("Write the coefficient table as JSON."), QStringLiteral("FILE")},
-        {QStringLiteral("save-session"), QStringLiteral("Save the session (inputs, settings, result) as JSON."), QStringLiteral("FILE.json")},
-        {QStringLiteral("force"), QStringLiteral("Overwrite existing output files.")},
+        {QStringLiteral("csv"), QStringLiteral("Write the coefficient table as CSV ('-' for stdout)."), QStringLiteral("FILE")},
+        {QStringLiteral("coefficients-json"), QStringLiteral("Write the coefficient table as JSON ('-' for stdout)."), QStringLiteral("FILE")},
+        {QStringLiteral("save-session"), QStringLiteral("Save the session (inputs, settings, result) as JSON ('-' for stdout)."), QStringLiteral("FILE.json")},
+        {QStringLiteral("force"), QStringLiteral("Overwrite existing output files (all outputs are written together, or none).")},
         {QStringLiteral("quiet"), QStringLiteral("No progress lines on stderr.")},
     });
     parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Input files (same as --input)."), QStringLiteral("[FILE...]"));

@@ -42,6 +42,7 @@ const char* imageFormatName(ImageFormat format); // "FITS", "TIFF", "PNG", "unkn
 ImageFormat detectImageFormat(const std::string& path);
 ImageFormat detectImageFormat(const std::uint8_t* data, std::size_t size);
 
+// The default limits are documented in the README ("Limits, plausible values and outputs").
 struct ReadLimits {
     long long maxPixels = 1LL << 28;      // all planes of one file together (2 GiB as doubles)
     long long maxPlanePixels = 1LL << 26; // one plane (8192 x 8192)
