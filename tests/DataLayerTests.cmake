@@ -22,10 +22,12 @@ target_compile_definitions(tst_exportreaders PRIVATE WFS_PYTHON3="${WFS_PYTHON3}
 # tests/data/fuzz/<format>/ and replayed by every run (and by tst_imageio in every build).
 add_executable(fuzz_seeds fuzz/fuzz_seeds.cpp core/ImageTestFiles.h)
 target_include_directories(fuzz_seeds PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/core)
-target_link_libraries(fuzz_seeds PRIVATE wfs::core PkgConfig::CFITSIO PkgConfig::TIFF)
+find_package(ZLIB REQUIRED)
+target_link_libraries(fuzz_seeds PRIVATE wfs::core PkgConfig::CFITSIO PkgConfig::TIFF ZLIB::ZLIB)
 
-option(WFS_FUZZ "Build the libFuzzer targets with clang and run each for a bounded time as a test" ON)
-set(WFS_FUZZ_SECONDS 20 CACHE STRING "Seconds of fuzzing per reader in the fuzz_* tests")
+option(WFS_FUZZ "Build the libFuzzer targets with clang and run each, deterministically, as a test" ON)
+# A number of mutations, not seconds: how far a run gets must not depend on the machine (issue 12).
+set(WFS_FUZZ_RUNS 3000 CACHE STRING "Mutated inputs per reader in the fuzz_* tests (fixed seed)")
 if(WFS_FUZZ)
   find_program(WFS_CLANGXX NAMES clang++ clang++-14 clang++-15 clang++-16)
   if(WFS_CLANGXX)
@@ -34,6 +36,8 @@ if(WFS_FUZZ)
       SOURCE_DIR ${CMAKE_CURRENT_SOURCE_DIR}/fuzz
       BINARY_DIR ${CMAKE_BINARY_DIR}/fuzz
       CMAKE_ARGS -DCMAKE_CXX_COMPILER=${WFS_CLANGXX} -DCMAKE_BUILD_TYPE=Release -DWFS_SOURCE_DIR=${PROJECT_SOURCE_DIR}
+                 -DWFS_CORE_LIBRARY=$<TARGET_FILE:wfs_core>
+      DEPENDS wfs_core
       BUILD_ALWAYS ON
       INSTALL_COMMAND "")
   else()
@@ -42,7 +46,8 @@ if(WFS_FUZZ)
   foreach(reader tiff png fits)
     add_test(NAME fuzz_${reader}
              COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/run_fuzzer.sh ${CMAKE_BINARY_DIR}/fuzz/fuzz_${reader} $<TARGET_FILE:fuzz_seeds>
-                     ${CMAKE_BINARY_DIR}/fuzz-work ${reader} ${CMAKE_CURRENT_SOURCE_DIR}/data/fuzz/${reader} ${WFS_FUZZ_SECONDS})
-    set_tests_properties(fuzz_${reader} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
+                     ${CMAKE_BINARY_DIR}/fuzz-work ${reader} ${CMAKE_CURRENT_SOURCE_DIR}/data/fuzz/${reader}
+                     ${CMAKE_CURRENT_SOURCE_DIR}/data/fuzz/corpus/${reader} ${WFS_FUZZ_RUNS})
+    set_tests_properties(fuzz_${reader} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600 ENVIRONMENT "QT_QPA_PLATFORM=offscreen")
   endforeach()
 endif()

@@ -79,7 +79,7 @@ int runBench(const QStringList& args)
     } catch (const SettingsError& e) {
         return usageFailure(program, QStringLiteral("--") + QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
-        return runFailure(program, QString::fromStdString(e.what()));
+        return runFailure(program, describe(e));
     }
 }
 

@@ -1,9 +1,13 @@
 #include "CliCommon.h"
 
-#include <QJsonDocument>
-#include <QRegularExpression>
+#include "io/OutputTransaction.h"
 
+#include <QJsonDocument>
+
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <new>
 #include <cstdio>
 
 namespace wfs::cli {
@@ -33,13 +37,27 @@ int runFailure(const QString& program, const QString& message)
     return 1;
 }
 
+QString describe(const std::exception& e)
+{
+    if (dynamic_cast<const std::bad_alloc*>(&e))
+        return QStringLiteral("out of memory: the data or the model need more memory than this process may use; "
+                              "use a smaller --crop or --grid, fewer planes, or raise the memory limit (ulimit -v)");
+    return QString::fromStdString(e.what());
+}
+
 int parseInt(const QString& text, const QString& option)
 {
     bool ok = false;
     const int value = text.trimmed().toInt(&ok);
-    if (!ok)
-        throw UsageError(QStringLiteral("--%1: '%2' is not an integer").arg(option, text).toStdString());
-    return value;
+    if (ok)
+        return value;
+    bool wide = false;
+    text.trimmed().toLongLong(&wide);
+    bool real = false;
+    const double approx = text.trimmed().toDouble(&real);
+    if (wide || (real && std::isfinite(approx) && approx == std::floor(approx)))
+        throw UsageError(QStringLiteral("--%1: %2 is out of range (at most %3)").arg(option, text.trimmed()).arg(std::numeric_limits<int>::max()).toStdString());
+    throw UsageError(QStringLiteral("--%1: '%2' is not an integer").arg(option, text).toStdString());
 }
 
 double parseNumber(const QString& text, const QString& option)
@@ -77,51 +95,64 @@ std::vector<QString> parseWordList(const QString& text, const QString& option, c
     return values;
 }
 
-namespace {
-// Splits "633nm" into (633, "nm"); returns false when the number part is not a number.
-bool splitUnit(const QString& text, double& value, QString& unit)
-{
-    static const QRegularExpression re(QStringLiteral("^\\s*([-+]?[0-9]*\\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\\s*([a-zA-Z]*)\\s*$"));
-    const auto match = re.match(text);
-    if (!match.hasMatch())
-        return false;
-    value = match.captured(1).toDouble();
-    unit = match.captured(2).toLower();
-    return true;
-}
-} // namespace
-
 double parseLength(const QString& text, const QString& option)
 {
-    double value = 0;
-    QString unit;
-    if (!splitUnit(text, value, unit))
+    // Core's one parser (io/Units.h): a bare number is metres.
+    const auto v = valueFromText(text.toStdString());
+    if (!v)
         throw UsageError(QStringLiteral("--%1: '%2' is not a length (e.g. 633nm, 5.5um, 2.4m)").arg(option, text).toStdString());
-    if (unit.isEmpty() || unit == QLatin1String("m"))
-        return value;
-    if (unit == QLatin1String("mm"))
-        return value * 1e-3;
-    if (unit == QLatin1String("um"))
-        return value * 1e-6;
-    if (unit == QLatin1String("nm"))
-        return value * 1e-9;
-    throw UsageError(QStringLiteral("--%1: unknown length unit '%2' (use nm, um, mm or m)").arg(option, unit).toStdString());
+    if (v->kind != ValueWithUnit::Kind::Length && v->kind != ValueWithUnit::Kind::Bare)
+        throw UsageError(QStringLiteral("--%1: '%2' is not a length; use nm, um, mm, cm or m").arg(option, text).toStdString());
+    return v->value;
 }
 
-std::optional<double> parseAngle(const QString& text)
+double parsePlausible(const QString& text, const QString& option, Setting setting)
 {
-    double value = 0;
-    QString unit;
-    if (!splitUnit(text, value, unit))
-        return std::nullopt;
-    constexpr double arcsec = M_PI / (180.0 * 3600.0);
-    if (unit == QLatin1String("arcsec"))
-        return value * arcsec;
-    if (unit == QLatin1String("mas"))
-        return value * arcsec * 1e-3;
-    if (unit == QLatin1String("rad"))
-        return value;
-    return std::nullopt;
+    const bool isLength = setting == Setting::Wavelength || setting == Setting::PixelPitch || setting == Setting::Aperture
+                          || setting == Setting::DefocusLength || setting == Setting::ZStep;
+    const double v = isLength ? parseLength(text, option) : parseNumber(text, option);
+    const std::string error = plausibilityError(setting, v);
+    if (!error.empty())
+        throw UsageError("--" + option.toStdString() + ": " + error);
+    return v;
+}
+
+void checkOutputs(const std::vector<OutputSpec>& outputs, const std::vector<std::string>& inputs, bool overwrite)
+{
+    const OutputSpec* onStdout = nullptr;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const OutputSpec& o = outputs[i];
+        if (o.path.empty())
+            throw UsageError("--" + o.option + ": the file name is empty");
+        if (o.path == "-") {
+            if (!o.text)
+                throw UsageError("--" + o.option + ": '-' (standard output) is for text outputs; give a file name");
+            if (onStdout)
+                throw UsageError("--" + onStdout->option + " and --" + o.option + " both name standard output ('-'); give one of them a file name");
+            onStdout = &o;
+            continue;
+        }
+        for (size_t j = 0; j < i; ++j)
+            if (outputs[j].path != "-" && samePath(outputs[j].path, o.path))
+                throw UsageError("--" + outputs[j].option + " and --" + o.option + " name the same file (" + o.path
+                                 + "); give each output its own file");
+        for (const std::string& input : inputs)
+            if (samePath(input, o.path))
+                throw UsageError("--" + o.option + ": " + o.path + " is an input of this run; writing it would destroy the input");
+    }
+    for (const OutputSpec& o : outputs)
+        checkOutputPath(o.path, overwrite);
+}
+
+void printWarnings(const QString& program, const std::vector<std::string>& warnings)
+{
+    std::vector<std::string> shown;
+    for (const std::string& w : warnings) {
+        if (std::find(shown.begin(), shown.end(), w) != shown.end())
+            continue;
+        shown.push_back(w);
+        std::fprintf(stderr, "%s: warning: %s\n", qPrintable(program), w.c_str());
+    }
 }
 
 void printJsonLine(const QJsonObject& object)

@@ -1,12 +1,15 @@
 #pragma once
 // Shared plumbing of the wavefront-cli sub-commands: argument parsing with the exit-status contract of
 // spec/cli.md (bad arguments: one line on stderr, status 2), unit-suffixed numbers, JSON lines.
+#include "io/Units.h"
+
 #include <QCommandLineParser>
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
 
 #include <optional>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
@@ -24,16 +27,32 @@ std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& ar
 
 int usageFailure(const QString& program, const QString& message); // prints, returns 2
 int runFailure(const QString& program, const QString& message);   // prints, returns 1
+// An exception's message for the user: std::bad_alloc's bare "std::bad_alloc" becomes what to do.
+QString describe(const std::exception& e);
 
 std::vector<int> parseIntList(const QString& text, const QString& option);
 std::vector<QString> parseWordList(const QString& text, const QString& option, const QStringList& allowed);
 double parseNumber(const QString& text, const QString& option);
 int parseInt(const QString& text, const QString& option);
 
-// A length with a unit suffix (nm, um, mm, m); a bare number is in metres.
+// A length through core's parser (io/Units.h): a unit suffix (nm, um, mm, cm, m), a bare number is metres.
 double parseLength(const QString& text, const QString& option);
-// An angle with a unit suffix (arcsec, mas, rad); a bare number is in radians.
-std::optional<double> parseAngle(const QString& text);
+// A length (for length settings) or a number, refused with the plausible range when outside it.
+double parsePlausible(const QString& text, const QString& option, Setting setting);
+
+// An output option and its path ("-" = standard output, allowed for text outputs only).
+struct OutputSpec {
+    std::string option; // without the dashes, e.g. "phase-out"
+    bool text = true;
+    std::string path;
+};
+// Checks outputs before any work: at most one "-", and only for text (UsageError); no file named for
+// two outputs, none equal to an input (UsageError, so nothing is destroyed); then each folder exists
+// and takes new files and no file is replaced without `overwrite` (io::OutputError, a failed run).
+void checkOutputs(const std::vector<OutputSpec>& outputs, const std::vector<std::string>& inputs, bool overwrite);
+
+// Prints each distinct warning once, to standard error.
+void printWarnings(const QString& program, const std::vector<std::string>& warnings);
 
 // Writes a compact JSON object and a newline to stdout, flushed (bench rows are read line by line).
 void printJsonLine(const QJsonObject& object);

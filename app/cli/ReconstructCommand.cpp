@@ -8,6 +8,7 @@
 #include "engine/Workflow.h"
 #include "io/Dataset.h"
 #include "io/Exports.h"
+#include "io/OutputTransaction.h"
 #include "io/Session.h"
 
 #include <QFileInfo>
@@ -35,58 +36,51 @@ QString value(const QCommandLineParser& parser, const char* name)
 
 PlaneDefocus parseDefocusEntry(const QString& text)
 {
-    if (auto d = defocusFromText(text.trimmed().toStdString()))
-        return *d;
-    bool ok = false;
-    const double bare = text.trimmed().toDouble(&ok);
-    if (ok && std::isfinite(bare))
-        return {PlaneDefocus::Kind::Length, bare}; // a bare number is in SI base units: metres
-    throw UsageError(QStringLiteral("--defocus: '%1' is neither waves of W020 (e.g. 1w) nor a length (e.g. 0.9um)").arg(text).toStdString());
+    // Core's rule (io/Units.h): waves need "w", lengths a unit; a bare non-zero number is ambiguous.
+    const auto d = defocusFromText(text.trimmed().toStdString());
+    if (!d)
+        throw UsageError(QStringLiteral("--defocus: '%1' is neither waves of W020 (e.g. 1w) nor a length with its unit (e.g. 0.9um); "
+                                        "a bare number other than 0 is ambiguous").arg(text).toStdString());
+    const std::string error = plausibilityError(d->kind == PlaneDefocus::Kind::Waves ? Setting::DefocusWaves : Setting::DefocusLength, d->value);
+    if (!error.empty())
+        throw UsageError("--defocus: " + error);
+    return *d;
 }
 
 void applyMetadataFlags(const QCommandLineParser& parser, Dataset& data)
 {
     DatasetMetadata& m = data.metadata;
     const std::string origin = "command line";
-    auto positive = [&](const char* name, double v) {
-        if (!(v > 0.0))
-            throw UsageError(std::string("--") + name + ": must be positive");
-        return v;
+    // Every value through core's parser and its plausible ranges (io/Units.h): "--wavelength 633" is
+    // refused with "did you mean 633nm?" rather than taken as 633 m.
+    auto set = [&](const char* name, Setting setting, std::optional<double>& field, const char* key) {
+        if (!has(parser, name))
+            return;
+        field = parsePlausible(value(parser, name), QLatin1String(name), setting);
+        m.origin[key] = origin;
     };
-    if (has(parser, "wavelength")) {
-        m.wavelength = positive("wavelength", parseLength(value(parser, "wavelength"), QStringLiteral("wavelength")));
-        m.origin["wavelength"] = origin;
-    }
-    if (has(parser, "sampling")) {
-        m.samplingQ = positive("sampling", parseNumber(value(parser, "sampling"), QStringLiteral("sampling")));
-        m.origin["samplingQ"] = origin;
-    }
-    if (has(parser, "f-number")) {
-        m.fNumber = positive("f-number", parseNumber(value(parser, "f-number"), QStringLiteral("f-number")));
-        m.origin["fNumber"] = origin;
-    }
-    if (has(parser, "na")) {
-        m.numericalAperture = positive("na", parseNumber(value(parser, "na"), QStringLiteral("na")));
-        m.origin["numericalAperture"] = origin;
-    }
+    set("wavelength", Setting::Wavelength, m.wavelength, "wavelength");
+    set("sampling", Setting::SamplingQ, m.samplingQ, "samplingQ");
+    set("f-number", Setting::FNumber, m.fNumber, "fNumber");
+    set("na", Setting::NumericalAperture, m.numericalAperture, "numericalAperture");
     if (has(parser, "immersion")) {
-        m.immersionIndex = parseNumber(value(parser, "immersion"), QStringLiteral("immersion"));
-        if (!(m.immersionIndex >= 1.0))
-            throw UsageError("--immersion: a refractive index is at least 1");
+        m.immersionIndex = parsePlausible(value(parser, "immersion"), QStringLiteral("immersion"), Setting::ImmersionIndex);
         m.origin["immersionIndex"] = origin;
     }
-    if (has(parser, "aperture")) {
-        m.aperture = positive("aperture", parseLength(value(parser, "aperture"), QStringLiteral("aperture")));
-        m.origin["aperture"] = origin;
-    }
+    set("aperture", Setting::Aperture, m.aperture, "aperture");
     if (has(parser, "pixel-scale")) {
+        // A pitch (a length; a bare number is metres) or, with an angle unit, an angle.
         const QString text = value(parser, "pixel-scale");
-        if (auto angle = parseAngle(text)) {
-            m.pixelAngle = positive("pixel-scale", *angle);
+        const auto v = valueFromText(text.toStdString());
+        if (v && v->kind == ValueWithUnit::Kind::Angle) {
+            const std::string error = plausibilityError(Setting::PixelAngle, v->value);
+            if (!error.empty())
+                throw UsageError("--pixel-scale: " + error);
+            m.pixelAngle = v->value;
             m.pixelPitch.reset();
             m.origin["pixelAngle"] = origin;
         } else {
-            m.pixelPitch = positive("pixel-scale", parseLength(text, QStringLiteral("pixel-scale")));
+            m.pixelPitch = parsePlausible(text, QStringLiteral("pixel-scale"), Setting::PixelPitch);
             m.pixelAngle.reset();
             m.origin["pixelPitch"] = origin;
         }
@@ -94,12 +88,7 @@ void applyMetadataFlags(const QCommandLineParser& parser, Dataset& data)
     // A sampling given on the command line beats header quantities, and header Q yields to a pitch given here.
     if (has(parser, "pixel-scale") && !has(parser, "sampling"))
         m.samplingQ.reset();
-    if (has(parser, "z-step")) {
-        m.zStep = parseLength(value(parser, "z-step"), QStringLiteral("z-step"));
-        if (!(std::abs(*m.zStep) > 0.0))
-            throw UsageError("--z-step: must not be zero");
-        m.origin["zStep"] = origin;
-    }
+    set("z-step", Setting::ZStep, m.zStep, "zStep");
     if (has(parser, "focus-plane")) {
         m.focusPlane = parseNumber(value(parser, "focus-plane"), QStringLiteral("focus-plane"));
         m.origin["focusPlane"] = origin;
@@ -110,7 +99,9 @@ void applyMetadataFlags(const QCommandLineParser& parser, Dataset& data)
         m.origin["defocusModel"] = origin;
     }
     if (has(parser, "saturation")) {
-        m.saturationLevel = positive("saturation", parseNumber(value(parser, "saturation"), QStringLiteral("saturation")));
+        m.saturationLevel = parseNumber(value(parser, "saturation"), QStringLiteral("saturation"));
+        if (!(*m.saturationLevel > 0.0))
+            throw UsageError("--saturation: must be positive");
         m.origin["saturationLevel"] = origin;
     }
     if (has(parser, "data-unit")) {
@@ -204,8 +195,8 @@ void applyModelFlags(const QCommandLineParser& parser, ModelSettings& m)
                                         {QStringLiteral("poisson"), QStringLiteral("least-squares"), QStringLiteral("weighted")}).front();
         m.objective = o == QLatin1String("poisson") ? ObjectiveKind::Poisson : o == QLatin1String("weighted") ? ObjectiveKind::WeightedLeastSquares : ObjectiveKind::LeastSquares;
     }
-    if (has(parser, "read-noise"))
-        m.readNoise = parseNumber(value(parser, "read-noise"), QStringLiteral("read-noise"));
+    if (has(parser, "read-noise")) // negative is refused, not silently replaced by the border noise
+        m.readNoise = parsePlausible(value(parser, "read-noise"), QStringLiteral("read-noise"), Setting::ReadNoise);
     if (has(parser, "grid"))
         m.grid = parseInt(value(parser, "grid"), QStringLiteral("grid"));
     if (has(parser, "obscuration"))
@@ -242,6 +233,37 @@ void takeMessages(const std::vector<DatasetMessage>& messages, std::vector<std::
     }
     if (!errors.empty())
         throw std::runtime_error(errors);
+}
+
+// The bytes of one output option, made after the fit; the files are then written all together.
+QByteArray outputBytes(const std::string& option, const QCommandLineParser& parser, const FitResult& result, const ExportContext& context,
+                       Session* session, PhaseUnit fitsUnit, PhaseUnit pngUnit, bool float32)
+{
+    if (option == "json")
+        return QJsonDocument(resultToJson(result)).toJson();
+    if (option == "csv")
+        return coefficientsCsvBytes(result);
+    if (option == "coefficients-json")
+        return coefficientsJson(result);
+    if (option == "phase-out")
+        return phaseFitsBytes(result, context, {float32, fitsUnit, true});
+    if (option == "phase-png") {
+        PhaseImageOptions png;
+        png.unit = pngUnit;
+        png.wrapped = has(parser, "wrapped");
+        png.wavelength = result.wavelength;
+        png.title = "Wavefront " + result.problemName + " (" + zernike::orderingName(result.ordering) + ", order "
+                    + std::to_string(result.coefficients.empty() ? 0 : result.coefficients.back().mode.n) + ")";
+        return phasePngBytes(result, png);
+    }
+    if (option == "model-out" || option == "residual-out")
+        return planesFitsBytes(result, context, float32, option == "residual-out");
+    if (option == "save-session" && session) {
+        session->result = resultToJson(result);
+        session->resultParameters = result.parameterValues;
+        return sessionBytes(value(parser, "save-session").toStdString(), *session);
+    }
+    throw std::logic_error("no writer for --" + option);
 }
 
 } // namespace
@@ -304,10 +326,10 @@ int runReconstruct(const QStringList& args)
         {QStringLiteral("float32"), QStringLiteral("Write FITS images as 32-bit floats (default 64-bit).")},
         {QStringLiteral("model-out"), QStringLiteral("Write the model images (one slice per plane) as FITS."), QStringLiteral("FILE.fits")},
         {QStringLiteral("residual-out"), QStringLiteral("Write the residual images (data - model) as FITS."), QStringLiteral("FILE.fits")},
-        {QStringLiteral("csv"), QStringLiteral("Write the coefficient table as CSV."), QStringLiteral("FILE")},
-        {QStringLiteral("coefficients-json"), QStringLiteral("Write the coefficient table as JSON."), QStringLiteral("FILE")},
-        {QStringLiteral("save-session"), QStringLiteral("Save the session (inputs, settings, result) as JSON."), QStringLiteral("FILE.json")},
-        {QStringLiteral("force"), QStringLiteral("Overwrite existing output files.")},
+        {QStringLiteral("csv"), QStringLiteral("Write the coefficient table as CSV ('-' for stdout)."), QStringLiteral("FILE")},
+        {QStringLiteral("coefficients-json"), QStringLiteral("Write the coefficient table as JSON ('-' for stdout)."), QStringLiteral("FILE")},
+        {QStringLiteral("save-session"), QStringLiteral("Save the session (inputs, settings, result) as JSON ('-' for stdout)."), QStringLiteral("FILE.json")},
+        {QStringLiteral("force"), QStringLiteral("Overwrite existing output files (all outputs are written together, or none).")},
         {QStringLiteral("quiet"), QStringLiteral("No progress lines on stderr.")},
     });
     parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Input files (same as --input)."), QStringLiteral("[FILE...]"));
@@ -321,6 +343,24 @@ int runReconstruct(const QStringList& args)
     std::optional<Truth> truth;
     std::optional<Session> session; // file and session input
     ExportContext context;
+    const bool force = has(parser, "force");
+    std::vector<OutputSpec> outputs;
+    for (const OutputSpec& o : {OutputSpec{"json", true}, OutputSpec{"csv", true}, OutputSpec{"coefficients-json", true},
+                                OutputSpec{"save-session", true}, OutputSpec{"phase-out", false}, OutputSpec{"phase-png", false},
+                                OutputSpec{"model-out", false}, OutputSpec{"residual-out", false}})
+        if (has(parser, o.option.c_str()))
+            outputs.push_back({o.option, o.text, value(parser, o.option.c_str()).toStdString()});
+    try {
+        // Every output is checked before any input is read or any fitting done (issue 12, items 7, 8).
+        std::vector<std::string> inputs;
+        for (const QString& input : parser.values(QStringLiteral("input")) + parser.positionalArguments() + parser.values(QStringLiteral("session")))
+            inputs.push_back(input.toStdString());
+        checkOutputs(outputs, inputs, force);
+    } catch (const UsageError& e) {
+        return usageFailure(program, QString::fromStdString(e.what()));
+    } catch (const std::exception& e) {
+        return runFailure(program, describe(e));
+    }
     try {
         const bool fromPreset = has(parser, "preset");
         const bool fromFiles = has(parser, "input") || !parser.positionalArguments().isEmpty();
@@ -356,7 +396,7 @@ int runReconstruct(const QStringList& args)
                 request.spec.objective = *m.objective;
             }
             if (has(parser, "read-noise"))
-                request.spec.readNoise = parseNumber(value(parser, "read-noise"), QStringLiteral("read-noise"));
+                request.spec.readNoise = parsePlausible(value(parser, "read-noise"), QStringLiteral("read-noise"), Setting::ReadNoise);
             // The preset's stopping rules, overridden by the same solver flags as file input.
             SolverSettings solver;
             solver.maxIterations = c.solver.maxIterations;
@@ -376,6 +416,10 @@ int runReconstruct(const QStringList& args)
                 OpenedSession opened = openSession(value(parser, "session").toStdString());
                 session = std::move(opened.session);
                 takeMessages(opened.messages, notes);
+                std::vector<std::string> inputs;
+                for (const DatasetFile& f : session->dataset.files)
+                    inputs.push_back(f.path);
+                checkOutputs(outputs, inputs, force); // the session's own inputs are known only now
             } else {
                 std::vector<std::string> paths;
                 for (const QString& input : parser.values(QStringLiteral("input")) + parser.positionalArguments())
@@ -408,12 +452,12 @@ int runReconstruct(const QStringList& args)
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     } catch (const SettingsError& e) {
-        // From a session file the settings are its content (exit 1); otherwise they are the flags (exit 2).
-        if (has(parser, "session"))
-            return runFailure(program, value(parser, "session") + QStringLiteral(": ") + QString::fromStdString(e.what()));
-        return usageFailure(program, QStringLiteral("--") + QString::fromStdString(e.what()));
+        // A flag's value is a usage error (exit 2); a session's own setting is the session's content (exit 1).
+        if (has(parser, e.setting().c_str()) || !has(parser, "session"))
+            return usageFailure(program, QStringLiteral("--") + QString::fromStdString(e.what()));
+        return runFailure(program, value(parser, "session") + QStringLiteral(": ") + QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
-        return runFailure(program, QString::fromStdString(e.what()));
+        return runFailure(program, describe(e));
     }
 
     PhaseUnit fitsUnit = PhaseUnit::Radians, pngUnit = PhaseUnit::Waves;
@@ -425,14 +469,6 @@ int runReconstruct(const QStringList& args)
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     }
-    const bool force = has(parser, "force");
-    const QString jsonPath = value(parser, "json");
-    for (const char* option : {"json", "phase-out", "phase-png", "csv", "coefficients-json", "model-out", "residual-out", "save-session"}) {
-        const QString path = value(parser, option);
-        if (!path.isEmpty() && path != QLatin1String("-") && !force && QFileInfo::exists(path))
-            return runFailure(program, path + QStringLiteral(": file exists; refusing to overwrite it (use --force)"));
-    }
-
     // Run on the engine's worker thread; print the latest snapshot about twice a second.
     ReconstructionEngine engine;
     engine.start(request);
@@ -457,42 +493,36 @@ int runReconstruct(const QStringList& args)
     }
     const FitResult result = *engine.result();
 
-    std::fputs(fullReport(result, notes, truth ? &*truth : nullptr).c_str(), jsonPath == QLatin1String("-") ? stderr : stdout);
+    // Data on standard output keeps the summary off it; warnings go to standard error, each once.
+    bool dataOnStdout = false;
+    for (const OutputSpec& o : outputs)
+        dataOnStdout = dataOnStdout || o.path == "-";
+    std::vector<std::string> warnings;
+    for (const std::string& note : notes)
+        if (note.rfind("warning: ", 0) == 0)
+            warnings.push_back(note.substr(9));
+    warnings.insert(warnings.end(), result.warnings.begin(), result.warnings.end());
+    std::vector<std::string> infoNotes;
+    for (const std::string& note : notes)
+        if (note.rfind("warning: ", 0) != 0)
+            infoNotes.push_back(note);
+    std::fputs(fullReport(result, infoNotes, truth ? &*truth : nullptr).c_str(), dataOnStdout ? stderr : stdout);
+    printWarnings(program, warnings);
     try {
         const bool float32 = has(parser, "float32");
-        if (!jsonPath.isEmpty()) {
-            const QByteArray json = QJsonDocument(resultToJson(result)).toJson();
-            if (jsonPath == QLatin1String("-"))
-                std::fwrite(json.constData(), 1, size_t(json.size()), stdout);
-            else
-                writeTextFile(jsonPath, json, force);
+        OutputTransaction transaction(force);
+        for (const OutputSpec& o : outputs) {
+            QByteArray bytes;
+            try {
+                bytes = outputBytes(o.option, parser, result, context, session ? &*session : nullptr, fitsUnit, pngUnit, float32);
+            } catch (const std::runtime_error& e) {
+                throw std::runtime_error(o.path + ": " + e.what());
+            }
+            transaction.add(o.path, std::move(bytes));
         }
-        if (has(parser, "csv"))
-            writeTextFile(value(parser, "csv"), coefficientsCsvBytes(result), force);
-        if (has(parser, "coefficients-json"))
-            writeTextFile(value(parser, "coefficients-json"), coefficientsJson(result), force);
-        if (has(parser, "phase-out"))
-            writePhaseFits(value(parser, "phase-out").toStdString(), result, context, {float32, fitsUnit, force});
-        if (has(parser, "phase-png")) {
-            PhaseImageOptions png;
-            png.unit = pngUnit;
-            png.wrapped = has(parser, "wrapped");
-            png.wavelength = result.wavelength;
-            png.title = "Wavefront " + result.problemName + " (" + zernike::orderingName(result.ordering) + ", order "
-                        + std::to_string(result.coefficients.empty() ? 0 : result.coefficients.back().mode.n) + ")";
-            writePhasePng(value(parser, "phase-png").toStdString(), result, png, force);
-        }
-        if (has(parser, "model-out"))
-            writeModelFits(value(parser, "model-out").toStdString(), result, context, float32, force);
-        if (has(parser, "residual-out"))
-            writeResidualFits(value(parser, "residual-out").toStdString(), result, context, float32, force);
-        if (has(parser, "save-session") && session) {
-            session->result = resultToJson(result);
-            session->resultParameters = result.parameterValues;
-            saveSession(value(parser, "save-session").toStdString(), *session, force);
-        }
+        transaction.commit(); // all outputs or none
     } catch (const std::exception& e) {
-        return runFailure(program, QString::fromStdString(e.what()));
+        return runFailure(program, describe(e));
     }
     if (result.solver.termination == Termination::Failed)
         return runFailure(program, QString::fromStdString("the fit failed: " + result.solver.message));

@@ -3,6 +3,8 @@
 #include "Commands.h"
 
 #include "engine/Presets.h"
+#include "io/ImageReaders.h"
+#include "io/OutputTransaction.h"
 
 #include <QFile>
 #include <QJsonDocument>
@@ -42,6 +44,11 @@ int runSimulate(const QStringList& args)
         const QString out = parser.value(QStringLiteral("out"));
         if (parser.isSet(QStringLiteral("truth"))) {
             const QString path = parser.value(QStringLiteral("truth"));
+            try {
+                requireReadableFile(path.toStdString()); // a FIFO would block the open forever
+            } catch (const ImageReadError& e) {
+                return runFailure(program, describe(e));
+            }
             QFile file(path);
             if (!file.open(QIODevice::ReadOnly))
                 return runFailure(program, path + QStringLiteral(": cannot read the truth file (") + file.errorString() + QLatin1Char(')'));
@@ -53,8 +60,14 @@ int runSimulate(const QStringList& args)
         }
         const bool force = parser.isSet(QStringLiteral("force"));
         const QString truthPath = (out.endsWith(QLatin1String(".fits"), Qt::CaseInsensitive) ? out.chopped(5) : out) + QStringLiteral(".truth.json");
-        if (!force && QFile::exists(truthPath))
-            return runFailure(program, truthPath + QStringLiteral(": file exists; refusing to overwrite it (use --force)"));
+        std::vector<std::string> inputs;
+        if (parser.isSet(QStringLiteral("truth")))
+            inputs.push_back(parser.value(QStringLiteral("truth")).toStdString());
+        try {
+            checkOutputs({{"out", false, out.toStdString()}, {"out (its truth file)", false, truthPath.toStdString()}}, inputs, force);
+        } catch (const OutputError& e) {
+            return runFailure(program, describe(e));
+        }
 
         PresetCase c;
         try {
@@ -62,16 +75,18 @@ int runSimulate(const QStringList& args)
         } catch (const std::invalid_argument& e) { // every preset input is a command-line argument
             throw UsageError(e.what());
         }
-        writePresetFits(out.toStdString(), c, preset.toStdString(), options.seed, force);
+        OutputTransaction transaction(force); // the data and its truth together, or neither
+        transaction.add(out.toStdString(), presetFitsBytes(c, preset.toStdString(), options.seed));
+        transaction.add(truthPath.toStdString(), QJsonDocument(truthToJson(c.truth, c.spec.wavelength)).toJson());
+        transaction.commit();
         const Image& first = c.spec.planes.front().data;
-        writeTextFile(truthPath, QJsonDocument(truthToJson(c.truth, c.spec.wavelength)).toJson(), force);
         std::printf("wrote %s (%zu planes of %d x %d) and %s\n", qPrintable(out), c.spec.planes.size(), first.width, first.height,
                     qPrintable(truthPath));
         return 0;
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
-        return runFailure(program, QString::fromStdString(e.what()));
+        return runFailure(program, describe(e));
     }
 }
 

@@ -5,6 +5,7 @@
 #include <QGuiApplication>
 #include <QTextStream>
 
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -40,6 +41,10 @@ bool needsGui(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
+    // Over a file-size limit (ulimit -f) a write then fails with EFBIG, which the output layer reports
+    // with the file's name and cleans up after, instead of SIGXFSZ killing the program mid-write (or
+    // while a library such as fontconfig updates a cache of its own).
+    std::signal(SIGXFSZ, SIG_IGN);
     std::unique_ptr<QCoreApplication> application;
     // QGuiApplication takes options of its own out of argv (-session, -platform, ...), which would eat
     // `reconstruct --session FILE`: it gets the program name only; the command's options stay ours.

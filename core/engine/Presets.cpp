@@ -1,6 +1,7 @@
 #include "engine/Presets.h"
 
 #include "io/Fits.h"
+#include "io/OutputTransaction.h"
 #include "optics/CpuModel.h"
 
 #include <algorithm>
@@ -229,7 +230,7 @@ std::vector<FitsKeyword> presetKeywords(const PresetCase& preset, const std::str
     return k;
 }
 
-void writePresetFits(const std::string& path, const PresetCase& preset, const std::string& presetName, std::uint64_t seed, bool overwrite)
+QByteArray presetFitsBytes(const PresetCase& preset, const std::string& presetName, std::uint64_t seed)
 {
     std::vector<Image> planes;
     for (const PlaneSpec& plane : preset.spec.planes)
@@ -237,7 +238,12 @@ void writePresetFits(const std::string& path, const PresetCase& preset, const st
     std::vector<FitsKeyword> keywords = presetKeywords(preset, presetName);
     keywords.push_back({"NOISE", preset.noiseDescription.substr(0, 68), "noise model of the simulation"});
     keywords.push_back({"SEED", (long long)seed, "random seed"});
-    writeFits(path, planes, keywords, false, overwrite);
+    return QByteArray::fromStdString(fitsBytes(planes, keywords, false));
+}
+
+void writePresetFits(const std::string& path, const PresetCase& preset, const std::string& presetName, std::uint64_t seed, bool overwrite)
+{
+    writeFileAtomically(path, presetFitsBytes(preset, presetName, seed), overwrite);
 }
 
 PresetCase makePreset(const std::string& name, const PresetOptions& options)

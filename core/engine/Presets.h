@@ -6,6 +6,8 @@
 #include "io/ResultJson.h"
 #include "optics/Problem.h"
 
+#include <QByteArray>
+
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -39,6 +41,7 @@ PresetCase makePreset(const std::string& name, const PresetOptions& options);
 // WAVELENG, SAMPLING, DEFOCUSk, BUNIT, ... documented in the README). Throws std::runtime_error.
 struct FitsKeyword;
 std::vector<FitsKeyword> presetKeywords(const PresetCase& preset, const std::string& presetName);
+QByteArray presetFitsBytes(const PresetCase& preset, const std::string& presetName, std::uint64_t seed);
 void writePresetFits(const std::string& path, const PresetCase& preset, const std::string& presetName, std::uint64_t seed, bool overwrite);
 
 // Model intensities of `spec` (data ignored) at `parameters`, in the data layout of `width` x `height`

@@ -1,5 +1,7 @@
 #include "engine/ReconstructionEngine.h"
 
+#include <system_error>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -131,7 +133,23 @@ void ReconstructionEngine::start(ReconstructionRequest request)
     }
     m_cancel = false;
     m_running = true;
-    m_thread = std::thread([this, request = std::move(request)] {
+    try {
+        m_thread = startThread(std::move(request));
+    } catch (const std::system_error& e) {
+        // No thread (a process or address-space limit): the job fails with a message instead of the
+        // std::terminate an escaping exception would mean for the front end.
+        std::lock_guard lock(m_mutex);
+        m_error = std::string("cannot start the reconstruction thread (") + e.what()
+                  + "); the system refused a new thread: raise the process or memory limit (ulimit -u, ulimit -v)";
+        m_running = false;
+    }
+}
+
+std::thread ReconstructionEngine::startThread(ReconstructionRequest request)
+{
+    if (s_threadCreationFailsForTesting.load())
+        throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again), "thread creation refused (test)");
+    return std::thread([this, request = std::move(request)] {
         try {
             FitResult r = reconstruct(
                 request,
@@ -143,12 +161,24 @@ void ReconstructionEngine::start(ReconstructionRequest request)
                 &m_cancel);
             std::lock_guard lock(m_mutex);
             m_result = std::move(r);
+        } catch (const std::bad_alloc&) {
+            std::lock_guard lock(m_mutex);
+            m_error = "out of memory: the problem (grid " + std::to_string(request.spec.grid.size) + ", "
+                      + std::to_string(request.spec.planes.size()) + " planes) needs more memory than this process may use; "
+                        "use a smaller --grid or --crop";
         } catch (const std::exception& e) {
             std::lock_guard lock(m_mutex);
             m_error = e.what();
         }
         m_running = false;
     });
+}
+
+std::atomic<bool> ReconstructionEngine::s_threadCreationFailsForTesting{false};
+
+void ReconstructionEngine::setThreadCreationFailsForTesting(bool fails)
+{
+    s_threadCreationFailsForTesting = fails;
 }
 
 void ReconstructionEngine::cancel()

@@ -55,7 +55,8 @@ public:
     ReconstructionEngine(const ReconstructionEngine&) = delete;
     ReconstructionEngine& operator=(const ReconstructionEngine&) = delete;
 
-    // Starts a job, cancelling and replacing a running one.
+    // Starts a job, cancelling and replacing a running one. Never throws: when no thread can be
+    // created the job fails at once (isRunning() false, error() says why).
     void start(ReconstructionRequest request);
     void cancel();
     void wait();
@@ -66,7 +67,12 @@ public:
     std::optional<FitResult> result() const; // set when a job has finished (also when cancelled)
     std::string error() const;               // set when a job failed to start or run
 
+    // Tests: makes the next starts fail as a refused std::thread creation does (ulimit -u).
+    static void setThreadCreationFailsForTesting(bool fails);
+
 private:
+    std::thread startThread(ReconstructionRequest request);
+    static std::atomic<bool> s_threadCreationFailsForTesting;
     std::thread m_thread;
     std::atomic<bool> m_cancel{false};
     std::atomic<bool> m_running{false};

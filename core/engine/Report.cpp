@@ -68,7 +68,7 @@ std::string fullReport(const FitResult& r, const std::vector<std::string>& notes
 {
     std::string text = "Wavefront Studio reconstruction: " + r.problemName + "\n";
     for (const std::string& note : notes)
-        text += (note.rfind("warning: ", 0) == 0 ? "  " : "  note: ") + note + "\n";
+        text += "  note: " + note + "\n";
     for (const std::string& line : summaryLines(r))
         text += "  " + line + "\n";
     text += format("    %5s %3s %4s  %-32s %11s %11s %10s%s\n", "index", "n", "m", "name", "waves", "nm", "+/- waves",
@@ -80,8 +80,6 @@ std::string fullReport(const FitResult& r, const std::vector<std::string>& notes
             text += format(" %10.5f", truthWaves(*truth, c, r.normalization));
         text += "\n";
     }
-    for (const std::string& w : r.warnings)
-        text += "  warning: " + w + "\n";
     return text;
 }
 

@@ -18,10 +18,10 @@ std::string briefReport(const FitResult& result);
 // coefficient conventions. Warnings of the result are not included (see fullReport).
 std::vector<std::string> summaryLines(const FitResult& result);
 
-// The whole report as printed by `wavefront-cli reconstruct`: a title, `notes` (lines starting with
-// "warning: " are shown as they are, the others as "note: ..."), the summary lines, the coefficient
-// table (with a truth column when `truth` is given, converted to the result's normalisation) and the
-// result's warnings. Ends with a newline.
+// The whole report as printed by `wavefront-cli reconstruct`: a title, `notes` (each as "note: ..."),
+// the summary lines and the coefficient table (with a truth column when `truth` is given, converted to
+// the result's normalisation). Ends with a newline. Warnings, the result's included, are not part of it:
+// each front end shows them once where warnings belong (the CLI on standard error).
 std::string fullReport(const FitResult& result, const std::vector<std::string>& notes = {}, const Truth* truth = nullptr);
 
 } // namespace wfs

@@ -1,48 +1,8 @@
 #include "engine/Workflow.h"
 
 #include "io/ResultJson.h"
-#include "optics/Zernike.h"
 
 namespace wfs {
-
-std::vector<int> fittedOrders(const ModelSettings& model, const SolverSettings& solver)
-{
-    const std::string range = "between 1 and " + std::to_string(zernike::kMaxOrder);
-    if (solver.stages.empty()) {
-        if (model.order < 1 || model.order > zernike::kMaxOrder)
-            throw SettingsError("order", "must be " + range + " (got " + std::to_string(model.order) + ")");
-        return {model.order};
-    }
-    for (size_t i = 0; i < solver.stages.size(); ++i) {
-        const int order = solver.stages[i];
-        if (order < 1 || order > zernike::kMaxOrder)
-            throw SettingsError("stages", "each order must be " + range + " (got " + std::to_string(order) + ")");
-        if (i > 0 && order <= solver.stages[i - 1])
-            throw SettingsError("stages", "the orders must increase (got " + std::to_string(solver.stages[i - 1]) + " then "
-                                              + std::to_string(order) + ")");
-    }
-    return solver.stages;
-}
-
-// The model's physical quantities (grid, pupil geometry, read noise) are checked where they are used, by
-// Problem (optics/Problem.cpp); these are the settings nothing else checks.
-void checkSettings(const ModelSettings& model, const SolverSettings& solver)
-{
-    fittedOrders(model, solver);
-    checkSolverSettings(solver);
-}
-
-void checkSolverSettings(const SolverSettings& solver)
-{
-    if (solver.threads < 1 || solver.threads > 1024)
-        throw SettingsError("threads", "must be between 1 and 1024 (got " + std::to_string(solver.threads) + ")");
-    if (solver.maxIterations < 1)
-        throw SettingsError("max-iterations", "must be at least 1");
-    if (!(solver.gradientTolerance >= 0.0))
-        throw SettingsError("gtol", "must not be negative");
-    if (!(solver.functionTolerance >= 0.0))
-        throw SettingsError("ftol", "must not be negative");
-}
 
 PreparedRun prepareRun(Session session)
 {

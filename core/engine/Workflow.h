@@ -10,35 +10,10 @@
 #include "io/Exports.h"
 #include "io/Session.h"
 
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace wfs {
-
-// A setting out of its range. `setting()` is its name as the command line spells it ("order", "stages",
-// "threads"), so each front end can point at its own control; what() is "<setting>: <problem>".
-class SettingsError : public std::invalid_argument {
-public:
-    SettingsError(std::string setting, const std::string& problem)
-        : std::invalid_argument(setting + ": " + problem), m_setting(std::move(setting)) { }
-    const std::string& setting() const { return m_setting; }
-
-private:
-    std::string m_setting;
-};
-
-// The fitted Zernike order and the coarse-to-fine stages have one carrier: `solver.stages`, when not
-// empty, lists the orders fitted in turn and its last entry *is* the model's order; otherwise
-// `model.order` is fitted in one stage. Returns the orders to fit (at least one), after checking them:
-// each within 1..zernike::kMaxOrder, strictly increasing.
-std::vector<int> fittedOrders(const ModelSettings& model, const SolverSettings& solver);
-
-// The range checks of the orders and the solver settings, in one place (the model's physical quantities
-// are checked by Problem). Throws SettingsError.
-void checkSettings(const ModelSettings& model, const SolverSettings& solver);
-// The solver part alone (threads, iteration limit, tolerances), for runs without model settings (bench).
-void checkSolverSettings(const SolverSettings& solver);
 
 struct PreparedRun {
     Dataset dataset;          // the input with its preparation record updated

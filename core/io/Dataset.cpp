@@ -37,6 +37,8 @@ const char* messageLevelName(MessageLevel level)
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// Larger pixel values overflow when squared and summed (a cost, a centroid).
+constexpr double kLargestPixel = 1e150;
 
 std::string format(const char* fmt, double value)
 {
@@ -45,80 +47,7 @@ std::string format(const char* fmt, double value)
     return text;
 }
 
-// ---- Units --------------------------------------------------------------------------------------
-
-// Splits "633 nm" into 633 and "nm"; false when there is no number first.
-bool splitNumber(const std::string& text, double& value, std::string& unit)
-{
-    const char* begin = text.c_str();
-    while (std::isspace(static_cast<unsigned char>(*begin)))
-        ++begin;
-    char* end = nullptr;
-    value = std::strtod(begin, &end);
-    if (end == begin || !std::isfinite(value))
-        return false;
-    std::string rest(end);
-    rest.erase(std::remove_if(rest.begin(), rest.end(), [](unsigned char c) { return std::isspace(c); }), rest.end());
-    std::transform(rest.begin(), rest.end(), rest.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    unit = rest;
-    return true;
-}
-
 } // namespace
-
-std::optional<double> lengthFromText(const std::string& text)
-{
-    double v = 0;
-    std::string unit;
-    if (!splitNumber(text, v, unit))
-        return std::nullopt;
-    if (unit.empty() || unit == "m")
-        return v;
-    if (unit == "mm")
-        return v * 1e-3;
-    if (unit == "um" || unit == "\xc2\xb5m" || unit == "micron" || unit == "microns")
-        return v * 1e-6;
-    if (unit == "nm")
-        return v * 1e-9;
-    if (unit == "cm")
-        return v * 1e-2;
-    return std::nullopt;
-}
-
-std::optional<double> angleFromText(const std::string& text)
-{
-    double v = 0;
-    std::string unit;
-    if (!splitNumber(text, v, unit))
-        return std::nullopt;
-    constexpr double arcsec = M_PI / (180.0 * 3600.0);
-    if (unit.empty() || unit == "rad")
-        return v;
-    if (unit == "arcsec" || unit == "as")
-        return v * arcsec;
-    if (unit == "mas")
-        return v * arcsec * 1e-3;
-    if (unit == "deg")
-        return v * M_PI / 180.0;
-    return std::nullopt;
-}
-
-std::optional<PlaneDefocus> defocusFromText(const std::string& text)
-{
-    double v = 0;
-    std::string unit;
-    if (!splitNumber(text, v, unit))
-        return std::nullopt;
-    if (unit == "w" || unit == "waves" || unit == "wave")
-        return PlaneDefocus{PlaneDefocus::Kind::Waves, v};
-    if (unit.empty() && v == 0.0)
-        return PlaneDefocus{PlaneDefocus::Kind::Waves, 0.0}; // "0" is in focus whatever the unit
-    if (unit.empty())
-        return std::nullopt; // a bare non-zero number is ambiguous (waves or metres?)
-    if (auto length = lengthFromText(text))
-        return PlaneDefocus{PlaneDefocus::Kind::Length, *length};
-    return std::nullopt;
-}
 
 // ---- Loading ------------------------------------------------------------------------------------
 
@@ -441,11 +370,20 @@ std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::st
             plane.indexInFile = int(k);
             plane.formatMaximum = content.formatMaximum;
             size_t finite = 0, nonZero = 0;
+            double largest = 0.0;
             for (double v : plane.raw.pixels) {
                 finite += std::isfinite(v) ? 1 : 0;
                 nonZero += std::isfinite(v) && v != 0.0 ? 1 : 0;
+                if (std::isfinite(v))
+                    largest = std::max(largest, std::abs(v));
             }
-            if (finite == 0) {
+            if (largest > kLargestPixel) {
+                // Finite, but squares and sums of such values overflow in the preparation and the fit.
+                plane.use = false;
+                messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": pixel values reach " + format("%.3g", largest)
+                                                                     + ", beyond what can be fitted (at most " + format("%.0e", kLargestPixel)
+                                                                     + " in magnitude); scale the data down; the plane does not take part"});
+            } else if (finite == 0) {
                 plane.use = false;
                 messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": every pixel is NaN or blank; the plane does not take part"});
             } else if (nonZero == 0) {
@@ -458,18 +396,22 @@ std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::st
         // Planes of another size than the dataset's first cannot be fitted with it (unless a crop makes
         // them equal): they stay loaded, not taking part.
         const Image& ref = dataset.planes.front().raw;
-        int differing = 0;
+        int differing = 0, differingWidth = 0, differingHeight = 0;
         for (int k = dataset.files.back().firstPlane; k < int(dataset.planes.size()); ++k) {
             DatasetPlane& plane = dataset.planes[size_t(k)];
             if ((plane.raw.width != ref.width || plane.raw.height != ref.height) && plane.use) {
                 plane.use = false;
-                ++differing;
+                if (differing++ == 0) {
+                    differingWidth = plane.raw.width;
+                    differingHeight = plane.raw.height;
+                }
             }
         }
         if (differing > 0)
             messages.push_back({MessageLevel::Warning, path,
-                                path + ": " + std::to_string(differing) + " plane(s) of " + std::to_string(first.width) + " x "
-                                    + std::to_string(first.height) + " differ in size from dataset plane 0 (" + std::to_string(ref.width) + " x "
+                                path + ": " + std::to_string(differing) + " plane(s) of " + std::to_string(differingWidth) + " x "
+                                    + std::to_string(differingHeight) + (differing > 1 ? " (the first of them)" : "")
+                                    + " differ in size from dataset plane 0 (" + std::to_string(ref.width) + " x "
                                     + std::to_string(ref.height) + "); they do not take part unless selected with a crop that makes them equal"});
         const std::string sidecar = findSidecar(path);
         if (!sidecar.empty())
@@ -762,7 +704,18 @@ Preparation computePreparation(const Dataset& dataset)
     if (o.cropSize < 0 || o.cropSize % 2 != 0)
         result.messages.push_back({MessageLevel::Warning, {}, "crop size " + std::to_string(o.cropSize) + " is not a positive even number; "
                                                               + (o.cropSize > 0 ? "using " + std::to_string(o.cropSize + 1) : std::string("no crop"))});
-    const int cropSize = o.cropSize > 0 ? o.cropSize + o.cropSize % 2 : 0;
+    int cropSize = o.cropSize > 0 ? o.cropSize + o.cropSize % 2 : 0;
+    // A window larger than the images holds only padding, and its buffers are allocated per plane: an
+    // absurd crop (16384 on 64 x 64) is refused before any allocation instead of exhausting memory.
+    int largest = 0;
+    for (const DatasetPlane& plane : dataset.planes)
+        largest = std::max({largest, plane.raw.width + plane.raw.width % 2, plane.raw.height + plane.raw.height % 2});
+    if (cropSize > largest && largest > 0) {
+        result.messages.push_back({MessageLevel::Error, {}, "the crop (" + std::to_string(cropSize) + " x " + std::to_string(cropSize)
+                                                            + ") is larger than the images (at most " + std::to_string(largest)
+                                                            + " pixels across); use a crop of at most " + std::to_string(largest)});
+        cropSize = 0;
+    }
 
     std::vector<PlaneStats> stats(dataset.planes.size());
     for (size_t k = 0; k < dataset.planes.size(); ++k) {
@@ -943,15 +896,72 @@ double samplingFromMetadata(const DatasetMetadata& m, std::vector<DatasetMessage
     return s.q;
 }
 
+void validateMetadata(const DatasetMetadata& m)
+{
+    auto check = [&](Setting setting, std::optional<double> value, const char* key) {
+        if (!value)
+            return;
+        const std::string error = plausibilityError(setting, *value);
+        if (error.empty())
+            return;
+        const auto origin = m.origin.find(key);
+        throw DatasetError(error + (origin != m.origin.end() ? " (from " + origin->second + ")" : std::string()));
+    };
+    check(Setting::Wavelength, m.wavelength, "wavelength");
+    check(Setting::PixelPitch, m.pixelPitch, "pixelPitch");
+    check(Setting::PixelAngle, m.pixelAngle, "pixelAngle");
+    check(Setting::FNumber, m.fNumber, "fNumber");
+    check(Setting::NumericalAperture, m.numericalAperture, "numericalAperture");
+    check(Setting::ImmersionIndex, m.immersionIndex, "immersionIndex");
+    check(Setting::Aperture, m.aperture, "aperture");
+    check(Setting::SamplingQ, m.samplingQ, "samplingQ");
+    check(Setting::ZStep, m.zStep, "zStep");
+    if (m.numericalAperture && *m.numericalAperture > m.immersionIndex)
+        throw DatasetError("the numerical aperture " + format("%.4g", *m.numericalAperture) + " exceeds the immersion index "
+                           + format("%.4g", m.immersionIndex) + " (NA = n sin(theta) cannot exceed n): set the immersion index (e.g. 1.518 for oil)");
+}
+
+namespace {
+// Names the cause when no plane takes part: empty planes (all NaN, BLANK or zero) say so, rather than
+// suggesting the user deselected them.
+std::string whyNoPlaneTakesPart(const Dataset& dataset)
+{
+    int empty = 0;
+    std::string example;
+    for (const DatasetPlane& plane : dataset.planes) {
+        bool anyFinite = false, anyNonZero = false, huge = false;
+        for (double v : plane.raw.pixels) {
+            anyFinite = anyFinite || std::isfinite(v);
+            anyNonZero = anyNonZero || (std::isfinite(v) && v != 0.0);
+            huge = huge || (std::isfinite(v) && std::abs(v) > kLargestPixel);
+        }
+        if (!anyNonZero || huge) {
+            if (example.empty())
+                example = plane.raw.source + (huge ? " has values too large to fit" : anyFinite ? " is all zero" : " has only NaN or blank pixels");
+            ++empty;
+        }
+    }
+    if (empty == int(dataset.planes.size()))
+        return "no plane holds usable data (" + example + "); there is no signal to fit";
+    if (empty > 0)
+        return std::to_string(empty) + " of " + std::to_string(dataset.planes.size()) + " planes hold no usable data (" + example
+               + ") and the others are not selected or differ in size; select at least one plane with signal";
+    return "select at least one plane";
+}
+} // namespace
+
 BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
 {
     BuiltProblem built;
     const DatasetMetadata& m = dataset.metadata;
     built.planes = usedPlanes(dataset);
     if (built.planes.empty())
-        throw DatasetError(dataset.planes.empty() ? "no data: load PSF images first" : "no plane takes part: select at least one plane");
+        throw DatasetError(dataset.planes.empty() ? "no data: load PSF images first" : "no plane takes part: " + whyNoPlaneTakesPart(dataset));
     if (!m.wavelength)
         throw DatasetError("the wavelength is unknown: set it (e.g. 633 nm)");
+    validateMetadata(m);
+    if (!(model.readNoise >= 0.0) || !plausibilityError(Setting::ReadNoise, model.readNoise).empty())
+        throw DatasetError(plausibilityError(Setting::ReadNoise, model.readNoise) + "; 0 means the border noise of the data");
     built.samplingQ = samplingFromMetadata(m, &built.messages);
 
     const Preparation fresh = isPrepared(dataset) ? Preparation{} : computePreparation(dataset);
@@ -1025,6 +1035,11 @@ BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
         ps.fitBackground = model.fitBackground;
         ps.fitShift = model.fitShift;
         const PlaneDefocus d = planeDefocus(dataset, index);
+        if (d.kind != PlaneDefocus::Kind::Unknown) {
+            const std::string error = plausibilityError(d.kind == PlaneDefocus::Kind::Waves ? Setting::DefocusWaves : Setting::DefocusLength, d.value);
+            if (!error.empty())
+                throw DatasetError(p.image.source + " (plane " + std::to_string(index) + "): " + error);
+        }
         if (d.kind == PlaneDefocus::Kind::Unknown) {
             if (built.planes.size() > 1)
                 throw DatasetError(p.image.source + " (plane " + std::to_string(index)
@@ -1078,6 +1093,17 @@ BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
     } catch (const std::invalid_argument& e) {
         throw DatasetError(e.what());
     }
+    // More parameters than measurements has no unique solution, yet BFGS would still report convergence.
+    std::size_t pixels = 0;
+    for (const PlaneSpec& ps : spec.planes) {
+        if (ps.mask.empty())
+            pixels += ps.data.pixels.size();
+        for (uint8_t keep : ps.mask)
+            pixels += keep;
+    }
+    if (pixels < built.start.size())
+        throw DatasetError(std::to_string(built.start.size()) + " parameters cannot be fitted to " + std::to_string(pixels)
+                           + " pixels: use larger images or crop (at least as many pixels as parameters) or a lower Zernike order");
     return built;
 }
 

@@ -17,6 +17,7 @@
 // copied to a worker thread. Errors the user can cause are messages (addFiles, prepare) or a
 // DatasetError whose text names the file, plane or quantity (buildProblem).
 #include "io/ImageReaders.h"
+#include "io/Units.h"
 #include "optics/ProblemSpec.h"
 
 #include <map>
@@ -228,6 +229,10 @@ struct BuiltProblem {
     std::vector<DatasetMessage> messages; // warnings: Q < 2, one in-focus plane only, preparation warnings
 };
 
+// Throws DatasetError when a value is outside its plausible range (io/Units.h) or the numerical
+// aperture exceeds the immersion index; the message names the value's origin. buildProblem calls it.
+void validateMetadata(const DatasetMetadata& metadata);
+
 // The sampling Q from the metadata (throws DatasetError naming what is missing), with its warnings.
 double samplingFromMetadata(const DatasetMetadata& metadata, std::vector<DatasetMessage>* messages = nullptr);
 
@@ -237,7 +242,7 @@ double samplingFromMetadata(const DatasetMetadata& metadata, std::vector<Dataset
 // a plane larger than the grid, or an empty (all-NaN, all-zero) plane, naming the plane's source.
 BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model);
 
-// ---- Units --------------------------------------------------------------------------------------
+// ---- Units (io/Units.h: one parser, one rule for bare numbers) ------------------------------------
 
 // "633nm", "0.3 um", "2.4m", "5e-7" (bare numbers are metres); std::nullopt if not a length.
 std::optional<double> lengthFromText(const std::string& text);

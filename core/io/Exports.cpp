@@ -1,16 +1,18 @@
 #include "io/Exports.h"
 
+#include "io/OutputTransaction.h"
+
 #include "io/ResultJson.h"
 
 #include <QFile>
 #include <QFontMetrics>
 #include <QGuiApplication>
+#include <QBuffer>
 #include <QImageWriter>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QPainter>
-#include <QSaveFile>
 
 #include <algorithm>
 #include <cmath>
@@ -197,22 +199,21 @@ std::vector<FitsKeyword> resultKeywords(const FitResult& r, const ExportContext&
     return k;
 }
 
-void writePhaseFits(const std::string& path, const FitResult& result, const ExportContext& context, const PhaseFitsOptions& options)
+QByteArray phaseFitsBytes(const FitResult& result, const ExportContext& context, const PhaseFitsOptions& options)
 {
     if (result.phaseMap.isEmpty())
-        throw std::runtime_error(path + ": the result has no phase map");
+        throw std::runtime_error("the result has no phase map");
     Image map = result.phaseMap;
     const double factor = phaseFactor(options.unit, result.wavelength);
     for (double& v : map.pixels)
         v *= factor;
-    writeFits(path, {map}, resultKeywords(result, context, phaseUnitName(options.unit)), options.float32, options.overwrite);
+    return QByteArray::fromStdString(fitsBytes({map}, resultKeywords(result, context, phaseUnitName(options.unit)), options.float32));
 }
 
-namespace {
-void writePlanes(const std::string& path, const FitResult& result, const ExportContext& context, bool float32, bool overwrite, bool residual)
+QByteArray planesFitsBytes(const FitResult& result, const ExportContext& context, bool float32, bool residual)
 {
     if (result.planes.empty() || result.planes.front().model.isEmpty())
-        throw std::runtime_error(path + ": the result has no model images");
+        throw std::runtime_error("the result has no model images");
     std::vector<Image> images;
     for (const PlaneResult& p : result.planes)
         images.push_back(residual ? p.residual : p.model);
@@ -221,18 +222,37 @@ void writePlanes(const std::string& path, const FitResult& result, const ExportC
                         residual ? "data - model, NaN where not fitted" : "model intensity at the solution"});
     for (size_t k = 0; k < result.planes.size() && k < 999; ++k)
         keywords.push_back({"PLANE" + std::to_string(k + 1), result.planes[k].diversity, "diversity of slice " + std::to_string(k + 1)});
-    writeFits(path, images, keywords, float32, overwrite);
+    return QByteArray::fromStdString(fitsBytes(images, keywords, float32));
+}
+
+namespace {
+// Encodes with `make` (whose errors get the path in front) and writes all or nothing.
+template <class Make>
+void writeBytes(const std::string& path, bool overwrite, Make make)
+{
+    QByteArray bytes;
+    try {
+        bytes = make();
+    } catch (const std::runtime_error& e) {
+        throw std::runtime_error(path + ": " + e.what());
+    }
+    writeFileAtomically(path, bytes, overwrite);
 }
 } // namespace
 
+void writePhaseFits(const std::string& path, const FitResult& result, const ExportContext& context, const PhaseFitsOptions& options)
+{
+    writeBytes(path, options.overwrite, [&] { return phaseFitsBytes(result, context, options); });
+}
+
 void writeModelFits(const std::string& path, const FitResult& result, const ExportContext& context, bool float32, bool overwrite)
 {
-    writePlanes(path, result, context, float32, overwrite, false);
+    writeBytes(path, overwrite, [&] { return planesFitsBytes(result, context, float32, false); });
 }
 
 void writeResidualFits(const std::string& path, const FitResult& result, const ExportContext& context, bool float32, bool overwrite)
 {
-    writePlanes(path, result, context, float32, overwrite, true);
+    writeBytes(path, overwrite, [&] { return planesFitsBytes(result, context, float32, true); });
 }
 
 // ---- PNG ----------------------------------------------------------------------------------------
@@ -376,29 +396,30 @@ QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options)
     return image;
 }
 
-void writePhasePng(const std::string& path, const FitResult& result, const PhaseImageOptions& optionsIn, bool overwrite)
+QByteArray phasePngBytes(const FitResult& result, const PhaseImageOptions& optionsIn)
 {
     if (result.phaseMap.isEmpty())
-        throw std::runtime_error(path + ": the result has no phase map");
+        throw std::runtime_error("the result has no phase map");
     PhaseImageOptions options = optionsIn;
     if (!(options.wavelength > 0.0))
         options.wavelength = result.wavelength;
     const QImage image = renderPhaseImage(result.phaseMap, options);
-    const QString file = QString::fromStdString(path);
-    if (!overwrite && QFile::exists(file))
-        throw std::runtime_error(path + ": file exists; refusing to overwrite it (use --force)");
-    QSaveFile out(file); // a temporary, renamed on commit
-    if (!out.open(QIODevice::WriteOnly))
-        throw std::runtime_error(path + ": cannot open for writing (" + out.errorString().toStdString() + ")");
-    QImageWriter writer(&out, "png");
+    // Encoded in memory: the file is written (and its every write checked) by the output layer.
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    QImageWriter writer(&buffer, "png");
     for (const QString& key : image.textKeys())
         writer.setText(key, image.text(key));
-    if (!writer.write(image)) {
-        out.cancelWriting();
-        throw std::runtime_error(path + ": PNG encoding failed (" + writer.errorString().toStdString() + ")");
-    }
-    if (!out.commit())
-        throw std::runtime_error(path + ": write failed (" + out.errorString().toStdString() + ")");
+    if (!writer.write(image))
+        throw std::runtime_error("PNG encoding failed (" + writer.errorString().toStdString() + ")");
+    buffer.close();
+    return bytes;
+}
+
+void writePhasePng(const std::string& path, const FitResult& result, const PhaseImageOptions& options, bool overwrite)
+{
+    writeBytes(path, overwrite, [&] { return phasePngBytes(result, options); });
 }
 
 // ---- Coefficients -------------------------------------------------------------------------------

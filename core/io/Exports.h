@@ -2,8 +2,10 @@
 // Results leaving the program: the phase map as FITS (float32/float64, header with the conventions,
 // the pupil geometry and a fit summary) and as PNG (colour bar with units; viridis, or the cyclic
 // twilight map for wrapped phase), model and residual images as FITS, the coefficient table as CSV and
-// JSON. Every writer goes through a temporary file and a rename, and refuses to replace an existing
-// file unless `overwrite`; errors throw std::runtime_error naming the file.
+// JSON. Each export is first made as bytes (the *Bytes functions; a front end writing several outputs
+// hands them to one io/OutputTransaction.h, all or nothing); the write* functions write one file
+// through the output layer and refuse to replace an existing file unless `overwrite`; errors throw
+// std::runtime_error naming the file.
 //
 // Rendering uses QImage/QPainter (Qt GUI module, no widgets). Text (labels of the colour bar) needs a
 // QGuiApplication; without one the PNG is drawn without text and says so in its tEXt "Comment".
@@ -57,9 +59,11 @@ struct PhaseFitsOptions {
     bool overwrite = false;
 };
 // The phase map over the pupil's bounding box, NaN outside the pupil.
+QByteArray phaseFitsBytes(const FitResult& result, const ExportContext& context, const PhaseFitsOptions& options);
 void writePhaseFits(const std::string& path, const FitResult& result, const ExportContext& context, const PhaseFitsOptions& options);
 
 // Model (or residual = data - model, NaN where excluded) images of every plane, as one cube.
+QByteArray planesFitsBytes(const FitResult& result, const ExportContext& context, bool float32, bool residual);
 void writeModelFits(const std::string& path, const FitResult& result, const ExportContext& context, bool float32, bool overwrite);
 void writeResidualFits(const std::string& path, const FitResult& result, const ExportContext& context, bool float32, bool overwrite);
 
@@ -75,6 +79,7 @@ struct PhaseImageOptions {
 // The phase map (row 0 at the bottom, so drawn with y up) with a colour bar, tick labels and the unit.
 // NaN pixels (outside the pupil) are white. Returns Format_RGB32.
 QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options);
+QByteArray phasePngBytes(const FitResult& result, const PhaseImageOptions& options);
 void writePhasePng(const std::string& path, const FitResult& result, const PhaseImageOptions& options, bool overwrite);
 
 // ---- Coefficients -------------------------------------------------------------------------------

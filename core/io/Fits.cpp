@@ -1,9 +1,12 @@
 #include "io/Fits.h"
 
 #include <fitsio.h>
+#include <zlib.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
@@ -181,52 +184,97 @@ FitsContent readOpenFits(fitsfile* raw, const std::string& name, const ReadLimit
 
 } // namespace
 
-FitsContent readFits(const std::string& path, const ReadLimits& limits)
+namespace {
+
+// A temporary file that is removed when it goes out of scope.
+struct TemporaryFile {
+    std::string path;
+    int fd = -1;
+    explicit TemporaryFile(const std::string& name)
+    {
+        std::error_code ec;
+        path = (std::filesystem::temp_directory_path(ec) / "wfs-fits-XXXXXX").string();
+        fd = ::mkstemp(path.data());
+        if (fd < 0)
+            throw ImageReadError(name + ": cannot create a temporary file to read it");
+    }
+    ~TemporaryFile()
+    {
+        if (fd >= 0)
+            ::close(fd);
+        ::unlink(path.c_str());
+    }
+    bool write(const void* data, std::size_t size)
+    {
+        const char* p = static_cast<const char*>(data);
+        while (size > 0) {
+            const ssize_t n = ::write(fd, p, size);
+            if (n <= 0)
+                return false;
+            p += n;
+            size -= std::size_t(n);
+        }
+        return true;
+    }
+};
+
+// The compression CFITSIO would undo in memory by itself (sizing its buffer from what the file claims),
+// or nullptr: FITS itself starts with "SIMPLE".
+const char* compressionName(const unsigned char* head, std::size_t size)
 {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec))
-        throw ImageReadError(path + ": file not found");
-    if (std::filesystem::is_directory(path, ec))
-        throw ImageReadError(path + ": is a folder, not a file");
+    if (size < 2)
+        return nullptr;
+    if (head[0] == 0x1f && head[1] == 0x8b)
+        return "gzip";
+    if (head[0] == 0x1f && head[1] == 0x9d)
+        return "Unix compress (.Z)";
+    if (head[0] == 0x1f && head[1] == 0x1e)
+        return "pack (.z)";
+    if (size >= 4 && head[0] == 'P' && head[1] == 'K' && head[2] == 3 && head[3] == 4)
+        return "zip";
+    if (size >= 3 && head[0] == 'B' && head[1] == 'Z' && head[2] == 'h')
+        return "bzip2";
+    return nullptr;
+}
+
+// Inflates a gzip file into `out` in bounded chunks, stopping with an error once the data exceed what a
+// file within `limits` can hold: memory stays small whatever the file claims to hold.
+void inflateGzip(const std::string& gzPath, TemporaryFile& out, const std::string& name, const ReadLimits& limits)
+{
+    const unsigned long long maxBytes = (unsigned long long)limits.maxPixels * 8ULL + (16ULL << 20);
+    gzFile in = gzopen(gzPath.c_str(), "rb");
+    if (!in)
+        throw ImageReadError(name + ": cannot open the gzip-compressed file");
+    struct Closer {
+        gzFile f;
+        ~Closer() { gzclose(f); }
+    } closer{in};
+    std::vector<char> chunk(1 << 20);
+    unsigned long long total = 0;
+    for (;;) {
+        const int n = gzread(in, chunk.data(), unsigned(chunk.size()));
+        if (n < 0) {
+            int code = 0;
+            throw ImageReadError(name + ": corrupt gzip data (" + std::string(gzerror(in, &code)) + ")");
+        }
+        if (n == 0)
+            break;
+        total += (unsigned long long)n;
+        if (total > maxBytes)
+            throw ImageReadError(name + ": the gzip-compressed data expand to more than " + std::to_string(maxBytes)
+                                 + " bytes, more than a FITS file this program loads holds (at most " + std::to_string(limits.maxPixels)
+                                 + " pixels per file)");
+        if (!out.write(chunk.data(), std::size_t(n)))
+            throw ImageReadError(name + ": cannot write a temporary file to decompress it");
+    }
+}
+
+FitsContent openAndRead(const std::string& diskPath, const std::string& name, const ReadLimits& limits)
+{
     int status = 0;
     fitsfile* raw = nullptr;
     // The disk-file driver takes the name literally: brackets and "+1" in a path are not CFITSIO syntax.
-    if (fits_open_diskfile(&raw, path.c_str(), READONLY, &status)) {
-        fits_clear_errmsg();
-        throw ImageReadError(path + ": not a readable FITS file (" + fitsError(status) + ")");
-    }
-    FitsHandle file(raw);
-    return readOpenFits(raw, path, limits);
-}
-
-FitsContent readFitsBuffer(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits)
-{
-    if (size < 2880)
-        throw ImageReadError(name + ": not a readable FITS file (" + std::to_string(size) + " bytes, shorter than one FITS block)");
-    // Through a temporary file and CFITSIO's disk driver, the path real files take: its memory driver
-    // reads past buffers whose header promises more data than they hold (found by fuzzing).
-    std::error_code ec;
-    std::string pattern = (std::filesystem::temp_directory_path(ec) / "wfs-fits-XXXXXX").string();
-    const int fd = ::mkstemp(pattern.data());
-    if (fd < 0)
-        throw ImageReadError(name + ": cannot create a temporary file to read it");
-    struct Remove {
-        std::string path;
-        ~Remove() { ::unlink(path.c_str()); }
-    } remove{pattern};
-    std::size_t written = 0;
-    while (written < size) {
-        const ssize_t n = ::write(fd, data + written, size - written);
-        if (n <= 0)
-            break;
-        written += std::size_t(n);
-    }
-    ::close(fd);
-    if (written != size)
-        throw ImageReadError(name + ": cannot write a temporary file to read it");
-    int status = 0;
-    fitsfile* raw = nullptr;
-    if (fits_open_diskfile(&raw, pattern.c_str(), READONLY, &status)) {
+    if (fits_open_diskfile(&raw, diskPath.c_str(), READONLY, &status)) {
         fits_clear_errmsg();
         throw ImageReadError(name + ": not a readable FITS file (" + fitsError(status) + ")");
     }
@@ -234,71 +282,51 @@ FitsContent readFitsBuffer(const std::uint8_t* data, std::size_t size, const std
     return readOpenFits(raw, name, limits);
 }
 
-void writeFits(const std::string& path, const std::vector<Image>& planes, const std::vector<FitsKeyword>& keywords, bool float32, bool overwrite)
+// Opens `diskPath` (whose first bytes are `head`): compressed files are refused or inflated (gzip) to
+// a temporary first, so CFITSIO never decompresses into memory itself.
+FitsContent readFitsFile(const std::string& diskPath, const unsigned char* head, std::size_t headSize, const std::string& name,
+                         const ReadLimits& limits)
 {
-    auto fail = [&](const std::string& what) { return std::runtime_error(path + ": " + what); };
-    if (planes.empty())
-        throw fail("nothing to write");
-    for (const Image& p : planes)
-        if (p.width != planes.front().width || p.height != planes.front().height)
-            throw fail("planes of different sizes cannot share one FITS cube");
-    if (std::filesystem::exists(path) && !overwrite)
-        throw fail("file exists; refusing to overwrite it (use --force)");
+    const char* compression = compressionName(head, headSize);
+    if (!compression)
+        return openAndRead(diskPath, name, limits);
+    if (std::string(compression) != "gzip")
+        throw ImageReadError(name + ": compressed with " + compression + ", which this program does not read; decompress it first");
+    TemporaryFile inflated(name);
+    inflateGzip(diskPath, inflated, name, limits);
+    ::close(inflated.fd);
+    inflated.fd = -1;
+    return openAndRead(inflated.path, name, limits);
+}
 
-    const std::string temporary = path + ".part";
-    std::filesystem::remove(temporary);
-    int status = 0;
-    fitsfile* raw = nullptr;
-    if (fits_create_file(&raw, temporary.c_str(), &status))
-        throw fail("cannot create the file (" + fitsError(status) + ")");
-    {
-        FitsHandle file(raw);
-        long axes[3] = {planes.front().width, planes.front().height, long(planes.size())};
-        const int naxis = planes.size() > 1 ? 3 : 2;
-        fits_create_img(raw, float32 ? FLOAT_IMG : DOUBLE_IMG, naxis, axes, &status);
-        for (const FitsKeyword& k : keywords) {
-            char* comment = const_cast<char*>(k.comment.c_str());
-            char* name = const_cast<char*>(k.name.c_str());
-            if (auto d = std::get_if<double>(&k.value)) {
-                double v = *d;
-                fits_update_key(raw, TDOUBLE, name, &v, comment, &status);
-            } else if (auto l = std::get_if<long long>(&k.value)) {
-                LONGLONG v = *l;
-                fits_update_key(raw, TLONGLONG, name, &v, comment, &status);
-            } else if (auto b = std::get_if<bool>(&k.value)) {
-                int v = *b ? 1 : 0;
-                fits_update_key(raw, TLOGICAL, name, &v, comment, &status);
-            } else {
-                const std::string& text = std::get<std::string>(k.value);
-                if (text.size() > 68) // the long-string (CONTINUE) convention keeps paths whole
-                    fits_update_key_longstr(raw, name, const_cast<char*>(text.c_str()), comment, &status);
-                else
-                    fits_update_key(raw, TSTRING, name, const_cast<char*>(text.c_str()), comment, &status);
-            }
-        }
-        for (size_t s = 0; s < planes.size() && status == 0; ++s) {
-            long first[3] = {1, 1, long(s) + 1};
-            fits_write_pix(raw, TDOUBLE, first, long(planes[s].pixels.size()), const_cast<double*>(planes[s].pixels.data()), &status);
-        }
-        if (status) {
-            const std::string message = fitsError(status);
-            file.reset();
-            std::filesystem::remove(temporary);
-            throw fail("write failed (" + message + ")");
-        }
-        int closeStatus = 0;
-        fits_close_file(file.release(), &closeStatus);
-        if (closeStatus) {
-            std::filesystem::remove(temporary);
-            throw fail("write failed (" + fitsError(closeStatus) + ")");
-        }
+} // namespace
+
+FitsContent readFits(const std::string& path, const ReadLimits& limits)
+{
+    requireReadableFile(path);
+    unsigned char head[4] = {};
+    std::size_t headSize = 0;
+    if (FILE* f = std::fopen(path.c_str(), "rb")) {
+        headSize = std::fread(head, 1, sizeof head, f);
+        std::fclose(f);
+    } else {
+        throw ImageReadError(path + ": cannot open the file (" + std::string(std::strerror(errno)) + ")");
     }
-    std::error_code ec;
-    std::filesystem::rename(temporary, path, ec);
-    if (ec) {
-        std::filesystem::remove(temporary);
-        throw fail("cannot move the finished file into place (" + ec.message() + ")");
-    }
+    return readFitsFile(path, head, headSize, path, limits);
+}
+
+FitsContent readFitsBuffer(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits)
+{
+    if (size < 2880 && !compressionName(data, size))
+        throw ImageReadError(name + ": not a readable FITS file (" + std::to_string(size) + " bytes, shorter than one FITS block)");
+    // Through a temporary file and CFITSIO's disk driver, the path real files take: its memory driver
+    // reads past buffers whose header promises more data than they hold (found by fuzzing).
+    TemporaryFile copy(name);
+    if (!copy.write(data, size))
+        throw ImageReadError(name + ": cannot write a temporary file to read it");
+    ::close(copy.fd);
+    copy.fd = -1;
+    return readFitsFile(copy.path, data, size, name, limits);
 }
 
 } // namespace wfs

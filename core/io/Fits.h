@@ -35,9 +35,13 @@ FitsContent readFits(const std::string& path, const ReadLimits& limits = {});
 // The same on bytes in memory; `name` is used in messages and Image::source.
 FitsContent readFitsBuffer(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits = {});
 
-// Writes planes (all the same size) as one 2-D image or a 3-D cube, float32 or float64, with the
-// keywords in the primary header. Writes to a temporary file and renames it, so a failure never
-// leaves a half-written file; refuses to replace an existing file unless `overwrite`.
+// Planes (all the same size) as the bytes of one 2-D image or a 3-D cube, float32 or float64, with
+// the keywords in the primary header. Throws std::runtime_error. (Written in FitsWriter.cpp.)
+std::string fitsBytes(const std::vector<Image>& planes, const std::vector<FitsKeyword>& keywords, bool float32 = false);
+// The same written through io/OutputTransaction.h: a temporary made with O_EXCL beside the target,
+// every write checked, renamed into place, so a failure never leaves a half-written file or a
+// temporary; the name is used as it is (no CFITSIO syntax). Refuses to replace an existing file
+// unless `overwrite`.
 void writeFits(const std::string& path, const std::vector<Image>& planes, const std::vector<FitsKeyword>& keywords,
                bool float32 = false, bool overwrite = false);
 

@@ -5,7 +5,11 @@
 #include <png.h>
 #include <tiffio.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cctype>
 #include <cmath>
 #include <csetjmp>
@@ -18,6 +22,23 @@
 #include <memory>
 
 namespace wfs {
+
+void requireReadableFile(const std::string& path)
+{
+    struct stat info = {};
+    if (::stat(path.c_str(), &info) != 0) {
+        if (errno == EACCES)
+            throw ImageReadError(path + ": permission denied (a folder on the way may not be searched)");
+        throw ImageReadError(path + ": file not found");
+    }
+    if (S_ISDIR(info.st_mode))
+        throw ImageReadError(path + ": is a folder, not a file");
+    if (!S_ISREG(info.st_mode))
+        throw ImageReadError(path + ": is not a regular file (a FIFO, device or socket); give an image file");
+    if (::access(path.c_str(), R_OK) != 0)
+        throw ImageReadError(path + ": permission denied (the file is not readable by this user)");
+}
+
 
 const char* imageFormatName(ImageFormat format)
 {
@@ -74,11 +95,8 @@ ImageFormat formatFromSuffix(const std::string& path)
 // The whole file in memory; ReadLimits bound the decoded pixels, this bounds the file itself.
 std::vector<std::uint8_t> readBytes(const std::string& path, const ReadLimits& limits)
 {
+    requireReadableFile(path);
     std::error_code ec;
-    if (!std::filesystem::exists(path, ec))
-        throw ImageReadError(path + ": file not found");
-    if (std::filesystem::is_directory(path, ec))
-        throw ImageReadError(path + ": is a folder, not a file");
     const auto size = std::filesystem::file_size(path, ec);
     if (ec)
         throw ImageReadError(path + ": cannot read the file size (" + ec.message() + ")");
@@ -433,7 +451,12 @@ ImageFileContent readTiffMemory(const std::uint8_t* data, std::size_t size, cons
                     content.warnings.push_back(name + ": photometric 'min-is-white': values inverted so that light is high");
             }
         } else if (!sampleOk && direct) {
-            const char* kind = page.sampleFormat == SAMPLEFORMAT_IEEEFP ? "floating-point" : page.sampleFormat == SAMPLEFORMAT_INT ? "signed" : "unsigned";
+            const char* kind = page.sampleFormat == SAMPLEFORMAT_IEEEFP ? "floating-point"
+                               : page.sampleFormat == SAMPLEFORMAT_INT  ? "signed"
+                               : page.sampleFormat == SAMPLEFORMAT_UINT ? "unsigned"
+                               : page.sampleFormat == SAMPLEFORMAT_COMPLEXINT ? "complex integer"
+                               : page.sampleFormat == SAMPLEFORMAT_COMPLEXIEEEFP ? "complex floating-point"
+                                                                                 : "unknown-format";
             damaged(where + ": " + std::to_string(page.bitsPerSample) + "-bit " + kind
                     + " samples are not supported (8, 16 or 32-bit integers, 32 or 64-bit floats)");
             break;
@@ -493,7 +516,7 @@ ImageFileContent readTiffMemory(const std::uint8_t* data, std::size_t size, cons
         const int next = TIFFReadDirectory(tif.get());
         if (!next) {
             if (!stream.errors.empty())
-                content.warnings.push_back(name + ": page " + std::to_string(pageIndex) + " unreadable (" + stream.errors + "); kept the "
+                content.warnings.push_back(name + ": page " + std::to_string(pageIndex) + " unreadable (" + stream.errors + "); the file may be truncated; kept the "
                                            + std::to_string(content.planes.size()) + " page(s) before it");
             break;
         }
@@ -543,7 +566,7 @@ struct PngReadState {
 
 // Decodes with libpng. Everything that must survive a longjmp lives in objects created before setjmp
 // and is only modified through pointers, so no local is left indeterminate.
-std::string decodePng(PngContext& context, PngReadState& state, std::vector<std::uint8_t>& pixels, std::vector<png_bytep>& rows,
+std::string decodePng(PngContext& context, PngReadState& state, std::unique_ptr<std::uint8_t[]>& pixels, std::vector<png_bytep>& rows,
                       png_uint_32& width, png_uint_32& height, int& bitDepth, int& colourType, int& channels, int& sourceBitDepth,
                       int& sourceColourType, const ReadLimits& limits)
 {
@@ -580,10 +603,23 @@ std::string decodePng(PngContext& context, PngReadState& state, std::vector<std:
     const png_size_t rowBytes = png_get_rowbytes(state.png, state.info);
     if (rowBytes < png_size_t(width) * png_size_t(channels) * png_size_t(bitDepth == 16 ? 2 : 1))
         return "inconsistent row size";
-    pixels.resize(rowBytes * height);
+    // Deflate expands at most 1032:1, so a small file cannot hold a huge image: refuse it before
+    // allocating what the header claims (a 62 KB file declaring 8000 x 8000 RGBA).
+    const int storedChannels = sourceColourType == PNG_COLOR_TYPE_RGB_ALPHA ? 4 : sourceColourType == PNG_COLOR_TYPE_RGB ? 3
+                               : sourceColourType == PNG_COLOR_TYPE_GRAY_ALPHA                                 ? 2
+                                                                                                               : 1;
+    const unsigned long long stored = ((unsigned long long)width * unsigned(sourceBitDepth) * unsigned(storedChannels) + 7) / 8 * height + height;
+    if (stored > (unsigned long long)context.size * 1032ULL + 4096ULL) {
+        std::snprintf(context.error, sizeof context.error,
+                      "the image is declared as %u x %u pixels, more than the file's %zu bytes of compressed data can hold; the file is corrupt",
+                      unsigned(width), unsigned(height), context.size);
+        return context.error;
+    }
+    // Not zero-filled: the pages of a truncated file's missing rows are never touched.
+    pixels.reset(new std::uint8_t[rowBytes * height]);
     rows.resize(height);
     for (png_uint_32 r = 0; r < height; ++r)
-        rows[r] = pixels.data() + std::size_t(r) * rowBytes;
+        rows[r] = pixels.get() + std::size_t(r) * rowBytes;
     png_read_image(state.png, rows.data());
     png_read_end(state.png, nullptr);
     return {};
@@ -600,7 +636,7 @@ ImageFileContent readPngMemory(const std::uint8_t* data, std::size_t size, const
     context.data = data;
     context.size = size;
     PngReadState state;
-    std::vector<std::uint8_t> pixels;
+    std::unique_ptr<std::uint8_t[]> pixels;
     std::vector<png_bytep> rows;
     png_uint_32 width = 0, height = 0;
     int bitDepth = 0, colourType = 0, channels = 0, sourceBitDepth = 0, sourceColourType = 0;
@@ -700,9 +736,7 @@ ImageFormat detectImageFormat(const std::string& path)
 
 ImageFileContent readImageFile(const std::string& path, const ReadLimits& limits)
 {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec))
-        throw ImageReadError(path + ": file not found");
+    requireReadableFile(path);
     switch (detectImageFormat(path)) {
     case ImageFormat::Fits:
         return readFitsImage(path, limits);

@@ -29,6 +29,11 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Throws ImageReadError unless `path` is a regular file this process may read: "file not found", "is a
+// folder", "is not a regular file (a FIFO, device or socket)" (reading one could block forever),
+// "permission denied". Every reader calls it before opening anything.
+void requireReadableFile(const std::string& path);
+
 enum class ImageFormat { Unknown, Fits, Tiff, Png };
 const char* imageFormatName(ImageFormat format); // "FITS", "TIFF", "PNG", "unknown"
 
@@ -37,6 +42,7 @@ const char* imageFormatName(ImageFormat format); // "FITS", "TIFF", "PNG", "unkn
 ImageFormat detectImageFormat(const std::string& path);
 ImageFormat detectImageFormat(const std::uint8_t* data, std::size_t size);
 
+// The default limits are documented in the README ("Limits, plausible values and outputs").
 struct ReadLimits {
     long long maxPixels = 1LL << 28;      // all planes of one file together (2 GiB as doubles)
     long long maxPlanePixels = 1LL << 26; // one plane (8192 x 8192)

@@ -1,8 +1,10 @@
 #include "io/ResultJson.h"
 
+#include "io/OutputTransaction.h"
+#include "io/Units.h"
+
 #include <QFile>
 #include <QJsonArray>
-#include <QSaveFile>
 
 #include <cmath>
 #include <stdexcept>
@@ -147,7 +149,14 @@ Truth truthFromJson(const QJsonObject& object, const QString& source)
         const QJsonObject c = v.toObject();
         if (!c.contains(QStringLiteral("index")) || !c.contains(QStringLiteral("value_waves")))
             throw std::runtime_error(source.toStdString() + ": every coefficient needs \"index\" and \"value_waves\"");
-        truth.terms.push_back({c.value(QStringLiteral("index")).toInt(), c.value(QStringLiteral("value_waves")).toDouble()});
+        const double waves = c.value(QStringLiteral("value_waves")).toDouble(std::nan(""));
+        const double index = c.value(QStringLiteral("index")).toDouble(std::nan(""));
+        if (!(index >= 1 && index <= 1000 && index == std::floor(index)))
+            throw std::runtime_error(source.toStdString() + ": coefficient index " + c.value(QStringLiteral("index")).toVariant().toString().toStdString()
+                                     + " is not a Zernike index (a whole number from 1)");
+        if (const std::string error = plausibilityError(Setting::ZernikeWaves, waves); !error.empty())
+            throw std::runtime_error(source.toStdString() + ": index " + std::to_string(int(index)) + ": " + error);
+        truth.terms.push_back({int(index), waves});
     }
     return truth;
 }
@@ -172,14 +181,7 @@ QJsonObject truthToJson(const Truth& truth, double wavelength)
 
 void writeTextFile(const QString& path, const QByteArray& contents, bool overwrite)
 {
-    if (!overwrite && QFile::exists(path))
-        throw std::runtime_error(path.toStdString() + ": file exists; refusing to overwrite it (use --force)");
-    QSaveFile file(path); // writes a temporary and renames on commit
-    if (!file.open(QIODevice::WriteOnly))
-        throw std::runtime_error(path.toStdString() + ": cannot open for writing (" + file.errorString().toStdString() + ")");
-    file.write(contents);
-    if (!file.commit())
-        throw std::runtime_error(path.toStdString() + ": write failed (" + file.errorString().toStdString() + ")");
+    writeFileAtomically(path.toStdString(), contents, overwrite);
 }
 
 SolverSummary solverSummaryFromJson(const QJsonObject& saved)

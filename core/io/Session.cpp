@@ -1,12 +1,13 @@
 #include "io/Session.h"
 
+#include "io/OutputTransaction.h"
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QSaveFile>
 
 #include <cmath>
 #include <map>
@@ -374,7 +375,11 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
         const QJsonArray xy = bad.at(i).toArray();
         if (!bad.at(i).isArray() || xy.size() != 2 || !xy.at(0).isDouble() || !xy.at(1).isDouble())
             r.fail(pp + QStringLiteral("bad_pixels"), "must hold [column, row] pairs");
-        o.badPixels.emplace_back(xy.at(0).toInt(), xy.at(1).toInt());
+        // QJsonValue::toInt() turns 1e18 or 2.5 into 0, which would mask pixel (0, 0) instead.
+        const double column = xy.at(0).toDouble(), row = xy.at(1).toDouble();
+        if (column != std::floor(column) || row != std::floor(row) || column < 0 || row < 0 || column > 65535 || row > 65535)
+            r.fail(pp + QStringLiteral("bad_pixels"), "must hold whole pixel coordinates from 0 to 65535");
+        o.badPixels.emplace_back(int(column), int(row));
     }
     if (o.cropSize < 0 || o.cropSize > 65536 || o.borderWidth < 0 || o.borderWidth > 65536)
         r.fail(pp + QStringLiteral("crop_size"), "and border_width must be between 0 and 65536");
@@ -382,9 +387,7 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
     const QJsonObject model = r.object(root, QStringLiteral("model"), {}, false);
     const QString mo = QStringLiteral("model.");
     ModelSettings& ms = s.model;
-    ms.order = r.integer(model, QStringLiteral("order"), mo, ms.order);
-    if (ms.order < 1 || ms.order > zernike::kMaxOrder)
-        r.fail(mo + QStringLiteral("order"), "must be between 1 and " + std::to_string(zernike::kMaxOrder));
+    ms.order = r.integer(model, QStringLiteral("order"), mo, ms.order); // checked with the stages below
     ms.ordering = r.choice(model, QStringLiteral("ordering"), mo, {QStringLiteral("noll"), QStringLiteral("ansi")}, 0) == 1 ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
     ms.normalization = r.choice(model, QStringLiteral("normalization"), mo, {QStringLiteral("rms"), QStringLiteral("unit")}, 0) == 1 ? ZernikeNormalization::Unit
                                                                                                                                     : ZernikeNormalization::Rms;
@@ -421,10 +424,15 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
     sv.stages = r.integers(solver, QStringLiteral("stages"), so);
     sv.removeDefocus = r.boolean(solver, QStringLiteral("remove_defocus"), so, sv.removeDefocus);
     sv.computeUncertainty = r.boolean(solver, QStringLiteral("uncertainty"), so, sv.computeUncertainty);
-    if (sv.threads < 1 || sv.threads > 1024)
-        r.fail(so + QStringLiteral("threads"), "must be between 1 and 1024");
-    if (sv.maxIterations < 1)
-        r.fail(so + QStringLiteral("max_iterations"), "must be at least 1");
+    try {
+        checkSettings(s.model, sv); // the same checks as the command line's and the desktop's
+    } catch (const SettingsError& e) {
+        // The session's own key for the setting the check names.
+        const std::string key = e.setting() == "order" ? "model.order" : "solver." + e.setting();
+        QString sessionKey = QString::fromStdString(key);
+        sessionKey.replace(QLatin1Char('-'), QLatin1Char('_'));
+        r.fail(sessionKey, e.problem());
+    }
 
     s.result = r.object(root, QStringLiteral("result"), {}, false);
     const QJsonArray parameters = r.array(root, QStringLiteral("result_parameters"), {}, false);
@@ -436,26 +444,63 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
     return s;
 }
 
+std::vector<int> fittedOrders(const ModelSettings& model, const SolverSettings& solver)
+{
+    const std::string range = "between 1 and " + std::to_string(zernike::kMaxOrder);
+    if (solver.stages.empty()) {
+        if (model.order < 1 || model.order > zernike::kMaxOrder)
+            throw SettingsError("order", "must be " + range + " (got " + std::to_string(model.order) + ")");
+        return {model.order};
+    }
+    for (size_t i = 0; i < solver.stages.size(); ++i)
+        if (solver.stages[i] < 1 || solver.stages[i] > zernike::kMaxOrder || (i > 0 && solver.stages[i] <= solver.stages[i - 1]))
+            throw SettingsError("stages", "must be increasing Zernike orders from 1 to " + std::to_string(zernike::kMaxOrder) + " (e.g. 2,4,6)");
+    return solver.stages;
+}
+
+// The model's physical quantities (grid, pupil geometry, read noise) are checked where they are used, by
+// Problem (optics/Problem.cpp); these are the settings nothing else checks.
+void checkSettings(const ModelSettings& model, const SolverSettings& solver)
+{
+    fittedOrders(model, solver);
+    checkSolverSettings(solver);
+}
+
+void checkSolverSettings(const SolverSettings& solver)
+{
+    if (solver.threads < 1 || solver.threads > 1024)
+        throw SettingsError("threads", "must be between 1 and 1024 (got " + std::to_string(solver.threads) + ")");
+    if (solver.maxIterations < 1)
+        throw SettingsError("max-iterations", "must be at least 1");
+    if (!(solver.gradientTolerance >= 0.0))
+        throw SettingsError("gtol", "must not be negative");
+    if (!(solver.functionTolerance >= 0.0))
+        throw SettingsError("ftol", "must not be negative");
+}
+
+QByteArray sessionBytes(const std::string& path, const Session& session)
+{
+    return QJsonDocument(sessionToJson(session, path)).toJson();
+}
+
 void saveSession(const std::string& path, const Session& session, bool overwrite)
 {
-    const QString file = QString::fromStdString(path);
-    if (!overwrite && QFile::exists(file))
-        throw SessionError(path + ": file exists; refusing to overwrite it (use --force)");
-    const QByteArray bytes = QJsonDocument(sessionToJson(session, path)).toJson();
-    QSaveFile out(file);
-    if (!out.open(QIODevice::WriteOnly))
-        throw SessionError(path + ": cannot open for writing (" + out.errorString().toStdString() + ")");
-    out.write(bytes);
-    if (!out.commit())
-        throw SessionError(path + ": write failed (" + out.errorString().toStdString() + ")");
+    try {
+        writeFileAtomically(path, sessionBytes(path, session), overwrite);
+    } catch (const OutputError& e) {
+        throw SessionError(e.what());
+    }
 }
 
 OpenedSession openSession(const std::string& path, const ReadLimits& limits)
 {
     const QString file = QString::fromStdString(path);
+    try {
+        requireReadableFile(path); // a FIFO would block the open below forever
+    } catch (const ImageReadError& e) {
+        throw SessionError(e.what());
+    }
     QFile in(file);
-    if (!in.exists())
-        throw SessionError(path + ": file not found");
     if (!in.open(QIODevice::ReadOnly))
         throw SessionError(path + ": cannot open (" + in.errorString().toStdString() + ")");
     if (in.size() > (64 << 20))

@@ -8,6 +8,7 @@
 #include "fit/Results.h"
 #include "io/Dataset.h"
 
+#include <QByteArray>
 #include <QJsonObject>
 
 #include <stdexcept>
@@ -39,6 +40,32 @@ struct SolverSettings {
     bool operator==(const SolverSettings&) const = default;
 };
 
+// A setting out of its range. `setting()` is its name as the command line spells it ("order", "stages",
+// "threads"), so each front end can point at its own control; what() is "<setting>: <problem>".
+class SettingsError : public std::invalid_argument {
+public:
+    SettingsError(std::string setting, std::string problem)
+        : std::invalid_argument(setting + ": " + problem), m_setting(std::move(setting)), m_problem(std::move(problem)) { }
+    const std::string& setting() const { return m_setting; }
+    const std::string& problem() const { return m_problem; }
+
+private:
+    std::string m_setting;
+    std::string m_problem;
+};
+
+// The fitted Zernike order and the coarse-to-fine stages have one carrier: `solver.stages`, when not
+// empty, lists the orders fitted in turn and its last entry *is* the model's order; otherwise
+// `model.order` is fitted in one stage. Returns the orders to fit (at least one), after checking them:
+// each within 1..zernike::kMaxOrder, strictly increasing.
+std::vector<int> fittedOrders(const ModelSettings& model, const SolverSettings& solver);
+
+// The range checks of the orders and the solver settings, in one place (the model's physical quantities
+// are checked by Problem). Throws SettingsError.
+void checkSettings(const ModelSettings& model, const SolverSettings& solver);
+// The solver part alone (threads, iteration limit, tolerances), for runs without model settings (bench).
+void checkSolverSettings(const SolverSettings& solver);
+
 struct Session {
     Dataset dataset;        // on save: files, plane use/defocus, metadata, preprocess options (no pixels)
     ModelSettings model;
@@ -53,7 +80,9 @@ QJsonObject sessionToJson(const Session& session, const std::string& sessionPath
 // content, a wrong "format", or a newer "format_version".
 Session sessionFromJson(const QJsonObject& object, const std::string& source);
 
-// Writes through a temporary file and a rename; refuses to replace a file unless `overwrite`.
+// The bytes saveSession writes (the session JSON, input paths relative to `path`'s folder).
+QByteArray sessionBytes(const std::string& path, const Session& session);
+// Writes through io/OutputTransaction.h (all or nothing, every write checked); refuses to replace a file unless `overwrite`.
 // Throws SessionError.
 void saveSession(const std::string& path, const Session& session, bool overwrite);
 

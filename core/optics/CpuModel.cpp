@@ -225,36 +225,55 @@ private:
         const long count = long(m_buffer.size());
         const ObjectiveKind objective = pr.spec().objective;
         const bool gradient = grad != nullptr;
-        double cost = 0.0, dFlux = 0.0, dBackground = 0.0;
-        bool invalid = false;
-#pragma omp parallel for num_threads(m_options.threads) schedule(static) reduction(+ : cost, dFlux, dBackground) reduction(|| : invalid)
-        for (long i = 0; i < count; ++i) {
-            const Complex s = b[i] * fieldScale;
-            const Real power = std::norm(s);
-            const Real model = intensity * power + background;
-            const Real w = weight[i];
-            Real dModel = 0; // dL/dModel
-            if (w != Real(0)) {
-                if (objective == ObjectiveKind::Poisson) {
-                    if (model <= Real(0)) {
-                        invalid = invalid || data[i] > Real(0);
+        // Sums over fixed chunks (one per requested thread) added in chunk order, not an OpenMP
+        // reduction: its partial sums are combined in whatever order the threads finish, so the cost
+        // and gradient (and the fit) would differ in the last bits from run to run.
+        const int chunks = std::max(1, m_options.threads);
+        struct Partial {
+            double cost = 0.0, dFlux = 0.0, dBackground = 0.0;
+            bool invalid = false;
+        };
+        std::vector<Partial> partials(static_cast<size_t>(chunks));
+#pragma omp parallel for num_threads(chunks) schedule(static, 1)
+        for (int chunk = 0; chunk < chunks; ++chunk) {
+            Partial& part = partials[size_t(chunk)];
+            const long begin = long(double(count) * chunk / chunks), end = long(double(count) * (chunk + 1) / chunks);
+            for (long i = begin; i < end; ++i) {
+                const Complex s = b[i] * fieldScale;
+                const Real power = std::norm(s);
+                const Real model = intensity * power + background;
+                const Real w = weight[i];
+                Real dModel = 0; // dL/dModel
+                if (w != Real(0)) {
+                    if (objective == ObjectiveKind::Poisson) {
+                        if (model <= Real(0)) {
+                            part.invalid = part.invalid || data[i] > Real(0);
+                        } else {
+                            part.cost += double(w) * poissonDeviance(double(data[i]), double(model));
+                            dModel = w * (data[i] > Real(0) ? Real(1) - data[i] / model : Real(1)); // d/dM of the deviance
+                        }
                     } else {
-                        cost += double(w) * poissonDeviance(double(data[i]), double(model));
-                        dModel = w * (data[i] > Real(0) ? Real(1) - data[i] / model : Real(1)); // d/dM of the deviance
+                        const Real r = data[i] - model;
+                        part.cost += double(w) * double(r) * double(r);
+                        dModel = Real(-2) * w * r;
                     }
-                } else {
-                    const Real r = data[i] - model;
-                    cost += double(w) * double(r) * double(r);
-                    dModel = Real(-2) * w * r;
+                }
+                if (gradient) {
+                    part.dFlux += double(dModel) * double(power);
+                    part.dBackground += double(dModel);
+                    // dL/dS for real L of complex S: 2 dL/d|S|^2 S; then one more fieldScale because the
+                    // buffer holds N^2 S and the adjoint of (1/N^2) B is (1/N^2) F.
+                    b[i] = s * (Real(2) * dModel * intensity * fieldScale);
                 }
             }
-            if (gradient) {
-                dFlux += double(dModel) * double(power);
-                dBackground += double(dModel);
-                // dL/dS for real L of complex S: 2 dL/d|S|^2 S; then one more fieldScale because the
-                // buffer holds N^2 S and the adjoint of (1/N^2) B is (1/N^2) F.
-                b[i] = s * (Real(2) * dModel * intensity * fieldScale);
-            }
+        }
+        double cost = 0.0, dFlux = 0.0, dBackground = 0.0;
+        bool invalid = false;
+        for (const Partial& part : partials) {
+            cost += part.cost;
+            dFlux += part.dFlux;
+            dBackground += part.dBackground;
+            invalid = invalid || part.invalid;
         }
         if (invalid)
             return std::numeric_limits<double>::infinity();

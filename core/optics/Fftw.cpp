@@ -1,6 +1,14 @@
 #include "optics/Fftw.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <optional>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -27,7 +35,7 @@ struct Api<double> {
     static void planWithThreads(int t) { fftw_plan_with_nthreads(t); }
     static void setTimeLimit(double seconds) { fftw_set_timelimit(seconds); }
     static void importWisdom(const std::string& path) { fftw_import_wisdom_from_filename(path.c_str()); }
-    static void exportWisdom(const std::string& path) { fftw_export_wisdom_to_filename(path.c_str()); }
+    static char* exportWisdom() { return fftw_export_wisdom_to_string(); }
     static constexpr const char* wisdomName = "fftw-wisdom-double";
     static fftw_plan many(int rank, const int* n, int howmany, fftw_complex* in, int istride, int idist, int sign, unsigned flags)
     {
@@ -40,7 +48,7 @@ struct Api<float> {
     static void planWithThreads(int t) { fftwf_plan_with_nthreads(t); }
     static void setTimeLimit(double seconds) { fftwf_set_timelimit(seconds); }
     static void importWisdom(const std::string& path) { fftwf_import_wisdom_from_filename(path.c_str()); }
-    static void exportWisdom(const std::string& path) { fftwf_export_wisdom_to_filename(path.c_str()); }
+    static char* exportWisdom() { return fftwf_export_wisdom_to_string(); }
     static constexpr const char* wisdomName = "fftw-wisdom-float";
     static fftwf_plan many(int rank, const int* n, int howmany, fftwf_complex* in, int istride, int idist, int sign, unsigned flags)
     {
@@ -67,6 +75,56 @@ std::string wisdomFile()
     const std::string dir = wisdomDirectory();
     return dir.empty() ? std::string() : dir + "/" + Api<Real>::wisdomName;
 }
+// Holds an exclusive lock on the wisdom folder (flock on a lock file beside the wisdom) for the
+// duration of planning, so that concurrent runs on one machine plan one after another: the first
+// measures and publishes its wisdom, the others import it and rebuild the same plans from it.
+class WisdomLock {
+public:
+    explicit WisdomLock(const std::string& wisdom)
+    {
+        std::error_code ec;
+        std::filesystem::create_directories(std::filesystem::path(wisdom).parent_path(), ec);
+        m_fd = ::open((wisdom + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (m_fd >= 0)
+            while (::flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {
+            }
+    }
+    ~WisdomLock()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd); // releases the lock
+    }
+    WisdomLock(const WisdomLock&) = delete;
+    WisdomLock& operator=(const WisdomLock&) = delete;
+
+private:
+    int m_fd = -1;
+};
+
+// Writes the wisdom to a temporary beside the file and renames it over, so that a concurrent reader
+// sees the old file or the new one, never half of it. Failures (a read-only home) only cost the
+// measuring next time.
+void writeWisdomAtomically(const std::string& path, const char* text)
+{
+    if (!text)
+        return;
+    std::string temporary = path + ".XXXXXX";
+    const int fd = ::mkstemp(temporary.data());
+    if (fd < 0)
+        return;
+    const size_t size = std::strlen(text);
+    size_t written = 0;
+    while (written < size) {
+        const ssize_t n = ::write(fd, text + written, size - written);
+        if (n <= 0)
+            break;
+        written += size_t(n);
+    }
+    const bool ok = written == size && ::fsync(fd) == 0 && ::fchmod(fd, 0644) == 0;
+    if (::close(fd) != 0 || !ok || ::rename(temporary.c_str(), path.c_str()) != 0)
+        ::unlink(temporary.c_str());
+}
+
 } // namespace
 
 bool initThreads()
@@ -101,13 +159,19 @@ typename Traits<Real>::Plan plan(const PlanKey& key)
         return it->second;
 
     initThreads();
+    // Reproducibility: a measured plan depends on timings, and another plan rounds differently, so two
+    // runs that measured on their own could differ in the last bits. Measured plans are therefore only
+    // made when wisdom is kept: under the folder's lock, after importing the current wisdom file, so
+    // every run on a machine builds each size's plan from the same wisdom (the first run's measurement),
+    // concurrently or not. Without a wisdom folder, plans are FFTW_ESTIMATE, which FFTW chooses without
+    // timing and so the same way every time.
     static const std::string wisdom = wisdomFile<Real>();
-    static const bool imported = [] {
-        if (!wisdom.empty())
-            Api<Real>::importWisdom(wisdom); // a missing or unreadable file just means no wisdom yet
-        return true;
-    }();
-    (void)imported;
+    const bool measure = key.measure && !wisdom.empty();
+    std::optional<WisdomLock> folderLock;
+    if (measure) {
+        folderLock.emplace(wisdom);
+        Api<Real>::importWisdom(wisdom); // a missing or unreadable file just means no wisdom yet
+    }
     Api<Real>::planWithThreads(std::max(1, key.threads));
     // FFTW_MEASURE at 2048^2 would otherwise spend tens of seconds per plan for a few percent.
     Api<Real>::setTimeLimit(kPlanningSecondsPerPlan);
@@ -115,7 +179,7 @@ typename Traits<Real>::Plan plan(const PlanKey& key)
     // Plan on a scratch array: FFTW_MEASURE overwrites the array it plans on.
     ComplexBuffer<Real> scratch(n * n);
     auto* base = scratch.raw();
-    const unsigned flags = key.measure ? FFTW_MEASURE : FFTW_ESTIMATE;
+    const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
     const int sign = int(key.direction);
     Plan p = nullptr;
     switch (key.pass) {
@@ -134,10 +198,10 @@ typename Traits<Real>::Plan plan(const PlanKey& key)
     if (!p)
         throw std::runtime_error("FFTW could not create a plan for a " + std::to_string(key.n) + " x " + std::to_string(key.n) + " transform");
     cache.emplace(key, p);
-    if (key.measure && !wisdom.empty()) {
-        std::error_code ec;
-        std::filesystem::create_directories(std::filesystem::path(wisdom).parent_path(), ec);
-        Api<Real>::exportWisdom(wisdom); // failure (read-only home) only costs the measuring next time
+    if (measure) {
+        char* text = Api<Real>::exportWisdom();
+        writeWisdomAtomically(wisdom, text);
+        std::free(text);
     }
     return p;
 }

@@ -6,7 +6,12 @@
 
 #include <QDir>
 
+#include <zlib.h>
+
 #include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
 
 using namespace wfs::test;
 
@@ -53,6 +58,14 @@ int main(int argc, char** argv)
 
         for (int bitpix : {8, 16, 32, -32, -64})
             writeFitsBitpix(path("fits", QStringLiteral("b%1.fits").arg(bitpix < 0 ? 100 - bitpix : bitpix)), {small, small}, bitpix);
+        // A gzip-compressed FITS file, so that mutations reach the bounded inflation (io/Fits.cpp).
+        {
+            std::ifstream plain(path("fits", QStringLiteral("b16.fits")), std::ios::binary);
+            const std::string bytes((std::istreambuf_iterator<char>(plain)), std::istreambuf_iterator<char>());
+            gzFile packed = gzopen(path("fits", QStringLiteral("b16.fits.gz")).c_str(), "wb");
+            if (!packed || gzwrite(packed, bytes.data(), unsigned(bytes.size())) != int(bytes.size()) || gzclose(packed) != Z_OK)
+                throw std::runtime_error("cannot write the gzip seed");
+        }
     } catch (const std::exception& e) {
         std::fprintf(stderr, "fuzz_seeds: %s\n", e.what());
         return 1;

@@ -1,0 +1,173 @@
+#include "io/Units.h"
+
+#include "io/Dataset.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace wfs {
+
+namespace {
+
+// Splits "633 nm" into 633 and "nm" (lower case, blanks removed); false when there is no finite number first.
+bool splitNumber(const std::string& text, double& value, std::string& unit)
+{
+    const char* begin = text.c_str();
+    while (std::isspace(static_cast<unsigned char>(*begin)))
+        ++begin;
+    char* end = nullptr;
+    value = std::strtod(begin, &end);
+    if (end == begin || !std::isfinite(value))
+        return false;
+    std::string rest(end);
+    rest.erase(std::remove_if(rest.begin(), rest.end(), [](unsigned char c) { return std::isspace(c); }), rest.end());
+    std::transform(rest.begin(), rest.end(), rest.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    unit = rest;
+    return true;
+}
+
+std::string number(double v)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, "%.6g", v);
+    return text;
+}
+
+} // namespace
+
+std::optional<ValueWithUnit> valueFromText(const std::string& text)
+{
+    double v = 0;
+    std::string unit;
+    if (!splitNumber(text, v, unit))
+        return std::nullopt;
+    using Kind = ValueWithUnit::Kind;
+    constexpr double arcsec = M_PI / (180.0 * 3600.0);
+    if (unit.empty())
+        return ValueWithUnit{Kind::Bare, v};
+    if (unit == "m")
+        return ValueWithUnit{Kind::Length, v};
+    if (unit == "cm")
+        return ValueWithUnit{Kind::Length, v * 1e-2};
+    if (unit == "mm")
+        return ValueWithUnit{Kind::Length, v * 1e-3};
+    if (unit == "um" || unit == "\xc2\xb5m" || unit == "micron" || unit == "microns")
+        return ValueWithUnit{Kind::Length, v * 1e-6};
+    if (unit == "nm")
+        return ValueWithUnit{Kind::Length, v * 1e-9};
+    if (unit == "rad")
+        return ValueWithUnit{Kind::Angle, v};
+    if (unit == "arcsec" || unit == "as")
+        return ValueWithUnit{Kind::Angle, v * arcsec};
+    if (unit == "mas")
+        return ValueWithUnit{Kind::Angle, v * arcsec * 1e-3};
+    if (unit == "deg")
+        return ValueWithUnit{Kind::Angle, v * M_PI / 180.0};
+    if (unit == "w" || unit == "wave" || unit == "waves")
+        return ValueWithUnit{Kind::Waves, v};
+    return std::nullopt;
+}
+
+std::optional<double> lengthFromText(const std::string& text)
+{
+    const auto v = valueFromText(text);
+    if (!v || (v->kind != ValueWithUnit::Kind::Length && v->kind != ValueWithUnit::Kind::Bare))
+        return std::nullopt;
+    return v->value; // a bare number is metres
+}
+
+std::optional<double> angleFromText(const std::string& text)
+{
+    const auto v = valueFromText(text);
+    if (!v || (v->kind != ValueWithUnit::Kind::Angle && v->kind != ValueWithUnit::Kind::Bare))
+        return std::nullopt;
+    return v->value; // a bare number is radians
+}
+
+std::optional<PlaneDefocus> defocusFromText(const std::string& text)
+{
+    const auto v = valueFromText(text);
+    if (!v)
+        return std::nullopt;
+    switch (v->kind) {
+    case ValueWithUnit::Kind::Waves:
+        return PlaneDefocus{PlaneDefocus::Kind::Waves, v->value};
+    case ValueWithUnit::Kind::Length:
+        return PlaneDefocus{PlaneDefocus::Kind::Length, v->value};
+    case ValueWithUnit::Kind::Bare:
+        if (v->value == 0.0)
+            return PlaneDefocus{PlaneDefocus::Kind::Waves, 0.0}; // "0" is in focus whatever the unit
+        return std::nullopt;                                      // waves or metres? ambiguous
+    case ValueWithUnit::Kind::Angle:
+        break;
+    }
+    return std::nullopt;
+}
+
+const char* settingName(Setting setting)
+{
+    switch (setting) {
+    case Setting::Wavelength: return "wavelength";
+    case Setting::PixelPitch: return "pixel pitch";
+    case Setting::PixelAngle: return "pixel angle";
+    case Setting::FNumber: return "f-number";
+    case Setting::NumericalAperture: return "numerical aperture";
+    case Setting::ImmersionIndex: return "immersion index";
+    case Setting::Aperture: return "aperture";
+    case Setting::SamplingQ: return "sampling Q";
+    case Setting::DefocusWaves: return "defocus";
+    case Setting::DefocusLength: return "defocus";
+    case Setting::ZStep: return "z step";
+    case Setting::ReadNoise: return "read noise";
+    case Setting::ZernikeWaves: return "Zernike coefficient";
+    }
+    return "value";
+}
+
+std::string plausibilityError(Setting setting, double v)
+{
+    struct Range {
+        double lo, hi;
+        bool symmetric; // |v| in [lo, hi] (lo may be 0: zero allowed)
+        const char* text;
+    };
+    Range r{};
+    switch (setting) {
+    case Setting::Wavelength: r = {1e-9, 1.0, false, "from 1 nm to 1 m"}; break;
+    case Setting::PixelPitch: r = {1e-9, 0.1, false, "from 1 nm to 10 cm"}; break;
+    case Setting::PixelAngle: r = {1e-12, 0.1, false, "from 1e-12 to 0.1 rad (0.2 uas to 5.7 deg)"}; break;
+    case Setting::FNumber: r = {0.5, 1e4, false, "from 0.5 to 10000"}; break;
+    case Setting::NumericalAperture: r = {1e-3, 1.7, false, "from 0.001 to 1.7"}; break;
+    case Setting::ImmersionIndex: r = {1.0, 3.0, false, "from 1 to 3"}; break;
+    case Setting::Aperture: r = {1e-4, 1e3, false, "from 0.1 mm to 1 km"}; break;
+    case Setting::SamplingQ: r = {0.1, 100.0, false, "from 0.1 to 100"}; break;
+    case Setting::DefocusWaves: r = {0.0, 1e3, true, "at most 1000 waves of W020 either way"}; break;
+    case Setting::DefocusLength: r = {0.0, 1.0, true, "at most 1 m either way"}; break;
+    case Setting::ZStep: r = {1e-9, 1.0, true, "from 1 nm to 1 m (either sign)"}; break;
+    case Setting::ReadNoise: r = {0.0, 1e9, false, "from 0 to 1e9 counts RMS"}; break;
+    case Setting::ZernikeWaves: r = {0.0, 1e3, true, "at most 1000 waves either way"}; break;
+    }
+    const double a = r.symmetric ? std::abs(v) : v;
+    if (std::isfinite(v) && a >= r.lo && a <= r.hi)
+        return {};
+    std::string message = std::string("the ") + settingName(setting) + " " + number(v) + (setting == Setting::Wavelength || setting == Setting::PixelPitch
+                                                                                             || setting == Setting::Aperture || setting == Setting::DefocusLength
+                                                                                             || setting == Setting::ZStep
+                                                                                         ? " m"
+                                                                                         : "")
+                          + " is not plausible: expected " + r.text;
+    // A unit left out: a bare 633 taken as metres was meant as 633nm, a bare 5.5 pitch as 5.5um.
+    if ((setting == Setting::Wavelength || setting == Setting::PixelPitch) && v > r.hi) {
+        const double nm = v * 1e-9, um = v * 1e-6;
+        if (setting == Setting::Wavelength && nm >= r.lo && nm <= r.hi)
+            message += "; did you mean " + number(v) + "nm?";
+        else if (um >= r.lo && um <= r.hi)
+            message += "; did you mean " + number(v) + "um?";
+    }
+    return message;
+}
+
+} // namespace wfs

@@ -1,0 +1,45 @@
+#pragma once
+// Values with units, and the ranges a real instrument's values fall in. The one parser the CLI, the
+// desktop program, sidecars and sessions use, with one rule for bare numbers: a number without a unit
+// is in SI base units (metres, radians), except a defocus, where a bare non-zero number is refused
+// because waves and metres are both common (write "1w" or "0.9um").
+//
+// Plausible ranges (also in the README): values outside them are refused with a message that gives the
+// range and, where a unit was probably left out, the value that was meant ("did you mean 633nm?").
+#include <optional>
+#include <string>
+
+namespace wfs {
+
+struct ValueWithUnit {
+    enum class Kind { Bare, Length, Angle, Waves };
+    Kind kind = Kind::Bare;
+    double value = 0.0; // SI: metres, radians; waves for Kind::Waves; as written for Kind::Bare
+};
+// "633nm", "0.3 um", "2.4m", "5mas", "0.1arcsec", "-1w", "5e-7"; std::nullopt when the number is
+// missing, not finite, or the unit unknown.
+std::optional<ValueWithUnit> valueFromText(const std::string& text);
+
+// The settings with a plausible range.
+enum class Setting {
+    Wavelength,        // metres: 1 nm .. 1 m
+    PixelPitch,        // metres: 1 nm .. 10 cm
+    PixelAngle,        // radians: 1e-12 .. 0.1
+    FNumber,           // 0.5 .. 10000
+    NumericalAperture, // 0.001 .. 1.7 (and at most the immersion index)
+    ImmersionIndex,    // 1 .. 3
+    Aperture,          // metres: 0.1 mm .. 1 km
+    SamplingQ,         // 0.1 .. 100
+    DefocusWaves,      // |W020| <= 1000 waves
+    DefocusLength,     // |z| <= 1 m
+    ZStep,             // |step| 1 nm .. 1 m
+    ReadNoise,         // counts RMS: 0 .. 1e9
+    ZernikeWaves,      // |coefficient| <= 1000 waves (aberrations to inject or to start from)
+};
+const char* settingName(Setting setting); // "wavelength", "pixel pitch", ...
+
+// Empty when `value` is plausible for `setting`, else a sentence that names the setting and the value
+// and gives the range (and a guess at the intended value where one is likely).
+std::string plausibilityError(Setting setting, double value);
+
+} // namespace wfs

@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Throws bad inputs, absurd values, output faults and signals at wavefront-cli and counts the outcomes
+(issue 12): inputs tried, clear errors, crashes, hangs, partial outputs. Each case runs in a fresh
+folder; afterwards the folder must hold either every requested output (the run succeeded) or none of
+them and no temporary (it failed). A "clear error" is exit status 1 or 2 with a message on stderr that
+is not a bare exception name ("std::bad_alloc", "basic_string", ...).
+
+Usage: scripts/hostile.py [BUILD_DIR]    (default build; needs bin/wavefront-cli)
+Exit status 0 when there are no crashes, hangs or partial outputs.
+"""
+import gzip
+import json
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
+CLI = os.path.abspath(os.path.join(BUILD, "bin", "wavefront-cli"))
+TIMEOUT = 120
+BARE = ("std::bad_alloc", "basic_string", "vector::", "std::length_error", "terminate called", "Aborted")
+
+counts = {"tried": 0, "clear": 0, "ok": 0, "crash": 0, "hang": 0, "partial": 0, "unclear": 0}
+problems = []
+accepted = []  # cases that ran to a complete result: listed so that a reader can judge them
+
+
+def fits_bytes(width=32, height=32, planes=1, bitpix=-64, extra=b""):
+    cards = [b"SIMPLE  =                    T", b"BITPIX  = %20d" % bitpix, b"NAXIS   = %20d" % (3 if planes > 1 else 2),
+             b"NAXIS1  = %20d" % width, b"NAXIS2  = %20d" % height]
+    if planes > 1:
+        cards.append(b"NAXIS3  = %20d" % planes)
+    header = b"".join(c.ljust(80) for c in cards) + extra + b"END".ljust(80)
+    header = header.ljust(-(-len(header) // 2880) * 2880)
+    return header
+
+
+def setup(work, base):
+    """The clean inputs every case starts from: simulated data with its truth."""
+    for name in os.listdir(base):
+        src = os.path.join(base, name)
+        if os.path.isfile(src):
+            shutil.copy(src, work)
+
+
+def run_case(name, args, outputs, base, prepare=None, pre_exec=None, kill_after=None, expect_signal=False, expect_ok=None):
+    counts["tried"] += 1
+    work = tempfile.mkdtemp(prefix="wfs-hostile-")
+    try:
+        setup(work, base)
+        if prepare:
+            prepare(work)
+        before = set(os.listdir(work))
+        env = dict(os.environ, WFS_FFTW_WISDOM_DIR=os.path.join(base, "wisdom"), QT_QPA_PLATFORM="offscreen")
+        proc = subprocess.Popen([CLI] + args, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                                preexec_fn=pre_exec, start_new_session=True)
+        if kill_after is not None:
+            sig, delay = kill_after
+            time.sleep(delay)
+            if proc.poll() is None:
+                os.killpg(proc.pid, sig)
+        try:
+            out, err = proc.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            counts["hang"] += 1
+            problems.append(f"HANG    {name}")
+            return
+        err = err.decode(errors="replace")
+        status = proc.returncode
+        created = sorted(set(os.listdir(work)) - before - {"wisdom"})
+        missing = [o for o in outputs if o not in os.listdir(work) or os.path.getsize(os.path.join(work, o)) == 0]
+        for o in outputs:  # a JSON output must parse as a whole
+            if o.endswith(".json") and o not in missing:
+                try:
+                    json.load(open(os.path.join(work, o)))
+                except ValueError:
+                    missing.append(o + " (invalid JSON)")
+        if status < 0 and not (expect_signal and -status in (signal.SIGTERM, signal.SIGINT)):
+            counts["crash"] += 1
+            problems.append(f"CRASH   {name}: signal {-status}; {err.strip()[-200:]}")
+        elif status == 0:
+            if missing:
+                counts["partial"] += 1
+                problems.append(f"PARTIAL {name}: exit 0 but missing {missing}")
+            else:
+                counts["ok"] += 1
+                accepted.append(name)
+                if expect_ok is False:
+                    problems.append(f"ACCEPTED {name} (expected a refusal)")
+        else:
+            if created:
+                counts["partial"] += 1
+                problems.append(f"PARTIAL {name}: failed (status {status}) but left {created}")
+            elif status < 0 or (err.strip() and not any(b in err for b in BARE)):
+                counts["clear"] += 1
+                if expect_ok is True:
+                    problems.append(f"REFUSED {name} (expected success): {err.strip()[-200:]}")
+            else:
+                counts["unclear"] += 1
+                problems.append(f"UNCLEAR {name}: status {status}: {err.strip()[-200:]}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    if not os.access(CLI, os.X_OK):
+        sys.exit(f"{CLI} not built")
+    base = tempfile.mkdtemp(prefix="wfs-hostile-base-")
+    os.chmod(base, 0o755)
+    subprocess.run([CLI, "simulate", "--grid", "32", "--order", "2", "--out", "d.fits"], cwd=base, check=True, capture_output=True)
+    good = open(os.path.join(base, "d.fits"), "rb").read()
+    fit = ["reconstruct", "--input", "d.fits", "--max-iterations", "20", "--quiet"]
+
+    def write(name, data, mode=0o644):
+        def prepare(work):
+            path = os.path.join(work, name)
+            with open(path, "wb") as f:
+                f.write(data)
+            os.chmod(path, mode)
+        return prepare
+
+    def fifo(name):
+        return lambda work: os.mkfifo(os.path.join(work, name))
+
+    def limit(resource, value):
+        import resource as r
+        return lambda: r.setrlimit(getattr(r, resource), (value, value))
+
+    # 1. Corrupt and hostile input files.
+    cases = []
+    for n in (0, 1, 79, 2879, 2880, 5000, len(good) // 2, len(good) - 1):
+        cases.append((f"truncated FITS ({n} bytes)", write("t.fits", good[:n])))
+    for i, off in enumerate((0, 9, 85, 170, 400, 2900, 3000, 8000)):
+        b = bytearray(good)
+        b[off] ^= 0xFF
+        cases.append((f"bit-flipped FITS at byte {off}", write("t.fits", bytes(b))))
+    for suffix in ("fits", "tif", "png", "dat"):
+        cases.append((f"random bytes .{suffix}", write("t." + suffix, os.urandom(5000))))
+    cases.append(("FITS header claiming 100000 x 100000", write("t.fits", fits_bytes(100000, 100000))))
+    cases.append(("FITS header claiming 8000 x 8000 x 1000", write("t.fits", fits_bytes(8000, 8000, 1000))))
+    cases.append(("FITS with NaN BLANK planes", write("t.fits", fits_bytes(4, 4, 1, -64) + b"\x7f\xf8" + b"\0" * 6 * 16)))
+    cases.append(("gzip FITS bomb", write("t.fits", gzip.compress(fits_bytes() + b"\0" * (300 << 20), 9))))
+    gz = bytearray(gzip.compress(good))
+    gz[-4:] = struct.pack("<I", 1260000000)
+    cases.append(("gzip FITS with a lying size", write("t.fits", bytes(gz))))
+    cases.append(("bzip2 magic", write("t.fits", b"BZh9" + os.urandom(3000))))
+    png = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">IIBBBBB", 8000, 8000, 8, 2, 0, 0, 0)
+    import zlib
+    png += struct.pack(">I", zlib.crc32(png[12:29]) & 0xffffffff) + struct.pack(">I", 0) + b"IDAT" + struct.pack(">I", zlib.crc32(b"IDAT"))
+    cases.append(("PNG declaring 8000 x 8000", write("t.png", png)))
+    cases.append(("empty file", write("t.fits", b"")))
+    cases.append(("FIFO as input", fifo("t.fits")))
+    cases.append(("folder as input", lambda w: os.mkdir(os.path.join(w, "t.fits"))))
+    cases.append(("missing input", None))
+    cases.append(("symlink loop", lambda w: (os.symlink("t2.fits", os.path.join(w, "t.fits")), os.symlink("t.fits", os.path.join(w, "t2.fits")))))
+    cases.append(("unreadable file", write("t.fits", good, 0o000)))
+    for name, prep in cases:
+        if name == "unreadable file":  # read as the user nobody, who may write outputs there
+            prep = (lambda p: lambda w: (p(w), os.chmod(w, 0o777)))(prep)
+        run_case(name, ["reconstruct", "--input", _input_name(name), "--wavelength", "633nm", "--sampling", "2", "--json", "r.json", "--quiet",
+                        "--max-iterations", "20"], ["r.json"], base, prepare=prep,
+                 pre_exec=(lambda: (os.setgid(65534), os.setuid(65534))) if name == "unreadable file" and os.geteuid() == 0 else None)
+
+    # 2. Absurd values.
+    absurd = {
+        "--wavelength": ["633", "1e30", "-1", "0", "nan", "inf", "abc", "633parsecs", "1e-20"],
+        "--pixel-scale": ["5.5", "0", "-1", "1e9", "1e-20rad"],
+        "--f-number": ["0", "-3", "1e9"],
+        "--na": ["2", "0", "-0.5"],
+        "--immersion": ["0.5", "10"],
+        "--sampling": ["0", "-2", "1e6", "1e-9"],
+        "--defocus": ["1e9w,0,1e9w", "2,0,2", "abc", "1w,0", "1e9m,0,1m"],
+        "--crop": ["16384", "2", "3", "-2", "0"],
+        "--grid": ["3", "100000", "-1", "0"],
+        "--order": ["0", "99", "-1"],
+        "--stages": ["4,2", "0", "99", "2,2"],
+        "--max-iterations": ["0", "99999999999", "abc", "-5"],
+        "--threads": ["0", "100000"],
+        "--gtol": ["-1", "nan"],
+        "--read-noise": ["-1", "1e300"],
+        "--planes": ["99", "-1", "0,0"],
+        "--obscuration": ["2", "-1", "0.999"],
+        "--spiders": ["-1", "1000000"],
+        "--spider-width": ["2", "-1"],
+        "--border": ["0", "100000"],
+        "--hot-pixels": ["0", "-3"],
+        "--bad-pixels": ["1e18:2", "a:b", "5"],
+        "--z-step": ["0", "1e9"],
+        "--saturation": ["0", "-1"],
+    }
+    for flag, values in absurd.items():
+        for v in values:
+            run_case(f"{flag} {v}", fit + [f"{flag}={v}", "--json", "r.json"], ["r.json"], base)
+    run_case("--na 1.4 in air", fit + ["--na", "1.4", "--pixel-scale", "0.1um", "--json", "r.json"], ["r.json"], base)
+
+    # 3. Outputs.
+    run_case("same file twice", fit + ["--json", "s.out", "--csv", "s.out"], ["s.out"], base)
+    run_case("same file twice (./)", fit + ["--json", "s.out", "--csv", "./s.out", "--force"], ["s.out"], base)
+    run_case("output = input", fit + ["--phase-out", "d.fits", "--force"], [], base)
+    run_case("output in a missing folder", fit + ["--json", "r.json", "--csv", "no/c.csv"], ["r.json", "no/c.csv"], base)
+    run_case("output is a folder", fit + ["--json", "dir"], ["dir"], base, prepare=lambda w: os.mkdir(os.path.join(w, "dir")))
+    run_case("output is a FIFO", fit + ["--json", "pipe", "--force"], ["pipe"], base, prepare=fifo("pipe"))
+    run_case("FITS to standard output", fit + ["--phase-out", "-"], [], base)
+    run_case("two outputs on standard output", fit + ["--json", "-", "--csv", "-"], [], base)
+    run_case("existing output without --force", fit + ["--json", "r.json", "--csv", "c.csv"], ["r.json", "c.csv"], base,
+             prepare=write("c.csv", b"mine"))
+    for lim in (0, 4096, 12000, 20000):
+        run_case(f"ulimit -f {lim // 1024} KiB (SIGXFSZ)", fit + ["--json", "r.json", "--csv", "c.csv", "--phase-png", "p.png", "--model-out", "m.fits",
+                                                               "--save-session", "s.json"],
+                 ["r.json", "c.csv", "p.png", "m.fits", "s.json"], base, pre_exec=limit("RLIMIT_FSIZE", lim))
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        for delay in (0.3, 1.0, 1.5):
+            run_case(f"signal {sig.name} after {delay} s", ["reconstruct", "--input", "d.fits", "--max-iterations", "200", "--quiet", "--json", "r.json",
+                                                           "--csv", "c.csv", "--phase-out", "p.fits", "--model-out", "m.fits"],
+                     ["r.json", "c.csv", "p.fits", "m.fits"], base, kill_after=(sig, delay), expect_signal=True)
+    run_case("names with brackets and blanks", fit + ["--phase-out", "p[1].fits", "--phase-png", "p (1).png", "--json", "r (1).json"],
+             ["p[1].fits", "p (1).png", "r (1).json"], base, expect_ok=True)
+    run_case("--csv - (standard output)", fit + ["--csv", "-", "--json", "r.json"], ["r.json"], base, expect_ok=True)
+    run_case("user's NAME.part kept", fit + ["--phase-out", "p.fits"], ["p.fits", "p.fits.part"], base, prepare=write("p.fits.part", b"mine"),
+             expect_ok=True)
+    run_case("ulimit -v 1.5 GB", fit + ["--json", "r.json"], ["r.json"], base, pre_exec=limit("RLIMIT_AS", 1500000 * 1024))
+    run_case("ulimit -v 300 MB", fit + ["--json", "r.json"], ["r.json"], base, pre_exec=limit("RLIMIT_AS", 300000 * 1024))
+
+    # 4. Sessions and simulate.
+    session = {"format": "wavefront-studio-session", "format_version": 1}
+    run_case("session: missing", ["reconstruct", "--session", "none.json"], [], base)
+    run_case("session: FIFO", ["reconstruct", "--session", "s.json"], [], base, prepare=fifo("s.json"))
+    run_case("session: not JSON", ["reconstruct", "--session", "s.json"], [], base, prepare=write("s.json", b"{nope"))
+    run_case("session: not an object", ["reconstruct", "--session", "s.json"], [], base, prepare=write("s.json", b"[1,2]"))
+    run_case("session: empty object", ["reconstruct", "--session", "s.json"], [], base, prepare=write("s.json", json.dumps(session).encode()))
+    subprocess.run([CLI] + fit + ["--save-session", "saved.json"], cwd=base, capture_output=True, env=dict(os.environ, WFS_FFTW_WISDOM_DIR=""))
+    saved = json.load(open(os.path.join(base, "saved.json")))
+
+    def edited(change):
+        s = json.loads(json.dumps(saved))
+        change(s)
+        return write("s.json", json.dumps(s).encode())
+    edits = {
+        "stages 6,2": lambda s: s["solver"].__setitem__("stages", [6, 2]),
+        "NA above immersion": lambda s: (s["metadata"].__setitem__("na", 1.4), s["metadata"].__setitem__("pixel_pitch_m", 1e-7),
+                                         s["metadata"].__setitem__("sampling", None)),
+        "bad_pixels 1e18": lambda s: s["preprocess"].__setitem__("bad_pixels", [[1e18, 2]]),
+        "wavelength 633 m": lambda s: s["metadata"].__setitem__("wavelength_m", 633),
+        "threads 0": lambda s: s["solver"].__setitem__("threads", 0),
+        "order 99": lambda s: s["model"].__setitem__("order", 99),
+        "input is a FIFO": lambda s: s["inputs"][0].update(path="pipe.fits", relative_path="pipe.fits"),
+        "input missing": lambda s: s["inputs"][0].update(path="gone.fits", relative_path="gone.fits"),
+    }
+    for name, change in edits.items():
+        prep = edited(change)
+        if "FIFO" in name:
+            prep = (lambda p: lambda w: (p(w), os.mkfifo(os.path.join(w, "pipe.fits"))))(prep)
+        run_case(f"session: {name}", ["reconstruct", "--session", "s.json", "--json", "r.json", "--quiet", "--max-iterations", "20"], ["r.json"], base,
+                 prepare=prep)
+    truth = {"coefficients": [{"index": 4, "value_waves": 1e300}]}
+    run_case("simulate: truth of 1e300 waves", ["simulate", "--grid", "32", "--truth", "t.json", "--out", "o.fits"], ["o.fits", "o.truth.json"], base,
+             prepare=write("t.json", json.dumps(truth).encode()))
+    run_case("simulate: --out equal to --truth", ["simulate", "--grid", "32", "--truth", "d.truth.json", "--out", "d.fits", "--force"], [], base)
+    run_case("simulate: missing folder", ["simulate", "--grid", "32", "--out", "no/o.fits"], ["no/o.fits"], base)
+    run_case("simulate: grid 3", ["simulate", "--grid", "3", "--out", "o.fits"], ["o.fits", "o.truth.json"], base)
+    run_case("simulate: truth FIFO", ["simulate", "--grid", "32", "--truth", "t.json", "--out", "o.fits"], ["o.fits", "o.truth.json"], base,
+             prepare=fifo("t.json"))
+
+    shutil.rmtree(base, ignore_errors=True)
+    for p in problems:
+        print(p)
+    print("accepted and complete:", "; ".join(accepted))
+    c = counts
+    print(f"inputs tried: {c['tried']}; clear errors: {c['clear']}; accepted and complete: {c['ok']}; unclear messages: {c['unclear']}; "
+          f"crashes: {c['crash']}; hangs: {c['hang']}; partial outputs: {c['partial']}")
+    return 1 if c["crash"] or c["hang"] or c["partial"] else 0
+
+
+def _input_name(case):
+    for suffix in ("tif", "png", "dat"):
+        if case.endswith("." + suffix) or f" .{suffix}" in case or case.startswith("PNG"):
+            return "t.png" if case.startswith("PNG") else "t." + suffix
+    return "t.fits"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,223 @@
+// wavefront-cli as a hostile user drives it (issue 12): outputs checked before the fit, '-' for
+// standard output, the same file twice or an input as output refused with status 2, a file-size limit
+// mid-write leaving nothing, FIFOs refused, implausible values with their range, warnings once and on
+// standard error, and byte-identical results from concurrent runs.
+#include "TestSupport.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+namespace {
+
+struct Run {
+    int status = -1;
+    QByteArray out, err;
+};
+
+QProcess* startCli(const QStringList& args, const QString& dir, QObject* parent, bool fileSizeLimit = false)
+{
+    auto* process = new QProcess(parent);
+    process->setWorkingDirectory(dir);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("WFS_FFTW_WISDOM_DIR"), dir + QStringLiteral("/wisdom")); // a fresh wisdom folder per test
+    process->setProcessEnvironment(env);
+    if (fileSizeLimit) // ulimit -f 16: every output beyond 16 KiB hits SIGXFSZ / EFBIG
+        process->setChildProcessModifier([] {
+            struct rlimit limit = {16384, 16384};
+            ::setrlimit(RLIMIT_FSIZE, &limit);
+        });
+    process->start(QStringLiteral(WFS_CLI_PATH), args);
+    return process;
+}
+
+Run finish(QProcess* process)
+{
+    Run run;
+    if (!process->waitForFinished(300000)) {
+        process->kill();
+        process->waitForFinished();
+        run.err = "timed out (hung)";
+        return run;
+    }
+    run.status = process->exitStatus() == QProcess::NormalExit ? process->exitCode() : -1;
+    run.out = process->readAllStandardOutput();
+    run.err = process->readAllStandardError();
+    return run;
+}
+
+QByteArray md5(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    return QCryptographicHash::hash(f.readAll(), QCryptographicHash::Md5).toHex();
+}
+
+} // namespace
+
+class TestCliOutputs : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+    Run cli(const QStringList& args, bool fileSizeLimit = false)
+    {
+        QObject owner;
+        return finish(startCli(args, m_dir.path(), &owner, fileSizeLimit));
+    }
+    QStringList files() const
+    {
+        return QDir(m_dir.path()).entryList(QDir::Files | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot, QDir::Name);
+    }
+    // A reconstruct of the simulated data that takes a moment: outputs are written after it.
+    static QStringList quickFit()
+    {
+        return {QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("d.fits"), QStringLiteral("--max-iterations"),
+                QStringLiteral("15"), QStringLiteral("--quiet")};
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        const Run sim = cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("32"), QStringLiteral("--order"), QStringLiteral("2"),
+                             QStringLiteral("--out"), QStringLiteral("d.fits")});
+        QVERIFY2(sim.status == 0, sim.err.constData());
+    }
+
+    void dashIsStandardOutput()
+    {
+        // Defect 13: `--csv -` used to write a file named "-".
+        const Run run = cli(quickFit() << QStringLiteral("--csv") << QStringLiteral("-"));
+        QVERIFY2(run.status == 0, run.err.constData());
+        QVERIFY2(run.out.startsWith("# Zernike coefficients"), run.out.constData()); // the table, not the summary
+        QVERIFY(run.err.contains("Wavefront Studio reconstruction"));
+        QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("-"))));
+        const Run two = cli(quickFit() << QStringLiteral("--csv") << QStringLiteral("-") << QStringLiteral("--json") << QStringLiteral("-"));
+        QCOMPARE(two.status, 2);
+        QCOMPARE(cli(quickFit() << QStringLiteral("--phase-out") << QStringLiteral("-")).status, 2); // FITS is not text
+    }
+
+    void conflictingOutputsAreUsageErrors()
+    {
+        // Defect 7: the same file twice, or an input as an output (even with --force), exit 2 before fitting.
+        const QStringList before = files();
+        Run run = cli(quickFit() << QStringLiteral("--json") << QStringLiteral("s.out") << QStringLiteral("--csv") << QStringLiteral("./s.out"));
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains("name the same file"), run.err.constData());
+        const QByteArray input = md5(m_dir.filePath(QStringLiteral("d.fits")));
+        run = cli(quickFit() << QStringLiteral("--phase-out") << QStringLiteral("d.fits") << QStringLiteral("--force"));
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains("is an input"), run.err.constData());
+        QCOMPARE(md5(m_dir.filePath(QStringLiteral("d.fits"))), input);
+        QCOMPARE(files(), before);
+        // simulate: --out whose truth file is the --truth input.
+        run = cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("32"), QStringLiteral("--truth"), QStringLiteral("d.truth.json"),
+                   QStringLiteral("--out"), QStringLiteral("d.fits"), QStringLiteral("--force")});
+        QCOMPARE(run.status, 2);
+        QCOMPARE(md5(m_dir.filePath(QStringLiteral("d.fits"))), input);
+    }
+
+    void outputsAreCheckedBeforeTheFit()
+    {
+        // Defect 8: a missing folder fails at once (no progress, no summary), exit 1, naming the file.
+        const Run run = cli(quickFit() << QStringLiteral("--csv") << QStringLiteral("c.csv") << QStringLiteral("--json")
+                                       << QStringLiteral("missing/r.json"));
+        QCOMPARE(run.status, 1);
+        QVERIFY2(run.err.contains("missing/r.json") && run.err.contains("does not exist"), run.err.constData());
+        QVERIFY(!run.out.contains("Wavefront Studio reconstruction"));
+        QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("c.csv"))));
+    }
+
+    void fullDiskLeavesNoOutput()
+    {
+        // Defect 1 through a real limit: with ulimit -f 16 KiB the model cube (3 x 32 x 32 doubles) cannot
+        // be written; exit 1 naming it, and neither it, the JSON and CSV written before it, nor a temporary remain.
+        const QStringList before = files();
+        const Run run = cli(quickFit() << QStringLiteral("--json") << QStringLiteral("r.json") << QStringLiteral("--csv") << QStringLiteral("c.csv")
+                                       << QStringLiteral("--model-out") << QStringLiteral("m.fits"),
+                            true);
+        QCOMPARE(run.status, 1);
+        QVERIFY2(run.err.contains("m.fits") && run.err.contains("File too large"), run.err.constData());
+        QCOMPARE(files(), before);
+    }
+
+    void fifoInputIsRefused()
+    {
+        // Defect 3: used to hang forever.
+        QCOMPARE(::mkfifo(m_dir.filePath(QStringLiteral("pipe.fits")).toLocal8Bit().constData(), 0600), 0);
+        const Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("pipe.fits"), QStringLiteral("--wavelength"),
+                             QStringLiteral("633nm")});
+        QCOMPARE(run.status, 1);
+        QVERIFY2(run.err.contains("not a regular file"), run.err.constData());
+        QFile::remove(m_dir.filePath(QStringLiteral("pipe.fits")));
+    }
+
+    void implausibleValuesGiveTheRange()
+    {
+        // Defects 10, 11.
+        Run run = cli(quickFit() << QStringLiteral("--wavelength") << QStringLiteral("633"));
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains("did you mean 633nm?"), run.err.constData());
+        run = cli(quickFit() << QStringLiteral("--defocus") << QStringLiteral("-1e9w,0,1e9w"));
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains("at most 1000 waves"), run.err.constData());
+        run = cli(quickFit() << QStringLiteral("--read-noise") << QStringLiteral("-3"));
+        QCOMPARE(run.status, 2);
+        run = cli(quickFit() << QStringLiteral("--stages") << QStringLiteral("4,2"));
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains("--stages") && !run.err.contains("--order"), run.err.constData());
+        run = cli(quickFit() << QStringLiteral("--max-iterations") << QStringLiteral("99999999999"));
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains("out of range"), run.err.constData());
+        run = cli(quickFit() << QStringLiteral("--crop") << QStringLiteral("16384"));
+        QCOMPARE(run.status, 1);
+        QVERIFY2(run.err.contains("larger than the images") && !run.err.contains("bad_alloc"), run.err.constData());
+        run = cli(quickFit() << QStringLiteral("--crop") << QStringLiteral("2"));
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains("parameters cannot be fitted"), run.err.constData());
+    }
+
+    void warningsOnceOnStandardError()
+    {
+        // One in-focus plane: the sign-ambiguity warning, once, on stderr only.
+        const Run run = cli(quickFit() << QStringLiteral("--planes") << QStringLiteral("1") << QStringLiteral("--defocus") << QStringLiteral("0"));
+        QVERIFY2(run.status == 0, run.err.constData());
+        QVERIFY(!run.out.contains("warning"));
+        QCOMPARE(run.err.count("no plane is defocused"), 1);
+    }
+
+    void concurrentRunsAreByteIdentical()
+    {
+        // Defect 12: measured FFTW plans come from shared wisdom (written atomically, under a lock),
+        // sums in a fixed order: three concurrent runs and one after them agree to the byte.
+        QObject owner;
+        QList<QProcess*> runs;
+        for (int i = 0; i < 3; ++i)
+            runs << startCli(quickFit() << QStringLiteral("--threads") << QStringLiteral("2") << QStringLiteral("--csv")
+                                        << QStringLiteral("c%1.csv").arg(i) << QStringLiteral("--phase-out") << QStringLiteral("p%1.fits").arg(i),
+                             m_dir.path(), &owner);
+        for (QProcess* p : runs) {
+            const Run r = finish(p);
+            QVERIFY2(r.status == 0, r.err.constData());
+        }
+        const Run last = cli(quickFit() << QStringLiteral("--threads") << QStringLiteral("2") << QStringLiteral("--csv") << QStringLiteral("c3.csv")
+                                        << QStringLiteral("--phase-out") << QStringLiteral("p3.fits"));
+        QVERIFY2(last.status == 0, last.err.constData());
+        for (int i = 1; i < 4; ++i) {
+            QCOMPARE(md5(m_dir.filePath(QStringLiteral("c%1.csv").arg(i))), md5(m_dir.filePath(QStringLiteral("c0.csv"))));
+            QCOMPARE(md5(m_dir.filePath(QStringLiteral("p%1.fits").arg(i))), md5(m_dir.filePath(QStringLiteral("p0.fits"))));
+        }
+        QVERIFY(!md5(m_dir.filePath(QStringLiteral("c0.csv"))).isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliOutputs)
+#include "tst_clioutputs.moc"
