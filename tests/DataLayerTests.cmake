@@ -1,15 +1,15 @@
 # The data layer's tests (issue 3): readers, preparation, exports, sessions, the real bead data, and
 # the fuzz smoke runs. Included from tests/CMakeLists.txt.
 wfs_add_test(tst_realdata SOURCES core/tst_realdata.cpp LIBS wfs::backends)
-wfs_add_test(tst_imageio SOURCES core/tst_imageio.cpp core/ImageTestFiles.h LIBS wfs::core PkgConfig::CFITSIO PkgConfig::TIFF)
-wfs_add_test(tst_dataset SOURCES core/tst_dataset.cpp core/ImageTestFiles.h LIBS wfs::backends PkgConfig::CFITSIO PkgConfig::TIFF)
-wfs_add_test(tst_exports SOURCES core/tst_exports.cpp core/ImageTestFiles.h LIBS wfs::backends PkgConfig::CFITSIO PkgConfig::TIFF)
+wfs_add_test(tst_imageio SOURCES core/tst_imageio.cpp core/ImageTestFiles.h LIBS wfs::core Qt6::Gui PkgConfig::CFITSIO PkgConfig::TIFF)
+wfs_add_test(tst_dataset SOURCES core/tst_dataset.cpp core/ImageTestFiles.h LIBS wfs::backends Qt6::Gui PkgConfig::CFITSIO PkgConfig::TIFF)
+wfs_add_test(tst_exports SOURCES core/tst_exports.cpp core/ImageTestFiles.h LIBS wfs::backends wfs::render PkgConfig::CFITSIO PkgConfig::TIFF)
 # The exports read back by independent readers: astropy, csv and json through python3
 # (core/read_exports.py), libpng for the PNG.
 if(NOT TARGET PkgConfig::PNG)
   pkg_check_modules(PNG REQUIRED IMPORTED_TARGET libpng)
 endif()
-wfs_add_test(tst_exportreaders SOURCES core/tst_exportreaders.cpp core/read_exports.py LIBS wfs::backends PkgConfig::PNG)
+wfs_add_test(tst_exportreaders SOURCES core/tst_exportreaders.cpp core/read_exports.py LIBS wfs::backends wfs::render PkgConfig::PNG)
 set_tests_properties(tst_exportreaders PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP   : ")
 # The system's python3 first: that is where scripts/setup.sh puts astropy and numpy (a pyenv or venv
 # python3 earlier in PATH usually lacks them).
@@ -23,7 +23,7 @@ target_compile_definitions(tst_exportreaders PRIVATE WFS_PYTHON3="${WFS_PYTHON3}
 add_executable(fuzz_seeds fuzz/fuzz_seeds.cpp core/ImageTestFiles.h)
 target_include_directories(fuzz_seeds PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/core)
 find_package(ZLIB REQUIRED)
-target_link_libraries(fuzz_seeds PRIVATE wfs::core PkgConfig::CFITSIO PkgConfig::TIFF ZLIB::ZLIB)
+target_link_libraries(fuzz_seeds PRIVATE wfs::core Qt6::Gui PkgConfig::CFITSIO PkgConfig::TIFF ZLIB::ZLIB)
 
 option(WFS_FUZZ "Build the libFuzzer targets with clang and run each, deterministically, as a test" ON)
 # A number of mutations, not seconds: how far a run gets must not depend on the machine (issue 12).

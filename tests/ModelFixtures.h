@@ -5,6 +5,7 @@
 #include "TestSupport.h"
 
 #include "engine/Presets.h"
+#include "engine/ReconstructionEngine.h"
 #include "fit/ModelEvaluator.h"
 
 #include <QFile>
@@ -16,6 +17,25 @@
 #include <random>
 
 namespace wfs::test {
+
+// A small finished fit (demo preset, grid 32, order 3), computed once per test process: what the
+// export suites write and read back.
+inline const FitResult& smallDemoResult()
+{
+    static const FitResult result = [] {
+        PresetOptions options;
+        options.grid = 32;
+        options.order = 3;
+        const PresetCase c = makePreset("demo", options);
+        ReconstructionRequest request;
+        request.spec = c.spec;
+        request.start = c.start;
+        request.solver = c.solver;
+        request.evaluator.measurePlans = false;
+        return reconstruct(request, {}, nullptr);
+    }();
+    return result;
+}
 
 // Gaussian illumination with free centre, width and amplitude, obscuration, spiders, three diversity
 // kinds with an extra known term, per-plane flux, background and tip/tilt.

@@ -9,6 +9,7 @@
 
 #include "engine/Presets.h"
 #include "io/Exports.h"
+#include "PhaseImage.h"
 
 #include <QAction>
 #include <QApplication>

@@ -8,6 +8,7 @@
 #include "engine/Workflow.h"
 #include "io/Dataset.h"
 #include "io/Exports.h"
+#include "PhaseImage.h"
 #include "io/OutputTransaction.h"
 #include "io/Session.h"
 

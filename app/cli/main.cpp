@@ -7,10 +7,8 @@
 
 #include <csignal>
 #include <cstdio>
-#include <cstring>
 #include <functional>
 #include <map>
-#include <memory>
 
 namespace {
 void printUsage(FILE* stream)
@@ -27,35 +25,20 @@ void printUsage(FILE* stream)
 }
 } // namespace
 
-// Drawing text into a PNG (the phase map's colour bar) needs fonts, which Qt only offers with a
-// QGuiApplication; a headless one on the offscreen platform does, without a display.
-bool needsGui(int argc, char** argv)
-{
-    if (argc < 2 || std::strcmp(argv[1], "reconstruct") != 0)
-        return false;
-    for (int i = 2; i < argc; ++i)
-        if (std::strncmp(argv[i], "--phase-png", 11) == 0 || std::strncmp(argv[i], "-phase-png", 10) == 0)
-            return true;
-    return false;
-}
-
 int main(int argc, char** argv)
 {
     // Over a file-size limit (ulimit -f) a write then fails with EFBIG, which the output layer reports
     // with the file's name and cleans up after, instead of SIGXFSZ killing the program mid-write (or
     // while a library such as fontconfig updates a cache of its own).
     std::signal(SIGXFSZ, SIG_IGN);
-    std::unique_ptr<QCoreApplication> application;
-    // QGuiApplication takes options of its own out of argv (-session, -platform, ...), which would eat
-    // `reconstruct --session FILE`: it gets the program name only; the command's options stay ours.
+    // A headless QGuiApplication: drawing text into a PNG (the phase map's colour bar, render/) needs
+    // fonts, which Qt offers only with one; the offscreen platform needs no display. It gets the program
+    // name only, since Qt takes options of its own out of argv (-session, -platform...), which would eat
+    // `reconstruct --session FILE`: the command's options stay ours.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
     int guiArgc = 1;
-    if (needsGui(argc, argv)) {
-        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
-        application = std::make_unique<QGuiApplication>(guiArgc, argv);
-    } else {
-        application = std::make_unique<QCoreApplication>(argc, argv);
-    }
+    QGuiApplication application(guiArgc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("wavefront-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(WFS_VERSION));
 

@@ -7,14 +7,13 @@
 // through the output layer and refuse to replace an existing file unless `overwrite`; errors throw
 // std::runtime_error naming the file.
 //
-// Rendering uses QImage/QPainter (Qt GUI module, no widgets). Text (labels of the colour bar) needs a
-// QGuiApplication; without one the PNG is drawn without text and says so in its tEXt "Comment".
+// The phase map as a PNG with a colour bar is drawn with text, which needs Qt's GUI module: it lives in
+// the rendering library beside ui/ (render/PhaseImage.h), from the colour maps and units declared here.
 #include "fit/Results.h"
 #include "io/Fits.h"
 #include "optics/Pupil.h"
 
 #include <QByteArray>
-#include <QImage>
 #include <QString>
 
 #include <array>
@@ -39,6 +38,10 @@ std::array<std::uint8_t, 3> colorMapRgb(ColorMap map, double t);
 
 enum class PhaseUnit { Waves, Nanometres, Radians };
 const char* phaseUnitName(PhaseUnit unit); // "waves", "nm", "rad"
+// Radians to `unit`; nm needs the wavelength (metres; throws std::runtime_error without one).
+double phaseFactor(PhaseUnit unit, double wavelength);
+// "632.8 nm"
+std::string wavelengthText(double wavelength);
 
 // Extra facts for export headers that FitResult does not hold.
 struct ExportContext {
@@ -66,21 +69,6 @@ void writePhaseFits(const std::string& path, const FitResult& result, const Expo
 QByteArray planesFitsBytes(const FitResult& result, const ExportContext& context, bool float32, bool residual);
 void writeModelFits(const std::string& path, const FitResult& result, const ExportContext& context, bool float32, bool overwrite);
 void writeResidualFits(const std::string& path, const FitResult& result, const ExportContext& context, bool float32, bool overwrite);
-
-struct PhaseImageOptions {
-    PhaseUnit unit = PhaseUnit::Waves;
-    // true: phase wrapped to one wave (-0.5..0.5 waves, -pi..pi rad) with the cyclic map; false: the
-    // full range with viridis.
-    bool wrapped = false;
-    int mapSize = 0;         // drawn size of the map in pixels; 0 = the phase map's size scaled to >= 384
-    std::string title;       // drawn above the map; empty = none
-    double wavelength = 0.0; // metres; needed for nm (and written into the caption)
-};
-// The phase map (row 0 at the bottom, so drawn with y up) with a colour bar, tick labels and the unit.
-// NaN pixels (outside the pupil) are white. Returns Format_RGB32.
-QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options);
-QByteArray phasePngBytes(const FitResult& result, const PhaseImageOptions& options);
-void writePhasePng(const std::string& path, const FitResult& result, const PhaseImageOptions& options, bool overwrite);
 
 // ---- Coefficients -------------------------------------------------------------------------------
 

@@ -3,11 +3,13 @@
 // Values are compared with the fit they came from: every pixel of the phase map and of the model
 // cube (exactly, float64), every row of the CSV and of the JSON (to the digits written), and the PNG's
 // decoded pixels with the rendered picture, plus its orientation (row 0 of the map drawn at the bottom).
+#include "ModelFixtures.h"
 #include "TestSupport.h"
 
 #include "engine/Presets.h"
 #include "engine/ReconstructionEngine.h"
 #include "io/Exports.h"
+#include "PhaseImage.h"
 #include "io/ResultJson.h"
 
 #include <QJsonArray>
@@ -26,22 +28,9 @@ using namespace wfs::test;
 
 namespace {
 
-// A small finished fit (demo preset, grid 32, order 3), as tst_exports uses.
 const FitResult& smallResult()
 {
-    static const FitResult result = [] {
-        PresetOptions options;
-        options.grid = 32;
-        options.order = 3;
-        const PresetCase c = makePreset("demo", options);
-        ReconstructionRequest request;
-        request.spec = c.spec;
-        request.start = c.start;
-        request.solver = c.solver;
-        request.evaluator.measurePlans = false;
-        return reconstruct(request, {}, nullptr);
-    }();
-    return result;
+    return smallDemoResult();
 }
 
 struct DecodedPng {

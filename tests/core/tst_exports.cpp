@@ -3,11 +3,13 @@
 // silent overwrite; session files that round-trip every setting, re-load and re-prepare the data,
 // detect changed and missing inputs, and refuse malformed or newer files with clear messages.
 #include "ImageTestFiles.h"
+#include "ModelFixtures.h"
 #include "TestSupport.h"
 
 #include "engine/Presets.h"
 #include "engine/ReconstructionEngine.h"
 #include "io/Exports.h"
+#include "PhaseImage.h"
 #include "io/Fits.h"
 #include "io/Session.h"
 
@@ -29,22 +31,9 @@ bool contains(const std::string& text, const std::string& part)
     return text.find(part) != std::string::npos;
 }
 
-// A small finished fit (demo preset, grid 32, order 3).
 const FitResult& smallResult()
 {
-    static const FitResult result = [] {
-        PresetOptions options;
-        options.grid = 32;
-        options.order = 3;
-        const PresetCase c = makePreset("demo", options);
-        ReconstructionRequest request;
-        request.spec = c.spec;
-        request.start = c.start;
-        request.solver = c.solver;
-        request.evaluator.measurePlans = false;
-        return reconstruct(request, {}, nullptr);
-    }();
-    return result;
+    return smallDemoResult();
 }
 
 std::string sessionError(const QByteArray& json)

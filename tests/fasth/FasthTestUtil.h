@@ -1,6 +1,8 @@
 #pragma once
 // Helpers shared by the FastH suites: seeded random matrices, LAPACK-layout reflectors and explicit
 // tolerance checks (QCOMPARE on floating point uses qFuzzyCompare, which fails near zero).
+#include "TestSupport.h"
+
 #include "fasth/Householder.h"
 
 #include <Eigen/QR>
@@ -50,16 +52,5 @@ double maxRelativeDifference(const A& a, const B& b)
     return maxAbsDifference(a, b) / (scale > 0 ? scale : 1.0);
 }
 
-inline QString describe(const char* what, double value, double tolerance)
-{
-    return QStringLiteral("%1 = %2 exceeds %3").arg(QLatin1String(what)).arg(value, 0, 'g', 3).arg(tolerance, 0, 'g', 3);
-}
-
 } // namespace wfs::fasth::test
 
-// Fails with the value and the tolerance in the message.
-#define WFS_VERIFY_BELOW(what, value, tolerance)                                                                 \
-    do {                                                                                                         \
-        const double wfsValue_ = double(value);                                                                  \
-        QVERIFY2(wfsValue_ < double(tolerance), qPrintable(wfs::fasth::test::describe(what, wfsValue_, tolerance))); \
-    } while (false)

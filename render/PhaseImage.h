@@ -1,0 +1,31 @@
+#pragma once
+// The phase map as a picture: a PNG with a colour bar, tick labels, the unit and the conventions, drawn
+// with Qt's GUI module (QImage, QPainter, fonts) from the colour maps and units of core/io/Exports.h.
+// The rendering library, shared by wavefront-cli and the desktop program, so that core needs no GUI.
+// Text needs a QGuiApplication (the CLI makes one on the offscreen platform); without one the PNG is
+// drawn without labels and says so in its tEXt "Comment".
+#include "io/Exports.h"
+
+#include <QByteArray>
+#include <QImage>
+
+#include <string>
+
+namespace wfs {
+
+struct PhaseImageOptions {
+    PhaseUnit unit = PhaseUnit::Waves;
+    // true: phase wrapped to one wave (-0.5..0.5 waves, -pi..pi rad) with the cyclic map; false: the
+    // full range with viridis.
+    bool wrapped = false;
+    int mapSize = 0;         // drawn size of the map in pixels; 0 = the phase map's size scaled to >= 384
+    std::string title;       // drawn above the map; empty = none
+    double wavelength = 0.0; // metres; needed for nm (and written into the caption)
+};
+// The phase map (row 0 at the bottom, so drawn with y up) with a colour bar, tick labels and the unit.
+// NaN pixels (outside the pupil) are white. Returns Format_RGB32.
+QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options);
+QByteArray phasePngBytes(const FitResult& result, const PhaseImageOptions& options);
+void writePhasePng(const std::string& path, const FitResult& result, const PhaseImageOptions& options, bool overwrite);
+
+} // namespace wfs
