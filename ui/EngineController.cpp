@@ -7,6 +7,7 @@ EngineController::EngineController(QObject* parent)
 {
     qRegisterMetaType<wfs::ProgressSnapshot>();
     qRegisterMetaType<wfs::FitResult>();
+    qRegisterMetaType<std::vector<wfs::HistoryRow>>();
     m_timer.setInterval(40);
     connect(&m_timer, &QTimer::timeout, this, &EngineController::poll);
 }
@@ -20,6 +21,7 @@ void EngineController::start(ReconstructionRequest request)
 {
     m_engine.start(std::move(request)); // cancels and joins a running job first
     m_shownVersion = 0;
+    m_historyShown = 0;
     m_active = true;
     m_timer.start();
     emit started();
@@ -32,6 +34,10 @@ void EngineController::cancel()
 
 void EngineController::poll()
 {
+    if (std::vector<HistoryRow> rows = m_engine.history(m_historyShown); !rows.empty()) {
+        m_historyShown += rows.size();
+        emit historyAppended(rows);
+    }
     unsigned long version = 0;
     if (auto snapshot = m_engine.latest(&version); snapshot && version != m_shownVersion) {
         m_shownVersion = version;

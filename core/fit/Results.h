@@ -27,7 +27,18 @@ struct PlaneResult {
     int usedPixels = 0;
     Image model;             // in the data's layout
     Image residual;          // data - model, NaN where not used
+    Image normalizedResidual; // (data - model) / sigma of the objective's noise model, NaN where not used
 };
+
+// Residuals of one plane against a model image in the data layout: data - model, and the same over
+// the noise the objective assumes (Poisson and weighted least squares: sigma^2 = max(model, 0) +
+// readNoise^2, at least 1 count^2; least squares: one sigma, the residuals' RMS). NaN where a pixel is
+// not part of the objective.
+struct PlaneResiduals {
+    Image residual;
+    Image normalized;
+};
+PlaneResiduals planeResiduals(const Problem& problem, int plane, const Image& model);
 
 struct AnalysisOptions {
     bool removeDefocus = false;    // RMS / PV also without defocus
