@@ -34,6 +34,8 @@ void EngineController::cancel()
 
 void EngineController::poll()
 {
+    // Whether the job still runs is read first: the rows pulled next then include its last ones.
+    const bool running = m_engine.isRunning();
     if (std::vector<HistoryRow> rows = m_engine.history(m_historyShown); !rows.empty()) {
         m_historyShown += rows.size();
         emit historyAppended(rows);
@@ -43,7 +45,7 @@ void EngineController::poll()
         m_shownVersion = version;
         emit progress(*snapshot);
     }
-    if (m_engine.isRunning())
+    if (running)
         return;
     m_timer.stop();
     m_engine.wait();

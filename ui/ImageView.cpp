@@ -194,13 +194,23 @@ void ImageView::applyAspect()
     // Fewer ticks on a narrow axis, so that labels never run into each other.
     const int xTicks = std::clamp(int(width / 90), 2, 8), yTicks = std::clamp(int(height / 60), 2, 8);
     const bool ticksChanged = m_plot->xAxis->ticker()->tickCount() != xTicks || m_plot->yAxis->ticker()->tickCount() != yTicks;
-    if (!differs(x, m_plot->xAxis->range()) && !differs(y, m_plot->yAxis->range()) && !ticksChanged)
+    const bool labels = width >= 60; // a sliver of an axis has no room for numbers that do not collide
+    if (!differs(x, m_plot->xAxis->range()) && !differs(y, m_plot->yAxis->range()) && !ticksChanged
+        && labels == m_plot->xAxis->tickLabels())
         return;
+    m_plot->xAxis->setTickLabels(labels);
     m_plot->xAxis->ticker()->setTickCount(xTicks);
     m_plot->yAxis->ticker()->setTickCount(yTicks);
     m_plot->xAxis->setRange(x);
     m_plot->yAxis->setRange(y);
     m_plot->axisRect()->update(QCPLayoutElement::upPreparation); // ticks for the ranges drawn now
+}
+
+void ImageView::setAxisLabels(const QString& x, const QString& y)
+{
+    m_plot->xAxis->setLabel(x);
+    m_plot->yAxis->setLabel(y);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 double ImageView::pixelAspect() const

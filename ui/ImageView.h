@@ -56,6 +56,7 @@ public:
     DisplayRange autoRange() const;                         // from the clip percentiles
     DisplayRange displayRange() const;                      // what is shown now
     void setColorBarVisible(bool visible);                  // off where a neighbour's bar serves
+    void setAxisLabels(const QString& x, const QString& y); // default "x (pixel)", "y (pixel)"
     // The part of the image a refit shows (image pixel coordinates; empty = the whole image), e.g. a
     // PSF's core. Applied at once unless the user has zoomed since the last refit.
     void setFitRegion(const QRectF& region);

@@ -4,6 +4,7 @@
 #include "FasthPanel.h"
 #include "PhasePanel.h"
 #include "PlanesPanel.h"
+#include "PsfPanel.h"
 #include "ResultsPanel.h"
 #include "SetupPanel.h"
 #include "SpeedupLab.h"
@@ -106,6 +107,9 @@ void MainWindow::buildViews()
     // Centre: phase map, the planes, the teaching panels.
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("mainTabs"));
+    // An explicit minimum: the widest page must not widen the window beyond the size asked for (pages
+    // arrange themselves in the room they get).
+    m_tabs->setMinimumWidth(440);
     m_phasePanel = new PhasePanel(m_tabs);
     m_phaseView = m_phasePanel->view();
     m_tabs->addTab(m_phasePanel, tr("Phase map"));
@@ -116,6 +120,9 @@ void MainWindow::buildViews()
     m_residualView = m_planesPanel->residualView();
     m_tabs->addTab(m_planesPanel, tr("Data / model / residual"));
     m_planesPanel->setProperty("tabKey", QStringLiteral("planes"));
+    m_psfPanel = new PsfPanel(m_tabs);
+    m_tabs->addTab(m_psfPanel, tr("PSF analysis"));
+    m_psfPanel->setProperty("tabKey", QStringLiteral("psf"));
     // The teaching panels scroll vertically when the window is short; their width follows the window.
     auto scrolled = [this](QWidget* panel, const QString& key) {
         auto* area = new QScrollArea(m_tabs);
@@ -128,7 +135,8 @@ void MainWindow::buildViews()
     m_speedupLab = new SpeedupLab;
     m_tabs->addTab(scrolled(m_speedupLab, QStringLiteral("speedup")), tr("Speed-up lab"));
     m_fasthPanel = new FasthPanel;
-    m_tabs->addTab(scrolled(m_fasthPanel, QStringLiteral("fasth")), tr("FastH"));
+    m_fasthPanel->setProperty("tabKey", QStringLiteral("fasth")); // its controls scroll on their own
+    m_tabs->addTab(m_fasthPanel, tr("FastH"));
     setCentralWidget(m_tabs);
 
     // Left: the setup panel, scrollable.
@@ -175,6 +183,33 @@ void MainWindow::buildViews()
     tabifyDockWidget(m_resultsDock, logDock);
     m_chartDock->raise();
     m_setupDock = setupDock;
+
+    // The teaching tabs have nothing to do with the fit: while one is shown, the fit's docks make room
+    // for it (and come back as they were with the fit's tabs).
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        const QString key = m_tabs->currentWidget()->property("tabKey").toString();
+        const bool teaching = key == QLatin1String("speedup") || key == QLatin1String("fasth");
+        if (teaching && m_hiddenDocks.isEmpty()) {
+            // Open docks (tabified ones too), and which of each tab group was in front.
+            m_raisedDocks.clear();
+            for (QDockWidget* dock : findChildren<QDockWidget*>())
+                if (!dock->isHidden() || dock->toggleViewAction()->isChecked()) {
+                    m_hiddenDocks.append(dock);
+                    if (dock->isVisible())
+                        m_raisedDocks.append(dock);
+                }
+            for (QDockWidget* dock : std::as_const(m_hiddenDocks))
+                dock->hide();
+        } else if (!teaching && !m_hiddenDocks.isEmpty()) {
+            for (QDockWidget* dock : std::as_const(m_hiddenDocks))
+                dock->show();
+            for (QDockWidget* dock : std::as_const(m_raisedDocks))
+                dock->raise();
+            if (m_raisedDocks.isEmpty())
+                m_chartDock->raise();
+            m_hiddenDocks.clear();
+        }
+    });
 
     m_statusFit = new QLabel(tr("ready"), this);
     m_statusCursor = new QLabel(this);
@@ -504,11 +539,13 @@ void MainWindow::startFit()
         if (!request.stages.empty())
             request.start.clear(); // start values belong to the full-order problem
         request.liveImageInterval = 0.25;
+        request.analysis.psfAnalysis = true; // the PSF tab's pictures, computed with the result on the worker
 
         adoptProblem(built);
         m_convergence->clear();
         m_result.reset();
         m_results->clear(tr("Fitting…"));
+        m_psfPanel->setAnalysis(std::nullopt);
         m_phasePanel->clear(tr("waiting for the first iterate…"));
         log(tr("fit started: %1 planes, grid %2, order %3, %4 parameters, Q = %5")
                 .arg(built.spec.planes.size())
@@ -573,6 +610,7 @@ void MainWindow::restoreResult(const Session& session)
         AnalysisOptions analysis;
         analysis.removeDefocus = session.solver.removeDefocus;
         analysis.computeUncertainty = session.solver.computeUncertainty;
+        analysis.psfAnalysis = true;
         FitResult result = analyseFit(*evaluator, summary, session.solver.gradient, analysis);
         return std::make_pair(std::move(built), std::move(result));
     }).then(this, [this](std::pair<BuiltProblem, FitResult> restored) {
@@ -668,6 +706,7 @@ void MainWindow::showResult(const FitResult& result)
         residuals.push_back({plane.residual, plane.normalizedResidual});
     }
     m_planesPanel->setModels(models, residuals);
+    m_psfPanel->setAnalysis(result.psf);
     m_statusFit->setText(tr("%1 · %2 iterations · %3 evaluations · %4 s · %5 waves RMS · Strehl %6")
                              .arg(QString::fromLatin1(terminationName(result.solver.termination)))
                              .arg(result.solver.iterations)

@@ -36,6 +36,7 @@ class ResultsPanel;
 class SpeedupLab;
 class FasthPanel;
 class PhasePanel;
+class PsfPanel;
 
 enum class ExportKind { PhaseFits, PhasePng, CoefficientsCsv, CoefficientsJson, ResultJson, ModelFits, ResidualFits };
 
@@ -71,6 +72,7 @@ public:
     EngineController* engine() const { return m_engine; }
     ImageView* phaseView() const { return m_phaseView; }
     ImageView* dataView() const { return m_dataView; }
+    PsfPanel* psfPanel() const { return m_psfPanel; }
     SpeedupLab* speedupLab() const { return m_speedupLab; }
 
 signals:
@@ -111,9 +113,11 @@ private:
     SetupPanel* m_setup;
     EngineController* m_engine;
     QTabWidget* m_tabs;
+    QList<QDockWidget*> m_hiddenDocks, m_raisedDocks; // hidden while a teaching tab is shown
     QDockWidget *m_setupDock, *m_convergenceDock, *m_chartDock, *m_resultsDock;
     PhasePanel* m_phasePanel;
     PlanesPanel* m_planesPanel;
+    PsfPanel* m_psfPanel;
     FasthPanel* m_fasthPanel;
     ImageView *m_phaseView, *m_dataView, *m_modelView, *m_residualView;
     ConvergencePlot* m_convergence;

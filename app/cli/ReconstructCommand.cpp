@@ -5,7 +5,9 @@
 
 #include "engine/Presets.h"
 #include "io/Dataset.h"
+#include "fit/PsfAnalysis.h"
 #include "io/Exports.h"
+#include "io/Fits.h"
 #include "io/Session.h"
 
 #include <QFileInfo>
@@ -370,6 +372,12 @@ int runReconstruct(const QStringList& args)
         {QStringLiteral("model-out"), QStringLiteral("Write the model images (one slice per plane) as FITS."), QStringLiteral("FILE.fits")},
         {QStringLiteral("residual-out"), QStringLiteral("Write the residual images (data - model) as FITS."), QStringLiteral("FILE.fits")},
         {QStringLiteral("csv"), QStringLiteral("Write the coefficient table as CSV."), QStringLiteral("FILE")},
+        {QStringLiteral("psf-analysis"), QStringLiteral("Write the PSF analysis as CSV: radius, radial profiles of data and model, encircled "
+                                                        "energy, MTF of the fitted and diffraction-limited system, units in the column names."),
+         QStringLiteral("FILE.csv")},
+        {QStringLiteral("psf-out"), QStringLiteral("Write the fitted and the diffraction-limited PSF (two planes, divided by the "
+                                                   "diffraction-limited peak) as FITS."),
+         QStringLiteral("FILE.fits")},
         {QStringLiteral("coefficients-json"), QStringLiteral("Write the coefficient table as JSON."), QStringLiteral("FILE")},
         {QStringLiteral("save-session"), QStringLiteral("Save the session (inputs, settings, result) as JSON."), QStringLiteral("FILE.json")},
         {QStringLiteral("force"), QStringLiteral("Overwrite existing output files.")},
@@ -494,13 +502,15 @@ int runReconstruct(const QStringList& args)
     }
     const bool force = has(parser, "force");
     const QString jsonPath = value(parser, "json");
-    for (const char* option : {"json", "phase-out", "phase-png", "csv", "coefficients-json", "model-out", "residual-out", "save-session"}) {
+    for (const char* option : {"json", "phase-out", "phase-png", "csv", "coefficients-json", "model-out", "residual-out", "save-session",
+                               "psf-analysis", "psf-out"}) {
         const QString path = value(parser, option);
         if (!path.isEmpty() && path != QLatin1String("-") && !force && QFileInfo::exists(path))
             return runFailure(program, path + QStringLiteral(": file exists; refusing to overwrite it (use --force)"));
     }
 
     // Run on the engine's worker thread; print the latest snapshot about twice a second.
+    request.analysis.psfAnalysis = has(parser, "psf-analysis") || has(parser, "psf-out");
     ReconstructionEngine engine;
     engine.start(request);
     const bool quiet = has(parser, "quiet");
@@ -553,6 +563,24 @@ int runReconstruct(const QStringList& args)
             writeModelFits(value(parser, "model-out").toStdString(), result, context, float32, force);
         if (has(parser, "residual-out"))
             writeResidualFits(value(parser, "residual-out").toStdString(), result, context, float32, force);
+        if (result.psf && has(parser, "psf-analysis")) {
+            const QByteArray csv = QByteArray::fromStdString(psfAnalysisCsv(*result.psf));
+            if (value(parser, "psf-analysis") == QLatin1String("-"))
+                std::fwrite(csv.constData(), 1, size_t(csv.size()), stdout);
+            else
+                writeTextFile(value(parser, "psf-analysis"), csv, force);
+        }
+        if (result.psf && has(parser, "psf-out")) {
+            const PsfAnalysis& psf = *result.psf;
+            writeFits(value(parser, "psf-out").toStdString(), {psf.fittedPsf, psf.diffractionPsf},
+                      {{"CONTENT", std::string("plane 1: fitted PSF, plane 2: diffraction-limited PSF"), "same pupil"},
+                       {"BUNIT", std::string("diffraction-limited peak"), "both planes divided by it"},
+                       {"STREHL", psf.strehl, "peak of plane 1"},
+                       {"PIXLOD", psf.lambdaOverDPerPixel, "lambda/D per pixel"},
+                       {"FWHMFIT", psf.fwhmFittedPixels, "pixels"},
+                       {"FWHMDL", psf.fwhmDiffractionPixels, "pixels"}},
+                      float32, force);
+        }
         if (has(parser, "save-session") && session) {
             session->result = resultToJson(result);
             session->resultParameters = result.parameterValues;

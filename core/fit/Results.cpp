@@ -12,8 +12,8 @@ namespace wfs {
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+} // namespace
 
-// Aberration phase on the pupil pixels, minus its least-squares fit of piston, tip, tilt (and defocus).
 Eigen::VectorXd flattenedPhase(const Problem& problem, const ModelParameters& p, bool removeDefocus)
 {
     Eigen::VectorXd coefficients(Eigen::Index(p.zernike.size()));
@@ -33,6 +33,8 @@ Eigen::VectorXd flattenedPhase(const Problem& problem, const ModelParameters& p,
     const Eigen::VectorXd fit = design.colPivHouseholderQr().solve(phase);
     return phase - design * fit;
 }
+
+namespace {
 
 // Peak intensity of the in-focus PSF for a pupil phase (on pupil pixels), found anywhere on the grid.
 double psfPeak(const Problem& problem, const ModelParameters& p, const Eigen::VectorXd& phase)
@@ -274,6 +276,9 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
             r.planes.push_back(std::move(plane));
         }
     }
+
+    if (options.psfAnalysis)
+        r.psf = analysePsf(evaluator, summary.parameters);
 
     if (problem.planeCount() == 1)
         r.warnings.emplace_back("a single image cannot tell the sign of even aberrations (defocus, astigmatism, spherical): "

@@ -108,7 +108,9 @@ private slots:
         auto* scroll = m_window->findChild<QScrollArea*>(QStringLiteral("setupScroll"));
         QVERIFY(scroll);
         QVERIFY(!scroll->horizontalScrollBar()->isVisible());
-        QVERIFY2(m_window->setupPanel()->minimumSizeHint().width() <= scroll->viewport()->width(),
+        // The teaching tabs hide the fit's docks; the setup panel is checked where it shows.
+        if (isShown(scroll))
+            QVERIFY2(m_window->setupPanel()->minimumSizeHint().width() <= scroll->viewport()->width(),
                  qPrintable(QStringLiteral("setup panel needs %1 px, has %2").arg(m_window->setupPanel()->minimumSizeHint().width()).arg(scroll->viewport()->width())));
 
         QAction* start = m_window->startAction();
