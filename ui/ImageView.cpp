@@ -83,8 +83,8 @@ ImageView::ImageView(QWidget* parent)
     layout->addWidget(m_plot);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->axisRect()->setupFullAxesBox(true);
-    m_plot->xAxis->setLabel(QStringLiteral("x (pixel)"));
-    m_plot->yAxis->setLabel(QStringLiteral("y (pixel)"));
+    m_xLabel = QStringLiteral("x (pixel)");
+    m_yLabel = QStringLiteral("y (pixel)");
     for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis})
         axis->ticker()->setTickStepStrategy(QCPAxisTicker::tssReadability);
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
@@ -195,6 +195,16 @@ void ImageView::applyAspect()
     const int xTicks = std::clamp(int(width / 90), 2, 8), yTicks = std::clamp(int(height / 60), 2, 8);
     const bool ticksChanged = m_plot->xAxis->ticker()->tickCount() != xTicks || m_plot->yAxis->ticker()->tickCount() != yTicks;
     const bool labels = width >= 60; // a sliver of an axis has no room for numbers that do not collide
+    // Axis titles only where the plot is wide enough to spare them (decided on the widget's width,
+    // which the titles do not change, so the layout cannot flip between two states); the cursor
+    // readout says x and y anyway.
+    const bool titles = m_plot->width() >= 340;
+    const QString xTitle = titles ? m_xLabel : QString(), yTitle = titles ? m_yLabel : QString();
+    if (xTitle != m_plot->xAxis->label() || yTitle != m_plot->yAxis->label()) {
+        m_plot->xAxis->setLabel(xTitle);
+        m_plot->yAxis->setLabel(yTitle);
+        m_plot->replot(QCustomPlot::rpQueuedReplot); // the margins change with the next layout pass
+    }
     if (!differs(x, m_plot->xAxis->range()) && !differs(y, m_plot->yAxis->range()) && !ticksChanged
         && labels == m_plot->xAxis->tickLabels())
         return;
@@ -204,12 +214,15 @@ void ImageView::applyAspect()
     m_plot->xAxis->setRange(x);
     m_plot->yAxis->setRange(y);
     m_plot->axisRect()->update(QCPLayoutElement::upPreparation); // ticks for the ranges drawn now
+    // New tick labels may need other margins: one more pass lays them out (it ends here, as its
+    // ranges come out the same).
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ImageView::setAxisLabels(const QString& x, const QString& y)
 {
-    m_plot->xAxis->setLabel(x);
-    m_plot->yAxis->setLabel(y);
+    m_xLabel = x;
+    m_yLabel = y;
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -89,6 +89,7 @@ private:
     std::optional<DisplayRange> m_fixedRange;
     DisplayRange m_autoRange;
     QRectF m_fitRegion;
+    QString m_xLabel, m_yLabel;
     bool m_autoFit = true; // false once the user zooms or pans, until a double-click
     bool m_colorBarVisible = true;
     bool m_gradientSet = false;
