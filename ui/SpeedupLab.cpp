@@ -174,7 +174,7 @@ SpeedupLab::SpeedupLab(QWidget* parent)
     controls->addLayout(exports);
     auto* controlsWidget = new QWidget(this);
     controlsWidget->setLayout(controls);
-    controlsWidget->setMaximumWidth(340);
+    controlsWidget->setMaximumWidth(380); // the longest method name stays whole
     layout->addWidget(controlsWidget);
 
     // Before a run a sentence says what to do; after it, the three plots as tabs (each gets the whole
