@@ -181,12 +181,18 @@ private slots:
             last = 0;
             ticker.start();
         });
+        // The worst gap while iterating, before the finished fit is shown (that one event draws every view).
+        qint64 worstWhileFitting = -1;
+        connect(m_window->engine(), &EngineController::finished, &ticker, [&] { worstWhileFitting = worst; });
         m_window->resize(1600, 1000);
         m_window->showTab(QStringLiteral("planes"));
         m_window->startFit();
         QVERIFY2(finished.wait(900000), "the grid-512 fit did not finish");
+        QTest::qWait(50); // the ticker's next tick measures the finishing event
         ticker.stop();
-        qInfo("longest event-loop stall during a fit at grid 512 with 10 000 iterations of history: %lld ms", worst);
+        qInfo("longest event-loop stall during a fit at grid 512 with 10 000 iterations of history: %lld ms while "
+              "iterating, %lld ms including showing the result",
+              worstWhileFitting, worst);
         QVERIFY(m_window->convergencePlot()->pointCount() >= 10000);
         QVERIFY2(worst < 2000, qPrintable(QStringLiteral("the event loop stalled for %1 ms").arg(worst)));
         model.grid = 0;
