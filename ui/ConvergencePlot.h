@@ -1,5 +1,6 @@
 #pragma once
-// Cost and gradient max-norm against iteration or elapsed time, on log scales.
+// Cost and gradient max-norm against iteration or elapsed time, on log scales: every iteration the
+// engine recorded, from iteration 0, appended as the rows arrive (at display rate).
 #include "engine/ReconstructionEngine.h"
 
 #include <QWidget>
@@ -15,15 +16,21 @@ class ConvergencePlot : public QWidget {
 public:
     explicit ConvergencePlot(QWidget* parent = nullptr);
     void clear();
-    void addSnapshot(const ProgressSnapshot& snapshot);
-    int pointCount() const { return int(m_iteration.size()); }
+    void addRows(const std::vector<HistoryRow>& rows);
+    void setRows(const std::vector<HistoryRow>& rows); // a whole history at once (a kept run)
+    int pointCount() const { return int(m_rows.size()); }
+    int firstIteration() const { return m_rows.empty() ? -1 : m_rows.front().iteration; }
+    QCustomPlot* plot() const { return m_plot; }
 
 private:
-    void rebuild();
+    void rebuild();              // all points again (the x axis changed)
+    void append(size_t from);    // the points from row `from` on
+    void rescale();
 
     QCustomPlot* m_plot;
     QComboBox* m_axis;
-    QVector<double> m_iteration, m_seconds, m_cost, m_gradient;
+    std::vector<HistoryRow> m_rows;
+    double m_costLow = 0, m_costHigh = 0, m_gradLow = 0, m_gradHigh = 0;
 };
 
 } // namespace wfs::ui

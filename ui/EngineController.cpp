@@ -7,6 +7,7 @@ EngineController::EngineController(QObject* parent)
 {
     qRegisterMetaType<wfs::ProgressSnapshot>();
     qRegisterMetaType<wfs::FitResult>();
+    qRegisterMetaType<std::vector<wfs::HistoryRow>>();
     m_timer.setInterval(40);
     connect(&m_timer, &QTimer::timeout, this, &EngineController::poll);
 }
@@ -20,6 +21,7 @@ void EngineController::start(ReconstructionRequest request)
 {
     m_engine.start(std::move(request)); // cancels and joins a running job first
     m_shownVersion = 0;
+    m_historyShown = 0;
     m_active = true;
     m_timer.start();
     emit started();
@@ -32,12 +34,18 @@ void EngineController::cancel()
 
 void EngineController::poll()
 {
+    // Whether the job still runs is read first: the rows pulled next then include its last ones.
+    const bool running = m_engine.isRunning();
+    if (std::vector<HistoryRow> rows = m_engine.history(m_historyShown); !rows.empty()) {
+        m_historyShown += rows.size();
+        emit historyAppended(rows);
+    }
     unsigned long version = 0;
     if (auto snapshot = m_engine.latest(&version); snapshot && version != m_shownVersion) {
         m_shownVersion = version;
         emit progress(*snapshot);
     }
-    if (m_engine.isRunning())
+    if (running)
         return;
     m_timer.stop();
     m_engine.wait();

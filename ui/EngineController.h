@@ -24,6 +24,8 @@ public:
 signals:
     void started();
     void progress(const wfs::ProgressSnapshot& snapshot);
+    // The convergence history rows recorded since the last poll (every iteration, from 0).
+    void historyAppended(const std::vector<wfs::HistoryRow>& rows);
     void finished(const wfs::FitResult& result);
     void failed(const QString& message);
 
@@ -33,6 +35,7 @@ private:
     ReconstructionEngine m_engine;
     QTimer m_timer;
     unsigned long m_shownVersion = 0;
+    size_t m_historyShown = 0;
     bool m_active = false;
 };
 
@@ -40,3 +43,4 @@ private:
 
 Q_DECLARE_METATYPE(wfs::ProgressSnapshot)
 Q_DECLARE_METATYPE(wfs::FitResult)
+Q_DECLARE_METATYPE(std::vector<wfs::HistoryRow>)

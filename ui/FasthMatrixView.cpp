@@ -30,8 +30,7 @@ FasthMatrixView::FasthMatrixView(QWidget* parent)
     m_plot = m_view->findChild<QCustomPlot*>();
     if (m_plot) {
         m_plot->yAxis->setRangeReversed(true);
-        m_plot->xAxis->setLabel(tr("column j"));
-        m_plot->yAxis->setLabel(tr("row i"));
+        m_view->setAxisLabels(tr("column j"), tr("row i"));
     }
 }
 

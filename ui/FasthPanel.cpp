@@ -182,28 +182,40 @@ FasthPanel::FasthPanel(QWidget* parent)
     , m_pollTimer(new QTimer(this))
     , m_pictureTimer(new QTimer(this))
 {
-    auto* layout = new QHBoxLayout(this);
+    // What the tab is about, for a wavefront user, before any control: two plain sentences.
+    auto* outer = new QVBoxLayout(this);
+    auto* intro = new QLabel(tr("This tab teaches the second paper behind the program: FastH, which multiplies many "
+                                "Householder reflections (H = I − 2vvᵀ/‖v‖²) in a few large blocks instead of one small "
+                                "step at a time, the operation inside SVD-parameterised network layers (W = U Σ Vᵀ with U "
+                                "and V built from reflections). The pictures show the reflections, the matrices they build "
+                                "and their blocks; the timing tab measures the methods on this machine; the SVD-layer tab "
+                                "trains one such layer."),
+                             this);
+    intro->setObjectName(QStringLiteral("fasthIntro"));
+    intro->setWordWrap(true);
+    intro->setContentsMargins(4, 2, 4, 6);
+    outer->addWidget(intro);
+    auto* layout = new QHBoxLayout;
+    outer->addLayout(layout, 1);
+    // The controls scroll vertically on their own (the tab itself never scrolls, so no scroll bars nest).
     auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("fasthControlsScroll"));
     scroll->setWidget(buildControls());
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(320);
-    scroll->setMaximumWidth(420);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(300);
+    scroll->setMaximumWidth(380);
     layout->addWidget(scroll);
 
-    auto* splitter = new QSplitter(Qt::Horizontal, this);
-    m_tabs = new QTabWidget(splitter);
+    m_tabs = new QTabWidget(this);
     m_tabs->addTab(buildPicturesPage(), tr("Pictures"));
     m_tabs->addTab(buildTimingPage(), tr("Timing"));
     m_tabs->addTab(buildTrainingPage(), tr("SVD layer"));
-    m_explanation = new QTextBrowser(splitter);
+    m_explanation = new QTextBrowser(m_tabs);
     m_explanation->setObjectName(QStringLiteral("fasthExplanation"));
     m_explanation->setOpenExternalLinks(false);
-    m_explanation->setMinimumWidth(260);
-    splitter->addWidget(m_tabs);
-    splitter->addWidget(m_explanation);
-    splitter->setStretchFactor(0, 4);
-    splitter->setStretchFactor(1, 1);
-    layout->addWidget(splitter, 1);
+    m_tabs->addTab(m_explanation, tr("What is compared"));
+    layout->addWidget(m_tabs, 1);
 
     m_pollTimer->setInterval(kPollIntervalMs);
     connect(m_pollTimer, &QTimer::timeout, this, &FasthPanel::poll);

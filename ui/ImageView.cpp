@@ -2,7 +2,6 @@
 
 #include <qcustomplot.h>
 
-#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -15,31 +14,64 @@ QStringList stretchNames()
     return {QStringLiteral("linear"), QStringLiteral("sqrt"), QStringLiteral("log"), QStringLiteral("asinh")};
 }
 
-QImage thumbnail(const Image& image, int size)
+QImage thumbnail(const Image& image, int size, const QRect& region)
 {
     QImage picture(size, size, QImage::Format_Grayscale8);
     picture.fill(0);
     if (image.isEmpty())
         return picture;
+    QRect shown = region.isEmpty() ? QRect(0, 0, image.width, image.height) : region.intersected(QRect(0, 0, image.width, image.height));
+    if (shown.isEmpty())
+        shown = QRect(0, 0, image.width, image.height);
     double low = INFINITY, high = -INFINITY;
-    for (double v : image.pixels)
-        if (std::isfinite(v)) {
-            low = std::min(low, v);
-            high = std::max(high, v);
-        }
+    for (int row = shown.top(); row <= shown.bottom(); ++row)
+        for (int col = shown.left(); col <= shown.right(); ++col)
+            if (const double v = image.at(row, col); std::isfinite(v)) {
+                low = std::min(low, v);
+                high = std::max(high, v);
+            }
     if (!(high > low))
         return picture;
-    const double step = double(std::max(image.width, image.height)) / size;
+    // Square picture of the region's longer side, centred; each output pixel takes the largest value
+    // of the image pixels it covers (nearest sample when it covers less than one).
+    const double side = std::max(shown.width(), shown.height());
+    const double step = side / size;
+    const double x0 = shown.left() + 0.5 * (shown.width() - side), y0 = shown.top() + 0.5 * (shown.height() - side);
     for (int y = 0; y < size; ++y) {
+        const int rowBegin = int(std::floor(y0 + (size - 1 - y) * step)); // row 0 at the bottom
+        const int rowEnd = std::max(rowBegin + 1, int(std::floor(y0 + (size - y) * step)));
         for (int x = 0; x < size; ++x) {
-            const int col = std::min(image.width - 1, int(x * step));
-            const int row = std::min(image.height - 1, int((size - 1 - y) * step)); // row 0 at the bottom
-            const double v = image.at(row, col);
-            const double t = std::isfinite(v) ? std::asinh(10.0 * (v - low) / (high - low)) / std::asinh(10.0) : 0.0;
-            picture.setPixel(x, y, qRgb(int(255 * t), int(255 * t), int(255 * t)));
+            const int colBegin = int(std::floor(x0 + x * step));
+            const int colEnd = std::max(colBegin + 1, int(std::floor(x0 + (x + 1) * step)));
+            double v = -INFINITY;
+            for (int row = std::max(rowBegin, shown.top()); row < std::min(rowEnd, shown.bottom() + 1); ++row)
+                for (int col = std::max(colBegin, shown.left()); col < std::min(colEnd, shown.right() + 1); ++col)
+                    if (const double p = image.at(row, col); std::isfinite(p))
+                        v = std::max(v, p);
+            const double t = std::isfinite(v) ? std::asinh(50.0 * (v - low) / (high - low)) / std::asinh(50.0) : 0.0;
+            const int grey = std::clamp(int(255 * t), 0, 255);
+            picture.setPixel(x, y, qRgb(grey, grey, grey));
         }
     }
     return picture;
+}
+
+std::vector<double> roundTicks(double low, double high, int count)
+{
+    std::vector<double> ticks;
+    if (!(high > low) || !std::isfinite(low) || !std::isfinite(high))
+        return ticks;
+    const double rough = (high - low) / std::max(1, count);
+    const double magnitude = std::pow(10.0, std::floor(std::log10(rough)));
+    double step = magnitude;
+    for (double factor : {1.0, 2.0, 5.0, 10.0})
+        if (factor * magnitude >= rough) {
+            step = factor * magnitude;
+            break;
+        }
+    for (double v = std::ceil(low / step - 1e-9) * step; v <= high + 1e-9 * step; v += step)
+        ticks.push_back(std::abs(v) < 1e-9 * step ? 0.0 : v);
+    return ticks;
 }
 
 ImageView::ImageView(QWidget* parent)
@@ -51,20 +83,29 @@ ImageView::ImageView(QWidget* parent)
     layout->addWidget(m_plot);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->axisRect()->setupFullAxesBox(true);
-    m_plot->xAxis->setLabel(QStringLiteral("x (pixel)"));
-    m_plot->yAxis->setLabel(QStringLiteral("y (pixel)"));
+    m_xLabel = QStringLiteral("x (pixel)");
+    m_yLabel = QStringLiteral("y (pixel)");
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis})
+        axis->ticker()->setTickStepStrategy(QCPAxisTicker::tssReadability);
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
     m_scale = new QCPColorScale(m_plot);
     m_plot->plotLayout()->addElement(0, 1, m_scale);
     m_scale->setType(QCPAxis::atRight);
+    m_scale->setBarWidth(12);
     m_map->setColorScale(m_scale);
     auto* group = new QCPMarginGroup(m_plot);
     m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
     m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+    // Square pixels: the ranges follow the axis rectangle of every layout pass, before drawing.
+    connect(m_plot, &QCustomPlot::afterLayout, this, &ImageView::applyAspect);
+    connect(m_plot, &QCustomPlot::mousePress, this, [this] { m_autoFit = false; });
+    connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_autoFit = false; });
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, &ImageView::resetZoom);
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
-    setMinimumSize(150, 150);
+    m_plot->setToolTip(tr("Wheel: zoom · drag: pan · double-click: fit the image again"));
+    setMinimumSize(120, 120);
     clear(tr("no image"));
 }
 
@@ -72,7 +113,6 @@ void ImageView::clear(const QString& message)
 {
     m_image = Image();
     m_map->data()->clear();
-    m_plot->plotLayout()->setRowStretchFactor(0, 1);
     m_scale->axis()->setLabel(message);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -109,29 +149,109 @@ void ImageView::setImage(const Image& image, const QString& title, const QString
     }
     m_map->data()->setSize(image.width, image.height);
     m_map->data()->setRange(QCPRange(0, image.width - 1), QCPRange(0, image.height - 1));
-    redraw();
     if (!sameSize)
-        resetZoom();
+        m_autoFit = true;
+    redraw();
+}
+
+void ImageView::setFitRegion(const QRectF& region)
+{
+    if (region == m_fitRegion)
+        return;
+    m_fitRegion = region;
+    m_autoFit = true;
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ImageView::resetZoom()
 {
-    if (m_image.isEmpty())
-        return;
-    // Square pixels: one scale (image pixels per screen pixel) on both axes, the larger of the two
-    // that make the image fit, so the whole image shows with margins on one side.
+    m_autoFit = true;
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ImageView::applyAspect()
+{
     const QRect rect = m_plot->axisRect()->rect();
-    const double width = std::max(1, rect.width()), height = std::max(1, rect.height());
-    const double scale = std::max(m_image.width / width, m_image.height / height);
-    const double cx = 0.5 * (m_image.width - 1), cy = 0.5 * (m_image.height - 1);
-    m_plot->xAxis->setRange(cx - 0.5 * width * scale, cx + 0.5 * width * scale);
-    m_plot->yAxis->setRange(cy - 0.5 * height * scale, cy + 0.5 * height * scale);
+    if (m_image.isEmpty() || rect.width() < 2 || rect.height() < 2)
+        return;
+    const double width = rect.width(), height = rect.height();
+    double cx, cy, scale; // scale: image pixels per screen pixel, the same on both axes
+    if (m_autoFit) {
+        const QRectF region = m_fitRegion.isEmpty() ? QRectF(-0.5, -0.5, m_image.width, m_image.height) : m_fitRegion;
+        scale = std::max(region.width() / width, region.height() / height);
+        cx = region.center().x();
+        cy = region.center().y();
+    } else {
+        scale = m_plot->xAxis->range().size() / width;
+        cx = m_plot->xAxis->range().center();
+        cy = m_plot->yAxis->range().center();
+    }
+    const QCPRange x(cx - 0.5 * width * scale, cx + 0.5 * width * scale);
+    const QCPRange y(cy - 0.5 * height * scale, cy + 0.5 * height * scale);
+    auto differs = [](const QCPRange& a, const QCPRange& b) {
+        return std::abs(a.lower - b.lower) > 1e-9 * a.size() || std::abs(a.upper - b.upper) > 1e-9 * a.size();
+    };
+    // Fewer ticks on a narrow axis, so that labels never run into each other.
+    const int xTicks = std::clamp(int(width / 90), 2, 8), yTicks = std::clamp(int(height / 60), 2, 8);
+    const bool ticksChanged = m_plot->xAxis->ticker()->tickCount() != xTicks || m_plot->yAxis->ticker()->tickCount() != yTicks;
+    const bool labels = width >= 60; // a sliver of an axis has no room for numbers that do not collide
+    // Axis titles only where the plot is wide enough to spare them (decided on the widget's width,
+    // which the titles do not change, so the layout cannot flip between two states); the cursor
+    // readout says x and y anyway.
+    const bool titles = m_plot->width() >= 340;
+    const QString xTitle = titles ? m_xLabel : QString(), yTitle = titles ? m_yLabel : QString();
+    if (xTitle != m_plot->xAxis->label() || yTitle != m_plot->yAxis->label()) {
+        m_plot->xAxis->setLabel(xTitle);
+        m_plot->yAxis->setLabel(yTitle);
+        m_plot->replot(QCustomPlot::rpQueuedReplot); // the margins change with the next layout pass
+    }
+    if (!differs(x, m_plot->xAxis->range()) && !differs(y, m_plot->yAxis->range()) && !ticksChanged
+        && labels == m_plot->xAxis->tickLabels())
+        return;
+    m_plot->xAxis->setTickLabels(labels);
+    m_plot->xAxis->ticker()->setTickCount(xTicks);
+    m_plot->yAxis->ticker()->setTickCount(yTicks);
+    m_plot->xAxis->setRange(x);
+    m_plot->yAxis->setRange(y);
+    m_plot->axisRect()->update(QCPLayoutElement::upPreparation); // ticks for the ranges drawn now
+    // New tick labels may need other margins: one more pass lays them out (it ends here, as its
+    // ranges come out the same).
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ImageView::setAxisLabels(const QString& x, const QString& y)
+{
+    m_xLabel = x;
+    m_yLabel = y;
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+double ImageView::pixelAspect() const
+{
+    const double sx = std::abs(m_plot->xAxis->coordToPixel(1.0) - m_plot->xAxis->coordToPixel(0.0));
+    const double sy = std::abs(m_plot->yAxis->coordToPixel(1.0) - m_plot->yAxis->coordToPixel(0.0));
+    return sy > 0 ? sx / sy : 0.0;
+}
+
+void ImageView::setColorBarVisible(bool visible)
+{
+    if (visible == m_colorBarVisible)
+        return;
+    m_colorBarVisible = visible;
+    if (visible) {
+        m_plot->plotLayout()->addElement(0, 1, m_scale);
+        m_scale->setVisible(true);
+    } else {
+        m_plot->plotLayout()->take(m_scale);
+        m_plot->plotLayout()->simplify();
+        m_scale->setVisible(false);
+    }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ImageView::setColorMap(ColorMap map)
 {
-    if (map == m_colorMap)
+    if (map == m_colorMap && m_gradientSet)
         return; // views are reconfigured at every update; redraw only on a real change
     m_colorMap = map;
     redraw();
@@ -200,6 +320,7 @@ void ImageView::redraw()
     gradient.setPeriodic(isCyclic(m_colorMap));
     gradient.setNanHandling(QCPColorGradient::nhTransparent);
     m_map->setGradient(gradient);
+    m_gradientSet = true;
     if (m_image.isEmpty()) {
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return;
@@ -212,12 +333,20 @@ void ImageView::redraw()
             data->setCell(col, row, std::isfinite(v) ? transform(v, range) : std::nan(""));
         }
     m_map->setDataRange(QCPRange(0.0, 1.0));
-    // The colour bar is labelled in the image's own values, wherever the stretch puts them.
+    // The colour bar is labelled in the image's own values, at round numbers, wherever the stretch
+    // puts them; a stretched bar keeps the ticks that stay apart on screen.
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    const int ticks = 5;
-    for (int i = 0; i < ticks; ++i) {
-        const double v = range.low + (range.high - range.low) * i / (ticks - 1);
-        ticker->addTick(transform(v, range), QString::number(v, 'g', 3));
+    double lastPosition = -1.0;
+    const std::vector<double> values = roundTicks(range.low, range.high, 7);
+    double step = values.size() > 1 ? values[1] - values[0] : 1.0;
+    for (double v : values) {
+        const double position = transform(v, range);
+        if (position - lastPosition < 0.06)
+            continue;
+        const int decimals = std::max(0, -int(std::floor(std::log10(step) + 1e-9)));
+        const bool scientific = std::abs(v) >= 1e5 || (v != 0.0 && std::abs(v) < 1e-3);
+        ticker->addTick(position, scientific ? QString::number(v, 'g', 3) : QString::number(v, 'f', std::min(decimals, 6)));
+        lastPosition = position;
     }
     m_scale->axis()->setTicker(ticker);
     m_scale->axis()->setLabel(m_unit.isEmpty() ? m_title : QStringLiteral("%1 (%2)").arg(m_title, m_unit));
@@ -241,8 +370,6 @@ bool ImageView::eventFilter(QObject* watched, QEvent* event)
         } else {
             emit cursorMoved(QString());
         }
-    } else if (watched == m_plot && event->type() == QEvent::Resize) {
-        QTimer::singleShot(0, this, &ImageView::resetZoom); // after the layout has the new axis rectangle
     }
     return QWidget::eventFilter(watched, event);
 }

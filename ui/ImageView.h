@@ -1,12 +1,14 @@
 #pragma once
-// An image with a colour bar: zoom (wheel), pan (drag), stretches, percentile clipping, a shared
-// display range, and a cursor readout of x, y and value. Rows are drawn bottom-up (row 0 at the
-// bottom), as the program holds every image.
+// An image with a colour bar: zoom (wheel), pan (drag), double-click to refit, stretches, percentile
+// clipping, a shared display range, and a cursor readout of x, y and value. Rows are drawn bottom-up
+// (row 0 at the bottom), as the program holds every image. Pixels stay square at every size: the axis
+// ranges are set after each layout pass from the axis rectangle the plot actually has.
 #include "ColorMaps.h"
 
 #include "io/Image.h"
 
 #include <QImage>
+#include <QRectF>
 #include <QWidget>
 
 #include <optional>
@@ -21,12 +23,17 @@ enum class Stretch { Linear, Sqrt, Log, Asinh };
 QStringList stretchNames(); // in enum order
 
 // A small grey picture of an image (asinh stretch between its minimum and maximum), for lists.
-QImage thumbnail(const Image& image, int size);
+// `region` (image pixels, inclusive-exclusive) selects the part shown; empty = the whole image. Each
+// thumbnail pixel shows the largest value under it, so a compact PSF is not lost between samples.
+QImage thumbnail(const Image& image, int size, const QRect& region = QRect());
 
 struct DisplayRange {
     double low = 0.0;
     double high = 1.0;
 };
+
+// Tick values at round numbers (1, 2 or 5 times a power of ten) inside [low, high].
+std::vector<double> roundTicks(double low, double high, int count);
 
 class ImageView : public QWidget {
     Q_OBJECT
@@ -48,7 +55,17 @@ public:
     void setFixedRange(std::optional<DisplayRange> range); // shared scale across views
     DisplayRange autoRange() const;                         // from the clip percentiles
     DisplayRange displayRange() const;                      // what is shown now
-    void resetZoom(); // the whole image, square pixels, centred
+    void setColorBarVisible(bool visible);                  // off where a neighbour's bar serves
+    void setAxisLabels(const QString& x, const QString& y); // default "x (pixel)", "y (pixel)"
+    // The part of the image a refit shows (image pixel coordinates; empty = the whole image), e.g. a
+    // PSF's core. Applied at once unless the user has zoomed since the last refit.
+    void setFitRegion(const QRectF& region);
+    void resetZoom(); // the fit region (or the whole image), square pixels, centred
+
+    // For tests and screenshots: screen pixels per image pixel along x divided by the same along y
+    // (1 = square pixels), and the plot the image is drawn in.
+    double pixelAspect() const;
+    QCustomPlot* plot() const { return m_plot; }
 
 signals:
     void cursorMoved(const QString& readout); // "x 12, y 40: 153.2 photons"; empty when outside
@@ -58,6 +75,7 @@ protected:
 
 private:
     void redraw();
+    void applyAspect(); // after a layout pass: ranges for square pixels in the rectangle the plot has
     double transform(double value, const DisplayRange& range) const; // to [0, 1]
 
     QCustomPlot* m_plot;
@@ -70,6 +88,11 @@ private:
     double m_clipLow = 0.0, m_clipHigh = 100.0;
     std::optional<DisplayRange> m_fixedRange;
     DisplayRange m_autoRange;
+    QRectF m_fitRegion;
+    QString m_xLabel, m_yLabel;
+    bool m_autoFit = true; // false once the user zooms or pans, until a double-click
+    bool m_colorBarVisible = true;
+    bool m_gradientSet = false;
 };
 
 } // namespace wfs::ui

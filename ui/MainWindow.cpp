@@ -2,6 +2,9 @@
 
 #include "ConvergencePlot.h"
 #include "FasthPanel.h"
+#include "PhasePanel.h"
+#include "PlanesPanel.h"
+#include "PsfPanel.h"
 #include "ResultsPanel.h"
 #include "SetupPanel.h"
 #include "SpeedupLab.h"
@@ -29,7 +32,11 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
+#include <QToolBar>
+#include <QStyle>
+#include <QProgressBar>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -42,7 +49,6 @@
 namespace wfs::ui {
 
 namespace {
-constexpr int kMaxRecent = 8;
 
 QString joinMessages(const std::vector<DatasetMessage>& messages, MessageLevel level)
 {
@@ -53,13 +59,6 @@ QString joinMessages(const std::vector<DatasetMessage>& messages, MessageLevel l
     return lines.join(QLatin1Char('\n'));
 }
 
-Image scaled(const Image& image, double factor)
-{
-    Image out = image;
-    for (double& v : out.pixels)
-        v *= factor;
-    return out;
-}
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
@@ -71,6 +70,7 @@ MainWindow::MainWindow(QWidget* parent)
     setAcceptDrops(true);
     buildViews();
     buildMenus();
+    buildToolBar();
     m_setup->setBackends(backendStatuses());
 
     connect(m_setup, &SetupPanel::openRequested, this, [this] {
@@ -90,9 +90,10 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_previewTimer, &QTimer::timeout, this, &MainWindow::previewPreparation);
     connect(m_setup, &SetupPanel::preparationChanged, m_previewTimer, qOverload<>(&QTimer::start));
     connect(m_engine, &EngineController::progress, this, &MainWindow::onProgress);
+    connect(m_engine, &EngineController::historyAppended, m_convergence, &ConvergencePlot::addRows);
     connect(m_engine, &EngineController::finished, this, &MainWindow::onFinished);
     connect(m_engine, &EngineController::failed, this, [this](const QString& message) {
-        m_setup->setRunning(false);
+        setRunning(false);
         showError(tr("The fit could not run: %1").arg(message));
         emit fitFailed(message);
     });
@@ -103,115 +104,112 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::buildViews()
 {
-    // Centre: phase map and the planes.
-    auto* tabs = new QTabWidget(this);
-    auto* phasePage = new QWidget(tabs);
-    auto* phaseLayout = new QVBoxLayout(phasePage);
-    auto* phaseBar = new QHBoxLayout;
-    m_phaseUnit = new QComboBox(phasePage);
-    m_phaseUnit->addItems({tr("waves"), tr("nm")});
-    m_wrapPhase = new QCheckBox(tr("wrap to one wave (cyclic map)"), phasePage);
-    phaseBar->addWidget(new QLabel(tr("unit:"), phasePage));
-    phaseBar->addWidget(m_phaseUnit);
-    phaseBar->addWidget(m_wrapPhase);
-    phaseBar->addStretch();
-    phaseLayout->addLayout(phaseBar);
-    m_phaseView = new ImageView(phasePage);
-    phaseLayout->addWidget(m_phaseView);
-    tabs->addTab(phasePage, tr("Phase map"));
-    connect(m_phaseUnit, &QComboBox::currentIndexChanged, this, [this] { showPhase(m_phase); });
-    connect(m_wrapPhase, &QCheckBox::toggled, this, [this] { showPhase(m_phase); });
-
-    auto* planesPage = new QWidget(tabs);
-    auto* planesLayout = new QVBoxLayout(planesPage);
-    auto* bar = new QHBoxLayout;
-    m_planeChoice = new QComboBox(planesPage);
-    m_stretch = new QComboBox(planesPage);
-    m_stretch->addItems(stretchNames());
-    m_stretch->setCurrentIndex(int(Stretch::Asinh));
-    m_clip = new QComboBox(planesPage);
-    m_clip->addItems({QStringLiteral("100 %"), QStringLiteral("99.9 %"), QStringLiteral("99.5 %"), QStringLiteral("99 %")});
-    m_colorMap = new QComboBox(planesPage);
-    m_colorMap->addItems(colorMapNames());
-    m_colorMap->setCurrentIndex(int(ColorMap::Magma));
-    m_sharedScale = new QCheckBox(tr("shared data/model scale"), planesPage);
-    m_sharedScale->setChecked(true);
-    bar->addWidget(new QLabel(tr("plane:"), planesPage));
-    bar->addWidget(m_planeChoice);
-    bar->addWidget(new QLabel(tr("stretch:"), planesPage));
-    bar->addWidget(m_stretch);
-    bar->addWidget(new QLabel(tr("clip:"), planesPage));
-    bar->addWidget(m_clip);
-    bar->addWidget(new QLabel(tr("map:"), planesPage));
-    bar->addWidget(m_colorMap);
-    bar->addWidget(m_sharedScale);
-    bar->addStretch();
-    planesLayout->addLayout(bar);
-    auto* grid = new QHBoxLayout;
-    m_dataView = new ImageView(planesPage);
-    m_modelView = new ImageView(planesPage);
-    m_residualView = new ImageView(planesPage);
-    m_residualView->setColorMap(ColorMap::Diverging);
-    grid->addWidget(m_dataView);
-    grid->addWidget(m_modelView);
-    grid->addWidget(m_residualView);
-    planesLayout->addLayout(grid);
-    tabs->addTab(planesPage, tr("Data / model / residual"));
-    for (QComboBox* box : {m_planeChoice, m_stretch, m_clip, m_colorMap})
-        connect(box, &QComboBox::currentIndexChanged, this, &MainWindow::showPlanes);
-    connect(m_sharedScale, &QCheckBox::toggled, this, &MainWindow::showPlanes);
-    // The teaching panels need more room than a small screen has: they scroll instead of widening the window.
-    auto scrolled = [tabs](QWidget* panel) {
-        auto* area = new QScrollArea(tabs);
+    // Centre: phase map, the planes, the teaching panels.
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("mainTabs"));
+    // An explicit minimum: the widest page must not widen the window beyond the size asked for (pages
+    // arrange themselves in the room they get).
+    m_tabs->setMinimumWidth(440);
+    m_phasePanel = new PhasePanel(m_tabs);
+    m_phaseView = m_phasePanel->view();
+    m_tabs->addTab(m_phasePanel, tr("Phase map"));
+    m_phasePanel->setProperty("tabKey", QStringLiteral("phase"));
+    m_planesPanel = new PlanesPanel(m_tabs);
+    m_dataView = m_planesPanel->dataView();
+    m_modelView = m_planesPanel->modelView();
+    m_residualView = m_planesPanel->residualView();
+    m_tabs->addTab(m_planesPanel, tr("Data / model / residual"));
+    m_planesPanel->setProperty("tabKey", QStringLiteral("planes"));
+    m_psfPanel = new PsfPanel(m_tabs);
+    m_tabs->addTab(m_psfPanel, tr("PSF analysis"));
+    m_psfPanel->setProperty("tabKey", QStringLiteral("psf"));
+    // The teaching panels scroll vertically when the window is short; their width follows the window.
+    auto scrolled = [this](QWidget* panel, const QString& key) {
+        auto* area = new QScrollArea(m_tabs);
         area->setWidget(panel);
         area->setWidgetResizable(true);
+        area->setFrameShape(QFrame::NoFrame);
+        area->setProperty("tabKey", key);
         return area;
     };
     m_speedupLab = new SpeedupLab;
-    tabs->addTab(scrolled(m_speedupLab), tr("Speed-up lab"));
-    tabs->addTab(scrolled(new FasthPanel), tr("FastH"));
-    setCentralWidget(tabs);
+    m_tabs->addTab(scrolled(m_speedupLab, QStringLiteral("speedup")), tr("Speed-up lab"));
+    m_fasthPanel = new FasthPanel;
+    m_fasthPanel->setProperty("tabKey", QStringLiteral("fasth")); // its controls scroll on their own
+    m_tabs->addTab(m_fasthPanel, tr("FastH"));
+    setCentralWidget(m_tabs);
 
     // Left: the setup panel, scrollable.
+    // Vertical scrolling only: the panel's width follows the dock, so nothing is clipped sideways.
     auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("setupScroll"));
     scroll->setWidget(m_setup);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(300);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setMinimumWidth(m_setup->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
     auto* setupDock = new QDockWidget(tr("Setup"), this);
     setupDock->setObjectName(QStringLiteral("setupDock"));
     setupDock->setWidget(scroll);
     addDockWidget(Qt::LeftDockWidgetArea, setupDock);
 
-    // Right: convergence and coefficients.
+    // Right, the whole height: convergence on top; below it the coefficients as a chart, as a table
+    // (the results) and the message log, as tabs. The centre keeps the full height for images.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     m_convergence = new ConvergencePlot(this);
-    auto* convergenceDock = new QDockWidget(tr("Convergence"), this);
-    convergenceDock->setObjectName(QStringLiteral("convergenceDock"));
-    convergenceDock->setWidget(m_convergence);
-    addDockWidget(Qt::RightDockWidgetArea, convergenceDock);
+    m_convergenceDock = new QDockWidget(tr("Convergence"), this);
+    m_convergenceDock->setObjectName(QStringLiteral("convergenceDock"));
+    m_convergenceDock->setWidget(m_convergence);
+    addDockWidget(Qt::RightDockWidgetArea, m_convergenceDock);
     m_chart = new ZernikeChart(this);
-    auto* chartDock = new QDockWidget(tr("Zernike coefficients"), this);
-    chartDock->setObjectName(QStringLiteral("chartDock"));
-    chartDock->setWidget(m_chart);
-    addDockWidget(Qt::RightDockWidgetArea, chartDock);
-
-    // Bottom: results and the message log.
+    m_chartDock = new QDockWidget(tr("Zernike coefficients"), this);
+    m_chartDock->setObjectName(QStringLiteral("chartDock"));
+    m_chartDock->setWidget(m_chart);
+    addDockWidget(Qt::RightDockWidgetArea, m_chartDock);
     m_results = new ResultsPanel(this);
-    auto* resultsDock = new QDockWidget(tr("Results"), this);
-    resultsDock->setObjectName(QStringLiteral("resultsDock"));
-    resultsDock->setWidget(m_results);
-    addDockWidget(Qt::BottomDockWidgetArea, resultsDock);
+    m_resultsDock = new QDockWidget(tr("Results"), this);
+    m_resultsDock->setObjectName(QStringLiteral("resultsDock"));
+    m_resultsDock->setWidget(m_results);
+    addDockWidget(Qt::RightDockWidgetArea, m_resultsDock);
     m_log = new QPlainTextEdit(this);
     m_log->setReadOnly(true);
     m_log->setObjectName(QStringLiteral("messageLog"));
     auto* logDock = new QDockWidget(tr("Messages"), this);
     logDock->setObjectName(QStringLiteral("logDock"));
     logDock->setWidget(m_log);
-    addDockWidget(Qt::BottomDockWidgetArea, logDock);
-    tabifyDockWidget(resultsDock, logDock);
-    resultsDock->raise();
-    resizeDocks({convergenceDock}, {460}, Qt::Horizontal);
-    resizeDocks({setupDock}, {380}, Qt::Horizontal);
-    resizeDocks({resultsDock}, {280}, Qt::Vertical);
+    addDockWidget(Qt::RightDockWidgetArea, logDock);
+    tabifyDockWidget(m_chartDock, m_resultsDock);
+    tabifyDockWidget(m_resultsDock, logDock);
+    m_chartDock->raise();
+    m_setupDock = setupDock;
+
+    // The teaching tabs have nothing to do with the fit: while one is shown, the fit's docks make room
+    // for it (and come back as they were with the fit's tabs).
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        const QString key = m_tabs->currentWidget()->property("tabKey").toString();
+        const bool teaching = key == QLatin1String("speedup") || key == QLatin1String("fasth");
+        if (teaching && m_hiddenDocks.isEmpty()) {
+            // Open docks (tabified ones too), and which of each tab group was in front.
+            m_raisedDocks.clear();
+            for (QDockWidget* dock : findChildren<QDockWidget*>())
+                if (!dock->isHidden() || dock->toggleViewAction()->isChecked()) {
+                    m_hiddenDocks.append(dock);
+                    if (dock->isVisible())
+                        m_raisedDocks.append(dock);
+                }
+            for (QDockWidget* dock : std::as_const(m_hiddenDocks))
+                dock->hide();
+        } else if (!teaching && !m_hiddenDocks.isEmpty()) {
+            for (QDockWidget* dock : std::as_const(m_hiddenDocks))
+                dock->show();
+            for (QDockWidget* dock : std::as_const(m_raisedDocks))
+                dock->raise();
+            if (m_raisedDocks.isEmpty())
+                m_chartDock->raise();
+            m_hiddenDocks.clear();
+        }
+    });
 
     m_statusFit = new QLabel(tr("ready"), this);
     m_statusCursor = new QLabel(this);
@@ -219,6 +217,71 @@ void MainWindow::buildViews()
     statusBar()->addPermanentWidget(m_statusCursor);
     for (ImageView* view : {m_phaseView, m_dataView, m_modelView, m_residualView})
         connect(view, &ImageView::cursorMoved, m_statusCursor, &QLabel::setText);
+}
+
+void MainWindow::buildToolBar()
+{
+    // Start and Cancel stay in reach whatever the window size and however far the setup panel scrolls.
+    auto* bar = addToolBar(tr("Fit"));
+    bar->setObjectName(QStringLiteral("fitToolBar"));
+    bar->setMovable(false);
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("Open…"), m_setup, &SetupPanel::openRequested);
+    bar->addAction(style()->standardIcon(QStyle::SP_FileIcon), tr("Demo data"), this, [this] { loadDemo(false); });
+    bar->addSeparator();
+    m_startAction = bar->addAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("Start fit"), this, &MainWindow::startFit);
+    m_startAction->setObjectName(QStringLiteral("startAction"));
+    m_startAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_startAction->setToolTip(tr("Start the reconstruction with the settings on the left (Ctrl+R)"));
+    m_cancelAction = bar->addAction(style()->standardIcon(QStyle::SP_MediaStop), tr("Cancel"), this, &MainWindow::cancelFit);
+    m_cancelAction->setObjectName(QStringLiteral("cancelAction"));
+    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancelAction->setEnabled(false);
+    bar->addSeparator();
+    m_progress = new QProgressBar(bar);
+    m_progress->setObjectName(QStringLiteral("fitProgress"));
+    m_progress->setMaximumWidth(180);
+    m_progress->setTextVisible(false);
+    m_progress->setVisible(false);
+    m_progressAction = bar->addWidget(m_progress);
+    m_progressAction->setVisible(false);
+    m_progressLabel = new QLabel(bar);
+    m_progressLabel->setObjectName(QStringLiteral("fitProgressLabel"));
+    m_progressLabel->setContentsMargins(6, 0, 6, 0);
+    bar->addWidget(m_progressLabel);
+}
+
+void MainWindow::setRunning(bool running)
+{
+    m_setup->setRunning(running);
+    m_startAction->setEnabled(!running);
+    m_cancelAction->setEnabled(running);
+    m_progressAction->setVisible(running);
+    m_progress->setVisible(running);
+    if (running) {
+        m_progress->setRange(0, 0); // busy until the first iterate tells the stage
+        m_progressLabel->setText(tr("preparing…"));
+    } else {
+        m_progressLabel->clear();
+    }
+}
+
+bool MainWindow::showTab(const QString& key)
+{
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (m_tabs->widget(i)->property("tabKey").toString() == key) {
+            m_tabs->setCurrentIndex(i);
+            return true;
+        }
+    return false;
+}
+
+QStringList MainWindow::tabKeys() const
+{
+    QStringList keys;
+    for (int i = 0; i < m_tabs->count(); ++i)
+        keys << m_tabs->widget(i)->property("tabKey").toString();
+    return keys;
 }
 
 void MainWindow::buildMenus()
@@ -383,20 +446,12 @@ void MainWindow::datasetChanged()
     m_setup->setDataMode(true);
     updateSampling();
     // Show the raw planes until a fit gives prepared data and models.
-    m_fitData.clear();
-    m_fitPlaneNames.clear();
+    m_planeEntries.clear();
     for (const DatasetPlane& plane : m_dataset.planes) {
-        m_fitData.push_back(plane.raw);
-        m_fitPlaneNames.push_back(QString::fromStdString(plane.raw.source));
+        const QString source = QString::fromStdString(plane.raw.source);
+        m_planeEntries.push_back({QFileInfo(source).fileName(), source, plane.raw});
     }
-    m_models.clear();
-    {
-        const QSignalBlocker block(m_planeChoice);
-        m_planeChoice->clear();
-        for (const QString& name : m_fitPlaneNames)
-            m_planeChoice->addItem(name);
-    }
-    showPlanes();
+    m_planesPanel->setPlanes(m_planeEntries);
 }
 
 void MainWindow::previewPreparation()
@@ -413,11 +468,9 @@ void MainWindow::previewPreparation()
             if (generation != m_previewGeneration || isFitting() || preparation.planes.size() != m_dataset.planes.size())
                 return;
             logMessages(preparation.messages);
-            m_fitData.clear();
-            for (const PlanePreparation& plane : preparation.planes)
-                m_fitData.push_back(plane.image);
-            m_models.clear();
-            showPlanes();
+            for (size_t k = 0; k < preparation.planes.size() && k < m_planeEntries.size(); ++k)
+                m_planeEntries[k].data = preparation.planes[k].image;
+            m_planesPanel->setPlanes(m_planeEntries);
             int masked = 0;
             for (const PlanePreparation& plane : preparation.planes)
                 masked += plane.saturatedPixels + plane.badPixels;
@@ -465,7 +518,7 @@ void MainWindow::startFit()
     const ModelSettings model = m_setup->modelSettings();
     const SolverSettings solver = m_setup->solverSettings();
     m_busy = true;
-    m_setup->setRunning(true);
+    setRunning(true);
     statusBar()->showMessage(tr("preparing the data…"));
     // Preparation and problem building are numerical work: a worker does them.
     QtConcurrent::run([dataset = m_dataset, model]() mutable {
@@ -486,22 +539,24 @@ void MainWindow::startFit()
         if (!request.stages.empty())
             request.start.clear(); // start values belong to the full-order problem
         request.liveImageInterval = 0.25;
+        request.analysis.psfAnalysis = true; // the PSF tab's pictures, computed with the result on the worker
 
         adoptProblem(built);
         m_convergence->clear();
         m_result.reset();
         m_results->clear(tr("Fitting…"));
+        m_psfPanel->setAnalysis(std::nullopt);
+        m_phasePanel->clear(tr("waiting for the first iterate…"));
         log(tr("fit started: %1 planes, grid %2, order %3, %4 parameters, Q = %5")
                 .arg(built.spec.planes.size())
                 .arg(built.spec.grid.size)
                 .arg(built.spec.basis.maxOrder)
                 .arg(built.start.size())
                 .arg(built.samplingQ, 0, 'g', 4));
-        showPlanes();
         m_engine->start(std::move(request));
     }).onFailed(this, [this](const std::exception& e) {
         m_busy = false;
-        m_setup->setRunning(false);
+        setRunning(false);
         showError(QString::fromUtf8(e.what()));
         emit fitFailed(QString::fromUtf8(e.what()));
     });
@@ -513,67 +568,14 @@ void MainWindow::adoptProblem(const BuiltProblem& built)
     m_wavelength = built.spec.wavelength;
     m_samplingQ = built.samplingQ;
     m_pupil = built.spec.pupil;
-    m_fitData.clear();
-    m_fitPlaneNames.clear();
+    m_planeEntries.clear();
     for (size_t k = 0; k < built.spec.planes.size(); ++k) {
-        m_fitData.push_back(built.spec.planes[k].data);
-        m_fitPlaneNames.push_back(QStringLiteral("%1 (%2)")
-                                      .arg(QString::fromStdString(m_dataset.planes[size_t(built.planes[k])].raw.source),
-                                           QString::fromStdString(built.spec.planes[k].diversity.describe())));
+        const QString source = QString::fromStdString(m_dataset.planes[size_t(built.planes[k])].raw.source);
+        const QString diversity = QString::fromStdString(built.spec.planes[k].diversity.describe());
+        m_planeEntries.push_back({QStringLiteral("%1 · %2").arg(QFileInfo(source).fileName(), diversity),
+                                  QStringLiteral("%1 (%2)").arg(source, diversity), built.spec.planes[k].data});
     }
-    m_models.clear();
-    const QSignalBlocker block(m_planeChoice);
-    m_planeChoice->clear();
-    for (const QString& name : m_fitPlaneNames)
-        m_planeChoice->addItem(name);
-}
-
-void MainWindow::restoreResult(const Session& session)
-{
-    // The session holds the fitted parameters, not the images: rebuild the problem from the re-read,
-    // re-prepared data and evaluate the model there (on a worker), so the views and exports are live.
-    m_busy = true;
-    statusBar()->showMessage(tr("re-evaluating the saved result…"));
-    QtConcurrent::run([dataset = m_dataset, session]() mutable {
-        prepare(dataset);
-        BuiltProblem built = buildProblem(dataset, session.model);
-        const std::vector<double>& parameters = session.resultParameters;
-        if (parameters.size() != built.start.size())
-            throw std::runtime_error("the saved result has " + std::to_string(parameters.size()) + " parameters, the session's model "
-                                     + std::to_string(built.start.size()) + "; the result was not restored");
-        auto problem = std::make_shared<const Problem>(built.spec);
-        auto evaluator = makeEvaluator(BackendKind::Cpu, problem, {}, GradientKind::Adjoint);
-        const QJsonObject& saved = session.result;
-        SolverSummary summary;
-        summary.parameters = parameters;
-        summary.finalCost = evaluator->evaluate(parameters.data(), nullptr);
-        summary.initialCost = saved.value(QStringLiteral("initial_cost")).toDouble();
-        summary.iterations = saved.value(QStringLiteral("iterations")).toInt();
-        summary.costEvaluations = long(saved.value(QStringLiteral("cost_evaluations")).toDouble());
-        summary.gradientEvaluations = long(saved.value(QStringLiteral("gradient_evaluations")).toDouble());
-        summary.seconds = saved.value(QStringLiteral("seconds")).toDouble();
-        summary.message = "restored from the session";
-        const QString termination = saved.value(QStringLiteral("termination")).toString();
-        for (Termination t : {Termination::Converged, Termination::MaxIterations, Termination::Stalled, Termination::Cancelled, Termination::Failed})
-            if (termination == QLatin1String(terminationName(t)))
-                summary.termination = t;
-        AnalysisOptions analysis;
-        analysis.removeDefocus = session.solver.removeDefocus;
-        analysis.computeUncertainty = session.solver.computeUncertainty;
-        FitResult result = analyseFit(*evaluator, summary, session.solver.gradient, analysis);
-        return std::make_pair(std::move(built), std::move(result));
-    }).then(this, [this](std::pair<BuiltProblem, FitResult> restored) {
-        m_busy = false;
-        statusBar()->clearMessage();
-        adoptProblem(restored.first);
-        showResult(restored.second);
-        log(tr("saved result restored: final cost %1").arg(restored.second.solver.finalCost, 0, 'g', 10));
-        emit dataLoaded();
-    }).onFailed(this, [this](const std::exception& e) {
-        m_busy = false;
-        showError(tr("The saved result could not be restored: %1").arg(QString::fromUtf8(e.what())));
-        emit dataLoaded();
-    });
+    m_planesPanel->setPlanes(m_planeEntries);
 }
 
 void MainWindow::cancelFit()
@@ -586,11 +588,10 @@ void MainWindow::cancelFit()
 
 void MainWindow::onProgress(const ProgressSnapshot& s)
 {
-    m_convergence->addSnapshot(s);
     std::vector<ChartTerm> terms;
     const auto modes = zernike::modes(s.order, m_ordering);
     for (size_t t = 1; t < s.zernikeWaves.size() && t < modes.size(); ++t) {
-        ChartTerm term{zernike::indexFromMode(modes[t], m_ordering), modes[t], s.zernikeWaves[t], std::nullopt};
+        ChartTerm term{zernike::indexFromMode(modes[t], m_ordering), modes[t], s.zernikeWaves[t], std::nullopt, 0.0};
         if (m_truth)
             for (const TruthTerm& tt : m_truth->terms)
                 if (zernike::modeFromIndex(tt.index, m_truth->ordering) == modes[t])
@@ -598,11 +599,17 @@ void MainWindow::onProgress(const ProgressSnapshot& s)
         terms.push_back(term);
     }
     m_chart->setTerms(terms, m_wavelength, m_ordering);
-    showPhase(s.phase);
-    if (!s.models.empty()) {
-        m_models = s.models;
-        showPlanes();
-    }
+    m_phasePanel->setPhase(s.phase, m_wavelength);
+    if (!s.models.empty())
+        m_planesPanel->setModels(s.models, s.residuals);
+    const int maxIterations = std::max(1, m_setup->solverSettings().maxIterations);
+    m_progress->setRange(0, maxIterations);
+    m_progress->setValue(std::min(maxIterations, s.iteration.iteration));
+    m_progressLabel->setText(tr("stage %1/%2 · iteration %3 · cost %4")
+                                 .arg(s.stage + 1)
+                                 .arg(s.stageCount)
+                                 .arg(s.iteration.iteration)
+                                 .arg(s.iteration.cost, 0, 'g', 6));
     const double rate = s.iteration.elapsedSeconds > 0 ? double(s.iteration.costEvaluations) / s.iteration.elapsedSeconds : 0.0;
     m_statusFit->setText(tr("stage %1/%2 · iteration %3 · %4 evaluations · %5 s · %6 evaluations/s · cost %7")
                              .arg(s.stage + 1)
@@ -616,7 +623,7 @@ void MainWindow::onProgress(const ProgressSnapshot& s)
 
 void MainWindow::onFinished(const FitResult& result)
 {
-    m_setup->setRunning(false);
+    setRunning(false);
     showResult(result);
     log(tr("fit %1: %2").arg(QString::fromLatin1(terminationName(result.solver.termination)), QString::fromStdString(result.solver.message)));
     for (const std::string& w : result.warnings)
@@ -634,7 +641,7 @@ void MainWindow::showResult(const FitResult& result)
     m_results->showResult(result, m_truth);
     std::vector<ChartTerm> terms;
     for (const CoefficientResult& c : result.coefficients) {
-        ChartTerm term{c.index, c.mode, c.waves, std::nullopt};
+        ChartTerm term{c.index, c.mode, c.waves, std::nullopt, c.uncertaintyWaves};
         if (m_truth)
             for (const TruthTerm& tt : m_truth->terms)
                 if (zernike::modeFromIndex(tt.index, m_truth->ordering) == c.mode)
@@ -642,11 +649,15 @@ void MainWindow::showResult(const FitResult& result)
         terms.push_back(term);
     }
     m_chart->setTerms(terms, result.wavelength, result.ordering);
-    showPhase(result.phaseMap);
-    m_models.clear();
-    for (const PlaneResult& plane : result.planes)
-        m_models.push_back(plane.model);
-    showPlanes();
+    m_phasePanel->setPhase(result.phaseMap, result.wavelength);
+    std::vector<Image> models;
+    std::vector<PlaneResiduals> residuals;
+    for (const PlaneResult& plane : result.planes) {
+        models.push_back(plane.model);
+        residuals.push_back({plane.residual, plane.normalizedResidual});
+    }
+    m_planesPanel->setModels(models, residuals);
+    m_psfPanel->setAnalysis(result.psf);
     m_statusFit->setText(tr("%1 · %2 iterations · %3 evaluations · %4 s · %5 waves RMS · Strehl %6")
                              .arg(QString::fromLatin1(terminationName(result.solver.termination)))
                              .arg(result.solver.iterations)
@@ -656,241 +667,16 @@ void MainWindow::showResult(const FitResult& result)
                              .arg(result.strehl, 0, 'f', 3));
 }
 
-void MainWindow::showPhase(const Image& radians)
+void MainWindow::resizeEvent(QResizeEvent* event)
 {
-    m_phase = radians;
-    if (radians.isEmpty()) {
-        m_phaseView->clear(tr("no phase map yet"));
-        return;
-    }
-    const bool nm = m_phaseUnit->currentIndex() == 1 && m_wavelength > 0;
-    Image shown = scaled(radians, 1.0 / (2.0 * M_PI)); // waves
-    if (m_wrapPhase->isChecked()) {
-        for (double& v : shown.pixels)
-            if (std::isfinite(v))
-                v -= std::floor(v + 0.5); // to [-0.5, 0.5) waves
-    }
-    if (nm)
-        shown = scaled(shown, m_wavelength * 1e9);
-    m_phaseView->setColorMap(m_wrapPhase->isChecked() ? ColorMap::Cyclic : ColorMap::Viridis);
-    const double half = nm ? 0.5 * m_wavelength * 1e9 : 0.5;
-    m_phaseView->setImage(shown, tr("phase"), nm ? tr("nm") : tr("waves"),
-                          m_wrapPhase->isChecked() ? std::optional<DisplayRange>(DisplayRange{-half, half}) : std::nullopt);
-}
-
-void MainWindow::showPlanes()
-{
-    const int k = m_planeChoice->currentIndex();
-    static const double clips[] = {100.0, 99.9, 99.5, 99.0};
-    const double clip = clips[std::clamp(m_clip->currentIndex(), 0, 3)];
-    const auto stretch = Stretch(m_stretch->currentIndex());
-    const auto map = ColorMap(m_colorMap->currentIndex());
-    for (ImageView* view : {m_dataView, m_modelView}) {
-        view->setStretch(stretch);
-        view->setColorMap(map);
-        view->setClipPercentiles(100.0 - clip, clip);
-    }
-    if (k < 0 || k >= int(m_fitData.size())) {
-        m_dataView->clear(tr("no data"));
-        m_modelView->clear(tr("no model"));
-        m_residualView->clear(tr("no residual"));
-        return;
-    }
-    const Image& data = m_fitData[size_t(k)];
-    m_dataView->setImage(data, tr("data"), tr("counts"), std::nullopt);
-    if (k < int(m_models.size()) && m_models[size_t(k)].width == data.width && m_models[size_t(k)].height == data.height) {
-        const Image& model = m_models[size_t(k)];
-        m_modelView->setImage(model, tr("model"), tr("counts"),
-                              m_sharedScale->isChecked() ? std::optional<DisplayRange>(m_dataView->autoRange()) : std::nullopt);
-        Image residual = data;
-        double largest = 0.0;
-        for (size_t i = 0; i < residual.pixels.size(); ++i) {
-            residual.pixels[i] = data.pixels[i] - model.pixels[i]; // NaN (masked) stays NaN
-            if (std::isfinite(residual.pixels[i]))
-                largest = std::max(largest, std::abs(residual.pixels[i]));
-        }
-        m_residualView->setStretch(Stretch::Linear);
-        const double extent = std::max(largest, 1e-12);
-        m_residualView->setImage(residual, tr("residual"), tr("counts"), DisplayRange{-extent, extent}); // symmetric about 0
-    } else {
-        m_modelView->clear(tr("no model yet"));
-        m_residualView->clear(tr("no residual yet"));
-    }
-}
-
-ExportContext MainWindow::exportContext() const
-{
-    ExportContext context;
-    context.pupil = m_pupil;
-    context.samplingQ = m_samplingQ;
-    for (const DatasetFile& f : m_dataset.files)
-        context.inputs.push_back(f.path);
-    return context;
-}
-
-bool MainWindow::exportResult(ExportKind kind, const QString& path)
-{
-    if (!m_result) {
-        showError(tr("Nothing to export yet: run a fit first."));
-        return false;
-    }
-    const std::string file = path.toStdString();
-    try {
-        switch (kind) {
-        case ExportKind::PhaseFits:
-            writePhaseFits(file, *m_result, exportContext(), PhaseFitsOptions{false, PhaseUnit::Radians, true});
-            break;
-        case ExportKind::PhasePng: {
-            PhaseImageOptions options;
-            options.unit = m_phaseUnit->currentIndex() == 1 ? PhaseUnit::Nanometres : PhaseUnit::Waves;
-            options.wrapped = m_wrapPhase->isChecked();
-            options.wavelength = m_result->wavelength;
-            options.title = "Wavefront Studio phase map";
-            writePhasePng(file, *m_result, options, true);
-            break;
-        }
-        case ExportKind::CoefficientsCsv:
-            writeTextFile(path, coefficientsCsvBytes(*m_result), true);
-            break;
-        case ExportKind::CoefficientsJson:
-            writeTextFile(path, coefficientsJson(*m_result), true);
-            break;
-        case ExportKind::ResultJson:
-            writeTextFile(path, QJsonDocument(resultToJson(*m_result)).toJson(), true);
-            break;
-        case ExportKind::ModelFits:
-            writeModelFits(file, *m_result, exportContext(), false, true);
-            break;
-        case ExportKind::ResidualFits:
-            writeResidualFits(file, *m_result, exportContext(), false, true);
-            break;
-        }
-    } catch (const std::exception& e) {
-        showError(tr("Export failed: %1").arg(QString::fromUtf8(e.what())));
-        return false;
-    }
-    log(tr("exported %1").arg(path));
-    return true;
-}
-
-bool MainWindow::saveSessionTo(const QString& path)
-{
-    if (m_dataset.files.empty()) {
-        showError(tr("Nothing to save: open data first."));
-        return false;
-    }
-    Session session;
-    session.dataset = m_dataset;
-    m_setup->applyPlaneEdits(session.dataset);
-    m_setup->applyMetadata(session.dataset.metadata);
-    session.dataset.preprocess = m_setup->preprocessOptions();
-    session.model = m_setup->modelSettings();
-    session.solver = m_setup->solverSettings();
-    if (m_result) {
-        session.result = resultToJson(*m_result);
-        session.resultParameters = m_resultParameters;
-    }
-    try {
-        saveSession(path.toStdString(), session, true);
-    } catch (const std::exception& e) {
-        showError(tr("The session could not be saved: %1").arg(QString::fromUtf8(e.what())));
-        return false;
-    }
-    log(tr("session saved to %1").arg(path));
-    return true;
-}
-
-void MainWindow::openSessionFrom(const QString& path)
-{
-    if (m_busy || isFitting()) {
-        showError(tr("Wait for the running job to end before opening a session."));
-        return;
-    }
-    m_busy = true;
-    QtConcurrent::run([file = path.toStdString()] { return openSession(file); })
-        .then(this, [this, path](OpenedSession opened) {
-            m_busy = false;
-            logMessages(opened.messages);
-            const QString errors = joinMessages(opened.messages, MessageLevel::Error);
-            if (opened.session.dataset.planes.empty()) {
-                showError(tr("%1: no input of the session could be read.%2").arg(path, errors.isEmpty() ? QString() : QStringLiteral("\n") + errors));
-                emit dataLoaded();
-                return;
-            }
-            m_dataset = opened.session.dataset;
-            m_truth.reset();
-            datasetChanged();
-            m_setup->setModelSettings(opened.session.model);
-            m_setup->setSolverSettings(opened.session.solver);
-            const QString warnings = joinMessages(opened.messages, MessageLevel::Warning);
-            if (!errors.isEmpty() || !warnings.isEmpty())
-                showError((errors + QLatin1Char('\n') + warnings).trimmed());
-            log(tr("session %1 opened").arg(path));
-            if (!opened.session.resultParameters.empty())
-                restoreResult(opened.session); // emits dataLoaded when done
-            else
-                emit dataLoaded();
-        })
-        .onFailed(this, [this, path](const std::exception& e) {
-            m_busy = false;
-            showError(QString::fromUtf8(e.what()));
-            emit dataLoaded();
-        });
-}
-
-void MainWindow::addRecent(const QStringList& paths)
-{
-    QSettings settings;
-    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
-    for (const QString& p : paths) {
-        const QString absolute = QFileInfo(p).absoluteFilePath();
-        recent.removeAll(absolute);
-        recent.prepend(absolute);
-    }
-    while (recent.size() > kMaxRecent)
-        recent.removeLast();
-    settings.setValue(QStringLiteral("recentFiles"), recent);
-    if (!paths.isEmpty())
-        settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(paths.front()).absolutePath());
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    m_recentMenu->clear();
-    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
-    for (const QString& p : recent)
-        m_recentMenu->addAction(p, this, [this, p] { openFiles({p}); });
-    m_recentMenu->setEnabled(!recent.isEmpty());
-}
-
-void MainWindow::restoreSettings()
-{
-    QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
-    ModelSettings model = m_setup->modelSettings();
-    model.order = settings.value(QStringLiteral("model/order"), model.order).toInt();
-    model.ordering = settings.value(QStringLiteral("model/ordering")).toString() == QLatin1String("ansi") ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
-    m_setup->setModelSettings(model);
-    SolverSettings solver = m_setup->solverSettings();
-    solver.threads = settings.value(QStringLiteral("solver/threads"), solver.threads).toInt();
-    solver.gradient = settings.value(QStringLiteral("solver/gradient")).toString() == QLatin1String("fd") ? GradientKind::FiniteDifference : GradientKind::Adjoint;
-    m_setup->setSolverSettings(solver);
-    rebuildRecentMenu();
-}
-
-void MainWindow::saveSettings() const
-{
-    QSettings settings;
-    settings.setValue(QStringLiteral("geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("windowState"), saveState());
-    const ModelSettings model = m_setup->modelSettings();
-    settings.setValue(QStringLiteral("model/order"), model.order);
-    settings.setValue(QStringLiteral("model/ordering"), QString::fromLatin1(zernike::orderingName(model.ordering)));
-    const SolverSettings solver = m_setup->solverSettings();
-    settings.setValue(QStringLiteral("solver/threads"), solver.threads);
-    settings.setValue(QStringLiteral("solver/gradient"), QString::fromLatin1(gradientName(solver.gradient)));
+    QMainWindow::resizeEvent(event);
+    // The docks take a share of the window, within limits, so that the images in the centre keep
+    // room at 1280 x 800 as at 1920 x 1080.
+    const int w = width(), h = height();
+    const int setup = std::clamp(int(0.2 * w), m_setupDock->minimumSizeHint().width(), 400);
+    const int right = std::clamp(int(0.3 * w), 340, 540);
+    resizeDocks({m_setupDock, m_convergenceDock}, {setup, right}, Qt::Horizontal);
+    resizeDocks({m_convergenceDock, m_chartDock}, {int(0.4 * h), int(0.6 * h)}, Qt::Vertical);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

@@ -5,6 +5,7 @@
 // the panels and draws what the engine hands back.
 #include "EngineController.h"
 #include "ImageView.h"
+#include "PlanesPanel.h"
 
 #include "io/Dataset.h"
 #include "io/Exports.h"
@@ -20,6 +21,10 @@ class QComboBox;
 class QLabel;
 class QMenu;
 class QPlainTextEdit;
+class QAction;
+class QProgressBar;
+class QDockWidget;
+class QTabWidget;
 class QTimer;
 
 namespace wfs::ui {
@@ -29,6 +34,9 @@ class ConvergencePlot;
 class ZernikeChart;
 class ResultsPanel;
 class SpeedupLab;
+class FasthPanel;
+class PhasePanel;
+class PsfPanel;
 
 enum class ExportKind { PhaseFits, PhasePng, CoefficientsCsv, CoefficientsJson, ResultJson, ModelFits, ResidualFits };
 
@@ -50,6 +58,13 @@ public:
     void openSessionFrom(const QString& path);
 
     bool isFitting() const;
+    // Shows the tab with this key (phase, planes, psf, runs, speedup, fasth); false when there is none.
+    bool showTab(const QString& key);
+    QStringList tabKeys() const;
+    QTabWidget* tabs() const { return m_tabs; }
+    ConvergencePlot* convergencePlot() const { return m_convergence; }
+    ZernikeChart* zernikeChart() const { return m_chart; }
+    QAction* startAction() const { return m_startAction; }
     const Dataset& dataset() const { return m_dataset; }
     const std::optional<FitResult>& result() const { return m_result; }
     QString lastError() const { return m_lastError; }
@@ -57,6 +72,7 @@ public:
     EngineController* engine() const { return m_engine; }
     ImageView* phaseView() const { return m_phaseView; }
     ImageView* dataView() const { return m_dataView; }
+    PsfPanel* psfPanel() const { return m_psfPanel; }
     SpeedupLab* speedupLab() const { return m_speedupLab; }
 
 signals:
@@ -68,11 +84,14 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
 private:
     void buildMenus();
+    void buildToolBar();
+    void setRunning(bool running);
     void buildViews();
     void showError(const QString& message);
     void log(const QString& text);
@@ -84,8 +103,6 @@ private:
     void showResult(const FitResult& result);
     void adoptProblem(const BuiltProblem& built); // the planes, names and conventions of the fit shown
     void restoreResult(const Session& session);   // re-evaluates a saved result, then dataLoaded()
-    void showPhase(const Image& radians);
-    void showPlanes();
     void previewPreparation();
     void addRecent(const QStringList& paths);
     void rebuildRecentMenu();
@@ -95,15 +112,22 @@ private:
 
     SetupPanel* m_setup;
     EngineController* m_engine;
+    QTabWidget* m_tabs;
+    QList<QDockWidget*> m_hiddenDocks, m_raisedDocks; // hidden while a teaching tab is shown
+    QDockWidget *m_setupDock, *m_convergenceDock, *m_chartDock, *m_resultsDock;
+    PhasePanel* m_phasePanel;
+    PlanesPanel* m_planesPanel;
+    PsfPanel* m_psfPanel;
+    FasthPanel* m_fasthPanel;
     ImageView *m_phaseView, *m_dataView, *m_modelView, *m_residualView;
-    QComboBox *m_planeChoice, *m_stretch, *m_clip, *m_colorMap, *m_phaseUnit;
-    QCheckBox *m_sharedScale, *m_wrapPhase;
     ConvergencePlot* m_convergence;
     ZernikeChart* m_chart;
     ResultsPanel* m_results;
     SpeedupLab* m_speedupLab;
     QPlainTextEdit* m_log;
-    QLabel *m_statusFit, *m_statusCursor;
+    QLabel *m_statusFit, *m_statusCursor, *m_progressLabel;
+    QAction *m_startAction, *m_cancelAction, *m_progressAction;
+    QProgressBar* m_progress;
     QMenu* m_recentMenu;
     QTimer* m_previewTimer;
     int m_previewGeneration = 0; // newer previews supersede older ones
@@ -113,10 +137,7 @@ private:
     std::optional<Truth> m_truth;     // injected aberrations of simulated data
     std::optional<Truth> m_pendingTruth; // the truth of data being loaded
     // The fit being shown: its planes' data, names and conventions.
-    std::vector<Image> m_fitData;
-    std::vector<QString> m_fitPlaneNames;
-    std::vector<Image> m_models;
-    Image m_phase;
+    std::vector<PlaneEntry> m_planeEntries;
     ZernikeOrdering m_ordering = ZernikeOrdering::Noll;
     double m_wavelength = 0.0;
     double m_samplingQ = 0.0;

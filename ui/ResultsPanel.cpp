@@ -26,6 +26,8 @@ ResultsPanel::ResultsPanel(QWidget* parent)
     m_table->setHorizontalHeaderLabels({tr("index"), tr("n"), tr("m"), tr("name"), tr("waves"), tr("nm"), tr("± waves (1σ)"), tr("truth (waves)")});
     m_table->horizontalHeader()->setSectionResizeMode(3, QHeaderView::Stretch);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6); // an order-4 fit fits without scrolling
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     auto* copy = new QAction(tr("Copy"), m_table);
     copy->setShortcut(QKeySequence::Copy);

@@ -2,6 +2,8 @@
 
 #include "ImageView.h"
 
+#include "fit/PsfAnalysis.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -60,6 +62,13 @@ QString defocusText(const PlaneDefocus& d)
     return {};
 }
 
+// The PSF's core, not the whole frame: a compact PSF would be one dot in a 40-pixel picture.
+QImage planeThumbnail(const Image& image)
+{
+    const PixelBox box = fluxBox(image, 0.99);
+    return thumbnail(image, 40, box.isEmpty() ? QRect() : QRect(box.col, box.row, box.width, box.height));
+}
+
 double parseTolerance(const QLineEdit* edit, double fallback)
 {
     bool ok = false;
@@ -110,8 +119,13 @@ QWidget* SetupPanel::buildData()
     m_planes = new QTableWidget(0, 3, box);
     m_planes->setObjectName(QStringLiteral("planeTable"));
     m_planes->setHorizontalHeaderLabels({tr("use"), tr("plane"), tr("defocus")});
+    m_planes->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_planes->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_planes->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
     m_planes->verticalHeader()->setVisible(false);
+    m_planes->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_planes->setTextElideMode(Qt::ElideMiddle); // "demo…fits[2]": the start and the plane number stay
+    m_planes->setWordWrap(false);
     m_planes->setIconSize(QSize(40, 40));
     m_planes->setToolTip(tr("Defocus per plane: '1w' = one wave of W020 (edge-to-centre path difference), "
                             "'0.3um' = axial displacement, empty = from the z step"));
@@ -156,7 +170,7 @@ QWidget* SetupPanel::buildPreparation()
 {
     auto* box = new QGroupBox(tr("Preparation"), this);
     auto* form = new QFormLayout(box);
-    m_subtractBackground = new QCheckBox(tr("subtract border background (sigma-clipped)"), box);
+    m_subtractBackground = new QCheckBox(tr("subtract background (border, σ-clipped)"), box);
     m_subtractBackground->setChecked(true);
     m_centre = new QComboBox(box);
     m_centre->addItems({tr("none"), tr("peak"), tr("centroid")});
@@ -280,7 +294,7 @@ void SetupPanel::showPlanes(const Dataset& dataset)
         use->setCheckState(plane.use ? Qt::Checked : Qt::Unchecked);
         m_planes->setItem(i, 0, use);
         const QString source = QString::fromStdString(plane.raw.source); // "path[k]"
-        auto* name = new QTableWidgetItem(QIcon(QPixmap::fromImage(thumbnail(plane.raw, 40))), QFileInfo(source).fileName());
+        auto* name = new QTableWidgetItem(QIcon(QPixmap::fromImage(planeThumbnail(plane.raw))), QFileInfo(source).fileName());
         name->setFlags(name->flags() & ~Qt::ItemIsEditable);
         name->setToolTip(QStringLiteral("%1\n%2 x %3 pixels").arg(source).arg(plane.raw.width).arg(plane.raw.height));
         m_planes->setItem(i, 1, name);
@@ -297,7 +311,7 @@ void SetupPanel::showPresetPlanes(const std::vector<Image>& images, const std::v
         use->setCheckState(Qt::Checked);
         use->setFlags(use->flags() & ~Qt::ItemIsUserCheckable);
         m_planes->setItem(i, 0, use);
-        auto* name = new QTableWidgetItem(QIcon(QPixmap::fromImage(thumbnail(images[size_t(i)], 40))), tr("demo plane %1").arg(i));
+        auto* name = new QTableWidgetItem(QIcon(QPixmap::fromImage(planeThumbnail(images[size_t(i)]))), tr("demo plane %1").arg(i));
         name->setFlags(name->flags() & ~Qt::ItemIsEditable);
         m_planes->setItem(i, 1, name);
         auto* div = new QTableWidgetItem(QString::fromStdString(diversity[size_t(i)]));

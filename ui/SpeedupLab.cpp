@@ -14,7 +14,10 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QPainter>
 #include <QSplitter>
+#include <QStackedWidget>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QThread>
 #include <QVBoxLayout>
@@ -117,29 +120,49 @@ SpeedupLab::SpeedupLab(QWidget* parent)
     controls->addLayout(exports);
     auto* controlsWidget = new QWidget(this);
     controlsWidget->setLayout(controls);
-    controlsWidget->setMaximumWidth(420);
+    controlsWidget->setMaximumWidth(380); // the longest method name stays whole
     layout->addWidget(controlsWidget);
 
-    auto* right = new QSplitter(Qt::Vertical, this);
-    m_plots = new QWidget(right);
-    auto* plotsLayout = new QHBoxLayout(m_plots);
-    m_timePlot = new QCustomPlot(m_plots);
-    m_speedupPlot = new QCustomPlot(m_plots);
-    m_ratePlot = new QCustomPlot(m_plots);
+    // Before a run a sentence says what to do; after it, the three plots as tabs (each gets the whole
+    // width, so nothing is cut at 1280 x 800) above the table.
+    m_pages = new QStackedWidget(this);
+    auto* hint = new QLabel(tr("<p style='font-size:large'>No measurements yet.</p>"
+                               "<p>Choose the methods, grid sizes and Zernike orders on the left and press <b>Run</b>: "
+                               "each method fits the same OOF problem, and the plots here show the time to solution, the "
+                               "speed-up over finite differences on one CPU thread, and the model evaluations per second "
+                               "against the grid size.</p>"),
+                            m_pages);
+    hint->setWordWrap(true);
+    hint->setAlignment(Qt::AlignCenter);
+    hint->setMargin(24);
+    m_pages->addWidget(hint);
+    auto* right = new QSplitter(Qt::Vertical, m_pages);
+    m_plotTabs = new QTabWidget(right);
+    m_plots = m_plotTabs;
+    m_timePlot = new QCustomPlot(m_plotTabs);
+    m_speedupPlot = new QCustomPlot(m_plotTabs);
+    m_ratePlot = new QCustomPlot(m_plotTabs);
+    m_plotTabs->addTab(m_timePlot, tr("Time to solution"));
+    m_plotTabs->addTab(m_speedupPlot, tr("Speed-up"));
+    m_plotTabs->addTab(m_ratePlot, tr("Evaluation rate"));
     for (QCustomPlot* plot : {m_timePlot, m_speedupPlot, m_ratePlot}) {
-        plot->setMinimumSize(260, 260);
-        plot->legend->setVisible(plot != m_speedupPlot);
+        plot->setMinimumSize(260, 240);
+        // The legend in a row of its own under the axes: every series keyed, none covered.
+        plot->plotLayout()->addElement(1, 0, plot->legend);
+        plot->plotLayout()->setRowStretchFactor(1, 0.001);
+        plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+        plot->legend->setWrap(2);
+        plot->legend->setBorderPen(Qt::NoPen);
+        plot->legend->setVisible(true);
         QFont small = plot->legend->font();
-        small.setPointSizeF(small.pointSizeF() * 0.75);
+        small.setPointSizeF(small.pointSizeF() * 0.9);
         plot->legend->setFont(small);
-        plotsLayout->addWidget(plot);
     }
     for (QCustomPlot* plot : {m_timePlot, m_ratePlot}) {
         plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
-        plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
         plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
         plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-        plot->xAxis->setLabel(tr("grid N"));
+        plot->xAxis->setLabel(tr("grid N (log scale)"));
     }
     m_timePlot->yAxis->setLabel(tr("time to solution (s)"));
     m_ratePlot->yAxis->setLabel(tr("model evaluations per second"));
@@ -150,9 +173,12 @@ SpeedupLab::SpeedupLab(QWidget* parent)
                                         tr("max |Δc| vs reference (waves)")});
     m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    right->addWidget(m_plots);
+    right->addWidget(m_plotTabs);
     right->addWidget(m_table);
-    layout->addWidget(right, 1);
+    right->setStretchFactor(0, 3);
+    right->setStretchFactor(1, 1);
+    m_pages->addWidget(right);
+    layout->addWidget(m_pages, 1);
 
     connect(m_run, &QPushButton::clicked, this, [this] { run(settingsFromControls()); });
     connect(m_cancelButton, &QPushButton::clicked, this, &SpeedupLab::cancel);
@@ -335,6 +361,13 @@ void SpeedupLab::refresh()
     for (size_t g = 0; g < grids.size(); ++g)
         gridTicker->addTick(double(g), QStringLiteral("N = %1").arg(grids[g]));
     m_speedupPlot->xAxis->setTicker(gridTicker);
+    // The log axes tick at the grid sizes measured, nowhere else.
+    QSharedPointer<QCPAxisTickerText> sizeTicker(new QCPAxisTickerText);
+    for (int g : grids)
+        sizeTicker->addTick(double(g), QString::number(g));
+    m_timePlot->xAxis->setTicker(sizeTicker);
+    m_ratePlot->xAxis->setTicker(sizeTicker);
+    m_pages->setCurrentIndex(m_rows.empty() ? 0 : 1);
     for (size_t m = 0; m < methods.size(); ++m) {
         for (int order : m_lastSettings.orders) {
             QVector<double> x, t, xe, te, rate;
@@ -392,13 +425,19 @@ void SpeedupLab::refresh()
         bars->setData(bx, by);
     }
     m_speedupPlot->xAxis->setLabel(tr("order %1; baseline = finite differences").arg(firstOrder));
-    for (QCustomPlot* plot : {m_timePlot, m_ratePlot, m_speedupPlot}) {
+    for (QCustomPlot* plot : {m_timePlot, m_ratePlot, m_speedupPlot})
         plot->rescaleAxes();
-        plot->replot(QCustomPlot::rpQueuedReplot);
-    }
+    // Padding: points off the frame on the log axes, bars below the top on the linear one.
+    if (!grids.empty())
+        for (QCustomPlot* plot : {m_timePlot, m_ratePlot}) {
+            plot->xAxis->setRange(grids.front() / 1.3, grids.back() * 1.3);
+            const QCPRange y = plot->yAxis->range();
+            plot->yAxis->setRange(y.lower / 2.0, y.upper * 2.0);
+        }
     m_speedupPlot->xAxis->setRange(-0.6, double(grids.size()) - 0.4);
-    m_speedupPlot->yAxis->setRangeLower(0.0);
-    m_speedupPlot->replot(QCustomPlot::rpQueuedReplot);
+    m_speedupPlot->yAxis->setRange(0.0, std::max(1.0, m_speedupPlot->yAxis->range().upper * 1.15));
+    for (QCustomPlot* plot : {m_timePlot, m_ratePlot, m_speedupPlot})
+        plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 bool SpeedupLab::exportCsv(const QString& path)
@@ -441,7 +480,19 @@ bool SpeedupLab::exportCsv(const QString& path)
 
 bool SpeedupLab::exportPng(const QString& path)
 {
-    if (!m_plots->grab().save(path, "PNG")) {
+    // The three plots side by side, whichever tab is shown.
+    const QSize one(640, 480);
+    QPixmap picture(3 * one.width(), one.height());
+    picture.fill(Qt::white);
+    {
+        QPainter painter(&picture);
+        int x = 0;
+        for (QCustomPlot* plot : {m_timePlot, m_speedupPlot, m_ratePlot}) {
+            painter.drawPixmap(x, 0, plot->toPixmap(one.width(), one.height()));
+            x += one.width();
+        }
+    }
+    if (!picture.save(path, "PNG")) {
         m_status->setText(tr("%1: could not write the PNG file").arg(path));
         emit failed(tr("%1: could not write the PNG file").arg(path));
         return false;

@@ -17,7 +17,9 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QStackedWidget;
 class QTableWidget;
+class QTabWidget;
 
 namespace wfs::ui {
 
@@ -57,6 +59,8 @@ private:
     QProgressBar* m_progress;
     QCustomPlot *m_timePlot, *m_speedupPlot, *m_ratePlot;
     QWidget* m_plots;
+    QTabWidget* m_plotTabs;
+    QStackedWidget* m_pages;
     QTableWidget* m_table;
     QLabel* m_status;
 

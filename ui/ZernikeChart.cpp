@@ -5,9 +5,43 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QToolTip>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <cmath>
+
 namespace wfs::ui {
+
+namespace {
+// Legend entries live in a row of their own above the axis rectangle, so they never cover a bar.
+void legendAbove(QCustomPlot* plot)
+{
+    plot->plotLayout()->insertRow(0);
+    auto* holder = new QCPLayoutGrid;
+    plot->plotLayout()->addElement(0, 0, holder);
+    plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    holder->addElement(0, 0, plot->legend);
+    plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot->legend->setBorderPen(Qt::NoPen);
+    plot->legend->setMargins(QMargins(2, 0, 2, 0));
+    plot->legend->setVisible(true);
+}
+
+// Row labels short enough to leave the bars most of a narrow dock; the tooltip has the full name.
+QString shortName(const ZernikeMode& mode)
+{
+    QString name = QString::fromStdString(zernike::name(mode));
+    static const std::pair<const char*, const char*> words[] = {
+        {"Vertical", "vert."},  {"Horizontal", "horiz."}, {"Oblique", "obl."},   {"secondary", "2nd"}, {"tertiary", "3rd"},
+        {"astigmatism", "astig."}, {"Primary ", ""},     {"spherical", "sph."}, {"quadrafoil", "quadraf."}, {"pentafoil", "pentaf."}};
+    for (const auto& [word, abbreviation] : words)
+        name.replace(QLatin1String(word), QLatin1String(abbreviation));
+    if (!name.isEmpty())
+        name[0] = name[0].toUpper();
+    return name;
+}
+} // namespace
 
 ZernikeChart::ZernikeChart(QWidget* parent)
     : QWidget(parent)
@@ -27,21 +61,32 @@ ZernikeChart::ZernikeChart(QWidget* parent)
         m_shownCount = -1;
         rebuild();
     });
-    auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+    // Terms run down the vertical (key) axis, one row each, first term at the top; values along x.
+    auto* bars = new QCPBars(m_plot->yAxis, m_plot->xAxis);
     bars->setName(tr("fitted"));
     bars->setBrush(QColor(33, 144, 141, 200));
     bars->setPen(Qt::NoPen);
     bars->setWidth(0.7);
-    QCPGraph* truth = m_plot->addGraph();
+    auto* errors = new QCPErrorBars(m_plot->yAxis, m_plot->xAxis);
+    errors->setName(tr("±1 σ"));
+    errors->setDataPlottable(bars);
+    errors->setErrorType(QCPErrorBars::etValueError);
+    errors->setPen(QPen(QColor(40, 40, 40), 1.2));
+    errors->setWhiskerWidth(6);
+    QCPGraph* truth = m_plot->addGraph(m_plot->yAxis, m_plot->xAxis);
     truth->setName(tr("truth"));
     truth->setLineStyle(QCPGraph::lsNone);
-    truth->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QColor(217, 95, 2), QColor(217, 95, 2), 8));
-    m_plot->legend->setVisible(true);
-    m_plot->xAxis->setTickLabelRotation(60);
-    QFont small = m_plot->xAxis->tickLabelFont();
-    small.setPointSizeF(small.pointSizeF() * 0.8); // many named terms share the axis
-    m_plot->xAxis->setTickLabelFont(small);
+    truth->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QColor(217, 95, 2), QColor(217, 95, 2), 9));
+    m_plot->yAxis->setRangeReversed(true);
+    m_plot->yAxis->grid()->setVisible(false);
+    m_plot->xAxis->grid()->setZeroLinePen(QPen(QColor(90, 90, 90), 1));
+    m_plot->xAxis->ticker()->setTickCount(4);
+    m_plot->xAxis->ticker()->setTickStepStrategy(QCPAxisTicker::tssReadability);
+    legendAbove(m_plot);
+    m_plot->setMouseTracking(true);
+    connect(m_plot, &QCustomPlot::mouseMove, this, &ZernikeChart::showToolTip);
     setMinimumSize(260, 200);
+    rebuild();
 }
 
 bool ZernikeChart::showsNanometres() const
@@ -64,39 +109,91 @@ void ZernikeChart::setTerms(const std::vector<ChartTerm>& terms, double waveleng
     rebuild();
 }
 
+QString ZernikeChart::toolTipAt(double coordinate) const
+{
+    const long i = std::lround(coordinate);
+    if (i < 0 || i >= long(m_terms.size()) || std::abs(coordinate - double(i)) > 0.45)
+        return {};
+    const ChartTerm& t = m_terms[size_t(i)];
+    const double nm = m_wavelength * 1e9;
+    QString text = tr("%1 %2 %3 (n %4, m %5)\n%6 waves = %7 nm")
+                       .arg(m_ordering == ZernikeOrdering::Noll ? tr("Noll") : tr("OSA/ANSI"))
+                       .arg(t.index)
+                       .arg(QString::fromStdString(zernike::name(t.mode)))
+                       .arg(t.mode.n)
+                       .arg(t.mode.m)
+                       .arg(t.waves, 0, 'f', 4)
+                       .arg(t.waves * nm, 0, 'f', 1);
+    if (t.sigmaWaves > 0 && std::isfinite(t.sigmaWaves))
+        text += tr("\n± %1 waves = %2 nm (1 σ)").arg(t.sigmaWaves, 0, 'f', 4).arg(t.sigmaWaves * nm, 0, 'f', 1);
+    if (t.truthWaves)
+        text += tr("\ntruth %1 waves = %2 nm").arg(*t.truthWaves, 0, 'f', 4).arg(*t.truthWaves * nm, 0, 'f', 1);
+    return text;
+}
+
+void ZernikeChart::showToolTip(QMouseEvent* event)
+{
+    if (!m_plot->axisRect()->rect().contains(event->pos())) {
+        QToolTip::hideText();
+        return;
+    }
+    const QString text = toolTipAt(m_plot->yAxis->pixelToCoord(event->position().y()));
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
+}
+
 void ZernikeChart::rebuild()
 {
     const double scale = showsNanometres() ? m_wavelength * 1e9 : 1.0;
-    QVector<double> x, y, tx, ty;
+    QVector<double> key, value, sigma, tk, tv;
+    bool anySigma = false;
     for (size_t i = 0; i < m_terms.size(); ++i) {
-        x.append(double(i));
-        y.append(m_terms[i].waves * scale);
-        if (m_terms[i].truthWaves) {
-            tx.append(double(i));
-            ty.append(*m_terms[i].truthWaves * scale);
+        const ChartTerm& t = m_terms[i];
+        key.append(double(i));
+        value.append(t.waves * scale);
+        const bool hasSigma = t.sigmaWaves > 0 && std::isfinite(t.sigmaWaves);
+        sigma.append(hasSigma ? t.sigmaWaves * scale : 0.0);
+        anySigma = anySigma || hasSigma;
+        if (t.truthWaves) {
+            tk.append(double(i));
+            tv.append(*t.truthWaves * scale);
         }
     }
     auto* bars = qobject_cast<QCPBars*>(m_plot->plottable(0));
-    bars->setData(x, y, true);
-    m_plot->graph(0)->setData(tx, ty, true);
-    m_plot->graph(0)->setVisible(!tx.isEmpty());
+    auto* errors = qobject_cast<QCPErrorBars*>(m_plot->plottable(1));
+    bars->setData(key, value, true);
+    errors->setData(sigma);
+    errors->setVisible(anySigma);
+    m_plot->graph(0)->setData(tk, tv, true);
+    m_plot->graph(0)->setVisible(!tk.isEmpty());
+    // Legend entries only for what is drawn.
+    errors->removeFromLegend();
+    m_plot->graph(0)->removeFromLegend();
+    if (anySigma)
+        errors->addToLegend();
+    if (!tk.isEmpty())
+        m_plot->graph(0)->addToLegend();
     if (m_shownCount != int(m_terms.size())) {
-        // Tick labels and axis ranges change only when the set of terms does, not at every iteration.
+        // Tick labels and the key range change only when the set of terms does, not at every iteration.
         QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
         for (size_t i = 0; i < m_terms.size(); ++i)
-            ticker->addTick(double(i), QStringLiteral("%1 %2").arg(m_terms[i].index).arg(QString::fromStdString(zernike::name(m_terms[i].mode))));
-        m_plot->xAxis->setTicker(ticker);
-        m_plot->xAxis->setRange(-0.7, double(m_terms.size()) - 0.3);
-        m_plot->xAxis->setLabel(QStringLiteral("%1 index").arg(m_ordering == ZernikeOrdering::Noll ? tr("Noll") : tr("OSA/ANSI")));
+            ticker->addTick(double(i), QStringLiteral("%1  %2").arg(m_terms[i].index).arg(shortName(m_terms[i].mode)));
+        m_plot->yAxis->setTicker(ticker);
+        m_plot->yAxis->setRange(-0.6, double(std::max<size_t>(m_terms.size(), 1)) - 0.4);
         m_shownCount = int(m_terms.size());
     }
-    m_plot->yAxis->setLabel(showsNanometres() ? tr("coefficient (nm)") : tr("coefficient (waves)"));
+    m_plot->xAxis->setLabel(tr("coefficient (%1) · %2 indices")
+                                .arg(showsNanometres() ? tr("nm") : tr("waves"), m_ordering == ZernikeOrdering::Noll ? tr("Noll") : tr("OSA/ANSI")));
     double extent = 1e-3 * scale;
-    for (double v : y)
+    for (int i = 0; i < value.size(); ++i)
+        extent = std::max(extent, std::abs(value[i]) + sigma[i]);
+    for (double v : tv)
         extent = std::max(extent, std::abs(v));
-    for (double v : ty)
-        extent = std::max(extent, std::abs(v));
-    m_plot->yAxis->setRange(-1.15 * extent, 1.15 * extent);
+    m_plot->xAxis->setRange(-1.1 * extent, 1.1 * extent);
+    // Few enough x labels for a narrow dock: about one per 70 px of axis.
+    m_plot->xAxis->ticker()->setTickCount(std::clamp(m_plot->axisRect()->width() / 70, 2, 6));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -1,5 +1,7 @@
 #pragma once
-// Zernike coefficients as bars with their names, in waves or nm, with the truth overlaid when known.
+// Zernike coefficients as horizontal bars, one row per term named by its index and name, in waves or
+// nm, with one-sigma error bars, the truth as markers when known, the legend above the axes, and a
+// tooltip with index, n, m and the value in waves and nm.
 #include "optics/Zernike.h"
 
 #include <QWidget>
@@ -9,6 +11,7 @@
 
 class QCustomPlot;
 class QComboBox;
+class QMouseEvent;
 
 namespace wfs::ui {
 
@@ -17,6 +20,7 @@ struct ChartTerm {
     ZernikeMode mode;
     double waves = 0.0;
     std::optional<double> truthWaves;
+    double sigmaWaves = 0.0; // one standard deviation; 0 or NaN = not drawn
 };
 
 class ZernikeChart : public QWidget {
@@ -27,9 +31,12 @@ public:
     void setTerms(const std::vector<ChartTerm>& terms, double wavelengthMetres, ZernikeOrdering ordering);
     void clear();
     bool showsNanometres() const;
+    QCustomPlot* plot() const { return m_plot; }
+    QString toolTipAt(double coordinate) const; // the tooltip of the row at a key-axis coordinate
 
 private:
     void rebuild();
+    void showToolTip(QMouseEvent* event);
 
     QCustomPlot* m_plot;
     QComboBox* m_unit;

@@ -7,9 +7,11 @@
 #include "engine/Report.h"
 #include "engine/Workflow.h"
 #include "io/Dataset.h"
+#include "fit/PsfAnalysis.h"
 #include "io/Exports.h"
 #include "PhaseImage.h"
 #include "io/OutputTransaction.h"
+#include "io/Fits.h"
 #include "io/Session.h"
 
 #include <QFileInfo>
@@ -264,6 +266,21 @@ QByteArray outputBytes(const std::string& option, const QCommandLineParser& pars
         session->resultParameters = result.parameterValues;
         return sessionBytes(value(parser, "save-session").toStdString(), *session);
     }
+    if (option == "psf-analysis" || option == "psf-out") {
+        if (!result.psf)
+            throw std::runtime_error("the fit has no PSF analysis");
+        const PsfAnalysis& psf = *result.psf;
+        if (option == "psf-analysis")
+            return QByteArray::fromStdString(psfAnalysisCsv(psf));
+        return QByteArray::fromStdString(fitsBytes({psf.fittedPsf, psf.diffractionPsf},
+                                                   {{"CONTENT", std::string("plane 1: fitted PSF, plane 2: diffraction-limited PSF"), "same pupil"},
+                                                    {"BUNIT", std::string("diffraction-limited peak"), "both planes divided by it"},
+                                                    {"STREHL", psf.strehl, "peak of plane 1"},
+                                                    {"PIXLOD", psf.lambdaOverDPerPixel, "lambda/D per pixel"},
+                                                    {"FWHMFIT", psf.fwhmFittedPixels, "pixels"},
+                                                    {"FWHMDL", psf.fwhmDiffractionPixels, "pixels"}},
+                                                   float32));
+    }
     throw std::logic_error("no writer for --" + option);
 }
 
@@ -328,6 +345,12 @@ int runReconstruct(const QStringList& args)
         {QStringLiteral("model-out"), QStringLiteral("Write the model images (one slice per plane) as FITS."), QStringLiteral("FILE.fits")},
         {QStringLiteral("residual-out"), QStringLiteral("Write the residual images (data - model) as FITS."), QStringLiteral("FILE.fits")},
         {QStringLiteral("csv"), QStringLiteral("Write the coefficient table as CSV ('-' for stdout)."), QStringLiteral("FILE")},
+        {QStringLiteral("psf-analysis"), QStringLiteral("Write the PSF analysis as CSV (radius, radial profiles of data and model, encircled "
+                                                        "energy, MTF of the fitted and diffraction-limited system, units in the column names; '-' for stdout)."),
+         QStringLiteral("FILE.csv")},
+        {QStringLiteral("psf-out"), QStringLiteral("Write the fitted and the diffraction-limited PSF (two planes, divided by the "
+                                                   "diffraction-limited peak) as FITS."),
+         QStringLiteral("FILE.fits")},
         {QStringLiteral("coefficients-json"), QStringLiteral("Write the coefficient table as JSON ('-' for stdout)."), QStringLiteral("FILE")},
         {QStringLiteral("save-session"), QStringLiteral("Save the session (inputs, settings, result) as JSON ('-' for stdout)."), QStringLiteral("FILE.json")},
         {QStringLiteral("force"), QStringLiteral("Overwrite existing output files (all outputs are written together, or none).")},
@@ -348,7 +371,8 @@ int runReconstruct(const QStringList& args)
     std::vector<OutputSpec> outputs;
     for (const OutputSpec& o : {OutputSpec{"json", true}, OutputSpec{"csv", true}, OutputSpec{"coefficients-json", true},
                                 OutputSpec{"save-session", true}, OutputSpec{"phase-out", false}, OutputSpec{"phase-png", false},
-                                OutputSpec{"model-out", false}, OutputSpec{"residual-out", false}})
+                                OutputSpec{"model-out", false}, OutputSpec{"residual-out", false}, OutputSpec{"psf-analysis", true},
+                                OutputSpec{"psf-out", false}})
         if (has(parser, o.option.c_str()))
             outputs.push_back({o.option, o.text, value(parser, o.option.c_str()).toStdString()});
     try {
@@ -471,6 +495,7 @@ int runReconstruct(const QStringList& args)
         return usageFailure(program, QString::fromStdString(e.what()));
     }
     // Run on the engine's worker thread; print the latest snapshot about twice a second.
+    request.analysis.psfAnalysis = has(parser, "psf-analysis") || has(parser, "psf-out");
     ReconstructionEngine engine;
     engine.start(request);
     const bool quiet = has(parser, "quiet");

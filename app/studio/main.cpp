@@ -29,12 +29,34 @@ int main(int argc, char** argv)
         {QStringLiteral("screenshot"), QStringLiteral("Save a picture of the main window to FILE.png and exit."), QStringLiteral("FILE.png")},
         {QStringLiteral("quit-after-fit"), QStringLiteral("With --screenshot: take it when the fit has finished.")},
         {QStringLiteral("session"), QStringLiteral("Open a saved session."), QStringLiteral("FILE.json")},
+        {QStringLiteral("tab"), QStringLiteral("Show this tab first: phase, planes, psf, runs, speedup or fasth (default: phase)."),
+         QStringLiteral("NAME")},
+        {QStringLiteral("size"), QStringLiteral("Window size in pixels, e.g. 1600x1000 (default); a screenshot has exactly this size."),
+         QStringLiteral("WxH")},
     });
     parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("PSF images to open (FITS, TIFF, PNG)."), QStringLiteral("[FILE...]"));
     parser.process(arguments);
 
+    QSize size(1600, 1000);
+    if (parser.isSet(QStringLiteral("size"))) {
+        const QStringList parts = parser.value(QStringLiteral("size")).split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        const int w = parts.size() == 2 ? parts[0].toInt(&okW) : 0, h = parts.size() == 2 ? parts[1].toInt(&okH) : 0;
+        if (!okW || !okH || w < 200 || h < 200 || w > 16384 || h > 16384) {
+            std::fprintf(stderr, "wavefront-studio: --size wants WIDTHxHEIGHT in pixels (at least 200x200), e.g. 1600x1000; got \"%s\"\n",
+                         qPrintable(parser.value(QStringLiteral("size"))));
+            return 2;
+        }
+        size = QSize(w, h);
+    }
+
     wfs::ui::MainWindow window;
-    window.resize(1600, 1000);
+    if (parser.isSet(QStringLiteral("tab")) && !window.showTab(parser.value(QStringLiteral("tab")))) {
+        std::fprintf(stderr, "wavefront-studio: --tab wants one of %s; got \"%s\"\n",
+                     qPrintable(window.tabKeys().join(QStringLiteral(", "))), qPrintable(parser.value(QStringLiteral("tab"))));
+        return 2;
+    }
+    window.resize(size);
     window.show();
 
     const QString screenshot = parser.value(QStringLiteral("screenshot"));

@@ -87,6 +87,8 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
                 if (request.liveImageInterval >= 0.0
                     && std::chrono::duration<double>(now - lastImages).count() >= request.liveImageInterval) {
                     snap.models = modelImagesInDataLayout(*evaluator, it.parameters); // between iterations: the evaluator is idle
+                    for (size_t k = 0; k < snap.models.size(); ++k)
+                        snap.residuals.push_back(planeResiduals(*problem, int(k), snap.models[k]));
                     lastImages = now;
                 }
                 progress(snap);
@@ -128,6 +130,7 @@ void ReconstructionEngine::start(ReconstructionRequest request)
     {
         std::lock_guard lock(m_mutex);
         m_latest.reset();
+        m_history.clear();
         m_result.reset();
         m_error.clear();
     }
@@ -155,6 +158,8 @@ std::thread ReconstructionEngine::startThread(ReconstructionRequest request)
                 request,
                 [this](const ProgressSnapshot& snap) {
                     std::lock_guard lock(m_mutex);
+                    m_history.push_back({snap.iteration.iteration, snap.iteration.cost, snap.iteration.gradientMaxNorm,
+                                         snap.iteration.elapsedSeconds, snap.stage});
                     m_latest = snap;
                     ++m_version;
                 },
@@ -198,6 +203,20 @@ std::optional<ProgressSnapshot> ReconstructionEngine::latest(unsigned long* vers
     if (version)
         *version = m_version;
     return m_latest;
+}
+
+std::vector<HistoryRow> ReconstructionEngine::history(size_t from) const
+{
+    std::lock_guard lock(m_mutex);
+    if (from >= m_history.size())
+        return {};
+    return std::vector<HistoryRow>(m_history.begin() + long(from), m_history.end());
+}
+
+size_t ReconstructionEngine::historySize() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_history.size();
 }
 
 std::optional<FitResult> ReconstructionEngine::result() const

@@ -41,6 +41,17 @@ struct ProgressSnapshot {
     std::vector<double> zernikeWaves; // every basis term (piston first) at this iterate
     Image phase;                      // radians over the pupil's bounding box, NaN outside
     std::vector<Image> models;        // model images in the data layout, when due (liveImageInterval)
+    std::vector<PlaneResiduals> residuals; // data - model and normalised, with `models`
+};
+
+// One accepted iterate of a fit, as the convergence history keeps it: every iteration from 0 (the
+// start), across coarse-to-fine stages (iterations count on from one stage to the next).
+struct HistoryRow {
+    int iteration = 0;
+    double cost = 0.0;
+    double gradientMaxNorm = 0.0;
+    double elapsedSeconds = 0.0;
+    int stage = 0; // 0-based
 };
 
 // Runs the request on the calling thread. `progress` sees every accepted iterate; `cancel` stops it.
@@ -64,6 +75,10 @@ public:
 
     // The latest snapshot and a counter that grows with every new one (to skip redraws when unchanged).
     std::optional<ProgressSnapshot> latest(unsigned long* version = nullptr) const;
+    // History rows from `from` on (0 = all), so a display can pull only what is new; the history is
+    // cleared by start() and grows by one row per accepted iterate.
+    std::vector<HistoryRow> history(size_t from = 0) const;
+    size_t historySize() const;
     std::optional<FitResult> result() const; // set when a job has finished (also when cancelled)
     std::string error() const;               // set when a job failed to start or run
 
@@ -79,6 +94,7 @@ private:
     mutable std::mutex m_mutex;
     std::optional<ProgressSnapshot> m_latest;
     unsigned long m_version = 0;
+    std::vector<HistoryRow> m_history;
     std::optional<FitResult> m_result;
     std::string m_error;
 };

@@ -12,8 +12,8 @@ namespace wfs {
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+} // namespace
 
-// Aberration phase on the pupil pixels, minus its least-squares fit of piston, tip, tilt (and defocus).
 Eigen::VectorXd flattenedPhase(const Problem& problem, const ModelParameters& p, bool removeDefocus)
 {
     Eigen::VectorXd coefficients(Eigen::Index(p.zernike.size()));
@@ -33,6 +33,8 @@ Eigen::VectorXd flattenedPhase(const Problem& problem, const ModelParameters& p,
     const Eigen::VectorXd fit = design.colPivHouseholderQr().solve(phase);
     return phase - design * fit;
 }
+
+namespace {
 
 // Peak intensity of the in-focus PSF for a pupil phase (on pupil pixels), found anywhere on the grid.
 double psfPeak(const Problem& problem, const ModelParameters& p, const Eigen::VectorXd& phase)
@@ -71,6 +73,41 @@ std::vector<Image> modelImagesInDataLayout(ModelEvaluator& evaluator, const std:
         images.push_back(gridCentre(grids[size_t(k)], problem.gridSize(), data.width, data.height));
     }
     return images;
+}
+
+PlaneResiduals planeResiduals(const Problem& problem, int k, const Image& model)
+{
+    const ProblemSpec& spec = problem.spec();
+    const Image& data = spec.planes[size_t(k)].data;
+    PlaneResiduals out{Image(data.width, data.height, kNaN), Image(data.width, data.height, kNaN)};
+    if (model.width != data.width || model.height != data.height)
+        return out;
+    const int n = problem.gridSize();
+    const int rowOffset = n / 2 - data.height / 2, colOffset = n / 2 - data.width / 2;
+    const double read2 = spec.readNoise * spec.readNoise;
+    double sumSquares = 0.0;
+    int used = 0;
+    for (int row = 0; row < data.height; ++row)
+        for (int col = 0; col < data.width; ++col) {
+            const size_t g = size_t(row + rowOffset) * size_t(n) + size_t(col + colOffset);
+            if (problem.weights(k)[g] <= 0.0)
+                continue;
+            const double m = model.at(row, col);
+            const double r = problem.data(k)[g] - m;
+            out.residual.at(row, col) = r;
+            if (spec.objective == ObjectiveKind::LeastSquares) {
+                sumSquares += r * r;
+                ++used;
+            } else {
+                out.normalized.at(row, col) = r / std::sqrt(std::max(std::max(m, 0.0) + read2, 1.0));
+            }
+        }
+    if (spec.objective == ObjectiveKind::LeastSquares && used > 0) {
+        const double sigma = std::sqrt(sumSquares / used);
+        for (size_t i = 0; i < out.residual.pixels.size(); ++i)
+            out.normalized.pixels[i] = sigma > 0.0 ? out.residual.pixels[i] / sigma : out.residual.pixels[i];
+    }
+    return out;
 }
 
 Image phaseMap(const Problem& problem, const ModelParameters& p)
@@ -235,9 +272,13 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
                 }
             }
             plane.reducedChiSquare = spec.objective == ObjectiveKind::LeastSquares ? kNaN : chi / std::max(1, plane.usedPixels);
+            plane.normalizedResidual = planeResiduals(problem, k, plane.model).normalized;
             r.planes.push_back(std::move(plane));
         }
     }
+
+    if (options.psfAnalysis)
+        r.psf = analysePsf(evaluator, summary.parameters);
 
     if (problem.planeCount() == 1)
         r.warnings.emplace_back("a single image cannot tell the sign of even aberrations (defocus, astigmatism, spherical): "

@@ -2,7 +2,12 @@
 // What a fit means: coefficients in rad, waves and nm with their uncertainties, wavefront RMS and PV
 // (piston, tip and tilt removed; defocus optionally), Strehl ratio, per-plane statistics, maps.
 #include "fit/Solver.h"
+#include "fit/PsfAnalysis.h"
 #include "io/Image.h"
+
+#include <Eigen/Dense>
+
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -27,11 +32,23 @@ struct PlaneResult {
     int usedPixels = 0;
     Image model;             // in the data's layout
     Image residual;          // data - model, NaN where not used
+    Image normalizedResidual; // (data - model) / sigma of the objective's noise model, NaN where not used
 };
+
+// Residuals of one plane against a model image in the data layout: data - model, and the same over
+// the noise the objective assumes (Poisson and weighted least squares: sigma^2 = max(model, 0) +
+// readNoise^2, at least 1 count^2; least squares: one sigma, the residuals' RMS). NaN where a pixel is
+// not part of the objective.
+struct PlaneResiduals {
+    Image residual;
+    Image normalized;
+};
+PlaneResiduals planeResiduals(const Problem& problem, int plane, const Image& model);
 
 struct AnalysisOptions {
     bool removeDefocus = false;    // RMS / PV also without defocus
     bool computeUncertainty = true; // 2 P extra gradient evaluations
+    bool psfAnalysis = false;       // FitResult::psf: fitted and diffraction-limited PSFs, profiles, MTF
 };
 
 struct FitResult {
@@ -54,7 +71,11 @@ struct FitResult {
     BackendInfo backend;
     GradientKind gradient = GradientKind::Adjoint;
     std::vector<std::string> warnings;
+    std::optional<PsfAnalysis> psf; // with AnalysisOptions::psfAnalysis
 };
+
+// Aberration phase on the pupil pixels minus its least-squares fit of piston, tip, tilt (and defocus).
+Eigen::VectorXd flattenedPhase(const Problem& problem, const ModelParameters& p, bool removeDefocus);
 
 // Builds the result of a finished (or cancelled) fit. Throws std::runtime_error if the backend fails.
 FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, GradientKind gradient,

@@ -26,8 +26,12 @@ PupilGrid PupilGrid::oofSquare(int size)
 
 double PupilSpec::transmission(double x, double y) const
 {
+    // The disc is open (r < 1): where the pupil radius is a whole number of samples (grid 256 at
+    // Q = 2), the closed disc would add one pixel at each of its four extreme points, bumps that show
+    // in every phase map. Square OOF grids of even size never sample r = 1 exactly, so they keep
+    // the spec's `hypot(x, y) <= 1` pupil.
     const double r = std::hypot(x, y);
-    if (r > 1.0 || r < obscuration)
+    if (r >= 1.0 || r < obscuration)
         return 0.0;
     if (spiderCount > 0 && spiderWidth > 0) {
         // Each vane is a half-line from the centre; its half-width is in pupil radii (diameter = 2).

@@ -1,0 +1,257 @@
+// MainWindow, continued: exports, sessions (saving, opening, re-evaluating a saved result), recent
+// files and the remembered settings. The views and the fit are in MainWindow.cpp.
+#include "MainWindow.h"
+
+#include "PhasePanel.h"
+#include "ResultsPanel.h"
+#include "SetupPanel.h"
+
+#include "io/Exports.h"
+
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QMenu>
+#include <QSettings>
+#include <QStatusBar>
+#include <QtConcurrent>
+
+namespace wfs::ui {
+
+namespace {
+constexpr int kMaxRecent = 8;
+
+QString joinMessages(const std::vector<DatasetMessage>& messages, MessageLevel level)
+{
+    QStringList lines;
+    for (const DatasetMessage& m : messages)
+        if (m.level == level)
+            lines << QString::fromStdString(m.text);
+    return lines.join(QLatin1Char('\n'));
+}
+} // namespace
+
+void MainWindow::restoreResult(const Session& session)
+{
+    // The session holds the fitted parameters, not the images: rebuild the problem from the re-read,
+    // re-prepared data and evaluate the model there (on a worker), so the views and exports are live.
+    m_busy = true;
+    statusBar()->showMessage(tr("re-evaluating the saved result…"));
+    QtConcurrent::run([dataset = m_dataset, session]() mutable {
+        prepare(dataset);
+        BuiltProblem built = buildProblem(dataset, session.model);
+        const std::vector<double>& parameters = session.resultParameters;
+        if (parameters.size() != built.start.size())
+            throw std::runtime_error("the saved result has " + std::to_string(parameters.size()) + " parameters, the session's model "
+                                     + std::to_string(built.start.size()) + "; the result was not restored");
+        auto problem = std::make_shared<const Problem>(built.spec);
+        auto evaluator = makeEvaluator(BackendKind::Cpu, problem, {}, GradientKind::Adjoint);
+        const QJsonObject& saved = session.result;
+        SolverSummary summary;
+        summary.parameters = parameters;
+        summary.finalCost = evaluator->evaluate(parameters.data(), nullptr);
+        summary.initialCost = saved.value(QStringLiteral("initial_cost")).toDouble();
+        summary.iterations = saved.value(QStringLiteral("iterations")).toInt();
+        summary.costEvaluations = long(saved.value(QStringLiteral("cost_evaluations")).toDouble());
+        summary.gradientEvaluations = long(saved.value(QStringLiteral("gradient_evaluations")).toDouble());
+        summary.seconds = saved.value(QStringLiteral("seconds")).toDouble();
+        summary.message = "restored from the session";
+        const QString termination = saved.value(QStringLiteral("termination")).toString();
+        for (Termination t : {Termination::Converged, Termination::MaxIterations, Termination::Stalled, Termination::Cancelled, Termination::Failed})
+            if (termination == QLatin1String(terminationName(t)))
+                summary.termination = t;
+        AnalysisOptions analysis;
+        analysis.removeDefocus = session.solver.removeDefocus;
+        analysis.computeUncertainty = session.solver.computeUncertainty;
+        analysis.psfAnalysis = true;
+        FitResult result = analyseFit(*evaluator, summary, session.solver.gradient, analysis);
+        return std::make_pair(std::move(built), std::move(result));
+    }).then(this, [this](std::pair<BuiltProblem, FitResult> restored) {
+        m_busy = false;
+        statusBar()->clearMessage();
+        adoptProblem(restored.first);
+        showResult(restored.second);
+        log(tr("saved result restored: final cost %1").arg(restored.second.solver.finalCost, 0, 'g', 10));
+        emit dataLoaded();
+    }).onFailed(this, [this](const std::exception& e) {
+        m_busy = false;
+        showError(tr("The saved result could not be restored: %1").arg(QString::fromUtf8(e.what())));
+        emit dataLoaded();
+    });
+}
+
+ExportContext MainWindow::exportContext() const
+{
+    ExportContext context;
+    context.pupil = m_pupil;
+    context.samplingQ = m_samplingQ;
+    for (const DatasetFile& f : m_dataset.files)
+        context.inputs.push_back(f.path);
+    return context;
+}
+
+bool MainWindow::exportResult(ExportKind kind, const QString& path)
+{
+    if (!m_result) {
+        showError(tr("Nothing to export yet: run a fit first."));
+        return false;
+    }
+    const std::string file = path.toStdString();
+    try {
+        switch (kind) {
+        case ExportKind::PhaseFits:
+            writePhaseFits(file, *m_result, exportContext(), PhaseFitsOptions{false, PhaseUnit::Radians, true});
+            break;
+        case ExportKind::PhasePng: {
+            PhaseImageOptions options;
+            options.unit = m_phasePanel->nanometres() ? PhaseUnit::Nanometres : PhaseUnit::Waves;
+            options.wrapped = m_phasePanel->wrapped();
+            options.wavelength = m_result->wavelength;
+            options.title = "Wavefront Studio phase map";
+            writePhasePng(file, *m_result, options, true);
+            break;
+        }
+        case ExportKind::CoefficientsCsv:
+            writeTextFile(path, coefficientsCsvBytes(*m_result), true);
+            break;
+        case ExportKind::CoefficientsJson:
+            writeTextFile(path, coefficientsJson(*m_result), true);
+            break;
+        case ExportKind::ResultJson:
+            writeTextFile(path, QJsonDocument(resultToJson(*m_result)).toJson(), true);
+            break;
+        case ExportKind::ModelFits:
+            writeModelFits(file, *m_result, exportContext(), false, true);
+            break;
+        case ExportKind::ResidualFits:
+            writeResidualFits(file, *m_result, exportContext(), false, true);
+            break;
+        }
+    } catch (const std::exception& e) {
+        showError(tr("Export failed: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    log(tr("exported %1").arg(path));
+    return true;
+}
+
+bool MainWindow::saveSessionTo(const QString& path)
+{
+    if (m_dataset.files.empty()) {
+        showError(tr("Nothing to save: open data first."));
+        return false;
+    }
+    Session session;
+    session.dataset = m_dataset;
+    m_setup->applyPlaneEdits(session.dataset);
+    m_setup->applyMetadata(session.dataset.metadata);
+    session.dataset.preprocess = m_setup->preprocessOptions();
+    session.model = m_setup->modelSettings();
+    session.solver = m_setup->solverSettings();
+    if (m_result) {
+        session.result = resultToJson(*m_result);
+        session.resultParameters = m_resultParameters;
+    }
+    try {
+        saveSession(path.toStdString(), session, true);
+    } catch (const std::exception& e) {
+        showError(tr("The session could not be saved: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    log(tr("session saved to %1").arg(path));
+    return true;
+}
+
+void MainWindow::openSessionFrom(const QString& path)
+{
+    if (m_busy || isFitting()) {
+        showError(tr("Wait for the running job to end before opening a session."));
+        return;
+    }
+    m_busy = true;
+    QtConcurrent::run([file = path.toStdString()] { return openSession(file); })
+        .then(this, [this, path](OpenedSession opened) {
+            m_busy = false;
+            logMessages(opened.messages);
+            const QString errors = joinMessages(opened.messages, MessageLevel::Error);
+            if (opened.session.dataset.planes.empty()) {
+                showError(tr("%1: no input of the session could be read.%2").arg(path, errors.isEmpty() ? QString() : QStringLiteral("\n") + errors));
+                emit dataLoaded();
+                return;
+            }
+            m_dataset = opened.session.dataset;
+            m_truth.reset();
+            datasetChanged();
+            m_setup->setModelSettings(opened.session.model);
+            m_setup->setSolverSettings(opened.session.solver);
+            const QString warnings = joinMessages(opened.messages, MessageLevel::Warning);
+            if (!errors.isEmpty() || !warnings.isEmpty())
+                showError((errors + QLatin1Char('\n') + warnings).trimmed());
+            log(tr("session %1 opened").arg(path));
+            if (!opened.session.resultParameters.empty())
+                restoreResult(opened.session); // emits dataLoaded when done
+            else
+                emit dataLoaded();
+        })
+        .onFailed(this, [this, path](const std::exception& e) {
+            m_busy = false;
+            showError(QString::fromUtf8(e.what()));
+            emit dataLoaded();
+        });
+}
+
+void MainWindow::addRecent(const QStringList& paths)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+    for (const QString& p : paths) {
+        const QString absolute = QFileInfo(p).absoluteFilePath();
+        recent.removeAll(absolute);
+        recent.prepend(absolute);
+    }
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(QStringLiteral("recentFiles"), recent);
+    if (!paths.isEmpty())
+        settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(paths.front()).absolutePath());
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    for (const QString& p : recent)
+        m_recentMenu->addAction(p, this, [this, p] { openFiles({p}); });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    ModelSettings model = m_setup->modelSettings();
+    model.order = settings.value(QStringLiteral("model/order"), model.order).toInt();
+    model.ordering = settings.value(QStringLiteral("model/ordering")).toString() == QLatin1String("ansi") ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
+    m_setup->setModelSettings(model);
+    SolverSettings solver = m_setup->solverSettings();
+    solver.threads = settings.value(QStringLiteral("solver/threads"), solver.threads).toInt();
+    solver.gradient = settings.value(QStringLiteral("solver/gradient")).toString() == QLatin1String("fd") ? GradientKind::FiniteDifference : GradientKind::Adjoint;
+    m_setup->setSolverSettings(solver);
+    rebuildRecentMenu();
+}
+
+void MainWindow::saveSettings() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("windowState"), saveState());
+    const ModelSettings model = m_setup->modelSettings();
+    settings.setValue(QStringLiteral("model/order"), model.order);
+    settings.setValue(QStringLiteral("model/ordering"), QString::fromLatin1(zernike::orderingName(model.ordering)));
+    const SolverSettings solver = m_setup->solverSettings();
+    settings.setValue(QStringLiteral("solver/threads"), solver.threads);
+    settings.setValue(QStringLiteral("solver/gradient"), QString::fromLatin1(gradientName(solver.gradient)));
+}
+
+} // namespace wfs::ui

@@ -1,0 +1,211 @@
+#include "PlanesPanel.h"
+
+#include "fit/PsfAnalysis.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QResizeEvent>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace wfs::ui {
+
+namespace {
+constexpr double kZoomFractions[] = {0.99, 0.999, 0.9, 1.0}; // in the order of the zoom box's entries
+}
+
+PlanesPanel::PlanesPanel(QWidget* parent)
+    : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    auto* bar = new QGridLayout;
+    m_planeChoice = new QComboBox(this);
+    m_planeChoice->setObjectName(QStringLiteral("planeChoice"));
+    m_planeChoice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_planeChoice->setMinimumContentsLength(18);
+    m_stretch = new QComboBox(this);
+    m_stretch->addItems(stretchNames());
+    m_stretch->setCurrentIndex(int(Stretch::Asinh));
+    m_clip = new QComboBox(this);
+    m_clip->addItems({QStringLiteral("100 %"), QStringLiteral("99.9 %"), QStringLiteral("99.5 %"), QStringLiteral("99 %")});
+    m_colorMap = new QComboBox(this);
+    m_colorMap->addItems(colorMapNames());
+    m_colorMap->setCurrentIndex(int(ColorMap::Magma));
+    m_zoom = new QComboBox(this);
+    m_zoom->addItems({tr("core (99 % of flux)"), tr("core (99.9 %)"), tr("core (90 %)"), tr("whole image")});
+    m_zoom->setToolTip(tr("The box the views open on: the smallest square around the PSF holding this share of its flux"));
+    m_sharedScale = new QCheckBox(tr("one scale for data and model"), this);
+    m_sharedScale->setChecked(true);
+    // Two rows of controls, so the bar fits a 1280 px window beside the docks.
+    bar->addWidget(new QLabel(tr("plane:"), this), 0, 0);
+    bar->addWidget(m_planeChoice, 0, 1);
+    bar->addWidget(new QLabel(tr("view:"), this), 0, 2);
+    bar->addWidget(m_zoom, 0, 3);
+    bar->addWidget(m_sharedScale, 0, 4, 1, 2);
+    bar->addWidget(new QLabel(tr("stretch:"), this), 1, 0);
+    bar->addWidget(m_stretch, 1, 1);
+    bar->addWidget(new QLabel(tr("clip:"), this), 1, 2);
+    bar->addWidget(m_clip, 1, 3);
+    bar->addWidget(new QLabel(tr("map:"), this), 1, 4);
+    bar->addWidget(m_colorMap, 1, 5);
+    bar->setColumnStretch(6, 1);
+    layout->addLayout(bar);
+    m_grid = new QGridLayout;
+    m_data = new ImageView(this);
+    m_model = new ImageView(this);
+    m_residual = new ImageView(this);
+    m_normalized = new ImageView(this);
+    m_data->setObjectName(QStringLiteral("dataView"));
+    m_model->setObjectName(QStringLiteral("modelView"));
+    m_residual->setObjectName(QStringLiteral("residualView"));
+    m_normalized->setObjectName(QStringLiteral("normalizedResidualView"));
+    m_normalized->setToolTip(tr("σ from the objective's noise model: √(model + read noise²) for Poisson and weighted "
+                                "least squares, the residuals' RMS for least squares"));
+    for (ImageView* view : {m_residual, m_normalized}) {
+        view->setColorMap(ColorMap::Diverging);
+        view->setStretch(Stretch::Linear);
+    }
+    m_data->setColorBarVisible(false); // the model's bar serves both
+    layout->addLayout(m_grid, 1);
+    for (QComboBox* box : {m_planeChoice, m_stretch, m_clip, m_colorMap})
+        connect(box, &QComboBox::currentIndexChanged, this, &PlanesPanel::show);
+    connect(m_planeChoice, &QComboBox::currentIndexChanged, this, &PlanesPanel::applyZoom);
+    connect(m_zoom, &QComboBox::currentIndexChanged, this, &PlanesPanel::applyZoom);
+    connect(m_sharedScale, &QCheckBox::toggled, this, [this](bool shared) {
+        m_data->setColorBarVisible(!shared);
+        show();
+    });
+    show();
+}
+
+void PlanesPanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // Four in a row where the space is wide, two by two otherwise: the images stay as large as they can.
+    const int columns = width() >= 2.4 * height() ? 4 : 2;
+    if (columns == m_columns)
+        return;
+    m_columns = columns;
+    ImageView* const views[] = {m_data, m_model, m_residual, m_normalized};
+    for (int i = 0; i < 4; ++i) {
+        m_grid->removeWidget(views[i]);
+        m_grid->addWidget(views[i], i / columns, i % columns);
+    }
+    for (int c = 0; c < 4; ++c)
+        m_grid->setColumnStretch(c, c < columns ? 1 : 0);
+    for (int r = 0; r < 4; ++r)
+        m_grid->setRowStretch(r, r < 4 / columns ? 1 : 0);
+}
+
+int PlanesPanel::currentPlane() const
+{
+    return m_planeChoice->currentIndex();
+}
+
+void PlanesPanel::setPlanes(const std::vector<PlaneEntry>& planes)
+{
+    const int previous = m_planeChoice->currentIndex();
+    m_planes = planes;
+    m_models.clear();
+    m_residuals.clear();
+    {
+        const QSignalBlocker block(m_planeChoice);
+        m_planeChoice->clear();
+        for (size_t k = 0; k < planes.size(); ++k) {
+            m_planeChoice->addItem(planes[k].name);
+            m_planeChoice->setItemData(int(k), planes[k].fullName, Qt::ToolTipRole);
+        }
+        if (previous >= 0 && previous < int(planes.size()))
+            m_planeChoice->setCurrentIndex(previous);
+    }
+    m_planeChoice->setToolTip(m_planeChoice->currentIndex() >= 0 ? planes[size_t(m_planeChoice->currentIndex())].fullName : QString());
+    show();
+    applyZoom();
+}
+
+void PlanesPanel::setModels(const std::vector<Image>& models, const std::vector<PlaneResiduals>& residuals)
+{
+    m_models = models;
+    m_residuals = residuals;
+    show();
+}
+
+void PlanesPanel::clearModels()
+{
+    m_models.clear();
+    m_residuals.clear();
+    show();
+}
+
+void PlanesPanel::applyZoom()
+{
+    const int k = m_planeChoice->currentIndex();
+    if (k >= 0 && k < int(m_planes.size()))
+        m_planeChoice->setToolTip(m_planes[size_t(k)].fullName);
+    QRectF region;
+    const double fraction = kZoomFractions[std::clamp(m_zoom->currentIndex(), 0, 3)];
+    if (k >= 0 && k < int(m_planes.size()) && fraction < 1.0) {
+        const PixelBox box = fluxBox(m_planes[size_t(k)].data, fraction);
+        if (!box.isEmpty())
+            region = QRectF(box.col - 0.5, box.row - 0.5, box.width, box.height);
+    }
+    for (ImageView* view : {m_data, m_model, m_residual, m_normalized})
+        view->setFitRegion(region);
+}
+
+void PlanesPanel::show()
+{
+    const int k = m_planeChoice->currentIndex();
+    static const double clips[] = {100.0, 99.9, 99.5, 99.0};
+    const double clip = clips[std::clamp(m_clip->currentIndex(), 0, 3)];
+    const auto stretch = Stretch(m_stretch->currentIndex());
+    const auto map = ColorMap(m_colorMap->currentIndex());
+    for (ImageView* view : {m_data, m_model}) {
+        view->setStretch(stretch);
+        view->setColorMap(map);
+        view->setClipPercentiles(100.0 - clip, clip);
+    }
+    if (k < 0 || k >= int(m_planes.size())) {
+        m_data->clear(tr("no data"));
+        m_model->clear(tr("no model"));
+        m_residual->clear(tr("no residual"));
+        m_normalized->clear(tr("no residual"));
+        return;
+    }
+    const Image& data = m_planes[size_t(k)].data;
+    const bool shared = m_sharedScale->isChecked();
+    m_data->setImage(data, tr("data"), tr("counts"), std::nullopt);
+    const bool haveModel = k < int(m_models.size()) && m_models[size_t(k)].width == data.width && m_models[size_t(k)].height == data.height;
+    if (!haveModel) {
+        m_model->clear(shared ? tr("data and model (counts): no model yet") : tr("no model yet"));
+        m_residual->clear(tr("no residual yet"));
+        m_normalized->clear(tr("no residual yet"));
+        return;
+    }
+    m_model->setImage(m_models[size_t(k)], shared ? tr("data and model") : tr("model"), tr("counts"),
+                      shared ? std::optional<DisplayRange>(m_data->autoRange()) : std::nullopt);
+    if (shared)
+        m_data->setFixedRange(m_data->autoRange());
+    if (k >= int(m_residuals.size())) {
+        m_residual->clear(tr("no residual yet"));
+        m_normalized->clear(tr("no residual yet"));
+        return;
+    }
+    auto symmetric = [](ImageView* view, const Image& image, const QString& title, const QString& unit) {
+        double largest = 0.0;
+        for (double v : image.pixels)
+            if (std::isfinite(v))
+                largest = std::max(largest, std::abs(v));
+        const double extent = std::max(largest, 1e-12);
+        view->setImage(image, title, unit, DisplayRange{-extent, extent}); // symmetric about 0
+    };
+    symmetric(m_residual, m_residuals[size_t(k)].residual, tr("data − model"), tr("counts"));
+    symmetric(m_normalized, m_residuals[size_t(k)].normalized, tr("(data − model) / σ"), QString());
+}
+
+} // namespace wfs::ui

@@ -1,0 +1,234 @@
+#include "PsfPanel.h"
+
+#include "ImageView.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace wfs::ui {
+
+namespace {
+const QColor kFitted(33, 113, 181), kIdeal(120, 120, 120), kData(217, 95, 2);
+
+QCustomPlot* makePlot(QWidget* parent, const QString& x, const QString& y, bool logY)
+{
+    auto* plot = new QCustomPlot(parent);
+    plot->xAxis->setLabel(x);
+    plot->yAxis->setLabel(y);
+    if (logY) {
+        plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+        plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        plot->yAxis->setNumberFormat(QStringLiteral("eb"));
+        plot->yAxis->setNumberPrecision(0);
+    }
+    // The legend in a row above the axes, never over a curve.
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, plot->legend);
+    plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot->legend->setBorderPen(Qt::NoPen);
+    plot->legend->setVisible(true);
+    plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot->setMinimumSize(220, 190);
+    return plot;
+}
+
+QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QColor& color, Qt::PenStyle style = Qt::SolidLine)
+{
+    QCPGraph* graph = plot->addGraph();
+    graph->setName(name);
+    graph->setPen(QPen(color, 2, style));
+    return graph;
+}
+} // namespace
+
+PsfPanel::PsfPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_pages(new QStackedWidget(this))
+    , m_summary(new QLabel(this))
+    , m_empty(new QLabel(this))
+    , m_plane(new QComboBox(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_pages);
+    m_empty->setText(tr("<p style='font-size:large'>No PSF analysis yet.</p><p>The analysis needs a fitted wavefront: load data "
+                        "(or the demo) and start a fit. It then shows the PSF of the fitted wavefront beside the "
+                        "diffraction-limited PSF of the same pupil, radial profiles of data and model, encircled energy, "
+                        "the MTF, Strehl and FWHM.</p>"));
+    m_empty->setObjectName(QStringLiteral("psfEmpty"));
+    m_empty->setWordWrap(true);
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setMargin(24);
+    m_pages->addWidget(m_empty);
+
+    auto* page = new QWidget(m_pages);
+    auto* pageLayout = new QVBoxLayout(page);
+    pageLayout->setContentsMargins(0, 0, 0, 0);
+    m_summary->setObjectName(QStringLiteral("psfSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    pageLayout->addWidget(m_summary);
+    auto* tabs = new QTabWidget(page);
+    pageLayout->addWidget(tabs, 1);
+
+    auto* images = new QWidget(tabs);
+    auto* grid = new QGridLayout(images);
+    m_fitted = new ImageView(images);
+    m_ideal = new ImageView(images);
+    m_mtfFitted = new ImageView(images);
+    m_mtfIdeal = new ImageView(images);
+    for (ImageView* view : {m_fitted, m_ideal}) {
+        view->setStretch(Stretch::Log);
+        view->setColorMap(ColorMap::Magma);
+    }
+    for (ImageView* view : {m_mtfFitted, m_mtfIdeal}) {
+        view->setAxisLabels(tr("fx (grid frequency bin)"), tr("fy (bin)"));
+        view->setStretch(Stretch::Linear);
+        view->setColorMap(ColorMap::Viridis);
+    }
+    m_ideal->setColorBarVisible(false); // the fitted PSF's bar serves both (one scale)
+    m_mtfIdeal->setColorBarVisible(false);
+    // Each picture under a caption saying what it is.
+    auto captioned = [images](ImageView* view, const QString& caption) {
+        auto* box = new QWidget(images);
+        auto* v = new QVBoxLayout(box);
+        v->setContentsMargins(0, 0, 0, 0);
+        v->setSpacing(2);
+        auto* label = new QLabel(caption, box);
+        label->setAlignment(Qt::AlignCenter);
+        label->setWordWrap(true);
+        v->addWidget(label);
+        v->addWidget(view, 1);
+        return box;
+    };
+    grid->addWidget(captioned(m_ideal, tr("<b>Diffraction-limited PSF</b> (same pupil, no aberration)")), 0, 0);
+    grid->addWidget(captioned(m_fitted, tr("<b>PSF of the fitted wavefront</b> (log stretch)")), 0, 1);
+    grid->addWidget(captioned(m_mtfIdeal, tr("<b>Diffraction-limited MTF</b>")), 1, 0);
+    grid->addWidget(captioned(m_mtfFitted, tr("<b>MTF of the fitted system</b>")), 1, 1);
+    tabs->addTab(images, tr("PSFs and MTF maps"));
+
+    auto* curves = new QWidget(tabs);
+    auto* curvesLayout = new QGridLayout(curves);
+    auto* planeRow = new QHBoxLayout;
+    planeRow->addWidget(new QLabel(tr("plane:"), curves));
+    planeRow->addWidget(m_plane);
+    planeRow->addStretch();
+    curvesLayout->addLayout(planeRow, 0, 0, 1, 2);
+    m_profiles = makePlot(curves, tr("radius (pixel)"), tr("azimuthal mean (counts)"), true);
+    m_encircled = makePlot(curves, tr("radius (pixel)"), tr("encircled energy (fraction)"), false);
+    m_mtf = makePlot(curves, tr("spatial frequency (fraction of the cutoff D/λF)"), tr("MTF"), false);
+    addCurve(m_profiles, tr("data"), kData)->setLineStyle(QCPGraph::lsNone);
+    m_profiles->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
+    addCurve(m_profiles, tr("model"), kFitted);
+    addCurve(m_encircled, tr("fitted"), kFitted);
+    addCurve(m_encircled, tr("diffraction-limited"), kIdeal, Qt::DashLine);
+    addCurve(m_mtf, tr("fitted"), kFitted);
+    addCurve(m_mtf, tr("diffraction-limited"), kIdeal, Qt::DashLine);
+    curvesLayout->addWidget(m_profiles, 1, 0);
+    curvesLayout->addWidget(m_encircled, 1, 1);
+    curvesLayout->addWidget(m_mtf, 2, 0, 1, 2);
+    tabs->addTab(curves, tr("Profiles, encircled energy, MTF"));
+    m_pages->addWidget(page);
+    connect(m_plane, &QComboBox::currentIndexChanged, this, &PsfPanel::showProfiles);
+    setAnalysis(std::nullopt);
+}
+
+QString PsfPanel::summaryText() const
+{
+    return m_analysis ? m_summary->text() : m_empty->text();
+}
+
+void PsfPanel::setAnalysis(const std::optional<PsfAnalysis>& analysis)
+{
+    m_analysis = analysis;
+    m_pages->setCurrentIndex(analysis ? 1 : 0);
+    if (!analysis)
+        return;
+    const PsfAnalysis& a = *analysis;
+    m_summary->setText(tr("Strehl ratio <b>%1</b> · FWHM <b>%2 px</b> (%3 λ/D) fitted, %4 px (%5 λ/D) diffraction-limited · "
+                          "one pixel = %6 λ/D · MTF cutoff %7 cycles/pixel · PSFs divided by the diffraction-limited peak")
+                           .arg(a.strehl, 0, 'f', 3)
+                           .arg(a.fwhmFittedPixels, 0, 'f', 2)
+                           .arg(a.fwhmFittedPixels * a.lambdaOverDPerPixel, 0, 'f', 3)
+                           .arg(a.fwhmDiffractionPixels, 0, 'f', 2)
+                           .arg(a.fwhmDiffractionPixels * a.lambdaOverDPerPixel, 0, 'f', 3)
+                           .arg(a.lambdaOverDPerPixel, 0, 'g', 4)
+                           .arg(a.cutoffCyclesPerPixel, 0, 'g', 4));
+    // One display range for both PSFs: the diffraction-limited peak is 1.
+    const DisplayRange psfRange{0.0, 1.0};
+    m_ideal->setImage(a.diffractionPsf, tr("diffraction-limited PSF"), QString(), psfRange);
+    m_fitted->setImage(a.fittedPsf, tr("PSF / diffraction-limited peak (both)"), QString(), psfRange);
+    m_mtfIdeal->setImage(a.mtfDiffraction2d, tr("diffraction-limited MTF"), QString(), DisplayRange{0.0, 1.0});
+    m_mtfFitted->setImage(a.mtfFitted2d, tr("MTF (both maps)"), QString(), DisplayRange{0.0, 1.0});
+
+    QVector<double> r(a.radius.begin(), a.radius.end());
+    m_encircled->graph(0)->setData(r, QVector<double>(a.encircledFitted.begin(), a.encircledFitted.end()), true);
+    m_encircled->graph(1)->setData(r, QVector<double>(a.encircledDiffraction.begin(), a.encircledDiffraction.end()), true);
+    // Out to where the diffraction-limited PSF holds 99.5 % of its light.
+    double reach = a.radius.empty() ? 1.0 : a.radius.back();
+    for (size_t i = 0; i < a.radius.size(); ++i)
+        if (a.encircledDiffraction[i] >= 0.995) {
+            reach = std::max(4.0, 1.5 * a.radius[i]);
+            break;
+        }
+    m_encircled->xAxis->setRange(0.0, reach);
+    m_encircled->yAxis->setRange(0.0, 1.02);
+    QVector<double> f;
+    for (double v : a.frequency)
+        f.append(v / a.cutoffCyclesPerPixel);
+    m_mtf->graph(0)->setData(f, QVector<double>(a.mtfFitted.begin(), a.mtfFitted.end()), true);
+    m_mtf->graph(1)->setData(f, QVector<double>(a.mtfDiffraction.begin(), a.mtfDiffraction.end()), true);
+    m_mtf->xAxis->setRange(0.0, 1.0);
+    m_mtf->yAxis->setRange(0.0, 1.02);
+    m_encircled->replot(QCustomPlot::rpQueuedReplot);
+    m_mtf->replot(QCustomPlot::rpQueuedReplot);
+    {
+        const QSignalBlocker block(m_plane);
+        const int previous = m_plane->currentIndex();
+        m_plane->clear();
+        for (const std::string& name : a.planeNames)
+            m_plane->addItem(QString::fromStdString(name));
+        m_plane->setCurrentIndex(std::clamp(previous, 0, std::max(0, m_plane->count() - 1)));
+    }
+    showProfiles();
+}
+
+void PsfPanel::showProfiles()
+{
+    const int k = m_plane->currentIndex();
+    if (!m_analysis || k < 0 || k >= int(m_analysis->dataProfiles.size()))
+        return;
+    const std::vector<double>& data = m_analysis->dataProfiles[size_t(k)];
+    const std::vector<double>& model = m_analysis->modelProfiles[size_t(k)];
+    QVector<double> rd, d, rm, m;
+    double high = 0.0, reach = 0.0;
+    for (size_t i = 0; i < data.size(); ++i) {
+        if (std::isfinite(data[i]) && data[i] > 0) { // a log axis shows only positive means
+            rd.append(double(i));
+            d.append(data[i]);
+        }
+        if (i < model.size() && std::isfinite(model[i]) && model[i] > 0) {
+            rm.append(double(i));
+            m.append(model[i]);
+            high = std::max(high, model[i]);
+            if (model[i] > 1e-4 * high)
+                reach = double(i);
+        }
+    }
+    m_profiles->graph(0)->setData(rd, d, true);
+    m_profiles->graph(1)->setData(rm, m, true);
+    m_profiles->xAxis->setRange(0.0, std::max(8.0, 1.2 * reach));
+    m_profiles->yAxis->setRange(std::max(1e-3, 1e-4 * high), std::max(1.0, 2.0 * high));
+    m_profiles->replot(QCustomPlot::rpQueuedReplot);
+}
+
+} // namespace wfs::ui
