@@ -274,8 +274,8 @@ QWidget* FasthPanel::buildControls()
     m_blockSize->setValue(16);
     m_blockSize->setToolTip(tr("FastH block size b (the paper: 16 for d <= 128, 32 above)."));
     m_precision = new QComboBox(problem);
-    m_precision->addItem(tr("float64 (double)"), int(fasth::Precision::Float64));
-    m_precision->addItem(tr("float32 (float)"), int(fasth::Precision::Float32));
+    m_precision->addItem(tr("float64 (double)"), int(Precision::Double));
+    m_precision->addItem(tr("float32 (float)"), int(Precision::Float));
     m_backend = new QComboBox(problem);
     m_backend->setObjectName(QStringLiteral("fasthBackend"));
     m_threads = new QSpinBox(problem);
@@ -558,7 +558,7 @@ FasthSweepSettings FasthPanel::sweepSettings() const
     s.blockSweep = m_blockSweep->isChecked();
     s.blockSweepDimension = m_dimension->value();
     s.blockSweepReflectors = m_reflectors->value();
-    s.precision = fasth::Precision(m_precision->currentData().toInt());
+    s.precision = Precision(m_precision->currentData().toInt());
     s.backend = BackendKind(m_backend->currentData().toInt());
     s.threads = m_threads->value();
     s.repeat = m_repeat->value();
@@ -573,7 +573,7 @@ FasthPictureSettings FasthPanel::pictureSettings() const
     s.d = m_dimension->value();
     s.k = std::min(m_reflectors->value(), s.d);
     s.blockSize = m_blockSize->value();
-    s.precision = fasth::Precision(m_precision->currentData().toInt());
+    s.precision = Precision(m_precision->currentData().toInt());
     s.threads = m_threads->value();
     return s;
 }
@@ -587,7 +587,7 @@ FasthTrainingSettings FasthPanel::trainingSettings() const
     s.steps = m_steps->value();
     s.learningRate = m_learningRate->value();
     s.blockSize = m_blockSize->value();
-    s.precision = fasth::Precision(m_precision->currentData().toInt());
+    s.precision = Precision(m_precision->currentData().toInt());
     s.threads = m_threads->value();
     return s;
 }
@@ -739,7 +739,7 @@ void FasthPanel::showPictures(FasthPictures pictures)
 
     const int blocks = int(pictures.blocks.size());
     const int innerSteps = std::min(s.blockSize, s.k);
-    const QString precision = s.precision == fasth::Precision::Float64 ? tr("float64") : tr("float32");
+    const QString precision = s.precision == Precision::Double ? tr("float64") : tr("float32");
     m_pictureInfo->setText(
         tr("<p><b>d = %1, k = %2, b = %3: %4 blocks</b> (P1, P2, … over the reflectors).</p>"
            "<p>FastH builds each block's WY form P<sub>j</sub> = I − 2 W<sub>j</sub> Y<sub>j</sub><sup>T</sup> "
@@ -1094,7 +1094,7 @@ void FasthPanel::showUseCases()
         return;
     }
     const FasthUseCaseComparison& c = r.useCases;
-    const QString precision = r.settings.precision == fasth::Precision::Float64 ? tr("float64") : tr("float32");
+    const QString precision = r.settings.precision == Precision::Double ? tr("float64") : tr("float32");
     m_useCaseLabel->setText(
         tr("<p><b>The trained layer (d = %1, %2) against LU of the formed W</b> (median of %3 runs; forming W for LU "
            "is not counted, the factorisation is, since W changes at every step):</p>"
@@ -1181,7 +1181,7 @@ void FasthPanel::updateExplanation()
         html += tr("<h3>On this machine</h3><p>%1, %2 threads, %3, batch %4, %5: at d = %6, %7.</p>")
                     .arg(r.device.toHtmlEscaped())
                     .arg(r.threads)
-                    .arg(QString::fromLatin1(fasth::precisionName(r.settings.precision)))
+                    .arg(QString::fromLatin1(precisionName(r.settings.precision)))
                     .arg(r.settings.batch)
                     .arg(passLabel(pass))
                     .arg(largest)

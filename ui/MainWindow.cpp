@@ -1,5 +1,7 @@
 #include "MainWindow.h"
 
+#include "engine/Workflow.h"
+
 #include "ConvergencePlot.h"
 #include "FasthPanel.h"
 #include "PhasePanel.h"
@@ -515,29 +517,22 @@ void MainWindow::startFit()
     }
     m_setup->applyMetadata(m_dataset.metadata);
     m_dataset.preprocess = m_setup->preprocessOptions();
-    const ModelSettings model = m_setup->modelSettings();
-    const SolverSettings solver = m_setup->solverSettings();
+    Session settings;
+    settings.dataset = m_dataset;
+    settings.model = m_setup->modelSettings();
+    settings.solver = m_setup->solverSettings();
     m_busy = true;
     setRunning(true);
     statusBar()->showMessage(tr("preparing the data…"));
-    // Preparation and problem building are numerical work: a worker does them.
-    QtConcurrent::run([dataset = m_dataset, model]() mutable {
-        std::vector<DatasetMessage> messages = prepare(dataset);
-        BuiltProblem built = buildProblem(dataset, model);
-        built.messages.insert(built.messages.begin(), messages.begin(), messages.end());
-        return std::make_pair(std::move(dataset), std::move(built));
-    }).then(this, [this, solver](std::pair<Dataset, BuiltProblem> prepared) {
+    // Settings checked, data prepared, problem built: numerical work, so a worker does it, through the
+    // same workflow as the command line (engine/Workflow.h).
+    QtConcurrent::run([settings]() { return prepareRun(settings); }).then(this, [this](PreparedRun run) {
         m_busy = false;
-        m_dataset.preparation = prepared.first.preparation;
-        const BuiltProblem& built = prepared.second;
-        logMessages(built.messages);
+        m_dataset.preparation = run.dataset.preparation;
+        const BuiltProblem& built = run.problem;
+        logMessages(run.messages);
         statusBar()->clearMessage();
-        ReconstructionRequest request;
-        request.spec = built.spec;
-        request.start = built.start;
-        applySolverSettings(solver, request);
-        if (!request.stages.empty())
-            request.start.clear(); // start values belong to the full-order problem
+        ReconstructionRequest request = std::move(run.request);
         request.liveImageInterval = 0.25;
         request.analysis.psfAnalysis = true; // the PSF tab's pictures, computed with the result on the worker
 

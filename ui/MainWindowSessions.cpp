@@ -2,6 +2,8 @@
 // files and the remembered settings. The views and the fit are in MainWindow.cpp.
 #include "MainWindow.h"
 
+#include "engine/Workflow.h"
+
 #include "PhasePanel.h"
 #include "ResultsPanel.h"
 #include "SetupPanel.h"
@@ -37,34 +39,11 @@ void MainWindow::restoreResult(const Session& session)
     m_busy = true;
     statusBar()->showMessage(tr("re-evaluating the saved result…"));
     QtConcurrent::run([dataset = m_dataset, session]() mutable {
-        prepare(dataset);
-        BuiltProblem built = buildProblem(dataset, session.model);
-        const std::vector<double>& parameters = session.resultParameters;
-        if (parameters.size() != built.start.size())
-            throw std::runtime_error("the saved result has " + std::to_string(parameters.size()) + " parameters, the session's model "
-                                     + std::to_string(built.start.size()) + "; the result was not restored");
-        auto problem = std::make_shared<const Problem>(built.spec);
-        auto evaluator = makeEvaluator(BackendKind::Cpu, problem, {}, GradientKind::Adjoint);
-        const QJsonObject& saved = session.result;
-        SolverSummary summary;
-        summary.parameters = parameters;
-        summary.finalCost = evaluator->evaluate(parameters.data(), nullptr);
-        summary.initialCost = saved.value(QStringLiteral("initial_cost")).toDouble();
-        summary.iterations = saved.value(QStringLiteral("iterations")).toInt();
-        summary.costEvaluations = long(saved.value(QStringLiteral("cost_evaluations")).toDouble());
-        summary.gradientEvaluations = long(saved.value(QStringLiteral("gradient_evaluations")).toDouble());
-        summary.seconds = saved.value(QStringLiteral("seconds")).toDouble();
-        summary.message = "restored from the session";
-        const QString termination = saved.value(QStringLiteral("termination")).toString();
-        for (Termination t : {Termination::Converged, Termination::MaxIterations, Termination::Stalled, Termination::Cancelled, Termination::Failed})
-            if (termination == QLatin1String(terminationName(t)))
-                summary.termination = t;
-        AnalysisOptions analysis;
-        analysis.removeDefocus = session.solver.removeDefocus;
-        analysis.computeUncertainty = session.solver.computeUncertainty;
-        analysis.psfAnalysis = true;
-        FitResult result = analyseFit(*evaluator, summary, session.solver.gradient, analysis);
-        return std::make_pair(std::move(built), std::move(result));
+        Session settings = session;
+        settings.dataset = std::move(dataset);
+        PreparedRun run = prepareRun(std::move(settings));
+        FitResult result = restoreSavedResult(session, run.problem, true);
+        return std::make_pair(std::move(run.problem), std::move(result));
     }).then(this, [this](std::pair<BuiltProblem, FitResult> restored) {
         m_busy = false;
         statusBar()->clearMessage();

@@ -1,5 +1,7 @@
 #include "ResultsPanel.h"
 
+#include "engine/Report.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -51,28 +53,11 @@ QString ResultsPanel::summaryText() const
 
 void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& truth)
 {
-    QString text = tr("<b>%1</b> after %2 iterations (%3 s): %4<br>"
-                      "Wavefront error (%5 removed): <b>%6 waves RMS</b> = %7 nm RMS, %8 waves PV; "
-                      "Strehl %9 (Maréchal %10); final cost %11.<br>"
-                      "Zernike %12 ordering, %13 normalisation, wavelength %14 nm; backend %15 (%16), %17, %18 gradient.")
-                       .arg(QString::fromLatin1(terminationName(r.solver.termination)))
-                       .arg(r.solver.iterations)
-                       .arg(r.solver.seconds, 0, 'f', 2)
-                       .arg(QString::fromStdString(r.solver.message).toHtmlEscaped())
-                       .arg(r.defocusRemoved ? tr("piston, tip, tilt, defocus") : tr("piston, tip, tilt"))
-                       .arg(r.rmsWaves, 0, 'f', 4)
-                       .arg(r.rmsWaves * r.wavelength * 1e9, 0, 'f', 1)
-                       .arg(r.pvWaves, 0, 'f', 4)
-                       .arg(r.strehl, 0, 'f', 3)
-                       .arg(r.strehlMarechal, 0, 'f', 3)
-                       .arg(r.solver.finalCost, 0, 'g', 8)
-                       .arg(QString::fromLatin1(zernike::orderingName(r.ordering)))
-                       .arg(QString::fromLatin1(zernike::normalizationName(r.normalization)))
-                       .arg(r.wavelength * 1e9, 0, 'g', 6)
-                       .arg(QString::fromStdString(r.backend.backend))
-                       .arg(QString::fromStdString(r.backend.device).toHtmlEscaped())
-                       .arg(QString::fromLatin1(precisionName(r.backend.precision)))
-                       .arg(QString::fromLatin1(gradientName(r.gradient)));
+    // The summary is core's (engine/Report.h), the same lines the command line prints.
+    QStringList lines;
+    for (const std::string& line : summaryLines(r))
+        lines << QString::fromStdString(line).toHtmlEscaped();
+    QString text = lines.join(QStringLiteral("<br>"));
     for (const std::string& w : r.warnings)
         text += QStringLiteral("<br><span style='color:#b35806'>%1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
     m_summary->setText(text);

@@ -24,7 +24,7 @@ namespace {
 
 using fasth::BenchMethod;
 using fasth::Pass;
-using fasth::Precision;
+using Precision;
 
 // The spec's CPU grid for the block size; the default sweep runs FastH at each of them.
 const std::vector<int> kBlockGrid = {8, 16, 32, 48, 64, 128};
@@ -120,7 +120,7 @@ fasth::SweepOptions sweepFromFlags(const QCommandLineParser& parser)
         sweep.passes.push_back(*fasth::passFromName(name.toStdString()));
     for (const QString& name : parseWordList(value("precision"), QStringLiteral("precision"),
                                              {QStringLiteral("double"), QStringLiteral("float"), QStringLiteral("float64"), QStringLiteral("float32")}))
-        sweep.precisions.push_back(*fasth::precisionFromName(name.toStdString()));
+        sweep.precisions.push_back(*precisionFromName(name.toStdString()));
     const std::vector<QString> layout = parseWordList(value("reflector-layout"), QStringLiteral("reflector-layout"),
                                                       {QStringLiteral("lapack"), QStringLiteral("gaussian")});
     if (layout.size() != 1)
@@ -164,7 +164,7 @@ QJsonObject rowJson(const fasth::SweepRow& r, bool gpu)
     row[QStringLiteral("pass")] = QString::fromLatin1(fasth::passName(r.pass));
     row[QStringLiteral("backend")] = QString::fromStdString(r.backend);
     row[QStringLiteral("device")] = QString::fromStdString(r.device);
-    row[QStringLiteral("precision")] = QString::fromLatin1(fasth::precisionName(r.precision));
+    row[QStringLiteral("precision")] = QString::fromLatin1(precisionName(r.precision));
     row[QStringLiteral("threads")] = r.threads;
     row[QStringLiteral("ms")] = r.ms;
     row[QStringLiteral("ms_q1")] = r.msQ1;
@@ -265,7 +265,7 @@ int runFasthBench(const QStringList& args)
     for (const auto& [key, best] : bestBlock) {
         const auto& [d, k, m, precision, threads, pass] = key;
         std::fprintf(stderr, "best fasth block for d=%d k=%d batch=%d %s threads=%d %s: %d (%.3f ms)\n", d, k, m,
-                     fasth::precisionName(Precision(precision)), threads, fasth::passName(Pass(pass)), best.first, best.second);
+                     precisionName(Precision(precision)), threads, fasth::passName(Pass(pass)), best.first, best.second);
     }
     return 0;
 }

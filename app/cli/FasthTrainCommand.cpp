@@ -54,7 +54,7 @@ QJsonObject resultJson(const FasthTrainingResult& r)
         {QStringLiteral("k"), s.k},
         {QStringLiteral("samples"), s.samples},
         {QStringLiteral("block"), s.blockSize},
-        {QStringLiteral("precision"), s.precision == fasth::Precision::Float64 ? QStringLiteral("double") : QStringLiteral("float")},
+        {QStringLiteral("precision"), s.precision == Precision::Double ? QStringLiteral("double") : QStringLiteral("float")},
         {QStringLiteral("threads"), s.threads},
         {QStringLiteral("learning_rate"), s.learningRate},
         {QStringLiteral("seed"), double(s.seed)},
@@ -128,8 +128,8 @@ int runFasthTrain(const QStringList& args)
                                            {QStringLiteral("double"), QStringLiteral("float")})
                                          .front()
                                      == QLatin1String("float")
-                                 ? fasth::Precision::Float32
-                                 : fasth::Precision::Float64;
+                                 ? Precision::Float
+                                 : Precision::Double;
         settings.threads = parseInt(parser.value(QStringLiteral("threads")), QStringLiteral("threads"));
         settings.timingRepeat = parseInt(parser.value(QStringLiteral("repeat")), QStringLiteral("repeat"));
         settings.seed = std::uint64_t(parseInt(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));

@@ -473,6 +473,7 @@ int runReconstruct(const QStringList& args)
             session->dataset = std::move(run.dataset);
             request = std::move(run.request);
             context = std::move(run.context);
+            session->model.order = request.spec.basis.maxOrder; // the stages' last, as a saved session says
         }
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));

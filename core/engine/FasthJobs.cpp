@@ -238,7 +238,7 @@ bool writeFasthCsv(const QString& path, const std::vector<FasthTimingRow>& rows,
             QString::fromLatin1(fasth::passName(r.pass)),
             csvField(QString::fromStdString(r.backend)),
             csvField(QString::fromStdString(r.device)),
-            QString::fromLatin1(fasth::precisionName(r.precision)),
+            QString::fromLatin1(precisionName(r.precision)),
             QString::number(r.threads),
             exact(r.ms),
             exact(r.msQ1),
@@ -319,7 +319,7 @@ FasthPictures computeFasthPictures(const FasthPictureSettings& settings)
         // FastH's split: consecutive runs of b reflectors, the last one ragged.
         for (int begin = 0; begin < k; begin += settings.blockSize)
             pictures.blocks.emplace_back(begin, std::min(settings.blockSize, k - begin));
-        if (settings.precision == fasth::Precision::Float64)
+        if (settings.precision == Precision::Double)
             formFactors<double>(pictures);
         else
             formFactors<float>(pictures);
@@ -458,7 +458,7 @@ FasthTrainingResult runFasthTraining(const FasthTrainingSettings& settings, Fast
         return result;
     }
     try {
-        if (settings.precision == fasth::Precision::Float64)
+        if (settings.precision == Precision::Double)
             train<double>(settings, state, result);
         else
             train<float>(settings, state, result);

@@ -53,7 +53,7 @@ struct FasthSweepSettings {
     int blockSweepDimension = 64;
     int blockSweepReflectors = 0; // 0: k = d
     std::vector<int> blockSizes;  // empty: 1, 2, 4, ... up to k, and k itself
-    fasth::Precision precision = fasth::Precision::Float64;
+    Precision precision = Precision::Double;
     BackendKind backend = BackendKind::Cpu;
     int threads = 0; // 0: every hardware thread
     int repeat = 5;  // timed repetitions per measurement (median and quartiles)
@@ -104,7 +104,7 @@ struct FasthPictureSettings {
     int d = 64;
     int k = 64;          // reflectors per factor
     int blockSize = 16;  // FastH block size used to form the factors, and the blocks shown
-    fasth::Precision precision = fasth::Precision::Float64;
+    Precision precision = Precision::Double;
     int threads = 1;
     std::uint64_t seed = 1;
 };
@@ -134,7 +134,7 @@ struct FasthTrainingSettings {
     int steps = 300;
     double learningRate = 0.01;
     int blockSize = 16;
-    fasth::Precision precision = fasth::Precision::Float64;
+    Precision precision = Precision::Double;
     int threads = 1;
     int timingRepeat = 5;   // repetitions of each inverse/determinant timing (median)
     std::uint64_t seed = 1;

@@ -29,7 +29,7 @@ PreparedRun prepareRun(Session session)
     return run;
 }
 
-FitResult restoreSavedResult(const Session& session, const BuiltProblem& built)
+FitResult restoreSavedResult(const Session& session, const BuiltProblem& built, bool psfAnalysis)
 {
     const std::vector<double>& parameters = session.resultParameters;
     if (parameters.size() != built.start.size())
@@ -44,6 +44,7 @@ FitResult restoreSavedResult(const Session& session, const BuiltProblem& built)
     AnalysisOptions analysis;
     analysis.removeDefocus = session.solver.removeDefocus;
     analysis.computeUncertainty = session.solver.computeUncertainty;
+    analysis.psfAnalysis = psfAnalysis;
     return analyseFit(*evaluator, summary, session.solver.gradient, analysis);
 }
 

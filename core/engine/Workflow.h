@@ -30,7 +30,8 @@ PreparedRun prepareRun(Session session);
 
 // A session's saved result re-evaluated on its re-prepared problem (sessions keep the fitted parameters,
 // not the images), with the solver's record (iterations, time, termination) read back from the saved
-// result. Throws std::runtime_error when the saved parameters do not fit the problem.
-FitResult restoreSavedResult(const Session& session, const BuiltProblem& problem);
+// result. With `psfAnalysis`, the result carries the PSF analysis too. Throws std::runtime_error when the
+// saved parameters do not fit the problem.
+FitResult restoreSavedResult(const Session& session, const BuiltProblem& problem, bool psfAnalysis = false);
 
 } // namespace wfs

@@ -289,7 +289,7 @@ public:
         m_blockK = data->k;
         m_batch = data->m;
         m_lapackLayout = data->lapackLayout;
-        if (config.precision == Precision::Float64)
+        if (config.precision == Precision::Double)
             m_impl = std::make_unique<RunnerImpl<double>>(std::move(data), config);
         else
             m_impl = std::make_unique<RunnerImpl<float>>(std::move(data), config);

@@ -38,7 +38,7 @@ struct SweepOptions {
     std::vector<BenchMethod> methods{BenchMethod::Sequential, BenchMethod::FastH,   BenchMethod::CompactWY,
                                      BenchMethod::TreeMerge,  BenchMethod::Library, BenchMethod::Dense};
     std::vector<Pass> passes{Pass::Forward, Pass::Backward, Pass::Both};
-    std::vector<Precision> precisions{Precision::Float64};
+    std::vector<Precision> precisions{Precision::Double};
     std::vector<int> threads{1};
     int repeat = 20;     // timed repetitions per measurement (>= 1); the median and quartiles are reported
     int warmup = 2;      // untimed runs before the timed ones (>= 0)
@@ -60,7 +60,7 @@ struct SweepRow {
     int requestedBlock = 0; // the block asked for (0 or 1 for the methods without blocks)
     BenchMethod method = BenchMethod::Sequential;
     Pass pass = Pass::Forward;
-    Precision precision = Precision::Float64;
+    Precision precision = Precision::Double;
     int threads = 1;
     std::string backend;
     std::string device;

@@ -63,20 +63,6 @@ std::optional<Pass> passFromName(std::string_view name)
     return std::nullopt;
 }
 
-const char* precisionName(Precision precision)
-{
-    return precision == Precision::Float64 ? "double" : "float";
-}
-
-std::optional<Precision> precisionFromName(std::string_view name)
-{
-    if (name == "double" || name == "float64")
-        return Precision::Float64;
-    if (name == "float" || name == "float32")
-        return Precision::Float32;
-    return std::nullopt;
-}
-
 bool isUseCase(BenchMethod method)
 {
     return method == BenchMethod::SvdInverse || method == BenchMethod::LuSolve || method == BenchMethod::SvdLogDet

@@ -1,6 +1,8 @@
 #pragma once
 // The benchmark interface that the CPU (Eigen) and GPU (CUDA) FastH backends both implement, so that
 // `wavefront-cli fasth-bench` and the FastH panel time every backend the same way (spec/fasth.md).
+#include "Precision.h"
+
 #include <Eigen/Core>
 
 #include <cstdint>
@@ -11,8 +13,6 @@
 #include <vector>
 
 namespace wfs::fasth {
-
-enum class Precision { Float32, Float64 };
 
 enum class BenchMethod {
     Sequential,      // k rank-1 steps (CPU: Eigen; GPU: one cuBLAS call pair per reflector)
@@ -31,14 +31,12 @@ enum class BenchMethod {
 enum class Pass { Forward, Backward, Both };
 
 // Command-line names: sequential, sequential-fused, fasth, ut, tree, library, dense, svd-inverse,
-// lu-solve, svd-logdet, lu-logdet; forward, backward, both; double, float.
+// lu-solve, svd-logdet, lu-logdet; forward, backward, both. Precision: Precision.h.
 const char* methodName(BenchMethod method);
 std::optional<BenchMethod> methodFromName(std::string_view name);
 std::vector<BenchMethod> allMethods();
 const char* passName(Pass pass);
 std::optional<Pass> passFromName(std::string_view name);
-const char* precisionName(Precision precision);
-std::optional<Precision> precisionFromName(std::string_view name); // double|float64, float|float32
 bool isUseCase(BenchMethod method);  // SvdInverse, LuSolve, SvdLogDet, LuLogDet: forward only
 bool isBlocked(BenchMethod method);  // FastH, CompactWY, TreeMerge: take the block size
 
@@ -78,7 +76,7 @@ struct BenchData {
 };
 
 struct BenchConfig {
-    Precision precision = Precision::Float64;
+    Precision precision = Precision::Double;
     int blockSize = 32;  // FastH, CompactWY, TreeMerge
     int treeLevels = 1;  // TreeMerge
     int threads = 1;     // CPU threads (the GPU backend ignores it)

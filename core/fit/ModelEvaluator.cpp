@@ -2,11 +2,6 @@
 
 namespace wfs {
 
-const char* precisionName(Precision precision)
-{
-    return precision == Precision::Double ? "double" : "float";
-}
-
 const char* gradientName(GradientKind kind)
 {
     return kind == GradientKind::Adjoint ? "adjoint" : "fd";

@@ -2,6 +2,7 @@
 // The backend interface: cost and gradient of a compiled Problem. The CPU (FFTW) and GPU (cuFFT)
 // backends implement it; the finite-difference gradient wraps any of them. One evaluator is used by
 // one thread at a time.
+#include "Precision.h"
 #include "optics/Problem.h"
 
 #include <memory>
@@ -9,9 +10,6 @@
 #include <vector>
 
 namespace wfs {
-
-enum class Precision { Double, Float };
-const char* precisionName(Precision precision); // "double" / "float"
 
 enum class GradientKind {
     Adjoint,          // exact reverse-mode gradient: 2 FFTs per plane per evaluation

@@ -117,7 +117,7 @@ std::vector<double> intensity(const Problem& problem, const ModelParameters& p, 
     }
     fftw::PlanKey key;
     key.n = n;
-    key.pass = fftw::Pass::Full2d;
+    key.axes = fftw::Axes::Full2d;
     key.direction = fftw::Direction::Backward;
     key.measure = false;
     fftw::Traits<double>::execute(fftw::plan<double>(key), buffer.raw(), buffer.raw());
@@ -137,7 +137,7 @@ std::vector<double> mtf(const std::vector<double>& psf, int n)
             buffer.data()[size_t((r + n / 2) % n) * size_t(n) + size_t((c + n / 2) % n)] = psf[size_t(r) * size_t(n) + size_t(c)];
     fftw::PlanKey key;
     key.n = n;
-    key.pass = fftw::Pass::Full2d;
+    key.axes = fftw::Axes::Full2d;
     key.direction = fftw::Direction::Forward;
     key.measure = false;
     fftw::Traits<double>::execute(fftw::plan<double>(key), buffer.raw(), buffer.raw());

@@ -52,7 +52,7 @@ double psfPeak(const Problem& problem, const ModelParameters& p, const Eigen::Ve
     }
     fftw::PlanKey key;
     key.n = n;
-    key.pass = fftw::Pass::Full2d;
+    key.axes = fftw::Axes::Full2d;
     key.direction = fftw::Direction::Backward;
     key.measure = false;
     fftw::Traits<double>::execute(fftw::plan<double>(key), buffer.raw(), buffer.raw());

@@ -68,21 +68,21 @@ public:
             }
         }
         const int band = pr.rowEnd() - pr.rowBegin();
-        auto key = [&](fftw::Pass pass, fftw::Direction dir) {
+        auto key = [&](fftw::Axes axes, fftw::Direction dir) {
             fftw::PlanKey k;
             k.n = m_n;
-            k.pass = pass;
-            k.firstRow = pass == fftw::Pass::Rows ? pr.rowBegin() : 0;
-            k.count = pass == fftw::Pass::Rows ? band : 0;
+            k.axes = axes;
+            k.firstRow = axes == fftw::Axes::Rows ? pr.rowBegin() : 0;
+            k.count = axes == fftw::Axes::Rows ? band : 0;
             k.direction = dir;
             k.threads = options.threads;
             k.measure = options.measurePlans;
             return k;
         };
-        m_rowsBackward = fftw::plan<Real>(key(fftw::Pass::Rows, fftw::Direction::Backward));
-        m_columnsBackward = fftw::plan<Real>(key(fftw::Pass::Columns, fftw::Direction::Backward));
-        m_columnsForward = fftw::plan<Real>(key(fftw::Pass::Columns, fftw::Direction::Forward));
-        m_rowsForward = fftw::plan<Real>(key(fftw::Pass::Rows, fftw::Direction::Forward));
+        m_rowsBackward = fftw::plan<Real>(key(fftw::Axes::Rows, fftw::Direction::Backward));
+        m_columnsBackward = fftw::plan<Real>(key(fftw::Axes::Columns, fftw::Direction::Backward));
+        m_columnsForward = fftw::plan<Real>(key(fftw::Axes::Columns, fftw::Direction::Forward));
+        m_rowsForward = fftw::plan<Real>(key(fftw::Axes::Rows, fftw::Direction::Forward));
     }
 
     const Problem& problem() const override { return *m_problem; }
@@ -148,7 +148,7 @@ public:
     {
         fftw::PlanKey key;
         key.n = m_n;
-        key.pass = fftw::Pass::Full2d;
+        key.axes = fftw::Axes::Full2d;
         key.direction = fftw::Direction::Backward;
         key.threads = m_options.threads;
         key.measure = m_options.measurePlans;

@@ -182,16 +182,16 @@ typename Traits<Real>::Plan plan(const PlanKey& key)
     const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
     const int sign = int(key.direction);
     Plan p = nullptr;
-    switch (key.pass) {
-    case Pass::Full2d: {
+    switch (key.axes) {
+    case Axes::Full2d: {
         const int dims[2] = {key.n, key.n};
         p = Api<Real>::many(2, dims, 1, base, 1, 0, sign, flags);
         break;
     }
-    case Pass::Rows:
+    case Axes::Rows:
         p = Api<Real>::many(1, &key.n, key.count, base + size_t(key.firstRow) * n, 1, key.n, sign, flags);
         break;
-    case Pass::Columns:
+    case Axes::Columns:
         p = Api<Real>::many(1, &key.n, key.n, base, key.n, 1, sign, flags);
         break;
     }

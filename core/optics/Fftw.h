@@ -53,11 +53,11 @@ enum class Direction { Forward = FFTW_FORWARD, Backward = FFTW_BACKWARD };
 // What a plan transforms, in place, inside an N x N row-major array: `count` rows starting at
 // `firstRow` (1-D transforms along rows), or all N columns (1-D transforms along columns), or the
 // whole 2-D array.
-enum class Pass { Rows, Columns, Full2d };
+enum class Axes { Rows, Columns, Full2d };
 
 struct PlanKey {
     int n = 0;
-    Pass pass = Pass::Full2d;
+    Axes axes = Axes::Full2d;
     int firstRow = 0; // Rows only
     int count = 0;    // Rows only
     Direction direction = Direction::Forward;

@@ -144,7 +144,7 @@ public:
         m_config = config;
         m_references.clear();
         m_cpuReference.reset();
-        if (config.precision == fasth::Precision::Float32 && !m_float)
+        if (config.precision == Precision::Float && !m_float)
             m_float = std::make_unique<EngineImpl<float>>(m_ordinal);
         engine().setProblem(*m_data, config);
     }
@@ -157,7 +157,7 @@ public:
             return false;
         }
         if (!m_data)
-            return engineFor(fasth::Precision::Float64).supports(deviceMethod(method), devicePass(pass), why);
+            return engineFor(Precision::Double).supports(deviceMethod(method), devicePass(pass), why);
         return engineFor(m_config.precision).supports(deviceMethod(method), devicePass(pass), why);
     }
 
@@ -235,9 +235,9 @@ public:
 
 private:
     Engine& engine() { return const_cast<Engine&>(engineFor(m_config.precision)); }
-    const Engine& engineFor(fasth::Precision precision) const
+    const Engine& engineFor(Precision precision) const
     {
-        if (precision == fasth::Precision::Float32) {
+        if (precision == Precision::Float) {
             if (!m_float)
                 throw std::logic_error("fasth bench: float engine used before setProblem");
             return *m_float;

@@ -68,11 +68,11 @@ void TestFasthGpu::methodsMatchCpu_data()
     QTest::addColumn<int>("block");
     QTest::addColumn<Precision>("precision");
     QTest::addColumn<bool>("graph");
-    QTest::newRow("double d=100 k=97 m=5 b=16") << 100 << 97 << 5 << 16 << Precision::Float64 << false;
-    QTest::newRow("double d=64 k=64 m=1 b=12") << 64 << 64 << 1 << 12 << Precision::Float64 << false;
-    QTest::newRow("double d=512 k=512 m=8 b=48") << 512 << 512 << 8 << 48 << Precision::Float64 << false;
-    QTest::newRow("float d=100 k=100 m=5 b=16") << 100 << 100 << 5 << 16 << Precision::Float32 << false;
-    QTest::newRow("double graph d=100 k=97 m=5") << 100 << 97 << 5 << 16 << Precision::Float64 << true;
+    QTest::newRow("double d=100 k=97 m=5 b=16") << 100 << 97 << 5 << 16 << Precision::Double << false;
+    QTest::newRow("double d=64 k=64 m=1 b=12") << 64 << 64 << 1 << 12 << Precision::Double << false;
+    QTest::newRow("double d=512 k=512 m=8 b=48") << 512 << 512 << 8 << 48 << Precision::Double << false;
+    QTest::newRow("float d=100 k=100 m=5 b=16") << 100 << 100 << 5 << 16 << Precision::Float << false;
+    QTest::newRow("double graph d=100 k=97 m=5") << 100 << 97 << 5 << 16 << Precision::Double << true;
 }
 
 void TestFasthGpu::methodsMatchCpu()
@@ -96,7 +96,7 @@ void TestFasthGpu::methodsMatchCpu()
     cpu->setProblem(data, config);
     auto gpu = wfs::makeFasthRunner(wfs::BackendKind::Gpu);
     gpu->setProblem(data, config);
-    const double tolerance = precision == Precision::Float64 ? 1e-11 : 1e-4;
+    const double tolerance = precision == Precision::Double ? 1e-11 : 1e-4;
     for (BenchMethod method : allMethods()) {
         for (Pass pass : {Pass::Forward, Pass::Backward, Pass::Both}) {
             std::string why;

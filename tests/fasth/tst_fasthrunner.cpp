@@ -29,8 +29,8 @@ void TestFasthRunner::namesRoundTrip()
     QVERIFY(!methodFromName("householder").has_value());
     for (Pass pass : {Pass::Forward, Pass::Backward, Pass::Both})
         QCOMPARE(passFromName(passName(pass)), std::optional<Pass>(pass));
-    QCOMPARE(precisionFromName("float32"), std::optional<Precision>(Precision::Float32));
-    QCOMPARE(precisionFromName("double"), std::optional<Precision>(Precision::Float64));
+    QCOMPARE(precisionFromName("float32"), std::optional<Precision>(Precision::Float));
+    QCOMPARE(precisionFromName("double"), std::optional<Precision>(Precision::Double));
 }
 
 void TestFasthRunner::nominalFlopCounts()
@@ -47,10 +47,10 @@ void TestFasthRunner::methodsMatchReference_data()
     QTest::addColumn<int>("m");
     QTest::addColumn<Precision>("precision");
     // k >= 96 makes Eigen's HouseholderSequence use its blocked path with 48 reflectors per block.
-    QTest::newRow("double d=100 k=100 m=8") << 100 << 100 << 8 << Precision::Float64;
-    QTest::newRow("double d=130 k=97 m=3") << 130 << 97 << 3 << Precision::Float64;
-    QTest::newRow("double d=40 k=40 m=1") << 40 << 40 << 1 << Precision::Float64;
-    QTest::newRow("float d=100 k=100 m=8") << 100 << 100 << 8 << Precision::Float32;
+    QTest::newRow("double d=100 k=100 m=8") << 100 << 100 << 8 << Precision::Double;
+    QTest::newRow("double d=130 k=97 m=3") << 130 << 97 << 3 << Precision::Double;
+    QTest::newRow("double d=40 k=40 m=1") << 40 << 40 << 1 << Precision::Double;
+    QTest::newRow("float d=100 k=100 m=8") << 100 << 100 << 8 << Precision::Float;
 }
 
 void TestFasthRunner::methodsMatchReference()
@@ -68,7 +68,7 @@ void TestFasthRunner::methodsMatchReference()
     config.blockSize = 12;
     config.threads = 2;
     runner->setProblem(data, config);
-    const double tolerance = precision == Precision::Float64 ? 1e-11 : 2e-4;
+    const double tolerance = precision == Precision::Double ? 1e-11 : 2e-4;
     for (BenchMethod method : allMethods()) {
         for (Pass pass : {Pass::Forward, Pass::Backward, Pass::Both}) {
             if (!runner->supports(method, pass))

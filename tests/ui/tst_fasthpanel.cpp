@@ -148,7 +148,7 @@ private slots:
         QCOMPARE(withBlocks, 1);
 
         // float32: its own orthogonality level, far above float64's and still small.
-        settings.precision = fasth::Precision::Float32;
+        settings.precision = Precision::Float;
         m_panel->updatePictures(settings);
         QVERIFY(updated.wait(60000));
         QVERIFY(m_panel->pictures()->uOrthogonalityError < 1e-5);

@@ -1,0 +1,110 @@
+#include "fit/ImageStatistics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace wfs {
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return std::numeric_limits<double>::quiet_NaN();
+    const size_t mid = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + long(mid), v.end());
+    double m = v[mid];
+    if (v.size() % 2 == 0) {
+        const double lower = *std::max_element(v.begin(), v.begin() + long(mid));
+        m = 0.5 * (m + lower);
+    }
+    return m;
+}
+
+// Sigma clipping: reject values more than `clip` robust deviations (1.4826 MAD) from the median until
+// nothing changes, then the mean and standard deviation of what is left.
+RobustStats sigmaClipped(std::vector<double> values, double clip)
+{
+    RobustStats s;
+    for (int iteration = 0; iteration < 20 && !values.empty(); ++iteration) {
+        const double m = median(values);
+        std::vector<double> deviations(values.size());
+        for (size_t i = 0; i < values.size(); ++i)
+            deviations[i] = std::abs(values[i] - m);
+        double sigma = 1.4826 * median(deviations);
+        if (!(sigma > 0.0)) {
+            // Quantised data (most border pixels equal): fall back to the standard deviation.
+            double mean = std::accumulate(values.begin(), values.end(), 0.0) / double(values.size()), sq = 0.0;
+            for (double v : values)
+                sq += (v - mean) * (v - mean);
+            sigma = std::sqrt(sq / double(values.size()));
+        }
+        if (!(sigma > 0.0))
+            break;
+        std::vector<double> kept;
+        kept.reserve(values.size());
+        for (double v : values)
+            if (std::abs(v - m) <= clip * sigma)
+                kept.push_back(v);
+        if (kept.size() == values.size() || kept.empty())
+            break;
+        values.swap(kept);
+    }
+    s.count = values.size();
+    if (values.empty())
+        return s;
+    s.mean = std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
+    double sq = 0.0;
+    for (double v : values)
+        sq += (v - s.mean) * (v - s.mean);
+    s.sigma = values.size() > 1 ? std::sqrt(sq / double(values.size() - 1)) : 0.0;
+    return s;
+}
+
+// Brightest pixel after 3 x 3 smoothing.
+std::pair<double, double> peakOf(const WorkImage& w)
+{
+    double best = -std::numeric_limits<double>::infinity();
+    int br = w.height / 2, bc = w.width / 2;
+    for (int r = 0; r < w.height; ++r)
+        for (int c = 0; c < w.width; ++c) {
+            const double s = w.box(r, c);
+            if (s > best) {
+                best = s;
+                br = r;
+                bc = c;
+            }
+        }
+    return {double(bc), double(br)};
+}
+
+// Centroid of the positive pixels in a window around the peak, iterated as the window follows it.
+std::pair<double, double> centroidOf(const WorkImage& w, int radius)
+{
+    auto [x, y] = peakOf(w);
+    for (int iteration = 0; iteration < 20; ++iteration) {
+        double sum = 0.0, sx = 0.0, sy = 0.0;
+        const int r0 = std::max(0, int(std::lround(y)) - radius), r1 = std::min(w.height - 1, int(std::lround(y)) + radius);
+        const int c0 = std::max(0, int(std::lround(x)) - radius), c1 = std::min(w.width - 1, int(std::lround(x)) + radius);
+        for (int r = r0; r <= r1; ++r)
+            for (int c = c0; c <= c1; ++c) {
+                const double v = w.at(r, c);
+                if (v > 0.0) {
+                    sum += v;
+                    sx += v * c;
+                    sy += v * r;
+                }
+            }
+        if (!(sum > 0.0))
+            break;
+        const double nx = sx / sum, ny = sy / sum;
+        const bool settled = std::abs(nx - x) < 1e-3 && std::abs(ny - y) < 1e-3;
+        x = nx;
+        y = ny;
+        if (settled)
+            break;
+    }
+    return {x, y};
+}
+
+} // namespace wfs
