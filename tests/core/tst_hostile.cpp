@@ -186,6 +186,21 @@ private slots:
         QCOMPARE(data.preparation->planes[0].image.width, 32); // not padded to 16384
     }
 
+    void absurdBorderAndSpidersAreRefused()
+    {
+        QTemporaryDir dir;
+        Dataset data = spotDataset(dir);
+        data.preprocess.borderWidth = 100000;
+        const auto messages = prepare(data);
+        QVERIFY2(contains(allText(messages), "error: the border (100000 pixels) leaves nothing inside"), allText(messages).c_str());
+        data.preprocess.borderWidth = 0;
+        prepare(data);
+        ModelSettings spiders;
+        spiders.spiderCount = 1000000;
+        spiders.spiderWidth = 0.01;
+        QVERIFY(contains(errorOf([&] { buildProblem(data, spiders); }), "from 0 to 64"));
+    }
+
     void messagesNameTheCause()
     {
         // Defect 10: sizes of the planes that differ, the reason no plane takes part.
