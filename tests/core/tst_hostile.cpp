@@ -105,6 +105,9 @@ private slots:
         const QString session = dir.filePath(QStringLiteral("s.json"));
         QCOMPARE(::mkfifo(session.toLocal8Bit().constData(), 0600), 0);
         QVERIFY(contains(errorOf([&] { openSession(session.toStdString()); }), "not a regular file"));
+        const QString empty = dir.filePath(QStringLiteral("empty.fits"));
+        writeBytes(empty, {});
+        QVERIFY(contains(errorOf([&] { readImageFile(empty.toStdString()); }), "the file is empty"));
     }
 
     void unreadableFileSaysPermission()
