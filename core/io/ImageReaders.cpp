@@ -37,6 +37,8 @@ void requireReadableFile(const std::string& path)
         throw ImageReadError(path + ": is not a regular file (a FIFO, device or socket); give an image file");
     if (::access(path.c_str(), R_OK) != 0)
         throw ImageReadError(path + ": permission denied (the file is not readable by this user)");
+    if (info.st_size == 0)
+        throw ImageReadError(path + ": the file is empty (0 bytes)");
 }
 
 

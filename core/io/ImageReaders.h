@@ -31,7 +31,7 @@ public:
 
 // Throws ImageReadError unless `path` is a regular file this process may read: "file not found", "is a
 // folder", "is not a regular file (a FIFO, device or socket)" (reading one could block forever),
-// "permission denied". Every reader calls it before opening anything.
+// "permission denied", "the file is empty". Every reader calls it before opening anything.
 void requireReadableFile(const std::string& path);
 
 enum class ImageFormat { Unknown, Fits, Tiff, Png };

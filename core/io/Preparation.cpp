@@ -144,6 +144,17 @@ Preparation computePreparation(const Dataset& dataset)
     int largest = 0;
     for (const DatasetPlane& plane : dataset.planes)
         largest = std::max({largest, plane.raw.width + plane.raw.width % 2, plane.raw.height + plane.raw.height % 2});
+    int smallest = 0;
+    for (const DatasetPlane& plane : dataset.planes)
+        smallest = smallest == 0 ? std::min(plane.raw.width, plane.raw.height) : std::min({smallest, plane.raw.width, plane.raw.height});
+    PreprocessOptions effective = o; // what planeStats uses
+    if (o.borderWidth > 0 && smallest > 0 && 2 * o.borderWidth >= smallest) {
+        // A frame as wide as half the image leaves no inside: the "background" would be the PSF itself.
+        result.messages.push_back({MessageLevel::Error, {}, "the border (" + std::to_string(o.borderWidth) + " pixels) leaves nothing inside images of "
+                                                            + std::to_string(smallest) + " pixels across; use a border of at most "
+                                                            + std::to_string(std::max(1, (smallest - 1) / 2))});
+        effective.borderWidth = 0;
+    }
     if (cropSize > largest && largest > 0) {
         result.messages.push_back({MessageLevel::Error, {}, "the crop (" + std::to_string(cropSize) + " x " + std::to_string(cropSize)
                                                             + ") is larger than the images (at most " + std::to_string(largest)
@@ -155,7 +166,7 @@ Preparation computePreparation(const Dataset& dataset)
     for (size_t k = 0; k < dataset.planes.size(); ++k) {
         const DatasetPlane& plane = dataset.planes[k];
         bool saturationPresent = false;
-        stats[k] = planeStats(plane, o, dataset.metadata.saturationLevel, saturationPresent);
+        stats[k] = planeStats(plane, effective, dataset.metadata.saturationLevel, saturationPresent);
         if (plane.use && saturationPresent && !o.maskSaturated)
             warn(plane, "pixels at the saturation level are not masked; the fit will be biased (enable saturation masking)");
         if (plane.use && stats[k].saturated > 0)

@@ -53,8 +53,10 @@ Problem::Problem(ProblemSpec spec)
     const PupilSpec& pupil = m_spec.pupil;
     if (pupil.obscuration < 0.0 || pupil.obscuration >= 1.0)
         fail("central obscuration must be in [0, 1), got " + std::to_string(pupil.obscuration));
-    if (pupil.spiderCount < 0 || pupil.spiderWidth < 0.0 || pupil.spiderWidth >= 0.5)
-        fail("spider vanes: count must be >= 0 and width in [0, 0.5) of the pupil diameter");
+    // No telescope has more than a few dozen vanes; a million is a typo that would still "converge".
+    if (pupil.spiderCount < 0 || pupil.spiderCount > 64 || pupil.spiderWidth < 0.0 || pupil.spiderWidth >= 0.5)
+        fail("spider vanes: count must be from 0 to 64 and width in [0, 0.5) of the pupil diameter, got " + std::to_string(pupil.spiderCount)
+             + " of width " + std::to_string(pupil.spiderWidth));
     if (!pupil.customMask.empty() && pupil.customMask.size() != size_t(n) * size_t(n))
         fail("custom pupil mask has " + std::to_string(pupil.customMask.size()) + " values, the grid needs " + std::to_string(n * n));
     if (pupil.illumination.gaussian && !(pupil.illumination.sigma > 0.0))

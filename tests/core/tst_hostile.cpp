@@ -105,6 +105,9 @@ private slots:
         const QString session = dir.filePath(QStringLiteral("s.json"));
         QCOMPARE(::mkfifo(session.toLocal8Bit().constData(), 0600), 0);
         QVERIFY(contains(errorOf([&] { openSession(session.toStdString()); }), "not a regular file"));
+        const QString empty = dir.filePath(QStringLiteral("empty.fits"));
+        writeBytes(empty, {});
+        QVERIFY(contains(errorOf([&] { readImageFile(empty.toStdString()); }), "the file is empty"));
     }
 
     void unreadableFileSaysPermission()
@@ -184,6 +187,21 @@ private slots:
         const auto messages = prepare(data);
         QVERIFY2(contains(allText(messages), "error: the crop (16384 x 16384) is larger than the images (at most 32"), allText(messages).c_str());
         QCOMPARE(data.preparation->planes[0].image.width, 32); // not padded to 16384
+    }
+
+    void absurdBorderAndSpidersAreRefused()
+    {
+        QTemporaryDir dir;
+        Dataset data = spotDataset(dir);
+        data.preprocess.borderWidth = 100000;
+        const auto messages = prepare(data);
+        QVERIFY2(contains(allText(messages), "error: the border (100000 pixels) leaves nothing inside"), allText(messages).c_str());
+        data.preprocess.borderWidth = 0;
+        prepare(data);
+        ModelSettings spiders;
+        spiders.spiderCount = 1000000;
+        spiders.spiderWidth = 0.01;
+        QVERIFY(contains(errorOf([&] { buildProblem(data, spiders); }), "from 0 to 64"));
     }
 
     void messagesNameTheCause()
