@@ -71,7 +71,7 @@ edits = {
     "adjoint-factor-two": [("b[i] = s * (Real(2) * dModel * intensity * fieldScale);", "b[i] = s * (dModel * intensity * fieldScale);")],
     "adjoint-phase-sign": [("const Real dPhase = g.imag() * e.real() - g.real() * e.imag();",
                             "const Real dPhase = g.real() * e.imag() - g.imag() * e.real();")],
-    "pupil-obscuration-radius": [("if (r > 1.0 || r < obscuration)", "if (r > 1.0 || r < 0.5 * obscuration)")],
+    "pupil-obscuration-radius": [("if (r >= 1.0 || r < obscuration)", "if (r >= 1.0 || r < 0.5 * obscuration)")],
     "pupil-spider-width": [("const double halfWidth = spiderWidth;", "const double halfWidth = 0.5 * spiderWidth;")],
     "diversity-w020-factor": [("return 2.0 * M_PI * defocusWaves * rho2;", "return M_PI * defocusWaves * rho2;")],
     "diversity-paraxial-index": [("rho2 / (2.0 * immersionIndex)", "rho2 / immersionIndex")],

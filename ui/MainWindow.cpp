@@ -345,7 +345,7 @@ void MainWindow::buildMenus()
     });
 }
 
-void MainWindow::log(const QString& text)
+void MainWindow::logLine(const QString& text)
 {
     m_log->appendPlainText(QStringLiteral("%1  %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), text));
 }
@@ -353,13 +353,13 @@ void MainWindow::log(const QString& text)
 void MainWindow::logMessages(const std::vector<DatasetMessage>& messages)
 {
     for (const DatasetMessage& m : messages)
-        log(QStringLiteral("%1: %2").arg(QString::fromLatin1(messageLevelName(m.level)), QString::fromStdString(m.text)));
+        logLine(QStringLiteral("%1: %2").arg(QString::fromLatin1(messageLevelName(m.level)), QString::fromStdString(m.text)));
 }
 
 void MainWindow::showError(const QString& message)
 {
     m_lastError = message;
-    log(tr("error: %1").arg(message));
+    logLine(tr("error: %1").arg(message));
     statusBar()->showMessage(message, 10000);
     // Non-modal: the user's work and a running fit go on while the message is shown.
     auto* box = new QMessageBox(QMessageBox::Warning, tr("Wavefront Studio"), message, QMessageBox::Ok, this);
@@ -542,7 +542,7 @@ void MainWindow::startFit()
         m_results->clear(tr("Fitting…"));
         m_psfPanel->setAnalysis(std::nullopt);
         m_phasePanel->clear(tr("waiting for the first iterate…"));
-        log(tr("fit started: %1 planes, grid %2, order %3, %4 parameters, Q = %5")
+        logLine(tr("fit started: %1 planes, grid %2, order %3, %4 parameters, Q = %5")
                 .arg(built.spec.planes.size())
                 .arg(built.spec.grid.size)
                 .arg(built.spec.basis.maxOrder)
@@ -576,7 +576,7 @@ void MainWindow::adoptProblem(const BuiltProblem& built)
 void MainWindow::cancelFit()
 {
     if (isFitting()) {
-        log(tr("cancelling; the last accepted iterate is kept"));
+        logLine(tr("cancelling; the last accepted iterate is kept"));
         m_engine->cancel();
     }
 }
@@ -620,9 +620,9 @@ void MainWindow::onFinished(const FitResult& result)
 {
     setRunning(false);
     showResult(result);
-    log(tr("fit %1: %2").arg(QString::fromLatin1(terminationName(result.solver.termination)), QString::fromStdString(result.solver.message)));
+    logLine(tr("fit %1: %2").arg(QString::fromLatin1(terminationName(result.solver.termination)), QString::fromStdString(result.solver.message)));
     for (const std::string& w : result.warnings)
-        log(tr("warning: %1").arg(QString::fromStdString(w)));
+        logLine(tr("warning: %1").arg(QString::fromStdString(w)));
     if (result.solver.termination == Termination::Failed)
         showError(tr("The fit failed: %1. The settings and data are kept; try the CPU backend or other settings.")
                       .arg(QString::fromStdString(result.solver.message)));

@@ -94,7 +94,7 @@ private:
     void setRunning(bool running);
     void buildViews();
     void showError(const QString& message);
-    void log(const QString& text);
+    void logLine(const QString& text);
     void logMessages(const std::vector<DatasetMessage>& messages);
     void datasetChanged();
     void updateSampling();

@@ -9,6 +9,7 @@
 #include "SetupPanel.h"
 
 #include "io/Exports.h"
+#include "PhaseImage.h"
 
 #include <QFileInfo>
 #include <QJsonDocument>
@@ -49,7 +50,7 @@ void MainWindow::restoreResult(const Session& session)
         statusBar()->clearMessage();
         adoptProblem(restored.first);
         showResult(restored.second);
-        log(tr("saved result restored: final cost %1").arg(restored.second.solver.finalCost, 0, 'g', 10));
+        logLine(tr("saved result restored: final cost %1").arg(restored.second.solver.finalCost, 0, 'g', 10));
         emit dataLoaded();
     }).onFailed(this, [this](const std::exception& e) {
         m_busy = false;
@@ -109,7 +110,7 @@ bool MainWindow::exportResult(ExportKind kind, const QString& path)
         showError(tr("Export failed: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
-    log(tr("exported %1").arg(path));
+    logLine(tr("exported %1").arg(path));
     return true;
 }
 
@@ -136,7 +137,7 @@ bool MainWindow::saveSessionTo(const QString& path)
         showError(tr("The session could not be saved: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
-    log(tr("session saved to %1").arg(path));
+    logLine(tr("session saved to %1").arg(path));
     return true;
 }
 
@@ -165,7 +166,7 @@ void MainWindow::openSessionFrom(const QString& path)
             const QString warnings = joinMessages(opened.messages, MessageLevel::Warning);
             if (!errors.isEmpty() || !warnings.isEmpty())
                 showError((errors + QLatin1Char('\n') + warnings).trimmed());
-            log(tr("session %1 opened").arg(path));
+            logLine(tr("session %1 opened").arg(path));
             if (!opened.session.resultParameters.empty())
                 restoreResult(opened.session); // emits dataLoaded when done
             else

@@ -454,7 +454,7 @@ void SetupPanel::setModelSettings(const ModelSettings& s)
 SolverSettings SetupPanel::solverSettings() const
 {
     SolverSettings s;
-    s.backend = m_backend->currentData().toInt() == int(BackendKind::Gpu) ? "gpu" : "cpu";
+    s.backend = BackendKind(m_backend->currentData().toInt());
     s.gradient = m_gradient->currentIndex() == 1 ? GradientKind::FiniteDifference : GradientKind::Adjoint;
     s.optimizer = m_optimizer->currentIndex() == 1 ? OptimizerKind::Lbfgs : OptimizerKind::Bfgs;
     s.precision = m_precision->currentIndex() == 1 ? Precision::Float : Precision::Double;
@@ -475,7 +475,7 @@ SolverSettings SetupPanel::solverSettings() const
 
 void SetupPanel::setSolverSettings(const SolverSettings& s)
 {
-    const int backend = m_backend->findData(int(s.backend == "gpu" ? BackendKind::Gpu : BackendKind::Cpu));
+    const int backend = m_backend->findData(int(s.backend));
     if (backend >= 0 && m_backend->model()->flags(m_backend->model()->index(backend, 0)) & Qt::ItemIsEnabled)
         m_backend->setCurrentIndex(backend);
     m_gradient->setCurrentIndex(s.gradient == GradientKind::FiniteDifference ? 1 : 0);

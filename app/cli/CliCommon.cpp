@@ -187,7 +187,7 @@ void applySolverFlags(const QCommandLineParser& parser, SolverSettings& s)
     auto value = [&](const char* name) { return parser.value(QLatin1String(name)); };
     auto word = [&](const char* name, const QStringList& allowed) { return parseWordList(value(name), QLatin1String(name), allowed).front(); };
     if (has("backend"))
-        s.backend = word("backend", {QStringLiteral("cpu"), QStringLiteral("gpu")}).toStdString();
+        s.backend = word("backend", {QStringLiteral("cpu"), QStringLiteral("gpu")}) == QLatin1String("gpu") ? BackendKind::Gpu : BackendKind::Cpu;
     if (has("gradient"))
         s.gradient = word("gradient", {QStringLiteral("adjoint"), QStringLiteral("fd")}) == QLatin1String("fd") ? GradientKind::FiniteDifference
                                                                                                                : GradientKind::Adjoint;

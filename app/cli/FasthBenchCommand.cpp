@@ -24,7 +24,6 @@ namespace {
 
 using fasth::BenchMethod;
 using fasth::Pass;
-using Precision;
 
 // The spec's CPU grid for the block size; the default sweep runs FastH at each of them.
 const std::vector<int> kBlockGrid = {8, 16, 32, 48, 64, 128};

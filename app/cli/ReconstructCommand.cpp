@@ -286,9 +286,9 @@ QByteArray outputBytes(const std::string& option, const QCommandLineParser& pars
 
 } // namespace
 
-int runReconstruct(const QStringList& args)
+// The options of `reconstruct` (spec/cli.md), with their defaults in the help.
+void addReconstructOptions(QCommandLineParser& parser)
 {
-    QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Reconstruct the wavefront (Zernike coefficients) from PSF images by BFGS on a Fourier-optics model.\n"
         "Input: --preset demo|oof, or --input FILE [...] (FITS images, cubes and HDUs; TIFF pages; PNG) with metadata,\n"
@@ -358,6 +358,166 @@ int runReconstruct(const QStringList& args)
     });
     parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Input files (same as --input)."), QStringLiteral("[FILE...]"));
     addSolverOptions(parser);
+}
+
+// A preset's problem with the flags that apply to it. Throws UsageError or SettingsError.
+void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& request, std::optional<Truth>& truth,
+                      std::vector<std::string>& notes)
+{
+    if (has(parser, "save-session"))
+        throw UsageError("--save-session applies to file input; the presets are rebuilt from their names");
+    PresetOptions options;
+    if (has(parser, "grid"))
+        options.grid = parseInt(value(parser, "grid"), QStringLiteral("grid"));
+    if (has(parser, "order"))
+        options.order = parseInt(value(parser, "order"), QStringLiteral("order"));
+    options.seed = std::uint64_t(parseNumber(value(parser, "seed"), QStringLiteral("seed")));
+    const QString name = parseWordList(value(parser, "preset"), QStringLiteral("preset"), {QStringLiteral("demo"), QStringLiteral("oof")}).front();
+    PresetCase c;
+    try {
+        c = makePreset(name.toStdString(), options);
+    } catch (const std::invalid_argument& e) { // every preset input is a command-line argument
+        throw UsageError(e.what());
+    }
+    request.spec = c.spec;
+    request.start = c.start;
+    request.solver = c.solver;
+    truth = c.truth;
+    notes.push_back("simulated data: " + c.noiseDescription);
+    if (has(parser, "ordering") || has(parser, "normalization"))
+        throw UsageError("--ordering and --normalization apply to file input; the presets fix their conventions");
+    if (has(parser, "objective")) {
+        ModelSettings m;
+        applyModelFlags(parser, m);
+        request.spec.objective = *m.objective;
+    }
+    if (has(parser, "read-noise"))
+        request.spec.readNoise = parsePlausible(value(parser, "read-noise"), QStringLiteral("read-noise"), Setting::ReadNoise);
+    // The preset's stopping rules, overridden by the same solver flags as file input.
+    SolverSettings solver;
+    solver.maxIterations = c.solver.maxIterations;
+    solver.gradientTolerance = c.solver.gradientTolerance;
+    solver.functionTolerance = c.solver.functionTolerance;
+    applyReconstructSolverFlags(parser, solver);
+    ModelSettings model;
+    model.order = request.spec.basis.maxOrder;
+    checkSettings(model, solver);
+    request.spec.basis.maxOrder = fittedOrders(model, solver).back();
+    if (!solver.stages.empty())
+        request.start.clear(); // start values belong to the full-order problem
+    applySolverSettings(solver, request);
+}
+
+// Runs on the engine's worker thread, printing the latest snapshot about twice a second on stderr.
+void runWithProgress(ReconstructionEngine& engine, const ReconstructionRequest& request, bool quiet)
+{
+    engine.start(request);
+    unsigned long shown = 0;
+    auto lastPrint = std::chrono::steady_clock::now();
+    while (engine.isRunning()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        unsigned long version = 0;
+        const auto snap = engine.latest(&version);
+        if (quiet || !snap || version == shown || std::chrono::steady_clock::now() - lastPrint < std::chrono::milliseconds(500))
+            continue;
+        shown = version;
+        lastPrint = std::chrono::steady_clock::now();
+        std::fprintf(stderr, "  stage %d/%d (order %d)  iteration %4d  cost %.8g  max|g| %.3g  %.1f s\n", snap->stage + 1,
+                     snap->stageCount, snap->order, snap->iteration.iteration, snap->iteration.cost, snap->iteration.gradientMaxNorm,
+                     snap->iteration.elapsedSeconds);
+    }
+    engine.wait();
+}
+
+// The report on stdout (stderr when data go to stdout), the warnings on stderr, each once.
+void printReport(const QString& program, const std::vector<std::string>& notes, const FitResult& result, const Truth* truth,
+                 const std::vector<OutputSpec>& outputs)
+{
+    bool dataOnStdout = false;
+    for (const OutputSpec& o : outputs)
+        dataOnStdout = dataOnStdout || o.path == "-";
+    std::vector<std::string> warnings;
+    for (const std::string& note : notes)
+        if (note.rfind("warning: ", 0) == 0)
+            warnings.push_back(note.substr(9));
+    warnings.insert(warnings.end(), result.warnings.begin(), result.warnings.end());
+    std::vector<std::string> infoNotes;
+    for (const std::string& note : notes)
+        if (note.rfind("warning: ", 0) != 0)
+            infoNotes.push_back(note);
+    std::fputs(fullReport(result, infoNotes, truth).c_str(), dataOnStdout ? stderr : stdout);
+    printWarnings(program, warnings);
+}
+
+// Every requested output made as bytes, then written all together or none (io/OutputTransaction.h).
+void writeOutputs(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, const FitResult& result,
+                  const ExportContext& context, Session* session, PhaseUnit fitsUnit, PhaseUnit pngUnit)
+{
+    const bool float32 = has(parser, "float32");
+    OutputTransaction transaction(has(parser, "force"));
+    for (const OutputSpec& o : outputs) {
+        QByteArray bytes;
+        try {
+            bytes = outputBytes(o.option, parser, result, context, session, fitsUnit, pngUnit, float32);
+        } catch (const std::runtime_error& e) {
+            throw std::runtime_error(o.path + ": " + e.what());
+        }
+        transaction.add(o.path, std::move(bytes));
+    }
+    transaction.commit(); // all outputs or none
+}
+
+// File or session input: loaded, the flags applied over what the files or the session say, then
+// through core's workflow. Throws UsageError for what the flags leave undetermined.
+Session prepareFileRun(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, ReconstructionRequest& request,
+                       ExportContext& context, std::vector<std::string>& notes)
+{
+    Session session;
+    const bool fromSession = has(parser, "session");
+    if (fromSession) {
+        OpenedSession opened = openSession(value(parser, "session").toStdString());
+        session = std::move(opened.session);
+        takeMessages(opened.messages, notes);
+        std::vector<std::string> inputs;
+        for (const DatasetFile& f : session.dataset.files)
+            inputs.push_back(f.path);
+        checkOutputs(outputs, inputs, has(parser, "force")); // the session's own inputs are known only now
+    } else {
+        std::vector<std::string> paths;
+        for (const QString& input : parser.values(QStringLiteral("input")) + parser.positionalArguments())
+            paths.push_back(input.toStdString());
+        takeMessages(addFiles(session.dataset, paths), notes);
+    }
+    Dataset& data = session.dataset;
+    applyMetadataFlags(parser, data);
+    applyPreprocessFlags(parser, data.preprocess);
+    applyModelFlags(parser, session.model);
+    applyReconstructSolverFlags(parser, session.solver);
+    if (has(parser, "order") && !has(parser, "stages"))
+        session.solver.stages.clear(); // a new order replaces a session's coarse-to-fine stages
+    if (!data.metadata.wavelength && !fromSession)
+        throw UsageError("the wavelength is unknown: give --wavelength (e.g. 633nm)");
+    PreparedRun run;
+    try {
+        run = prepareRun(session);
+    } catch (const DatasetError& e) {
+        // What the command line (or the session) left undetermined: a usage error for flags.
+        if (fromSession)
+            throw std::runtime_error(value(parser, "session").toStdString() + ": " + e.what());
+        throw UsageError(e.what());
+    }
+    takeMessages(run.messages, notes);
+    session.dataset = std::move(run.dataset);
+    request = std::move(run.request);
+    context = std::move(run.context);
+    session.model.order = request.spec.basis.maxOrder; // the stages' last, as a saved session says
+    return session;
+}
+
+int runReconstruct(const QStringList& args)
+{
+    QCommandLineParser parser;
+    addReconstructOptions(parser);
     if (auto status = parseOrExit(parser, args))
         return *status;
     const QString program = args.value(0);
@@ -393,87 +553,9 @@ int runReconstruct(const QStringList& args)
         if (int(fromPreset) + int(fromFiles) + int(fromSession) != 1)
             throw UsageError("give exactly one input: --preset demo|oof, --input FILE or --session FILE.json");
         if (fromPreset) {
-            if (has(parser, "save-session"))
-                throw UsageError("--save-session applies to file input; the presets are rebuilt from their names");
-            PresetOptions options;
-            if (has(parser, "grid"))
-                options.grid = parseInt(value(parser, "grid"), QStringLiteral("grid"));
-            if (has(parser, "order"))
-                options.order = parseInt(value(parser, "order"), QStringLiteral("order"));
-            options.seed = std::uint64_t(parseNumber(value(parser, "seed"), QStringLiteral("seed")));
-            const QString name = parseWordList(value(parser, "preset"), QStringLiteral("preset"), {QStringLiteral("demo"), QStringLiteral("oof")}).front();
-            PresetCase c;
-            try {
-                c = makePreset(name.toStdString(), options);
-            } catch (const std::invalid_argument& e) { // every preset input is a command-line argument
-                throw UsageError(e.what());
-            }
-            request.spec = c.spec;
-            request.start = c.start;
-            request.solver = c.solver;
-            truth = c.truth;
-            notes.push_back("simulated data: " + c.noiseDescription);
-            if (has(parser, "ordering") || has(parser, "normalization"))
-                throw UsageError("--ordering and --normalization apply to file input; the presets fix their conventions");
-            if (has(parser, "objective")) {
-                ModelSettings m;
-                applyModelFlags(parser, m);
-                request.spec.objective = *m.objective;
-            }
-            if (has(parser, "read-noise"))
-                request.spec.readNoise = parsePlausible(value(parser, "read-noise"), QStringLiteral("read-noise"), Setting::ReadNoise);
-            // The preset's stopping rules, overridden by the same solver flags as file input.
-            SolverSettings solver;
-            solver.maxIterations = c.solver.maxIterations;
-            solver.gradientTolerance = c.solver.gradientTolerance;
-            solver.functionTolerance = c.solver.functionTolerance;
-            applyReconstructSolverFlags(parser, solver);
-            ModelSettings model;
-            model.order = request.spec.basis.maxOrder;
-            checkSettings(model, solver);
-            request.spec.basis.maxOrder = fittedOrders(model, solver).back();
-            if (!solver.stages.empty())
-                request.start.clear(); // start values belong to the full-order problem
-            applySolverSettings(solver, request);
+            preparePresetRun(parser, request, truth, notes);
         } else {
-            session.emplace();
-            if (fromSession) {
-                OpenedSession opened = openSession(value(parser, "session").toStdString());
-                session = std::move(opened.session);
-                takeMessages(opened.messages, notes);
-                std::vector<std::string> inputs;
-                for (const DatasetFile& f : session->dataset.files)
-                    inputs.push_back(f.path);
-                checkOutputs(outputs, inputs, force); // the session's own inputs are known only now
-            } else {
-                std::vector<std::string> paths;
-                for (const QString& input : parser.values(QStringLiteral("input")) + parser.positionalArguments())
-                    paths.push_back(input.toStdString());
-                takeMessages(addFiles(session->dataset, paths), notes);
-            }
-            Dataset& data = session->dataset;
-            applyMetadataFlags(parser, data);
-            applyPreprocessFlags(parser, data.preprocess);
-            applyModelFlags(parser, session->model);
-            applyReconstructSolverFlags(parser, session->solver);
-            if (has(parser, "order") && !has(parser, "stages"))
-                session->solver.stages.clear(); // a new order replaces a session's coarse-to-fine stages
-            if (!data.metadata.wavelength && !fromSession)
-                throw UsageError("the wavelength is unknown: give --wavelength (e.g. 633nm)");
-            PreparedRun run;
-            try {
-                run = prepareRun(*session);
-            } catch (const DatasetError& e) {
-                // What the command line (or the session) left undetermined: a usage error for flags.
-                if (fromSession)
-                    throw std::runtime_error(value(parser, "session").toStdString() + ": " + e.what());
-                throw UsageError(e.what());
-            }
-            takeMessages(run.messages, notes);
-            session->dataset = std::move(run.dataset);
-            request = std::move(run.request);
-            context = std::move(run.context);
-            session->model.order = request.spec.basis.maxOrder; // the stages' last, as a saved session says
+            session = prepareFileRun(parser, outputs, request, context, notes);
         }
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
@@ -495,59 +577,17 @@ int runReconstruct(const QStringList& args)
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     }
-    // Run on the engine's worker thread; print the latest snapshot about twice a second.
     request.analysis.psfAnalysis = has(parser, "psf-analysis") || has(parser, "psf-out");
     ReconstructionEngine engine;
-    engine.start(request);
-    const bool quiet = has(parser, "quiet");
-    unsigned long shown = 0;
-    auto lastPrint = std::chrono::steady_clock::now();
-    while (engine.isRunning()) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        unsigned long version = 0;
-        const auto snap = engine.latest(&version);
-        if (quiet || !snap || version == shown || std::chrono::steady_clock::now() - lastPrint < std::chrono::milliseconds(500))
-            continue;
-        shown = version;
-        lastPrint = std::chrono::steady_clock::now();
-        std::fprintf(stderr, "  stage %d/%d (order %d)  iteration %4d  cost %.8g  max|g| %.3g  %.1f s\n", snap->stage + 1,
-                     snap->stageCount, snap->order, snap->iteration.iteration, snap->iteration.cost, snap->iteration.gradientMaxNorm,
-                     snap->iteration.elapsedSeconds);
-    }
-    engine.wait();
+    runWithProgress(engine, request, has(parser, "quiet"));
     if (!engine.error().empty()) {
         return runFailure(program, QString::fromStdString(engine.error()));
     }
     const FitResult result = *engine.result();
 
-    // Data on standard output keeps the summary off it; warnings go to standard error, each once.
-    bool dataOnStdout = false;
-    for (const OutputSpec& o : outputs)
-        dataOnStdout = dataOnStdout || o.path == "-";
-    std::vector<std::string> warnings;
-    for (const std::string& note : notes)
-        if (note.rfind("warning: ", 0) == 0)
-            warnings.push_back(note.substr(9));
-    warnings.insert(warnings.end(), result.warnings.begin(), result.warnings.end());
-    std::vector<std::string> infoNotes;
-    for (const std::string& note : notes)
-        if (note.rfind("warning: ", 0) != 0)
-            infoNotes.push_back(note);
-    std::fputs(fullReport(result, infoNotes, truth ? &*truth : nullptr).c_str(), dataOnStdout ? stderr : stdout);
-    printWarnings(program, warnings);
+    printReport(program, notes, result, truth ? &*truth : nullptr, outputs);
     try {
-        const bool float32 = has(parser, "float32");
-        OutputTransaction transaction(force);
-        for (const OutputSpec& o : outputs) {
-            QByteArray bytes;
-            try {
-                bytes = outputBytes(o.option, parser, result, context, session ? &*session : nullptr, fitsUnit, pngUnit, float32);
-            } catch (const std::runtime_error& e) {
-                throw std::runtime_error(o.path + ": " + e.what());
-            }
-            transaction.add(o.path, std::move(bytes));
-        }
-        transaction.commit(); // all outputs or none
+        writeOutputs(parser, outputs, result, context, session ? &*session : nullptr, fitsUnit, pngUnit);
     } catch (const std::exception& e) {
         return runFailure(program, describe(e));
     }

@@ -5,10 +5,14 @@
 #include <QGuiApplication>
 #include <QTextStream>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 void printUsage(FILE* stream)
@@ -37,6 +41,13 @@ int main(int argc, char** argv)
     // `reconstruct --session FILE`: the command's options stay ours.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Without XDG_RUNTIME_DIR (a cron job, a container, sudo) Qt picks /tmp/runtime-USER and warns on
+    // stderr at every run; scripts read stderr, so the same folder is chosen here, quietly.
+    if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {
+        const std::string runtime = "/tmp/runtime-" + std::to_string(getuid());
+        if (mkdir(runtime.c_str(), 0700) == 0 || errno == EEXIST)
+            qputenv("XDG_RUNTIME_DIR", QByteArray::fromStdString(runtime));
+    }
     int guiArgc = 1;
     QGuiApplication application(guiArgc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("wavefront-cli"));

@@ -24,11 +24,6 @@ bool registerGpuBackend(GpuBackendHooks hooks)
     return true;
 }
 
-const char* backendName(BackendKind kind)
-{
-    return kind == BackendKind::Cpu ? "cpu" : "gpu";
-}
-
 BackendStatus backendStatus(BackendKind kind)
 {
     if (kind == BackendKind::Gpu && gpuBackend())

@@ -13,8 +13,6 @@
 
 namespace wfs {
 
-enum class BackendKind { Cpu, Gpu };
-const char* backendName(BackendKind kind); // "cpu" / "gpu"
 
 struct BackendStatus {
     BackendKind kind = BackendKind::Cpu;

@@ -10,7 +10,7 @@ namespace wfs {
 
 void applySolverSettings(const SolverSettings& s, ReconstructionRequest& request)
 {
-    request.backend = s.backend == "gpu" ? BackendKind::Gpu : BackendKind::Cpu;
+    request.backend = s.backend;
     request.gradient = s.gradient;
     request.solver.optimizer = s.optimizer;
     request.evaluator.precision = s.precision;

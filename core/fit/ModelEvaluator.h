@@ -11,6 +11,10 @@
 
 namespace wfs {
 
+// Which backend evaluates the model: the CPU (FFTW) or a GPU (cuFFT); engine/BackendFactory makes them.
+enum class BackendKind { Cpu, Gpu };
+const char* backendName(BackendKind kind); // "cpu" / "gpu"
+
 enum class GradientKind {
     Adjoint,          // exact reverse-mode gradient: 2 FFTs per plane per evaluation
     FiniteDifference, // forward differences, (P + 1) cost evaluations: the baseline of the OOF paper

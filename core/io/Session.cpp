@@ -252,7 +252,7 @@ QJsonObject sessionToJson(const Session& s, const std::string& sessionPath)
     for (int st : sv.stages)
         stages.append(st);
     const QJsonObject solver{
-        {QStringLiteral("backend"), QString::fromStdString(sv.backend)},
+        {QStringLiteral("backend"), QString::fromLatin1(backendName(sv.backend))},
         {QStringLiteral("gradient"), QString::fromLatin1(gradientName(sv.gradient))},
         {QStringLiteral("optimizer"), QString::fromLatin1(optimizerName(sv.optimizer))},
         {QStringLiteral("precision"), QString::fromLatin1(precisionName(sv.precision))},
@@ -412,7 +412,7 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
     const QJsonObject solver = r.object(root, QStringLiteral("solver"), {}, false);
     const QString so = QStringLiteral("solver.");
     SolverSettings& sv = s.solver;
-    sv.backend = r.choice(solver, QStringLiteral("backend"), so, {QStringLiteral("cpu"), QStringLiteral("gpu")}, 0) == 1 ? "gpu" : "cpu";
+    sv.backend = r.choice(solver, QStringLiteral("backend"), so, {QStringLiteral("cpu"), QStringLiteral("gpu")}, 0) == 1 ? BackendKind::Gpu : BackendKind::Cpu;
     sv.gradient = r.choice(solver, QStringLiteral("gradient"), so, {QStringLiteral("adjoint"), QStringLiteral("fd")}, 0) == 1 ? GradientKind::FiniteDifference
                                                                                                                            : GradientKind::Adjoint;
     sv.optimizer = r.choice(solver, QStringLiteral("optimizer"), so, {QStringLiteral("bfgs"), QStringLiteral("lbfgs")}, 0) == 1 ? OptimizerKind::Lbfgs : OptimizerKind::Bfgs;

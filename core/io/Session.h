@@ -26,7 +26,7 @@ constexpr int kSessionFormatVersion = 1;
 
 // How to run the fit; mirrors wavefront-cli's solver options.
 struct SolverSettings {
-    std::string backend = "cpu";           // "cpu" or "gpu"
+    BackendKind backend = BackendKind::Cpu;
     GradientKind gradient = GradientKind::Adjoint;
     OptimizerKind optimizer = OptimizerKind::Bfgs;
     Precision precision = Precision::Double;

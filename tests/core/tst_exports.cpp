@@ -279,7 +279,7 @@ private slots:
         s.model.spiderAngleDeg = 30.0;
         s.model.fitFlux = false;
         s.model.fitBackground = false;
-        s.solver.backend = "gpu";
+        s.solver.backend = BackendKind::Gpu;
         s.solver.precision = Precision::Float;
         s.solver.stages = {2, 4, 6};
         s.solver.maxIterations = 77;

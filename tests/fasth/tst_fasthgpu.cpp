@@ -9,6 +9,7 @@
 
 #include <QtTest>
 
+using namespace wfs;
 using namespace wfs::fasth;
 
 class TestFasthGpu : public QObject {

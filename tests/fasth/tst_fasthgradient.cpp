@@ -5,6 +5,7 @@
 
 #include <QtTest>
 
+using namespace wfs;
 using namespace wfs::fasth;
 using namespace wfs::fasth::test;
 

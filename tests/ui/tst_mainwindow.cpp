@@ -231,7 +231,7 @@ private slots:
         QCOMPARE(model->item(1)->isEnabled(), gpu.available);
         if (!gpu.available)
             QVERIFY(combo->itemData(1, Qt::ToolTipRole).toString().contains(QStringLiteral("GPU")));
-        QCOMPARE(m_window->setupPanel()->solverSettings().backend, std::string("cpu"));
+        QCOMPARE(m_window->setupPanel()->solverSettings().backend, BackendKind::Cpu);
     }
 
     void cleanupTestCase()
