@@ -105,26 +105,11 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 std::vector<double> intensity(const Problem& problem, const ModelParameters& p, const Eigen::VectorXd& phase)
 {
     const int n = problem.gridSize();
-    fftw::ComplexBuffer<double> buffer(size_t(n) * size_t(n));
-    std::fill(buffer.data(), buffer.data() + buffer.size(), std::complex<double>(0, 0));
-    Illumination ill = problem.spec().pupil.illumination;
-    ill.x0 = p.centreX;
-    ill.y0 = p.centreY;
-    ill.sigma = p.sigma;
-    for (int i = 0; i < problem.pupilPixelCount(); ++i) {
-        const double a = problem.transmission()[size_t(i)] * illuminationProfile(ill, problem.pupilX()[size_t(i)], problem.pupilY()[size_t(i)]);
-        buffer.data()[problem.pupilIndex()[size_t(i)]] = std::polar(a, phase[i]);
-    }
-    fftw::PlanKey key;
-    key.n = n;
-    key.axes = fftw::Axes::Full2d;
-    key.direction = fftw::Direction::Backward;
-    key.measure = false;
-    fftw::Traits<double>::execute(fftw::plan<double>(key), buffer.raw(), buffer.raw());
-    std::vector<double> out(size_t(n) * size_t(n));
+    const std::vector<double> raw = inFocusIntensity(problem, p, phase);
+    std::vector<double> out(raw.size());
     for (int r = 0; r < n; ++r)
         for (int c = 0; c < n; ++c)
-            out[size_t((r + n / 2) % n) * size_t(n) + size_t((c + n / 2) % n)] = std::norm(buffer.data()[size_t(r) * size_t(n) + size_t(c)]);
+            out[size_t((r + n / 2) % n) * size_t(n) + size_t((c + n / 2) % n)] = raw[size_t(r) * size_t(n) + size_t(c)];
     return out;
 }
 

@@ -39,6 +39,13 @@ namespace {
 // Peak intensity of the in-focus PSF for a pupil phase (on pupil pixels), found anywhere on the grid.
 double psfPeak(const Problem& problem, const ModelParameters& p, const Eigen::VectorXd& phase)
 {
+    const std::vector<double> psf = inFocusIntensity(problem, p, phase);
+    return psf.empty() ? 0.0 : *std::max_element(psf.begin(), psf.end());
+}
+} // namespace
+
+std::vector<double> inFocusIntensity(const Problem& problem, const ModelParameters& p, const Eigen::VectorXd& phase)
+{
     const int n = problem.gridSize();
     fftw::ComplexBuffer<double> buffer(size_t(n) * size_t(n));
     std::fill(buffer.data(), buffer.data() + buffer.size(), std::complex<double>(0, 0));
@@ -56,12 +63,11 @@ double psfPeak(const Problem& problem, const ModelParameters& p, const Eigen::Ve
     key.direction = fftw::Direction::Backward;
     key.measure = false;
     fftw::Traits<double>::execute(fftw::plan<double>(key), buffer.raw(), buffer.raw());
-    double peak = 0.0;
+    std::vector<double> out(buffer.size());
     for (size_t i = 0; i < buffer.size(); ++i)
-        peak = std::max(peak, std::norm(buffer.data()[i]));
-    return peak;
+        out[i] = std::norm(buffer.data()[i]);
+    return out;
 }
-} // namespace
 
 std::vector<Image> modelImagesInDataLayout(ModelEvaluator& evaluator, const std::vector<double>& parameters)
 {

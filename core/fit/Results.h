@@ -89,6 +89,9 @@ std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::ve
 // Model intensities at `parameters`, each cut to its plane's data size (the data layout).
 std::vector<Image> modelImagesInDataLayout(ModelEvaluator& evaluator, const std::vector<double>& parameters);
 
+// |FFT(pupil field)|^2 of the in-focus PSF for a pupil phase (on pupil pixels) and the illumination of `p`,
+// on the N x N grid, unshifted (zero frequency at (0, 0)).
+std::vector<double> inFocusIntensity(const Problem& problem, const ModelParameters& p, const Eigen::VectorXd& phase);
 // The aberration phase (radians) over the pupil's bounding box, NaN outside.
 Image phaseMap(const Problem& problem, const ModelParameters& parameters);
 
