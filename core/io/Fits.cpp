@@ -1,4 +1,5 @@
 #include "io/Fits.h"
+#include "io/FitsHandle.h"
 
 #include <fitsio.h>
 #include <zlib.h>
@@ -20,21 +21,8 @@ namespace wfs {
 
 namespace {
 
-std::string fitsError(int status)
-{
-    char text[FLEN_STATUS] = {};
-    fits_get_errstatus(status, text);
-    return text;
-}
-
-struct FitsCloser {
-    void operator()(fitsfile* f) const
-    {
-        int status = 0;
-        fits_close_file(f, &status);
-    }
-};
-using FitsHandle = std::unique_ptr<fitsfile, FitsCloser>;
+using fitsio::fitsError;
+using fitsio::FitsHandle;
 
 void readKeywords(fitsfile* f, FitsContent& content)
 {

@@ -1,5 +1,6 @@
 // Writing FITS (io/Fits.h). Apart from the readers in Fits.cpp, which the fuzz targets build without Qt.
 #include "io/Fits.h"
+#include "io/FitsHandle.h"
 
 #include "io/OutputTransaction.h"
 
@@ -13,21 +14,8 @@ namespace wfs {
 
 namespace {
 
-std::string fitsError(int status)
-{
-    char text[FLEN_STATUS] = {};
-    fits_get_errstatus(status, text);
-    return text;
-}
-
-struct FitsCloser {
-    void operator()(fitsfile* f) const
-    {
-        int status = 0;
-        fits_close_file(f, &status);
-    }
-};
-using FitsHandle = std::unique_ptr<fitsfile, FitsCloser>;
+using fitsio::fitsError;
+using fitsio::FitsHandle;
 
 } // namespace
 
