@@ -9,9 +9,6 @@
 #include <utility>
 #include <vector>
 
-class QCustomPlot;
-class QCPAbstractItem;
-
 namespace wfs::ui {
 
 class ImageView;
@@ -34,11 +31,7 @@ public:
     int matrixColumns() const { return m_columns; }
 
 private:
-    void removeBlockItems();
-
     ImageView* m_view;
-    QCustomPlot* m_plot = nullptr; // ImageView's own plot, for the overlays and the axis orientation
-    std::vector<QCPAbstractItem*> m_blockItems;
     int m_blockCount = 0;
     int m_rows = 0;
     int m_columns = 0;

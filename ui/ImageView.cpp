@@ -111,6 +111,7 @@ ImageView::ImageView(QWidget* parent)
 
 void ImageView::clear(const QString& message)
 {
+    setOverlays({});
     m_image = Image();
     m_map->data()->clear();
     m_scale->axis()->setLabel(message);
@@ -223,6 +224,40 @@ void ImageView::setAxisLabels(const QString& x, const QString& y)
 {
     m_xLabel = x;
     m_yLabel = y;
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ImageView::setRowZeroAtTop(bool top)
+{
+    m_plot->yAxis->setRangeReversed(top);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ImageView::setOverlays(const std::vector<ImageOverlay>& overlays)
+{
+    for (QCPAbstractItem* item : m_overlayItems)
+        m_plot->removeItem(item);
+    m_overlayItems.clear();
+    for (const ImageOverlay& overlay : overlays) {
+        auto* rect = new QCPItemRect(m_plot);
+        rect->topLeft->setCoords(overlay.rect.left(), overlay.rect.top());
+        rect->bottomRight->setCoords(overlay.rect.right(), overlay.rect.bottom());
+        rect->setPen(QPen(QColor(40, 40, 40), 1.5));
+        rect->setBrush(overlay.shaded ? QBrush(QColor(0, 0, 0, 40)) : QBrush(Qt::NoBrush));
+        rect->setSelectable(false);
+        m_overlayItems.push_back(rect);
+        if (!overlay.label.isEmpty()) {
+            auto* label = new QCPItemText(m_plot);
+            label->position->setCoords(overlay.rect.center().x(), overlay.rect.top());
+            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignTop);
+            label->setText(overlay.label);
+            label->setColor(QColor(20, 20, 20));
+            label->setBrush(QBrush(QColor(255, 255, 255, 200)));
+            label->setPadding(QMargins(2, 1, 2, 1));
+            label->setSelectable(false);
+            m_overlayItems.push_back(label);
+        }
+    }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -14,6 +14,7 @@
 #include <optional>
 
 class QCustomPlot;
+class QCPAbstractItem;
 class QCPColorMap;
 class QCPColorScale;
 
@@ -30,6 +31,14 @@ QImage thumbnail(const Image& image, int size, const QRect& region = QRect());
 struct DisplayRange {
     double low = 0.0;
     double high = 1.0;
+};
+
+// A rectangle drawn over an image, in image pixel coordinates (pixel (c, r) covers c - 0.5 .. c + 0.5),
+// outlined, optionally shaded, with an optional label at its top edge: e.g. FastH's blocks of reflectors.
+struct ImageOverlay {
+    QRectF rect;
+    QString label;
+    bool shaded = false;
 };
 
 // Tick values at round numbers (1, 2 or 5 times a power of ten) inside [low, high].
@@ -57,6 +66,10 @@ public:
     DisplayRange displayRange() const;                      // what is shown now
     void setColorBarVisible(bool visible);                  // off where a neighbour's bar serves
     void setAxisLabels(const QString& x, const QString& y); // default "x (pixel)", "y (pixel)"
+    // Row 0 at the top, as matrices are written (default: at the bottom, the program's image convention).
+    void setRowZeroAtTop(bool top);
+    // Replaces the overlays (empty removes them); they stay until replaced or the view is cleared.
+    void setOverlays(const std::vector<ImageOverlay>& overlays);
     // The part of the image a refit shows (image pixel coordinates; empty = the whole image), e.g. a
     // PSF's core. Applied at once unless the user has zoomed since the last refit.
     void setFitRegion(const QRectF& region);
@@ -93,6 +106,7 @@ private:
     bool m_autoFit = true; // false once the user zooms or pans, until a double-click
     bool m_colorBarVisible = true;
     bool m_gradientSet = false;
+    std::vector<QCPAbstractItem*> m_overlayItems;
 };
 
 } // namespace wfs::ui
