@@ -50,19 +50,6 @@
 
 namespace wfs::ui {
 
-namespace {
-
-QString joinMessages(const std::vector<DatasetMessage>& messages, MessageLevel level)
-{
-    QStringList lines;
-    for (const DatasetMessage& m : messages)
-        if (m.level == level)
-            lines << QString::fromStdString(m.text);
-    return lines.join(QLatin1Char('\n'));
-}
-
-} // namespace
-
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_setup(new SetupPanel(this))
@@ -421,7 +408,7 @@ void MainWindow::openFiles(const QStringList& paths, bool append)
     }).then(this, [this, paths](std::pair<Dataset, std::vector<DatasetMessage>> loaded) {
         m_busy = false;
         logMessages(loaded.second);
-        const QString errors = joinMessages(loaded.second, MessageLevel::Error);
+        const QString errors = QString::fromStdString(messagesText(loaded.second, MessageLevel::Error));
         if (loaded.first.planes.empty()) {
             // Nothing usable: keep what was loaded before.
             m_pendingTruth.reset();
@@ -489,7 +476,7 @@ void MainWindow::updateSampling()
     std::vector<DatasetMessage> messages;
     try {
         const double q = samplingFromMetadata(metadata, &messages);
-        const QString warnings = joinMessages(messages, MessageLevel::Warning);
+        const QString warnings = QString::fromStdString(messagesText(messages, MessageLevel::Warning));
         m_setup->setSamplingInfo(tr("Sampling Q = %1 (Nyquist at 2)%2").arg(q, 0, 'g', 4).arg(warnings.isEmpty() ? QString() : QStringLiteral("\n") + warnings),
                                  !warnings.isEmpty());
     } catch (const std::exception& e) {

@@ -22,15 +22,6 @@ namespace wfs::ui {
 
 namespace {
 constexpr int kMaxRecent = 8;
-
-QString joinMessages(const std::vector<DatasetMessage>& messages, MessageLevel level)
-{
-    QStringList lines;
-    for (const DatasetMessage& m : messages)
-        if (m.level == level)
-            lines << QString::fromStdString(m.text);
-    return lines.join(QLatin1Char('\n'));
-}
 } // namespace
 
 void MainWindow::restoreResult(const Session& session)
@@ -152,7 +143,7 @@ void MainWindow::openSessionFrom(const QString& path)
         .then(this, [this, path](OpenedSession opened) {
             m_busy = false;
             logMessages(opened.messages);
-            const QString errors = joinMessages(opened.messages, MessageLevel::Error);
+            const QString errors = QString::fromStdString(messagesText(opened.messages, MessageLevel::Error));
             if (opened.session.dataset.planes.empty()) {
                 showError(tr("%1: no input of the session could be read.%2").arg(path, errors.isEmpty() ? QString() : QStringLiteral("\n") + errors));
                 emit dataLoaded();
@@ -163,7 +154,7 @@ void MainWindow::openSessionFrom(const QString& path)
             datasetChanged();
             m_setup->setModelSettings(opened.session.model);
             m_setup->setSolverSettings(opened.session.solver);
-            const QString warnings = joinMessages(opened.messages, MessageLevel::Warning);
+            const QString warnings = QString::fromStdString(messagesText(opened.messages, MessageLevel::Warning));
             if (!errors.isEmpty() || !warnings.isEmpty())
                 showError((errors + QLatin1Char('\n') + warnings).trimmed());
             logLine(tr("session %1 opened").arg(path));

@@ -529,12 +529,14 @@ int runReconstruct(const QStringList& args)
     ExportContext context;
     const bool force = has(parser, "force");
     std::vector<OutputSpec> outputs;
-    for (const OutputSpec& o : {OutputSpec{"json", true}, OutputSpec{"csv", true}, OutputSpec{"coefficients-json", true},
-                                OutputSpec{"save-session", true}, OutputSpec{"phase-out", false}, OutputSpec{"phase-png", false},
-                                OutputSpec{"model-out", false}, OutputSpec{"residual-out", false}, OutputSpec{"psf-analysis", true},
-                                OutputSpec{"psf-out", false}})
-        if (has(parser, o.option.c_str()))
-            outputs.push_back({o.option, o.text, value(parser, o.option.c_str()).toStdString()});
+    // Each output option and whether it is text (text may go to '-', standard output).
+    const std::pair<const char*, bool> outputOptions[] = {{"json", true},          {"csv", true},           {"coefficients-json", true},
+                                                          {"save-session", true},  {"phase-out", false},    {"phase-png", false},
+                                                          {"model-out", false},    {"residual-out", false}, {"psf-analysis", true},
+                                                          {"psf-out", false}};
+    for (const auto& [option, text] : outputOptions)
+        if (has(parser, option))
+            outputs.push_back({option, text, value(parser, option).toStdString()});
     try {
         // Every output is checked before any input is read or any fitting done (issue 12, items 7, 8).
         std::vector<std::string> inputs;

@@ -1,4 +1,5 @@
 #include "io/Dataset.h"
+#include "io/NumberText.h"
 
 #include "fit/ImageStatistics.h"
 #include "optics/Problem.h"
@@ -35,17 +36,21 @@ const char* messageLevelName(MessageLevel level)
     return "?";
 }
 
+std::string messagesText(const std::vector<DatasetMessage>& messages, MessageLevel level)
+{
+    std::string text;
+    for (const DatasetMessage& m : messages)
+        if (m.level == level)
+            text += (text.empty() ? "" : "\n") + m.text;
+    return text;
+}
+
 namespace {
 
 // Larger pixel values overflow when squared and summed (a cost, a centroid).
 constexpr double kLargestPixel = 1e150;
 
-std::string format(const char* fmt, double value)
-{
-    char text[64];
-    std::snprintf(text, sizeof text, fmt, value);
-    return text;
-}
+using detail::format;
 
 } // namespace
 

@@ -42,6 +42,8 @@ struct DatasetMessage {
     std::string file; // the file concerned (as given), or empty
     std::string text; // a whole sentence that already names the file or plane
 };
+// The texts of the messages at `level`, one per line (empty when there are none).
+std::string messagesText(const std::vector<DatasetMessage>& messages, MessageLevel level);
 
 // ---- Metadata -----------------------------------------------------------------------------------
 

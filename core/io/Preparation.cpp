@@ -2,6 +2,7 @@
 // (non-finite, saturated, hot and listed bad pixels), the sigma-clipped border background, centring on
 // the peak or centroid, cropping and normalisation, recorded so that a session can say what was done.
 #include "io/Dataset.h"
+#include "io/NumberText.h"
 
 #include "fit/ImageStatistics.h"
 
@@ -17,12 +18,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::string format(const char* fmt, double value)
-{
-    char text[64];
-    std::snprintf(text, sizeof text, fmt, value);
-    return text;
-}
+using detail::format;
 
 } // namespace
 

@@ -1,0 +1,16 @@
+#pragma once
+// One number printed with a printf format, for the messages of the data layer (Dataset.cpp,
+// Preparation.cpp). Internal to core/io.
+#include <cstdio>
+#include <string>
+
+namespace wfs::detail {
+
+inline std::string format(const char* fmt, double value)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, fmt, value);
+    return text;
+}
+
+} // namespace wfs::detail
