@@ -115,14 +115,13 @@ std::string findSidecar(const std::string& path)
     return {};
 }
 
-// Reads a sidecar into the unset metadata fields and the file's planes. Problems become messages.
-void applySidecar(Dataset& d, int fileIndex, const std::string& sidecar, std::vector<DatasetMessage>& messages)
+// A sidecar's JSON object; none (with a warning) when it is unreadable, too large or not an object.
+std::optional<QJsonObject> readSidecar(const DatasetFile& f, const std::string& sidecar, std::vector<DatasetMessage>& messages)
 {
-    const DatasetFile& f = d.files[size_t(fileIndex)];
     QFile file(QString::fromStdString(sidecar));
     if (!file.open(QIODevice::ReadOnly) || file.size() > (4 << 20)) {
         messages.push_back({MessageLevel::Warning, f.path, sidecar + ": metadata sidecar unreadable or too large; ignored"});
-        return;
+        return std::nullopt;
     }
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
@@ -130,10 +129,47 @@ void applySidecar(Dataset& d, int fileIndex, const std::string& sidecar, std::ve
         messages.push_back({MessageLevel::Warning, f.path,
                             sidecar + ": metadata sidecar is not a JSON object (" + error.errorString().toStdString() + " at byte "
                                 + std::to_string(error.offset) + "); ignored"});
-        return;
+        return std::nullopt;
     }
+    return doc.object();
+}
+
+// The sidecar's "defocus" list into the file's planes whose defocus is unknown; invalid entries into bad.
+void applySidecarDefocus(Dataset& d, const DatasetFile& f, const QJsonArray& list, const std::string& sidecar, const std::string& origin,
+                         std::vector<std::string>& bad, std::vector<DatasetMessage>& messages)
+{
+    if (list.size() != f.planeCount)
+        messages.push_back({MessageLevel::Warning, f.path,
+                            sidecar + ": \"defocus\" has " + std::to_string(list.size()) + " entries but the file has "
+                                + std::to_string(f.planeCount) + " planes; using the first ones"});
+    for (int k = 0; k < std::min<int>(int(list.size()), f.planeCount); ++k) {
+        const QJsonValue v = list.at(k);
+        std::optional<PlaneDefocus> defocus;
+        if (v.isDouble())
+            defocus = PlaneDefocus{PlaneDefocus::Kind::Waves, v.toDouble()}; // a bare number is waves of W020
+        else
+            defocus = defocusFromText(v.toString().toStdString());
+        if (!defocus) {
+            bad.push_back("defocus[" + std::to_string(k) + "]");
+            continue;
+        }
+        DatasetPlane& plane = d.planes[size_t(f.firstPlane + k)];
+        if (plane.defocus.kind == PlaneDefocus::Kind::Unknown) {
+            plane.defocus = *defocus;
+            d.metadata.origin["defocus[" + std::to_string(f.firstPlane + k) + "]"] = origin;
+        }
+    }
+}
+
+// Reads a sidecar into the unset metadata fields and the file's planes. Problems become messages.
+void applySidecar(Dataset& d, int fileIndex, const std::string& sidecar, std::vector<DatasetMessage>& messages)
+{
+    const DatasetFile& f = d.files[size_t(fileIndex)];
+    const std::optional<QJsonObject> object = readSidecar(f, sidecar, messages);
+    if (!object)
+        return;
     d.files[size_t(fileIndex)].sidecar = sidecar;
-    const QJsonObject o = doc.object();
+    const QJsonObject& o = *object;
     DatasetMetadata& m = d.metadata;
     const std::string origin = QFileInfo(QString::fromStdString(sidecar)).fileName().toStdString();
     std::vector<std::string> bad;
@@ -164,6 +200,7 @@ void applySidecar(Dataset& d, int fileIndex, const std::string& sidecar, std::ve
     number("sampling", m.samplingQ, "samplingQ");
     number("focus_plane", m.focusPlane, "focusPlane");
     number("saturation", m.saturationLevel, "saturationLevel");
+    number("read_noise", m.readNoise, "readNoise");
     if (o.contains(QLatin1String("z_step"))) {
         const auto v = jsonLength(o.value(QLatin1String("z_step")));
         if (!v || *v == 0.0)
@@ -202,35 +239,14 @@ void applySidecar(Dataset& d, int fileIndex, const std::string& sidecar, std::ve
         m.dataUnit = o.value(QLatin1String("data_unit")).toString().toLower().toStdString();
         m.origin["dataUnit"] = origin;
     }
-    if (o.contains(QLatin1String("defocus"))) {
-        const QJsonArray list = o.value(QLatin1String("defocus")).toArray();
-        if (list.size() != f.planeCount)
-            messages.push_back({MessageLevel::Warning, f.path,
-                                sidecar + ": \"defocus\" has " + std::to_string(list.size()) + " entries but the file has "
-                                    + std::to_string(f.planeCount) + " planes; using the first ones"});
-        for (int k = 0; k < std::min<int>(int(list.size()), f.planeCount); ++k) {
-            const QJsonValue v = list.at(k);
-            std::optional<PlaneDefocus> defocus;
-            if (v.isDouble())
-                defocus = PlaneDefocus{PlaneDefocus::Kind::Waves, v.toDouble()}; // a bare number is waves of W020
-            else
-                defocus = defocusFromText(v.toString().toStdString());
-            if (!defocus) {
-                bad.push_back("defocus[" + std::to_string(k) + "]");
-                continue;
-            }
-            DatasetPlane& plane = d.planes[size_t(f.firstPlane + k)];
-            if (plane.defocus.kind == PlaneDefocus::Kind::Unknown) {
-                plane.defocus = *defocus;
-                m.origin["defocus[" + std::to_string(f.firstPlane + k) + "]"] = origin;
-            }
-        }
-    }
+    if (o.contains(QLatin1String("defocus")))
+        applySidecarDefocus(d, f, o.value(QLatin1String("defocus")).toArray(), sidecar, origin, bad, messages);
     for (const std::string& key : bad)
         messages.push_back({MessageLevel::Warning, f.path, sidecar + ": \"" + key + "\" is not a valid value; ignored"});
 }
 
-// FITS keywords, ImageJ descriptions and TIFF resolution into unset metadata fields.
+// FITS keywords, ImageJ descriptions and TIFF resolution into unset metadata fields. A table of
+// keywords, one line each (README "Metadata" lists the same), hence its length.
 void applyHeaders(Dataset& d, int fileIndex)
 {
     const DatasetFile& f = d.files[size_t(fileIndex)];
@@ -334,6 +350,32 @@ std::string bitDescription(const ImageFileContent& c)
     return std::to_string(c.bitsPerSample) + "-bit";
 }
 
+// Leaves out of the fit a plane that holds nothing usable: values too large, all NaN, or all zero.
+void excludeUnusable(DatasetPlane& plane, const std::string& path, std::vector<DatasetMessage>& messages)
+{
+    size_t finite = 0, nonZero = 0;
+    double largest = 0.0;
+    for (double v : plane.raw.pixels) {
+        finite += std::isfinite(v) ? 1 : 0;
+        nonZero += std::isfinite(v) && v != 0.0 ? 1 : 0;
+        if (std::isfinite(v))
+            largest = std::max(largest, std::abs(v));
+    }
+    if (largest > kLargestPixel) {
+        // Finite, but squares and sums of such values overflow in the preparation and the fit.
+        plane.use = false;
+        messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": pixel values reach " + format("%.3g", largest)
+                                                             + ", beyond what can be fitted (at most " + format("%.0e", kLargestPixel)
+                                                             + " in magnitude); scale the data down; the plane does not take part"});
+    } else if (finite == 0) {
+        plane.use = false;
+        messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": every pixel is NaN or blank; the plane does not take part"});
+    } else if (nonZero == 0) {
+        plane.use = false;
+        messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": the plane is all zero; it does not take part"});
+    }
+}
+
 } // namespace
 
 std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::string>& paths, const ReadLimits& limits)
@@ -375,27 +417,7 @@ std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::st
             plane.file = fileIndex;
             plane.indexInFile = int(k);
             plane.formatMaximum = content.formatMaximum;
-            size_t finite = 0, nonZero = 0;
-            double largest = 0.0;
-            for (double v : plane.raw.pixels) {
-                finite += std::isfinite(v) ? 1 : 0;
-                nonZero += std::isfinite(v) && v != 0.0 ? 1 : 0;
-                if (std::isfinite(v))
-                    largest = std::max(largest, std::abs(v));
-            }
-            if (largest > kLargestPixel) {
-                // Finite, but squares and sums of such values overflow in the preparation and the fit.
-                plane.use = false;
-                messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": pixel values reach " + format("%.3g", largest)
-                                                                     + ", beyond what can be fitted (at most " + format("%.0e", kLargestPixel)
-                                                                     + " in magnitude); scale the data down; the plane does not take part"});
-            } else if (finite == 0) {
-                plane.use = false;
-                messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": every pixel is NaN or blank; the plane does not take part"});
-            } else if (nonZero == 0) {
-                plane.use = false;
-                messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": the plane is all zero; it does not take part"});
-            }
+            excludeUnusable(plane, path, messages);
             dataset.planes.push_back(std::move(plane));
         }
         dataset.files.push_back(std::move(file));
