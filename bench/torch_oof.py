@@ -7,6 +7,10 @@ gpu/run-device-checks.sh puts them beside wfs-device-check's rows and summary.py
 
   python3 bench/torch_oof.py [--grid 256,512,1024,2048] [--order 8] [--precision double,float]
                              [--eval-repeat 20] [--budget SECONDS] [--no-solve]
+                             [--reference tests/data/oof-reference-values.json] [--device cuda|cpu]
+
+With --reference the model is first held to the spec's reference values (cost 1e-10, gradient 1e-6
+relative), one row of kind "torch-verify"; no timing is reported for a model that fails them.
 """
 import argparse
 import json
@@ -86,16 +90,42 @@ class Oof:
         return loss.detach(), grad
 
 
+def synchronize(torch, device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def verify(torch, path, device):
+    """The spec's reference cases (noise-free data at the truth; cost and gradient at the start)."""
+    with open(path) as f:
+        cases = json.load(f)["cases"]
+    worst_cost = worst_gradient = 0.0
+    for c in cases:
+        model = Oof(torch, c["grid"], c["order"], torch.float64, device)
+        with torch.no_grad():
+            model.data = model.beams(torch.tensor(c["truth"], dtype=torch.float64, device=device))
+        loss, grad = model.cost_and_gradient(torch.tensor(c["start"], dtype=torch.float64, device=device))
+        ref = torch.tensor(c["gradient"], dtype=torch.float64, device=device)
+        worst_cost = max(worst_cost, abs(float(loss) - c["loss"]) / abs(c["loss"]))
+        excess = ((grad - ref).abs() - (1e-6 * ref.abs()).clamp_min(1e-18)).max()
+        worst_gradient = max(worst_gradient, float(((grad - ref).abs() / ref.abs().clamp_min(1e-18)).max()))
+        if float(excess) > 0:
+            worst_gradient = max(worst_gradient, 1.0)
+    ok = worst_cost <= 1e-10 and worst_gradient <= 1e-6
+    print(json.dumps(dict(kind="torch-verify", ok=ok, cases=len(cases), cost_rel=worst_cost, gradient_rel=worst_gradient)), flush=True)
+    return ok
+
+
 def time_evaluations(torch, model, repeat):
     p = model.start()
     for _ in range(3):
         model.cost_and_gradient(p)
-    torch.cuda.synchronize()
+    synchronize(torch, p.device)
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         model.cost_and_gradient(p)
-        torch.cuda.synchronize()
+        synchronize(torch, p.device)
         times.append((time.perf_counter() - t0) * 1e3)
     times.sort()
     return times[len(times) // 2], times[len(times) // 4], times[(3 * len(times)) // 4]
@@ -114,7 +144,7 @@ def solve(torch, model, max_iterations=2000):
             loss, grad = model.cost_and_gradient(torch.as_tensor(v, dtype=model.x.dtype, device=model.x.device))
             return float(loss), grad.double().cpu().numpy()
 
-        torch.cuda.synchronize()
+        synchronize(torch, model.x.device)
         t0 = time.perf_counter()
         result = minimize(f, model.start().double().cpu().numpy(), jac=True, method="BFGS", tol=1e-8,
                           options={"maxiter": max_iterations})
@@ -134,10 +164,10 @@ def solve(torch, model, max_iterations=2000):
             loss.backward()
             return loss
 
-        torch.cuda.synchronize()
+        synchronize(torch, model.x.device)
         t0 = time.perf_counter()
         optimizer.step(closure)
-        torch.cuda.synchronize()
+        synchronize(torch, model.x.device)
         seconds = time.perf_counter() - t0
         iterations = optimizer.state[optimizer._params[0]].get("n_iter", None)
         return dict(solve_s=seconds, iterations=iterations, evaluations=evaluations, final_cost=float(model.cost(p.detach())),
@@ -152,6 +182,8 @@ def main():
     ap.add_argument("--eval-repeat", type=int, default=20)
     ap.add_argument("--budget", type=float, default=float("inf"), help="seconds: no new row is started after this")
     ap.add_argument("--no-solve", action="store_true", help="time evaluations only")
+    ap.add_argument("--reference", help="spec reference values (JSON) the model must reproduce before timing")
+    ap.add_argument("--device", default="cuda", help="cuda (the anchor) or cpu (to try the script without a GPU)")
     args = ap.parse_args()
     start = time.perf_counter()
     try:
@@ -159,11 +191,14 @@ def main():
     except ImportError as e:
         row(skipped=True, reason=f"PyTorch is not installed ({e})")
         return 0
-    if not torch.cuda.is_available():
+    device = torch.device(args.device)
+    if device.type == "cuda" and not torch.cuda.is_available():
         row(skipped=True, reason="PyTorch sees no CUDA device")
         return 0
-    device = torch.device("cuda")
-    name = torch.cuda.get_device_name(device)
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+    if args.reference and not verify(torch, args.reference, device):
+        row(skipped=True, reason="the PyTorch model does not reproduce the spec's reference values: no timing")
+        return 1
     grids = [int(g) for g in args.grid.split(",")]
     precisions = args.precision.split(",")
     left_out = 0
@@ -184,10 +219,12 @@ def main():
                     values.update(solve(torch, model))
                 row(**values)
                 del model
-                torch.cuda.empty_cache()
+                if device.type == "cuda":
+                    torch.cuda.empty_cache()
             except Exception as e:  # out of memory at a large grid must not lose the other rows
                 row(grid=grid, precision=precision, error=f"{type(e).__name__}: {e}")
-                torch.cuda.empty_cache()
+                if device.type == "cuda":
+                    torch.cuda.empty_cache()
     if left_out:
         print(json.dumps(dict(kind="trimmed", bench="torch", rows_skipped=left_out, budget_s=args.budget)), flush=True)
     return 0

@@ -154,7 +154,7 @@ else
       --batch 1,32,256 --block 16,32,64,128 --precision float,double --repeat 20 --budget "$fasth_budget"
     grep -h '^{' "$logs/bench-fasth.log" >> "$rows"
     step bench-torch $(( torch_budget + 20 )) python3 "$root/bench/torch_oof.py" --grid 256,512,1024,2048 --order 8 \
-      --eval-repeat 20 --budget "$torch_budget"
+      --eval-repeat 20 --budget "$torch_budget" --reference "$root/tests/data/oof-reference-values.json"
     grep -h '^{' "$logs/bench-torch.log" >> "$rows"
   else
     skip_step bench-oof "no time left ($budget s)"

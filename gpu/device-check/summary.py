@@ -166,6 +166,9 @@ def main():
             pairs.append((t["grid"], t["eval_ms"] / g["eval_ms"]))
     say(f"  ahead of PyTorch-CUDA per evaluation (grids 256..2048): {verdict(None if not pairs else all(x > 1 for _, x in pairs))}"
         + "".join(f"; {g}: torch/ours {x:.1f}x" for g, x in pairs))
+    for v in kind("torch-verify"):
+        say(f"    PyTorch model against the spec's reference values: {'ok' if v.get('ok') else 'WRONG'}"
+            f" (cost {v.get('cost_rel'):.1e}, gradient {v.get('gradient_rel'):.1e} relative)")
     for t in torch:
         if t.get("solve_s") is not None:
             say(f"    torch to solution at {t['grid']} {t['precision']}: {t['solve_s']:.2f} s, {t.get('iterations')} iterations"
