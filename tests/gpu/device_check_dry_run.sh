@@ -37,4 +37,23 @@ listing=$(tar -tzf "$work/out/logs.tar.gz") || fail "logs.tar.gz is not a gzip t
 for f in logs/check.log logs/build.log logs/configure.log logs/machine.txt; do
   grep -qx "$f" <<< "$listing" || fail "logs.tar.gz lacks $f"
 done
+# The check can fail: a truncated case file and one FastH product value moved by 1e-6 must each be
+# reported as FAIL, with a non-zero exit status.
+rm -rf "$work/broken"
+cp -r "$work/reference" "$work/broken"
+truncate -s 50000 "$work/broken/model-oof-64-4.bin"
+python3 - "$work/broken/fasth-d64-k64-m1-b12.bin" <<'PY' || fail "could not alter the FastH case"
+import struct, sys
+path = sys.argv[1]
+b = bytearray(open(path, "rb").read())
+at = b.index(b"forward") + len("forward") + 1 + 8  # name, type byte, count: then the first value
+struct.pack_into("<d", b, at, struct.unpack_from("<d", b, at)[0] + 1e-6)
+open(path, "wb").write(b)
+PY
+"$work/build/wfs-device-check" check --reference "$work/broken" > "$work/broken.log" 2>&1
+broken_rc=$?
+(( broken_rc != 0 )) || fail "the harness passed altered reference data"
+grep -q '^FAIL reference/model/oof-64-4/read: .*truncated' "$work/broken.log" || fail "a truncated file was not reported"
+grep -q '^FAIL reference/fasth/d64-k64-m1-b12/sequential-product' "$work/broken.log" || fail "an altered product was not reported"
+grep -E '^[0-9]+ passed, 2 failed' "$work/broken.log" || fail "the closing line does not count the two failures"
 echo "PASS: device check dry run"
