@@ -709,6 +709,7 @@ void DeviceFasth<T>::setProblem(const DeviceProblem& problem, const std::vector<
     Impl& impl = *m_impl;
     WFS_CUDA_CHECK(cudaSetDevice(impl.device));
     impl.graph.reset();
+    impl.launch.clear(); // a new problem needs a new prepare()
     // Q and the SVD layer belong to the previous problem.
     impl.q = DeviceBuffer<T>();
     impl.haveSvd = false;
