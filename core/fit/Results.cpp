@@ -243,8 +243,33 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
     r.defocusRemoved = options.removeDefocus;
 
     const ModelParameters p = problem.unpack(summary.parameters.data());
-    for (const ParameterInfo& info : problem.parameters())
+    r.objective = spec.objective;
+    r.gridSize = spec.grid.size;
+    r.samplingQ = spec.grid.size * spec.grid.spacing / 2.0;
+    for (const ParameterInfo& info : problem.parameters()) {
         r.parameterLabels.push_back(info.label);
+        switch (info.kind) {
+        case ParameterKind::Zernike:
+        case ParameterKind::ShiftX:
+        case ParameterKind::ShiftY:
+            r.parameterUnits.push_back("rad");
+            break;
+        case ParameterKind::CentreX:
+        case ParameterKind::CentreY:
+        case ParameterKind::Sigma:
+            r.parameterUnits.push_back("pupil_radii");
+            break;
+        case ParameterKind::Flux:
+            r.parameterUnits.push_back("data_units");
+            break;
+        case ParameterKind::Background:
+            r.parameterUnits.push_back("data_units_per_px");
+            break;
+        case ParameterKind::Amplitude:
+            r.parameterUnits.push_back("");
+            break;
+        }
+    }
     r.parameterValues = summary.parameters;
     r.parameterUncertainties.assign(summary.parameters.size(), kNaN);
     if (options.computeUncertainty && problem.hasData() && summary.termination != Termination::Failed)

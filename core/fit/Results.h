@@ -72,6 +72,12 @@ struct FitResult {
     std::vector<std::string> parameterLabels;
     std::vector<double> parameterValues;
     std::vector<double> parameterUncertainties; // NaN where not available
+    // Each parameter's unit as a key suffix: "rad" (Zernike terms, per-plane tip/tilt), "pupil_radii"
+    // (Gaussian centre and width), "data_units" (flux), "data_units_per_px" (background), "" (amplitude).
+    std::vector<std::string> parameterUnits;
+    ObjectiveKind objective = ObjectiveKind::LeastSquares;
+    int gridSize = 0;           // model grid N
+    double samplingQ = 0.0;     // Q = lambda F# / pixel: N * (pupil radii per sample) / 2
     double rmsWaves = 0.0;      // piston, tip, tilt removed (and defocus with removeDefocus)
     double pvWaves = 0.0;
     bool defocusRemoved = false;

@@ -446,6 +446,8 @@ void writeResidualFits(const std::string& path, const FitResult& result, const E
 QByteArray coefficientsJson(const FitResult& r)
 {
     const QJsonObject o{
+        {QStringLiteral("software"), softwareJson()},
+        {QStringLiteral("date"), QString::fromStdString(creationDateUtc()) + QLatin1Char('Z')},
         {QStringLiteral("convention"), conventionJson(r.ordering, r.normalization, r.wavelength)},
         {QStringLiteral("coefficients"), coefficientsJsonArray(r)},
         {QStringLiteral("rms_waves"), r.rmsWaves},
