@@ -219,13 +219,18 @@ std::vector<FitsKeyword> focalPlaneWcsKeywords(int width, int height, double sam
     if (axis.values.size() < 2)
         return k;
     if (axis.evenlySpaced) {
-        const std::vector<FitsKeyword> third = {
-            {"CTYPE3", axis.quantity, axis.quantity == "W020" ? "defocus W020 of the slice (edge-to-centre)" : "axial displacement of the slice"},
-            {"CUNIT3", axis.unit, axis.unit == "m" ? "metres" : "waves of optical path"},
+        // Waves are a count (not a FITS unit: wcslib and astropy refuse CUNIT3 = 'waves'), so a W020
+        // axis has no CUNIT3; CNAME3 and the comments say waves.
+        const bool waves = axis.quantity == "W020";
+        std::vector<FitsKeyword> third = {
+            {"CTYPE3", axis.quantity, waves ? "[waves] defocus W020 (edge-to-centre)" : "[m] axial displacement of the slice"},
+            {"CNAME3", std::string(waves ? "defocus W020 [waves]" : "defocus z [m]"), "the third axis"},
             {"CRPIX3", 1.0, "reference pixel: the first slice"},
             {"CRVAL3", axis.values.front(), "[" + axis.unit + "] defocus of the first slice"},
             {"CDELT3", axis.values[1] - axis.values[0], "[" + axis.unit + "] defocus step per slice"},
         };
+        if (!waves)
+            third.insert(third.begin() + 1, {"CUNIT3", axis.unit, "metres"});
         k.insert(k.end(), third.begin(), third.end());
     } else {
         const std::vector<FitsKeyword> third = {

@@ -70,7 +70,8 @@ DefocusAxis defocusAxis(const std::vector<DiversitySpec>& planes);
 DefocusAxis defocusAxis(const std::vector<PlaneResult>& planes);
 // Axis keywords of a cube of focal-plane images (width x height, one slice per plane): axes 1 and 2
 // in lambda/D from the image centre (with the sampling Q; otherwise pixels from the centre), axis 3
-// the defocus when evenly spaced (CTYPE3 W020 or DEFOCUSZ, CUNIT3, CRVAL3, CDELT3), else the plane
+// the defocus when evenly spaced (CTYPE3 W020 or DEFOCUSZ, CNAME3, CRVAL3, CDELT3, and CUNIT3 'm' for
+// DEFOCUSZ; waves are a count, which FITS has no unit for), else the plane
 // number (CTYPE3 PLANE) with a DEFOCUS table beside it (defocusTable).
 std::vector<FitsKeyword> focalPlaneWcsKeywords(int width, int height, double samplingQ, const DefocusAxis& axis);
 // The binary-table extension DEFOCUS: PLANE (1-based slice), the defocus value in its unit, and the
