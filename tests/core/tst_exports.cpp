@@ -11,6 +11,7 @@
 #include "engine/ReconstructionEngine.h"
 #include "io/Exports.h"
 #include "PhaseImage.h"
+#include "fit/PsfAnalysis.h"
 #include "io/Fits.h"
 #include "io/Provenance.h"
 #include "io/ResultJson.h"
@@ -504,6 +505,25 @@ private slots:
         }
         QVERIFY(!smallOofResult().pupilAmplitude.isEmpty()); // the OOF preset fits its illumination
         QVERIFY(smallDemoResult().pupilAmplitude.isEmpty());
+    }
+
+    void psfAnalysisCsvHasOneHeaderRow()
+    {
+        // No comment line: the header row first, the summary in the first data row's first columns.
+        const PsfAnalysis& a = *smallOofResult().psf;
+        const QStringList lines = QString::fromStdString(psfAnalysisCsv(a)).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QVERIFY(lines.size() > 3);
+        QVERIFY2(lines[0].startsWith(QStringLiteral("strehl,fwhm_fitted_px,fwhm_diffraction_px,lambda_over_d_per_px,mtf_cutoff_cycles_per_px,radius_px,")),
+                 qPrintable(lines[0]));
+        const int columns = int(lines[0].split(QLatin1Char(',')).size());
+        for (const QString& line : lines) {
+            QVERIFY(!line.startsWith(QLatin1Char('#')));
+            QCOMPARE(int(line.split(QLatin1Char(',')).size()), columns);
+        }
+        const QStringList first = lines[1].split(QLatin1Char(','));
+        WFS_VERIFY_CLOSE(first[0].toDouble(), a.strehl, 1e-9, 0.0);
+        WFS_VERIFY_CLOSE(first[3].toDouble(), a.lambdaOverDPerPixel, 1e-9, 0.0);
+        QVERIFY(lines[2].startsWith(QStringLiteral(",,,,,")));
     }
 
     void colourBarTicks()
