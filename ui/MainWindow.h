@@ -6,6 +6,7 @@
 #include "EngineController.h"
 #include "ImageView.h"
 #include "PlanesPanel.h"
+#include "RunsPanel.h"
 
 #include "io/Dataset.h"
 #include "io/Exports.h"
@@ -74,6 +75,9 @@ public:
     ImageView* dataView() const { return m_dataView; }
     PsfPanel* psfPanel() const { return m_psfPanel; }
     SpeedupLab* speedupLab() const { return m_speedupLab; }
+    RunsPanel* runsPanel() const { return m_runsPanel; }
+    // Every fit of the session, oldest first (finished and cancelled ones; a failed fit adds none).
+    const std::vector<RunEntry>& runs() const { return m_runs; }
 
 signals:
     void dataLoaded();
@@ -102,7 +106,8 @@ private:
     void onFinished(const FitResult& result);
     void showResult(const FitResult& result);
     void adoptProblem(const BuiltProblem& built); // the planes, names and conventions of the fit shown
-    void restoreResult(const Session& session);   // re-evaluates a saved result, then dataLoaded()
+    void restoreResult(const Session& session);   // re-evaluates a saved result and the runs, then dataLoaded()
+    void addRun(const FitResult& result);          // keeps a finished fit as a run of the session
     void previewPreparation();
     void addRecent(const QStringList& paths);
     void rebuildRecentMenu();
@@ -118,6 +123,7 @@ private:
     PhasePanel* m_phasePanel;
     PlanesPanel* m_planesPanel;
     PsfPanel* m_psfPanel;
+    RunsPanel* m_runsPanel;
     FasthPanel* m_fasthPanel;
     ImageView *m_phaseView, *m_dataView, *m_modelView, *m_residualView;
     ConvergencePlot* m_convergence;
@@ -144,6 +150,9 @@ private:
     PupilSpec m_pupil;
     std::optional<FitResult> m_result;
     std::vector<double> m_resultParameters;
+    std::vector<RunEntry> m_runs;
+    Session m_fitSettings;      // the model and solver settings of the fit running (no data)
+    int m_demoFollowUpOrder = 0; // the demo's second fit, started when its first has finished
     QString m_lastError;
 };
 
