@@ -128,24 +128,7 @@ void ImageView::setImage(const Image& image, const QString& title, const QString
     m_image = image;
     m_title = title;
     m_unit = unit;
-    // Percentiles of the finite values (NaN marks pixels without data).
-    std::vector<double> values;
-    values.reserve(m_image.pixels.size());
-    for (double v : m_image.pixels)
-        if (std::isfinite(v))
-            values.push_back(v);
-    if (values.empty()) {
-        m_autoRange = {0.0, 1.0};
-    } else {
-        auto at = [&](double percentile) {
-            const size_t i = std::min(values.size() - 1, size_t(percentile / 100.0 * double(values.size() - 1) + 0.5));
-            std::nth_element(values.begin(), values.begin() + long(i), values.end());
-            return values[i];
-        };
-        m_autoRange = {at(m_clipLow), at(m_clipHigh)};
-        if (!(m_autoRange.high > m_autoRange.low))
-            m_autoRange.high = m_autoRange.low + 1.0;
-    }
+    m_autoRangeValid = false; // worked out when asked for (a fixed range needs no percentiles)
     m_map->data()->setSize(image.width, image.height);
     m_map->data()->setRange(QCPRange(0, image.width - 1), QCPRange(0, image.height - 1));
     if (!sameSize)
@@ -347,12 +330,33 @@ void ImageView::setFixedRange(std::optional<DisplayRange> range)
 
 DisplayRange ImageView::autoRange() const
 {
+    if (m_autoRangeValid)
+        return m_autoRange;
+    // Percentiles of the finite values (NaN marks pixels without data).
+    std::vector<double> values;
+    values.reserve(m_image.pixels.size());
+    for (double v : m_image.pixels)
+        if (std::isfinite(v))
+            values.push_back(v);
+    if (values.empty()) {
+        m_autoRange = {0.0, 1.0};
+    } else {
+        auto at = [&](double percentile) {
+            const size_t i = std::min(values.size() - 1, size_t(percentile / 100.0 * double(values.size() - 1) + 0.5));
+            std::nth_element(values.begin(), values.begin() + long(i), values.end());
+            return values[i];
+        };
+        m_autoRange = {at(m_clipLow), at(m_clipHigh)};
+        if (!(m_autoRange.high > m_autoRange.low))
+            m_autoRange.high = m_autoRange.low + 1.0;
+    }
+    m_autoRangeValid = true;
     return m_autoRange;
 }
 
 DisplayRange ImageView::displayRange() const
 {
-    return m_fixedRange.value_or(m_autoRange);
+    return m_fixedRange ? *m_fixedRange : autoRange();
 }
 
 double ImageView::transform(double value, const DisplayRange& range) const

@@ -103,7 +103,8 @@ private:
     Stretch m_stretch = Stretch::Linear;
     double m_clipLow = 0.0, m_clipHigh = 100.0;
     std::optional<DisplayRange> m_fixedRange;
-    DisplayRange m_autoRange;
+    mutable DisplayRange m_autoRange; // from the clip percentiles, computed on demand
+    mutable bool m_autoRangeValid = false;
     QRectF m_fitRegion;
     QString m_xLabel, m_yLabel;
     bool m_autoFit = true; // false once the user zooms or pans, until a double-click

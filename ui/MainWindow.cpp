@@ -537,7 +537,7 @@ void MainWindow::startFit()
         m_convergence->clear();
         m_result.reset();
         m_results->clear(tr("Fitting…"));
-        m_psfPanel->setAnalysis(std::nullopt);
+        m_psfPanel->setAnalysis(nullptr);
         m_phasePanel->clear(tr("waiting for the first iterate…"));
         logLine(tr("fit started: %1 planes, grid %2, order %3, %4 parameters, Q = %5")
                 .arg(built.spec.planes.size())
@@ -614,10 +614,13 @@ void MainWindow::onProgress(const ProgressSnapshot& s)
                              .arg(s.iteration.cost, 0, 'g', 8));
 }
 
-void MainWindow::onFinished(const FitResult& result)
+void MainWindow::onFinished(const FitResult& finished)
 {
     setRunning(false);
-    showResult(result);
+    // One copy, shared from here on by the views, the exports and the run that keeps it.
+    const auto shared = std::make_shared<const FitResult>(finished);
+    const FitResult& result = *shared;
+    showResult(shared);
     logLine(tr("fit %1: %2").arg(QString::fromLatin1(terminationName(result.solver.termination)), QString::fromStdString(result.solver.message)));
     for (const std::string& w : result.warnings)
         logLine(tr("warning: %1").arg(QString::fromStdString(w)));
@@ -626,7 +629,7 @@ void MainWindow::onFinished(const FitResult& result)
         showError(tr("The fit failed: %1. The settings, data and runs are kept; try the CPU backend or other settings.")
                       .arg(QString::fromStdString(result.solver.message)));
     else
-        addRun(result);
+        addRun(shared);
     if (m_demoFollowUpOrder > 0 && termination != Termination::Failed && termination != Termination::Cancelled) {
         ModelSettings model = m_setup->modelSettings();
         model.order = std::exchange(m_demoFollowUpOrder, 0);
@@ -639,20 +642,22 @@ void MainWindow::onFinished(const FitResult& result)
     emit fitFinished();
 }
 
-void MainWindow::addRun(const FitResult& result)
+void MainWindow::addRun(std::shared_ptr<const FitResult> shared)
 {
+    const FitResult& result = *shared;
     const int order = fittedOrders(m_fitSettings.model, m_fitSettings.solver).back();
     QString name = tr("run %1 · order %2").arg(m_runs.size() + 1).arg(order);
     if (result.solver.termination == Termination::Cancelled)
         name += tr(" (cancelled)");
-    RunEntry run{makeRun(result, m_fitSettings.model, m_fitSettings.solver, name.toStdString()), std::make_shared<const FitResult>(result), {}};
+    RunEntry run{makeRun(result, m_fitSettings.model, m_fitSettings.solver, name.toStdString()), std::move(shared), {}};
     m_runs.push_back(std::move(run));
     m_runsPanel->setRuns(m_runs);
 }
 
-void MainWindow::showResult(const FitResult& result)
+void MainWindow::showResult(std::shared_ptr<const FitResult> shown)
 {
-    m_result = result;
+    m_result = std::move(shown);
+    const FitResult& result = *m_result;
     m_resultParameters = result.solver.parameters;
     m_results->showResult(result, m_truth);
     std::vector<ChartTerm> terms;
@@ -672,8 +677,8 @@ void MainWindow::showResult(const FitResult& result)
         models.push_back(plane.model);
         residuals.push_back({plane.residual, plane.normalizedResidual});
     }
-    m_planesPanel->setModels(models, residuals);
-    m_psfPanel->setAnalysis(result.psf);
+    m_planesPanel->setModels(std::move(models), std::move(residuals));
+    m_psfPanel->setAnalysis(result.psf ? std::shared_ptr<const PsfAnalysis>(m_result, &*result.psf) : nullptr);
     m_statusFit->setText(tr("%1 · %2 iterations · %3 evaluations · %4 s · %5 waves RMS · Strehl %6")
                              .arg(QString::fromLatin1(terminationName(result.solver.termination)))
                              .arg(result.solver.iterations)

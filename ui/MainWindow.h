@@ -67,7 +67,8 @@ public:
     ZernikeChart* zernikeChart() const { return m_chart; }
     QAction* startAction() const { return m_startAction; }
     const Dataset& dataset() const { return m_dataset; }
-    const std::optional<FitResult>& result() const { return m_result; }
+    // The result shown (null before any fit); shared with the run that keeps it, never copied.
+    const std::shared_ptr<const FitResult>& result() const { return m_result; }
     QString lastError() const { return m_lastError; }
     SetupPanel* setupPanel() const { return m_setup; }
     EngineController* engine() const { return m_engine; }
@@ -104,10 +105,10 @@ private:
     void updateSampling();
     void onProgress(const ProgressSnapshot& snapshot);
     void onFinished(const FitResult& result);
-    void showResult(const FitResult& result);
+    void showResult(std::shared_ptr<const FitResult> result);
     void adoptProblem(const BuiltProblem& built); // the planes, names and conventions of the fit shown
     void restoreResult(const Session& session);   // re-evaluates a saved result and the runs, then dataLoaded()
-    void addRun(const FitResult& result);          // keeps a finished fit as a run of the session
+    void addRun(std::shared_ptr<const FitResult> result); // keeps a finished fit as a run of the session
     void previewPreparation();
     void addRecent(const QStringList& paths);
     void rebuildRecentMenu();
@@ -148,7 +149,7 @@ private:
     double m_wavelength = 0.0;
     double m_samplingQ = 0.0;
     PupilSpec m_pupil;
-    std::optional<FitResult> m_result;
+    std::shared_ptr<const FitResult> m_result;
     std::vector<double> m_resultParameters;
     std::vector<RunEntry> m_runs;
     Session m_fitSettings;      // the model and solver settings of the fit running (no data)

@@ -71,8 +71,8 @@ void MainWindow::restoreResult(const Session& session)
                 logLine(tr("run \"%1\" could not be re-evaluated: %2").arg(QString::fromStdString(run.record.name), run.note));
         if (restored.last) {
             adoptProblem(restored.last->first);
-            showResult(restored.last->second);
-            logLine(tr("saved result restored: final cost %1").arg(restored.last->second.solver.finalCost, 0, 'g', 10));
+            showResult(std::make_shared<const FitResult>(std::move(restored.last->second)));
+            logLine(tr("saved result restored: final cost %1").arg(m_result->solver.finalCost, 0, 'g', 10));
         } else if (!restored.lastError.isEmpty()) {
             showError(tr("The saved result could not be restored: %1").arg(restored.lastError));
         }

@@ -151,21 +151,36 @@ PsfPanel::PsfPanel(QWidget* parent)
     tabs->addTab(curves, tr("Profiles, encircled energy, MTF"));
     m_pages->addWidget(page);
     connect(m_plane, &QComboBox::currentIndexChanged, this, &PsfPanel::showProfiles);
-    setAnalysis(std::nullopt);
+    setAnalysis(nullptr);
 }
 
 QString PsfPanel::summaryText() const
 {
+    if (m_analysis && !m_drawn)
+        const_cast<PsfPanel*>(this)->draw(); // asked before the panel was shown
     return m_analysis ? m_summary->text() : m_empty->text();
 }
 
-void PsfPanel::setAnalysis(const std::optional<PsfAnalysis>& analysis)
+void PsfPanel::setAnalysis(std::shared_ptr<const PsfAnalysis> analysis)
 {
-    m_analysis = analysis;
-    m_pages->setCurrentIndex(analysis ? 1 : 0);
-    if (!analysis)
-        return;
-    const PsfAnalysis& a = *analysis;
+    m_analysis = std::move(analysis);
+    m_pages->setCurrentIndex(m_analysis ? 1 : 0);
+    m_drawn = !m_analysis;
+    if (m_analysis && isVisible())
+        draw();
+}
+
+void PsfPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (!m_drawn)
+        draw();
+}
+
+void PsfPanel::draw()
+{
+    m_drawn = true;
+    const PsfAnalysis& a = *m_analysis;
     m_summary->setText(tr("Strehl ratio <b>%1</b> · FWHM <b>%2 px</b> (%3 λ/D) fitted, %4 px (%5 λ/D) diffraction-limited · "
                           "one pixel = %6 λ/D · MTF cutoff %7 cycles/pixel · PSFs divided by the diffraction-limited peak")
                            .arg(a.strehl, 0, 'f', 3)

@@ -84,7 +84,7 @@ private slots:
         QVERIFY2(worst < 200, qPrintable(QStringLiteral("the event loop stalled for %1 ms during the fit").arg(worst)));
         QVERIFY(progress.count() >= 1);
         const auto& result = m_window->result();
-        QVERIFY(result.has_value());
+        QVERIFY(result != nullptr);
         QVERIFY2(result->solver.termination == Termination::Converged, result->solver.message.c_str());
         // Live updates are throttled to the display rate: fewer signals than iterations.
         QVERIFY(progress.count() <= result->solver.iterations + 1);
@@ -133,7 +133,7 @@ private slots:
 
     void exportsReadBack()
     {
-        QVERIFY(m_window->result().has_value());
+        QVERIFY(m_window->result() != nullptr);
         const FitResult& r = *m_window->result();
         const QString phase = m_dir.filePath(QStringLiteral("phase.fits"));
         QVERIFY(m_window->exportResult(ExportKind::PhaseFits, phase));
@@ -199,7 +199,7 @@ private slots:
         QVERIFY(errors.count() >= 1);
         QVERIFY2(m_window->lastError().contains(QStringLiteral("broken.fits")), qPrintable(m_window->lastError()));
         QCOMPARE(m_window->dataset().planes.size(), planes); // what was loaded stays
-        QVERIFY(m_window->result().has_value());            // and so does the result
+        QVERIFY(m_window->result() != nullptr);            // and so does the result
     }
 
     void sessionSavesAndReopens()
@@ -214,7 +214,7 @@ private slots:
         QCOMPARE(other.setupPanel()->modelSettings().order, m_window->setupPanel()->modelSettings().order);
         WFS_VERIFY_CLOSE(*other.dataset().metadata.wavelength, *m_window->dataset().metadata.wavelength, 1e-12, 0.0);
         // The saved result comes back, re-evaluated on the re-read data: same cost and coefficients.
-        QVERIFY(other.result().has_value());
+        QVERIFY(other.result() != nullptr);
         const FitResult& saved = *m_window->result();
         const FitResult& restored = *other.result();
         WFS_VERIFY_CLOSE(restored.solver.finalCost, saved.solver.finalCost, 1e-9, 0.0);
@@ -249,7 +249,7 @@ private slots:
         QVERIFY(waitFor(failed, 30000));
         QCOMPARE(m_window->runs().size(), runs);
         QCOMPARE(m_window->dataset().planes.size(), planes);
-        QVERIFY(m_window->result().has_value());
+        QVERIFY(m_window->result() != nullptr);
         m_window->setupPanel()->setModelSettings(normal);
     }
 
