@@ -41,7 +41,9 @@ void EngineController::poll()
         emit historyAppended(rows);
     }
     unsigned long version = 0;
-    if (auto snapshot = m_engine.latest(&version); snapshot && version != m_shownVersion) {
+    // Once the job has ended its result supersedes the last snapshot: drawing both in one event
+    // would only double the longest stall of the event loop.
+    if (auto snapshot = running ? m_engine.latest(&version) : std::nullopt; snapshot && version != m_shownVersion) {
         m_shownVersion = version;
         emit progress(*snapshot);
     }

@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 
+#include <QFontMetrics>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -90,13 +91,10 @@ ImageView::ImageView(QWidget* parent)
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
     m_scale = new QCPColorScale(m_plot);
-    m_plot->plotLayout()->addElement(0, 1, m_scale);
-    m_scale->setType(QCPAxis::atRight);
     m_scale->setBarWidth(12);
     m_map->setColorScale(m_scale);
-    auto* group = new QCPMarginGroup(m_plot);
-    m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
-    m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+    m_marginGroup = new QCPMarginGroup(m_plot);
+    placeColorBar();
     // Square pixels: the ranges follow the axis rectangle of every layout pass, before drawing.
     connect(m_plot, &QCustomPlot::afterLayout, this, &ImageView::applyAspect);
     connect(m_plot, &QCustomPlot::mousePress, this, [this] { m_autoFit = false; });
@@ -130,24 +128,7 @@ void ImageView::setImage(const Image& image, const QString& title, const QString
     m_image = image;
     m_title = title;
     m_unit = unit;
-    // Percentiles of the finite values (NaN marks pixels without data).
-    std::vector<double> values;
-    values.reserve(m_image.pixels.size());
-    for (double v : m_image.pixels)
-        if (std::isfinite(v))
-            values.push_back(v);
-    if (values.empty()) {
-        m_autoRange = {0.0, 1.0};
-    } else {
-        auto at = [&](double percentile) {
-            const size_t i = std::min(values.size() - 1, size_t(percentile / 100.0 * double(values.size() - 1) + 0.5));
-            std::nth_element(values.begin(), values.begin() + long(i), values.end());
-            return values[i];
-        };
-        m_autoRange = {at(m_clipLow), at(m_clipHigh)};
-        if (!(m_autoRange.high > m_autoRange.low))
-            m_autoRange.high = m_autoRange.low + 1.0;
-    }
+    m_autoRangeValid = false; // worked out when asked for (a fixed range needs no percentiles)
     m_map->data()->setSize(image.width, image.height);
     m_map->data()->setRange(QCPRange(0, image.width - 1), QCPRange(0, image.height - 1));
     if (!sameSize)
@@ -273,15 +254,42 @@ void ImageView::setColorBarVisible(bool visible)
     if (visible == m_colorBarVisible)
         return;
     m_colorBarVisible = visible;
-    if (visible) {
-        m_plot->plotLayout()->addElement(0, 1, m_scale);
-        m_scale->setVisible(true);
-    } else {
-        m_plot->plotLayout()->take(m_scale);
-        m_plot->plotLayout()->simplify();
-        m_scale->setVisible(false);
-    }
+    placeColorBar();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ImageView::placeColorBar()
+{
+    // Beside the image where the view is clearly wider than tall, below it otherwise: a narrow or
+    // square view keeps its width for the image. Decided on the widget's own size, which the bar's
+    // place does not change (so the layout cannot flip between the two).
+    const bool below = m_plot->width() < 1.15 * m_plot->height();
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    const bool placed = layout->hasElement(0, 1) || layout->hasElement(1, 0);
+    if (placed == m_colorBarVisible && below == m_colorBarBelow)
+        return;
+    if (placed) {
+        layout->take(m_scale);
+        layout->simplify();
+    }
+    m_colorBarBelow = below;
+    m_plot->axisRect()->setMarginGroup(QCP::msAll, nullptr);
+    m_scale->setMarginGroup(QCP::msAll, nullptr);
+    m_scale->setVisible(m_colorBarVisible);
+    if (!m_colorBarVisible)
+        return;
+    const QCP::MarginSides shared = below ? (QCP::msLeft | QCP::msRight) : (QCP::msBottom | QCP::msTop);
+    m_plot->axisRect()->setMarginGroup(shared, m_marginGroup);
+    m_scale->setMarginGroup(shared, m_marginGroup);
+    m_scale->setType(below ? QCPAxis::atBottom : QCPAxis::atRight);
+    if (below) {
+        layout->addElement(1, 0, m_scale);
+        layout->setRowStretchFactor(1, 0.001);
+    } else {
+        layout->addElement(0, 1, m_scale);
+        layout->setColumnStretchFactor(1, 0.001);
+    }
+    updateColorTicks();
 }
 
 void ImageView::setColorMap(ColorMap map)
@@ -322,12 +330,33 @@ void ImageView::setFixedRange(std::optional<DisplayRange> range)
 
 DisplayRange ImageView::autoRange() const
 {
+    if (m_autoRangeValid)
+        return m_autoRange;
+    // Percentiles of the finite values (NaN marks pixels without data).
+    std::vector<double> values;
+    values.reserve(m_image.pixels.size());
+    for (double v : m_image.pixels)
+        if (std::isfinite(v))
+            values.push_back(v);
+    if (values.empty()) {
+        m_autoRange = {0.0, 1.0};
+    } else {
+        auto at = [&](double percentile) {
+            const size_t i = std::min(values.size() - 1, size_t(percentile / 100.0 * double(values.size() - 1) + 0.5));
+            std::nth_element(values.begin(), values.begin() + long(i), values.end());
+            return values[i];
+        };
+        m_autoRange = {at(m_clipLow), at(m_clipHigh)};
+        if (!(m_autoRange.high > m_autoRange.low))
+            m_autoRange.high = m_autoRange.low + 1.0;
+    }
+    m_autoRangeValid = true;
     return m_autoRange;
 }
 
 DisplayRange ImageView::displayRange() const
 {
-    return m_fixedRange.value_or(m_autoRange);
+    return m_fixedRange ? *m_fixedRange : autoRange();
 }
 
 double ImageView::transform(double value, const DisplayRange& range) const
@@ -368,28 +397,53 @@ void ImageView::redraw()
             data->setCell(col, row, std::isfinite(v) ? transform(v, range) : std::nan(""));
         }
     m_map->setDataRange(QCPRange(0.0, 1.0));
-    // The colour bar is labelled in the image's own values, at round numbers, wherever the stretch
-    // puts them; a stretched bar keeps the ticks that stay apart on screen.
-    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    double lastPosition = -1.0;
-    const std::vector<double> values = roundTicks(range.low, range.high, 7);
-    double step = values.size() > 1 ? values[1] - values[0] : 1.0;
-    for (double v : values) {
-        const double position = transform(v, range);
-        if (position - lastPosition < 0.06)
-            continue;
-        const int decimals = std::max(0, -int(std::floor(std::log10(step) + 1e-9)));
-        const bool scientific = std::abs(v) >= 1e5 || (v != 0.0 && std::abs(v) < 1e-3);
-        ticker->addTick(position, scientific ? QString::number(v, 'g', 3) : QString::number(v, 'f', std::min(decimals, 6)));
-        lastPosition = position;
-    }
-    m_scale->axis()->setTicker(ticker);
+    updateColorTicks();
     m_scale->axis()->setLabel(m_unit.isEmpty() ? m_title : QStringLiteral("%1 (%2)").arg(m_title, m_unit));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void ImageView::updateColorTicks()
+{
+    if (m_image.isEmpty())
+        return;
+    // The colour bar is labelled in the image's own values, at round numbers, wherever the stretch
+    // puts them; a stretched bar keeps the ticks whose labels stay apart on screen (along a bar below
+    // the image a label takes its width, beside it its height).
+    const DisplayRange range = displayRange();
+    const std::vector<double> values = roundTicks(range.low, range.high, 7);
+    const double step = values.size() > 1 ? values[1] - values[0] : 1.0;
+    const int decimals = std::max(0, -int(std::floor(std::log10(step) + 1e-9)));
+    auto label = [&](double v) {
+        const bool scientific = std::abs(v) >= 1e5 || (v != 0.0 && std::abs(v) < 1e-3);
+        return scientific ? QString::number(v, 'g', 3) : QString::number(v, 'f', std::min(decimals, 6));
+    };
+    const QFontMetrics metrics(m_scale->axis()->tickLabelFont());
+    const double length = std::max(40, m_colorBarBelow ? m_plot->width() - 80 : m_plot->height() - 60);
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    double lastPosition = -1.0;
+    QString lastLabel;
+    for (double v : values) {
+        const double position = transform(v, range);
+        const QString text = label(v);
+        // Half of each neighbouring label plus a gap, as a fraction of the bar.
+        const double room = m_colorBarBelow ? 0.5 * (metrics.horizontalAdvance(lastLabel) + metrics.horizontalAdvance(text)) + 10.0
+                                            : metrics.height() + 4.0;
+        if (lastPosition >= 0.0 && (position - lastPosition) * length < room)
+            continue;
+        ticker->addTick(position, text);
+        lastPosition = position;
+        lastLabel = text;
+    }
+    m_scale->axis()->setTicker(ticker);
+}
+
 bool ImageView::eventFilter(QObject* watched, QEvent* event)
 {
+    if (watched == m_plot && event->type() == QEvent::Resize) {
+        placeColorBar(); // before the plot lays itself out for the new size
+        if (m_colorBarBelow)
+            updateColorTicks(); // the labels that fit along the bar
+    }
     if (watched == m_plot && event->type() == QEvent::MouseMove && !m_image.isEmpty()) {
         const auto* mouse = static_cast<QMouseEvent*>(event);
         const int col = int(std::lround(m_plot->xAxis->pixelToCoord(mouse->position().x())));

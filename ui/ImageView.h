@@ -17,6 +17,7 @@ class QCustomPlot;
 class QCPAbstractItem;
 class QCPColorMap;
 class QCPColorScale;
+class QCPMarginGroup;
 
 namespace wfs::ui {
 
@@ -88,6 +89,8 @@ protected:
 
 private:
     void redraw();
+    void placeColorBar(); // beside or below the image, after the widget's shape
+    void updateColorTicks(); // round values along the colour bar, as many as fit
     void applyAspect(); // after a layout pass: ranges for square pixels in the rectangle the plot has
     double transform(double value, const DisplayRange& range) const; // to [0, 1]
 
@@ -100,11 +103,14 @@ private:
     Stretch m_stretch = Stretch::Linear;
     double m_clipLow = 0.0, m_clipHigh = 100.0;
     std::optional<DisplayRange> m_fixedRange;
-    DisplayRange m_autoRange;
+    mutable DisplayRange m_autoRange; // from the clip percentiles, computed on demand
+    mutable bool m_autoRangeValid = false;
     QRectF m_fitRegion;
     QString m_xLabel, m_yLabel;
     bool m_autoFit = true; // false once the user zooms or pans, until a double-click
     bool m_colorBarVisible = true;
+    bool m_colorBarBelow = false;
+    QCPMarginGroup* m_marginGroup = nullptr;
     bool m_gradientSet = false;
     std::vector<QCPAbstractItem*> m_overlayItems;
 };

@@ -8,6 +8,7 @@
 #include "PlanesPanel.h"
 #include "PsfPanel.h"
 #include "ResultsPanel.h"
+#include "RunsPanel.h"
 #include "SetupPanel.h"
 #include "SpeedupLab.h"
 #include "ZernikeChart.h"
@@ -83,6 +84,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_engine, &EngineController::finished, this, &MainWindow::onFinished);
     connect(m_engine, &EngineController::failed, this, [this](const QString& message) {
         setRunning(false);
+        m_demoFollowUpOrder = 0; // the runs and the data stay as they were
         showError(tr("The fit could not run: %1").arg(message));
         emit fitFailed(message);
     });
@@ -112,6 +114,9 @@ void MainWindow::buildViews()
     m_psfPanel = new PsfPanel(m_tabs);
     m_tabs->addTab(m_psfPanel, tr("PSF analysis"));
     m_psfPanel->setProperty("tabKey", QStringLiteral("psf"));
+    m_runsPanel = new RunsPanel(m_tabs);
+    m_tabs->addTab(m_runsPanel, tr("Runs"));
+    m_runsPanel->setProperty("tabKey", QStringLiteral("runs"));
     // The teaching panels scroll vertically when the window is short; their width follows the window.
     auto scrolled = [this](QWidget* panel, const QString& key) {
         auto* area = new QScrollArea(m_tabs);
@@ -370,8 +375,11 @@ void MainWindow::loadDemo(bool startAfterLoading)
         return demo.truth;
     }).then(this, [this, path, startAfterLoading](Truth truth) {
         m_busy = false;
+        // Started at once, the demo fits twice, order 2 and then order 4, so that the Runs tab has two
+        // runs to compare (what the higher orders add); fitFinished() comes after the second.
         ModelSettings model = m_setup->modelSettings();
-        model.order = 4;
+        model.order = startAfterLoading ? 2 : 4;
+        m_demoFollowUpOrder = startAfterLoading ? 4 : 0;
         m_setup->setModelSettings(model);
         m_pendingTruth = truth; // becomes m_truth when the file has loaded
         openFiles({path});
@@ -510,6 +518,8 @@ void MainWindow::startFit()
     settings.solver = m_setup->solverSettings();
     m_busy = true;
     setRunning(true);
+    m_fitSettings.model = settings.model;
+    m_fitSettings.solver = settings.solver;
     statusBar()->showMessage(tr("preparing the data…"));
     // Settings checked, data prepared, problem built: numerical work, so a worker does it, through the
     // same workflow as the command line (engine/Workflow.h).
@@ -527,7 +537,7 @@ void MainWindow::startFit()
         m_convergence->clear();
         m_result.reset();
         m_results->clear(tr("Fitting…"));
-        m_psfPanel->setAnalysis(std::nullopt);
+        m_psfPanel->setAnalysis(nullptr);
         m_phasePanel->clear(tr("waiting for the first iterate…"));
         logLine(tr("fit started: %1 planes, grid %2, order %3, %4 parameters, Q = %5")
                 .arg(built.spec.planes.size())
@@ -539,6 +549,7 @@ void MainWindow::startFit()
     }).onFailed(this, [this](const std::exception& e) {
         m_busy = false;
         setRunning(false);
+        m_demoFollowUpOrder = 0;
         showError(QString::fromUtf8(e.what()));
         emit fitFailed(QString::fromUtf8(e.what()));
     });
@@ -603,22 +614,50 @@ void MainWindow::onProgress(const ProgressSnapshot& s)
                              .arg(s.iteration.cost, 0, 'g', 8));
 }
 
-void MainWindow::onFinished(const FitResult& result)
+void MainWindow::onFinished(const FitResult& finished)
 {
     setRunning(false);
-    showResult(result);
+    // One copy, shared from here on by the views, the exports and the run that keeps it.
+    const auto shared = std::make_shared<const FitResult>(finished);
+    const FitResult& result = *shared;
+    showResult(shared);
     logLine(tr("fit %1: %2").arg(QString::fromLatin1(terminationName(result.solver.termination)), QString::fromStdString(result.solver.message)));
     for (const std::string& w : result.warnings)
         logLine(tr("warning: %1").arg(QString::fromStdString(w)));
-    if (result.solver.termination == Termination::Failed)
-        showError(tr("The fit failed: %1. The settings and data are kept; try the CPU backend or other settings.")
+    const Termination termination = result.solver.termination;
+    if (termination == Termination::Failed)
+        showError(tr("The fit failed: %1. The settings, data and runs are kept; try the CPU backend or other settings.")
                       .arg(QString::fromStdString(result.solver.message)));
+    else
+        addRun(shared);
+    if (m_demoFollowUpOrder > 0 && termination != Termination::Failed && termination != Termination::Cancelled) {
+        ModelSettings model = m_setup->modelSettings();
+        model.order = std::exchange(m_demoFollowUpOrder, 0);
+        m_setup->setModelSettings(model);
+        logLine(tr("demo: now fitting order %1; the Runs tab compares the two fits").arg(model.order));
+        QTimer::singleShot(0, this, &MainWindow::startFit);
+        return;
+    }
+    m_demoFollowUpOrder = 0;
     emit fitFinished();
 }
 
-void MainWindow::showResult(const FitResult& result)
+void MainWindow::addRun(std::shared_ptr<const FitResult> shared)
 {
-    m_result = result;
+    const FitResult& result = *shared;
+    const int order = fittedOrders(m_fitSettings.model, m_fitSettings.solver).back();
+    QString name = tr("run %1 · order %2").arg(m_runs.size() + 1).arg(order);
+    if (result.solver.termination == Termination::Cancelled)
+        name += tr(" (cancelled)");
+    RunEntry run{makeRun(result, m_fitSettings.model, m_fitSettings.solver, name.toStdString()), std::move(shared), {}};
+    m_runs.push_back(std::move(run));
+    m_runsPanel->setRuns(m_runs);
+}
+
+void MainWindow::showResult(std::shared_ptr<const FitResult> shown)
+{
+    m_result = std::move(shown);
+    const FitResult& result = *m_result;
     m_resultParameters = result.solver.parameters;
     m_results->showResult(result, m_truth);
     std::vector<ChartTerm> terms;
@@ -638,8 +677,8 @@ void MainWindow::showResult(const FitResult& result)
         models.push_back(plane.model);
         residuals.push_back({plane.residual, plane.normalizedResidual});
     }
-    m_planesPanel->setModels(models, residuals);
-    m_psfPanel->setAnalysis(result.psf);
+    m_planesPanel->setModels(std::move(models), std::move(residuals));
+    m_psfPanel->setAnalysis(result.psf ? std::shared_ptr<const PsfAnalysis>(m_result, &*result.psf) : nullptr);
     m_statusFit->setText(tr("%1 · %2 iterations · %3 evaluations · %4 s · %5 waves RMS · Strehl %6")
                              .arg(QString::fromLatin1(terminationName(result.solver.termination)))
                              .arg(result.solver.iterations)

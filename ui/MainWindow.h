@@ -6,6 +6,7 @@
 #include "EngineController.h"
 #include "ImageView.h"
 #include "PlanesPanel.h"
+#include "RunsPanel.h"
 
 #include "io/Dataset.h"
 #include "io/Exports.h"
@@ -66,7 +67,8 @@ public:
     ZernikeChart* zernikeChart() const { return m_chart; }
     QAction* startAction() const { return m_startAction; }
     const Dataset& dataset() const { return m_dataset; }
-    const std::optional<FitResult>& result() const { return m_result; }
+    // The result shown (null before any fit); shared with the run that keeps it, never copied.
+    const std::shared_ptr<const FitResult>& result() const { return m_result; }
     QString lastError() const { return m_lastError; }
     SetupPanel* setupPanel() const { return m_setup; }
     EngineController* engine() const { return m_engine; }
@@ -74,6 +76,9 @@ public:
     ImageView* dataView() const { return m_dataView; }
     PsfPanel* psfPanel() const { return m_psfPanel; }
     SpeedupLab* speedupLab() const { return m_speedupLab; }
+    RunsPanel* runsPanel() const { return m_runsPanel; }
+    // Every fit of the session, oldest first (finished and cancelled ones; a failed fit adds none).
+    const std::vector<RunEntry>& runs() const { return m_runs; }
 
 signals:
     void dataLoaded();
@@ -100,9 +105,10 @@ private:
     void updateSampling();
     void onProgress(const ProgressSnapshot& snapshot);
     void onFinished(const FitResult& result);
-    void showResult(const FitResult& result);
+    void showResult(std::shared_ptr<const FitResult> result);
     void adoptProblem(const BuiltProblem& built); // the planes, names and conventions of the fit shown
-    void restoreResult(const Session& session);   // re-evaluates a saved result, then dataLoaded()
+    void restoreResult(const Session& session);   // re-evaluates a saved result and the runs, then dataLoaded()
+    void addRun(std::shared_ptr<const FitResult> result); // keeps a finished fit as a run of the session
     void previewPreparation();
     void addRecent(const QStringList& paths);
     void rebuildRecentMenu();
@@ -118,6 +124,7 @@ private:
     PhasePanel* m_phasePanel;
     PlanesPanel* m_planesPanel;
     PsfPanel* m_psfPanel;
+    RunsPanel* m_runsPanel;
     FasthPanel* m_fasthPanel;
     ImageView *m_phaseView, *m_dataView, *m_modelView, *m_residualView;
     ConvergencePlot* m_convergence;
@@ -142,8 +149,11 @@ private:
     double m_wavelength = 0.0;
     double m_samplingQ = 0.0;
     PupilSpec m_pupil;
-    std::optional<FitResult> m_result;
+    std::shared_ptr<const FitResult> m_result;
     std::vector<double> m_resultParameters;
+    std::vector<RunEntry> m_runs;
+    Session m_fitSettings;      // the model and solver settings of the fit running (no data)
+    int m_demoFollowUpOrder = 0; // the demo's second fit, started when its first has finished
     QString m_lastError;
 };
 

@@ -6,6 +6,7 @@
 
 #include "PhasePanel.h"
 #include "ResultsPanel.h"
+#include "RunsPanel.h"
 #include "SetupPanel.h"
 
 #include "io/Exports.h"
@@ -28,24 +29,53 @@ void MainWindow::restoreResult(const Session& session)
 {
     // The session holds the fitted parameters, not the images: rebuild the problem from the re-read,
     // re-prepared data and evaluate the model there (on a worker), so the views and exports are live.
+    // The session's runs are re-evaluated the same way, each with its own settings; one that no longer
+    // fits the data stays listed with the reason.
     m_busy = true;
-    statusBar()->showMessage(tr("re-evaluating the saved result…"));
+    statusBar()->showMessage(tr("re-evaluating the saved result and %1 run(s)…").arg(session.runs.size()));
+    struct Restored {
+        std::optional<std::pair<BuiltProblem, FitResult>> last;
+        QString lastError;
+        std::vector<RunEntry> runs;
+    };
     QtConcurrent::run([dataset = m_dataset, session]() mutable {
         Session settings = session;
         settings.dataset = std::move(dataset);
-        PreparedRun run = prepareRun(std::move(settings));
-        FitResult result = restoreSavedResult(session, run.problem, true);
-        return std::make_pair(std::move(run.problem), std::move(result));
-    }).then(this, [this](std::pair<BuiltProblem, FitResult> restored) {
+        Restored restored;
+        if (!settings.resultParameters.empty()) {
+            try {
+                PreparedRun run = prepareRun(settings);
+                FitResult result = restoreSavedResult(settings, run.problem, true);
+                restored.last.emplace(std::move(run.problem), std::move(result));
+            } catch (const std::exception& e) {
+                restored.lastError = QString::fromUtf8(e.what());
+            }
+        }
+        for (const SessionRun& record : settings.runs) {
+            RunEntry entry{record, nullptr, {}};
+            try {
+                entry.result = std::make_shared<const FitResult>(restoreRun(settings, record));
+            } catch (const std::exception& e) {
+                entry.note = QString::fromUtf8(e.what());
+            }
+            restored.runs.push_back(std::move(entry));
+        }
+        return restored;
+    }).then(this, [this](Restored restored) {
         m_busy = false;
         statusBar()->clearMessage();
-        adoptProblem(restored.first);
-        showResult(restored.second);
-        logLine(tr("saved result restored: final cost %1").arg(restored.second.solver.finalCost, 0, 'g', 10));
-        emit dataLoaded();
-    }).onFailed(this, [this](const std::exception& e) {
-        m_busy = false;
-        showError(tr("The saved result could not be restored: %1").arg(QString::fromUtf8(e.what())));
+        m_runs = std::move(restored.runs);
+        m_runsPanel->setRuns(m_runs);
+        for (const RunEntry& run : m_runs)
+            if (!run.result)
+                logLine(tr("run \"%1\" could not be re-evaluated: %2").arg(QString::fromStdString(run.record.name), run.note));
+        if (restored.last) {
+            adoptProblem(restored.last->first);
+            showResult(std::make_shared<const FitResult>(std::move(restored.last->second)));
+            logLine(tr("saved result restored: final cost %1").arg(m_result->solver.finalCost, 0, 'g', 10));
+        } else if (!restored.lastError.isEmpty()) {
+            showError(tr("The saved result could not be restored: %1").arg(restored.lastError));
+        }
         emit dataLoaded();
     });
 }
@@ -122,6 +152,8 @@ bool MainWindow::saveSessionTo(const QString& path)
         session.result = resultToJson(*m_result);
         session.resultParameters = m_resultParameters;
     }
+    for (const RunEntry& run : m_runs)
+        session.runs.push_back(run.record);
     try {
         saveSession(path.toStdString(), session, true);
     } catch (const std::exception& e) {
@@ -151,6 +183,8 @@ void MainWindow::openSessionFrom(const QString& path)
             }
             m_dataset = opened.session.dataset;
             m_truth.reset();
+            m_runs.clear();
+            m_runsPanel->setRuns(m_runs);
             datasetChanged();
             m_setup->setModelSettings(opened.session.model);
             m_setup->setSolverSettings(opened.session.solver);
@@ -158,7 +192,7 @@ void MainWindow::openSessionFrom(const QString& path)
             if (!errors.isEmpty() || !warnings.isEmpty())
                 showError((errors + QLatin1Char('\n') + warnings).trimmed());
             logLine(tr("session %1 opened").arg(path));
-            if (!opened.session.resultParameters.empty())
+            if (!opened.session.resultParameters.empty() || !opened.session.runs.empty())
                 restoreResult(opened.session); // emits dataLoaded when done
             else
                 emit dataLoaded();

@@ -73,11 +73,15 @@ PlanesPanel::PlanesPanel(QWidget* parent)
     m_data->setColorBarVisible(false); // the model's bar serves both
     layout->addLayout(m_grid, 1);
     for (QComboBox* box : {m_planeChoice, m_stretch, m_clip, m_colorMap})
-        connect(box, &QComboBox::currentIndexChanged, this, &PlanesPanel::show);
+        connect(box, &QComboBox::currentIndexChanged, this, [this] {
+            m_dataShown = -1;
+            show();
+        });
     connect(m_planeChoice, &QComboBox::currentIndexChanged, this, &PlanesPanel::applyZoom);
     connect(m_zoom, &QComboBox::currentIndexChanged, this, &PlanesPanel::applyZoom);
     connect(m_sharedScale, &QCheckBox::toggled, this, [this](bool shared) {
         m_data->setColorBarVisible(!shared);
+        m_dataShown = -1;
         show();
     });
     show();
@@ -111,6 +115,7 @@ void PlanesPanel::setPlanes(const std::vector<PlaneEntry>& planes)
 {
     const int previous = m_planeChoice->currentIndex();
     m_planes = planes;
+    m_dataShown = -1;
     m_models.clear();
     m_residuals.clear();
     {
@@ -128,10 +133,10 @@ void PlanesPanel::setPlanes(const std::vector<PlaneEntry>& planes)
     applyZoom();
 }
 
-void PlanesPanel::setModels(const std::vector<Image>& models, const std::vector<PlaneResiduals>& residuals)
+void PlanesPanel::setModels(std::vector<Image> models, std::vector<PlaneResiduals> residuals)
 {
-    m_models = models;
-    m_residuals = residuals;
+    m_models = std::move(models);
+    m_residuals = std::move(residuals);
     show();
 }
 
@@ -171,6 +176,7 @@ void PlanesPanel::show()
         view->setClipPercentiles(100.0 - clip, clip);
     }
     if (k < 0 || k >= int(m_planes.size())) {
+        m_dataShown = -1;
         m_data->clear(tr("no data"));
         m_model->clear(tr("no model"));
         m_residual->clear(tr("no residual"));
@@ -179,7 +185,11 @@ void PlanesPanel::show()
     }
     const Image& data = m_planes[size_t(k)].data;
     const bool shared = m_sharedScale->isChecked();
-    m_data->setImage(data, tr("data"), tr("counts"), std::nullopt);
+    // The data stay as they are while live models arrive: drawn again only for another plane or look.
+    if (k != m_dataShown) {
+        m_data->setImage(data, tr("data"), tr("counts"), std::nullopt);
+        m_dataShown = k;
+    }
     const bool haveModel = k < int(m_models.size()) && m_models[size_t(k)].width == data.width && m_models[size_t(k)].height == data.height;
     if (!haveModel) {
         m_model->clear(shared ? tr("data and model (counts): no model yet") : tr("no model yet"));
@@ -187,10 +197,11 @@ void PlanesPanel::show()
         m_normalized->clear(tr("no residual yet"));
         return;
     }
+    // The data's own range (its percentiles, not the fixed one it may show) serves both.
+    const DisplayRange dataRange = m_data->autoRange();
     m_model->setImage(m_models[size_t(k)], shared ? tr("data and model") : tr("model"), tr("counts"),
-                      shared ? std::optional<DisplayRange>(m_data->autoRange()) : std::nullopt);
-    if (shared)
-        m_data->setFixedRange(m_data->autoRange());
+                      shared ? std::optional<DisplayRange>(dataRange) : std::nullopt);
+    m_data->setFixedRange(shared ? std::optional<DisplayRange>(dataRange) : std::nullopt);
     if (k >= int(m_residuals.size())) {
         m_residual->clear(tr("no residual yet"));
         m_normalized->clear(tr("no residual yet"));

@@ -31,7 +31,7 @@ public:
 
     void setPlanes(const std::vector<PlaneEntry>& planes); // drops the models
     // Models in the data layout with their residuals, as core computed them (per plane).
-    void setModels(const std::vector<Image>& models, const std::vector<PlaneResiduals>& residuals);
+    void setModels(std::vector<Image> models, std::vector<PlaneResiduals> residuals);
     void clearModels();
     int currentPlane() const;
 
@@ -53,6 +53,7 @@ private:
     ImageView *m_data, *m_model, *m_residual, *m_normalized;
     QGridLayout* m_grid;
     int m_columns = 0;
+    int m_dataShown = -1; // the plane the data view shows as set now; -1 = to be drawn again
     std::vector<PlaneEntry> m_planes;
     std::vector<Image> m_models;
     std::vector<PlaneResiduals> m_residuals;

@@ -38,6 +38,10 @@ QCustomPlot* makePlot(QWidget* parent, const QString& x, const QString& y, bool 
     plot->legend->setBorderPen(Qt::NoPen);
     plot->legend->setVisible(true);
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+        axis->setLabelPadding(2); // tighter than the defaults: the curves keep the width
+        axis->setTickLabelPadding(3);
+    }
     plot->setMinimumSize(220, 190);
     return plot;
 }
@@ -59,6 +63,7 @@ PsfPanel::PsfPanel(QWidget* parent)
     , m_plane(new QComboBox(this))
 {
     auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_pages);
     m_empty->setText(tr("<p style='font-size:large'>No PSF analysis yet.</p><p>The analysis needs a fitted wavefront: load data "
                         "(or the demo) and start a fit. It then shows the PSF of the fitted wavefront beside the "
@@ -78,10 +83,13 @@ PsfPanel::PsfPanel(QWidget* parent)
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     pageLayout->addWidget(m_summary);
     auto* tabs = new QTabWidget(page);
+    tabs->setDocumentMode(true); // no frame: the room goes to the plots
     pageLayout->addWidget(tabs, 1);
 
     auto* images = new QWidget(tabs);
     auto* grid = new QGridLayout(images);
+    grid->setContentsMargins(2, 2, 2, 2); // the pictures take the height (1280 x 800 included)
+    grid->setSpacing(4);
     m_fitted = new ImageView(images);
     m_ideal = new ImageView(images);
     m_mtfFitted = new ImageView(images);
@@ -98,7 +106,7 @@ PsfPanel::PsfPanel(QWidget* parent)
     m_ideal->setColorBarVisible(false); // the fitted PSF's bar serves both (one scale)
     m_mtfIdeal->setColorBarVisible(false);
     // Each picture under a caption saying what it is.
-    auto captioned = [images](ImageView* view, const QString& caption) {
+    auto captioned = [images](ImageView* view, const QString& caption, const QString& details = QString()) {
         auto* box = new QWidget(images);
         auto* v = new QVBoxLayout(box);
         v->setContentsMargins(0, 0, 0, 0);
@@ -106,18 +114,22 @@ PsfPanel::PsfPanel(QWidget* parent)
         auto* label = new QLabel(caption, box);
         label->setAlignment(Qt::AlignCenter);
         label->setWordWrap(true);
+        label->setToolTip(details);
         v->addWidget(label);
         v->addWidget(view, 1);
         return box;
     };
-    grid->addWidget(captioned(m_ideal, tr("<b>Diffraction-limited PSF</b> (same pupil, no aberration)")), 0, 0);
-    grid->addWidget(captioned(m_fitted, tr("<b>PSF of the fitted wavefront</b> (log stretch)")), 0, 1);
+    // One line each, so the pictures keep the height; the details in the tooltip.
+    grid->addWidget(captioned(m_ideal, tr("<b>Diffraction-limited PSF</b>"), tr("The same pupil without aberration, log stretch")), 0, 0);
+    grid->addWidget(captioned(m_fitted, tr("<b>Fitted PSF</b> (log)"), tr("The PSF of the fitted wavefront, log stretch")), 0, 1);
     grid->addWidget(captioned(m_mtfIdeal, tr("<b>Diffraction-limited MTF</b>")), 1, 0);
     grid->addWidget(captioned(m_mtfFitted, tr("<b>MTF of the fitted system</b>")), 1, 1);
     tabs->addTab(images, tr("PSFs and MTF maps"));
 
     auto* curves = new QWidget(tabs);
     auto* curvesLayout = new QGridLayout(curves);
+    curvesLayout->setContentsMargins(2, 2, 2, 2); // two plots side by side keep their width at 1280 x 800
+    curvesLayout->setSpacing(4);
     auto* planeRow = new QHBoxLayout;
     planeRow->addWidget(new QLabel(tr("plane:"), curves));
     planeRow->addWidget(m_plane);
@@ -139,21 +151,36 @@ PsfPanel::PsfPanel(QWidget* parent)
     tabs->addTab(curves, tr("Profiles, encircled energy, MTF"));
     m_pages->addWidget(page);
     connect(m_plane, &QComboBox::currentIndexChanged, this, &PsfPanel::showProfiles);
-    setAnalysis(std::nullopt);
+    setAnalysis(nullptr);
 }
 
 QString PsfPanel::summaryText() const
 {
+    if (m_analysis && !m_drawn)
+        const_cast<PsfPanel*>(this)->draw(); // asked before the panel was shown
     return m_analysis ? m_summary->text() : m_empty->text();
 }
 
-void PsfPanel::setAnalysis(const std::optional<PsfAnalysis>& analysis)
+void PsfPanel::setAnalysis(std::shared_ptr<const PsfAnalysis> analysis)
 {
-    m_analysis = analysis;
-    m_pages->setCurrentIndex(analysis ? 1 : 0);
-    if (!analysis)
-        return;
-    const PsfAnalysis& a = *analysis;
+    m_analysis = std::move(analysis);
+    m_pages->setCurrentIndex(m_analysis ? 1 : 0);
+    m_drawn = !m_analysis;
+    if (m_analysis && isVisible())
+        draw();
+}
+
+void PsfPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (!m_drawn)
+        draw();
+}
+
+void PsfPanel::draw()
+{
+    m_drawn = true;
+    const PsfAnalysis& a = *m_analysis;
     m_summary->setText(tr("Strehl ratio <b>%1</b> · FWHM <b>%2 px</b> (%3 λ/D) fitted, %4 px (%5 λ/D) diffraction-limited · "
                           "one pixel = %6 λ/D · MTF cutoff %7 cycles/pixel · PSFs divided by the diffraction-limited peak")
                            .arg(a.strehl, 0, 'f', 3)

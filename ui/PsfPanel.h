@@ -6,6 +6,8 @@
 
 #include <QWidget>
 
+#include <memory>
+
 #include <optional>
 
 class QComboBox;
@@ -22,11 +24,17 @@ class PsfPanel : public QWidget {
 
 public:
     explicit PsfPanel(QWidget* parent = nullptr);
-    void setAnalysis(const std::optional<PsfAnalysis>& analysis); // nullopt: says a fit is needed
-    bool hasAnalysis() const { return m_analysis.has_value(); }
+    // Null: says a fit is needed. Shared, not copied (the PSFs and MTF maps are large); drawn at once
+    // when the panel shows, otherwise when it is next shown, so a finishing fit does not draw it unseen.
+    void setAnalysis(std::shared_ptr<const PsfAnalysis> analysis);
+    bool hasAnalysis() const { return m_analysis != nullptr; }
     QString summaryText() const;
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
+    void draw();
     void showProfiles();
 
     QStackedWidget* m_pages;
@@ -34,7 +42,8 @@ private:
     QComboBox* m_plane;
     ImageView *m_fitted, *m_ideal, *m_mtfFitted, *m_mtfIdeal;
     QCustomPlot *m_profiles, *m_encircled, *m_mtf;
-    std::optional<PsfAnalysis> m_analysis;
+    std::shared_ptr<const PsfAnalysis> m_analysis;
+    bool m_drawn = true; // false while an analysis waits to be drawn
 };
 
 } // namespace wfs::ui

@@ -138,6 +138,7 @@ QWidget* SetupPanel::buildMetadata()
 {
     auto* box = new QGroupBox(tr("Metadata"), this);
     auto* form = new QFormLayout(box);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows); // labels above their fields where the dock is narrow
     m_wavelength = optionalBox(box, 100000.0, 2, tr(" nm"));
     m_pixelPitch = optionalBox(box, 100000.0, 4, tr(" µm"));
     m_fNumber = optionalBox(box, 10000.0, 3, QString());
@@ -170,6 +171,7 @@ QWidget* SetupPanel::buildPreparation()
 {
     auto* box = new QGroupBox(tr("Preparation"), this);
     auto* form = new QFormLayout(box);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows); // labels above their fields where the dock is narrow
     m_subtractBackground = new QCheckBox(tr("subtract background (border, σ-clipped)"), box);
     m_subtractBackground->setChecked(true);
     m_centre = new QComboBox(box);
@@ -199,6 +201,7 @@ QWidget* SetupPanel::buildModel()
 {
     auto* box = new QGroupBox(tr("Model"), this);
     auto* form = new QFormLayout(box);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows); // labels above their fields where the dock is narrow
     m_order = new QSpinBox(box);
     m_order->setObjectName(QStringLiteral("orderSpin"));
     m_order->setRange(1, zernike::kMaxOrder);
@@ -253,6 +256,7 @@ QWidget* SetupPanel::buildSolver()
 {
     auto* box = new QGroupBox(tr("Solver"), this);
     auto* form = new QFormLayout(box);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows); // labels above their fields where the dock is narrow
     m_backend = new QComboBox(box);
     m_backend->setObjectName(QStringLiteral("backendCombo"));
     m_gradient = new QComboBox(box);

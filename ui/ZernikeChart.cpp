@@ -28,7 +28,8 @@ void legendAbove(QCustomPlot* plot)
     plot->legend->setVisible(true);
 }
 
-// Row labels short enough to leave the bars most of a narrow dock; the tooltip has the full name.
+} // namespace
+
 QString shortName(const ZernikeMode& mode)
 {
     QString name = QString::fromStdString(zernike::name(mode));
@@ -41,7 +42,6 @@ QString shortName(const ZernikeMode& mode)
         name[0] = name[0].toUpper();
     return name;
 }
-} // namespace
 
 ZernikeChart::ZernikeChart(QWidget* parent)
     : QWidget(parent)

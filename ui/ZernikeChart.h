@@ -23,6 +23,9 @@ struct ChartTerm {
     double sigmaWaves = 0.0; // one standard deviation; 0 or NaN = not drawn
 };
 
+// A Zernike term's name short enough for a row label beside bars ("Vert. coma"); tooltips have the full name.
+QString shortName(const ZernikeMode& mode);
+
 class ZernikeChart : public QWidget {
     Q_OBJECT
 

@@ -2,6 +2,8 @@
 
 #include "io/ResultJson.h"
 
+#include <QDateTime>
+
 namespace wfs {
 
 PreparedRun prepareRun(Session session)
@@ -48,6 +50,30 @@ FitResult restoreSavedResult(const Session& session, const BuiltProblem& built, 
     analysis.computeUncertainty = session.solver.computeUncertainty;
     analysis.psfAnalysis = psfAnalysis;
     return analyseFit(*evaluator, summary, session.solver.gradient, analysis);
+}
+
+SessionRun makeRun(const FitResult& result, const ModelSettings& model, const SolverSettings& solver, std::string name)
+{
+    SessionRun run;
+    run.name = std::move(name);
+    run.time = QDateTime::currentDateTimeUtc().toString(Qt::ISODate).toStdString();
+    run.model = model;
+    run.solver = solver;
+    run.result = resultToJson(result);
+    run.parameters = result.solver.parameters;
+    return run;
+}
+
+FitResult restoreRun(const Session& session, const SessionRun& run)
+{
+    Session settings;
+    settings.dataset = session.dataset;
+    settings.model = run.model;
+    settings.solver = run.solver;
+    settings.result = run.result;
+    settings.resultParameters = run.parameters;
+    const PreparedRun prepared = prepareRun(settings);
+    return restoreSavedResult(settings, prepared.problem);
 }
 
 } // namespace wfs

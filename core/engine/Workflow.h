@@ -34,4 +34,12 @@ PreparedRun prepareRun(Session session);
 // saved parameters do not fit the problem.
 FitResult restoreSavedResult(const Session& session, const BuiltProblem& problem, bool psfAnalysis = false);
 
+// A finished fit as a session keeps it: its result JSON (resultToJson) and parameters, the settings it
+// ran with, a name and the time now.
+SessionRun makeRun(const FitResult& result, const ModelSettings& model, const SolverSettings& solver, std::string name);
+// One of a session's runs re-evaluated on the session's (re-prepared) data with the run's own settings,
+// as restoreSavedResult does for the last result. Throws SettingsError, DatasetError or
+// std::runtime_error when the run does not fit the data any more.
+FitResult restoreRun(const Session& session, const SessionRun& run);
+
 } // namespace wfs

@@ -165,6 +165,103 @@ private:
     std::string m_source;
 };
 
+QJsonObject modelJson(const ModelSettings& md)
+{
+    QJsonArray fixed;
+    for (int t : md.fixedTerms)
+        fixed.append(t);
+    return QJsonObject{
+        {QStringLiteral("order"), md.order},
+        {QStringLiteral("ordering"), QString::fromLatin1(zernike::orderingName(md.ordering))},
+        {QStringLiteral("normalization"), QString::fromLatin1(zernike::normalizationName(md.normalization))},
+        {QStringLiteral("objective"), md.objective ? QJsonValue(QString::fromLatin1(objectiveName(*md.objective))) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("read_noise"), md.readNoise},
+        {QStringLiteral("grid"), md.grid},
+        {QStringLiteral("obscuration"), md.obscuration},
+        {QStringLiteral("spiders"), md.spiderCount},
+        {QStringLiteral("spider_width"), md.spiderWidth},
+        {QStringLiteral("spider_angle_deg"), md.spiderAngleDeg},
+        {QStringLiteral("fit_flux"), md.fitFlux},
+        {QStringLiteral("fit_background"), md.fitBackground},
+        {QStringLiteral("fit_shift"), md.fitShift},
+        {QStringLiteral("fixed_terms"), fixed},
+    };
+}
+
+QJsonObject solverJson(const SolverSettings& sv)
+{
+    QJsonArray stages;
+    for (int st : sv.stages)
+        stages.append(st);
+    return QJsonObject{
+        {QStringLiteral("backend"), QString::fromLatin1(backendName(sv.backend))},
+        {QStringLiteral("gradient"), QString::fromLatin1(gradientName(sv.gradient))},
+        {QStringLiteral("optimizer"), QString::fromLatin1(optimizerName(sv.optimizer))},
+        {QStringLiteral("precision"), QString::fromLatin1(precisionName(sv.precision))},
+        {QStringLiteral("threads"), sv.threads},
+        {QStringLiteral("max_iterations"), sv.maxIterations},
+        {QStringLiteral("gtol"), sv.gradientTolerance},
+        {QStringLiteral("ftol"), sv.functionTolerance},
+        {QStringLiteral("stages"), stages},
+        {QStringLiteral("remove_defocus"), sv.removeDefocus},
+        {QStringLiteral("uncertainty"), sv.computeUncertainty},
+    };
+}
+
+// The model and solver settings of `root` (a session or one of its runs; `prefix` names it in messages),
+// checked as the command line checks them.
+void readSettings(const Reader& r, const QJsonObject& root, const QString& prefix, ModelSettings& ms, SolverSettings& sv)
+{
+    const QJsonObject model = r.object(root, QStringLiteral("model"), prefix, false);
+    const QString mo = prefix + QStringLiteral("model.");
+    ms.order = r.integer(model, QStringLiteral("order"), mo, ms.order); // checked with the stages below
+    ms.ordering = r.choice(model, QStringLiteral("ordering"), mo, {QStringLiteral("noll"), QStringLiteral("ansi")}, 0) == 1 ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
+    ms.normalization = r.choice(model, QStringLiteral("normalization"), mo, {QStringLiteral("rms"), QStringLiteral("unit")}, 0) == 1 ? ZernikeNormalization::Unit
+                                                                                                                                    : ZernikeNormalization::Rms;
+    if (model.contains(QStringLiteral("objective")) && !model.value(QStringLiteral("objective")).isNull()) {
+        const int k = r.choice(model, QStringLiteral("objective"), mo,
+                               {QString::fromLatin1(objectiveName(ObjectiveKind::LeastSquares)), QString::fromLatin1(objectiveName(ObjectiveKind::Poisson)),
+                                QString::fromLatin1(objectiveName(ObjectiveKind::WeightedLeastSquares))},
+                               0);
+        ms.objective = k == 0 ? ObjectiveKind::LeastSquares : k == 1 ? ObjectiveKind::Poisson : ObjectiveKind::WeightedLeastSquares;
+    }
+    ms.readNoise = r.number(model, QStringLiteral("read_noise"), mo, ms.readNoise);
+    ms.grid = r.integer(model, QStringLiteral("grid"), mo, ms.grid);
+    ms.obscuration = r.number(model, QStringLiteral("obscuration"), mo, ms.obscuration);
+    ms.spiderCount = r.integer(model, QStringLiteral("spiders"), mo, ms.spiderCount);
+    ms.spiderWidth = r.number(model, QStringLiteral("spider_width"), mo, ms.spiderWidth);
+    ms.spiderAngleDeg = r.number(model, QStringLiteral("spider_angle_deg"), mo, ms.spiderAngleDeg);
+    ms.fitFlux = r.boolean(model, QStringLiteral("fit_flux"), mo, ms.fitFlux);
+    ms.fitBackground = r.boolean(model, QStringLiteral("fit_background"), mo, ms.fitBackground);
+    ms.fitShift = r.boolean(model, QStringLiteral("fit_shift"), mo, ms.fitShift);
+    ms.fixedTerms = r.integers(model, QStringLiteral("fixed_terms"), mo);
+
+    const QJsonObject solver = r.object(root, QStringLiteral("solver"), prefix, false);
+    const QString so = prefix + QStringLiteral("solver.");
+    sv.backend = r.choice(solver, QStringLiteral("backend"), so, {QStringLiteral("cpu"), QStringLiteral("gpu")}, 0) == 1 ? BackendKind::Gpu : BackendKind::Cpu;
+    sv.gradient = r.choice(solver, QStringLiteral("gradient"), so, {QStringLiteral("adjoint"), QStringLiteral("fd")}, 0) == 1 ? GradientKind::FiniteDifference
+                                                                                                                           : GradientKind::Adjoint;
+    sv.optimizer = r.choice(solver, QStringLiteral("optimizer"), so, {QStringLiteral("bfgs"), QStringLiteral("lbfgs")}, 0) == 1 ? OptimizerKind::Lbfgs : OptimizerKind::Bfgs;
+    sv.precision = r.choice(solver, QStringLiteral("precision"), so, {QStringLiteral("double"), QStringLiteral("float")}, 0) == 1 ? Precision::Float : Precision::Double;
+    sv.threads = r.integer(solver, QStringLiteral("threads"), so, sv.threads);
+    sv.maxIterations = r.integer(solver, QStringLiteral("max_iterations"), so, sv.maxIterations);
+    sv.gradientTolerance = r.number(solver, QStringLiteral("gtol"), so, sv.gradientTolerance);
+    sv.functionTolerance = r.number(solver, QStringLiteral("ftol"), so, sv.functionTolerance);
+    sv.stages = r.integers(solver, QStringLiteral("stages"), so);
+    sv.removeDefocus = r.boolean(solver, QStringLiteral("remove_defocus"), so, sv.removeDefocus);
+    sv.computeUncertainty = r.boolean(solver, QStringLiteral("uncertainty"), so, sv.computeUncertainty);
+    try {
+        checkSettings(ms, sv); // the same checks as the command line's and the desktop's
+    } catch (const SettingsError& e) {
+        // The session's own key for the setting the check names.
+        const std::string key = e.setting() == "order" ? "model.order" : "solver." + e.setting();
+        QString sessionKey = prefix + QString::fromStdString(key);
+        sessionKey.replace(QLatin1Char('-'), QLatin1Char('_'));
+        r.fail(sessionKey, e.problem());
+    }
+
+}
+
 } // namespace
 
 QJsonObject sessionToJson(const Session& s, const std::string& sessionPath)
@@ -227,43 +324,8 @@ QJsonObject sessionToJson(const Session& s, const std::string& sessionPath)
         {QStringLiteral("bad_pixels"), bad},
         {QStringLiteral("normalise"), o.normalise},
     };
-    const ModelSettings& md = s.model;
-    QJsonArray fixed;
-    for (int t : md.fixedTerms)
-        fixed.append(t);
-    const QJsonObject model{
-        {QStringLiteral("order"), md.order},
-        {QStringLiteral("ordering"), QString::fromLatin1(zernike::orderingName(md.ordering))},
-        {QStringLiteral("normalization"), QString::fromLatin1(zernike::normalizationName(md.normalization))},
-        {QStringLiteral("objective"), md.objective ? QJsonValue(QString::fromLatin1(objectiveName(*md.objective))) : QJsonValue(QJsonValue::Null)},
-        {QStringLiteral("read_noise"), md.readNoise},
-        {QStringLiteral("grid"), md.grid},
-        {QStringLiteral("obscuration"), md.obscuration},
-        {QStringLiteral("spiders"), md.spiderCount},
-        {QStringLiteral("spider_width"), md.spiderWidth},
-        {QStringLiteral("spider_angle_deg"), md.spiderAngleDeg},
-        {QStringLiteral("fit_flux"), md.fitFlux},
-        {QStringLiteral("fit_background"), md.fitBackground},
-        {QStringLiteral("fit_shift"), md.fitShift},
-        {QStringLiteral("fixed_terms"), fixed},
-    };
-    const SolverSettings& sv = s.solver;
-    QJsonArray stages;
-    for (int st : sv.stages)
-        stages.append(st);
-    const QJsonObject solver{
-        {QStringLiteral("backend"), QString::fromLatin1(backendName(sv.backend))},
-        {QStringLiteral("gradient"), QString::fromLatin1(gradientName(sv.gradient))},
-        {QStringLiteral("optimizer"), QString::fromLatin1(optimizerName(sv.optimizer))},
-        {QStringLiteral("precision"), QString::fromLatin1(precisionName(sv.precision))},
-        {QStringLiteral("threads"), sv.threads},
-        {QStringLiteral("max_iterations"), sv.maxIterations},
-        {QStringLiteral("gtol"), sv.gradientTolerance},
-        {QStringLiteral("ftol"), sv.functionTolerance},
-        {QStringLiteral("stages"), stages},
-        {QStringLiteral("remove_defocus"), sv.removeDefocus},
-        {QStringLiteral("uncertainty"), sv.computeUncertainty},
-    };
+    const QJsonObject model = modelJson(s.model);
+    const QJsonObject solver = solverJson(s.solver);
     QJsonObject root{
         {QStringLiteral("format"), kFormat},
         {QStringLiteral("format_version"), kSessionFormatVersion},
@@ -281,6 +343,23 @@ QJsonObject sessionToJson(const Session& s, const std::string& sessionPath)
         for (double p : s.resultParameters)
             parameters.append(p);
         root.insert(QStringLiteral("result_parameters"), parameters);
+    }
+    if (!s.runs.empty()) {
+        QJsonArray runs;
+        for (const SessionRun& run : s.runs) {
+            QJsonArray parameters;
+            for (double p : run.parameters)
+                parameters.append(p);
+            runs.append(QJsonObject{
+                {QStringLiteral("name"), QString::fromStdString(run.name)},
+                {QStringLiteral("time"), QString::fromStdString(run.time)},
+                {QStringLiteral("model"), modelJson(run.model)},
+                {QStringLiteral("solver"), solverJson(run.solver)},
+                {QStringLiteral("result"), run.result},
+                {QStringLiteral("result_parameters"), parameters},
+            });
+        }
+        root.insert(QStringLiteral("runs"), runs);
     }
     return root;
 }
@@ -384,55 +463,7 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
     if (o.cropSize < 0 || o.cropSize > 65536 || o.borderWidth < 0 || o.borderWidth > 65536)
         r.fail(pp + QStringLiteral("crop_size"), "and border_width must be between 0 and 65536");
 
-    const QJsonObject model = r.object(root, QStringLiteral("model"), {}, false);
-    const QString mo = QStringLiteral("model.");
-    ModelSettings& ms = s.model;
-    ms.order = r.integer(model, QStringLiteral("order"), mo, ms.order); // checked with the stages below
-    ms.ordering = r.choice(model, QStringLiteral("ordering"), mo, {QStringLiteral("noll"), QStringLiteral("ansi")}, 0) == 1 ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
-    ms.normalization = r.choice(model, QStringLiteral("normalization"), mo, {QStringLiteral("rms"), QStringLiteral("unit")}, 0) == 1 ? ZernikeNormalization::Unit
-                                                                                                                                    : ZernikeNormalization::Rms;
-    if (model.contains(QStringLiteral("objective")) && !model.value(QStringLiteral("objective")).isNull()) {
-        const int k = r.choice(model, QStringLiteral("objective"), mo,
-                               {QString::fromLatin1(objectiveName(ObjectiveKind::LeastSquares)), QString::fromLatin1(objectiveName(ObjectiveKind::Poisson)),
-                                QString::fromLatin1(objectiveName(ObjectiveKind::WeightedLeastSquares))},
-                               0);
-        ms.objective = k == 0 ? ObjectiveKind::LeastSquares : k == 1 ? ObjectiveKind::Poisson : ObjectiveKind::WeightedLeastSquares;
-    }
-    ms.readNoise = r.number(model, QStringLiteral("read_noise"), mo, ms.readNoise);
-    ms.grid = r.integer(model, QStringLiteral("grid"), mo, ms.grid);
-    ms.obscuration = r.number(model, QStringLiteral("obscuration"), mo, ms.obscuration);
-    ms.spiderCount = r.integer(model, QStringLiteral("spiders"), mo, ms.spiderCount);
-    ms.spiderWidth = r.number(model, QStringLiteral("spider_width"), mo, ms.spiderWidth);
-    ms.spiderAngleDeg = r.number(model, QStringLiteral("spider_angle_deg"), mo, ms.spiderAngleDeg);
-    ms.fitFlux = r.boolean(model, QStringLiteral("fit_flux"), mo, ms.fitFlux);
-    ms.fitBackground = r.boolean(model, QStringLiteral("fit_background"), mo, ms.fitBackground);
-    ms.fitShift = r.boolean(model, QStringLiteral("fit_shift"), mo, ms.fitShift);
-    ms.fixedTerms = r.integers(model, QStringLiteral("fixed_terms"), mo);
-
-    const QJsonObject solver = r.object(root, QStringLiteral("solver"), {}, false);
-    const QString so = QStringLiteral("solver.");
-    SolverSettings& sv = s.solver;
-    sv.backend = r.choice(solver, QStringLiteral("backend"), so, {QStringLiteral("cpu"), QStringLiteral("gpu")}, 0) == 1 ? BackendKind::Gpu : BackendKind::Cpu;
-    sv.gradient = r.choice(solver, QStringLiteral("gradient"), so, {QStringLiteral("adjoint"), QStringLiteral("fd")}, 0) == 1 ? GradientKind::FiniteDifference
-                                                                                                                           : GradientKind::Adjoint;
-    sv.optimizer = r.choice(solver, QStringLiteral("optimizer"), so, {QStringLiteral("bfgs"), QStringLiteral("lbfgs")}, 0) == 1 ? OptimizerKind::Lbfgs : OptimizerKind::Bfgs;
-    sv.precision = r.choice(solver, QStringLiteral("precision"), so, {QStringLiteral("double"), QStringLiteral("float")}, 0) == 1 ? Precision::Float : Precision::Double;
-    sv.threads = r.integer(solver, QStringLiteral("threads"), so, sv.threads);
-    sv.maxIterations = r.integer(solver, QStringLiteral("max_iterations"), so, sv.maxIterations);
-    sv.gradientTolerance = r.number(solver, QStringLiteral("gtol"), so, sv.gradientTolerance);
-    sv.functionTolerance = r.number(solver, QStringLiteral("ftol"), so, sv.functionTolerance);
-    sv.stages = r.integers(solver, QStringLiteral("stages"), so);
-    sv.removeDefocus = r.boolean(solver, QStringLiteral("remove_defocus"), so, sv.removeDefocus);
-    sv.computeUncertainty = r.boolean(solver, QStringLiteral("uncertainty"), so, sv.computeUncertainty);
-    try {
-        checkSettings(s.model, sv); // the same checks as the command line's and the desktop's
-    } catch (const SettingsError& e) {
-        // The session's own key for the setting the check names.
-        const std::string key = e.setting() == "order" ? "model.order" : "solver." + e.setting();
-        QString sessionKey = QString::fromStdString(key);
-        sessionKey.replace(QLatin1Char('-'), QLatin1Char('_'));
-        r.fail(sessionKey, e.problem());
-    }
+    readSettings(r, root, QString(), s.model, s.solver);
 
     s.result = r.object(root, QStringLiteral("result"), {}, false);
     const QJsonArray parameters = r.array(root, QStringLiteral("result_parameters"), {}, false);
@@ -440,6 +471,35 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
         if (!v.isDouble())
             r.fail(QStringLiteral("result_parameters"), "must hold numbers");
         s.resultParameters.push_back(v.toDouble());
+    }
+    const QJsonArray runs = r.array(root, QStringLiteral("runs"), {}, false);
+    for (int i = 0; i < runs.size(); ++i) {
+        const QString path = QStringLiteral("runs[%1].").arg(i);
+        if (!runs.at(i).isObject())
+            r.fail(QStringLiteral("runs[%1]").arg(i), "must be an object");
+        const QJsonObject o = runs.at(i).toObject();
+        SessionRun run;
+        run.name = r.text(o, QStringLiteral("name"), path, QStringLiteral("run %1").arg(i + 1)).toStdString();
+        run.time = r.text(o, QStringLiteral("time"), path, {}).toStdString();
+        readSettings(r, o, path, run.model, run.solver);
+        run.result = r.object(o, QStringLiteral("result"), path);
+        for (const QJsonValue& v : r.array(o, QStringLiteral("result_parameters"), path)) {
+            if (!v.isDouble())
+                r.fail(path + QStringLiteral("result_parameters"), "must hold numbers");
+            run.parameters.push_back(v.toDouble());
+        }
+        s.runs.push_back(std::move(run));
+    }
+    if (runs.isEmpty() && !s.result.isEmpty() && !s.resultParameters.empty()) {
+        // A session from before runs were kept: its result is its one run.
+        SessionRun run;
+        run.name = "saved result";
+        run.time = r.text(root, QStringLiteral("saved"), {}, {}).toStdString();
+        run.model = s.model;
+        run.solver = s.solver;
+        run.result = s.result;
+        run.parameters = s.resultParameters;
+        s.runs.push_back(std::move(run));
     }
     return s;
 }
@@ -518,6 +578,7 @@ OpenedSession openSession(const std::string& path, const ReadLimits& limits)
     opened.session.solver = stored.solver;
     opened.session.result = stored.result;
     opened.session.resultParameters = stored.resultParameters;
+    opened.session.runs = stored.runs;
     Dataset& d = opened.session.dataset;
     d.metadata = stored.dataset.metadata; // set first: headers only fill what the session left unset
     d.preprocess = stored.dataset.preprocess;

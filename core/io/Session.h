@@ -66,12 +66,27 @@ void checkSettings(const ModelSettings& model, const SolverSettings& solver);
 // The solver part alone (threads, iteration limit, tolerances), for runs without model settings (bench).
 void checkSolverSettings(const SolverSettings& solver);
 
+// One fit of a session, kept so that fits can be compared (e.g. before and after an alignment step):
+// its name, when it finished, the settings it ran with, its result as resultToJson() wrote it and its
+// problem parameters (to re-evaluate it on the session's data, as for the last result).
+struct SessionRun {
+    std::string name;
+    std::string time;       // ISO 8601, UTC
+    ModelSettings model;
+    SolverSettings solver;
+    QJsonObject result;
+    std::vector<double> parameters;
+};
+
 struct Session {
     Dataset dataset;        // on save: files, plane use/defocus, metadata, preprocess options (no pixels)
     ModelSettings model;
     SolverSettings solver;
     QJsonObject result;     // the last result as resultToJson() wrote it; empty when none
     std::vector<double> resultParameters; // its problem parameters (to re-evaluate model images)
+    // Every fit kept, oldest first ("runs"; sessions written before runs existed have none, and a
+    // saved result then reads back as one run named "saved result").
+    std::vector<SessionRun> runs;
 };
 
 // Serialises; input paths are stored absolute and relative to the session file's folder.

@@ -5,9 +5,12 @@
 #include "TestSupport.h"
 
 #include "EngineController.h"
+#include "ImageView.h"
 #include "MainWindow.h"
+#include "RunsPanel.h"
 #include "SetupPanel.h"
 
+#include "engine/RunComparison.h"
 #include "io/Fits.h"
 
 #include <QComboBox>
@@ -81,7 +84,7 @@ private slots:
         QVERIFY2(worst < 200, qPrintable(QStringLiteral("the event loop stalled for %1 ms during the fit").arg(worst)));
         QVERIFY(progress.count() >= 1);
         const auto& result = m_window->result();
-        QVERIFY(result.has_value());
+        QVERIFY(result != nullptr);
         QVERIFY2(result->solver.termination == Termination::Converged, result->solver.message.c_str());
         // Live updates are throttled to the display rate: fewer signals than iterations.
         QVERIFY(progress.count() <= result->solver.iterations + 1);
@@ -89,9 +92,48 @@ private slots:
         QVERIFY(m_window->phaseView()->hasImage());
     }
 
+    void demoKeepsTwoRunsAndComparesThem()
+    {
+        // The demo fits order 2, then order 4: two runs, the newest compared with the one before.
+        const std::vector<RunEntry>& runs = m_window->runs();
+        QCOMPARE(runs.size(), size_t(2));
+        QCOMPARE(runs[0].record.model.order, 2);
+        QCOMPARE(runs[1].record.model.order, 4);
+        QVERIFY(runs[0].result && runs[1].result);
+        QCOMPARE(runs[0].result->coefficients.size(), size_t(5));  // Noll 2..6
+        QCOMPARE(runs[1].result->coefficients.size(), size_t(14)); // Noll 2..15
+        QCOMPARE(runs[1].record.parameters, m_window->result()->solver.parameters);
+        QVERIFY(!runs[1].record.time.empty());
+        RunsPanel* panel = m_window->runsPanel();
+        QCOMPARE(panel->firstRun(), 0);
+        QCOMPARE(panel->secondRun(), 1);
+        QTRY_VERIFY(panel->comparison().has_value());
+        // What the tab shows is what core computes for the two results.
+        const RunComparison expected = compareRuns(*runs[0].result, *runs[1].result);
+        const RunComparison shown = *panel->comparison();
+        QCOMPARE(shown.terms.size(), size_t(14));
+        QCOMPARE(shown.rmsDifferenceWaves, expected.rmsDifferenceWaves);
+        QVERIFY(shown.rmsDifferenceWaves > 0.01); // order 4 adds coma and spherical the order-2 fit lacks
+        QCOMPARE(shown.terms[2].index, 4);
+        QCOMPARE(shown.terms[2].differenceWaves, runs[1].result->coefficients[2].waves - runs[0].result->coefficients[2].waves);
+        QVERIFY(!shown.terms[13].firstWaves && shown.terms[13].secondWaves);
+        QVERIFY(panel->differenceView()->hasImage());
+        const Image& map = panel->differenceView()->image();
+        QCOMPARE(map.width, runs[1].result->phaseMap.width);
+        for (size_t i = 0; i < map.pixels.size(); ++i)
+            QCOMPARE(std::isnan(map.pixels[i]), std::isnan(runs[0].result->phaseMap.pixels[i])); // nothing outside the pupil
+        QVERIFY(panel->summaryText().contains(QString::number(shown.rmsDifferenceWaves, 'f', 4)));
+        // Choosing the other way round: the differences change sign.
+        panel->compare(1, 0);
+        QTRY_VERIFY(panel->comparison().has_value());
+        QCOMPARE(panel->comparison()->terms[2].differenceWaves, -shown.terms[2].differenceWaves);
+        panel->compare(0, 1);
+        QTRY_VERIFY(panel->comparison().has_value());
+    }
+
     void exportsReadBack()
     {
-        QVERIFY(m_window->result().has_value());
+        QVERIFY(m_window->result() != nullptr);
         const FitResult& r = *m_window->result();
         const QString phase = m_dir.filePath(QStringLiteral("phase.fits"));
         QVERIFY(m_window->exportResult(ExportKind::PhaseFits, phase));
@@ -157,7 +199,7 @@ private slots:
         QVERIFY(errors.count() >= 1);
         QVERIFY2(m_window->lastError().contains(QStringLiteral("broken.fits")), qPrintable(m_window->lastError()));
         QCOMPARE(m_window->dataset().planes.size(), planes); // what was loaded stays
-        QVERIFY(m_window->result().has_value());            // and so does the result
+        QVERIFY(m_window->result() != nullptr);            // and so does the result
     }
 
     void sessionSavesAndReopens()
@@ -172,7 +214,7 @@ private slots:
         QCOMPARE(other.setupPanel()->modelSettings().order, m_window->setupPanel()->modelSettings().order);
         WFS_VERIFY_CLOSE(*other.dataset().metadata.wavelength, *m_window->dataset().metadata.wavelength, 1e-12, 0.0);
         // The saved result comes back, re-evaluated on the re-read data: same cost and coefficients.
-        QVERIFY(other.result().has_value());
+        QVERIFY(other.result() != nullptr);
         const FitResult& saved = *m_window->result();
         const FitResult& restored = *other.result();
         WFS_VERIFY_CLOSE(restored.solver.finalCost, saved.solver.finalCost, 1e-9, 0.0);
@@ -180,6 +222,35 @@ private slots:
         for (size_t i = 0; i < saved.coefficients.size(); ++i)
             WFS_VERIFY_CLOSE(restored.coefficients[i].waves, saved.coefficients[i].waves, 1e-12, 1e-15);
         QCOMPARE(restored.solver.termination, saved.solver.termination);
+        // And every run, re-evaluated with its own settings.
+        QCOMPARE(other.runs().size(), m_window->runs().size());
+        for (size_t k = 0; k < other.runs().size(); ++k) {
+            const RunEntry& a = m_window->runs()[k];
+            const RunEntry& b = other.runs()[k];
+            QCOMPARE(b.record.name, a.record.name);
+            QCOMPARE(b.record.time, a.record.time);
+            QVERIFY2(b.result, qPrintable(b.note));
+            QCOMPARE(b.result->coefficients.size(), a.result->coefficients.size());
+            for (size_t i = 0; i < a.result->coefficients.size(); ++i)
+                WFS_VERIFY_CLOSE(b.result->coefficients[i].waves, a.result->coefficients[i].waves, 1e-12, 1e-15);
+        }
+        QTRY_VERIFY(other.runsPanel()->comparison().has_value());
+    }
+
+    void failedFitKeepsRunsAndData()
+    {
+        const size_t runs = m_window->runs().size(), planes = m_window->dataset().planes.size();
+        const ModelSettings normal = m_window->setupPanel()->modelSettings();
+        ModelSettings bad = normal;
+        bad.grid = 16; // smaller than the planes: refused before any fitting
+        m_window->setupPanel()->setModelSettings(bad);
+        QSignalSpy failed(m_window.get(), &MainWindow::fitFailed);
+        m_window->startFit();
+        QVERIFY(waitFor(failed, 30000));
+        QCOMPARE(m_window->runs().size(), runs);
+        QCOMPARE(m_window->dataset().planes.size(), planes);
+        QVERIFY(m_window->result() != nullptr);
+        m_window->setupPanel()->setModelSettings(normal);
     }
 
     void cancelMidFitThenRestart()
@@ -198,12 +269,17 @@ private slots:
         QVERIFY(waitFor(finished, 60000));
         QCOMPARE(m_window->result()->solver.termination, Termination::Cancelled);
         QVERIFY(std::isfinite(m_window->result()->rmsWaves));
+        // The cancelled fit is kept as a run (its last accepted iterate), after the ones before.
+        const size_t runs = m_window->runs().size();
+        QVERIFY(runs >= 3);
+        QVERIFY(QString::fromStdString(m_window->runs().back().record.name).contains(QStringLiteral("cancelled")));
 
         m_window->setupPanel()->setSolverSettings(normal);
         finished.clear();
         m_window->startFit();
         QVERIFY(waitFor(finished, 300000));
         QCOMPARE(m_window->result()->solver.termination, Termination::Converged);
+        QCOMPARE(m_window->runs().size(), runs + 1);
     }
 
     void preparationIsPreviewedOnTheImage()
