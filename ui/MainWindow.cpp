@@ -533,7 +533,7 @@ void MainWindow::startFit()
         request.liveImageInterval = 0.25;
         request.analysis.psfAnalysis = true; // the PSF tab's pictures, computed with the result on the worker
 
-        adoptProblem(built);
+        adoptProblem(built, run.context);
         m_convergence->clear();
         m_result.reset();
         m_results->clear(tr("Fitting…"));
@@ -555,12 +555,11 @@ void MainWindow::startFit()
     });
 }
 
-void MainWindow::adoptProblem(const BuiltProblem& built)
+void MainWindow::adoptProblem(const BuiltProblem& built, const ExportContext& context)
 {
     m_ordering = built.spec.basis.ordering;
     m_wavelength = built.spec.wavelength;
-    m_samplingQ = built.samplingQ;
-    m_pupil = built.spec.pupil;
+    m_exportContext = context;
     m_planeEntries.clear();
     for (size_t k = 0; k < built.spec.planes.size(); ++k) {
         const QString source = QString::fromStdString(m_dataset.planes[size_t(built.planes[k])].raw.source);

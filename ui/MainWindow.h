@@ -106,7 +106,7 @@ private:
     void onProgress(const ProgressSnapshot& snapshot);
     void onFinished(const FitResult& result);
     void showResult(std::shared_ptr<const FitResult> result);
-    void adoptProblem(const BuiltProblem& built); // the planes, names and conventions of the fit shown
+    void adoptProblem(const BuiltProblem& built, const ExportContext& context); // the planes, names, conventions and export context of the fit shown
     void restoreResult(const Session& session);   // re-evaluates a saved result and the runs, then dataLoaded()
     void addRun(std::shared_ptr<const FitResult> result); // keeps a finished fit as a run of the session
     void previewPreparation();
@@ -147,8 +147,7 @@ private:
     std::vector<PlaneEntry> m_planeEntries;
     ZernikeOrdering m_ordering = ZernikeOrdering::Noll;
     double m_wavelength = 0.0;
-    double m_samplingQ = 0.0;
-    PupilSpec m_pupil;
+    ExportContext m_exportContext; // of the problem fitted or restored last (engine/Workflow's)
     std::shared_ptr<const FitResult> m_result;
     std::vector<double> m_resultParameters;
     std::vector<RunEntry> m_runs;

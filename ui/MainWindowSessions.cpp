@@ -35,6 +35,7 @@ void MainWindow::restoreResult(const Session& session)
     statusBar()->showMessage(tr("re-evaluating the saved result and %1 run(s)…").arg(session.runs.size()));
     struct Restored {
         std::optional<std::pair<BuiltProblem, FitResult>> last;
+        ExportContext context;
         QString lastError;
         std::vector<RunEntry> runs;
     };
@@ -46,6 +47,7 @@ void MainWindow::restoreResult(const Session& session)
             try {
                 PreparedRun run = prepareRun(settings);
                 FitResult result = restoreSavedResult(settings, run.problem, true);
+                restored.context = run.context;
                 restored.last.emplace(std::move(run.problem), std::move(result));
             } catch (const std::exception& e) {
                 restored.lastError = QString::fromUtf8(e.what());
@@ -70,7 +72,7 @@ void MainWindow::restoreResult(const Session& session)
             if (!run.result)
                 logLine(tr("run \"%1\" could not be re-evaluated: %2").arg(QString::fromStdString(run.record.name), run.note));
         if (restored.last) {
-            adoptProblem(restored.last->first);
+            adoptProblem(restored.last->first, restored.context);
             showResult(std::make_shared<const FitResult>(std::move(restored.last->second)));
             logLine(tr("saved result restored: final cost %1").arg(m_result->solver.finalCost, 0, 'g', 10));
         } else if (!restored.lastError.isEmpty()) {
@@ -82,12 +84,7 @@ void MainWindow::restoreResult(const Session& session)
 
 ExportContext MainWindow::exportContext() const
 {
-    ExportContext context;
-    context.pupil = m_pupil;
-    context.samplingQ = m_samplingQ;
-    for (const DatasetFile& f : m_dataset.files)
-        context.inputs.push_back(f.path);
-    return context;
+    return m_exportContext;
 }
 
 bool MainWindow::exportResult(ExportKind kind, const QString& path)
