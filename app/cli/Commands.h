@@ -9,4 +9,5 @@ int runReconstruct(const QStringList& args);
 int runBench(const QStringList& args);
 int runFasthBench(const QStringList& args);
 int runFasthTrain(const QStringList& args);
+int runBatch(const QStringList& args);
 } // namespace wfs::cli
