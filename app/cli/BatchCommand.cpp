@@ -147,7 +147,7 @@ int runBatch(const QStringList& args)
     QCommandLineOption worker(QStringLiteral("worker"), QStringLiteral("Internal: run one input (JSON) in this process."), QStringLiteral("json"));
     worker.setFlags(QCommandLineOption::HiddenFromHelp);
     const int defaultJobs = std::max(1, QThread::idealThreadCount());
-    parser.addOptions({
+    addOptions(parser, {
         {QStringLiteral("settings"), QStringLiteral("Settings for every input: a saved session (its own inputs are ignored) or a settings file "
                                                     "of the same format (default: the built-in defaults and each input's headers)."),
          QStringLiteral("FILE.json")},

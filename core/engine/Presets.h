@@ -34,6 +34,15 @@ struct PresetCase {
 };
 
 const std::vector<std::string>& presetNames(); // {"demo", "oof"}
+// What a preset uses when PresetOptions leave it open (grid, order 0), and its stopping rule; stated in
+// the command line's help. Throws std::invalid_argument for an unknown name.
+struct PresetDefaults {
+    int grid = 0;
+    int order = 0;
+    double gradientTolerance = 0.0;
+    double functionTolerance = 0.0;
+};
+PresetDefaults presetDefaults(const std::string& name);
 // Throws std::invalid_argument for an unknown name or bad options.
 PresetCase makePreset(const std::string& name, const PresetOptions& options);
 
