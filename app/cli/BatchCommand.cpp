@@ -22,10 +22,13 @@
 #include <QProcess>
 #include <QThread>
 
+#include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <deque>
 #include <memory>
+#include <sys/prctl.h>
 
 namespace wfs::cli {
 
@@ -90,6 +93,10 @@ QByteArray fieldMapBytes(const std::vector<BatchRow>& rows, int coefficient)
     }
     if (points.empty())
         return {};
+    if (std::none_of(points.begin(), points.end(), [](const FieldMapPoint& p) { return std::isfinite(p.value); }))
+        for (const BatchRow& r : rows)
+            if (r.status == "ok")
+                throw std::runtime_error("no result has coefficient " + std::to_string(coefficient) + " (--field-map-coefficient)");
     const ZernikeOrdering o = ordering == "ansi" ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
     const std::string term = (o == ZernikeOrdering::Ansi ? "ANSI " : "Noll ") + std::to_string(coefficient);
     FieldMapOptions options;
@@ -265,6 +272,9 @@ int runBatch(const QStringList& args)
             process->setProcessChannelMode(QProcess::MergedChannels);
             process->setStandardOutputFile(log, QIODevice::Truncate);
             process->setStandardInputFile(QProcess::nullDevice());
+            // A worker ends with the batch (SIGTERM: its output transaction removes its temporary), so a
+            // killed batch leaves no worker running on beside the next one.
+            process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
             QStringList workerArgs = {QStringLiteral("batch"), QStringLiteral("--out"), outDir, QStringLiteral("--worker"),
                                       QString::fromUtf8(QJsonDocument(batchInputToJson(*in)).toJson(QJsonDocument::Compact))};
             if (!settingsPath.isEmpty())

@@ -460,6 +460,37 @@ Session loadBatchSettings(const std::string& path)
         s.dataset.planes.push_back(t); // no pixels: prepareBatchRun applies it to each input's planes
     }
     validateMetadata(m); // e.g. a wavelength of 633 (metres) stops the batch here, naming it
+    // The model settings are checked where they are used, when the problem is built (buildProblem and
+    // Problem); so that a bad one (an odd grid, an obscuration of 1.5) stops the batch before any worker
+    // instead of failing every input, the settings' model is built once on a small stand-in plane.
+    ModelSettings model = s.model;
+    model.order = fittedOrders(s.model, s.solver).back();
+    if (model.grid > 1024)
+        model.grid = 0; // a large grid is not allocated here; each input's run checks it
+    Dataset standIn;
+    DatasetFile standInFile;
+    standInFile.path = "stand-in";
+    standInFile.planeCount = 2;
+    standIn.files.push_back(standInFile);
+    standIn.metadata.wavelength = m.wavelength.value_or(500e-9);
+    standIn.metadata.samplingQ = 2.0;
+    standIn.metadata.dataUnit = m.dataUnit;
+    DatasetPlane plane;
+    plane.raw = Image(16, 16, 1.0);
+    for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 16; ++c)
+            plane.raw.at(r, c) += 1000.0 * std::exp(-((r - 8) * (r - 8) + (c - 8) * (c - 8)) / 4.0);
+    plane.raw.source = "stand-in";
+    plane.defocus = {PlaneDefocus::Kind::Waves, 0.0};
+    standIn.planes.push_back(plane);
+    plane.indexInFile = 1;
+    plane.defocus = {PlaneDefocus::Kind::Waves, 1.0};
+    standIn.planes.push_back(plane);
+    try {
+        buildProblem(standIn, model);
+    } catch (const std::exception& e) {
+        throw SessionError(path + ": the model settings cannot be used: " + e.what());
+    }
     return s;
 }
 

@@ -259,6 +259,14 @@ private slots:
         QVERIFY2(r.err.contains("wavelength") && r.err.contains("633nm"), r.err.constData());
         QVERIFY(!QDir(out).exists());
 
+        // A model setting that no input could be fitted with (checked where the problem is built).
+        write(path(QStringLiteral("bad-obscuration.json")), R"({"format": "wavefront-studio-session", "format_version": 1, "model": {"obscuration": 1.5}})");
+        r = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("bad-obscuration.json")), QStringLiteral("--out"), out, m_inputs[0]},
+                m_dir.path());
+        QCOMPARE(r.status, 1);
+        QVERIFY2(r.err.contains("bad-obscuration.json") && r.err.contains("obscuration"), r.err.constData());
+        QVERIFY(!QDir(out).exists());
+
         r = cli({QStringLiteral("batch"), QStringLiteral("--out"), out, QStringLiteral("--manifest"), path(QStringLiteral("no-such-manifest.csv"))}, m_dir.path());
         QCOMPARE(r.status, 1);
         QVERIFY2(r.err.contains("no-such-manifest.csv"), r.err.constData());
