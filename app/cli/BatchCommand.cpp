@@ -160,7 +160,7 @@ int runBatch(const QStringList& args)
          QStringLiteral("FILE.json")},
         {QStringLiteral("manifest"), QStringLiteral("A CSV manifest of inputs (as an INPUT ending in .csv)."), QStringLiteral("FILE.csv")},
         {QStringLiteral("out"), QStringLiteral("Output folder (created when missing; required)."), QStringLiteral("DIR")},
-        {QStringLiteral("jobs"), QStringLiteral("Worker processes (default %1: the hardware threads divided by the settings' threads).").arg(defaultJobs),
+        {QStringLiteral("jobs"), QStringLiteral("Worker processes (default: the %1 hardware threads divided by the settings' threads per fit).").arg(defaultJobs),
          QStringLiteral("N")},
         {QStringLiteral("field-map-coefficient"),
          QStringLiteral("Zernike index (in the results' ordering) drawn against field position in DIR/field-map.png (default %1).").arg(kDefaultFieldMapCoefficient),

@@ -346,8 +346,7 @@ std::vector<BatchInput> resolveBatchInputs(const std::vector<std::string>& argum
         throw BatchError("no inputs: give image files, a glob, a list file or a CSV manifest");
     std::map<std::string, const BatchInput*> byName;
     for (const BatchInput& in : inputs) {
-        if (in.name.empty() || in.name == "." || in.name == ".." || in.name.find('/') != std::string::npos || in.name == "summary"
-            || in.name.front() == '.')
+        if (in.name.empty() || in.name == "." || in.name == ".." || in.name.find('/') != std::string::npos || in.name.front() == '.')
             throw BatchError(in.source + ": '" + in.name + "' cannot name a result file; give the row a 'name'");
         const auto [it, inserted] = byName.emplace(in.name, &in);
         if (!inserted)
