@@ -202,6 +202,44 @@ private slots:
         QVERIFY(!again.out.contains("running"));
     }
 
+    // A batch killed (SIGTERM) after its first input ends its worker and leaves no temporary; run again,
+    // it skips exactly the results that are complete and finishes the rest.
+    void killedBatchResumes()
+    {
+        const QString out = path(QStringLiteral("killed"));
+        QProcess batch;
+        batch.setWorkingDirectory(m_dir.path());
+        batch.start(QStringLiteral(WFS_CLI_PATH), QStringList{QStringLiteral("batch"), QStringLiteral("--out"), out, QStringLiteral("--jobs"), QStringLiteral("1")}
+                                                      + m_inputs);
+        QByteArray seen;
+        while (!seen.contains("[1/3]") && batch.state() != QProcess::NotRunning && batch.waitForReadyRead(60000))
+            seen += batch.readAllStandardOutput();
+        QVERIFY2(seen.contains("[1/3]") || batch.state() == QProcess::NotRunning, seen.constData());
+        batch.terminate();
+        QVERIFY(batch.waitForFinished(60000));
+        // The worker ends with the batch and its output layer removes its temporary.
+        QStringList temporaries;
+        for (int i = 0; i < 100; ++i) {
+            temporaries = QDir(out).entryList({QStringLiteral(".*.wfs-*")}, QDir::Files | QDir::Hidden);
+            if (temporaries.isEmpty())
+                break;
+            QTest::qWait(100);
+        }
+        QVERIFY2(temporaries.isEmpty(), qPrintable(temporaries.join(QLatin1Char(' '))));
+        int complete = 0;
+        for (const char* name : {"bead_1", "bead_2", "bead_3"}) {
+            const QJsonObject result = QJsonDocument::fromJson(readAll(out + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".json"))).object();
+            complete += result.contains(QStringLiteral("termination"));
+        }
+        QVERIFY(complete >= 1);
+
+        const Run resumed = cli(QStringList{QStringLiteral("batch"), QStringLiteral("--out"), out, QStringLiteral("--jobs"), QStringLiteral("1")} + m_inputs,
+                                m_dir.path());
+        QVERIFY2(resumed.status == 0, resumed.err.constData());
+        QCOMPARE(int(resumed.out.count("done earlier, skipped")), complete);
+        QVERIFY2(resumed.out.contains("summary: ") && resumed.out.contains("(3 of 3 inputs ok)"), resumed.out.constData());
+    }
+
     // A manifest with field positions and a per-input override: a row whose file is missing and an input
     // that cannot be read are rows of the summary with their reasons; the others are fitted; the field map
     // is drawn.
