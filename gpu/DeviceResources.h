@@ -222,7 +222,11 @@ public:
     CudaGraphExec(const CudaGraphExec&) = delete;
     CudaGraphExec& operator=(const CudaGraphExec&) = delete;
 
-    // Captures everything record() enqueues on the stream and instantiates it.
+    // Captures everything record() enqueues on the stream and instantiates it. On any failure (record
+    // throws, the capture was invalidated by a call that cannot be captured, instantiation refused) the
+    // capture is ended, the partial graph destroyed and CUDA's last error cleared before the CudaError
+    // is rethrown: cudaErrorStreamCaptureInvalidated must not surface at the next, unrelated launch
+    // check. The caller may then run the same work eagerly on the stream.
     template <typename Record>
     void capture(cudaStream_t stream, Record&& record)
     {
@@ -230,15 +234,12 @@ public:
         WFS_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
         try {
             record();
+            WFS_CUDA_CHECK(cudaStreamEndCapture(stream, &m_graph));
+            WFS_CUDA_CHECK(cudaGraphInstantiate(&m_exec, m_graph, 0));
         } catch (...) {
-            cudaGraph_t broken = nullptr;
-            cudaStreamEndCapture(stream, &broken);
-            if (broken)
-                cudaGraphDestroy(broken);
+            abandonCapture(stream);
             throw;
         }
-        WFS_CUDA_CHECK(cudaStreamEndCapture(stream, &m_graph));
-        WFS_CUDA_CHECK(cudaGraphInstantiate(&m_exec, m_graph, 0));
     }
     void launch(cudaStream_t stream) const { WFS_CUDA_CHECK(cudaGraphLaunch(m_exec, stream)); }
     bool isValid() const { return m_exec != nullptr; }
@@ -253,6 +254,19 @@ public:
     }
 
 private:
+    void abandonCapture(cudaStream_t stream) noexcept
+    {
+        cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+        if (cudaStreamIsCapturing(stream, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
+            cudaGraph_t broken = nullptr;
+            cudaStreamEndCapture(stream, &broken);
+            if (broken)
+                cudaGraphDestroy(broken);
+        }
+        reset();
+        cudaGetLastError(); // capture errors are not sticky: clear them so that later checks see only new errors
+    }
+
     cudaGraph_t m_graph = nullptr;
     cudaGraphExec_t m_exec = nullptr;
 };

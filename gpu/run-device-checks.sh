@@ -1,183 +1,179 @@
 #!/usr/bin/env bash
-# The GPU forward model's device checks (issue 5), in one go, for a machine with a CUDA device:
-#   bash gpu/run-device-checks.sh            # results under $OUT (or ./device-checks-out)
-# Steps (each under a time limit, so that the whole run stays under about 8 minutes on an H200 with 16
-# cores; a failed step is recorded and the rest still runs):
-#   1. configure and build with CUDA (build-device/, Release, default architectures 80/90 + PTX)
-#   2. tst_gpumodel: the GPU against the CPU (reference values, every objective, images, converged
-#      fits, out of memory); tst_fasthgpu as a smoke test of the shared CudaCheck.h / DeviceResources.h
-#   3. bench oof, order 8, grids 64..2048, float64 and float32:
-#        gpu with CUDA graphs, gpu without (--no-cuda-graph: what the graphs save at small grids),
-#        cpu on every core, cpu on one core (grids <= 1024; 2048 takes minutes there)
-#   4. reconstruct --backend gpu on the oof and demo presets (the factory path, the `device` key)
-#   5. summary.txt: per grid eval_ms against the HBM lower bound, float/double, time to solution against
-#      the CPU with the final costs side by side, graph vs stream launches
-#
-# The HBM lower bound (bytes one cost-and-gradient evaluation must move; ModelLayout::trafficBytes,
-# reported by bench as hbm_bytes and recomputed below from the grid geometry as a cross-check).
-# R = bytes per real (8 or 4), C = 2R, K = 3 planes, N = grid, B = band rows holding the pupil,
-# P = pupil pixels, J = 45 basis terms (order 8), E = K N^2, Eb = K B N:
-#   fill        E C (write the whole field) + P R (J + K + 3) (basis, diversity, x, y, transmission)
-#               + 4 B N (band map) + 2 P R (phase, amplitude written)
-#   row FFTs    2 Eb C inverse + 2 Eb C forward           (band rows only, read + write each)
-#   col FFTs    2 E C inverse + 2 E C forward             (every column, read + write each)
-#   objective   E C read + E R data read (+ E R weights; the OOF preset has none) + E C write
-#   gather      K P C (dL/dE at the pupil) + P R (2 + K + 2 + J) + 4 P (pupil index)
-# At N = 1024 (B = 256: the dish spans a quarter of the rows; P = 51 392) float64 this is 474.7 MB, i.e.
-# 0.119 ms at 4 TB/s (float32 238.0 MB); the target is eval_ms within 3x of that (<= 0.36 ms), and
-# float32 about half of float64. Column FFTs are 42 % of it, the objective 27 %, the fill 15 %.
+# The GPU device check in one command, made to fit one device lease (issue 17):
+#   OUT=DIR gpu/run-device-checks.sh            # on the device machine (CUDA toolkit, CMake, ninja, python3)
+#   OUT=DIR gpu/run-device-checks.sh --dry-run  # here, without a device: the same steps end to end
+# It needs only the CUDA toolkit, CMake, ninja and a C++17 compiler: the standalone project
+# gpu/device-check (the device code of gpu/ and the harness wfs-device-check; no Qt, FFTW, Eigen or
+# engine), and the reference data the CPU backend wrote beforehand (carried to the device machine):
+#   build/bin/wavefront-cli device-reference --out gpu/device-check/reference
+# Steps, all under one deadline (DEADLINE seconds, default 480 = 8 minutes, from the start):
+#   1. configure and build gpu/device-check with ninja (-j16 or the core count); SASS sm_90 + PTX
+#   2. wfs-device-check check: the reference files read and checked, then every device case (model
+#      against the CPU, FastH against the CPU, graphs against streams, float against double, out of
+#      memory then recovery); closing line "N passed, N failed, N skipped"
+#   3. benchmarks, trimmed to the time left (each tool stops between rows at its budget and reports
+#      what it left out): OOF grids 64..4096 float64/float32, CUDA graphs and streams; the FastH GPU
+#      grid; bench/torch_oof.py (PyTorch on the same card) for the same-card anchor
+#   4. compute-sanitizer memcheck on the quick subset of the check
+#   5. $OUT gets at most four files: summary.txt, rows.jsonl (every JSON row, the check's and the
+#      steps' included) and logs.tar.gz (every log); written even when a step fails or times out.
+# --dry-run: the device cases report "no device" (skipped) while the reference data are still read
+# and checked, the benchmarks and the sanitizer are skipped, the archive and the summary are written.
+# Environment: OUT (default ./device-checks-out), REFERENCE (default gpu/device-check/reference),
+# DEVICE_BUILD (default build-device), DEADLINE (seconds), JOBS (default 16, or fewer cores).
 set -uo pipefail
+
+dry=0
+for arg in "$@"; do
+  case $arg in
+    --dry-run) dry=1 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    *) echo "run-device-checks.sh: unknown argument '$arg' (--dry-run, --help)" >&2; exit 2 ;;
+  esac
+done
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/device-checks-out}
-build=$root/build-device
-mkdir -p "$out"
-cd "$root"
-jobs=$(nproc)
-status_file=$out/steps.txt
-: > "$status_file"
+reference=${REFERENCE:-$root/gpu/device-check/reference}
+build=${DEVICE_BUILD:-$root/build-device}
+deadline=${DEADLINE:-480}
+cores=$(nproc 2>/dev/null || echo 2)
+jobs=${JOBS:-$(( cores < 16 ? cores : 16 ))}
 start=$(date +%s)
+mkdir -p "$out" || exit 1
+out=$(cd "$out" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/device-checks.XXXXXX") || exit 1
+logs=$work/logs
+mkdir -p "$logs"
+rows=$work/rows.jsonl
+: > "$rows"
+export PATH="$PATH:/usr/local/cuda/bin"
 
-step() { # step NAME SECONDS COMMAND...: runs with a time limit, logs to $out/NAME.log, records the status
+elapsed() { echo $(( $(date +%s) - start )); }
+left() { echo $(( deadline - $(date +%s) + start )); }
+
+# step NAME LIMIT COMMAND...: runs with a time limit (never past the deadline less `reserve`), logs to
+# logs/NAME.log, records a JSON row; returns the command's status (124/137: timed out).
+reserve=20
+step() {
   local name=$1 limit=$2
   shift 2
+  local room=$(( $(left) - reserve ))
+  (( limit > room )) && limit=$room
+  if (( limit < 5 )); then
+    echo "{\"kind\": \"step\", \"name\": \"$name\", \"rc\": null, \"seconds\": 0, \"note\": \"no time left before the deadline\"}" >> "$rows"
+    echo "step $name: skipped, no time left" | tee -a "$logs/steps.txt"
+    return 124
+  fi
   local t0=$(date +%s)
-  timeout --signal=KILL "$limit" "$@" > "$out/$name.log" 2>&1
+  timeout --signal=TERM --kill-after=5 "$limit" "$@" > "$logs/$name.log" 2>&1
   local rc=$?
-  echo "$name rc=$rc seconds=$(( $(date +%s) - t0 ))" | tee -a "$status_file"
+  local took=$(( $(date +%s) - t0 ))
+  echo "{\"kind\": \"step\", \"name\": \"$name\", \"rc\": $rc, \"seconds\": $took, \"limit\": $limit}" >> "$rows"
+  echo "step $name: rc=$rc seconds=$took (limit $limit)" | tee -a "$logs/steps.txt"
   return $rc
 }
 
+skip_step() { # skip_step NAME WHY
+  echo "{\"kind\": \"step\", \"name\": \"$1\", \"rc\": null, \"seconds\": 0, \"note\": \"$2\"}" >> "$rows"
+  echo "step $1: skipped ($2)" | tee -a "$logs/steps.txt"
+}
+
+finish() {
+  local status=$?
+  trap - EXIT
+  python3 "$root/gpu/device-check/summary.py" --rows "$rows" --logs "$logs" --mode "$([[ $dry == 1 ]] && echo dry-run || echo device)" \
+    --seconds "$(elapsed)" --deadline "$deadline" > "$out/summary.txt" 2> "$logs/summary-errors.log" \
+    || { echo "summary.py failed (see logs/summary-errors.log); the raw step list:" > "$out/summary.txt"; cat "$logs/steps.txt" >> "$out/summary.txt" 2>/dev/null; }
+  cp "$rows" "$out/rows.jsonl"
+  tar -czf "$out/logs.tar.gz" -C "$work" logs
+  rm -rf "$work"
+  cat "$out/summary.txt"
+  echo "device checks: $(ls "$out" | wc -l) files in $out, $(elapsed) s"
+  exit $status
+}
+trap finish EXIT
+
 {
   echo "date: $(date -u +%FT%TZ)"
-  echo "commit: $(git -C "$root" rev-parse HEAD 2>/dev/null) (working tree changes: $(git -C "$root" status --short 2>/dev/null | wc -l))"
-  echo "cores: $jobs"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory,clocks.max.sm --format=csv 2>&1
-  /usr/local/cuda/bin/nvcc --version 2>&1 | tail -1
-} > "$out/machine.txt"
-cat "$out/machine.txt"
+  echo "mode: $([[ $dry == 1 ]] && echo dry-run || echo device)"
+  echo "commit: $(git -C "$root" rev-parse HEAD 2>/dev/null) (changed files: $(git -C "$root" status --short 2>/dev/null | wc -l))"
+  echo "cores: $cores, build jobs: $jobs, deadline: $deadline s"
+  if command -v nvidia-smi > /dev/null; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory,clocks.max.sm --format=csv,noheader 2>&1
+  else
+    echo "nvidia-smi: not found (no NVIDIA driver here)"
+  fi
+  nvcc --version 2>&1 | tail -1
+  cmake --version 2>&1 | head -1
+  echo "ninja $(ninja --version 2>&1)"
+  python3 --version 2>&1
+} > "$logs/machine.txt"
 
-# 1. Build (only what the checks run: the CLI and the two GPU suites).
-step configure 120 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DWFS_CUDA=ON -DWFS_BUILD_TESTS=ON \
-  || { echo "configure failed; see $out/configure.log" >&2; exit 1; }
-step build 300 cmake --build "$build" -j "$jobs" --target wavefront-cli tst_gpumodel tst_fasthgpu \
-  || { echo "build failed; see $out/build.log" >&2; tail -30 "$out/build.log" >&2; exit 1; }
-cli=$build/bin/wavefront-cli
+# 1. Build.
+generator=()
+command -v ninja > /dev/null && generator=(-G Ninja)
+step configure 90 cmake -S "$root/gpu/device-check" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+  || { echo "configure failed; see logs/configure.log" >&2; exit 1; }
+step build 300 cmake --build "$build" -j "$jobs" \
+  || { echo "build failed; see logs/build.log" >&2; exit 1; }
+harness=$build/wfs-device-check
 
 # 2. Correctness first: the timings below mean nothing if these fail.
-step tst_gpumodel 150 env WFS_TEST_DATA="$root/tests/data" "$build/bin/tst_gpumodel"
-step tst_fasthgpu 120 "$build/bin/tst_fasthgpu"
-grep -E "^(FAIL|QINFO|Totals)" "$out/tst_gpumodel.log"
+if [[ ! -f $reference/index.txt ]]; then
+  echo "no reference data in $reference: make it where the full program builds," \
+       "with 'wavefront-cli device-reference --out $reference', and carry the folder" | tee "$logs/check.log" >&2
+  echo "{\"kind\": \"check\", \"error\": \"no reference data in $reference\"}" >> "$rows"
+  exit 1
+fi
+step check 150 "$harness" check --reference "$reference"
+check_rc=$?
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logs/check.log" | tail -1)
+if [[ -n $line ]]; then
+  read -r passed failed skipped <<< "$(echo "$line" | sed -E 's/^([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped.*/\1 \2 \3/')"
+  echo "{\"kind\": \"check\", \"passed\": $passed, \"failed\": $failed, \"skipped\": $skipped, \"rc\": $check_rc}" >> "$rows"
+else
+  echo "{\"kind\": \"check\", \"error\": \"no closing line (rc $check_rc)\", \"rc\": $check_rc}" >> "$rows"
+fi
 
-# 3. Benchmarks, one JSON object per line.
-grids=64,128,256,512,1024,2048
-for precision in double float; do
-  step "bench-gpu-graph-$precision" 120 "$cli" bench oof --backend gpu --order 8 --grid $grids \
-    --precision $precision --repeat 3 --eval-repeat 50
-  cp "$out/bench-gpu-graph-$precision.log" "$out/bench-gpu-graph-$precision.jsonl"
-  step "bench-gpu-stream-$precision" 90 "$cli" bench oof --backend gpu --order 8 --grid 64,128,256,1024 \
-    --precision $precision --repeat 1 --eval-repeat 50 --no-cuda-graph --no-solve
-  cp "$out/bench-gpu-stream-$precision.log" "$out/bench-gpu-stream-$precision.jsonl"
-done
-for precision in double float; do
-  step "bench-cpu-all-$precision" 150 "$cli" bench oof --backend cpu --order 8 --grid $grids \
-    --precision $precision --threads "$jobs" --repeat 1 --eval-repeat 5
-  cp "$out/bench-cpu-all-$precision.log" "$out/bench-cpu-all-$precision.jsonl"
-  step "bench-cpu-one-$precision" 90 "$cli" bench oof --backend cpu --order 8 --grid 64,128,256,512,1024 \
-    --precision $precision --threads 1 --repeat 1 --eval-repeat 5
-  cp "$out/bench-cpu-one-$precision.log" "$out/bench-cpu-one-$precision.jsonl"
-done
+# 3. Benchmarks within what is left, keeping room for the sanitizer and the packing.
+sanitizer_room=75
+if [[ $dry == 1 ]]; then
+  skip_step bench-oof "dry run"
+  skip_step bench-fasth "dry run"
+  skip_step bench-torch "dry run"
+else
+  budget=$(( $(left) - reserve - sanitizer_room ))
+  if (( budget > 30 )); then
+    oof_budget=$(( budget * 35 / 100 )); fasth_budget=$(( budget * 40 / 100 )); torch_budget=$(( budget * 20 / 100 ))
+    # Each tool stops starting rows at its budget; the limit adds room for the row in progress.
+    step bench-oof $(( oof_budget + 25 )) "$harness" bench-oof --grid 64,128,256,512,1024,2048,4096 --order 8 \
+      --precision double,float --launch graph,stream --eval-repeat 50 --budget "$oof_budget"
+    grep -h '^{' "$logs/bench-oof.log" >> "$rows"
+    step bench-fasth $(( fasth_budget + 25 )) "$harness" bench-fasth --d 64,128,256,512,768,1024,1536,2048,3072,4096 \
+      --batch 1,32,256 --block 16,32,64,128 --precision float,double --repeat 20 --budget "$fasth_budget"
+    grep -h '^{' "$logs/bench-fasth.log" >> "$rows"
+    step bench-torch $(( torch_budget + 20 )) python3 "$root/bench/torch_oof.py" --grid 256,512,1024,2048 --order 8 \
+      --eval-repeat 20 --budget "$torch_budget" --reference "$root/tests/data/oof-reference-values.json"
+    grep -h '^{' "$logs/bench-torch.log" >> "$rows"
+  else
+    skip_step bench-oof "no time left ($budget s)"
+  fi
+fi
+# CPU rows for the "GPU >= 20x our CPU" target, when the reference folder carries them
+# (wavefront-cli bench oof --backend cpu ... > REFERENCE/cpu-oof.jsonl, made on a machine with the full build).
+if [[ -f $reference/cpu-oof.jsonl ]]; then
+  grep -h '^{' "$reference/cpu-oof.jsonl" | sed 's/^{/{"kind": "cpu-oof", /' >> "$rows"
+fi
 
-# 4. The reconstruct path through the factory.
-step reconstruct-oof-gpu 60 "$cli" reconstruct --preset oof --backend gpu --json "$out/reconstruct-oof-gpu.json" --force
-step reconstruct-demo-gpu 60 "$cli" reconstruct --preset demo --backend gpu --json "$out/reconstruct-demo-gpu.json" --force
-
-# 5. Summary.
-python3 - "$out" > "$out/summary.txt" 2>&1 <<'PY'
-import glob, json, math, os, sys
-out = sys.argv[1]
-rows = []
-for path in sorted(glob.glob(os.path.join(out, "bench-*.jsonl"))):
-    kind = os.path.basename(path)[len("bench-"):-len(".jsonl")].rsplit("-", 1)[0]  # gpu-graph, gpu-stream, cpu-all, cpu-one
-    for line in open(path):
-        line = line.strip()
-        if line.startswith("{"):
-            r = json.loads(line)
-            r["kind"] = kind
-            rows.append(r)
-
-def find(kind, grid, precision):
-    for r in rows:
-        if r["kind"] == kind and r["grid"] == grid and r["precision"] == precision:
-            return r
-    return None
-
-def geometry(n):
-    # The OOF grid (spec/oof-benchmark.md, PupilGrid::oofSquare): pupil pixels and the band of rows.
-    spacing = 8.0 / (n - 1)
-    coords = [-4.0 + spacing * i for i in range(n)]
-    pixels, rows_with = 0, set()
-    for i, x in enumerate(coords):
-        for y in coords:
-            if math.hypot(x, y) <= 1.0:
-                pixels += 1
-                rows_with.add(i)
-    return pixels, max(rows_with) - min(rows_with) + 1
-
-def traffic(n, real, planes=3, terms=45):
-    p, b = geometry(n)
-    c = 2 * real
-    e, eb = planes * n * n, planes * b * n
-    parts = {
-        "fill": e * c + p * real * (terms + planes + 3) + 4 * b * n + 2 * p * real,
-        "row FFTs (band, both ways)": 4 * eb * c,
-        "column FFTs (both ways)": 4 * e * c,
-        "objective": e * c + e * real + e * c,
-        "gather": p * planes * c + p * real * (2 + planes + 2 + terms) + 4 * p,
-    }
-    return parts, p, b
-
-bandwidth = 4.0e12  # bytes/s, the figure the issue states for the H200's HBM
-print("== HBM lower bound, grid 1024, order 8 ==")
-for precision, real in (("double", 8), ("float", 4)):
-    parts, p, b = traffic(1024, real)
-    total = sum(parts.values())
-    print(f"{precision}: P = {p} pupil pixels, B = {b} band rows")
-    for k, v in parts.items():
-        print(f"  {k:28s} {v / 1e6:9.2f} MB")
-    r = find("gpu-graph", 1024, precision)
-    reported = r.get("hbm_bytes") if r else None
-    check = "" if reported is None else f" (bench hbm_bytes {reported / 1e6:.2f} MB, {'matches' if abs(reported - total) < 1 else 'DIFFERS'})"
-    print(f"  total {total / 1e6:.2f} MB -> {total / bandwidth * 1e3:.4f} ms at 4 TB/s{check}")
-    if r:
-        bound = total / bandwidth * 1e3
-        print(f"  eval_ms {r['eval_ms']:.4f} = {r['eval_ms'] / bound:.2f} x the bound (target <= 3x); fft_ms {r['fft_ms']:.4f};"
-              f" cost-only evaluation {r.get('cost_ms', float('nan')):.4f} ms")
-d, f = find("gpu-graph", 1024, "double"), find("gpu-graph", 1024, "float")
-if d and f:
-    print(f"float32 / float64 eval_ms at 1024: {f['eval_ms'] / d['eval_ms']:.2f} (target about 0.5)")
-
-print("\n== per grid (order 8) ==")
-print("prec   grid | gpu eval_ms  bound_x  stream_ms graph_gain | gpu s   cpu-all s  cpu-1 s | speed-up all / one | final cost gpu / cpu (rel diff) | gpu term")
-for precision, real in (("double", 8), ("float", 4)):
-    for grid in (64, 128, 256, 512, 1024, 2048):
-        g, s = find("gpu-graph", grid, precision), find("gpu-stream", grid, precision)
-        ca, c1 = find("cpu-all", grid, precision), find("cpu-one", grid, precision)
-        if not g:
-            print(f"{precision:6s} {grid:5d} | no gpu row")
-            continue
-        bound = g.get("hbm_bytes", float("nan")) / bandwidth * 1e3
-        stream = s["eval_ms"] if s else float("nan")
-        sa = ca["seconds"] / g["seconds"] if ca and g.get("seconds") else float("nan")
-        s1 = c1["seconds"] / g["seconds"] if c1 and g.get("seconds") else float("nan")
-        cost_ref = ca or c1
-        rel = abs(g["final_cost"] - cost_ref["final_cost"]) / abs(cost_ref["final_cost"]) if cost_ref else float("nan")
-        print(f"{precision:6s} {grid:5d} | {g['eval_ms']:10.4f} {g['eval_ms'] / bound:8.2f} {stream:10.4f} {stream / g['eval_ms']:9.2f}x |"
-              f" {g.get('seconds') or float('nan'):7.4f} {ca['seconds'] if ca else float('nan'):9.3f} {c1['seconds'] if c1 else float('nan'):8.3f} |"
-              f" {sa:8.1f}x {s1:8.1f}x | {g['final_cost']:.9e} / {cost_ref['final_cost'] if cost_ref else float('nan'):.9e} ({rel:.1e}) | {g['termination']}")
-launch = sorted({r.get("launch", "") for r in rows if r["kind"] == "gpu-graph"})
-print("\nlaunch modes (graph rows):", launch)
-print("device:", sorted({r["device"] for r in rows if r["backend"] == "gpu"}))
-PY
-cat "$out/summary.txt"
-echo "total seconds: $(( $(date +%s) - start ))" | tee -a "$status_file"
+# 4. compute-sanitizer memcheck on the quick subset.
+sanitizer=$(command -v compute-sanitizer || true)
+if [[ $dry == 1 ]]; then
+  skip_step memcheck "dry run (no device to check)${sanitizer:+; found $sanitizer}${sanitizer:-; compute-sanitizer not found here}"
+elif [[ -z $sanitizer ]]; then
+  skip_step memcheck "compute-sanitizer not found"
+else
+  step memcheck "$sanitizer_room" "$sanitizer" --tool memcheck --error-exitcode 3 --print-limit 20 \
+    "$harness" check --reference "$reference" --quick
+fi
+[[ $check_rc == 0 ]]

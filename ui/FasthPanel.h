@@ -18,6 +18,7 @@ class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -115,7 +116,14 @@ signals:
     void runningChanged(bool running);
 
 private:
+    // Heatmaps of d x d matrices beyond this are more pixels than the screen has and slow to draw.
+    static constexpr int kMaxPictureDimension = 512;
+
     QWidget* buildControls();
+    QGroupBox* buildProblemGroup(QWidget* controls);
+    QGroupBox* buildSweepGroup(QWidget* controls);
+    QGroupBox* buildTrainingGroup(QWidget* controls);
+    void connectControls();
     QWidget* buildPicturesPage();
     QWidget* buildTimingPage();
     QWidget* buildTrainingPage();

@@ -61,6 +61,16 @@ SpeedupLab::SpeedupLab(QWidget* parent)
     : QWidget(parent)
 {
     auto* layout = new QHBoxLayout(this);
+    layout->addWidget(buildControls());
+    layout->addWidget(buildResults(), 1);
+    connect(m_run, &QPushButton::clicked, this, [this] { run(settingsFromControls()); });
+    connect(m_cancelButton, &QPushButton::clicked, this, &SpeedupLab::cancel);
+    connect(m_realButton, &QPushButton::clicked, this, &SpeedupLab::runEstimatedForReal);
+}
+
+// Methods, grids, orders, run / cancel, progress, the explanation and the exports.
+QWidget* SpeedupLab::buildControls()
+{
     auto* controls = new QVBoxLayout;
     auto* methodsBox = new QGroupBox(tr("Methods"), this);
     auto* methodsLayout = new QVBoxLayout(methodsBox);
@@ -121,8 +131,21 @@ SpeedupLab::SpeedupLab(QWidget* parent)
     auto* controlsWidget = new QWidget(this);
     controlsWidget->setLayout(controls);
     controlsWidget->setMaximumWidth(380); // the longest method name stays whole
-    layout->addWidget(controlsWidget);
+    connect(csv, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the lab's table"), QString(), tr("CSV (*.csv)"));
+        if (!path.isEmpty())
+            exportCsv(path);
+    });
+    connect(png, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the lab's plots"), QString(), tr("PNG (*.png)"));
+        if (!path.isEmpty())
+            exportPng(path);
+    });
+    return controlsWidget;
+}
 
+QWidget* SpeedupLab::buildResults()
+{
     // Before a run a sentence says what to do; after it, the three plots as tabs (each gets the whole
     // width, so nothing is cut at 1280 x 800) above the table.
     m_pages = new QStackedWidget(this);
@@ -178,21 +201,7 @@ SpeedupLab::SpeedupLab(QWidget* parent)
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 1);
     m_pages->addWidget(right);
-    layout->addWidget(m_pages, 1);
-
-    connect(m_run, &QPushButton::clicked, this, [this] { run(settingsFromControls()); });
-    connect(m_cancelButton, &QPushButton::clicked, this, &SpeedupLab::cancel);
-    connect(m_realButton, &QPushButton::clicked, this, &SpeedupLab::runEstimatedForReal);
-    connect(csv, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export the lab's table"), QString(), tr("CSV (*.csv)"));
-        if (!path.isEmpty())
-            exportCsv(path);
-    });
-    connect(png, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export the lab's plots"), QString(), tr("PNG (*.png)"));
-        if (!path.isEmpty())
-            exportPng(path);
-    });
+    return m_pages;
 }
 
 SpeedupLab::~SpeedupLab()
@@ -326,6 +335,31 @@ void SpeedupLab::workerDone(bool wasCancelled, const QString& error)
 
 void SpeedupLab::refresh()
 {
+    refreshTable();
+    for (QCustomPlot* plot : {m_timePlot, m_ratePlot, m_speedupPlot})
+        plot->clearPlottables();
+    std::vector<int> grids = m_lastSettings.grids;
+    std::sort(grids.begin(), grids.end());
+    m_pages->setCurrentIndex(m_rows.empty() ? 0 : 1);
+    drawTimeAndRate(grids);
+    drawSpeedups(grids);
+    for (QCustomPlot* plot : {m_timePlot, m_ratePlot, m_speedupPlot})
+        plot->rescaleAxes();
+    // Padding: points off the frame on the log axes, bars below the top on the linear one.
+    if (!grids.empty())
+        for (QCustomPlot* plot : {m_timePlot, m_ratePlot}) {
+            plot->xAxis->setRange(grids.front() / 1.3, grids.back() * 1.3);
+            const QCPRange y = plot->yAxis->range();
+            plot->yAxis->setRange(y.lower / 2.0, y.upper * 2.0);
+        }
+    m_speedupPlot->xAxis->setRange(-0.6, double(grids.size()) - 0.4);
+    m_speedupPlot->yAxis->setRange(0.0, std::max(1.0, m_speedupPlot->yAxis->range().upper * 1.15));
+    for (QCustomPlot* plot : {m_timePlot, m_ratePlot, m_speedupPlot})
+        plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SpeedupLab::refreshTable()
+{
     const auto methods = labMethods();
     m_table->setRowCount(int(m_rows.size()));
     for (int i = 0; i < int(m_rows.size()); ++i) {
@@ -345,29 +379,18 @@ void SpeedupLab::refresh()
         for (int c = 0; c < cells.size(); ++c)
             m_table->setItem(i, c, new QTableWidgetItem(cells[c]));
     }
+}
 
-    // Time to solution and evaluation rate against N, one curve per method and order; estimated points dashed.
-    for (QCustomPlot* plot : {m_timePlot, m_ratePlot, m_speedupPlot})
-        plot->clearPlottables();
-    const int firstOrder = m_lastSettings.orders.empty() ? 0 : m_lastSettings.orders.front();
-    std::map<std::pair<int, int>, double> baseline; // (grid, order) -> baseline seconds
-    for (const LabRow& r : m_rows)
-        if (r.method == kBaselineMethod)
-            baseline[{r.grid, r.order}] = r.seconds;
-    std::vector<int> grids = m_lastSettings.grids;
-    std::sort(grids.begin(), grids.end());
-    auto* group = new QCPBarsGroup(m_speedupPlot);
-    QSharedPointer<QCPAxisTickerText> gridTicker(new QCPAxisTickerText);
-    for (size_t g = 0; g < grids.size(); ++g)
-        gridTicker->addTick(double(g), QStringLiteral("N = %1").arg(grids[g]));
-    m_speedupPlot->xAxis->setTicker(gridTicker);
+// Time to solution and evaluation rate against N, one curve per method and order; estimated points dashed.
+void SpeedupLab::drawTimeAndRate(const std::vector<int>& grids)
+{
+    const auto methods = labMethods();
     // The log axes tick at the grid sizes measured, nowhere else.
     QSharedPointer<QCPAxisTickerText> sizeTicker(new QCPAxisTickerText);
     for (int g : grids)
         sizeTicker->addTick(double(g), QString::number(g));
     m_timePlot->xAxis->setTicker(sizeTicker);
     m_ratePlot->xAxis->setTicker(sizeTicker);
-    m_pages->setCurrentIndex(m_rows.empty() ? 0 : 1);
     for (size_t m = 0; m < methods.size(); ++m) {
         for (int order : m_lastSettings.orders) {
             QVector<double> x, t, xe, te, rate;
@@ -404,6 +427,24 @@ void SpeedupLab::refresh()
             rates->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 6));
             rates->setData(rx, rate);
         }
+    }
+}
+
+// The speed-up over the finite-difference baseline at the first order, bars grouped by grid size.
+void SpeedupLab::drawSpeedups(const std::vector<int>& grids)
+{
+    const auto methods = labMethods();
+    const int firstOrder = m_lastSettings.orders.empty() ? 0 : m_lastSettings.orders.front();
+    std::map<std::pair<int, int>, double> baseline; // (grid, order) -> baseline seconds
+    for (const LabRow& r : m_rows)
+        if (r.method == kBaselineMethod)
+            baseline[{r.grid, r.order}] = r.seconds;
+    auto* group = new QCPBarsGroup(m_speedupPlot);
+    QSharedPointer<QCPAxisTickerText> gridTicker(new QCPAxisTickerText);
+    for (size_t g = 0; g < grids.size(); ++g)
+        gridTicker->addTick(double(g), QStringLiteral("N = %1").arg(grids[g]));
+    m_speedupPlot->xAxis->setTicker(gridTicker);
+    for (size_t m = 0; m < methods.size(); ++m) {
         if (int(m) == kBaselineMethod || firstOrder == 0)
             continue;
         QVector<double> bx, by;
@@ -425,19 +466,6 @@ void SpeedupLab::refresh()
         bars->setData(bx, by);
     }
     m_speedupPlot->xAxis->setLabel(tr("order %1; baseline = finite differences").arg(firstOrder));
-    for (QCustomPlot* plot : {m_timePlot, m_ratePlot, m_speedupPlot})
-        plot->rescaleAxes();
-    // Padding: points off the frame on the log axes, bars below the top on the linear one.
-    if (!grids.empty())
-        for (QCustomPlot* plot : {m_timePlot, m_ratePlot}) {
-            plot->xAxis->setRange(grids.front() / 1.3, grids.back() * 1.3);
-            const QCPRange y = plot->yAxis->range();
-            plot->yAxis->setRange(y.lower / 2.0, y.upper * 2.0);
-        }
-    m_speedupPlot->xAxis->setRange(-0.6, double(grids.size()) - 0.4);
-    m_speedupPlot->yAxis->setRange(0.0, std::max(1.0, m_speedupPlot->yAxis->range().upper * 1.15));
-    for (QCustomPlot* plot : {m_timePlot, m_ratePlot, m_speedupPlot})
-        plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 bool SpeedupLab::exportCsv(const QString& path)

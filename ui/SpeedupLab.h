@@ -47,9 +47,14 @@ signals:
     void failed(const QString& message);
 
 private:
+    QWidget* buildControls();
+    QWidget* buildResults(); // the hint before a run, then the plots above the table
     void start(const LabSettings& settings, const std::vector<LabRow>& redo);
     void addRow(const LabRow& row);
-    void refresh();
+    void refresh(); // table and plots from m_rows
+    void refreshTable();
+    void drawTimeAndRate(const std::vector<int>& grids);
+    void drawSpeedups(const std::vector<int>& grids);
     void workerDone(bool wasCancelled, const QString& error);
 
     std::vector<QCheckBox*> m_methodBoxes;

@@ -10,4 +10,5 @@ int runBench(const QStringList& args);
 int runFasthBench(const QStringList& args);
 int runFasthTrain(const QStringList& args);
 int runBatch(const QStringList& args);
+int runDeviceReference(const QStringList& args);
 } // namespace wfs::cli

@@ -25,6 +25,7 @@ void printUsage(FILE* stream)
                  "  fasth-bench   time Householder products (FastH), one JSON object per line\n"
                  "  fasth-train   train an SVD layer built from Householder reflections (FastH), JSON summary\n"
                  "  batch         reconstruct many inputs with one settings file: a result per input, a summary CSV\n"
+                 "  device-reference  write the GPU device check's reference data (CPU backend)\n"
                  "\nRun 'wavefront-cli <command> --help' for the options of a command.\n");
 }
 } // namespace
@@ -74,6 +75,7 @@ int main(int argc, char** argv)
         {QStringLiteral("fasth-bench"), wfs::cli::runFasthBench},
         {QStringLiteral("fasth-train"), wfs::cli::runFasthTrain},
         {QStringLiteral("batch"), wfs::cli::runBatch},
+        {QStringLiteral("device-reference"), wfs::cli::runDeviceReference},
     };
     const auto it = commands.find(command);
     if (it == commands.end()) {

@@ -249,6 +249,8 @@ QByteArray presetFitsBytes(const PresetCase& preset, const std::string& presetNa
     std::vector<FitsKeyword> keywords = presetKeywords(preset, presetName);
     keywords.push_back({"NOISE", preset.noiseDescription.substr(0, 68), "noise model of the simulation"});
     keywords.push_back({"SEED", (long long)seed, "random seed"});
+    if (preset.spec.readNoise > 0.0 && preset.noiseDescription != "none")
+        keywords.push_back({"RDNOISE", preset.spec.readNoise, "[counts] read noise RMS"});
     return QByteArray::fromStdString(fitsBytes(planes, keywords, false));
 }
 

@@ -112,55 +112,143 @@ int sweepSize(const SweepOptions& options)
     return total;
 }
 
+namespace {
+
+// One sweep in progress: counts, progress, skips and cancellation, and the measurement of one point.
+class SweepRun {
+public:
+    SweepRun(HouseholderRunner& runner, const SweepOptions& options, const SweepCallbacks& callbacks)
+        : m_runner(runner), m_options(options), m_callbacks(callbacks)
+    {
+        m_summary.total = sweepSize(options);
+    }
+
+    SweepSummary& summary() { return m_summary; }
+
+    bool keepGoing()
+    {
+        if (m_callbacks.shouldContinue && !m_callbacks.shouldContinue()) {
+            m_summary.cancelled = true;
+            return false;
+        }
+        return true;
+    }
+
+    void skip(SweepSkip::Reason reason, int d, int k, BenchMethod method, Pass pass, std::string why)
+    {
+        ++m_summary.skipped;
+        if (m_callbacks.skip)
+            m_callbacks.skip(SweepSkip{reason, d, k, method, pass, std::move(why)});
+        advance();
+    }
+
+    // Times one (method, pass) on the runner's current problem: warm-up, repeats, then the row with
+    // its error against the reference. False when cancelled.
+    bool measure(const BenchData& data, const BenchConfig& config, BenchMethod method, int block, Pass pass)
+    {
+        const int d = data.d, k = data.k;
+        std::string why;
+        if (!m_runner.supports(method, pass, &why)) {
+            skip(SweepSkip::Reason::Unsupported, d, k, method, pass, why);
+            return true;
+        }
+        if (!keepGoing())
+            return false;
+        try {
+            m_runner.prepare(method, pass);
+        } catch (const std::exception& failure) {
+            skip(SweepSkip::Reason::PrepareFailed, d, k, method, pass, failure.what());
+            return true;
+        }
+        for (int i = 0; i < m_options.warmup; ++i) {
+            if (!keepGoing())
+                return false;
+            m_runner.run(method, pass);
+        }
+        std::vector<double> samples;
+        samples.reserve(size_t(m_options.repeat));
+        for (int i = 0; i < m_options.repeat; ++i) {
+            if (i > 0 && !keepGoing())
+                return false;
+            samples.push_back(m_runner.run(method, pass));
+        }
+        const BenchResult result = m_runner.result();
+        const BenchResult reference = m_runner.reference(method, pass);
+        const SampleStatistics stats = sampleStatistics(samples);
+
+        SweepRow row;
+        row.d = d;
+        row.k = isUseCase(method) ? d : k;
+        row.batch = data.m;
+        row.block = m_runner.effectiveBlock(method);
+        row.requestedBlock = block;
+        row.method = method;
+        row.pass = pass;
+        row.precision = config.precision;
+        row.threads = config.threads;
+        row.backend = m_runner.backend();
+        row.device = m_runner.device();
+        row.ms = stats.median;
+        row.msQ1 = stats.q1;
+        row.msQ3 = stats.q3;
+        row.flops = nominalFlops(method, pass, d, row.k, data.m);
+        row.gflops = stats.median > 0 ? row.flops / (stats.median * 1e6) : 0.0;
+        row.maxAbsError = maxAbsError(result, reference, &row.gradVChecked);
+        row.repeat = m_options.repeat;
+        row.treeLevels = m_options.treeLevels;
+        row.lapackLayout = m_options.lapackLayout;
+        row.cudaGraph = config.cudaGraph;
+        ++m_summary.rows;
+        if (m_callbacks.row)
+            m_callbacks.row(row);
+        advance();
+        return true;
+    }
+
+private:
+    void advance()
+    {
+        ++m_done;
+        if (m_callbacks.progress)
+            m_callbacks.progress(m_done, m_summary.total);
+    }
+
+    HouseholderRunner& m_runner;
+    const SweepOptions& m_options;
+    const SweepCallbacks& m_callbacks;
+    SweepSummary m_summary;
+    int m_done = 0;
+};
+
+} // namespace
+
 SweepSummary runSweep(HouseholderRunner& runner, const SweepOptions& options, const SweepCallbacks& callbacks)
 {
     std::string error;
     if (!options.isValid(&error))
         throw std::invalid_argument("fasth sweep: " + error);
 
-    SweepSummary summary;
-    summary.total = sweepSize(options);
-    int done = 0;
-    auto keepGoing = [&] {
-        if (callbacks.shouldContinue && !callbacks.shouldContinue()) {
-            summary.cancelled = true;
-            return false;
-        }
-        return true;
-    };
-    auto advance = [&] {
-        ++done;
-        if (callbacks.progress)
-            callbacks.progress(done, summary.total);
-    };
-    auto skip = [&](SweepSkip::Reason reason, int d, int k, BenchMethod method, Pass pass, std::string why) {
-        ++summary.skipped;
-        if (callbacks.skip)
-            callbacks.skip(SweepSkip{reason, d, k, method, pass, std::move(why)});
-        advance();
-    };
-
+    SweepRun sweep(runner, options, callbacks);
     const bool needSvdLayer = std::any_of(options.methods.begin(), options.methods.end(), isUseCase);
     for (int d : options.dimensions) {
         for (int k : reflectorCounts(options, d)) {
             if (k > d) {
-                skip(SweepSkip::Reason::ReflectorsExceedDimension, d, k, BenchMethod::Sequential, Pass::Forward,
-                     "k=" + std::to_string(k) + " > d=" + std::to_string(d));
+                sweep.skip(SweepSkip::Reason::ReflectorsExceedDimension, d, k, BenchMethod::Sequential, Pass::Forward,
+                           "k=" + std::to_string(k) + " > d=" + std::to_string(d));
                 continue;
             }
-            if (!keepGoing())
-                return summary;
+            if (!sweep.keepGoing())
+                return sweep.summary();
             // The reflectors (a QR, O(d^2 k)) once per (d, k); each batch size only draws X and G.
-            const auto base = BenchData::generate(d, k, options.batches.front(), options.seed, needSvdLayer,
-                                                  options.lapackLayout);
+            const auto base = BenchData::generate(d, k, options.batches.front(), options.seed, needSvdLayer, options.lapackLayout);
             for (int m : options.batches) {
                 const auto data = m == base->m ? base : base->withBatch(m, options.seed);
-                for (Precision precision : options.precisions) {
-                    for (int threads : options.threads) {
-                        for (BenchMethod method : options.methods) {
+                for (Precision precision : options.precisions)
+                    for (int threads : options.threads)
+                        for (BenchMethod method : options.methods)
                             for (int block : methodBlocks(options, method, d, k)) {
-                                if (!keepGoing())
-                                    return summary;
+                                if (!sweep.keepGoing())
+                                    return sweep.summary();
                                 BenchConfig config;
                                 config.precision = precision;
                                 config.blockSize = std::max(1, block);
@@ -168,71 +256,14 @@ SweepSummary runSweep(HouseholderRunner& runner, const SweepOptions& options, co
                                 config.threads = threads;
                                 config.cudaGraph = options.cudaGraph;
                                 runner.setProblem(data, config);
-                                for (Pass pass : options.passes) {
-                                    std::string why;
-                                    if (!runner.supports(method, pass, &why)) {
-                                        skip(SweepSkip::Reason::Unsupported, d, k, method, pass, why);
-                                        continue;
-                                    }
-                                    if (!keepGoing())
-                                        return summary;
-                                    try {
-                                        runner.prepare(method, pass);
-                                    } catch (const std::exception& failure) {
-                                        skip(SweepSkip::Reason::PrepareFailed, d, k, method, pass, failure.what());
-                                        continue;
-                                    }
-                                    for (int i = 0; i < options.warmup; ++i) {
-                                        if (!keepGoing())
-                                            return summary;
-                                        runner.run(method, pass);
-                                    }
-                                    std::vector<double> samples;
-                                    samples.reserve(size_t(options.repeat));
-                                    for (int i = 0; i < options.repeat; ++i) {
-                                        if (i > 0 && !keepGoing())
-                                            return summary;
-                                        samples.push_back(runner.run(method, pass));
-                                    }
-                                    const BenchResult result = runner.result();
-                                    const BenchResult reference = runner.reference(method, pass);
-                                    const SampleStatistics stats = sampleStatistics(samples);
-
-                                    SweepRow row;
-                                    row.d = d;
-                                    row.k = isUseCase(method) ? d : k;
-                                    row.batch = m;
-                                    row.block = runner.effectiveBlock(method);
-                                    row.requestedBlock = block;
-                                    row.method = method;
-                                    row.pass = pass;
-                                    row.precision = precision;
-                                    row.threads = threads;
-                                    row.backend = runner.backend();
-                                    row.device = runner.device();
-                                    row.ms = stats.median;
-                                    row.msQ1 = stats.q1;
-                                    row.msQ3 = stats.q3;
-                                    row.flops = nominalFlops(method, pass, d, row.k, m);
-                                    row.gflops = stats.median > 0 ? row.flops / (stats.median * 1e6) : 0.0;
-                                    row.maxAbsError = maxAbsError(result, reference, &row.gradVChecked);
-                                    row.repeat = options.repeat;
-                                    row.treeLevels = options.treeLevels;
-                                    row.lapackLayout = options.lapackLayout;
-                                    row.cudaGraph = config.cudaGraph;
-                                    ++summary.rows;
-                                    if (callbacks.row)
-                                        callbacks.row(row);
-                                    advance();
-                                }
+                                for (Pass pass : options.passes)
+                                    if (!sweep.measure(*data, config, method, block, pass))
+                                        return sweep.summary();
                             }
-                        }
-                    }
-                }
             }
         }
     }
-    return summary;
+    return sweep.summary();
 }
 
 } // namespace wfs::fasth

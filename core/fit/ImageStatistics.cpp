@@ -26,6 +26,7 @@ double median(std::vector<double> v)
 RobustStats sigmaClipped(std::vector<double> values, double clip)
 {
     RobustStats s;
+    bool rejected = false;
     for (int iteration = 0; iteration < 20 && !values.empty(); ++iteration) {
         const double m = median(values);
         std::vector<double> deviations(values.size());
@@ -48,6 +49,7 @@ RobustStats sigmaClipped(std::vector<double> values, double clip)
                 kept.push_back(v);
         if (kept.size() == values.size() || kept.empty())
             break;
+        rejected = true;
         values.swap(kept);
     }
     s.count = values.size();
@@ -58,6 +60,16 @@ RobustStats sigmaClipped(std::vector<double> values, double clip)
     for (double v : values)
         sq += (v - s.mean) * (v - s.mean);
     s.sigma = values.size() > 1 ? std::sqrt(sq / double(values.size() - 1)) : 0.0;
+    // What is left is a normal distribution cut at +-clip sigma, whose variance is short by the factor
+    // 1 - 2 clip phi(clip) / (2 Phi(clip) - 1) (2.7 % at 3 sigma): undo it, so that the noise floor, and
+    // a read noise taken from it, are the parent distribution's.
+    if (rejected && clip > 0.0) {
+        const double density = std::exp(-0.5 * clip * clip) / std::sqrt(2.0 * M_PI);
+        const double inside = std::erf(clip / std::sqrt(2.0));
+        const double kept = 1.0 - 2.0 * clip * density / inside;
+        if (kept > 0.0)
+            s.sigma /= std::sqrt(kept);
+    }
     return s;
 }
 

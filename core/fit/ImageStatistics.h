@@ -18,7 +18,8 @@ struct RobustStats {
 double median(std::vector<double> values);
 
 // Sigma clipping: reject values more than `clip` robust deviations (1.4826 MAD) from the median until
-// nothing changes, then the mean and standard deviation of what is left.
+// nothing changes, then the mean and standard deviation of what is left (the standard deviation corrected
+// for the cut, as for a normal distribution).
 RobustStats sigmaClipped(std::vector<double> values, double clip);
 
 // An image to locate a PSF in: background-subtracted values, masked pixels 0, row-major.

@@ -188,6 +188,58 @@ std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::ve
     return sigma;
 }
 
+namespace {
+
+// Per plane: the model in the data's layout, residuals, the objective's cost and chi-square per pixel.
+std::vector<PlaneResult> planeResults(ModelEvaluator& evaluator, const std::vector<double>& parameters)
+{
+    const Problem& problem = evaluator.problem();
+    const ProblemSpec& spec = problem.spec();
+    std::vector<PlaneResult> planes;
+    std::vector<Image> models = modelImagesInDataLayout(evaluator, parameters);
+    const int n = problem.gridSize();
+    const double read2 = spec.readNoise * spec.readNoise;
+    for (int k = 0; k < problem.planeCount(); ++k) {
+        const Image& data = spec.planes[size_t(k)].data;
+        PlaneResult plane;
+        plane.diversity = spec.planes[size_t(k)].diversity.describe();
+        plane.model = std::move(models[size_t(k)]);
+        plane.residual = Image(data.width, data.height, kNaN);
+        const int rowOffset = n / 2 - data.height / 2, colOffset = n / 2 - data.width / 2;
+        double chi = 0.0;
+        for (int row = 0; row < data.height; ++row) {
+            for (int col = 0; col < data.width; ++col) {
+                const size_t g = size_t(row + rowOffset) * size_t(n) + size_t(col + colOffset);
+                const double m = plane.model.at(row, col);
+                const double w = problem.weights(k)[g];
+                if (w <= 0.0)
+                    continue;
+                const double d = problem.data(k)[g];
+                plane.residual.at(row, col) = d - m;
+                ++plane.usedPixels;
+                switch (spec.objective) {
+                case ObjectiveKind::LeastSquares:
+                    plane.cost += (d - m) * (d - m);
+                    break;
+                case ObjectiveKind::WeightedLeastSquares:
+                    plane.cost += w * (d - m) * (d - m);
+                    break;
+                case ObjectiveKind::Poisson:
+                    plane.cost += m > 0.0 ? poissonDeviance(d, m) : 0.0;
+                    break;
+                }
+                chi += (d - m) * (d - m) / std::max(std::max(m, 0.0) + read2, 1.0);
+            }
+        }
+        plane.reducedChiSquare = spec.objective == ObjectiveKind::LeastSquares ? kNaN : chi / std::max(1, plane.usedPixels);
+        plane.normalizedResidual = planeResiduals(problem, k, plane.model).normalized;
+        planes.push_back(std::move(plane));
+    }
+    return planes;
+}
+
+} // namespace
+
 FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, GradientKind gradient, const AnalysisOptions& options)
 {
     const Problem& problem = evaluator.problem();
@@ -241,47 +293,8 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
     r.strehl = psfPeak(problem, p, tiltFree) / psfPeak(problem, p, Eigen::VectorXd::Zero(tiltFree.size()));
     r.phaseMap = phaseMap(problem, p);
 
-    if (problem.hasData()) {
-        std::vector<Image> models = modelImagesInDataLayout(evaluator, summary.parameters);
-        const int n = problem.gridSize();
-        const double read2 = spec.readNoise * spec.readNoise;
-        for (int k = 0; k < problem.planeCount(); ++k) {
-            const Image& data = spec.planes[size_t(k)].data;
-            PlaneResult plane;
-            plane.diversity = spec.planes[size_t(k)].diversity.describe();
-            plane.model = std::move(models[size_t(k)]);
-            plane.residual = Image(data.width, data.height, kNaN);
-            const int rowOffset = n / 2 - data.height / 2, colOffset = n / 2 - data.width / 2;
-            double chi = 0.0;
-            for (int row = 0; row < data.height; ++row) {
-                for (int col = 0; col < data.width; ++col) {
-                    const size_t g = size_t(row + rowOffset) * size_t(n) + size_t(col + colOffset);
-                    const double m = plane.model.at(row, col);
-                    const double w = problem.weights(k)[g];
-                    if (w <= 0.0)
-                        continue;
-                    const double d = problem.data(k)[g];
-                    plane.residual.at(row, col) = d - m;
-                    ++plane.usedPixels;
-                    switch (spec.objective) {
-                    case ObjectiveKind::LeastSquares:
-                        plane.cost += (d - m) * (d - m);
-                        break;
-                    case ObjectiveKind::WeightedLeastSquares:
-                        plane.cost += w * (d - m) * (d - m);
-                        break;
-                    case ObjectiveKind::Poisson:
-                        plane.cost += m > 0.0 ? poissonDeviance(d, m) : 0.0;
-                        break;
-                    }
-                    chi += (d - m) * (d - m) / std::max(std::max(m, 0.0) + read2, 1.0);
-                }
-            }
-            plane.reducedChiSquare = spec.objective == ObjectiveKind::LeastSquares ? kNaN : chi / std::max(1, plane.usedPixels);
-            plane.normalizedResidual = planeResiduals(problem, k, plane.model).normalized;
-            r.planes.push_back(std::move(plane));
-        }
-    }
+    if (problem.hasData())
+        r.planes = planeResults(evaluator, summary.parameters);
 
     if (options.psfAnalysis)
         r.psf = analysePsf(evaluator, summary.parameters);

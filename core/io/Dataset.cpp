@@ -115,14 +115,13 @@ std::string findSidecar(const std::string& path)
     return {};
 }
 
-// Reads a sidecar into the unset metadata fields and the file's planes. Problems become messages.
-void applySidecar(Dataset& d, int fileIndex, const std::string& sidecar, std::vector<DatasetMessage>& messages)
+// A sidecar's JSON object; none (with a warning) when it is unreadable, too large or not an object.
+std::optional<QJsonObject> readSidecar(const DatasetFile& f, const std::string& sidecar, std::vector<DatasetMessage>& messages)
 {
-    const DatasetFile& f = d.files[size_t(fileIndex)];
     QFile file(QString::fromStdString(sidecar));
     if (!file.open(QIODevice::ReadOnly) || file.size() > (4 << 20)) {
         messages.push_back({MessageLevel::Warning, f.path, sidecar + ": metadata sidecar unreadable or too large; ignored"});
-        return;
+        return std::nullopt;
     }
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
@@ -130,10 +129,47 @@ void applySidecar(Dataset& d, int fileIndex, const std::string& sidecar, std::ve
         messages.push_back({MessageLevel::Warning, f.path,
                             sidecar + ": metadata sidecar is not a JSON object (" + error.errorString().toStdString() + " at byte "
                                 + std::to_string(error.offset) + "); ignored"});
-        return;
+        return std::nullopt;
     }
+    return doc.object();
+}
+
+// The sidecar's "defocus" list into the file's planes whose defocus is unknown; invalid entries into bad.
+void applySidecarDefocus(Dataset& d, const DatasetFile& f, const QJsonArray& list, const std::string& sidecar, const std::string& origin,
+                         std::vector<std::string>& bad, std::vector<DatasetMessage>& messages)
+{
+    if (list.size() != f.planeCount)
+        messages.push_back({MessageLevel::Warning, f.path,
+                            sidecar + ": \"defocus\" has " + std::to_string(list.size()) + " entries but the file has "
+                                + std::to_string(f.planeCount) + " planes; using the first ones"});
+    for (int k = 0; k < std::min<int>(int(list.size()), f.planeCount); ++k) {
+        const QJsonValue v = list.at(k);
+        std::optional<PlaneDefocus> defocus;
+        if (v.isDouble())
+            defocus = PlaneDefocus{PlaneDefocus::Kind::Waves, v.toDouble()}; // a bare number is waves of W020
+        else
+            defocus = defocusFromText(v.toString().toStdString());
+        if (!defocus) {
+            bad.push_back("defocus[" + std::to_string(k) + "]");
+            continue;
+        }
+        DatasetPlane& plane = d.planes[size_t(f.firstPlane + k)];
+        if (plane.defocus.kind == PlaneDefocus::Kind::Unknown) {
+            plane.defocus = *defocus;
+            d.metadata.origin["defocus[" + std::to_string(f.firstPlane + k) + "]"] = origin;
+        }
+    }
+}
+
+// Reads a sidecar into the unset metadata fields and the file's planes. Problems become messages.
+void applySidecar(Dataset& d, int fileIndex, const std::string& sidecar, std::vector<DatasetMessage>& messages)
+{
+    const DatasetFile& f = d.files[size_t(fileIndex)];
+    const std::optional<QJsonObject> object = readSidecar(f, sidecar, messages);
+    if (!object)
+        return;
     d.files[size_t(fileIndex)].sidecar = sidecar;
-    const QJsonObject o = doc.object();
+    const QJsonObject& o = *object;
     DatasetMetadata& m = d.metadata;
     const std::string origin = QFileInfo(QString::fromStdString(sidecar)).fileName().toStdString();
     std::vector<std::string> bad;
@@ -164,6 +200,7 @@ void applySidecar(Dataset& d, int fileIndex, const std::string& sidecar, std::ve
     number("sampling", m.samplingQ, "samplingQ");
     number("focus_plane", m.focusPlane, "focusPlane");
     number("saturation", m.saturationLevel, "saturationLevel");
+    number("read_noise", m.readNoise, "readNoise");
     if (o.contains(QLatin1String("z_step"))) {
         const auto v = jsonLength(o.value(QLatin1String("z_step")));
         if (!v || *v == 0.0)
@@ -202,35 +239,14 @@ void applySidecar(Dataset& d, int fileIndex, const std::string& sidecar, std::ve
         m.dataUnit = o.value(QLatin1String("data_unit")).toString().toLower().toStdString();
         m.origin["dataUnit"] = origin;
     }
-    if (o.contains(QLatin1String("defocus"))) {
-        const QJsonArray list = o.value(QLatin1String("defocus")).toArray();
-        if (list.size() != f.planeCount)
-            messages.push_back({MessageLevel::Warning, f.path,
-                                sidecar + ": \"defocus\" has " + std::to_string(list.size()) + " entries but the file has "
-                                    + std::to_string(f.planeCount) + " planes; using the first ones"});
-        for (int k = 0; k < std::min<int>(int(list.size()), f.planeCount); ++k) {
-            const QJsonValue v = list.at(k);
-            std::optional<PlaneDefocus> defocus;
-            if (v.isDouble())
-                defocus = PlaneDefocus{PlaneDefocus::Kind::Waves, v.toDouble()}; // a bare number is waves of W020
-            else
-                defocus = defocusFromText(v.toString().toStdString());
-            if (!defocus) {
-                bad.push_back("defocus[" + std::to_string(k) + "]");
-                continue;
-            }
-            DatasetPlane& plane = d.planes[size_t(f.firstPlane + k)];
-            if (plane.defocus.kind == PlaneDefocus::Kind::Unknown) {
-                plane.defocus = *defocus;
-                m.origin["defocus[" + std::to_string(f.firstPlane + k) + "]"] = origin;
-            }
-        }
-    }
+    if (o.contains(QLatin1String("defocus")))
+        applySidecarDefocus(d, f, o.value(QLatin1String("defocus")).toArray(), sidecar, origin, bad, messages);
     for (const std::string& key : bad)
         messages.push_back({MessageLevel::Warning, f.path, sidecar + ": \"" + key + "\" is not a valid value; ignored"});
 }
 
-// FITS keywords, ImageJ descriptions and TIFF resolution into unset metadata fields.
+// FITS keywords, ImageJ descriptions and TIFF resolution into unset metadata fields. A table of
+// keywords, one line each (README "Metadata" lists the same), hence its length.
 void applyHeaders(Dataset& d, int fileIndex)
 {
     const DatasetFile& f = d.files[size_t(fileIndex)];
@@ -257,6 +273,7 @@ void applyHeaders(Dataset& d, int fileIndex)
         fill(m, m.zStep, "zStep", key("ZSTEP"), origin("ZSTEP"));
         fill(m, m.focusPlane, "focusPlane", key("FOCPLANE"), origin("FOCPLANE"));
         fill(m, m.saturationLevel, "saturationLevel", positive(key("SATURATE")), origin("SATURATE"));
+        fill(m, m.readNoise, "readNoise", positive(key("RDNOISE")), origin("RDNOISE"));
         if (auto n = key("IMMERSN"); n && *n >= 1.0 && !m.origin.count("immersionIndex")) {
             m.immersionIndex = *n;
             m.origin["immersionIndex"] = origin("IMMERSN");
@@ -333,6 +350,32 @@ std::string bitDescription(const ImageFileContent& c)
     return std::to_string(c.bitsPerSample) + "-bit";
 }
 
+// Leaves out of the fit a plane that holds nothing usable: values too large, all NaN, or all zero.
+void excludeUnusable(DatasetPlane& plane, const std::string& path, std::vector<DatasetMessage>& messages)
+{
+    size_t finite = 0, nonZero = 0;
+    double largest = 0.0;
+    for (double v : plane.raw.pixels) {
+        finite += std::isfinite(v) ? 1 : 0;
+        nonZero += std::isfinite(v) && v != 0.0 ? 1 : 0;
+        if (std::isfinite(v))
+            largest = std::max(largest, std::abs(v));
+    }
+    if (largest > kLargestPixel) {
+        // Finite, but squares and sums of such values overflow in the preparation and the fit.
+        plane.use = false;
+        messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": pixel values reach " + format("%.3g", largest)
+                                                             + ", beyond what can be fitted (at most " + format("%.0e", kLargestPixel)
+                                                             + " in magnitude); scale the data down; the plane does not take part"});
+    } else if (finite == 0) {
+        plane.use = false;
+        messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": every pixel is NaN or blank; the plane does not take part"});
+    } else if (nonZero == 0) {
+        plane.use = false;
+        messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": the plane is all zero; it does not take part"});
+    }
+}
+
 } // namespace
 
 std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::string>& paths, const ReadLimits& limits)
@@ -374,27 +417,7 @@ std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::st
             plane.file = fileIndex;
             plane.indexInFile = int(k);
             plane.formatMaximum = content.formatMaximum;
-            size_t finite = 0, nonZero = 0;
-            double largest = 0.0;
-            for (double v : plane.raw.pixels) {
-                finite += std::isfinite(v) ? 1 : 0;
-                nonZero += std::isfinite(v) && v != 0.0 ? 1 : 0;
-                if (std::isfinite(v))
-                    largest = std::max(largest, std::abs(v));
-            }
-            if (largest > kLargestPixel) {
-                // Finite, but squares and sums of such values overflow in the preparation and the fit.
-                plane.use = false;
-                messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": pixel values reach " + format("%.3g", largest)
-                                                                     + ", beyond what can be fitted (at most " + format("%.0e", kLargestPixel)
-                                                                     + " in magnitude); scale the data down; the plane does not take part"});
-            } else if (finite == 0) {
-                plane.use = false;
-                messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": every pixel is NaN or blank; the plane does not take part"});
-            } else if (nonZero == 0) {
-                plane.use = false;
-                messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": the plane is all zero; it does not take part"});
-            }
+            excludeUnusable(plane, path, messages);
             dataset.planes.push_back(std::move(plane));
         }
         dataset.files.push_back(std::move(file));
@@ -560,6 +583,144 @@ std::string whyNoPlaneTakesPart(const Dataset& dataset)
 }
 } // namespace
 
+namespace {
+
+// The objective the user chose, or the one the data unit calls for (ModelSettings::objective).
+ObjectiveKind chooseObjective(const Dataset& dataset, const ModelSettings& model)
+{
+    const std::string& unit = dataset.metadata.dataUnit;
+    ObjectiveKind objective;
+    if (model.objective)
+        objective = *model.objective;
+    else if (unit == "relative" || dataset.preprocess.normalise)
+        objective = ObjectiveKind::LeastSquares;
+    else if (unit == "photons" || unit == "electrons" || unit == "photon" || unit == "e-")
+        objective = ObjectiveKind::Poisson;
+    else
+        objective = ObjectiveKind::WeightedLeastSquares;
+    if (objective == ObjectiveKind::Poisson && dataset.preprocess.normalise)
+        throw DatasetError("the Poisson objective needs counts: turn normalisation off or choose least squares");
+    return objective;
+}
+
+// One problem plane from a prepared plane: its data as the objective sees it, mask, flux, background
+// and diversity. Sets anyDefocus when the plane is defocused.
+PlaneSpec planeSpecFor(const Dataset& dataset, const ModelSettings& model, const PlanePreparation& p, int index, ObjectiveKind objective,
+                       bool onlyPlane, bool& anyDefocus, std::vector<DatasetMessage>& messages)
+{
+    const DatasetMetadata& m = dataset.metadata;
+    size_t used = 0;
+    for (uint8_t keep : p.mask)
+        used += keep;
+    if (used == 0)
+        throw DatasetError(p.image.source + ": every pixel is masked or NaN; it cannot take part");
+    PlaneSpec ps;
+    ps.data = p.image;
+    ps.mask = p.mask;
+    if (objective == ObjectiveKind::Poisson) {
+        // Counts as measured: add the subtracted background back; it is the start value.
+        for (size_t i = 0; i < ps.data.pixels.size(); ++i)
+            if (p.mask[i])
+                ps.data.pixels[i] = ps.data.pixels[i] / p.scale + p.background;
+        ps.background = std::max(p.background, 0.0);
+    } else {
+        ps.background = 0.0;
+    }
+    bool allZero = true;
+    for (size_t i = 0; i < ps.data.pixels.size() && allZero; ++i)
+        allZero = !(p.mask[i] && ps.data.pixels[i] != 0.0);
+    if (allZero)
+        throw DatasetError(p.image.source + ": the plane is all zero after preparation (no signal to fit)");
+    ps.flux = p.signal > 0.0 ? p.signal : 1.0;
+    ps.fitFlux = model.fitFlux;
+    ps.fitBackground = model.fitBackground;
+    ps.fitShift = model.fitShift;
+    const PlaneDefocus d = planeDefocus(dataset, index);
+    if (d.kind != PlaneDefocus::Kind::Unknown) {
+        const std::string error = plausibilityError(d.kind == PlaneDefocus::Kind::Waves ? Setting::DefocusWaves : Setting::DefocusLength, d.value);
+        if (!error.empty())
+            throw DatasetError(p.image.source + " (plane " + std::to_string(index) + "): " + error);
+    }
+    if (d.kind == PlaneDefocus::Kind::Unknown) {
+        if (!onlyPlane)
+            throw DatasetError(p.image.source + " (plane " + std::to_string(index)
+                               + "): its defocus is unknown; set it for every plane (e.g. -1w, 0, 1w) or give the stack's z step and focus plane");
+        messages.push_back({MessageLevel::Info, {}, p.image.source + ": defocus unknown; taken as in focus"});
+    } else if (d.kind == PlaneDefocus::Kind::Waves) {
+        if (d.value != 0.0) {
+            ps.diversity.kind = DiversityKind::ZernikeDefocus;
+            ps.diversity.defocusWaves = d.value;
+            ps.diversity.measure = DefocusMeasure::PeakToValley;
+            anyDefocus = true;
+        }
+    } else if (d.value != 0.0) {
+        double na = m.numericalAperture.value_or(0.0);
+        if (na == 0.0 && m.fNumber)
+            na = 1.0 / (2.0 * *m.fNumber);
+        if (!(na > 0.0))
+            throw DatasetError(p.image.source + ": the defocus is given as a length (" + format("%.4g", d.value * 1e6)
+                               + " um); converting it to phase needs the numerical aperture or the f-number");
+        ps.diversity.kind = m.defocusModel == DefocusModel::HighNa ? DiversityKind::AxialHighNa : DiversityKind::AxialParaxial;
+        ps.diversity.axialDistance = d.value;
+        ps.diversity.numericalAperture = na;
+        ps.diversity.immersionIndex = m.immersionIndex;
+        anyDefocus = true;
+    }
+    return ps;
+}
+
+// The read noise (counts RMS) behind the weighted objective's weights and every objective's
+// chi-square: the user's, else
+// - weighted least squares on background-subtracted data: the border noise (background shot noise and
+//   read noise together are the noise floor there);
+// - Poisson on counts: the data's RDNOISE keyword, else the border's excess of variance over mean
+//   (PlanePreparation::readNoiseSquared), so that chi-square is 1 on clean data.
+double readNoiseFor(const Dataset& dataset, const ModelSettings& model, const Preparation& prep, const std::vector<int>& planes,
+                    ObjectiveKind objective, std::vector<DatasetMessage>& messages)
+{
+    if (model.readNoise > 0.0)
+        return model.readNoise;
+    if (objective == ObjectiveKind::WeightedLeastSquares) {
+        std::vector<double> sigmas;
+        for (int index : planes)
+            sigmas.push_back(prep.planes[size_t(index)].backgroundSigma * prep.planes[size_t(index)].scale);
+        const double noise = std::max(median(sigmas), 1e-12);
+        messages.push_back({MessageLevel::Info, {}, "weighted least squares with the border noise " + format("%.4g", noise) + " (data units) as read noise"});
+        return noise;
+    }
+    if (objective != ObjectiveKind::Poisson)
+        return 0.0;
+    if (const auto header = dataset.metadata.readNoise)
+        return *header;
+    std::vector<double> excess;
+    for (int index : planes)
+        excess.push_back(prep.planes[size_t(index)].readNoiseSquared);
+    if (excess.empty())
+        return 0.0;
+    const double noise = std::sqrt(std::max(median(excess), 0.0));
+    messages.push_back({MessageLevel::Info, {}, "read noise " + format("%.3g", noise)
+                                                    + " counts RMS from the border (neighbour differences, one count per photon); "
+                                                      "give the read noise to override"});
+    return noise;
+}
+
+// The model grid: the user's, or the prepared planes' size rounded up to even.
+int gridFor(const ModelSettings& model, const Image& first)
+{
+    int grid = model.grid;
+    if (grid == 0) {
+        grid = std::max(first.width, first.height);
+        grid += grid % 2;
+        grid = std::max(grid, 16);
+    }
+    if (grid < std::max(first.width, first.height))
+        throw DatasetError("the model grid (" + std::to_string(grid) + ") is smaller than the prepared planes (" + std::to_string(first.width) + " x "
+                           + std::to_string(first.height) + "); crop them or use a larger grid");
+    return grid;
+}
+
+} // namespace
+
 BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
 {
     BuiltProblem built;
@@ -579,20 +740,7 @@ BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
     for (const DatasetMessage& msg : prep.messages)
         built.messages.push_back(msg);
 
-    // Objective and which data it sees.
-    const std::string& unit = m.dataUnit;
-    ObjectiveKind objective;
-    if (model.objective)
-        objective = *model.objective;
-    else if (unit == "relative" || dataset.preprocess.normalise)
-        objective = ObjectiveKind::LeastSquares;
-    else if (unit == "photons" || unit == "electrons" || unit == "photon" || unit == "e-")
-        objective = ObjectiveKind::Poisson;
-    else
-        objective = ObjectiveKind::WeightedLeastSquares;
-    if (objective == ObjectiveKind::Poisson && dataset.preprocess.normalise)
-        throw DatasetError("the Poisson objective needs counts: turn normalisation off or choose least squares");
-
+    const ObjectiveKind objective = chooseObjective(dataset, model);
     ProblemSpec& spec = built.spec;
     spec.name = dataset.files.empty() ? std::string("data") : QFileInfo(QString::fromStdString(dataset.files.front().path)).fileName().toStdString();
     spec.wavelength = *m.wavelength;
@@ -607,10 +755,6 @@ BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
     spec.pupil.spiderAngleDeg = model.spiderAngleDeg;
 
     const Image& first = prep.planes[size_t(built.planes.front())].image;
-    std::vector<double> sigmas;
-    double na = m.numericalAperture.value_or(0.0);
-    if (na == 0.0 && m.fNumber)
-        na = 1.0 / (2.0 * *m.fNumber);
     bool anyDefocus = false;
     for (int index : built.planes) {
         const PlanePreparation& p = prep.planes[size_t(index)];
@@ -618,85 +762,13 @@ BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
             throw DatasetError("planes of different sizes take part: " + p.image.source + " is " + std::to_string(p.image.width) + " x "
                                + std::to_string(p.image.height) + ", " + first.source + " is " + std::to_string(first.width) + " x "
                                + std::to_string(first.height) + "; crop them to one size or select planes of one size");
-        size_t used = 0;
-        for (uint8_t keep : p.mask)
-            used += keep;
-        if (used == 0)
-            throw DatasetError(p.image.source + ": every pixel is masked or NaN; it cannot take part");
-        PlaneSpec ps;
-        ps.data = p.image;
-        ps.mask = p.mask;
-        if (objective == ObjectiveKind::Poisson) {
-            // Counts as measured: add the subtracted background back; it is the start value.
-            for (size_t i = 0; i < ps.data.pixels.size(); ++i)
-                if (p.mask[i])
-                    ps.data.pixels[i] = ps.data.pixels[i] / p.scale + p.background;
-            ps.background = std::max(p.background, 0.0);
-        } else {
-            ps.background = 0.0;
-        }
-        bool allZero = true;
-        for (size_t i = 0; i < ps.data.pixels.size() && allZero; ++i)
-            allZero = !(p.mask[i] && ps.data.pixels[i] != 0.0);
-        if (allZero)
-            throw DatasetError(p.image.source + ": the plane is all zero after preparation (no signal to fit)");
-        ps.flux = p.signal > 0.0 ? p.signal : 1.0;
-        ps.fitFlux = model.fitFlux;
-        ps.fitBackground = model.fitBackground;
-        ps.fitShift = model.fitShift;
-        const PlaneDefocus d = planeDefocus(dataset, index);
-        if (d.kind != PlaneDefocus::Kind::Unknown) {
-            const std::string error = plausibilityError(d.kind == PlaneDefocus::Kind::Waves ? Setting::DefocusWaves : Setting::DefocusLength, d.value);
-            if (!error.empty())
-                throw DatasetError(p.image.source + " (plane " + std::to_string(index) + "): " + error);
-        }
-        if (d.kind == PlaneDefocus::Kind::Unknown) {
-            if (built.planes.size() > 1)
-                throw DatasetError(p.image.source + " (plane " + std::to_string(index)
-                                   + "): its defocus is unknown; set it for every plane (e.g. -1w, 0, 1w) or give the stack's z step and focus plane");
-            built.messages.push_back({MessageLevel::Info, {}, p.image.source + ": defocus unknown; taken as in focus"});
-        } else if (d.kind == PlaneDefocus::Kind::Waves) {
-            if (d.value != 0.0) {
-                ps.diversity.kind = DiversityKind::ZernikeDefocus;
-                ps.diversity.defocusWaves = d.value;
-                ps.diversity.measure = DefocusMeasure::PeakToValley;
-                anyDefocus = true;
-            }
-        } else if (d.value != 0.0) {
-            if (!(na > 0.0))
-                throw DatasetError(p.image.source + ": the defocus is given as a length (" + format("%.4g", d.value * 1e6)
-                                   + " um); converting it to phase needs the numerical aperture or the f-number");
-            ps.diversity.kind = m.defocusModel == DefocusModel::HighNa ? DiversityKind::AxialHighNa : DiversityKind::AxialParaxial;
-            ps.diversity.axialDistance = d.value;
-            ps.diversity.numericalAperture = na;
-            ps.diversity.immersionIndex = m.immersionIndex;
-            anyDefocus = true;
-        }
-        sigmas.push_back(p.backgroundSigma * p.scale);
-        spec.planes.push_back(std::move(ps));
+        spec.planes.push_back(planeSpecFor(dataset, model, p, index, objective, built.planes.size() == 1, anyDefocus, built.messages));
     }
     if (!anyDefocus)
         built.messages.push_back({MessageLevel::Warning, {},
                                   "no plane is defocused: a single in-focus image cannot tell the sign of even aberrations; add defocused planes"});
-    if (objective == ObjectiveKind::WeightedLeastSquares) {
-        spec.readNoise = model.readNoise > 0.0 ? model.readNoise : std::max(median(sigmas), 1e-12);
-        if (!(model.readNoise > 0.0))
-            built.messages.push_back({MessageLevel::Info, {}, "weighted least squares with the border noise " + format("%.4g", spec.readNoise)
-                                                                  + " (data units) as read noise"});
-    } else {
-        spec.readNoise = model.readNoise;
-    }
-
-    int grid = model.grid;
-    if (grid == 0) {
-        grid = std::max(first.width, first.height);
-        grid += grid % 2;
-        grid = std::max(grid, 16);
-    }
-    if (grid < std::max(first.width, first.height))
-        throw DatasetError("the model grid (" + std::to_string(grid) + ") is smaller than the prepared planes (" + std::to_string(first.width) + " x "
-                           + std::to_string(first.height) + "); crop them or use a larger grid");
-    spec.grid = PupilGrid::centred(grid, built.samplingQ);
+    spec.readNoise = readNoiseFor(dataset, model, prep, built.planes, objective, built.messages);
+    spec.grid = PupilGrid::centred(gridFor(model, first), built.samplingQ);
     try {
         const Problem problem(spec);
         built.start = problem.initialParameters();

@@ -79,6 +79,7 @@ struct DatasetMetadata {
     DefocusModel defocusModel = DefocusModel::Paraxial;
     std::string dataUnit;                    // FITS BUNIT: "photons", "counts", "adu", "relative"; empty = counts
     std::optional<double> saturationLevel;   // data units; unset = the format's maximum (65535 for 16-bit)
+    std::optional<double> readNoise;         // counts RMS (FITS RDNOISE); unset = estimated (ModelSettings::readNoise)
     // Where each value came from, by field name ("wavelength", "pixelPitch", "defocus[3]", ...):
     // "a.fits: keyword WAVELENG", "a.tif.json", "command line", "user". Informational only.
     std::map<std::string, std::string> origin;
@@ -149,6 +150,7 @@ struct PlanePreparation {
     double centreY = 0.0;
     double background = 0.0;    // subtracted per pixel (raw units)
     double backgroundSigma = 0.0; // robust standard deviation of the border (raw units): the noise floor
+    double readNoiseSquared = 0.0; // from the border's neighbour differences, for photon counts (raw units^2)
     double scale = 1.0;         // factor applied after background subtraction (normalisation)
     double signal = 0.0;        // sum of the prepared, unmasked pixels
     int saturatedPixels = 0;
@@ -210,7 +212,10 @@ struct ModelSettings {
     // background is added back and becomes the background start value); the others to the prepared
     // (background-subtracted) data.
     std::optional<ObjectiveKind> objective;
-    double readNoise = 0.0;        // counts RMS, for the weighted objective; 0 = the border noise of the data
+    // Counts RMS: the weighted objective's noise floor and every objective's chi-square. 0 = from the
+    // data: the border noise (weighted least squares), or RDNOISE / the border's variance less its mean
+    // (Poisson; one count per photon).
+    double readNoise = 0.0;
     int grid = 0;                  // model grid N (even); 0 = the prepared image size (rounded up to even)
     double obscuration = 0.0;      // fractions of the pupil diameter
     int spiderCount = 0;

@@ -67,7 +67,8 @@ void readKeywords(fitsfile* f, FitsContent& content)
 
 namespace {
 
-// Reads every image HDU of an open file. `name` is used in messages.
+// Reads every image HDU of an open file. `name` is used in messages. Long on purpose, like the TIFF
+// reader: one loop over the HDUs whose every check on hostile input keeps the planes read before it.
 FitsContent readOpenFits(fitsfile* raw, const std::string& name, const ReadLimits& limits)
 {
     auto fail = [&](const std::string& what) { return ImageReadError(name + ": " + what); };

@@ -371,6 +371,8 @@ std::string readTiffPageRgba(TIFF* tif, const TiffPage& page, Image& image, Memo
 
 } // namespace
 
+// Long on purpose: one loop over the pages in which every check on hostile input ends the loop through
+// damaged(), keeping the pages read before it; split up, each exit would need a status passed back.
 ImageFileContent readTiffMemory(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits)
 {
     auto fail = [&](const std::string& what) { return ImageReadError(name + ": " + what); };

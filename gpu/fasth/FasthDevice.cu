@@ -353,6 +353,7 @@ struct DeviceFasth<T>::Impl {
     bool haveSvd = false;
 
     CudaGraphExec graph;
+    std::string launch; // launchMode(): how the method of the last prepare() runs
     DeviceMethod graphMethod = DeviceMethod::FastH;
     DevicePass graphPass = DevicePass::Forward;
     DeviceMethod lastMethod = DeviceMethod::FastH;
@@ -708,6 +709,7 @@ void DeviceFasth<T>::setProblem(const DeviceProblem& problem, const std::vector<
     Impl& impl = *m_impl;
     WFS_CUDA_CHECK(cudaSetDevice(impl.device));
     impl.graph.reset();
+    impl.launch.clear(); // a new problem needs a new prepare()
     // Q and the SVD layer belong to the previous problem.
     impl.q = DeviceBuffer<T>();
     impl.haveSvd = false;
@@ -843,7 +845,8 @@ bool DeviceFasth<T>::supports(DeviceMethod method, DevicePass pass, std::string*
     if (method == DeviceMethod::SequentialFused) {
         if (pass != DevicePass::Forward)
             return no("the fused sequential kernel is forward-only; 'sequential' (cuBLAS) has the backward pass");
-        if (std::size_t(impl.problem.d) * sizeof(T) > kDefaultSharedBytes)
+        // The column (dynamic) plus blockSum's static scratch[32] share the 48 KiB.
+        if ((std::size_t(impl.problem.d) + 32) * sizeof(T) > kDefaultSharedBytes)
             return no("the fused sequential kernel keeps a column in shared memory: d is too large");
     }
     if ((method == DeviceMethod::FastH || method == DeviceMethod::TreeMerge || method == DeviceMethod::SvdInverse)
@@ -879,24 +882,51 @@ void DeviceFasth<T>::prepare(DeviceMethod method, DevicePass pass, bool useGraph
         impl.ensureSolverWork(work);
     }
     impl.graph.reset();
+    impl.launch.clear();
     if (useGraph) {
         // One eager run first: libraries load kernels and set up lazily, which a capture must not see.
         impl.execute(method, pass);
         WFS_CUDA_CHECK(cudaStreamSynchronize(impl.s()));
-        impl.graph.capture(impl.s(), [&] { impl.execute(method, pass); });
         impl.graphMethod = method;
         impl.graphPass = pass;
+        if (!capturable(method)) {
+            impl.launch = "eager (cuSOLVER calls are not known to support stream capture)";
+            return;
+        }
+        try {
+            impl.graph.capture(impl.s(), [&] { impl.execute(method, pass); });
+            impl.launch = "graph";
+        } catch (const CudaError& error) {
+            // capture() has ended the capture and cleared the error: the method runs eagerly instead.
+            impl.launch = std::string("eager (CUDA graph capture failed: ") + error.what() + ")";
+        }
+    } else {
+        impl.launch = "eager";
     }
+}
+
+template <typename T>
+bool DeviceFasth<T>::capturable(DeviceMethod method)
+{
+    return method != DeviceMethod::Library && method != DeviceMethod::LuSolve && method != DeviceMethod::LuLogDet;
+}
+
+template <typename T>
+const std::string& DeviceFasth<T>::launchMode() const
+{
+    return m_impl->launch;
 }
 
 template <typename T>
 float DeviceFasth<T>::run(DeviceMethod method, DevicePass pass, bool useGraph)
 {
     Impl& impl = *m_impl;
-    if (useGraph && !(impl.graph.isValid() && impl.graphMethod == method && impl.graphPass == pass))
+    if (useGraph && !(impl.graphMethod == method && impl.graphPass == pass && !impl.launch.empty() && impl.launch != "eager"))
         throw std::logic_error("DeviceFasth: run with a graph needs prepare with a graph for the same method and pass");
+    // A method prepared for a graph whose capture was refused (or cannot be captured) runs eagerly.
+    const bool launchGraph = useGraph && impl.graph.isValid();
     WFS_CUDA_CHECK(cudaEventRecord(impl.start.get(), impl.s()));
-    if (useGraph)
+    if (launchGraph)
         impl.graph.launch(impl.s());
     else
         impl.execute(method, pass);

@@ -56,8 +56,15 @@ public:
 
     // Whether the method can run this problem; why says why not.
     bool supports(DeviceMethod method, DevicePass pass, std::string* why) const;
-    // Untimed: workspaces of the method, and with useGraph a CUDA graph of one execution.
+    // Untimed: workspaces of the method, and with useGraph one eager warm-up execution, then a CUDA graph
+    // of one execution. Methods that call cuSOLVER (not capturable()) and methods whose capture fails
+    // (the error state is cleared) run eagerly instead; launchMode() says which and why.
     void prepare(DeviceMethod method, DevicePass pass, bool useGraph);
+    // Whether the method's calls may be captured into a graph: not those calling cuSOLVER (ormqr,
+    // getrf, getrs), which is not documented to support stream capture.
+    static bool capturable(DeviceMethod method);
+    // "graph", "eager", or "eager (...)" with the reason a graph was asked for but not used.
+    const std::string& launchMode() const;
     // Enqueues one execution (or launches the captured graph) between two events; returns milliseconds.
     float run(DeviceMethod method, DevicePass pass, bool useGraph);
 

@@ -454,10 +454,16 @@ private:
                                        cudaMemcpyDeviceToHost, s));
     }
 
-    // Both kinds of evaluation as graphs. cuFFT executions can be captured; if this driver or
-    // library refuses, the model keeps working with stream launches and says why.
+    // Both kinds of evaluation as graphs. First one eager evaluation of each kind: cuFFT and the
+    // runtime load modules and set up lazily (and a build without this card's SASS JIT-compiles its
+    // PTX at the first launch), which must happen outside a capture. cuFFT executions can be captured;
+    // if this driver or library refuses, CudaGraphExec::capture has cleared the error and the model
+    // keeps working with stream launches, saying why.
     void captureGraphs()
     {
+        enqueue(true);
+        enqueue(false);
+        WFS_CUDA_CHECK(cudaStreamSynchronize(m_stream->get()));
         try {
             m_costGraph.capture(m_stream->get(), [&] { enqueue(false); });
             m_gradientGraph.capture(m_stream->get(), [&] { enqueue(true); });
@@ -465,7 +471,6 @@ private:
         } catch (const CudaError& error) {
             m_costGraph.reset();
             m_gradientGraph.reset();
-            cudaGetLastError(); // a refused capture is not sticky; clear it so later checks see only new errors
             m_launchMode = std::string("stream (CUDA graph capture failed: ") + error.what() + ")";
         }
     }

@@ -213,7 +213,8 @@ private slots:
     void helpNamesTheCommandAndStatesDefaults()
     {
         const QList<QStringList> commands = {{QStringLiteral("simulate")},    {QStringLiteral("reconstruct")}, {QStringLiteral("bench"), QStringLiteral("oof")},
-                                             {QStringLiteral("fasth-bench")}, {QStringLiteral("fasth-train")}, {QStringLiteral("batch")}};
+                                             {QStringLiteral("fasth-bench")}, {QStringLiteral("fasth-train")}, {QStringLiteral("batch")},
+                                             {QStringLiteral("device-reference")}};
         for (const QStringList& command : commands) {
             const Run run = cli(command + QStringList{QStringLiteral("--help")});
             const QByteArray name = command.join(QLatin1Char(' ')).toUtf8();
@@ -262,7 +263,8 @@ private slots:
         QCOMPARE(top.status, 0);
         QVERIFY(top.out.startsWith("wavefront-cli "));
         for (const QStringList& command : QList<QStringList>{{QStringLiteral("simulate")}, {QStringLiteral("reconstruct")}, {QStringLiteral("bench")},
-                                                             {QStringLiteral("fasth-bench")}, {QStringLiteral("fasth-train")}, {QStringLiteral("batch")}}) {
+                                                             {QStringLiteral("fasth-bench")}, {QStringLiteral("fasth-train")}, {QStringLiteral("batch")},
+                                                             {QStringLiteral("device-reference")}}) {
             const Run run = cli(command + QStringList{QStringLiteral("--version")});
             QVERIFY2(run.status == 0, qPrintable(command.join(QLatin1Char(' '))));
             QCOMPARE(run.out, top.out);

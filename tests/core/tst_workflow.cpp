@@ -6,6 +6,7 @@
 #include "engine/Presets.h"
 #include "engine/Report.h"
 #include "engine/Workflow.h"
+#include "io/OutputTransaction.h"
 #include "io/ResultJson.h"
 
 #include <QTemporaryDir>
@@ -108,6 +109,52 @@ private slots:
 
         session.resultParameters.pop_back();
         QVERIFY_THROWS_EXCEPTION(std::runtime_error, restoreSavedResult(session, run.problem));
+    }
+
+    // The default preparation must not bias clean data: simulate's own FITS output, fitted with the
+    // defaults (border background subtracted and added back for Poisson, read noise from RDNOISE or the
+    // border), gives the chi-square per pixel of the same preset fitted in memory.
+    void fileFitMatchesInMemoryChiSquare_data()
+    {
+        QTest::addColumn<bool>("withHeader");
+        QTest::newRow("RDNOISE in the header") << true;
+        QTest::newRow("read noise from the border") << false;
+    }
+
+    void fileFitMatchesInMemoryChiSquare()
+    {
+        QFETCH(bool, withHeader);
+        PresetOptions options; // the demo's own grid, 256: at 128 its defocused rings reach the border
+        const PresetCase demo = makePreset("demo", options);
+        ReconstructionRequest memory;
+        memory.spec = demo.spec;
+        memory.start = demo.start;
+        memory.solver = demo.solver;
+        const FitResult inMemory = reconstruct(memory, {}, nullptr);
+
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("demo.fits")).toStdString();
+        QByteArray bytes = presetFitsBytes(demo, "demo", options.seed);
+        const qsizetype card = bytes.indexOf("RDNOISE ");
+        QVERIFY(card > 0 && card % 80 == 0);
+        if (!withHeader)
+            bytes.replace(card, 80, QByteArray("COMMENT").leftJustified(80, ' '));
+        writeFileAtomically(path, bytes, false);
+        Session session;
+        addFiles(session.dataset, {path});
+        session.model.order = demo.spec.basis.maxOrder;
+        const PreparedRun run = prepareRun(session);
+        QCOMPARE(run.request.spec.objective, ObjectiveKind::Poisson);
+        if (withHeader)
+            QCOMPARE(run.request.spec.readNoise, demo.spec.readNoise);
+        else
+            WFS_VERIFY_CLOSE(run.request.spec.readNoise, demo.spec.readNoise, 0.1, 0.0); // from the border, 16 pixels wide
+        const FitResult fromFile = reconstruct(run.request, {}, nullptr);
+        QCOMPARE(fromFile.planes.size(), inMemory.planes.size());
+        for (size_t k = 0; k < fromFile.planes.size(); ++k) {
+            WFS_VERIFY_CLOSE(inMemory.planes[k].reducedChiSquare, 1.0, 0.03, 0.0);
+            WFS_VERIFY_CLOSE(fromFile.planes[k].reducedChiSquare, inMemory.planes[k].reducedChiSquare, 0.02, 0.0);
+        }
     }
 
     void solverRecordReadsBack()

@@ -1,0 +1,295 @@
+// wavefront-cli device-reference --out DIR: the reference data of the GPU-only device check
+// (gpu/device-check/), computed here by the CPU backend (FFTW, Eigen) and written in the device check's
+// file format (gpu/device-check/ReferenceFormat.h), so that the harness on a machine without Qt, FFTW
+// or the engine can hold the CUDA model and FastH against them.
+//
+// Model cases: the OOF preset (grid 64 order 4, grid 128 order 8), the demo preset (grid 128) and one
+// "rich" problem per objective (every parameter kind, masked data), each in the device layout
+// (model/ModelTranslation.h) with the parameter block, the float64 CPU cost and gradient at several
+// points (the preset start and random ones), the linear map from the device's result block to the
+// free-parameter gradient at each point (so the harness needs no Problem), and the CPU model images
+// at the first point. FastH cases: BenchData problems (LAPACK-layout reflectors, an SVD layer) with the
+// CPU's sequential products, gradients, SVD inverse and log-determinant.
+#include "CliCommon.h"
+#include "Commands.h"
+
+#include "ReferenceFormat.h"
+
+#include "engine/BackendFactory.h"
+#include "engine/Presets.h"
+#include "fasth/HouseholderRunner.h"
+#include "model/ModelTranslation.h"
+
+#include <QDir>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+namespace wfs::cli {
+
+namespace {
+
+using devicecheck::ReferenceWriter;
+
+// Gaussian illumination with free centre, width and amplitude, an obscured pupil with spiders, three
+// kinds of diversity, per-plane flux, background and tip/tilt, data smaller than the grid with one
+// masked pixel: every parameter kind and every branch of the device's per-sample formulas.
+std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid, std::uint64_t seed)
+{
+    ProblemSpec s;
+    s.name = "rich";
+    s.grid = PupilGrid::centred(grid, 2.5);
+    s.pupil.obscuration = 0.2;
+    s.pupil.spiderCount = 3;
+    s.pupil.spiderWidth = 0.03;
+    s.pupil.spiderAngleDeg = 10.0;
+    s.pupil.illumination.gaussian = true;
+    s.pupil.illumination.sigma = 0.8;
+    s.pupil.illumination.x0 = 0.05;
+    s.pupil.illumination.fitCentre = true;
+    s.pupil.illumination.fitSigma = true;
+    s.pupil.illumination.fitAmplitude = true;
+    s.basis.maxOrder = 5;
+    s.objective = objective;
+    s.readNoise = 3.0;
+    s.wavelength = 600e-9;
+    PlaneSpec a, b, c;
+    a.diversity.kind = DiversityKind::ZernikeDefocus;
+    a.diversity.defocusWaves = -0.8;
+    a.diversity.extraTerms = {{5, 0.3}};
+    b.diversity.kind = DiversityKind::AxialHighNa;
+    b.diversity.axialDistance = 0.4e-6;
+    b.diversity.numericalAperture = 0.9;
+    b.diversity.immersionIndex = 1.33;
+    c.diversity.kind = DiversityKind::AxialParaxial;
+    c.diversity.axialDistance = -1.5e-6;
+    c.diversity.numericalAperture = 0.5;
+    for (PlaneSpec* p : {&a, &b, &c}) {
+        p->flux = 5e4;
+        p->background = 5.0;
+        p->fitFlux = p->fitBackground = p->fitShift = true;
+    }
+    s.planes = {a, b, c};
+    const Problem plain(s);
+    std::vector<double> truth = plain.initialParameters();
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 0.3);
+    for (size_t i = 0; i + 1 < plain.modes().size(); ++i)
+        truth[i] = normal(rng);
+    const int side = grid - 8;
+    const auto images = simulateImages(s, truth, side, side, {NoiseModel::PhotonAndRead, 3.0}, &rng);
+    for (size_t k = 0; k < images.size(); ++k)
+        s.planes[k].data = images[k];
+    s.planes[1].mask.assign(size_t(side) * size_t(side), 1);
+    s.planes[1].mask[size_t(side / 2) * size_t(side) + size_t(side / 2)] = 0;
+    return std::make_shared<const Problem>(s);
+}
+
+// A random point around x0: phases N(0, 0.2) rad, centres N(0, 0.05), the rest a few per cent of scale.
+std::vector<double> randomPoint(const Problem& problem, std::vector<double> x, std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    const std::vector<double> scales = problem.parameterScales();
+    for (size_t i = 0; i < x.size(); ++i) {
+        switch (problem.parameters()[i].kind) {
+        case ParameterKind::Zernike:
+        case ParameterKind::ShiftX:
+        case ParameterKind::ShiftY: x[i] += 0.2 * normal(rng); break;
+        case ParameterKind::CentreX:
+        case ParameterKind::CentreY: x[i] += 0.05 * normal(rng); break;
+        default: x[i] += 0.03 * normal(rng) * scales[i]; break;
+        }
+    }
+    return x;
+}
+
+std::vector<int> dimsRecord(const gpu::ModelDims& d)
+{
+    return {d.n, d.planes, d.rowBegin, d.bandRows, d.pixels, d.terms, int(d.objective), d.gaussian ? 1 : 0, d.weighted ? 1 : 0};
+}
+
+// One model case: the problem in the device layout, then per point the block, the CPU's cost and
+// gradient, and the result block -> gradient map (linear in the result block at a fixed point: read
+// off costAndGradient with unit result blocks).
+void writeModelCase(const std::string& path, const std::string& about, const std::shared_ptr<const Problem>& problem,
+                    const std::vector<std::vector<double>>& points)
+{
+    const gpu::ModelInput in = gpu::modelInput(*problem, Precision::Double);
+    const gpu::ModelDims& d = in.dims;
+    EvaluatorOptions options;
+    options.measurePlans = false;
+    auto cpu = makeEvaluator(BackendKind::Cpu, problem, options, GradientKind::Adjoint);
+
+    ReferenceWriter w(path);
+    w.putText("about", about);
+    w.put("dims", dimsRecord(d));
+    w.put("pupilIndex", in.pupilIndex);
+    w.put("x", in.x);
+    w.put("y", in.y);
+    w.put("transmission", in.transmission);
+    w.put("basis", in.basis);
+    w.put("diversity", in.diversity);
+    w.put("data", in.data);
+    w.put("weights", in.weights);
+    w.put("scales", problem->parameterScales());
+    w.put("points", std::vector<int>{int(points.size())});
+    for (size_t i = 0; i < points.size(); ++i) {
+        std::string suffix(1, '.'); // (not "." + to_string: GCC 12 warns about a memcpy overlap there)
+        suffix += std::to_string(i);
+        const std::vector<double>& x = points[i];
+        const ModelParameters p = problem->unpack(x.data());
+        w.put("parameters" + suffix, x);
+        w.put("block" + suffix, gpu::parameterBlock(*problem, d, p));
+        std::vector<double> gradient(x.size());
+        const double cost = cpu->evaluate(x.data(), gradient.data());
+        if (!std::isfinite(cost))
+            throw std::runtime_error("device-reference: the CPU cost of " + about + " at point " + std::to_string(i) + " is not finite");
+        w.put("cost" + suffix, std::vector<double>{cost});
+        w.put("gradient" + suffix, gradient);
+        std::vector<int> free, row;
+        std::vector<double> coefficient;
+        std::vector<double> unit(size_t(d.resultSize()), 0.0), g(x.size());
+        for (int r = 0; r < d.resultSize(); ++r) {
+            unit[size_t(r)] = 1.0;
+            gpu::costAndGradient(*problem, d, p, unit.data(), g.data());
+            unit[size_t(r)] = 0.0;
+            for (size_t f = 0; f < g.size(); ++f)
+                if (g[f] != 0.0) {
+                    free.push_back(int(f));
+                    row.push_back(r);
+                    coefficient.push_back(g[f]);
+                }
+        }
+        w.put("mapFree" + suffix, free);
+        w.put("mapRow" + suffix, row);
+        w.put("mapCoefficient" + suffix, coefficient);
+        if (i == 0) {
+            std::vector<double> images;
+            for (const std::vector<double>& plane : cpu->modelImages(x.data()))
+                images.insert(images.end(), plane.begin(), plane.end());
+            w.put("images" + suffix, images);
+        }
+    }
+    w.finish();
+}
+
+std::vector<double> flat(const Eigen::MatrixXd& m)
+{
+    return std::vector<double>(m.data(), m.data() + m.size());
+}
+
+void writeFasthCase(const std::string& path, int d, int k, int m, int block, std::uint64_t seed)
+{
+    const auto data = fasth::BenchData::generate(d, k, m, seed, true, true);
+    fasth::BenchConfig config;
+    config.precision = Precision::Double;
+    config.blockSize = block;
+    config.treeLevels = 2;
+    config.threads = 1;
+    auto cpu = fasth::makeCpuRunner();
+    cpu->setProblem(data, config);
+    const fasth::BenchResult forward = cpu->reference(fasth::BenchMethod::Sequential, fasth::Pass::Forward);
+    const fasth::BenchResult backward = cpu->reference(fasth::BenchMethod::Sequential, fasth::Pass::Backward);
+    const fasth::BenchResult inverse = cpu->reference(fasth::BenchMethod::SvdInverse, fasth::Pass::Forward);
+    const fasth::BenchResult logdet = cpu->reference(fasth::BenchMethod::SvdLogDet, fasth::Pass::Forward);
+
+    ReferenceWriter w(path);
+    w.putText("about", "FastH d=" + std::to_string(d) + " k=" + std::to_string(k) + " m=" + std::to_string(m) + " block="
+                           + std::to_string(block) + " tree levels 2, BenchData seed " + std::to_string(seed)
+                           + ", CPU sequential (Eigen) float64");
+    w.put("dims", std::vector<int>{d, k, m, block, config.treeLevels});
+    w.put("reflectors", flat(data->reflectors));
+    w.put("tau", flat(data->tau));
+    w.put("x", flat(data->x));
+    w.put("outputGradient", flat(data->outputGradient));
+    w.put("svdU", flat(data->svdU));
+    w.put("svdV", flat(data->svdV));
+    w.put("sigma", flat(data->sigma));
+    w.put("forward", flat(forward.output));
+    w.put("gradX", flat(backward.output));
+    w.put("gradV", flat(backward.gradV));
+    w.put("inverse", flat(inverse.output));
+    w.put("logdet", flat(logdet.output));
+    w.finish();
+}
+
+} // namespace
+
+int runDeviceReference(const QStringList& args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Write the reference data of the GPU device check, computed by the CPU backend."));
+    addOptions(parser, {
+        {QStringLiteral("out"), QStringLiteral("Folder to write (created; existing case files are replaced)."), QStringLiteral("DIR")},
+    });
+    if (auto status = parseOrExit(parser, args, QStringLiteral("device-reference --out DIR")))
+        return *status;
+    const QString program = args.value(0);
+    try {
+        if (!parser.isSet(QStringLiteral("out")) || parser.value(QStringLiteral("out")).isEmpty())
+            throw UsageError("--out DIR is required");
+        if (!parser.positionalArguments().isEmpty())
+            throw UsageError("unexpected argument '" + parser.positionalArguments().front().toStdString() + "'");
+        const QString folder = parser.value(QStringLiteral("out"));
+        if (!QDir().mkpath(folder))
+            throw std::runtime_error("cannot create the folder " + folder.toStdString());
+        const std::string dir = folder.toStdString();
+        std::vector<std::string> index;
+
+        auto preset = [](const std::string& name, int grid, int order) {
+            PresetOptions options;
+            options.grid = grid;
+            options.order = order;
+            return makePreset(name, options);
+        };
+        auto model = [&](const std::string& name, const std::string& about, const std::shared_ptr<const Problem>& problem,
+                         std::vector<std::vector<double>> points) {
+            const std::string file = "model-" + name + ".bin";
+            writeModelCase(dir + "/" + file, about, problem, points);
+            index.push_back("model " + name + " " + file);
+            std::fprintf(stderr, "%s: %s\n", file.c_str(), about.c_str());
+        };
+        for (const auto& [name, grid, order] : {std::tuple<std::string, int, int>{"oof", 64, 4}, {"oof", 128, 8}, {"demo", 128, 4}}) {
+            const PresetCase c = preset(name, grid, order);
+            auto problem = std::make_shared<const Problem>(c.spec);
+            const std::string about = name + " preset, grid " + std::to_string(grid) + ", order " + std::to_string(order)
+                                      + ", noise: " + c.noiseDescription + "; points: the preset start, two random";
+            model(name + "-" + std::to_string(grid) + "-" + std::to_string(order), about, problem,
+                  {c.start, randomPoint(*problem, c.start, 1), randomPoint(*problem, c.start, 2)});
+        }
+        for (const auto& [name, objective] : {std::pair<std::string, ObjectiveKind>{"least-squares", ObjectiveKind::LeastSquares},
+                                              {"poisson", ObjectiveKind::Poisson},
+                                              {"weighted", ObjectiveKind::WeightedLeastSquares}}) {
+            auto problem = richProblem(objective, 48, 11);
+            const std::vector<double> x0 = problem->initialParameters();
+            model("rich-" + name, "rich problem (every parameter kind, masked data), " + name + ", grid 48, order 5; three random points",
+                  problem, {randomPoint(*problem, x0, 1), randomPoint(*problem, x0, 2), randomPoint(*problem, x0, 3)});
+        }
+        // FastH: k < d with a ragged last block, k = d with a block that does not divide d, a larger case.
+        for (const auto& [d, k, m, b] : {std::tuple<int, int, int, int>{100, 97, 5, 16}, {64, 64, 1, 12}, {512, 512, 8, 48}}) {
+            const std::string name = "d" + std::to_string(d) + "-k" + std::to_string(k) + "-m" + std::to_string(m) + "-b" + std::to_string(b);
+            const std::string file = "fasth-" + name + ".bin";
+            writeFasthCase(dir + "/" + file, d, k, m, b, 3);
+            index.push_back("fasth " + name + " " + file);
+            std::fprintf(stderr, "%s\n", file.c_str());
+        }
+        std::ofstream out(dir + "/index.txt", std::ios::trunc);
+        out << "# Reference data of the GPU device check, written by `wavefront-cli device-reference` (CPU backend).\n"
+               "# Format: gpu/device-check/ReferenceFormat.h and gpu/device-check/README.md. <kind> <name> <file>\n";
+        for (const std::string& line : index)
+            out << line << "\n";
+        out.close();
+        if (!out)
+            throw std::runtime_error("writing " + dir + "/index.txt failed");
+        return 0;
+    } catch (const UsageError& e) {
+        return usageFailure(program, QString::fromStdString(e.what()));
+    } catch (const std::exception& e) {
+        return runFailure(program, describe(e));
+    }
+}
+
+} // namespace wfs::cli

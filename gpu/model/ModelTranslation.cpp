@@ -1,0 +1,130 @@
+// The host-side translation between a Problem and the GPU model's device layout (ModelTranslation.h).
+#include "model/ModelTranslation.h"
+
+#include <limits>
+
+namespace wfs::gpu {
+
+ModelDims modelDims(const Problem& problem, Precision precision)
+{
+    ModelDims d;
+    d.n = problem.gridSize();
+    d.planes = problem.planeCount();
+    d.rowBegin = problem.rowBegin();
+    d.bandRows = problem.rowEnd() - problem.rowBegin();
+    d.pixels = problem.pupilPixelCount();
+    d.terms = int(problem.modes().size());
+    switch (problem.spec().objective) {
+    case ObjectiveKind::LeastSquares:
+        d.objective = DeviceObjective::LeastSquares;
+        break;
+    case ObjectiveKind::Poisson:
+        d.objective = DeviceObjective::Poisson;
+        break;
+    case ObjectiveKind::WeightedLeastSquares:
+        d.objective = DeviceObjective::WeightedLeastSquares;
+        break;
+    }
+    d.gaussian = problem.spec().pupil.illumination.gaussian;
+    // Most problems weight every pixel 1 (the OOF preset, unmasked data); then no weight array is kept
+    // and the objective reads one array less per pixel.
+    d.weighted = false;
+    if (problem.hasData())
+        for (int k = 0; k < d.planes && !d.weighted; ++k)
+            for (double w : problem.weights(k))
+                if (w != 1.0) {
+                    d.weighted = true;
+                    break;
+                }
+    d.realBytes = precision == Precision::Double ? 8 : 4;
+    return d;
+}
+
+ModelInput modelInput(const Problem& problem, Precision precision)
+{
+    ModelInput in;
+    in.dims = modelDims(problem, precision);
+    const ModelDims& d = in.dims;
+    in.pupilIndex = problem.pupilIndex();
+    in.x = problem.pupilX();
+    in.y = problem.pupilY();
+    in.transmission = problem.transmission();
+    // Eigen is column-major: column t (one basis term over the pupil pixels) is already contiguous.
+    in.basis.assign(problem.basis().data(), problem.basis().data() + problem.basis().size());
+    in.diversity.reserve(size_t(d.pixels) * size_t(d.planes));
+    for (const auto& plane : problem.diversityPhase())
+        in.diversity.insert(in.diversity.end(), plane.begin(), plane.end());
+    if (problem.hasData()) {
+        in.data.resize(d.gridElements());
+        if (d.weighted)
+            in.weights.resize(d.gridElements());
+        for (int k = 0; k < d.planes; ++k) {
+            const std::vector<double>& data = problem.data(k);
+            const std::vector<double>& weights = problem.weights(k);
+            for (int row = 0; row < d.n; ++row) {
+                for (int col = 0; col < d.n; ++col) {
+                    const size_t grid = size_t(row) * size_t(d.n) + size_t(col);
+                    in.data[d.element(k, row, col)] = data[grid];
+                    if (d.weighted)
+                        in.weights[d.element(k, row, col)] = weights[grid];
+                }
+            }
+        }
+    } else {
+        in.data.assign(d.gridElements(), 0.0); // modelImages() only
+    }
+    return in;
+}
+
+std::vector<double> parameterBlock(const Problem& problem, const ModelDims& d, const ModelParameters& p)
+{
+    std::vector<double> block(size_t(d.parameterBlockSize()), 0.0);
+    for (int t = 0; t < d.terms; ++t)
+        block[size_t(d.coefficient(t))] = p.zernike[size_t(t)];
+    block[size_t(d.centreX())] = p.centreX;
+    block[size_t(d.centreY())] = p.centreY;
+    block[size_t(d.amplitude())] = p.amplitude;
+    block[size_t(d.sigma())] = p.sigma;
+    for (int k = 0; k < d.planes; ++k) {
+        block[size_t(d.intensity(k))] = p.flux[size_t(k)] * problem.intensityScale();
+        block[size_t(d.background(k))] = p.background[size_t(k)];
+        block[size_t(d.shiftX(k))] = p.shiftX[size_t(k)];
+        block[size_t(d.shiftY(k))] = p.shiftY[size_t(k)];
+    }
+    return block;
+}
+
+double costAndGradient(const Problem& problem, const ModelDims& d, const ModelParameters& p, const double* result,
+                       double* gradient)
+{
+    double cost = 0.0;
+    bool invalid = false;
+    for (int k = 0; k < d.planes; ++k) {
+        cost += result[d.cost(k)];
+        invalid = invalid || result[d.invalidCount(k)] > 0.0;
+    }
+    if (gradient) {
+        ModelParameters g = problem.zeroLike();
+        for (int t = 0; t < d.terms; ++t)
+            g.zernike[size_t(t)] = result[d.zernikeGradient(t)];
+        for (int k = 0; k < d.planes; ++k) {
+            g.flux[size_t(k)] = result[d.intensityGradient(k)] * problem.intensityScale();
+            g.background[size_t(k)] = result[d.backgroundGradient(k)];
+            g.shiftX[size_t(k)] = result[d.shiftXGradient(k)];
+            g.shiftY[size_t(k)] = result[d.shiftYGradient(k)];
+        }
+        // The device summed q = a dL/da and its moments; a = amp * t * exp(-|r - r0|^2 / (2 sigma^2)).
+        const double q = result[d.illuminationSum(0)];
+        g.amplitude = p.amplitude != 0.0 ? q / p.amplitude : 0.0;
+        if (d.gaussian) {
+            const double s2 = p.sigma * p.sigma;
+            g.centreX = result[d.illuminationSum(1)] / s2;
+            g.centreY = result[d.illuminationSum(2)] / s2;
+            g.sigma = result[d.illuminationSum(3)] / (s2 * p.sigma);
+        }
+        problem.pack(g, gradient);
+    }
+    return invalid ? std::numeric_limits<double>::infinity() : cost;
+}
+
+} // namespace wfs::gpu
