@@ -18,32 +18,43 @@ namespace wfs {
 
 namespace {
 
-// "Nice" tick values covering [lo, hi].
-std::vector<double> ticks(double lo, double hi)
-{
-    const double span = hi - lo;
-    if (!(span > 0.0))
-        return {lo};
-    const double raw = span / 4.0;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-    double step = magnitude;
-    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-        if (m * magnitude >= raw) {
-            step = m * magnitude;
-            break;
-        }
-    std::vector<double> values;
-    for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi + 1e-9 * span; v += step)
-        values.push_back(std::abs(v) < 1e-12 * span ? 0.0 : v);
-    return values;
-}
-
 bool haveFonts()
 {
     return qobject_cast<QGuiApplication*>(QCoreApplication::instance()) != nullptr;
 }
 
 } // namespace
+
+std::vector<double> colorBarTicks(double lo, double hi)
+{
+    const double span = hi - lo;
+    if (!(span > 0.0) || !std::isfinite(span))
+        return {lo};
+    auto ticksWith = [&](double step) {
+        std::vector<double> values;
+        const double tolerance = 1e-9 * span;
+        for (double k = std::ceil((lo - tolerance) / step); k * step <= hi + tolerance; k += 1.0)
+            values.push_back(k == 0.0 ? 0.0 : k * step);
+        return values;
+    };
+    // From a step of the whole span's order of magnitude downwards: 10, 5, 2, 1, 0.5, ... x 10^e.
+    double magnitude = std::pow(10.0, std::ceil(std::log10(span)));
+    for (int i = 0; i < 40; ++i) {
+        for (double m : {1.0, 0.5, 0.2}) {
+            const double step = m * magnitude;
+            std::vector<double> values = ticksWith(step);
+            if (values.size() >= 4)
+                return values;
+        }
+        magnitude /= 10.0;
+    }
+    return {lo, hi};
+}
+
+std::string colorBarLabel(PhaseUnit unit)
+{
+    return std::string("phase [") + phaseUnitName(unit) + "]";
+}
 
 QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options)
 {
@@ -79,7 +90,7 @@ QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options)
     const int scale = options.mapSize > 0 ? std::max(1, options.mapSize / longest) : std::max(1, (384 + longest - 1) / longest);
     const int mapW = phase.width * scale, mapH = phase.height * scale;
     const bool text = haveFonts();
-    const int margin = 16, barWidth = 24, labelWidth = text ? 90 : 0;
+    const int margin = 16, barWidth = 24, labelWidth = text ? 72 : 0, barLabelWidth = text ? 24 : 0;
     const int titleHeight = text && !options.title.empty() ? 28 : 0;
     const int captionHeight = text ? 24 : 0;
     QString caption = QStringLiteral("phase in %1").arg(QString::fromLatin1(phaseUnitName(options.unit)));
@@ -87,7 +98,7 @@ QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options)
         caption += QStringLiteral(" (wavelength %1)").arg(QString::fromStdString(wavelengthText(options.wavelength)));
     caption += options.wrapped ? QStringLiteral(", wrapped to one wave, cyclic colour map") : QStringLiteral(", viridis");
     caption += QStringLiteral("; y up, row 0 at the bottom");
-    int width = margin + mapW + margin + barWidth + 8 + labelWidth + margin;
+    int width = margin + mapW + margin + barWidth + 8 + labelWidth + barLabelWidth + margin;
     if (text) {
         const QFontMetrics metrics{QFont()};
         width = std::max(width, 2 * margin + metrics.horizontalAdvance(caption));
@@ -125,14 +136,24 @@ QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options)
     QPainter painter(&image);
     painter.setPen(QPen(Qt::black, 1));
     painter.drawRect(barX - 1, top - 1, barWidth + 1, mapH + 1);
-    const std::vector<double> tickValues = ticks(lo, hi);
+    const std::vector<double> tickValues = colorBarTicks(lo, hi);
+    QStringList tickTexts;
     for (double v : tickValues) {
         const int y = top + int(std::lround((hi - v) / (hi - lo) * (mapH - 1)));
         painter.drawLine(barX + barWidth, y, barX + barWidth + 5, y);
-        if (text) {
-            const QString label = QString::number(v, 'g', 3);
+        const QString label = QString::number(v, 'g', 6);
+        tickTexts << label;
+        if (text)
             painter.drawText(QRect(barX + barWidth + 8, y - 10, labelWidth, 20), Qt::AlignLeft | Qt::AlignVCenter, label);
-        }
+    }
+    const QString barLabel = QString::fromStdString(colorBarLabel(options.unit));
+    if (text) {
+        // The bar's label, upright (reading bottom to top) beside the tick labels, centred on the bar.
+        painter.save();
+        painter.translate(barX + barWidth + 8 + labelWidth + barLabelWidth / 2, top + mapH / 2);
+        painter.rotate(-90.0);
+        painter.drawText(QRect(-mapH / 2 - 100, -barLabelWidth / 2, mapH + 200, barLabelWidth), Qt::AlignCenter, barLabel);
+        painter.restore();
     }
     if (text) {
         QFont font = painter.font();
@@ -150,6 +171,8 @@ QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options)
     image.setText(QStringLiteral("Unit"), QString::fromLatin1(phaseUnitName(options.unit)));
     image.setText(QStringLiteral("Range"), QStringLiteral("%1 .. %2").arg(lo, 0, 'g', 6).arg(hi, 0, 'g', 6));
     image.setText(QStringLiteral("ColorMap"), QString::fromLatin1(colorMapName(map)));
+    image.setText(QStringLiteral("ColorBarLabel"), barLabel);
+    image.setText(QStringLiteral("Ticks"), tickTexts.join(QLatin1Char(' ')));
     if (!text)
         image.setText(QStringLiteral("Comment"), QStringLiteral("labels omitted: drawn without a QGuiApplication (no fonts)"));
     return image;

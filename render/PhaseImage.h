@@ -10,6 +10,7 @@
 #include <QImage>
 
 #include <string>
+#include <vector>
 
 namespace wfs {
 
@@ -22,7 +23,16 @@ struct PhaseImageOptions {
     std::string title;       // drawn above the map; empty = none
     double wavelength = 0.0; // metres; needed for nm (and written into the caption)
 };
-// The phase map (row 0 at the bottom, so drawn with y up) with a colour bar, tick labels and the unit.
+// Colour-bar ticks for values from lo to hi: every multiple of one step within [lo, hi], the step
+// 1, 2 or 5 times a power of ten, the largest such step that gives at least four ticks (so at most
+// about ten). Zero is exactly 0. lo >= hi (or not finite) gives {lo}.
+std::vector<double> colorBarTicks(double lo, double hi);
+// The colour bar's label: "phase [waves]", "phase [nm]", "phase [rad]".
+std::string colorBarLabel(PhaseUnit unit);
+
+// The phase map (row 0 at the bottom, so drawn with y up) with a colour bar, its label with the unit
+// (drawn upright beside the tick labels; also the PNG's text "ColorBarLabel"), round tick labels (the
+// values also in the text "Ticks") and a caption.
 // NaN pixels (outside the pupil) are white. Returns Format_RGB32.
 QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options);
 QByteArray phasePngBytes(const FitResult& result, const PhaseImageOptions& options);

@@ -37,6 +37,27 @@ inline const FitResult& smallDemoResult()
     return result;
 }
 
+// The OOF preset, small (grid 32, order 2, 30 iterations), with the PSF analysis: fitted illumination
+// (so a pupil amplitude), planes not evenly spaced (0, -50, +50 mm), a known aperture (the 5.6 m dish).
+inline const FitResult& smallOofResult()
+{
+    static const FitResult result = [] {
+        PresetOptions options;
+        options.grid = 32;
+        options.order = 2;
+        const PresetCase c = makePreset("oof", options);
+        ReconstructionRequest request;
+        request.spec = c.spec;
+        request.start = c.start;
+        request.solver = c.solver;
+        request.solver.maxIterations = 30;
+        request.analysis.psfAnalysis = true;
+        request.evaluator.measurePlans = false;
+        return reconstruct(request, {}, nullptr);
+    }();
+    return result;
+}
+
 // Gaussian illumination with free centre, width and amplitude, obscuration, spiders, three diversity
 // kinds with an extra known term, per-plane flux, background and tip/tilt.
 inline ProblemSpec richSpec(ObjectiveKind objective, int grid, int maxOrder)

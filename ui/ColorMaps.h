@@ -1,6 +1,8 @@
 #pragma once
-// Colour maps for images: perceptually uniform sequential maps, a diverging one for residuals and a
-// cyclic one for wrapped phase.
+// The colour maps of core (io/ColorMap.h: one enum, the tables and their names) as Qt colour stops
+// and combo-box names for the image views.
+#include "io/ColorMap.h"
+
 #include <QColor>
 #include <QString>
 #include <QStringList>
@@ -10,12 +12,8 @@
 
 namespace wfs::ui {
 
-enum class ColorMap { Viridis, Magma, Gray, Diverging, Cyclic };
-
-QStringList colorMapNames(); // in enum order, for combo boxes
-const char* colorMapName(ColorMap map);
+QStringList colorMapNames(); // core's names in enum order, for combo boxes
 // Colour stops (position in [0, 1], colour) to interpolate linearly.
 const std::vector<std::pair<double, QColor>>& colorStops(ColorMap map);
-bool isCyclic(ColorMap map);
 
 } // namespace wfs::ui

@@ -85,7 +85,7 @@ void PhasePanel::show()
     const QString unit = nanometres() ? tr("nm") : tr("waves");
     std::optional<DisplayRange> range;
     if (wrapped()) {
-        m_view->setColorMap(ColorMap::Cyclic);
+        m_view->setColorMap(ColorMap::Twilight);
         range = DisplayRange{-0.5 * wave, 0.5 * wave};
     } else if (m_colorMap->currentIndex() == 1) {
         m_view->setColorMap(ColorMap::Diverging);

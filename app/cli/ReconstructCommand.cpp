@@ -266,20 +266,14 @@ QByteArray outputBytes(const std::string& option, const QCommandLineParser& pars
         session->resultParameters = result.parameterValues;
         return sessionBytes(value(parser, "save-session").toStdString(), *session);
     }
-    if (option == "psf-analysis" || option == "psf-out") {
+    if (option == "results-fits")
+        return resultsFitsBytes(result, context, float32, fitsUnit);
+    if (option == "psf-out")
+        return psfFitsBytes(result, context, float32);
+    if (option == "psf-analysis") {
         if (!result.psf)
             throw std::runtime_error("the fit has no PSF analysis");
-        const PsfAnalysis& psf = *result.psf;
-        if (option == "psf-analysis")
-            return QByteArray::fromStdString(psfAnalysisCsv(psf));
-        return QByteArray::fromStdString(fitsBytes({psf.fittedPsf, psf.diffractionPsf},
-                                                   {{"CONTENT", std::string("plane 1: fitted PSF, plane 2: diffraction-limited PSF"), "same pupil"},
-                                                    {"BUNIT", std::string("diffraction-limited peak"), "both planes divided by it"},
-                                                    {"STREHL", psf.strehl, "peak of plane 1"},
-                                                    {"PIXLOD", psf.lambdaOverDPerPixel, "lambda/D per pixel"},
-                                                    {"FWHMFIT", psf.fwhmFittedPixels, "pixels"},
-                                                    {"FWHMDL", psf.fwhmDiffractionPixels, "pixels"}},
-                                                   float32));
+        return QByteArray::fromStdString(psfAnalysisCsv(*result.psf));
     }
     throw std::logic_error("no writer for --" + option);
 }
@@ -363,6 +357,9 @@ void addReconstructOptions(QCommandLineParser& parser)
         {QStringLiteral("psf-out"), QStringLiteral("Write the fitted and the diffraction-limited PSF (two planes, divided by the "
                                                    "diffraction-limited peak) as FITS."),
          QStringLiteral("FILE.fits")},
+        {QStringLiteral("results-fits"), QStringLiteral("Write data, model, residual, normalised residual, phase (and the fitted pupil "
+                                                        "amplitude) as one multi-extension FITS file, extensions named."),
+         QStringLiteral("FILE.fits")},
         {QStringLiteral("coefficients-json"), QStringLiteral("Write the coefficient table as JSON ('-' for stdout)."), QStringLiteral("FILE")},
         {QStringLiteral("save-session"), QStringLiteral("Save the session (inputs, settings, result) as JSON ('-' for stdout)."), QStringLiteral("FILE.json")},
         {QStringLiteral("force"), QStringLiteral("Overwrite existing output files (all outputs are written together, or none).")},
@@ -375,7 +372,7 @@ void addReconstructOptions(QCommandLineParser& parser)
 
 // A preset's problem with the flags that apply to it. Throws UsageError or SettingsError.
 void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& request, std::optional<Truth>& truth,
-                      std::vector<std::string>& notes)
+                      ExportContext& context, std::vector<std::string>& notes)
 {
     if (has(parser, "save-session"))
         throw UsageError("--save-session applies to file input; the presets are rebuilt from their names");
@@ -396,6 +393,7 @@ void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& r
     request.start = c.start;
     request.solver = c.solver;
     truth = c.truth;
+    context = presetExportContext(c, name.toStdString());
     notes.push_back("simulated data: " + c.noiseDescription);
     // The data and optics options describe files: a preset brings its own, so given ones are named, not silently dropped.
     std::string ignored;
@@ -558,7 +556,7 @@ int runReconstruct(const QStringList& args)
     const std::pair<const char*, bool> outputOptions[] = {{"json", true},          {"csv", true},           {"coefficients-json", true},
                                                           {"save-session", true},  {"phase-out", false},    {"phase-png", false},
                                                           {"model-out", false},    {"residual-out", false}, {"psf-analysis", true},
-                                                          {"psf-out", false}};
+                                                          {"psf-out", false},      {"results-fits", false}};
     for (const auto& [option, text] : outputOptions)
         if (has(parser, option))
             outputs.push_back({option, text, value(parser, option).toStdString()});
@@ -580,7 +578,7 @@ int runReconstruct(const QStringList& args)
         if (int(fromPreset) + int(fromFiles) + int(fromSession) != 1)
             throw UsageError("give exactly one input: --preset demo|oof, --input FILE or --session FILE.json");
         if (fromPreset) {
-            preparePresetRun(parser, request, truth, notes);
+            preparePresetRun(parser, request, truth, context, notes);
         } else {
             session = prepareFileRun(parser, outputs, request, context, notes);
         }

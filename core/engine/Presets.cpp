@@ -2,6 +2,7 @@
 
 #include "io/Fits.h"
 #include "io/OutputTransaction.h"
+#include "io/Provenance.h"
 #include "optics/CpuModel.h"
 
 #include <algorithm>
@@ -215,13 +216,43 @@ PresetCase demoPreset(const PresetOptions& options)
 
 } // namespace
 
+namespace {
+std::string presetDataUnit(const std::string& presetName)
+{
+    return presetName == "oof" ? "relative" : "photons";
+}
+
+double apertureOf(const ProblemSpec& s)
+{
+    for (const PlaneSpec& p : s.planes)
+        if (p.diversity.kind == DiversityKind::PrimeFocus && p.diversity.dishRadius > 0.0)
+            return 2.0 * p.diversity.dishRadius;
+    return 0.0;
+}
+} // namespace
+
+ExportContext presetExportContext(const PresetCase& preset, const std::string& presetName)
+{
+    const ProblemSpec& s = preset.spec;
+    ExportContext context;
+    context.pupil = s.pupil;
+    context.samplingQ = s.grid.spacing * s.grid.size / 2.0; // the pupil diameter spans N / Q samples
+    context.pupilSampleSpacing = s.grid.spacing;
+    context.apertureDiameter = apertureOf(s);
+    context.dataUnit = presetDataUnit(presetName);
+    context.preset = presetName;
+    return context;
+}
+
 std::vector<FitsKeyword> presetKeywords(const PresetCase& preset, const std::string& presetName)
 {
     const ProblemSpec& s = preset.spec;
     std::vector<FitsKeyword> k;
     k.push_back({"ORIGIN", std::string("Wavefront Studio"), "software"});
+    k.push_back({"CREATOR", softwareText(), "software and version"});
+    k.push_back({"DATE", creationDateUtc(), "UTC date and time the file was written"});
     k.push_back({"PRESET", presetName, "problem preset"});
-    k.push_back({"BUNIT", std::string(presetName == "oof" ? "relative" : "photons"), "pixel unit"});
+    k.push_back({"BUNIT", presetDataUnit(presetName), "pixel unit"});
     k.push_back({"WAVELENG", s.wavelength, "[m] wavelength"});
     k.push_back({"NPLANES", (long long)s.planes.size(), "image planes (one per defocus)"});
     if (!s.grid.rowIsX)
@@ -238,6 +269,15 @@ std::vector<FitsKeyword> presetKeywords(const PresetCase& preset, const std::str
     k.push_back({"ZORDERNG", std::string(zernike::orderingName(s.basis.ordering)), "Zernike ordering"});
     k.push_back({"ZNORM", std::string(zernike::normalizationName(s.basis.normalization)), "Zernike normalisation"});
     k.push_back({"ROWORDER", std::string("bottom-up"), "row 0 is the bottom row, x right, y up"});
+    if (!s.planes.empty()) {
+        std::vector<DiversitySpec> diversities;
+        for (const PlaneSpec& p : s.planes)
+            diversities.push_back(p.diversity);
+        const Image& first = s.planes.front().data;
+        const std::vector<FitsKeyword> wcs = focalPlaneWcsKeywords(first.width, first.height, s.grid.rowIsX ? 0.0 : s.grid.spacing * s.grid.size / 2.0,
+                                                                   defocusAxis(diversities));
+        k.insert(k.end(), wcs.begin(), wcs.end());
+    }
     return k;
 }
 
@@ -251,7 +291,17 @@ QByteArray presetFitsBytes(const PresetCase& preset, const std::string& presetNa
     keywords.push_back({"SEED", (long long)seed, "random seed"});
     if (preset.spec.readNoise > 0.0 && preset.noiseDescription != "none")
         keywords.push_back({"RDNOISE", preset.spec.readNoise, "[counts] read noise RMS"});
-    return QByteArray::fromStdString(fitsBytes(planes, keywords, false));
+    std::vector<FitsHdu> hdus = {FitsHdu{"", planes, {}, keywords}};
+    std::vector<DiversitySpec> diversities;
+    std::vector<std::string> descriptions;
+    for (const PlaneSpec& p : preset.spec.planes) {
+        diversities.push_back(p.diversity);
+        descriptions.push_back(p.diversity.describe());
+    }
+    const DefocusAxis axis = defocusAxis(diversities);
+    if (planes.size() > 1 && !axis.evenlySpaced) // the defocus of uneven planes as a table beside the cube
+        hdus.push_back(defocusTable(descriptions, axis));
+    return QByteArray::fromStdString(fitsBytes(hdus, false));
 }
 
 void writePresetFits(const std::string& path, const PresetCase& preset, const std::string& presetName, std::uint64_t seed, bool overwrite)

@@ -3,6 +3,7 @@
 // (three planes at -1, 0, +1 wave of defocus, Noll 4..11 aberrations, photon and read noise).
 // Also the simulator both use, and the start-value estimate for measured data.
 #include "fit/Solver.h"
+#include "io/Exports.h"
 #include "io/ResultJson.h"
 #include "optics/Problem.h"
 
@@ -43,6 +44,10 @@ struct PresetDefaults {
     double functionTolerance = 0.0;
 };
 PresetDefaults presetDefaults(const std::string& name);
+// What export headers say about a preset, as file input gets it from core/engine/Workflow.h: pupil
+// (obscuration, spiders), sampling Q, pupil radii per phase-map pixel, the aperture (the OOF dish),
+// the data unit and the preset's name.
+ExportContext presetExportContext(const PresetCase& preset, const std::string& presetName);
 // Throws std::invalid_argument for an unknown name or bad options.
 PresetCase makePreset(const std::string& name, const PresetOptions& options);
 

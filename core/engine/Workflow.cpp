@@ -24,6 +24,8 @@ PreparedRun prepareRun(Session session)
     run.context.pupil = run.problem.spec.pupil;
     run.context.samplingQ = run.problem.samplingQ;
     run.context.pupilSampleSpacing = run.problem.spec.grid.spacing;
+    run.context.apertureDiameter = run.dataset.metadata.aperture.value_or(0.0);
+    run.context.dataUnit = run.dataset.preprocess.normalise ? std::string("relative") : run.dataset.metadata.dataUnit;
     for (const DatasetFile& file : run.dataset.files)
         run.context.inputs.push_back(file.path);
     return run;

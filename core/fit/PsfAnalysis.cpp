@@ -280,10 +280,9 @@ std::string psfAnalysisCsv(const PsfAnalysis& a)
 {
     std::ostringstream out;
     out.precision(10);
-    out << "# Wavefront Studio PSF analysis: Strehl " << a.strehl << ", FWHM fitted " << a.fwhmFittedPixels
-        << " px, diffraction-limited " << a.fwhmDiffractionPixels << " px; 1 px = " << a.lambdaOverDPerPixel
-        << " lambda/D; MTF cutoff " << a.cutoffCyclesPerPixel << " cycles/px\n";
-    out << "radius_px,radius_lambda_over_d,encircled_energy_fitted_fraction,encircled_energy_diffraction_fraction";
+    // One header row, no comment lines (spreadsheets read the file as it is); the summary numbers are
+    // columns of the first row.
+    out << "strehl,fwhm_fitted_px,fwhm_diffraction_px,lambda_over_d_per_px,mtf_cutoff_cycles_per_px,radius_px,radius_lambda_over_d,encircled_energy_fitted_fraction,encircled_energy_diffraction_fraction";
     for (size_t k = 0; k < a.planeNames.size(); ++k)
         out << ",data_profile_plane" << k << "_counts,model_profile_plane" << k << "_counts";
     out << ",frequency_cycles_per_px,frequency_of_cutoff_fraction,mtf_fitted,mtf_diffraction\n";
@@ -293,6 +292,11 @@ std::string psfAnalysisCsv(const PsfAnalysis& a)
             out << v;
     };
     for (size_t i = 0; i < rows; ++i) {
+        if (i == 0)
+            out << a.strehl << ',' << a.fwhmFittedPixels << ',' << a.fwhmDiffractionPixels << ',' << a.lambdaOverDPerPixel << ','
+                << a.cutoffCyclesPerPixel << ',';
+        else
+            out << ",,,,,";
         if (i < a.radius.size()) {
             out << a.radius[i] << ',' << a.radius[i] * a.lambdaOverDPerPixel << ',' << a.encircledFitted[i] << ',' << a.encircledDiffraction[i];
         } else {

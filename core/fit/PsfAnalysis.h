@@ -56,7 +56,8 @@ struct PsfAnalysis {
 // Throws std::runtime_error if the model cannot be evaluated.
 PsfAnalysis analysePsf(ModelEvaluator& evaluator, const std::vector<double>& parameters);
 
-// The CSV of an analysis: one row per radius / frequency index, units in the column names.
+// The CSV of an analysis: a header row, then one row per radius / frequency index, units in the column
+// names; the summary (Strehl, FWHMs, lambda/D per pixel, MTF cutoff) in the first row's first columns.
 std::string psfAnalysisCsv(const PsfAnalysis& analysis);
 
 } // namespace wfs

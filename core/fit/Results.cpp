@@ -116,7 +116,9 @@ PlaneResiduals planeResiduals(const Problem& problem, int k, const Image& model)
     return out;
 }
 
-Image phaseMap(const Problem& problem, const ModelParameters& p)
+namespace {
+// The columns [begin, end) of the grid that hold pupil pixels.
+std::pair<int, int> pupilColumns(const Problem& problem)
 {
     const int n = problem.gridSize();
     int colBegin = n, colEnd = 0;
@@ -124,6 +126,44 @@ Image phaseMap(const Problem& problem, const ModelParameters& p)
         colBegin = std::min(colBegin, index % n);
         colEnd = std::max(colEnd, index % n + 1);
     }
+    return {colBegin, colEnd};
+}
+} // namespace
+
+PupilMapGeometry phaseMapGeometry(const Problem& problem)
+{
+    const PupilGrid& grid = problem.spec().grid;
+    PupilMapGeometry g;
+    g.firstColumn = grid.coordinate(pupilColumns(problem).first);
+    g.firstRow = grid.coordinate(problem.rowBegin());
+    g.spacing = grid.spacing;
+    g.columnsAlongX = !grid.rowIsX;
+    return g;
+}
+
+Image pupilAmplitudeMap(const Problem& problem, const ModelParameters& p)
+{
+    const int n = problem.gridSize();
+    const int colBegin = pupilColumns(problem).first;
+    Illumination current = problem.spec().pupil.illumination;
+    current.x0 = p.centreX;
+    current.y0 = p.centreY;
+    current.sigma = p.sigma;
+    const Image phase = phaseMap(problem, p);
+    Image map(phase.width, phase.height, kNaN);
+    for (int i = 0; i < problem.pupilPixelCount(); ++i) {
+        const int index = problem.pupilIndex()[size_t(i)];
+        map.at(index / n - problem.rowBegin(), index % n - colBegin) =
+            p.amplitude * problem.transmission()[size_t(i)] * illuminationProfile(current, problem.pupilX()[size_t(i)], problem.pupilY()[size_t(i)]);
+    }
+    map.source = "pupil amplitude";
+    return map;
+}
+
+Image phaseMap(const Problem& problem, const ModelParameters& p)
+{
+    const int n = problem.gridSize();
+    const auto [colBegin, colEnd] = pupilColumns(problem);
     Image map(colEnd - colBegin, problem.rowEnd() - problem.rowBegin(), kNaN);
     Eigen::VectorXd coefficients(Eigen::Index(p.zernike.size()));
     for (size_t t = 0; t < p.zernike.size(); ++t)
@@ -203,8 +243,10 @@ std::vector<PlaneResult> planeResults(ModelEvaluator& evaluator, const std::vect
         const Image& data = spec.planes[size_t(k)].data;
         PlaneResult plane;
         plane.diversity = spec.planes[size_t(k)].diversity.describe();
+        plane.diversitySpec = spec.planes[size_t(k)].diversity;
         plane.model = std::move(models[size_t(k)]);
         plane.residual = Image(data.width, data.height, kNaN);
+        plane.data = Image(data.width, data.height, kNaN);
         const int rowOffset = n / 2 - data.height / 2, colOffset = n / 2 - data.width / 2;
         double chi = 0.0;
         for (int row = 0; row < data.height; ++row) {
@@ -216,6 +258,7 @@ std::vector<PlaneResult> planeResults(ModelEvaluator& evaluator, const std::vect
                     continue;
                 const double d = problem.data(k)[g];
                 plane.residual.at(row, col) = d - m;
+                plane.data.at(row, col) = d;
                 ++plane.usedPixels;
                 switch (spec.objective) {
                 case ObjectiveKind::LeastSquares:
@@ -255,8 +298,33 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
     r.defocusRemoved = options.removeDefocus;
 
     const ModelParameters p = problem.unpack(summary.parameters.data());
-    for (const ParameterInfo& info : problem.parameters())
+    r.objective = spec.objective;
+    r.gridSize = spec.grid.size;
+    r.samplingQ = spec.grid.size * spec.grid.spacing / 2.0;
+    for (const ParameterInfo& info : problem.parameters()) {
         r.parameterLabels.push_back(info.label);
+        switch (info.kind) {
+        case ParameterKind::Zernike:
+        case ParameterKind::ShiftX:
+        case ParameterKind::ShiftY:
+            r.parameterUnits.push_back("rad");
+            break;
+        case ParameterKind::CentreX:
+        case ParameterKind::CentreY:
+        case ParameterKind::Sigma:
+            r.parameterUnits.push_back("pupil_radii");
+            break;
+        case ParameterKind::Flux:
+            r.parameterUnits.push_back("data_units");
+            break;
+        case ParameterKind::Background:
+            r.parameterUnits.push_back("data_units_per_px");
+            break;
+        case ParameterKind::Amplitude:
+            r.parameterUnits.push_back("");
+            break;
+        }
+    }
     r.parameterValues = summary.parameters;
     r.parameterUncertainties.assign(summary.parameters.size(), kNaN);
     if (options.computeUncertainty && problem.hasData() && summary.termination != Termination::Failed)
@@ -292,6 +360,13 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
     r.strehlMarechal = std::exp(-rmsRad * rmsRad);
     r.strehl = psfPeak(problem, p, tiltFree) / psfPeak(problem, p, Eigen::VectorXd::Zero(tiltFree.size()));
     r.phaseMap = phaseMap(problem, p);
+    r.phaseMapGeometry = phaseMapGeometry(problem);
+    bool illuminationFitted = false;
+    for (const ParameterInfo& info : problem.parameters())
+        illuminationFitted = illuminationFitted || info.kind == ParameterKind::Amplitude || info.kind == ParameterKind::Sigma
+                             || info.kind == ParameterKind::CentreX || info.kind == ParameterKind::CentreY;
+    if (illuminationFitted)
+        r.pupilAmplitude = pupilAmplitudeMap(problem, p);
 
     if (problem.hasData())
         r.planes = planeResults(evaluator, summary.parameters);

@@ -27,9 +27,11 @@ struct CoefficientResult {
 
 struct PlaneResult {
     std::string diversity;   // described in words
+    DiversitySpec diversitySpec; // the same as the model has it (exports give the defocus as a number)
     double cost = 0.0;       // this plane's share of the objective
     double reducedChiSquare = 0.0; // sum (D - M)^2 / (max(M, 0) + readNoise^2) per used pixel; NaN for least squares
     int usedPixels = 0;
+    Image data;              // the data as fitted, in the data's layout, NaN where not used
     Image model;             // in the data's layout
     Image residual;          // data - model, NaN where not used
     Image normalizedResidual; // (data - model) / sigma of the objective's noise model, NaN where not used
@@ -51,6 +53,16 @@ struct AnalysisOptions {
     bool psfAnalysis = false;       // FitResult::psf: fitted and diffraction-limited PSFs, profiles, MTF
 };
 
+// Where the phase map's pixels lie in the pupil: pupil coordinates (radius 1 at the edge) of the centre
+// of pixel (column 0, row 0) and the step per pixel. On the OOF preset's grid rows run along x, so the
+// map's columns are y (columnsAlongX false).
+struct PupilMapGeometry {
+    double firstColumn = 0.0;
+    double firstRow = 0.0;
+    double spacing = 0.0; // pupil radii per pixel; 0 = unknown
+    bool columnsAlongX = true;
+};
+
 struct FitResult {
     std::string problemName;
     ZernikeOrdering ordering = ZernikeOrdering::Noll;
@@ -60,6 +72,12 @@ struct FitResult {
     std::vector<std::string> parameterLabels;
     std::vector<double> parameterValues;
     std::vector<double> parameterUncertainties; // NaN where not available
+    // Each parameter's unit as a key suffix: "rad" (Zernike terms, per-plane tip/tilt), "pupil_radii"
+    // (Gaussian centre and width), "data_units" (flux), "data_units_per_px" (background), "" (amplitude).
+    std::vector<std::string> parameterUnits;
+    ObjectiveKind objective = ObjectiveKind::LeastSquares;
+    int gridSize = 0;           // model grid N
+    double samplingQ = 0.0;     // Q = lambda F# / pixel: N * (pupil radii per sample) / 2
     double rmsWaves = 0.0;      // piston, tip, tilt removed (and defocus with removeDefocus)
     double pvWaves = 0.0;
     bool defocusRemoved = false;
@@ -67,6 +85,10 @@ struct FitResult {
     double strehlMarechal = 0.0;// exp(-(2 pi rms)^2)
     std::vector<PlaneResult> planes;
     Image phaseMap;             // radians over the pupil's bounding box, NaN outside the pupil
+    PupilMapGeometry phaseMapGeometry;
+    // The field amplitude over the same box (NaN outside the pupil) when the illumination (amplitude,
+    // Gaussian centre or width) was fitted; empty otherwise.
+    Image pupilAmplitude;
     SolverSummary solver;
     BackendInfo backend;
     GradientKind gradient = GradientKind::Adjoint;
@@ -94,5 +116,9 @@ std::vector<Image> modelImagesInDataLayout(ModelEvaluator& evaluator, const std:
 std::vector<double> inFocusIntensity(const Problem& problem, const ModelParameters& p, const Eigen::VectorXd& phase);
 // The aberration phase (radians) over the pupil's bounding box, NaN outside.
 Image phaseMap(const Problem& problem, const ModelParameters& parameters);
+// Where phaseMap's pixels lie in the pupil.
+PupilMapGeometry phaseMapGeometry(const Problem& problem);
+// The field amplitude (illumination times transmission) over the same box, NaN outside the pupil.
+Image pupilAmplitudeMap(const Problem& problem, const ModelParameters& parameters);
 
 } // namespace wfs

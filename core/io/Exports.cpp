@@ -2,6 +2,7 @@
 
 #include "io/OutputTransaction.h"
 
+#include "io/Provenance.h"
 #include "io/ResultJson.h"
 
 #include <QFile>
@@ -16,103 +17,6 @@
 #include <stdexcept>
 
 namespace wfs {
-
-// ---- Colour maps --------------------------------------------------------------------------------
-
-const char* colorMapName(ColorMap map)
-{
-    return map == ColorMap::Viridis ? "viridis" : "twilight";
-}
-
-namespace {
-
-using Rgb = std::array<double, 3>; // 0..1 sRGB
-
-// viridis (van der Walt, Smith and Firing, matplotlib 2.0; CC0) at t = 0, 1/8, ..., 1, interpolated
-// linearly in sRGB: within about 2/255 of the full 256-entry table.
-constexpr std::array<std::array<int, 3>, 9> kViridisStops = {{
-    {0x44, 0x01, 0x54}, {0x47, 0x2D, 0x7B}, {0x3B, 0x52, 0x8B}, {0x2C, 0x72, 0x8E}, {0x21, 0x91, 0x8C},
-    {0x28, 0xAE, 0x80}, {0x5E, 0xC9, 0x62}, {0xAD, 0xDC, 0x30}, {0xFD, 0xE7, 0x25},
-}};
-
-double srgbFromLinear(double v)
-{
-    v = std::clamp(v, 0.0, 1.0);
-    return v <= 0.0031308 ? 12.92 * v : 1.055 * std::pow(v, 1.0 / 2.4) - 0.055;
-}
-
-Rgb srgbFromLab(double l, double a, double b)
-{
-    // CIELAB (D65) -> XYZ -> linear sRGB -> sRGB.
-    const double fy = (l + 16.0) / 116.0, fx = fy + a / 500.0, fz = fy - b / 200.0;
-    auto finv = [](double t) { return t > 6.0 / 29.0 ? t * t * t : 3.0 * (6.0 / 29.0) * (6.0 / 29.0) * (t - 4.0 / 29.0); };
-    const double x = 0.95047 * finv(fx), y = finv(fy), z = 1.08883 * finv(fz);
-    const double r = 3.2404542 * x - 1.5371385 * y - 0.4985314 * z;
-    const double g = -0.9692660 * x + 1.8760108 * y + 0.0415560 * z;
-    const double bl = 0.0556434 * x - 0.2040259 * y + 1.0572252 * z;
-    return {srgbFromLinear(r), srgbFromLinear(g), srgbFromLinear(bl)};
-}
-
-// The cyclic map: a closed path in CIELAB, light at both ends (phase +-pi), through blue to dark at
-// the middle (phase 0 when centred) and back through red, re-parametrised by CIE76 colour distance
-// so that equal steps of phase are equal steps of colour. Built once.
-struct CyclicTable {
-    std::array<Rgb, 512> colours;
-    CyclicTable()
-    {
-        constexpr int fine = 8192;
-        std::vector<std::array<double, 3>> lab(fine + 1);
-        for (int i = 0; i <= fine; ++i) {
-            const double t = double(i) / fine;
-            const double l = 52.0 + 33.0 * std::cos(2.0 * M_PI * t);
-            const double chroma = 42.0 * std::abs(std::sin(2.0 * M_PI * t));
-            const double hue = (t < 0.5 ? 285.0 : 35.0) * M_PI / 180.0;
-            lab[size_t(i)] = {l, chroma * std::cos(hue), chroma * std::sin(hue)};
-        }
-        std::vector<double> length(fine + 1, 0.0);
-        for (int i = 1; i <= fine; ++i) {
-            const auto& p = lab[size_t(i - 1)];
-            const auto& q = lab[size_t(i)];
-            length[size_t(i)] = length[size_t(i - 1)] + std::sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
-        }
-        size_t j = 0;
-        for (size_t k = 0; k < colours.size(); ++k) {
-            const double target = length.back() * double(k) / double(colours.size() - 1);
-            while (j + 1 < length.size() - 1 && length[j + 1] < target)
-                ++j;
-            const double span = length[j + 1] - length[j];
-            const double f = span > 0.0 ? (target - length[j]) / span : 0.0;
-            const auto& p = lab[j];
-            const auto& q = lab[j + 1];
-            colours[k] = srgbFromLab(p[0] + f * (q[0] - p[0]), p[1] + f * (q[1] - p[1]), p[2] + f * (q[2] - p[2]));
-        }
-    }
-};
-
-} // namespace
-
-std::array<std::uint8_t, 3> colorMapRgb(ColorMap map, double t)
-{
-    if (std::isnan(t))
-        return {128, 128, 128};
-    t = std::clamp(t, 0.0, 1.0);
-    Rgb c;
-    if (map == ColorMap::Viridis) {
-        const double x = t * double(kViridisStops.size() - 1);
-        const size_t i = std::min(size_t(x), kViridisStops.size() - 2);
-        const double f = x - double(i);
-        for (int k = 0; k < 3; ++k)
-            c[size_t(k)] = ((1.0 - f) * kViridisStops[i][size_t(k)] + f * kViridisStops[i + 1][size_t(k)]) / 255.0;
-    } else {
-        static const CyclicTable table;
-        const double x = t * double(table.colours.size() - 1);
-        const size_t i = std::min(size_t(x), table.colours.size() - 2);
-        const double f = x - double(i);
-        for (int k = 0; k < 3; ++k)
-            c[size_t(k)] = (1.0 - f) * table.colours[i][size_t(k)] + f * table.colours[i + 1][size_t(k)];
-    }
-    return {std::uint8_t(std::lround(255.0 * c[0])), std::uint8_t(std::lround(255.0 * c[1])), std::uint8_t(std::lround(255.0 * c[2]))};
-}
 
 // ---- FITS ---------------------------------------------------------------------------------------
 
@@ -153,8 +57,14 @@ std::string wavelengthText(double wavelength)
 
 std::vector<FitsKeyword> resultKeywords(const FitResult& r, const ExportContext& context, const std::string& bunit)
 {
-    std::vector<FitsKeyword> k = {
-        {"BUNIT", bunit, bunit == "rad" ? "phase in radians; waves = rad / (2 pi)" : "unit of the pixel values"},
+    std::vector<FitsKeyword> k;
+    if (!bunit.empty())
+        k.push_back({"BUNIT", bunit, bunit == "rad" ? "phase in radians; waves = rad / (2 pi)" : "unit of the pixel values"});
+    k.push_back({"DATE", creationDateUtc(), "UTC date and time the file was written"});
+    k.push_back({"CREATOR", softwareText(), "software and version"});
+    if (!context.preset.empty())
+        k.push_back({"PRESET", context.preset, "built-in problem (simulated data)"});
+    const std::vector<FitsKeyword> fit = {
         {"WAVELENG", r.wavelength, "[m] wavelength"},
         {"ZORDERNG", std::string(zernike::orderingName(r.ordering)), "Zernike ordering (noll or ansi)"},
         {"ZNORM", std::string(zernike::normalizationName(r.normalization)), "Zernike normalisation (rms: Noll, unit: R(1)=1)"},
@@ -168,12 +78,15 @@ std::vector<FitsKeyword> resultKeywords(const FitResult& r, const ExportContext&
         {"TERMINAT", std::string(terminationName(r.solver.termination)), "solver termination"},
         {"BACKEND", r.backend.backend, "model backend"},
         {"ROWORDER", std::string("bottom-up"), "row 0 is the bottom row, x right, y up"},
-        {"PUPILORI", std::string("x right, y up, angle CCW from +x"), "pupil coordinates, radius 1 at the edge"},
+        {"PUPILORI", std::string("x right, y up, angle CCW from +x"), "pupil radius 1 at the edge"},
     };
+    k.insert(k.end(), fit.begin(), fit.end());
     if (context.pupilSampleSpacing > 0.0)
-        k.push_back({"PUPSAMP", context.pupilSampleSpacing, "pupil radii per pixel"});
+        k.push_back({"PUPSAMP", context.pupilSampleSpacing, "pupil radii per phase-map pixel"});
     if (context.samplingQ > 0.0)
         k.push_back({"SAMPLING", context.samplingQ, "Q = lambda F# / pixel of the data"});
+    if (context.apertureDiameter > 0.0)
+        k.push_back({"APERTURE", context.apertureDiameter, "[m] pupil (aperture) diameter"});
     if (context.pupil) {
         k.push_back({"OBSCUR", context.pupil->obscuration, "central obscuration / pupil diameter"});
         k.push_back({"SPIDERS", (long long)context.pupil->spiderCount, "number of spider vanes"});
@@ -190,6 +103,166 @@ std::vector<FitsKeyword> resultKeywords(const FitResult& r, const ExportContext&
     return k;
 }
 
+std::vector<FitsKeyword> pupilWcsKeywords(const PupilMapGeometry& g, double apertureDiameter)
+{
+    if (!(g.spacing > 0.0))
+        return {};
+    const std::string columns = g.columnsAlongX ? "PUPX" : "PUPY", rows = g.columnsAlongX ? "PUPY" : "PUPX";
+    std::vector<FitsKeyword> k = {
+        {"WCSNAME", std::string("pupil"), "normalised pupil coordinates, radius 1"},
+        {"CTYPE1", columns, g.columnsAlongX ? "pupil x" : "pupil y (columns along y)"},
+        {"CTYPE2", rows, g.columnsAlongX ? "pupil y" : "pupil x (rows along x)"},
+        {"CRPIX1", 1.0, "reference pixel: the first column"},
+        {"CRPIX2", 1.0, "reference pixel: the first row"},
+        {"CRVAL1", g.firstColumn, "[pupil radii] coordinate of the first column"},
+        {"CRVAL2", g.firstRow, "[pupil radii] coordinate of the first row"},
+        {"CDELT1", g.spacing, "[pupil radii] step per column"},
+        {"CDELT2", g.spacing, "[pupil radii] step per row"},
+    };
+    if (apertureDiameter > 0.0) {
+        const double radius = apertureDiameter / 2.0;
+        const std::vector<FitsKeyword> metres = {
+            {"WCSNAMEA", std::string("pupil in metres"), "the pupil, scaled by the aperture radius"},
+            {"CTYPE1A", columns, g.columnsAlongX ? "pupil x" : "pupil y"},
+            {"CTYPE2A", rows, g.columnsAlongX ? "pupil y" : "pupil x"},
+            {"CUNIT1A", std::string("m"), "metres"},
+            {"CUNIT2A", std::string("m"), "metres"},
+            {"CRPIX1A", 1.0, "reference pixel: the first column"},
+            {"CRPIX2A", 1.0, "reference pixel: the first row"},
+            {"CRVAL1A", g.firstColumn * radius, "[m] coordinate of the first column"},
+            {"CRVAL2A", g.firstRow * radius, "[m] coordinate of the first row"},
+            {"CDELT1A", g.spacing * radius, "[m] step per column"},
+            {"CDELT2A", g.spacing * radius, "[m] step per row"},
+        };
+        k.insert(k.end(), metres.begin(), metres.end());
+    }
+    return k;
+}
+
+DefocusAxis defocusAxis(const std::vector<PlaneResult>& planes)
+{
+    std::vector<DiversitySpec> specs;
+    for (const PlaneResult& p : planes)
+        specs.push_back(p.diversitySpec);
+    return defocusAxis(specs);
+}
+
+DefocusAxis defocusAxis(const std::vector<DiversitySpec>& planes)
+{
+    DefocusAxis axis;
+    // Each plane's quantity ("" = no diversity: 0 in either; "?" = not a defocus) and value.
+    std::vector<std::pair<std::string, double>> each;
+    for (const DiversitySpec& d : planes) {
+        if (!d.extraTerms.empty())
+            each.emplace_back("?", std::nan(""));
+        else if (d.kind == DiversityKind::None)
+            each.emplace_back("", 0.0);
+        else if (d.kind == DiversityKind::ZernikeDefocus)
+            each.emplace_back("W020", d.measure == DefocusMeasure::PeakToValley ? d.defocusWaves : 2.0 * std::sqrt(3.0) * d.defocusWaves);
+        else
+            each.emplace_back("DEFOCUSZ", d.axialDistance);
+    }
+    for (const auto& [quantity, value] : each) {
+        if (quantity.empty())
+            continue;
+        if (quantity == "?" || (!axis.quantity.empty() && axis.quantity != quantity)) {
+            axis.quantity.clear();
+            break;
+        }
+        axis.quantity = quantity;
+    }
+    if (axis.quantity.empty()) {
+        bool allNone = !each.empty();
+        for (const auto& e : each)
+            allNone = allNone && e.first.empty();
+        if (allNone)
+            axis.quantity = "W020";
+    }
+    if (axis.quantity.empty()) {
+        axis.values.assign(planes.size(), std::nan(""));
+        return axis;
+    }
+    axis.unit = axis.quantity == "W020" ? "waves" : "m";
+    for (const auto& e : each)
+        axis.values.push_back(e.second);
+    if (axis.values.size() >= 2) {
+        const double step = axis.values[1] - axis.values[0];
+        double scale = std::abs(step);
+        for (double v : axis.values)
+            scale = std::max(scale, std::abs(v));
+        axis.evenlySpaced = step != 0.0;
+        for (size_t i = 0; i < axis.values.size() && axis.evenlySpaced; ++i)
+            axis.evenlySpaced = std::abs(axis.values[i] - (axis.values[0] + double(i) * step)) <= 1e-9 * scale;
+    }
+    return axis;
+}
+
+std::vector<FitsKeyword> focalPlaneWcsKeywords(int width, int height, double samplingQ, const DefocusAxis& axis)
+{
+    const bool lod = samplingQ > 0.0;
+    const std::string unit = lod ? "[lambda/D] " : "[pixels] ";
+    std::vector<FitsKeyword> k = {
+        {"WCSNAME", std::string(lod ? "focal plane, lambda/D" : "focal plane, pixels"), "x, y from the image centre"},
+        {"CTYPE1", std::string(lod ? "XLOD" : "XPIX"), lod ? "focal-plane x in lambda/D" : "focal-plane x in pixels"},
+        {"CTYPE2", std::string(lod ? "YLOD" : "YPIX"), lod ? "focal-plane y in lambda/D" : "focal-plane y in pixels"},
+        {"CRPIX1", double(width / 2 + 1), "reference pixel: the optical axis"},
+        {"CRPIX2", double(height / 2 + 1), "reference pixel: the optical axis"},
+        {"CRVAL1", 0.0, unit + "x at the optical axis"},
+        {"CRVAL2", 0.0, unit + "y at the optical axis"},
+        {"CDELT1", lod ? 1.0 / samplingQ : 1.0, unit + "step per column (1 / Q)"},
+        {"CDELT2", lod ? 1.0 / samplingQ : 1.0, unit + "step per row (1 / Q)"},
+    };
+    if (!lod) {
+        k[7].comment = unit + "step per column";
+        k[8].comment = unit + "step per row";
+    }
+    if (axis.values.size() < 2)
+        return k;
+    if (axis.evenlySpaced) {
+        // Waves are a count (not a FITS unit: wcslib and astropy refuse CUNIT3 = 'waves'), so a W020
+        // axis has no CUNIT3; CNAME3 and the comments say waves.
+        const bool waves = axis.quantity == "W020";
+        std::vector<FitsKeyword> third = {
+            {"CTYPE3", axis.quantity, waves ? "[waves] defocus W020 (edge-to-centre)" : "[m] axial displacement of the slice"},
+            {"CNAME3", std::string(waves ? "defocus W020 [waves]" : "defocus z [m]"), "the third axis"},
+            {"CRPIX3", 1.0, "reference pixel: the first slice"},
+            {"CRVAL3", axis.values.front(), "[" + axis.unit + "] defocus of the first slice"},
+            {"CDELT3", axis.values[1] - axis.values[0], "[" + axis.unit + "] defocus step per slice"},
+        };
+        if (!waves)
+            third.insert(third.begin() + 1, {"CUNIT3", axis.unit, "metres"});
+        k.insert(k.end(), third.begin(), third.end());
+    } else {
+        const std::vector<FitsKeyword> third = {
+            {"CTYPE3", std::string("PLANE"), "slice number; defocus in the DEFOCUS table"},
+            {"CRPIX3", 1.0, "reference pixel: the first slice"},
+            {"CRVAL3", 1.0, "the first slice is plane 1"},
+            {"CDELT3", 1.0, "one plane per slice"},
+        };
+        k.insert(k.end(), third.begin(), third.end());
+    }
+    return k;
+}
+
+FitsHdu defocusTable(const std::vector<std::string>& descriptions, const DefocusAxis& axis)
+{
+    FitsHdu table;
+    table.extname = "DEFOCUS";
+    FitsColumn plane{"PLANE", "", {}, {}}, value{axis.quantity.empty() ? "DEFOCUS" : axis.quantity, axis.unit, {}, {}},
+        words{"DIVERSITY", "", {}, {}};
+    for (size_t k = 0; k < descriptions.size(); ++k) {
+        plane.numbers.push_back(double(k + 1));
+        value.numbers.push_back(k < axis.values.size() ? axis.values[k] : std::nan(""));
+        words.texts.push_back(descriptions[k].empty() ? std::string("none") : descriptions[k]);
+    }
+    table.columns = {plane, value, words};
+    table.keywords = {{"COMMENT", std::string("The defocus of each slice of the image cubes (PLANE = slice number). "
+                                              "W020 in waves: the wavefront W020 rho^2 added to the plane; DEFOCUSZ in m: "
+                                              "axial displacement of the detector or sample; NaN: another diversity."),
+                       ""}};
+    return table;
+}
+
 QByteArray phaseFitsBytes(const FitResult& result, const ExportContext& context, const PhaseFitsOptions& options)
 {
     if (result.phaseMap.isEmpty())
@@ -198,22 +271,149 @@ QByteArray phaseFitsBytes(const FitResult& result, const ExportContext& context,
     const double factor = phaseFactor(options.unit, result.wavelength);
     for (double& v : map.pixels)
         v *= factor;
-    return QByteArray::fromStdString(fitsBytes({map}, resultKeywords(result, context, phaseUnitName(options.unit)), options.float32));
+    std::vector<FitsKeyword> keywords = resultKeywords(result, context, phaseUnitName(options.unit));
+    const std::vector<FitsKeyword> wcs = pupilWcsKeywords(result.phaseMapGeometry, context.apertureDiameter);
+    keywords.insert(keywords.end(), wcs.begin(), wcs.end());
+    return QByteArray::fromStdString(fitsBytes({map}, keywords, options.float32));
 }
 
-QByteArray planesFitsBytes(const FitResult& result, const ExportContext& context, bool float32, bool residual)
+namespace {
+
+std::string dataUnitOf(const ExportContext& context)
+{
+    return context.dataUnit.empty() ? std::string("counts") : context.dataUnit;
+}
+
+// A cube of per-plane images with its focal-plane and defocus axes, slice descriptions and BUNIT.
+FitsHdu planeCube(const FitResult& result, const ExportContext& context, const DefocusAxis& axis, const std::string& extname,
+                  const std::string& bunit, const std::string& bunitComment, const std::string& imageType, const std::string& typeComment,
+                  Image PlaneResult::*member)
+{
+    FitsHdu hdu;
+    hdu.extname = extname;
+    for (const PlaneResult& p : result.planes)
+        hdu.planes.push_back(p.*member);
+    hdu.keywords = {{"BUNIT", bunit, bunitComment}, {"IMAGETYP", imageType, typeComment}};
+    const std::vector<FitsKeyword> wcs = focalPlaneWcsKeywords(hdu.planes.front().width, hdu.planes.front().height, context.samplingQ, axis);
+    hdu.keywords.insert(hdu.keywords.end(), wcs.begin(), wcs.end());
+    for (size_t k = 0; k < result.planes.size() && k < 999; ++k)
+        hdu.keywords.push_back({"PLANE" + std::to_string(k + 1), result.planes[k].diversity, "diversity of slice " + std::to_string(k + 1)});
+    return hdu;
+}
+
+std::vector<std::string> descriptionsOf(const FitResult& result)
+{
+    std::vector<std::string> descriptions;
+    for (const PlaneResult& p : result.planes)
+        descriptions.push_back(p.diversity);
+    return descriptions;
+}
+
+void requireModels(const FitResult& result)
 {
     if (result.planes.empty() || result.planes.front().model.isEmpty())
         throw std::runtime_error("the result has no model images");
-    std::vector<Image> images;
-    for (const PlaneResult& p : result.planes)
-        images.push_back(residual ? p.residual : p.model);
-    std::vector<FitsKeyword> keywords = resultKeywords(result, context, "counts");
-    keywords.push_back({"IMAGETYP", std::string(residual ? "residual" : "model"),
-                        residual ? "data - model, NaN where not fitted" : "model intensity at the solution"});
-    for (size_t k = 0; k < result.planes.size() && k < 999; ++k)
-        keywords.push_back({"PLANE" + std::to_string(k + 1), result.planes[k].diversity, "diversity of slice " + std::to_string(k + 1)});
-    return QByteArray::fromStdString(fitsBytes(images, keywords, float32));
+}
+
+} // namespace
+
+QByteArray planesFitsBytes(const FitResult& result, const ExportContext& context, bool float32, bool residual)
+{
+    requireModels(result);
+    const DefocusAxis axis = defocusAxis(result.planes);
+    const std::string unit = dataUnitOf(context);
+    FitsHdu cube = residual ? planeCube(result, context, axis, "", unit, "unit of the data", "residual", "data - model, NaN where not fitted", &PlaneResult::residual)
+                            : planeCube(result, context, axis, "", unit, "unit of the data", "model", "model intensity at the solution", &PlaneResult::model);
+    std::vector<FitsKeyword> keywords = resultKeywords(result, context, "");
+    keywords.insert(keywords.begin(), cube.keywords.begin(), cube.keywords.end());
+    cube.keywords = keywords;
+    std::vector<FitsHdu> hdus = {cube};
+    if (result.planes.size() > 1 && !axis.evenlySpaced)
+        hdus.push_back(defocusTable(descriptionsOf(result), axis));
+    return QByteArray::fromStdString(fitsBytes(hdus, float32));
+}
+
+QByteArray psfFitsBytes(const FitResult& result, const ExportContext& context, bool float32)
+{
+    if (!result.psf)
+        throw std::runtime_error("the fit has no PSF analysis");
+    const PsfAnalysis& psf = *result.psf;
+    const double q = psf.lambdaOverDPerPixel > 0.0 ? 1.0 / psf.lambdaOverDPerPixel : 0.0;
+    std::vector<FitsKeyword> keywords = {
+        {"BUNIT", std::string(""), "dimensionless: / diffraction-limited peak"},
+        {"CONTENT", std::string("slice 1: fitted PSF, 2: diffraction-limited"), "same pupil"},
+    };
+    std::vector<FitsKeyword> wcs = focalPlaneWcsKeywords(psf.fittedPsf.width, psf.fittedPsf.height, q, {});
+    wcs.insert(wcs.end(), {{"CTYPE3", std::string("PSF"), "1: fitted PSF, 2: diffraction-limited PSF"},
+                           {"CRPIX3", 1.0, "reference pixel: the first slice"},
+                           {"CRVAL3", 1.0, "slice number"},
+                           {"CDELT3", 1.0, "slice number step"}});
+    keywords.insert(keywords.end(), wcs.begin(), wcs.end());
+    const std::vector<FitsKeyword> analysis = {
+        {"STREHL", psf.strehl, "peak of slice 1"},
+        {"PIXLOD", psf.lambdaOverDPerPixel, "[lambda/D] per pixel"},
+        {"FWHMFIT", psf.fwhmFittedPixels, "[pixels] FWHM of the fitted PSF"},
+        {"FWHMDL", psf.fwhmDiffractionPixels, "[pixels] FWHM, diffraction-limited"},
+    };
+    keywords.insert(keywords.end(), analysis.begin(), analysis.end());
+    for (const FitsKeyword& k : resultKeywords(result, context, ""))
+        if (k.name != "STREHL")
+            keywords.push_back(k);
+    return QByteArray::fromStdString(fitsBytes({psf.fittedPsf, psf.diffractionPsf}, keywords, float32));
+}
+
+QByteArray resultsFitsBytes(const FitResult& result, const ExportContext& context, bool float32, PhaseUnit phaseUnit)
+{
+    requireModels(result);
+    if (result.phaseMap.isEmpty())
+        throw std::runtime_error("the result has no phase map");
+    const DefocusAxis axis = defocusAxis(result.planes);
+    const std::string unit = dataUnitOf(context);
+    std::vector<FitsHdu> hdus;
+    FitsHdu primary;
+    primary.keywords = resultKeywords(result, context, "");
+    primary.keywords.push_back({"COMMENT", std::string("Extensions: DATA, MODEL, RESIDUAL (data - model), NRESID ((data - model) / sigma "
+                                                       "of the objective's noise model), PHASE") + (result.pupilAmplitude.isEmpty() ? "" : ", AMPLITUDE")
+                                               + (result.planes.size() > 1 && !axis.evenlySpaced ? ", DEFOCUS (table)." : "."),
+                                ""});
+    hdus.push_back(primary);
+    const FitsKeyword inherit{"INHERIT", true, "the primary header applies too"};
+    auto cube = [&](const std::string& name, const std::string& bunit, const std::string& bunitComment, const std::string& type,
+                    const std::string& typeComment, Image PlaneResult::*member) {
+        FitsHdu hdu = planeCube(result, context, axis, name, bunit, bunitComment, type, typeComment, member);
+        hdu.keywords.insert(hdu.keywords.begin(), inherit);
+        hdus.push_back(hdu);
+    };
+    cube("DATA", unit, "unit of the data", "data", "the data as fitted, NaN where not used", &PlaneResult::data);
+    cube("MODEL", unit, "unit of the data", "model", "model intensity at the solution", &PlaneResult::model);
+    cube("RESIDUAL", unit, "unit of the data", "residual", "data - model, NaN where not fitted", &PlaneResult::residual);
+    cube("NRESID", "", "dimensionless: residual / sigma", "normalized residual", "(data - model) / sigma of the noise model",
+         &PlaneResult::normalizedResidual);
+    const std::vector<FitsKeyword> pupilWcs = pupilWcsKeywords(result.phaseMapGeometry, context.apertureDiameter);
+    FitsHdu phase;
+    phase.extname = "PHASE";
+    phase.planes = {result.phaseMap};
+    const double factor = phaseFactor(phaseUnit, result.wavelength);
+    for (double& v : phase.planes.front().pixels)
+        v *= factor;
+    phase.keywords = {inherit,
+                      {"BUNIT", std::string(phaseUnitName(phaseUnit)), phaseUnit == PhaseUnit::Radians ? "phase in radians; waves = rad / (2 pi)" : "unit of the phase"},
+                      {"IMAGETYP", std::string("phase"), "wavefront phase over the pupil, NaN outside"}};
+    phase.keywords.insert(phase.keywords.end(), pupilWcs.begin(), pupilWcs.end());
+    hdus.push_back(phase);
+    if (!result.pupilAmplitude.isEmpty()) {
+        FitsHdu amplitude;
+        amplitude.extname = "AMPLITUDE";
+        amplitude.planes = {result.pupilAmplitude};
+        amplitude.keywords = {inherit,
+                              {"BUNIT", std::string(""), "dimensionless field amplitude"},
+                              {"IMAGETYP", std::string("pupil amplitude"), "fitted field amplitude, NaN outside"}};
+        amplitude.keywords.insert(amplitude.keywords.end(), pupilWcs.begin(), pupilWcs.end());
+        hdus.push_back(amplitude);
+    }
+    if (result.planes.size() > 1 && !axis.evenlySpaced)
+        hdus.push_back(defocusTable(descriptionsOf(result), axis));
+    return QByteArray::fromStdString(fitsBytes(hdus, float32));
 }
 
 namespace {
@@ -251,6 +451,8 @@ void writeResidualFits(const std::string& path, const FitResult& result, const E
 QByteArray coefficientsJson(const FitResult& r)
 {
     const QJsonObject o{
+        {QStringLiteral("software"), softwareJson()},
+        {QStringLiteral("date"), QString::fromStdString(creationDateUtc()) + QLatin1Char('Z')},
         {QStringLiteral("convention"), conventionJson(r.ordering, r.normalization, r.wavelength)},
         {QStringLiteral("coefficients"), coefficientsJsonArray(r)},
         {QStringLiteral("rms_waves"), r.rmsWaves},

@@ -1,6 +1,7 @@
 #include "io/ResultJson.h"
 
 #include "io/OutputTransaction.h"
+#include "io/Provenance.h"
 #include "io/Units.h"
 
 #include <QFile>
@@ -26,6 +27,11 @@ ZernikeOrdering orderingFrom(const QString& text, const QString& source)
     throw std::runtime_error(source.toStdString() + ": unknown Zernike ordering '" + text.toStdString() + "' (noll or ansi)");
 }
 } // namespace
+
+QJsonObject softwareJson()
+{
+    return QJsonObject{{QStringLiteral("name"), QString::fromLatin1(softwareName())}, {QStringLiteral("version"), QString::fromLatin1(softwareVersion())}};
+}
 
 QJsonObject conventionJson(ZernikeOrdering ordering, ZernikeNormalization normalization, double wavelength)
 {
@@ -71,22 +77,31 @@ QJsonObject resultToJson(const FitResult& r)
     }
     QJsonArray parameters;
     for (size_t i = 0; i < r.parameterLabels.size(); ++i) {
+        // The unit rule (result.schema.json): the unit is the last part of the key.
+        const std::string unit = i < r.parameterUnits.size() ? r.parameterUnits[i] : std::string();
+        const QString suffix = unit.empty() ? QString() : QStringLiteral("_") + QString::fromStdString(unit);
         parameters.append(QJsonObject{
             {QStringLiteral("name"), QString::fromStdString(r.parameterLabels[i])},
-            {QStringLiteral("value"), r.parameterValues[i]},
-            {QStringLiteral("uncertainty"), number(r.parameterUncertainties[i])},
+            {QStringLiteral("value") + suffix, r.parameterValues[i]},
+            {QStringLiteral("uncertainty") + suffix, number(r.parameterUncertainties[i])},
         });
     }
     QJsonArray warnings;
     for (const std::string& w : r.warnings)
         warnings.append(QString::fromStdString(w));
     return QJsonObject{
+        {QStringLiteral("software"), softwareJson()},
+        {QStringLiteral("date"), QString::fromStdString(creationDateUtc()) + QLatin1Char('Z')},
+        {QStringLiteral("grid"), r.gridSize},
+        {QStringLiteral("sampling"), number(r.samplingQ)},
+        {QStringLiteral("objective"), QString::fromLatin1(objectiveName(r.objective))},
         {QStringLiteral("problem"), QString::fromStdString(r.problemName)},
         {QStringLiteral("convention"), conventionJson(r.ordering, r.normalization, r.wavelength)},
         {QStringLiteral("coefficients"), coefficients},
         {QStringLiteral("rms_waves"), r.rmsWaves},
         {QStringLiteral("pv_waves"), r.pvWaves},
         {QStringLiteral("rms_nm"), r.rmsWaves * r.wavelength * 1e9},
+        {QStringLiteral("pv_nm"), r.pvWaves * r.wavelength * 1e9},
         {QStringLiteral("wavefront_removed_terms"), r.defocusRemoved ? QStringLiteral("piston, tip, tilt, defocus") : QStringLiteral("piston, tip, tilt")},
         {QStringLiteral("strehl"), r.strehl},
         {QStringLiteral("strehl_marechal"), r.strehlMarechal},
@@ -112,13 +127,16 @@ QJsonObject resultToJson(const FitResult& r)
 
 QString coefficientsCsv(const FitResult& r)
 {
-    QString csv;
-    csv += QStringLiteral("# Zernike coefficients: ordering %1, normalization %2, wavelength %3 nm, phase = 2 pi * waves\n")
-               .arg(QString::fromLatin1(zernike::orderingName(r.ordering)), QString::fromLatin1(zernike::normalizationName(r.normalization)))
-               .arg(r.wavelength * 1e9, 0, 'g', 8);
-    csv += QStringLiteral("index,n,m,name,value_waves,value_nm,value_rad,uncertainty_waves,free\n");
+    // One header row, then one row per term. The conventions are columns (the same in every row), not a
+    // comment line: spreadsheets and CSV readers take the file as it is, and a row copied elsewhere
+    // keeps its meaning. Phase = 2 pi * waves; nm = waves * wavelength.
+    QString csv = QStringLiteral("index,n,m,name,value_waves,value_nm,value_rad,uncertainty_waves,uncertainty_nm,free,ordering,normalization,wavelength_nm\n");
+    const QString ordering = QString::fromLatin1(zernike::orderingName(r.ordering));
+    const QString normalization = QString::fromLatin1(zernike::normalizationName(r.normalization));
+    const QString wavelength = QString::number(r.wavelength * 1e9, 'g', 8);
     for (const CoefficientResult& c : r.coefficients) {
-        csv += QStringLiteral("%1,%2,%3,\"%4\",%5,%6,%7,%8,%9\n")
+        const bool known = std::isfinite(c.uncertaintyWaves);
+        csv += QStringLiteral("%1,%2,%3,\"%4\",%5,%6,%7,%8,%9,%10,%11,%12,%13\n")
                    .arg(c.index)
                    .arg(c.mode.n)
                    .arg(c.mode.m)
@@ -126,8 +144,10 @@ QString coefficientsCsv(const FitResult& r)
                    .arg(c.waves, 0, 'g', 10)
                    .arg(c.nm, 0, 'g', 10)
                    .arg(c.radians, 0, 'g', 10)
-                   .arg(std::isfinite(c.uncertaintyWaves) ? QString::number(c.uncertaintyWaves, 'g', 4) : QString())
-                   .arg(c.free ? QStringLiteral("yes") : QStringLiteral("no"));
+                   .arg(known ? QString::number(c.uncertaintyWaves, 'g', 4) : QString())
+                   .arg(known ? QString::number(c.uncertaintyWaves * r.wavelength * 1e9, 'g', 4) : QString())
+                   .arg(c.free ? QStringLiteral("yes") : QStringLiteral("no"))
+                   .arg(ordering, normalization, wavelength);
     }
     return csv;
 }

@@ -11,7 +11,16 @@
 
 namespace wfs {
 
+// The result JSON. Unit rule (resources/schema/result.schema.json, which tests validate every result
+// against): a number's unit is the last part of its key (_waves, _nm, _rad, _m, _pupil_radii,
+// _data_units, _data_units_per_px) or the key is the unit (seconds); a number whose key names no unit
+// is dimensionless (a count, a ratio such as strehl or sampling, an index), except the objective's
+// values (cost, initial_cost, final_cost, gradient_max_norm), which are in the scale of the objective
+// named by "objective". Also "software" {name, version}, "date" (UTC, ISO 8601), "grid" (N) and
+// "sampling" (Q).
 QJsonObject resultToJson(const FitResult& result);
+// {"name": "Wavefront Studio", "version": ...}
+QJsonObject softwareJson();
 // The solver's record read back from a result written by resultToJson: termination and its message,
 // initial and final cost, gradient max-norm, iterations, evaluations, seconds (parameters stay empty:
 // a session stores them beside the result). Missing keys keep SolverSummary's defaults.
@@ -24,7 +33,9 @@ QJsonObject conventionJson(ZernikeOrdering ordering, ZernikeNormalization normal
 // uncertainty_waves, uncertainty_nm (null when unknown), free. Shared by the result and coefficient files.
 QJsonArray coefficientsJsonArray(const FitResult& result);
 
-// Coefficient table as CSV with a comment header stating the conventions.
+// Coefficient table as CSV: a header row (index, n, m, name, value_waves, value_nm, value_rad,
+// uncertainty_waves, uncertainty_nm, free, ordering, normalization, wavelength_nm), then one row per
+// term; the conventions (ordering, normalization, wavelength) are columns, no comment lines.
 QString coefficientsCsv(const FitResult& result);
 
 struct TruthTerm {

@@ -1,5 +1,6 @@
 // wavefront-cli against the contract of spec/cli.md: exit statuses, sub-commands, JSON keys, and a
 // simulate -> reconstruct round trip through a FITS file.
+#include "ExportChecks.h"
 #include "TestSupport.h"
 
 #include <QFile>
@@ -99,6 +100,10 @@ private slots:
                                 "gradient_evaluations", "seconds", "backend", "device", "precision", "termination"})
             QVERIFY2(result.contains(QLatin1String(key)), key);
         QCOMPARE(result.value(QStringLiteral("convention")).toObject().value(QStringLiteral("ordering")).toString(), QStringLiteral("noll"));
+        // Issue 14: the result passes resources/schema/result.schema.json (units in every key).
+        const wfs::test::ToolResult schema = wfs::test::validateResultJson({json});
+        if (!schema.missing)
+            QVERIFY2(schema.ok, qPrintable(schema.output));
         const QJsonObject truth = readJson(dir.filePath(QStringLiteral("demo.truth.json")));
         for (const QJsonValue& t : truth.value(QStringLiteral("coefficients")).toArray()) {
             const int index = t.toObject().value(QStringLiteral("index")).toInt();

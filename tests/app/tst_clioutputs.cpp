@@ -2,6 +2,7 @@
 // standard output, the same file twice or an input as output refused with status 2, a file-size limit
 // mid-write leaving nothing, FIFOs refused, implausible values with their range, warnings once and on
 // standard error, and byte-identical results from concurrent runs.
+#include "ExportChecks.h"
 #include "TestSupport.h"
 
 #include <QCryptographicHash>
@@ -26,6 +27,9 @@ QProcess* startCli(const QStringList& args, const QString& dir, QObject* parent,
     process->setWorkingDirectory(dir);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("WFS_FFTW_WISDOM_DIR"), dir + QStringLiteral("/wisdom")); // a fresh wisdom folder per test
+    // A fixed time of writing (the reproducible-builds convention): FITS DATE and JSON "date" then do not
+    // differ between runs that are compared byte for byte.
+    env.insert(QStringLiteral("SOURCE_DATE_EPOCH"), QStringLiteral("1764460800"));
     process->setProcessEnvironment(env);
     if (fileSizeLimit) // ulimit -f 16: every output beyond 16 KiB hits SIGXFSZ / EFBIG
         process->setChildProcessModifier([] {
@@ -49,6 +53,23 @@ Run finish(QProcess* process)
     run.out = process->readAllStandardOutput();
     run.err = process->readAllStandardError();
     return run;
+}
+
+// The keyword names of a FITS file's primary header (80-column cards up to END), in order.
+QStringList fitsKeywords(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly))
+        return {};
+    const QByteArray bytes = f.readAll();
+    QStringList names;
+    for (qsizetype at = 0; at + 80 <= bytes.size(); at += 80) {
+        const QString name = QString::fromLatin1(bytes.mid(at, 8)).trimmed();
+        if (name == QLatin1String("END"))
+            break;
+        names << name;
+    }
+    return names;
 }
 
 QByteArray md5(const QString& path)
@@ -97,12 +118,66 @@ private slots:
         // Defect 13: `--csv -` used to write a file named "-".
         const Run run = cli(quickFit() << QStringLiteral("--csv") << QStringLiteral("-"));
         QVERIFY2(run.status == 0, run.err.constData());
-        QVERIFY2(run.out.startsWith("# Zernike coefficients"), run.out.constData()); // the table, not the summary
+        QVERIFY2(run.out.startsWith("index,n,m,name,value_waves,"), run.out.constData()); // the table (its header row), not the summary
         QVERIFY(run.err.contains("Wavefront Studio reconstruction"));
         QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("-"))));
         const Run two = cli(quickFit() << QStringLiteral("--csv") << QStringLiteral("-") << QStringLiteral("--json") << QStringLiteral("-"));
         QCOMPARE(two.status, 2);
         QCOMPARE(cli(quickFit() << QStringLiteral("--phase-out") << QStringLiteral("-")).status, 2); // FITS is not text
+    }
+
+    void everyFitsOutputPassesFitsverify()
+    {
+        // Issue 14: each FITS a run writes (phase, model, residual, PSF, the multi-extension results),
+        // for file input and for a preset, passes fitsverify; the result JSON passes the schema; the
+        // preset's headers carry the same keywords as the file input's.
+        Run run = cli(quickFit() << QStringLiteral("--phase-out") << QStringLiteral("f-phase.fits") << QStringLiteral("--model-out")
+                                 << QStringLiteral("f-model.fits") << QStringLiteral("--residual-out") << QStringLiteral("f-res.fits")
+                                 << QStringLiteral("--psf-out") << QStringLiteral("f-psf.fits") << QStringLiteral("--results-fits")
+                                 << QStringLiteral("f-all.fits") << QStringLiteral("--json") << QStringLiteral("f.json"));
+        QVERIFY2(run.status == 0, run.err.constData());
+        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"), QStringLiteral("32"),
+                   QStringLiteral("--max-iterations"), QStringLiteral("5"), QStringLiteral("--quiet"), QStringLiteral("--phase-out"),
+                   QStringLiteral("p-phase.fits"), QStringLiteral("--results-fits"), QStringLiteral("p-all.fits"), QStringLiteral("--psf-out"),
+                   QStringLiteral("p-psf.fits"), QStringLiteral("--json"), QStringLiteral("p.json")});
+        QVERIFY2(run.status == 0, run.err.constData());
+        for (const QString& name : {QStringLiteral("d.fits"), QStringLiteral("f-phase.fits"), QStringLiteral("f-model.fits"), QStringLiteral("f-res.fits"),
+                                    QStringLiteral("f-psf.fits"), QStringLiteral("f-all.fits"), QStringLiteral("p-phase.fits"), QStringLiteral("p-all.fits"),
+                                    QStringLiteral("p-psf.fits")}) {
+            const wfs::test::ToolResult verified = wfs::test::fitsverify(m_dir.filePath(name));
+            if (verified.missing)
+                QSKIP("fitsverify is not installed (scripts/setup.sh installs it)");
+            QVERIFY2(verified.ok, qPrintable(name + QStringLiteral(":\n") + verified.output));
+        }
+        QFile all(m_dir.filePath(QStringLiteral("f-all.fits")));
+        QVERIFY(all.open(QIODevice::ReadOnly));
+        const QByteArray bytes = all.readAll();
+        qsizetype at = 0;
+        for (const char* ext : {"DATA", "MODEL", "RESIDUAL", "NRESID", "PHASE"}) { // in this order
+            at = bytes.indexOf(QByteArray("EXTNAME = '") + ext, at);
+            QVERIFY2(at > 0, ext);
+        }
+        const wfs::test::ToolResult schema = wfs::test::validateResultJson({m_dir.filePath(QStringLiteral("f.json")), m_dir.filePath(QStringLiteral("p.json"))});
+        if (!schema.missing)
+            QVERIFY2(schema.ok, qPrintable(schema.output));
+        // The same header keywords for a preset as for a file (apart from what names the input).
+        auto described = [](QStringList names) {
+            names.removeIf([](const QString& n) {
+                return n.startsWith(QLatin1String("INPUT")) || n.startsWith(QLatin1String("ZC")) || n.startsWith(QLatin1String("ZE")) || n == QLatin1String("PRESET")
+                       || n == QLatin1String("LONGSTRN") || n == QLatin1String("COMMENT") || n == QLatin1String("CONTINUE");
+            });
+            return names;
+        };
+        const QStringList file = described(fitsKeywords(m_dir.filePath(QStringLiteral("f-phase.fits"))));
+        const QStringList preset = described(fitsKeywords(m_dir.filePath(QStringLiteral("p-phase.fits"))));
+        QCOMPARE(preset, file);
+        for (const char* key : {"SAMPLING", "PUPSAMP", "OBSCUR", "SPIDERS", "DATE", "CREATOR", "BUNIT", "CTYPE1", "CRVAL2"})
+            QVERIFY2(preset.contains(QLatin1String(key)), key);
+        QVERIFY(fitsKeywords(m_dir.filePath(QStringLiteral("p-phase.fits"))).contains(QStringLiteral("PRESET")));
+        // Written at SOURCE_DATE_EPOCH.
+        QFile phase(m_dir.filePath(QStringLiteral("p-phase.fits")));
+        QVERIFY(phase.open(QIODevice::ReadOnly));
+        QVERIFY(phase.readAll().contains("DATE    = '2025-11-30T00:00:00'"));
     }
 
     void conflictingOutputsAreUsageErrors()

@@ -20,6 +20,7 @@
 #include <QTemporaryDir>
 
 #include <cmath>
+#include <random>
 
 using namespace wfs;
 using namespace wfs::test;
@@ -190,6 +191,73 @@ private slots:
         QCOMPARE(wrapped.text(QStringLiteral("ColorMap")), QStringLiteral("twilight"));
     }
 
+    void colourBarTicks()
+    {
+        auto close = [](const std::vector<double>& a, const std::vector<double>& b) {
+            if (a.size() != b.size())
+                return false;
+            for (size_t i = 0; i < a.size(); ++i)
+                if (!closeTo(a[i], b[i], 1e-12, 1e-15))
+                    return false;
+            return true;
+        };
+        QVERIFY(close(colorBarTicks(0.0, 0.6), {0.0, 0.2, 0.4, 0.6}));
+        QVERIFY(close(colorBarTicks(-0.5, 0.5), {-0.4, -0.2, 0.0, 0.2, 0.4}));
+        QVERIFY(close(colorBarTicks(-M_PI, M_PI), {-3, -2, -1, 0, 1, 2, 3}));
+        QVERIFY(close(colorBarTicks(0.013, 0.0871), {0.02, 0.04, 0.06, 0.08}));
+        QVERIFY(close(colorBarTicks(-123.0, 456.0), {-100, 0, 100, 200, 300, 400}));
+        QVERIFY(close(colorBarTicks(0.0, 1.0), {0.0, 0.2, 0.4, 0.6, 0.8, 1.0}));
+        QCOMPARE(colorBarTicks(2.0, 2.0), std::vector<double>{2.0});
+        // Any range: 4 to 11 ticks inside it, equally spaced by 1, 2 or 5 times a power of ten.
+        std::mt19937_64 rng(7);
+        std::uniform_real_distribution<double> exponent(-6.0, 6.0), unit(-1.0, 1.0);
+        for (int trial = 0; trial < 2000; ++trial) {
+            const double scale = std::pow(10.0, exponent(rng));
+            double lo = unit(rng) * scale, hi = unit(rng) * scale;
+            if (lo > hi)
+                std::swap(lo, hi);
+            if (!(hi - lo > 1e-6 * scale))
+                continue;
+            const std::vector<double> t = colorBarTicks(lo, hi);
+            QVERIFY2(t.size() >= 4 && t.size() <= 11, qPrintable(QStringLiteral("%1 ticks on [%2, %3]").arg(t.size()).arg(lo).arg(hi)));
+            const double step = t[1] - t[0];
+            const double mantissa = step / std::pow(10.0, std::floor(std::log10(step) + 1e-9));
+            QVERIFY2(closeTo(mantissa, 1.0, 1e-6) || closeTo(mantissa, 2.0, 1e-6) || closeTo(mantissa, 5.0, 1e-6), qPrintable(QString::number(step)));
+            for (size_t i = 0; i < t.size(); ++i) {
+                QVERIFY(t[i] >= lo - 1e-9 * (hi - lo) && t[i] <= hi + 1e-9 * (hi - lo));
+                QVERIFY(closeTo(t[i], t[0] + double(i) * step, 1e-9, 1e-9 * step));
+                QVERIFY(closeTo(std::round(t[i] / step), t[i] / step, 0.0, 1e-6)); // multiples of the step
+            }
+        }
+    }
+
+    void colourBarLabel()
+    {
+        // The label names the unit, is drawn (dark pixels upright beside the tick labels) and is in the
+        // PNG's text with the tick values.
+        Image phase(20, 10);
+        for (int r = 0; r < 10; ++r)
+            for (int c = 0; c < 20; ++c)
+                phase.at(r, c) = 2.0 * M_PI * 0.06 * r; // 0 .. 0.54 waves
+        PhaseImageOptions options;
+        options.mapSize = 200;
+        options.wavelength = 633e-9;
+        QCOMPARE(colorBarLabel(PhaseUnit::Waves), std::string("phase [waves]"));
+        QCOMPARE(colorBarLabel(PhaseUnit::Nanometres), std::string("phase [nm]"));
+        QCOMPARE(colorBarLabel(PhaseUnit::Radians), std::string("phase [rad]"));
+        const QImage image = renderPhaseImage(phase, options);
+        QCOMPARE(image.text(QStringLiteral("ColorBarLabel")), QStringLiteral("phase [waves]"));
+        QCOMPARE(image.text(QStringLiteral("Ticks")), QStringLiteral("0 0.1 0.2 0.3 0.4 0.5"));
+        const int margin = 16, barX = margin + 200 + margin, labelX = barX + 24 + 8 + 72;
+        int dark = 0;
+        for (int y = margin; y < margin + 100; ++y)
+            for (int x = labelX; x < labelX + 24; ++x)
+                dark += qGray(image.pixel(x, y)) < 128 ? 1 : 0;
+        QVERIFY2(dark > 20, qPrintable(QStringLiteral("%1 dark pixels where the label belongs").arg(dark)));
+        options.unit = PhaseUnit::Nanometres;
+        QCOMPARE(renderPhaseImage(phase, options).text(QStringLiteral("ColorBarLabel")), QStringLiteral("phase [nm]"));
+    }
+
     void phasePng()
     {
         const FitResult& r = smallResult();
@@ -228,9 +296,14 @@ private slots:
         QCOMPARE(z4.value(QStringLiteral("m")).toInt(), 0);
         QVERIFY(z4.value(QStringLiteral("uncertainty_waves")).toDouble() > 0.0);
         WFS_VERIFY_CLOSE(z4.value(QStringLiteral("uncertainty_nm")).toDouble(), z4.value(QStringLiteral("uncertainty_waves")).toDouble() * r.wavelength * 1e9, 1e-9, 0.0);
+        // The CSV: a header row first (no comment lines), the conventions as columns of every row.
         const QString csv = QString::fromUtf8(coefficientsCsvBytes(r));
-        QVERIFY(csv.startsWith(QStringLiteral("# Zernike coefficients: ordering noll, normalization rms, wavelength 633 nm")));
-        QVERIFY(csv.contains(QStringLiteral("index,n,m,name,value_waves,value_nm,value_rad,uncertainty_waves,free")));
+        QVERIFY(csv.startsWith(QStringLiteral("index,n,m,name,value_waves,value_nm,value_rad,uncertainty_waves,uncertainty_nm,free,ordering,normalization,wavelength_nm\n")));
+        QVERIFY(!csv.contains(QLatin1Char('#')));
+        const QStringList lines = csv.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), int(r.coefficients.size()) + 1);
+        for (const QString& line : lines.mid(1))
+            QVERIFY2(line.endsWith(QStringLiteral(",noll,rms,633")), qPrintable(line));
     }
 
     void sessionRoundTrip()
