@@ -16,7 +16,7 @@ packages=(
   xvfb xauth fonts-dejavu-core
   # Tests: clang (libFuzzer) for the fuzz_* runs; astropy and numpy read the exports back
   # independently of the program's own readers (tst_exportreaders).
-  clang python3 python3-numpy python3-astropy fitsverify python3-jsonschema
+  clang python3 python3-numpy python3-astropy fitsverify python3-jsonschema parallel
 )
 
 missing=()

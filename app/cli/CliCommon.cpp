@@ -3,6 +3,7 @@
 #include "io/OutputTransaction.h"
 
 #include <QJsonDocument>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <cmath>
@@ -12,14 +13,121 @@
 
 namespace wfs::cli {
 
-std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& args)
+namespace {
+
+// The long option names the help lists (hidden options are not suggested).
+QStringList helpOptionNames(const QCommandLineParser& parser)
+{
+    QStringList names;
+    static const QRegularExpression option(QStringLiteral("(?:^|[\\s,])--([A-Za-z0-9][A-Za-z0-9-]*)"));
+    for (const QString& line : parser.helpText().split(QLatin1Char('\n'))) {
+        if (!line.startsWith(QLatin1String("  -")))
+            continue;
+        const auto match = option.match(line);
+        if (match.hasMatch() && !names.contains(match.captured(1)))
+            names << match.captured(1);
+    }
+    return names;
+}
+
+// Optimal string alignment distance (Levenshtein plus adjacent transpositions).
+int editDistance(const QString& a, const QString& b)
+{
+    const int n = int(a.size()), m = int(b.size());
+    std::vector<std::vector<int>> d(size_t(n + 1), std::vector<int>(size_t(m + 1)));
+    for (int i = 0; i <= n; ++i)
+        d[size_t(i)][0] = i;
+    for (int j = 0; j <= m; ++j)
+        d[0][size_t(j)] = j;
+    for (int i = 1; i <= n; ++i)
+        for (int j = 1; j <= m; ++j) {
+            const int cost = a.at(i - 1) == b.at(j - 1) ? 0 : 1;
+            int v = std::min({d[size_t(i - 1)][size_t(j)] + 1, d[size_t(i)][size_t(j - 1)] + 1, d[size_t(i - 1)][size_t(j - 1)] + cost});
+            if (i > 1 && j > 1 && a.at(i - 1) == b.at(j - 2) && a.at(i - 2) == b.at(j - 1))
+                v = std::min(v, d[size_t(i - 2)][size_t(j - 2)] + 1);
+            d[size_t(i)][size_t(j)] = v;
+        }
+    return d[size_t(n)][size_t(m)];
+}
+
+} // namespace
+
+QString closestName(const QString& word, const QStringList& candidates)
+{
+    const QString w = word.toLower();
+    int best = w.size() <= 4 ? 1 : 2; // the largest distance still called near
+    QStringList nearest;
+    for (const QString& c : candidates) {
+        const int d = editDistance(w, c.toLower());
+        if (d < best) {
+            best = d;
+            nearest = {c};
+        } else if (d == best) {
+            nearest << c;
+        }
+    }
+    if (nearest.size() == 1)
+        return nearest.front();
+    if (w.size() >= 3) { // an abbreviation: --wave for --wavelength, when only one option starts so
+        QStringList starting;
+        for (const QString& c : candidates)
+            if (c.toLower().startsWith(w))
+                starting << c;
+        if (starting.size() == 1)
+            return starting.front();
+    }
+    return {};
+}
+
+void addOptions(QCommandLineParser& parser, QList<QCommandLineOption> options)
+{
+    for (QCommandLineOption& o : options) {
+        QString description = o.description();
+        if (!o.defaultValues().isEmpty() && !description.contains(QLatin1String("default"))) {
+            const bool stop = description.endsWith(QLatin1Char('.'));
+            if (stop)
+                description.chop(1);
+            description += QStringLiteral(" (default %1)").arg(o.defaultValues().join(QLatin1Char(','))) + (stop ? QStringLiteral(".") : QString());
+            o.setDescription(description);
+        }
+        parser.addOption(o);
+    }
+}
+
+std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& args, const QString& usage)
 {
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
-    const QCommandLineOption help = parser.addHelpOption();
-    if (!parser.parse(args))
-        return usageFailure(args.value(0), parser.errorText());
+    // Our own --help (Qt's adds --help-all, which offers Qt's options) and --version.
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help and exit."));
+    const QCommandLineOption version(QStringLiteral("version"), QStringLiteral("Show the program's version and exit."));
+    parser.addOption(help);
+    parser.addOption(version);
+    const QString program = args.value(0);
+    if (!parser.parse(args)) {
+        const QStringList unknown = parser.unknownOptionNames();
+        if (unknown.isEmpty())
+            return usageFailure(program, parser.errorText());
+        const QString name = unknown.front();
+        QString message = QStringLiteral("unknown option '%1%2'").arg(name.size() == 1 ? QStringLiteral("-") : QStringLiteral("--"), name);
+        const QString near = closestName(name, helpOptionNames(parser));
+        message += near.isEmpty() ? QStringLiteral(" (see --help)") : QStringLiteral("; did you mean --%1?").arg(near);
+        return usageFailure(program, message);
+    }
     if (parser.isSet(help)) {
-        std::fputs(qPrintable(parser.helpText()), stdout);
+        // Qt's usage line names the executable only; ours names the command too.
+        const QString command = program.section(QLatin1Char(' '), -1);
+        QString text = parser.helpText();
+        const qsizetype lineEnd = text.indexOf(QLatin1Char('\n'));
+        const QString first = text.left(lineEnd);
+        const qsizetype options = first.indexOf(QLatin1String(" [options]"));
+        const QString line = QStringLiteral("Usage: wavefront-cli ")
+                             + (usage.isEmpty() ? command + (options >= 0 ? first.mid(options) : QString()) : usage);
+        text.replace(0, lineEnd, line);
+        std::fputs(qPrintable(text), stdout);
+        return 0;
+    }
+    if (parser.isSet(version)) {
+        std::printf("wavefront-cli %s\n", WFS_VERSION);
         return 0;
     }
     return std::nullopt;
@@ -167,17 +275,22 @@ void printJsonLine(const QJsonObject& object)
 
 namespace wfs::cli {
 
-void addSolverOptions(QCommandLineParser& parser)
+void addSolverOptions(QCommandLineParser& parser, const SolverSettings& d, const QString& gtolNote, const QString& ftolNote)
 {
-    parser.addOptions({
-        {QStringLiteral("backend"), QStringLiteral("cpu or gpu (default cpu)."), QStringLiteral("name"), QStringLiteral("cpu")},
-        {QStringLiteral("gradient"), QStringLiteral("adjoint (exact) or fd (forward differences)."), QStringLiteral("kind"), QStringLiteral("adjoint")},
-        {QStringLiteral("optimizer"), QStringLiteral("bfgs or lbfgs."), QStringLiteral("name"), QStringLiteral("bfgs")},
-        {QStringLiteral("precision"), QStringLiteral("double or float."), QStringLiteral("p"), QStringLiteral("double")},
-        {QStringLiteral("threads"), QStringLiteral("CPU threads for FFTs and pointwise work."), QStringLiteral("T"), QStringLiteral("1")},
-        {QStringLiteral("max-iterations"), QStringLiteral("Iteration limit."), QStringLiteral("K")},
-        {QStringLiteral("gtol"), QStringLiteral("Stop when the gradient's max-norm is at most X."), QStringLiteral("X")},
-        {QStringLiteral("ftol"), QStringLiteral("Stop when the relative cost change is below X."), QStringLiteral("X")},
+    auto note = [](const QString& text) { return text.isEmpty() ? QString() : QStringLiteral("; ") + text; };
+    // The stated defaults are the settings' own (io/Session.h), so help and behaviour cannot part.
+    addOptions(parser, {
+        {QStringLiteral("backend"), QStringLiteral("cpu or gpu (default %1).").arg(QLatin1String(backendName(d.backend))), QStringLiteral("name")},
+        {QStringLiteral("gradient"), QStringLiteral("adjoint (exact) or fd (forward differences) (default %1).").arg(QLatin1String(gradientName(d.gradient))),
+         QStringLiteral("kind")},
+        {QStringLiteral("optimizer"), QStringLiteral("bfgs or lbfgs (default %1).").arg(QLatin1String(optimizerName(d.optimizer))), QStringLiteral("name")},
+        {QStringLiteral("precision"), QStringLiteral("double or float (default %1).").arg(QLatin1String(precisionName(d.precision))), QStringLiteral("p")},
+        {QStringLiteral("threads"), QStringLiteral("CPU threads for FFTs and pointwise work (default %1).").arg(d.threads), QStringLiteral("T")},
+        {QStringLiteral("max-iterations"), QStringLiteral("Iteration limit (default %1).").arg(d.maxIterations), QStringLiteral("K")},
+        {QStringLiteral("gtol"), QStringLiteral("Stop when the gradient's max-norm is at most X (default %1%2).").arg(d.gradientTolerance, 0, 'g', 6).arg(note(gtolNote)),
+         QStringLiteral("X")},
+        {QStringLiteral("ftol"), QStringLiteral("Stop when the relative cost change is below X (default %1%2).").arg(d.functionTolerance, 0, 'g', 6).arg(note(ftolNote)),
+         QStringLiteral("X")},
     });
 }
 

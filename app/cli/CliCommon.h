@@ -21,9 +21,19 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// Parses args; prints help and returns 0 for --help, returns 2 after one stderr line for unknown
-// options, and returns std::nullopt when the command should go on.
-std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& args);
+// Parses args (args[0] is "PROGRAM COMMAND"); adds --help and --version. Prints the help (its usage
+// line "Usage: wavefront-cli COMMAND [options] ...", or "Usage: wavefront-cli " + `usage` when given)
+// or the version and returns 0; returns 2 after one stderr line for an unknown option (with "did you
+// mean --NAME?" for a near miss) or a missing value; returns std::nullopt when the command should go on.
+std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& args, const QString& usage = {});
+
+// Adds options; each one with a default value states it in its help ("(default X)") unless its
+// description already names its default.
+void addOptions(QCommandLineParser& parser, QList<QCommandLineOption> options);
+
+// The candidate nearest to `word` (edit distance with transpositions, at most 1 for short words and 2
+// for longer ones, or the only candidate that starts with it); empty when none is near.
+QString closestName(const QString& word, const QStringList& candidates);
 
 int usageFailure(const QString& program, const QString& message); // prints, returns 2
 int runFailure(const QString& program, const QString& message);   // prints, returns 1
@@ -64,7 +74,9 @@ void printJsonLine(const QJsonObject& object);
 namespace wfs::cli {
 
 // The backend and solver options shared by `reconstruct` and `bench` (spec/cli.md).
-void addSolverOptions(QCommandLineParser& parser);
+// `defaults` are the values used when an option is not given, stated in the help; `gtolNote` and
+// `ftolNote`, when not empty, are added to the stopping rules' defaults (e.g. a preset's own).
+void addSolverOptions(QCommandLineParser& parser, const SolverSettings& defaults = {}, const QString& gtolNote = {}, const QString& ftolNote = {});
 // Reads those given into the settings (the rest keep their values); throws UsageError for a word or
 // number that does not parse. Ranges are checked by core (engine/Workflow.h: checkSolverSettings).
 void applySolverFlags(const QCommandLineParser& parser, SolverSettings& settings);

@@ -9,5 +9,6 @@ int runReconstruct(const QStringList& args);
 int runBench(const QStringList& args);
 int runFasthBench(const QStringList& args);
 int runFasthTrain(const QStringList& args);
+int runBatch(const QStringList& args);
 int runDeviceReference(const QStringList& args);
 } // namespace wfs::cli

@@ -221,13 +221,11 @@ void writeFasthCase(const std::string& path, int d, int k, int m, int block, std
 int runDeviceReference(const QStringList& args)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Write the reference data of the GPU device check (gpu/device-check/README.md), computed by the CPU backend.\n"
-        "Usage: wavefront-cli device-reference --out DIR"));
-    parser.addOptions({
+    parser.setApplicationDescription(QStringLiteral("Write the reference data of the GPU device check, computed by the CPU backend."));
+    addOptions(parser, {
         {QStringLiteral("out"), QStringLiteral("Folder to write (created; existing case files are replaced)."), QStringLiteral("DIR")},
     });
-    if (auto status = parseOrExit(parser, args))
+    if (auto status = parseOrExit(parser, args, QStringLiteral("device-reference --out DIR")))
         return *status;
     const QString program = args.value(0);
     try {

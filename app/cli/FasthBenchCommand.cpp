@@ -50,12 +50,12 @@ QString note(BenchMethod method, Pass pass)
 void addOptions(QCommandLineParser& parser)
 {
     parser.setApplicationDescription(QStringLiteral(
-        "Times Householder products H_1 ... H_k X (spec/fasth.md), one JSON object per line.\n"
+        "Times Householder products H_1 ... H_k X, one JSON object per line.\n"
         "Without options: d = 64,128,256,512,1024, batch 32, float64, all hardware threads, passes forward,\n"
         "backward and both; FastH at every block size of the grid (8,16,32,48,64,128), ut and tree at the\n"
         "paper's block (32, 16 for d <= 128). gflops counts 4 d k m per apply, 12 d k m per backward and\n"
         "16 d k m for both (the sequential algorithm's operations). The best FastH block per d goes to stderr."));
-    parser.addOptions({
+    wfs::cli::addOptions(parser, {
         {QStringLiteral("d"), QStringLiteral("Dimensions d (comma-separated; default 64,128,256,512,1024)."), QStringLiteral("list")},
         {QStringLiteral("batch"), QStringLiteral("Batch sizes m (default 32)."), QStringLiteral("list"), QStringLiteral("32")},
         {QStringLiteral("block"),

@@ -90,12 +90,11 @@ int runFasthTrain(const QStringList& args)
     const FasthTrainingSettings defaults;
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "Usage: wavefront-cli fasth-train [options]\n"
         "Trains an SVD layer W = U diag(sigma) V^T, U and V products of k Householder reflections applied by FastH,\n"
         "with Adam towards a target of known singular values (log-spaced from 3 to 0.09), then times W^-1 Y and\n"
         "log|det W| by the layer's SVD against LU of the formed W. Progress on stderr; one JSON object on stdout.\n"
         "Ctrl-C stops the training and still reports what was learnt."));
-    parser.addOptions({
+    addOptions(parser, {
         {QStringLiteral("d"), QStringLiteral("Layer size d (default %1).").arg(defaults.d), QStringLiteral("d"), QString::number(defaults.d)},
         {QStringLiteral("k"), QStringLiteral("Reflectors per factor, 1..d (default %1).").arg(defaults.k), QStringLiteral("k"), QString::number(defaults.k)},
         {QStringLiteral("samples"), QStringLiteral("Training inputs (columns of X; default %1).").arg(defaults.samples), QStringLiteral("m"),

@@ -283,51 +283,63 @@ QByteArray outputBytes(const std::string& option, const QCommandLineParser& pars
 // The options of `reconstruct` (spec/cli.md), with their defaults in the help.
 void addReconstructOptions(QCommandLineParser& parser)
 {
+    // Defaults stated from core's own: the settings' structs and the presets' (engine/Presets.h).
+    const DatasetMetadata metadata;
+    const PreprocessOptions preprocess;
+    const ModelSettings model;
+    const PresetDefaults demo = presetDefaults("demo"), oof = presetDefaults("oof");
+    const QString fromHeaders = QStringLiteral(" (default: from the files' headers or sidecars)");
     parser.setApplicationDescription(QStringLiteral(
         "Reconstruct the wavefront (Zernike coefficients) from PSF images by BFGS on a Fourier-optics model.\n"
         "Input: --preset demo|oof, or --input FILE [...] (FITS images, cubes and HDUs; TIFF pages; PNG) with metadata,\n"
         "or --session FILE.json (a saved session; options given here override it).\n"
         "Numbers take unit suffixes; a bare number is in SI base units."));
-    parser.addOptions({
-        {QStringLiteral("preset"), QStringLiteral("Built-in problem: demo or oof."), QStringLiteral("name")},
+    addOptions(parser, {
+        {QStringLiteral("preset"), QStringLiteral("Built-in problem: demo or oof (no default: give one of --preset, --input, --session)."), QStringLiteral("name")},
         {QStringLiteral("input"), QStringLiteral("FITS, TIFF or PNG file(s) with the PSF planes (repeat the option for several files)."), QStringLiteral("FILE")},
         {QStringLiteral("session"), QStringLiteral("A saved session (JSON): inputs, metadata, preparation, model and solver settings."), QStringLiteral("FILE.json")},
-        {QStringLiteral("wavelength"), QStringLiteral("Wavelength, e.g. 633nm."), QStringLiteral("length")},
-        {QStringLiteral("pixel-scale"), QStringLiteral("Pixel pitch (with --f-number or --na) or angle (arcsec, mas, rad; with --aperture)."), QStringLiteral("value")},
-        {QStringLiteral("f-number"), QStringLiteral("Focal ratio F#: Q = lambda F# / pitch."), QStringLiteral("F")},
-        {QStringLiteral("na"), QStringLiteral("Numerical aperture: Q = lambda / (2 NA pitch)."), QStringLiteral("NA")},
-        {QStringLiteral("immersion"), QStringLiteral("Immersion refractive index."), QStringLiteral("n"), QStringLiteral("1")},
-        {QStringLiteral("aperture"), QStringLiteral("Aperture diameter, with an angular pixel scale."), QStringLiteral("length")},
-        {QStringLiteral("sampling"), QStringLiteral("Sampling Q = lambda F# / pixel, given directly."), QStringLiteral("Q")},
-        {QStringLiteral("defocus"), QStringLiteral("One entry per plane that takes part: waves of W020 ('1w') or an axial length ('0.9um')."), QStringLiteral("list")},
-        {QStringLiteral("defocus-model"), QStringLiteral("paraxial or high-na, for defocus given as lengths."), QStringLiteral("model"), QStringLiteral("paraxial")},
-        {QStringLiteral("planes"), QStringLiteral("Planes that take part (0-based, in file order)."), QStringLiteral("list")},
-        {QStringLiteral("z-step"), QStringLiteral("Stacks: axial step between planes (e.g. 0.3um); plane i is at (i - focus plane) * step."), QStringLiteral("length")},
-        {QStringLiteral("focus-plane"), QStringLiteral("Stacks: the plane (0-based, may be fractional) at focus, for --z-step."), QStringLiteral("index")},
-        {QStringLiteral("data-unit"), QStringLiteral("photons, electrons, counts, adu or relative (chooses the default objective)."), QStringLiteral("unit")},
+        {QStringLiteral("wavelength"), QStringLiteral("Wavelength, e.g. 633nm") + fromHeaders, QStringLiteral("length")},
+        {QStringLiteral("pixel-scale"), QStringLiteral("Pixel pitch (with --f-number or --na) or angle (arcsec, mas, rad; with --aperture)") + fromHeaders, QStringLiteral("value")},
+        {QStringLiteral("f-number"), QStringLiteral("Focal ratio F#: Q = lambda F# / pitch") + fromHeaders, QStringLiteral("F")},
+        {QStringLiteral("na"), QStringLiteral("Numerical aperture: Q = lambda / (2 NA pitch)") + fromHeaders, QStringLiteral("NA")},
+        {QStringLiteral("immersion"), QStringLiteral("Immersion refractive index (default: the headers', else %1).").arg(metadata.immersionIndex), QStringLiteral("n")},
+        {QStringLiteral("aperture"), QStringLiteral("Aperture diameter, with an angular pixel scale") + fromHeaders, QStringLiteral("length")},
+        {QStringLiteral("sampling"), QStringLiteral("Sampling Q = lambda F# / pixel, given directly (default: the headers', else from the pixel scale and the optics)."), QStringLiteral("Q")},
+        {QStringLiteral("defocus"), QStringLiteral("One entry per plane that takes part: waves of W020 ('1w') or an axial length ('0.9um') (default: the headers', "
+                                                       "sidecars' or --z-step's)."), QStringLiteral("list")},
+        {QStringLiteral("defocus-model"), QStringLiteral("paraxial or high-na, for defocus given as lengths (default: the headers', else %1).")
+                                                .arg(metadata.defocusModel == DefocusModel::HighNa ? QStringLiteral("high-na") : QStringLiteral("paraxial")),
+         QStringLiteral("model")},
+        {QStringLiteral("planes"), QStringLiteral("Planes that take part (0-based, in file order; default: all)."), QStringLiteral("list")},
+        {QStringLiteral("z-step"), QStringLiteral("Stacks: axial step between planes (e.g. 0.3um); plane i is at (i - focus plane) * step") + fromHeaders, QStringLiteral("length")},
+        {QStringLiteral("focus-plane"), QStringLiteral("Stacks: the plane (0-based, may be fractional) at focus, for --z-step") + fromHeaders, QStringLiteral("index")},
+        {QStringLiteral("data-unit"), QStringLiteral("photons, electrons, counts, adu or relative; chooses the objective (default: the FITS BUNIT, else counts)."), QStringLiteral("unit")},
         {QStringLiteral("saturation"), QStringLiteral("Saturation level in data units (default: the format's maximum)."), QStringLiteral("level")},
         {QStringLiteral("no-saturation-mask"), QStringLiteral("Keep saturated pixels in the fit.")},
         {QStringLiteral("no-background"), QStringLiteral("Do not subtract the border background.")},
-        {QStringLiteral("border"), QStringLiteral("Border width for the background, pixels (default: size / 16)."), QStringLiteral("pixels")},
-        {QStringLiteral("clip-sigma"), QStringLiteral("Sigma clipping of the border statistics (default 3)."), QStringLiteral("k")},
-        {QStringLiteral("centre"), QStringLiteral("Centre the PSF: none, peak or centroid (default none)."), QStringLiteral("method")},
+        {QStringLiteral("border"), QStringLiteral("Border width for the background, pixels (default: the image size / 16, at least 2)."), QStringLiteral("pixels")},
+        {QStringLiteral("clip-sigma"), QStringLiteral("Sigma clipping of the border statistics (default %1).").arg(preprocess.clipSigma), QStringLiteral("k")},
+        {QStringLiteral("centre"), QStringLiteral("Centre the PSF: none, peak or centroid (default %1).")
+                                                     .arg(preprocess.centre == CentreMethod::Peak ? QStringLiteral("peak")
+                                                          : preprocess.centre == CentreMethod::Centroid ? QStringLiteral("centroid") : QStringLiteral("none")), QStringLiteral("method")},
         {QStringLiteral("centre-each-plane"), QStringLiteral("Centre every plane on its own (default: one centre for the stack).")},
-        {QStringLiteral("crop"), QStringLiteral("Crop to N x N pixels around the centre (even N)."), QStringLiteral("N")},
-        {QStringLiteral("hot-pixels"), QStringLiteral("Mask isolated hot pixels more than k noise deviations above their neighbours."), QStringLiteral("k")},
-        {QStringLiteral("bad-pixels"), QStringLiteral("Mask these pixels in every plane: column:row,... (raw image coordinates)."), QStringLiteral("list")},
+        {QStringLiteral("crop"), QStringLiteral("Crop to N x N pixels around the centre (even N; default: no crop)."), QStringLiteral("N")},
+        {QStringLiteral("hot-pixels"), QStringLiteral("Mask isolated hot pixels more than k noise deviations above their neighbours (default: off; k = %1 in the desktop program).").arg(preprocess.hotPixelSigma), QStringLiteral("k")},
+        {QStringLiteral("bad-pixels"), QStringLiteral("Mask these pixels in every plane: column:row,... (raw image coordinates; default: none)."), QStringLiteral("list")},
         {QStringLiteral("normalise"), QStringLiteral("Scale every plane to unit sum (least-squares objective).")},
-        {QStringLiteral("obscuration"), QStringLiteral("Central obscuration, fraction of the pupil diameter."), QStringLiteral("ratio"), QStringLiteral("0")},
-        {QStringLiteral("spiders"), QStringLiteral("Number of spider vanes."), QStringLiteral("count"), QStringLiteral("0")},
-        {QStringLiteral("spider-width"), QStringLiteral("Vane width, fraction of the pupil diameter."), QStringLiteral("w"), QStringLiteral("0")},
-        {QStringLiteral("grid"), QStringLiteral("Model grid size N (even; default: the data size, or the preset's)."), QStringLiteral("N")},
-        {QStringLiteral("order"), QStringLiteral("Highest Zernike radial order (1..15)."), QStringLiteral("n")},
-        {QStringLiteral("ordering"), QStringLiteral("noll or ansi."), QStringLiteral("name")},
-        {QStringLiteral("normalization"), QStringLiteral("rms (Noll) or unit (R(1) = 1)."), QStringLiteral("name")},
-        {QStringLiteral("objective"), QStringLiteral("poisson, least-squares or weighted (Poisson plus read noise)."), QStringLiteral("name")},
-        {QStringLiteral("read-noise"), QStringLiteral("Read noise in counts RMS, for --objective weighted."), QStringLiteral("e")},
+        {QStringLiteral("obscuration"), QStringLiteral("Central obscuration, fraction of the pupil diameter (default %1).").arg(model.obscuration), QStringLiteral("ratio")},
+        {QStringLiteral("spiders"), QStringLiteral("Number of spider vanes (default %1).").arg(model.spiderCount), QStringLiteral("count")},
+        {QStringLiteral("spider-width"), QStringLiteral("Vane width, fraction of the pupil diameter (default %1).").arg(model.spiderWidth), QStringLiteral("w")},
+        {QStringLiteral("grid"), QStringLiteral("Model grid size N (even; default: the data size; --preset demo %1, oof %2).").arg(demo.grid).arg(oof.grid), QStringLiteral("N")},
+        {QStringLiteral("order"), QStringLiteral("Highest Zernike radial order, 1..%1 (default %2; --preset demo %3, oof %4).").arg(zernike::kMaxOrder).arg(model.order).arg(demo.order).arg(oof.order), QStringLiteral("n")},
+        {QStringLiteral("ordering"), QStringLiteral("noll or ansi (default %1).").arg(QLatin1String(zernike::orderingName(model.ordering))), QStringLiteral("name")},
+        {QStringLiteral("normalization"), QStringLiteral("rms (Noll) or unit (R(1) = 1) (default %1).").arg(QLatin1String(zernike::normalizationName(model.normalization))), QStringLiteral("name")},
+        {QStringLiteral("objective"), QStringLiteral("poisson, least-squares or weighted (Poisson plus read noise) (default: from the data unit: poisson for photons "
+                                                      "or electrons, least-squares for relative or normalised data, weighted for counts; a preset's own)."), QStringLiteral("name")},
+        {QStringLiteral("read-noise"), QStringLiteral("Read noise in counts RMS, for --objective weighted (default: the noise of the image border)."), QStringLiteral("e")},
         {QStringLiteral("fit-shift"), QStringLiteral("Fit a tip/tilt per plane (drift between planes).")},
-        {QStringLiteral("stages"), QStringLiteral("Coarse-to-fine Zernike orders, e.g. 2,4,6 (the last is the fitted order)."), QStringLiteral("list")},
-        {QStringLiteral("seed"), QStringLiteral("Noise seed of a preset."), QStringLiteral("S"), QStringLiteral("20180518")},
+        {QStringLiteral("stages"), QStringLiteral("Coarse-to-fine Zernike orders, e.g. 2,4,6 (the last is the fitted order; default: one stage at --order)."), QStringLiteral("list")},
+        {QStringLiteral("seed"), QStringLiteral("Noise seed of a preset."), QStringLiteral("S"), QString::number(PresetOptions{}.seed)},
         {QStringLiteral("remove-defocus"), QStringLiteral("Report RMS and PV with defocus removed too.")},
         {QStringLiteral("no-uncertainty"), QStringLiteral("Skip the uncertainty estimate (2 P extra gradients).")},
         {QStringLiteral("json"), QStringLiteral("Write the result as JSON ('-' for stdout)."), QStringLiteral("FILE")},
@@ -354,7 +366,8 @@ void addReconstructOptions(QCommandLineParser& parser)
         {QStringLiteral("quiet"), QStringLiteral("No progress lines on stderr.")},
     });
     parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Input files (same as --input)."), QStringLiteral("[FILE...]"));
-    addSolverOptions(parser);
+    addSolverOptions(parser, SolverSettings{}, QStringLiteral("--preset demo %1, oof %2").arg(demo.gradientTolerance, 0, 'g', 6).arg(oof.gradientTolerance, 0, 'g', 6),
+                     QStringLiteral("--preset demo %1, oof %2").arg(demo.functionTolerance, 0, 'g', 6).arg(oof.functionTolerance, 0, 'g', 6));
 }
 
 // A preset's problem with the flags that apply to it. Throws UsageError or SettingsError.
@@ -382,6 +395,16 @@ void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& r
     truth = c.truth;
     context = presetExportContext(c, name.toStdString());
     notes.push_back("simulated data: " + c.noiseDescription);
+    // The data and optics options describe files: a preset brings its own, so given ones are named, not silently dropped.
+    std::string ignored;
+    for (const char* option : {"wavelength", "pixel-scale", "f-number", "na", "immersion", "aperture", "sampling", "defocus", "defocus-model",
+                               "planes", "z-step", "focus-plane", "data-unit", "saturation", "no-saturation-mask", "no-background", "border",
+                               "clip-sigma", "centre", "centre-each-plane", "crop", "hot-pixels", "bad-pixels", "normalise", "obscuration",
+                               "spiders", "spider-width", "fit-shift"})
+        if (has(parser, option))
+            ignored += (ignored.empty() ? "--" : ", --") + std::string(option);
+    if (!ignored.empty())
+        notes.push_back("warning: the preset " + name.toStdString() + " ignores " + ignored + " (they apply to file input; the preset fixes its own data and optics)");
     if (has(parser, "ordering") || has(parser, "normalization"))
         throw UsageError("--ordering and --normalization apply to file input; the presets fix their conventions");
     if (has(parser, "objective")) {
@@ -486,6 +509,8 @@ Session prepareFileRun(const QCommandLineParser& parser, const std::vector<Outpu
             paths.push_back(input.toStdString());
         takeMessages(addFiles(session.dataset, paths), notes);
     }
+    if (has(parser, "seed"))
+        notes.push_back("warning: --seed applies to the presets' simulated noise; file input ignores it");
     Dataset& data = session.dataset;
     applyMetadataFlags(parser, data);
     applyPreprocessFlags(parser, data.preprocess);

@@ -16,13 +16,17 @@ int runSimulate(const QStringList& args)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Write synthetic PSF data with known aberrations: one FITS file, one image plane per defocus, "
                                                     "metadata in its header, and the truth next to it (FILE.truth.json)."));
-    parser.addOptions({
+    // Defaults stated from core's own (engine/Presets.h).
+    const PresetDefaults demo = presetDefaults("demo"), oof = presetDefaults("oof");
+    addOptions(parser, {
         {QStringLiteral("preset"), QStringLiteral("demo or oof."), QStringLiteral("name"), QStringLiteral("demo")},
-        {QStringLiteral("grid"), QStringLiteral("Grid size N (even)."), QStringLiteral("N")},
-        {QStringLiteral("order"), QStringLiteral("Zernike radial order of the model."), QStringLiteral("n")},
-        {QStringLiteral("truth"), QStringLiteral("Coefficients to inject (JSON, same schema as a result's coefficients)."), QStringLiteral("FILE.json")},
-        {QStringLiteral("seed"), QStringLiteral("Random seed of the noise."), QStringLiteral("S"), QStringLiteral("20180518")},
-        {QStringLiteral("noise"), QStringLiteral("none or default (the preset's noise model)."), QStringLiteral("kind"), QStringLiteral("default")},
+        {QStringLiteral("grid"), QStringLiteral("Grid size N (even; default: the preset's, demo %1, oof %2).").arg(demo.grid).arg(oof.grid), QStringLiteral("N")},
+        {QStringLiteral("order"), QStringLiteral("Zernike radial order of the model (default: the preset's, demo %1, oof %2).").arg(demo.order).arg(oof.order),
+         QStringLiteral("n")},
+        {QStringLiteral("truth"), QStringLiteral("Coefficients to inject (JSON, same schema as a result's coefficients; default: the preset's aberrations)."),
+         QStringLiteral("FILE.json")},
+        {QStringLiteral("seed"), QStringLiteral("Random seed of the noise."), QStringLiteral("S"), QString::number(PresetOptions{}.seed)},
+        {QStringLiteral("noise"), QStringLiteral("none, or default: the preset's noise model (default: default)."), QStringLiteral("kind"), QStringLiteral("default")},
         {QStringLiteral("out"), QStringLiteral("Output FITS file."), QStringLiteral("FILE.fits")},
         {QStringLiteral("force"), QStringLiteral("Overwrite existing files.")},
     });

@@ -1,18 +1,17 @@
 // wavefront-cli: the headless front end. Parses the sub-command and hands over; all work is in core/.
 #include "Commands.h"
+#include "CliCommon.h"
+#include "../common/QuietQt.h"
 
 #include <QCoreApplication>
 #include <QGuiApplication>
 #include <QTextStream>
 
-#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <string>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace {
 void printUsage(FILE* stream)
@@ -25,6 +24,7 @@ void printUsage(FILE* stream)
                  "  bench oof     time the OOF benchmark problem, one JSON object per line\n"
                  "  fasth-bench   time Householder products (FastH), one JSON object per line\n"
                  "  fasth-train   train an SVD layer built from Householder reflections (FastH), JSON summary\n"
+                 "  batch         reconstruct many inputs with one settings file: a result per input, a summary CSV\n"
                  "  device-reference  write the GPU device check's reference data (CPU backend)\n"
                  "\nRun 'wavefront-cli <command> --help' for the options of a command.\n");
 }
@@ -42,13 +42,7 @@ int main(int argc, char** argv)
     // `reconstruct --session FILE`: the command's options stay ours.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    // Without XDG_RUNTIME_DIR (a cron job, a container, sudo) Qt picks /tmp/runtime-USER and warns on
-    // stderr at every run; scripts read stderr, so the same folder is chosen here, quietly.
-    if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {
-        const std::string runtime = "/tmp/runtime-" + std::to_string(getuid());
-        if (mkdir(runtime.c_str(), 0700) == 0 || errno == EEXIST)
-            qputenv("XDG_RUNTIME_DIR", QByteArray::fromStdString(runtime));
-    }
+    wfs::app::quietQtMessages(); // before Qt says anything (app/common/QuietQt.h)
     int guiArgc = 1;
     QGuiApplication application(guiArgc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("wavefront-cli"));
@@ -80,11 +74,19 @@ int main(int argc, char** argv)
         {QStringLiteral("bench"), wfs::cli::runBench},
         {QStringLiteral("fasth-bench"), wfs::cli::runFasthBench},
         {QStringLiteral("fasth-train"), wfs::cli::runFasthTrain},
+        {QStringLiteral("batch"), wfs::cli::runBatch},
         {QStringLiteral("device-reference"), wfs::cli::runDeviceReference},
     };
     const auto it = commands.find(command);
     if (it == commands.end()) {
-        std::fprintf(stderr, "wavefront-cli: unknown command '%s' (try --help)\n", qPrintable(command));
+        QStringList names;
+        for (const auto& entry : commands)
+            names << entry.first;
+        const QString near = wfs::cli::closestName(command, names);
+        if (!near.isEmpty())
+            std::fprintf(stderr, "wavefront-cli: unknown command '%s'; did you mean '%s'?\n", qPrintable(command), qPrintable(near));
+        else
+            std::fprintf(stderr, "wavefront-cli: unknown command '%s' (try --help)\n", qPrintable(command));
         return 2;
     }
     return it->second(rest);

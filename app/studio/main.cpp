@@ -1,6 +1,7 @@
 // wavefront-studio: the desktop program. Parses the command line, shows the main window, and for
 // documentation and tests can save a screenshot (after the fit with --quit-after-fit) and exit.
 #include "MainWindow.h"
+#include "../common/QuietQt.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -11,19 +12,19 @@
 int main(int argc, char** argv)
 {
     // Read the arguments before QApplication: it removes X11 session options (-session, --session)
-    // from argv, and --session FILE.json is ours.
+    // from argv, and --session FILE.json is ours. They are parsed before it too, so that --help,
+    // --version and a bad option work without a display (QApplication aborts when it finds none).
     QStringList arguments;
     for (int i = 0; i < argc; ++i)
         arguments << QString::fromLocal8Bit(argv[i]);
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("WavefrontStudio"));
-    QApplication::setApplicationName(QStringLiteral("wavefront-studio"));
-    QApplication::setApplicationVersion(QStringLiteral(WFS_VERSION));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Wavefront Studio: wavefront reconstruction from PSF images, live."));
-    parser.addHelpOption();
-    parser.addVersionOption();
+    // Our own help and version: Qt's --help-all would offer Qt's options, and Qt's handlers need the application object.
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help and exit."));
+    const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")}, QStringLiteral("Show the program's version and exit."));
+    parser.addOption(help);
+    parser.addOption(version);
     parser.addOptions({
         {QStringLiteral("demo"), QStringLiteral("Open the built-in demo data and start a reconstruction at once.")},
         {QStringLiteral("screenshot"), QStringLiteral("Save a picture of the main window to FILE.png and exit."), QStringLiteral("FILE.png")},
@@ -35,7 +36,32 @@ int main(int argc, char** argv)
          QStringLiteral("WxH")},
     });
     parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("PSF images to open (FITS, TIFF, PNG)."), QStringLiteral("[FILE...]"));
-    parser.process(arguments);
+    if (!parser.parse(arguments)) {
+        QString error = parser.errorText();
+        if (error.endsWith(QLatin1Char('.')))
+            error.chop(1);
+        std::fprintf(stderr, "wavefront-studio: %s (see --help)\n", qPrintable(error));
+        return 2;
+    }
+    if (parser.isSet(help)) {
+        // Qt's usage line names the program by argv[0], which it reads from the application object.
+        QString text = parser.helpText();
+        const qsizetype lineEnd = text.indexOf(QLatin1Char('\n'));
+        const qsizetype options = text.left(lineEnd).indexOf(QLatin1String(" [options]"));
+        text.replace(0, lineEnd, QStringLiteral("Usage: wavefront-studio") + (options >= 0 ? text.left(lineEnd).mid(options) : QString()));
+        std::fputs(qPrintable(text), stdout);
+        return 0;
+    }
+    if (parser.isSet(version)) {
+        std::printf("wavefront-studio %s\n", WFS_VERSION);
+        return 0;
+    }
+
+    wfs::app::quietQtMessages(); // no Qt notes on the terminal (app/common/QuietQt.h)
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("WavefrontStudio"));
+    QApplication::setApplicationName(QStringLiteral("wavefront-studio"));
+    QApplication::setApplicationVersion(QStringLiteral(WFS_VERSION));
 
     QSize size(1600, 1000);
     if (parser.isSet(QStringLiteral("size"))) {

@@ -18,6 +18,15 @@ const std::vector<std::string>& presetNames()
     return names;
 }
 
+PresetDefaults presetDefaults(const std::string& name)
+{
+    if (name == "oof")
+        return {128, 8, 1e-8, 1e-12}; // the reference's stopping rule (spec/oof-benchmark.md)
+    if (name == "demo")
+        return {256, 4, 1e-6, 1e-11};
+    throw std::invalid_argument("unknown preset '" + name + "' (demo or oof)");
+}
+
 std::vector<double> parametersForTruth(const Problem& problem, const Truth& truth)
 {
     ProblemSpec spec = problem.spec();
@@ -104,8 +113,9 @@ namespace {
 
 PresetCase oofPreset(const PresetOptions& options)
 {
-    const int grid = options.grid ? options.grid : 128;
-    const int order = options.order ? options.order : 8;
+    const PresetDefaults defaults = presetDefaults("oof");
+    const int grid = options.grid ? options.grid : defaults.grid;
+    const int order = options.order ? options.order : defaults.order;
     if (order < 1 || order > zernike::kMaxOrder)
         throw std::invalid_argument("order must be between 1 and " + std::to_string(zernike::kMaxOrder));
     PresetCase c;
@@ -141,16 +151,17 @@ PresetCase oofPreset(const PresetOptions& options)
     for (size_t k = 0; k < images.size(); ++k)
         s.planes[k].data = images[k];
     c.start = noData.initialParameters(); // the spec's p0 = (0, ..., 0, 0, 0, 1)
-    c.solver.gradientTolerance = 1e-8;
-    c.solver.functionTolerance = 1e-12;
+    c.solver.gradientTolerance = defaults.gradientTolerance;
+    c.solver.functionTolerance = defaults.functionTolerance;
     c.noiseDescription = options.noise ? "D = P (1 + N(0, 0.01)) + N(0, 0.024 max P), mt19937_64 seed " + std::to_string(options.seed) : "none";
     return c;
 }
 
 PresetCase demoPreset(const PresetOptions& options)
 {
-    const int grid = options.grid ? options.grid : 256;
-    const int order = options.order ? options.order : 4;
+    const PresetDefaults defaults = presetDefaults("demo");
+    const int grid = options.grid ? options.grid : defaults.grid;
+    const int order = options.order ? options.order : defaults.order;
     if (order < 1 || order > zernike::kMaxOrder)
         throw std::invalid_argument("order must be between 1 and " + std::to_string(zernike::kMaxOrder));
     constexpr double photons = 1e6, background = 10.0, readNoise = 2.0;
@@ -195,8 +206,8 @@ PresetCase demoPreset(const PresetOptions& options)
         c.truthParameters = truthForSimulation;
     estimateFluxAndBackground(s); // a fit starts from the data, not from the truth
     c.start = Problem(s).initialParameters();
-    c.solver.gradientTolerance = 1e-6;
-    c.solver.functionTolerance = 1e-11;
+    c.solver.gradientTolerance = defaults.gradientTolerance;
+    c.solver.functionTolerance = defaults.functionTolerance;
     c.noiseDescription = options.noise ? "Poisson, 1e6 photons per plane, background 10, read noise 2 (counts RMS), mt19937_64 seed "
                                              + std::to_string(options.seed)
                                        : "none";

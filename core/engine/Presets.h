@@ -35,6 +35,15 @@ struct PresetCase {
 };
 
 const std::vector<std::string>& presetNames(); // {"demo", "oof"}
+// What a preset uses when PresetOptions leave it open (grid, order 0), and its stopping rule; stated in
+// the command line's help. Throws std::invalid_argument for an unknown name.
+struct PresetDefaults {
+    int grid = 0;
+    int order = 0;
+    double gradientTolerance = 0.0;
+    double functionTolerance = 0.0;
+};
+PresetDefaults presetDefaults(const std::string& name);
 // What export headers say about a preset, as file input gets it from core/engine/Workflow.h: pupil
 // (obscuration, spiders), sampling Q, pupil radii per phase-map pixel, the aperture (the OOF dish),
 // the data unit and the preset's name.

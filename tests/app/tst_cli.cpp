@@ -7,8 +7,12 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QDir>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
+
+#include <sys/stat.h>
 
 class TestCli : public QObject {
     Q_OBJECT
@@ -19,10 +23,16 @@ private:
         QByteArray out, err;
     };
 
-    static Run cli(const QStringList& args)
+    static Run cli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
+    {
+        return start(QStringLiteral(WFS_CLI_PATH), args, env);
+    }
+
+    static Run start(const QString& program, const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
     {
         QProcess process;
-        process.start(QStringLiteral(WFS_CLI_PATH), args);
+        process.setProcessEnvironment(env);
+        process.start(program, args);
         Run run;
         if (!process.waitForFinished(300000))
             return run;
@@ -199,6 +209,152 @@ private slots:
                 QVERIFY2(row.contains(QLatin1String(key)), key);
             QCOMPARE(row.value(QStringLiteral("solution")).toArray().size(), row.value(QStringLiteral("params")).toInt());
         }
+    }
+
+    // ---- Help and messages (issue 14, item 3) ----
+
+    // Every sub-command's help: one usage line naming the command, no Qt options or internal files, and
+    // a default stated for every option that takes a value (files and folders aside).
+    void helpNamesTheCommandAndStatesDefaults()
+    {
+        const QList<QStringList> commands = {{QStringLiteral("simulate")},    {QStringLiteral("reconstruct")}, {QStringLiteral("bench"), QStringLiteral("oof")},
+                                             {QStringLiteral("fasth-bench")}, {QStringLiteral("fasth-train")}, {QStringLiteral("batch")},
+                                             {QStringLiteral("device-reference")}};
+        for (const QStringList& command : commands) {
+            const Run run = cli(command + QStringList{QStringLiteral("--help")});
+            const QByteArray name = command.join(QLatin1Char(' ')).toUtf8();
+            QVERIFY2(run.status == 0, name.constData());
+            QCOMPARE(run.out.count("Usage:"), 1);
+            QVERIFY2(run.out.startsWith("Usage: wavefront-cli " + name + " "), run.out.left(80).constData());
+            QVERIFY2(!run.out.contains("help-all") && !run.out.contains("Qt"), name.constData());
+            QVERIFY2(!run.out.contains("spec/") && !run.out.contains(".md"), name.constData());
+            QVERIFY2(run.out.contains("--version"), name.constData());
+            // Each option entry with its wrapped description.
+            QStringList entries;
+            for (const QString& line : QString::fromUtf8(run.out).split(QLatin1Char('\n'))) {
+                if (line.startsWith(QLatin1String("  -")))
+                    entries << line;
+                else if (!entries.isEmpty() && line.startsWith(QLatin1String("      ")))
+                    entries.last() += QLatin1Char(' ') + line.trimmed();
+                else if (!entries.isEmpty() && !entries.last().isEmpty())
+                    entries << QString(); // a section ends
+            }
+            static const QRegularExpression valueName(QStringLiteral("<([^>]+)>"));
+            for (const QString& entry : entries) {
+                const auto match = valueName.match(entry);
+                if (!match.hasMatch() || match.captured(1).contains(QLatin1String("FILE"), Qt::CaseInsensitive)
+                    || match.captured(1).contains(QLatin1String("DIR")))
+                    continue;
+                QVERIFY2(entry.contains(QLatin1String("default")), qPrintable(QString::fromUtf8(name) + QStringLiteral(": ") + entry));
+            }
+        }
+        // The defaults the issue names, with the values core uses.
+        const QString reconstruct = QString::fromUtf8(cli({QStringLiteral("reconstruct"), QStringLiteral("--help")}).out).simplified();
+        for (const char* text : {"--order <n> Highest Zernike radial order, 1..15 (default 4;", "(default 1e-06;", "(default 1e-11;",
+                                 "--threads <T> CPU threads for FFTs and pointwise work (default 1)", "--objective <name> poisson, least-squares or weighted",
+                                 "(default: from the data unit", "--max-iterations <K> Iteration limit (default 2000)"})
+            QVERIFY2(reconstruct.contains(QLatin1String(text)), text);
+        const QString simulate = QString::fromUtf8(cli({QStringLiteral("simulate"), QStringLiteral("--help")}).out).simplified();
+        for (const char* text : {"--grid <N> Grid size N (even; default: the preset's, demo 256, oof 128)", "--seed <S> Random seed of the noise (default 20180518)",
+                                 "--noise <kind> none, or default: the preset's noise model (default: default)"})
+            QVERIFY2(simulate.contains(QLatin1String(text)), text);
+        const QString bench = QString::fromUtf8(cli({QStringLiteral("bench"), QStringLiteral("oof"), QStringLiteral("--help")}).out).simplified();
+        QVERIFY2(bench.contains(QLatin1String("is at most X (default 1e-08)")), qPrintable(bench)); // the OOF problem's own rule
+    }
+
+    void versionEverywhere()
+    {
+        const Run top = cli({QStringLiteral("--version")});
+        QCOMPARE(top.status, 0);
+        QVERIFY(top.out.startsWith("wavefront-cli "));
+        for (const QStringList& command : QList<QStringList>{{QStringLiteral("simulate")}, {QStringLiteral("reconstruct")}, {QStringLiteral("bench")},
+                                                             {QStringLiteral("fasth-bench")}, {QStringLiteral("fasth-train")}, {QStringLiteral("batch")},
+                                                             {QStringLiteral("device-reference")}}) {
+            const Run run = cli(command + QStringList{QStringLiteral("--version")});
+            QVERIFY2(run.status == 0, qPrintable(command.join(QLatin1Char(' '))));
+            QCOMPARE(run.out, top.out);
+        }
+    }
+
+    void didYouMean()
+    {
+        Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--wavelenght"), QStringLiteral("633nm")});
+        QCOMPARE(run.status, 2);
+        QCOMPARE(run.err.count('\n'), 1);
+        QVERIFY2(run.err.contains("unknown option '--wavelenght'; did you mean --wavelength?"), run.err.constData());
+        run = cli({QStringLiteral("simulate"), QStringLiteral("--sede"), QStringLiteral("3")});
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains("did you mean --seed?"), run.err.constData());
+        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--zzzzzzzz")});
+        QCOMPARE(run.status, 2);
+        QVERIFY2(!run.err.contains("did you mean"), run.err.constData());
+        run = cli({QStringLiteral("reconstuct"), QStringLiteral("--preset"), QStringLiteral("demo")});
+        QCOMPARE(run.status, 2);
+        QCOMPARE(run.err.count('\n'), 1);
+        QVERIFY2(run.err.contains("unknown command 'reconstuct'; did you mean 'reconstruct'?"), run.err.constData());
+        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--help-all")});
+        QCOMPARE(run.status, 2); // Qt's options are not offered
+    }
+
+    void presetIgnoredOptionsAreNamed()
+    {
+        const QStringList base = {QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"), QStringLiteral("64"),
+                                  QStringLiteral("--max-iterations"), QStringLiteral("3"), QStringLiteral("--quiet")};
+        Run run = cli(base + QStringList{QStringLiteral("--wavelength"), QStringLiteral("700nm"), QStringLiteral("--crop"), QStringLiteral("32")});
+        QVERIFY2(run.status == 0, run.err.constData());
+        QVERIFY2(run.err.contains("warning: the preset demo ignores --wavelength, --crop"), run.err.constData());
+        run = cli(base);
+        QVERIFY2(run.status == 0, run.err.constData());
+        QVERIFY2(!run.err.contains("ignores"), run.err.constData());
+    }
+
+    // Qt's own notes (a runtime folder with the wrong permissions, no XDG_RUNTIME_DIR) stay off the terminal
+    // of both programs; the desktop program's --help and --version need no display.
+    void noQtMessagesOnTheTerminal()
+    {
+        QTemporaryDir dir;
+        const QString runtime = dir.filePath(QStringLiteral("runtime"));
+        QVERIFY(QDir().mkpath(runtime));
+        QVERIFY(::chmod(QFile::encodeName(runtime).constData(), 0755) == 0); // Qt wants 0700 and says so
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_RUNTIME_DIR"), runtime);
+        env.remove(QStringLiteral("WFS_QT_MESSAGES"));
+        const QString png = dir.filePath(QStringLiteral("phase.png"));
+        Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"), QStringLiteral("64"),
+                       QStringLiteral("--max-iterations"), QStringLiteral("3"), QStringLiteral("--quiet"), QStringLiteral("--phase-png"), png},
+                      env);
+        QVERIFY2(run.status == 0, run.err.constData());
+        for (const QByteArray& line : run.err.split('\n'))
+            QVERIFY2(line.isEmpty() || line.contains("wavefront-cli reconstruct: "), line.constData()); // only the program's own lines
+        env.remove(QStringLiteral("XDG_RUNTIME_DIR"));
+        run = cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("64"), QStringLiteral("--out"), dir.filePath(QStringLiteral("s.fits"))}, env);
+        QVERIFY2(run.status == 0, run.err.constData());
+        QCOMPARE(run.err, QByteArray());
+
+        // The desktop program: a screenshot on the offscreen platform says nothing on stderr either.
+        env.insert(QStringLiteral("XDG_RUNTIME_DIR"), runtime);
+        run = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--screenshot"), dir.filePath(QStringLiteral("shot.png")), QStringLiteral("--size"),
+                                                      QStringLiteral("800x600")},
+                    env);
+        QVERIFY2(run.status == 0, run.err.constData());
+        QCOMPARE(run.err, QByteArray());
+
+        // No display at all: --help and --version still work, a bad option is one line and status 2.
+        QProcessEnvironment headless = QProcessEnvironment::systemEnvironment();
+        for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+            headless.remove(QLatin1String(name));
+        run = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--help")}, headless);
+        QCOMPARE(run.status, 0);
+        QVERIFY2(run.out.startsWith("Usage: wavefront-studio [options]"), run.out.constData());
+        QCOMPARE(run.out.count("Usage:"), 1);
+        QVERIFY(!run.out.contains("help-all") && !run.out.contains("Qt"));
+        QCOMPARE(run.err, QByteArray());
+        run = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--version")}, headless);
+        QCOMPARE(run.status, 0);
+        QVERIFY2(run.out.startsWith("wavefront-studio "), run.out.constData());
+        run = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--bogus")}, headless);
+        QCOMPARE(run.status, 2);
+        QCOMPARE(run.err.count('\n'), 1);
     }
 };
 

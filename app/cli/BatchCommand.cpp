@@ -1,0 +1,327 @@
+// wavefront-cli batch: one settings file, many inputs, N worker processes. Each worker is this program
+// itself in a hidden mode (`batch --worker INPUT.json`), which runs the one workflow (core's
+// prepareBatchRun -> prepareRun) on one input and writes DIR/NAME.json all or nothing; its output goes
+// to DIR/NAME.log. Which inputs there are, which are done, and the summary are core's (engine/Batch.h),
+// shared with `--summarize-only`, which summarises what GNU parallel or a Slurm array left in DIR.
+#include "CliCommon.h"
+#include "Commands.h"
+
+#include "FieldMap.h"
+#include "engine/Batch.h"
+#include "engine/Report.h"
+#include "io/OutputTransaction.h"
+#include "io/ResultJson.h"
+#include "optics/Zernike.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QEventLoop>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QProcess>
+#include <QThread>
+
+#include <algorithm>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <sys/prctl.h>
+
+namespace wfs::cli {
+
+namespace {
+
+constexpr int kDefaultFieldMapCoefficient = 4; // Noll 4, defocus: field curvature across the field
+
+// The worker: one input, in this process. Everything it prints goes to DIR/NAME.log.
+int runWorker(const QString& program, const QCommandLineParser& parser)
+{
+    try {
+        const QJsonDocument doc = QJsonDocument::fromJson(parser.value(QStringLiteral("worker")).toUtf8());
+        const BatchInput input = batchInputFromJson(doc.object());
+        const Session settings = parser.isSet(QStringLiteral("settings")) ? loadBatchSettings(parser.value(QStringLiteral("settings")).toStdString()) : Session{};
+        const PreparedRun run = prepareBatchRun(settings, input);
+        for (const DatasetMessage& m : run.messages)
+            std::printf("  %s: %s\n", messageLevelName(m.level), m.text.c_str());
+        const FitResult result = reconstruct(run.request, {}, nullptr);
+        std::fputs(fullReport(result).c_str(), stdout);
+        printWarnings(program, result.warnings);
+        std::fflush(stdout);
+        writeFileAtomically(batchResultPath(parser.value(QStringLiteral("out")).toStdString(), input), QJsonDocument(resultToJson(result)).toJson(), true);
+        if (result.solver.termination == Termination::Failed)
+            return runFailure(program, QString::fromStdString("the fit failed: " + result.solver.message));
+        return 0;
+    } catch (const std::exception& e) {
+        return runFailure(program, describe(e));
+    }
+}
+
+std::string progressLine(const BatchRow& row)
+{
+    if (row.status == "ok") {
+        char text[256];
+        std::snprintf(text, sizeof text, "ok  %s  rms %.4f waves  Strehl %.3f  chi2/pixel %.3f  %.1f s", row.termination.c_str(), row.rmsWaves,
+                      row.strehl, row.reducedChiSquare, row.seconds);
+        return text;
+    }
+    return (row.status == "failed" ? "FAILED: " : "not run: ") + row.error;
+}
+
+// The field map of one coefficient, when any input has a field position. Returns the PNG's bytes, or
+// empty when there are no positions.
+QByteArray fieldMapBytes(const std::vector<BatchRow>& rows, int coefficient)
+{
+    std::vector<FieldMapPoint> points;
+    std::string ordering = "noll";
+    for (const BatchRow& r : rows)
+        if (r.status == "ok") {
+            ordering = r.ordering;
+            break;
+        }
+    for (const BatchRow& r : rows) {
+        if (!r.fieldX || !r.fieldY)
+            continue;
+        FieldMapPoint p{*r.fieldX, *r.fieldY, std::nan(""), r.name};
+        if (r.status == "ok" && r.ordering == ordering)
+            for (const auto& [index, waves] : r.coefficientsWaves)
+                if (index == coefficient)
+                    p.value = waves;
+        points.push_back(p);
+    }
+    if (points.empty())
+        return {};
+    if (std::none_of(points.begin(), points.end(), [](const FieldMapPoint& p) { return std::isfinite(p.value); }))
+        for (const BatchRow& r : rows)
+            if (r.status == "ok")
+                throw std::runtime_error("no result has coefficient " + std::to_string(coefficient) + " (--field-map-coefficient)");
+    const ZernikeOrdering o = ordering == "ansi" ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
+    const std::string term = (o == ZernikeOrdering::Ansi ? "ANSI " : "Noll ") + std::to_string(coefficient);
+    FieldMapOptions options;
+    options.title = term + " (" + zernike::name(zernike::modeFromIndex(coefficient, o)) + ") across the field";
+    options.valueLabel = term + " [waves]";
+    return fieldMapPngBytes(points, options);
+}
+
+// Writes summary.csv (and field-map.png), prints where; returns the rows.
+std::vector<BatchRow> writeSummary(const QString& program, const std::vector<BatchInput>& inputs, const QString& outDir, int coefficient)
+{
+    const std::vector<BatchRow> rows = batchRows(inputs, outDir.toStdString());
+    const QString summary = QDir(outDir).filePath(QStringLiteral("summary.csv"));
+    writeFileAtomically(summary.toStdString(), batchSummaryCsv(rows), true);
+    int ok = 0;
+    for (const BatchRow& r : rows)
+        ok += r.status == "ok";
+    std::printf("summary: %s (%d of %zu inputs ok)\n", qPrintable(summary), ok, rows.size());
+    try {
+        const QByteArray png = fieldMapBytes(rows, coefficient);
+        if (!png.isEmpty()) {
+            const QString map = QDir(outDir).filePath(QStringLiteral("field-map.png"));
+            writeFileAtomically(map.toStdString(), png, true);
+            std::printf("field map: %s\n", qPrintable(map));
+        }
+    } catch (const std::exception& e) {
+        printWarnings(program, {std::string("no field map: ") + e.what()});
+    }
+    std::fflush(stdout);
+    return rows;
+}
+
+int exitStatus(const std::vector<BatchRow>& rows)
+{
+    for (const BatchRow& r : rows)
+        if (r.status == "ok")
+            return 0;
+    return 1; // not one input could be fitted
+}
+
+} // namespace
+
+int runBatch(const QStringList& args)
+{
+    const QString program = args.value(0);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Reconstruct many inputs with one set of settings: one result JSON per input in DIR (DIR/NAME.json, with\n"
+        "the run's output in DIR/NAME.log), DIR/summary.csv (one row per input, failures with their reason) and,\n"
+        "when the inputs have field positions, DIR/field-map.png. Resumable: an input whose result is complete is\n"
+        "skipped. INPUT: image files, a glob ('data/*.fits', quoted), a list file (*.txt, one path a line), or a\n"
+        "CSV manifest (*.csv) with a header row: file[,name][,x,y][,defocus][,planes][,wavelength][,sampling]\n"
+        "[,z-step][,focus-plane]; x,y is the field position, the others override the settings for that input.\n"
+        "A positional FILE.json is the settings file (same as --settings)."));
+    QCommandLineOption worker(QStringLiteral("worker"), QStringLiteral("Internal: run one input (JSON) in this process."), QStringLiteral("json"));
+    worker.setFlags(QCommandLineOption::HiddenFromHelp);
+    const int defaultJobs = std::max(1, QThread::idealThreadCount());
+    addOptions(parser, {
+        {QStringLiteral("settings"), QStringLiteral("Settings for every input: a saved session (its own inputs are ignored) or a settings file "
+                                                    "of the same format (default: the built-in defaults and each input's headers)."),
+         QStringLiteral("FILE.json")},
+        {QStringLiteral("manifest"), QStringLiteral("A CSV manifest of inputs (as an INPUT ending in .csv)."), QStringLiteral("FILE.csv")},
+        {QStringLiteral("out"), QStringLiteral("Output folder (created when missing; required)."), QStringLiteral("DIR")},
+        {QStringLiteral("jobs"), QStringLiteral("Worker processes (default: the %1 hardware threads divided by the settings' threads per fit).").arg(defaultJobs),
+         QStringLiteral("N")},
+        {QStringLiteral("field-map-coefficient"),
+         QStringLiteral("Zernike index (in the results' ordering) drawn against field position in DIR/field-map.png (default %1).").arg(kDefaultFieldMapCoefficient),
+         QStringLiteral("N"), QString::number(kDefaultFieldMapCoefficient)},
+        {QStringLiteral("summarize-only"), QStringLiteral("Run nothing: summarise the results DIR holds (e.g. after GNU parallel or a Slurm array "
+                                                          "ran 'reconstruct --json DIR/NAME.json' per input).")},
+        {QStringLiteral("quiet"), QStringLiteral("No progress lines.")},
+        worker,
+    });
+    parser.addPositionalArgument(QStringLiteral("inputs"), QStringLiteral("Image files, globs, list files or CSV manifests."), QStringLiteral("INPUT..."));
+    if (auto status = parseOrExit(parser, args))
+        return *status;
+    if (!parser.isSet(QStringLiteral("out")))
+        return usageFailure(program, QStringLiteral("--out DIR is required"));
+    if (parser.isSet(worker))
+        return runWorker(program, parser);
+
+    QStringList positional = parser.positionalArguments();
+    QString settingsPath = parser.value(QStringLiteral("settings"));
+    if (!positional.isEmpty() && positional.front().endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
+        if (!settingsPath.isEmpty())
+            return usageFailure(program, QStringLiteral("two settings files: --settings %1 and %2").arg(settingsPath, positional.front()));
+        settingsPath = positional.takeFirst();
+    }
+    int coefficient = kDefaultFieldMapCoefficient;
+    int jobs = 0;
+    try {
+        coefficient = parseInt(parser.value(QStringLiteral("field-map-coefficient")), QStringLiteral("field-map-coefficient"));
+        if (coefficient < 1)
+            throw UsageError("--field-map-coefficient: a Zernike index is at least 1");
+        if (parser.isSet(QStringLiteral("jobs"))) {
+            jobs = parseInt(parser.value(QStringLiteral("jobs")), QStringLiteral("jobs"));
+            if (jobs < 1 || jobs > 1024)
+                throw UsageError("--jobs: must be between 1 and 1024");
+        }
+        if (positional.isEmpty() && !parser.isSet(QStringLiteral("manifest")))
+            throw UsageError("no inputs: give image files, a glob, a list file or a CSV manifest");
+    } catch (const UsageError& e) {
+        return usageFailure(program, QString::fromStdString(e.what()));
+    }
+
+    // Everything that can stop the batch is checked before any worker starts: the settings, the input
+    // list, the output folder.
+    Session settings;
+    std::vector<BatchInput> inputs;
+    const QString outDir = parser.value(QStringLiteral("out"));
+    try {
+        if (!settingsPath.isEmpty())
+            settings = loadBatchSettings(settingsPath.toStdString());
+        std::vector<std::string> arguments;
+        for (const QString& p : positional)
+            arguments.push_back(p.toStdString());
+        inputs = resolveBatchInputs(arguments, parser.value(QStringLiteral("manifest")).toStdString());
+        if (!QDir().mkpath(outDir))
+            throw OutputError(outDir.toStdString() + ": cannot create the output folder");
+        checkOutputPath(QDir(outDir).filePath(QStringLiteral("summary.csv")).toStdString(), true);
+    } catch (const SessionError& e) {
+        return runFailure(program, QStringLiteral("invalid settings, nothing was run: ") + QString::fromStdString(e.what()));
+    } catch (const DatasetError& e) {
+        return runFailure(program, QStringLiteral("invalid settings, nothing was run: %1: %2").arg(settingsPath, QString::fromStdString(e.what())));
+    } catch (const std::exception& e) {
+        return runFailure(program, describe(e));
+    }
+    if (jobs == 0)
+        jobs = std::max(1, defaultJobs / std::max(1, settings.solver.threads));
+
+    if (parser.isSet(QStringLiteral("summarize-only"))) {
+        try {
+            const std::vector<BatchRow> rows = writeSummary(program, inputs, outDir, coefficient);
+            if (!parser.isSet(QStringLiteral("quiet")))
+                for (size_t i = 0; i < rows.size(); ++i)
+                    std::printf("[%zu/%zu] %s: %s\n", i + 1, rows.size(), rows[i].name.c_str(), progressLine(rows[i]).c_str());
+            return exitStatus(rows);
+        } catch (const std::exception& e) {
+            return runFailure(program, describe(e));
+        }
+    }
+
+    const bool quiet = parser.isSet(QStringLiteral("quiet"));
+    const size_t total = inputs.size();
+    size_t finished = 0;
+    auto report = [&](const BatchInput& in, const std::string& line) {
+        ++finished;
+        if (!quiet) {
+            std::printf("[%zu/%zu] %s: %s\n", finished, total, in.name.c_str(), line.c_str());
+            std::fflush(stdout);
+        }
+    };
+    std::deque<const BatchInput*> queue;
+    for (const BatchInput& in : inputs) {
+        const BatchRow row = batchRows({in}, outDir.toStdString()).front();
+        if (!in.error.empty() || row.error.find("input file not found") != std::string::npos)
+            report(in, progressLine(row)); // recorded in the summary, nothing to run
+        else if (row.status == "ok" || isBatchInputDone(in, outDir.toStdString()))
+            report(in, "done earlier, skipped");
+        else
+            queue.push_back(&in);
+    }
+
+    QEventLoop loop;
+    int running = 0;
+    const QString self = QCoreApplication::applicationFilePath();
+    std::function<void()> startNext = [&] {
+        while (running < jobs && !queue.empty()) {
+            const BatchInput* in = queue.front();
+            queue.pop_front();
+            auto* process = new QProcess(&loop);
+            const QString log = QString::fromStdString(batchLogPath(outDir.toStdString(), *in));
+            process->setProcessChannelMode(QProcess::MergedChannels);
+            process->setStandardOutputFile(log, QIODevice::Truncate);
+            process->setStandardInputFile(QProcess::nullDevice());
+            // A worker ends with the batch (SIGTERM: its output transaction removes its temporary), so a
+            // killed batch leaves no worker running on beside the next one.
+            process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
+            QStringList workerArgs = {QStringLiteral("batch"), QStringLiteral("--out"), outDir, QStringLiteral("--worker"),
+                                      QString::fromUtf8(QJsonDocument(batchInputToJson(*in)).toJson(QJsonDocument::Compact))};
+            if (!settingsPath.isEmpty())
+                workerArgs << QStringLiteral("--settings") << settingsPath;
+            ++running;
+            QObject::connect(process, &QProcess::finished, &loop, [&, process, in, log](int, QProcess::ExitStatus exit) {
+                if (exit == QProcess::CrashExit) {
+                    QFile file(log);
+                    if (file.open(QIODevice::Append))
+                        file.write(QStringLiteral("%1: error: the worker stopped before it finished (killed or crashed)\n").arg(program).toUtf8());
+                }
+                report(*in, progressLine(batchRows({*in}, outDir.toStdString()).front()));
+                process->deleteLater();
+                --running;
+                startNext();
+                if (running == 0 && queue.empty())
+                    loop.quit();
+            });
+            QObject::connect(process, &QProcess::errorOccurred, &loop, [&, process, in, log](QProcess::ProcessError error) {
+                if (error != QProcess::FailedToStart)
+                    return;
+                QFile file(log);
+                if (file.open(QIODevice::Append))
+                    file.write(QStringLiteral("%1: error: the worker could not start (%2)\n").arg(program, process->errorString()).toUtf8());
+                report(*in, progressLine(batchRows({*in}, outDir.toStdString()).front()));
+                process->deleteLater();
+                --running;
+                startNext();
+                if (running == 0 && queue.empty())
+                    loop.quit();
+            });
+            process->start(self, workerArgs);
+        }
+    };
+    if (!queue.empty()) {
+        if (!quiet) {
+            std::printf("running %zu of %zu inputs with %d worker process(es)\n", queue.size(), total, jobs);
+            std::fflush(stdout);
+        }
+        startNext();
+        loop.exec();
+    }
+    try {
+        return exitStatus(writeSummary(program, inputs, outDir, coefficient));
+    } catch (const std::exception& e) {
+        return runFailure(program, describe(e));
+    }
+}
+
+} // namespace wfs::cli

@@ -1,0 +1,676 @@
+#include "engine/Batch.h"
+
+#include "io/ImageReaders.h"
+#include "io/ResultJson.h"
+#include "io/Units.h"
+#include "optics/Zernike.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRegularExpression>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+namespace wfs {
+
+namespace {
+
+bool endsWith(const QString& text, const char* suffix)
+{
+    return text.endsWith(QLatin1String(suffix), Qt::CaseInsensitive);
+}
+
+// The file name without image extensions ("bead_01.fits.gz" -> "bead_01").
+std::string nameFromPath(const std::string& path)
+{
+    QString name = QFileInfo(QString::fromStdString(path)).fileName();
+    for (const char* ext : {".gz", ".fz"})
+        if (endsWith(name, ext))
+            name.chop(int(std::strlen(ext)));
+    for (const char* ext : {".fits", ".fit", ".fts", ".tiff", ".tif", ".png"})
+        if (endsWith(name, ext)) {
+            name.chop(int(std::strlen(ext)));
+            break;
+        }
+    return name.toStdString();
+}
+
+// RFC 4180 fields of one record: commas separate, double quotes quote, "" is a quote inside quotes.
+// Returns false for an unterminated quote.
+bool splitCsvLine(const QString& line, QStringList& fields)
+{
+    fields.clear();
+    QString field;
+    bool quoted = false;
+    for (int i = 0; i < line.size(); ++i) {
+        const QChar c = line.at(i);
+        if (quoted) {
+            if (c == QLatin1Char('"')) {
+                if (i + 1 < line.size() && line.at(i + 1) == QLatin1Char('"')) {
+                    field += c;
+                    ++i;
+                } else {
+                    quoted = false;
+                }
+            } else {
+                field += c;
+            }
+        } else if (c == QLatin1Char('"')) {
+            quoted = true;
+        } else if (c == QLatin1Char(',')) {
+            fields << field.trimmed();
+            field.clear();
+        } else {
+            field += c;
+        }
+    }
+    fields << field.trimmed();
+    return !quoted;
+}
+
+QStringList readLines(const std::string& path, const char* what)
+{
+    try {
+        requireReadableFile(path); // a FIFO would block the open forever
+    } catch (const std::exception& e) {
+        throw BatchError(std::string(what) + " " + e.what());
+    }
+    QFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
+        throw BatchError(path + ": cannot read the " + what + " (" + file.errorString().toStdString() + ")");
+    return QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'));
+}
+
+QString resolveAgainst(const QString& folder, const QString& path)
+{
+    return QDir::isAbsolutePath(path) ? path : QDir(folder).filePath(path);
+}
+
+void readManifest(const std::string& path, std::vector<BatchInput>& inputs)
+{
+    const QStringList lines = readLines(path, "manifest");
+    const QString folder = QFileInfo(QString::fromStdString(path)).absolutePath();
+    const std::string shown = QFileInfo(QString::fromStdString(path)).fileName().toStdString();
+    QStringList header;
+    int fileColumn = -1, nameColumn = -1, xColumn = -1, yColumn = -1;
+    std::map<int, std::string> overrideColumns;
+    for (int lineNo = 0; lineNo < lines.size(); ++lineNo) {
+        QString line = lines.at(lineNo);
+        if (line.endsWith(QLatin1Char('\r')))
+            line.chop(1);
+        if (line.trimmed().isEmpty() || line.trimmed().startsWith(QLatin1Char('#')))
+            continue;
+        const std::string where = shown + " line " + std::to_string(lineNo + 1);
+        QStringList fields;
+        if (!splitCsvLine(line, fields))
+            throw BatchError(path + " line " + std::to_string(lineNo + 1) + ": a quoted field is not closed");
+        if (header.isEmpty()) {
+            header = fields;
+            for (int c = 0; c < header.size(); ++c) {
+                const QString column = header.at(c).toLower();
+                const std::string key = column.toStdString();
+                if (column == QLatin1String("file") || column == QLatin1String("path"))
+                    fileColumn = c;
+                else if (column == QLatin1String("name"))
+                    nameColumn = c;
+                else if (column == QLatin1String("x") || column == QLatin1String("field_x"))
+                    xColumn = c;
+                else if (column == QLatin1String("y") || column == QLatin1String("field_y"))
+                    yColumn = c;
+                else if (std::find(batchOverrideNames().begin(), batchOverrideNames().end(), key) != batchOverrideNames().end())
+                    overrideColumns[c] = key;
+                else {
+                    std::string known = "file, name, x, y";
+                    for (const std::string& o : batchOverrideNames())
+                        known += ", " + o;
+                    throw BatchError(path + ": unknown column '" + header.at(c).toStdString() + "' (known: " + known + ")");
+                }
+            }
+            if (fileColumn < 0)
+                throw BatchError(path + ": the header row has no 'file' column (e.g. file,x,y)");
+            if ((xColumn < 0) != (yColumn < 0))
+                throw BatchError(path + ": a field position needs both an 'x' and a 'y' column");
+            continue;
+        }
+        BatchInput in;
+        in.source = where;
+        const QString file = fields.value(fileColumn);
+        if (file.isEmpty()) {
+            in.name = nameColumn >= 0 && !fields.value(nameColumn).isEmpty() ? fields.value(nameColumn).toStdString() : "line-" + std::to_string(lineNo + 1);
+            in.error = where + ": no file given";
+            inputs.push_back(in);
+            continue;
+        }
+        in.path = resolveAgainst(folder, file).toStdString();
+        in.name = nameColumn >= 0 && !fields.value(nameColumn).isEmpty() ? fields.value(nameColumn).toStdString() : nameFromPath(in.path);
+        auto number = [&](int column, std::optional<double>& target) {
+            const QString text = fields.value(column);
+            if (text.isEmpty())
+                return;
+            bool ok = false;
+            const double v = text.toDouble(&ok);
+            if (!ok || !std::isfinite(v)) {
+                if (in.error.empty())
+                    in.error = where + ": " + header.at(column).toStdString() + " '" + text.toStdString() + "' is not a number";
+                return;
+            }
+            target = v;
+        };
+        if (xColumn >= 0) {
+            number(xColumn, in.fieldX);
+            number(yColumn, in.fieldY);
+            if (in.fieldX.has_value() != in.fieldY.has_value() && in.error.empty())
+                in.error = where + ": give both x and y, or neither";
+        }
+        for (const auto& [column, key] : overrideColumns)
+            if (!fields.value(column).isEmpty())
+                in.overrides[key] = fields.value(column).toStdString();
+        inputs.push_back(std::move(in));
+    }
+    if (header.isEmpty())
+        throw BatchError(path + ": the manifest is empty (expected a header row such as file,x,y)");
+}
+
+void readList(const std::string& path, std::vector<BatchInput>& inputs)
+{
+    const QStringList lines = readLines(path, "list file");
+    const QString folder = QFileInfo(QString::fromStdString(path)).absolutePath();
+    const std::string shown = QFileInfo(QString::fromStdString(path)).fileName().toStdString();
+    for (int lineNo = 0; lineNo < lines.size(); ++lineNo) {
+        const QString line = lines.at(lineNo).trimmed();
+        if (line.isEmpty() || line.startsWith(QLatin1Char('#')))
+            continue;
+        BatchInput in;
+        in.path = resolveAgainst(folder, line).toStdString();
+        in.name = nameFromPath(in.path);
+        in.source = shown + " line " + std::to_string(lineNo + 1);
+        inputs.push_back(std::move(in));
+    }
+}
+
+void expandGlob(const std::string& pattern, std::vector<BatchInput>& inputs)
+{
+    const QFileInfo info(QString::fromStdString(pattern));
+    const QString folder = info.path();
+    if (QRegularExpression(QStringLiteral("[*?\\[]")).match(folder).hasMatch())
+        throw BatchError(pattern + ": wildcards are allowed in the file name only, not in folders");
+    const QStringList names = QDir(folder).entryList({info.fileName()}, QDir::Files, QDir::Name);
+    if (names.isEmpty())
+        throw BatchError(pattern + ": no file matches");
+    for (const QString& name : names) {
+        BatchInput in;
+        in.path = (pattern.find('/') == std::string::npos ? name : QDir(folder).filePath(name)).toStdString();
+        in.name = nameFromPath(in.path);
+        in.source = pattern;
+        inputs.push_back(std::move(in));
+    }
+}
+
+PlaneDefocus parseDefocusOverride(const std::string& text)
+{
+    const auto d = defocusFromText(text);
+    if (!d)
+        throw DatasetError("defocus: '" + text + "' is neither waves of W020 (e.g. 1w) nor a length with its unit (e.g. 0.9um)");
+    const std::string error = plausibilityError(d->kind == PlaneDefocus::Kind::Waves ? Setting::DefocusWaves : Setting::DefocusLength, d->value);
+    if (!error.empty())
+        throw DatasetError("defocus: " + error);
+    return *d;
+}
+
+std::optional<double> plausible(const std::string& column, const std::string& text, Setting setting, bool length)
+{
+    const auto v = valueFromText(text);
+    if (!v || (length ? (v->kind != ValueWithUnit::Kind::Length && v->kind != ValueWithUnit::Kind::Bare) : v->kind != ValueWithUnit::Kind::Bare))
+        throw DatasetError(column + ": '" + text + "' is not " + (length ? "a length (e.g. 633nm)" : "a number"));
+    const std::string error = plausibilityError(setting, v->value);
+    if (!error.empty())
+        throw DatasetError(column + ": " + error);
+    return v->value;
+}
+
+// A manifest row's overrides, applied as `reconstruct`'s options of the same names would be.
+void applyOverrides(Dataset& data, const std::map<std::string, std::string>& overrides)
+{
+    DatasetMetadata& m = data.metadata;
+    const std::string origin = "batch manifest";
+    for (const auto& [key, text] : overrides) {
+        if (key == "wavelength") {
+            m.wavelength = plausible(key, text, Setting::Wavelength, true);
+            m.origin["wavelength"] = origin;
+        } else if (key == "sampling") {
+            m.samplingQ = plausible(key, text, Setting::SamplingQ, false);
+            m.origin["samplingQ"] = origin;
+        } else if (key == "z-step") {
+            m.zStep = plausible(key, text, Setting::ZStep, true);
+            m.origin["zStep"] = origin;
+        } else if (key == "focus-plane") {
+            bool ok = false;
+            m.focusPlane = QString::fromStdString(text).toDouble(&ok);
+            if (!ok)
+                throw DatasetError("focus-plane: '" + text + "' is not a number");
+            m.origin["focusPlane"] = origin;
+        }
+    }
+    if (const auto it = overrides.find("planes"); it != overrides.end()) {
+        std::vector<int> planes;
+        for (const QString& part : QString::fromStdString(it->second).split(QRegularExpression(QStringLiteral("[,; ]")), Qt::SkipEmptyParts)) {
+            bool ok = false;
+            planes.push_back(part.toInt(&ok));
+            if (!ok)
+                throw DatasetError("planes: '" + it->second + "' is not a list of plane indices (e.g. 3,10,17)");
+        }
+        try {
+            selectPlanes(data, planes);
+        } catch (const DatasetError& e) {
+            throw DatasetError(std::string("planes: ") + e.what());
+        }
+    }
+    if (const auto it = overrides.find("defocus"); it != overrides.end()) {
+        std::vector<PlaneDefocus> entries;
+        for (const QString& part : QString::fromStdString(it->second).split(QRegularExpression(QStringLiteral("[,;]")), Qt::KeepEmptyParts))
+            entries.push_back(parseDefocusOverride(part.trimmed().toStdString()));
+        const std::vector<int> used = usedPlanes(data);
+        if (entries.size() != used.size())
+            throw DatasetError("defocus has " + std::to_string(entries.size()) + " entries but " + std::to_string(used.size()) + " planes take part");
+        for (size_t k = 0; k < used.size(); ++k) {
+            data.planes[size_t(used[k])].defocus = entries[k];
+            m.origin["defocus[" + std::to_string(used[k]) + "]"] = origin;
+        }
+    }
+}
+
+// Whether a metadata value was set by a person (kept for every input) rather than read from the
+// session's own input files (each batch input's files say it for themselves).
+bool setByPerson(const DatasetMetadata& m, const std::string& key)
+{
+    const auto it = m.origin.find(key);
+    return it == m.origin.end() || it->second == "command line" || it->second == "user" || it->second == "batch manifest";
+}
+
+std::string csvField(const std::string& text)
+{
+    if (text.find_first_of(",\"\n\r") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (char c : text) {
+        if (c == '"')
+            quoted += '"';
+        quoted += (c == '\n' || c == '\r') ? ' ' : c;
+    }
+    return quoted + "\"";
+}
+
+std::string csvNumber(double v)
+{
+    if (!std::isfinite(v))
+        return {};
+    return QString::number(v, 'g', 10).toStdString();
+}
+
+} // namespace
+
+const std::vector<std::string>& batchOverrideNames()
+{
+    static const std::vector<std::string> names = {"defocus", "planes", "wavelength", "sampling", "z-step", "focus-plane"};
+    return names;
+}
+
+std::vector<BatchInput> resolveBatchInputs(const std::vector<std::string>& arguments, const std::string& manifest)
+{
+    std::vector<BatchInput> inputs;
+    if (!manifest.empty())
+        readManifest(manifest, inputs);
+    for (const std::string& argument : arguments) {
+        const QString a = QString::fromStdString(argument);
+        if (QFileInfo(a).fileName().contains(QRegularExpression(QStringLiteral("[*?\\[]"))) && !QFileInfo::exists(a))
+            expandGlob(argument, inputs);
+        else if (endsWith(a, ".csv"))
+            readManifest(argument, inputs);
+        else if (endsWith(a, ".txt") || endsWith(a, ".list") || endsWith(a, ".lst"))
+            readList(argument, inputs);
+        else {
+            BatchInput in;
+            in.path = argument;
+            in.name = nameFromPath(argument);
+            in.source = "command line";
+            inputs.push_back(std::move(in));
+        }
+    }
+    if (inputs.empty())
+        throw BatchError("no inputs: give image files, a glob, a list file or a CSV manifest");
+    std::map<std::string, const BatchInput*> byName;
+    for (const BatchInput& in : inputs) {
+        if (in.name.empty() || in.name == "." || in.name == ".." || in.name.find('/') != std::string::npos || in.name.front() == '.')
+            throw BatchError(in.source + ": '" + in.name + "' cannot name a result file; give the row a 'name'");
+        const auto [it, inserted] = byName.emplace(in.name, &in);
+        if (!inserted)
+            throw BatchError("two inputs have the name '" + in.name + "' (" + it->second->source + ": " + it->second->path + ", and " + in.source
+                             + ": " + in.path + "); results would overwrite each other: give a manifest with a 'name' column");
+    }
+    return inputs;
+}
+
+QJsonObject batchInputToJson(const BatchInput& in)
+{
+    QJsonObject overrides;
+    for (const auto& [key, text] : in.overrides)
+        overrides.insert(QString::fromStdString(key), QString::fromStdString(text));
+    QJsonObject o{{QStringLiteral("name"), QString::fromStdString(in.name)},
+                  {QStringLiteral("file"), QString::fromStdString(in.path)},
+                  {QStringLiteral("source"), QString::fromStdString(in.source)},
+                  {QStringLiteral("overrides"), overrides}};
+    if (in.fieldX && in.fieldY) {
+        o.insert(QStringLiteral("x"), *in.fieldX);
+        o.insert(QStringLiteral("y"), *in.fieldY);
+    }
+    return o;
+}
+
+BatchInput batchInputFromJson(const QJsonObject& o)
+{
+    BatchInput in;
+    in.name = o.value(QStringLiteral("name")).toString().toStdString();
+    in.path = o.value(QStringLiteral("file")).toString().toStdString();
+    in.source = o.value(QStringLiteral("source")).toString().toStdString();
+    if (in.name.empty() || in.path.empty())
+        throw BatchError("a batch input needs a name and a file");
+    if (o.contains(QStringLiteral("x")) && o.contains(QStringLiteral("y"))) {
+        in.fieldX = o.value(QStringLiteral("x")).toDouble();
+        in.fieldY = o.value(QStringLiteral("y")).toDouble();
+    }
+    const QJsonObject overrides = o.value(QStringLiteral("overrides")).toObject();
+    for (auto it = overrides.begin(); it != overrides.end(); ++it)
+        in.overrides[it.key().toStdString()] = it.value().toString().toStdString();
+    return in;
+}
+
+Session loadBatchSettings(const std::string& path)
+{
+    try {
+        requireReadableFile(path);
+    } catch (const std::exception& e) {
+        throw SessionError(e.what());
+    }
+    QFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::ReadOnly))
+        throw SessionError(path + ": cannot open (" + file.errorString().toStdString() + ")");
+    if (file.size() > (64 << 20))
+        throw SessionError(path + ": " + std::to_string(file.size()) + " bytes is too large for a settings file");
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
+    if (error.error != QJsonParseError::NoError)
+        throw SessionError(path + ": not valid JSON (" + error.errorString().toStdString() + " at byte " + std::to_string(error.offset) + ")");
+    if (!doc.isObject())
+        throw SessionError(path + ": not a settings file (the JSON is not an object)");
+    QJsonObject root = doc.object();
+    if (!root.contains(QStringLiteral("inputs")))
+        root.insert(QStringLiteral("inputs"), QJsonArray()); // a settings file need not list inputs
+    const Session stored = sessionFromJson(root, path); // checks the orders and the solver settings
+
+    Session s;
+    s.model = stored.model;
+    s.solver = stored.solver;
+    s.dataset.preprocess = stored.dataset.preprocess;
+    const DatasetMetadata& from = stored.dataset.metadata;
+    DatasetMetadata& m = s.dataset.metadata;
+    auto keep = [&](std::optional<double> DatasetMetadata::*field, const char* key) {
+        if ((from.*field) && setByPerson(from, key)) {
+            m.*field = from.*field;
+            if (const auto it = from.origin.find(key); it != from.origin.end())
+                m.origin[key] = it->second;
+        }
+    };
+    keep(&DatasetMetadata::wavelength, "wavelength");
+    keep(&DatasetMetadata::pixelPitch, "pixelPitch");
+    keep(&DatasetMetadata::pixelAngle, "pixelAngle");
+    keep(&DatasetMetadata::fNumber, "fNumber");
+    keep(&DatasetMetadata::numericalAperture, "numericalAperture");
+    keep(&DatasetMetadata::aperture, "aperture");
+    keep(&DatasetMetadata::samplingQ, "samplingQ");
+    keep(&DatasetMetadata::zStep, "zStep");
+    keep(&DatasetMetadata::focusPlane, "focusPlane");
+    keep(&DatasetMetadata::saturationLevel, "saturationLevel");
+    if (from.origin.count("immersionIndex") && setByPerson(from, "immersionIndex")) {
+        m.immersionIndex = from.immersionIndex;
+        m.origin["immersionIndex"] = from.origin.at("immersionIndex");
+    }
+    if (from.origin.count("defocusModel") && setByPerson(from, "defocusModel")) {
+        m.defocusModel = from.defocusModel;
+        m.origin["defocusModel"] = from.origin.at("defocusModel");
+    }
+    if (!from.dataUnit.empty() && setByPerson(from, "dataUnit"))
+        m.dataUnit = from.dataUnit;
+    // The plane template: what a person chose for plane i of the session's first input.
+    for (size_t i = 0; i < stored.dataset.planes.size(); ++i) {
+        const DatasetPlane& p = stored.dataset.planes[i];
+        if (p.file != 0)
+            continue;
+        DatasetPlane t;
+        t.indexInFile = p.indexInFile;
+        t.use = p.use;
+        if (setByPerson(from, "defocus[" + std::to_string(i) + "]"))
+            t.defocus = p.defocus;
+        s.dataset.planes.push_back(t); // no pixels: prepareBatchRun applies it to each input's planes
+    }
+    validateMetadata(m); // e.g. a wavelength of 633 (metres) stops the batch here, naming it
+    // The model settings are checked where they are used, when the problem is built (buildProblem and
+    // Problem); so that a bad one (an odd grid, an obscuration of 1.5) stops the batch before any worker
+    // instead of failing every input, the settings' model is built once on a small stand-in plane.
+    ModelSettings model = s.model;
+    model.order = fittedOrders(s.model, s.solver).back();
+    if (model.grid > 1024)
+        model.grid = 0; // a large grid is not allocated here; each input's run checks it
+    Dataset standIn;
+    DatasetFile standInFile;
+    standInFile.path = "stand-in";
+    standInFile.planeCount = 2;
+    standIn.files.push_back(standInFile);
+    standIn.metadata.wavelength = m.wavelength.value_or(500e-9);
+    standIn.metadata.samplingQ = 2.0;
+    standIn.metadata.dataUnit = m.dataUnit;
+    DatasetPlane plane;
+    plane.raw = Image(16, 16, 1.0);
+    for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 16; ++c)
+            plane.raw.at(r, c) += 1000.0 * std::exp(-((r - 8) * (r - 8) + (c - 8) * (c - 8)) / 4.0);
+    plane.raw.source = "stand-in";
+    plane.defocus = {PlaneDefocus::Kind::Waves, 0.0};
+    standIn.planes.push_back(plane);
+    plane.indexInFile = 1;
+    plane.defocus = {PlaneDefocus::Kind::Waves, 1.0};
+    standIn.planes.push_back(plane);
+    try {
+        buildProblem(standIn, model);
+    } catch (const std::exception& e) {
+        throw SessionError(path + ": the model settings cannot be used: " + e.what());
+    }
+    return s;
+}
+
+PreparedRun prepareBatchRun(const Session& settings, const BatchInput& input)
+{
+    if (!input.error.empty())
+        throw DatasetError(input.error);
+    Session s;
+    s.model = settings.model;
+    s.solver = settings.solver;
+    s.dataset.metadata = settings.dataset.metadata; // set first: the input's headers fill what is unset
+    s.dataset.preprocess = settings.dataset.preprocess;
+    std::string errors;
+    for (const DatasetMessage& msg : addFiles(s.dataset, {input.path}))
+        if (msg.level == MessageLevel::Error)
+            errors += (errors.empty() ? "" : "; ") + msg.text;
+    if (!errors.empty())
+        throw DatasetError(errors);
+    if (s.dataset.files.empty())
+        throw DatasetError(input.path + ": could not be read");
+    bool anyTemplate = false;
+    for (const DatasetPlane& t : settings.dataset.planes)
+        anyTemplate = anyTemplate || !t.use || t.defocus.kind != PlaneDefocus::Kind::Unknown;
+    if (anyTemplate) {
+        for (DatasetPlane& p : s.dataset.planes)
+            p.use = false;
+        for (const DatasetPlane& t : settings.dataset.planes) {
+            if (t.indexInFile >= int(s.dataset.planes.size()))
+                continue;
+            DatasetPlane& p = s.dataset.planes[size_t(t.indexInFile)];
+            p.use = t.use;
+            if (t.defocus.kind != PlaneDefocus::Kind::Unknown) {
+                p.defocus = t.defocus;
+                s.dataset.metadata.origin["defocus[" + std::to_string(t.indexInFile) + "]"] = "user";
+            }
+        }
+    }
+    try {
+        applyOverrides(s.dataset, input.overrides);
+    } catch (const DatasetError& e) {
+        throw DatasetError(input.source + ": " + e.what());
+    }
+    return prepareRun(std::move(s));
+}
+
+std::string batchResultPath(const std::string& outDir, const BatchInput& input)
+{
+    return QDir(QString::fromStdString(outDir)).filePath(QString::fromStdString(input.name + ".json")).toStdString();
+}
+
+std::string batchLogPath(const std::string& outDir, const BatchInput& input)
+{
+    return QDir(QString::fromStdString(outDir)).filePath(QString::fromStdString(input.name + ".log")).toStdString();
+}
+
+std::optional<QJsonObject> readCompleteResult(const std::string& path)
+{
+    QFile file(QString::fromStdString(path));
+    if (!QFileInfo(file).isFile() || !file.open(QIODevice::ReadOnly) || file.size() > (64 << 20))
+        return std::nullopt;
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
+    if (error.error != QJsonParseError::NoError || !doc.isObject())
+        return std::nullopt;
+    const QJsonObject result = doc.object();
+    try {
+        // Through the readers the result format offers: its coefficients (the truth files' schema)
+        // and the solver's record.
+        if (truthFromJson(result, QString::fromStdString(path)).terms.empty())
+            return std::nullopt;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    if (!result.value(QStringLiteral("termination")).isString())
+        return std::nullopt;
+    return result;
+}
+
+bool isBatchInputDone(const BatchInput& input, const std::string& outDir)
+{
+    return readCompleteResult(batchResultPath(outDir, input)).has_value();
+}
+
+std::string failureReasonFromLog(const std::string& logPath)
+{
+    QFile file(QString::fromStdString(logPath));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    const QStringList lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+        const qsizetype at = it->indexOf(QLatin1String("error: "));
+        if (at >= 0)
+            return it->mid(at + 7).trimmed().toStdString();
+    }
+    return lines.isEmpty() ? std::string() : lines.back().trimmed().toStdString();
+}
+
+std::vector<BatchRow> batchRows(const std::vector<BatchInput>& inputs, const std::string& outDir)
+{
+    std::vector<BatchRow> rows;
+    for (const BatchInput& in : inputs) {
+        BatchRow row;
+        row.name = in.name;
+        row.file = in.path;
+        row.fieldX = in.fieldX;
+        row.fieldY = in.fieldY;
+        if (!in.error.empty()) {
+            row.status = "failed";
+            row.error = in.error;
+        } else if (!QFileInfo(QString::fromStdString(in.path)).isFile()) {
+            row.status = "failed";
+            row.error = in.path + ": input file not found" + (in.source.empty() || in.source == "command line" ? "" : " (" + in.source + ")");
+        } else if (const auto result = readCompleteResult(batchResultPath(outDir, in))) {
+            const SolverSummary solver = solverSummaryFromJson(*result);
+            const Truth coefficients = truthFromJson(*result, QString::fromStdString(in.name));
+            row.termination = terminationName(solver.termination);
+            row.seconds = solver.seconds;
+            row.ordering = zernike::orderingName(coefficients.ordering);
+            for (const TruthTerm& t : coefficients.terms)
+                row.coefficientsWaves.emplace_back(t.index, t.valueWaves);
+            // Keys of the result contract (spec/cli.md: rms_waves, strehl, planes[].reduced_chi_square).
+            row.rmsWaves = result->value(QStringLiteral("rms_waves")).toDouble(std::nan(""));
+            row.strehl = result->value(QStringLiteral("strehl")).toDouble(std::nan(""));
+            double sum = 0.0;
+            int count = 0;
+            for (const QJsonValue& plane : result->value(QStringLiteral("planes")).toArray()) {
+                const double chi = plane.toObject().value(QStringLiteral("reduced_chi_square")).toDouble(std::nan(""));
+                if (std::isfinite(chi)) {
+                    sum += chi;
+                    ++count;
+                }
+            }
+            row.reducedChiSquare = count ? sum / count : std::nan("");
+            row.status = solver.termination == Termination::Failed ? "failed" : "ok";
+            if (row.status != "ok")
+                row.error = solver.message;
+        } else {
+            const std::string reason = failureReasonFromLog(batchLogPath(outDir, in));
+            row.status = reason.empty() ? "not-run" : "failed";
+            row.error = reason.empty() ? "no result in " + batchResultPath(outDir, in) : reason;
+        }
+        if (row.status != "ok") {
+            row.rmsWaves = row.strehl = row.reducedChiSquare = row.seconds = std::nan("");
+        }
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+QByteArray batchSummaryCsv(const std::vector<BatchRow>& rows)
+{
+    // Coefficient columns: every (ordering, index) any row has, ordering by first appearance, index ascending.
+    std::vector<std::pair<std::string, int>> columns;
+    for (const BatchRow& r : rows)
+        for (const auto& [index, value] : r.coefficientsWaves)
+            if (std::find(columns.begin(), columns.end(), std::make_pair(r.ordering, index)) == columns.end())
+                columns.emplace_back(r.ordering, index);
+    std::vector<std::string> orderings;
+    for (const auto& column : columns)
+        if (std::find(orderings.begin(), orderings.end(), column.first) == orderings.end())
+            orderings.push_back(column.first);
+    auto rank = [&](const std::string& o) { return std::find(orderings.begin(), orderings.end(), o) - orderings.begin(); };
+    std::sort(columns.begin(), columns.end(), [&](const auto& a, const auto& b) { return std::make_pair(rank(a.first), a.second) < std::make_pair(rank(b.first), b.second); });
+    std::string csv = "name,file,field_x,field_y,status,termination,rms_waves,strehl,reduced_chi_square";
+    for (const auto& [ordering, index] : columns)
+        csv += "," + ordering + "_" + std::to_string(index) + "_waves";
+    csv += ",seconds,error\n";
+    for (const BatchRow& r : rows) {
+        csv += csvField(r.name) + "," + csvField(r.file) + "," + (r.fieldX ? csvNumber(*r.fieldX) : "") + "," + (r.fieldY ? csvNumber(*r.fieldY) : "")
+               + "," + r.status + "," + r.termination + "," + csvNumber(r.rmsWaves) + "," + csvNumber(r.strehl) + "," + csvNumber(r.reducedChiSquare);
+        for (const auto& column : columns) {
+            std::string value;
+            if (column.first == r.ordering)
+                for (const auto& [index, waves] : r.coefficientsWaves)
+                    if (index == column.second)
+                        value = csvNumber(waves);
+            csv += "," + value;
+        }
+        csv += "," + csvNumber(r.seconds) + "," + csvField(r.error) + "\n";
+    }
+    return QByteArray::fromStdString(csv);
+}
+
+} // namespace wfs

@@ -1,0 +1,185 @@
+#include "FieldMap.h"
+
+#include "io/Exports.h"
+
+#include <QBuffer>
+#include <QCoreApplication>
+#include <QFontMetrics>
+#include <QGuiApplication>
+#include <QImageWriter>
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace wfs {
+
+namespace {
+
+// Round tick values (1, 2, 2.5, 5 x 10^k steps) covering [lo, hi].
+std::vector<double> roundTicks(double lo, double hi)
+{
+    const double span = hi - lo;
+    if (!(span > 0.0))
+        return {lo};
+    const double raw = span / 4.0;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = magnitude;
+    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+        if (m * magnitude >= raw) {
+            step = m * magnitude;
+            break;
+        }
+    std::vector<double> values;
+    for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi + 1e-9 * span; v += step)
+        values.push_back(std::abs(v) < 1e-12 * span ? 0.0 : v);
+    return values;
+}
+
+bool haveFonts()
+{
+    return qobject_cast<QGuiApplication*>(QCoreApplication::instance()) != nullptr;
+}
+
+QColor colourAt(double t)
+{
+    const auto rgb = colorMapRgb(ColorMap::Viridis, t);
+    return QColor(rgb[0], rgb[1], rgb[2]);
+}
+
+} // namespace
+
+QImage renderFieldMap(const std::vector<FieldMapPoint>& points, const FieldMapOptions& options)
+{
+    double xLo = std::numeric_limits<double>::infinity(), xHi = -xLo, yLo = xLo, yHi = -xLo, vLo = xLo, vHi = -xLo;
+    for (const FieldMapPoint& p : points) {
+        if (!std::isfinite(p.x) || !std::isfinite(p.y))
+            continue;
+        xLo = std::min(xLo, p.x);
+        xHi = std::max(xHi, p.x);
+        yLo = std::min(yLo, p.y);
+        yHi = std::max(yHi, p.y);
+        if (std::isfinite(p.value)) {
+            vLo = std::min(vLo, p.value);
+            vHi = std::max(vHi, p.value);
+        }
+    }
+    if (!std::isfinite(xLo))
+        throw std::invalid_argument("the field map needs at least one input with a field position");
+    if (!std::isfinite(vLo)) {
+        vLo = -0.5;
+        vHi = 0.5;
+    } else if (!(vHi > vLo)) {
+        const double pad = std::max(std::abs(vLo) * 0.1, 1e-3);
+        vLo -= pad;
+        vHi += pad;
+    }
+    // Equal scales on both axes: the field is drawn as it lies.
+    const double span = std::max({xHi - xLo, yHi - yLo, 1e-12}) * 1.2;
+    const double xMid = 0.5 * (xLo + xHi), yMid = 0.5 * (yLo + yHi);
+    const double x0 = xMid - span / 2, y0 = yMid - span / 2;
+
+    const int size = std::max(200, options.size);
+    const int left = 80, top = options.title.empty() ? 20 : 50, bottom = 60, barGap = 30, barWidth = 22, barLabels = 110;
+    QImage image(left + size + barGap + barWidth + barLabels, top + size + bottom, QImage::Format_RGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    const bool text = haveFonts();
+    auto toPixel = [&](double x, double y) {
+        return QPointF(left + (x - x0) / span * size, top + size - (y - y0) / span * size); // y up
+    };
+
+    // Frame and ticks of both axes.
+    painter.setPen(QPen(Qt::black, 1));
+    painter.drawRect(QRectF(left, top, size, size));
+    const QString unit = options.axisUnit.empty() ? QString() : QStringLiteral(" [%1]").arg(QString::fromStdString(options.axisUnit));
+    for (double v : roundTicks(x0, x0 + span)) {
+        const double px = toPixel(v, y0).x();
+        painter.drawLine(QPointF(px, top + size), QPointF(px, top + size + 5));
+        if (text)
+            painter.drawText(QRectF(px - 40, top + size + 6, 80, 18), Qt::AlignHCenter | Qt::AlignTop, QString::number(v, 'g', 6));
+    }
+    for (double v : roundTicks(y0, y0 + span)) {
+        const double py = toPixel(x0, v).y();
+        painter.drawLine(QPointF(left - 5, py), QPointF(left, py));
+        if (text)
+            painter.drawText(QRectF(0, py - 9, left - 8, 18), Qt::AlignRight | Qt::AlignVCenter, QString::number(v, 'g', 6));
+    }
+    if (text) {
+        painter.drawText(QRectF(left, top + size + 28, size, 20), Qt::AlignHCenter, QStringLiteral("field x") + unit);
+        painter.save();
+        painter.translate(16, top + size / 2.0);
+        painter.rotate(-90);
+        painter.drawText(QRectF(-size / 2.0, -10, size, 20), Qt::AlignHCenter, QStringLiteral("field y") + unit);
+        painter.restore();
+        if (!options.title.empty()) {
+            QFont bold = painter.font();
+            bold.setBold(true);
+            painter.setFont(bold);
+            painter.drawText(QRectF(0, 8, image.width(), 30), Qt::AlignHCenter | Qt::AlignVCenter, QString::fromStdString(options.title));
+            painter.setFont(QFont());
+        }
+    }
+
+    // The points: discs coloured by value, grey crosses where there is no result.
+    int placed = 0;
+    for (const FieldMapPoint& p : points)
+        placed += std::isfinite(p.x) && std::isfinite(p.y);
+    const double radius = std::clamp(size / (3.0 * std::sqrt(double(std::max(placed, 1))) + 6.0), 4.0, 28.0);
+    for (const FieldMapPoint& p : points) {
+        if (!std::isfinite(p.x) || !std::isfinite(p.y))
+            continue;
+        const QPointF c = toPixel(p.x, p.y);
+        if (std::isfinite(p.value)) {
+            painter.setPen(QPen(Qt::black, 1));
+            painter.setBrush(colourAt((p.value - vLo) / (vHi - vLo)));
+            painter.drawEllipse(c, radius, radius);
+        } else {
+            painter.setPen(QPen(Qt::gray, 2));
+            painter.drawLine(c + QPointF(-radius, -radius), c + QPointF(radius, radius));
+            painter.drawLine(c + QPointF(-radius, radius), c + QPointF(radius, -radius));
+        }
+        if (text && placed <= 25 && !p.label.empty()) {
+            painter.setPen(Qt::black);
+            painter.drawText(QRectF(c.x() - 60, c.y() + radius + 1, 120, 16), Qt::AlignHCenter | Qt::AlignTop, QString::fromStdString(p.label));
+        }
+    }
+    painter.setBrush(Qt::NoBrush);
+
+    // The colour bar with round ticks and its label.
+    const int barX = left + size + barGap;
+    for (int row = 0; row < size; ++row)
+        painter.fillRect(QRect(barX, top + row, barWidth, 1), colourAt(1.0 - (row + 0.5) / size));
+    painter.setPen(QPen(Qt::black, 1));
+    painter.drawRect(QRect(barX, top, barWidth, size));
+    for (double v : roundTicks(vLo, vHi)) {
+        const double py = top + size - (v - vLo) / (vHi - vLo) * size;
+        painter.drawLine(QPointF(barX + barWidth, py), QPointF(barX + barWidth + 4, py));
+        if (text)
+            painter.drawText(QRectF(barX + barWidth + 7, py - 9, barLabels - 10, 18), Qt::AlignLeft | Qt::AlignVCenter, QString::number(v, 'g', 4));
+    }
+    if (text && !options.valueLabel.empty())
+        painter.drawText(QRectF(barX - 40, top + size + 28, barWidth + 80 + barLabels / 2.0, 20), Qt::AlignHCenter,
+                         QString::fromStdString(options.valueLabel));
+    painter.end();
+    return image;
+}
+
+QByteArray fieldMapPngBytes(const std::vector<FieldMapPoint>& points, const FieldMapOptions& options)
+{
+    const QImage image = renderFieldMap(points, options);
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    QImageWriter writer(&buffer, "png");
+    if (!haveFonts())
+        writer.setText(QStringLiteral("Comment"), QStringLiteral("drawn without text: no QGuiApplication"));
+    if (!writer.write(image))
+        throw std::runtime_error("the field map could not be encoded as PNG: " + writer.errorString().toStdString());
+    return bytes;
+}
+
+} // namespace wfs
