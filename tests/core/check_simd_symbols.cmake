@@ -3,6 +3,7 @@
 # baseline caller could run AVX2 code on a CPU without it. Every global, weak or unique symbol it defines
 # must name wfs::simd::avx2 or the renamed Eigen (wfs_eigen_avx2); the one exception is the personality
 # routine's data reference DW.ref.__gxx_personality_v0, which points to the same function in every object.
+# Nor may it have a static initialiser (it would run before any CPU check).
 # Usage: cmake -DNM=nm -DOBJECTS=a.o;b.o -P check_simd_symbols.cmake
 if(NOT NM OR NOT OBJECTS)
   message(FATAL_ERROR "check_simd_symbols: NM and OBJECTS are required")
@@ -20,6 +21,10 @@ foreach(object IN LISTS OBJECTS)
     if(line MATCHES "^[0-9a-fA-F]+ ([A-Za-z]) (.*)$")
       set(type "${CMAKE_MATCH_1}")
       set(name "${CMAKE_MATCH_2}")
+      # A static initialiser would run at start-up on every CPU, AVX2 or not: none is allowed.
+      if(name MATCHES "_GLOBAL__sub_I")
+        string(APPEND bad "\n  ${type} ${name} (static initialiser)")
+      endif()
       # Lower case is local (no other object can see it) except u, a GNU unique global.
       if(type MATCHES "^[A-Z]$" OR type STREQUAL "u")
         math(EXPR checked "${checked} + 1")
