@@ -165,6 +165,8 @@ QJsonObject rowJson(const fasth::SweepRow& r, bool gpu)
     row[QStringLiteral("device")] = QString::fromStdString(r.device);
     row[QStringLiteral("precision")] = QString::fromLatin1(precisionName(r.precision));
     row[QStringLiteral("threads")] = r.threads;
+    if (!r.simd.empty())
+        row[QStringLiteral("simd")] = QString::fromStdString(r.simd);
     row[QStringLiteral("ms")] = r.ms;
     row[QStringLiteral("ms_q1")] = r.msQ1;
     row[QStringLiteral("ms_q3")] = r.msQ3;

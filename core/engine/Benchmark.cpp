@@ -94,6 +94,7 @@ QJsonObject benchmarkRowJson(const OofBenchmarkRow& r)
         {QStringLiteral("gradient"), QString::fromLatin1(gradientName(r.settings.gradient))},
         {QStringLiteral("precision"), QString::fromLatin1(precisionName(r.backend.precision))},
         {QStringLiteral("threads"), r.backend.threads},
+        {QStringLiteral("simd"), r.backend.simd.empty() ? QJsonValue() : QJsonValue(QString::fromStdString(r.backend.simd))},
         {QStringLiteral("seed"), QString::number(r.settings.seed)},
         {QStringLiteral("setup_seconds"), r.setupSeconds},
         {QStringLiteral("seconds"), r.solved ? QJsonValue(r.seconds) : QJsonValue()},

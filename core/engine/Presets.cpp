@@ -60,12 +60,19 @@ std::vector<Image> simulateImages(const ProblemSpec& specIn, const std::vector<d
     const auto grids = model->modelImages(parameters.data());
     const int n = spec.grid.size;
     std::vector<Image> images;
-    for (size_t k = 0; k < grids.size(); ++k) {
-        Image image = gridCentre(grids[k], n, width, height);
-        const double peak = *std::max_element(image.pixels.begin(), image.pixels.end());
+    for (size_t k = 0; k < grids.size(); ++k)
+        images.push_back(gridCentre(grids[k], n, width, height));
+    // spec/oof-benchmark.md: max P is one number for the whole stack, the largest value over all planes
+    // (as the seed's code does), so the out-of-focus planes get the in-focus plane's additive noise.
+    double stackPeak = 0.0;
+    for (const Image& image : images)
+        if (!image.pixels.empty())
+            stackPeak = std::max(stackPeak, *std::max_element(image.pixels.begin(), image.pixels.end()));
+    for (size_t k = 0; k < images.size(); ++k) {
+        Image& image = images[k];
         if (rng && noise.model == NoiseModel::Oof) {
-            // spec/oof-benchmark.md: D = P (1 + N(0, 0.01)) + N(0, 0.024 max P), per pixel.
-            std::normal_distribution<double> multiplicative(0.0, 0.01), additive(0.0, 0.024 * peak);
+            // D = P (1 + N(0, 0.01)) + N(0, 0.024 max P), per pixel, max P over the stack.
+            std::normal_distribution<double> multiplicative(0.0, 0.01), additive(0.0, 0.024 * stackPeak);
             for (double& v : image.pixels)
                 v = v * (1.0 + multiplicative(*rng)) + additive(*rng);
         } else if (rng && noise.model == NoiseModel::PhotonAndRead) {
@@ -76,7 +83,6 @@ std::vector<Image> simulateImages(const ProblemSpec& specIn, const std::vector<d
             }
         }
         image.source = "simulated plane " + std::to_string(k);
-        images.push_back(std::move(image));
     }
     return images;
 }
@@ -153,7 +159,7 @@ PresetCase oofPreset(const PresetOptions& options)
     c.start = noData.initialParameters(); // the spec's p0 = (0, ..., 0, 0, 0, 1)
     c.solver.gradientTolerance = defaults.gradientTolerance;
     c.solver.functionTolerance = defaults.functionTolerance;
-    c.noiseDescription = options.noise ? "D = P (1 + N(0, 0.01)) + N(0, 0.024 max P), mt19937_64 seed " + std::to_string(options.seed) : "none";
+    c.noiseDescription = options.noise ? "D = P (1 + N(0, 0.01)) + N(0, 0.024 max P_stack), mt19937_64 seed " + std::to_string(options.seed) : "none";
     return c;
 }
 

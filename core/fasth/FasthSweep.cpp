@@ -1,4 +1,6 @@
 #include "FasthSweep.h"
+
+#include "simd/SimdLevel.h"
 #include "Householder.h"
 
 #include <algorithm>
@@ -188,6 +190,12 @@ public:
         row.threads = config.threads;
         row.backend = m_runner.backend();
         row.device = m_runner.device();
+        if (row.backend == "cpu") {
+            const bool dispatched = method == BenchMethod::Sequential || method == BenchMethod::FastH
+                                    || method == BenchMethod::CompactWY || method == BenchMethod::TreeMerge
+                                    || method == BenchMethod::SvdInverse;
+            row.simd = simd::name(dispatched ? simd::active() : simd::Level::Baseline);
+        }
         row.ms = stats.median;
         row.msQ1 = stats.q1;
         row.msQ3 = stats.q3;

@@ -1,5 +1,7 @@
 #include "Householder.h"
 
+#include "simd/Kernels.h"
+
 #include <Eigen/Core>
 
 #include <algorithm>
@@ -212,43 +214,48 @@ template <typename Scalar>
 void HouseholderProduct<Scalar>::applyBlock(const Block& block, bool transposed, Eigen::Ref<MatrixType> x,
                                             MatrixType& z) const
 {
+    // The two products go through the kernels built for the CPU's instruction set (core/simd); the small
+    // triangular solve of CompactWY stays here.
+    const simd::FasthKernels<Scalar>& kernels = simd::fasthKernels<Scalar>(simd::active());
     const Eigen::Index rows = m_rows - block.firstRow;
-    auto zb = z.topLeftCorner(block.size, x.cols());
+    const Eigen::Index m = x.cols();
+    auto zb = z.topLeftCorner(block.size, m);
     auto xb = x.bottomRows(rows);
-    const auto v = reflectors().block(block.firstRow, block.begin, rows, block.size);
+    const Scalar* v = m_vData + block.firstRow + block.begin * m_rows; // rows x block.size, leading dimension m_rows
     if (m_options.algorithm == Algorithm::CompactWY) {
-        zb.noalias() = v.transpose() * xb;
+        kernels.productTransposed(v, long(m_rows), long(rows), long(block.size), xb.data(), long(xb.outerStride()), long(m),
+                                  zb.data(), long(z.outerStride()));
         if (transposed)
             block.tInverse.transpose().template triangularView<Eigen::Lower>().solveInPlace(zb);
         else
             block.tInverse.template triangularView<Eigen::Upper>().solveInPlace(zb);
-        xb.noalias() -= v * zb;
+        kernels.subtractProduct(v, long(m_rows), long(rows), long(block.size), zb.data(), long(z.outerStride()), long(m),
+                                xb.data(), long(xb.outerStride()));
         return;
     }
-    const auto u = m_u.block(block.firstRow, block.begin, rows, block.size);
-    if (transposed) { // P^T = I - V U^T
-        zb.noalias() = u.transpose() * xb;
-        xb.noalias() -= v * zb;
-    } else {
-        zb.noalias() = v.transpose() * xb;
-        xb.noalias() -= u * zb;
-    }
+    const Scalar* u = m_u.data() + block.firstRow + block.begin * m_u.outerStride();
+    const Scalar* first = transposed ? u : v;  // P^T = I - V U^T, P = I - U V^T
+    const Scalar* second = transposed ? v : u;
+    const long ldFirst = long(transposed ? m_u.outerStride() : m_rows), ldSecond = long(transposed ? m_rows : m_u.outerStride());
+    kernels.productTransposed(first, ldFirst, long(rows), long(block.size), xb.data(), long(xb.outerStride()), long(m), zb.data(),
+                              long(z.outerStride()));
+    kernels.subtractProduct(second, ldSecond, long(rows), long(block.size), zb.data(), long(z.outerStride()), long(m), xb.data(),
+                            long(xb.outerStride()));
 }
 
 template <typename Scalar>
 void HouseholderProduct<Scalar>::applySequential(bool transposed, Eigen::Ref<MatrixType> x) const
 {
+    const simd::FasthKernels<Scalar>& kernels = simd::fasthKernels<Scalar>(simd::active());
     const Eigen::Index k = m_cols;
     Eigen::Matrix<Scalar, 1, Eigen::Dynamic> p(x.cols());
     for (Eigen::Index i = 0; i < k; ++i) {
         // apply() multiplies H_k first; its transpose starts with H_1.
         const Eigen::Index r = transposed ? i : k - 1 - i;
         const Eigen::Index first = m_firstRow[size_t(r)];
-        const auto v = reflectors().col(r).tail(m_rows - first);
         auto xb = x.bottomRows(m_rows - first);
-        p.noalias() = v.transpose() * xb;
-        p *= m_scale(r);
-        xb.noalias() -= v * p;
+        kernels.reflect(m_vData + first + r * m_rows, long(m_rows - first), m_scale(r), xb.data(), long(xb.outerStride()),
+                        long(x.cols()), p.data());
     }
 }
 

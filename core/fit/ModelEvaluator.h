@@ -36,6 +36,8 @@ struct BackendInfo {
     std::string device;  // CPU model name or GPU name
     Precision precision = Precision::Double;
     int threads = 1;
+    // CPU backend: the instruction set of the hot kernels, "avx2-fma" or "baseline" (core/simd); empty on the GPU.
+    std::string simd;
     // GPU backend: how evaluations are launched ("graph", or "stream (...)" saying why not); empty on the CPU.
     std::string launch;
     // GPU backend: device-memory bytes one cost-and-gradient evaluation moves at the least (the count is

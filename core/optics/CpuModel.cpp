@@ -1,6 +1,7 @@
 #include "optics/CpuModel.h"
 
 #include "optics/Fftw.h"
+#include "simd/Kernels.h"
 
 #include <Eigen/Core>
 
@@ -47,6 +48,8 @@ public:
         , m_options(options)
         , m_n(m_problem->gridSize())
         , m_buffer(size_t(m_n) * size_t(m_n))
+        , m_simd(simd::active())
+        , m_kernels(&simd::opticsKernels<Real>(m_simd))
     {
         if (options.threads < 1)
             throw std::invalid_argument("thread count must be at least 1");
@@ -94,6 +97,7 @@ public:
         info.device = cpuName();
         info.precision = std::is_same_v<Real, double> ? Precision::Double : Precision::Float;
         info.threads = m_options.threads;
+        info.simd = simd::name(m_simd);
         return info;
     }
 
@@ -173,7 +177,7 @@ private:
         Vector coefficients(m_basis.cols());
         for (Eigen::Index t = 0; t < coefficients.size(); ++t)
             coefficients[t] = Real(p.zernike[size_t(t)]);
-        m_phase0.noalias() = m_basis * coefficients;
+        m_kernels->basisTimes(m_basis.data(), long(m_basis.rows()), long(m_basis.cols()), coefficients.data(), m_phase0.data());
         const Illumination& ill = pr.spec().pupil.illumination;
         Illumination current = ill;
         current.x0 = p.centreX;
@@ -198,13 +202,8 @@ private:
         const auto& y = pr.pupilY();
         const auto& div = m_diversity[size_t(k)];
         const Real sx = Real(p.shiftX[size_t(k)]), sy = Real(p.shiftY[size_t(k)]);
-        const int pixels = int(index.size());
-        for (int i = 0; i < pixels; ++i) {
-            const Real phase = m_phase0[i] + div[size_t(i)] + sx * Real(x[size_t(i)]) + sy * Real(y[size_t(i)]);
-            const Complex e = std::polar(Real(m_amplitude[size_t(i)]), phase);
-            m_field[size_t(i)] = e;
-            b[index[size_t(i)]] = chk[size_t(i)] > 0 ? e : -e;
-        }
+        m_kernels->pupilField(long(index.size()), m_phase0.data(), div.data(), sx, sy, x.data(), y.data(), m_amplitude.data(),
+                              index.data(), chk.data(), m_field.data(), b);
         const size_t offset = size_t(pr.rowBegin()) * size_t(m_n);
         fftw::Traits<Real>::execute(m_rowsBackward, m_buffer.raw() + offset, m_buffer.raw() + offset);
         fftw::Traits<Real>::execute(m_columnsBackward, m_buffer.raw(), m_buffer.raw());
@@ -229,43 +228,14 @@ private:
         // reduction: its partial sums are combined in whatever order the threads finish, so the cost
         // and gradient (and the fit) would differ in the last bits from run to run.
         const int chunks = std::max(1, m_options.threads);
-        struct Partial {
-            double cost = 0.0, dFlux = 0.0, dBackground = 0.0;
-            bool invalid = false;
-        };
+        using Partial = simd::ObjectivePartial;
         std::vector<Partial> partials(static_cast<size_t>(chunks));
+        const bool poisson = objective == ObjectiveKind::Poisson;
 #pragma omp parallel for num_threads(chunks) schedule(static, 1)
         for (int chunk = 0; chunk < chunks; ++chunk) {
             Partial& part = partials[size_t(chunk)];
             const long begin = long(double(count) * chunk / chunks), end = long(double(count) * (chunk + 1) / chunks);
-            for (long i = begin; i < end; ++i) {
-                const Complex s = b[i] * fieldScale;
-                const Real power = std::norm(s);
-                const Real model = intensity * power + background;
-                const Real w = weight[i];
-                Real dModel = 0; // dL/dModel
-                if (w != Real(0)) {
-                    if (objective == ObjectiveKind::Poisson) {
-                        if (model <= Real(0)) {
-                            part.invalid = part.invalid || data[i] > Real(0);
-                        } else {
-                            part.cost += double(w) * poissonDeviance(double(data[i]), double(model));
-                            dModel = w * (data[i] > Real(0) ? Real(1) - data[i] / model : Real(1)); // d/dM of the deviance
-                        }
-                    } else {
-                        const Real r = data[i] - model;
-                        part.cost += double(w) * double(r) * double(r);
-                        dModel = Real(-2) * w * r;
-                    }
-                }
-                if (gradient) {
-                    part.dFlux += double(dModel) * double(power);
-                    part.dBackground += double(dModel);
-                    // dL/dS for real L of complex S: 2 dL/d|S|^2 S; then one more fieldScale because the
-                    // buffer holds N^2 S and the adjoint of (1/N^2) B is (1/N^2) F.
-                    b[i] = s * (Real(2) * dModel * intensity * fieldScale);
-                }
-            }
+            m_kernels->objectiveRange(begin, end, b, data, weight, fieldScale, intensity, background, poisson, gradient, &part);
         }
         double cost = 0.0, dFlux = 0.0, dBackground = 0.0;
         bool invalid = false;
@@ -297,29 +267,19 @@ private:
         const auto& chk = pr.checkerboard();
         const auto& x = pr.pupilX();
         const auto& y = pr.pupilY();
-        double dShiftX = 0.0, dShiftY = 0.0;
-        const int pixels = int(index.size());
-        for (int i = 0; i < pixels; ++i) {
-            const Complex g = chk[size_t(i)] > 0 ? b[index[size_t(i)]] : -b[index[size_t(i)]];
-            const Complex e = m_field[size_t(i)];
-            // dL/dphase = Re(conj(g) i e); dL/damplitude = Re(conj(g) e / |e|)
-            const Real dPhase = g.imag() * e.real() - g.real() * e.imag();
-            m_dPhase[i] += dPhase;
-            const Real a = Real(m_amplitude[size_t(i)]);
-            if (a != Real(0))
-                m_dAmplitude[i] += (g.real() * e.real() + g.imag() * e.imag()) / a;
-            dShiftX += double(dPhase) * x[size_t(i)];
-            dShiftY += double(dPhase) * y[size_t(i)];
-        }
-        grad.shiftX[size_t(k)] += dShiftX;
-        grad.shiftY[size_t(k)] += dShiftY;
+        double dShift[2] = {0.0, 0.0};
+        m_kernels->adjointGather(long(index.size()), b, index.data(), chk.data(), m_field.data(), m_amplitude.data(), x.data(),
+                                 y.data(), m_dPhase.data(), m_dAmplitude.data(), dShift);
+        grad.shiftX[size_t(k)] += dShift[0];
+        grad.shiftY[size_t(k)] += dShift[1];
     }
 
     // Chain rule from the shared pupil phase and amplitude to Zernike and illumination parameters.
     void finishGradient(const ModelParameters& p, ModelParameters& grad)
     {
         const Problem& pr = *m_problem;
-        const Vector dz = m_basis.transpose() * m_dPhase;
+        Vector dz(m_basis.cols());
+        m_kernels->basisTransposeTimes(m_basis.data(), long(m_basis.rows()), long(m_basis.cols()), m_dPhase.data(), dz.data());
         for (Eigen::Index t = 0; t < dz.size(); ++t)
             grad.zernike[size_t(t)] = double(dz[t]);
         const auto& x = pr.pupilX();
@@ -354,6 +314,8 @@ private:
     std::vector<double> m_amplitude;
     std::vector<Complex> m_field;
     std::vector<std::vector<Real>> m_diversity, m_data, m_weights;
+    simd::Level m_simd;                             // the instruction set of the kernels, chosen once
+    const simd::OpticsKernels<Real>* m_kernels;     // the hot loops built for m_simd (core/simd)
     typename fftw::Traits<Real>::Plan m_rowsBackward, m_columnsBackward, m_columnsForward, m_rowsForward;
 };
 

@@ -1,0 +1,74 @@
+#pragma once
+// The hot kernels of the CPU model (core/optics/CpuModel.cpp) and of the Householder products
+// (core/fasth/Householder.cpp), built twice from Kernels.inc: KernelsBaseline.cpp with the project's
+// x86-64 flags and KernelsAvx2.cpp with -mavx2 -mfma. Callers take a table for simd::active() once
+// (CpuModel at construction, HouseholderProduct per product) and call through its function pointers.
+//
+// This header is included by the AVX2 translation unit before anything else, so it must stay free of
+// Eigen and of project headers: the interface is raw, column-major arrays with leading dimensions.
+#include "simd/SimdLevel.h"
+
+#include <complex>
+
+namespace wfs::simd {
+
+struct ObjectivePartial {
+    double cost = 0.0, dFlux = 0.0, dBackground = 0.0;
+    bool invalid = false;
+};
+
+template <class Real>
+struct OpticsKernels {
+    // out = B c with B column-major, rows x cols.
+    void (*basisTimes)(const Real* basis, long rows, long cols, const Real* coefficients, Real* out);
+    // out = B^T v.
+    void (*basisTransposeTimes)(const Real* basis, long rows, long cols, const Real* v, Real* out);
+    // field_i = amplitude_i exp(i (phase0_i + diversity_i + sx x_i + sy y_i)); buffer[index_i] = chk_i field_i.
+    void (*pupilField)(long pixels, const Real* phase0, const Real* diversity, Real sx, Real sy, const double* x,
+                       const double* y, const double* amplitude, const int* index, const int* checkerboard,
+                       std::complex<Real>* field, std::complex<Real>* buffer);
+    // Objective over buffer pixels [begin, end) (s = fieldScale b, model = intensity |s|^2 + background);
+    // with `gradient` the buffer becomes dL/dS scaled for the adjoint FFT. Adds to *out.
+    void (*objectiveRange)(long begin, long end, std::complex<Real>* buffer, const Real* data, const Real* weight,
+                           Real fieldScale, Real intensity, Real background, bool poisson, bool gradient,
+                           ObjectivePartial* out);
+    // Adjoint gather on pupil pixels: dPhase += Re(conj(g) i e), dAmplitude += Re(conj(g) e) / a, and
+    // dShift[0] += sum dPhase x, dShift[1] += sum dPhase y.
+    void (*adjointGather)(long pixels, const std::complex<Real>* buffer, const int* index, const int* checkerboard,
+                          const std::complex<Real>* field, const double* amplitude, const double* x, const double* y,
+                          Real* dPhase, Real* dAmplitude, double* dShift);
+};
+
+template <class Scalar>
+struct FasthKernels {
+    // Z (b x m, ldz) = A^T X with A rows x b (lda) and X rows x m (ldx).
+    void (*productTransposed)(const Scalar* a, long lda, long rows, long b, const Scalar* x, long ldx, long m,
+                              Scalar* z, long ldz);
+    // X -= A Z.
+    void (*subtractProduct)(const Scalar* a, long lda, long rows, long b, const Scalar* z, long ldz, long m,
+                            Scalar* x, long ldx);
+    // One reflector: p = scale v^T X (p has m entries, scratch), X -= v p. v and X have `rows` rows.
+    void (*reflect)(const Scalar* v, long rows, Scalar scale, Scalar* x, long ldx, long m, Scalar* p);
+};
+
+// The table for `level` (Avx2Fma only when supported(); callers pass active()).
+template <class Real>
+const OpticsKernels<Real>& opticsKernels(Level level);
+template <class Scalar>
+const FasthKernels<Scalar>& fasthKernels(Level level);
+
+// The entry points of each build of Kernels.inc: non-inline functions with distinct names per build.
+namespace baseline {
+const OpticsKernels<float>& opticsKernelsFloat();
+const OpticsKernels<double>& opticsKernelsDouble();
+const FasthKernels<float>& fasthKernelsFloat();
+const FasthKernels<double>& fasthKernelsDouble();
+} // namespace baseline
+namespace avx2 {
+const OpticsKernels<float>& opticsKernelsFloat();
+const OpticsKernels<double>& opticsKernelsDouble();
+const FasthKernels<float>& fasthKernelsFloat();
+const FasthKernels<double>& fasthKernelsDouble();
+} // namespace avx2
+
+} // namespace wfs::simd
