@@ -27,6 +27,7 @@
 #include <csignal>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <sys/prctl.h>
 
@@ -137,12 +138,8 @@ int exitStatus(const std::vector<BatchRow>& rows)
     return 1; // not one input could be fitted
 }
 
-} // namespace
-
-int runBatch(const QStringList& args)
+void addBatchOptions(QCommandLineParser& parser, const QCommandLineOption& worker, int defaultJobs)
 {
-    const QString program = args.value(0);
-    QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Reconstruct many inputs with one set of settings: one result JSON per input in DIR (DIR/NAME.json, with\n"
         "the run's output in DIR/NAME.log), DIR/summary.csv (one row per input, failures with their reason) and,\n"
@@ -151,9 +148,6 @@ int runBatch(const QStringList& args)
         "CSV manifest (*.csv) with a header row: file[,name][,x,y][,defocus][,planes][,wavelength][,sampling]\n"
         "[,z-step][,focus-plane]; x,y is the field position, the others override the settings for that input.\n"
         "A positional FILE.json is the settings file (same as --settings)."));
-    QCommandLineOption worker(QStringLiteral("worker"), QStringLiteral("Internal: run one input (JSON) in this process."), QStringLiteral("json"));
-    worker.setFlags(QCommandLineOption::HiddenFromHelp);
-    const int defaultJobs = std::max(1, QThread::idealThreadCount());
     addOptions(parser, {
         {QStringLiteral("settings"), QStringLiteral("Settings for every input: a saved session (its own inputs are ignored) or a settings file "
                                                     "of the same format (default: the built-in defaults and each input's headers)."),
@@ -171,95 +165,13 @@ int runBatch(const QStringList& args)
         worker,
     });
     parser.addPositionalArgument(QStringLiteral("inputs"), QStringLiteral("Image files, globs, list files or CSV manifests."), QStringLiteral("INPUT..."));
-    if (auto status = parseOrExit(parser, args))
-        return *status;
-    if (!parser.isSet(QStringLiteral("out")))
-        return usageFailure(program, QStringLiteral("--out DIR is required"));
-    if (parser.isSet(worker))
-        return runWorker(program, parser);
+}
 
-    QStringList positional = parser.positionalArguments();
-    QString settingsPath = parser.value(QStringLiteral("settings"));
-    if (!positional.isEmpty() && positional.front().endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
-        if (!settingsPath.isEmpty())
-            return usageFailure(program, QStringLiteral("two settings files: --settings %1 and %2").arg(settingsPath, positional.front()));
-        settingsPath = positional.takeFirst();
-    }
-    int coefficient = kDefaultFieldMapCoefficient;
-    int jobs = 0;
-    try {
-        coefficient = parseInt(parser.value(QStringLiteral("field-map-coefficient")), QStringLiteral("field-map-coefficient"));
-        if (coefficient < 1)
-            throw UsageError("--field-map-coefficient: a Zernike index is at least 1");
-        if (parser.isSet(QStringLiteral("jobs"))) {
-            jobs = parseInt(parser.value(QStringLiteral("jobs")), QStringLiteral("jobs"));
-            if (jobs < 1 || jobs > 1024)
-                throw UsageError("--jobs: must be between 1 and 1024");
-        }
-        if (positional.isEmpty() && !parser.isSet(QStringLiteral("manifest")))
-            throw UsageError("no inputs: give image files, a glob, a list file or a CSV manifest");
-    } catch (const UsageError& e) {
-        return usageFailure(program, QString::fromStdString(e.what()));
-    }
-
-    // Everything that can stop the batch is checked before any worker starts: the settings, the input
-    // list, the output folder.
-    Session settings;
-    std::vector<BatchInput> inputs;
-    const QString outDir = parser.value(QStringLiteral("out"));
-    try {
-        if (!settingsPath.isEmpty())
-            settings = loadBatchSettings(settingsPath.toStdString());
-        std::vector<std::string> arguments;
-        for (const QString& p : positional)
-            arguments.push_back(p.toStdString());
-        inputs = resolveBatchInputs(arguments, parser.value(QStringLiteral("manifest")).toStdString());
-        if (!QDir().mkpath(outDir))
-            throw OutputError(outDir.toStdString() + ": cannot create the output folder");
-        checkOutputPath(QDir(outDir).filePath(QStringLiteral("summary.csv")).toStdString(), true);
-    } catch (const SessionError& e) {
-        return runFailure(program, QStringLiteral("invalid settings, nothing was run: ") + QString::fromStdString(e.what()));
-    } catch (const DatasetError& e) {
-        return runFailure(program, QStringLiteral("invalid settings, nothing was run: %1: %2").arg(settingsPath, QString::fromStdString(e.what())));
-    } catch (const std::exception& e) {
-        return runFailure(program, describe(e));
-    }
-    if (jobs == 0)
-        jobs = std::max(1, defaultJobs / std::max(1, settings.solver.threads));
-
-    if (parser.isSet(QStringLiteral("summarize-only"))) {
-        try {
-            const std::vector<BatchRow> rows = writeSummary(program, inputs, outDir, coefficient);
-            if (!parser.isSet(QStringLiteral("quiet")))
-                for (size_t i = 0; i < rows.size(); ++i)
-                    std::printf("[%zu/%zu] %s: %s\n", i + 1, rows.size(), rows[i].name.c_str(), progressLine(rows[i]).c_str());
-            return exitStatus(rows);
-        } catch (const std::exception& e) {
-            return runFailure(program, describe(e));
-        }
-    }
-
-    const bool quiet = parser.isSet(QStringLiteral("quiet"));
-    const size_t total = inputs.size();
-    size_t finished = 0;
-    auto report = [&](const BatchInput& in, const std::string& line) {
-        ++finished;
-        if (!quiet) {
-            std::printf("[%zu/%zu] %s: %s\n", finished, total, in.name.c_str(), line.c_str());
-            std::fflush(stdout);
-        }
-    };
-    std::deque<const BatchInput*> queue;
-    for (const BatchInput& in : inputs) {
-        const BatchRow row = batchRows({in}, outDir.toStdString()).front();
-        if (!in.error.empty() || row.error.find("input file not found") != std::string::npos)
-            report(in, progressLine(row)); // recorded in the summary, nothing to run
-        else if (row.status == "ok" || isBatchInputDone(in, outDir.toStdString()))
-            report(in, "done earlier, skipped");
-        else
-            queue.push_back(&in);
-    }
-
+// Runs the queued inputs in at most `jobs` worker processes (this program's hidden worker mode), one
+// input each, its output in the input's log; `report` is called as each one ends.
+void runWorkers(const QString& program, std::deque<const BatchInput*>& queue, int jobs, const QString& outDir, const QString& settingsPath,
+                const std::function<void(const BatchInput&, const std::string&)>& report)
+{
     QEventLoop loop;
     int running = 0;
     const QString self = QCoreApplication::applicationFilePath();
@@ -309,13 +221,147 @@ int runBatch(const QStringList& args)
             process->start(self, workerArgs);
         }
     };
+    startNext();
+    loop.exec();
+}
+
+// What the command line asks for beyond the options' own parsing; throws UsageError.
+struct BatchArguments {
+    QStringList positional;     // inputs
+    QString settingsPath;       // --settings, or a first positional FILE.json
+    int coefficient = kDefaultFieldMapCoefficient;
+    int jobs = 0;               // 0 = from the hardware threads and the settings' threads per fit
+};
+
+BatchArguments batchArguments(const QCommandLineParser& parser)
+{
+    BatchArguments a;
+    a.positional = parser.positionalArguments();
+    a.settingsPath = parser.value(QStringLiteral("settings"));
+    if (!a.positional.isEmpty() && a.positional.front().endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
+        if (!a.settingsPath.isEmpty())
+            throw UsageError(QStringLiteral("two settings files: --settings %1 and %2").arg(a.settingsPath, a.positional.front()).toStdString());
+        a.settingsPath = a.positional.takeFirst();
+    }
+    a.coefficient = parseInt(parser.value(QStringLiteral("field-map-coefficient")), QStringLiteral("field-map-coefficient"));
+    if (a.coefficient < 1)
+        throw UsageError("--field-map-coefficient: a Zernike index is at least 1");
+    if (parser.isSet(QStringLiteral("jobs"))) {
+        a.jobs = parseInt(parser.value(QStringLiteral("jobs")), QStringLiteral("jobs"));
+        if (a.jobs < 1 || a.jobs > 1024)
+            throw UsageError("--jobs: must be between 1 and 1024");
+    }
+    if (a.positional.isEmpty() && !parser.isSet(QStringLiteral("manifest")))
+        throw UsageError("no inputs: give image files, a glob, a list file or a CSV manifest");
+    return a;
+}
+
+// Writes the summary of what DIR holds without running anything (results left by GNU parallel or Slurm).
+int summarizeOnly(const QString& program, const std::vector<BatchInput>& inputs, const QString& outDir, int coefficient, bool quiet)
+{
+    try {
+        const std::vector<BatchRow> rows = writeSummary(program, inputs, outDir, coefficient);
+        if (!quiet)
+            for (size_t i = 0; i < rows.size(); ++i)
+                std::printf("[%zu/%zu] %s: %s\n", i + 1, rows.size(), rows[i].name.c_str(), progressLine(rows[i]).c_str());
+        return exitStatus(rows);
+    } catch (const std::exception& e) {
+        return runFailure(program, describe(e));
+    }
+}
+
+// The inputs still to run: those with an error of their own (or a missing file) and those done earlier
+// are reported at once and left out.
+std::deque<const BatchInput*> pendingInputs(const std::vector<BatchInput>& inputs, const QString& outDir,
+                                            const std::function<void(const BatchInput&, const std::string&)>& report)
+{
+    std::deque<const BatchInput*> queue;
+    for (const BatchInput& in : inputs) {
+        const BatchRow row = batchRows({in}, outDir.toStdString()).front();
+        if (!in.error.empty() || row.error.find("input file not found") != std::string::npos)
+            report(in, progressLine(row)); // recorded in the summary, nothing to run
+        else if (row.status == "ok" || isBatchInputDone(in, outDir.toStdString()))
+            report(in, "done earlier, skipped");
+        else
+            queue.push_back(&in);
+    }
+    return queue;
+}
+
+} // namespace
+
+int runBatch(const QStringList& args)
+{
+    const QString program = args.value(0);
+    QCommandLineParser parser;
+    QCommandLineOption worker(QStringLiteral("worker"), QStringLiteral("Internal: run one input (JSON) in this process."), QStringLiteral("json"));
+    worker.setFlags(QCommandLineOption::HiddenFromHelp);
+    const int defaultJobs = std::max(1, QThread::idealThreadCount());
+    addBatchOptions(parser, worker, defaultJobs);
+    if (auto status = parseOrExit(parser, args))
+        return *status;
+    if (!parser.isSet(QStringLiteral("out")))
+        return usageFailure(program, QStringLiteral("--out DIR is required"));
+    if (parser.isSet(worker))
+        return runWorker(program, parser);
+
+    BatchArguments arguments;
+    try {
+        arguments = batchArguments(parser);
+    } catch (const UsageError& e) {
+        return usageFailure(program, QString::fromStdString(e.what()));
+    }
+    const QStringList& positional = arguments.positional;
+    const QString& settingsPath = arguments.settingsPath;
+    const int coefficient = arguments.coefficient;
+    int jobs = arguments.jobs;
+
+    // Everything that can stop the batch is checked before any worker starts: the settings, the input
+    // list, the output folder.
+    Session settings;
+    std::vector<BatchInput> inputs;
+    const QString outDir = parser.value(QStringLiteral("out"));
+    try {
+        if (!settingsPath.isEmpty())
+            settings = loadBatchSettings(settingsPath.toStdString());
+        std::vector<std::string> arguments;
+        for (const QString& p : positional)
+            arguments.push_back(p.toStdString());
+        inputs = resolveBatchInputs(arguments, parser.value(QStringLiteral("manifest")).toStdString());
+        if (!QDir().mkpath(outDir))
+            throw OutputError(outDir.toStdString() + ": cannot create the output folder");
+        checkOutputPath(QDir(outDir).filePath(QStringLiteral("summary.csv")).toStdString(), true);
+    } catch (const SessionError& e) {
+        return runFailure(program, QStringLiteral("invalid settings, nothing was run: ") + QString::fromStdString(e.what()));
+    } catch (const DatasetError& e) {
+        return runFailure(program, QStringLiteral("invalid settings, nothing was run: %1: %2").arg(settingsPath, QString::fromStdString(e.what())));
+    } catch (const std::exception& e) {
+        return runFailure(program, describe(e));
+    }
+    if (jobs == 0)
+        jobs = std::max(1, defaultJobs / std::max(1, settings.solver.threads));
+
+    if (parser.isSet(QStringLiteral("summarize-only")))
+        return summarizeOnly(program, inputs, outDir, coefficient, parser.isSet(QStringLiteral("quiet")));
+
+    const bool quiet = parser.isSet(QStringLiteral("quiet"));
+    const size_t total = inputs.size();
+    size_t finished = 0;
+    auto report = [&](const BatchInput& in, const std::string& line) {
+        ++finished;
+        if (!quiet) {
+            std::printf("[%zu/%zu] %s: %s\n", finished, total, in.name.c_str(), line.c_str());
+            std::fflush(stdout);
+        }
+    };
+    std::deque<const BatchInput*> queue = pendingInputs(inputs, outDir, report);
+
     if (!queue.empty()) {
         if (!quiet) {
             std::printf("running %zu of %zu inputs with %d worker process(es)\n", queue.size(), total, jobs);
             std::fflush(stdout);
         }
-        startNext();
-        loop.exec();
+        runWorkers(program, queue, jobs, outDir, settingsPath, report);
     }
     try {
         return exitStatus(writeSummary(program, inputs, outDir, coefficient));
