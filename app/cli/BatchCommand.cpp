@@ -175,7 +175,22 @@ void runWorkers(const QString& program, std::deque<const BatchInput*>& queue, in
     QEventLoop loop;
     int running = 0;
     const QString self = QCoreApplication::applicationFilePath();
-    std::function<void()> startNext = [&] {
+    std::function<void()> startNext;
+    // A worker has ended: its note (why it did not finish) into its log, its row reported, the next started.
+    auto finished = [&](QProcess* process, const BatchInput* in, const QString& log, const QString& note) {
+        if (!note.isEmpty()) {
+            QFile file(log);
+            if (file.open(QIODevice::Append))
+                file.write(QStringLiteral("%1: error: %2\n").arg(program, note).toUtf8());
+        }
+        report(*in, progressLine(batchRows({*in}, outDir.toStdString()).front()));
+        process->deleteLater();
+        --running;
+        startNext();
+        if (running == 0 && queue.empty())
+            loop.quit();
+    };
+    startNext = [&] {
         while (running < jobs && !queue.empty()) {
             const BatchInput* in = queue.front();
             queue.pop_front();
@@ -193,30 +208,11 @@ void runWorkers(const QString& program, std::deque<const BatchInput*>& queue, in
                 workerArgs << QStringLiteral("--settings") << settingsPath;
             ++running;
             QObject::connect(process, &QProcess::finished, &loop, [&, process, in, log](int, QProcess::ExitStatus exit) {
-                if (exit == QProcess::CrashExit) {
-                    QFile file(log);
-                    if (file.open(QIODevice::Append))
-                        file.write(QStringLiteral("%1: error: the worker stopped before it finished (killed or crashed)\n").arg(program).toUtf8());
-                }
-                report(*in, progressLine(batchRows({*in}, outDir.toStdString()).front()));
-                process->deleteLater();
-                --running;
-                startNext();
-                if (running == 0 && queue.empty())
-                    loop.quit();
+                finished(process, in, log, exit == QProcess::CrashExit ? QStringLiteral("the worker stopped before it finished (killed or crashed)") : QString());
             });
             QObject::connect(process, &QProcess::errorOccurred, &loop, [&, process, in, log](QProcess::ProcessError error) {
-                if (error != QProcess::FailedToStart)
-                    return;
-                QFile file(log);
-                if (file.open(QIODevice::Append))
-                    file.write(QStringLiteral("%1: error: the worker could not start (%2)\n").arg(program, process->errorString()).toUtf8());
-                report(*in, progressLine(batchRows({*in}, outDir.toStdString()).front()));
-                process->deleteLater();
-                --running;
-                startNext();
-                if (running == 0 && queue.empty())
-                    loop.quit();
+                if (error == QProcess::FailedToStart)
+                    finished(process, in, log, QStringLiteral("the worker could not start (%1)").arg(process->errorString()));
             });
             process->start(self, workerArgs);
         }
