@@ -54,8 +54,8 @@ void EngineController::poll()
     m_active = false;
     if (const std::string error = m_engine.error(); !error.empty())
         emit failed(QString::fromStdString(error));
-    else if (auto result = m_engine.result())
-        emit finished(*result);
+    else if (auto result = m_engine.sharedResult())
+        emit finished(std::move(result));
 }
 
 } // namespace wfs::ui

@@ -26,7 +26,7 @@ signals:
     void progress(const wfs::ProgressSnapshot& snapshot);
     // The convergence history rows recorded since the last poll (every iteration, from 0).
     void historyAppended(const std::vector<wfs::HistoryRow>& rows);
-    void finished(const wfs::FitResult& result);
+    void finished(std::shared_ptr<const wfs::FitResult> result); // shared, never copied on the GUI thread
     void failed(const QString& message);
 
 private:

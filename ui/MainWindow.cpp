@@ -613,22 +613,33 @@ void MainWindow::onProgress(const ProgressSnapshot& s)
                              .arg(s.iteration.cost, 0, 'g', 8));
 }
 
-void MainWindow::onFinished(const FitResult& finished)
+void MainWindow::onFinished(std::shared_ptr<const FitResult> shared)
 {
     setRunning(false);
-    // One copy, shared from here on by the views, the exports and the run that keeps it.
-    const auto shared = std::make_shared<const FitResult>(finished);
+    // The engine's result, shared from here on by the views, the exports and the run that keeps it.
     const FitResult& result = *shared;
     showResult(shared);
     logLine(tr("fit %1: %2").arg(QString::fromLatin1(terminationName(result.solver.termination)), QString::fromStdString(result.solver.message)));
     for (const std::string& w : result.warnings)
         logLine(tr("warning: %1").arg(QString::fromStdString(w)));
     const Termination termination = result.solver.termination;
-    if (termination == Termination::Failed)
+    if (termination == Termination::Failed) {
         showError(tr("The fit failed: %1. The settings, data and runs are kept; try the CPU backend or other settings.")
                       .arg(QString::fromStdString(result.solver.message)));
-    else
+        concludeFit(termination);
+        return;
+    }
+    // The run's record (the result as JSON) in an event of its own, so that drawing the result and
+    // recording it do not add up to one long stall of the event loop.
+    QTimer::singleShot(0, this, [this, shared] {
         addRun(shared);
+        concludeFit(shared->solver.termination);
+    });
+}
+
+// After a fit and its run: the demo's second fit, or fitFinished().
+void MainWindow::concludeFit(Termination termination)
+{
     if (m_demoFollowUpOrder > 0 && termination != Termination::Failed && termination != Termination::Cancelled) {
         ModelSettings model = m_setup->modelSettings();
         model.order = std::exchange(m_demoFollowUpOrder, 0);

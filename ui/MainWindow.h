@@ -104,7 +104,8 @@ private:
     void datasetChanged();
     void updateSampling();
     void onProgress(const ProgressSnapshot& snapshot);
-    void onFinished(const FitResult& result);
+    void onFinished(std::shared_ptr<const FitResult> result);
+    void concludeFit(Termination termination);
     void showResult(std::shared_ptr<const FitResult> result);
     void adoptProblem(const BuiltProblem& built, const ExportContext& context); // the planes, names, conventions and export context of the fit shown
     void restoreResult(const Session& session);   // re-evaluates a saved result and the runs, then dataLoaded()

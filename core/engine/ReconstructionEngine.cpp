@@ -165,7 +165,7 @@ std::thread ReconstructionEngine::startThread(ReconstructionRequest request)
                 },
                 &m_cancel);
             std::lock_guard lock(m_mutex);
-            m_result = std::move(r);
+            m_result = std::make_shared<const FitResult>(std::move(r));
         } catch (const std::bad_alloc&) {
             std::lock_guard lock(m_mutex);
             m_error = "out of memory: the problem (grid " + std::to_string(request.spec.grid.size) + ", "
@@ -220,6 +220,12 @@ size_t ReconstructionEngine::historySize() const
 }
 
 std::optional<FitResult> ReconstructionEngine::result() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_result ? std::optional<FitResult>(*m_result) : std::nullopt;
+}
+
+std::shared_ptr<const FitResult> ReconstructionEngine::sharedResult() const
 {
     std::lock_guard lock(m_mutex);
     return m_result;

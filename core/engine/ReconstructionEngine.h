@@ -8,6 +8,7 @@
 #include <atomic>
 #include <functional>
 #include <mutex>
+#include <memory>
 #include <optional>
 #include <thread>
 
@@ -80,6 +81,8 @@ public:
     std::vector<HistoryRow> history(size_t from = 0) const;
     size_t historySize() const;
     std::optional<FitResult> result() const; // set when a job has finished (also when cancelled)
+    // The same without a copy (a result at grid 512 holds tens of megabytes of images); null before.
+    std::shared_ptr<const FitResult> sharedResult() const;
     std::string error() const;               // set when a job failed to start or run
 
     // Tests: makes the next starts fail as a refused std::thread creation does (ulimit -u).
@@ -95,7 +98,7 @@ private:
     std::optional<ProgressSnapshot> m_latest;
     unsigned long m_version = 0;
     std::vector<HistoryRow> m_history;
-    std::optional<FitResult> m_result;
+    std::shared_ptr<const FitResult> m_result;
     std::string m_error;
 };
 

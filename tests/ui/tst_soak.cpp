@@ -74,7 +74,7 @@ private slots:
                 while (finished.isEmpty() && failed.isEmpty())
                     QVERIFY(finished.wait(60000) || !failed.isEmpty());
                 QVERIFY2(failed.isEmpty(), qPrintable(failed.value(0).value(0).toString()));
-                result = finished.first().first().value<FitResult>();
+                result = *finished.first().first().value<std::shared_ptr<const FitResult>>();
             }
             if (i == 0)
                 firstCost = result.solver.finalCost;
