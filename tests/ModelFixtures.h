@@ -58,47 +58,10 @@ inline const FitResult& smallOofResult()
     return result;
 }
 
-// Gaussian illumination with free centre, width and amplitude, obscuration, spiders, three diversity
-// kinds with an extra known term, per-plane flux, background and tip/tilt.
+// The rich problem of engine/Presets.h (every parameter kind and model feature), without data.
 inline ProblemSpec richSpec(ObjectiveKind objective, int grid, int maxOrder)
 {
-    ProblemSpec s;
-    s.name = "rich";
-    s.grid = PupilGrid::centred(grid, 2.5);
-    s.pupil.obscuration = 0.2;
-    s.pupil.spiderCount = 3;
-    s.pupil.spiderWidth = 0.03;
-    s.pupil.spiderAngleDeg = 10.0;
-    s.pupil.illumination.gaussian = true;
-    s.pupil.illumination.sigma = 0.8;
-    s.pupil.illumination.x0 = 0.05;
-    s.pupil.illumination.fitCentre = true;
-    s.pupil.illumination.fitSigma = true;
-    s.pupil.illumination.fitAmplitude = true;
-    s.basis.maxOrder = maxOrder;
-    s.objective = objective;
-    s.readNoise = 3.0;
-    s.wavelength = 600e-9;
-    PlaneSpec a;
-    a.diversity.kind = DiversityKind::ZernikeDefocus;
-    a.diversity.defocusWaves = -0.8;
-    a.diversity.extraTerms = {{5, 0.3}};
-    PlaneSpec b;
-    b.diversity.kind = DiversityKind::AxialHighNa;
-    b.diversity.axialDistance = 0.4e-6;
-    b.diversity.numericalAperture = 0.9;
-    b.diversity.immersionIndex = 1.33;
-    PlaneSpec c;
-    c.diversity.kind = DiversityKind::AxialParaxial;
-    c.diversity.axialDistance = -1.5e-6;
-    c.diversity.numericalAperture = 0.5;
-    for (PlaneSpec* p : {&a, &b, &c}) {
-        p->flux = 5e4;
-        p->background = 5.0;
-        p->fitFlux = p->fitBackground = p->fitShift = true;
-    }
-    s.planes = {a, b, c};
-    return s;
+    return richProblemSpec(objective, grid, maxOrder);
 }
 
 // The rich problem with simulated noisy data of dataSide x dataSide (smaller than the grid) at random

@@ -33,45 +33,11 @@ namespace {
 
 using devicecheck::ReferenceWriter;
 
-// Gaussian illumination with free centre, width and amplitude, an obscured pupil with spiders, three
-// kinds of diversity, per-plane flux, background and tip/tilt, data smaller than the grid with one
-// masked pixel: every parameter kind and every branch of the device's per-sample formulas.
+// The rich problem (engine/Presets.h: every parameter kind) at order 5 with noisy data smaller than the
+// grid and one masked pixel: every branch of the device's per-sample formulas.
 std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid, std::uint64_t seed)
 {
-    ProblemSpec s;
-    s.name = "rich";
-    s.grid = PupilGrid::centred(grid, 2.5);
-    s.pupil.obscuration = 0.2;
-    s.pupil.spiderCount = 3;
-    s.pupil.spiderWidth = 0.03;
-    s.pupil.spiderAngleDeg = 10.0;
-    s.pupil.illumination.gaussian = true;
-    s.pupil.illumination.sigma = 0.8;
-    s.pupil.illumination.x0 = 0.05;
-    s.pupil.illumination.fitCentre = true;
-    s.pupil.illumination.fitSigma = true;
-    s.pupil.illumination.fitAmplitude = true;
-    s.basis.maxOrder = 5;
-    s.objective = objective;
-    s.readNoise = 3.0;
-    s.wavelength = 600e-9;
-    PlaneSpec a, b, c;
-    a.diversity.kind = DiversityKind::ZernikeDefocus;
-    a.diversity.defocusWaves = -0.8;
-    a.diversity.extraTerms = {{5, 0.3}};
-    b.diversity.kind = DiversityKind::AxialHighNa;
-    b.diversity.axialDistance = 0.4e-6;
-    b.diversity.numericalAperture = 0.9;
-    b.diversity.immersionIndex = 1.33;
-    c.diversity.kind = DiversityKind::AxialParaxial;
-    c.diversity.axialDistance = -1.5e-6;
-    c.diversity.numericalAperture = 0.5;
-    for (PlaneSpec* p : {&a, &b, &c}) {
-        p->flux = 5e4;
-        p->background = 5.0;
-        p->fitFlux = p->fitBackground = p->fitShift = true;
-    }
-    s.planes = {a, b, c};
+    ProblemSpec s = richProblemSpec(objective, grid, 5);
     const Problem plain(s);
     std::vector<double> truth = plain.initialParameters();
     std::mt19937_64 rng(seed);

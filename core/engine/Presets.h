@@ -49,6 +49,12 @@ PresetDefaults presetDefaults(const std::string& name);
 // the data unit and the preset's name.
 ExportContext presetExportContext(const PresetCase& preset, const std::string& presetName);
 // Throws std::invalid_argument for an unknown name or bad options.
+// A problem without data that exercises every parameter kind and model feature: Gaussian illumination
+// with free centre, width and amplitude, obscuration, spiders, three diversity kinds with an extra known
+// term, per-plane flux, background and tip/tilt. The model tests and the GPU device check's reference
+// data (wavefront-cli device-reference) share it.
+ProblemSpec richProblemSpec(ObjectiveKind objective, int grid, int maxOrder);
+
 PresetCase makePreset(const std::string& name, const PresetOptions& options);
 
 // A preset's data as one FITS cube whose header lets the data be read back without flags (keywords
