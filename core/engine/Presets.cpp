@@ -14,7 +14,7 @@ namespace wfs {
 
 const std::vector<std::string>& presetNames()
 {
-    static const std::vector<std::string> names = {"demo", "oof"};
+    static const std::vector<std::string> names = {"demo", "oof", "pupil"};
     return names;
 }
 
@@ -24,7 +24,9 @@ PresetDefaults presetDefaults(const std::string& name)
         return {128, 8, 1e-8, 1e-12}; // the reference's stopping rule (spec/oof-benchmark.md)
     if (name == "demo")
         return {256, 4, 1e-6, 1e-11};
-    throw std::invalid_argument("unknown preset '" + name + "' (demo or oof)");
+    if (name == "pupil")
+        return {64, 4, 1e-5, 1e-10};
+    throw std::invalid_argument("unknown preset '" + name + "' (demo, oof or pupil)");
 }
 
 std::vector<double> parametersForTruth(const Problem& problem, const Truth& truth)
@@ -220,6 +222,76 @@ PresetCase demoPreset(const PresetOptions& options)
     return c;
 }
 
+// A pupil no Zernike basis describes (issue 13's simulated truth): low-order aberrations plus a phase
+// step of 0.1 wave over the third of the pupil at x > 1/3, an amplitude apodised by 20 % at the edge with a
+// dust shadow, at Q 2.75 (a microscope's sampling) with five planes at W020 = -2 .. +2 waves and photon
+// noise. Fitted with a Zernike phase and a zonal remainder and a zonal amplitude.
+PresetCase pupilPreset(const PresetOptions& options)
+{
+    const PresetDefaults defaults = presetDefaults("pupil");
+    const int grid = options.grid ? options.grid : defaults.grid;
+    const int order = options.order ? options.order : defaults.order;
+    if (order < 1 || order > zernike::kMaxOrder)
+        throw std::invalid_argument("order must be between 1 and " + std::to_string(zernike::kMaxOrder));
+    constexpr double photons = 1e6, background = 5.0, readNoise = 1.0;
+    PresetCase c;
+    ProblemSpec& s = c.spec;
+    s.name = "pupil";
+    s.grid = PupilGrid::centred(grid, 2.75);
+    s.basis.maxOrder = order;
+    s.objective = ObjectiveKind::Poisson;
+    s.readNoise = readNoise;
+    s.wavelength = 605e-9;
+    s.phaseModel = PupilPhaseModel::Both;
+    s.amplitudeModel = PupilAmplitudeModel::Zonal;
+    for (double waves : {-2.0, -1.0, 0.0, 1.0, 2.0}) {
+        PlaneSpec plane;
+        plane.diversity.kind = DiversityKind::ZernikeDefocus;
+        plane.diversity.defocusWaves = waves;
+        plane.flux = photons;
+        plane.background = background;
+        plane.fitFlux = plane.fitBackground = true;
+        s.planes.push_back(plane);
+    }
+    c.truth.terms = {{4, 0.03}, {5, -0.04}, {7, 0.02}, {11, 0.03}};
+    if (options.truth)
+        c.truth = *options.truth;
+    // The truth as a zonal phase and amplitude on the same pupil pixels (Zonal keeps all but piston).
+    ProblemSpec truthSpec = s;
+    truthSpec.phaseModel = PupilPhaseModel::Zonal;
+    for (const TruthTerm& t : c.truth.terms)
+        truthSpec.basis.maxOrder = std::max(truthSpec.basis.maxOrder, zernike::modeFromIndex(t.index, c.truth.ordering).n);
+    const Problem geometry(truthSpec);
+    const Eigen::VectorXd zernikePart = geometry.basis() * Eigen::Map<const Eigen::VectorXd>(
+                                            geometry.unpack(parametersForTruth(geometry, c.truth).data()).zernike.data(),
+                                            Eigen::Index(geometry.modes().size()));
+    for (int i = 0; i < geometry.pupilPixelCount(); ++i) {
+        const double x = geometry.pupilX()[size_t(i)], y = geometry.pupilY()[size_t(i)];
+        c.truthPhase.push_back(zernikePart[i] + (x > 1.0 / 3.0 ? 2.0 * M_PI * 0.1 : 0.0));
+        const double dust = 1.0 - 0.6 * std::exp(-(std::pow(x + 0.35, 2) + std::pow(y - 0.3, 2)) / (2 * 0.08 * 0.08));
+        c.truthAmplitude.push_back((1.0 - 0.2 * (x * x + y * y)) * dust);
+    }
+    truthSpec.zonalPhaseStart = c.truthPhase;
+    for (double a : c.truthAmplitude)
+        truthSpec.zonalAmplitudeStart.push_back(std::log(a));
+    truthSpec.basis.start.clear();
+    const Problem truthProblem(truthSpec);
+    std::mt19937_64 rng(options.seed);
+    const auto images = simulateImages(truthSpec, truthProblem.initialParameters(), grid, grid,
+                                       {options.noise ? NoiseModel::PhotonAndRead : NoiseModel::None, readNoise}, &rng);
+    for (size_t k = 0; k < images.size(); ++k)
+        s.planes[k].data = images[k];
+    estimateFluxAndBackground(s);
+    c.start = Problem(s).initialParameters();
+    c.solver.optimizer = OptimizerKind::Lbfgs;
+    c.solver.gradientTolerance = defaults.gradientTolerance;
+    c.solver.functionTolerance = defaults.functionTolerance;
+    c.noiseDescription = options.noise ? "Poisson, 1e6 photons per plane, background 5, read noise 1 (counts RMS), mt19937_64 seed "
+                                             + std::to_string(options.seed)
+                                       : "none";
+    return c;
+}
+
 } // namespace
 
 namespace {
@@ -362,7 +434,9 @@ PresetCase makePreset(const std::string& name, const PresetOptions& options)
         return oofPreset(options);
     if (name == "demo")
         return demoPreset(options);
-    throw std::invalid_argument("unknown preset '" + name + "' (demo or oof)");
+    if (name == "pupil")
+        return pupilPreset(options);
+    throw std::invalid_argument("unknown preset '" + name + "' (demo, oof or pupil)");
 }
 
 } // namespace wfs

@@ -1,6 +1,7 @@
 #pragma once
 // Built-in problems: "oof" reproduces spec/oof-benchmark.md exactly; "demo" is a realistic lab case
-// (three planes at -1, 0, +1 wave of defocus, Noll 4..11 aberrations, photon and read noise).
+// (three planes at -1, 0, +1 wave of defocus, Noll 4..11 aberrations, photon and read noise); "pupil" is a
+// pupil no Zernike basis describes (a phase step, apodisation, dust), fitted with zonal terms.
 // Also the simulator both use, and the start-value estimate for measured data.
 #include "fit/Solver.h"
 #include "io/Exports.h"
@@ -32,9 +33,12 @@ struct PresetCase {
     std::vector<double> truthParameters; // the truth in problem parameter order
     SolverOptions solver;              // the preset's stopping rules
     std::string noiseDescription;      // e.g. "Poisson, 1e6 photons per plane, read noise 2 e-, seed 1"
+    // The "pupil" preset's truth per pupil pixel (Problem::pupilIndex order): phase in radians (piston
+    // included) and field amplitude; empty for the other presets.
+    std::vector<double> truthPhase, truthAmplitude;
 };
 
-const std::vector<std::string>& presetNames(); // {"demo", "oof"}
+const std::vector<std::string>& presetNames(); // {"demo", "oof", "pupil"}
 // What a preset uses when PresetOptions leave it open (grid, order 0), and its stopping rule; stated in
 // the command line's help. Throws std::invalid_argument for an unknown name.
 struct PresetDefaults {

@@ -16,10 +16,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 Eigen::VectorXd flattenedPhase(const Problem& problem, const ModelParameters& p, bool removeDefocus)
 {
-    Eigen::VectorXd coefficients(Eigen::Index(p.zernike.size()));
-    for (size_t t = 0; t < p.zernike.size(); ++t)
-        coefficients[Eigen::Index(t)] = p.zernike[t];
-    Eigen::VectorXd phase = problem.basis() * coefficients;
+    const Eigen::VectorXd phase = problem.pupilPhase(p);
     const int pixels = problem.pupilPixelCount();
     Eigen::MatrixXd design(pixels, removeDefocus ? 4 : 3);
     for (int i = 0; i < pixels; ++i) {
@@ -49,14 +46,9 @@ std::vector<double> inFocusIntensity(const Problem& problem, const ModelParamete
     const int n = problem.gridSize();
     fftw::ComplexBuffer<double> buffer(size_t(n) * size_t(n));
     std::fill(buffer.data(), buffer.data() + buffer.size(), std::complex<double>(0, 0));
-    Illumination ill = problem.spec().pupil.illumination;
-    ill.x0 = p.centreX;
-    ill.y0 = p.centreY;
-    ill.sigma = p.sigma;
-    for (int i = 0; i < problem.pupilPixelCount(); ++i) {
-        const double a = problem.transmission()[size_t(i)] * illuminationProfile(ill, problem.pupilX()[size_t(i)], problem.pupilY()[size_t(i)]);
-        buffer.data()[problem.pupilIndex()[size_t(i)]] = std::polar(a, phase[i]);
-    }
+    const std::vector<double> amplitude = problem.pupilAmplitude(p);
+    for (int i = 0; i < problem.pupilPixelCount(); ++i)
+        buffer.data()[problem.pupilIndex()[size_t(i)]] = std::polar(amplitude[size_t(i)], phase[i]);
     fftw::PlanKey key;
     key.n = n;
     key.axes = fftw::Axes::Full2d;
@@ -141,40 +133,37 @@ PupilMapGeometry phaseMapGeometry(const Problem& problem)
     return g;
 }
 
-Image pupilAmplitudeMap(const Problem& problem, const ModelParameters& p)
-{
-    const int n = problem.gridSize();
-    const int colBegin = pupilColumns(problem).first;
-    Illumination current = problem.spec().pupil.illumination;
-    current.x0 = p.centreX;
-    current.y0 = p.centreY;
-    current.sigma = p.sigma;
-    const Image phase = phaseMap(problem, p);
-    Image map(phase.width, phase.height, kNaN);
-    for (int i = 0; i < problem.pupilPixelCount(); ++i) {
-        const int index = problem.pupilIndex()[size_t(i)];
-        map.at(index / n - problem.rowBegin(), index % n - colBegin) =
-            p.amplitude * problem.transmission()[size_t(i)] * illuminationProfile(current, problem.pupilX()[size_t(i)], problem.pupilY()[size_t(i)]);
-    }
-    map.source = "pupil amplitude";
-    return map;
-}
-
-Image phaseMap(const Problem& problem, const ModelParameters& p)
+Image pupilMap(const Problem& problem, const double* values, const std::string& name)
 {
     const int n = problem.gridSize();
     const auto [colBegin, colEnd] = pupilColumns(problem);
     Image map(colEnd - colBegin, problem.rowEnd() - problem.rowBegin(), kNaN);
-    Eigen::VectorXd coefficients(Eigen::Index(p.zernike.size()));
-    for (size_t t = 0; t < p.zernike.size(); ++t)
-        coefficients[Eigen::Index(t)] = p.zernike[t];
-    const Eigen::VectorXd phase = problem.basis() * coefficients;
     for (int i = 0; i < problem.pupilPixelCount(); ++i) {
         const int index = problem.pupilIndex()[size_t(i)];
-        map.at(index / n - problem.rowBegin(), index % n - colBegin) = phase[i];
+        map.at(index / n - problem.rowBegin(), index % n - colBegin) = values[i];
     }
-    map.source = "phase map";
+    map.source = name;
     return map;
+}
+
+Image pupilAmplitudeMap(const Problem& problem, const ModelParameters& p)
+{
+    return pupilMap(problem, problem.pupilAmplitude(p).data(), "pupil amplitude");
+}
+
+Image phaseMap(const Problem& problem, const ModelParameters& p)
+{
+    return pupilMap(problem, problem.pupilPhase(p).data(), "phase map");
+}
+
+ZernikeProjection projectOntoZernikes(const Problem& problem, const Eigen::VectorXd& phase)
+{
+    const Eigen::MatrixXd& basis = problem.basis();
+    ZernikeProjection out;
+    out.coefficients = basis.colPivHouseholderQr().solve(phase);
+    out.remainder = phase - basis * out.coefficients;
+    out.remainderRms = std::sqrt((out.remainder.array() - out.remainder.mean()).square().mean());
+    return out;
 }
 
 std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::vector<double>& x, double cost)
@@ -219,10 +208,17 @@ std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::ve
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(hessian);
     if (eigen.info() != Eigen::Success)
         return sigma;
-    const Eigen::VectorXd& values = eigen.eigenvalues();
-    if (values.minCoeff() <= values.maxCoeff() * 1e-14 || values.minCoeff() <= 0.0)
+    // The zonal terms have directions that change nothing (problem.gaugeDimensions(): piston, the Zernike
+    // span, the amplitude's mean); they are the smallest eigenvalues and are left out (a pseudo-inverse),
+    // which leaves the variance of every other parameter as it is.
+    Eigen::VectorXd inverse = eigen.eigenvalues();
+    const int gauge = std::min(count - 1, problem.gaugeDimensions());
+    const Eigen::VectorXd determined = inverse.tail(count - gauge);
+    if (determined.minCoeff() <= determined.maxCoeff() * 1e-14 || determined.minCoeff() <= 0.0)
         return sigma; // flat or negative directions: the parameters are not all determined
-    const Eigen::MatrixXd covariance = eigen.eigenvectors() * values.cwiseInverse().asDiagonal() * eigen.eigenvectors().transpose();
+    for (int i = 0; i < count; ++i)
+        inverse[i] = i < gauge ? 0.0 : 1.0 / inverse[i];
+    const Eigen::MatrixXd covariance = eigen.eigenvectors() * inverse.asDiagonal() * eigen.eigenvectors().transpose();
     for (int i = 0; i < count; ++i)
         sigma[size_t(i)] = std::sqrt(scale * covariance(i, i));
     return sigma;
@@ -321,7 +317,15 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
             r.parameterUnits.push_back("data_units_per_px");
             break;
         case ParameterKind::Amplitude:
+        case ParameterKind::ZonalAmplitude: // natural log of the amplitude
+        case ParameterKind::DefocusScale:
             r.parameterUnits.push_back("");
+            break;
+        case ParameterKind::ZonalPhase:
+            r.parameterUnits.push_back("rad");
+            break;
+        case ParameterKind::DefocusOffset:
+            r.parameterUnits.push_back(spec.planes[size_t(info.index)].diversity.amountUnit());
             break;
         }
     }
@@ -331,16 +335,24 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
         r.parameterUncertainties = estimateUncertainty(evaluator, summary.parameters, summary.finalCost);
 
     const double toWaves = 1.0 / (2.0 * M_PI);
+    // With a zonal phase the coefficients are the least-squares projection of the whole pupil phase (for
+    // "both" that is the Zernike terms themselves, the remainder being orthogonal to them).
+    std::optional<ZernikeProjection> projection;
+    if (problem.hasZonalPhase()) {
+        projection = projectOntoZernikes(problem, problem.pupilPhase(p));
+        r.zonalRemainderRmsWaves = projection->remainderRms * toWaves;
+        r.zonalRemainderMap = pupilMap(problem, projection->remainder.data(), "zonal remainder");
+    }
     for (size_t t = 1; t < problem.modes().size(); ++t) {
         CoefficientResult c;
         c.index = problem.termIndex(int(t));
         c.mode = problem.modes()[t];
         c.name = zernike::name(c.mode);
-        c.radians = p.zernike[t];
+        c.radians = projection ? projection->coefficients[Eigen::Index(t)] : p.zernike[t];
         c.waves = c.radians * toWaves;
         c.nm = c.waves * spec.wavelength * 1e9;
-        c.free = false;
-        c.uncertaintyWaves = 0.0;
+        c.free = problem.phaseModel() == PupilPhaseModel::Zonal;
+        c.uncertaintyWaves = c.free ? kNaN : 0.0; // zonal only: derived values, no uncertainty propagated
         for (size_t i = 0; i < problem.parameters().size(); ++i) {
             const ParameterInfo& info = problem.parameters()[i];
             if (info.kind == ParameterKind::Zernike && info.index == int(t)) {
@@ -365,7 +377,7 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
     for (const ParameterInfo& info : problem.parameters())
         illuminationFitted = illuminationFitted || info.kind == ParameterKind::Amplitude || info.kind == ParameterKind::Sigma
                              || info.kind == ParameterKind::CentreX || info.kind == ParameterKind::CentreY;
-    if (illuminationFitted)
+    if (illuminationFitted || problem.hasZonalAmplitude())
         r.pupilAmplitude = pupilAmplitudeMap(problem, p);
 
     if (problem.hasData())

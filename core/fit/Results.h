@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 
+#include <limits>
 #include <optional>
 
 #include <string>
@@ -94,7 +95,22 @@ struct FitResult {
     GradientKind gradient = GradientKind::Adjoint;
     std::vector<std::string> warnings;
     std::optional<PsfAnalysis> psf; // with AnalysisOptions::psfAnalysis
+    // With a zonal phase: the RMS (waves) and map (radians) of what the Zernike terms up to the fitted order
+    // do not describe; NaN / empty otherwise.
+    double zonalRemainderRmsWaves = std::numeric_limits<double>::quiet_NaN();
+    Image zonalRemainderMap;
 };
+
+// A pupil phase (radians per pupil pixel) as Zernike coefficients of the problem's basis (least squares
+// over the pupil pixels) and what they leave.
+struct ZernikeProjection {
+    Eigen::VectorXd coefficients; // by basis position, radians
+    Eigen::VectorXd remainder;    // per pupil pixel, radians
+    double remainderRms = 0.0;    // radians, piston removed
+};
+ZernikeProjection projectOntoZernikes(const Problem& problem, const Eigen::VectorXd& phase);
+// Values per pupil pixel as an image over the pupil's bounding box (as phaseMap), NaN outside.
+Image pupilMap(const Problem& problem, const double* values, const std::string& name);
 
 // Aberration phase on the pupil pixels minus its least-squares fit of piston, tip, tilt (and defocus).
 Eigen::VectorXd flattenedPhase(const Problem& problem, const ModelParameters& p, bool removeDefocus);

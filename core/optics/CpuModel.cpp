@@ -86,6 +86,14 @@ public:
         m_columnsBackward = fftw::plan<Real>(key(fftw::Axes::Columns, fftw::Direction::Backward));
         m_columnsForward = fftw::plan<Real>(key(fftw::Axes::Columns, fftw::Direction::Forward));
         m_rowsForward = fftw::plan<Real>(key(fftw::Axes::Rows, fftw::Direction::Forward));
+        if (!pr.transferFunction().empty()) {
+            m_filtered.resize(m_buffer.size());
+            m_intensity.resize(m_buffer.size());
+            m_fullForward = fftw::plan<Real>(key(fftw::Axes::Full2d, fftw::Direction::Forward));
+            m_fullBackward = fftw::plan<Real>(key(fftw::Axes::Full2d, fftw::Direction::Backward));
+        }
+        if (pr.hasDefocusParameters())
+            m_planeDPhase.resize(pixels);
     }
 
     const Problem& problem() const override { return *m_problem; }
@@ -118,10 +126,12 @@ public:
         double cost = 0.0;
         for (int k = 0; k < pr.planeCount(); ++k) {
             synthesise(p, k);
-            cost += objectivePlane(p, k, wantGradient ? &grad : nullptr);
+            cost += pr.transferFunction().empty() ? objectivePlane(p, k, wantGradient ? &grad : nullptr)
+                                                  : objectivePlaneFiltered(p, k, wantGradient ? &grad : nullptr);
             if (wantGradient)
                 adjointPlane(p, k, grad);
         }
+        cost += pr.regularization(p, wantGradient ? &grad : nullptr);
         if (wantGradient) {
             finishGradient(p, grad);
             pr.pack(grad, gradient);
@@ -138,11 +148,17 @@ public:
         const double norm = 1.0 / (double(m_n) * double(m_n));
         for (int k = 0; k < pr.planeCount(); ++k) {
             synthesise(p, k);
-            const double scale = p.flux[size_t(k)] * pr.intensityScale() * norm * norm;
+            const double scale = p.flux[size_t(k)] * pr.intensityScale();
             std::vector<double> image(m_buffer.size());
-            const Complex* b = m_buffer.data();
-            for (size_t i = 0; i < image.size(); ++i)
-                image[i] = scale * double(std::norm(b[i])) + p.background[size_t(k)];
+            if (!pr.transferFunction().empty()) {
+                filterIntensity();
+                for (size_t i = 0; i < image.size(); ++i)
+                    image[i] = scale * double(m_intensity[i]) + p.background[size_t(k)];
+            } else {
+                const Complex* b = m_buffer.data();
+                for (size_t i = 0; i < image.size(); ++i)
+                    image[i] = scale * norm * norm * double(std::norm(b[i])) + p.background[size_t(k)];
+            }
             images.push_back(std::move(image));
         }
         return images;
@@ -178,16 +194,9 @@ private:
         for (Eigen::Index t = 0; t < coefficients.size(); ++t)
             coefficients[t] = Real(p.zernike[size_t(t)]);
         m_kernels->basisTimes(m_basis.data(), long(m_basis.rows()), long(m_basis.cols()), coefficients.data(), m_phase0.data());
-        const Illumination& ill = pr.spec().pupil.illumination;
-        Illumination current = ill;
-        current.x0 = p.centreX;
-        current.y0 = p.centreY;
-        current.sigma = p.sigma;
-        const auto& x = pr.pupilX();
-        const auto& y = pr.pupilY();
-        const auto& t = pr.transmission();
-        for (size_t i = 0; i < m_amplitude.size(); ++i)
-            m_amplitude[i] = p.amplitude * t[i] * illuminationProfile(current, x[i], y[i]);
+        if (pr.hasZonalPhase())
+            m_phase0 += pr.zonalPhase(p).cast<Real>();
+        m_amplitude = pr.pupilAmplitude(p);
     }
 
     // Fills the buffer with N^2 * the unshifted far field of plane k (unnormalised inverse DFT).
@@ -200,7 +209,11 @@ private:
         const auto& chk = pr.checkerboard();
         const auto& x = pr.pupilX();
         const auto& y = pr.pupilY();
-        const auto& div = m_diversity[size_t(k)];
+        if (pr.hasDefocusParameters()) {
+            pr.planeDiversity(p, k, m_planeDiversityDouble);
+            m_planeDiversity.assign(m_planeDiversityDouble.begin(), m_planeDiversityDouble.end());
+        }
+        const auto& div = pr.hasDefocusParameters() ? m_planeDiversity : m_diversity[size_t(k)];
         const Real sx = Real(p.shiftX[size_t(k)]), sy = Real(p.shiftY[size_t(k)]);
         m_kernels->pupilField(long(index.size()), m_phase0.data(), div.data(), sx, sy, x.data(), y.data(), m_amplitude.data(),
                               index.data(), chk.data(), m_field.data(), b);
@@ -268,13 +281,101 @@ private:
         const auto& x = pr.pupilX();
         const auto& y = pr.pupilY();
         double dShift[2] = {0.0, 0.0};
+        // With defocus parameters the plane's own dL/dphase is needed (its dot product with the plane's
+        // unit defocus phase), so it is gathered apart and then added.
+        const bool perPlane = pr.hasDefocusParameters();
+        if (perPlane)
+            m_planeDPhase.setZero();
         m_kernels->adjointGather(long(index.size()), b, index.data(), chk.data(), m_field.data(), m_amplitude.data(), x.data(),
-                                 y.data(), m_dPhase.data(), m_dAmplitude.data(), dShift);
+                                 y.data(), perPlane ? m_planeDPhase.data() : m_dPhase.data(), m_dAmplitude.data(), dShift);
         grad.shiftX[size_t(k)] += dShift[0];
         grad.shiftY[size_t(k)] += dShift[1];
+        if (perPlane) {
+            m_dPhase += m_planeDPhase;
+            const std::vector<double>& unit = pr.diversityUnitPhase(k);
+            double dot = 0.0;
+            for (size_t i = 0; i < unit.size(); ++i)
+                dot += double(m_planeDPhase[Eigen::Index(i)]) * unit[i];
+            pr.chainDefocusGradient(k, dot, grad);
+        }
     }
 
-    // Chain rule from the shared pupil phase and amplitude to Zernike and illumination parameters.
+    // |S|^2 of the buffer's field convolved with the detector's transfer function, into m_intensity
+    // (real, grid layout). The buffer is left as it was.
+    void filterIntensity()
+    {
+        const double norm = 1.0 / (double(m_n) * double(m_n));
+        const Complex* b = m_buffer.data();
+        Complex* f = m_filtered.data();
+        for (size_t i = 0; i < m_buffer.size(); ++i)
+            f[i] = Complex(Real(double(std::norm(b[i])) * norm * norm), 0);
+        convolveFiltered();
+        for (size_t i = 0; i < m_buffer.size(); ++i)
+            m_intensity[i] = f[i].real();
+    }
+
+    // m_filtered <- IFFT(H FFT(m_filtered)) / N^2: the convolution with the detector's (real, even) kernel,
+    // which is its own adjoint.
+    void convolveFiltered()
+    {
+        const std::vector<double>& h = m_problem->transferFunction();
+        const Real norm = Real(1.0 / (double(m_n) * double(m_n)));
+        fftw::Traits<Real>::execute(m_fullForward, m_filtered.raw(), m_filtered.raw());
+        Complex* f = m_filtered.data();
+        for (size_t i = 0; i < h.size(); ++i)
+            f[i] *= Real(h[i]) * norm;
+        fftw::Traits<Real>::execute(m_fullBackward, m_filtered.raw(), m_filtered.raw());
+    }
+
+    // objectivePlane for a detector that blurs the intensity (pixel integration, object size): the model is
+    // flux x scale x (H * |S|^2) + background; the adjoint convolves dL/dmodel back before it meets S.
+    double objectivePlaneFiltered(const ModelParameters& p, int k, ModelParameters* grad)
+    {
+        const Problem& pr = *m_problem;
+        filterIntensity();
+        const double intensity = p.flux[size_t(k)] * pr.intensityScale();
+        const double background = p.background[size_t(k)];
+        const auto& data = m_data[size_t(k)];
+        const auto& weight = m_weights[size_t(k)];
+        const bool poisson = pr.spec().objective == ObjectiveKind::Poisson;
+        double cost = 0.0, dFlux = 0.0, dBackground = 0.0;
+        Complex* f = m_filtered.data();
+        for (size_t i = 0; i < m_intensity.size(); ++i) {
+            const double w = weight[i], d = data[i], power = m_intensity[i];
+            const double model = intensity * power + background;
+            double dModel = 0.0;
+            if (w != 0.0) {
+                if (poisson) {
+                    if (model <= 0.0) {
+                        if (d > 0.0)
+                            return std::numeric_limits<double>::infinity();
+                    } else {
+                        cost += w * poissonDeviance(d, model);
+                        dModel = w * (d > 0.0 ? 1.0 - d / model : 1.0);
+                    }
+                } else {
+                    cost += w * (d - model) * (d - model);
+                    dModel = -2.0 * w * (d - model);
+                }
+            }
+            dFlux += dModel * power;
+            dBackground += dModel;
+            f[i] = Complex(Real(dModel * intensity), 0); // dL/d(H * |S|^2)
+        }
+        if (!grad)
+            return cost;
+        grad->flux[size_t(k)] += dFlux * pr.intensityScale();
+        grad->background[size_t(k)] += dBackground;
+        convolveFiltered(); // dL/d|S|^2
+        // dL/dS = 2 dL/d|S|^2 S with S = buffer / N^2, and one more 1/N^2 for the adjoint of the inverse DFT.
+        const Real fieldScale = Real(1.0 / (double(m_n) * double(m_n)));
+        Complex* b = m_buffer.data();
+        for (size_t i = 0; i < m_buffer.size(); ++i)
+            b[i] *= Real(2) * f[i].real() * fieldScale * fieldScale;
+        return cost;
+    }
+
+    // Chain rule from the shared pupil phase and amplitude to Zernike, zonal and illumination parameters.
     void finishGradient(const ModelParameters& p, ModelParameters& grad)
     {
         const Problem& pr = *m_problem;
@@ -282,27 +383,9 @@ private:
         m_kernels->basisTransposeTimes(m_basis.data(), long(m_basis.rows()), long(m_basis.cols()), m_dPhase.data(), dz.data());
         for (Eigen::Index t = 0; t < dz.size(); ++t)
             grad.zernike[size_t(t)] = double(dz[t]);
-        const auto& x = pr.pupilX();
-        const auto& y = pr.pupilY();
-        const double s2 = p.sigma * p.sigma;
-        const bool gaussian = pr.spec().pupil.illumination.gaussian;
-        double dAmp = 0, dX0 = 0, dY0 = 0, dSigma = 0;
-        for (size_t i = 0; i < m_amplitude.size(); ++i) {
-            const double da = double(m_dAmplitude[Eigen::Index(i)]);
-            const double a = m_amplitude[i];
-            if (p.amplitude != 0.0)
-                dAmp += da * a / p.amplitude;
-            if (gaussian) {
-                const double dx = x[i] - p.centreX, dy = y[i] - p.centreY;
-                dX0 += da * a * dx / s2;
-                dY0 += da * a * dy / s2;
-                dSigma += da * a * (dx * dx + dy * dy) / (s2 * p.sigma);
-            }
-        }
-        grad.amplitude = dAmp;
-        grad.centreX = dX0;
-        grad.centreY = dY0;
-        grad.sigma = dSigma;
+        const Eigen::VectorXd dPhase = m_dPhase.template cast<double>();
+        const Eigen::VectorXd dAmplitude = m_dAmplitude.template cast<double>();
+        pr.chainPupilGradient(p, dPhase.data(), dAmplitude.data(), m_amplitude, grad);
     }
 
     std::shared_ptr<const Problem> m_problem;
@@ -310,13 +393,18 @@ private:
     int m_n;
     fftw::ComplexBuffer<Real> m_buffer;
     Matrix m_basis;
-    Vector m_phase0, m_dPhase, m_dAmplitude;
+    Vector m_phase0, m_dPhase, m_dAmplitude, m_planeDPhase;
+    std::vector<Real> m_planeDiversity;       // this plane's diversity at the current defocus parameters
+    std::vector<double> m_planeDiversityDouble;
+    fftw::ComplexBuffer<Real> m_filtered;     // detector blur: the intensity and its adjoint, in turn
+    std::vector<double> m_intensity;          // the blurred |S|^2 of the current plane
     std::vector<double> m_amplitude;
     std::vector<Complex> m_field;
     std::vector<std::vector<Real>> m_diversity, m_data, m_weights;
     simd::Level m_simd;                             // the instruction set of the kernels, chosen once
     const simd::OpticsKernels<Real>* m_kernels;     // the hot loops built for m_simd (core/simd)
     typename fftw::Traits<Real>::Plan m_rowsBackward, m_columnsBackward, m_columnsForward, m_rowsForward;
+    typename fftw::Traits<Real>::Plan m_fullForward = nullptr, m_fullBackward = nullptr;
 };
 
 } // namespace

@@ -32,6 +32,31 @@ double DiversitySpec::phase(double x, double y, double wavelength) const
     return 0.0;
 }
 
+double DiversitySpec::amount() const
+{
+    switch (kind) {
+    case DiversityKind::None:
+        return 0.0;
+    case DiversityKind::ZernikeDefocus:
+        return defocusWaves;
+    default:
+        return axialDistance;
+    }
+}
+
+void DiversitySpec::setAmount(double value)
+{
+    if (kind == DiversityKind::ZernikeDefocus)
+        defocusWaves = value;
+    else if (kind != DiversityKind::None)
+        axialDistance = value;
+}
+
+const char* DiversitySpec::amountUnit() const
+{
+    return kind == DiversityKind::None ? "" : kind == DiversityKind::ZernikeDefocus ? "waves" : "m";
+}
+
 std::string DiversitySpec::describe() const
 {
     char text[128];

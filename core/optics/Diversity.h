@@ -30,6 +30,12 @@ struct DiversitySpec {
     double dishRadius = 0.0;         // PrimeFocus: R, metres
     std::vector<std::pair<int, double>> extraTerms; // known Zernike terms (problem's ordering index, radians)
 
+    // Every kind is linear in one amount: defocusWaves (ZernikeDefocus, unit "waves") or axialDistance
+    // (the others, unit "m"); 0 for None. The defocus nuisance parameters scale and offset it.
+    double amount() const;
+    void setAmount(double value);
+    const char* amountUnit() const; // "waves", "m", or "" (None)
+
     // Phase in radians at pupil point (x, y), without extraTerms (the Problem adds those with its basis).
     double phase(double x, double y, double wavelength) const;
     std::string describe() const; // "defocus -1 wave (W020)", "z = 0.3 um (high NA)", ...

@@ -1,5 +1,7 @@
 #include "optics/Problem.h"
 
+#include <Eigen/QR>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -15,6 +17,32 @@ const char* objectiveName(ObjectiveKind kind)
         return "poisson";
     case ObjectiveKind::WeightedLeastSquares:
         return "weighted-least-squares";
+    }
+    return "?";
+}
+
+const char* pupilPhaseModelName(PupilPhaseModel model)
+{
+    switch (model) {
+    case PupilPhaseModel::Zernike:
+        return "zernike";
+    case PupilPhaseModel::Zonal:
+        return "zonal";
+    case PupilPhaseModel::Both:
+        return "both";
+    }
+    return "?";
+}
+
+const char* pupilAmplitudeModelName(PupilAmplitudeModel model)
+{
+    switch (model) {
+    case PupilAmplitudeModel::Uniform:
+        return "uniform";
+    case PupilAmplitudeModel::Gaussian:
+        return "gaussian";
+    case PupilAmplitudeModel::Zonal:
+        return "zonal";
     }
     return "?";
 }
@@ -65,9 +93,29 @@ Problem::Problem(ProblemSpec spec)
         fail("read noise must not be negative");
     if (m_spec.grid.spacing * (n / 2) < 1.0 - 1e-12 && !m_spec.grid.rowIsX)
         fail("the pupil does not fit in the grid (sampling Q < 1); use a larger grid or coarser sampling");
+    if (!(m_spec.gain > 0.0) || !std::isfinite(m_spec.gain))
+        fail("camera gain must be a positive number of electrons per data unit, got " + std::to_string(m_spec.gain));
+    const bool zonal = m_spec.phaseModel != PupilPhaseModel::Zernike || m_spec.amplitudeModel == PupilAmplitudeModel::Zonal;
+    if (zonal && (!(m_spec.regularization > 0.0) || !std::isfinite(m_spec.regularization)))
+        fail("the regularisation weight of the zonal terms must be a positive number, got " + std::to_string(m_spec.regularization));
+    const double object = m_spec.detector.objectDiameterPixels;
+    if (!(object >= 0.0) || !std::isfinite(object))
+        fail("object diameter must not be negative");
+    if (object >= n)
+        fail("the object (" + std::to_string(object) + " pixels across) is larger than the field of view (" + std::to_string(n)
+             + " pixels)");
+    // One carrier for the Gaussian profile: the amplitude model and the illumination agree.
+    if (m_spec.amplitudeModel == PupilAmplitudeModel::Gaussian)
+        m_spec.pupil.illumination.gaussian = true;
+    else if (m_spec.pupil.illumination.gaussian && m_spec.amplitudeModel == PupilAmplitudeModel::Uniform)
+        m_spec.amplitudeModel = PupilAmplitudeModel::Gaussian;
+    else if (m_spec.amplitudeModel == PupilAmplitudeModel::Zonal && m_spec.pupil.illumination.gaussian)
+        fail("a zonal pupil amplitude replaces the Gaussian illumination; choose one");
 
     compileGeometry();
     compileData();
+    compilePupilFunction();
+    compileDetector();
     compileParameters();
 }
 
@@ -103,6 +151,8 @@ void Problem::compileGeometry()
     zernike::evaluateBasis(m_modes, m_spec.basis.normalization, m_pupilX.data(), m_pupilY.data(), size_t(pixels), m_basis.data());
 
     m_diversity.assign(m_spec.planes.size(), std::vector<double>(size_t(pixels), 0.0));
+    m_diversityFixed = m_diversityUnit = m_diversity;
+    m_diversityAmount.assign(m_spec.planes.size(), 0.0);
     for (size_t k = 0; k < m_spec.planes.size(); ++k) {
         const DiversitySpec& div = m_spec.planes[k].diversity;
         if ((div.kind == DiversityKind::AxialParaxial || div.kind == DiversityKind::AxialHighNa)
@@ -113,12 +163,18 @@ void Problem::compileGeometry()
         std::vector<std::pair<ZernikeMode, double>> extra;
         for (const auto& [index, value] : div.extraTerms)
             extra.emplace_back(zernike::modeFromIndex(index, m_spec.basis.ordering), value);
+        // Every diversity is linear in its amount: phase = amount x unit phase + the extra terms.
+        DiversitySpec unit = div;
+        unit.setAmount(1.0);
+        m_diversityAmount[k] = div.amount();
         for (int p = 0; p < pixels; ++p) {
             const double x = m_pupilX[size_t(p)], y = m_pupilY[size_t(p)];
-            double phase = div.phase(x, y, m_spec.wavelength);
+            double fixed = 0.0;
             for (const auto& [mode, value] : extra)
-                phase += value * zernike::evaluate(mode, m_spec.basis.normalization, std::hypot(x, y), std::atan2(y, x));
-            m_diversity[k][size_t(p)] = phase;
+                fixed += value * zernike::evaluate(mode, m_spec.basis.normalization, std::hypot(x, y), std::atan2(y, x));
+            m_diversityFixed[k][size_t(p)] = fixed;
+            m_diversityUnit[k][size_t(p)] = div.kind == DiversityKind::None ? 0.0 : unit.phase(x, y, m_spec.wavelength);
+            m_diversity[k][size_t(p)] = fixed + div.phase(x, y, m_spec.wavelength);
         }
     }
 
@@ -182,12 +238,15 @@ void Problem::compileData()
                 data[g] = v;
                 switch (m_spec.objective) {
                 case ObjectiveKind::LeastSquares:
-                case ObjectiveKind::Poisson:
                     weights[g] = 1.0;
                     break;
+                case ObjectiveKind::Poisson:
+                    // The deviance of electrons: gain x the deviance in data units (a common factor of the
+                    // log-likelihood, so that it stays about chi^2 / 2 whatever the data's unit).
+                    weights[g] = m_spec.gain;
+                    break;
                 case ObjectiveKind::WeightedLeastSquares:
-                    // Variance floor of one count squared keeps empty pixels from dominating.
-                    weights[g] = 1.0 / std::max(std::max(v, 0.0) + m_spec.readNoise * m_spec.readNoise, 1.0);
+                    weights[g] = 1.0 / pixelVariance(v, m_spec.readNoise, m_spec.gain);
                     break;
                 }
                 anySignal = anySignal || v != 0.0;
@@ -228,6 +287,13 @@ void Problem::compileParameters()
         m_parameters.push_back({ParameterKind::Amplitude, 0, "amplitude"});
     if (ill.gaussian && ill.fitSigma)
         m_parameters.push_back({ParameterKind::Sigma, 0, "illumination sigma"});
+    if (hasZonalPhase())
+        for (int i = 0; i < pupilPixelCount(); ++i)
+            m_parameters.push_back({ParameterKind::ZonalPhase, i, "zonal phase[" + std::to_string(i) + "]"});
+    if (hasZonalAmplitude())
+        for (int i = 0; i < pupilPixelCount(); ++i)
+            m_parameters.push_back({ParameterKind::ZonalAmplitude, i, "zonal log-amplitude[" + std::to_string(i) + "]"});
+    compileDefocusParameters();
     for (int k = 0; k < planeCount(); ++k) {
         const PlaneSpec& plane = m_spec.planes[size_t(k)];
         const std::string suffix = "[" + std::to_string(k) + "]";
@@ -242,6 +308,245 @@ void Problem::compileParameters()
     }
     if (m_parameters.empty())
         fail("nothing to fit: every parameter is fixed");
+}
+
+void Problem::compileDefocusParameters()
+{
+    const NuisanceSpec& nuisance = m_spec.nuisance;
+    if (!nuisance.defocusOffsets.empty() && nuisance.defocusOffsets.size() != m_spec.planes.size())
+        fail("defocus offsets: " + std::to_string(nuisance.defocusOffsets.size()) + " start values for "
+             + std::to_string(m_spec.planes.size()) + " planes");
+    if (!nuisance.fitDefocusScale && !nuisance.fitDefocusOffsets)
+        return;
+    int defocused = 0, lowest = -1, highest = -1;
+    m_referencePlane = -1;
+    for (int k = 0; k < planeCount(); ++k) {
+        if (m_spec.planes[size_t(k)].diversity.kind == DiversityKind::None)
+            continue;
+        const double a = m_diversityAmount[size_t(k)];
+        defocused += a != 0.0 ? 1 : 0;
+        if (m_referencePlane < 0 || std::abs(a) < std::abs(m_diversityAmount[size_t(m_referencePlane)]))
+            m_referencePlane = k;
+        if (lowest < 0 || a < m_diversityAmount[size_t(lowest)])
+            lowest = k;
+        if (highest < 0 || a > m_diversityAmount[size_t(highest)])
+            highest = k;
+    }
+    if (nuisance.fitDefocusScale && defocused < 2)
+        fail("a defocus scale needs at least two defocused planes");
+    m_hasDefocusParameters = true;
+    if (nuisance.fitDefocusScale)
+        m_parameters.push_back({ParameterKind::DefocusScale, 0, "defocus scale"});
+    if (!nuisance.fitDefocusOffsets)
+        return;
+    int offsets = 0;
+    for (int k = 0; k < planeCount(); ++k) {
+        const bool held = m_spec.planes[size_t(k)].diversity.kind == DiversityKind::None || k == m_referencePlane
+                          || (nuisance.fitDefocusScale && (k == lowest || k == highest));
+        if (held)
+            continue;
+        m_parameters.push_back({ParameterKind::DefocusOffset, k, "defocus offset[" + std::to_string(k) + "]"});
+        ++offsets;
+    }
+    if (offsets == 0)
+        fail("per-plane defocus offsets need a plane besides the reference plane"
+             + std::string(nuisance.fitDefocusScale ? " and the two outermost planes (held while the scale is fitted)" : ""));
+}
+
+void Problem::compilePupilFunction()
+{
+    if (!hasZonalPhase() && !hasZonalAmplitude())
+        return;
+    const int n = m_spec.grid.size;
+    std::vector<int> pixelAt(size_t(n) * size_t(n), -1);
+    for (int i = 0; i < pupilPixelCount(); ++i)
+        pixelAt[size_t(m_pupilIndex[size_t(i)])] = i;
+    for (int i = 0; i < pupilPixelCount(); ++i) {
+        const int g = m_pupilIndex[size_t(i)], row = g / n, col = g % n;
+        if (col + 1 < n && pixelAt[size_t(g + 1)] >= 0)
+            m_neighbours.emplace_back(i, pixelAt[size_t(g + 1)]);
+        if (row + 1 < n && pixelAt[size_t(g + n)] >= 0)
+            m_neighbours.emplace_back(i, pixelAt[size_t(g + n)]);
+    }
+    const auto check = [&](const std::vector<double>& start, const char* what) {
+        if (!start.empty() && start.size() != size_t(pupilPixelCount()))
+            fail(std::string(what) + ": " + std::to_string(start.size()) + " start values for " + std::to_string(pupilPixelCount())
+                 + " pupil pixels");
+    };
+    check(m_spec.zonalPhaseStart, "zonal phase");
+    check(m_spec.zonalAmplitudeStart, "zonal amplitude");
+    if (!hasZonalPhase())
+        return;
+    // Zonal only: piston does nothing. Both: the Zernike terms describe their span, the zonal part the rest.
+    const Eigen::MatrixXd span = m_spec.phaseModel == PupilPhaseModel::Both
+                                     ? m_basis
+                                     : Eigen::MatrixXd::Ones(pupilPixelCount(), 1);
+    Eigen::HouseholderQR<Eigen::MatrixXd> qr(span);
+    m_zonalProjector = qr.householderQ() * Eigen::MatrixXd::Identity(span.rows(), span.cols());
+}
+
+void Problem::compileDetector()
+{
+    const DetectorSpec& detector = m_spec.detector;
+    if (detector.isIdentity())
+        return;
+    const int n = m_spec.grid.size;
+    m_transfer.assign(size_t(n) * size_t(n), 1.0);
+    const auto frequency = [n](int index) { return double(index < n / 2 ? index : index - n) / double(n); }; // cycles/pixel
+    const auto sinc = [](double x) { return x == 0.0 ? 1.0 : std::sin(M_PI * x) / (M_PI * x); };
+    const auto sphere = [](double u) {
+        return std::abs(u) < 1e-4 ? 1.0 - u * u / 10.0 : 3.0 * (std::sin(u) - u * std::cos(u)) / (u * u * u);
+    };
+    for (int row = 0; row < n; ++row) {
+        for (int col = 0; col < n; ++col) {
+            const double fy = frequency(row), fx = frequency(col);
+            double h = 1.0;
+            if (detector.pixelIntegration)
+                h *= sinc(fx) * sinc(fy);
+            if (detector.objectDiameterPixels > 0.0)
+                h *= sphere(M_PI * std::hypot(fx, fy) * detector.objectDiameterPixels);
+            m_transfer[size_t(row) * size_t(n) + size_t(col)] = h;
+        }
+    }
+}
+
+int Problem::gaugeDimensions() const
+{
+    return (hasZonalPhase() ? int(m_zonalProjector.cols()) : 0) + (hasZonalAmplitude() ? 1 : 0);
+}
+
+bool Problem::usesPupilFunctionTerms() const
+{
+    return hasZonalPhase() || hasZonalAmplitude() || m_hasDefocusParameters || !m_transfer.empty();
+}
+
+Eigen::VectorXd Problem::zonalPhase(const ModelParameters& p) const
+{
+    if (!hasZonalPhase())
+        return {};
+    Eigen::VectorXd z = Eigen::Map<const Eigen::VectorXd>(p.zonalPhase.data(), Eigen::Index(p.zonalPhase.size()));
+    z -= m_zonalProjector * (m_zonalProjector.transpose() * z);
+    return z;
+}
+
+Eigen::VectorXd Problem::pupilPhase(const ModelParameters& p) const
+{
+    Eigen::VectorXd phase = m_basis * Eigen::Map<const Eigen::VectorXd>(p.zernike.data(), Eigen::Index(p.zernike.size()));
+    if (hasZonalPhase())
+        phase += zonalPhase(p);
+    return phase;
+}
+
+std::vector<double> Problem::pupilAmplitude(const ModelParameters& p) const
+{
+    std::vector<double> a(m_transmission.size());
+    if (hasZonalAmplitude()) {
+        double mean = 0.0;
+        for (double v : p.zonalAmplitude)
+            mean += v;
+        mean /= double(std::max<size_t>(1, p.zonalAmplitude.size()));
+        for (size_t i = 0; i < a.size(); ++i)
+            a[i] = p.amplitude * m_transmission[i] * std::exp(p.zonalAmplitude[i] - mean);
+        return a;
+    }
+    Illumination current = m_spec.pupil.illumination;
+    current.x0 = p.centreX;
+    current.y0 = p.centreY;
+    current.sigma = p.sigma;
+    for (size_t i = 0; i < a.size(); ++i)
+        a[i] = p.amplitude * m_transmission[i] * illuminationProfile(current, m_pupilX[i], m_pupilY[i]);
+    return a;
+}
+
+void Problem::chainPupilGradient(const ModelParameters& p, const double* dPhase, const double* dAmplitude,
+                                 const std::vector<double>& amplitude, ModelParameters& grad) const
+{
+    const Eigen::Index pixels = pupilPixelCount();
+    if (hasZonalPhase()) {
+        // phase = P z with P = I - Q Q^T symmetric, so dL/dz = P dL/dphase.
+        Eigen::VectorXd g = Eigen::Map<const Eigen::VectorXd>(dPhase, pixels);
+        g -= m_zonalProjector * (m_zonalProjector.transpose() * g);
+        for (Eigen::Index i = 0; i < pixels; ++i)
+            grad.zonalPhase[size_t(i)] += g[i];
+    }
+    double dAmp = 0, dX0 = 0, dY0 = 0, dSigma = 0;
+    if (hasZonalAmplitude()) {
+        // a_i = c t_i exp(v_i - mean v): dL/dv_j = g_j - mean g with g_i = dL/da_i a_i.
+        double mean = 0.0;
+        for (Eigen::Index i = 0; i < pixels; ++i)
+            mean += dAmplitude[i] * amplitude[size_t(i)];
+        mean /= double(pixels);
+        for (Eigen::Index i = 0; i < pixels; ++i)
+            grad.zonalAmplitude[size_t(i)] += dAmplitude[i] * amplitude[size_t(i)] - mean;
+    }
+    const double s2 = p.sigma * p.sigma;
+    const bool gaussian = m_spec.pupil.illumination.gaussian;
+    for (Eigen::Index i = 0; i < pixels; ++i) {
+        const double da = dAmplitude[i];
+        const double a = amplitude[size_t(i)];
+        if (p.amplitude != 0.0)
+            dAmp += da * a / p.amplitude;
+        if (gaussian) {
+            const double dx = m_pupilX[size_t(i)] - p.centreX, dy = m_pupilY[size_t(i)] - p.centreY;
+            dX0 += da * a * dx / s2;
+            dY0 += da * a * dy / s2;
+            dSigma += da * a * (dx * dx + dy * dy) / (s2 * p.sigma);
+        }
+    }
+    grad.amplitude += dAmp;
+    grad.centreX += dX0;
+    grad.centreY += dY0;
+    grad.sigma += dSigma;
+}
+
+double Problem::regularization(const ModelParameters& p, ModelParameters* grad) const
+{
+    const double w = m_spec.regularization;
+    double cost = 0.0;
+    const auto smoothness = [&](const double* v, std::vector<double>* g) {
+        double sum = 0.0;
+        for (const auto& [i, j] : m_neighbours) {
+            const double d = v[i] - v[j];
+            sum += d * d;
+            if (g) {
+                (*g)[size_t(i)] += w * d;
+                (*g)[size_t(j)] -= w * d;
+            }
+        }
+        return 0.5 * w * sum;
+    };
+    if (hasZonalPhase()) {
+        // On the phase the model uses (projected): R(P z), dR/dz = P dR/d(P z).
+        const Eigen::VectorXd used = zonalPhase(p);
+        std::vector<double> g(size_t(used.size()), 0.0);
+        cost += smoothness(used.data(), grad ? &g : nullptr);
+        if (grad) {
+            Eigen::Map<Eigen::VectorXd> gv(g.data(), Eigen::Index(g.size()));
+            gv -= m_zonalProjector * (m_zonalProjector.transpose() * gv);
+            for (size_t i = 0; i < g.size(); ++i)
+                grad->zonalPhase[i] += g[i];
+        }
+    }
+    if (hasZonalAmplitude())
+        cost += smoothness(p.zonalAmplitude.data(), grad ? &grad->zonalAmplitude : nullptr);
+    return cost;
+}
+
+void Problem::planeDiversity(const ModelParameters& p, int plane, std::vector<double>& out) const
+{
+    const size_t k = size_t(plane);
+    const double amount = p.defocusScale * m_diversityAmount[k] + p.defocusOffset[k];
+    const std::vector<double>& fixed = m_diversityFixed[k];
+    const std::vector<double>& unit = m_diversityUnit[k];
+    out.resize(fixed.size());
+    for (size_t i = 0; i < fixed.size(); ++i)
+        out[i] = fixed[i] + amount * unit[i];
+}
+
+void Problem::chainDefocusGradient(int plane, double unitDerivative, ModelParameters& grad) const
+{
+    grad.defocusScale += m_diversityAmount[size_t(plane)] * unitDerivative;
+    grad.defocusOffset[size_t(plane)] += unitDerivative;
 }
 
 int Problem::termIndex(int position) const
@@ -259,6 +564,10 @@ ModelParameters Problem::zeroLike() const
     p.background.assign(k, 0.0);
     p.shiftX.assign(k, 0.0);
     p.shiftY.assign(k, 0.0);
+    p.zonalPhase.assign(hasZonalPhase() ? size_t(pupilPixelCount()) : 0, 0.0);
+    p.zonalAmplitude.assign(hasZonalAmplitude() ? size_t(pupilPixelCount()) : 0, 0.0);
+    p.defocusScale = 0.0;
+    p.defocusOffset.assign(k, 0.0);
     return p;
 }
 
@@ -286,11 +595,19 @@ auto& slot(Parameters& p, const ParameterInfo& info)
         return p.shiftX[size_t(info.index)];
     case ParameterKind::ShiftY:
         return p.shiftY[size_t(info.index)];
+    case ParameterKind::ZonalPhase:
+        return p.zonalPhase[size_t(info.index)];
+    case ParameterKind::ZonalAmplitude:
+        return p.zonalAmplitude[size_t(info.index)];
+    case ParameterKind::DefocusScale:
+        return p.defocusScale;
+    case ParameterKind::DefocusOffset:
+        return p.defocusOffset[size_t(info.index)];
     }
     return p.amplitude;
 }
 
-ModelParameters fixedValues(const ProblemSpec& spec, size_t terms)
+ModelParameters fixedValues(const ProblemSpec& spec, size_t terms, size_t pupilPixels)
 {
     ModelParameters p;
     p.zernike.assign(terms, 0.0);
@@ -307,13 +624,20 @@ ModelParameters fixedValues(const ProblemSpec& spec, size_t terms)
         p.shiftX.push_back(plane.shiftX);
         p.shiftY.push_back(plane.shiftY);
     }
+    const auto zonal = [&](bool used, const std::vector<double>& start) {
+        return !used ? std::vector<double>{} : start.empty() ? std::vector<double>(pupilPixels, 0.0) : start;
+    };
+    p.zonalPhase = zonal(spec.phaseModel != PupilPhaseModel::Zernike, spec.zonalPhaseStart);
+    p.zonalAmplitude = zonal(spec.amplitudeModel == PupilAmplitudeModel::Zonal, spec.zonalAmplitudeStart);
+    p.defocusScale = spec.nuisance.defocusScale;
+    p.defocusOffset = spec.nuisance.defocusOffsets.empty() ? std::vector<double>(spec.planes.size(), 0.0) : spec.nuisance.defocusOffsets;
     return p;
 }
 } // namespace
 
 std::vector<double> Problem::initialParameters() const
 {
-    ModelParameters p = fixedValues(m_spec, m_modes.size());
+    ModelParameters p = fixedValues(m_spec, m_modes.size(), size_t(pupilPixelCount()));
     std::vector<double> out(m_parameters.size());
     for (size_t i = 0; i < m_parameters.size(); ++i)
         out[i] = slot(p, m_parameters[i]);
@@ -334,6 +658,16 @@ std::vector<double> Problem::parameterScales() const
         case ParameterKind::Background:
             scales[i] = std::max(std::abs(start[i]), 1.0);
             break;
+        case ParameterKind::DefocusOffset: {
+            // A tenth of the largest defocus in the same unit: 0.1 um in a +-1 um stack, 0.1 wave in +-1 wave.
+            const std::string unit = m_spec.planes[size_t(m_parameters[i].index)].diversity.amountUnit();
+            double largest = 0.0;
+            for (size_t k = 0; k < m_diversityAmount.size(); ++k)
+                if (unit == m_spec.planes[k].diversity.amountUnit())
+                    largest = std::max(largest, std::abs(m_diversityAmount[k]));
+            scales[i] = largest > 0.0 ? 0.1 * largest : 1.0;
+            break;
+        }
         default:
             break;
         }
@@ -343,7 +677,7 @@ std::vector<double> Problem::parameterScales() const
 
 ModelParameters Problem::unpack(const double* parameters) const
 {
-    ModelParameters p = fixedValues(m_spec, m_modes.size());
+    ModelParameters p = fixedValues(m_spec, m_modes.size(), size_t(pupilPixelCount()));
     for (size_t i = 0; i < m_parameters.size(); ++i)
         slot(p, m_parameters[i]) = parameters[i];
     return p;

@@ -11,7 +11,13 @@
 
 namespace wfs {
 
-enum class ParameterKind { Zernike, CentreX, CentreY, Amplitude, Sigma, Flux, Background, ShiftX, ShiftY };
+enum class ParameterKind {
+    Zernike, CentreX, CentreY, Amplitude, Sigma, Flux, Background, ShiftX, ShiftY,
+    ZonalPhase,     // index: pupil pixel
+    ZonalAmplitude, // index: pupil pixel (log-amplitude)
+    DefocusScale,
+    DefocusOffset,  // index: plane
+};
 
 struct ParameterInfo {
     ParameterKind kind;
@@ -24,6 +30,9 @@ struct ModelParameters {
     std::vector<double> zernike; // radians, one per basis term (position 0 = piston)
     double centreX = 0, centreY = 0, amplitude = 1, sigma = 1;
     std::vector<double> flux, background, shiftX, shiftY; // per plane
+    std::vector<double> zonalPhase, zonalAmplitude;       // per pupil pixel (empty without zonal terms)
+    double defocusScale = 1.0;
+    std::vector<double> defocusOffset;                    // per plane, in the diversity's unit
 };
 
 // The width x height window at the centre of an N x N grid-layout image (where data sit on the grid).
@@ -51,7 +60,48 @@ public:
     const std::vector<ZernikeMode>& modes() const { return m_modes; }
     int termIndex(int position) const; // index in the spec's ordering of basis position
     const Eigen::MatrixXd& basis() const { return m_basis; } // pupil pixels x terms
-    const std::vector<std::vector<double>>& diversityPhase() const { return m_diversity; } // radians
+    const std::vector<std::vector<double>>& diversityPhase() const { return m_diversity; } // radians, at the start values
+
+    // ---- The pupil function (what every backend shares; CPU and GPU call these) ----
+    PupilPhaseModel phaseModel() const { return m_spec.phaseModel; }
+    PupilAmplitudeModel amplitudeModel() const { return m_spec.amplitudeModel; }
+    bool hasZonalPhase() const { return m_spec.phaseModel != PupilPhaseModel::Zernike; }
+    bool hasZonalAmplitude() const { return m_spec.amplitudeModel == PupilAmplitudeModel::Zonal; }
+    // The zonal phase as the model uses it (radians per pupil pixel): the free values with the projection
+    // applied (piston for zonal only, the whole Zernike span for both). Empty without zonal phase.
+    Eigen::VectorXd zonalPhase(const ModelParameters& p) const;
+    // Zernike plus zonal phase (radians per pupil pixel), without diversity.
+    Eigen::VectorXd pupilPhase(const ModelParameters& p) const;
+    // Field amplitude per pupil pixel: illumination (uniform or Gaussian) or zonal, times transmission.
+    std::vector<double> pupilAmplitude(const ModelParameters& p) const;
+    // Chain rule from dL/dphase and dL/damplitude (per pupil pixel) to every pupil parameter except the
+    // Zernike terms (each backend does B^T dphase with its own kernels): zonal values and illumination.
+    void chainPupilGradient(const ModelParameters& p, const double* dPhase, const double* dAmplitude,
+                            const std::vector<double>& amplitude, ModelParameters& grad) const;
+    // The smoothness prior of the zonal terms (ProblemSpec::regularization); adds its gradient to *grad.
+    double regularization(const ModelParameters& p, ModelParameters* grad) const;
+    // Pairs of pupil pixels that are neighbours along a row or a column (indices into the pupil pixels).
+    const std::vector<std::pair<int, int>>& neighbourPairs() const { return m_neighbours; }
+
+    // ---- Diversity with the defocus nuisance parameters ----
+    bool hasDefocusParameters() const { return m_hasDefocusParameters; }
+    // Plane k's diversity amount (metres, or waves of W020; DiversitySpec::amount) and its phase per unit.
+    double diversityAmount(int plane) const { return m_diversityAmount[size_t(plane)]; }
+    const std::vector<double>& diversityUnitPhase(int plane) const { return m_diversityUnit[size_t(plane)]; }
+    // Plane k's diversity phase (radians per pupil pixel) at p's defocus scale and offset.
+    void planeDiversity(const ModelParameters& p, int plane, std::vector<double>& out) const;
+    // The derivatives of the cost with respect to defocus scale and plane k's offset, from
+    // sum_i dL/dphase_i x unit phase_i of that plane (`unitDerivative`).
+    void chainDefocusGradient(int plane, double unitDerivative, ModelParameters& grad) const;
+    int referencePlane() const { return m_referencePlane; } // the plane nearest focus
+
+    // ---- Detector ----
+    // H(f) on the N x N grid in FFT order (zero frequency at (0, 0)); empty when the detector adds nothing.
+    const std::vector<double>& transferFunction() const { return m_transfer; }
+    // Directions of the parameter vector that change nothing (the zonal terms' projected-off span).
+    int gaugeDimensions() const;
+    // Whether anything beyond the Zernike / illumination model is in play (the GPU backend models only that).
+    bool usesPupilFunctionTerms() const;
 
     // Data and weights in grid layout (N x N); weight 0 = not part of the objective.
     const std::vector<double>& data(int plane) const { return m_data[size_t(plane)]; }
@@ -78,6 +128,9 @@ private:
     void compileGeometry();
     void compileData();
     void compileParameters();
+    void compilePupilFunction();
+    void compileDefocusParameters();
+    void compileDetector();
 
     ProblemSpec m_spec;
     std::vector<int> m_pupilIndex;
@@ -91,6 +144,13 @@ private:
     bool m_hasData = false;
     double m_intensityScale = 1.0;
     std::vector<ParameterInfo> m_parameters;
+    std::vector<std::pair<int, int>> m_neighbours;
+    Eigen::MatrixXd m_zonalProjector; // orthonormal columns removed from the zonal phase
+    std::vector<std::vector<double>> m_diversityUnit, m_diversityFixed;
+    std::vector<double> m_diversityAmount;
+    int m_referencePlane = 0;
+    bool m_hasDefocusParameters = false;
+    std::vector<double> m_transfer;
 };
 
 } // namespace wfs

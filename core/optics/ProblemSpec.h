@@ -6,6 +6,7 @@
 #include "optics/Pupil.h"
 #include "optics/Zernike.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -28,6 +29,14 @@ inline double poissonDeviance(double d, double m)
     return d > 0.0 ? m - d + d * (std::log(d) - std::log(m)) : m - d;
 }
 
+// The variance (data units^2) of a pixel whose expected value is `model` data units: photon noise
+// through the camera's gain (electrons per data unit) plus read noise, at least one unit^2 so that
+// empty pixels do not dominate. Weights, chi-square and normalised residuals all use this one rule.
+inline double pixelVariance(double model, double readNoise, double gain)
+{
+    return std::max(std::max(model, 0.0) / gain + readNoise * readNoise, 1.0);
+}
+
 struct BasisSpec {
     int maxOrder = 4; // highest radial order n, at most zernike::kMaxOrder
     ZernikeOrdering ordering = ZernikeOrdering::Noll;
@@ -36,6 +45,41 @@ struct BasisSpec {
     std::vector<int> fixedTerms;
     // Start values in radians, by position in the ordering (0 = piston); missing entries are 0.
     std::vector<double> start;
+};
+
+// How the pupil function P = A exp(i phi) is parameterised. Zernike: phi = sum c_j Z_j (as before);
+// zonal: one free value per pupil pixel; both: Zernike terms plus a zonal remainder that is kept
+// orthogonal to them (projected off the Zernike span), so the coefficients keep their meaning.
+enum class PupilPhaseModel { Zernike, Zonal, Both };
+// Uniform: A = amplitude x transmission; Gaussian: the Illumination profile; zonal: A = transmission x
+// exp(a) with one free log-amplitude a per pupil pixel (positive by construction; its mean is held at
+// zero, since a common factor is the planes' flux).
+enum class PupilAmplitudeModel { Uniform, Gaussian, Zonal };
+const char* pupilPhaseModelName(PupilPhaseModel model);         // "zernike", "zonal", "both"
+const char* pupilAmplitudeModelName(PupilAmplitudeModel model); // "uniform", "gaussian", "zonal"
+
+// The image formation between the field's intensity and the detector's pixels: a real, even transfer
+// function H(f) multiplied onto the intensity's spectrum (the OTF), i.e. a convolution of |field|^2.
+struct DetectorSpec {
+    // Square pixels of one grid sample: H *= sinc(fx) sinc(fy), f in cycles per pixel. (Transfer-function
+    // form, not oversampling: exact for a band-limited intensity at Q >= 1.)
+    bool pixelIntegration = false;
+    // Diameter of the imaged object in grid pixels (0 = a point): a uniform sphere, whose projection has
+    // the transfer function 3 (sin u - u cos u) / u^3 with u = pi f diameter.
+    double objectDiameterPixels = 0.0;
+    bool isIdentity() const { return !pixelIntegration && objectDiameterPixels <= 0.0; }
+};
+
+// Optional parameters for what the metadata only roughly know. The defocus of plane k becomes
+// scale * amount_k + offset_k, in the plane diversity's own unit (metres, or waves of W020).
+struct NuisanceSpec {
+    bool fitDefocusScale = false;   // a z-step (or defocus) calibration error, shared by the planes
+    // Per-plane defocus offsets (positioning errors). The plane nearest focus is the reference and held at
+    // 0 (a common offset is the Zernike defocus); with fitDefocusScale the two outermost planes are held too
+    // (the scale carries the stack's stretch).
+    bool fitDefocusOffsets = false;
+    double defocusScale = 1.0;      // start values
+    std::vector<double> defocusOffsets; // per plane (empty = 0)
 };
 
 struct PlaneSpec {
@@ -58,7 +102,18 @@ struct ProblemSpec {
     BasisSpec basis;
     std::vector<PlaneSpec> planes;
     ObjectiveKind objective = ObjectiveKind::LeastSquares;
-    double readNoise = 0.0;       // counts RMS, WeightedLeastSquares only
+    double readNoise = 0.0;       // data units RMS: WeightedLeastSquares weights, and every objective's chi-square
+    double gain = 1.0;            // electrons (photons) per data unit: the photon noise of a pixel (pixelVariance)
+    PupilPhaseModel phaseModel = PupilPhaseModel::Zernike;
+    PupilAmplitudeModel amplitudeModel = PupilAmplitudeModel::Uniform; // Gaussian also sets pupil.illumination.gaussian
+    // Zonal terms: the smoothness prior (weight / 2) sum over neighbouring pupil pixels (v_i - v_j)^2, which
+    // approximates (weight / 2) x the integral of |grad v|^2 over the pupil (radii^2), whatever the sampling.
+    // In the objective's units (about chi^2 / 2 for the noise-weighted objectives) per rad^2.
+    double regularization = 1.0;
+    std::vector<double> zonalPhaseStart;     // per pupil pixel (Problem::pupilIndex order), radians; empty = 0
+    std::vector<double> zonalAmplitudeStart; // per pupil pixel, log-amplitude; empty = 0
+    DetectorSpec detector;
+    NuisanceSpec nuisance;
     double wavelength = 633e-9;   // metres
     // Model intensity = flux * intensityScale * |field|^2 + background, with the field's inverse DFT
     // including the 1/N^2 factor. 0 = choose the scale so that flux is the total of an unaberrated
