@@ -50,6 +50,30 @@ PlaneDefocus parseDefocusEntry(const QString& text)
     return *d;
 }
 
+// Where the planes of a stack are along z and how their defocus becomes phase.
+void applyStackFlags(const QCommandLineParser& parser, DatasetMetadata& m)
+{
+    const std::string origin = "command line";
+    if (has(parser, "z-step")) {
+        m.zStep = parsePlausible(value(parser, "z-step"), QStringLiteral("z-step"), Setting::ZStep);
+        m.origin["zStep"] = origin;
+    }
+    if (has(parser, "focus-plane")) {
+        m.focusPlane = parseNumber(value(parser, "focus-plane"), QStringLiteral("focus-plane"));
+        m.origin["focusPlane"] = origin;
+    }
+    if (has(parser, "z-direction")) {
+        m.zIndexDown = parseWordList(value(parser, "z-direction"), QStringLiteral("z-direction"), {QStringLiteral("up"), QStringLiteral("down")}).front()
+                       == QLatin1String("down");
+        m.origin["zIndexDown"] = origin;
+    }
+    if (has(parser, "defocus-model")) {
+        const QString model = parseWordList(value(parser, "defocus-model"), QStringLiteral("defocus-model"), {QStringLiteral("paraxial"), QStringLiteral("high-na")}).front();
+        m.defocusModel = model == QLatin1String("high-na") ? DefocusModel::HighNa : DefocusModel::Paraxial;
+        m.origin["defocusModel"] = origin;
+    }
+}
+
 void applyMetadataFlags(const QCommandLineParser& parser, Dataset& data)
 {
     DatasetMetadata& m = data.metadata;
@@ -91,16 +115,7 @@ void applyMetadataFlags(const QCommandLineParser& parser, Dataset& data)
     // A sampling given on the command line beats header quantities, and header Q yields to a pitch given here.
     if (has(parser, "pixel-scale") && !has(parser, "sampling"))
         m.samplingQ.reset();
-    set("z-step", Setting::ZStep, m.zStep, "zStep");
-    if (has(parser, "focus-plane")) {
-        m.focusPlane = parseNumber(value(parser, "focus-plane"), QStringLiteral("focus-plane"));
-        m.origin["focusPlane"] = origin;
-    }
-    if (has(parser, "defocus-model")) {
-        const QString model = parseWordList(value(parser, "defocus-model"), QStringLiteral("defocus-model"), {QStringLiteral("paraxial"), QStringLiteral("high-na")}).front();
-        m.defocusModel = model == QLatin1String("high-na") ? DefocusModel::HighNa : DefocusModel::Paraxial;
-        m.origin["defocusModel"] = origin;
-    }
+    applyStackFlags(parser, m);
     if (has(parser, "saturation")) {
         m.saturationLevel = parseNumber(value(parser, "saturation"), QStringLiteral("saturation"));
         if (!(*m.saturationLevel > 0.0))
@@ -182,6 +197,36 @@ void applyPreprocessFlags(const QCommandLineParser& parser, PreprocessOptions& o
         o.normalise = true;
 }
 
+// Issue 13's flags: the pupil function, the detector and source, the camera, the defocus parameters.
+void applyPupilFunctionFlags(const QCommandLineParser& parser, ModelSettings& m)
+{
+    if (has(parser, "pupil-phase")) {
+        const QString v = parseWordList(value(parser, "pupil-phase"), QStringLiteral("pupil-phase"),
+                                        {QStringLiteral("zernike"), QStringLiteral("zonal"), QStringLiteral("both")}).front();
+        m.phaseModel = v == QLatin1String("zonal") ? PupilPhaseModel::Zonal : v == QLatin1String("both") ? PupilPhaseModel::Both : PupilPhaseModel::Zernike;
+    }
+    if (has(parser, "pupil-amplitude")) {
+        const QString v = parseWordList(value(parser, "pupil-amplitude"), QStringLiteral("pupil-amplitude"),
+                                        {QStringLiteral("uniform"), QStringLiteral("gaussian"), QStringLiteral("zonal")}).front();
+        m.amplitudeModel = v == QLatin1String("zonal") ? PupilAmplitudeModel::Zonal
+                           : v == QLatin1String("gaussian") ? PupilAmplitudeModel::Gaussian : PupilAmplitudeModel::Uniform;
+    }
+    if (has(parser, "regularization"))
+        m.regularization = parsePlausible(value(parser, "regularization"), QStringLiteral("regularization"), Setting::Regularization);
+    if (has(parser, "pixel-integration"))
+        m.pixelIntegration = true;
+    if (has(parser, "object-diameter"))
+        m.objectDiameter = parsePlausible(value(parser, "object-diameter"), QStringLiteral("object-diameter"), Setting::ObjectDiameter);
+    if (has(parser, "gain"))
+        m.gain = value(parser, "gain") == QLatin1String("auto") ? 0.0 : parsePlausible(value(parser, "gain"), QStringLiteral("gain"), Setting::Gain);
+    if (has(parser, "offset"))
+        m.offset = parsePlausible(value(parser, "offset"), QStringLiteral("offset"), Setting::CameraOffset);
+    if (has(parser, "fit-defocus-scale"))
+        m.fitDefocusScale = true;
+    if (has(parser, "fit-defocus-offsets"))
+        m.fitDefocusOffsets = true;
+}
+
 void applyModelFlags(const QCommandLineParser& parser, ModelSettings& m)
 {
     if (has(parser, "order"))
@@ -210,6 +255,7 @@ void applyModelFlags(const QCommandLineParser& parser, ModelSettings& m)
         m.spiderWidth = parseNumber(value(parser, "spider-width"), QStringLiteral("spider-width"));
     if (has(parser, "fit-shift"))
         m.fitShift = true;
+    applyPupilFunctionFlags(parser, m);
 }
 
 // The solver flags only `reconstruct` has (coarse-to-fine stages and what the analysis reports).
@@ -295,7 +341,8 @@ void addReconstructOptions(QCommandLineParser& parser)
         "or --session FILE.json (a saved session; options given here override it).\n"
         "Numbers take unit suffixes; a bare number is in SI base units."));
     addOptions(parser, {
-        {QStringLiteral("preset"), QStringLiteral("Built-in problem: demo or oof (no default: give one of --preset, --input, --session)."), QStringLiteral("name")},
+        {QStringLiteral("preset"), QStringLiteral("Built-in problem: demo, oof or pupil (a non-Zernike pupil fitted with zonal terms) (no default: give one "
+                                                   "of --preset, --input, --session)."), QStringLiteral("name")},
         {QStringLiteral("input"), QStringLiteral("FITS, TIFF or PNG file(s) with the PSF planes (repeat the option for several files)."), QStringLiteral("FILE")},
         {QStringLiteral("session"), QStringLiteral("A saved session (JSON): inputs, metadata, preparation, model and solver settings."), QStringLiteral("FILE.json")},
         {QStringLiteral("wavelength"), QStringLiteral("Wavelength, e.g. 633nm") + fromHeaders, QStringLiteral("length")},
@@ -338,6 +385,22 @@ void addReconstructOptions(QCommandLineParser& parser)
                                                       "or electrons, least-squares for relative or normalised data, weighted for counts; a preset's own)."), QStringLiteral("name")},
         {QStringLiteral("read-noise"), QStringLiteral("Read noise in counts RMS, for --objective weighted (default: the noise of the image border)."), QStringLiteral("e")},
         {QStringLiteral("fit-shift"), QStringLiteral("Fit a tip/tilt per plane (drift between planes).")},
+        {QStringLiteral("pupil-phase"), QStringLiteral("zernike, zonal (one value per pupil pixel) or both (Zernike terms plus a zonal remainder "
+                                                        "orthogonal to them) (default %1).").arg(QLatin1String(pupilPhaseModelName(model.phaseModel))), QStringLiteral("model")},
+        {QStringLiteral("pupil-amplitude"), QStringLiteral("uniform, gaussian (fitted centre and width) or zonal (exp of one value per pupil pixel) "
+                                                            "(default %1).").arg(QLatin1String(pupilAmplitudeModelName(model.amplitudeModel))), QStringLiteral("model")},
+        {QStringLiteral("regularization"), QStringLiteral("Smoothness weight W of the zonal terms: (W/2) x the sum of squared neighbour differences, "
+                                                           "in units of the objective (about chi^2/2) per rad^2 (default %1).").arg(model.regularization), QStringLiteral("W")},
+        {QStringLiteral("pixel-integration"), QStringLiteral("Model square detector pixels: the OTF times the pixel's sinc.")},
+        {QStringLiteral("object-diameter"), QStringLiteral("Diameter of the imaged object (a uniform sphere, e.g. a bead), e.g. 100nm; needs the "
+                                                            "sample-plane pixel size (default: a point)."), QStringLiteral("length")},
+        {QStringLiteral("gain"), QStringLiteral("Camera gain in electrons per data unit, or auto (photon transfer: the noise power above the OTF "
+                                                 "cut-off against the signal, plane by plane) (default %1: a count is a photon).").arg(model.gain), QStringLiteral("e/unit")},
+        {QStringLiteral("offset"), QStringLiteral("Camera offset (bias) in data units, removed before the Poisson objective (default %1).").arg(model.offset), QStringLiteral("units")},
+        {QStringLiteral("fit-defocus-scale"), QStringLiteral("Fit a scale of every plane's defocus (a z-step calibration error).")},
+        {QStringLiteral("fit-defocus-offsets"), QStringLiteral("Fit a defocus offset per plane (the plane nearest focus is held; with --fit-defocus-scale "
+                                                                "the two outermost too).")},
+        {QStringLiteral("z-direction"), QStringLiteral("Stacks: up (plane index increases along +z) or down (default up)."), QStringLiteral("up|down")},
         {QStringLiteral("stages"), QStringLiteral("Coarse-to-fine Zernike orders, e.g. 2,4,6 (the last is the fitted order; default: one stage at --order)."), QStringLiteral("list")},
         {QStringLiteral("seed"), QStringLiteral("Noise seed of a preset."), QStringLiteral("S"), QString::number(PresetOptions{}.seed)},
         {QStringLiteral("remove-defocus"), QStringLiteral("Report RMS and PV with defocus removed too.")},
@@ -382,7 +445,10 @@ void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& r
     if (has(parser, "order"))
         options.order = parseInt(value(parser, "order"), QStringLiteral("order"));
     options.seed = std::uint64_t(parseNumber(value(parser, "seed"), QStringLiteral("seed")));
-    const QString name = parseWordList(value(parser, "preset"), QStringLiteral("preset"), {QStringLiteral("demo"), QStringLiteral("oof")}).front();
+    QStringList presets;
+    for (const std::string& preset : presetNames())
+        presets << QString::fromStdString(preset);
+    const QString name = parseWordList(value(parser, "preset"), QStringLiteral("preset"), presets).front();
     PresetCase c;
     try {
         c = makePreset(name.toStdString(), options);
@@ -400,7 +466,9 @@ void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& r
     for (const char* option : {"wavelength", "pixel-scale", "f-number", "na", "immersion", "aperture", "sampling", "defocus", "defocus-model",
                                "planes", "z-step", "focus-plane", "data-unit", "saturation", "no-saturation-mask", "no-background", "border",
                                "clip-sigma", "centre", "centre-each-plane", "crop", "hot-pixels", "bad-pixels", "normalise", "obscuration",
-                               "spiders", "spider-width", "fit-shift"})
+                               "spiders", "spider-width", "fit-shift", "pupil-phase", "pupil-amplitude", "regularization",
+                               "pixel-integration", "object-diameter", "gain", "offset", "fit-defocus-scale", "fit-defocus-offsets",
+                               "z-direction"})
         if (has(parser, option))
             ignored += (ignored.empty() ? "--" : ", --") + std::string(option);
     if (!ignored.empty())

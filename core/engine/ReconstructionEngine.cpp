@@ -8,6 +8,10 @@
 
 namespace wfs {
 
+namespace {
+constexpr int kLargeProblem = 400; // free parameters beyond which BFGS becomes L-BFGS
+} // namespace
+
 void applySolverSettings(const SolverSettings& s, ReconstructionRequest& request)
 {
     request.backend = s.backend;
@@ -57,6 +61,10 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
                 spec.planes[k].shiftX = p.shiftX[k];
                 spec.planes[k].shiftY = p.shiftY[k];
             }
+            spec.zonalPhaseStart = p.zonalPhase;
+            spec.zonalAmplitudeStart = p.zonalAmplitude;
+            spec.nuisance.defocusScale = p.defocusScale;
+            spec.nuisance.defocusOffsets = p.defocusOffset;
             start.clear();
         }
         spec.basis.maxOrder = stages[s];
@@ -69,6 +77,11 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
                                         + std::to_string(problem->parameterCount()) + " parameters");
         SolverOptions solver = request.solver;
         solver.cancel = cancel;
+        // BFGS keeps a dense P x P inverse Hessian: past a few hundred parameters (zonal pupils) its O(P^2)
+        // work per iteration outweighs the model's, and L-BFGS is the method (said in the result).
+        const bool switchedToLbfgs = solver.optimizer == OptimizerKind::Bfgs && problem->parameterCount() > kLargeProblem;
+        if (switchedToLbfgs)
+            solver.optimizer = OptimizerKind::Lbfgs;
         const int stage = int(s);
         auto callback = [&](const IterationSnapshot& it) {
             if (progress) {
@@ -108,6 +121,9 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
                           || summary.termination == Termination::Failed;
         if (last) {
             result = analyseFit(*evaluator, summary, request.gradient, request.analysis);
+            if (switchedToLbfgs)
+                result->warnings.push_back("L-BFGS instead of BFGS: " + std::to_string(problem->parameterCount()) + " parameters (more than "
+                                           + std::to_string(kLargeProblem) + ")");
             break;
         }
         result = FitResult();

@@ -1,5 +1,7 @@
 #include "fit/ImageStatistics.h"
 
+#include "optics/Fftw.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -117,6 +119,80 @@ std::pair<double, double> centroidOf(const WorkImage& w, int radius)
             break;
     }
     return {x, y};
+}
+
+PhotonTransfer estimatePhotonTransfer(const std::vector<Image>& planes, const std::vector<double>& floorVariance, double samplingQ)
+{
+    PhotonTransfer out;
+    if (planes.empty() || planes.size() != floorVariance.size()) {
+        out.problem = "no planes";
+        return out;
+    }
+    const int width = planes.front().width, height = planes.front().height;
+    int n = std::max(width, height);
+    n += n % 2;
+    const double cutoff = 1.0 / samplingQ + 3.0 / double(std::min(width, height));
+    std::vector<double> window(size_t(width) * size_t(height));
+    for (int r = 0; r < height; ++r)
+        for (int c = 0; c < width; ++c)
+            window[size_t(r) * size_t(width) + size_t(c)] = std::sin(M_PI * (r + 0.5) / height) * std::sin(M_PI * (r + 0.5) / height)
+                                                            * std::sin(M_PI * (c + 0.5) / width) * std::sin(M_PI * (c + 0.5) / width);
+    std::vector<size_t> outOfBand;
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c) {
+            const double fy = double(r < n / 2 ? r : r - n) / n, fx = double(c < n / 2 ? c : c - n) / n;
+            if (std::hypot(fx, fy) > cutoff)
+                outOfBand.push_back(size_t(r) * size_t(n) + size_t(c));
+        }
+    out.outOfBandFraction = double(outOfBand.size()) / (double(n) * double(n));
+    if (outOfBand.size() < 64) {
+        out.problem = "the sampling (Q " + std::to_string(samplingQ).substr(0, 4)
+                      + ") leaves no frequencies without light: photon transfer needs Q above about 1.3";
+        return out;
+    }
+    fftw::PlanKey key;
+    key.n = n;
+    key.axes = fftw::Axes::Full2d;
+    key.direction = fftw::Direction::Forward;
+    key.measure = false;
+    const auto plan = fftw::plan<double>(key);
+    fftw::ComplexBuffer<double> buffer(size_t(n) * size_t(n));
+    double sumSignalSquared = 0.0, sumSignalExcess = 0.0;
+    for (size_t k = 0; k < planes.size(); ++k) {
+        const Image& image = planes[k];
+        if (image.width != width || image.height != height) {
+            out.problem = "planes of different sizes";
+            return out;
+        }
+        std::fill(buffer.data(), buffer.data() + buffer.size(), std::complex<double>(0.0, 0.0));
+        double signal = 0.0, weightSquares = 0.0;
+        for (int r = 0; r < height; ++r)
+            for (int c = 0; c < width; ++c) {
+                const size_t i = size_t(r) * size_t(width) + size_t(c);
+                const double v = image.pixels[i];
+                if (!std::isfinite(v))
+                    continue;
+                const double w = window[i];
+                buffer.data()[size_t(r) * size_t(n) + size_t(c)] = w * v;
+                signal += w * w * v; // unbiased: E[v] is the signal, negative noise included
+                weightSquares += w * w;
+            }
+        fftw::Traits<double>::execute(plan, buffer.raw(), buffer.raw());
+        double power = 0.0;
+        for (size_t index : outOfBand)
+            power += std::norm(buffer.data()[index]);
+        power /= double(outOfBand.size());
+        const PhotonTransferPlane point{signal, power - floorVariance[k] * weightSquares};
+        out.planes.push_back(point);
+        sumSignalSquared += point.signal * point.signal;
+        sumSignalExcess += point.signal * point.excessPower;
+    }
+    if (!(sumSignalSquared > 0.0) || !(sumSignalExcess > 0.0)) {
+        out.problem = "no photon noise above the noise floor could be measured (too little signal)";
+        return out;
+    }
+    out.gain = sumSignalSquared / sumSignalExcess;
+    return out;
 }
 
 } // namespace wfs

@@ -493,7 +493,8 @@ PlaneDefocus planeDefocus(const Dataset& dataset, int planeIndex)
     if (plane.defocus.kind != PlaneDefocus::Kind::Unknown)
         return plane.defocus;
     if (dataset.metadata.zStep)
-        return {PlaneDefocus::Kind::Length, (planeIndex - dataset.metadata.focusPlane.value_or(0.0)) * *dataset.metadata.zStep};
+        return {PlaneDefocus::Kind::Length, (dataset.metadata.zIndexDown ? -1.0 : 1.0) * (planeIndex - dataset.metadata.focusPlane.value_or(0.0))
+                                                * *dataset.metadata.zStep};
     return {};
 }
 
@@ -619,10 +620,11 @@ PlaneSpec planeSpecFor(const Dataset& dataset, const ModelSettings& model, const
     ps.mask = p.mask;
     if (objective == ObjectiveKind::Poisson) {
         // Counts as measured: add the subtracted background back; it is the start value.
+        // Counts as measured less the camera's bias (ModelSettings::offset), so that they count photons.
         for (size_t i = 0; i < ps.data.pixels.size(); ++i)
             if (p.mask[i])
-                ps.data.pixels[i] = ps.data.pixels[i] / p.scale + p.background;
-        ps.background = std::max(p.background, 0.0);
+                ps.data.pixels[i] = ps.data.pixels[i] / p.scale + p.background - model.offset;
+        ps.background = std::max(p.background - model.offset, 0.0);
     } else {
         ps.background = 0.0;
     }
@@ -704,6 +706,56 @@ double readNoiseFor(const Dataset& dataset, const ModelSettings& model, const Pr
     return noise;
 }
 
+// Electrons per data unit: the user's, or (ModelSettings::gain 0) the photon-transfer estimate from the
+// planes that take part (fit/ImageStatistics.h).
+double gainFor(const ModelSettings& model, const Preparation& prep, const std::vector<int>& planes, double samplingQ,
+               std::vector<DatasetMessage>& messages)
+{
+    if (model.gain > 0.0)
+        return model.gain;
+    std::vector<Image> images;
+    std::vector<double> floors;
+    for (int index : planes) {
+        const PlanePreparation& p = prep.planes[size_t(index)];
+        images.push_back(p.image);
+        floors.push_back(std::pow(p.backgroundSigma * p.scale, 2));
+    }
+    const PhotonTransfer transfer = estimatePhotonTransfer(images, floors, samplingQ);
+    if (!transfer.problem.empty())
+        throw DatasetError("the camera gain cannot be estimated from the data: " + transfer.problem + "; give it (e.g. --gain 0.5)");
+    const std::string error = plausibilityError(Setting::Gain, transfer.gain);
+    if (!error.empty())
+        throw DatasetError("photon transfer gives an implausible gain: " + error + "; give the gain");
+    messages.push_back({MessageLevel::Info, {}, "camera gain " + format("%.3g", transfer.gain) + " electrons per data unit from photon transfer ("
+                                                    + std::to_string(images.size()) + " planes, power above the OTF cut-off)"});
+    return transfer.gain;
+}
+
+// The object's diameter in pixels: it needs the sample-plane pixel size (a microscope's: pitch with NA).
+double objectDiameterPixels(const DatasetMetadata& m, const ModelSettings& model)
+{
+    if (model.objectDiameter <= 0.0)
+        return 0.0;
+    if (!m.pixelPitch || !m.numericalAperture)
+        throw DatasetError("the object diameter (" + format("%.4g", model.objectDiameter * 1e9)
+                           + " nm) needs the sample-plane pixel size: give the pixel scale with the numerical aperture");
+    return model.objectDiameter / *m.pixelPitch;
+}
+
+// The model's pupil-function, detector and nuisance settings, copied onto the spec (Problem checks them).
+void applyPupilFunction(const DatasetMetadata& m, const ModelSettings& model, ProblemSpec& spec)
+{
+    spec.phaseModel = model.phaseModel;
+    spec.amplitudeModel = model.amplitudeModel;
+    if (model.amplitudeModel == PupilAmplitudeModel::Gaussian)
+        spec.pupil.illumination.fitCentre = spec.pupil.illumination.fitSigma = true;
+    spec.regularization = model.regularization;
+    spec.detector.pixelIntegration = model.pixelIntegration;
+    spec.detector.objectDiameterPixels = objectDiameterPixels(m, model);
+    spec.nuisance.fitDefocusScale = model.fitDefocusScale;
+    spec.nuisance.fitDefocusOffsets = model.fitDefocusOffsets;
+}
+
 // The model grid: the user's, or the prepared planes' size rounded up to even.
 int gridFor(const ModelSettings& model, const Image& first)
 {
@@ -768,7 +820,13 @@ BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
         built.messages.push_back({MessageLevel::Warning, {},
                                   "no plane is defocused: a single in-focus image cannot tell the sign of even aberrations; add defocused planes"});
     spec.readNoise = readNoiseFor(dataset, model, prep, built.planes, objective, built.messages);
+    spec.gain = gainFor(model, prep, built.planes, built.samplingQ, built.messages);
     spec.grid = PupilGrid::centred(gridFor(model, first), built.samplingQ);
+    applyPupilFunction(m, model, spec);
+    if (spec.phaseModel != PupilPhaseModel::Zernike && !anyDefocus)
+        built.messages.push_back({MessageLevel::Warning, {},
+                                  "a zonal phase from one plane is ambiguous (the pupil and its conjugate twin give the same image): "
+                                  "add defocused planes"});
     try {
         const Problem problem(spec);
         built.start = problem.initialParameters();

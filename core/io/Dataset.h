@@ -76,6 +76,9 @@ struct DatasetMetadata {
     // used for every plane whose own defocus is unknown.
     std::optional<double> zStep;             // metres
     std::optional<double> focusPlane;        // dataset plane index at focus (may be fractional)
+    // Which way the plane index runs along +z (README "Conventions"): up (the default) puts plane i at
+    // (i - focusPlane) * zStep, down at -(i - focusPlane) * zStep, for stacks recorded the other way.
+    bool zIndexDown = false;
     DefocusModel defocusModel = DefocusModel::Paraxial;
     std::string dataUnit;                    // FITS BUNIT: "photons", "counts", "adu", "relative"; empty = counts
     std::optional<double> saturationLevel;   // data units; unset = the format's maximum (65535 for 16-bit)
@@ -225,6 +228,18 @@ struct ModelSettings {
     bool fitBackground = true;     // per plane (a residual background after subtraction)
     bool fitShift = false;         // per-plane tip/tilt, for drift between planes
     std::vector<int> fixedTerms;   // Zernike indices (in `ordering`) held at zero
+    // ---- The pupil function and the detector (ProblemSpec's fields of the same names) ----
+    PupilPhaseModel phaseModel = PupilPhaseModel::Zernike;
+    PupilAmplitudeModel amplitudeModel = PupilAmplitudeModel::Uniform;
+    double regularization = 1.0;   // the zonal terms' smoothness weight (ProblemSpec::regularization)
+    bool pixelIntegration = false; // square detector pixels (the OTF times the pixel's sinc)
+    double objectDiameter = 0.0;   // metres in the sample plane (a uniform sphere, e.g. a bead); 0 = a point
+    // Electrons per data unit. 0 = estimated from the data (photon transfer, estimatePhotonTransfer);
+    // the default 1 takes a count as one photon.
+    double gain = 1.0;
+    double offset = 0.0;           // the camera's bias in data units, removed before the Poisson objective
+    bool fitDefocusScale = false;  // NuisanceSpec
+    bool fitDefocusOffsets = false;
     bool operator==(const ModelSettings&) const = default;
 };
 

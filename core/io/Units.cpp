@@ -123,6 +123,10 @@ const char* settingName(Setting setting)
     case Setting::ZStep: return "z step";
     case Setting::ReadNoise: return "read noise";
     case Setting::ZernikeWaves: return "Zernike coefficient";
+    case Setting::Gain: return "camera gain";
+    case Setting::CameraOffset: return "camera offset";
+    case Setting::ObjectDiameter: return "object diameter";
+    case Setting::Regularization: return "regularisation weight";
     }
     return "value";
 }
@@ -149,6 +153,10 @@ std::string plausibilityError(Setting setting, double v)
     case Setting::ZStep: r = {1e-9, 1.0, true, "from 1 nm to 1 m (either sign)"}; break;
     case Setting::ReadNoise: r = {0.0, 1e9, false, "from 0 to 1e9 counts RMS"}; break;
     case Setting::ZernikeWaves: r = {0.0, 1e3, true, "at most 1000 waves either way"}; break;
+    case Setting::Gain: r = {1e-3, 1e3, false, "from 0.001 to 1000 electrons per data unit"}; break;
+    case Setting::CameraOffset: r = {0.0, 1e9, true, "at most 1e9 data units either way"}; break;
+    case Setting::ObjectDiameter: r = {0.0, 1e-3, false, "from 0 to 1 mm"}; break;
+    case Setting::Regularization: r = {1e-12, 1e12, false, "from 1e-12 to 1e12 (positive)"}; break;
     }
     const double a = r.symmetric ? std::abs(v) : v;
     if (std::isfinite(v) && a >= r.lo && a <= r.hi)

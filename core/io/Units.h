@@ -35,6 +35,10 @@ enum class Setting {
     ZStep,             // |step| 1 nm .. 1 m
     ReadNoise,         // counts RMS: 0 .. 1e9
     ZernikeWaves,      // |coefficient| <= 1000 waves (aberrations to inject or to start from)
+    Gain,              // electrons per data unit: 1e-3 .. 1e3
+    CameraOffset,      // data units: -1e9 .. 1e9
+    ObjectDiameter,    // metres: 0 .. 1 mm
+    Regularization,    // weight of the zonal terms' smoothness prior: 1e-12 .. 1e12 (positive)
 };
 const char* settingName(Setting setting); // "wavelength", "pixel pitch", ...
 
