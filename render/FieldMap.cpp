@@ -49,25 +49,60 @@ QColor colourAt(double t)
     return QColor(rgb[0], rgb[1], rgb[2]);
 }
 
-} // namespace
+// Where the map square and the colour bar sit in the image, and the field-to-pixel mapping.
+struct FieldMapLayout {
+    int size = 0; // side of the map square
+    int left = 80, top = 0, bottom = 60, barGap = 30, barWidth = 22, barLabels = 110;
+    double x0 = 0.0, y0 = 0.0, span = 0.0; // field coordinates of the square's lower-left corner, and its side
 
-QImage renderFieldMap(const std::vector<FieldMapPoint>& points, const FieldMapOptions& options)
+    QPointF toPixel(double x, double y) const
+    {
+        return QPointF(left + (x - x0) / span * size, top + size - (y - y0) / span * size); // y up
+    }
+    int barX() const { return left + size + barGap; }
+    int imageWidth() const { return left + size + barGap + barWidth + barLabels; }
+    int imageHeight() const { return top + size + bottom; }
+};
+
+bool hasPosition(const FieldMapPoint& p)
 {
-    double xLo = std::numeric_limits<double>::infinity(), xHi = -xLo, yLo = xLo, yHi = -xLo, vLo = xLo, vHi = -xLo;
+    return std::isfinite(p.x) && std::isfinite(p.y);
+}
+
+// The square of field the map shows: every placed point with a margin, equal scales on both axes so the
+// field is drawn as it lies. Throws when no point has a position.
+FieldMapLayout fieldMapLayout(const std::vector<FieldMapPoint>& points, const FieldMapOptions& options)
+{
+    double xLo = std::numeric_limits<double>::infinity(), xHi = -xLo, yLo = xLo, yHi = -xLo;
     for (const FieldMapPoint& p : points) {
-        if (!std::isfinite(p.x) || !std::isfinite(p.y))
+        if (!hasPosition(p))
             continue;
         xLo = std::min(xLo, p.x);
         xHi = std::max(xHi, p.x);
         yLo = std::min(yLo, p.y);
         yHi = std::max(yHi, p.y);
-        if (std::isfinite(p.value)) {
-            vLo = std::min(vLo, p.value);
-            vHi = std::max(vHi, p.value);
-        }
     }
     if (!std::isfinite(xLo))
         throw std::invalid_argument("the field map needs at least one input with a field position");
+    FieldMapLayout layout;
+    layout.span = std::max({xHi - xLo, yHi - yLo, 1e-12}) * 1.2;
+    layout.x0 = 0.5 * (xLo + xHi) - layout.span / 2;
+    layout.y0 = 0.5 * (yLo + yHi) - layout.span / 2;
+    layout.size = std::max(200, options.size);
+    layout.top = options.title.empty() ? 20 : 50;
+    return layout;
+}
+
+// The colour scale's range: the finite values of placed points, widened when they are all equal (or
+// absent) so that the bar still has a span.
+std::pair<double, double> valueRange(const std::vector<FieldMapPoint>& points)
+{
+    double vLo = std::numeric_limits<double>::infinity(), vHi = -vLo;
+    for (const FieldMapPoint& p : points)
+        if (hasPosition(p) && std::isfinite(p.value)) {
+            vLo = std::min(vLo, p.value);
+            vHi = std::max(vHi, p.value);
+        }
     if (!std::isfinite(vLo)) {
         vLo = -0.5;
         vHi = 0.5;
@@ -76,63 +111,57 @@ QImage renderFieldMap(const std::vector<FieldMapPoint>& points, const FieldMapOp
         vLo -= pad;
         vHi += pad;
     }
-    // Equal scales on both axes: the field is drawn as it lies.
-    const double span = std::max({xHi - xLo, yHi - yLo, 1e-12}) * 1.2;
-    const double xMid = 0.5 * (xLo + xHi), yMid = 0.5 * (yLo + yHi);
-    const double x0 = xMid - span / 2, y0 = yMid - span / 2;
+    return {vLo, vHi};
+}
 
-    const int size = std::max(200, options.size);
-    const int left = 80, top = options.title.empty() ? 20 : 50, bottom = 60, barGap = 30, barWidth = 22, barLabels = 110;
-    QImage image(left + size + barGap + barWidth + barLabels, top + size + bottom, QImage::Format_RGB32);
-    image.fill(Qt::white);
-    QPainter painter(&image);
-    painter.setRenderHint(QPainter::Antialiasing);
-    const bool text = haveFonts();
-    auto toPixel = [&](double x, double y) {
-        return QPointF(left + (x - x0) / span * size, top + size - (y - y0) / span * size); // y up
-    };
-
-    // Frame and ticks of both axes.
+// Frame and ticks of both axes, the axis labels and the title.
+void drawFieldAxes(QPainter& painter, const FieldMapLayout& l, const FieldMapOptions& options, bool text, int imageWidth)
+{
+    const int left = l.left, top = l.top, size = l.size;
     painter.setPen(QPen(Qt::black, 1));
     painter.drawRect(QRectF(left, top, size, size));
     const QString unit = options.axisUnit.empty() ? QString() : QStringLiteral(" [%1]").arg(QString::fromStdString(options.axisUnit));
-    for (double v : roundTicks(x0, x0 + span)) {
-        const double px = toPixel(v, y0).x();
+    for (double v : roundTicks(l.x0, l.x0 + l.span)) {
+        const double px = l.toPixel(v, l.y0).x();
         painter.drawLine(QPointF(px, top + size), QPointF(px, top + size + 5));
         if (text)
             painter.drawText(QRectF(px - 40, top + size + 6, 80, 18), Qt::AlignHCenter | Qt::AlignTop, QString::number(v, 'g', 6));
     }
-    for (double v : roundTicks(y0, y0 + span)) {
-        const double py = toPixel(x0, v).y();
+    for (double v : roundTicks(l.y0, l.y0 + l.span)) {
+        const double py = l.toPixel(l.x0, v).y();
         painter.drawLine(QPointF(left - 5, py), QPointF(left, py));
         if (text)
             painter.drawText(QRectF(0, py - 9, left - 8, 18), Qt::AlignRight | Qt::AlignVCenter, QString::number(v, 'g', 6));
     }
-    if (text) {
-        painter.drawText(QRectF(left, top + size + 28, size, 20), Qt::AlignHCenter, QStringLiteral("field x") + unit);
-        painter.save();
-        painter.translate(16, top + size / 2.0);
-        painter.rotate(-90);
-        painter.drawText(QRectF(-size / 2.0, -10, size, 20), Qt::AlignHCenter, QStringLiteral("field y") + unit);
-        painter.restore();
-        if (!options.title.empty()) {
-            QFont bold = painter.font();
-            bold.setBold(true);
-            painter.setFont(bold);
-            painter.drawText(QRectF(0, 8, image.width(), 30), Qt::AlignHCenter | Qt::AlignVCenter, QString::fromStdString(options.title));
-            painter.setFont(QFont());
-        }
+    if (!text)
+        return;
+    painter.drawText(QRectF(left, top + size + 28, size, 20), Qt::AlignHCenter, QStringLiteral("field x") + unit);
+    painter.save();
+    painter.translate(16, top + size / 2.0);
+    painter.rotate(-90);
+    painter.drawText(QRectF(-size / 2.0, -10, size, 20), Qt::AlignHCenter, QStringLiteral("field y") + unit);
+    painter.restore();
+    if (!options.title.empty()) {
+        QFont bold = painter.font();
+        bold.setBold(true);
+        painter.setFont(bold);
+        painter.drawText(QRectF(0, 8, imageWidth, 30), Qt::AlignHCenter | Qt::AlignVCenter, QString::fromStdString(options.title));
+        painter.setFont(QFont());
     }
+}
 
-    // The points: discs coloured by value, grey crosses where there is no result.
+// The points: discs coloured by value, grey crosses where there is no result (so a gap in the field
+// shows); names beside them only when there are few enough to stay readable.
+void drawFieldPoints(QPainter& painter, const std::vector<FieldMapPoint>& points, const FieldMapLayout& l, double vLo, double vHi, bool text)
+{
     int placed = 0;
     for (const FieldMapPoint& p : points)
-        placed += std::isfinite(p.x) && std::isfinite(p.y);
-    const double radius = std::clamp(size / (3.0 * std::sqrt(double(std::max(placed, 1))) + 6.0), 4.0, 28.0);
+        placed += hasPosition(p);
+    const double radius = std::clamp(l.size / (3.0 * std::sqrt(double(std::max(placed, 1))) + 6.0), 4.0, 28.0);
     for (const FieldMapPoint& p : points) {
-        if (!std::isfinite(p.x) || !std::isfinite(p.y))
+        if (!hasPosition(p))
             continue;
-        const QPointF c = toPixel(p.x, p.y);
+        const QPointF c = l.toPixel(p.x, p.y);
         if (std::isfinite(p.value)) {
             painter.setPen(QPen(Qt::black, 1));
             painter.setBrush(colourAt((p.value - vLo) / (vHi - vLo)));
@@ -148,9 +177,12 @@ QImage renderFieldMap(const std::vector<FieldMapPoint>& points, const FieldMapOp
         }
     }
     painter.setBrush(Qt::NoBrush);
+}
 
-    // The colour bar with round ticks and its label.
-    const int barX = left + size + barGap;
+// The colour bar with round ticks and its label.
+void drawFieldColourBar(QPainter& painter, const FieldMapLayout& l, double vLo, double vHi, const FieldMapOptions& options, bool text)
+{
+    const int barX = l.barX(), top = l.top, size = l.size, barWidth = l.barWidth, barLabels = l.barLabels;
     for (int row = 0; row < size; ++row)
         painter.fillRect(QRect(barX, top + row, barWidth, 1), colourAt(1.0 - (row + 0.5) / size));
     painter.setPen(QPen(Qt::black, 1));
@@ -164,6 +196,22 @@ QImage renderFieldMap(const std::vector<FieldMapPoint>& points, const FieldMapOp
     if (text && !options.valueLabel.empty())
         painter.drawText(QRectF(barX - 40, top + size + 28, barWidth + 80 + barLabels / 2.0, 20), Qt::AlignHCenter,
                          QString::fromStdString(options.valueLabel));
+}
+
+} // namespace
+
+QImage renderFieldMap(const std::vector<FieldMapPoint>& points, const FieldMapOptions& options)
+{
+    const FieldMapLayout layout = fieldMapLayout(points, options);
+    const auto [vLo, vHi] = valueRange(points);
+    QImage image(layout.imageWidth(), layout.imageHeight(), QImage::Format_RGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    const bool text = haveFonts();
+    drawFieldAxes(painter, layout, options, text, image.width());
+    drawFieldPoints(painter, points, layout, vLo, vHi, text);
+    drawFieldColourBar(painter, layout, vLo, vHi, options, text);
     painter.end();
     return image;
 }

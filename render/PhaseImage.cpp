@@ -23,6 +23,164 @@ bool haveFonts()
     return qobject_cast<QGuiApplication*>(QCoreApplication::instance()) != nullptr;
 }
 
+// The phase in the chosen unit (wrapped to one wave when asked) and the colour scale's range.
+struct ScaledPhase {
+    std::vector<double> values; // NaN outside the pupil
+    double lo = 0.0, hi = 0.0;
+};
+
+ScaledPhase scalePhase(const Image& phase, const PhaseImageOptions& options)
+{
+    const double factor = phaseFactor(options.unit, options.wavelength);
+    const double cycle = 2.0 * M_PI * factor; // one wave in the chosen unit
+    ScaledPhase s;
+    s.values.resize(phase.pixels.size());
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (size_t i = 0; i < s.values.size(); ++i) {
+        double v = phase.pixels[i] * factor;
+        if (std::isfinite(v) && options.wrapped)
+            v -= cycle * std::floor(v / cycle + 0.5); // [-cycle/2, cycle/2)
+        s.values[i] = v;
+        if (std::isfinite(v)) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    }
+    // A wrapped map spans exactly one wave, so the cyclic map's ends meet at the wrap; a flat or empty
+    // map gets a small span of its own so that the colour bar still has a range.
+    if (options.wrapped) {
+        lo = -0.5 * cycle;
+        hi = 0.5 * cycle;
+    } else if (!std::isfinite(lo)) {
+        lo = -0.5;
+        hi = 0.5;
+    } else if (!(hi > lo)) {
+        lo -= 0.5 * std::max(std::abs(lo), 1e-3);
+        hi = lo + std::max(std::abs(lo), 1e-3);
+    }
+    s.lo = lo;
+    s.hi = hi;
+    return s;
+}
+
+// The line under the map: unit, wavelength, colour map and orientation.
+QString phaseCaption(const PhaseImageOptions& options)
+{
+    QString caption = QStringLiteral("phase in %1").arg(QString::fromLatin1(phaseUnitName(options.unit)));
+    if (options.wavelength > 0.0)
+        caption += QStringLiteral(" (wavelength %1)").arg(QString::fromStdString(wavelengthText(options.wavelength)));
+    caption += options.wrapped ? QStringLiteral(", wrapped to one wave, cyclic colour map") : QStringLiteral(", viridis");
+    caption += QStringLiteral("; y up, row 0 at the bottom");
+    return caption;
+}
+
+// Sizes and positions of the picture's parts. Without fonts (no QGuiApplication) the text areas are
+// left out and the picture holds only the map and the bar.
+struct PhaseLayout {
+    bool text = false;
+    int scale = 1; // drawn pixels per phase sample
+    int mapW = 0, mapH = 0;
+    int margin = 16, barWidth = 24, labelWidth = 0, barLabelWidth = 0, titleHeight = 0, captionHeight = 0;
+    int width = 0, height = 0;
+    int top() const { return margin + titleHeight; }
+    int barX() const { return margin + mapW + margin; }
+};
+
+PhaseLayout phaseLayout(const Image& phase, const PhaseImageOptions& options, const QString& caption)
+{
+    PhaseLayout l;
+    const int longest = std::max(phase.width, phase.height);
+    l.scale = options.mapSize > 0 ? std::max(1, options.mapSize / longest) : std::max(1, (384 + longest - 1) / longest);
+    l.mapW = phase.width * l.scale;
+    l.mapH = phase.height * l.scale;
+    l.text = haveFonts();
+    l.labelWidth = l.text ? 72 : 0;
+    l.barLabelWidth = l.text ? 24 : 0;
+    l.titleHeight = l.text && !options.title.empty() ? 28 : 0;
+    l.captionHeight = l.text ? 24 : 0;
+    l.width = l.margin + l.mapW + l.margin + l.barWidth + 8 + l.labelWidth + l.barLabelWidth + l.margin;
+    if (l.text) {
+        // Wide enough for the caption and the title on one line each.
+        const QFontMetrics metrics{QFont()};
+        l.width = std::max(l.width, 2 * l.margin + metrics.horizontalAdvance(caption));
+        if (!options.title.empty()) {
+            QFont bold;
+            bold.setBold(true);
+            l.width = std::max(l.width, 2 * l.margin + QFontMetrics(bold).horizontalAdvance(QString::fromStdString(options.title)));
+        }
+    }
+    l.height = l.margin + l.titleHeight + l.mapH + l.captionHeight + l.margin;
+    return l;
+}
+
+// The map, row 0 at the bottom (drawn last line), each sample a scale x scale block; NaN (outside the
+// pupil) stays white. And the colour bar beside it, top = hi.
+void paintMapAndBar(QImage& image, const Image& phase, const ScaledPhase& s, const PhaseLayout& l, ColorMap map)
+{
+    const int top = l.top(), scale = l.scale;
+    for (int row = 0; row < phase.height; ++row)
+        for (int col = 0; col < phase.width; ++col) {
+            const double v = s.values[size_t(row) * size_t(phase.width) + size_t(col)];
+            if (!std::isfinite(v))
+                continue;
+            const auto c = colorMapRgb(map, (v - s.lo) / (s.hi - s.lo));
+            const QRgb rgb = qRgb(c[0], c[1], c[2]);
+            const int y0 = top + (phase.height - 1 - row) * scale, x0 = l.margin + col * scale;
+            for (int dy = 0; dy < scale; ++dy) {
+                QRgb* line = reinterpret_cast<QRgb*>(image.scanLine(y0 + dy));
+                for (int dx = 0; dx < scale; ++dx)
+                    line[x0 + dx] = rgb;
+            }
+        }
+    for (int y = 0; y < l.mapH; ++y) {
+        const auto c = colorMapRgb(map, 1.0 - (y + 0.5) / l.mapH);
+        QRgb* line = reinterpret_cast<QRgb*>(image.scanLine(top + y));
+        for (int x = 0; x < l.barWidth; ++x)
+            line[l.barX() + x] = qRgb(c[0], c[1], c[2]);
+    }
+}
+
+// The bar's frame and tick marks, with their labels when there are fonts; returns the labels (also
+// written into the PNG's text, so they can be checked without reading pixels).
+QStringList paintBarTicks(QPainter& painter, const PhaseLayout& l, double lo, double hi)
+{
+    const int top = l.top(), barX = l.barX();
+    painter.setPen(QPen(Qt::black, 1));
+    painter.drawRect(barX - 1, top - 1, l.barWidth + 1, l.mapH + 1);
+    QStringList tickTexts;
+    for (double v : colorBarTicks(lo, hi)) {
+        const int y = top + int(std::lround((hi - v) / (hi - lo) * (l.mapH - 1)));
+        painter.drawLine(barX + l.barWidth, y, barX + l.barWidth + 5, y);
+        const QString label = QString::number(v, 'g', 6);
+        tickTexts << label;
+        if (l.text)
+            painter.drawText(QRect(barX + l.barWidth + 8, y - 10, l.labelWidth, 20), Qt::AlignLeft | Qt::AlignVCenter, label);
+    }
+    return tickTexts;
+}
+
+// The bar's label, the title and the caption (only with fonts).
+void paintPhaseTexts(QPainter& painter, const PhaseLayout& l, const PhaseImageOptions& options, const QString& barLabel, const QString& caption)
+{
+    const int top = l.top(), barX = l.barX();
+    // The bar's label, upright (reading bottom to top) beside the tick labels, centred on the bar.
+    painter.save();
+    painter.translate(barX + l.barWidth + 8 + l.labelWidth + l.barLabelWidth / 2, top + l.mapH / 2);
+    painter.rotate(-90.0);
+    painter.drawText(QRect(-l.mapH / 2 - 100, -l.barLabelWidth / 2, l.mapH + 200, l.barLabelWidth), Qt::AlignCenter, barLabel);
+    painter.restore();
+    QFont font = painter.font();
+    if (!options.title.empty()) {
+        QFont bold = font;
+        bold.setBold(true);
+        painter.setFont(bold);
+        painter.drawText(QRect(l.margin, l.margin, l.width - 2 * l.margin, l.titleHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                         QString::fromStdString(options.title));
+        painter.setFont(font);
+    }
+    painter.drawText(QRect(l.margin, top + l.mapH + 4, l.width - 2 * l.margin, l.captionHeight), Qt::AlignLeft | Qt::AlignVCenter, caption);
+}
+
 } // namespace
 
 std::vector<double> colorBarTicks(double lo, double hi)
@@ -60,120 +218,28 @@ QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options)
 {
     if (phase.isEmpty())
         return {};
-    const double factor = phaseFactor(options.unit, options.wavelength);
-    const double cycle = 2.0 * M_PI * factor; // one wave in the chosen unit
-    std::vector<double> values(phase.pixels.size());
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    for (size_t i = 0; i < values.size(); ++i) {
-        double v = phase.pixels[i] * factor;
-        if (std::isfinite(v) && options.wrapped)
-            v -= cycle * std::floor(v / cycle + 0.5); // [-cycle/2, cycle/2)
-        values[i] = v;
-        if (std::isfinite(v)) {
-            lo = std::min(lo, v);
-            hi = std::max(hi, v);
-        }
-    }
-    if (options.wrapped) {
-        lo = -0.5 * cycle;
-        hi = 0.5 * cycle;
-    } else if (!std::isfinite(lo)) {
-        lo = -0.5;
-        hi = 0.5;
-    } else if (!(hi > lo)) {
-        lo -= 0.5 * std::max(std::abs(lo), 1e-3);
-        hi = lo + std::max(std::abs(lo), 1e-3);
-    }
+    const ScaledPhase scaled = scalePhase(phase, options);
+    const double lo = scaled.lo, hi = scaled.hi;
     const ColorMap map = options.wrapped ? ColorMap::Twilight : ColorMap::Viridis;
+    const QString caption = phaseCaption(options);
+    const PhaseLayout layout = phaseLayout(phase, options, caption);
 
-    const int longest = std::max(phase.width, phase.height);
-    const int scale = options.mapSize > 0 ? std::max(1, options.mapSize / longest) : std::max(1, (384 + longest - 1) / longest);
-    const int mapW = phase.width * scale, mapH = phase.height * scale;
-    const bool text = haveFonts();
-    const int margin = 16, barWidth = 24, labelWidth = text ? 72 : 0, barLabelWidth = text ? 24 : 0;
-    const int titleHeight = text && !options.title.empty() ? 28 : 0;
-    const int captionHeight = text ? 24 : 0;
-    QString caption = QStringLiteral("phase in %1").arg(QString::fromLatin1(phaseUnitName(options.unit)));
-    if (options.wavelength > 0.0)
-        caption += QStringLiteral(" (wavelength %1)").arg(QString::fromStdString(wavelengthText(options.wavelength)));
-    caption += options.wrapped ? QStringLiteral(", wrapped to one wave, cyclic colour map") : QStringLiteral(", viridis");
-    caption += QStringLiteral("; y up, row 0 at the bottom");
-    int width = margin + mapW + margin + barWidth + 8 + labelWidth + barLabelWidth + margin;
-    if (text) {
-        const QFontMetrics metrics{QFont()};
-        width = std::max(width, 2 * margin + metrics.horizontalAdvance(caption));
-        if (!options.title.empty()) {
-            QFont bold;
-            bold.setBold(true);
-            width = std::max(width, 2 * margin + QFontMetrics(bold).horizontalAdvance(QString::fromStdString(options.title)));
-        }
-    }
-    QImage image(width, margin + titleHeight + mapH + captionHeight + margin, QImage::Format_RGB32);
+    QImage image(layout.width, layout.height, QImage::Format_RGB32);
     image.fill(Qt::white);
-    const int top = margin + titleHeight, barX = margin + mapW + margin;
-    // The map, row 0 at the bottom (drawn last line); NaN (outside the pupil) stays white.
-    for (int row = 0; row < phase.height; ++row)
-        for (int col = 0; col < phase.width; ++col) {
-            const double v = values[size_t(row) * size_t(phase.width) + size_t(col)];
-            if (!std::isfinite(v))
-                continue;
-            const auto c = colorMapRgb(map, (v - lo) / (hi - lo));
-            const QRgb rgb = qRgb(c[0], c[1], c[2]);
-            const int y0 = top + (phase.height - 1 - row) * scale, x0 = margin + col * scale;
-            for (int dy = 0; dy < scale; ++dy) {
-                QRgb* line = reinterpret_cast<QRgb*>(image.scanLine(y0 + dy));
-                for (int dx = 0; dx < scale; ++dx)
-                    line[x0 + dx] = rgb;
-            }
-        }
-    // The colour bar: top = hi.
-    for (int y = 0; y < mapH; ++y) {
-        const auto c = colorMapRgb(map, 1.0 - (y + 0.5) / mapH);
-        QRgb* line = reinterpret_cast<QRgb*>(image.scanLine(top + y));
-        for (int x = 0; x < barWidth; ++x)
-            line[barX + x] = qRgb(c[0], c[1], c[2]);
-    }
+    paintMapAndBar(image, phase, scaled, layout, map);
     QPainter painter(&image);
-    painter.setPen(QPen(Qt::black, 1));
-    painter.drawRect(barX - 1, top - 1, barWidth + 1, mapH + 1);
-    const std::vector<double> tickValues = colorBarTicks(lo, hi);
-    QStringList tickTexts;
-    for (double v : tickValues) {
-        const int y = top + int(std::lround((hi - v) / (hi - lo) * (mapH - 1)));
-        painter.drawLine(barX + barWidth, y, barX + barWidth + 5, y);
-        const QString label = QString::number(v, 'g', 6);
-        tickTexts << label;
-        if (text)
-            painter.drawText(QRect(barX + barWidth + 8, y - 10, labelWidth, 20), Qt::AlignLeft | Qt::AlignVCenter, label);
-    }
+    const QStringList tickTexts = paintBarTicks(painter, layout, lo, hi);
     const QString barLabel = QString::fromStdString(colorBarLabel(options.unit));
-    if (text) {
-        // The bar's label, upright (reading bottom to top) beside the tick labels, centred on the bar.
-        painter.save();
-        painter.translate(barX + barWidth + 8 + labelWidth + barLabelWidth / 2, top + mapH / 2);
-        painter.rotate(-90.0);
-        painter.drawText(QRect(-mapH / 2 - 100, -barLabelWidth / 2, mapH + 200, barLabelWidth), Qt::AlignCenter, barLabel);
-        painter.restore();
-    }
-    if (text) {
-        QFont font = painter.font();
-        if (!options.title.empty()) {
-            QFont bold = font;
-            bold.setBold(true);
-            painter.setFont(bold);
-            painter.drawText(QRect(margin, margin, image.width() - 2 * margin, titleHeight), Qt::AlignLeft | Qt::AlignVCenter,
-                             QString::fromStdString(options.title));
-            painter.setFont(font);
-        }
-        painter.drawText(QRect(margin, top + mapH + 4, image.width() - 2 * margin, captionHeight), Qt::AlignLeft | Qt::AlignVCenter, caption);
-    }
+    if (layout.text)
+        paintPhaseTexts(painter, layout, options, barLabel, caption);
     painter.end();
+    // The PNG's text says what the pixels show, for readers and for checks without fonts.
     image.setText(QStringLiteral("Unit"), QString::fromLatin1(phaseUnitName(options.unit)));
     image.setText(QStringLiteral("Range"), QStringLiteral("%1 .. %2").arg(lo, 0, 'g', 6).arg(hi, 0, 'g', 6));
     image.setText(QStringLiteral("ColorMap"), QString::fromLatin1(colorMapName(map)));
     image.setText(QStringLiteral("ColorBarLabel"), barLabel);
     image.setText(QStringLiteral("Ticks"), tickTexts.join(QLatin1Char(' ')));
-    if (!text)
+    if (!layout.text)
         image.setText(QStringLiteral("Comment"), QStringLiteral("labels omitted: drawn without a QGuiApplication (no fonts)"));
     return image;
 }

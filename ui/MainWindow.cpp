@@ -93,6 +93,72 @@ MainWindow::MainWindow(QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
+namespace {
+
+// A teaching panel as a tab that scrolls vertically when the window is short; its width follows the window.
+QScrollArea* scrolledTab(QTabWidget* tabs, QWidget* panel, const QString& key)
+{
+    auto* area = new QScrollArea(tabs);
+    area->setWidget(panel);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setProperty("tabKey", key);
+    return area;
+}
+
+// The setup panel, scrollable. Vertical scrolling only: the panel's width follows the dock, so nothing
+// is clipped sideways.
+QScrollArea* setupScrollArea(QWidget* parent, QWidget* setup)
+{
+    auto* scroll = new QScrollArea(parent);
+    scroll->setObjectName(QStringLiteral("setupScroll"));
+    scroll->setWidget(setup);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setMinimumWidth(setup->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
+    return scroll;
+}
+
+// `content` in a new dock of `window`, in `area`.
+QDockWidget* addDock(QMainWindow* window, Qt::DockWidgetArea area, const QString& title, const QString& objectName, QWidget* content)
+{
+    auto* dock = new QDockWidget(title, window);
+    dock->setObjectName(objectName);
+    dock->setWidget(content);
+    window->addDockWidget(area, dock);
+    return dock;
+}
+
+// The teaching tabs have nothing to do with the fit: while one is shown, the fit's docks make room
+// for it (and come back as they were with the fit's tabs). `hidden` and `raised` remember the docks
+// between the two calls; `fallback` is raised when none of them was in front.
+void makeRoomForTeachingTab(QMainWindow* window, bool teaching, QList<QDockWidget*>& hidden, QList<QDockWidget*>& raised, QDockWidget* fallback)
+{
+    if (teaching && hidden.isEmpty()) {
+        // Open docks (tabified ones too), and which of each tab group was in front.
+        raised.clear();
+        for (QDockWidget* dock : window->findChildren<QDockWidget*>())
+            if (!dock->isHidden() || dock->toggleViewAction()->isChecked()) {
+                hidden.append(dock);
+                if (dock->isVisible())
+                    raised.append(dock);
+            }
+        for (QDockWidget* dock : std::as_const(hidden))
+            dock->hide();
+    } else if (!teaching && !hidden.isEmpty()) {
+        for (QDockWidget* dock : std::as_const(hidden))
+            dock->show();
+        for (QDockWidget* dock : std::as_const(raised))
+            dock->raise();
+        if (raised.isEmpty())
+            fallback->raise();
+        hidden.clear();
+    }
+}
+
+} // namespace
+
 void MainWindow::buildViews()
 {
     // Centre: phase map, the planes, the teaching panels.
@@ -117,92 +183,38 @@ void MainWindow::buildViews()
     m_runsPanel = new RunsPanel(m_tabs);
     m_tabs->addTab(m_runsPanel, tr("Runs"));
     m_runsPanel->setProperty("tabKey", QStringLiteral("runs"));
-    // The teaching panels scroll vertically when the window is short; their width follows the window.
-    auto scrolled = [this](QWidget* panel, const QString& key) {
-        auto* area = new QScrollArea(m_tabs);
-        area->setWidget(panel);
-        area->setWidgetResizable(true);
-        area->setFrameShape(QFrame::NoFrame);
-        area->setProperty("tabKey", key);
-        return area;
-    };
     m_speedupLab = new SpeedupLab;
-    m_tabs->addTab(scrolled(m_speedupLab, QStringLiteral("speedup")), tr("Speed-up lab"));
+    m_tabs->addTab(scrolledTab(m_tabs, m_speedupLab, QStringLiteral("speedup")), tr("Speed-up lab"));
     m_fasthPanel = new FasthPanel;
     m_fasthPanel->setProperty("tabKey", QStringLiteral("fasth")); // its controls scroll on their own
     m_tabs->addTab(m_fasthPanel, tr("FastH"));
     setCentralWidget(m_tabs);
 
     // Left: the setup panel, scrollable.
-    // Vertical scrolling only: the panel's width follows the dock, so nothing is clipped sideways.
-    auto* scroll = new QScrollArea(this);
-    scroll->setObjectName(QStringLiteral("setupScroll"));
-    scroll->setWidget(m_setup);
-    scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setMinimumWidth(m_setup->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
-    auto* setupDock = new QDockWidget(tr("Setup"), this);
-    setupDock->setObjectName(QStringLiteral("setupDock"));
-    setupDock->setWidget(scroll);
-    addDockWidget(Qt::LeftDockWidgetArea, setupDock);
+    m_setupDock = addDock(this, Qt::LeftDockWidgetArea, tr("Setup"), QStringLiteral("setupDock"), setupScrollArea(this, m_setup));
 
     // Right, the whole height: convergence on top; below it the coefficients as a chart, as a table
     // (the results) and the message log, as tabs. The centre keeps the full height for images.
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
     m_convergence = new ConvergencePlot(this);
-    m_convergenceDock = new QDockWidget(tr("Convergence"), this);
-    m_convergenceDock->setObjectName(QStringLiteral("convergenceDock"));
-    m_convergenceDock->setWidget(m_convergence);
-    addDockWidget(Qt::RightDockWidgetArea, m_convergenceDock);
+    m_convergenceDock = addDock(this, Qt::RightDockWidgetArea, tr("Convergence"), QStringLiteral("convergenceDock"), m_convergence);
     m_chart = new ZernikeChart(this);
-    m_chartDock = new QDockWidget(tr("Zernike coefficients"), this);
-    m_chartDock->setObjectName(QStringLiteral("chartDock"));
-    m_chartDock->setWidget(m_chart);
-    addDockWidget(Qt::RightDockWidgetArea, m_chartDock);
+    m_chartDock = addDock(this, Qt::RightDockWidgetArea, tr("Zernike coefficients"), QStringLiteral("chartDock"), m_chart);
     m_results = new ResultsPanel(this);
-    m_resultsDock = new QDockWidget(tr("Results"), this);
-    m_resultsDock->setObjectName(QStringLiteral("resultsDock"));
-    m_resultsDock->setWidget(m_results);
-    addDockWidget(Qt::RightDockWidgetArea, m_resultsDock);
+    m_resultsDock = addDock(this, Qt::RightDockWidgetArea, tr("Results"), QStringLiteral("resultsDock"), m_results);
     m_log = new QPlainTextEdit(this);
     m_log->setReadOnly(true);
     m_log->setObjectName(QStringLiteral("messageLog"));
-    auto* logDock = new QDockWidget(tr("Messages"), this);
-    logDock->setObjectName(QStringLiteral("logDock"));
-    logDock->setWidget(m_log);
-    addDockWidget(Qt::RightDockWidgetArea, logDock);
+    QDockWidget* logDock = addDock(this, Qt::RightDockWidgetArea, tr("Messages"), QStringLiteral("logDock"), m_log);
     tabifyDockWidget(m_chartDock, m_resultsDock);
     tabifyDockWidget(m_resultsDock, logDock);
     m_chartDock->raise();
-    m_setupDock = setupDock;
 
-    // The teaching tabs have nothing to do with the fit: while one is shown, the fit's docks make room
-    // for it (and come back as they were with the fit's tabs).
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         const QString key = m_tabs->currentWidget()->property("tabKey").toString();
         const bool teaching = key == QLatin1String("speedup") || key == QLatin1String("fasth");
-        if (teaching && m_hiddenDocks.isEmpty()) {
-            // Open docks (tabified ones too), and which of each tab group was in front.
-            m_raisedDocks.clear();
-            for (QDockWidget* dock : findChildren<QDockWidget*>())
-                if (!dock->isHidden() || dock->toggleViewAction()->isChecked()) {
-                    m_hiddenDocks.append(dock);
-                    if (dock->isVisible())
-                        m_raisedDocks.append(dock);
-                }
-            for (QDockWidget* dock : std::as_const(m_hiddenDocks))
-                dock->hide();
-        } else if (!teaching && !m_hiddenDocks.isEmpty()) {
-            for (QDockWidget* dock : std::as_const(m_hiddenDocks))
-                dock->show();
-            for (QDockWidget* dock : std::as_const(m_raisedDocks))
-                dock->raise();
-            if (m_raisedDocks.isEmpty())
-                m_chartDock->raise();
-            m_hiddenDocks.clear();
-        }
+        makeRoomForTeachingTab(this, teaching, m_hiddenDocks, m_raisedDocks, m_chartDock);
     });
 
     m_statusFit = new QLabel(tr("ready"), this);

@@ -53,6 +53,23 @@ QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QColor& color, 
     graph->setPen(QPen(color, 2, style));
     return graph;
 }
+
+// `view` under a one-line caption saying what it is; the details go in the caption's tooltip so the
+// pictures keep the height.
+QWidget* captionedView(QWidget* parent, QWidget* view, const QString& caption, const QString& details = QString())
+{
+    auto* box = new QWidget(parent);
+    auto* v = new QVBoxLayout(box);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(2);
+    auto* label = new QLabel(caption, box);
+    label->setAlignment(Qt::AlignCenter);
+    label->setWordWrap(true);
+    label->setToolTip(details);
+    v->addWidget(label);
+    v->addWidget(view, 1);
+    return box;
+}
 } // namespace
 
 PsfPanel::PsfPanel(QWidget* parent)
@@ -65,15 +82,7 @@ PsfPanel::PsfPanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_pages);
-    m_empty->setText(tr("<p style='font-size:large'>No PSF analysis yet.</p><p>The analysis needs a fitted wavefront: load data "
-                        "(or the demo) and start a fit. It then shows the PSF of the fitted wavefront beside the "
-                        "diffraction-limited PSF of the same pupil, radial profiles of data and model, encircled energy, "
-                        "the MTF, Strehl and FWHM.</p>"));
-    m_empty->setObjectName(QStringLiteral("psfEmpty"));
-    m_empty->setWordWrap(true);
-    m_empty->setAlignment(Qt::AlignCenter);
-    m_empty->setMargin(24);
-    m_pages->addWidget(m_empty);
+    buildEmptyPage();
 
     auto* page = new QWidget(m_pages);
     auto* pageLayout = new QVBoxLayout(page);
@@ -85,8 +94,31 @@ PsfPanel::PsfPanel(QWidget* parent)
     auto* tabs = new QTabWidget(page);
     tabs->setDocumentMode(true); // no frame: the room goes to the plots
     pageLayout->addWidget(tabs, 1);
+    tabs->addTab(buildPicturesTab(tabs), tr("PSFs and MTF maps"));
+    tabs->addTab(buildCurvesTab(tabs), tr("Profiles, encircled energy, MTF"));
+    m_pages->addWidget(page);
+    connect(m_plane, &QComboBox::currentIndexChanged, this, &PsfPanel::showProfiles);
+    setAnalysis(nullptr);
+}
 
-    auto* images = new QWidget(tabs);
+// The page shown until there is an analysis: what the panel needs and what it will show.
+void PsfPanel::buildEmptyPage()
+{
+    m_empty->setText(tr("<p style='font-size:large'>No PSF analysis yet.</p><p>The analysis needs a fitted wavefront: load data "
+                        "(or the demo) and start a fit. It then shows the PSF of the fitted wavefront beside the "
+                        "diffraction-limited PSF of the same pupil, radial profiles of data and model, encircled energy, "
+                        "the MTF, Strehl and FWHM.</p>"));
+    m_empty->setObjectName(QStringLiteral("psfEmpty"));
+    m_empty->setWordWrap(true);
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setMargin(24);
+    m_pages->addWidget(m_empty);
+}
+
+// The PSFs (log stretch) and the 2-D MTFs, diffraction-limited on the left, fitted on the right.
+QWidget* PsfPanel::buildPicturesTab(QWidget* parent)
+{
+    auto* images = new QWidget(parent);
     auto* grid = new QGridLayout(images);
     grid->setContentsMargins(2, 2, 2, 2); // the pictures take the height (1280 x 800 included)
     grid->setSpacing(4);
@@ -105,28 +137,18 @@ PsfPanel::PsfPanel(QWidget* parent)
     }
     m_ideal->setColorBarVisible(false); // the fitted PSF's bar serves both (one scale)
     m_mtfIdeal->setColorBarVisible(false);
-    // Each picture under a caption saying what it is.
-    auto captioned = [images](ImageView* view, const QString& caption, const QString& details = QString()) {
-        auto* box = new QWidget(images);
-        auto* v = new QVBoxLayout(box);
-        v->setContentsMargins(0, 0, 0, 0);
-        v->setSpacing(2);
-        auto* label = new QLabel(caption, box);
-        label->setAlignment(Qt::AlignCenter);
-        label->setWordWrap(true);
-        label->setToolTip(details);
-        v->addWidget(label);
-        v->addWidget(view, 1);
-        return box;
-    };
-    // One line each, so the pictures keep the height; the details in the tooltip.
-    grid->addWidget(captioned(m_ideal, tr("<b>Diffraction-limited PSF</b>"), tr("The same pupil without aberration, log stretch")), 0, 0);
-    grid->addWidget(captioned(m_fitted, tr("<b>Fitted PSF</b> (log)"), tr("The PSF of the fitted wavefront, log stretch")), 0, 1);
-    grid->addWidget(captioned(m_mtfIdeal, tr("<b>Diffraction-limited MTF</b>")), 1, 0);
-    grid->addWidget(captioned(m_mtfFitted, tr("<b>MTF of the fitted system</b>")), 1, 1);
-    tabs->addTab(images, tr("PSFs and MTF maps"));
+    grid->addWidget(captionedView(images, m_ideal, tr("<b>Diffraction-limited PSF</b>"), tr("The same pupil without aberration, log stretch")), 0, 0);
+    grid->addWidget(captionedView(images, m_fitted, tr("<b>Fitted PSF</b> (log)"), tr("The PSF of the fitted wavefront, log stretch")), 0, 1);
+    grid->addWidget(captionedView(images, m_mtfIdeal, tr("<b>Diffraction-limited MTF</b>")), 1, 0);
+    grid->addWidget(captionedView(images, m_mtfFitted, tr("<b>MTF of the fitted system</b>")), 1, 1);
+    return images;
+}
 
-    auto* curves = new QWidget(tabs);
+// The plane chooser over the radial profiles (data and model of that plane), encircled energy and the
+// radial MTF.
+QWidget* PsfPanel::buildCurvesTab(QWidget* parent)
+{
+    auto* curves = new QWidget(parent);
     auto* curvesLayout = new QGridLayout(curves);
     curvesLayout->setContentsMargins(2, 2, 2, 2); // two plots side by side keep their width at 1280 x 800
     curvesLayout->setSpacing(4);
@@ -148,10 +170,7 @@ PsfPanel::PsfPanel(QWidget* parent)
     curvesLayout->addWidget(m_profiles, 1, 0);
     curvesLayout->addWidget(m_encircled, 1, 1);
     curvesLayout->addWidget(m_mtf, 2, 0, 1, 2);
-    tabs->addTab(curves, tr("Profiles, encircled energy, MTF"));
-    m_pages->addWidget(page);
-    connect(m_plane, &QComboBox::currentIndexChanged, this, &PsfPanel::showProfiles);
-    setAnalysis(nullptr);
+    return curves;
 }
 
 QString PsfPanel::summaryText() const

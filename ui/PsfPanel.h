@@ -34,6 +34,9 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    void buildEmptyPage();
+    QWidget* buildPicturesTab(QWidget* parent);
+    QWidget* buildCurvesTab(QWidget* parent);
     void draw();
     void showProfiles();
 

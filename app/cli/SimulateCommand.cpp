@@ -9,11 +9,14 @@
 #include <QFile>
 #include <QJsonDocument>
 
+#include <optional>
+
 namespace wfs::cli {
 
-int runSimulate(const QStringList& args)
+namespace {
+
+void addSimulateOptions(QCommandLineParser& parser)
 {
-    QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Write synthetic PSF data with known aberrations: one FITS file, one image plane per defocus, "
                                                     "metadata in its header, and the truth next to it (FILE.truth.json)."));
     // Defaults stated from core's own (engine/Presets.h).
@@ -30,38 +33,79 @@ int runSimulate(const QStringList& args)
         {QStringLiteral("out"), QStringLiteral("Output FITS file."), QStringLiteral("FILE.fits")},
         {QStringLiteral("force"), QStringLiteral("Overwrite existing files.")},
     });
+}
+
+// --grid, --order, --seed and --noise; throws UsageError for a bad value.
+PresetOptions presetOptionsFrom(const QCommandLineParser& parser)
+{
+    PresetOptions options;
+    if (parser.isSet(QStringLiteral("grid")))
+        options.grid = parseInt(parser.value(QStringLiteral("grid")), QStringLiteral("grid"));
+    if (parser.isSet(QStringLiteral("order")))
+        options.order = parseInt(parser.value(QStringLiteral("order")), QStringLiteral("order"));
+    options.seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
+    options.noise = parseWordList(parser.value(QStringLiteral("noise")), QStringLiteral("noise"), {QStringLiteral("none"), QStringLiteral("default")}).front()
+                    == QLatin1String("default");
+    return options;
+}
+
+// Reads the --truth file into options.truth. A file that cannot be read or parsed is a run failure,
+// not a usage error: its status (after the message) is returned.
+std::optional<int> readTruthFile(const QString& program, const QString& path, PresetOptions& options)
+{
+    try {
+        requireReadableFile(path.toStdString()); // a FIFO would block the open forever
+    } catch (const ImageReadError& e) {
+        return runFailure(program, describe(e));
+    }
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return runFailure(program, path + QStringLiteral(": cannot read the truth file (") + file.errorString() + QLatin1Char(')'));
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
+    if (error.error != QJsonParseError::NoError)
+        return runFailure(program, path + QStringLiteral(": not valid JSON (") + error.errorString() + QLatin1Char(')'));
+    options.truth = truthFromJson(doc.object(), path);
+    return std::nullopt;
+}
+
+// Makes the preset's data and writes it with its truth, both or neither.
+int writeSimulation(const QString& preset, const PresetOptions& options, const QString& out, const QString& truthPath, bool force)
+{
+    PresetCase c;
+    try {
+        c = makePreset(preset.toStdString(), options);
+    } catch (const std::invalid_argument& e) { // every preset input is a command-line argument
+        throw UsageError(e.what());
+    }
+    OutputTransaction transaction(force);
+    transaction.add(out.toStdString(), presetFitsBytes(c, preset.toStdString(), options.seed));
+    transaction.add(truthPath.toStdString(), QJsonDocument(truthToJson(c.truth, c.spec.wavelength)).toJson());
+    transaction.commit();
+    const Image& first = c.spec.planes.front().data;
+    std::printf("wrote %s (%zu planes of %d x %d) and %s\n", qPrintable(out), c.spec.planes.size(), first.width, first.height,
+                qPrintable(truthPath));
+    return 0;
+}
+
+} // namespace
+
+int runSimulate(const QStringList& args)
+{
+    QCommandLineParser parser;
+    addSimulateOptions(parser);
     if (auto status = parseOrExit(parser, args))
         return *status;
     const QString program = args.value(0);
     try {
-        PresetOptions options;
         const QString preset = parseWordList(parser.value(QStringLiteral("preset")), QStringLiteral("preset"), {QStringLiteral("demo"), QStringLiteral("oof")}).front();
-        if (parser.isSet(QStringLiteral("grid")))
-            options.grid = parseInt(parser.value(QStringLiteral("grid")), QStringLiteral("grid"));
-        if (parser.isSet(QStringLiteral("order")))
-            options.order = parseInt(parser.value(QStringLiteral("order")), QStringLiteral("order"));
-        options.seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
-        options.noise = parseWordList(parser.value(QStringLiteral("noise")), QStringLiteral("noise"), {QStringLiteral("none"), QStringLiteral("default")}).front()
-                        == QLatin1String("default");
+        PresetOptions options = presetOptionsFrom(parser);
         if (!parser.isSet(QStringLiteral("out")))
             throw UsageError("--out FILE.fits is required");
         const QString out = parser.value(QStringLiteral("out"));
-        if (parser.isSet(QStringLiteral("truth"))) {
-            const QString path = parser.value(QStringLiteral("truth"));
-            try {
-                requireReadableFile(path.toStdString()); // a FIFO would block the open forever
-            } catch (const ImageReadError& e) {
-                return runFailure(program, describe(e));
-            }
-            QFile file(path);
-            if (!file.open(QIODevice::ReadOnly))
-                return runFailure(program, path + QStringLiteral(": cannot read the truth file (") + file.errorString() + QLatin1Char(')'));
-            QJsonParseError error;
-            const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
-            if (error.error != QJsonParseError::NoError)
-                return runFailure(program, path + QStringLiteral(": not valid JSON (") + error.errorString() + QLatin1Char(')'));
-            options.truth = truthFromJson(doc.object(), path);
-        }
+        if (parser.isSet(QStringLiteral("truth")))
+            if (const std::optional<int> status = readTruthFile(program, parser.value(QStringLiteral("truth")), options))
+                return *status;
         const bool force = parser.isSet(QStringLiteral("force"));
         const QString truthPath = (out.endsWith(QLatin1String(".fits"), Qt::CaseInsensitive) ? out.chopped(5) : out) + QStringLiteral(".truth.json");
         std::vector<std::string> inputs;
@@ -72,21 +116,7 @@ int runSimulate(const QStringList& args)
         } catch (const OutputError& e) {
             return runFailure(program, describe(e));
         }
-
-        PresetCase c;
-        try {
-            c = makePreset(preset.toStdString(), options);
-        } catch (const std::invalid_argument& e) { // every preset input is a command-line argument
-            throw UsageError(e.what());
-        }
-        OutputTransaction transaction(force); // the data and its truth together, or neither
-        transaction.add(out.toStdString(), presetFitsBytes(c, preset.toStdString(), options.seed));
-        transaction.add(truthPath.toStdString(), QJsonDocument(truthToJson(c.truth, c.spec.wavelength)).toJson());
-        transaction.commit();
-        const Image& first = c.spec.planes.front().data;
-        std::printf("wrote %s (%zu planes of %d x %d) and %s\n", qPrintable(out), c.spec.planes.size(), first.width, first.height,
-                    qPrintable(truthPath));
-        return 0;
+        return writeSimulation(preset, options, out, truthPath, force);
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     } catch (const std::exception& e) {

@@ -8,21 +8,13 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <optional>
 
-int main(int argc, char** argv)
+namespace {
+
+void addStudioOptions(QCommandLineParser& parser, const QCommandLineOption& help, const QCommandLineOption& version)
 {
-    // Read the arguments before QApplication: it removes X11 session options (-session, --session)
-    // from argv, and --session FILE.json is ours. They are parsed before it too, so that --help,
-    // --version and a bad option work without a display (QApplication aborts when it finds none).
-    QStringList arguments;
-    for (int i = 0; i < argc; ++i)
-        arguments << QString::fromLocal8Bit(argv[i]);
-
-    QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Wavefront Studio: wavefront reconstruction from PSF images, live."));
-    // Our own help and version: Qt's --help-all would offer Qt's options, and Qt's handlers need the application object.
-    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help and exit."));
-    const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")}, QStringLiteral("Show the program's version and exit."));
     parser.addOption(help);
     parser.addOption(version);
     parser.addOptions({
@@ -36,6 +28,85 @@ int main(int argc, char** argv)
          QStringLiteral("WxH")},
     });
     parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("PSF images to open (FITS, TIFF, PNG)."), QStringLiteral("[FILE...]"));
+}
+
+void printHelp(const QCommandLineParser& parser)
+{
+    // Qt's usage line names the program by argv[0], which it reads from the application object.
+    QString text = parser.helpText();
+    const qsizetype lineEnd = text.indexOf(QLatin1Char('\n'));
+    const qsizetype options = text.left(lineEnd).indexOf(QLatin1String(" [options]"));
+    text.replace(0, lineEnd, QStringLiteral("Usage: wavefront-studio") + (options >= 0 ? text.left(lineEnd).mid(options) : QString()));
+    std::fputs(qPrintable(text), stdout);
+}
+
+// --size WxH, or 1600x1000 when not given; nullopt (after saying why) when it is not a usable size.
+std::optional<QSize> windowSize(const QCommandLineParser& parser)
+{
+    if (!parser.isSet(QStringLiteral("size")))
+        return QSize(1600, 1000);
+    const QStringList parts = parser.value(QStringLiteral("size")).split(QLatin1Char('x'));
+    bool okW = false, okH = false;
+    const int w = parts.size() == 2 ? parts[0].toInt(&okW) : 0, h = parts.size() == 2 ? parts[1].toInt(&okH) : 0;
+    if (!okW || !okH || w < 200 || h < 200 || w > 16384 || h > 16384) {
+        std::fprintf(stderr, "wavefront-studio: --size wants WIDTHxHEIGHT in pixels (at least 200x200), e.g. 1600x1000; got \"%s\"\n",
+                     qPrintable(parser.value(QStringLiteral("size"))));
+        return std::nullopt;
+    }
+    return QSize(w, h);
+}
+
+// Saves a picture of the window to `screenshot` and exits (status 1 when the picture or the fit failed):
+// when the fit has finished if `afterFit`, otherwise after 1.5 s.
+void scheduleScreenshot(wfs::ui::MainWindow& window, const QString& screenshot, bool afterFit)
+{
+    auto saveAndQuit = [&window, screenshot] {
+        // Give queued replots one turn of the event loop before grabbing.
+        QTimer::singleShot(200, &window, [&window, screenshot] {
+            const bool ok = window.grab().save(screenshot);
+            if (!ok)
+                std::fprintf(stderr, "wavefront-studio: could not write %s\n", qPrintable(screenshot));
+            QApplication::exit(ok ? 0 : 1);
+        });
+    };
+    if (afterFit) {
+        QObject::connect(&window, &wfs::ui::MainWindow::fitFinished, &window, saveAndQuit);
+        QObject::connect(&window, &wfs::ui::MainWindow::fitFailed, &window, [](const QString& message) {
+            std::fprintf(stderr, "wavefront-studio: the fit failed: %s\n", qPrintable(message));
+            QApplication::exit(1);
+        });
+    } else {
+        QTimer::singleShot(1500, &window, saveAndQuit);
+    }
+}
+
+// The data to start with: the demo, else a session, else the image files given.
+void openStartupData(wfs::ui::MainWindow& window, const QCommandLineParser& parser)
+{
+    if (parser.isSet(QStringLiteral("demo")))
+        window.loadDemo(true);
+    else if (parser.isSet(QStringLiteral("session")))
+        window.openSessionFrom(parser.value(QStringLiteral("session")));
+    else if (!parser.positionalArguments().isEmpty())
+        window.openFiles(parser.positionalArguments());
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    // Read the arguments before QApplication: it removes X11 session options (-session, --session)
+    // from argv, and --session FILE.json is ours. They are parsed before it too, so that --help,
+    // --version and a bad option work without a display (QApplication aborts when it finds none).
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
+
+    QCommandLineParser parser;
+    // Our own help and version: Qt's --help-all would offer Qt's options, and Qt's handlers need the application object.
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help and exit."));
+    const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")}, QStringLiteral("Show the program's version and exit."));
+    addStudioOptions(parser, help, version);
     if (!parser.parse(arguments)) {
         QString error = parser.errorText();
         if (error.endsWith(QLatin1Char('.')))
@@ -44,12 +115,7 @@ int main(int argc, char** argv)
         return 2;
     }
     if (parser.isSet(help)) {
-        // Qt's usage line names the program by argv[0], which it reads from the application object.
-        QString text = parser.helpText();
-        const qsizetype lineEnd = text.indexOf(QLatin1Char('\n'));
-        const qsizetype options = text.left(lineEnd).indexOf(QLatin1String(" [options]"));
-        text.replace(0, lineEnd, QStringLiteral("Usage: wavefront-studio") + (options >= 0 ? text.left(lineEnd).mid(options) : QString()));
-        std::fputs(qPrintable(text), stdout);
+        printHelp(parser);
         return 0;
     }
     if (parser.isSet(version)) {
@@ -63,26 +129,16 @@ int main(int argc, char** argv)
     QApplication::setApplicationName(QStringLiteral("wavefront-studio"));
     QApplication::setApplicationVersion(QStringLiteral(WFS_VERSION));
 
-    QSize size(1600, 1000);
-    if (parser.isSet(QStringLiteral("size"))) {
-        const QStringList parts = parser.value(QStringLiteral("size")).split(QLatin1Char('x'));
-        bool okW = false, okH = false;
-        const int w = parts.size() == 2 ? parts[0].toInt(&okW) : 0, h = parts.size() == 2 ? parts[1].toInt(&okH) : 0;
-        if (!okW || !okH || w < 200 || h < 200 || w > 16384 || h > 16384) {
-            std::fprintf(stderr, "wavefront-studio: --size wants WIDTHxHEIGHT in pixels (at least 200x200), e.g. 1600x1000; got \"%s\"\n",
-                         qPrintable(parser.value(QStringLiteral("size"))));
-            return 2;
-        }
-        size = QSize(w, h);
-    }
-
+    const std::optional<QSize> size = windowSize(parser);
+    if (!size)
+        return 2;
     wfs::ui::MainWindow window;
     if (parser.isSet(QStringLiteral("tab")) && !window.showTab(parser.value(QStringLiteral("tab")))) {
         std::fprintf(stderr, "wavefront-studio: --tab wants one of %s; got \"%s\"\n",
                      qPrintable(window.tabKeys().join(QStringLiteral(", "))), qPrintable(parser.value(QStringLiteral("tab"))));
         return 2;
     }
-    window.resize(size);
+    window.resize(*size);
     window.show();
 
     const QString screenshot = parser.value(QStringLiteral("screenshot"));
@@ -91,32 +147,8 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "wavefront-studio: --quit-after-fit needs --screenshot FILE.png\n");
         return 2;
     }
-    auto saveAndQuit = [&window, screenshot] {
-        // Give queued replots one turn of the event loop before grabbing.
-        QTimer::singleShot(200, &window, [&window, screenshot] {
-            const bool ok = window.grab().save(screenshot);
-            if (!ok)
-                std::fprintf(stderr, "wavefront-studio: could not write %s\n", qPrintable(screenshot));
-            QApplication::exit(ok ? 0 : 1);
-        });
-    };
-    if (!screenshot.isEmpty()) {
-        if (afterFit) {
-            QObject::connect(&window, &wfs::ui::MainWindow::fitFinished, &window, saveAndQuit);
-            QObject::connect(&window, &wfs::ui::MainWindow::fitFailed, &window, [](const QString& message) {
-                std::fprintf(stderr, "wavefront-studio: the fit failed: %s\n", qPrintable(message));
-                QApplication::exit(1);
-            });
-        } else {
-            QTimer::singleShot(1500, &window, saveAndQuit);
-        }
-    }
-
-    if (parser.isSet(QStringLiteral("demo")))
-        window.loadDemo(true);
-    else if (parser.isSet(QStringLiteral("session")))
-        window.openSessionFrom(parser.value(QStringLiteral("session")));
-    else if (!parser.positionalArguments().isEmpty())
-        window.openFiles(parser.positionalArguments());
+    if (!screenshot.isEmpty())
+        scheduleScreenshot(window, screenshot, afterFit);
+    openStartupData(window, parser);
     return QApplication::exec();
 }

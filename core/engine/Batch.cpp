@@ -92,88 +92,109 @@ QString resolveAgainst(const QString& folder, const QString& path)
     return QDir::isAbsolutePath(path) ? path : QDir(folder).filePath(path);
 }
 
+// A manifest's columns by role, from its header row.
+struct ManifestColumns {
+    QStringList header;
+    int file = -1, name = -1, x = -1, y = -1;
+    std::map<int, std::string> overrides; // column -> override name (one of batchOverrideNames())
+};
+
+ManifestColumns readManifestHeader(const QStringList& fields, const std::string& path)
+{
+    ManifestColumns columns;
+    columns.header = fields;
+    for (int c = 0; c < fields.size(); ++c) {
+        const QString column = fields.at(c).toLower();
+        const std::string key = column.toStdString();
+        if (column == QLatin1String("file") || column == QLatin1String("path"))
+            columns.file = c;
+        else if (column == QLatin1String("name"))
+            columns.name = c;
+        else if (column == QLatin1String("x") || column == QLatin1String("field_x"))
+            columns.x = c;
+        else if (column == QLatin1String("y") || column == QLatin1String("field_y"))
+            columns.y = c;
+        else if (std::find(batchOverrideNames().begin(), batchOverrideNames().end(), key) != batchOverrideNames().end())
+            columns.overrides[c] = key;
+        else {
+            std::string known = "file, name, x, y";
+            for (const std::string& o : batchOverrideNames())
+                known += ", " + o;
+            throw BatchError(path + ": unknown column '" + fields.at(c).toStdString() + "' (known: " + known + ")");
+        }
+    }
+    if (columns.file < 0)
+        throw BatchError(path + ": the header row has no 'file' column (e.g. file,x,y)");
+    if ((columns.x < 0) != (columns.y < 0))
+        throw BatchError(path + ": a field position needs both an 'x' and a 'y' column");
+    return columns;
+}
+
+// Reads a number cell into `target` (an empty cell leaves it unset). A bad cell marks the row as failed
+// rather than stopping the batch, so the other rows still run; only the first problem of a row is kept.
+void readManifestNumber(const ManifestColumns& columns, const QStringList& fields, int column, const std::string& where, BatchInput& in,
+                        std::optional<double>& target)
+{
+    const QString text = fields.value(column);
+    if (text.isEmpty())
+        return;
+    bool ok = false;
+    const double v = text.toDouble(&ok);
+    if (!ok || !std::isfinite(v)) {
+        if (in.error.empty())
+            in.error = where + ": " + columns.header.at(column).toStdString() + " '" + text.toStdString() + "' is not a number";
+        return;
+    }
+    target = v;
+}
+
+// One data row of a manifest; `where` names it ("manifest.csv line 7") in its messages.
+BatchInput readManifestRow(const ManifestColumns& columns, const QStringList& fields, const QString& folder, const std::string& where, int lineNo)
+{
+    BatchInput in;
+    in.source = where;
+    const QString file = fields.value(columns.file);
+    const bool named = columns.name >= 0 && !fields.value(columns.name).isEmpty();
+    if (file.isEmpty()) {
+        in.name = named ? fields.value(columns.name).toStdString() : "line-" + std::to_string(lineNo + 1);
+        in.error = where + ": no file given";
+        return in;
+    }
+    in.path = resolveAgainst(folder, file).toStdString();
+    in.name = named ? fields.value(columns.name).toStdString() : nameFromPath(in.path);
+    if (columns.x >= 0) {
+        readManifestNumber(columns, fields, columns.x, where, in, in.fieldX);
+        readManifestNumber(columns, fields, columns.y, where, in, in.fieldY);
+        if (in.fieldX.has_value() != in.fieldY.has_value() && in.error.empty())
+            in.error = where + ": give both x and y, or neither";
+    }
+    for (const auto& [column, key] : columns.overrides)
+        if (!fields.value(column).isEmpty())
+            in.overrides[key] = fields.value(column).toStdString();
+    return in;
+}
+
 void readManifest(const std::string& path, std::vector<BatchInput>& inputs)
 {
     const QStringList lines = readLines(path, "manifest");
     const QString folder = QFileInfo(QString::fromStdString(path)).absolutePath();
     const std::string shown = QFileInfo(QString::fromStdString(path)).fileName().toStdString();
-    QStringList header;
-    int fileColumn = -1, nameColumn = -1, xColumn = -1, yColumn = -1;
-    std::map<int, std::string> overrideColumns;
+    std::optional<ManifestColumns> columns; // set by the first row that is not blank or a comment
     for (int lineNo = 0; lineNo < lines.size(); ++lineNo) {
         QString line = lines.at(lineNo);
         if (line.endsWith(QLatin1Char('\r')))
             line.chop(1);
         if (line.trimmed().isEmpty() || line.trimmed().startsWith(QLatin1Char('#')))
             continue;
-        const std::string where = shown + " line " + std::to_string(lineNo + 1);
         QStringList fields;
         if (!splitCsvLine(line, fields))
             throw BatchError(path + " line " + std::to_string(lineNo + 1) + ": a quoted field is not closed");
-        if (header.isEmpty()) {
-            header = fields;
-            for (int c = 0; c < header.size(); ++c) {
-                const QString column = header.at(c).toLower();
-                const std::string key = column.toStdString();
-                if (column == QLatin1String("file") || column == QLatin1String("path"))
-                    fileColumn = c;
-                else if (column == QLatin1String("name"))
-                    nameColumn = c;
-                else if (column == QLatin1String("x") || column == QLatin1String("field_x"))
-                    xColumn = c;
-                else if (column == QLatin1String("y") || column == QLatin1String("field_y"))
-                    yColumn = c;
-                else if (std::find(batchOverrideNames().begin(), batchOverrideNames().end(), key) != batchOverrideNames().end())
-                    overrideColumns[c] = key;
-                else {
-                    std::string known = "file, name, x, y";
-                    for (const std::string& o : batchOverrideNames())
-                        known += ", " + o;
-                    throw BatchError(path + ": unknown column '" + header.at(c).toStdString() + "' (known: " + known + ")");
-                }
-            }
-            if (fileColumn < 0)
-                throw BatchError(path + ": the header row has no 'file' column (e.g. file,x,y)");
-            if ((xColumn < 0) != (yColumn < 0))
-                throw BatchError(path + ": a field position needs both an 'x' and a 'y' column");
-            continue;
-        }
-        BatchInput in;
-        in.source = where;
-        const QString file = fields.value(fileColumn);
-        if (file.isEmpty()) {
-            in.name = nameColumn >= 0 && !fields.value(nameColumn).isEmpty() ? fields.value(nameColumn).toStdString() : "line-" + std::to_string(lineNo + 1);
-            in.error = where + ": no file given";
-            inputs.push_back(in);
-            continue;
-        }
-        in.path = resolveAgainst(folder, file).toStdString();
-        in.name = nameColumn >= 0 && !fields.value(nameColumn).isEmpty() ? fields.value(nameColumn).toStdString() : nameFromPath(in.path);
-        auto number = [&](int column, std::optional<double>& target) {
-            const QString text = fields.value(column);
-            if (text.isEmpty())
-                return;
-            bool ok = false;
-            const double v = text.toDouble(&ok);
-            if (!ok || !std::isfinite(v)) {
-                if (in.error.empty())
-                    in.error = where + ": " + header.at(column).toStdString() + " '" + text.toStdString() + "' is not a number";
-                return;
-            }
-            target = v;
-        };
-        if (xColumn >= 0) {
-            number(xColumn, in.fieldX);
-            number(yColumn, in.fieldY);
-            if (in.fieldX.has_value() != in.fieldY.has_value() && in.error.empty())
-                in.error = where + ": give both x and y, or neither";
-        }
-        for (const auto& [column, key] : overrideColumns)
-            if (!fields.value(column).isEmpty())
-                in.overrides[key] = fields.value(column).toStdString();
-        inputs.push_back(std::move(in));
+        if (!columns)
+            columns = readManifestHeader(fields, path);
+        else
+            inputs.push_back(readManifestRow(*columns, fields, folder, shown + " line " + std::to_string(lineNo + 1), lineNo));
     }
-    if (header.isEmpty())
+    if (!columns)
         throw BatchError(path + ": the manifest is empty (expected a header row such as file,x,y)");
 }
 
@@ -313,6 +334,129 @@ std::string csvNumber(double v)
     return QString::number(v, 'g', 10).toStdString();
 }
 
+// The settings file's JSON object, with an empty "inputs" added when it lists none (a settings file need
+// not), so that sessionFromJson can read and check it like any session.
+QJsonObject readSettingsObject(const std::string& path)
+{
+    try {
+        requireReadableFile(path);
+    } catch (const std::exception& e) {
+        throw SessionError(e.what());
+    }
+    QFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::ReadOnly))
+        throw SessionError(path + ": cannot open (" + file.errorString().toStdString() + ")");
+    if (file.size() > (64 << 20))
+        throw SessionError(path + ": " + std::to_string(file.size()) + " bytes is too large for a settings file");
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
+    if (error.error != QJsonParseError::NoError)
+        throw SessionError(path + ": not valid JSON (" + error.errorString().toStdString() + " at byte " + std::to_string(error.offset) + ")");
+    if (!doc.isObject())
+        throw SessionError(path + ": not a settings file (the JSON is not an object)");
+    QJsonObject root = doc.object();
+    if (!root.contains(QStringLiteral("inputs")))
+        root.insert(QStringLiteral("inputs"), QJsonArray());
+    return root;
+}
+
+// The metadata a person set in the settings file, with its origins; values the session's own input files
+// supplied are dropped, since each batch input's files say those for themselves.
+DatasetMetadata personSetMetadata(const DatasetMetadata& from)
+{
+    DatasetMetadata m;
+    auto keep = [&](std::optional<double> DatasetMetadata::*field, const char* key) {
+        if ((from.*field) && setByPerson(from, key)) {
+            m.*field = from.*field;
+            if (const auto it = from.origin.find(key); it != from.origin.end())
+                m.origin[key] = it->second;
+        }
+    };
+    keep(&DatasetMetadata::wavelength, "wavelength");
+    keep(&DatasetMetadata::pixelPitch, "pixelPitch");
+    keep(&DatasetMetadata::pixelAngle, "pixelAngle");
+    keep(&DatasetMetadata::fNumber, "fNumber");
+    keep(&DatasetMetadata::numericalAperture, "numericalAperture");
+    keep(&DatasetMetadata::aperture, "aperture");
+    keep(&DatasetMetadata::samplingQ, "samplingQ");
+    keep(&DatasetMetadata::zStep, "zStep");
+    keep(&DatasetMetadata::focusPlane, "focusPlane");
+    keep(&DatasetMetadata::saturationLevel, "saturationLevel");
+    if (from.origin.count("immersionIndex") && setByPerson(from, "immersionIndex")) {
+        m.immersionIndex = from.immersionIndex;
+        m.origin["immersionIndex"] = from.origin.at("immersionIndex");
+    }
+    if (from.origin.count("defocusModel") && setByPerson(from, "defocusModel")) {
+        m.defocusModel = from.defocusModel;
+        m.origin["defocusModel"] = from.origin.at("defocusModel");
+    }
+    if (!from.dataUnit.empty() && setByPerson(from, "dataUnit"))
+        m.dataUnit = from.dataUnit;
+    return m;
+}
+
+// The plane template: what a person chose for plane i of the session's first input. The planes carry no
+// pixels: prepareBatchRun applies them to each input's planes.
+std::vector<DatasetPlane> planeTemplate(const Dataset& stored)
+{
+    std::vector<DatasetPlane> planes;
+    for (size_t i = 0; i < stored.planes.size(); ++i) {
+        const DatasetPlane& p = stored.planes[i];
+        if (p.file != 0)
+            continue;
+        DatasetPlane t;
+        t.indexInFile = p.indexInFile;
+        t.use = p.use;
+        if (setByPerson(stored.metadata, "defocus[" + std::to_string(i) + "]"))
+            t.defocus = p.defocus;
+        planes.push_back(t);
+    }
+    return planes;
+}
+
+// A small two-plane data set (a 16x16 Gaussian spot, in focus and one wave defocused) that any valid model
+// setting can be built on, using the settings' wavelength and data unit.
+Dataset standInDataset(const DatasetMetadata& m)
+{
+    Dataset standIn;
+    DatasetFile standInFile;
+    standInFile.path = "stand-in";
+    standInFile.planeCount = 2;
+    standIn.files.push_back(standInFile);
+    standIn.metadata.wavelength = m.wavelength.value_or(500e-9);
+    standIn.metadata.samplingQ = 2.0;
+    standIn.metadata.dataUnit = m.dataUnit;
+    DatasetPlane plane;
+    plane.raw = Image(16, 16, 1.0);
+    for (int r = 0; r < 16; ++r)
+        for (int c = 0; c < 16; ++c)
+            plane.raw.at(r, c) += 1000.0 * std::exp(-((r - 8) * (r - 8) + (c - 8) * (c - 8)) / 4.0);
+    plane.raw.source = "stand-in";
+    plane.defocus = {PlaneDefocus::Kind::Waves, 0.0};
+    standIn.planes.push_back(plane);
+    plane.indexInFile = 1;
+    plane.defocus = {PlaneDefocus::Kind::Waves, 1.0};
+    standIn.planes.push_back(plane);
+    return standIn;
+}
+
+// The model settings are checked where they are used, when the problem is built (buildProblem and
+// Problem); so that a bad one (an odd grid, an obscuration of 1.5) stops the batch before any worker
+// instead of failing every input, the settings' model is built once on a small stand-in plane.
+void checkModelOnStandIn(const Session& s, const std::string& path)
+{
+    ModelSettings model = s.model;
+    model.order = fittedOrders(s.model, s.solver).back();
+    if (model.grid > 1024)
+        model.grid = 0; // a large grid is not allocated here; each input's run checks it
+    const Dataset standIn = standInDataset(s.dataset.metadata);
+    try {
+        buildProblem(standIn, model);
+    } catch (const std::exception& e) {
+        throw SessionError(path + ": the model settings cannot be used: " + e.what());
+    }
+}
+
 } // namespace
 
 const std::vector<std::string>& batchOverrideNames()
@@ -392,104 +536,16 @@ BatchInput batchInputFromJson(const QJsonObject& o)
 
 Session loadBatchSettings(const std::string& path)
 {
-    try {
-        requireReadableFile(path);
-    } catch (const std::exception& e) {
-        throw SessionError(e.what());
-    }
-    QFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::ReadOnly))
-        throw SessionError(path + ": cannot open (" + file.errorString().toStdString() + ")");
-    if (file.size() > (64 << 20))
-        throw SessionError(path + ": " + std::to_string(file.size()) + " bytes is too large for a settings file");
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
-    if (error.error != QJsonParseError::NoError)
-        throw SessionError(path + ": not valid JSON (" + error.errorString().toStdString() + " at byte " + std::to_string(error.offset) + ")");
-    if (!doc.isObject())
-        throw SessionError(path + ": not a settings file (the JSON is not an object)");
-    QJsonObject root = doc.object();
-    if (!root.contains(QStringLiteral("inputs")))
-        root.insert(QStringLiteral("inputs"), QJsonArray()); // a settings file need not list inputs
-    const Session stored = sessionFromJson(root, path); // checks the orders and the solver settings
+    const Session stored = sessionFromJson(readSettingsObject(path), path); // checks the orders and the solver settings
 
     Session s;
     s.model = stored.model;
     s.solver = stored.solver;
     s.dataset.preprocess = stored.dataset.preprocess;
-    const DatasetMetadata& from = stored.dataset.metadata;
-    DatasetMetadata& m = s.dataset.metadata;
-    auto keep = [&](std::optional<double> DatasetMetadata::*field, const char* key) {
-        if ((from.*field) && setByPerson(from, key)) {
-            m.*field = from.*field;
-            if (const auto it = from.origin.find(key); it != from.origin.end())
-                m.origin[key] = it->second;
-        }
-    };
-    keep(&DatasetMetadata::wavelength, "wavelength");
-    keep(&DatasetMetadata::pixelPitch, "pixelPitch");
-    keep(&DatasetMetadata::pixelAngle, "pixelAngle");
-    keep(&DatasetMetadata::fNumber, "fNumber");
-    keep(&DatasetMetadata::numericalAperture, "numericalAperture");
-    keep(&DatasetMetadata::aperture, "aperture");
-    keep(&DatasetMetadata::samplingQ, "samplingQ");
-    keep(&DatasetMetadata::zStep, "zStep");
-    keep(&DatasetMetadata::focusPlane, "focusPlane");
-    keep(&DatasetMetadata::saturationLevel, "saturationLevel");
-    if (from.origin.count("immersionIndex") && setByPerson(from, "immersionIndex")) {
-        m.immersionIndex = from.immersionIndex;
-        m.origin["immersionIndex"] = from.origin.at("immersionIndex");
-    }
-    if (from.origin.count("defocusModel") && setByPerson(from, "defocusModel")) {
-        m.defocusModel = from.defocusModel;
-        m.origin["defocusModel"] = from.origin.at("defocusModel");
-    }
-    if (!from.dataUnit.empty() && setByPerson(from, "dataUnit"))
-        m.dataUnit = from.dataUnit;
-    // The plane template: what a person chose for plane i of the session's first input.
-    for (size_t i = 0; i < stored.dataset.planes.size(); ++i) {
-        const DatasetPlane& p = stored.dataset.planes[i];
-        if (p.file != 0)
-            continue;
-        DatasetPlane t;
-        t.indexInFile = p.indexInFile;
-        t.use = p.use;
-        if (setByPerson(from, "defocus[" + std::to_string(i) + "]"))
-            t.defocus = p.defocus;
-        s.dataset.planes.push_back(t); // no pixels: prepareBatchRun applies it to each input's planes
-    }
-    validateMetadata(m); // e.g. a wavelength of 633 (metres) stops the batch here, naming it
-    // The model settings are checked where they are used, when the problem is built (buildProblem and
-    // Problem); so that a bad one (an odd grid, an obscuration of 1.5) stops the batch before any worker
-    // instead of failing every input, the settings' model is built once on a small stand-in plane.
-    ModelSettings model = s.model;
-    model.order = fittedOrders(s.model, s.solver).back();
-    if (model.grid > 1024)
-        model.grid = 0; // a large grid is not allocated here; each input's run checks it
-    Dataset standIn;
-    DatasetFile standInFile;
-    standInFile.path = "stand-in";
-    standInFile.planeCount = 2;
-    standIn.files.push_back(standInFile);
-    standIn.metadata.wavelength = m.wavelength.value_or(500e-9);
-    standIn.metadata.samplingQ = 2.0;
-    standIn.metadata.dataUnit = m.dataUnit;
-    DatasetPlane plane;
-    plane.raw = Image(16, 16, 1.0);
-    for (int r = 0; r < 16; ++r)
-        for (int c = 0; c < 16; ++c)
-            plane.raw.at(r, c) += 1000.0 * std::exp(-((r - 8) * (r - 8) + (c - 8) * (c - 8)) / 4.0);
-    plane.raw.source = "stand-in";
-    plane.defocus = {PlaneDefocus::Kind::Waves, 0.0};
-    standIn.planes.push_back(plane);
-    plane.indexInFile = 1;
-    plane.defocus = {PlaneDefocus::Kind::Waves, 1.0};
-    standIn.planes.push_back(plane);
-    try {
-        buildProblem(standIn, model);
-    } catch (const std::exception& e) {
-        throw SessionError(path + ": the model settings cannot be used: " + e.what());
-    }
+    s.dataset.metadata = personSetMetadata(stored.dataset.metadata);
+    s.dataset.planes = planeTemplate(stored.dataset);
+    validateMetadata(s.dataset.metadata); // e.g. a wavelength of 633 (metres) stops the batch here, naming it
+    checkModelOnStandIn(s, path);
     return s;
 }
 

@@ -349,39 +349,33 @@ bool FasthTrainingSettings::isValid(QString* error) const
 
 namespace {
 
-template <typename Scalar>
-void train(const FasthTrainingSettings& s, FasthTrainingState& state, FasthTrainingResult& result)
+// The regression problem the layer learns: inputs X and outputs T X for a fixed target T.
+struct TrainingTarget {
+    Eigen::VectorXd singularValues; // of T, descending
+    Eigen::MatrixXd inputs;
+    Eigen::MatrixXd outputs;
+};
+
+// The target T = A diag(t) B^T with A, B orthogonal (d reflectors each) and t log-spaced from 3
+// down to 0.09: its singular values are known, so the learnt ones can be compared with the truth.
+TrainingTarget makeTrainingTarget(const FasthTrainingSettings& s, const fasth::Options& options, std::mt19937_64& generator)
 {
-    using MatrixType = fasth::Matrix<Scalar>;
-    const fasth::Options options = fasthOptions(s.blockSize, s.threads);
-    std::mt19937_64 generator(s.seed);
-
-    // The target T = A diag(t) B^T with A, B orthogonal (d reflectors each) and t log-spaced from 3
-    // down to 0.09: its singular values are known, so the learnt ones can be compared with the truth.
-    Eigen::VectorXd target(s.d);
+    TrainingTarget t;
+    t.singularValues.resize(s.d);
     for (int i = 0; i < s.d; ++i)
-        target(i) = 3.0 * std::pow(0.03, s.d > 1 ? double(i) / double(s.d - 1) : 0.0);
-    const fasth::SvdLayer<double> targetLayer(gaussian(s.d, s.d, generator), gaussian(s.d, s.d, generator), target,
+        t.singularValues(i) = 3.0 * std::pow(0.03, s.d > 1 ? double(i) / double(s.d - 1) : 0.0);
+    const fasth::SvdLayer<double> targetLayer(gaussian(s.d, s.d, generator), gaussian(s.d, s.d, generator), t.singularValues,
                                               options);
-    const Eigen::MatrixXd inputs = gaussian(s.d, s.samples, generator);
-    const Eigen::MatrixXd targets = targetLayer.forward(inputs);
+    t.inputs = gaussian(s.d, s.samples, generator);
+    t.outputs = targetLayer.forward(t.inputs);
+    return t;
+}
 
-    fasth::SvdLayer<Scalar> initial(gaussian(s.d, s.k, generator).cast<Scalar>(),
-                                    gaussian(s.d, s.k, generator).cast<Scalar>(),
-                                    randomSigma(s.d, generator).cast<Scalar>(), options);
-    {
-        std::lock_guard lock(state.mutex);
-        state.targetSingularValues = target;
-        state.sigma = initial.sigma().template cast<double>();
-        state.steps = s.steps;
-    }
-    result.targetSingularValues = target;
-
-    fasth::TrainingOptions training;
-    training.optimizer = fasth::Optimizer::Adam;
-    training.learningRate = s.learningRate;
-    training.maxIterations = s.steps;
-    fasth::SvdTrainer<Scalar> trainer(std::move(initial), inputs.cast<Scalar>(), targets.cast<Scalar>(), training);
+// Runs Adam to the end (or until cancelled or diverged), publishing each step's loss and sigma to `state`
+// for the live plot and keeping the whole history in `result`.
+template <typename Scalar>
+void runTrainer(fasth::SvdTrainer<Scalar>& trainer, FasthTrainingState& state, FasthTrainingResult& result)
+{
     result.summary = trainer.run([&](const fasth::TrainingProgress& progress) {
         // The reported loss belongs to the parameters before this step: after iteration - 1 steps.
         const double iteration = double(progress.iteration - 1);
@@ -405,18 +399,18 @@ void train(const FasthTrainingSettings& s, FasthTrainingState& state, FasthTrain
     }
     result.sigma = trainer.layer().sigma().template cast<double>();
     result.cancelled = result.summary.termination == fasth::TrainingTermination::Cancelled;
-    if (result.cancelled || result.summary.termination == fasth::TrainingTermination::Diverged)
-        return;
+}
 
-    // Inverse and determinant of the trained layer, by its SVD and by LU of the formed W.
-    const fasth::SvdLayer<Scalar>& layer = trainer.layer();
-    const MatrixType rhs = gaussian(s.d, s.samples, generator).cast<Scalar>();
-    FasthUseCaseComparison& c = result.useCases;
+// W^{-1} Y by the layer's SVD and by LU of the formed W; returns W for the determinant comparison.
+template <typename Scalar>
+fasth::Matrix<Scalar> compareInverse(const fasth::SvdLayer<Scalar>& layer, const fasth::Matrix<Scalar>& rhs, int repeat, FasthUseCaseComparison& c)
+{
+    using MatrixType = fasth::Matrix<Scalar>;
     c.rightHandSides = int(rhs.cols());
     MatrixType svdSolution, luSolution;
-    c.svdInverseMs = medianMilliseconds(s.timingRepeat, [&] { svdSolution = layer.inverse(rhs); });
+    c.svdInverseMs = medianMilliseconds(repeat, [&] { svdSolution = layer.inverse(rhs); });
     const MatrixType w = layer.dense();
-    c.luSolveMs = medianMilliseconds(s.timingRepeat, [&] {
+    c.luSolveMs = medianMilliseconds(repeat, [&] {
         // Factor and solve: the weight changes at every training step, so the factorisation counts.
         const Eigen::PartialPivLU<MatrixType> lu(w);
         luSolution = lu.solve(rhs);
@@ -425,13 +419,20 @@ void train(const FasthTrainingSettings& s, FasthTrainingState& state, FasthTrain
     c.inverseRelativeDifference = double((svdSolution - luSolution).cwiseAbs().maxCoeff()) / luScale;
     c.inverseResidual = double((w * svdSolution - rhs).cwiseAbs().maxCoeff())
                         / std::max(double(rhs.cwiseAbs().maxCoeff()), 1e-300);
+    return w;
+}
 
-    c.svdLogDetMs = medianMilliseconds(s.timingRepeat, [&] { c.svdLogAbsDet = double(layer.logAbsDeterminant()); });
+// log|det W| and its sign by the layer's SVD and by LU of the formed W.
+template <typename Scalar>
+void compareDeterminant(const fasth::SvdLayer<Scalar>& layer, const fasth::Matrix<Scalar>& w, int repeat, FasthUseCaseComparison& c)
+{
+    using MatrixType = fasth::Matrix<Scalar>;
+    c.svdLogDetMs = medianMilliseconds(repeat, [&] { c.svdLogAbsDet = double(layer.logAbsDeterminant()); });
     int sign = ((layer.uReflectors().cols() + layer.vReflectors().cols()) % 2 == 0) ? 1 : -1;
     for (Eigen::Index i = 0; i < layer.sigma().size(); ++i)
         sign *= layer.sigma()(i) < Scalar(0) ? -1 : 1;
     c.svdDetSign = sign;
-    c.luLogDetMs = medianMilliseconds(s.timingRepeat, [&] {
+    c.luLogDetMs = medianMilliseconds(repeat, [&] {
         const Eigen::PartialPivLU<MatrixType> lu(w);
         // Summing logs of the pivots instead of lu.determinant() avoids overflow for large d.
         double sum = 0.0;
@@ -444,6 +445,41 @@ void train(const FasthTrainingSettings& s, FasthTrainingState& state, FasthTrain
         c.luLogAbsDet = sum;
         c.luDetSign = luSign;
     });
+}
+
+template <typename Scalar>
+void train(const FasthTrainingSettings& s, FasthTrainingState& state, FasthTrainingResult& result)
+{
+    using MatrixType = fasth::Matrix<Scalar>;
+    const fasth::Options options = fasthOptions(s.blockSize, s.threads);
+    // One generator for everything, drawn in a fixed order, so a seed always gives the same run.
+    std::mt19937_64 generator(s.seed);
+    const TrainingTarget target = makeTrainingTarget(s, options, generator);
+
+    fasth::SvdLayer<Scalar> initial(gaussian(s.d, s.k, generator).cast<Scalar>(),
+                                    gaussian(s.d, s.k, generator).cast<Scalar>(),
+                                    randomSigma(s.d, generator).cast<Scalar>(), options);
+    {
+        std::lock_guard lock(state.mutex);
+        state.targetSingularValues = target.singularValues;
+        state.sigma = initial.sigma().template cast<double>();
+        state.steps = s.steps;
+    }
+    result.targetSingularValues = target.singularValues;
+
+    fasth::TrainingOptions training;
+    training.optimizer = fasth::Optimizer::Adam;
+    training.learningRate = s.learningRate;
+    training.maxIterations = s.steps;
+    fasth::SvdTrainer<Scalar> trainer(std::move(initial), target.inputs.cast<Scalar>(), target.outputs.cast<Scalar>(), training);
+    runTrainer(trainer, state, result);
+    if (result.cancelled || result.summary.termination == fasth::TrainingTermination::Diverged)
+        return;
+
+    // Inverse and determinant of the trained layer, by its SVD and by LU of the formed W.
+    const MatrixType rhs = gaussian(s.d, s.samples, generator).cast<Scalar>();
+    const MatrixType w = compareInverse(trainer.layer(), rhs, s.timingRepeat, result.useCases);
+    compareDeterminant(trainer.layer(), w, s.timingRepeat, result.useCases);
 }
 
 } // namespace

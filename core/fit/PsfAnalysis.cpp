@@ -186,6 +186,76 @@ double fwhm(const std::vector<double>& grid, int n)
     };
     return 0.5 * (side(0, 1) + side(0, -1) + side(1, 0) + side(-1, 0));
 }
+
+// Encircled energy of the fitted and the ideal PSF within whole-pixel radii of the grid centre
+// (piston, tip and tilt are removed, so the PSFs sit there).
+void addEncircledEnergy(const std::vector<double>& fitted, const std::vector<double>& ideal, int n, int bins, PsfAnalysis& a)
+{
+    double totalFitted = 0.0, totalIdeal = 0.0;
+    std::vector<double> ringFitted(size_t(bins), 0.0), ringIdeal(size_t(bins), 0.0);
+    for (int r = 0; r < n; ++r)
+        for (int c = 0; c < n; ++c) {
+            const size_t g = size_t(r) * size_t(n) + size_t(c);
+            totalFitted += fitted[g];
+            totalIdeal += ideal[g];
+            const int bin = int(std::ceil(std::hypot(c - n / 2, r - n / 2)));
+            if (bin < bins) {
+                ringFitted[size_t(bin)] += fitted[g];
+                ringIdeal[size_t(bin)] += ideal[g];
+            }
+        }
+    double sumFitted = 0.0, sumIdeal = 0.0;
+    for (int b = 0; b < bins; ++b) {
+        sumFitted += ringFitted[size_t(b)];
+        sumIdeal += ringIdeal[size_t(b)];
+        a.radius.push_back(b);
+        a.encircledFitted.push_back(sumFitted / totalFitted);
+        a.encircledDiffraction.push_back(sumIdeal / totalIdeal);
+    }
+}
+
+// Data and model radial profiles per plane, both about the model's centroid.
+void addPlaneProfiles(ModelEvaluator& evaluator, const std::vector<double>& parameters, int bins, PsfAnalysis& a)
+{
+    const Problem& problem = evaluator.problem();
+    const std::vector<Image> models = modelImagesInDataLayout(evaluator, parameters);
+    for (int k = 0; k < problem.planeCount(); ++k) {
+        const Image& data = problem.spec().planes[size_t(k)].data;
+        const Image& model = models[size_t(k)];
+        double total = 0.0, sx = 0.0, sy = 0.0;
+        for (int r = 0; r < model.height; ++r)
+            for (int c = 0; c < model.width; ++c)
+                if (const double v = model.at(r, c); std::isfinite(v) && v > 0) {
+                    total += v;
+                    sx += v * c;
+                    sy += v * r;
+                }
+        const double cx = total > 0 ? sx / total : model.width / 2, cy = total > 0 ? sy / total : model.height / 2;
+        std::vector<double> d = radialAverage(data.pixels, data.width, data.height, cx, cy, bins);
+        std::vector<double> m = radialAverage(model.pixels, model.width, model.height, cx, cy, bins);
+        a.planeNames.push_back(problem.spec().planes[size_t(k)].diversity.describe());
+        a.dataProfiles.push_back(std::move(d));
+        a.modelProfiles.push_back(std::move(m));
+    }
+}
+
+// MTF: radial out to the cutoff (N / Q bins from the centre), and the 2-D maps around it.
+void addMtf(const std::vector<double>& fitted, const std::vector<double>& ideal, int n, PsfAnalysis& a)
+{
+    const std::vector<double> mtfF = mtf(fitted, n), mtfI = mtf(ideal, n);
+    const int cutoffBins = std::min(n / 2 - 1, int(std::ceil(a.cutoffCyclesPerPixel * n)));
+    const std::vector<double> radialF = radialAverage(mtfF, n, n, n / 2, n / 2, cutoffBins + 1);
+    const std::vector<double> radialI = radialAverage(mtfI, n, n, n / 2, n / 2, cutoffBins + 1);
+    for (int b = 0; b <= cutoffBins; ++b) {
+        a.frequency.push_back(double(b) / n);
+        a.mtfFitted.push_back(radialF[size_t(b)]);
+        a.mtfDiffraction.push_back(radialI[size_t(b)]);
+    }
+    a.mtfFitted2d = centreCut(mtfF, n, cutoffBins, 1.0);
+    a.mtfDiffraction2d = centreCut(mtfI, n, cutoffBins, 1.0);
+    a.mtfFitted2d.source = "MTF of the fitted system";
+    a.mtfDiffraction2d.source = "MTF of the diffraction-limited system";
+}
 } // namespace
 
 PsfAnalysis analysePsf(ModelEvaluator& evaluator, const std::vector<double>& parameters)
@@ -212,67 +282,12 @@ PsfAnalysis analysePsf(ModelEvaluator& evaluator, const std::vector<double>& par
     a.fittedPsf.source = "fitted PSF";
     a.diffractionPsf.source = "diffraction-limited PSF";
 
-    // Profiles and encircled energy about the grid centre (piston, tip and tilt are removed).
     const int bins = n / 2;
     a.fwhmFittedPixels = fwhm(fitted, n);
     a.fwhmDiffractionPixels = fwhm(ideal, n);
-    double totalFitted = 0.0, totalIdeal = 0.0;
-    std::vector<double> ringFitted(size_t(bins), 0.0), ringIdeal(size_t(bins), 0.0);
-    for (int r = 0; r < n; ++r)
-        for (int c = 0; c < n; ++c) {
-            const size_t g = size_t(r) * size_t(n) + size_t(c);
-            totalFitted += fitted[g];
-            totalIdeal += ideal[g];
-            const int bin = int(std::ceil(std::hypot(c - n / 2, r - n / 2)));
-            if (bin < bins) {
-                ringFitted[size_t(bin)] += fitted[g];
-                ringIdeal[size_t(bin)] += ideal[g];
-            }
-        }
-    double sumFitted = 0.0, sumIdeal = 0.0;
-    for (int b = 0; b < bins; ++b) {
-        sumFitted += ringFitted[size_t(b)];
-        sumIdeal += ringIdeal[size_t(b)];
-        a.radius.push_back(b);
-        a.encircledFitted.push_back(sumFitted / totalFitted);
-        a.encircledDiffraction.push_back(sumIdeal / totalIdeal);
-    }
-
-    // Data and model per plane, about the model's centroid.
-    const std::vector<Image> models = modelImagesInDataLayout(evaluator, parameters);
-    for (int k = 0; k < problem.planeCount(); ++k) {
-        const Image& data = problem.spec().planes[size_t(k)].data;
-        const Image& model = models[size_t(k)];
-        double total = 0.0, sx = 0.0, sy = 0.0;
-        for (int r = 0; r < model.height; ++r)
-            for (int c = 0; c < model.width; ++c)
-                if (const double v = model.at(r, c); std::isfinite(v) && v > 0) {
-                    total += v;
-                    sx += v * c;
-                    sy += v * r;
-                }
-        const double cx = total > 0 ? sx / total : model.width / 2, cy = total > 0 ? sy / total : model.height / 2;
-        std::vector<double> d = radialAverage(data.pixels, data.width, data.height, cx, cy, bins);
-        std::vector<double> m = radialAverage(model.pixels, model.width, model.height, cx, cy, bins);
-        a.planeNames.push_back(problem.spec().planes[size_t(k)].diversity.describe());
-        a.dataProfiles.push_back(std::move(d));
-        a.modelProfiles.push_back(std::move(m));
-    }
-
-    // MTF: radial out to the cutoff (N / Q bins from the centre), and the 2-D maps around it.
-    const std::vector<double> mtfF = mtf(fitted, n), mtfI = mtf(ideal, n);
-    const int cutoffBins = std::min(n / 2 - 1, int(std::ceil(a.cutoffCyclesPerPixel * n)));
-    const std::vector<double> radialF = radialAverage(mtfF, n, n, n / 2, n / 2, cutoffBins + 1);
-    const std::vector<double> radialI = radialAverage(mtfI, n, n, n / 2, n / 2, cutoffBins + 1);
-    for (int b = 0; b <= cutoffBins; ++b) {
-        a.frequency.push_back(double(b) / n);
-        a.mtfFitted.push_back(radialF[size_t(b)]);
-        a.mtfDiffraction.push_back(radialI[size_t(b)]);
-    }
-    a.mtfFitted2d = centreCut(mtfF, n, cutoffBins, 1.0);
-    a.mtfDiffraction2d = centreCut(mtfI, n, cutoffBins, 1.0);
-    a.mtfFitted2d.source = "MTF of the fitted system";
-    a.mtfDiffraction2d.source = "MTF of the diffraction-limited system";
+    addEncircledEnergy(fitted, ideal, n, bins, a);
+    addPlaneProfiles(evaluator, parameters, bins, a);
+    addMtf(fitted, ideal, n, a);
     return a;
 }
 

@@ -229,58 +229,51 @@ void OutputTransaction::add(const std::string& path, QByteArray bytes)
     m_entries.push_back({path, std::move(bytes)});
 }
 
-void OutputTransaction::commit()
+namespace {
+
+// Puts back everything the commit has touched so far, clears the signal handler's list, and throws.
+[[noreturn]] void rollBackAndFail(const std::string& message)
 {
-    std::lock_guard lock(g_commitMutex);
-    int files = 0;
-    for (const Entry& e : m_entries)
-        files += e.path != "-";
-    if (files > kMaxEntries)
-        throw OutputError("more than " + std::to_string(kMaxEntries) + " output files in one run");
-
-    SignalGuard signalGuard;
-    g_rollingBack.store(false);
+    rollBackAll();
     g_entryCount.store(0);
-    auto fail = [&](const std::string& message) {
-        rollBackAll();
-        g_entryCount.store(0);
-        throw OutputError(message);
-    };
+    throw OutputError(message);
+}
 
-    // 1. Every file to a temporary of its own beside its target.
-    const mode_t freshMode = newFileMode();
-    for (const Entry& e : m_entries) {
-        if (e.path == "-")
-            continue;
-        struct stat existing = {};
-        const bool exists = ::stat(e.path.c_str(), &existing) == 0;
-        if (exists && !m_overwrite)
-            fail(e.path + ": file exists; refusing to overwrite it (use --force)");
-        if (exists && !S_ISREG(existing.st_mode))
-            fail(e.path + ": exists and is not a regular file; refusing to write to it");
-        SignalEntry& s = g_entries[g_entryCount.load()];
-        const std::string name = fs::path(e.path).filename().string();
-        if (!copyPath(s.target, e.path) || !copyPath(s.temporary, folderOf(e.path) + "/." + name + ".wfs-XXXXXX"))
-            fail(e.path + ": the path is too long");
-        s.backup[0] = '\0';
-        s.keepTarget.store(false);
-        s.state.store(kWriting);
-        g_entryCount.fetch_add(1); // before the file exists, so that a signal from here on removes it
-        const int fd = ::mkstemp(s.temporary);
-        if (fd < 0)
-            fail(e.path + ": cannot create a temporary file in " + folderOf(e.path) + " (" + errnoText(errno) + ")");
-        int error = writeAll(fd, e.bytes);
-        if (error == 0 && ::fchmod(fd, exists ? existing.st_mode & 07777 : freshMode) != 0)
-            error = errno;
-        if (error == 0 && systemCalls().fsync(fd) != 0)
-            error = errno;
-        if (::close(fd) != 0 && error == 0)
-            error = errno;
-        if (error != 0)
-            fail(e.path + ": write failed (" + errnoText(error) + "); nothing was written");
-    }
+// Step 1 for one file: its bytes to a temporary of its own beside its target (so that step 3 is a rename
+// within one folder), with the replaced file's permissions (or the umask's for a new file), synced.
+void writeTemporary(const std::string& path, const QByteArray& bytes, bool overwrite, mode_t freshMode)
+{
+    struct stat existing = {};
+    const bool exists = ::stat(path.c_str(), &existing) == 0;
+    if (exists && !overwrite)
+        rollBackAndFail(path + ": file exists; refusing to overwrite it (use --force)");
+    if (exists && !S_ISREG(existing.st_mode))
+        rollBackAndFail(path + ": exists and is not a regular file; refusing to write to it");
+    SignalEntry& s = g_entries[g_entryCount.load()];
+    const std::string name = fs::path(path).filename().string();
+    if (!copyPath(s.target, path) || !copyPath(s.temporary, folderOf(path) + "/." + name + ".wfs-XXXXXX"))
+        rollBackAndFail(path + ": the path is too long");
+    s.backup[0] = '\0';
+    s.keepTarget.store(false);
+    s.state.store(kWriting);
+    g_entryCount.fetch_add(1); // before the file exists, so that a signal from here on removes it
+    const int fd = ::mkstemp(s.temporary);
+    if (fd < 0)
+        rollBackAndFail(path + ": cannot create a temporary file in " + folderOf(path) + " (" + errnoText(errno) + ")");
+    int error = writeAll(fd, bytes);
+    if (error == 0 && ::fchmod(fd, exists ? existing.st_mode & 07777 : freshMode) != 0)
+        error = errno;
+    if (error == 0 && systemCalls().fsync(fd) != 0)
+        error = errno;
+    if (::close(fd) != 0 && error == 0)
+        error = errno;
+    if (error != 0)
+        rollBackAndFail(path + ": write failed (" + errnoText(error) + "); nothing was written");
+}
 
-    // 2. Keep what the renames will replace, so that a failure can put it back.
+// Step 2: keep what the renames will replace (a hard link beside it), so that a failure can put it back.
+void backUpReplacedTargets()
+{
     for (int i = 0; i < g_entryCount.load(); ++i) {
         SignalEntry& s = g_entries[i];
         if (::access(s.target, F_OK) != 0)
@@ -291,8 +284,11 @@ void OutputTransaction::commit()
             s.keepTarget.store(true); // no hard links here: a roll-back cannot restore it, so keeps the new file
         }
     }
+}
 
-    // 3. All renames together.
+// Step 3: all renames together; stops early when a signal has started rolling back.
+void renameAllIntoPlace()
+{
     for (int i = 0; i < g_entryCount.load(); ++i) {
         SignalEntry& s = g_entries[i];
         if (g_rollingBack.load())
@@ -300,11 +296,47 @@ void OutputTransaction::commit()
         s.state.store(kRenaming);
         if (systemCalls().rename(s.temporary, s.target) != 0) {
             const int error = errno;
-            fail(std::string(s.target) + ": cannot move the finished file into place (" + errnoText(error) + "); nothing was written");
+            rollBackAndFail(std::string(s.target) + ": cannot move the finished file into place (" + errnoText(error) + "); nothing was written");
         }
         s.state.store(kInPlace);
     }
+}
 
+// After success: the backups are no longer needed, and the signal handler has nothing left to undo.
+void forgetCommittedEntries()
+{
+    for (int i = 0; i < g_entryCount.load(); ++i) {
+        if (g_entries[i].backup[0] != '\0')
+            ::unlink(g_entries[i].backup);
+        g_entries[i].state.store(kUnused);
+    }
+    g_entryCount.store(0);
+}
+
+} // namespace
+
+void OutputTransaction::commit()
+{
+    std::lock_guard lock(g_commitMutex);
+    int files = 0;
+    for (const Entry& e : m_entries)
+        files += e.path != "-";
+    if (files > kMaxEntries)
+        throw OutputError("more than " + std::to_string(kMaxEntries) + " output files in one run");
+
+    SignalGuard signalGuard; // installed for the whole commit: a signal at any step rolls back
+    g_rollingBack.store(false);
+    g_entryCount.store(0);
+
+    // 1. Every file to a temporary of its own beside its target.
+    const mode_t freshMode = newFileMode();
+    for (const Entry& e : m_entries)
+        if (e.path != "-")
+            writeTemporary(e.path, e.bytes, m_overwrite, freshMode);
+    // 2. Keep what the renames will replace, so that a failure can put it back.
+    backUpReplacedTargets();
+    // 3. All renames together.
+    renameAllIntoPlace();
     // 4. Standard output last: it cannot be taken back, the files can.
     for (const Entry& e : m_entries) {
         if (e.path != "-")
@@ -312,15 +344,10 @@ void OutputTransaction::commit()
         std::fflush(stdout);
         const int error = writeAll(STDOUT_FILENO, e.bytes);
         if (error != 0)
-            fail("standard output: write failed (" + errnoText(error) + ")");
+            rollBackAndFail("standard output: write failed (" + errnoText(error) + ")");
     }
 
-    for (int i = 0; i < g_entryCount.load(); ++i) {
-        if (g_entries[i].backup[0] != '\0')
-            ::unlink(g_entries[i].backup);
-        g_entries[i].state.store(kUnused);
-    }
-    g_entryCount.store(0);
+    forgetCommittedEntries();
     m_entries.clear();
 }
 

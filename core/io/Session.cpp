@@ -262,36 +262,46 @@ void readSettings(const Reader& r, const QJsonObject& root, const QString& prefi
 
 }
 
-} // namespace
+// --- Writing: one helper per top-level key of the session object, so sessionToJson reads as its layout.
 
-QJsonObject sessionToJson(const Session& s, const std::string& sessionPath)
+// Each input is stored both absolute and relative to the session's folder, so that a session moved
+// together with its data still finds it (openSession tries the relative path second).
+QJsonArray inputsJson(const std::vector<DatasetFile>& files, const QDir& sessionFolder)
 {
-    const QDir folder = QFileInfo(QString::fromStdString(sessionPath)).absoluteDir();
     QJsonArray inputs;
-    for (const DatasetFile& f : s.dataset.files) {
+    for (const DatasetFile& f : files) {
         const QString absolute = QFileInfo(QString::fromStdString(f.path)).absoluteFilePath();
         inputs.append(QJsonObject{
             {QStringLiteral("path"), absolute},
-            {QStringLiteral("relative_path"), folder.relativeFilePath(absolute)},
+            {QStringLiteral("relative_path"), sessionFolder.relativeFilePath(absolute)},
             {QStringLiteral("sha256"), QString::fromStdString(f.sha256)},
             {QStringLiteral("bytes"), double(f.bytes)},
             {QStringLiteral("format"), QString::fromLatin1(imageFormatName(f.format))},
             {QStringLiteral("planes"), f.planeCount},
         });
     }
-    QJsonArray planes;
-    for (const DatasetPlane& p : s.dataset.planes)
-        planes.append(QJsonObject{
+    return inputs;
+}
+
+QJsonArray planesJson(const std::vector<DatasetPlane>& planes)
+{
+    QJsonArray array;
+    for (const DatasetPlane& p : planes)
+        array.append(QJsonObject{
             {QStringLiteral("file"), p.file},
             {QStringLiteral("index"), p.indexInFile},
             {QStringLiteral("use"), p.use},
             {QStringLiteral("defocus"), defocusJson(p.defocus)},
         });
-    const DatasetMetadata& m = s.dataset.metadata;
+    return array;
+}
+
+QJsonObject metadataJson(const DatasetMetadata& m)
+{
     QJsonObject origin;
     for (const auto& [key, value] : m.origin)
         origin.insert(QString::fromStdString(key), QString::fromStdString(value));
-    const QJsonObject metadata{
+    return QJsonObject{
         {QStringLiteral("wavelength_m"), optionalNumber(m.wavelength)},
         {QStringLiteral("pixel_pitch_m"), optionalNumber(m.pixelPitch)},
         {QStringLiteral("pixel_angle_rad"), optionalNumber(m.pixelAngle)},
@@ -307,11 +317,14 @@ QJsonObject sessionToJson(const Session& s, const std::string& sessionPath)
         {QStringLiteral("saturation"), optionalNumber(m.saturationLevel)},
         {QStringLiteral("origin"), origin},
     };
-    const PreprocessOptions& o = s.dataset.preprocess;
+}
+
+QJsonObject preprocessJson(const PreprocessOptions& o)
+{
     QJsonArray bad;
     for (const auto& [col, row] : o.badPixels)
         bad.append(QJsonArray{col, row});
-    const QJsonObject preprocess{
+    return QJsonObject{
         {QStringLiteral("subtract_background"), o.subtractBackground},
         {QStringLiteral("border_width"), o.borderWidth},
         {QStringLiteral("clip_sigma"), o.clipSigma},
@@ -324,49 +337,36 @@ QJsonObject sessionToJson(const Session& s, const std::string& sessionPath)
         {QStringLiteral("bad_pixels"), bad},
         {QStringLiteral("normalise"), o.normalise},
     };
-    const QJsonObject model = modelJson(s.model);
-    const QJsonObject solver = solverJson(s.solver);
-    QJsonObject root{
-        {QStringLiteral("format"), kFormat},
-        {QStringLiteral("format_version"), kSessionFormatVersion},
-        {QStringLiteral("saved"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
-        {QStringLiteral("inputs"), inputs},
-        {QStringLiteral("planes"), planes},
-        {QStringLiteral("metadata"), metadata},
-        {QStringLiteral("preprocess"), preprocess},
-        {QStringLiteral("model"), model},
-        {QStringLiteral("solver"), solver},
-    };
-    if (!s.result.isEmpty()) {
-        root.insert(QStringLiteral("result"), s.result);
-        QJsonArray parameters;
-        for (double p : s.resultParameters)
-            parameters.append(p);
-        root.insert(QStringLiteral("result_parameters"), parameters);
-    }
-    if (!s.runs.empty()) {
-        QJsonArray runs;
-        for (const SessionRun& run : s.runs) {
-            QJsonArray parameters;
-            for (double p : run.parameters)
-                parameters.append(p);
-            runs.append(QJsonObject{
-                {QStringLiteral("name"), QString::fromStdString(run.name)},
-                {QStringLiteral("time"), QString::fromStdString(run.time)},
-                {QStringLiteral("model"), modelJson(run.model)},
-                {QStringLiteral("solver"), solverJson(run.solver)},
-                {QStringLiteral("result"), run.result},
-                {QStringLiteral("result_parameters"), parameters},
-            });
-        }
-        root.insert(QStringLiteral("runs"), runs);
-    }
-    return root;
 }
 
-Session sessionFromJson(const QJsonObject& root, const std::string& source)
+QJsonArray numbersJson(const std::vector<double>& values)
 {
-    const Reader r(source);
+    QJsonArray array;
+    for (double v : values)
+        array.append(v);
+    return array;
+}
+
+QJsonArray runsJson(const std::vector<SessionRun>& runs)
+{
+    QJsonArray array;
+    for (const SessionRun& run : runs)
+        array.append(QJsonObject{
+            {QStringLiteral("name"), QString::fromStdString(run.name)},
+            {QStringLiteral("time"), QString::fromStdString(run.time)},
+            {QStringLiteral("model"), modelJson(run.model)},
+            {QStringLiteral("solver"), solverJson(run.solver)},
+            {QStringLiteral("result"), run.result},
+            {QStringLiteral("result_parameters"), numbersJson(run.parameters)},
+        });
+    return array;
+}
+
+// --- Reading: the same keys, in the same order as before, so the first problem reported is unchanged.
+
+// Refuses files that are not sessions, or sessions written by a newer program, before reading anything else.
+void checkSessionFormat(const Reader& r, const QJsonObject& root, const std::string& source)
+{
     const QString format = r.text(root, QStringLiteral("format"), {}, {});
     if (format != kFormat)
         throw SessionError(source + ": not a Wavefront Studio session (\"format\" is '" + format.toStdString() + "', expected '" + kFormat.toStdString() + "')");
@@ -376,9 +376,15 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
     if (version > kSessionFormatVersion)
         throw SessionError(source + ": session format version " + std::to_string(version) + " is newer than this program reads (up to "
                            + std::to_string(kSessionFormatVersion) + "); open it with a newer Wavefront Studio");
+}
 
-    Session s;
-    Dataset& d = s.dataset;
+ImageFormat imageFormatFromName(const QString& name)
+{
+    return name == QLatin1String("FITS") ? ImageFormat::Fits : name == QLatin1String("TIFF") ? ImageFormat::Tiff : name == QLatin1String("PNG") ? ImageFormat::Png : ImageFormat::Unknown;
+}
+
+void readInputs(const Reader& r, const QJsonObject& root, std::vector<DatasetFile>& files)
+{
     const QJsonArray inputs = r.array(root, QStringLiteral("inputs"), {});
     for (int i = 0; i < inputs.size(); ++i) {
         const QString path = QStringLiteral("inputs[%1].").arg(i);
@@ -393,10 +399,14 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
         f.sha256 = r.text(o, QStringLiteral("sha256"), path, {}).toStdString();
         f.bytes = (long long)r.number(o, QStringLiteral("bytes"), path, 0.0);
         f.planeCount = r.integer(o, QStringLiteral("planes"), path, 0);
-        const QString fmt = r.text(o, QStringLiteral("format"), path, {});
-        f.format = fmt == QLatin1String("FITS") ? ImageFormat::Fits : fmt == QLatin1String("TIFF") ? ImageFormat::Tiff : fmt == QLatin1String("PNG") ? ImageFormat::Png : ImageFormat::Unknown;
-        d.files.push_back(std::move(f));
+        f.format = imageFormatFromName(r.text(o, QStringLiteral("format"), path, {}));
+        files.push_back(std::move(f));
     }
+}
+
+// Needs the inputs read first: each plane must name one of them.
+void readPlanes(const Reader& r, const QJsonObject& root, Dataset& d)
+{
     const QJsonArray planes = r.array(root, QStringLiteral("planes"), {}, false);
     for (int i = 0; i < planes.size(); ++i) {
         const QString path = QStringLiteral("planes[%1].").arg(i);
@@ -414,10 +424,12 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
         p.defocus = r.defocus(o.value(QStringLiteral("defocus")), path + QStringLiteral("defocus"));
         d.planes.push_back(std::move(p));
     }
+}
 
+void readMetadata(const Reader& r, const QJsonObject& root, DatasetMetadata& md)
+{
     const QJsonObject m = r.object(root, QStringLiteral("metadata"), {}, false);
     const QString mp = QStringLiteral("metadata.");
-    DatasetMetadata& md = d.metadata;
     md.wavelength = r.optional(m, QStringLiteral("wavelength_m"), mp);
     md.pixelPitch = r.optional(m, QStringLiteral("pixel_pitch_m"), mp);
     md.pixelAngle = r.optional(m, QStringLiteral("pixel_angle_rad"), mp);
@@ -435,10 +447,27 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
     const QJsonObject origin = r.object(m, QStringLiteral("origin"), mp, false);
     for (auto it = origin.begin(); it != origin.end(); ++it)
         md.origin[it.key().toStdString()] = it.value().toString().toStdString();
+}
 
+void readBadPixels(const Reader& r, const QJsonObject& pre, const QString& pp, std::vector<std::pair<int, int>>& badPixels)
+{
+    const QJsonArray bad = r.array(pre, QStringLiteral("bad_pixels"), pp, false);
+    for (int i = 0; i < bad.size(); ++i) {
+        const QJsonArray xy = bad.at(i).toArray();
+        if (!bad.at(i).isArray() || xy.size() != 2 || !xy.at(0).isDouble() || !xy.at(1).isDouble())
+            r.fail(pp + QStringLiteral("bad_pixels"), "must hold [column, row] pairs");
+        // QJsonValue::toInt() turns 1e18 or 2.5 into 0, which would mask pixel (0, 0) instead.
+        const double column = xy.at(0).toDouble(), row = xy.at(1).toDouble();
+        if (column != std::floor(column) || row != std::floor(row) || column < 0 || row < 0 || column > 65535 || row > 65535)
+            r.fail(pp + QStringLiteral("bad_pixels"), "must hold whole pixel coordinates from 0 to 65535");
+        badPixels.emplace_back(int(column), int(row));
+    }
+}
+
+void readPreprocess(const Reader& r, const QJsonObject& root, PreprocessOptions& o)
+{
     const QJsonObject pre = r.object(root, QStringLiteral("preprocess"), {}, false);
     const QString pp = QStringLiteral("preprocess.");
-    PreprocessOptions& o = d.preprocess;
     o.subtractBackground = r.boolean(pre, QStringLiteral("subtract_background"), pp, o.subtractBackground);
     o.borderWidth = r.integer(pre, QStringLiteral("border_width"), pp, o.borderWidth);
     o.clipSigma = r.number(pre, QStringLiteral("clip_sigma"), pp, o.clipSigma);
@@ -449,58 +478,95 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
     o.maskHotPixels = r.boolean(pre, QStringLiteral("mask_hot_pixels"), pp, o.maskHotPixels);
     o.hotPixelSigma = r.number(pre, QStringLiteral("hot_pixel_sigma"), pp, o.hotPixelSigma);
     o.normalise = r.boolean(pre, QStringLiteral("normalise"), pp, o.normalise);
-    const QJsonArray bad = r.array(pre, QStringLiteral("bad_pixels"), pp, false);
-    for (int i = 0; i < bad.size(); ++i) {
-        const QJsonArray xy = bad.at(i).toArray();
-        if (!bad.at(i).isArray() || xy.size() != 2 || !xy.at(0).isDouble() || !xy.at(1).isDouble())
-            r.fail(pp + QStringLiteral("bad_pixels"), "must hold [column, row] pairs");
-        // QJsonValue::toInt() turns 1e18 or 2.5 into 0, which would mask pixel (0, 0) instead.
-        const double column = xy.at(0).toDouble(), row = xy.at(1).toDouble();
-        if (column != std::floor(column) || row != std::floor(row) || column < 0 || row < 0 || column > 65535 || row > 65535)
-            r.fail(pp + QStringLiteral("bad_pixels"), "must hold whole pixel coordinates from 0 to 65535");
-        o.badPixels.emplace_back(int(column), int(row));
-    }
+    readBadPixels(r, pre, pp, o.badPixels);
     if (o.cropSize < 0 || o.cropSize > 65536 || o.borderWidth < 0 || o.borderWidth > 65536)
         r.fail(pp + QStringLiteral("crop_size"), "and border_width must be between 0 and 65536");
+}
 
-    readSettings(r, root, QString(), s.model, s.solver);
-
-    s.result = r.object(root, QStringLiteral("result"), {}, false);
-    const QJsonArray parameters = r.array(root, QStringLiteral("result_parameters"), {}, false);
-    for (const QJsonValue& v : parameters) {
+// `key` is an array of numbers (result parameters); `path` names its owner in messages.
+std::vector<double> readNumbers(const Reader& r, const QJsonObject& o, const QString& key, const QString& path, bool required)
+{
+    std::vector<double> values;
+    for (const QJsonValue& v : r.array(o, key, path, required)) {
         if (!v.isDouble())
-            r.fail(QStringLiteral("result_parameters"), "must hold numbers");
-        s.resultParameters.push_back(v.toDouble());
+            r.fail(path + key, "must hold numbers");
+        values.push_back(v.toDouble());
     }
-    const QJsonArray runs = r.array(root, QStringLiteral("runs"), {}, false);
-    for (int i = 0; i < runs.size(); ++i) {
+    return values;
+}
+
+void readRuns(const Reader& r, const QJsonObject& root, std::vector<SessionRun>& runs)
+{
+    const QJsonArray array = r.array(root, QStringLiteral("runs"), {}, false);
+    for (int i = 0; i < array.size(); ++i) {
         const QString path = QStringLiteral("runs[%1].").arg(i);
-        if (!runs.at(i).isObject())
+        if (!array.at(i).isObject())
             r.fail(QStringLiteral("runs[%1]").arg(i), "must be an object");
-        const QJsonObject o = runs.at(i).toObject();
+        const QJsonObject o = array.at(i).toObject();
         SessionRun run;
         run.name = r.text(o, QStringLiteral("name"), path, QStringLiteral("run %1").arg(i + 1)).toStdString();
         run.time = r.text(o, QStringLiteral("time"), path, {}).toStdString();
         readSettings(r, o, path, run.model, run.solver);
         run.result = r.object(o, QStringLiteral("result"), path);
-        for (const QJsonValue& v : r.array(o, QStringLiteral("result_parameters"), path)) {
-            if (!v.isDouble())
-                r.fail(path + QStringLiteral("result_parameters"), "must hold numbers");
-            run.parameters.push_back(v.toDouble());
-        }
-        s.runs.push_back(std::move(run));
+        run.parameters = readNumbers(r, o, QStringLiteral("result_parameters"), path, true);
+        runs.push_back(std::move(run));
     }
-    if (runs.isEmpty() && !s.result.isEmpty() && !s.resultParameters.empty()) {
-        // A session from before runs were kept: its result is its one run.
-        SessionRun run;
-        run.name = "saved result";
-        run.time = r.text(root, QStringLiteral("saved"), {}, {}).toStdString();
-        run.model = s.model;
-        run.solver = s.solver;
-        run.result = s.result;
-        run.parameters = s.resultParameters;
-        s.runs.push_back(std::move(run));
+}
+
+// A session from before runs were kept: its result is its one run.
+SessionRun legacyResultRun(const Reader& r, const QJsonObject& root, const Session& s)
+{
+    SessionRun run;
+    run.name = "saved result";
+    run.time = r.text(root, QStringLiteral("saved"), {}, {}).toStdString();
+    run.model = s.model;
+    run.solver = s.solver;
+    run.result = s.result;
+    run.parameters = s.resultParameters;
+    return run;
+}
+} // namespace
+
+QJsonObject sessionToJson(const Session& s, const std::string& sessionPath)
+{
+    const QDir folder = QFileInfo(QString::fromStdString(sessionPath)).absoluteDir();
+    QJsonObject root{
+        {QStringLiteral("format"), kFormat},
+        {QStringLiteral("format_version"), kSessionFormatVersion},
+        {QStringLiteral("saved"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
+        {QStringLiteral("inputs"), inputsJson(s.dataset.files, folder)},
+        {QStringLiteral("planes"), planesJson(s.dataset.planes)},
+        {QStringLiteral("metadata"), metadataJson(s.dataset.metadata)},
+        {QStringLiteral("preprocess"), preprocessJson(s.dataset.preprocess)},
+        {QStringLiteral("model"), modelJson(s.model)},
+        {QStringLiteral("solver"), solverJson(s.solver)},
+    };
+    if (!s.result.isEmpty()) {
+        root.insert(QStringLiteral("result"), s.result);
+        root.insert(QStringLiteral("result_parameters"), numbersJson(s.resultParameters));
     }
+    if (!s.runs.empty())
+        root.insert(QStringLiteral("runs"), runsJson(s.runs));
+    return root;
+}
+
+Session sessionFromJson(const QJsonObject& root, const std::string& source)
+{
+    const Reader r(source);
+    checkSessionFormat(r, root, source);
+
+    Session s;
+    readInputs(r, root, s.dataset.files);
+    readPlanes(r, root, s.dataset);
+    readMetadata(r, root, s.dataset.metadata);
+    readPreprocess(r, root, s.dataset.preprocess);
+    readSettings(r, root, QString(), s.model, s.solver);
+
+    s.result = r.object(root, QStringLiteral("result"), {}, false);
+    s.resultParameters = readNumbers(r, root, QStringLiteral("result_parameters"), {}, false);
+    readRuns(r, root, s.runs);
+    if (s.runs.empty() && !s.result.isEmpty() && !s.resultParameters.empty())
+        s.runs.push_back(legacyResultRun(r, root, s));
     return s;
 }
 
@@ -552,15 +618,17 @@ void saveSession(const std::string& path, const Session& session, bool overwrite
     }
 }
 
-OpenedSession openSession(const std::string& path, const ReadLimits& limits)
+namespace {
+
+// The session file as JSON. The readability check comes first because a FIFO would block the open forever.
+QJsonDocument readSessionDocument(const std::string& path)
 {
-    const QString file = QString::fromStdString(path);
     try {
-        requireReadableFile(path); // a FIFO would block the open below forever
+        requireReadableFile(path);
     } catch (const ImageReadError& e) {
         throw SessionError(e.what());
     }
-    QFile in(file);
+    QFile in(QString::fromStdString(path));
     if (!in.open(QIODevice::ReadOnly))
         throw SessionError(path + ": cannot open (" + in.errorString().toStdString() + ")");
     if (in.size() > (64 << 20))
@@ -571,30 +639,45 @@ OpenedSession openSession(const std::string& path, const ReadLimits& limits)
         throw SessionError(path + ": not valid JSON (" + error.errorString().toStdString() + " at byte " + std::to_string(error.offset) + ")");
     if (!doc.isObject())
         throw SessionError(path + ": not a session (the JSON is not an object)");
-    const Session stored = sessionFromJson(doc.object(), path);
+    return doc;
+}
 
-    OpenedSession opened;
-    opened.session.model = stored.model;
-    opened.session.solver = stored.solver;
-    opened.session.result = stored.result;
-    opened.session.resultParameters = stored.resultParameters;
-    opened.session.runs = stored.runs;
+// The stored absolute path if it still exists, else the path relative to the session's folder (the data
+// moved together with the session); empty if neither exists.
+std::string resolveInputPath(const DatasetFile& stored, const std::string& relativePath, const QDir& sessionFolder)
+{
+    std::string resolved = stored.path;
+    if (!QFileInfo::exists(QString::fromStdString(resolved)) && !relativePath.empty()) {
+        const QString relative = sessionFolder.filePath(QString::fromStdString(relativePath));
+        if (QFileInfo::exists(relative))
+            resolved = relative.toStdString();
+    }
+    return QFileInfo::exists(QString::fromStdString(resolved)) ? resolved : std::string();
+}
+
+// Warnings for a file that loaded but no longer matches what the session recorded.
+void checkLoadedAgainstStored(const DatasetFile& stored, const DatasetFile& loaded, const std::string& resolved, std::vector<DatasetMessage>& messages)
+{
+    if (!stored.sha256.empty() && loaded.sha256 != stored.sha256)
+        messages.push_back({MessageLevel::Warning, resolved,
+                            resolved + ": the file has changed since the session was saved (SHA-256 differs); results may not match"});
+    if (stored.planeCount > 0 && loaded.planeCount != stored.planeCount)
+        messages.push_back({MessageLevel::Warning, resolved,
+                            resolved + ": has " + std::to_string(loaded.planeCount) + " planes, the session expected " + std::to_string(stored.planeCount)});
+}
+
+// Loads the session's inputs into opened.session.dataset; returns stored input index -> loaded file index
+// for the inputs that loaded (a missing or unreadable input is reported, not fatal, so the rest still opens).
+std::map<int, int> loadSessionInputs(const Session& stored, const QJsonArray& inputs, const QDir& sessionFolder, const ReadLimits& limits,
+                                     OpenedSession& opened)
+{
     Dataset& d = opened.session.dataset;
-    d.metadata = stored.dataset.metadata; // set first: headers only fill what the session left unset
-    d.preprocess = stored.dataset.preprocess;
-    const QDir folder = QFileInfo(file).absoluteDir();
-    std::map<int, int> fileMap; // stored input -> loaded file
-    const QJsonArray inputs = doc.object().value(QStringLiteral("inputs")).toArray();
+    std::map<int, int> fileMap;
     for (int i = 0; i < int(stored.dataset.files.size()); ++i) {
         const DatasetFile& f = stored.dataset.files[size_t(i)];
         const std::string relativePath = inputs.at(i).toObject().value(QStringLiteral("relative_path")).toString().toStdString();
-        std::string resolved = f.path;
-        if (!QFileInfo::exists(QString::fromStdString(resolved)) && !relativePath.empty()) {
-            const QString relative = folder.filePath(QString::fromStdString(relativePath));
-            if (QFileInfo::exists(relative))
-                resolved = relative.toStdString();
-        }
-        if (!QFileInfo::exists(QString::fromStdString(resolved))) {
+        const std::string resolved = resolveInputPath(f, relativePath, sessionFolder);
+        if (resolved.empty()) {
             opened.messages.push_back({MessageLevel::Error, f.path,
                                        f.path + ": input of the session not found (also not as " + relativePath + " beside the session); its planes are missing"});
             continue;
@@ -605,15 +688,15 @@ OpenedSession openSession(const std::string& path, const ReadLimits& limits)
         if (d.files.size() == before)
             continue; // unreadable: addFiles said why
         fileMap[i] = int(before);
-        const DatasetFile& loaded = d.files.back();
-        if (!f.sha256.empty() && loaded.sha256 != f.sha256)
-            opened.messages.push_back({MessageLevel::Warning, resolved,
-                                       resolved + ": the file has changed since the session was saved (SHA-256 differs); results may not match"});
-        if (f.planeCount > 0 && loaded.planeCount != f.planeCount)
-            opened.messages.push_back({MessageLevel::Warning, resolved,
-                                       resolved + ": has " + std::to_string(loaded.planeCount) + " planes, the session expected " + std::to_string(f.planeCount)});
+        checkLoadedAgainstStored(f, d.files.back(), resolved, opened.messages);
     }
-    // Plane settings of the session replace what loading chose (headers, size checks).
+    return fileMap;
+}
+
+// Plane settings of the session replace what loading chose (headers, size checks).
+void applyStoredPlanes(const Session& stored, const std::map<int, int>& fileMap, OpenedSession& opened)
+{
+    Dataset& d = opened.session.dataset;
     if (!stored.dataset.planes.empty())
         for (DatasetPlane& p : d.planes)
             p.use = false;
@@ -631,6 +714,28 @@ OpenedSession openSession(const std::string& path, const ReadLimits& limits)
         p.use = sp.use;
         p.defocus = sp.defocus;
     }
+}
+
+} // namespace
+
+OpenedSession openSession(const std::string& path, const ReadLimits& limits)
+{
+    const QJsonDocument doc = readSessionDocument(path);
+    const Session stored = sessionFromJson(doc.object(), path);
+
+    OpenedSession opened;
+    opened.session.model = stored.model;
+    opened.session.solver = stored.solver;
+    opened.session.result = stored.result;
+    opened.session.resultParameters = stored.resultParameters;
+    opened.session.runs = stored.runs;
+    Dataset& d = opened.session.dataset;
+    d.metadata = stored.dataset.metadata; // set first: headers only fill what the session left unset
+    d.preprocess = stored.dataset.preprocess;
+    const QDir folder = QFileInfo(QString::fromStdString(path)).absoluteDir();
+    const QJsonArray inputs = doc.object().value(QStringLiteral("inputs")).toArray();
+    const std::map<int, int> fileMap = loadSessionInputs(stored, inputs, folder, limits, opened);
+    applyStoredPlanes(stored, fileMap, opened);
     for (DatasetMessage& msg : prepare(d))
         opened.messages.push_back(std::move(msg));
     return opened;

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <random>
 
 namespace wfs::devicecheck {
@@ -186,28 +188,15 @@ struct FasthBenchEngine {
     }
 };
 
-} // namespace
-
-int runBenchFasth(const Options& o)
+// The rows of a FastH sweep, in order of importance, so that a trimmed sweep keeps what the targets need:
+// m = 32, b = 32 (the paper's), every method, forward and both, eager then graph; then the other blocks
+// for the blocked methods, then the other batches, then float64 spot checks. A row planned twice is run once.
+std::vector<FasthRow> fasthBenchRows(const std::vector<int>& ds, const std::vector<int>& batches, const std::vector<int>& blocks,
+                                     const std::vector<std::string>& precisions)
 {
-    const auto start = std::chrono::steady_clock::now();
-    const std::string noDevice = deviceProblem();
-    const std::vector<int> ds = intList(o.get("d", "64,128,256,512,768,1024,1536,2048,3072,4096"));
-    const std::vector<int> batches = intList(o.get("batch", "1,32,256"));
-    const std::vector<int> blocks = intList(o.get("block", "16,32,64,128"));
-    const std::vector<std::string> precisions = wordList(o.get("precision", "float"));
-    const int repeat = std::max(1, std::stoi(o.get("repeat", "20")));
-    const double budget = std::stod(o.get("budget", "1e9"));
-    if (!noDevice.empty()) {
-        std::printf("{\"kind\": \"fasth\", \"skipped\": true, \"reason\": %s}\n", jsonString("no device: " + noDevice).c_str());
-        return 0;
-    }
     using M = gpu::DeviceMethod;
     using P = gpu::DevicePass;
     const std::vector<M> baselines = {M::FastH, M::SequentialFused, M::Library, M::SequentialCublas, M::CompactWY, M::TreeMerge, M::Dense};
-    // Rows in order of importance, so that a trimmed sweep keeps what the targets need: m = 32, b = 32
-    // (the paper's), every method, forward and both, eager then graph; then the other blocks for the
-    // blocked methods, then the other batches, then float64 spot checks.
     std::vector<FasthRow> rows;
     auto add = [&](const FasthRow& r) {
         for (const FasthRow& e : rows)
@@ -242,10 +231,63 @@ int runBenchFasth(const Options& o)
         for (int d : {512, 1024})
             for (M method : baselines)
                 add({d, 32, 32, "double", method, P::Both, false});
+    return rows;
+}
 
+// What the rows of a sweep share: the problem per (d, m), drawn once, and one engine per precision,
+// set up again only when d, m or the block change.
+struct FasthBenchSweep {
     std::map<int, std::map<int, FasthBenchData>> data; // d -> m -> data
     FasthBenchEngine<float> floats;
     FasthBenchEngine<double> doubles;
+
+    // The row's JSON line; nullopt when the device does not support the method and pass (no line).
+    std::optional<std::string> run(const FasthRow& r, int repeat)
+    {
+        if (!data[r.d].count(r.m))
+            data[r.d][r.m] = fasthBenchData(r.d, r.m, 3);
+        if (r.precision == "double")
+            return runOn(doubles, r, repeat);
+        return runOn(floats, r, repeat);
+    }
+
+    template <typename T>
+    std::optional<std::string> runOn(FasthBenchEngine<T>& engine, const FasthRow& r, int repeat)
+    {
+        engine.setUp(r.d, r.m, r.block, data[r.d][r.m]);
+        std::string why;
+        if (!engine.device->supports(r.method, r.pass, &why))
+            return std::nullopt;
+        return fasthRow(*engine.device, r, repeat, engine.refForward, engine.refGradX);
+    }
+};
+
+std::string fasthErrorRow(const FasthRow& r, const char* what)
+{
+    return "{\"kind\": \"fasth\", \"method\": " + jsonString(methodName(r.method)) + ", \"pass\": " + jsonString(passName(r.pass))
+           + ", \"d\": " + std::to_string(r.d) + ", \"batch\": " + std::to_string(r.m) + ", \"block\": " + std::to_string(r.block)
+           + ", \"precision\": " + jsonString(r.precision) + ", \"graph\": " + (r.graph ? "true" : "false")
+           + ", \"error\": " + jsonString(what) + "}";
+}
+
+} // namespace
+
+int runBenchFasth(const Options& o)
+{
+    const auto start = std::chrono::steady_clock::now();
+    const std::string noDevice = deviceProblem();
+    const std::vector<int> ds = intList(o.get("d", "64,128,256,512,768,1024,1536,2048,3072,4096"));
+    const std::vector<int> batches = intList(o.get("batch", "1,32,256"));
+    const std::vector<int> blocks = intList(o.get("block", "16,32,64,128"));
+    const std::vector<std::string> precisions = wordList(o.get("precision", "float"));
+    const int repeat = std::max(1, std::stoi(o.get("repeat", "20")));
+    const double budget = std::stod(o.get("budget", "1e9"));
+    if (!noDevice.empty()) {
+        std::printf("{\"kind\": \"fasth\", \"skipped\": true, \"reason\": %s}\n", jsonString("no device: " + noDevice).c_str());
+        return 0;
+    }
+    const std::vector<FasthRow> rows = fasthBenchRows(ds, batches, blocks, precisions);
+    FasthBenchSweep sweep;
     int skipped = 0;
     for (const FasthRow& r : rows) {
         if (seconds(start) > budget) {
@@ -254,26 +296,13 @@ int runBenchFasth(const Options& o)
         }
         std::string line;
         try {
-            if (!data[r.d].count(r.m))
-                data[r.d][r.m] = fasthBenchData(r.d, r.m, 3);
-            std::string why;
-            if (r.precision == "double") {
-                doubles.setUp(r.d, r.m, r.block, data[r.d][r.m]);
-                if (!doubles.device->supports(r.method, r.pass, &why))
-                    continue;
-                line = fasthRow(*doubles.device, r, repeat, doubles.refForward, doubles.refGradX);
-            } else {
-                floats.setUp(r.d, r.m, r.block, data[r.d][r.m]);
-                if (!floats.device->supports(r.method, r.pass, &why))
-                    continue;
-                line = fasthRow(*floats.device, r, repeat, floats.refForward, floats.refGradX);
-            }
+            const std::optional<std::string> row = sweep.run(r, repeat);
+            if (!row)
+                continue;
+            line = *row;
         } catch (const std::exception& e) {
-            cudaGetLastError();
-            line = "{\"kind\": \"fasth\", \"method\": " + jsonString(methodName(r.method)) + ", \"pass\": " + jsonString(passName(r.pass))
-                   + ", \"d\": " + std::to_string(r.d) + ", \"batch\": " + std::to_string(r.m) + ", \"block\": " + std::to_string(r.block)
-                   + ", \"precision\": " + jsonString(r.precision) + ", \"graph\": " + (r.graph ? "true" : "false")
-                   + ", \"error\": " + jsonString(e.what()) + "}";
+            cudaGetLastError(); // reset CUDA's last error, so that the next row does not report it
+            line = fasthErrorRow(r, e.what());
         }
         std::printf("%s\n", line.c_str());
         std::fflush(stdout);
