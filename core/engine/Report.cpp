@@ -37,6 +37,34 @@ double truthWaves(const Truth& truth, const CoefficientResult& c, ZernikeNormali
 
 } // namespace
 
+// The model beyond a Zernike phase on a uniform pupil, and the nuisance parameters with their uncertainties.
+std::vector<std::string> pupilFunctionLines(const FitResult& r)
+{
+    std::vector<std::string> lines;
+    if (r.phaseModel != PupilPhaseModel::Zernike || r.amplitudeModel != PupilAmplitudeModel::Uniform) {
+        std::string line = format("pupil: phase %s, amplitude %s", pupilPhaseModelName(r.phaseModel), pupilAmplitudeModelName(r.amplitudeModel));
+        if (std::isfinite(r.zonalRemainderRmsWaves))
+            line += format("; beyond the Zernike terms: %.4f waves RMS", r.zonalRemainderRmsWaves);
+        if (r.phaseModel != PupilPhaseModel::Zernike || r.amplitudeModel == PupilAmplitudeModel::Zonal)
+            line += format(" (smoothness weight %g)", r.regularization);
+        lines.push_back(line);
+    }
+    if (!r.detector.isIdentity() || r.gain != 1.0)
+        lines.push_back(format("detector: %s%s, gain %.4g electrons per data unit", r.detector.pixelIntegration ? "pixel integration" : "point samples",
+                               r.detector.objectDiameterPixels > 0.0 ? format(", object %.3g px across (sphere)", r.detector.objectDiameterPixels).c_str() : "",
+                               r.gain));
+    for (size_t i = 0; i < r.parameterLabels.size(); ++i) {
+        const std::string& label = r.parameterLabels[i];
+        if (label.rfind("defocus ", 0) != 0)
+            continue;
+        const std::string unit = i < r.parameterUnits.size() ? r.parameterUnits[i] : std::string();
+        const double factor = unit == "m" ? 1e6 : 1.0; // offsets in metres are shown in micrometres
+        const std::string shown = unit == "m" ? " um" : unit.empty() ? "" : " " + unit;
+        lines.push_back(format("%s %.5g +/- %.2g%s", label.c_str(), r.parameterValues[i] * factor, r.parameterUncertainties[i] * factor, shown.c_str()));
+    }
+    return lines;
+}
+
 std::string briefReport(const FitResult& r)
 {
     return format("%s after %d iterations, %ld cost / %ld gradient evaluations, %.3f s; %.4f waves RMS = %.1f nm RMS; Strehl %.3f",
@@ -59,6 +87,8 @@ std::vector<std::string> summaryLines(const FitResult& r)
     lines.push_back(cost);
     lines.push_back(format("wavefront error (%s removed): %.4f waves RMS = %.1f nm RMS, %.4f waves PV; Strehl %.3f (Marechal %.3f)",
                            removedTerms(r).c_str(), r.rmsWaves, r.rmsWaves * r.wavelength * 1e9, r.pvWaves, r.strehl, r.strehlMarechal));
+    for (const std::string& line : pupilFunctionLines(r))
+        lines.push_back(line);
     lines.push_back(format("Zernike coefficients (%s ordering, %s normalisation, wavelength %.1f nm):", zernike::orderingName(r.ordering),
                            zernike::normalizationName(r.normalization), r.wavelength * 1e9));
     return lines;

@@ -17,6 +17,8 @@ std::string briefReport(const FitResult& result);
 // backend and solver, termination, costs and per-plane chi-square, wavefront error and Strehl, the
 // coefficient conventions. Warnings of the result are not included (see fullReport).
 std::vector<std::string> summaryLines(const FitResult& result);
+// The pupil-function model, the detector and the defocus parameters with their uncertainties (part of summaryLines).
+std::vector<std::string> pupilFunctionLines(const FitResult& result);
 
 // The whole report as printed by `wavefront-cli reconstruct`: a title, `notes` (each as "note: ..."),
 // the summary lines and the coefficient table (with a truth column when `truth` is given, converted to

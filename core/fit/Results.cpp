@@ -12,6 +12,7 @@ namespace wfs {
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr int kLargeProblem = 400; // parameters beyond which a zonal pupil's values get no uncertainty
 } // namespace
 
 Eigen::VectorXd flattenedPhase(const Problem& problem, const ModelParameters& p, bool removeDefocus)
@@ -82,7 +83,6 @@ PlaneResiduals planeResiduals(const Problem& problem, int k, const Image& model)
         return out;
     const int n = problem.gridSize();
     const int rowOffset = n / 2 - data.height / 2, colOffset = n / 2 - data.width / 2;
-    const double read2 = spec.readNoise * spec.readNoise;
     double sumSquares = 0.0;
     int used = 0;
     for (int row = 0; row < data.height; ++row)
@@ -97,7 +97,7 @@ PlaneResiduals planeResiduals(const Problem& problem, int k, const Image& model)
                 sumSquares += r * r;
                 ++used;
             } else {
-                out.normalized.at(row, col) = r / std::sqrt(std::max(std::max(m, 0.0) + read2, 1.0));
+                out.normalized.at(row, col) = r / std::sqrt(pixelVariance(m, spec.readNoise, spec.gain));
             }
         }
     if (spec.objective == ObjectiveKind::LeastSquares && used > 0) {
@@ -166,23 +166,44 @@ ZernikeProjection projectOntoZernikes(const Problem& problem, const Eigen::Vecto
     return out;
 }
 
+bool conditionalUncertainty(const Problem& problem)
+{
+    return problem.parameterCount() > kLargeProblem && (problem.hasZonalPhase() || problem.hasZonalAmplitude());
+}
+
 std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::vector<double>& x, double cost)
 {
     const Problem& problem = evaluator.problem();
-    const int count = problem.parameterCount();
+    // Which parameters: all of them, or, past kLargeProblem with a zonal pupil, all but the zonal values
+    // (the Hessian would cost 2 P gradients and a P^3 decomposition); those are then conditional on the
+    // zonal pupil (analyseFit says so).
+    std::vector<int> chosen;
+    const bool conditional = conditionalUncertainty(problem);
+    for (int j = 0; j < problem.parameterCount(); ++j) {
+        const ParameterKind kind = problem.parameters()[size_t(j)].kind;
+        if (!conditional || (kind != ParameterKind::ZonalPhase && kind != ParameterKind::ZonalAmplitude))
+            chosen.push_back(j);
+    }
+    const int count = int(chosen.size());
     const double relative = evaluator.info().precision == Precision::Double ? 1e-5 : 1e-3;
+    const std::vector<double> scales = problem.parameterScales();
     Eigen::MatrixXd hessian(count, count);
     std::vector<double> probe = x;
     std::vector<double> gPlus(x.size()), gMinus(x.size());
-    for (int j = 0; j < count; ++j) {
-        const double h = relative * std::max(1e-2, std::abs(x[size_t(j)]));
-        probe[size_t(j)] = x[size_t(j)] + h;
+    for (int c = 0; c < count; ++c) {
+        const size_t j = size_t(chosen[size_t(c)]);
+        const double h = relative * std::max(1e-2 * scales[j], std::abs(x[j]));
+        probe[j] = x[j] + h;
         evaluator.evaluate(probe.data(), gPlus.data());
-        probe[size_t(j)] = x[size_t(j)] - h;
+        probe[j] = x[j] - h;
         evaluator.evaluate(probe.data(), gMinus.data());
-        probe[size_t(j)] = x[size_t(j)];
-        for (int i = 0; i < count; ++i)
-            hessian(i, j) = (gPlus[size_t(i)] - gMinus[size_t(i)]) / (2.0 * h);
+        probe[j] = x[j];
+        // In the solver's scaled coordinates (parameter / its typical size), so that metres, photons and
+        // radians share one eigenvalue range and the definiteness test below means what it says.
+        for (int r = 0; r < count; ++r) {
+            const size_t i = size_t(chosen[size_t(r)]);
+            hessian(r, c) = (gPlus[i] - gMinus[i]) / (2.0 * h) * scales[i] * scales[j];
+        }
     }
     hessian = 0.5 * (hessian + hessian.transpose()).eval();
 
@@ -204,7 +225,7 @@ std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::ve
         scale = 1.0;
         break;
     }
-    std::vector<double> sigma(size_t(count), kNaN);
+    std::vector<double> sigma(x.size(), kNaN);
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(hessian);
     if (eigen.info() != Eigen::Success)
         return sigma;
@@ -212,7 +233,7 @@ std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::ve
     // span, the amplitude's mean); they are the smallest eigenvalues and are left out (a pseudo-inverse),
     // which leaves the variance of every other parameter as it is.
     Eigen::VectorXd inverse = eigen.eigenvalues();
-    const int gauge = std::min(count - 1, problem.gaugeDimensions());
+    const int gauge = conditional ? 0 : std::min(count - 1, problem.gaugeDimensions());
     const Eigen::VectorXd determined = inverse.tail(count - gauge);
     if (determined.minCoeff() <= determined.maxCoeff() * 1e-14 || determined.minCoeff() <= 0.0)
         return sigma; // flat or negative directions: the parameters are not all determined
@@ -220,7 +241,7 @@ std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::ve
         inverse[i] = i < gauge ? 0.0 : 1.0 / inverse[i];
     const Eigen::MatrixXd covariance = eigen.eigenvectors() * inverse.asDiagonal() * eigen.eigenvectors().transpose();
     for (int i = 0; i < count; ++i)
-        sigma[size_t(i)] = std::sqrt(scale * covariance(i, i));
+        sigma[size_t(chosen[size_t(i)])] = std::sqrt(scale * covariance(i, i)) * scales[size_t(chosen[size_t(i)])];
     return sigma;
 }
 
@@ -234,7 +255,6 @@ std::vector<PlaneResult> planeResults(ModelEvaluator& evaluator, const std::vect
     std::vector<PlaneResult> planes;
     std::vector<Image> models = modelImagesInDataLayout(evaluator, parameters);
     const int n = problem.gridSize();
-    const double read2 = spec.readNoise * spec.readNoise;
     for (int k = 0; k < problem.planeCount(); ++k) {
         const Image& data = spec.planes[size_t(k)].data;
         PlaneResult plane;
@@ -264,10 +284,10 @@ std::vector<PlaneResult> planeResults(ModelEvaluator& evaluator, const std::vect
                     plane.cost += w * (d - m) * (d - m);
                     break;
                 case ObjectiveKind::Poisson:
-                    plane.cost += m > 0.0 ? poissonDeviance(d, m) : 0.0;
+                    plane.cost += m > 0.0 ? w * poissonDeviance(d, m) : 0.0; // w: the gain (Problem::compileData)
                     break;
                 }
-                chi += (d - m) * (d - m) / std::max(std::max(m, 0.0) + read2, 1.0);
+                chi += (d - m) * (d - m) / pixelVariance(m, spec.readNoise, spec.gain);
             }
         }
         plane.reducedChiSquare = spec.objective == ObjectiveKind::LeastSquares ? kNaN : chi / std::max(1, plane.usedPixels);
@@ -292,6 +312,11 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
     r.backend = evaluator.info();
     r.gradient = gradient;
     r.defocusRemoved = options.removeDefocus;
+    r.phaseModel = problem.phaseModel();
+    r.amplitudeModel = problem.amplitudeModel();
+    r.regularization = spec.regularization;
+    r.detector = spec.detector;
+    r.gain = spec.gain;
 
     const ModelParameters p = problem.unpack(summary.parameters.data());
     r.objective = spec.objective;
@@ -331,8 +356,12 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
     }
     r.parameterValues = summary.parameters;
     r.parameterUncertainties.assign(summary.parameters.size(), kNaN);
-    if (options.computeUncertainty && problem.hasData() && summary.termination != Termination::Failed)
+    if (options.computeUncertainty && problem.hasData() && summary.termination != Termination::Failed) {
         r.parameterUncertainties = estimateUncertainty(evaluator, summary.parameters, summary.finalCost);
+        if (conditionalUncertainty(problem))
+            r.warnings.emplace_back("uncertainties are conditional on the zonal pupil (its " + std::to_string(problem.pupilPixelCount())
+                                    + "-pixel maps held fixed): they leave out what the maps and the other parameters share");
+    }
 
     const double toWaves = 1.0 / (2.0 * M_PI);
     // With a zonal phase the coefficients are the least-squares projection of the whole pupil phase (for

@@ -99,6 +99,12 @@ struct FitResult {
     // do not describe; NaN / empty otherwise.
     double zonalRemainderRmsWaves = std::numeric_limits<double>::quiet_NaN();
     Image zonalRemainderMap;
+    // The model the fit used beyond the Zernike basis (ProblemSpec's fields of the same names).
+    PupilPhaseModel phaseModel = PupilPhaseModel::Zernike;
+    PupilAmplitudeModel amplitudeModel = PupilAmplitudeModel::Uniform;
+    double regularization = 0.0;
+    DetectorSpec detector;
+    double gain = 1.0; // electrons per data unit
 };
 
 // A pupil phase (radians per pupil pixel) as Zernike coefficients of the problem's basis (least squares
@@ -123,6 +129,8 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
 // (central differences of the gradient), scaled by the objective's noise model; NaN where the
 // curvature is not positive definite.
 std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::vector<double>& parameters, double cost);
+// Whether estimateUncertainty leaves out a zonal pupil's values (past 400 parameters) and holds them fixed.
+bool conditionalUncertainty(const Problem& problem);
 
 // Model intensities at `parameters`, each cut to its plane's data size (the data layout).
 std::vector<Image> modelImagesInDataLayout(ModelEvaluator& evaluator, const std::vector<double>& parameters);

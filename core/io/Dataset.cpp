@@ -649,13 +649,14 @@ PlaneSpec planeSpecFor(const Dataset& dataset, const ModelSettings& model, const
                                + "): its defocus is unknown; set it for every plane (e.g. -1w, 0, 1w) or give the stack's z step and focus plane");
         messages.push_back({MessageLevel::Info, {}, p.image.source + ": defocus unknown; taken as in focus"});
     } else if (d.kind == PlaneDefocus::Kind::Waves) {
-        if (d.value != 0.0) {
+        // A plane at focus keeps its kind when offsets are fitted, so that it can move like the others.
+        if (d.value != 0.0 || model.fitDefocusOffsets) {
             ps.diversity.kind = DiversityKind::ZernikeDefocus;
             ps.diversity.defocusWaves = d.value;
             ps.diversity.measure = DefocusMeasure::PeakToValley;
-            anyDefocus = true;
+            anyDefocus = anyDefocus || d.value != 0.0;
         }
-    } else if (d.value != 0.0) {
+    } else if (d.value != 0.0 || model.fitDefocusOffsets) {
         double na = m.numericalAperture.value_or(0.0);
         if (na == 0.0 && m.fNumber)
             na = 1.0 / (2.0 * *m.fNumber);
@@ -666,7 +667,7 @@ PlaneSpec planeSpecFor(const Dataset& dataset, const ModelSettings& model, const
         ps.diversity.axialDistance = d.value;
         ps.diversity.numericalAperture = na;
         ps.diversity.immersionIndex = m.immersionIndex;
-        anyDefocus = true;
+        anyDefocus = anyDefocus || d.value != 0.0;
     }
     return ps;
 }

@@ -89,6 +89,16 @@ QJsonObject resultToJson(const FitResult& r)
     QJsonArray warnings;
     for (const std::string& w : r.warnings)
         warnings.append(QString::fromStdString(w));
+    // The model beyond the Zernike basis (README "Pupil function"); units in the keys as everywhere.
+    const QJsonObject pupilFunction{
+        {QStringLiteral("phase"), QString::fromLatin1(pupilPhaseModelName(r.phaseModel))},
+        {QStringLiteral("amplitude"), QString::fromLatin1(pupilAmplitudeModelName(r.amplitudeModel))},
+        {QStringLiteral("regularization"), r.regularization},
+        {QStringLiteral("zonal_remainder_rms_waves"), number(r.zonalRemainderRmsWaves)},
+        {QStringLiteral("pixel_integration"), r.detector.pixelIntegration},
+        {QStringLiteral("object_diameter_px"), r.detector.objectDiameterPixels},
+        {QStringLiteral("gain_electrons_per_data_unit"), r.gain},
+    };
     return QJsonObject{
         {QStringLiteral("software"), softwareJson()},
         {QStringLiteral("date"), QString::fromStdString(creationDateUtc()) + QLatin1Char('Z')},
@@ -121,6 +131,7 @@ QJsonObject resultToJson(const FitResult& r)
         {QStringLiteral("termination_message"), QString::fromStdString(r.solver.message)},
         {QStringLiteral("planes"), planes},
         {QStringLiteral("parameters"), parameters},
+        {QStringLiteral("pupil_function"), pupilFunction},
         {QStringLiteral("warnings"), warnings},
     };
 }
