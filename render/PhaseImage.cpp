@@ -31,14 +31,16 @@ struct ScaledPhase {
 
 ScaledPhase scalePhase(const Image& phase, const PhaseImageOptions& options)
 {
-    const double factor = phaseFactor(options.unit, options.wavelength);
+    const bool phase_ = options.quantity.empty();
+    const double factor = phase_ ? phaseFactor(options.unit, options.wavelength) : 1.0;
+    const bool wrapped = phase_ && options.wrapped;
     const double cycle = 2.0 * M_PI * factor; // one wave in the chosen unit
     ScaledPhase s;
     s.values.resize(phase.pixels.size());
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (size_t i = 0; i < s.values.size(); ++i) {
         double v = phase.pixels[i] * factor;
-        if (std::isfinite(v) && options.wrapped)
+        if (std::isfinite(v) && wrapped)
             v -= cycle * std::floor(v / cycle + 0.5); // [-cycle/2, cycle/2)
         s.values[i] = v;
         if (std::isfinite(v)) {
@@ -48,7 +50,7 @@ ScaledPhase scalePhase(const Image& phase, const PhaseImageOptions& options)
     }
     // A wrapped map spans exactly one wave, so the cyclic map's ends meet at the wrap; a flat or empty
     // map gets a small span of its own so that the colour bar still has a range.
-    if (options.wrapped) {
+    if (wrapped) {
         lo = -0.5 * cycle;
         hi = 0.5 * cycle;
     } else if (!std::isfinite(lo)) {
@@ -66,6 +68,8 @@ ScaledPhase scalePhase(const Image& phase, const PhaseImageOptions& options)
 // The line under the map: unit, wavelength, colour map and orientation.
 QString phaseCaption(const PhaseImageOptions& options)
 {
+    if (!options.quantity.empty())
+        return QString::fromStdString(options.quantity) + QStringLiteral(", viridis; y up, row 0 at the bottom");
     QString caption = QStringLiteral("phase in %1").arg(QString::fromLatin1(phaseUnitName(options.unit)));
     if (options.wavelength > 0.0)
         caption += QStringLiteral(" (wavelength %1)").arg(QString::fromStdString(wavelengthText(options.wavelength)));
@@ -220,7 +224,7 @@ QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options)
         return {};
     const ScaledPhase scaled = scalePhase(phase, options);
     const double lo = scaled.lo, hi = scaled.hi;
-    const ColorMap map = options.wrapped ? ColorMap::Twilight : ColorMap::Viridis;
+    const ColorMap map = options.wrapped && options.quantity.empty() ? ColorMap::Twilight : ColorMap::Viridis;
     const QString caption = phaseCaption(options);
     const PhaseLayout layout = phaseLayout(phase, options, caption);
 
@@ -229,12 +233,12 @@ QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options)
     paintMapAndBar(image, phase, scaled, layout, map);
     QPainter painter(&image);
     const QStringList tickTexts = paintBarTicks(painter, layout, lo, hi);
-    const QString barLabel = QString::fromStdString(colorBarLabel(options.unit));
+    const QString barLabel = QString::fromStdString(options.quantity.empty() ? colorBarLabel(options.unit) : options.quantity);
     if (layout.text)
         paintPhaseTexts(painter, layout, options, barLabel, caption);
     painter.end();
     // The PNG's text says what the pixels show, for readers and for checks without fonts.
-    image.setText(QStringLiteral("Unit"), QString::fromLatin1(phaseUnitName(options.unit)));
+    image.setText(QStringLiteral("Unit"), options.quantity.empty() ? QString::fromLatin1(phaseUnitName(options.unit)) : QStringLiteral("relative"));
     image.setText(QStringLiteral("Range"), QStringLiteral("%1 .. %2").arg(lo, 0, 'g', 6).arg(hi, 0, 'g', 6));
     image.setText(QStringLiteral("ColorMap"), QString::fromLatin1(colorMapName(map)));
     image.setText(QStringLiteral("ColorBarLabel"), barLabel);
@@ -251,7 +255,12 @@ QByteArray phasePngBytes(const FitResult& result, const PhaseImageOptions& optio
     PhaseImageOptions options = optionsIn;
     if (!(options.wavelength > 0.0))
         options.wavelength = result.wavelength;
-    const QImage image = renderPhaseImage(result.phaseMap, options);
+    return mapPngBytes(result.phaseMap, options);
+}
+
+QByteArray mapPngBytes(const Image& map, const PhaseImageOptions& options)
+{
+    const QImage image = renderPhaseImage(map, options);
     // Encoded in memory: the file is written (and its every write checked) by the output layer.
     QByteArray bytes;
     QBuffer buffer(&bytes);

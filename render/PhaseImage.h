@@ -22,6 +22,9 @@ struct PhaseImageOptions {
     int mapSize = 0;         // drawn size of the map in pixels; 0 = the phase map's size scaled to >= 384
     std::string title;       // drawn above the map; empty = none
     double wavelength = 0.0; // metres; needed for nm (and written into the caption)
+    // What the map shows when it is not a phase (e.g. "field amplitude [relative]"): its values as they are,
+    // viridis, this text as the colour bar's label and caption; empty = a phase in `unit`.
+    std::string quantity;
 };
 // Colour-bar ticks for values from lo to hi: every multiple of one step within [lo, hi], the step
 // 1, 2 or 5 times a power of ten, the largest such step that gives at least four ticks (so at most
@@ -36,6 +39,8 @@ std::string colorBarLabel(PhaseUnit unit);
 // NaN pixels (outside the pupil) are white. Returns Format_RGB32.
 QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options);
 QByteArray phasePngBytes(const FitResult& result, const PhaseImageOptions& options);
+// Any pupil map (phase, zonal remainder, amplitude) drawn as renderPhaseImage draws it, encoded as PNG.
+QByteArray mapPngBytes(const Image& map, const PhaseImageOptions& options);
 void writePhasePng(const std::string& path, const FitResult& result, const PhaseImageOptions& options, bool overwrite);
 
 } // namespace wfs

@@ -284,6 +284,25 @@ void takeMessages(const std::vector<DatasetMessage>& messages, std::vector<std::
         throw std::runtime_error(errors);
 }
 
+// --amplitude-png and --zonal-png: the fitted pupil amplitude or the zonal remainder, drawn like the phase.
+QByteArray pupilMapPng(const std::string& option, const FitResult& result, PhaseUnit unit)
+{
+    PhaseImageOptions png;
+    png.wavelength = result.wavelength;
+    if (option == "amplitude-png") {
+        if (result.pupilAmplitude.isEmpty())
+            throw std::runtime_error("--amplitude-png: the fit has no pupil amplitude (use --pupil-amplitude zonal or gaussian)");
+        png.quantity = "field amplitude [relative]";
+        png.title = "Pupil amplitude " + result.problemName + " (" + pupilAmplitudeModelName(result.amplitudeModel) + ")";
+        return mapPngBytes(result.pupilAmplitude, png);
+    }
+    if (result.zonalRemainderMap.isEmpty())
+        throw std::runtime_error("--zonal-png: the fit has no zonal phase (use --pupil-phase zonal or both)");
+    png.unit = unit;
+    png.title = "Phase beyond the Zernike terms " + result.problemName;
+    return mapPngBytes(result.zonalRemainderMap, png);
+}
+
 // The bytes of one output option, made after the fit; the files are then written all together.
 QByteArray outputBytes(const std::string& option, const QCommandLineParser& parser, const FitResult& result, const ExportContext& context,
                        Session* session, PhaseUnit fitsUnit, PhaseUnit pngUnit, bool float32)
@@ -314,6 +333,10 @@ QByteArray outputBytes(const std::string& option, const QCommandLineParser& pars
     }
     if (option == "results-fits")
         return resultsFitsBytes(result, context, float32, fitsUnit);
+    if (option == "pupil-out")
+        return pupilFitsBytes(result, context, float32, fitsUnit);
+    if (option == "amplitude-png" || option == "zonal-png")
+        return pupilMapPng(option, result, pngUnit);
     if (option == "psf-out")
         return psfFitsBytes(result, context, float32);
     if (option == "psf-analysis") {
@@ -424,6 +447,10 @@ void addReconstructOptions(QCommandLineParser& parser)
                                                         "amplitude) as one multi-extension FITS file, extensions named."),
          QStringLiteral("FILE.fits")},
         {QStringLiteral("coefficients-json"), QStringLiteral("Write the coefficient table as JSON ('-' for stdout)."), QStringLiteral("FILE")},
+        {QStringLiteral("pupil-out"), QStringLiteral("Write the pupil function as FITS: PHASE, AMPLITUDE (when fitted) and ZONAL (the zonal "
+                                                     "remainder) extensions with the pupil's WCS."), QStringLiteral("FILE.fits")},
+        {QStringLiteral("amplitude-png"), QStringLiteral("Write the fitted pupil amplitude as PNG with colour bar."), QStringLiteral("FILE.png")},
+        {QStringLiteral("zonal-png"), QStringLiteral("Write the zonal remainder (the phase the Zernike terms do not describe) as PNG."), QStringLiteral("FILE.png")},
         {QStringLiteral("save-session"), QStringLiteral("Save the session (inputs, settings, result) as JSON ('-' for stdout)."), QStringLiteral("FILE.json")},
         {QStringLiteral("force"), QStringLiteral("Overwrite existing output files (all outputs are written together, or none).")},
         {QStringLiteral("quiet"), QStringLiteral("No progress lines on stderr.")},
@@ -624,7 +651,8 @@ int runReconstruct(const QStringList& args)
     const std::pair<const char*, bool> outputOptions[] = {{"json", true},          {"csv", true},           {"coefficients-json", true},
                                                           {"save-session", true},  {"phase-out", false},    {"phase-png", false},
                                                           {"model-out", false},    {"residual-out", false}, {"psf-analysis", true},
-                                                          {"psf-out", false},      {"results-fits", false}};
+                                                          {"psf-out", false},      {"results-fits", false}, {"pupil-out", false},
+                                                          {"amplitude-png", false}, {"zonal-png", false}};
     for (const auto& [option, text] : outputOptions)
         if (has(parser, option))
             outputs.push_back({option, text, value(parser, option).toStdString()});

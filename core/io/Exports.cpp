@@ -362,6 +362,59 @@ QByteArray psfFitsBytes(const FitResult& result, const ExportContext& context, b
     return QByteArray::fromStdString(fitsBytes({psf.fittedPsf, psf.diffractionPsf}, keywords, float32));
 }
 
+namespace {
+// "PHASE, AMPLITUDE, ZONAL": the pupil maps a result has, as pupilHdus writes them.
+std::string pupilExtensionNames(const FitResult& result)
+{
+    return std::string("PHASE") + (result.pupilAmplitude.isEmpty() ? "" : ", AMPLITUDE")
+           + (result.zonalRemainderMap.isEmpty() ? "" : ", ZONAL (what the Zernike terms do not describe)");
+}
+
+// The pupil maps as image extensions with the pupil's WCS: the phase (in `phaseUnit`), the field amplitude
+// when it was fitted, and the zonal remainder (the same unit) when the phase was zonal.
+std::vector<FitsHdu> pupilHdus(const FitResult& result, const ExportContext& context, PhaseUnit phaseUnit)
+{
+    const FitsKeyword inherit{"INHERIT", true, "the primary header applies too"};
+    const std::vector<FitsKeyword> pupilWcs = pupilWcsKeywords(result.phaseMapGeometry, context.apertureDiameter);
+    const double factor = phaseFactor(phaseUnit, result.wavelength);
+    auto map = [&](const char* extname, const Image& image, double scale, const std::string& bunit, const std::string& bunitComment,
+                   const std::string& type, const std::string& typeComment) {
+        FitsHdu hdu;
+        hdu.extname = extname;
+        hdu.planes = {image};
+        for (double& v : hdu.planes.front().pixels)
+            v *= scale;
+        hdu.keywords = {inherit, {"BUNIT", bunit, bunitComment}, {"IMAGETYP", type, typeComment}};
+        hdu.keywords.insert(hdu.keywords.end(), pupilWcs.begin(), pupilWcs.end());
+        return hdu;
+    };
+    const std::string phaseComment = phaseUnit == PhaseUnit::Radians ? "phase in radians; waves = rad / (2 pi)" : "unit of the phase";
+    std::vector<FitsHdu> hdus;
+    hdus.push_back(map("PHASE", result.phaseMap, factor, phaseUnitName(phaseUnit), phaseComment, "phase", "wavefront phase over the pupil, NaN outside"));
+    if (!result.pupilAmplitude.isEmpty())
+        hdus.push_back(map("AMPLITUDE", result.pupilAmplitude, 1.0, "", "dimensionless field amplitude", "pupil amplitude",
+                           "fitted field amplitude, NaN outside"));
+    if (!result.zonalRemainderMap.isEmpty())
+        hdus.push_back(map("ZONAL", result.zonalRemainderMap, factor, phaseUnitName(phaseUnit), phaseComment, "zonal remainder",
+                           "phase less its Zernike projection up to the fitted order"));
+    return hdus;
+}
+} // namespace
+
+QByteArray pupilFitsBytes(const FitResult& result, const ExportContext& context, bool float32, PhaseUnit phaseUnit)
+{
+    if (result.phaseMap.isEmpty())
+        throw std::runtime_error("the result has no phase map");
+    std::vector<FitsHdu> hdus;
+    FitsHdu primary;
+    primary.keywords = resultKeywords(result, context, "");
+    primary.keywords.push_back({"COMMENT", "Extensions: " + pupilExtensionNames(result) + ". Pupil orientation: README Conventions.", ""});
+    hdus.push_back(primary);
+    for (FitsHdu& hdu : pupilHdus(result, context, phaseUnit))
+        hdus.push_back(std::move(hdu));
+    return QByteArray::fromStdString(fitsBytes(hdus, float32));
+}
+
 QByteArray resultsFitsBytes(const FitResult& result, const ExportContext& context, bool float32, PhaseUnit phaseUnit)
 {
     requireModels(result);
@@ -373,7 +426,7 @@ QByteArray resultsFitsBytes(const FitResult& result, const ExportContext& contex
     FitsHdu primary;
     primary.keywords = resultKeywords(result, context, "");
     primary.keywords.push_back({"COMMENT", std::string("Extensions: DATA, MODEL, RESIDUAL (data - model), NRESID ((data - model) / sigma "
-                                                       "of the objective's noise model), PHASE") + (result.pupilAmplitude.isEmpty() ? "" : ", AMPLITUDE")
+                                                       "of the objective's noise model), ") + pupilExtensionNames(result)
                                                + (result.planes.size() > 1 && !axis.evenlySpaced ? ", DEFOCUS (table)." : "."),
                                 ""});
     hdus.push_back(primary);
@@ -389,28 +442,8 @@ QByteArray resultsFitsBytes(const FitResult& result, const ExportContext& contex
     cube("RESIDUAL", unit, "unit of the data", "residual", "data - model, NaN where not fitted", &PlaneResult::residual);
     cube("NRESID", "", "dimensionless: residual / sigma", "normalized residual", "(data - model) / sigma of the noise model",
          &PlaneResult::normalizedResidual);
-    const std::vector<FitsKeyword> pupilWcs = pupilWcsKeywords(result.phaseMapGeometry, context.apertureDiameter);
-    FitsHdu phase;
-    phase.extname = "PHASE";
-    phase.planes = {result.phaseMap};
-    const double factor = phaseFactor(phaseUnit, result.wavelength);
-    for (double& v : phase.planes.front().pixels)
-        v *= factor;
-    phase.keywords = {inherit,
-                      {"BUNIT", std::string(phaseUnitName(phaseUnit)), phaseUnit == PhaseUnit::Radians ? "phase in radians; waves = rad / (2 pi)" : "unit of the phase"},
-                      {"IMAGETYP", std::string("phase"), "wavefront phase over the pupil, NaN outside"}};
-    phase.keywords.insert(phase.keywords.end(), pupilWcs.begin(), pupilWcs.end());
-    hdus.push_back(phase);
-    if (!result.pupilAmplitude.isEmpty()) {
-        FitsHdu amplitude;
-        amplitude.extname = "AMPLITUDE";
-        amplitude.planes = {result.pupilAmplitude};
-        amplitude.keywords = {inherit,
-                              {"BUNIT", std::string(""), "dimensionless field amplitude"},
-                              {"IMAGETYP", std::string("pupil amplitude"), "fitted field amplitude, NaN outside"}};
-        amplitude.keywords.insert(amplitude.keywords.end(), pupilWcs.begin(), pupilWcs.end());
-        hdus.push_back(amplitude);
-    }
+    for (FitsHdu& hdu : pupilHdus(result, context, phaseUnit))
+        hdus.push_back(std::move(hdu));
     if (result.planes.size() > 1 && !axis.evenlySpaced)
         hdus.push_back(defocusTable(descriptionsOf(result), axis));
     return QByteArray::fromStdString(fitsBytes(hdus, float32));

@@ -103,6 +103,9 @@ QByteArray psfFitsBytes(const FitResult& result, const ExportContext& context, b
 // fitted), and the DEFOCUS table when the planes are not evenly spaced. Every extension has EXTNAME,
 // BUNIT and its WCS.
 QByteArray resultsFitsBytes(const FitResult& result, const ExportContext& context, bool float32, PhaseUnit phaseUnit = PhaseUnit::Radians);
+// The pupil function alone: PHASE, AMPLITUDE (when fitted) and ZONAL (the zonal remainder, when the phase was
+// zonal) image extensions with the pupil's WCS, after a primary header with the result's keywords.
+QByteArray pupilFitsBytes(const FitResult& result, const ExportContext& context, bool float32, PhaseUnit phaseUnit = PhaseUnit::Radians);
 
 // ---- Coefficients -------------------------------------------------------------------------------
 

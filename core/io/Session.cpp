@@ -165,12 +165,41 @@ private:
     std::string m_source;
 };
 
+// The pupil-function, detector and camera settings (issue 13), inside "model".
+void insertPupilFunctionJson(const ModelSettings& md, QJsonObject& model)
+{
+    model.insert(QStringLiteral("pupil_phase"), QString::fromLatin1(pupilPhaseModelName(md.phaseModel)));
+    model.insert(QStringLiteral("pupil_amplitude"), QString::fromLatin1(pupilAmplitudeModelName(md.amplitudeModel)));
+    model.insert(QStringLiteral("regularization"), md.regularization);
+    model.insert(QStringLiteral("pixel_integration"), md.pixelIntegration);
+    model.insert(QStringLiteral("object_diameter_m"), md.objectDiameter);
+    model.insert(QStringLiteral("gain"), md.gain); // electrons per data unit; 0 = photon transfer
+    model.insert(QStringLiteral("offset"), md.offset);
+    model.insert(QStringLiteral("fit_defocus_scale"), md.fitDefocusScale);
+    model.insert(QStringLiteral("fit_defocus_offsets"), md.fitDefocusOffsets);
+}
+
+void readPupilFunctionSettings(const Reader& r, const QJsonObject& model, const QString& mo, ModelSettings& ms)
+{
+    const int phase = r.choice(model, QStringLiteral("pupil_phase"), mo, {QStringLiteral("zernike"), QStringLiteral("zonal"), QStringLiteral("both")}, 0);
+    ms.phaseModel = phase == 1 ? PupilPhaseModel::Zonal : phase == 2 ? PupilPhaseModel::Both : PupilPhaseModel::Zernike;
+    const int amplitude = r.choice(model, QStringLiteral("pupil_amplitude"), mo, {QStringLiteral("uniform"), QStringLiteral("gaussian"), QStringLiteral("zonal")}, 0);
+    ms.amplitudeModel = amplitude == 1 ? PupilAmplitudeModel::Gaussian : amplitude == 2 ? PupilAmplitudeModel::Zonal : PupilAmplitudeModel::Uniform;
+    ms.regularization = r.number(model, QStringLiteral("regularization"), mo, ms.regularization);
+    ms.pixelIntegration = r.boolean(model, QStringLiteral("pixel_integration"), mo, ms.pixelIntegration);
+    ms.objectDiameter = r.number(model, QStringLiteral("object_diameter_m"), mo, ms.objectDiameter);
+    ms.gain = r.number(model, QStringLiteral("gain"), mo, ms.gain);
+    ms.offset = r.number(model, QStringLiteral("offset"), mo, ms.offset);
+    ms.fitDefocusScale = r.boolean(model, QStringLiteral("fit_defocus_scale"), mo, ms.fitDefocusScale);
+    ms.fitDefocusOffsets = r.boolean(model, QStringLiteral("fit_defocus_offsets"), mo, ms.fitDefocusOffsets);
+}
+
 QJsonObject modelJson(const ModelSettings& md)
 {
     QJsonArray fixed;
     for (int t : md.fixedTerms)
         fixed.append(t);
-    return QJsonObject{
+    QJsonObject model{
         {QStringLiteral("order"), md.order},
         {QStringLiteral("ordering"), QString::fromLatin1(zernike::orderingName(md.ordering))},
         {QStringLiteral("normalization"), QString::fromLatin1(zernike::normalizationName(md.normalization))},
@@ -186,6 +215,8 @@ QJsonObject modelJson(const ModelSettings& md)
         {QStringLiteral("fit_shift"), md.fitShift},
         {QStringLiteral("fixed_terms"), fixed},
     };
+    insertPupilFunctionJson(md, model);
+    return model;
 }
 
 QJsonObject solverJson(const SolverSettings& sv)
@@ -235,6 +266,7 @@ void readSettings(const Reader& r, const QJsonObject& root, const QString& prefi
     ms.fitBackground = r.boolean(model, QStringLiteral("fit_background"), mo, ms.fitBackground);
     ms.fitShift = r.boolean(model, QStringLiteral("fit_shift"), mo, ms.fitShift);
     ms.fixedTerms = r.integers(model, QStringLiteral("fixed_terms"), mo);
+    readPupilFunctionSettings(r, model, mo, ms);
 
     const QJsonObject solver = r.object(root, QStringLiteral("solver"), prefix, false);
     const QString so = prefix + QStringLiteral("solver.");
@@ -313,6 +345,7 @@ QJsonObject metadataJson(const DatasetMetadata& m)
         {QStringLiteral("z_step_m"), optionalNumber(m.zStep)},
         {QStringLiteral("focus_plane"), optionalNumber(m.focusPlane)},
         {QStringLiteral("defocus_model"), m.defocusModel == DefocusModel::HighNa ? QStringLiteral("high-na") : QStringLiteral("paraxial")},
+        {QStringLiteral("z_direction"), m.zIndexDown ? QStringLiteral("down") : QStringLiteral("up")},
         {QStringLiteral("data_unit"), QString::fromStdString(m.dataUnit)},
         {QStringLiteral("saturation"), optionalNumber(m.saturationLevel)},
         {QStringLiteral("origin"), origin},
@@ -442,6 +475,7 @@ void readMetadata(const Reader& r, const QJsonObject& root, DatasetMetadata& md)
     md.focusPlane = r.optional(m, QStringLiteral("focus_plane"), mp);
     md.defocusModel = r.choice(m, QStringLiteral("defocus_model"), mp, {QStringLiteral("paraxial"), QStringLiteral("high-na")}, 0) == 1
                           ? DefocusModel::HighNa : DefocusModel::Paraxial;
+    md.zIndexDown = r.choice(m, QStringLiteral("z_direction"), mp, {QStringLiteral("up"), QStringLiteral("down")}, 0) == 1;
     md.dataUnit = r.text(m, QStringLiteral("data_unit"), mp, {}).toStdString();
     md.saturationLevel = r.optional(m, QStringLiteral("saturation"), mp);
     const QJsonObject origin = r.object(m, QStringLiteral("origin"), mp, false);
@@ -589,7 +623,22 @@ std::vector<int> fittedOrders(const ModelSettings& model, const SolverSettings& 
 void checkSettings(const ModelSettings& model, const SolverSettings& solver)
 {
     fittedOrders(model, solver);
+    checkPupilFunctionSettings(model);
     checkSolverSettings(solver);
+}
+
+void checkPupilFunctionSettings(const ModelSettings& model)
+{
+    const auto check = [](const char* name, Setting setting, double value) {
+        const std::string error = plausibilityError(setting, value);
+        if (!error.empty())
+            throw SettingsError(name, error);
+    };
+    check("regularization", Setting::Regularization, model.regularization);
+    check("object-diameter", Setting::ObjectDiameter, model.objectDiameter);
+    if (model.gain != 0.0) // 0 = estimated from the data
+        check("gain", Setting::Gain, model.gain);
+    check("offset", Setting::CameraOffset, model.offset);
 }
 
 void checkSolverSettings(const SolverSettings& solver)
