@@ -8,6 +8,7 @@
 #include "engine/Workflow.h"
 #include "io/Dataset.h"
 #include "fit/PsfAnalysis.h"
+#include "fit/PsfStack.h"
 #include "io/Exports.h"
 #include "PhaseImage.h"
 #include "io/OutputTransaction.h"
@@ -303,10 +304,38 @@ QByteArray pupilMapPng(const std::string& option, const FitResult& result, Phase
     return mapPngBytes(result.zonalRemainderMap, png);
 }
 
-// The bytes of one output option, made after the fit; the files are then written all together.
-QByteArray outputBytes(const std::string& option, const QCommandLineParser& parser, const FitResult& result, const ExportContext& context,
-                       Session* session, PhaseUnit fitsUnit, PhaseUnit pngUnit, bool float32)
+// What the outputs are made from: the fit, its context and settings, the units asked for, and the PSF stack
+// when --psf-stack-out asked for one.
+struct OutputSources {
+    const FitResult& result;
+    const ExportContext& context;
+    Session* session = nullptr;
+    PhaseUnit fitsUnit = PhaseUnit::Radians;
+    PhaseUnit pngUnit = PhaseUnit::Waves;
+    const PsfStack* stack = nullptr;
+};
+
+// --psf-stack-out: FITS cube or TIFF stack by the file's extension.
+QByteArray psfStackBytes(const std::string& path, const OutputSources& in, bool float32)
 {
+    if (!in.stack)
+        throw std::logic_error("no PSF stack was made");
+    const QString suffix = QFileInfo(QString::fromStdString(path)).suffix().toLower();
+    if (suffix == QLatin1String("tif") || suffix == QLatin1String("tiff"))
+        return psfStackTiffBytes(*in.stack, in.result);
+    return psfStackFitsBytes(*in.stack, in.result, in.context, float32);
+}
+
+// The bytes of one output option, made after the fit; the files are then written all together.
+QByteArray outputBytes(const OutputSpec& output, const QCommandLineParser& parser, const OutputSources& in, bool float32)
+{
+    const std::string& option = output.option;
+    const FitResult& result = in.result;
+    const ExportContext& context = in.context;
+    Session* session = in.session;
+    const PhaseUnit fitsUnit = in.fitsUnit, pngUnit = in.pngUnit;
+    if (option == "psf-stack-out")
+        return psfStackBytes(output.path, in, float32);
     if (option == "json")
         return QJsonDocument(resultToJson(result)).toJson();
     if (option == "csv")
@@ -450,6 +479,12 @@ void addReconstructOptions(QCommandLineParser& parser)
         {QStringLiteral("pupil-out"), QStringLiteral("Write the pupil function as FITS: PHASE, AMPLITUDE (when fitted) and ZONAL (the zonal "
                                                      "remainder) extensions with the pupil's WCS."), QStringLiteral("FILE.fits")},
         {QStringLiteral("amplitude-png"), QStringLiteral("Write the fitted pupil amplitude as PNG with colour bar."), QStringLiteral("FILE.png")},
+        {QStringLiteral("psf-stack-out"), QStringLiteral("Write the fitted system's 3-D PSF (pupil and detector as fitted) as a FITS cube or, for "
+                                                         ".tif, a 32-bit float TIFF stack (ImageJ reads its z spacing)."), QStringLiteral("FILE")},
+        {QStringLiteral("psf-z"), QStringLiteral("The stack's planes: START:STOP:STEP as lengths (-2um:2um:0.1um) or waves (-1w:1w:0.25w), "
+                                                 "the fitted planes' unit (default: 21 planes over the fitted planes' range)."), QStringLiteral("range")},
+        {QStringLiteral("psf-pixel"), QStringLiteral("The stack's pixel size, e.g. 50nm (default: the data's; realised to within a grid step)."), QStringLiteral("length")},
+        {QStringLiteral("psf-crop"), QStringLiteral("The stack's image size in pixels, even (default: the data's)."), QStringLiteral("N")},
         {QStringLiteral("zonal-png"), QStringLiteral("Write the zonal remainder (the phase the Zernike terms do not describe) as PNG."), QStringLiteral("FILE.png")},
         {QStringLiteral("save-session"), QStringLiteral("Save the session (inputs, settings, result) as JSON ('-' for stdout)."), QStringLiteral("FILE.json")},
         {QStringLiteral("force"), QStringLiteral("Overwrite existing output files (all outputs are written together, or none).")},
@@ -565,16 +600,65 @@ void printReport(const QString& program, const std::vector<std::string>& notes, 
     printWarnings(program, warnings);
 }
 
+// --psf-z as core parses it; without it, 21 planes over the fitted planes' defocus range. Throws UsageError.
+std::optional<DefocusRange> psfStackRange(const QCommandLineParser& parser)
+{
+    for (const char* option : {"psf-z", "psf-pixel", "psf-crop"})
+        if (has(parser, option) && !has(parser, "psf-stack-out"))
+            throw UsageError(std::string("--") + option + " applies to --psf-stack-out");
+    if (!has(parser, "psf-z"))
+        return std::nullopt;
+    const auto range = defocusRangeFromText(value(parser, "psf-z").toStdString());
+    if (!range)
+        throw UsageError("--psf-z: expected START:STOP:STEP in one unit, lengths (-2um:2um:0.1um) or waves (-1w:1w:0.25w), "
+                         "STOP >= START, at most 1001 planes; got '" + value(parser, "psf-z").toStdString() + "'");
+    return range;
+}
+
+// The fitted system's PSF stack (fit/PsfStack.h) at --psf-z, --psf-pixel and --psf-crop.
+PsfStack psfStackFor(const QCommandLineParser& parser, const ProblemSpec& spec, const FitResult& result, const std::optional<Session>& session)
+{
+    const Problem problem(spec);
+    PsfStackRequest request;
+    const std::string unit = psfStackUnit(problem);
+    if (const auto range = psfStackRange(parser)) {
+        if (range->waves != (unit == "waves"))
+            throw UsageError("--psf-z: the fitted planes' defocus is in " + std::string(unit == "m" ? "lengths (e.g. um)" : "waves (w)")
+                             + "; give the range in the same unit");
+        request.defocus = range->values;
+    } else {
+        double lo = 0.0, hi = 0.0;
+        for (const PlaneSpec& plane : spec.planes) {
+            lo = std::min(lo, plane.diversity.amount());
+            hi = std::max(hi, plane.diversity.amount());
+        }
+        for (int i = 0; i <= 20; ++i)
+            request.defocus.push_back(lo + (hi - lo) * i / 20.0);
+    }
+    if (has(parser, "psf-pixel")) {
+        const std::optional<double> pitch = session ? session->dataset.metadata.pixelPitch : std::nullopt;
+        if (!pitch)
+            throw UsageError("--psf-pixel needs the data's pixel size (--pixel-scale as a length)");
+        request.pixelScale = parsePlausible(value(parser, "psf-pixel"), QStringLiteral("psf-pixel"), Setting::PixelPitch) / *pitch;
+    }
+    if (has(parser, "psf-crop"))
+        request.crop = parseInt(value(parser, "psf-crop"), QStringLiteral("psf-crop"));
+    try {
+        return psfStack(problem, result.solver.parameters, request);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--psf-stack-out: ") + e.what());
+    }
+}
+
 // Every requested output made as bytes, then written all together or none (io/OutputTransaction.h).
-void writeOutputs(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, const FitResult& result,
-                  const ExportContext& context, Session* session, PhaseUnit fitsUnit, PhaseUnit pngUnit)
+void writeOutputs(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, const OutputSources& in)
 {
     const bool float32 = has(parser, "float32");
     OutputTransaction transaction(has(parser, "force"));
     for (const OutputSpec& o : outputs) {
         QByteArray bytes;
         try {
-            bytes = outputBytes(o.option, parser, result, context, session, fitsUnit, pngUnit, float32);
+            bytes = outputBytes(o, parser, in, float32);
         } catch (const std::runtime_error& e) {
             throw std::runtime_error(o.path + ": " + e.what());
         }
@@ -652,7 +736,7 @@ int runReconstruct(const QStringList& args)
                                                           {"save-session", true},  {"phase-out", false},    {"phase-png", false},
                                                           {"model-out", false},    {"residual-out", false}, {"psf-analysis", true},
                                                           {"psf-out", false},      {"results-fits", false}, {"pupil-out", false},
-                                                          {"amplitude-png", false}, {"zonal-png", false}};
+                                                          {"amplitude-png", false}, {"zonal-png", false},  {"psf-stack-out", false}};
     for (const auto& [option, text] : outputOptions)
         if (has(parser, option))
             outputs.push_back({option, text, value(parser, option).toStdString()});
@@ -662,6 +746,7 @@ int runReconstruct(const QStringList& args)
         for (const QString& input : parser.values(QStringLiteral("input")) + parser.positionalArguments() + parser.values(QStringLiteral("session")))
             inputs.push_back(input.toStdString());
         checkOutputs(outputs, inputs, force);
+        psfStackRange(parser); // its flags' syntax, before any fitting
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
@@ -708,7 +793,9 @@ int runReconstruct(const QStringList& args)
 
     printReport(program, notes, result, truth ? &*truth : nullptr, outputs);
     try {
-        writeOutputs(parser, outputs, result, context, session ? &*session : nullptr, fitsUnit, pngUnit);
+        const std::optional<PsfStack> stack = has(parser, "psf-stack-out") ? std::optional(psfStackFor(parser, request.spec, result, session))
+                                                                            : std::nullopt;
+        writeOutputs(parser, outputs, {result, context, session ? &*session : nullptr, fitsUnit, pngUnit, stack ? &*stack : nullptr});
     } catch (const std::exception& e) {
         return runFailure(program, describe(e));
     }

@@ -1,5 +1,8 @@
 #include "io/Exports.h"
 
+#include "fit/PsfStack.h"
+#include "io/TiffWriter.h"
+
 #include "io/OutputTransaction.h"
 
 #include "io/Provenance.h"
@@ -400,6 +403,45 @@ std::vector<FitsHdu> pupilHdus(const FitResult& result, const ExportContext& con
     return hdus;
 }
 } // namespace
+
+QByteArray psfStackFitsBytes(const PsfStack& stack, const FitResult& result, const ExportContext& context, bool float32)
+{
+    const DefocusAxis axis = defocusAxis(stack.diversity);
+    std::vector<FitsHdu> hdus;
+    FitsHdu primary;
+    primary.planes = stack.planes;
+    primary.keywords = resultKeywords(result, context, "");
+    primary.keywords.push_back({"BUNIT", std::string(""), "fraction of the unaberrated PSF's total per pixel"});
+    primary.keywords.push_back({"IMAGETYP", std::string("psf stack"), "the fitted system's PSF through focus"});
+    primary.keywords.push_back({"PIXSCALE", stack.pixelScale, "output pixel / data pixel"});
+    primary.keywords.push_back({"PSFGRID", stack.grid, "model grid of the stack"});
+    for (const FitsKeyword& k : focalPlaneWcsKeywords(stack.planes.front().width, stack.planes.front().height, stack.samplingQ, axis))
+        primary.keywords.push_back(k);
+    std::erase_if(primary.keywords, [](const FitsKeyword& k) { return k.name == "SAMPLING" || k.name == "STREHL"; });
+    primary.keywords.push_back({"SAMPLING", stack.samplingQ, "Q of the stack's pixels"});
+    hdus.push_back(primary);
+    if (!axis.evenlySpaced && stack.planes.size() > 1) {
+        std::vector<std::string> descriptions;
+        for (const DiversitySpec& d : stack.diversity)
+            descriptions.push_back(d.describe());
+        hdus.push_back(defocusTable(descriptions, axis));
+    }
+    return QByteArray::fromStdString(fitsBytes(hdus, float32));
+}
+
+QByteArray psfStackTiffBytes(const PsfStack& stack, const FitResult& result)
+{
+    const DefocusAxis axis = defocusAxis(stack.diversity);
+    // ImageJ's keys first (it reads "key=value" lines), then the rest for people.
+    std::string description = "ImageJ=1.11a\nimages=" + std::to_string(stack.planes.size()) + "\nslices=" + std::to_string(stack.planes.size()) + "\n";
+    if (axis.evenlySpaced && axis.unit == "m")
+        description += "unit=micron\nspacing=" + std::to_string((axis.values[1] - axis.values[0]) * 1e6) + "\n";
+    description += "software=Wavefront Studio " + std::string(softwareVersion()) + "\nproblem=" + result.problemName + "\nfirst=" + stack.diversity.front().describe()
+                   + "\nlast=" + stack.diversity.back().describe() + "\npixel_scale=" + std::to_string(stack.pixelScale)
+                   + " (output pixel / data pixel)\nsampling=" + std::to_string(stack.samplingQ)
+                   + "\nnormalisation=the unaberrated in-focus PSF sums to 1 over the model grid\n";
+    return QByteArray::fromStdString(tiffStackBytes(stack.planes, description));
+}
 
 QByteArray pupilFitsBytes(const FitResult& result, const ExportContext& context, bool float32, PhaseUnit phaseUnit)
 {

@@ -105,6 +105,11 @@ QByteArray psfFitsBytes(const FitResult& result, const ExportContext& context, b
 QByteArray resultsFitsBytes(const FitResult& result, const ExportContext& context, bool float32, PhaseUnit phaseUnit = PhaseUnit::Radians);
 // The pupil function alone: PHASE, AMPLITUDE (when fitted) and ZONAL (the zonal remainder, when the phase was
 // zonal) image extensions with the pupil's WCS, after a primary header with the result's keywords.
+// The fitted system's 3-D PSF (fit/PsfStack.h) as a FITS cube (axis 3 the defocus) or a float32 TIFF stack
+// whose description ImageJ reads (slices, spacing in microns).
+struct PsfStack;
+QByteArray psfStackFitsBytes(const PsfStack& stack, const FitResult& result, const ExportContext& context, bool float32);
+QByteArray psfStackTiffBytes(const PsfStack& stack, const FitResult& result);
 QByteArray pupilFitsBytes(const FitResult& result, const ExportContext& context, bool float32, PhaseUnit phaseUnit = PhaseUnit::Radians);
 
 // ---- Coefficients -------------------------------------------------------------------------------

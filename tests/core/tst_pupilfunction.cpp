@@ -6,6 +6,10 @@
 #include "engine/BackendFactory.h"
 #include "engine/Presets.h"
 #include "engine/ReconstructionEngine.h"
+#include "fit/ImageStatistics.h"
+#include "fit/PsfStack.h"
+#include "io/ImageReaders.h"
+#include "io/TiffWriter.h"
 
 #include <set>
 
@@ -251,6 +255,134 @@ private slots:
         QVERIFY2(amplitudeRms <= 0.05, qPrintable(QString::number(amplitudeRms)));
         QVERIFY(std::isfinite(result.zonalRemainderRmsWaves) && result.zonalRemainderRmsWaves > 0.01);
         QVERIFY(!result.pupilAmplitude.isEmpty());
+    }
+
+    // The stack at the fitted planes' own defocus is the model's images without flux and background.
+    void psfStackReproducesTheModel()
+    {
+        ProblemSpec s = variantSpec(ObjectiveKind::Poisson, Everything);
+        s.planes.resize(3); // one diversity kind: the stack copies the first axial plane's
+        for (PlaneSpec& plane : s.planes) {
+            plane.diversity = s.planes[1].diversity;
+            plane.diversity.extraTerms.clear();
+            plane.fitShift = false; // drift belongs to the data, not to the system's PSF
+        }
+        s.planes[0].diversity.axialDistance = -0.6e-6;
+        s.planes[2].diversity.axialDistance = 0.9e-6;
+        s.nuisance = NuisanceSpec{};
+        const auto problem = std::make_shared<const Problem>(s);
+        std::vector<double> x = problem->initialParameters();
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] += 0.03 * std::sin(2.0 + double(i)) * problem->parameterScales()[i];
+        PsfStackRequest request;
+        for (const PlaneSpec& plane : s.planes)
+            request.defocus.push_back(plane.diversity.axialDistance);
+        const PsfStack stack = psfStack(*problem, x, request);
+        QCOMPARE(int(stack.planes.size()), 3);
+        QCOMPARE(psfStackUnit(*problem), std::string("m"));
+        EvaluatorOptions options;
+        options.measurePlans = false;
+        auto model = makeEvaluator(BackendKind::Cpu, problem, options, GradientKind::Adjoint);
+        const auto images = model->modelImages(x.data());
+        const ModelParameters p = problem->unpack(x.data());
+        for (int k = 0; k < 3; ++k) {
+            const Image expected = gridCentre(images[size_t(k)], problem->gridSize(), 28, 28);
+            // The stack's flux is 1 with the pupil's own amplitude scale 1: compare shapes, scaled by the plane's sum.
+            double sumModel = 0.0, sumStack = 0.0;
+            for (size_t i = 0; i < expected.pixels.size(); ++i) {
+                sumModel += expected.pixels[i] - p.background[size_t(k)];
+                sumStack += stack.planes[size_t(k)].pixels[i];
+            }
+            for (size_t i = 0; i < expected.pixels.size(); ++i)
+                WFS_VERIFY_CLOSE(stack.planes[size_t(k)].pixels[i] / sumStack, (expected.pixels[i] - p.background[size_t(k)]) / sumModel, 1e-9, 1e-12);
+        }
+        // Half the pixel: the grid doubles and the same light falls on four times as many pixels.
+        request.pixelScale = 0.5;
+        request.crop = 56;
+        const PsfStack fine = psfStack(*problem, x, request);
+        QCOMPARE(fine.grid, 2 * problem->gridSize());
+        QCOMPARE(fine.pixelScale, 0.5);
+        QCOMPARE(fine.planes.front().width, 56);
+    }
+
+    void unaberratedStackSumsToOne()
+    {
+        ProblemSpec s = richProblemSpec(ObjectiveKind::Poisson, 64, 3);
+        s.pupil = PupilSpec{};
+        for (PlaneSpec& plane : s.planes)
+            plane.fitShift = false;
+        const Problem problem(s);
+        std::vector<double> x = problem.initialParameters();
+        PsfStackRequest request;
+        request.defocus = {0.0};
+        request.crop = 64;
+        const PsfStack stack = psfStack(problem, x, request);
+        double total = 0.0;
+        for (double v : stack.planes.front().pixels)
+            total += v;
+        WFS_VERIFY_CLOSE(total, 1.0, 1e-9, 0.0);
+    }
+
+    void defocusRangesParse()
+    {
+        const auto lengths = defocusRangeFromText("-2um:2um:0.5um");
+        QVERIFY(lengths && !lengths->waves);
+        QCOMPARE(int(lengths->values.size()), 9);
+        WFS_VERIFY_CLOSE(lengths->values.back(), 2e-6, 1e-12, 0.0);
+        const auto waves = defocusRangeFromText("-1w:1w:0.25w");
+        QVERIFY(waves && waves->waves && waves->values.size() == 9);
+        QVERIFY(defocusRangeFromText("0:1um:0.1um")); // a bare 0 goes with either unit
+        for (const char* bad : {"foo", "-1um:1um", "-1um:1w:0.1um", "1um:-1um:0.1um", "-1um:1um:0um", "-1:1:0.1", "0:1m:1nm"})
+            QVERIFY2(!defocusRangeFromText(bad), bad);
+    }
+
+    void tiffStackReadsBack()
+    {
+        std::vector<Image> planes;
+        for (int k = 0; k < 3; ++k) {
+            Image image(5, 4);
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 5; ++c)
+                    image.at(r, c) = 0.25 * k + 0.01 * (10 * r + c);
+            planes.push_back(image);
+        }
+        const std::string bytes = tiffStackBytes(planes, "ImageJ=1.11a\nimages=3\n");
+        const ImageFileContent read = readTiffMemory(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size(), "stack.tif");
+        QCOMPARE(int(read.planes.size()), 3);
+        for (int k = 0; k < 3; ++k)
+            for (int r = 0; r < 4; ++r)
+                for (int c = 0; c < 5; ++c)
+                    WFS_VERIFY_CLOSE(read.planes[size_t(k)].at(r, c), planes[size_t(k)].at(r, c), 1e-6, 1e-7); // float32
+    }
+
+    // Photon transfer recovers a known gain from simulated camera counts: electrons / gain plus read noise.
+    void photonTransferFindsTheGain()
+    {
+        PresetOptions options;
+        options.noise = false;
+        const PresetCase preset = makePreset("pupil", options);
+        const Problem problem(preset.spec);
+        const double gain = 0.45, readNoise = 3.0; // electrons per count, counts RMS
+        std::mt19937_64 rng(11);
+        std::normal_distribution<double> read(0.0, readNoise);
+        std::vector<Image> planes;
+        std::vector<double> floors;
+        for (const PlaneSpec& plane : preset.spec.planes) {
+            Image counts = plane.data;
+            for (double& v : counts.pixels) {
+                std::poisson_distribution<long long> electrons(std::max(v - 5.0, 0.0) * 0.3); // a dimmer copy, signal only
+                v = double(electrons(rng)) / gain + read(rng);
+            }
+            planes.push_back(counts);
+            floors.push_back(readNoise * readNoise);
+        }
+        const PhotonTransfer transfer = estimatePhotonTransfer(planes, floors, 2.75);
+        QVERIFY2(transfer.problem.empty(), transfer.problem.c_str());
+        qInfo("photon transfer: gain %.4f (true %.2f), %zu planes, out-of-band fraction %.2f", transfer.gain, gain, transfer.planes.size(),
+              transfer.outOfBandFraction);
+        WFS_VERIFY_CLOSE(transfer.gain, gain, 0.05, 0.0);
+        // Q below about 1.3 leaves no frequency without light: said, not guessed.
+        QVERIFY(!estimatePhotonTransfer(planes, floors, 1.0).problem.empty());
     }
 };
 

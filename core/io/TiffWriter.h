@@ -1,0 +1,15 @@
+#pragma once
+// Image planes as one multi-page TIFF (32-bit IEEE floats, uncompressed, little-endian): the stack format
+// ImageJ / Fiji, deconvolution and localisation software read. Rows are written top first, so a plane
+// (row 0 at the bottom, io/Image.h) reads back upright, as the readers in io/ImageReaders.h give it.
+#include "io/Image.h"
+
+#include <string>
+#include <vector>
+
+namespace wfs {
+
+// Throws std::invalid_argument for no planes, planes of different sizes, or more than 4 GiB.
+std::string tiffStackBytes(const std::vector<Image>& planes, const std::string& description);
+
+} // namespace wfs
