@@ -2,13 +2,13 @@
 // planes, or to a saved session; all file input goes through the data layer of core/io/Dataset.h.
 #include "CliCommon.h"
 #include "Commands.h"
+#include "ReconstructOutputs.h"
 
 #include "engine/Presets.h"
 #include "engine/Report.h"
 #include "engine/Workflow.h"
 #include "io/Dataset.h"
 #include "fit/PsfAnalysis.h"
-#include "fit/PsfStack.h"
 #include "io/Exports.h"
 #include "PhaseImage.h"
 #include "io/OutputTransaction.h"
@@ -285,118 +285,16 @@ void takeMessages(const std::vector<DatasetMessage>& messages, std::vector<std::
         throw std::runtime_error(errors);
 }
 
-// --amplitude-png and --zonal-png: the fitted pupil amplitude or the zonal remainder, drawn like the phase.
-QByteArray pupilMapPng(const std::string& option, const FitResult& result, PhaseUnit unit)
-{
-    PhaseImageOptions png;
-    png.wavelength = result.wavelength;
-    if (option == "amplitude-png") {
-        if (result.pupilAmplitude.isEmpty())
-            throw std::runtime_error("--amplitude-png: the fit has no pupil amplitude (use --pupil-amplitude zonal or gaussian)");
-        png.quantity = "field amplitude [relative]";
-        png.title = "Pupil amplitude " + result.problemName + " (" + pupilAmplitudeModelName(result.amplitudeModel) + ")";
-        return mapPngBytes(result.pupilAmplitude, png);
-    }
-    if (result.zonalRemainderMap.isEmpty())
-        throw std::runtime_error("--zonal-png: the fit has no zonal phase (use --pupil-phase zonal or both)");
-    png.unit = unit;
-    png.title = "Phase beyond the Zernike terms " + result.problemName;
-    return mapPngBytes(result.zonalRemainderMap, png);
-}
-
-// What the outputs are made from: the fit, its context and settings, the units asked for, and the PSF stack
-// when --psf-stack-out asked for one.
-struct OutputSources {
-    const FitResult& result;
-    const ExportContext& context;
-    Session* session = nullptr;
-    PhaseUnit fitsUnit = PhaseUnit::Radians;
-    PhaseUnit pngUnit = PhaseUnit::Waves;
-    const PsfStack* stack = nullptr;
-};
-
-// --psf-stack-out: FITS cube or TIFF stack by the file's extension.
-QByteArray psfStackBytes(const std::string& path, const OutputSources& in, bool float32)
-{
-    if (!in.stack)
-        throw std::logic_error("no PSF stack was made");
-    const QString suffix = QFileInfo(QString::fromStdString(path)).suffix().toLower();
-    if (suffix == QLatin1String("tif") || suffix == QLatin1String("tiff"))
-        return psfStackTiffBytes(*in.stack, in.result);
-    return psfStackFitsBytes(*in.stack, in.result, in.context, float32);
-}
-
-// The bytes of one output option, made after the fit; the files are then written all together.
-QByteArray outputBytes(const OutputSpec& output, const QCommandLineParser& parser, const OutputSources& in, bool float32)
-{
-    const std::string& option = output.option;
-    const FitResult& result = in.result;
-    const ExportContext& context = in.context;
-    Session* session = in.session;
-    const PhaseUnit fitsUnit = in.fitsUnit, pngUnit = in.pngUnit;
-    if (option == "psf-stack-out")
-        return psfStackBytes(output.path, in, float32);
-    if (option == "json")
-        return QJsonDocument(resultToJson(result)).toJson();
-    if (option == "csv")
-        return coefficientsCsvBytes(result);
-    if (option == "coefficients-json")
-        return coefficientsJson(result);
-    if (option == "phase-out")
-        return phaseFitsBytes(result, context, {float32, fitsUnit, true});
-    if (option == "phase-png") {
-        PhaseImageOptions png;
-        png.unit = pngUnit;
-        png.wrapped = has(parser, "wrapped");
-        png.wavelength = result.wavelength;
-        png.title = "Wavefront " + result.problemName + " (" + zernike::orderingName(result.ordering) + ", order "
-                    + std::to_string(result.coefficients.empty() ? 0 : result.coefficients.back().mode.n) + ")";
-        return phasePngBytes(result, png);
-    }
-    if (option == "model-out" || option == "residual-out")
-        return planesFitsBytes(result, context, float32, option == "residual-out");
-    if (option == "save-session" && session) {
-        session->result = resultToJson(result);
-        session->resultParameters = result.parameterValues;
-        return sessionBytes(value(parser, "save-session").toStdString(), *session);
-    }
-    if (option == "results-fits")
-        return resultsFitsBytes(result, context, float32, fitsUnit);
-    if (option == "pupil-out")
-        return pupilFitsBytes(result, context, float32, fitsUnit);
-    if (option == "amplitude-png" || option == "zonal-png")
-        return pupilMapPng(option, result, pngUnit);
-    if (option == "psf-out")
-        return psfFitsBytes(result, context, float32);
-    if (option == "psf-analysis") {
-        if (!result.psf)
-            throw std::runtime_error("the fit has no PSF analysis");
-        return QByteArray::fromStdString(psfAnalysisCsv(*result.psf));
-    }
-    throw std::logic_error("no writer for --" + option);
-}
-
 } // namespace
 
 // The options of `reconstruct` (spec/cli.md), with their defaults in the help.
-void addReconstructOptions(QCommandLineParser& parser)
+namespace {
+
+// The metadata options of `reconstruct` (and their defaults).
+void addMetadataOptions(QCommandLineParser& parser, const DatasetMetadata& metadata)
 {
-    // Defaults stated from core's own: the settings' structs and the presets' (engine/Presets.h).
-    const DatasetMetadata metadata;
-    const PreprocessOptions preprocess;
-    const ModelSettings model;
-    const PresetDefaults demo = presetDefaults("demo"), oof = presetDefaults("oof");
     const QString fromHeaders = QStringLiteral(" (default: from the files' headers or sidecars)");
-    parser.setApplicationDescription(QStringLiteral(
-        "Reconstruct the wavefront (Zernike coefficients) from PSF images by BFGS on a Fourier-optics model.\n"
-        "Input: --preset demo|oof, or --input FILE [...] (FITS images, cubes and HDUs; TIFF pages; PNG) with metadata,\n"
-        "or --session FILE.json (a saved session; options given here override it).\n"
-        "Numbers take unit suffixes; a bare number is in SI base units."));
     addOptions(parser, {
-        {QStringLiteral("preset"), QStringLiteral("Built-in problem: demo, oof or pupil (a non-Zernike pupil fitted with zonal terms) (no default: give one "
-                                                   "of --preset, --input, --session)."), QStringLiteral("name")},
-        {QStringLiteral("input"), QStringLiteral("FITS, TIFF or PNG file(s) with the PSF planes (repeat the option for several files)."), QStringLiteral("FILE")},
-        {QStringLiteral("session"), QStringLiteral("A saved session (JSON): inputs, metadata, preparation, model and solver settings."), QStringLiteral("FILE.json")},
         {QStringLiteral("wavelength"), QStringLiteral("Wavelength, e.g. 633nm") + fromHeaders, QStringLiteral("length")},
         {QStringLiteral("pixel-scale"), QStringLiteral("Pixel pitch (with --f-number or --na) or angle (arcsec, mas, rad; with --aperture)") + fromHeaders, QStringLiteral("value")},
         {QStringLiteral("f-number"), QStringLiteral("Focal ratio F#: Q = lambda F# / pitch") + fromHeaders, QStringLiteral("F")},
@@ -413,6 +311,13 @@ void addReconstructOptions(QCommandLineParser& parser)
         {QStringLiteral("z-step"), QStringLiteral("Stacks: axial step between planes (e.g. 0.3um); plane i is at (i - focus plane) * step") + fromHeaders, QStringLiteral("length")},
         {QStringLiteral("focus-plane"), QStringLiteral("Stacks: the plane (0-based, may be fractional) at focus, for --z-step") + fromHeaders, QStringLiteral("index")},
         {QStringLiteral("data-unit"), QStringLiteral("photons, electrons, counts, adu or relative; chooses the objective (default: the FITS BUNIT, else counts)."), QStringLiteral("unit")},
+    });
+}
+
+// The preparation options (background, centring, crop, masks).
+void addPreprocessOptions(QCommandLineParser& parser, const PreprocessOptions& preprocess)
+{
+    addOptions(parser, {
         {QStringLiteral("saturation"), QStringLiteral("Saturation level in data units (default: the format's maximum)."), QStringLiteral("level")},
         {QStringLiteral("no-saturation-mask"), QStringLiteral("Keep saturated pixels in the fit.")},
         {QStringLiteral("no-background"), QStringLiteral("Do not subtract the border background.")},
@@ -426,6 +331,13 @@ void addReconstructOptions(QCommandLineParser& parser)
         {QStringLiteral("hot-pixels"), QStringLiteral("Mask isolated hot pixels more than k noise deviations above their neighbours (default: off; k = %1 in the desktop program).").arg(preprocess.hotPixelSigma), QStringLiteral("k")},
         {QStringLiteral("bad-pixels"), QStringLiteral("Mask these pixels in every plane: column:row,... (raw image coordinates; default: none)."), QStringLiteral("list")},
         {QStringLiteral("normalise"), QStringLiteral("Scale every plane to unit sum (least-squares objective).")},
+    });
+}
+
+// The model options: pupil geometry, grid, Zernike basis, objective, the pupil function, detector and camera.
+void addModelOptions(QCommandLineParser& parser, const ModelSettings& model, const PresetDefaults& demo, const PresetDefaults& oof)
+{
+    addOptions(parser, {
         {QStringLiteral("obscuration"), QStringLiteral("Central obscuration, fraction of the pupil diameter (default %1).").arg(model.obscuration), QStringLiteral("ratio")},
         {QStringLiteral("spiders"), QStringLiteral("Number of spider vanes (default %1).").arg(model.spiderCount), QStringLiteral("count")},
         {QStringLiteral("spider-width"), QStringLiteral("Vane width, fraction of the pupil diameter (default %1).").arg(model.spiderWidth), QStringLiteral("w")},
@@ -457,39 +369,33 @@ void addReconstructOptions(QCommandLineParser& parser)
         {QStringLiteral("seed"), QStringLiteral("Noise seed of a preset."), QStringLiteral("S"), QString::number(PresetOptions{}.seed)},
         {QStringLiteral("remove-defocus"), QStringLiteral("Report RMS and PV with defocus removed too.")},
         {QStringLiteral("no-uncertainty"), QStringLiteral("Skip the uncertainty estimate (2 P extra gradients).")},
-        {QStringLiteral("json"), QStringLiteral("Write the result as JSON ('-' for stdout)."), QStringLiteral("FILE")},
-        {QStringLiteral("phase-out"), QStringLiteral("Write the phase map as FITS (radians unless --phase-unit)."), QStringLiteral("FILE.fits")},
-        {QStringLiteral("phase-unit"), QStringLiteral("Unit of --phase-out and --phase-png: rad, waves or nm (defaults rad and waves)."), QStringLiteral("unit")},
-        {QStringLiteral("phase-png"), QStringLiteral("Write the phase map as PNG with colour bar and units."), QStringLiteral("FILE.png")},
-        {QStringLiteral("wrapped"), QStringLiteral("--phase-png: wrap the phase to one wave, cyclic colour map.")},
-        {QStringLiteral("float32"), QStringLiteral("Write FITS images as 32-bit floats (default 64-bit).")},
-        {QStringLiteral("model-out"), QStringLiteral("Write the model images (one slice per plane) as FITS."), QStringLiteral("FILE.fits")},
-        {QStringLiteral("residual-out"), QStringLiteral("Write the residual images (data - model) as FITS."), QStringLiteral("FILE.fits")},
-        {QStringLiteral("csv"), QStringLiteral("Write the coefficient table as CSV ('-' for stdout)."), QStringLiteral("FILE")},
-        {QStringLiteral("psf-analysis"), QStringLiteral("Write the PSF analysis as CSV (radius, radial profiles of data and model, encircled "
-                                                        "energy, MTF of the fitted and diffraction-limited system, units in the column names; '-' for stdout)."),
-         QStringLiteral("FILE.csv")},
-        {QStringLiteral("psf-out"), QStringLiteral("Write the fitted and the diffraction-limited PSF (two planes, divided by the "
-                                                   "diffraction-limited peak) as FITS."),
-         QStringLiteral("FILE.fits")},
-        {QStringLiteral("results-fits"), QStringLiteral("Write data, model, residual, normalised residual, phase (and the fitted pupil "
-                                                        "amplitude) as one multi-extension FITS file, extensions named."),
-         QStringLiteral("FILE.fits")},
-        {QStringLiteral("coefficients-json"), QStringLiteral("Write the coefficient table as JSON ('-' for stdout)."), QStringLiteral("FILE")},
-        {QStringLiteral("pupil-out"), QStringLiteral("Write the pupil function as FITS: PHASE, AMPLITUDE (when fitted) and ZONAL (the zonal "
-                                                     "remainder) extensions with the pupil's WCS."), QStringLiteral("FILE.fits")},
-        {QStringLiteral("amplitude-png"), QStringLiteral("Write the fitted pupil amplitude as PNG with colour bar."), QStringLiteral("FILE.png")},
-        {QStringLiteral("psf-stack-out"), QStringLiteral("Write the fitted system's 3-D PSF (pupil and detector as fitted) as a FITS cube or, for "
-                                                         ".tif, a 32-bit float TIFF stack (ImageJ reads its z spacing)."), QStringLiteral("FILE")},
-        {QStringLiteral("psf-z"), QStringLiteral("The stack's planes: START:STOP:STEP as lengths (-2um:2um:0.1um) or waves (-1w:1w:0.25w), "
-                                                 "the fitted planes' unit (default: 21 planes over the fitted planes' range)."), QStringLiteral("range")},
-        {QStringLiteral("psf-pixel"), QStringLiteral("The stack's pixel size, e.g. 50nm (default: the data's; realised to within a grid step)."), QStringLiteral("length")},
-        {QStringLiteral("psf-crop"), QStringLiteral("The stack's image size in pixels, even (default: the data's)."), QStringLiteral("N")},
-        {QStringLiteral("zonal-png"), QStringLiteral("Write the zonal remainder (the phase the Zernike terms do not describe) as PNG."), QStringLiteral("FILE.png")},
-        {QStringLiteral("save-session"), QStringLiteral("Save the session (inputs, settings, result) as JSON ('-' for stdout)."), QStringLiteral("FILE.json")},
-        {QStringLiteral("force"), QStringLiteral("Overwrite existing output files (all outputs are written together, or none).")},
-        {QStringLiteral("quiet"), QStringLiteral("No progress lines on stderr.")},
     });
+}
+
+} // namespace
+
+void addReconstructOptions(QCommandLineParser& parser)
+{
+    // Defaults stated from core's own: the settings' structs and the presets' (engine/Presets.h).
+    const DatasetMetadata metadata;
+    const PreprocessOptions preprocess;
+    const ModelSettings model;
+    const PresetDefaults demo = presetDefaults("demo"), oof = presetDefaults("oof");
+    parser.setApplicationDescription(QStringLiteral(
+        "Reconstruct the wavefront (Zernike coefficients) from PSF images by BFGS on a Fourier-optics model.\n"
+        "Input: --preset demo|oof|pupil, or --input FILE [...] (FITS images, cubes and HDUs; TIFF pages; PNG) with metadata,\n"
+        "or --session FILE.json (a saved session; options given here override it).\n"
+        "Numbers take unit suffixes; a bare number is in SI base units."));
+    addOptions(parser, {
+        {QStringLiteral("preset"), QStringLiteral("Built-in problem: demo, oof or pupil (a non-Zernike pupil fitted with zonal terms) (no default: give one "
+                                                   "of --preset, --input, --session)."), QStringLiteral("name")},
+        {QStringLiteral("input"), QStringLiteral("FITS, TIFF or PNG file(s) with the PSF planes (repeat the option for several files)."), QStringLiteral("FILE")},
+        {QStringLiteral("session"), QStringLiteral("A saved session (JSON): inputs, metadata, preparation, model and solver settings."), QStringLiteral("FILE.json")},
+    });
+    addMetadataOptions(parser, metadata);
+    addPreprocessOptions(parser, preprocess);
+    addModelOptions(parser, model, demo, oof);
+    addReconstructOutputOptions(parser);
     parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Input files (same as --input)."), QStringLiteral("[FILE...]"));
     addSolverOptions(parser, SolverSettings{}, QStringLiteral("--preset demo %1, oof %2").arg(demo.gradientTolerance, 0, 'g', 6).arg(oof.gradientTolerance, 0, 'g', 6),
                      QStringLiteral("--preset demo %1, oof %2").arg(demo.functionTolerance, 0, 'g', 6).arg(oof.functionTolerance, 0, 'g', 6));
@@ -600,73 +506,6 @@ void printReport(const QString& program, const std::vector<std::string>& notes, 
     printWarnings(program, warnings);
 }
 
-// --psf-z as core parses it; without it, 21 planes over the fitted planes' defocus range. Throws UsageError.
-std::optional<DefocusRange> psfStackRange(const QCommandLineParser& parser)
-{
-    for (const char* option : {"psf-z", "psf-pixel", "psf-crop"})
-        if (has(parser, option) && !has(parser, "psf-stack-out"))
-            throw UsageError(std::string("--") + option + " applies to --psf-stack-out");
-    if (!has(parser, "psf-z"))
-        return std::nullopt;
-    const auto range = defocusRangeFromText(value(parser, "psf-z").toStdString());
-    if (!range)
-        throw UsageError("--psf-z: expected START:STOP:STEP in one unit, lengths (-2um:2um:0.1um) or waves (-1w:1w:0.25w), "
-                         "STOP >= START, at most 1001 planes; got '" + value(parser, "psf-z").toStdString() + "'");
-    return range;
-}
-
-// The fitted system's PSF stack (fit/PsfStack.h) at --psf-z, --psf-pixel and --psf-crop.
-PsfStack psfStackFor(const QCommandLineParser& parser, const ProblemSpec& spec, const FitResult& result, const std::optional<Session>& session)
-{
-    const Problem problem(spec);
-    PsfStackRequest request;
-    const std::string unit = psfStackUnit(problem);
-    if (const auto range = psfStackRange(parser)) {
-        if (range->waves != (unit == "waves"))
-            throw UsageError("--psf-z: the fitted planes' defocus is in " + std::string(unit == "m" ? "lengths (e.g. um)" : "waves (w)")
-                             + "; give the range in the same unit");
-        request.defocus = range->values;
-    } else {
-        double lo = 0.0, hi = 0.0;
-        for (const PlaneSpec& plane : spec.planes) {
-            lo = std::min(lo, plane.diversity.amount());
-            hi = std::max(hi, plane.diversity.amount());
-        }
-        for (int i = 0; i <= 20; ++i)
-            request.defocus.push_back(lo + (hi - lo) * i / 20.0);
-    }
-    if (has(parser, "psf-pixel")) {
-        const std::optional<double> pitch = session ? session->dataset.metadata.pixelPitch : std::nullopt;
-        if (!pitch)
-            throw UsageError("--psf-pixel needs the data's pixel size (--pixel-scale as a length)");
-        request.pixelScale = parsePlausible(value(parser, "psf-pixel"), QStringLiteral("psf-pixel"), Setting::PixelPitch) / *pitch;
-    }
-    if (has(parser, "psf-crop"))
-        request.crop = parseInt(value(parser, "psf-crop"), QStringLiteral("psf-crop"));
-    try {
-        return psfStack(problem, result.solver.parameters, request);
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--psf-stack-out: ") + e.what());
-    }
-}
-
-// Every requested output made as bytes, then written all together or none (io/OutputTransaction.h).
-void writeOutputs(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, const OutputSources& in)
-{
-    const bool float32 = has(parser, "float32");
-    OutputTransaction transaction(has(parser, "force"));
-    for (const OutputSpec& o : outputs) {
-        QByteArray bytes;
-        try {
-            bytes = outputBytes(o, parser, in, float32);
-        } catch (const std::runtime_error& e) {
-            throw std::runtime_error(o.path + ": " + e.what());
-        }
-        transaction.add(o.path, std::move(bytes));
-    }
-    transaction.commit(); // all outputs or none
-}
-
 // File or session input: loaded, the flags applied over what the files or the session say, then
 // through core's workflow. Throws UsageError for what the flags leave undetermined.
 Session prepareFileRun(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, ReconstructionRequest& request,
@@ -730,16 +569,7 @@ int runReconstruct(const QStringList& args)
     std::optional<Session> session; // file and session input
     ExportContext context;
     const bool force = has(parser, "force");
-    std::vector<OutputSpec> outputs;
-    // Each output option and whether it is text (text may go to '-', standard output).
-    const std::pair<const char*, bool> outputOptions[] = {{"json", true},          {"csv", true},           {"coefficients-json", true},
-                                                          {"save-session", true},  {"phase-out", false},    {"phase-png", false},
-                                                          {"model-out", false},    {"residual-out", false}, {"psf-analysis", true},
-                                                          {"psf-out", false},      {"results-fits", false}, {"pupil-out", false},
-                                                          {"amplitude-png", false}, {"zonal-png", false},  {"psf-stack-out", false}};
-    for (const auto& [option, text] : outputOptions)
-        if (has(parser, option))
-            outputs.push_back({option, text, value(parser, option).toStdString()});
+    const std::vector<OutputSpec> outputs = requestedOutputs(parser);
     try {
         // Every output is checked before any input is read or any fitting done (issue 12, items 7, 8).
         std::vector<std::string> inputs;
@@ -757,7 +587,7 @@ int runReconstruct(const QStringList& args)
         const bool fromFiles = has(parser, "input") || !parser.positionalArguments().isEmpty();
         const bool fromSession = has(parser, "session");
         if (int(fromPreset) + int(fromFiles) + int(fromSession) != 1)
-            throw UsageError("give exactly one input: --preset demo|oof, --input FILE or --session FILE.json");
+            throw UsageError("give exactly one input: --preset demo|oof|pupil, --input FILE or --session FILE.json");
         if (fromPreset) {
             preparePresetRun(parser, request, truth, context, notes);
         } else {

@@ -299,6 +299,110 @@ std::vector<PlaneResult> planeResults(ModelEvaluator& evaluator, const std::vect
 
 } // namespace
 
+namespace {
+
+// A parameter's unit as a key suffix (FitResult::parameterUnits).
+std::string parameterUnit(const ProblemSpec& spec, const ParameterInfo& info)
+{
+    switch (info.kind) {
+    case ParameterKind::Zernike:
+    case ParameterKind::ShiftX:
+    case ParameterKind::ShiftY:
+    case ParameterKind::ZonalPhase:
+        return "rad";
+    case ParameterKind::CentreX:
+    case ParameterKind::CentreY:
+    case ParameterKind::Sigma:
+        return "pupil_radii";
+    case ParameterKind::Flux:
+        return "data_units";
+    case ParameterKind::Background:
+        return "data_units_per_px";
+    case ParameterKind::Amplitude:
+    case ParameterKind::ZonalAmplitude: // natural log of the amplitude
+    case ParameterKind::DefocusScale:
+        return "";
+    case ParameterKind::DefocusOffset:
+        return spec.planes[size_t(info.index)].diversity.amountUnit();
+    }
+    return "";
+}
+
+// Labels, units, values and (with options.computeUncertainty) one-sigma uncertainties of the parameters.
+void addParameters(FitResult& r, ModelEvaluator& evaluator, const SolverSummary& summary, const AnalysisOptions& options)
+{
+    const Problem& problem = evaluator.problem();
+    for (const ParameterInfo& info : problem.parameters()) {
+        r.parameterLabels.push_back(info.label);
+        r.parameterUnits.push_back(parameterUnit(problem.spec(), info));
+    }
+    r.parameterValues = summary.parameters;
+    r.parameterUncertainties.assign(summary.parameters.size(), kNaN);
+    if (options.computeUncertainty && problem.hasData() && summary.termination != Termination::Failed) {
+        r.parameterUncertainties = estimateUncertainty(evaluator, summary.parameters, summary.finalCost);
+        if (conditionalUncertainty(problem))
+            r.warnings.emplace_back("uncertainties are conditional on the zonal pupil (its " + std::to_string(problem.pupilPixelCount())
+                                    + "-pixel maps held fixed): they leave out what the maps and the other parameters share");
+    }
+}
+
+// Every basis term but piston in waves and nm. With a zonal phase the coefficients are the least-squares
+// projection of the whole pupil phase (for "both" that is the Zernike terms themselves, the remainder
+// being orthogonal to them), and the remainder's RMS and map are kept.
+void addCoefficients(FitResult& r, const Problem& problem, const ModelParameters& p)
+{
+    const double toWaves = 1.0 / (2.0 * M_PI);
+    std::optional<ZernikeProjection> projection;
+    if (problem.hasZonalPhase()) {
+        projection = projectOntoZernikes(problem, problem.pupilPhase(p));
+        r.zonalRemainderRmsWaves = projection->remainderRms * toWaves;
+        r.zonalRemainderMap = pupilMap(problem, projection->remainder.data(), "zonal remainder");
+    }
+    for (size_t t = 1; t < problem.modes().size(); ++t) {
+        CoefficientResult c;
+        c.index = problem.termIndex(int(t));
+        c.mode = problem.modes()[t];
+        c.name = zernike::name(c.mode);
+        c.radians = projection ? projection->coefficients[Eigen::Index(t)] : p.zernike[t];
+        c.waves = c.radians * toWaves;
+        c.nm = c.waves * problem.spec().wavelength * 1e9;
+        c.free = problem.phaseModel() == PupilPhaseModel::Zonal;
+        c.uncertaintyWaves = c.free ? kNaN : 0.0; // zonal only: derived values, no uncertainty propagated
+        for (size_t i = 0; i < problem.parameters().size(); ++i) {
+            const ParameterInfo& info = problem.parameters()[i];
+            if (info.kind == ParameterKind::Zernike && info.index == int(t)) {
+                c.free = true;
+                c.uncertaintyWaves = r.parameterUncertainties[i] * toWaves;
+            }
+        }
+        r.coefficients.push_back(c);
+    }
+}
+
+// RMS and PV wavefront error, Strehl ratio (and Marechal's), and the pupil maps.
+void addWavefront(FitResult& r, const Problem& problem, const ModelParameters& p, bool removeDefocus)
+{
+    const double toWaves = 1.0 / (2.0 * M_PI);
+    const Eigen::VectorXd flat = flattenedPhase(problem, p, removeDefocus);
+    const double mean = flat.mean();
+    r.rmsWaves = std::sqrt((flat.array() - mean).square().mean()) * toWaves;
+    r.pvWaves = (flat.maxCoeff() - flat.minCoeff()) * toWaves;
+    const Eigen::VectorXd tiltFree = flattenedPhase(problem, p, false);
+    const double rmsRad = std::sqrt((tiltFree.array() - tiltFree.mean()).square().mean());
+    r.strehlMarechal = std::exp(-rmsRad * rmsRad);
+    r.strehl = psfPeak(problem, p, tiltFree) / psfPeak(problem, p, Eigen::VectorXd::Zero(tiltFree.size()));
+    r.phaseMap = phaseMap(problem, p);
+    r.phaseMapGeometry = phaseMapGeometry(problem);
+    bool illuminationFitted = false;
+    for (const ParameterInfo& info : problem.parameters())
+        illuminationFitted = illuminationFitted || info.kind == ParameterKind::Amplitude || info.kind == ParameterKind::Sigma
+                             || info.kind == ParameterKind::CentreX || info.kind == ParameterKind::CentreY;
+    if (illuminationFitted || problem.hasZonalAmplitude())
+        r.pupilAmplitude = pupilAmplitudeMap(problem, p);
+}
+
+} // namespace
+
 FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, GradientKind gradient, const AnalysisOptions& options)
 {
     const Problem& problem = evaluator.problem();
@@ -317,101 +421,16 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
     r.regularization = spec.regularization;
     r.detector = spec.detector;
     r.gain = spec.gain;
-
-    const ModelParameters p = problem.unpack(summary.parameters.data());
     r.objective = spec.objective;
     r.gridSize = spec.grid.size;
     r.samplingQ = spec.grid.size * spec.grid.spacing / 2.0;
-    for (const ParameterInfo& info : problem.parameters()) {
-        r.parameterLabels.push_back(info.label);
-        switch (info.kind) {
-        case ParameterKind::Zernike:
-        case ParameterKind::ShiftX:
-        case ParameterKind::ShiftY:
-            r.parameterUnits.push_back("rad");
-            break;
-        case ParameterKind::CentreX:
-        case ParameterKind::CentreY:
-        case ParameterKind::Sigma:
-            r.parameterUnits.push_back("pupil_radii");
-            break;
-        case ParameterKind::Flux:
-            r.parameterUnits.push_back("data_units");
-            break;
-        case ParameterKind::Background:
-            r.parameterUnits.push_back("data_units_per_px");
-            break;
-        case ParameterKind::Amplitude:
-        case ParameterKind::ZonalAmplitude: // natural log of the amplitude
-        case ParameterKind::DefocusScale:
-            r.parameterUnits.push_back("");
-            break;
-        case ParameterKind::ZonalPhase:
-            r.parameterUnits.push_back("rad");
-            break;
-        case ParameterKind::DefocusOffset:
-            r.parameterUnits.push_back(spec.planes[size_t(info.index)].diversity.amountUnit());
-            break;
-        }
-    }
-    r.parameterValues = summary.parameters;
-    r.parameterUncertainties.assign(summary.parameters.size(), kNaN);
-    if (options.computeUncertainty && problem.hasData() && summary.termination != Termination::Failed) {
-        r.parameterUncertainties = estimateUncertainty(evaluator, summary.parameters, summary.finalCost);
-        if (conditionalUncertainty(problem))
-            r.warnings.emplace_back("uncertainties are conditional on the zonal pupil (its " + std::to_string(problem.pupilPixelCount())
-                                    + "-pixel maps held fixed): they leave out what the maps and the other parameters share");
-    }
 
-    const double toWaves = 1.0 / (2.0 * M_PI);
-    // With a zonal phase the coefficients are the least-squares projection of the whole pupil phase (for
-    // "both" that is the Zernike terms themselves, the remainder being orthogonal to them).
-    std::optional<ZernikeProjection> projection;
-    if (problem.hasZonalPhase()) {
-        projection = projectOntoZernikes(problem, problem.pupilPhase(p));
-        r.zonalRemainderRmsWaves = projection->remainderRms * toWaves;
-        r.zonalRemainderMap = pupilMap(problem, projection->remainder.data(), "zonal remainder");
-    }
-    for (size_t t = 1; t < problem.modes().size(); ++t) {
-        CoefficientResult c;
-        c.index = problem.termIndex(int(t));
-        c.mode = problem.modes()[t];
-        c.name = zernike::name(c.mode);
-        c.radians = projection ? projection->coefficients[Eigen::Index(t)] : p.zernike[t];
-        c.waves = c.radians * toWaves;
-        c.nm = c.waves * spec.wavelength * 1e9;
-        c.free = problem.phaseModel() == PupilPhaseModel::Zonal;
-        c.uncertaintyWaves = c.free ? kNaN : 0.0; // zonal only: derived values, no uncertainty propagated
-        for (size_t i = 0; i < problem.parameters().size(); ++i) {
-            const ParameterInfo& info = problem.parameters()[i];
-            if (info.kind == ParameterKind::Zernike && info.index == int(t)) {
-                c.free = true;
-                c.uncertaintyWaves = r.parameterUncertainties[i] * toWaves;
-            }
-        }
-        r.coefficients.push_back(c);
-    }
-
-    const Eigen::VectorXd flat = flattenedPhase(problem, p, options.removeDefocus);
-    const double mean = flat.mean();
-    r.rmsWaves = std::sqrt((flat.array() - mean).square().mean()) * toWaves;
-    r.pvWaves = (flat.maxCoeff() - flat.minCoeff()) * toWaves;
-    const Eigen::VectorXd tiltFree = flattenedPhase(problem, p, false);
-    const double rmsRad = std::sqrt((tiltFree.array() - tiltFree.mean()).square().mean());
-    r.strehlMarechal = std::exp(-rmsRad * rmsRad);
-    r.strehl = psfPeak(problem, p, tiltFree) / psfPeak(problem, p, Eigen::VectorXd::Zero(tiltFree.size()));
-    r.phaseMap = phaseMap(problem, p);
-    r.phaseMapGeometry = phaseMapGeometry(problem);
-    bool illuminationFitted = false;
-    for (const ParameterInfo& info : problem.parameters())
-        illuminationFitted = illuminationFitted || info.kind == ParameterKind::Amplitude || info.kind == ParameterKind::Sigma
-                             || info.kind == ParameterKind::CentreX || info.kind == ParameterKind::CentreY;
-    if (illuminationFitted || problem.hasZonalAmplitude())
-        r.pupilAmplitude = pupilAmplitudeMap(problem, p);
-
+    const ModelParameters p = problem.unpack(summary.parameters.data());
+    addParameters(r, evaluator, summary, options);
+    addCoefficients(r, problem, p);
+    addWavefront(r, problem, p, options.removeDefocus);
     if (problem.hasData())
         r.planes = planeResults(evaluator, summary.parameters);
-
     if (options.psfAnalysis)
         r.psf = analysePsf(evaluator, summary.parameters);
 

@@ -47,9 +47,6 @@ std::string messagesText(const std::vector<DatasetMessage>& messages, MessageLev
 
 namespace {
 
-// Larger pixel values overflow when squared and summed (a cost, a centroid).
-constexpr double kLargestPixel = 1e150;
-
 using detail::format;
 
 } // namespace
@@ -161,6 +158,34 @@ void applySidecarDefocus(Dataset& d, const DatasetFile& f, const QJsonArray& lis
     }
 }
 
+// The sidecar's immersion index, defocus model and data unit: each only where no one set it before.
+void applySidecarChoices(const QJsonObject& o, DatasetMetadata& m, const std::string& origin, std::vector<std::string>& bad)
+{
+    if (o.contains(QLatin1String("immersion")) && !m.origin.count("immersionIndex")) {
+        const auto v = jsonNumber(o.value(QLatin1String("immersion")));
+        if (!v || *v < 1.0)
+            bad.push_back("immersion");
+        else {
+            m.immersionIndex = *v;
+            m.origin["immersionIndex"] = origin;
+        }
+    }
+    if (o.contains(QLatin1String("defocus_model")) && !m.origin.count("defocusModel")) {
+        const QString model = o.value(QLatin1String("defocus_model")).toString();
+        if (model == QLatin1String("high-na"))
+            m.defocusModel = DefocusModel::HighNa;
+        else if (model == QLatin1String("paraxial"))
+            m.defocusModel = DefocusModel::Paraxial;
+        else
+            bad.push_back("defocus_model");
+        m.origin["defocusModel"] = origin;
+    }
+    if (o.contains(QLatin1String("data_unit")) && m.dataUnit.empty()) {
+        m.dataUnit = o.value(QLatin1String("data_unit")).toString().toLower().toStdString();
+        m.origin["dataUnit"] = origin;
+    }
+}
+
 // Reads a sidecar into the unset metadata fields and the file's planes. Problems become messages.
 void applySidecar(Dataset& d, int fileIndex, const std::string& sidecar, std::vector<DatasetMessage>& messages)
 {
@@ -216,29 +241,7 @@ void applySidecar(Dataset& d, int fileIndex, const std::string& sidecar, std::ve
         else
             fill(m, m.pixelAngle, "pixelAngle", a, origin);
     }
-    if (o.contains(QLatin1String("immersion")) && !m.origin.count("immersionIndex")) {
-        const auto v = jsonNumber(o.value(QLatin1String("immersion")));
-        if (!v || *v < 1.0)
-            bad.push_back("immersion");
-        else {
-            m.immersionIndex = *v;
-            m.origin["immersionIndex"] = origin;
-        }
-    }
-    if (o.contains(QLatin1String("defocus_model")) && !m.origin.count("defocusModel")) {
-        const QString model = o.value(QLatin1String("defocus_model")).toString();
-        if (model == QLatin1String("high-na"))
-            m.defocusModel = DefocusModel::HighNa;
-        else if (model == QLatin1String("paraxial"))
-            m.defocusModel = DefocusModel::Paraxial;
-        else
-            bad.push_back("defocus_model");
-        m.origin["defocusModel"] = origin;
-    }
-    if (o.contains(QLatin1String("data_unit")) && m.dataUnit.empty()) {
-        m.dataUnit = o.value(QLatin1String("data_unit")).toString().toLower().toStdString();
-        m.origin["dataUnit"] = origin;
-    }
+    applySidecarChoices(o, m, origin, bad);
     if (o.contains(QLatin1String("defocus")))
         applySidecarDefocus(d, f, o.value(QLatin1String("defocus")).toArray(), sidecar, origin, bad, messages);
     for (const std::string& key : bad)
@@ -496,356 +499,6 @@ PlaneDefocus planeDefocus(const Dataset& dataset, int planeIndex)
         return {PlaneDefocus::Kind::Length, (dataset.metadata.zIndexDown ? -1.0 : 1.0) * (planeIndex - dataset.metadata.focusPlane.value_or(0.0))
                                                 * *dataset.metadata.zStep};
     return {};
-}
-
-// ---- The problem --------------------------------------------------------------------------------
-
-double samplingFromMetadata(const DatasetMetadata& m, std::vector<DatasetMessage>* messages)
-{
-    if (!m.samplingQ && !m.wavelength)
-        throw DatasetError("the wavelength is unknown: set it (e.g. 633 nm)");
-    SamplingInput in;
-    in.wavelength = m.wavelength.value_or(0.0);
-    in.samplingQ = m.samplingQ;
-    in.pixelPitch = m.pixelPitch;
-    in.fNumber = m.fNumber;
-    in.numericalAperture = m.numericalAperture;
-    in.immersionIndex = m.immersionIndex;
-    in.pixelAngle = m.pixelAngle;
-    in.aperture = m.aperture;
-    // A pitch with both an f-number and an NA: the NA describes a microscope's sample-plane pitch.
-    if (in.pixelPitch && in.fNumber && in.numericalAperture)
-        in.fNumber.reset();
-    if (in.pixelAngle && !in.aperture && in.pixelPitch)
-        in.pixelAngle.reset();
-    Sampling s;
-    try {
-        s = computeSampling(in);
-    } catch (const std::invalid_argument& e) {
-        throw DatasetError(e.what());
-    }
-    if (messages)
-        for (const std::string& w : s.warnings)
-            messages->push_back({MessageLevel::Warning, {}, w});
-    return s.q;
-}
-
-void validateMetadata(const DatasetMetadata& m)
-{
-    auto check = [&](Setting setting, std::optional<double> value, const char* key) {
-        if (!value)
-            return;
-        const std::string error = plausibilityError(setting, *value);
-        if (error.empty())
-            return;
-        const auto origin = m.origin.find(key);
-        throw DatasetError(error + (origin != m.origin.end() ? " (from " + origin->second + ")" : std::string()));
-    };
-    check(Setting::Wavelength, m.wavelength, "wavelength");
-    check(Setting::PixelPitch, m.pixelPitch, "pixelPitch");
-    check(Setting::PixelAngle, m.pixelAngle, "pixelAngle");
-    check(Setting::FNumber, m.fNumber, "fNumber");
-    check(Setting::NumericalAperture, m.numericalAperture, "numericalAperture");
-    check(Setting::ImmersionIndex, m.immersionIndex, "immersionIndex");
-    check(Setting::Aperture, m.aperture, "aperture");
-    check(Setting::SamplingQ, m.samplingQ, "samplingQ");
-    check(Setting::ZStep, m.zStep, "zStep");
-    if (m.numericalAperture && *m.numericalAperture > m.immersionIndex)
-        throw DatasetError("the numerical aperture " + format("%.4g", *m.numericalAperture) + " exceeds the immersion index "
-                           + format("%.4g", m.immersionIndex) + " (NA = n sin(theta) cannot exceed n): set the immersion index (e.g. 1.518 for oil)");
-}
-
-namespace {
-// Names the cause when no plane takes part: empty planes (all NaN, BLANK or zero) say so, rather than
-// suggesting the user deselected them.
-std::string whyNoPlaneTakesPart(const Dataset& dataset)
-{
-    int empty = 0;
-    std::string example;
-    for (const DatasetPlane& plane : dataset.planes) {
-        bool anyFinite = false, anyNonZero = false, huge = false;
-        for (double v : plane.raw.pixels) {
-            anyFinite = anyFinite || std::isfinite(v);
-            anyNonZero = anyNonZero || (std::isfinite(v) && v != 0.0);
-            huge = huge || (std::isfinite(v) && std::abs(v) > kLargestPixel);
-        }
-        if (!anyNonZero || huge) {
-            if (example.empty())
-                example = plane.raw.source + (huge ? " has values too large to fit" : anyFinite ? " is all zero" : " has only NaN or blank pixels");
-            ++empty;
-        }
-    }
-    if (empty == int(dataset.planes.size()))
-        return "no plane holds usable data (" + example + "); there is no signal to fit";
-    if (empty > 0)
-        return std::to_string(empty) + " of " + std::to_string(dataset.planes.size()) + " planes hold no usable data (" + example
-               + ") and the others are not selected or differ in size; select at least one plane with signal";
-    return "select at least one plane";
-}
-} // namespace
-
-namespace {
-
-// The objective the user chose, or the one the data unit calls for (ModelSettings::objective).
-ObjectiveKind chooseObjective(const Dataset& dataset, const ModelSettings& model)
-{
-    const std::string& unit = dataset.metadata.dataUnit;
-    ObjectiveKind objective;
-    if (model.objective)
-        objective = *model.objective;
-    else if (unit == "relative" || dataset.preprocess.normalise)
-        objective = ObjectiveKind::LeastSquares;
-    else if (unit == "photons" || unit == "electrons" || unit == "photon" || unit == "e-")
-        objective = ObjectiveKind::Poisson;
-    else
-        objective = ObjectiveKind::WeightedLeastSquares;
-    if (objective == ObjectiveKind::Poisson && dataset.preprocess.normalise)
-        throw DatasetError("the Poisson objective needs counts: turn normalisation off or choose least squares");
-    return objective;
-}
-
-// One problem plane from a prepared plane: its data as the objective sees it, mask, flux, background
-// and diversity. Sets anyDefocus when the plane is defocused.
-PlaneSpec planeSpecFor(const Dataset& dataset, const ModelSettings& model, const PlanePreparation& p, int index, ObjectiveKind objective,
-                       bool onlyPlane, bool& anyDefocus, std::vector<DatasetMessage>& messages)
-{
-    const DatasetMetadata& m = dataset.metadata;
-    size_t used = 0;
-    for (uint8_t keep : p.mask)
-        used += keep;
-    if (used == 0)
-        throw DatasetError(p.image.source + ": every pixel is masked or NaN; it cannot take part");
-    PlaneSpec ps;
-    ps.data = p.image;
-    ps.mask = p.mask;
-    if (objective == ObjectiveKind::Poisson) {
-        // Counts as measured: add the subtracted background back; it is the start value.
-        // Counts as measured less the camera's bias (ModelSettings::offset), so that they count photons.
-        for (size_t i = 0; i < ps.data.pixels.size(); ++i)
-            if (p.mask[i])
-                ps.data.pixels[i] = ps.data.pixels[i] / p.scale + p.background - model.offset;
-        ps.background = std::max(p.background - model.offset, 0.0);
-    } else {
-        ps.background = 0.0;
-    }
-    bool allZero = true;
-    for (size_t i = 0; i < ps.data.pixels.size() && allZero; ++i)
-        allZero = !(p.mask[i] && ps.data.pixels[i] != 0.0);
-    if (allZero)
-        throw DatasetError(p.image.source + ": the plane is all zero after preparation (no signal to fit)");
-    ps.flux = p.signal > 0.0 ? p.signal : 1.0;
-    ps.fitFlux = model.fitFlux;
-    ps.fitBackground = model.fitBackground;
-    ps.fitShift = model.fitShift;
-    const PlaneDefocus d = planeDefocus(dataset, index);
-    if (d.kind != PlaneDefocus::Kind::Unknown) {
-        const std::string error = plausibilityError(d.kind == PlaneDefocus::Kind::Waves ? Setting::DefocusWaves : Setting::DefocusLength, d.value);
-        if (!error.empty())
-            throw DatasetError(p.image.source + " (plane " + std::to_string(index) + "): " + error);
-    }
-    if (d.kind == PlaneDefocus::Kind::Unknown) {
-        if (!onlyPlane)
-            throw DatasetError(p.image.source + " (plane " + std::to_string(index)
-                               + "): its defocus is unknown; set it for every plane (e.g. -1w, 0, 1w) or give the stack's z step and focus plane");
-        messages.push_back({MessageLevel::Info, {}, p.image.source + ": defocus unknown; taken as in focus"});
-    } else if (d.kind == PlaneDefocus::Kind::Waves) {
-        // A plane at focus keeps its kind when offsets are fitted, so that it can move like the others.
-        if (d.value != 0.0 || model.fitDefocusOffsets) {
-            ps.diversity.kind = DiversityKind::ZernikeDefocus;
-            ps.diversity.defocusWaves = d.value;
-            ps.diversity.measure = DefocusMeasure::PeakToValley;
-            anyDefocus = anyDefocus || d.value != 0.0;
-        }
-    } else if (d.value != 0.0 || model.fitDefocusOffsets) {
-        double na = m.numericalAperture.value_or(0.0);
-        if (na == 0.0 && m.fNumber)
-            na = 1.0 / (2.0 * *m.fNumber);
-        if (!(na > 0.0))
-            throw DatasetError(p.image.source + ": the defocus is given as a length (" + format("%.4g", d.value * 1e6)
-                               + " um); converting it to phase needs the numerical aperture or the f-number");
-        ps.diversity.kind = m.defocusModel == DefocusModel::HighNa ? DiversityKind::AxialHighNa : DiversityKind::AxialParaxial;
-        ps.diversity.axialDistance = d.value;
-        ps.diversity.numericalAperture = na;
-        ps.diversity.immersionIndex = m.immersionIndex;
-        anyDefocus = anyDefocus || d.value != 0.0;
-    }
-    return ps;
-}
-
-// The read noise (counts RMS) behind the weighted objective's weights and every objective's
-// chi-square: the user's, else
-// - weighted least squares on background-subtracted data: the border noise (background shot noise and
-//   read noise together are the noise floor there);
-// - Poisson on counts: the data's RDNOISE keyword, else the border's excess of variance over mean
-//   (PlanePreparation::readNoiseSquared), so that chi-square is 1 on clean data.
-double readNoiseFor(const Dataset& dataset, const ModelSettings& model, const Preparation& prep, const std::vector<int>& planes,
-                    ObjectiveKind objective, std::vector<DatasetMessage>& messages)
-{
-    if (model.readNoise > 0.0)
-        return model.readNoise;
-    if (objective == ObjectiveKind::WeightedLeastSquares) {
-        std::vector<double> sigmas;
-        for (int index : planes)
-            sigmas.push_back(prep.planes[size_t(index)].backgroundSigma * prep.planes[size_t(index)].scale);
-        const double noise = std::max(median(sigmas), 1e-12);
-        messages.push_back({MessageLevel::Info, {}, "weighted least squares with the border noise " + format("%.4g", noise) + " (data units) as read noise"});
-        return noise;
-    }
-    if (objective != ObjectiveKind::Poisson)
-        return 0.0;
-    if (const auto header = dataset.metadata.readNoise)
-        return *header;
-    std::vector<double> excess;
-    for (int index : planes)
-        excess.push_back(prep.planes[size_t(index)].readNoiseSquared);
-    if (excess.empty())
-        return 0.0;
-    const double noise = std::sqrt(std::max(median(excess), 0.0));
-    messages.push_back({MessageLevel::Info, {}, "read noise " + format("%.3g", noise)
-                                                    + " counts RMS from the border (neighbour differences, one count per photon); "
-                                                      "give the read noise to override"});
-    return noise;
-}
-
-// Electrons per data unit: the user's, or (ModelSettings::gain 0) the photon-transfer estimate from the
-// planes that take part (fit/ImageStatistics.h).
-double gainFor(const ModelSettings& model, const Preparation& prep, const std::vector<int>& planes, double samplingQ,
-               std::vector<DatasetMessage>& messages)
-{
-    if (model.gain > 0.0)
-        return model.gain;
-    std::vector<Image> images;
-    std::vector<double> floors;
-    for (int index : planes) {
-        const PlanePreparation& p = prep.planes[size_t(index)];
-        images.push_back(p.image);
-        floors.push_back(std::pow(p.backgroundSigma * p.scale, 2));
-    }
-    const PhotonTransfer transfer = estimatePhotonTransfer(images, floors, samplingQ);
-    if (!transfer.problem.empty())
-        throw DatasetError("the camera gain cannot be estimated from the data: " + transfer.problem + "; give it (e.g. --gain 0.5)");
-    const std::string error = plausibilityError(Setting::Gain, transfer.gain);
-    if (!error.empty())
-        throw DatasetError("photon transfer gives an implausible gain: " + error + "; give the gain");
-    messages.push_back({MessageLevel::Info, {}, "camera gain " + format("%.3g", transfer.gain) + " electrons per data unit from photon transfer ("
-                                                    + std::to_string(images.size()) + " planes, power above the OTF cut-off)"});
-    return transfer.gain;
-}
-
-// The object's diameter in pixels: it needs the sample-plane pixel size (a microscope's: pitch with NA).
-double objectDiameterPixels(const DatasetMetadata& m, const ModelSettings& model)
-{
-    if (model.objectDiameter <= 0.0)
-        return 0.0;
-    if (!m.pixelPitch || !m.numericalAperture)
-        throw DatasetError("the object diameter (" + format("%.4g", model.objectDiameter * 1e9)
-                           + " nm) needs the sample-plane pixel size: give the pixel scale with the numerical aperture");
-    return model.objectDiameter / *m.pixelPitch;
-}
-
-// The model's pupil-function, detector and nuisance settings, copied onto the spec (Problem checks them).
-void applyPupilFunction(const DatasetMetadata& m, const ModelSettings& model, ProblemSpec& spec)
-{
-    spec.phaseModel = model.phaseModel;
-    spec.amplitudeModel = model.amplitudeModel;
-    if (model.amplitudeModel == PupilAmplitudeModel::Gaussian)
-        spec.pupil.illumination.fitCentre = spec.pupil.illumination.fitSigma = true;
-    spec.regularization = model.regularization;
-    spec.detector.pixelIntegration = model.pixelIntegration;
-    spec.detector.objectDiameterPixels = objectDiameterPixels(m, model);
-    spec.nuisance.fitDefocusScale = model.fitDefocusScale;
-    spec.nuisance.fitDefocusOffsets = model.fitDefocusOffsets;
-}
-
-// The model grid: the user's, or the prepared planes' size rounded up to even.
-int gridFor(const ModelSettings& model, const Image& first)
-{
-    int grid = model.grid;
-    if (grid == 0) {
-        grid = std::max(first.width, first.height);
-        grid += grid % 2;
-        grid = std::max(grid, 16);
-    }
-    if (grid < std::max(first.width, first.height))
-        throw DatasetError("the model grid (" + std::to_string(grid) + ") is smaller than the prepared planes (" + std::to_string(first.width) + " x "
-                           + std::to_string(first.height) + "); crop them or use a larger grid");
-    return grid;
-}
-
-} // namespace
-
-BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
-{
-    BuiltProblem built;
-    const DatasetMetadata& m = dataset.metadata;
-    built.planes = usedPlanes(dataset);
-    if (built.planes.empty())
-        throw DatasetError(dataset.planes.empty() ? "no data: load PSF images first" : "no plane takes part: " + whyNoPlaneTakesPart(dataset));
-    if (!m.wavelength)
-        throw DatasetError("the wavelength is unknown: set it (e.g. 633 nm)");
-    validateMetadata(m);
-    if (!(model.readNoise >= 0.0) || !plausibilityError(Setting::ReadNoise, model.readNoise).empty())
-        throw DatasetError(plausibilityError(Setting::ReadNoise, model.readNoise) + "; 0 means the border noise of the data");
-    built.samplingQ = samplingFromMetadata(m, &built.messages);
-
-    const Preparation fresh = isPrepared(dataset) ? Preparation{} : computePreparation(dataset);
-    const Preparation& prep = isPrepared(dataset) ? *dataset.preparation : fresh;
-    for (const DatasetMessage& msg : prep.messages)
-        built.messages.push_back(msg);
-
-    const ObjectiveKind objective = chooseObjective(dataset, model);
-    ProblemSpec& spec = built.spec;
-    spec.name = dataset.files.empty() ? std::string("data") : QFileInfo(QString::fromStdString(dataset.files.front().path)).fileName().toStdString();
-    spec.wavelength = *m.wavelength;
-    spec.objective = objective;
-    spec.basis.maxOrder = model.order;
-    spec.basis.ordering = model.ordering;
-    spec.basis.normalization = model.normalization;
-    spec.basis.fixedTerms = model.fixedTerms;
-    spec.pupil.obscuration = model.obscuration;
-    spec.pupil.spiderCount = model.spiderCount;
-    spec.pupil.spiderWidth = model.spiderWidth;
-    spec.pupil.spiderAngleDeg = model.spiderAngleDeg;
-
-    const Image& first = prep.planes[size_t(built.planes.front())].image;
-    bool anyDefocus = false;
-    for (int index : built.planes) {
-        const PlanePreparation& p = prep.planes[size_t(index)];
-        if (p.image.width != first.width || p.image.height != first.height)
-            throw DatasetError("planes of different sizes take part: " + p.image.source + " is " + std::to_string(p.image.width) + " x "
-                               + std::to_string(p.image.height) + ", " + first.source + " is " + std::to_string(first.width) + " x "
-                               + std::to_string(first.height) + "; crop them to one size or select planes of one size");
-        spec.planes.push_back(planeSpecFor(dataset, model, p, index, objective, built.planes.size() == 1, anyDefocus, built.messages));
-    }
-    if (!anyDefocus)
-        built.messages.push_back({MessageLevel::Warning, {},
-                                  "no plane is defocused: a single in-focus image cannot tell the sign of even aberrations; add defocused planes"});
-    spec.readNoise = readNoiseFor(dataset, model, prep, built.planes, objective, built.messages);
-    spec.gain = gainFor(model, prep, built.planes, built.samplingQ, built.messages);
-    spec.grid = PupilGrid::centred(gridFor(model, first), built.samplingQ);
-    applyPupilFunction(m, model, spec);
-    if (spec.phaseModel != PupilPhaseModel::Zernike && !anyDefocus)
-        built.messages.push_back({MessageLevel::Warning, {},
-                                  "a zonal phase from one plane is ambiguous (the pupil and its conjugate twin give the same image): "
-                                  "add defocused planes"});
-    try {
-        const Problem problem(spec);
-        built.start = problem.initialParameters();
-    } catch (const std::invalid_argument& e) {
-        throw DatasetError(e.what());
-    }
-    // More parameters than measurements has no unique solution, yet BFGS would still report convergence.
-    std::size_t pixels = 0;
-    for (const PlaneSpec& ps : spec.planes) {
-        if (ps.mask.empty())
-            pixels += ps.data.pixels.size();
-        for (uint8_t keep : ps.mask)
-            pixels += keep;
-    }
-    if (pixels < built.start.size())
-        throw DatasetError(std::to_string(built.start.size()) + " parameters cannot be fitted to " + std::to_string(pixels)
-                           + " pixels: use larger images or crop (at least as many pixels as parameters) or a lower Zernike order");
-    return built;
 }
 
 } // namespace wfs

@@ -90,6 +90,9 @@ struct DatasetMetadata {
 
 // ---- Files and planes ---------------------------------------------------------------------------
 
+// Larger pixel values overflow when squared and summed (a cost, a centroid): addFiles warns, buildProblem refuses.
+constexpr double kLargestPixel = 1e150;
+
 struct DatasetFile {
     std::string path;       // as given (absolute or relative to the working directory)
     ImageFormat format = ImageFormat::Unknown;

@@ -12,6 +12,8 @@
 #include <QTemporaryDir>
 
 #include <sys/resource.h>
+#include "io/ImageReaders.h"
+
 #include <sys/stat.h>
 
 namespace {
@@ -178,6 +180,59 @@ private slots:
         QFile phase(m_dir.filePath(QStringLiteral("p-phase.fits")));
         QVERIFY(phase.open(QIODevice::ReadOnly));
         QVERIFY(phase.readAll().contains("DATE    = '2025-11-30T00:00:00'"));
+    }
+
+    // Issue 13: the pupil-function outputs of the "pupil" preset (zonal phase and amplitude): the pupil FITS with its
+    // three maps and the 3-D PSF stack pass fitsverify, the TIFF stack has one page per plane, the PNGs and the
+    // result JSON (with pupil_function) are written and valid; bad settings are usage errors before any fit.
+    void pupilFunctionOutputs()
+    {
+        const Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("pupil"), QStringLiteral("--quiet"),
+                             QStringLiteral("--no-uncertainty"), QStringLiteral("--pupil-out"), QStringLiteral("pupil.fits"), QStringLiteral("--amplitude-png"),
+                             QStringLiteral("amp.png"), QStringLiteral("--zonal-png"), QStringLiteral("zonal.png"), QStringLiteral("--psf-stack-out"),
+                             QStringLiteral("stack.fits"), QStringLiteral("--psf-z=-2w:2w:0.5w"), QStringLiteral("--json"), QStringLiteral("pupil.json")});
+        QVERIFY2(run.status == 0, run.err.constData());
+        QVERIFY2(run.out.contains("pupil: phase both, amplitude zonal; beyond the Zernike terms:"), run.out.constData());
+        const Run tiff = cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("pupil"), QStringLiteral("--quiet"),
+                              QStringLiteral("--no-uncertainty"), QStringLiteral("--psf-stack-out"), QStringLiteral("stack.tif"), QStringLiteral("--psf-crop"),
+                              QStringLiteral("32")});
+        QVERIFY2(tiff.status == 0, tiff.err.constData());
+        QFile tif(m_dir.filePath(QStringLiteral("stack.tif")));
+        QVERIFY(tif.open(QIODevice::ReadOnly));
+        const QByteArray tifBytes = tif.readAll();
+        const wfs::ImageFileContent pages = wfs::readTiffMemory(reinterpret_cast<const std::uint8_t*>(tifBytes.constData()), size_t(tifBytes.size()), "stack.tif");
+        QCOMPARE(int(pages.planes.size()), 21); // the default: 21 planes over the fitted range
+        QCOMPARE(pages.planes.front().width, 32);
+        QFile fits(m_dir.filePath(QStringLiteral("pupil.fits")));
+        QVERIFY(fits.open(QIODevice::ReadOnly));
+        const QByteArray bytes = fits.readAll();
+        for (const char* ext : {"PHASE", "AMPLITUDE", "ZONAL"})
+            QVERIFY2(bytes.contains(QByteArray("EXTNAME = '") + ext), ext);
+        for (const QString& png : {QStringLiteral("amp.png"), QStringLiteral("zonal.png")})
+            QVERIFY2(QFileInfo(m_dir.filePath(png)).size() > 1000, qPrintable(png));
+        for (const QString& name : {QStringLiteral("pupil.fits"), QStringLiteral("stack.fits")}) {
+            const wfs::test::ToolResult verified = wfs::test::fitsverify(m_dir.filePath(name));
+            if (!verified.missing)
+                QVERIFY2(verified.ok, qPrintable(name + QStringLiteral(":\n") + verified.output));
+        }
+        const wfs::test::ToolResult schema = wfs::test::validateResultJson({m_dir.filePath(QStringLiteral("pupil.json"))});
+        if (!schema.missing)
+            QVERIFY2(schema.ok, qPrintable(schema.output));
+
+        // Refused before any fitting, naming the setting.
+        const std::pair<QStringList, const char*> bad[] = {
+            {{QStringLiteral("--regularization"), QStringLiteral("0")}, "regularisation weight"},
+            {{QStringLiteral("--regularization"), QStringLiteral("nan")}, "regularization"},
+            {{QStringLiteral("--gain"), QStringLiteral("-1")}, "camera gain"},
+            {{QStringLiteral("--pupil-phase"), QStringLiteral("zonall")}, "pupil-phase"},
+            {{QStringLiteral("--psf-z"), QStringLiteral("1um:-1um:0.1um"), QStringLiteral("--psf-stack-out"), QStringLiteral("x.fits")}, "--psf-z"},
+            {{QStringLiteral("--psf-crop"), QStringLiteral("32")}, "applies to --psf-stack-out"},
+        };
+        for (const auto& [flags, message] : bad) {
+            const Run refused = cli(quickFit() << flags);
+            QVERIFY2(refused.status == 2, qPrintable(flags.join(QLatin1Char(' ')) + QStringLiteral(": ") + QString::fromUtf8(refused.err)));
+            QVERIFY2(refused.err.contains(message), refused.err.constData());
+        }
     }
 
     void conflictingOutputsAreUsageErrors()

@@ -1,0 +1,43 @@
+#pragma once
+// The outputs of `wavefront-cli reconstruct` (spec/cli.md): every file a fit can write, made as bytes by
+// core's exporters and the rendering library, then written all together or none; and the fitted system's
+// PSF stack (--psf-stack-out with --psf-z, --psf-pixel, --psf-crop).
+#include "CliCommon.h"
+
+#include "fit/PsfStack.h"
+#include "fit/Results.h"
+#include "io/Exports.h"
+#include "io/Session.h"
+
+#include <QCommandLineParser>
+
+#include <optional>
+#include <vector>
+
+namespace wfs::cli {
+
+// What the outputs are made from: the fit, its context and settings, the units asked for, and the PSF stack
+// when --psf-stack-out asked for one.
+struct OutputSources {
+    const FitResult& result;
+    const ExportContext& context;
+    Session* session = nullptr;
+    PhaseUnit fitsUnit = PhaseUnit::Radians;
+    PhaseUnit pngUnit = PhaseUnit::Waves;
+    const PsfStack* stack = nullptr;
+};
+
+// The outputs given on the command line, in a fixed order.
+std::vector<OutputSpec> requestedOutputs(const QCommandLineParser& parser);
+// The output options of `reconstruct` (files, units, --force, --quiet), for its help.
+void addReconstructOutputOptions(QCommandLineParser& parser);
+// --psf-z as core parses it, and its companions only with --psf-stack-out; throws UsageError. Checked before
+// any fitting; std::nullopt without --psf-z.
+std::optional<DefocusRange> psfStackRange(const QCommandLineParser& parser);
+// The fitted system's PSF stack at --psf-z (default: 21 planes over the fitted planes' range), --psf-pixel and
+// --psf-crop. Throws UsageError.
+PsfStack psfStackFor(const QCommandLineParser& parser, const ProblemSpec& spec, const FitResult& result, const std::optional<Session>& session);
+// Every requested output made as bytes, then written all together or none (io/OutputTransaction.h).
+void writeOutputs(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, const OutputSources& in);
+
+} // namespace wfs::cli
