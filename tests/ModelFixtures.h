@@ -18,6 +18,34 @@
 
 namespace wfs::test {
 
+// The adjoint gradient of `evaluator` at x against central differences of `reference` (a float64 model), for the
+// parameters in `checked`, compared in the solver's scaled units (gradient x parameter scale) to `tolerance`
+// relative, with a floor of tolerance x 1e-3 of the largest component. Empty when all agree, else what differs.
+inline QString adjointMismatch(const Problem& problem, ModelEvaluator& evaluator, ModelEvaluator& reference, const std::vector<double>& x,
+                               const std::vector<size_t>& checked, double tolerance)
+{
+    std::vector<double> gradient(x.size());
+    evaluator.evaluate(x.data(), gradient.data());
+    const std::vector<double> scales = problem.parameterScales();
+    double largest = 0;
+    std::vector<double> numeric(x.size());
+    for (size_t i : checked) {
+        const double h = 1e-6 * scales[i];
+        std::vector<double> p = x, m = x;
+        p[i] += h;
+        m[i] -= h;
+        numeric[i] = (reference.evaluate(p.data(), nullptr) - reference.evaluate(m.data(), nullptr)) / (2 * h);
+        largest = std::max(largest, std::abs(numeric[i] * scales[i]));
+    }
+    for (size_t i : checked)
+        if (!closeTo(gradient[i] * scales[i], numeric[i] * scales[i], tolerance, tolerance * 1e-3 * largest))
+            return QStringLiteral("%1: adjoint %2, central difference %3")
+                .arg(QString::fromStdString(problem.parameters()[i].label))
+                .arg(gradient[i], 0, 'g', 12)
+                .arg(numeric[i], 0, 'g', 12);
+    return {};
+}
+
 // A small finished fit (demo preset, grid 32, order 3), computed once per test process: what the
 // export suites write and read back.
 inline const FitResult& smallDemoResult()

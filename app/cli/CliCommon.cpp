@@ -217,7 +217,7 @@ double parseLength(const QString& text, const QString& option)
 double parsePlausible(const QString& text, const QString& option, Setting setting)
 {
     const bool isLength = setting == Setting::Wavelength || setting == Setting::PixelPitch || setting == Setting::Aperture
-                          || setting == Setting::DefocusLength || setting == Setting::ZStep || setting == Setting::ObjectDiameter;
+                          || setting == Setting::DefocusLength || setting == Setting::ZStep || setting == Setting::ObjectDiameter || setting == Setting::Bandwidth;
     const double v = isLength ? parseLength(text, option) : parseNumber(text, option);
     const std::string error = plausibilityError(setting, v);
     if (!error.empty())

@@ -40,6 +40,16 @@ int runFailure(const QString& program, const QString& message);   // prints, ret
 // An exception's message for the user: std::bad_alloc's bare "std::bad_alloc" becomes what to do.
 QString describe(const std::exception& e);
 
+// Whether an option was given, and its value.
+inline bool has(const QCommandLineParser& parser, const char* name)
+{
+    return parser.isSet(QLatin1String(name));
+}
+inline QString value(const QCommandLineParser& parser, const char* name)
+{
+    return parser.value(QLatin1String(name));
+}
+
 std::vector<int> parseIntList(const QString& text, const QString& option);
 std::vector<QString> parseWordList(const QString& text, const QString& option, const QStringList& allowed);
 double parseNumber(const QString& text, const QString& option);

@@ -26,17 +26,8 @@ namespace wfs::cli {
 
 namespace {
 
-// Metadata, preparation, model and solver flags are applied only when given, so that they override
+// Metadata, preparation, model and solver flags are applied only when given (has()), so that they override
 // what the files' headers, sidecars or a session say (spec/cli.md).
-bool has(const QCommandLineParser& parser, const char* name)
-{
-    return parser.isSet(QLatin1String(name));
-}
-
-QString value(const QCommandLineParser& parser, const char* name)
-{
-    return parser.value(QLatin1String(name));
-}
 
 PlaneDefocus parseDefocusEntry(const QString& text)
 {
@@ -222,6 +213,13 @@ void applyPupilFunctionFlags(const QCommandLineParser& parser, ModelSettings& m)
         m.gain = value(parser, "gain") == QLatin1String("auto") ? 0.0 : parsePlausible(value(parser, "gain"), QStringLiteral("gain"), Setting::Gain);
     if (has(parser, "offset"))
         m.offset = parsePlausible(value(parser, "offset"), QStringLiteral("offset"), Setting::CameraOffset);
+    if (has(parser, "bandwidth"))
+        m.bandwidth = parsePlausible(value(parser, "bandwidth"), QStringLiteral("bandwidth"), Setting::Bandwidth);
+    if (has(parser, "spectral-samples")) {
+        m.spectralSamples = parseInt(value(parser, "spectral-samples"), QStringLiteral("spectral-samples"));
+        if (m.spectralSamples < 1 || m.spectralSamples > 15)
+            throw UsageError("--spectral-samples: must be from 1 to 15");
+    }
     if (has(parser, "fit-defocus-scale"))
         m.fitDefocusScale = true;
     if (has(parser, "fit-defocus-offsets"))
@@ -361,6 +359,10 @@ void addModelOptions(QCommandLineParser& parser, const ModelSettings& model, con
         {QStringLiteral("gain"), QStringLiteral("Camera gain in electrons per data unit, or auto (photon transfer: the noise power above the OTF "
                                                  "cut-off against the signal, plane by plane) (default %1: a count is a photon).").arg(model.gain), QStringLiteral("e/unit")},
         {QStringLiteral("offset"), QStringLiteral("Camera offset (bias) in data units, removed before the Poisson objective (default %1).").arg(model.offset), QStringLiteral("units")},
+        {QStringLiteral("bandwidth"), QStringLiteral("Full width of the source's band (flat), e.g. 30nm: the image is the sum over wavelengths, each "
+                                                      "on its own FFT size, so they fall 2/N of the wavelength apart (default: one wavelength)."), QStringLiteral("length")},
+        {QStringLiteral("spectral-samples"), QStringLiteral("Wavelengths across --bandwidth, 1..15 (default %1; those closer than the grid's "
+                                                             "2/N merge).").arg(model.spectralSamples), QStringLiteral("n")},
         {QStringLiteral("fit-defocus-scale"), QStringLiteral("Fit a scale of every plane's defocus (a z-step calibration error).")},
         {QStringLiteral("fit-defocus-offsets"), QStringLiteral("Fit a defocus offset per plane (the plane nearest focus is held; with --fit-defocus-scale "
                                                                 "the two outermost too).")},
@@ -435,7 +437,7 @@ void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& r
                                "planes", "z-step", "focus-plane", "data-unit", "saturation", "no-saturation-mask", "no-background", "border",
                                "clip-sigma", "centre", "centre-each-plane", "crop", "hot-pixels", "bad-pixels", "normalise", "obscuration",
                                "spiders", "spider-width", "fit-shift", "pupil-phase", "pupil-amplitude", "regularization",
-                               "pixel-integration", "object-diameter", "gain", "offset", "fit-defocus-scale", "fit-defocus-offsets",
+                               "pixel-integration", "object-diameter", "gain", "offset", "bandwidth", "spectral-samples", "fit-defocus-scale", "fit-defocus-offsets",
                                "z-direction"})
         if (has(parser, option))
             ignored += (ignored.empty() ? "--" : ", --") + std::string(option);

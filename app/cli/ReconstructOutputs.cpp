@@ -11,16 +11,6 @@ namespace wfs::cli {
 
 namespace {
 
-bool has(const QCommandLineParser& parser, const char* name)
-{
-    return parser.isSet(QLatin1String(name));
-}
-
-QString value(const QCommandLineParser& parser, const char* name)
-{
-    return parser.value(QLatin1String(name));
-}
-
 // --amplitude-png and --zonal-png: the fitted pupil amplitude or the zonal remainder, drawn like the phase.
 QByteArray pupilMapPng(const std::string& option, const FitResult& result, PhaseUnit unit)
 {

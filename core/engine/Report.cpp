@@ -53,6 +53,9 @@ std::vector<std::string> pupilFunctionLines(const FitResult& r)
         lines.push_back(format("detector: %s%s, gain %.4g electrons per data unit", r.detector.pixelIntegration ? "pixel integration" : "point samples",
                                r.detector.objectDiameterPixels > 0.0 ? format(", object %.3g px across (sphere)", r.detector.objectDiameterPixels).c_str() : "",
                                r.gain));
+    if (!r.spectrumWavelengths.empty())
+        lines.push_back(format("source: %zu wavelengths, %.1f to %.1f nm (a flat band)", r.spectrumWavelengths.size(),
+                               r.spectrumWavelengths.front() * 1e9, r.spectrumWavelengths.back() * 1e9));
     for (size_t i = 0; i < r.parameterLabels.size(); ++i) {
         const std::string& label = r.parameterLabels[i];
         if (label.rfind("defocus ", 0) != 0)

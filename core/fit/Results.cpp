@@ -421,6 +421,8 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
     r.regularization = spec.regularization;
     r.detector = spec.detector;
     r.gain = spec.gain;
+    for (const Problem::SpectralChannel& c : problem.spectrum())
+        r.spectrumWavelengths.push_back(c.wavelength);
     r.objective = spec.objective;
     r.gridSize = spec.grid.size;
     r.samplingQ = spec.grid.size * spec.grid.spacing / 2.0;

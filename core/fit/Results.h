@@ -105,6 +105,7 @@ struct FitResult {
     double regularization = 0.0;
     DetectorSpec detector;
     double gain = 1.0; // electrons per data unit
+    std::vector<double> spectrumWavelengths; // metres, the wavelengths summed (Problem::spectrum); empty for one
 };
 
 // A pupil phase (radians per pupil pixel) as Zernike coefficients of the problem's basis (least squares

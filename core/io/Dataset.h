@@ -241,6 +241,8 @@ struct ModelSettings {
     // the default 1 takes a count as one photon.
     double gain = 1.0;
     double offset = 0.0;           // the camera's bias in data units, removed before the Poisson objective
+    double bandwidth = 0.0;        // metres, full width of the source's (flat) band; 0 = one wavelength (SpectrumSpec)
+    int spectralSamples = 1;       // wavelengths across the band
     bool fitDefocusScale = false;  // NuisanceSpec
     bool fitDefocusOffsets = false;
     bool operator==(const ModelSettings&) const = default;

@@ -274,6 +274,8 @@ void applyPupilFunction(const DatasetMetadata& m, const ModelSettings& model, Pr
     spec.regularization = model.regularization;
     spec.detector.pixelIntegration = model.pixelIntegration;
     spec.detector.objectDiameterPixels = objectDiameterPixels(m, model);
+    spec.spectrum.bandwidth = model.bandwidth;
+    spec.spectrum.samples = model.spectralSamples;
     spec.nuisance.fitDefocusScale = model.fitDefocusScale;
     spec.nuisance.fitDefocusOffsets = model.fitDefocusOffsets;
 }

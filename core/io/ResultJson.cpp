@@ -90,7 +90,7 @@ QJsonObject resultToJson(const FitResult& r)
     for (const std::string& w : r.warnings)
         warnings.append(QString::fromStdString(w));
     // The model beyond the Zernike basis (README "Pupil function"); units in the keys as everywhere.
-    const QJsonObject pupilFunction{
+    QJsonObject pupilFunction{
         {QStringLiteral("phase"), QString::fromLatin1(pupilPhaseModelName(r.phaseModel))},
         {QStringLiteral("amplitude"), QString::fromLatin1(pupilAmplitudeModelName(r.amplitudeModel))},
         {QStringLiteral("regularization"), r.regularization},
@@ -99,6 +99,11 @@ QJsonObject resultToJson(const FitResult& r)
         {QStringLiteral("object_diameter_px"), r.detector.objectDiameterPixels},
         {QStringLiteral("gain_electrons_per_data_unit"), r.gain},
     };
+    QJsonArray wavelengths;
+    for (double w : r.spectrumWavelengths)
+        wavelengths.append(w);
+    if (!wavelengths.isEmpty())
+        pupilFunction.insert(QStringLiteral("spectrum_wavelengths_m"), wavelengths);
     return QJsonObject{
         {QStringLiteral("software"), softwareJson()},
         {QStringLiteral("date"), QString::fromStdString(creationDateUtc()) + QLatin1Char('Z')},

@@ -175,6 +175,8 @@ void insertPupilFunctionJson(const ModelSettings& md, QJsonObject& model)
     model.insert(QStringLiteral("object_diameter_m"), md.objectDiameter);
     model.insert(QStringLiteral("gain"), md.gain); // electrons per data unit; 0 = photon transfer
     model.insert(QStringLiteral("offset"), md.offset);
+    model.insert(QStringLiteral("bandwidth_m"), md.bandwidth);
+    model.insert(QStringLiteral("spectral_samples"), md.spectralSamples);
     model.insert(QStringLiteral("fit_defocus_scale"), md.fitDefocusScale);
     model.insert(QStringLiteral("fit_defocus_offsets"), md.fitDefocusOffsets);
 }
@@ -190,6 +192,8 @@ void readPupilFunctionSettings(const Reader& r, const QJsonObject& model, const 
     ms.objectDiameter = r.number(model, QStringLiteral("object_diameter_m"), mo, ms.objectDiameter);
     ms.gain = r.number(model, QStringLiteral("gain"), mo, ms.gain);
     ms.offset = r.number(model, QStringLiteral("offset"), mo, ms.offset);
+    ms.bandwidth = r.number(model, QStringLiteral("bandwidth_m"), mo, ms.bandwidth);
+    ms.spectralSamples = r.integer(model, QStringLiteral("spectral_samples"), mo, ms.spectralSamples);
     ms.fitDefocusScale = r.boolean(model, QStringLiteral("fit_defocus_scale"), mo, ms.fitDefocusScale);
     ms.fitDefocusOffsets = r.boolean(model, QStringLiteral("fit_defocus_offsets"), mo, ms.fitDefocusOffsets);
 }
@@ -639,6 +643,9 @@ void checkPupilFunctionSettings(const ModelSettings& model)
     if (model.gain != 0.0) // 0 = estimated from the data
         check("gain", Setting::Gain, model.gain);
     check("offset", Setting::CameraOffset, model.offset);
+    check("bandwidth", Setting::Bandwidth, model.bandwidth);
+    if (model.spectralSamples < 1 || model.spectralSamples > 15)
+        throw SettingsError("spectral-samples", "must be from 1 to 15 (got " + std::to_string(model.spectralSamples) + ")");
 }
 
 void checkSolverSettings(const SolverSettings& solver)

@@ -127,6 +127,7 @@ const char* settingName(Setting setting)
     case Setting::CameraOffset: return "camera offset";
     case Setting::ObjectDiameter: return "object diameter";
     case Setting::Regularization: return "regularisation weight";
+    case Setting::Bandwidth: return "bandwidth";
     }
     return "value";
 }
@@ -157,6 +158,7 @@ std::string plausibilityError(Setting setting, double v)
     case Setting::CameraOffset: r = {0.0, 1e9, true, "at most 1e9 data units either way"}; break;
     case Setting::ObjectDiameter: r = {0.0, 1e-3, false, "from 0 to 1 mm"}; break;
     case Setting::Regularization: r = {1e-12, 1e12, false, "from 1e-12 to 1e12 (positive)"}; break;
+    case Setting::Bandwidth: r = {0.0, 1e-6, false, "from 0 to 1 um"}; break;
     }
     const double a = r.symmetric ? std::abs(v) : v;
     if (std::isfinite(v) && a >= r.lo && a <= r.hi)

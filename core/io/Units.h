@@ -39,6 +39,7 @@ enum class Setting {
     CameraOffset,      // data units: -1e9 .. 1e9
     ObjectDiameter,    // metres: 0 .. 1 mm
     Regularization,    // weight of the zonal terms' smoothness prior: 1e-12 .. 1e12 (positive)
+    Bandwidth,         // metres: 0 .. 1 um (and below half the wavelength, checked with it)
 };
 const char* settingName(Setting setting); // "wavelength", "pixel pitch", ...
 

@@ -1,5 +1,6 @@
 #include "optics/CpuModel.h"
 
+#include "optics/CpuImageFormation.h"
 #include "optics/Fftw.h"
 #include "simd/Kernels.h"
 
@@ -86,12 +87,9 @@ public:
         m_columnsBackward = fftw::plan<Real>(key(fftw::Axes::Columns, fftw::Direction::Backward));
         m_columnsForward = fftw::plan<Real>(key(fftw::Axes::Columns, fftw::Direction::Forward));
         m_rowsForward = fftw::plan<Real>(key(fftw::Axes::Rows, fftw::Direction::Forward));
-        if (!pr.transferFunction().empty()) {
-            m_filtered.resize(m_buffer.size());
-            m_intensity.resize(m_buffer.size());
-            m_fullForward = fftw::plan<Real>(key(fftw::Axes::Full2d, fftw::Direction::Forward));
-            m_fullBackward = fftw::plan<Real>(key(fftw::Axes::Full2d, fftw::Direction::Backward));
-        }
+        // A spectrum or a blurring detector: the general image formation (optics/CpuImageFormation.h).
+        if (!pr.transferFunction().empty() || !pr.spectrum().empty())
+            m_formation = std::make_unique<detail::CpuImageFormation<Real>>(pr, *m_kernels, options.threads, options.measurePlans);
         if (pr.hasDefocusParameters())
             m_planeDPhase.resize(pixels);
     }
@@ -125,9 +123,12 @@ public:
         }
         double cost = 0.0;
         for (int k = 0; k < pr.planeCount(); ++k) {
+            if (m_formation) {
+                cost += formedPlane(p, k, wantGradient ? &grad : nullptr);
+                continue;
+            }
             synthesise(p, k);
-            cost += pr.transferFunction().empty() ? objectivePlane(p, k, wantGradient ? &grad : nullptr)
-                                                  : objectivePlaneFiltered(p, k, wantGradient ? &grad : nullptr);
+            cost += objectivePlane(p, k, wantGradient ? &grad : nullptr);
             if (wantGradient)
                 adjointPlane(p, k, grad);
         }
@@ -147,14 +148,15 @@ public:
         std::vector<std::vector<double>> images;
         const double norm = 1.0 / (double(m_n) * double(m_n));
         for (int k = 0; k < pr.planeCount(); ++k) {
-            synthesise(p, k);
             const double scale = p.flux[size_t(k)] * pr.intensityScale();
             std::vector<double> image(m_buffer.size());
-            if (!pr.transferFunction().empty()) {
-                filterIntensity();
+            if (m_formation) {
+                m_formation->synthesise(m_phase0, planeDiversity(p, k), Real(p.shiftX[size_t(k)]), Real(p.shiftY[size_t(k)]), m_amplitude);
+                const std::vector<double>& intensity = m_formation->intensity();
                 for (size_t i = 0; i < image.size(); ++i)
-                    image[i] = scale * double(m_intensity[i]) + p.background[size_t(k)];
+                    image[i] = scale * intensity[i] + p.background[size_t(k)];
             } else {
+                synthesise(p, k);
                 const Complex* b = m_buffer.data();
                 for (size_t i = 0; i < image.size(); ++i)
                     image[i] = scale * norm * norm * double(std::norm(b[i])) + p.background[size_t(k)];
@@ -209,11 +211,7 @@ private:
         const auto& chk = pr.checkerboard();
         const auto& x = pr.pupilX();
         const auto& y = pr.pupilY();
-        if (pr.hasDefocusParameters()) {
-            pr.planeDiversity(p, k, m_planeDiversityDouble);
-            m_planeDiversity.assign(m_planeDiversityDouble.begin(), m_planeDiversityDouble.end());
-        }
-        const auto& div = pr.hasDefocusParameters() ? m_planeDiversity : m_diversity[size_t(k)];
+        const std::vector<Real>& div = planeDiversity(p, k);
         const Real sx = Real(p.shiftX[size_t(k)]), sy = Real(p.shiftY[size_t(k)]);
         m_kernels->pupilField(long(index.size()), m_phase0.data(), div.data(), sx, sy, x.data(), y.data(), m_amplitude.data(),
                               index.data(), chk.data(), m_field.data(), b);
@@ -290,88 +288,55 @@ private:
                                  y.data(), perPlane ? m_planeDPhase.data() : m_dPhase.data(), m_dAmplitude.data(), dShift);
         grad.shiftX[size_t(k)] += dShift[0];
         grad.shiftY[size_t(k)] += dShift[1];
-        if (perPlane) {
-            m_dPhase += m_planeDPhase;
-            const std::vector<double>& unit = pr.diversityUnitPhase(k);
-            double dot = 0.0;
-            for (size_t i = 0; i < unit.size(); ++i)
-                dot += double(m_planeDPhase[Eigen::Index(i)]) * unit[i];
-            pr.chainDefocusGradient(k, dot, grad);
-        }
+        if (perPlane)
+            finishPlaneDefocus(k, grad);
     }
 
-    // |S|^2 of the buffer's field convolved with the detector's transfer function, into m_intensity
-    // (real, grid layout). The buffer is left as it was.
-    void filterIntensity()
-    {
-        const double norm = 1.0 / (double(m_n) * double(m_n));
-        const Complex* b = m_buffer.data();
-        Complex* f = m_filtered.data();
-        for (size_t i = 0; i < m_buffer.size(); ++i)
-            f[i] = Complex(Real(double(std::norm(b[i])) * norm * norm), 0);
-        convolveFiltered();
-        for (size_t i = 0; i < m_buffer.size(); ++i)
-            m_intensity[i] = f[i].real();
-    }
-
-    // m_filtered <- IFFT(H FFT(m_filtered)) / N^2: the convolution with the detector's (real, even) kernel,
-    // which is its own adjoint.
-    void convolveFiltered()
-    {
-        const std::vector<double>& h = m_problem->transferFunction();
-        const Real norm = Real(1.0 / (double(m_n) * double(m_n)));
-        fftw::Traits<Real>::execute(m_fullForward, m_filtered.raw(), m_filtered.raw());
-        Complex* f = m_filtered.data();
-        for (size_t i = 0; i < h.size(); ++i)
-            f[i] *= Real(h[i]) * norm;
-        fftw::Traits<Real>::execute(m_fullBackward, m_filtered.raw(), m_filtered.raw());
-    }
-
-    // objectivePlane for a detector that blurs the intensity (pixel integration, object size): the model is
-    // flux x scale x (H * |S|^2) + background; the adjoint convolves dL/dmodel back before it meets S.
-    double objectivePlaneFiltered(const ModelParameters& p, int k, ModelParameters* grad)
+    // Plane k's diversity phase at p's defocus scale and offset (the stored screen when those are not fitted).
+    const std::vector<Real>& planeDiversity(const ModelParameters& p, int k)
     {
         const Problem& pr = *m_problem;
-        filterIntensity();
-        const double intensity = p.flux[size_t(k)] * pr.intensityScale();
-        const double background = p.background[size_t(k)];
-        const auto& data = m_data[size_t(k)];
-        const auto& weight = m_weights[size_t(k)];
-        const bool poisson = pr.spec().objective == ObjectiveKind::Poisson;
-        double cost = 0.0, dFlux = 0.0, dBackground = 0.0;
-        Complex* f = m_filtered.data();
-        for (size_t i = 0; i < m_intensity.size(); ++i) {
-            const double w = weight[i], d = data[i], power = m_intensity[i];
-            const double model = intensity * power + background;
-            double dModel = 0.0;
-            if (w != 0.0) {
-                if (poisson) {
-                    if (model <= 0.0) {
-                        if (d > 0.0)
-                            return std::numeric_limits<double>::infinity();
-                    } else {
-                        cost += w * poissonDeviance(d, model);
-                        dModel = w * (d > 0.0 ? 1.0 - d / model : 1.0);
-                    }
-                } else {
-                    cost += w * (d - model) * (d - model);
-                    dModel = -2.0 * w * (d - model);
-                }
-            }
-            dFlux += dModel * power;
-            dBackground += dModel;
-            f[i] = Complex(Real(dModel * intensity), 0); // dL/d(H * |S|^2)
-        }
-        if (!grad)
+        if (!pr.hasDefocusParameters())
+            return m_diversity[size_t(k)];
+        pr.planeDiversity(p, k, m_planeDiversityDouble);
+        m_planeDiversity.assign(m_planeDiversityDouble.begin(), m_planeDiversityDouble.end());
+        return m_planeDiversity;
+    }
+
+    // The defocus parameters' derivatives from the plane's own dL/dphase (m_planeDPhase), which then joins m_dPhase.
+    void finishPlaneDefocus(int k, ModelParameters& grad)
+    {
+        const Problem& pr = *m_problem;
+        m_dPhase += m_planeDPhase;
+        const std::vector<double>& unit = pr.diversityUnitPhase(k);
+        double dot = 0.0;
+        for (size_t i = 0; i < unit.size(); ++i)
+            dot += double(m_planeDPhase[Eigen::Index(i)]) * unit[i];
+        pr.chainDefocusGradient(k, dot, grad);
+    }
+
+    // Plane k through the general image formation: synthesis, objective and (with grad) the adjoint.
+    double formedPlane(const ModelParameters& p, int k, ModelParameters* grad)
+    {
+        const Problem& pr = *m_problem;
+        m_formation->synthesise(m_phase0, planeDiversity(p, k), Real(p.shiftX[size_t(k)]), Real(p.shiftY[size_t(k)]), m_amplitude);
+        double dFlux = 0.0, dBackground = 0.0;
+        const double cost = m_formation->objective(p.flux[size_t(k)] * pr.intensityScale(), p.background[size_t(k)], m_data[size_t(k)],
+                                                   m_weights[size_t(k)], pr.spec().objective == ObjectiveKind::Poisson, &dFlux, &dBackground,
+                                                   grad != nullptr);
+        if (!grad || !std::isfinite(cost))
             return cost;
         grad->flux[size_t(k)] += dFlux * pr.intensityScale();
         grad->background[size_t(k)] += dBackground;
-        convolveFiltered(); // dL/d|S|^2
-        // dL/dS = 2 dL/d|S|^2 S with S = buffer / N^2, and one more 1/N^2 for the adjoint of the inverse DFT.
-        const Real fieldScale = Real(1.0 / (double(m_n) * double(m_n)));
-        Complex* b = m_buffer.data();
-        for (size_t i = 0; i < m_buffer.size(); ++i)
-            b[i] *= Real(2) * f[i].real() * fieldScale * fieldScale;
+        const bool perPlane = pr.hasDefocusParameters();
+        if (perPlane)
+            m_planeDPhase.setZero();
+        double dShift[2] = {0.0, 0.0};
+        m_formation->adjoint(m_amplitude, perPlane ? m_planeDPhase.data() : m_dPhase.data(), m_dAmplitude.data(), dShift);
+        grad->shiftX[size_t(k)] += dShift[0];
+        grad->shiftY[size_t(k)] += dShift[1];
+        if (perPlane)
+            finishPlaneDefocus(k, *grad);
         return cost;
     }
 
@@ -396,15 +361,13 @@ private:
     Vector m_phase0, m_dPhase, m_dAmplitude, m_planeDPhase;
     std::vector<Real> m_planeDiversity;       // this plane's diversity at the current defocus parameters
     std::vector<double> m_planeDiversityDouble;
-    fftw::ComplexBuffer<Real> m_filtered;     // detector blur: the intensity and its adjoint, in turn
-    std::vector<double> m_intensity;          // the blurred |S|^2 of the current plane
+    std::unique_ptr<detail::CpuImageFormation<Real>> m_formation; // a spectrum or a blurring detector
     std::vector<double> m_amplitude;
     std::vector<Complex> m_field;
     std::vector<std::vector<Real>> m_diversity, m_data, m_weights;
     simd::Level m_simd;                             // the instruction set of the kernels, chosen once
     const simd::OpticsKernels<Real>* m_kernels;     // the hot loops built for m_simd (core/simd)
     typename fftw::Traits<Real>::Plan m_rowsBackward, m_columnsBackward, m_columnsForward, m_rowsForward;
-    typename fftw::Traits<Real>::Plan m_fullForward = nullptr, m_fullBackward = nullptr;
 };
 
 } // namespace

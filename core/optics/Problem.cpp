@@ -116,6 +116,7 @@ Problem::Problem(ProblemSpec spec)
     compileData();
     compilePupilFunction();
     compileDetector();
+    compileSpectrum();
     compileParameters();
 }
 
@@ -417,7 +418,51 @@ int Problem::gaugeDimensions() const
 
 bool Problem::usesPupilFunctionTerms() const
 {
-    return hasZonalPhase() || hasZonalAmplitude() || m_hasDefocusParameters || !m_transfer.empty();
+    return hasZonalPhase() || hasZonalAmplitude() || m_hasDefocusParameters || !m_transfer.empty() || !m_spectrum.empty();
+}
+
+void Problem::compileSpectrum()
+{
+    const SpectrumSpec& spectrum = m_spec.spectrum;
+    if (spectrum.samples < 1 || spectrum.samples > 15)
+        fail("spectral samples must be from 1 to 15, got " + std::to_string(spectrum.samples));
+    if (!(spectrum.bandwidth >= 0.0) || !(spectrum.bandwidth < 0.5 * m_spec.wavelength))
+        fail("the bandwidth must be from 0 to half the wavelength, got " + std::to_string(spectrum.bandwidth * 1e9) + " nm");
+    if (spectrum.isMonochromatic())
+        return;
+    const int n = m_spec.grid.size;
+    for (int s = 0; s < spectrum.samples; ++s) {
+        // The midpoint of sub-band s of the flat band, snapped to the even FFT sizes.
+        const double wavelength = m_spec.wavelength + spectrum.bandwidth * ((s + 0.5) / spectrum.samples - 0.5);
+        int grid = int(std::lround(n * wavelength / m_spec.wavelength / 2.0)) * 2;
+        const double weight = 1.0 / spectrum.samples;
+        auto same = std::find_if(m_spectrum.begin(), m_spectrum.end(), [&](const SpectralChannel& c) { return c.grid == grid; });
+        if (same != m_spectrum.end()) {
+            same->weight += weight;
+            continue;
+        }
+        SpectralChannel channel;
+        channel.grid = grid;
+        channel.wavelength = m_spec.wavelength * grid / n;
+        channel.phaseScale = double(n) / grid;
+        channel.weight = weight;
+        const int shift = (grid - n) / 2; // the same pupil samples, centred on N' / 2
+        if (m_rowBegin + shift < 0 || m_rowEnd + shift > grid)
+            fail("the spectrum's shortest wavelength leaves the pupil no room on its grid; use a narrower band or a larger grid");
+        for (int g : m_pupilIndex)
+            channel.index.push_back((g / n + shift) * grid + (g % n + shift));
+        m_spectrum.push_back(std::move(channel));
+    }
+    if (m_hasData) {
+        const Image& first = m_spec.planes.front().data;
+        for (const SpectralChannel& c : m_spectrum)
+            if (c.grid < std::max(first.width, first.height))
+                fail("the spectrum's shortest wavelength images on a " + std::to_string(c.grid) + "-sample grid, smaller than the "
+                     + std::to_string(first.width) + "-pixel data; use a larger grid or a narrower band");
+    }
+    if (m_spectrum.size() == 1 && m_spectrum.front().grid == n)
+        m_spectrum.clear(); // a band narrower than the lattice: one wavelength after all
+    std::sort(m_spectrum.begin(), m_spectrum.end(), [](const SpectralChannel& a, const SpectralChannel& b) { return a.grid < b.grid; });
 }
 
 Eigen::VectorXd Problem::zonalPhase(const ModelParameters& p) const

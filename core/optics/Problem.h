@@ -95,6 +95,17 @@ public:
     void chainDefocusGradient(int plane, double unitDerivative, ModelParameters& grad) const;
     int referencePlane() const { return m_referencePlane; } // the plane nearest focus
 
+    // ---- Spectrum ----
+    // One channel per wavelength used (SpectrumSpec); empty for one wavelength.
+    struct SpectralChannel {
+        int grid = 0;          // FFT size N'
+        double wavelength = 0; // metres: ProblemSpec::wavelength N' / N
+        double phaseScale = 1; // lambda / lambda' = N / N': the pupil phase at this wavelength
+        double weight = 0;     // share of the flux (the weights add to 1)
+        std::vector<int> index; // each pupil pixel's place in the N' x N' grid
+    };
+    const std::vector<SpectralChannel>& spectrum() const { return m_spectrum; }
+
     // ---- Detector ----
     // H(f) on the N x N grid in FFT order (zero frequency at (0, 0)); empty when the detector adds nothing.
     const std::vector<double>& transferFunction() const { return m_transfer; }
@@ -131,6 +142,7 @@ private:
     void compilePupilFunction();
     void compileDefocusParameters();
     void compileDetector();
+    void compileSpectrum();
 
     ProblemSpec m_spec;
     std::vector<int> m_pupilIndex;
@@ -151,6 +163,7 @@ private:
     int m_referencePlane = 0;
     bool m_hasDefocusParameters = false;
     std::vector<double> m_transfer;
+    std::vector<SpectralChannel> m_spectrum;
 };
 
 } // namespace wfs

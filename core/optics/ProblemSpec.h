@@ -70,6 +70,17 @@ struct DetectorSpec {
     bool isIdentity() const { return !pixelIntegration && objectDiameterPixels <= 0.0; }
 };
 
+// A spectrum instead of one wavelength (an emission filter's band): the model image is the weighted sum of
+// monochromatic images. Each wavelength is imaged on its own FFT size N' = N lambda' / lambda (even), which keeps
+// the detector's pixel and the pupil's samples exactly; so the wavelengths used are lambda N' / N, the `samples`
+// midpoints of equal sub-bands of a flat band snapped to that lattice (2 / N apart; duplicates merge, their
+// weights add). The pupil phase is an optical path: it scales with lambda / lambda'.
+struct SpectrumSpec {
+    double bandwidth = 0.0; // metres, full width of a flat band centred on ProblemSpec::wavelength; 0 = one wavelength
+    int samples = 1;        // 1..15
+    bool isMonochromatic() const { return !(bandwidth > 0.0) || samples <= 1; }
+};
+
 // Optional parameters for what the metadata only roughly know. The defocus of plane k becomes
 // scale * amount_k + offset_k, in the plane diversity's own unit (metres, or waves of W020).
 struct NuisanceSpec {
@@ -113,6 +124,7 @@ struct ProblemSpec {
     std::vector<double> zonalPhaseStart;     // per pupil pixel (Problem::pupilIndex order), radians; empty = 0
     std::vector<double> zonalAmplitudeStart; // per pupil pixel, log-amplitude; empty = 0
     DetectorSpec detector;
+    SpectrumSpec spectrum;
     NuisanceSpec nuisance;
     double wavelength = 633e-9;   // metres
     // Model intensity = flux * intensityScale * |field|^2 + background, with the field's inverse DFT

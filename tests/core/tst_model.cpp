@@ -51,33 +51,16 @@ private slots:
         std::vector<double> x = problem->initialParameters();
         for (size_t i = 0; i < x.size(); ++i)
             x[i] += 0.02 * std::sin(1.0 + double(i)) * problem->parameterScales()[i];
-        std::vector<double> gradient(x.size());
-        evaluator->evaluate(x.data(), gradient.data());
-
         // Central differences always in float64, on a float64 model.
         EvaluatorOptions exact;
         exact.measurePlans = false;
         auto reference = makeEvaluator(BackendKind::Cpu, problem, exact, GradientKind::Adjoint);
-        const bool isDouble = Precision(precision) == Precision::Double;
-        double largest = 0;
-        std::vector<double> numeric(x.size());
-        for (size_t i = 0; i < x.size(); ++i) {
-            const double h = 1e-6 * problem->parameterScales()[i];
-            std::vector<double> p = x, m = x;
-            p[i] += h;
-            m[i] -= h;
-            numeric[i] = (reference->evaluate(p.data(), nullptr) - reference->evaluate(m.data(), nullptr)) / (2 * h);
-            largest = std::max(largest, std::abs(numeric[i] * problem->parameterScales()[i]));
-        }
-        for (size_t i = 0; i < x.size(); ++i) {
-            const double scale = problem->parameterScales()[i];
-            const double tolerance = isDouble ? 1e-6 : 2e-3;
-            if (!test::closeTo(gradient[i] * scale, numeric[i] * scale, tolerance, tolerance * 1e-3 * largest))
-                QFAIL(qPrintable(QStringLiteral("%1: adjoint %2, central difference %3")
-                                     .arg(QString::fromStdString(problem->parameters()[i].label))
-                                     .arg(gradient[i], 0, 'g', 12)
-                                     .arg(numeric[i], 0, 'g', 12)));
-        }
+        std::vector<size_t> all(x.size());
+        for (size_t i = 0; i < all.size(); ++i)
+            all[i] = i;
+        const QString mismatch = test::adjointMismatch(*problem, *evaluator, *reference, x, all, Precision(precision) == Precision::Double ? 1e-6 : 2e-3);
+        if (!mismatch.isEmpty())
+            QFAIL(qPrintable(mismatch));
     }
 
     void finiteDifferenceGradientApproximatesAdjoint()

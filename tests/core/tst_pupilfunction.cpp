@@ -17,7 +17,7 @@ using namespace wfs;
 
 namespace {
 
-enum Variant { ZonalPhase, BothWithZonalAmplitude, DetectorBlur, DefocusParameters, Everything };
+enum Variant { ZonalPhase, BothWithZonalAmplitude, DetectorBlur, DefocusParameters, Spectrum, Everything };
 
 ProblemSpec variantSpec(ObjectiveKind objective, Variant variant)
 {
@@ -43,7 +43,15 @@ ProblemSpec variantSpec(ObjectiveKind objective, Variant variant)
         s.planes.push_back(s.planes[1]); // a fourth plane, so that one offset is free besides the held ones
         s.planes.back().diversity.axialDistance = 0.1e-6;
         break;
+    case Spectrum:
+        // Three wavelengths 2/32 apart (the grid's lattice), with shifts and the blur as well.
+        s.spectrum.bandwidth = 0.1 * s.wavelength;
+        s.spectrum.samples = 3;
+        s.detector.pixelIntegration = true;
+        break;
     case Everything:
+        s.spectrum.bandwidth = 0.1 * s.wavelength;
+        s.spectrum.samples = 3;
         s.phaseModel = PupilPhaseModel::Both;
         s.amplitudeModel = PupilAmplitudeModel::Zonal;
         s.detector.pixelIntegration = true;
@@ -81,6 +89,7 @@ private slots:
                                                             {"both + zonal amplitude", BothWithZonalAmplitude},
                                                             {"pixel integration + object", DetectorBlur},
                                                             {"defocus scale + offsets", DefocusParameters},
+                                                            {"spectrum + pixel integration", Spectrum},
                                                             {"everything", Everything}};
         for (auto [name, o] : {std::pair{"least-squares", ObjectiveKind::LeastSquares}, std::pair{"poisson", ObjectiveKind::Poisson},
                                std::pair{"weighted", ObjectiveKind::WeightedLeastSquares}})
@@ -108,9 +117,6 @@ private slots:
         std::vector<double> x = problem->initialParameters();
         for (size_t i = 0; i < x.size(); ++i)
             x[i] += 0.02 * std::sin(1.0 + double(i)) * problem->parameterScales()[i];
-        std::vector<double> gradient(x.size());
-        evaluator->evaluate(x.data(), gradient.data());
-
         // Every parameter is checked except most zonal pixels (a spread sample of them keeps the test quick).
         std::vector<size_t> checked;
         int zonalSeen = 0;
@@ -120,26 +126,49 @@ private slots:
             if (!zonal || zonalSeen++ % 17 == 0)
                 checked.push_back(i);
         }
-        const bool isDouble = Precision(precision) == Precision::Double;
-        std::vector<double> numeric(x.size());
-        double largest = 0.0;
-        for (size_t i : checked) {
-            const double h = 1e-6 * problem->parameterScales()[i];
-            std::vector<double> p = x, m = x;
-            p[i] += h;
-            m[i] -= h;
-            numeric[i] = (reference->evaluate(p.data(), nullptr) - reference->evaluate(m.data(), nullptr)) / (2 * h);
-            largest = std::max(largest, std::abs(numeric[i] * problem->parameterScales()[i]));
+        const QString mismatch = test::adjointMismatch(*problem, *evaluator, *reference, x, checked, Precision(precision) == Precision::Double ? 1e-6 : 2e-3);
+        if (!mismatch.isEmpty())
+            QFAIL(qPrintable(mismatch));
+    }
+
+    // The spectrum: the wavelengths sit on the grid's lattice (N' = N lambda' / lambda, even), a band narrower than
+    // the lattice is one wavelength, and the flux is kept (the sum of a plane's model over the grid).
+    void spectrumKeepsFluxAndLattice()
+    {
+        ProblemSpec s = variantSpec(ObjectiveKind::Poisson, Spectrum);
+        s.detector = DetectorSpec{};
+        const Problem problem(s);
+        QCOMPARE(int(problem.spectrum().size()), 3);
+        double weights = 0.0;
+        for (const Problem::SpectralChannel& c : problem.spectrum()) {
+            QCOMPARE(c.grid % 2, 0);
+            WFS_VERIFY_CLOSE(c.wavelength, s.wavelength * c.grid / 32.0, 1e-12, 0.0);
+            weights += c.weight;
         }
-        for (size_t i : checked) {
-            const double scale = problem->parameterScales()[i];
-            const double tolerance = isDouble ? 1e-6 : 2e-3;
-            if (!test::closeTo(gradient[i] * scale, numeric[i] * scale, tolerance, tolerance * 1e-3 * largest))
-                QFAIL(qPrintable(QStringLiteral("%1: adjoint %2, central difference %3")
-                                     .arg(QString::fromStdString(problem->parameters()[i].label))
-                                     .arg(gradient[i], 0, 'g', 12)
-                                     .arg(numeric[i], 0, 'g', 12)));
+        WFS_VERIFY_CLOSE(weights, 1.0, 1e-12, 0.0);
+        ProblemSpec narrow = s;
+        narrow.spectrum.bandwidth = 0.01 * s.wavelength; // below the lattice's 2/32
+        QVERIFY(Problem(narrow).spectrum().empty());
+        // Flux: with no aberration, shift or background, every wavelength's image holds the plane's flux on its grid.
+        ProblemSpec clean = s;
+        clean.pupil = PupilSpec{};
+        for (PlaneSpec& plane : clean.planes) {
+            plane.diversity = DiversitySpec{};
+            plane.background = 0.0;
+            plane.fitShift = false;
+            plane.flux = 1000.0;
         }
+        clean.planes.resize(1);
+        const auto cleanProblem = std::make_shared<const Problem>(clean);
+        EvaluatorOptions options;
+        options.measurePlans = false;
+        auto model = makeEvaluator(BackendKind::Cpu, cleanProblem, options, GradientKind::Adjoint);
+        const std::vector<double> x = cleanProblem->initialParameters();
+        const auto images = model->modelImages(x.data());
+        double total = 0.0;
+        for (double v : images.front())
+            total += v;
+        WFS_VERIFY_CLOSE(total, 1000.0, 0.03, 0.0); // light beyond the smaller grids' edge is what is missing
     }
 
     void newParameterKindsAppear()
