@@ -97,11 +97,12 @@ private:
         Eigen::Index size = 0;
         Eigen::Index firstRow = 0;
         MatrixType tInverse; // CompactWY only
+        MatrixType t;        // FastH only: P = I - V T V^T (T upper triangular; U = V T is the paper's W)
     };
 
     int threadCount() const;
     void buildBlocks();
-    void buildWy(const Block& block);
+    void buildWy(Block& block);
     void buildUt(Block& block) const;
     void mergeLevel();
     // Applies block j (transposed or not) to x; z is scratch of at least block.size rows and x.cols().
@@ -110,6 +111,9 @@ private:
     void applyAll(bool transposed, Eigen::Ref<MatrixType> x) const;
     void applySequential(bool transposed, Eigen::Ref<MatrixType> x) const;
     void backwardImpl(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV) const;
+    // FastH's backward: both steps fused per block in blocked form (simd::FasthKernels::backwardCompact), on
+    // the batch columns of a and g; writes the reflector gradients of these columns to gradV (d x k).
+    void backwardBlocked(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV) const;
     // Walks reflectors [begin, end) backwards through their application (ascending for apply, descending
     // for the transpose), turning the pair (output, output gradient) into (input, input gradient) and
     // adding each reflector's gradient, summed over the columns of a and g, to gradV.
@@ -125,7 +129,7 @@ private:
     Eigen::Index m_cols = 0;
     VectorType m_scale;                   // 2 / ||v_i||^2
     std::vector<Eigen::Index> m_firstRow; // first row where v_i is not zero
-    MatrixType m_u;                       // U of every block (FastH, TreeMerge), in its reflectors' columns
+    MatrixType m_u;                       // U of every block (TreeMerge), in its reflectors' columns
     std::vector<Block> m_blocks;
     mutable std::vector<MatrixType> m_states; // backward: each block's (output | gradient)
 };
