@@ -90,22 +90,37 @@ void HouseholderProduct<Scalar>::prepare(const MatrixType& v)
     if (v.rows() < 1 || v.cols() < 1 || v.cols() > v.rows())
         throw std::invalid_argument("fasth: reflector matrix must be d x k with 1 <= k <= d, got "
                                     + std::to_string(v.rows()) + " x " + std::to_string(v.cols()));
-    m_scale = v.colwise().squaredNorm().transpose();
+    // Leading zeros first (reflectors from a QR have them), so that every later pass over V, the norms
+    // included, reads only the rows that can be non-zero.
     m_firstRow.resize(size_t(v.cols()));
-    for (Eigen::Index i = 0; i < m_scale.size(); ++i) {
-        // A zero (or non-finite) column has no reflection; refusing it beats silently producing NaN.
-        if (!(m_scale(i) > Scalar(0)) || !std::isfinite(double(m_scale(i))))
-            throw std::invalid_argument("fasth: reflector " + std::to_string(i) + " is zero or not finite");
-        m_scale(i) = Scalar(2) / m_scale(i);
+    for (Eigen::Index i = 0; i < v.cols(); ++i) {
         Eigen::Index row = 0;
-        while (v(row, i) == Scalar(0))
+        while (row < v.rows() && v(row, i) == Scalar(0))
             ++row;
+        if (row == v.rows())
+            throw std::invalid_argument("fasth: reflector " + std::to_string(i) + " is zero or not finite");
         m_firstRow[size_t(i)] = row;
     }
+    m_scale.resize(v.cols());
     m_vData = v.data();
     m_rows = v.rows();
     m_cols = v.cols();
+    // The blocked algorithms take ||v_i||^2 from the diagonal of their blocks' Gram products (buildBlocks),
+    // which saves a pass over V; the sequential one computes it here.
+    if (m_options.algorithm == Algorithm::Sequential)
+        for (Eigen::Index i = 0; i < v.cols(); ++i)
+            m_scale(i) = Scalar(2) / v.col(i).tail(v.rows() - m_firstRow[size_t(i)]).squaredNorm();
     buildBlocks();
+    for (Eigen::Index i = 0; i < m_scale.size(); ++i) {
+        // A non-finite column (or one whose squared norm overflows) has no reflection; refusing it beats
+        // silently producing NaN.
+        if (!(m_scale(i) > Scalar(0)) || !std::isfinite(double(m_scale(i)))) {
+            m_vData = nullptr;
+            m_rows = m_cols = 0;
+            m_blocks.clear();
+            throw std::invalid_argument("fasth: reflector " + std::to_string(i) + " is zero or not finite");
+        }
+    }
 }
 
 template <typename Scalar>
@@ -153,6 +168,8 @@ void HouseholderProduct<Scalar>::buildWy(Block& block)
     // One Gram product gives every <v_l, v_r> the recursion needs; only its upper triangle is used.
     MatrixType gram(block.size, block.size);
     kernels.gramUpper(v.data(), long(m_rows), long(rows), long(block.size), gram.data(), long(gram.outerStride()));
+    for (Eigen::Index r = 0; r < block.size; ++r)
+        m_scale(block.begin + r) = Scalar(2) / gram(r, r);
     // Bischof & Van Loan: with unit y, H_1 ... H_r = (I - 2 W_{<r} Y_{<r}^T)(I - 2 y_r y_r^T) gives
     // w_r = y_r - 2 sum_{l<r} <y_l, y_r> w_l. Carrying U = 2 W diag(1/||v||) instead of W and Y turns this
     // into u_r = c_r (v_r - U_{<r} V_{<r}^T v_r) with c_r = 2 / ||v_r||^2, and P = I - U V^T. Every u_r is a
@@ -181,13 +198,15 @@ void HouseholderProduct<Scalar>::buildWy(Block& block)
 }
 
 template <typename Scalar>
-void HouseholderProduct<Scalar>::buildUt(Block& block) const
+void HouseholderProduct<Scalar>::buildUt(Block& block)
 {
     const simd::FasthKernels<Scalar>& kernels = simd::fasthKernels<Scalar>(simd::active());
     const Eigen::Index rows = m_rows - block.firstRow;
     MatrixType gram(block.size, block.size);
     kernels.gramUpper(m_vData + block.firstRow + block.begin * m_rows, long(m_rows), long(rows), long(block.size), gram.data(),
                       long(gram.outerStride()));
+    for (Eigen::Index r = 0; r < block.size; ++r)
+        m_scale(block.begin + r) = Scalar(2) / gram(r, r);
     // T^{-1} = striu(V^T V) + diag(V^T V) / 2 for un-normalised v (the UT transform).
     block.tInverse = gram.template triangularView<Eigen::StrictlyUpper>();
     block.tInverse.diagonal() = Scalar(0.5) * gram.diagonal();

@@ -103,7 +103,7 @@ private:
     int threadCount() const;
     void buildBlocks();
     void buildWy(Block& block);
-    void buildUt(Block& block) const;
+    void buildUt(Block& block);
     void mergeLevel();
     // Applies block j (transposed or not) to x; z is scratch of at least block.size rows and x.cols().
     void applyBlock(const Block& block, bool transposed, Eigen::Ref<MatrixType> x, MatrixType& z) const;

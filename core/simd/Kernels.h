@@ -68,11 +68,16 @@ struct FasthKernels {
                             Scalar* work);
 };
 
-// The table for `level` (Avx2Fma only when supported(); callers pass active()).
+// The table for `level` (Avx2Fma only when supported(); callers pass active()). At Avx2Fma the FastH
+// kernels come from the AVX-512 build (KernelsAvx512.cpp) where the CPU has AVX-512 F, DQ, BW and VL and
+// WFS_SIMD is not "avx2": their matrix products are nearly twice as fast there, while the CPU model's
+// loops (bound by FFTW and memory) have no AVX-512 build.
 template <class Real>
 const OpticsKernels<Real>& opticsKernels(Level level);
 template <class Scalar>
 const FasthKernels<Scalar>& fasthKernels(Level level);
+// The instruction set fasthKernels(level) runs: "avx512", "avx2-fma" or "baseline" (the bench rows' simd).
+const char* fasthKernelsName(Level level);
 
 // The entry points of each build of Kernels.inc: non-inline functions with distinct names per build.
 namespace baseline {
@@ -87,5 +92,9 @@ const OpticsKernels<double>& opticsKernelsDouble();
 const FasthKernels<float>& fasthKernelsFloat();
 const FasthKernels<double>& fasthKernelsDouble();
 } // namespace avx2
+namespace avx512 {
+const FasthKernels<float>& fasthKernelsFloat();
+const FasthKernels<double>& fasthKernelsDouble();
+} // namespace avx512
 
 } // namespace wfs::simd
