@@ -401,7 +401,8 @@ void HouseholderProduct<Scalar>::backwardImpl(bool transposed, Eigen::Ref<Matrix
             walkReflectors(0, k, transposed, a, g, gradV, false);
             return;
         }
-        std::vector<MatrixType> partial(size_t(slices - 1));
+        std::vector<MatrixType>& partial = m_partials;
+        partial.resize(size_t(slices - 1));
 #pragma omp parallel for num_threads(slices) schedule(static)
         for (int s = 0; s < slices; ++s) {
             const Eigen::Index begin = sliceStart(m, slices, s);
@@ -423,18 +424,21 @@ void HouseholderProduct<Scalar>::backwardImpl(bool transposed, Eigen::Ref<Matrix
         // Columns of the batch are independent and the reflector gradients are sums over them, so slices
         // of the batch run in parallel, each through every block, and their partial gradients are summed.
         const int slices = int(std::min<Eigen::Index>(threads, m));
+        m_scratch.resize(size_t(slices));
         if (slices <= 1) {
-            backwardBlocked(transposed, a, g, gradV);
+            backwardBlocked(transposed, a, g, gradV, m_scratch[0]);
             return;
         }
-        std::vector<MatrixType> partial(size_t(slices - 1));
+        // The partial gradients keep their storage from one call to the next (no page faults per pass).
+        std::vector<MatrixType>& partial = m_partials;
+        partial.resize(size_t(slices - 1));
 #pragma omp parallel for num_threads(slices) schedule(static)
         for (int s = 0; s < slices; ++s) {
             const Eigen::Index begin = sliceStart(m, slices, s);
             const Eigen::Index cols = sliceStart(m, slices, s + 1) - begin;
             MatrixType& mine = s == 0 ? gradV : partial[size_t(s - 1)];
             mine.resize(d, k);
-            backwardBlocked(transposed, a.middleCols(begin, cols), g.middleCols(begin, cols), mine);
+            backwardBlocked(transposed, a.middleCols(begin, cols), g.middleCols(begin, cols), mine, m_scratch[size_t(s)]);
         }
         for (const MatrixType& p : partial)
             gradV += p;
@@ -489,7 +493,7 @@ void HouseholderProduct<Scalar>::backwardImpl(bool transposed, Eigen::Ref<Matrix
 
 template <typename Scalar>
 void HouseholderProduct<Scalar>::backwardBlocked(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g,
-                                                 MatrixType& gradV) const
+                                                 MatrixType& gradV, MatrixType& state) const
 {
     // The paper's two steps fused: one pass over the blocks in the order that undoes the forward product
     // recovers each block's input and gradient from its output and, from the same state, the block's
@@ -497,7 +501,7 @@ void HouseholderProduct<Scalar>::backwardBlocked(bool transposed, Eigen::Ref<Mat
     const simd::FasthKernels<Scalar>& kernels = simd::fasthKernels<Scalar>(simd::active());
     const Eigen::Index d = m_rows;
     const Eigen::Index cols = a.cols();
-    MatrixType state(d, 2 * cols);
+    state.resize(d, 2 * cols);
     state.leftCols(cols) = a;
     state.rightCols(cols) = g;
     Eigen::Index maxBlock = 0;

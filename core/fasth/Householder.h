@@ -113,7 +113,9 @@ private:
     void backwardImpl(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV) const;
     // FastH's backward: both steps fused per block in blocked form (simd::FasthKernels::backwardCompact), on
     // the batch columns of a and g; writes the reflector gradients of these columns to gradV (d x k).
-    void backwardBlocked(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV) const;
+    // state is scratch (d x 2 a.cols()), kept by the caller between calls.
+    void backwardBlocked(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV,
+                         MatrixType& state) const;
     // Walks reflectors [begin, end) backwards through their application (ascending for apply, descending
     // for the transpose), turning the pair (output, output gradient) into (input, input gradient) and
     // adding each reflector's gradient, summed over the columns of a and g, to gradV.
@@ -132,6 +134,8 @@ private:
     MatrixType m_u;                       // U of every block (TreeMerge), in its reflectors' columns
     std::vector<Block> m_blocks;
     mutable std::vector<MatrixType> m_states; // backward: each block's (output | gradient)
+    mutable std::vector<MatrixType> m_partials; // backward over batch slices: the other slices' dL/dV
+    mutable std::vector<MatrixType> m_scratch;  // FastH backward: each slice's (state | gradient)
 };
 
 // Convenience forms that prepare and apply in one call.
