@@ -101,9 +101,12 @@ int runBench(const QStringList& originalArgs)
         std::vector<int> threadCounts{options.evaluator.threads};
         if (!threadList.list.isEmpty()) {
             threadCounts = parseIntList(threadList.list, QStringLiteral("threads"));
-            for (int t : threadCounts)
-                if (t < 1)
-                    throw UsageError("--threads: thread counts must be at least 1");
+            for (int t : threadCounts) {
+                // Every count passes the same check as a single --threads.
+                SolverSettings one = solverSettings;
+                one.threads = t;
+                checkSolverSettings(one);
+            }
         }
         options.evaluator.cudaGraphs = !parser.isSet(QStringLiteral("no-cuda-graph"));
         const bool solve = !parser.isSet(QStringLiteral("no-solve"));
