@@ -9,10 +9,55 @@
 
 namespace wfs::cli {
 
-int runBench(const QStringList& args)
+namespace {
+
+// `bench oof --threads 1,2` gives one row per thread count, but --threads is one of the shared solver
+// options, parsed as a single number. So a list is taken from the arguments before they are parsed and
+// its first entry stands in for it; the shared parsing then checks the rest of the command line as usual.
+struct ThreadList {
+    QStringList args;
+    QString list; // empty: --threads was not given as a list
+};
+
+ThreadList takeThreadList(const QStringList& args)
 {
+    ThreadList out{args, {}};
+    for (qsizetype i = 1; i < out.args.size(); ++i) {
+        QString& arg = out.args[i];
+        if (arg == QLatin1String("--"))
+            break;
+        QString* value = nullptr;
+        QString prefix;
+        if (arg == QLatin1String("--threads") && i + 1 < out.args.size()) {
+            value = &out.args[++i];
+        } else if (arg.startsWith(QLatin1String("--threads="))) {
+            prefix = QStringLiteral("--threads=");
+            value = &arg;
+        }
+        if (!value)
+            continue;
+        const QString text = value->mid(prefix.size());
+        if (text.contains(QLatin1Char(','))) {
+            out.list = text;
+            *value = prefix + text.section(QLatin1Char(','), 0, 0);
+        } else {
+            out.list.clear(); // the last --threads wins, as in the parser
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+int runBench(const QStringList& originalArgs)
+{
+    const ThreadList threadList = takeThreadList(originalArgs);
+    const QStringList& args = threadList.args;
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Time the OOF benchmark problem; prints one JSON object per line."));
+    parser.setApplicationDescription(QStringLiteral(
+        "Time the OOF benchmark problem; prints one JSON object per line.\n"
+        "--grid, --order and --threads take comma-separated lists: one row per grid, order and thread count\n"
+        "(e.g. --threads 1,2 shows the scaling with CPU threads)."));
     parser.addPositionalArgument(QStringLiteral("problem"), QStringLiteral("oof"));
     const OofBenchmarkSettings defaults; // the stated defaults are the benchmark's own
     addOptions(parser, {
@@ -53,29 +98,42 @@ int runBench(const QStringList& args)
         checkSolverSettings(solverSettings);
         ReconstructionRequest options;
         applySolverSettings(solverSettings, options);
+        std::vector<int> threadCounts{options.evaluator.threads};
+        if (!threadList.list.isEmpty()) {
+            threadCounts = parseIntList(threadList.list, QStringLiteral("threads"));
+            for (int t : threadCounts) {
+                // Every count passes the same check as a single --threads.
+                SolverSettings one = solverSettings;
+                one.threads = t;
+                checkSolverSettings(one);
+            }
+        }
         options.evaluator.cudaGraphs = !parser.isSet(QStringLiteral("no-cuda-graph"));
         const bool solve = !parser.isSet(QStringLiteral("no-solve"));
         const std::uint64_t seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
 
         for (int grid : grids) {
             for (int order : orders) {
-                OofBenchmarkSettings settings;
-                settings.grid = grid;
-                settings.order = order;
-                settings.backend = options.backend;
-                settings.evaluator = options.evaluator;
-                settings.gradient = options.gradient;
-                settings.optimizer = options.solver.optimizer;
-                settings.maxIterations = options.solver.maxIterations;
-                if (parser.isSet(QStringLiteral("gtol")))
-                    settings.gradientTolerance = options.solver.gradientTolerance;
-                if (parser.isSet(QStringLiteral("ftol")))
-                    settings.functionTolerance = options.solver.functionTolerance;
-                settings.repeat = repeat;
-                settings.evalRepeat = evalRepeat;
-                settings.solve = solve;
-                settings.seed = seed;
-                printJsonLine(benchmarkRowJson(runOofBenchmark(settings)));
+                for (int threads : threadCounts) {
+                    OofBenchmarkSettings settings;
+                    settings.grid = grid;
+                    settings.order = order;
+                    settings.backend = options.backend;
+                    settings.evaluator = options.evaluator;
+                    settings.evaluator.threads = threads;
+                    settings.gradient = options.gradient;
+                    settings.optimizer = options.solver.optimizer;
+                    settings.maxIterations = options.solver.maxIterations;
+                    if (parser.isSet(QStringLiteral("gtol")))
+                        settings.gradientTolerance = options.solver.gradientTolerance;
+                    if (parser.isSet(QStringLiteral("ftol")))
+                        settings.functionTolerance = options.solver.functionTolerance;
+                    settings.repeat = repeat;
+                    settings.evalRepeat = evalRepeat;
+                    settings.solve = solve;
+                    settings.seed = seed;
+                    printJsonLine(benchmarkRowJson(runOofBenchmark(settings)));
+                }
             }
         }
         return 0;

@@ -1,5 +1,6 @@
 #include "FasthSweep.h"
 
+#include "simd/Kernels.h"
 #include "simd/SimdLevel.h"
 #include "Householder.h"
 
@@ -194,7 +195,7 @@ public:
             const bool dispatched = method == BenchMethod::Sequential || method == BenchMethod::FastH
                                     || method == BenchMethod::CompactWY || method == BenchMethod::TreeMerge
                                     || method == BenchMethod::SvdInverse;
-            row.simd = simd::name(dispatched ? simd::active() : simd::Level::Baseline);
+            row.simd = dispatched ? simd::fasthKernelsName(simd::active()) : simd::name(simd::Level::Baseline);
         }
         row.ms = stats.median;
         row.msQ1 = stats.q1;

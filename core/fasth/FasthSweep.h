@@ -64,7 +64,7 @@ struct SweepRow {
     int threads = 1;
     std::string backend;
     std::string device;
-    // CPU: the instruction set of the kernels the method ran ("avx2-fma" or "baseline", core/simd): the
+    // CPU: the instruction set of the kernels the method ran ("avx512", "avx2-fma" or "baseline", core/simd): the
     // products of HouseholderProduct (sequential, fasth, ut, tree, svd-inverse) follow simd::active(); the
     // library, dense and LU methods run the baseline build of Eigen. Empty on the GPU.
     std::string simd;

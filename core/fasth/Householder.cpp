@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include <stdexcept>
 
 namespace wfs::fasth {
@@ -52,6 +55,31 @@ int defaultBlockSize(int d)
 
 namespace {
 
+// The number of leading zeros (+0 or -0) of x[0, n). The zeros above the diagonal are about half of a
+// QR's reflectors, so this reads them eight at a time, OR-ing the bits without the sign (a loop the
+// compiler vectorises), instead of one compare and branch each.
+template <typename Scalar>
+Eigen::Index leadingZeros(const Scalar* x, Eigen::Index n)
+{
+    using Bits = std::conditional_t<sizeof(Scalar) == 8, std::uint64_t, std::uint32_t>;
+    constexpr Bits magnitude = ~(Bits(1) << (8 * sizeof(Bits) - 1));
+    constexpr Eigen::Index chunk = 8;
+    Eigen::Index row = 0;
+    for (; row + chunk <= n; row += chunk) {
+        Bits any = 0;
+        for (Eigen::Index j = 0; j < chunk; ++j) {
+            Bits bits;
+            std::memcpy(&bits, x + row + j, sizeof(Bits));
+            any |= bits & magnitude;
+        }
+        if (any != 0)
+            break;
+    }
+    while (row < n && x[row] == Scalar(0))
+        ++row;
+    return row;
+}
+
 // Splits [0, n) into `parts` nearly equal contiguous ranges; returns the start of range i.
 Eigen::Index sliceStart(Eigen::Index n, int parts, int i)
 {
@@ -90,22 +118,35 @@ void HouseholderProduct<Scalar>::prepare(const MatrixType& v)
     if (v.rows() < 1 || v.cols() < 1 || v.cols() > v.rows())
         throw std::invalid_argument("fasth: reflector matrix must be d x k with 1 <= k <= d, got "
                                     + std::to_string(v.rows()) + " x " + std::to_string(v.cols()));
-    m_scale = v.colwise().squaredNorm().transpose();
+    // Leading zeros first (reflectors from a QR have them), so that every later pass over V, the norms
+    // included, reads only the rows that can be non-zero.
     m_firstRow.resize(size_t(v.cols()));
-    for (Eigen::Index i = 0; i < m_scale.size(); ++i) {
-        // A zero (or non-finite) column has no reflection; refusing it beats silently producing NaN.
-        if (!(m_scale(i) > Scalar(0)) || !std::isfinite(double(m_scale(i))))
+    for (Eigen::Index i = 0; i < v.cols(); ++i) {
+        const Eigen::Index row = leadingZeros(v.col(i).data(), v.rows());
+        if (row == v.rows())
             throw std::invalid_argument("fasth: reflector " + std::to_string(i) + " is zero or not finite");
-        m_scale(i) = Scalar(2) / m_scale(i);
-        Eigen::Index row = 0;
-        while (v(row, i) == Scalar(0))
-            ++row;
         m_firstRow[size_t(i)] = row;
     }
+    m_scale.resize(v.cols());
     m_vData = v.data();
     m_rows = v.rows();
     m_cols = v.cols();
+    // The blocked algorithms take ||v_i||^2 from the diagonal of their blocks' Gram products (buildBlocks),
+    // which saves a pass over V; the sequential one computes it here.
+    if (m_options.algorithm == Algorithm::Sequential)
+        for (Eigen::Index i = 0; i < v.cols(); ++i)
+            m_scale(i) = Scalar(2) / v.col(i).tail(v.rows() - m_firstRow[size_t(i)]).squaredNorm();
     buildBlocks();
+    for (Eigen::Index i = 0; i < m_scale.size(); ++i) {
+        // A non-finite column (or one whose squared norm overflows) has no reflection; refusing it beats
+        // silently producing NaN.
+        if (!(m_scale(i) > Scalar(0)) || !std::isfinite(double(m_scale(i)))) {
+            m_vData = nullptr;
+            m_rows = m_cols = 0;
+            m_blocks.clear();
+            throw std::invalid_argument("fasth: reflector " + std::to_string(i) + " is zero or not finite");
+        }
+    }
 }
 
 template <typename Scalar>
@@ -131,7 +172,10 @@ void HouseholderProduct<Scalar>::buildBlocks()
         return;
     }
 
-    m_u.resize(m_rows, k);
+    if (m_options.algorithm == Algorithm::TreeMerge)
+        m_u.resize(m_rows, k);
+    else
+        m_u.resize(0, 0);
 #pragma omp parallel for num_threads(threads) schedule(dynamic) if (threads > 1)
     for (int j = 0; j < blockCount; ++j)
         buildWy(m_blocks[size_t(j)]);
@@ -142,39 +186,53 @@ void HouseholderProduct<Scalar>::buildBlocks()
 }
 
 template <typename Scalar>
-void HouseholderProduct<Scalar>::buildWy(const Block& block)
+void HouseholderProduct<Scalar>::buildWy(Block& block)
 {
+    const simd::FasthKernels<Scalar>& kernels = simd::fasthKernels<Scalar>(simd::active());
     const Eigen::Index rows = m_rows - block.firstRow;
     const auto v = reflectors().block(block.firstRow, block.begin, rows, block.size);
-    auto u = m_u.block(block.firstRow, block.begin, rows, block.size);
     // One Gram product gives every <v_l, v_r> the recursion needs; only its upper triangle is used.
-    MatrixType gram = MatrixType::Zero(block.size, block.size);
-    gram.template selfadjointView<Eigen::Upper>().rankUpdate(v.transpose());
+    MatrixType gram(block.size, block.size);
+    kernels.gramUpper(v.data(), long(m_rows), long(rows), long(block.size), gram.data(), long(gram.outerStride()));
+    for (Eigen::Index r = 0; r < block.size; ++r)
+        m_scale(block.begin + r) = Scalar(2) / gram(r, r);
     // Bischof & Van Loan: with unit y, H_1 ... H_r = (I - 2 W_{<r} Y_{<r}^T)(I - 2 y_r y_r^T) gives
     // w_r = y_r - 2 sum_{l<r} <y_l, y_r> w_l. Carrying U = 2 W diag(1/||v||) instead of W and Y turns this
     // into u_r = c_r (v_r - U_{<r} V_{<r}^T v_r) with c_r = 2 / ||v_r||^2, and P = I - U V^T. Every u_r is a
-    // combination of the block's v, U = V S, so the b sequential steps run on the small coefficient matrix S
-    // (s_r = c_r (e_r - S_{<r} G_{<r,r})) and U comes from one triangular matrix product instead of b
-    // memory-bound matrix-vector products over d rows.
+    // combination of the block's v, U = V T, so the b sequential steps run on the small upper triangular
+    // T (t_r = c_r (e_r - T_{<r} G_{<r,r})) instead of b memory-bound matrix-vector products over d rows,
+    // and P = I - V T V^T. FastH keeps T and never forms U: applying V T V^T costs the same two products
+    // as U V^T, and the backward pass needs only T too (simd::FasthKernels::backwardCompact).
     MatrixType coefficients = MatrixType::Zero(block.size, block.size);
     for (Eigen::Index r = 0; r < block.size; ++r) {
         const Scalar c = m_scale(block.begin + r);
-        if (r > 0)
-            coefficients.col(r).head(r).noalias() = -c * (coefficients.topLeftCorner(r, r) * gram.col(r).head(r));
+        if (r > 0) {
+            coefficients.col(r).head(r).noalias()
+                = coefficients.topLeftCorner(r, r).template triangularView<Eigen::Upper>() * gram.col(r).head(r);
+            coefficients.col(r).head(r) *= -c;
+        }
         coefficients(r, r) = c;
     }
+    if (m_options.algorithm != Algorithm::TreeMerge) {
+        block.t = std::move(coefficients);
+        return;
+    }
+    auto u = m_u.block(block.firstRow, block.begin, rows, block.size);
     u.noalias() = v * coefficients.template triangularView<Eigen::Upper>();
     // The tree merge reads U over a merged block's rows, which may start above this block's.
-    if (m_options.algorithm == Algorithm::TreeMerge)
-        m_u.block(0, block.begin, block.firstRow, block.size).setZero();
+    m_u.block(0, block.begin, block.firstRow, block.size).setZero();
 }
 
 template <typename Scalar>
-void HouseholderProduct<Scalar>::buildUt(Block& block) const
+void HouseholderProduct<Scalar>::buildUt(Block& block)
 {
-    const auto v = reflectors().block(block.firstRow, block.begin, m_rows - block.firstRow, block.size);
-    MatrixType gram = MatrixType::Zero(block.size, block.size);
-    gram.template selfadjointView<Eigen::Upper>().rankUpdate(v.transpose());
+    const simd::FasthKernels<Scalar>& kernels = simd::fasthKernels<Scalar>(simd::active());
+    const Eigen::Index rows = m_rows - block.firstRow;
+    MatrixType gram(block.size, block.size);
+    kernels.gramUpper(m_vData + block.firstRow + block.begin * m_rows, long(m_rows), long(rows), long(block.size), gram.data(),
+                      long(gram.outerStride()));
+    for (Eigen::Index r = 0; r < block.size; ++r)
+        m_scale(block.begin + r) = Scalar(2) / gram(r, r);
     // T^{-1} = striu(V^T V) + diag(V^T V) / 2 for un-normalised v (the UT transform).
     block.tInverse = gram.template triangularView<Eigen::StrictlyUpper>();
     block.tInverse.diagonal() = Scalar(0.5) * gram.diagonal();
@@ -222,6 +280,12 @@ void HouseholderProduct<Scalar>::applyBlock(const Block& block, bool transposed,
     auto zb = z.topLeftCorner(block.size, m);
     auto xb = x.bottomRows(rows);
     const Scalar* v = m_vData + block.firstRow + block.begin * m_rows; // rows x block.size, leading dimension m_rows
+    if (m_options.algorithm == Algorithm::FastH) {
+        // z is at least 2 maxBlock x m, contiguous.
+        kernels.applyCompact(v, long(m_rows), long(rows), long(block.size), block.t.data(), long(block.t.outerStride()), transposed,
+                             xb.data(), long(xb.outerStride()), long(m), z.data());
+        return;
+    }
     if (m_options.algorithm == Algorithm::CompactWY) {
         kernels.productTransposed(v, long(m_rows), long(rows), long(block.size), xb.data(), long(xb.outerStride()), long(m),
                                   zb.data(), long(z.outerStride()));
@@ -277,7 +341,7 @@ void HouseholderProduct<Scalar>::applyAll(bool transposed, Eigen::Ref<MatrixType
             applySequential(transposed, slice);
             return;
         }
-        MatrixType z(maxBlock, slice.cols());
+        MatrixType z(2 * maxBlock, slice.cols());
         const int n = int(m_blocks.size());
         for (int i = 0; i < n; ++i) {
             // apply() = P_1 ... P_n X multiplies the last block first; the transpose starts with P_1^T.
@@ -363,7 +427,8 @@ void HouseholderProduct<Scalar>::backwardImpl(bool transposed, Eigen::Ref<Matrix
             walkReflectors(0, k, transposed, a, g, gradV, false);
             return;
         }
-        std::vector<MatrixType> partial(size_t(slices - 1));
+        std::vector<MatrixType>& partial = m_partials;
+        partial.resize(size_t(slices - 1));
 #pragma omp parallel for num_threads(slices) schedule(static)
         for (int s = 0; s < slices; ++s) {
             const Eigen::Index begin = sliceStart(m, slices, s);
@@ -375,6 +440,31 @@ void HouseholderProduct<Scalar>::backwardImpl(bool transposed, Eigen::Ref<Matrix
                 mine.resize(d, k);
                 walkReflectors(0, k, transposed, a.middleCols(begin, cols), g.middleCols(begin, cols), mine, false);
             }
+        }
+        for (const MatrixType& p : partial)
+            gradV += p;
+        return;
+    }
+
+    if (m_options.algorithm == Algorithm::FastH) {
+        // Columns of the batch are independent and the reflector gradients are sums over them, so slices
+        // of the batch run in parallel, each through every block, and their partial gradients are summed.
+        const int slices = int(std::min<Eigen::Index>(threads, m));
+        m_scratch.resize(size_t(slices));
+        if (slices <= 1) {
+            backwardBlocked(transposed, a, g, gradV, m_scratch[0]);
+            return;
+        }
+        // The partial gradients keep their storage from one call to the next (no page faults per pass).
+        std::vector<MatrixType>& partial = m_partials;
+        partial.resize(size_t(slices - 1));
+#pragma omp parallel for num_threads(slices) schedule(static)
+        for (int s = 0; s < slices; ++s) {
+            const Eigen::Index begin = sliceStart(m, slices, s);
+            const Eigen::Index cols = sliceStart(m, slices, s + 1) - begin;
+            MatrixType& mine = s == 0 ? gradV : partial[size_t(s - 1)];
+            mine.resize(d, k);
+            backwardBlocked(transposed, a.middleCols(begin, cols), g.middleCols(begin, cols), mine, m_scratch[size_t(s)]);
         }
         for (const MatrixType& p : partial)
             gradV += p;
@@ -394,7 +484,7 @@ void HouseholderProduct<Scalar>::backwardImpl(bool transposed, Eigen::Ref<Matrix
         maxBlock = std::max(maxBlock, m_blocks[size_t(j)].size);
     }
     auto undo = [&](Eigen::Index begin, Eigen::Index cols) {
-        MatrixType z(maxBlock, cols);
+        MatrixType z(2 * maxBlock, cols);
         auto slice = current.middleCols(begin, cols);
         for (int i = 0; i < n; ++i) {
             // apply() ran P_n first and P_1 last, so P_1 is undone first; the transpose the other way.
@@ -425,6 +515,36 @@ void HouseholderProduct<Scalar>::backwardImpl(bool transposed, Eigen::Ref<Matrix
         walkReflectors(block.begin, block.begin + block.size, transposed, state.leftCols(m), state.rightCols(m),
                        gradV, false);
     }
+}
+
+template <typename Scalar>
+void HouseholderProduct<Scalar>::backwardBlocked(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g,
+                                                 MatrixType& gradV, MatrixType& state) const
+{
+    // The paper's two steps fused: one pass over the blocks in the order that undoes the forward product
+    // recovers each block's input and gradient from its output and, from the same state, the block's
+    // reflector gradients, so no per-block state is stored (the kernel's comment derives the blocked form).
+    const simd::FasthKernels<Scalar>& kernels = simd::fasthKernels<Scalar>(simd::active());
+    const Eigen::Index d = m_rows;
+    const Eigen::Index cols = a.cols();
+    state.resize(d, 2 * cols);
+    state.leftCols(cols) = a;
+    state.rightCols(cols) = g;
+    Eigen::Index maxBlock = 0;
+    for (const Block& block : m_blocks)
+        maxBlock = std::max(maxBlock, block.size);
+    VectorType work(6 * maxBlock * cols + 2 * maxBlock * maxBlock);
+    const int n = int(m_blocks.size());
+    for (int i = 0; i < n; ++i) {
+        // apply() ran P_n first and P_1 last, so P_1 is undone first; the transpose the other way.
+        const Block& block = m_blocks[size_t(transposed ? n - 1 - i : i)];
+        kernels.backwardCompact(m_vData + block.firstRow + block.begin * m_rows, long(m_rows), long(d), long(block.firstRow),
+                                long(block.size), block.t.data(), long(block.t.outerStride()), transposed, state.data(),
+                                long(state.outerStride()), long(cols), true, gradV.data() + block.begin * gradV.outerStride(),
+                                long(gradV.outerStride()), work.data());
+    }
+    a = state.leftCols(cols);
+    g = state.rightCols(cols);
 }
 
 template <typename Scalar>

@@ -20,7 +20,9 @@ using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
 
 enum class Algorithm {
     Sequential, // k dependent rank-1 steps
-    FastH,      // per-block WY (Bischof & Van Loan) built independently, then block products
+    FastH,      // per-block WY (Bischof & Van Loan) built independently, then block products; the WY
+                // factor is kept in compact form (W = V T), applied as X -= V (T (V^T X)) by the SIMD
+                // kernels, and the backward pass runs both of the paper's steps per block in blocked form
     CompactWY,  // per-block compact WY "UT": P = I - V T V^T, T from one Gram product
     TreeMerge,  // FastH blocks merged pairwise up to Options::treeLevels, then block products
 };
@@ -81,28 +83,33 @@ public:
     // Backward pass of A = apply(V, X) without stored activations. On entry a = A and g = dL/dA; on
     // return a = X (recovered by the orthogonal inverse), g = dL/dX, and gradV (resized to d x k) =
     // dL/dV. The blocked algorithms follow the paper: block inputs recovered block by block, then the
-    // reflector gradients of each block independently.
+    // reflector gradients of each block independently. FastH fuses the two steps: one pass over the blocks
+    // turns each block's (output, gradient) into its input pair and its reflector gradients with matrix
+    // products only (threads take slices of the batch, whose partial dL/dV are summed).
+    // gradV's storage is reused when it already has the size d x k.
     void backward(Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV) const;
     // The same for A = applyTranspose(V, X).
     void backwardTranspose(Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV) const;
 
 private:
-    // A contiguous run of reflectors [begin, begin + size) treated as one product: P = I - U V^T (FastH,
-    // TreeMerge; U is the paper's W with the factor 2 and the normalisation of v folded in, so no unit copy
-    // of V is needed) or P = I - V T V^T (CompactWY; T is kept as its inverse, an upper triangular matrix,
-    // applied by a triangular solve). Rows above firstRow are zero in every v of the block (reflectors from
+    // A contiguous run of reflectors [begin, begin + size) treated as one product: P = I - U V^T (TreeMerge;
+    // U is the paper's W with the factor 2 and the normalisation of v folded in, so no unit copy of V is
+    // needed), P = I - V T V^T with U = V T (FastH: T from the same recursion, U never formed) or
+    // P = I - V T V^T (CompactWY; T is kept as its inverse, an upper triangular matrix, applied by a
+    // triangular solve). Rows above firstRow are zero in every v of the block (reflectors from
     // a QR have leading zeros), so the products skip them, as LAPACK's blocked reflectors do.
     struct Block {
         Eigen::Index begin = 0;
         Eigen::Index size = 0;
         Eigen::Index firstRow = 0;
         MatrixType tInverse; // CompactWY only
+        MatrixType t;        // FastH only: P = I - V T V^T (T upper triangular; U = V T is the paper's W)
     };
 
     int threadCount() const;
     void buildBlocks();
-    void buildWy(const Block& block);
-    void buildUt(Block& block) const;
+    void buildWy(Block& block);
+    void buildUt(Block& block);
     void mergeLevel();
     // Applies block j (transposed or not) to x; z is scratch of at least block.size rows and x.cols().
     void applyBlock(const Block& block, bool transposed, Eigen::Ref<MatrixType> x, MatrixType& z) const;
@@ -110,6 +117,11 @@ private:
     void applyAll(bool transposed, Eigen::Ref<MatrixType> x) const;
     void applySequential(bool transposed, Eigen::Ref<MatrixType> x) const;
     void backwardImpl(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV) const;
+    // FastH's backward: both steps fused per block in blocked form (simd::FasthKernels::backwardCompact), on
+    // the batch columns of a and g; writes the reflector gradients of these columns to gradV (d x k).
+    // state is scratch (d x 2 a.cols()), kept by the caller between calls.
+    void backwardBlocked(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV,
+                         MatrixType& state) const;
     // Walks reflectors [begin, end) backwards through their application (ascending for apply, descending
     // for the transpose), turning the pair (output, output gradient) into (input, input gradient) and
     // adding each reflector's gradient, summed over the columns of a and g, to gradV.
@@ -125,9 +137,11 @@ private:
     Eigen::Index m_cols = 0;
     VectorType m_scale;                   // 2 / ||v_i||^2
     std::vector<Eigen::Index> m_firstRow; // first row where v_i is not zero
-    MatrixType m_u;                       // U of every block (FastH, TreeMerge), in its reflectors' columns
+    MatrixType m_u;                       // U of every block (TreeMerge), in its reflectors' columns
     std::vector<Block> m_blocks;
     mutable std::vector<MatrixType> m_states; // backward: each block's (output | gradient)
+    mutable std::vector<MatrixType> m_partials; // backward over batch slices: the other slices' dL/dV
+    mutable std::vector<MatrixType> m_scratch;  // FastH backward: each slice's (state | gradient)
 };
 
 // Convenience forms that prepare and apply in one call.

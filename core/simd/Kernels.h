@@ -49,13 +49,35 @@ struct FasthKernels {
                             Scalar* x, long ldx);
     // One reflector: p = scale v^T X (p has m entries, scratch), X -= v p. v and X have `rows` rows.
     void (*reflect)(const Scalar* v, long rows, Scalar scale, Scalar* x, long ldx, long m, Scalar* p);
+
+    // The compact WY form of a block of b reflectors, P = H_1 ... H_b = I - V T V^T with T upper
+    // triangular (b x b, ldt), V rows x b (ldv): the block's non-zero rows only.
+    // G (b x b, ldg) = the upper triangle of V^T V (the strictly lower part is left as it was).
+    void (*gramUpper)(const Scalar* v, long ldv, long rows, long b, Scalar* g, long ldg);
+    // X -= V T V^T X (P X), or with `transposed` X -= V T^T V^T X (P^T X). X rows x m (ldx); work holds
+    // at least 2 b m scalars.
+    void (*applyCompact)(const Scalar* v, long ldv, long rows, long b, const Scalar* t, long ldt, bool transposed,
+                         Scalar* x, long ldx, long m, Scalar* work);
+    // The backward pass through one block (spec/fasth.md, step 1 and step 2 fused, in blocked form). ag is
+    // d x 2m (ldag): the block's output A (first m columns) and its gradient G; v points at row `top` of the
+    // block's first reflector, so V has d - top rows. Writes dL/dV of the block's b reflectors into grad
+    // (d x b, ldgrad: every row). With `update`, ag becomes the block's input and input gradient (P^T [A G],
+    // or P [A G] when `transposed`: the block was applied as P^T). work holds at least 6 b m + 2 b b scalars.
+    void (*backwardCompact)(const Scalar* v, long ldv, long d, long top, long b, const Scalar* t, long ldt,
+                            bool transposed, Scalar* ag, long ldag, long m, bool update, Scalar* grad, long ldgrad,
+                            Scalar* work);
 };
 
-// The table for `level` (Avx2Fma only when supported(); callers pass active()).
+// The table for `level` (Avx2Fma only when supported(); callers pass active()). At Avx2Fma the FastH
+// kernels come from the AVX-512 build (KernelsAvx512.cpp) where the CPU has AVX-512 F, DQ, BW and VL and
+// WFS_SIMD is not "avx2": their matrix products are nearly twice as fast there, while the CPU model's
+// loops (bound by FFTW and memory) have no AVX-512 build.
 template <class Real>
 const OpticsKernels<Real>& opticsKernels(Level level);
 template <class Scalar>
 const FasthKernels<Scalar>& fasthKernels(Level level);
+// The instruction set fasthKernels(level) runs: "avx512", "avx2-fma" or "baseline" (the bench rows' simd).
+const char* fasthKernelsName(Level level);
 
 // The entry points of each build of Kernels.inc: non-inline functions with distinct names per build.
 namespace baseline {
@@ -70,5 +92,9 @@ const OpticsKernels<double>& opticsKernelsDouble();
 const FasthKernels<float>& fasthKernelsFloat();
 const FasthKernels<double>& fasthKernelsDouble();
 } // namespace avx2
+namespace avx512 {
+const FasthKernels<float>& fasthKernelsFloat();
+const FasthKernels<double>& fasthKernelsDouble();
+} // namespace avx512
 
 } // namespace wfs::simd

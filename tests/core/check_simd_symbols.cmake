@@ -4,9 +4,13 @@
 # must name wfs::simd::avx2 or the renamed Eigen (wfs_eigen_avx2); the one exception is the personality
 # routine's data reference DW.ref.__gxx_personality_v0, which points to the same function in every object.
 # Nor may it have a static initialiser (it would run before any CPU check).
-# Usage: cmake -DNM=nm -DOBJECTS=a.o;b.o -P check_simd_symbols.cmake
+# Usage: cmake -DNM=nm -DOBJECTS=a.o;b.o [-DNS=avx512] -P check_simd_symbols.cmake (NS names the build's
+# namespaces, wfs::simd::NS and wfs_eigen_NS; default avx2).
 if(NOT NM OR NOT OBJECTS)
   message(FATAL_ERROR "check_simd_symbols: NM and OBJECTS are required")
+endif()
+if(NOT NS)
+  set(NS avx2)
 endif()
 set(checked 0)
 set(bad "")
@@ -28,8 +32,8 @@ foreach(object IN LISTS OBJECTS)
       # Lower case is local (no other object can see it) except u, a GNU unique global.
       if(type MATCHES "^[A-Z]$" OR type STREQUAL "u")
         math(EXPR checked "${checked} + 1")
-        string(FIND "${name}" "wfs::simd::avx2::" ours)
-        string(FIND "${name}" "wfs_eigen_avx2::" eigen)
+        string(FIND "${name}" "wfs::simd::${NS}::" ours)
+        string(FIND "${name}" "wfs_eigen_${NS}::" eigen)
         if(ours EQUAL -1 AND eigen EQUAL -1 AND NOT name STREQUAL "DW.ref.__gxx_personality_v0")
           string(APPEND bad "\n  ${type} ${name}")
         endif()
@@ -41,6 +45,6 @@ if(checked EQUAL 0)
   message(FATAL_ERROR "check_simd_symbols: no external symbols found in ${OBJECTS} (wrong object?)")
 endif()
 if(bad)
-  message(FATAL_ERROR "check_simd_symbols: the AVX2 object defines symbols a baseline object could share:${bad}")
+  message(FATAL_ERROR "check_simd_symbols: the ${NS} object defines symbols a baseline object could share:${bad}")
 endif()
-message(STATUS "check_simd_symbols: ${checked} external symbols, all in wfs::simd::avx2 or wfs_eigen_avx2")
+message(STATUS "check_simd_symbols: ${checked} external symbols, all in wfs::simd::${NS} or wfs_eigen_${NS}")

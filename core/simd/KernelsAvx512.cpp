@@ -1,0 +1,18 @@
+// The FastH kernels built with AVX-512 (F, DQ, BW, VL) and FMA (core/CMakeLists.txt sets the flags on this
+// file only). simd::fasthKernels picks them at Level::Avx2Fma when the CPU has these extensions (Kernels.h):
+// Eigen's matrix products, the bulk of FastH, run nearly twice as fast with 512-bit registers. The CPU
+// model's kernels are not built here (WFS_SIMD_FASTH_ONLY).
+//
+// The ODR rules of KernelsAvx2.cpp hold here with their own names: Eigen is renamed wfs_eigen_avx512, our
+// kernels live in wfs::simd::avx512, and the test `tst_fasth_simd512_symbols` (tests/core) checks the
+// object's symbols.
+#include "simd/Kernels.h"
+
+#define EIGEN_DONT_PARALLELIZE
+#define Eigen wfs_eigen_avx512
+#include <Eigen/Core>
+
+#define WFS_SIMD_FASTH_ONLY
+#define WFS_SIMD_NS avx512
+#include "simd/Kernels.inc"
+#undef WFS_SIMD_NS

@@ -1,0 +1,106 @@
+// `wavefront-cli bench oof --threads 1,2`: a list of thread counts gives one row per count, in the order
+// given, each naming its count; a single count still gives one row; bad counts (also out of 1..1024, as for one
+// count) are usage errors (status 2).
+// Rows only: speed is never asserted.
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QtTest>
+
+class TestBenchThreads : public QObject {
+    Q_OBJECT
+
+private:
+    struct Run {
+        int status = -1;
+        QByteArray out, err;
+    };
+
+    static Run cli(const QStringList& args)
+    {
+        QProcess process;
+        process.start(QStringLiteral(WFS_CLI_PATH), args);
+        Run run;
+        if (!process.waitForFinished(300000))
+            return run;
+        run.status = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+        run.out = process.readAllStandardOutput();
+        run.err = process.readAllStandardError();
+        return run;
+    }
+
+    static QList<QJsonObject> rows(const QByteArray& out)
+    {
+        QList<QJsonObject> result;
+        for (const QByteArray& line : out.trimmed().split('\n'))
+            result << QJsonDocument::fromJson(line).object();
+        return result;
+    }
+
+    static QStringList bench(const QStringList& extra)
+    {
+        return QStringList{QStringLiteral("bench"), QStringLiteral("oof"), QStringLiteral("--grid"), QStringLiteral("32"),
+                           QStringLiteral("--order"), QStringLiteral("2"), QStringLiteral("--eval-repeat"), QStringLiteral("2"),
+                           QStringLiteral("--no-solve")}
+               + extra;
+    }
+
+private slots:
+    void oneRowPerThreadCount()
+    {
+        const Run run = cli(bench({QStringLiteral("--threads"), QStringLiteral("1,2")}));
+        QVERIFY2(run.status == 0, run.err.constData());
+        const QList<QJsonObject> list = rows(run.out);
+        QCOMPARE(list.size(), 2);
+        QCOMPARE(list[0].value(QStringLiteral("threads")).toInt(), 1);
+        QCOMPARE(list[1].value(QStringLiteral("threads")).toInt(), 2);
+        for (const QJsonObject& row : list) {
+            QCOMPARE(row.value(QStringLiteral("problem")).toString(), QStringLiteral("oof"));
+            QCOMPARE(row.value(QStringLiteral("grid")).toInt(), 32);
+            QVERIFY(row.value(QStringLiteral("eval_ms")).toDouble() > 0.0);
+        }
+    }
+
+    void listAfterEqualsSignAndPerGridOrder()
+    {
+        const Run run = cli(bench({QStringLiteral("--threads=2,1"), QStringLiteral("--order"), QStringLiteral("2,3")}));
+        QVERIFY2(run.status == 0, run.err.constData());
+        const QList<QJsonObject> list = rows(run.out);
+        QCOMPARE(list.size(), 4); // orders 2 and 3, threads 2 then 1 for each
+        const int expectedThreads[] = {2, 1, 2, 1};
+        const int expectedOrder[] = {2, 2, 3, 3};
+        for (int i = 0; i < 4; ++i) {
+            QCOMPARE(list[i].value(QStringLiteral("threads")).toInt(), expectedThreads[i]);
+            QCOMPARE(list[i].value(QStringLiteral("order")).toInt(), expectedOrder[i]);
+        }
+    }
+
+    void singleCountStillOneRow()
+    {
+        const Run run = cli(bench({QStringLiteral("--threads"), QStringLiteral("2")}));
+        QVERIFY2(run.status == 0, run.err.constData());
+        const QList<QJsonObject> list = rows(run.out);
+        QCOMPARE(list.size(), 1);
+        QCOMPARE(list[0].value(QStringLiteral("threads")).toInt(), 2);
+    }
+
+    void badCountsAreUsageErrors()
+    {
+        for (const char* value : {"1,0", "1,x", "x,1", "0,2", "2,5000"}) {
+            const Run run = cli(bench({QStringLiteral("--threads"), QString::fromLatin1(value)}));
+            QVERIFY2(run.status == 2, value);
+            QVERIFY2(run.out.isEmpty(), value);
+            QVERIFY2(run.err.contains("threads"), run.err.constData());
+        }
+    }
+
+    void helpDocumentsTheList()
+    {
+        const Run run = cli({QStringLiteral("bench"), QStringLiteral("oof"), QStringLiteral("--help")});
+        QCOMPARE(run.status, 0);
+        QVERIFY2(run.out.simplified().contains("--threads take comma-separated lists"), run.out.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBenchThreads)
+#include "tst_benchthreads.moc"
