@@ -47,13 +47,9 @@ ThreadList takeThreadList(const QStringList& args)
     return out;
 }
 
-} // namespace
-
-int runBench(const QStringList& originalArgs)
+// The options of `bench oof`, with the benchmark's own defaults.
+void addBenchOptions(QCommandLineParser& parser)
 {
-    const ThreadList threadList = takeThreadList(originalArgs);
-    const QStringList& args = threadList.args;
-    QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Time the OOF benchmark problem; prints one JSON object per line.\n"
         "--grid, --order and --threads take comma-separated lists: one row per grid, order and thread count\n"
@@ -74,6 +70,48 @@ int runBench(const QStringList& originalArgs)
     solverDefaults.functionTolerance = presetDefaults("oof").functionTolerance;
     solverDefaults.maxIterations = defaults.maxIterations;
     addSolverOptions(parser, solverDefaults);
+}
+
+// The rows: one per grid, order and thread count, in that nesting.
+void printBenchRows(const QCommandLineParser& parser, const ReconstructionRequest& options, const std::vector<int>& grids,
+                    const std::vector<int>& orders, const std::vector<int>& threadCounts, int repeat, int evalRepeat)
+{
+    const bool solve = !parser.isSet(QStringLiteral("no-solve"));
+    const std::uint64_t seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
+    for (int grid : grids) {
+        for (int order : orders) {
+            for (int threads : threadCounts) {
+                OofBenchmarkSettings settings;
+                settings.grid = grid;
+                settings.order = order;
+                settings.backend = options.backend;
+                settings.evaluator = options.evaluator;
+                settings.evaluator.threads = threads;
+                settings.gradient = options.gradient;
+                settings.optimizer = options.solver.optimizer;
+                settings.maxIterations = options.solver.maxIterations;
+                if (parser.isSet(QStringLiteral("gtol")))
+                    settings.gradientTolerance = options.solver.gradientTolerance;
+                if (parser.isSet(QStringLiteral("ftol")))
+                    settings.functionTolerance = options.solver.functionTolerance;
+                settings.repeat = repeat;
+                settings.evalRepeat = evalRepeat;
+                settings.solve = solve;
+                settings.seed = seed;
+                printJsonLine(benchmarkRowJson(runOofBenchmark(settings)));
+            }
+        }
+    }
+}
+
+} // namespace
+
+int runBench(const QStringList& originalArgs)
+{
+    const ThreadList threadList = takeThreadList(originalArgs);
+    const QStringList& args = threadList.args;
+    QCommandLineParser parser;
+    addBenchOptions(parser);
     if (auto status = parseOrExit(parser, args, QStringLiteral("bench oof [options]")))
         return *status;
     const QString program = args.value(0);
@@ -109,33 +147,7 @@ int runBench(const QStringList& originalArgs)
             }
         }
         options.evaluator.cudaGraphs = !parser.isSet(QStringLiteral("no-cuda-graph"));
-        const bool solve = !parser.isSet(QStringLiteral("no-solve"));
-        const std::uint64_t seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
-
-        for (int grid : grids) {
-            for (int order : orders) {
-                for (int threads : threadCounts) {
-                    OofBenchmarkSettings settings;
-                    settings.grid = grid;
-                    settings.order = order;
-                    settings.backend = options.backend;
-                    settings.evaluator = options.evaluator;
-                    settings.evaluator.threads = threads;
-                    settings.gradient = options.gradient;
-                    settings.optimizer = options.solver.optimizer;
-                    settings.maxIterations = options.solver.maxIterations;
-                    if (parser.isSet(QStringLiteral("gtol")))
-                        settings.gradientTolerance = options.solver.gradientTolerance;
-                    if (parser.isSet(QStringLiteral("ftol")))
-                        settings.functionTolerance = options.solver.functionTolerance;
-                    settings.repeat = repeat;
-                    settings.evalRepeat = evalRepeat;
-                    settings.solve = solve;
-                    settings.seed = seed;
-                    printJsonLine(benchmarkRowJson(runOofBenchmark(settings)));
-                }
-            }
-        }
+        printBenchRows(parser, options, grids, orders, threadCounts, repeat, evalRepeat);
         return 0;
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
