@@ -204,7 +204,8 @@ void applyPupilFunctionFlags(const QCommandLineParser& parser, ModelSettings& m)
                            : v == QLatin1String("gaussian") ? PupilAmplitudeModel::Gaussian : PupilAmplitudeModel::Uniform;
     }
     if (has(parser, "regularization"))
-        m.regularization = parsePlausible(value(parser, "regularization"), QStringLiteral("regularization"), Setting::Regularization);
+        m.regularization = value(parser, "regularization") == QLatin1String("auto")
+                               ? 0.0 : parsePlausible(value(parser, "regularization"), QStringLiteral("regularization"), Setting::Regularization);
     if (has(parser, "pixel-integration"))
         m.pixelIntegration = true;
     if (has(parser, "object-diameter"))
@@ -352,7 +353,7 @@ void addModelOptions(QCommandLineParser& parser, const ModelSettings& model, con
         {QStringLiteral("pupil-amplitude"), QStringLiteral("uniform, gaussian (fitted centre and width) or zonal (exp of one value per pupil pixel) "
                                                             "(default %1).").arg(QLatin1String(pupilAmplitudeModelName(model.amplitudeModel))), QStringLiteral("model")},
         {QStringLiteral("regularization"), QStringLiteral("Smoothness weight W of the zonal terms: (W/2) x the sum of squared neighbour differences, "
-                                                           "in units of the objective (about chi^2/2) per rad^2 (default %1).").arg(model.regularization), QStringLiteral("W")},
+                                                           "in units of the objective (about chi^2/2) per rad^2, or auto (a sweep from 1000 to 0.1: the discrepancy principle) (default %1).").arg(model.regularization), QStringLiteral("W|auto")},
         {QStringLiteral("pixel-integration"), QStringLiteral("Model square detector pixels: the OTF times the pixel's sinc.")},
         {QStringLiteral("object-diameter"), QStringLiteral("Diameter of the imaged object (a uniform sphere, e.g. a bead), e.g. 100nm; needs the "
                                                             "sample-plane pixel size (default: a point)."), QStringLiteral("length")},

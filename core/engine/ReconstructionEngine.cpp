@@ -27,9 +27,105 @@ void applySolverSettings(const SolverSettings& s, ReconstructionRequest& request
     request.analysis.computeUncertainty = s.computeUncertainty;
 }
 
+std::vector<double> regularizationSweepWeights()
+{
+    return {1000.0, 100.0, 10.0, 1.0, 0.1};
+}
+
+namespace {
+
+// Chi-square per pixel over every plane of a result.
+double overallReducedChiSquare(const FitResult& result, long* pixels)
+{
+    double chi = 0.0;
+    long used = 0;
+    for (const PlaneResult& p : result.planes) {
+        chi += p.reducedChiSquare * p.usedPixels;
+        used += p.usedPixels;
+    }
+    *pixels = used;
+    return used > 0 ? chi / double(used) : std::nan("");
+}
+
+// ReconstructionRequest::autoRegularization: one fit per weight, then the choice and the sweep in words.
+FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
+                                             const std::atomic<bool>* cancel)
+{
+    std::vector<std::pair<double, FitResult>> fits;
+    ReconstructionRequest step = request;
+    step.autoRegularization = false;
+    const bool analyseUncertainty = request.analysis.computeUncertainty;
+    double seconds = 0.0;
+    for (double weight : regularizationSweepWeights()) {
+        step.spec.regularization = weight;
+        step.analysis.computeUncertainty = false; // for the chosen fit only, below
+        FitResult result = reconstruct(step, progress, cancel);
+        seconds += result.solver.seconds;
+        if (result.solver.termination == Termination::Cancelled || result.solver.termination == Termination::Failed)
+            return result;
+        // The next weight starts where this one ended.
+        const ModelParameters p = Problem(step.spec).unpack(result.solver.parameters.data());
+        step.spec.basis.start = p.zernike;
+        step.spec.zonalPhaseStart = p.zonalPhase;
+        step.spec.zonalAmplitudeStart = p.zonalAmplitude;
+        step.start.clear();
+        step.stages.clear();
+        fits.emplace_back(weight, std::move(result));
+    }
+    long pixels = 0;
+    std::vector<double> chi;
+    for (const auto& [weight, result] : fits)
+        chi.push_back(overallReducedChiSquare(result, &pixels));
+    const double noiseLevel = 1.0 + 3.0 * std::sqrt(2.0 / double(std::max(1L, pixels)));
+    const double least = *std::min_element(chi.begin(), chi.end());
+    size_t chosen = fits.size() - 1;
+    std::string rule;
+    for (size_t i = 0; i < fits.size(); ++i)
+        if (chi[i] <= noiseLevel) {
+            chosen = i;
+            rule = "the discrepancy principle (chi2/pixel at the noise level " + std::to_string(noiseLevel).substr(0, 5) + ")";
+            break;
+        }
+    if (rule.empty()) {
+        for (size_t i = 0; i < fits.size(); ++i)
+            if (chi[i] <= 1.02 * least) {
+                chosen = i;
+                break;
+            }
+        rule = "no weight reaches the noise level, so the strongest within 2 % of the least chi2/pixel";
+    }
+    // The chosen weight refitted from its own solution with the analysis asked for (uncertainties).
+    ReconstructionRequest last = request;
+    last.autoRegularization = false;
+    last.spec.regularization = fits[chosen].first;
+    const ModelParameters p = Problem(last.spec).unpack(fits[chosen].second.solver.parameters.data());
+    last.spec.basis.start = p.zernike;
+    last.spec.zonalPhaseStart = p.zonalPhase;
+    last.spec.zonalAmplitudeStart = p.zonalAmplitude;
+    last.start = fits[chosen].second.solver.parameters;
+    last.stages.clear();
+    last.analysis.computeUncertainty = analyseUncertainty;
+    FitResult result = reconstruct(last, progress, cancel);
+    std::string sweep;
+    for (size_t i = 0; i < fits.size(); ++i) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%s%g: %.3f", i ? ", " : "", fits[i].first, chi[i]);
+        sweep += text;
+    }
+    char head[96];
+    std::snprintf(head, sizeof head, "weight %g chosen by ", fits[chosen].first);
+    result.regularizationChoice = head + rule + "; chi2/pixel by weight: " + sweep + "; sweep " + std::to_string(int(std::lround(seconds))) + " s";
+    return result;
+}
+
+} // namespace
+
 FitResult reconstruct(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
                       const std::atomic<bool>* cancel)
 {
+    const bool zonal = request.spec.phaseModel != PupilPhaseModel::Zernike || request.spec.amplitudeModel == PupilAmplitudeModel::Zonal;
+    if (request.autoRegularization && zonal)
+        return reconstructWithRegularizationSweep(request, progress, cancel);
     std::vector<int> stages = request.stages;
     if (stages.empty())
         stages.push_back(request.spec.basis.maxOrder);

@@ -28,7 +28,15 @@ struct ReconstructionRequest {
     // Live display: snapshots carry model images at most this often (seconds; they cost K FFTs);
     // negative = never. The phase map is in every snapshot (it costs one basis product).
     double liveImageInterval = -1.0;
+    // Zonal terms: choose spec.regularization by a sweep (regularizationSweepWeights(), strongest first, each
+    // fit seeded from the one before): the strongest weight whose chi-square per pixel is at the noise level
+    // (the discrepancy principle, 1 + 3 sqrt(2 / pixels)), else, when none is, the strongest whose chi-square
+    // is within 2 % of the sweep's least (where more freedom stops paying). Said in FitResult::regularizationChoice.
+    bool autoRegularization = false;
 };
+
+// The weights the automatic choice tries, strongest first.
+std::vector<double> regularizationSweepWeights();
 
 // Copies the solver settings of a session (or of the GUI's solver panel, or the CLI's flags) into a
 // request: backend, gradient, optimizer, precision, threads, stopping rules, stages, analysis.

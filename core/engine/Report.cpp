@@ -48,6 +48,8 @@ std::vector<std::string> pupilFunctionLines(const FitResult& r)
         if (r.phaseModel != PupilPhaseModel::Zernike || r.amplitudeModel == PupilAmplitudeModel::Zonal)
             line += format(" (smoothness weight %g)", r.regularization);
         lines.push_back(line);
+        if (!r.regularizationChoice.empty())
+            lines.push_back("smoothness " + r.regularizationChoice);
     }
     if (!r.detector.isIdentity() || r.gain != 1.0)
         lines.push_back(format("detector: %s%s, gain %.4g electrons per data unit", r.detector.pixelIntegration ? "pixel integration" : "point samples",

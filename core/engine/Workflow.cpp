@@ -22,6 +22,7 @@ PreparedRun prepareRun(Session session)
     if (session.solver.stages.empty())
         run.request.start = run.problem.start;
     applySolverSettings(session.solver, run.request);
+    run.request.autoRegularization = session.model.regularization == 0.0;
 
     run.context.pupil = run.problem.spec.pupil;
     run.context.samplingQ = run.problem.samplingQ;

@@ -106,6 +106,7 @@ struct FitResult {
     DetectorSpec detector;
     double gain = 1.0; // electrons per data unit
     std::vector<double> spectrumWavelengths; // metres, the wavelengths summed (Problem::spectrum); empty for one
+    std::string regularizationChoice; // how an automatic smoothness weight was chosen; empty when it was given
 };
 
 // A pupil phase (radians per pupil pixel) as Zernike coefficients of the problem's basis (least squares

@@ -234,7 +234,7 @@ struct ModelSettings {
     // ---- The pupil function and the detector (ProblemSpec's fields of the same names) ----
     PupilPhaseModel phaseModel = PupilPhaseModel::Zernike;
     PupilAmplitudeModel amplitudeModel = PupilAmplitudeModel::Uniform;
-    double regularization = 1.0;   // the zonal terms' smoothness weight (ProblemSpec::regularization)
+    double regularization = 1.0;   // the zonal terms' smoothness weight (ProblemSpec::regularization); 0 = chosen (auto)
     bool pixelIntegration = false; // square detector pixels (the OTF times the pixel's sinc)
     double objectDiameter = 0.0;   // metres in the sample plane (a uniform sphere, e.g. a bead); 0 = a point
     // Electrons per data unit. 0 = estimated from the data (photon transfer, estimatePhotonTransfer);

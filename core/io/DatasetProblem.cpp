@@ -271,7 +271,7 @@ void applyPupilFunction(const DatasetMetadata& m, const ModelSettings& model, Pr
     spec.amplitudeModel = model.amplitudeModel;
     if (model.amplitudeModel == PupilAmplitudeModel::Gaussian)
         spec.pupil.illumination.fitCentre = spec.pupil.illumination.fitSigma = true;
-    spec.regularization = model.regularization;
+    spec.regularization = model.regularization > 0.0 ? model.regularization : 1.0; // auto: the engine's sweep sets it
     spec.detector.pixelIntegration = model.pixelIntegration;
     spec.detector.objectDiameterPixels = objectDiameterPixels(m, model);
     spec.spectrum.bandwidth = model.bandwidth;

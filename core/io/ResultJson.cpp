@@ -102,6 +102,8 @@ QJsonObject resultToJson(const FitResult& r)
     QJsonArray wavelengths;
     for (double w : r.spectrumWavelengths)
         wavelengths.append(w);
+    if (!r.regularizationChoice.empty())
+        pupilFunction.insert(QStringLiteral("regularization_choice"), QString::fromStdString(r.regularizationChoice));
     if (!wavelengths.isEmpty())
         pupilFunction.insert(QStringLiteral("spectrum_wavelengths_m"), wavelengths);
     return QJsonObject{

@@ -638,7 +638,8 @@ void checkPupilFunctionSettings(const ModelSettings& model)
         if (!error.empty())
             throw SettingsError(name, error);
     };
-    check("regularization", Setting::Regularization, model.regularization);
+    if (model.regularization != 0.0) // 0 = chosen by the engine's sweep
+        check("regularization", Setting::Regularization, model.regularization);
     check("object-diameter", Setting::ObjectDiameter, model.objectDiameter);
     if (model.gain != 0.0) // 0 = estimated from the data
         check("gain", Setting::Gain, model.gain);

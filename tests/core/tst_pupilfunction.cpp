@@ -171,6 +171,33 @@ private slots:
         WFS_VERIFY_CLOSE(total, 1000.0, 0.03, 0.0); // light beyond the smaller grids' edge is what is missing
     }
 
+    // --regularization auto on the simulated truth: the data are noise-limited, so the discrepancy principle picks
+    // a weight, and the recovery still meets the targets.
+    void automaticWeightByDiscrepancy()
+    {
+        const PresetCase preset = makePreset("pupil", PresetOptions{});
+        ReconstructionRequest request;
+        request.spec = preset.spec;
+        request.start = preset.start;
+        request.solver = preset.solver;
+        request.evaluator.measurePlans = false;
+        request.analysis.computeUncertainty = false;
+        request.autoRegularization = true;
+        const FitResult result = reconstruct(request, {}, nullptr);
+        qInfo("%s", result.regularizationChoice.c_str());
+        QVERIFY2(result.regularizationChoice.find("discrepancy principle") != std::string::npos, result.regularizationChoice.c_str());
+        const std::vector<double> weights = regularizationSweepWeights();
+        QVERIFY(std::find(weights.begin(), weights.end(), result.regularization) != weights.end());
+        const Problem problem(preset.spec);
+        const Eigen::VectorXd phase = problem.pupilPhase(problem.unpack(result.solver.parameters.data()));
+        double mean = 0.0, error = 0.0;
+        for (int i = 0; i < problem.pupilPixelCount(); ++i)
+            mean += (phase[i] - preset.truthPhase[size_t(i)]) / problem.pupilPixelCount();
+        for (int i = 0; i < problem.pupilPixelCount(); ++i)
+            error += std::pow(phase[i] - preset.truthPhase[size_t(i)] - mean, 2) / problem.pupilPixelCount();
+        QVERIFY2(std::sqrt(error) / (2 * M_PI) <= 0.02, qPrintable(QString::number(std::sqrt(error) / (2 * M_PI))));
+    }
+
     void newParameterKindsAppear()
     {
         const Problem problem(variantSpec(ObjectiveKind::Poisson, Everything));
