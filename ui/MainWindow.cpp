@@ -45,6 +45,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTime>
+#include <QException>
 #include <QtConcurrent>
 
 #include <cmath>
@@ -71,6 +72,7 @@ MainWindow::MainWindow(QWidget* parent)
             openFiles(paths);
     });
     connect(m_setup, &SetupPanel::demoRequested, this, [this] { loadDemo(false); });
+    connect(m_setup, &SetupPanel::pupilDemoRequested, this, [this] { loadDemo(false, QStringLiteral("pupil")); });
     connect(m_setup, &SetupPanel::startRequested, this, &MainWindow::startFit);
     connect(m_setup, &SetupPanel::cancelRequested, this, &MainWindow::cancelFit);
     connect(m_setup, &SetupPanel::metadataChanged, this, &MainWindow::updateSampling);
@@ -92,6 +94,20 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+QString MainWindow::errorText(const std::exception& e)
+{
+    if (const auto* wrapped = dynamic_cast<const QUnhandledException*>(&e); wrapped && wrapped->exception()) {
+        try {
+            std::rethrow_exception(wrapped->exception());
+        } catch (const std::exception& original) {
+            return QString::fromUtf8(original.what());
+        } catch (...) {
+            return tr("an unknown error");
+        }
+    }
+    return QString::fromUtf8(e.what());
+}
 
 namespace {
 
@@ -282,6 +298,25 @@ bool MainWindow::showTab(const QString& key)
     return false;
 }
 
+QStringList MainWindow::dockKeys()
+{
+    return {QStringLiteral("coefficients"), QStringLiteral("results"), QStringLiteral("messages")};
+}
+
+bool MainWindow::showDock(const QString& key)
+{
+    const QString names[] = {QStringLiteral("chartDock"), QStringLiteral("resultsDock"), QStringLiteral("logDock")};
+    const int index = int(dockKeys().indexOf(key));
+    if (index < 0)
+        return false;
+    auto* dock = findChild<QDockWidget*>(names[index]);
+    if (!dock)
+        return false;
+    dock->show();
+    dock->raise();
+    return true;
+}
+
 QStringList MainWindow::tabKeys() const
 {
     QStringList keys;
@@ -296,6 +331,7 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Open images…"), QKeySequence::Open, m_setup, &SetupPanel::openRequested);
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("&Demo data"), this, [this] { loadDemo(false); });
+    file->addAction(tr("&Pupil demo data (zonal pupil)"), this, [this] { loadDemo(false, QStringLiteral("pupil")); });
     file->addSeparator();
     file->addAction(tr("Open &session…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(), tr("Sessions (*.json)"));
@@ -372,29 +408,50 @@ void MainWindow::showError(const QString& message)
     emit errorShown(message);
 }
 
-void MainWindow::loadDemo(bool startAfterLoading)
+void MainWindow::loadDemo(bool startAfterLoading, const QString& preset)
 {
     if (m_busy || isFitting())
         return;
+    const bool pupil = preset == QLatin1String("pupil");
+    if (!pupil && preset != QLatin1String("demo")) {
+        showError(tr("Unknown demo '%1' (demo or pupil).").arg(preset));
+        return;
+    }
     m_busy = true;
     statusBar()->showMessage(tr("simulating the demo data…"));
     const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
     QDir().mkpath(dir);
-    const QString path = QDir(dir).filePath(QStringLiteral("demo.fits"));
-    QtConcurrent::run([path] {
-        const PresetCase demo = makePreset("demo", {});
-        writePresetFits(path.toStdString(), demo, "demo", PresetOptions{}.seed, true);
+    const QString path = QDir(dir).filePath(pupil ? QStringLiteral("pupil-demo.fits") : QStringLiteral("demo.fits"));
+    QtConcurrent::run([path, name = preset.toStdString()] {
+        const PresetCase demo = makePreset(name, {});
+        writePresetFits(path.toStdString(), demo, name, PresetOptions{}.seed, true);
         return demo.truth;
-    }).then(this, [this, path, startAfterLoading](Truth truth) {
+    }).then(this, [this, path, startAfterLoading, pupil](Truth truth) {
         m_busy = false;
-        // Started at once, the demo fits twice, order 2 and then order 4, so that the Runs tab has two
-        // runs to compare (what the higher orders add); fitFinished() comes after the second.
         ModelSettings model = m_setup->modelSettings();
-        model.order = startAfterLoading ? 2 : 4;
-        m_demoFollowUpOrder = startAfterLoading ? 4 : 0;
+        if (pupil) {
+            // The model the pupil preset is made for (engine/Presets.h), with the defocus scale as a
+            // nuisance parameter to show; L-BFGS for its 900 parameters. One fit.
+            model.order = presetDefaults("pupil").order;
+            model.phaseModel = PupilPhaseModel::Both;
+            model.amplitudeModel = PupilAmplitudeModel::Zonal;
+            model.fitDefocusScale = true;
+            m_demoFollowUpOrder = 0;
+            SolverSettings solver = m_setup->solverSettings();
+            solver.optimizer = OptimizerKind::Lbfgs;
+            solver.gradientTolerance = presetDefaults("pupil").gradientTolerance;
+            solver.functionTolerance = presetDefaults("pupil").functionTolerance;
+            m_setup->setSolverSettings(solver);
+        } else {
+            // Started at once, the demo fits twice, order 2 and then order 4, so that the Runs tab has two
+            // runs to compare (what the higher orders add); fitFinished() comes after the second.
+            model.order = startAfterLoading ? 2 : 4;
+            m_demoFollowUpOrder = startAfterLoading ? 4 : 0;
+        }
         m_setup->setModelSettings(model);
         m_pendingTruth = truth; // becomes m_truth when the file has loaded
-        openFiles({path});
+        // Connected before the file is opened: a small file can be read before openFiles() returns, and
+        // then its continuation (and dataLoaded) runs at once, inside openFiles().
         if (startAfterLoading) {
             auto connection = std::make_shared<QMetaObject::Connection>();
             *connection = connect(this, &MainWindow::dataLoaded, this, [this, connection] {
@@ -402,9 +459,10 @@ void MainWindow::loadDemo(bool startAfterLoading)
                 startFit();
             });
         }
+        openFiles({path});
     }).onFailed(this, [this](const std::exception& e) {
         m_busy = false;
-        showError(tr("The demo could not be created: %1").arg(QString::fromUtf8(e.what())));
+        showError(tr("The demo could not be created: %1").arg(errorText(e)));
     });
 }
 
@@ -486,7 +544,7 @@ void MainWindow::previewPreparation()
             statusBar()->showMessage(tr("preparation preview: %1 plane(s), %2 masked pixel(s)").arg(preparation.planes.size()).arg(masked), 5000);
             emit preparationPreviewed();
         })
-        .onFailed(this, [this](const std::exception& e) { showError(tr("Preparation failed: %1").arg(QString::fromUtf8(e.what()))); });
+        .onFailed(this, [this](const std::exception& e) { showError(tr("Preparation failed: %1").arg(errorText(e))); });
 }
 
 void MainWindow::updateSampling()
@@ -500,7 +558,7 @@ void MainWindow::updateSampling()
         m_setup->setSamplingInfo(tr("Sampling Q = %1 (Nyquist at 2)%2").arg(q, 0, 'g', 4).arg(warnings.isEmpty() ? QString() : QStringLiteral("\n") + warnings),
                                  !warnings.isEmpty());
     } catch (const std::exception& e) {
-        m_setup->setSamplingInfo(QString::fromUtf8(e.what()), true);
+        m_setup->setSamplingInfo(errorText(e), true);
     }
 }
 
@@ -517,7 +575,7 @@ void MainWindow::startFit()
         showError(tr("No data: open PSF images or load the demo first."));
         return;
     }
-    const QStringList problems = m_setup->applyPlaneEdits(m_dataset);
+    const QStringList problems = m_setup->applyPlaneEdits(m_dataset) + m_setup->modelTextProblems();
     if (!problems.isEmpty()) {
         showError(problems.join(QLatin1Char('\n')));
         return;
@@ -562,8 +620,8 @@ void MainWindow::startFit()
         m_busy = false;
         setRunning(false);
         m_demoFollowUpOrder = 0;
-        showError(QString::fromUtf8(e.what()));
-        emit fitFailed(QString::fromUtf8(e.what()));
+        showError(errorText(e));
+        emit fitFailed(errorText(e));
     });
 }
 
@@ -693,6 +751,7 @@ void MainWindow::showResult(std::shared_ptr<const FitResult> shown)
     }
     m_chart->setTerms(terms, result.wavelength, result.ordering);
     m_phasePanel->setPhase(result.phaseMap, result.wavelength);
+    m_phasePanel->setPupilMaps(result.pupilAmplitude, result.zonalRemainderMap); // absent when the fit has none
     std::vector<Image> models;
     std::vector<PlaneResiduals> residuals;
     for (const PlaneResult& plane : result.planes) {

@@ -50,7 +50,10 @@ public:
 
     // Entry points for the menus, the command line and tests. Loading runs on a worker thread and
     // ends with dataLoaded(); a fit ends with fitFinished() or fitFailed().
-    void loadDemo(bool startFit);
+    // `preset` "demo": three planes, Zernike aberrations; "pupil": five planes of a pupil no Zernike basis
+    // describes (a phase step, apodisation, dust), set up for a Zernike + zonal phase and a zonal amplitude
+    // with the defocus scale fitted. Both are written to FITS and opened as files.
+    void loadDemo(bool startFit, const QString& preset = QStringLiteral("demo"));
     void openFiles(const QStringList& paths, bool append = false);
     void startFit();
     void cancelFit();
@@ -62,6 +65,10 @@ public:
     // Shows the tab with this key (phase, planes, psf, runs, speedup, fasth); false when there is none.
     bool showTab(const QString& key);
     QStringList tabKeys() const;
+    // Brings the dock with this key to the front of its group (coefficients, results, messages); false when
+    // there is none.
+    bool showDock(const QString& key);
+    static QStringList dockKeys();
     QTabWidget* tabs() const { return m_tabs; }
     ConvergencePlot* convergencePlot() const { return m_convergence; }
     ZernikeChart* zernikeChart() const { return m_chart; }
@@ -116,6 +123,9 @@ private:
     void restoreSettings();
     void saveSettings() const;
     ExportContext exportContext() const;
+    // The message of an exception a worker threw: QtConcurrent hands non-Qt exceptions on wrapped in a
+    // QUnhandledException (whose what() says only "std::exception"), so the original is unwrapped.
+    static QString errorText(const std::exception& e);
 
     SetupPanel* m_setup;
     EngineController* m_engine;

@@ -138,6 +138,10 @@ bool MainWindow::saveSessionTo(const QString& path)
         showError(tr("Nothing to save: open data first."));
         return false;
     }
+    if (const QStringList problems = m_setup->modelTextProblems(); !problems.isEmpty()) {
+        showError(tr("The session was not saved: %1").arg(problems.join(QLatin1Char('\n'))));
+        return false;
+    }
     Session session;
     session.dataset = m_dataset;
     m_setup->applyPlaneEdits(session.dataset);
@@ -196,7 +200,7 @@ void MainWindow::openSessionFrom(const QString& path)
         })
         .onFailed(this, [this, path](const std::exception& e) {
             m_busy = false;
-            showError(QString::fromUtf8(e.what()));
+            showError(errorText(e));
             emit dataLoaded();
         });
 }

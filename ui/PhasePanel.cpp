@@ -2,8 +2,10 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -16,10 +18,14 @@ PhasePanel::PhasePanel(QWidget* parent)
     , m_colorMap(new QComboBox(this))
     , m_wrap(new QCheckBox(tr("wrap to one wave"), this))
     , m_view(new ImageView(this))
+    , m_amplitudeView(new ImageView(this))
+    , m_remainderView(new ImageView(this))
+    , m_grid(new QGridLayout)
 {
     auto* layout = new QVBoxLayout(this);
     auto* bar = new QHBoxLayout;
     m_unit->addItems({tr("waves"), tr("nm")});
+    m_unit->setToolTip(tr("Unit of the phase and of the zonal remainder, at the fit's wavelength"));
     m_colorMap->addItems({tr("viridis"), tr("diverging (0 at the centre)")});
     m_colorMap->setToolTip(tr("Wrapped phase always uses the cyclic map"));
     bar->addWidget(new QLabel(tr("unit:"), this));
@@ -30,7 +36,20 @@ PhasePanel::PhasePanel(QWidget* parent)
     bar->addStretch();
     layout->addLayout(bar);
     m_view->setObjectName(QStringLiteral("phaseView"));
-    layout->addWidget(m_view, 1);
+    m_amplitudeView->setObjectName(QStringLiteral("amplitudeView"));
+    m_amplitudeView->setToolTip(tr("The pupil's field amplitude (relative; the planes' flux carries the scale), NaN outside the pupil"));
+    m_amplitudeView->setColorMap(ColorMap::Viridis);
+    m_remainderView->setObjectName(QStringLiteral("zonalRemainderView"));
+    m_remainderView->setToolTip(tr("The zonal phase less its projection onto the Zernike terms up to the fitted order: "
+                                   "what those terms do not describe (its RMS is in the results)"));
+    m_remainderView->setColorMap(ColorMap::Diverging);
+    for (ImageView* view : {m_view, m_amplitudeView, m_remainderView})
+        view->setAxisLabels(tr("x (pupil pixel)"), tr("y (pupil pixel)"));
+    m_amplitudeView->hide();
+    m_remainderView->hide();
+    m_grid->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(m_grid, 1);
+    arrange();
     connect(m_unit, &QComboBox::currentIndexChanged, this, &PhasePanel::show);
     connect(m_colorMap, &QComboBox::currentIndexChanged, this, &PhasePanel::show);
     connect(m_wrap, &QCheckBox::toggled, this, [this](bool wrapped) {
@@ -54,6 +73,7 @@ void PhasePanel::clear(const QString& message)
 {
     m_radians = Image();
     m_view->clear(message);
+    setPupilMaps(Image(), Image());
 }
 
 void PhasePanel::setPhase(const Image& radians, double wavelengthMetres)
@@ -63,15 +83,95 @@ void PhasePanel::setPhase(const Image& radians, double wavelengthMetres)
     show();
 }
 
+void PhasePanel::setPupilMaps(const Image& amplitude, const Image& remainderRadians)
+{
+    m_amplitude = amplitude;
+    m_remainder = remainderRadians;
+    if (m_amplitude.isEmpty())
+        m_amplitudeView->clear(QString());
+    if (m_remainder.isEmpty())
+        m_remainderView->clear(QString());
+    m_amplitudeView->setVisible(!m_amplitude.isEmpty());
+    m_remainderView->setVisible(!m_remainder.isEmpty());
+    arrange();
+    show();
+}
+
+void PhasePanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    arrange();
+}
+
+void PhasePanel::arrange()
+{
+    // One view fills the room. Two sit side by side where the room is wider than tall, else one above
+    // the other. Three: in a row where the room is very wide, in a column where it is very narrow,
+    // otherwise the phase across the top and the two pupil maps below it.
+    std::vector<ImageView*> shown = {m_view};
+    for (ImageView* view : {m_amplitudeView, m_remainderView})
+        if (!view->isHidden())
+            shown.push_back(view);
+    const double w = std::max(1, width()), h = std::max(1, height() - 40); // less the control bar
+    QString arrangement;
+    if (shown.size() == 1)
+        arrangement = QStringLiteral("1");
+    else if (shown.size() == 2)
+        arrangement = w >= h ? QStringLiteral("2row") : QStringLiteral("2column");
+    else if (w >= 2.2 * h)
+        arrangement = QStringLiteral("3row");
+    else if (w < 0.55 * h)
+        arrangement = QStringLiteral("3column");
+    else
+        arrangement = QStringLiteral("3top");
+    if (arrangement == m_arrangement && m_grid->count() == int(shown.size()))
+        return;
+    m_arrangement = arrangement;
+    for (ImageView* view : {m_view, m_amplitudeView, m_remainderView})
+        m_grid->removeWidget(view);
+    for (int i = 0; i < 3; ++i) {
+        m_grid->setColumnStretch(i, 0);
+        m_grid->setRowStretch(i, 0);
+    }
+    const auto place = [this](ImageView* view, int row, int column, int columnSpan = 1) {
+        m_grid->addWidget(view, row, column, 1, columnSpan);
+        m_grid->setRowStretch(row, 1);
+        m_grid->setColumnStretch(column, 1);
+    };
+    if (arrangement == QLatin1String("3top")) {
+        place(shown[0], 0, 0, 2);
+        place(shown[1], 1, 0);
+        place(shown[2], 1, 1);
+    } else {
+        const bool row = arrangement.endsWith(QLatin1String("row")) || arrangement == QLatin1String("1");
+        for (int i = 0; i < int(shown.size()); ++i)
+            place(shown[size_t(i)], row ? 0 : i, row ? i : 0);
+    }
+}
+
 void PhasePanel::show()
 {
+    // Unit conversion only: the phase and the remainder themselves (NaN outside the pupil) are core's.
+    const double toUnit = (nanometres() ? m_wavelength * 1e9 : 1.0) / (2.0 * M_PI);
+    const double wave = nanometres() ? m_wavelength * 1e9 : 1.0;
+    const QString unit = nanometres() ? tr("nm") : tr("waves");
+    if (!m_remainder.isEmpty()) {
+        Image shown = m_remainder;
+        double largest = 0.0;
+        for (double& v : shown.pixels)
+            if (std::isfinite(v)) {
+                v *= toUnit;
+                largest = std::max(largest, std::abs(v));
+            }
+        const double extent = std::max(largest, 1e-12);
+        m_remainderView->setImage(shown, tr("zonal remainder"), unit, DisplayRange{-extent, extent}); // zero in the middle
+    }
+    if (!m_amplitude.isEmpty())
+        m_amplitudeView->setImage(m_amplitude, tr("pupil amplitude"), tr("relative"), std::nullopt);
     if (m_radians.isEmpty()) {
         m_view->clear(tr("no phase map yet"));
         return;
     }
-    // Unit conversion only: the phase itself (NaN outside the pupil) is core's.
-    const double toUnit = (nanometres() ? m_wavelength * 1e9 : 1.0) / (2.0 * M_PI);
-    const double wave = nanometres() ? m_wavelength * 1e9 : 1.0;
     Image shown = m_radians;
     double largest = 0.0;
     for (double& v : shown.pixels) {
@@ -82,7 +182,6 @@ void PhasePanel::show()
             v -= wave * std::floor(v / wave + 0.5); // to [-1/2, 1/2) wave
         largest = std::max(largest, std::abs(v));
     }
-    const QString unit = nanometres() ? tr("nm") : tr("waves");
     std::optional<DisplayRange> range;
     if (wrapped()) {
         m_view->setColorMap(ColorMap::Twilight);

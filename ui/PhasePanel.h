@@ -1,13 +1,15 @@
 #pragma once
 // The phase map: the fitted wavefront over the model's pupil (nothing outside it), in waves or nm,
 // with a colour map of the user's choice (viridis, a diverging map centred on zero, or the cyclic map
-// when wrapped to one wave).
+// when wrapped to one wave). Beside it, when the fit has them, the pupil's field amplitude and the
+// zonal phase that the Zernike terms do not describe (absent otherwise, not empty placeholders).
 #include "ImageView.h"
 
 #include <QWidget>
 
 class QCheckBox;
 class QComboBox;
+class QGridLayout;
 
 namespace wfs::ui {
 
@@ -17,18 +19,29 @@ class PhasePanel : public QWidget {
 public:
     explicit PhasePanel(QWidget* parent = nullptr);
     void setPhase(const Image& radians, double wavelengthMetres); // NaN outside the pupil
-    void clear(const QString& message);
+    // The fit's pupil amplitude (relative) and zonal remainder (radians), NaN outside the pupil; an
+    // empty image hides its view.
+    void setPupilMaps(const Image& amplitude, const Image& remainderRadians);
+    void clear(const QString& message); // hides the pupil maps too
     ImageView* view() const { return m_view; }
+    ImageView* amplitudeView() const { return m_amplitudeView; }
+    ImageView* remainderView() const { return m_remainderView; }
     bool nanometres() const;
     bool wrapped() const;
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void show();
+    void arrange(); // the views shown, as large as the room allows
 
     QComboBox *m_unit, *m_colorMap;
     QCheckBox* m_wrap;
-    ImageView* m_view;
-    Image m_radians;
+    ImageView *m_view, *m_amplitudeView, *m_remainderView;
+    QGridLayout* m_grid;
+    QString m_arrangement; // the grid as laid out last ("" = not yet)
+    Image m_radians, m_amplitude, m_remainder;
     double m_wavelength = 0.0;
 };
 

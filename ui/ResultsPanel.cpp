@@ -7,43 +7,211 @@
 #include <QClipboard>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSplitter>
 #include <QTableWidget>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <functional>
 
 namespace wfs::ui {
+
+namespace {
+
+// Rows and columns of the selection (the whole table when nothing is selected) as tab-separated text,
+// with the header, for spreadsheets.
+void copyTable(const QTableWidget* table)
+{
+    const QList<QTableWidgetSelectionRange> ranges = table->selectedRanges();
+    int top = table->rowCount(), bottom = -1, left = table->columnCount(), right = -1;
+    for (const auto& range : ranges) {
+        top = std::min(top, range.topRow());
+        bottom = std::max(bottom, range.bottomRow());
+        left = std::min(left, range.leftColumn());
+        right = std::max(right, range.rightColumn());
+    }
+    if (ranges.isEmpty()) {
+        top = 0;
+        bottom = table->rowCount() - 1;
+        left = 0;
+        right = table->columnCount() - 1;
+    }
+    QStringList lines;
+    QStringList header;
+    for (int col = left; col <= right; ++col)
+        header << table->horizontalHeaderItem(col)->text();
+    lines << header.join(QLatin1Char('\t'));
+    for (int row = top; row <= bottom; ++row) {
+        QStringList cells;
+        for (int col = left; col <= right; ++col)
+            cells << (table->item(row, col) ? table->item(row, col)->text() : QString());
+        lines << cells.join(QLatin1Char('\t'));
+    }
+    QApplication::clipboard()->setText(lines.join(QLatin1Char('\n')) + QLatin1Char('\n'));
+}
+
+void addCopyAction(QTableWidget* table, const std::function<void()>& copy)
+{
+    auto* action = new QAction(QObject::tr("Copy"), table);
+    action->setShortcut(QKeySequence::Copy);
+    action->setShortcutContext(Qt::WidgetShortcut);
+    QObject::connect(action, &QAction::triggered, table, copy);
+    table->addAction(action);
+    table->setContextMenuPolicy(Qt::ActionsContextMenu);
+}
+
+bool isZernikeLabel(const std::string& label) // "Z4 Defocus"
+{
+    return label.size() > 1 && label[0] == 'Z' && std::isdigit(static_cast<unsigned char>(label[1]));
+}
+
+bool isZonalLabel(const std::string& label) // "zonal phase[12]", "zonal log-amplitude[12]"
+{
+    return label.rfind("zonal ", 0) == 0;
+}
+
+// A result's unit key (FitResult::parameterUnits) in words, and the factor to it: lengths in micrometres,
+// as core's report shows defocus offsets.
+std::pair<QString, double> shownUnit(const std::string& unit)
+{
+    if (unit == "m")
+        return {QStringLiteral("µm"), 1e6};
+    if (unit == "pupil_radii")
+        return {QObject::tr("pupil radii"), 1.0};
+    if (unit == "data_units")
+        return {QObject::tr("data units"), 1.0};
+    if (unit == "data_units_per_px")
+        return {QObject::tr("data units / px"), 1.0};
+    return {QString::fromStdString(unit), 1.0};
+}
+
+} // namespace
 
 ResultsPanel::ResultsPanel(QWidget* parent)
     : QWidget(parent)
     , m_summary(new QLabel(this))
+    , m_zonal(new QLabel(this))
+    , m_pupil(new QLabel(this))
     , m_table(new QTableWidget(this))
+    , m_parameters(new QTableWidget(this))
+    , m_pages(new QTabWidget(this))
+    , m_summaryArea(new QScrollArea(this))
+    , m_splitter(new QSplitter(this))
 {
     auto* layout = new QVBoxLayout(this);
+    m_summary->setObjectName(QStringLiteral("resultSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(m_summary);
-    layout->addWidget(m_table);
+    m_summary->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    // The summary above the tables, scrolling where it is longer than its share (a small window, a
+    // pupil fit's extra lines and warnings); the splitter lets the user move the border.
+    m_summaryArea->setWidget(m_summary);
+    m_summaryArea->setWidgetResizable(true);
+    m_summaryArea->setFrameShape(QFrame::NoFrame);
+    m_summaryArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_splitter->setOrientation(Qt::Vertical);
+    m_splitter->setChildrenCollapsible(false);
+    m_splitter->addWidget(m_summaryArea);
+    layout->addWidget(m_splitter);
+    connect(m_splitter, &QSplitter::splitterMoved, this, [this] { m_userSplit = true; });
+    // The coefficients first (what most fits are for), every other parameter on the second page.
+    m_pages->setObjectName(QStringLiteral("resultPages"));
+    m_pages->setDocumentMode(true);
+    m_pages->addTab(m_table, tr("Zernike terms"));
+    auto* other = new QWidget(m_pages);
+    auto* otherLayout = new QVBoxLayout(other);
+    otherLayout->setContentsMargins(0, 0, 0, 0);
+    m_zonal->setObjectName(QStringLiteral("zonalSummary"));
+    m_zonal->setWordWrap(true);
+    m_zonal->setVisible(false);
+    otherLayout->addWidget(m_parameters);
+    otherLayout->addWidget(m_zonal);
+    m_pages->addTab(other, tr("Other parameters"));
+    m_pages->setTabToolTip(1, tr("Flux, background, tip/tilt per plane, the illumination, the defocus scale and offsets: "
+                                 "the fitted values with one standard deviation"));
+    auto* lower = new QWidget(m_splitter);
+    auto* lowerLayout = new QVBoxLayout(lower);
+    lowerLayout->setContentsMargins(0, 0, 0, 0);
+    m_pupil->setObjectName(QStringLiteral("pupilFunctionSummary"));
+    m_pupil->setWordWrap(true);
+    m_pupil->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_pupil->setToolTip(tr("The pupil model beyond the Zernike terms, the detector, and the defocus parameters with one "
+                           "standard deviation"));
+    m_pupil->setStyleSheet(QStringLiteral("QLabel { font-weight: bold; }"));
+    m_pupil->setVisible(false);
+    lowerLayout->addWidget(m_pupil);
+    lowerLayout->addWidget(m_pages, 1);
+    m_splitter->addWidget(lower);
+    m_splitter->setStretchFactor(1, 1);
+    m_table->setObjectName(QStringLiteral("coefficientTable"));
     m_table->setColumnCount(8);
     m_table->setHorizontalHeaderLabels({tr("index"), tr("n"), tr("m"), tr("name"), tr("waves"), tr("nm"), tr("± waves (1σ)"), tr("truth (waves)")});
-    m_table->horizontalHeader()->setSectionResizeMode(3, QHeaderView::Stretch);
+    // Every column as wide as its contents (names whole; the table scrolls sideways where the dock is narrow).
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->setVisible(false);
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6); // an order-4 fit fits without scrolling
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    auto* copy = new QAction(tr("Copy"), m_table);
-    copy->setShortcut(QKeySequence::Copy);
-    copy->setShortcutContext(Qt::WidgetShortcut);
-    connect(copy, &QAction::triggered, this, &ResultsPanel::copySelection);
-    m_table->addAction(copy);
-    m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
+    addCopyAction(m_table, [this] { copySelection(); });
+    m_parameters->setObjectName(QStringLiteral("parameterTable"));
+    m_parameters->setColumnCount(4);
+    m_parameters->setHorizontalHeaderLabels({tr("parameter"), tr("value"), tr("± (1σ)"), tr("unit")});
+    m_parameters->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_parameters->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_parameters->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_parameters->verticalHeader()->setVisible(false);
+    m_parameters->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    m_parameters->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    addCopyAction(m_parameters, [this] { copyTable(m_parameters); });
     clear(tr("No result yet: load data (or the demo) and press Start."));
 }
 
 void ResultsPanel::clear(const QString& message)
 {
     m_summary->setText(message);
+    m_pupil->clear();
+    m_pupil->setVisible(false);
     m_table->setRowCount(0);
+    m_parameters->setRowCount(0);
+    m_zonal->clear();
+    m_zonal->setVisible(false);
+    m_pages->setTabText(1, tr("Other parameters"));
+    fitSummary();
+}
+
+void ResultsPanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitSummary();
+}
+
+void ResultsPanel::fitSummary()
+{
+    // The summary gets the height its text needs, up to 40 % of the panel (then it scrolls); the tables
+    // the rest. Once the user has moved the border, it stays where they put it.
+    if (m_userSplit || height() <= 0)
+        return;
+    const int width = std::max(50, m_summaryArea->width() - m_summaryArea->verticalScrollBar()->sizeHint().width());
+    const int needed = m_summary->heightForWidth(width) + 4;
+    const int total = m_splitter->height() - m_splitter->handleWidth();
+    const int summary = std::clamp(needed, std::min(40, total / 2), std::max(40, int(0.4 * total)));
+    m_splitter->setSizes({summary, std::max(0, total - summary)});
+}
+
+QString ResultsPanel::pupilText() const
+{
+    return m_pupil->text();
+}
+
+QString ResultsPanel::zonalText() const
+{
+    return m_zonal->text();
 }
 
 QString ResultsPanel::summaryText() const
@@ -54,9 +222,19 @@ QString ResultsPanel::summaryText() const
 void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& truth)
 {
     // The summary is core's (engine/Report.h), the same lines the command line prints.
+    // The pupil model, detector and defocus parameters (core's pupilFunctionLines, part of its summary)
+    // stand apart, above the tables and never scrolled away: they say what the model was beyond the
+    // Zernike terms, with the defocus parameters' uncertainties.
+    const std::vector<std::string> pupil = pupilFunctionLines(r);
+    QStringList pupilLines;
+    for (const std::string& line : pupil)
+        pupilLines << QString::fromStdString(line).toHtmlEscaped();
+    m_pupil->setText(pupilLines.join(QStringLiteral("<br>")));
+    m_pupil->setVisible(!pupilLines.isEmpty());
     QStringList lines;
     for (const std::string& line : summaryLines(r))
-        lines << QString::fromStdString(line).toHtmlEscaped();
+        if (std::find(pupil.begin(), pupil.end(), line) == pupil.end())
+            lines << QString::fromStdString(line).toHtmlEscaped();
     QString text = lines.join(QStringLiteral("<br>"));
     for (const std::string& w : r.warnings)
         text += QStringLiteral("<br><span style='color:#b35806'>%1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
@@ -85,37 +263,45 @@ void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& tr
             m_table->setItem(row, col, item);
         }
     }
+
+    // Every other parameter as core labels it, with its 1-sigma; the zonal maps only counted.
+    int zonalPhase = 0, zonalAmplitude = 0;
+    m_parameters->setRowCount(0);
+    for (size_t i = 0; i < r.parameterLabels.size() && i < r.parameterValues.size(); ++i) {
+        const std::string& label = r.parameterLabels[i];
+        if (isZernikeLabel(label))
+            continue;
+        if (isZonalLabel(label)) {
+            ++(label.rfind("zonal phase", 0) == 0 ? zonalPhase : zonalAmplitude);
+            continue;
+        }
+        const auto [unit, factor] = shownUnit(i < r.parameterUnits.size() ? r.parameterUnits[i] : std::string());
+        const double sigma = i < r.parameterUncertainties.size() ? r.parameterUncertainties[i] : NAN;
+        const int row = m_parameters->rowCount();
+        m_parameters->insertRow(row);
+        const QStringList cells = {QString::fromStdString(label), QString::number(r.parameterValues[i] * factor, 'g', 6),
+                                   std::isfinite(sigma) ? QString::number(sigma * factor, 'g', 3) : tr("n/a"), unit};
+        for (int col = 0; col < cells.size(); ++col) {
+            auto* item = new QTableWidgetItem(cells[col]);
+            if (col == 1 || col == 2)
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            m_parameters->setItem(row, col, item);
+        }
+    }
+    m_pages->setTabText(1, tr("Other parameters (%1)").arg(m_parameters->rowCount()));
+    QStringList zonal;
+    if (zonalPhase > 0)
+        zonal << tr("%1 zonal phase").arg(zonalPhase);
+    if (zonalAmplitude > 0)
+        zonal << tr("%1 log-amplitude").arg(zonalAmplitude);
+    m_zonal->setText(zonal.isEmpty() ? QString() : tr("Also fitted: %1 values, one per pupil pixel (maps in the phase tab).").arg(zonal.join(tr(" and "))));
+    m_zonal->setVisible(!zonal.isEmpty());
+    fitSummary();
 }
 
 void ResultsPanel::copySelection() const
 {
-    // Rows and columns of the selection as tab-separated text, with the header, for spreadsheets.
-    const QList<QTableWidgetSelectionRange> ranges = m_table->selectedRanges();
-    int top = m_table->rowCount(), bottom = -1, left = m_table->columnCount(), right = -1;
-    for (const auto& range : ranges) {
-        top = std::min(top, range.topRow());
-        bottom = std::max(bottom, range.bottomRow());
-        left = std::min(left, range.leftColumn());
-        right = std::max(right, range.rightColumn());
-    }
-    if (ranges.isEmpty()) {
-        top = 0;
-        bottom = m_table->rowCount() - 1;
-        left = 0;
-        right = m_table->columnCount() - 1;
-    }
-    QStringList lines;
-    QStringList header;
-    for (int col = left; col <= right; ++col)
-        header << m_table->horizontalHeaderItem(col)->text();
-    lines << header.join(QLatin1Char('\t'));
-    for (int row = top; row <= bottom; ++row) {
-        QStringList cells;
-        for (int col = left; col <= right; ++col)
-            cells << (m_table->item(row, col) ? m_table->item(row, col)->text() : QString());
-        lines << cells.join(QLatin1Char('\t'));
-    }
-    QApplication::clipboard()->setText(lines.join(QLatin1Char('\n')) + QLatin1Char('\n'));
+    copyTable(m_table);
 }
 
 } // namespace wfs::ui

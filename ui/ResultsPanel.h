@@ -1,6 +1,9 @@
 #pragma once
-// The fit's figures: wavefront error, Strehl, termination, and the coefficient table (copyable as
-// tab-separated text with Ctrl+C).
+// The fit's figures: wavefront error, Strehl, termination (core's summary lines), the pupil model,
+// detector and defocus parameters (core's pupil-function lines, kept in view), the coefficient table and, on a second page, every other fitted
+// parameter (flux, background, shifts, illumination, defocus scale and offsets) with its uncertainty;
+// both tables copyable as tab-separated text with Ctrl+C. Zonal pupil values are counted, not listed:
+// the phase tab shows them as maps.
 #include "fit/Results.h"
 #include "io/ResultJson.h"
 
@@ -9,7 +12,10 @@
 #include <optional>
 
 class QLabel;
+class QScrollArea;
+class QSplitter;
 class QTableWidget;
+class QTabWidget;
 
 namespace wfs::ui {
 
@@ -20,13 +26,26 @@ public:
     explicit ResultsPanel(QWidget* parent = nullptr);
     void showResult(const FitResult& result, const std::optional<Truth>& truth);
     void clear(const QString& message);
-    QString summaryText() const;
+    QString summaryText() const; // core's summary lines but the pupil-function ones
+    QString pupilText() const;   // core's pupilFunctionLines (empty for a plain Zernike fit)
     QTableWidget* table() const { return m_table; }
-    void copySelection() const;
+    // The parameters that are neither Zernike terms nor zonal pupil values: label, value, 1-sigma, unit.
+    QTableWidget* parameterTable() const { return m_parameters; }
+    QString zonalText() const; // how many zonal values the fit has (empty without)
+    void copySelection() const; // of the coefficient table
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
-    QLabel* m_summary;
-    QTableWidget* m_table;
+    void fitSummary();
+
+    QLabel *m_summary, *m_zonal, *m_pupil;
+    QTableWidget *m_table, *m_parameters;
+    QTabWidget* m_pages;
+    QScrollArea* m_summaryArea;
+    QSplitter* m_splitter;
+    bool m_userSplit = false;
 };
 
 } // namespace wfs::ui

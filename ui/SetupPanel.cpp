@@ -21,7 +21,10 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <limits>
 
 namespace wfs::ui {
 
@@ -69,6 +72,57 @@ QImage planeThumbnail(const Image& image)
     return thumbnail(image, 40, box.isEmpty() ? QRect() : QRect(box.col, box.row, box.width, box.height));
 }
 
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// The pupil-model combo boxes' entries, in order.
+constexpr PupilPhaseModel kPhaseModels[] = {PupilPhaseModel::Zernike, PupilPhaseModel::Zonal, PupilPhaseModel::Both};
+constexpr PupilAmplitudeModel kAmplitudeModels[] = {PupilAmplitudeModel::Uniform, PupilAmplitudeModel::Gaussian, PupilAmplitudeModel::Zonal};
+
+template <typename T, size_t N>
+int entryOf(const T (&entries)[N], T value)
+{
+    return int(std::find(std::begin(entries), std::end(entries), value) - std::begin(entries)) % int(N);
+}
+
+// A plain number typed by the user, read by core's parser (io/Units.h); `empty` for an empty field, NaN
+// when the text is not a number (the workflow's checks then refuse it by name).
+double numberFromText(const QLineEdit* edit, double empty)
+{
+    const QString text = edit->text().trimmed();
+    if (text.isEmpty())
+        return empty;
+    const auto v = valueFromText(text.toStdString());
+    return v && v->kind == ValueWithUnit::Kind::Bare ? v->value : kNaN;
+}
+
+// Object diameter: a length with its unit, read by core (a bare number is metres); empty = 0 (a point).
+double diameterFromText(const QLineEdit* edit)
+{
+    const QString text = edit->text().trimmed();
+    if (text.isEmpty())
+        return 0.0;
+    return lengthFromText(text.toStdString()).value_or(kNaN);
+}
+
+// Camera gain: "auto" = 0 (photon transfer), empty = the default (a count is a photon).
+double gainFromText(const QLineEdit* edit)
+{
+    if (edit->text().trimmed().compare(QLatin1String("auto"), Qt::CaseInsensitive) == 0)
+        return 0.0;
+    return numberFromText(edit, ModelSettings{}.gain);
+}
+
+QString numberText(double v)
+{
+    return std::isfinite(v) ? QString::number(v, 'g', 10) : QString();
+}
+
+QString lengthText(double metres)
+{
+    if (!(metres > 0.0))
+        return {};
+    return metres < 1e-6 ? QStringLiteral("%1 nm").arg(metres * 1e9, 0, 'g', 10) : QStringLiteral("%1 µm").arg(metres * 1e6, 0, 'g', 10);
+}
+
 double parseTolerance(const QLineEdit* edit, double fallback)
 {
     bool ok = false;
@@ -87,6 +141,7 @@ SetupPanel::SetupPanel(QWidget* parent)
     m_preparationBox = buildPreparation();
     layout->addWidget(m_preparationBox);
     layout->addWidget(buildModel());
+    layout->addWidget(buildPupilFunction());
     layout->addWidget(buildSolver());
     auto* buttons = new QHBoxLayout;
     m_start = new QPushButton(tr("Start"), this);
@@ -111,11 +166,19 @@ QWidget* SetupPanel::buildData()
     auto* demo = new QPushButton(tr("Demo"), box);
     demo->setToolTip(tr("Simulated lab data: N = 256, Q = 2, three planes at -1, 0, +1 wave of defocus, "
                         "Noll 4..11 aberrations, Poisson noise (1e6 photons per plane) and read noise"));
+    auto* pupilDemo = new QPushButton(tr("Pupil demo"), box);
+    pupilDemo->setObjectName(QStringLiteral("pupilDemoButton"));
+    pupilDemo->setToolTip(tr("Simulated microscope data no Zernike basis describes: N = 64, Q = 2.75, five planes at "
+                             "-2 .. +2 waves of defocus, a 0.1-wave phase step, 20 % apodisation and a dust shadow, "
+                             "Poisson noise (1e6 photons per plane); set up for a Zernike + zonal phase, a zonal "
+                             "amplitude and a fitted defocus scale"));
     row->addWidget(open);
     row->addWidget(demo);
+    row->addWidget(pupilDemo);
     layout->addLayout(row);
     connect(open, &QPushButton::clicked, this, &SetupPanel::openRequested);
     connect(demo, &QPushButton::clicked, this, &SetupPanel::demoRequested);
+    connect(pupilDemo, &QPushButton::clicked, this, &SetupPanel::pupilDemoRequested);
     m_planes = new QTableWidget(0, 3, box);
     m_planes->setObjectName(QStringLiteral("planeTable"));
     m_planes->setHorizontalHeaderLabels({tr("use"), tr("plane"), tr("defocus")});
@@ -150,6 +213,12 @@ QWidget* SetupPanel::buildMetadata()
     m_zStep = optionalBox(box, 1e6, 4, tr(" µm"));
     m_defocusModel = new QComboBox(box);
     m_defocusModel->addItems({tr("paraxial"), tr("high NA")});
+    m_zDirection = new QComboBox(box);
+    m_zDirection->setObjectName(QStringLiteral("zDirectionCombo"));
+    m_zDirection->addItems({tr("up: index along +z"), tr("down: index along −z")});
+    m_zDirection->setToolTip(tr("Stacks defocused by the z step: which way the plane index runs. Up puts plane i at "
+                                "(i − focus plane) × z step, down at −(i − focus plane) × z step (for stacks recorded "
+                                "the other way). Planes with their own defocus in the table keep it."));
     form->addRow(tr("Wavelength"), m_wavelength);
     form->addRow(tr("Pixel pitch"), m_pixelPitch);
     form->addRow(tr("f-number"), m_fNumber);
@@ -157,6 +226,7 @@ QWidget* SetupPanel::buildMetadata()
     form->addRow(tr("Immersion n"), m_immersion);
     form->addRow(tr("Sampling Q (override)"), m_samplingQ);
     form->addRow(tr("z step"), m_zStep);
+    form->addRow(tr("z direction"), m_zDirection);
     form->addRow(tr("Defocus model"), m_defocusModel);
     m_samplingInfo = new QLabel(box);
     m_samplingInfo->setWordWrap(true);
@@ -164,6 +234,7 @@ QWidget* SetupPanel::buildMetadata()
     for (QDoubleSpinBox* b : {m_wavelength, m_pixelPitch, m_fNumber, m_na, m_immersion, m_samplingQ, m_zStep})
         connect(b, &QDoubleSpinBox::valueChanged, this, &SetupPanel::metadataChanged);
     connect(m_defocusModel, &QComboBox::currentIndexChanged, this, &SetupPanel::metadataChanged);
+    connect(m_zDirection, &QComboBox::currentIndexChanged, this, &SetupPanel::metadataChanged);
     return box;
 }
 
@@ -250,6 +321,82 @@ QWidget* SetupPanel::buildModel()
     form->addRow(m_fitBackground);
     form->addRow(m_fitShift);
     return box;
+}
+
+QWidget* SetupPanel::buildPupilFunction()
+{
+    auto* box = new QGroupBox(tr("Pupil function and detector"), this);
+    box->setObjectName(QStringLiteral("pupilFunctionBox"));
+    auto* form = new QFormLayout(box);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows); // labels above their fields where the dock is narrow
+    m_phaseModel = new QComboBox(box);
+    m_phaseModel->setObjectName(QStringLiteral("phaseModelCombo"));
+    m_phaseModel->addItems({tr("Zernike terms"), tr("zonal (per pupil pixel)"), tr("Zernike + zonal remainder")});
+    m_phaseModel->setToolTip(tr("How the pupil phase is fitted. Zernike: the terms up to the order above. Zonal: one value "
+                                "(radians) per pupil pixel, smoothed by the weight below; the coefficient table shows its "
+                                "projection onto the Zernike terms, the phase tab what they leave. Zernike + zonal remainder: "
+                                "the terms plus a zonal part kept orthogonal to them, so the coefficients keep their meaning. "
+                                "Zonal fits need defocused planes: one in-focus plane cannot tell the phase from its twin."));
+    m_amplitudeModel = new QComboBox(box);
+    m_amplitudeModel->setObjectName(QStringLiteral("amplitudeModelCombo"));
+    m_amplitudeModel->addItems({tr("uniform"), tr("Gaussian (fitted)"), tr("zonal (per pupil pixel)")});
+    m_amplitudeModel->setToolTip(tr("The pupil's field amplitude (relative). Uniform: a clear aperture. Gaussian: a fitted "
+                                    "Gaussian illumination (centre and width in pupil radii). Zonal: exp(a) with one a per "
+                                    "pupil pixel, positive by construction; the mean of a is held at 0 (the planes' flux "
+                                    "carries a common factor)."));
+    m_regularization = new QLineEdit(numberText(ModelSettings{}.regularization), box);
+    m_regularization->setObjectName(QStringLiteral("regularizationEdit"));
+    m_regularization->setToolTip(tr("Smoothness weight W of the zonal terms: (W/2) × the sum of squared differences between "
+                                    "neighbouring pupil pixels, in the objective's units (about χ²/2) per rad². Larger is "
+                                    "smoother; positive, 1e-12 to 1e12 (default %1). Used by a zonal phase or amplitude only.")
+                                     .arg(ModelSettings{}.regularization));
+    m_pixelIntegration = new QCheckBox(tr("integrate over square pixels"), box);
+    m_pixelIntegration->setToolTip(tr("Model the camera's square pixels: the OTF times the pixel's sinc (transfer-function "
+                                      "form, not oversampling; exact for a band-limited PSF at Q ≥ 1)."));
+    m_objectDiameter = new QLineEdit(box);
+    m_objectDiameter->setObjectName(QStringLiteral("objectDiameterEdit"));
+    m_objectDiameter->setPlaceholderText(tr("point (e.g. 100nm)"));
+    m_objectDiameter->setToolTip(tr("Diameter of the imaged object in the sample plane with its unit, e.g. 100nm or 0.17um "
+                                    "(a bare number is metres): a uniform sphere such as a fluorescent bead, convolved with "
+                                    "the PSF. Empty or 0: a point source. Needs the sample-plane pixel size (NA and pixel "
+                                    "pitch); at most 1 mm and smaller than the field of view."));
+    m_gain = new QLineEdit(numberText(ModelSettings{}.gain), box);
+    m_gain->setObjectName(QStringLiteral("gainEdit"));
+    m_gain->setPlaceholderText(tr("1 or auto"));
+    m_gain->setToolTip(tr("Camera gain in electrons (photons) per data unit, 0.001 to 1000, or 'auto': estimated from "
+                          "the data by photon transfer (the noise power above the OTF cut-off against the signal, plane "
+                          "by plane). 1: one count is one photon. Sets the photon noise, and so the χ²."));
+    m_offset = new QLineEdit(numberText(ModelSettings{}.offset), box);
+    m_offset->setObjectName(QStringLiteral("offsetEdit"));
+    m_offset->setToolTip(tr("Camera offset (bias) in data units, removed from the counts before the Poisson objective "
+                            "(default 0)."));
+    m_fitDefocusScale = new QCheckBox(tr("fit defocus scale (z-step error)"), box);
+    m_fitDefocusScale->setToolTip(tr("Fit one factor on every plane's defocus (a z-step or defocus calibration error), "
+                                     "reported with its uncertainty (1 = as given)."));
+    m_fitDefocusOffsets = new QCheckBox(tr("fit defocus offset per plane"), box);
+    m_fitDefocusOffsets->setToolTip(tr("Fit a defocus offset per plane (positioning errors), in the plane's own defocus "
+                                       "unit (µm, or waves of W020), reported with its uncertainty. The plane nearest "
+                                       "focus is held at 0 (a common offset is the Zernike defocus); with the defocus "
+                                       "scale the two outermost planes are held too."));
+    form->addRow(tr("Pupil phase"), m_phaseModel);
+    form->addRow(tr("Pupil amplitude"), m_amplitudeModel);
+    form->addRow(tr("Smoothness weight"), m_regularization);
+    form->addRow(tr("Object diameter"), m_objectDiameter);
+    form->addRow(tr("Gain (e⁻ / unit)"), m_gain);
+    form->addRow(tr("Offset (data units)"), m_offset);
+    form->addRow(m_pixelIntegration);
+    form->addRow(m_fitDefocusScale);
+    form->addRow(m_fitDefocusOffsets);
+    for (QComboBox* c : {m_phaseModel, m_amplitudeModel})
+        connect(c, &QComboBox::currentIndexChanged, this, &SetupPanel::updatePupilFunctionControls);
+    updatePupilFunctionControls();
+    return box;
+}
+
+void SetupPanel::updatePupilFunctionControls()
+{
+    m_regularization->setEnabled(m_phaseModel->currentIndex() != entryOf(kPhaseModels, PupilPhaseModel::Zernike)
+                                 || m_amplitudeModel->currentIndex() == entryOf(kAmplitudeModels, PupilAmplitudeModel::Zonal));
 }
 
 QWidget* SetupPanel::buildSolver()
@@ -351,8 +498,9 @@ void SetupPanel::showMetadata(const DatasetMetadata& m)
     setOptional(m_na, m.numericalAperture, 1.0);
     setOptional(m_samplingQ, m.samplingQ, 1.0);
     setOptional(m_zStep, m.zStep, 1e-6);
-    const QSignalBlocker b1(m_immersion), b2(m_defocusModel);
+    const QSignalBlocker b1(m_immersion), b2(m_defocusModel), b3(m_zDirection);
     m_immersion->setValue(m.immersionIndex);
+    m_zDirection->setCurrentIndex(m.zIndexDown ? 1 : 0);
     m_defocusModel->setCurrentIndex(m.defocusModel == DefocusModel::HighNa ? 1 : 0);
 }
 
@@ -366,6 +514,7 @@ void SetupPanel::applyMetadata(DatasetMetadata& m) const
     m.zStep = optionalValue(m_zStep, 1e-6);
     m.immersionIndex = m_immersion->value();
     m.defocusModel = m_defocusModel->currentIndex() == 1 ? DefocusModel::HighNa : DefocusModel::Paraxial;
+    m.zIndexDown = m_zDirection->currentIndex() == 1;
 }
 
 void SetupPanel::setSamplingInfo(const QString& text, bool warning)
@@ -429,7 +578,32 @@ ModelSettings SetupPanel::modelSettings() const
         if (ok)
             s.fixedTerms.push_back(index); // the problem checks the index and names a bad one
     }
+    s.phaseModel = kPhaseModels[std::clamp(m_phaseModel->currentIndex(), 0, 2)];
+    s.amplitudeModel = kAmplitudeModels[std::clamp(m_amplitudeModel->currentIndex(), 0, 2)];
+    s.regularization = numberFromText(m_regularization, ModelSettings{}.regularization);
+    s.pixelIntegration = m_pixelIntegration->isChecked();
+    s.objectDiameter = diameterFromText(m_objectDiameter);
+    s.gain = gainFromText(m_gain);
+    s.offset = numberFromText(m_offset, 0.0);
+    s.fitDefocusScale = m_fitDefocusScale->isChecked();
+    s.fitDefocusOffsets = m_fitDefocusOffsets->isChecked();
     return s;
+}
+
+QStringList SetupPanel::modelTextProblems() const
+{
+    // Ranges are core's to check (the workflow refuses them by name); here only text that holds no value.
+    QStringList problems;
+    const auto text = [](const QLineEdit* edit) { return edit->text().trimmed(); };
+    if (std::isnan(numberFromText(m_regularization, 1.0)))
+        problems << tr("Smoothness weight '%1' is not a number (e.g. 1 or 1e-3)").arg(text(m_regularization));
+    if (std::isnan(diameterFromText(m_objectDiameter)))
+        problems << tr("Object diameter '%1' is not a length (e.g. 100nm or 0.2um; a bare number is metres)").arg(text(m_objectDiameter));
+    if (std::isnan(gainFromText(m_gain)))
+        problems << tr("Gain '%1' is neither a number (electrons per data unit) nor 'auto'").arg(text(m_gain));
+    if (std::isnan(numberFromText(m_offset, 0.0)))
+        problems << tr("Offset '%1' is not a number (data units)").arg(text(m_offset));
+    return problems;
 }
 
 void SetupPanel::setModelSettings(const ModelSettings& s)
@@ -453,6 +627,15 @@ void SetupPanel::setModelSettings(const ModelSettings& s)
     for (int index : s.fixedTerms)
         fixed << QString::number(index);
     m_fixedTerms->setText(fixed.join(QLatin1Char(',')));
+    m_phaseModel->setCurrentIndex(entryOf(kPhaseModels, s.phaseModel));
+    m_amplitudeModel->setCurrentIndex(entryOf(kAmplitudeModels, s.amplitudeModel));
+    m_regularization->setText(numberText(s.regularization));
+    m_pixelIntegration->setChecked(s.pixelIntegration);
+    m_objectDiameter->setText(lengthText(s.objectDiameter));
+    m_gain->setText(s.gain == 0.0 ? QStringLiteral("auto") : numberText(s.gain));
+    m_offset->setText(numberText(s.offset));
+    m_fitDefocusScale->setChecked(s.fitDefocusScale);
+    m_fitDefocusOffsets->setChecked(s.fitDefocusOffsets);
 }
 
 SolverSettings SetupPanel::solverSettings() const

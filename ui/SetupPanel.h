@@ -38,8 +38,11 @@ public:
 
     PreprocessOptions preprocessOptions() const;
     void setPreprocessOptions(const PreprocessOptions& options);
+    // Text fields that hold no number (NaN in modelSettings(), which the workflow refuses) appear here
+    // as messages that name the field and the text: smoothness weight, object diameter, gain, offset.
     ModelSettings modelSettings() const;
     void setModelSettings(const ModelSettings& settings);
+    QStringList modelTextProblems() const;
     SolverSettings solverSettings() const;
     void setSolverSettings(const SolverSettings& settings);
     void setBackends(const std::vector<BackendStatus>& backends);
@@ -51,6 +54,7 @@ public:
 signals:
     void openRequested();
     void demoRequested();
+    void pupilDemoRequested();
     void startRequested();
     void cancelRequested();
     void metadataChanged();
@@ -61,11 +65,13 @@ private:
     QWidget* buildMetadata();
     QWidget* buildPreparation();
     QWidget* buildModel();
+    QWidget* buildPupilFunction();
+    void updatePupilFunctionControls(); // the smoothness weight only where a zonal term uses it
     QWidget* buildSolver();
 
     QTableWidget* m_planes;
     QDoubleSpinBox *m_wavelength, *m_pixelPitch, *m_fNumber, *m_na, *m_immersion, *m_samplingQ, *m_zStep;
-    QComboBox* m_defocusModel;
+    QComboBox *m_defocusModel, *m_zDirection;
     QLabel* m_samplingInfo;
     QWidget *m_metadataBox, *m_preparationBox;
     QCheckBox *m_subtractBackground, *m_maskSaturated, *m_maskHot, *m_normalise, *m_fitShift, *m_fitFlux, *m_fitBackground;
@@ -74,6 +80,10 @@ private:
     QComboBox *m_ordering, *m_normalization, *m_objective, *m_backend, *m_gradient, *m_optimizer, *m_precision;
     QDoubleSpinBox *m_readNoise, *m_obscuration, *m_spiderWidth;
     QLineEdit *m_gtol, *m_ftol, *m_stages, *m_fixedTerms;
+    // The pupil function and the detector (ModelSettings' fields of the same names).
+    QComboBox *m_phaseModel, *m_amplitudeModel;
+    QLineEdit *m_regularization, *m_objectDiameter, *m_gain, *m_offset;
+    QCheckBox *m_pixelIntegration, *m_fitDefocusScale, *m_fitDefocusOffsets;
     QPushButton *m_start, *m_cancel;
 };
 

@@ -19,10 +19,17 @@ void addStudioOptions(QCommandLineParser& parser, const QCommandLineOption& help
     parser.addOption(version);
     parser.addOptions({
         {QStringLiteral("demo"), QStringLiteral("Open the built-in demo data and start a reconstruction at once.")},
+        {QStringLiteral("preset"), QStringLiteral("Like --demo with a built-in case: demo, or pupil (five planes of a pupil with a phase step, "
+                                                  "apodisation and dust, fitted with a Zernike + zonal phase, a zonal amplitude and the "
+                                                  "defocus scale)."),
+         QStringLiteral("NAME")},
         {QStringLiteral("screenshot"), QStringLiteral("Save a picture of the main window to FILE.png and exit."), QStringLiteral("FILE.png")},
         {QStringLiteral("quit-after-fit"), QStringLiteral("With --screenshot: take it when the fit has finished.")},
         {QStringLiteral("session"), QStringLiteral("Open a saved session."), QStringLiteral("FILE.json")},
         {QStringLiteral("tab"), QStringLiteral("Show this tab first: phase, planes, psf, runs, speedup or fasth (default: phase)."),
+         QStringLiteral("NAME")},
+        {QStringLiteral("dock"), QStringLiteral("Bring this panel on the right to the front: coefficients, results or messages "
+                                                "(default: coefficients)."),
          QStringLiteral("NAME")},
         {QStringLiteral("size"), QStringLiteral("Window size in pixels, e.g. 1600x1000 (default); a screenshot has exactly this size."),
          QStringLiteral("WxH")},
@@ -85,6 +92,8 @@ void openStartupData(wfs::ui::MainWindow& window, const QCommandLineParser& pars
 {
     if (parser.isSet(QStringLiteral("demo")))
         window.loadDemo(true);
+    else if (parser.isSet(QStringLiteral("preset")))
+        window.loadDemo(true, parser.value(QStringLiteral("preset")));
     else if (parser.isSet(QStringLiteral("session")))
         window.openSessionFrom(parser.value(QStringLiteral("session")));
     else if (!parser.positionalArguments().isEmpty())
@@ -123,6 +132,18 @@ int main(int argc, char** argv)
         return 0;
     }
 
+    // Checked before the application object, like the options above, so that no display is needed to hear it.
+    const QString preset = parser.value(QStringLiteral("preset")), dock = parser.value(QStringLiteral("dock"));
+    if (parser.isSet(QStringLiteral("preset")) && preset != QLatin1String("demo") && preset != QLatin1String("pupil")) {
+        std::fprintf(stderr, "wavefront-studio: --preset wants demo or pupil; got \"%s\"\n", qPrintable(preset));
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("dock")) && !wfs::ui::MainWindow::dockKeys().contains(dock)) {
+        std::fprintf(stderr, "wavefront-studio: --dock wants one of %s; got \"%s\"\n",
+                     qPrintable(wfs::ui::MainWindow::dockKeys().join(QStringLiteral(", "))), qPrintable(dock));
+        return 2;
+    }
+
     wfs::app::quietQtMessages(); // no Qt notes on the terminal (app/common/QuietQt.h)
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("WavefrontStudio"));
@@ -138,6 +159,8 @@ int main(int argc, char** argv)
                      qPrintable(window.tabKeys().join(QStringLiteral(", "))), qPrintable(parser.value(QStringLiteral("tab"))));
         return 2;
     }
+    if (parser.isSet(QStringLiteral("dock")))
+        window.showDock(parser.value(QStringLiteral("dock")));
     window.resize(*size);
     window.show();
 
