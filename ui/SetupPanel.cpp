@@ -111,6 +111,14 @@ double gainFromText(const QLineEdit* edit)
     return numberFromText(edit, ModelSettings{}.gain);
 }
 
+// The smoothness weight: "auto" is 0 (core's sweep chooses it), else a number (NaN when the text holds none).
+double regularizationFromText(const QLineEdit* edit)
+{
+    if (edit->text().trimmed().compare(QLatin1String("auto"), Qt::CaseInsensitive) == 0)
+        return 0.0;
+    return numberFromText(edit, ModelSettings{}.regularization);
+}
+
 QString numberText(double v)
 {
     return std::isfinite(v) ? QString::number(v, 'g', 10) : QString();
@@ -348,7 +356,8 @@ QWidget* SetupPanel::buildPupilFunction()
     m_regularization->setObjectName(QStringLiteral("regularizationEdit"));
     m_regularization->setToolTip(tr("Smoothness weight W of the zonal terms: (W/2) × the sum of squared differences between "
                                     "neighbouring pupil pixels, in the objective's units (about χ²/2) per rad². Larger is "
-                                    "smoother; positive, 1e-12 to 1e12 (default %1). Used by a zonal phase or amplitude only.")
+                                    "smoother; positive, 1e-12 to 1e12 (default %1), or auto: a sweep from 1000 to 0.1 keeps the strongest weight "
+                                    "at the noise level (the discrepancy principle). Used by a zonal phase or amplitude only.")
                                      .arg(ModelSettings{}.regularization));
     m_pixelIntegration = new QCheckBox(tr("integrate over square pixels"), box);
     m_pixelIntegration->setToolTip(tr("Model the camera's square pixels: the OTF times the pixel's sinc (transfer-function "
@@ -580,7 +589,7 @@ ModelSettings SetupPanel::modelSettings() const
     }
     s.phaseModel = kPhaseModels[std::clamp(m_phaseModel->currentIndex(), 0, 2)];
     s.amplitudeModel = kAmplitudeModels[std::clamp(m_amplitudeModel->currentIndex(), 0, 2)];
-    s.regularization = numberFromText(m_regularization, ModelSettings{}.regularization);
+    s.regularization = regularizationFromText(m_regularization);
     s.pixelIntegration = m_pixelIntegration->isChecked();
     s.objectDiameter = diameterFromText(m_objectDiameter);
     s.gain = gainFromText(m_gain);
@@ -595,8 +604,11 @@ QStringList SetupPanel::modelTextProblems() const
     // Ranges are core's to check (the workflow refuses them by name); here only text that holds no value.
     QStringList problems;
     const auto text = [](const QLineEdit* edit) { return edit->text().trimmed(); };
-    if (std::isnan(numberFromText(m_regularization, 1.0)))
-        problems << tr("Smoothness weight '%1' is not a number (e.g. 1 or 1e-3)").arg(text(m_regularization));
+    const double weight = regularizationFromText(m_regularization);
+    if (std::isnan(weight))
+        problems << tr("Smoothness weight '%1' is neither a number (e.g. 1 or 1e-3) nor 'auto'").arg(text(m_regularization));
+    else if (weight <= 0.0 && text(m_regularization).compare(QLatin1String("auto"), Qt::CaseInsensitive) != 0)
+        problems << tr("Smoothness weight '%1' must be positive (or 'auto')").arg(text(m_regularization));
     if (std::isnan(diameterFromText(m_objectDiameter)))
         problems << tr("Object diameter '%1' is not a length (e.g. 100nm or 0.2um; a bare number is metres)").arg(text(m_objectDiameter));
     if (std::isnan(gainFromText(m_gain)))
@@ -629,7 +641,7 @@ void SetupPanel::setModelSettings(const ModelSettings& s)
     m_fixedTerms->setText(fixed.join(QLatin1Char(',')));
     m_phaseModel->setCurrentIndex(entryOf(kPhaseModels, s.phaseModel));
     m_amplitudeModel->setCurrentIndex(entryOf(kAmplitudeModels, s.amplitudeModel));
-    m_regularization->setText(numberText(s.regularization));
+    m_regularization->setText(s.regularization == 0.0 ? QStringLiteral("auto") : numberText(s.regularization));
     m_pixelIntegration->setChecked(s.pixelIntegration);
     m_objectDiameter->setText(lengthText(s.objectDiameter));
     m_gain->setText(s.gain == 0.0 ? QStringLiteral("auto") : numberText(s.gain));

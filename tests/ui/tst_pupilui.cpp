@@ -267,8 +267,14 @@ private slots:
         QVERIFY(errors.count() >= 1);
         QVERIFY2(m_window->lastError().contains(QStringLiteral("Smoothness weight 'smooth'")), qPrintable(m_window->lastError()));
         QVERIFY(!m_window->isFitting());
-        // A number out of range is core's to refuse (the workflow's check), with the setting's name.
+        // Zero is not a weight ('auto' is the automatic choice, core's 0).
         weight->setText(QStringLiteral("0"));
+        QVERIFY(m_window->setupPanel()->modelTextProblems().join(QLatin1Char('\n')).contains(QStringLiteral("Smoothness weight '0' must be positive")));
+        weight->setText(QStringLiteral("auto"));
+        QCOMPARE(m_window->setupPanel()->modelSettings().regularization, 0.0);
+        QVERIFY(m_window->setupPanel()->modelTextProblems().isEmpty());
+        // A number out of range is core's to refuse (the workflow's check), with the setting's name.
+        weight->setText(QStringLiteral("1e20"));
         QSignalSpy failed(m_window.get(), &MainWindow::fitFailed);
         m_window->startFit();
         QVERIFY(waitFor(failed, 30000));
