@@ -119,13 +119,20 @@ void estimateFluxAndBackground(ProblemSpec& spec)
 
 namespace {
 
-PresetCase oofPreset(const PresetOptions& options)
+// The grid and Zernike order a preset runs with: the options', else the preset's defaults; the order checked.
+std::pair<int, int> gridAndOrder(const PresetDefaults& defaults, const PresetOptions& options)
 {
-    const PresetDefaults defaults = presetDefaults("oof");
     const int grid = options.grid ? options.grid : defaults.grid;
     const int order = options.order ? options.order : defaults.order;
     if (order < 1 || order > zernike::kMaxOrder)
         throw std::invalid_argument("order must be between 1 and " + std::to_string(zernike::kMaxOrder));
+    return {grid, order};
+}
+
+PresetCase oofPreset(const PresetOptions& options)
+{
+    const PresetDefaults defaults = presetDefaults("oof");
+    const auto [grid, order] = gridAndOrder(defaults, options);
     PresetCase c;
     ProblemSpec& s = c.spec;
     s.name = "oof";
@@ -168,10 +175,7 @@ PresetCase oofPreset(const PresetOptions& options)
 PresetCase demoPreset(const PresetOptions& options)
 {
     const PresetDefaults defaults = presetDefaults("demo");
-    const int grid = options.grid ? options.grid : defaults.grid;
-    const int order = options.order ? options.order : defaults.order;
-    if (order < 1 || order > zernike::kMaxOrder)
-        throw std::invalid_argument("order must be between 1 and " + std::to_string(zernike::kMaxOrder));
+    const auto [grid, order] = gridAndOrder(defaults, options);
     constexpr double photons = 1e6, background = 10.0, readNoise = 2.0;
     PresetCase c;
     ProblemSpec& s = c.spec;
@@ -229,10 +233,7 @@ PresetCase demoPreset(const PresetOptions& options)
 PresetCase pupilPreset(const PresetOptions& options)
 {
     const PresetDefaults defaults = presetDefaults("pupil");
-    const int grid = options.grid ? options.grid : defaults.grid;
-    const int order = options.order ? options.order : defaults.order;
-    if (order < 1 || order > zernike::kMaxOrder)
-        throw std::invalid_argument("order must be between 1 and " + std::to_string(zernike::kMaxOrder));
+    const auto [grid, order] = gridAndOrder(defaults, options);
     constexpr double photons = 1e6, background = 5.0, readNoise = 1.0;
     PresetCase c;
     ProblemSpec& s = c.spec;

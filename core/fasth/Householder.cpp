@@ -405,6 +405,28 @@ void HouseholderProduct<Scalar>::walkReflectors(Eigen::Index begin, Eigen::Index
     }
 }
 
+namespace {
+// Backward over a batch in slices: the columns are independent and the reflector gradients are sums over them,
+// so `walk(slice, first column, columns, out)` runs each slice on its own thread into `gradV` (the first) or a
+// kept partial (the others; their storage stays from one call to the next, no page faults per pass), and the
+// partials are then added to `gradV` (d x k, already sized).
+template <class Matrix, class Walk>
+void sumOverBatchSlices(int slices, Eigen::Index m, Matrix& gradV, std::vector<Matrix>& partial, Walk walk)
+{
+    partial.resize(size_t(slices - 1));
+#pragma omp parallel for num_threads(slices) schedule(static)
+    for (int s = 0; s < slices; ++s) {
+        const Eigen::Index begin = sliceStart(m, slices, s);
+        const Eigen::Index cols = sliceStart(m, slices, s + 1) - begin;
+        Matrix& mine = s == 0 ? gradV : partial[size_t(s - 1)];
+        mine.resize(gradV.rows(), gradV.cols());
+        walk(s, begin, cols, mine);
+    }
+    for (const Matrix& p : partial)
+        gradV += p;
+}
+} // namespace
+
 template <typename Scalar>
 void HouseholderProduct<Scalar>::backwardImpl(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g,
                                               MatrixType& gradV) const
@@ -427,22 +449,9 @@ void HouseholderProduct<Scalar>::backwardImpl(bool transposed, Eigen::Ref<Matrix
             walkReflectors(0, k, transposed, a, g, gradV, false);
             return;
         }
-        std::vector<MatrixType>& partial = m_partials;
-        partial.resize(size_t(slices - 1));
-#pragma omp parallel for num_threads(slices) schedule(static)
-        for (int s = 0; s < slices; ++s) {
-            const Eigen::Index begin = sliceStart(m, slices, s);
-            const Eigen::Index cols = sliceStart(m, slices, s + 1) - begin;
-            if (s == 0) {
-                walkReflectors(0, k, transposed, a.middleCols(begin, cols), g.middleCols(begin, cols), gradV, false);
-            } else {
-                MatrixType& mine = partial[size_t(s - 1)];
-                mine.resize(d, k);
-                walkReflectors(0, k, transposed, a.middleCols(begin, cols), g.middleCols(begin, cols), mine, false);
-            }
-        }
-        for (const MatrixType& p : partial)
-            gradV += p;
+        sumOverBatchSlices(slices, m, gradV, m_partials, [&](int, Eigen::Index begin, Eigen::Index cols, MatrixType& mine) {
+            walkReflectors(0, k, transposed, a.middleCols(begin, cols), g.middleCols(begin, cols), mine, false);
+        });
         return;
     }
 
@@ -455,19 +464,9 @@ void HouseholderProduct<Scalar>::backwardImpl(bool transposed, Eigen::Ref<Matrix
             backwardBlocked(transposed, a, g, gradV, m_scratch[0]);
             return;
         }
-        // The partial gradients keep their storage from one call to the next (no page faults per pass).
-        std::vector<MatrixType>& partial = m_partials;
-        partial.resize(size_t(slices - 1));
-#pragma omp parallel for num_threads(slices) schedule(static)
-        for (int s = 0; s < slices; ++s) {
-            const Eigen::Index begin = sliceStart(m, slices, s);
-            const Eigen::Index cols = sliceStart(m, slices, s + 1) - begin;
-            MatrixType& mine = s == 0 ? gradV : partial[size_t(s - 1)];
-            mine.resize(d, k);
-            backwardBlocked(transposed, a.middleCols(begin, cols), g.middleCols(begin, cols), mine, m_scratch[size_t(s)]);
-        }
-        for (const MatrixType& p : partial)
-            gradV += p;
+        sumOverBatchSlices(slices, m, gradV, m_partials, [&](int slice, Eigen::Index begin, Eigen::Index cols, MatrixType& mine) {
+            backwardBlocked(transposed, a.middleCols(begin, cols), g.middleCols(begin, cols), mine, m_scratch[size_t(slice)]);
+        });
         return;
     }
 
