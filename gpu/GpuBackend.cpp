@@ -51,7 +51,7 @@ std::unique_ptr<ModelEvaluator> makeEvaluator(std::shared_ptr<const Problem> pro
     // Checked before the device is touched, so the message is the same with and without a GPU.
     if (problem->usesPupilFunctionTerms())
         throw BackendUnavailable("the GPU backend models a Zernike pupil only: zonal phase or amplitude, pixel integration, "
-                                 "object size and defocus parameters run on the CPU backend (--backend cpu)");
+                                 "object size, bandwidth and defocus parameters run on the CPU backend (--backend cpu)");
     const DeviceInfo device = chooseDevice(options.device);
     const std::string label = deviceLabel(device);
     try {
