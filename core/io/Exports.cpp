@@ -439,7 +439,9 @@ QByteArray psfStackTiffBytes(const PsfStack& stack, const FitResult& result)
     description += "software=Wavefront Studio " + std::string(softwareVersion()) + "\nproblem=" + result.problemName + "\nfirst=" + stack.diversity.front().describe()
                    + "\nlast=" + stack.diversity.back().describe() + "\npixel_scale=" + std::to_string(stack.pixelScale)
                    + " (output pixel / data pixel)\nsampling=" + std::to_string(stack.samplingQ)
-                   + "\nnormalisation=the unaberrated in-focus PSF sums to 1 over the model grid\n";
+                   + "\nnormalisation=the unaberrated in-focus PSF sums to 1 over the model grid"
+                   + "\naxes=x to the right, y up (the first row stored is the top one); the page index runs along +z "
+                     "(README Conventions)\n";
     return QByteArray::fromStdString(tiffStackBytes(stack.planes, description));
 }
 
