@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the test suites: explicit relative tolerances (QCOMPARE on doubles uses
 // qFuzzyCompare, which fails near zero) and the location of test data.
+#include <QProcess>
 #include <QString>
 #include <QTest>
 
@@ -12,6 +13,26 @@ namespace wfs::test {
 inline bool closeTo(double actual, double expected, double relative, double absolute = 0.0)
 {
     return std::abs(actual - expected) <= std::max(relative * std::abs(expected), absolute);
+}
+
+// A program run to its end (at most 5 minutes): exit status (-1 when it crashed or hung), standard output and error.
+struct ProgramRun {
+    int status = -1;
+    QByteArray out, err;
+};
+inline ProgramRun runProgram(const QString& program, const QStringList& args,
+                             const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
+{
+    QProcess process;
+    process.setProcessEnvironment(env);
+    process.start(program, args);
+    ProgramRun run;
+    if (!process.waitForFinished(300000))
+        return run;
+    run.status = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = process.readAllStandardOutput();
+    run.err = process.readAllStandardError();
+    return run;
 }
 
 inline QString dataPath(const QString& name)

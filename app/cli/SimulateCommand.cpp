@@ -20,11 +20,11 @@ void addSimulateOptions(QCommandLineParser& parser)
     parser.setApplicationDescription(QStringLiteral("Write synthetic PSF data with known aberrations: one FITS file, one image plane per defocus, "
                                                     "metadata in its header, and the truth next to it (FILE.truth.json)."));
     // Defaults stated from core's own (engine/Presets.h).
-    const PresetDefaults demo = presetDefaults("demo"), oof = presetDefaults("oof");
+    const PresetDefaults demo = presetDefaults("demo"), oof = presetDefaults("oof"), pupil = presetDefaults("pupil");
     addOptions(parser, {
-        {QStringLiteral("preset"), QStringLiteral("demo or oof."), QStringLiteral("name"), QStringLiteral("demo")},
-        {QStringLiteral("grid"), QStringLiteral("Grid size N (even; default: the preset's, demo %1, oof %2).").arg(demo.grid).arg(oof.grid), QStringLiteral("N")},
-        {QStringLiteral("order"), QStringLiteral("Zernike radial order of the model (default: the preset's, demo %1, oof %2).").arg(demo.order).arg(oof.order),
+        {QStringLiteral("preset"), QStringLiteral("demo, oof or pupil (a non-Zernike pupil)."), QStringLiteral("name"), QStringLiteral("demo")},
+        {QStringLiteral("grid"), QStringLiteral("Grid size N (even; default: the preset's, demo %1, oof %2, pupil %3).").arg(demo.grid).arg(oof.grid).arg(pupil.grid), QStringLiteral("N")},
+        {QStringLiteral("order"), QStringLiteral("Zernike radial order of the model (default: the preset's, demo %1, oof %2, pupil %3).").arg(demo.order).arg(oof.order).arg(pupil.order),
          QStringLiteral("n")},
         {QStringLiteral("truth"), QStringLiteral("Coefficients to inject (JSON, same schema as a result's coefficients; default: the preset's aberrations)."),
          QStringLiteral("FILE.json")},
@@ -98,7 +98,10 @@ int runSimulate(const QStringList& args)
         return *status;
     const QString program = args.value(0);
     try {
-        const QString preset = parseWordList(parser.value(QStringLiteral("preset")), QStringLiteral("preset"), {QStringLiteral("demo"), QStringLiteral("oof")}).front();
+        QStringList names;
+        for (const std::string& name : presetNames())
+            names << QString::fromStdString(name);
+        const QString preset = parseWordList(parser.value(QStringLiteral("preset")), QStringLiteral("preset"), names).front();
         PresetOptions options = presetOptionsFrom(parser);
         if (!parser.isSet(QStringLiteral("out")))
             throw UsageError("--out FILE.fits is required");

@@ -47,6 +47,21 @@ double overallReducedChiSquare(const FitResult& result, long* pixels)
     return used > 0 ? chi / double(used) : std::nan("");
 }
 
+// `request` at smoothness weight `weight`, started where `previous` ended (its Zernike and zonal values).
+ReconstructionRequest seededAt(const ReconstructionRequest& request, double weight, const FitResult& previous, const ProblemSpec& previousSpec)
+{
+    ReconstructionRequest next = request;
+    next.autoRegularization = false;
+    next.spec.regularization = weight;
+    const ModelParameters p = Problem(previousSpec).unpack(previous.solver.parameters.data());
+    next.spec.basis.start = p.zernike;
+    next.spec.zonalPhaseStart = p.zonalPhase;
+    next.spec.zonalAmplitudeStart = p.zonalAmplitude;
+    next.start.clear();
+    next.stages.clear();
+    return next;
+}
+
 // ReconstructionRequest::autoRegularization: one fit per weight, then the choice and the sweep in words.
 FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
                                              const std::atomic<bool>* cancel)
@@ -54,22 +69,16 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
     std::vector<std::pair<double, FitResult>> fits;
     ReconstructionRequest step = request;
     step.autoRegularization = false;
-    const bool analyseUncertainty = request.analysis.computeUncertainty;
+    step.analysis.computeUncertainty = false; // for the chosen fit only, below
     double seconds = 0.0;
     for (double weight : regularizationSweepWeights()) {
         step.spec.regularization = weight;
-        step.analysis.computeUncertainty = false; // for the chosen fit only, below
         FitResult result = reconstruct(step, progress, cancel);
         seconds += result.solver.seconds;
         if (result.solver.termination == Termination::Cancelled || result.solver.termination == Termination::Failed)
             return result;
-        // The next weight starts where this one ended.
-        const ModelParameters p = Problem(step.spec).unpack(result.solver.parameters.data());
-        step.spec.basis.start = p.zernike;
-        step.spec.zonalPhaseStart = p.zonalPhase;
-        step.spec.zonalAmplitudeStart = p.zonalAmplitude;
-        step.start.clear();
-        step.stages.clear();
+        const ProblemSpec fitted = step.spec;
+        step = seededAt(step, weight, result, fitted); // the next weight starts where this one ended
         fits.emplace_back(weight, std::move(result));
     }
     long pixels = 0;
@@ -94,18 +103,15 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
             }
         rule = "no weight reaches the noise level, so the strongest within 2 % of the least chi2/pixel";
     }
-    // The chosen weight refitted from its own solution with the analysis asked for (uncertainties).
-    ReconstructionRequest last = request;
-    last.autoRegularization = false;
-    last.spec.regularization = fits[chosen].first;
-    const ModelParameters p = Problem(last.spec).unpack(fits[chosen].second.solver.parameters.data());
-    last.spec.basis.start = p.zernike;
-    last.spec.zonalPhaseStart = p.zonalPhase;
-    last.spec.zonalAmplitudeStart = p.zonalAmplitude;
-    last.start = fits[chosen].second.solver.parameters;
-    last.stages.clear();
-    last.analysis.computeUncertainty = analyseUncertainty;
-    FitResult result = reconstruct(last, progress, cancel);
+    // The sweep's fits skip the uncertainties (2 P gradients each); when they are asked for, the chosen weight is
+    // refitted from its own solution (a few iterations) with the full analysis.
+    FitResult result = std::move(fits[chosen].second);
+    if (request.analysis.computeUncertainty) {
+        // The spec the chosen fit ran with (seeded by the weight before it: the same basis and zonal layout).
+        ReconstructionRequest last = seededAt(request, fits[chosen].first, result, request.spec);
+        last.start = result.solver.parameters;
+        result = reconstruct(last, progress, cancel);
+    }
     std::string sweep;
     for (size_t i = 0; i < fits.size(); ++i) {
         char text[64];

@@ -2,6 +2,8 @@
 // given, each naming its count; a single count still gives one row; bad counts (also out of 1..1024, as for one
 // count) are usage errors (status 2).
 // Rows only: speed is never asserted.
+#include "TestSupport.h"
+
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -11,23 +13,9 @@ class TestBenchThreads : public QObject {
     Q_OBJECT
 
 private:
-    struct Run {
-        int status = -1;
-        QByteArray out, err;
-    };
+    using Run = wfs::test::ProgramRun;
 
-    static Run cli(const QStringList& args)
-    {
-        QProcess process;
-        process.start(QStringLiteral(WFS_CLI_PATH), args);
-        Run run;
-        if (!process.waitForFinished(300000))
-            return run;
-        run.status = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-        run.out = process.readAllStandardOutput();
-        run.err = process.readAllStandardError();
-        return run;
-    }
+    static Run cli(const QStringList& args) { return wfs::test::runProgram(QStringLiteral(WFS_CLI_PATH), args); }
 
     static QList<QJsonObject> rows(const QByteArray& out)
     {

@@ -18,10 +18,7 @@ class TestCli : public QObject {
     Q_OBJECT
 
 private:
-    struct Run {
-        int status = -1;
-        QByteArray out, err;
-    };
+    using Run = wfs::test::ProgramRun;
 
     static Run cli(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
     {
@@ -30,16 +27,7 @@ private:
 
     static Run start(const QString& program, const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
     {
-        QProcess process;
-        process.setProcessEnvironment(env);
-        process.start(program, args);
-        Run run;
-        if (!process.waitForFinished(300000))
-            return run;
-        run.status = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-        run.out = process.readAllStandardOutput();
-        run.err = process.readAllStandardError();
-        return run;
+        return wfs::test::runProgram(program, args, env);
     }
 
     static QJsonObject readJson(const QString& path)
