@@ -23,8 +23,8 @@ void addSimulateOptions(QCommandLineParser& parser)
     const PresetDefaults demo = presetDefaults("demo"), oof = presetDefaults("oof"), pupil = presetDefaults("pupil");
     addOptions(parser, {
         {QStringLiteral("preset"), QStringLiteral("demo, oof or pupil (a non-Zernike pupil)."), QStringLiteral("name"), QStringLiteral("demo")},
-        {QStringLiteral("grid"), QStringLiteral("Grid size N (even; default: the preset's, demo %1, oof %2, pupil %3).").arg(demo.grid).arg(oof.grid).arg(pupil.grid), QStringLiteral("N")},
-        {QStringLiteral("order"), QStringLiteral("Zernike radial order of the model (default: the preset's, demo %1, oof %2, pupil %3).").arg(demo.order).arg(oof.order).arg(pupil.order),
+        {QStringLiteral("grid"), QStringLiteral("Grid size N (even; default: the preset's, demo %1, oof %2); pupil %3.").arg(demo.grid).arg(oof.grid).arg(pupil.grid), QStringLiteral("N")},
+        {QStringLiteral("order"), QStringLiteral("Zernike radial order of the model (default: the preset's, demo %1, oof %2); pupil %3.").arg(demo.order).arg(oof.order).arg(pupil.order),
          QStringLiteral("n")},
         {QStringLiteral("truth"), QStringLiteral("Coefficients to inject (JSON, same schema as a result's coefficients; default: the preset's aberrations)."),
          QStringLiteral("FILE.json")},
