@@ -387,6 +387,12 @@ QWidget* SetupPanel::buildPupilFunction()
                                        "unit (µm, or waves of W020), reported with its uncertainty. The plane nearest "
                                        "focus is held at 0 (a common offset is the Zernike defocus); with the defocus "
                                        "scale the two outermost planes are held too."));
+    m_fitSampling = new QCheckBox(tr("fit sampling (NA error)"), box);
+    m_fitSampling->setObjectName(QStringLiteral("fitSamplingCheck"));
+    m_fitSampling->setToolTip(tr("Fit the sampling Q as an error of the NA (with an axial defocus the defocus follows the NA; "
+                                 "otherwise it reads as a pixel-size error): the cost is profiled over the NA by whole fits in "
+                                 "4 % steps, then the parabola's vertex; the NA and Q are reported with a 1-σ error. Several "
+                                 "fits: slower."));
     form->addRow(tr("Pupil phase"), m_phaseModel);
     form->addRow(tr("Pupil amplitude"), m_amplitudeModel);
     form->addRow(tr("Smoothness weight"), m_regularization);
@@ -396,6 +402,7 @@ QWidget* SetupPanel::buildPupilFunction()
     form->addRow(m_pixelIntegration);
     form->addRow(m_fitDefocusScale);
     form->addRow(m_fitDefocusOffsets);
+    form->addRow(m_fitSampling);
     for (QComboBox* c : {m_phaseModel, m_amplitudeModel})
         connect(c, &QComboBox::currentIndexChanged, this, &SetupPanel::updatePupilFunctionControls);
     updatePupilFunctionControls();
@@ -596,6 +603,7 @@ ModelSettings SetupPanel::modelSettings() const
     s.offset = numberFromText(m_offset, 0.0);
     s.fitDefocusScale = m_fitDefocusScale->isChecked();
     s.fitDefocusOffsets = m_fitDefocusOffsets->isChecked();
+    s.fitSampling = m_fitSampling->isChecked();
     return s;
 }
 
@@ -648,6 +656,7 @@ void SetupPanel::setModelSettings(const ModelSettings& s)
     m_offset->setText(numberText(s.offset));
     m_fitDefocusScale->setChecked(s.fitDefocusScale);
     m_fitDefocusOffsets->setChecked(s.fitDefocusOffsets);
+    m_fitSampling->setChecked(s.fitSampling);
 }
 
 SolverSettings SetupPanel::solverSettings() const

@@ -83,7 +83,7 @@ private:
     // The pupil function and the detector (ModelSettings' fields of the same names).
     QComboBox *m_phaseModel, *m_amplitudeModel;
     QLineEdit *m_regularization, *m_objectDiameter, *m_gain, *m_offset;
-    QCheckBox *m_pixelIntegration, *m_fitDefocusScale, *m_fitDefocusOffsets;
+    QCheckBox *m_pixelIntegration, *m_fitDefocusScale, *m_fitDefocusOffsets, *m_fitSampling;
     QPushButton *m_start, *m_cancel;
 };
 

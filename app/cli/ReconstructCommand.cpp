@@ -225,6 +225,8 @@ void applyPupilFunctionFlags(const QCommandLineParser& parser, ModelSettings& m)
         m.fitDefocusScale = true;
     if (has(parser, "fit-defocus-offsets"))
         m.fitDefocusOffsets = true;
+    if (has(parser, "fit-sampling"))
+        m.fitSampling = true;
 }
 
 void applyModelFlags(const QCommandLineParser& parser, ModelSettings& m)
@@ -367,6 +369,9 @@ void addModelOptions(QCommandLineParser& parser, const ModelSettings& model, con
         {QStringLiteral("fit-defocus-scale"), QStringLiteral("Fit a scale of every plane's defocus (a z-step calibration error).")},
         {QStringLiteral("fit-defocus-offsets"), QStringLiteral("Fit a defocus offset per plane (the plane nearest focus is held; with --fit-defocus-scale "
                                                                 "the two outermost too).")},
+        {QStringLiteral("fit-sampling"), QStringLiteral("Fit the sampling Q as an NA error (with an axial defocus the defocus follows the NA; "
+                                                         "otherwise a pixel-size error): the cost profiled over the NA by whole fits in 4 % steps, "
+                                                         "then the parabola's vertex; reported with a 1-sigma error.")},
         {QStringLiteral("z-direction"), QStringLiteral("Stacks: up (plane index increases along +z) or down (default up)."), QStringLiteral("up|down")},
         {QStringLiteral("stages"), QStringLiteral("Coarse-to-fine Zernike orders, e.g. 2,4,6 (the last is the fitted order; default: one stage at --order)."), QStringLiteral("list")},
         {QStringLiteral("seed"), QStringLiteral("Noise seed of a preset."), QStringLiteral("S"), QString::number(PresetOptions{}.seed)},
@@ -439,7 +444,7 @@ void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& r
                                "clip-sigma", "centre", "centre-each-plane", "crop", "hot-pixels", "bad-pixels", "normalise", "obscuration",
                                "spiders", "spider-width", "fit-shift", "pupil-phase", "pupil-amplitude", "regularization",
                                "pixel-integration", "object-diameter", "gain", "offset", "bandwidth", "spectral-samples", "fit-defocus-scale", "fit-defocus-offsets",
-                               "z-direction"})
+                               "fit-sampling", "z-direction"})
         if (has(parser, option))
             ignored += (ignored.empty() ? "--" : ", --") + std::string(option);
     if (!ignored.empty())

@@ -165,7 +165,7 @@ std::optional<DefocusRange> psfStackRange(const QCommandLineParser& parser)
 // The fitted system's PSF stack (fit/PsfStack.h) at --psf-z, --psf-pixel and --psf-crop.
 PsfStack psfStackFor(const QCommandLineParser& parser, const ProblemSpec& spec, const FitResult& result, const std::optional<Session>& session)
 {
-    const Problem problem(spec);
+    const Problem problem(fittedSpec(spec, result));
     PsfStackRequest request;
     const std::string unit = psfStackUnit(problem);
     if (const auto range = psfStackRange(parser)) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 namespace wfs {
 
@@ -30,6 +31,25 @@ void applySolverSettings(const SolverSettings& s, ReconstructionRequest& request
 std::vector<double> regularizationSweepWeights()
 {
     return {1000.0, 100.0, 10.0, 1.0, 0.1};
+}
+
+void seedSpec(ProblemSpec& spec, const ModelParameters& p)
+{
+    spec.basis.start = p.zernike;
+    spec.pupil.illumination.x0 = p.centreX;
+    spec.pupil.illumination.y0 = p.centreY;
+    spec.pupil.illumination.amplitude = p.amplitude;
+    spec.pupil.illumination.sigma = p.sigma;
+    for (size_t k = 0; k < spec.planes.size(); ++k) {
+        spec.planes[k].flux = p.flux[k];
+        spec.planes[k].background = p.background[k];
+        spec.planes[k].shiftX = p.shiftX[k];
+        spec.planes[k].shiftY = p.shiftY[k];
+    }
+    spec.zonalPhaseStart = p.zonalPhase;
+    spec.zonalAmplitudeStart = p.zonalAmplitude;
+    spec.nuisance.defocusScale = p.defocusScale;
+    spec.nuisance.defocusOffsets = p.defocusOffset;
 }
 
 namespace {
@@ -124,12 +144,171 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
     return result;
 }
 
+// The largest aperture scale the planes' axial defocus allows (NA below 0.99 n), or +infinity.
+double apertureScaleLimit(const ProblemSpec& spec)
+{
+    double limit = std::numeric_limits<double>::infinity();
+    for (const PlaneSpec& plane : spec.planes) {
+        const DiversitySpec& d = plane.diversity;
+        if ((d.kind == DiversityKind::AxialParaxial || d.kind == DiversityKind::AxialHighNa) && d.numericalAperture > 0.0)
+            limit = std::min(limit, 0.99 * d.immersionIndex / d.numericalAperture);
+    }
+    return limit;
+}
+
+double axialNumericalAperture(const ProblemSpec& spec)
+{
+    for (const PlaneSpec& plane : spec.planes)
+        if (plane.diversity.kind == DiversityKind::AxialParaxial || plane.diversity.kind == DiversityKind::AxialHighNa)
+            return plane.diversity.numericalAperture;
+    return 0.0;
+}
+
+// The sampling fit's profile: one fit per aperture scale, each seeded from the best fit so far.
+class SamplingProfile {
+public:
+    SamplingProfile(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress, const std::atomic<bool>* cancel)
+        : m_request(request), m_progress(progress), m_cancel(cancel)
+    {
+        m_request.fitSampling = false;
+        m_request.autoRegularization = false;
+        m_request.analysis.computeUncertainty = false;
+        m_request.analysis.psfAnalysis = false;
+    }
+
+    // Fits at `scale`; false when the fit was cancelled or failed (then stopped() holds it).
+    bool fitAt(double scale)
+    {
+        ReconstructionRequest step = m_request;
+        step.spec = withApertureScale(m_request.spec, scale);
+        if (m_best) {
+            seedSpec(step.spec, Problem(m_bestSpec).unpack(m_best->solver.parameters.data()));
+            step.spec.zonalPhaseStart.clear(); // per pupil pixel of another pupil
+            step.spec.zonalAmplitudeStart.clear();
+            step.start.clear();
+            step.stages.clear();
+        }
+        FitResult result = reconstruct(step, m_progress, m_cancel);
+        m_seconds += result.solver.seconds;
+        if (result.solver.termination == Termination::Cancelled || result.solver.termination == Termination::Failed) {
+            m_stopped = std::move(result);
+            return false;
+        }
+        m_points.emplace_back(scale, result.solver.finalCost);
+        if (!m_best || result.solver.finalCost < m_best->solver.finalCost) {
+            m_best = std::move(result);
+            m_bestSpec = step.spec;
+            m_bestScale = scale;
+        }
+        return true;
+    }
+
+    double cost(double scale) const
+    {
+        for (const auto& [s, c] : m_points)
+            if (s == scale)
+                return c;
+        return std::numeric_limits<double>::infinity();
+    }
+    double bestScale() const { return m_bestScale; }
+    const ProblemSpec& bestSpec() const { return m_bestSpec; }
+    FitResult& best() { return *m_best; }
+    FitResult& stopped() { return *m_stopped; }
+    const std::vector<std::pair<double, double>>& points() const { return m_points; }
+    double seconds() const { return m_seconds; }
+
+private:
+    ReconstructionRequest m_request;
+    const std::function<void(const ProgressSnapshot&)>& m_progress;
+    const std::atomic<bool>* m_cancel;
+    std::vector<std::pair<double, double>> m_points; // (scale, final cost) in the order fitted
+    std::optional<FitResult> m_best, m_stopped;
+    ProblemSpec m_bestSpec;
+    double m_bestScale = 1.0;
+    double m_seconds = 0.0;
+};
+
+// The vertex and curvature (second derivative) of the parabola through three points (x ascending).
+std::pair<double, double> parabola(const std::pair<double, double>& a, const std::pair<double, double>& b, const std::pair<double, double>& c)
+{
+    const double d1 = (b.second - a.second) / (b.first - a.first), d2 = (c.second - b.second) / (c.first - b.first);
+    const double curvature = 2.0 * (d2 - d1) / (c.first - a.first);
+    const double vertex = 0.5 * (a.first + b.first) - d1 / curvature;
+    return {vertex, curvature};
+}
+
+// ReconstructionRequest::fitSampling: walk from scale 1 in 4 % steps downhill, then the parabola's vertex; the
+// final fit at the best scale with the request's own analysis (and smoothness sweep).
+FitResult reconstructWithSamplingProfile(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
+                                         const std::atomic<bool>* cancel)
+{
+    constexpr double kStep = 0.04;
+    const double lo = 0.8, hi = std::min(1.25, apertureScaleLimit(request.spec));
+    SamplingProfile profile(request, progress, cancel);
+    if (!profile.fitAt(1.0))
+        return std::move(profile.stopped());
+    for (double direction : {1.0, -1.0}) {
+        double scale = 1.0;
+        while (true) {
+            const double next = scale + direction * kStep;
+            if (next < lo - 1e-12 || next > hi + 1e-12)
+                break;
+            if (!profile.fitAt(next))
+                return std::move(profile.stopped());
+            if (profile.cost(next) >= profile.cost(scale))
+                break;
+            scale = next;
+        }
+        if (profile.bestScale() != 1.0 && direction > 0.0)
+            break; // downhill was up: no need to look down
+    }
+    auto points = profile.points();
+    std::sort(points.begin(), points.end());
+    SamplingFit fit;
+    const auto bestAt = std::find_if(points.begin(), points.end(), [&](const auto& p) { return p.first == profile.bestScale(); });
+    double curvature = std::nan("");
+    fit.atLimit = bestAt == points.begin() || bestAt + 1 == points.end();
+    if (!fit.atLimit) {
+        const auto [vertex, c] = parabola(*(bestAt - 1), *bestAt, *(bestAt + 1));
+        curvature = c;
+        if (c > 0.0 && std::abs(vertex - bestAt->first) < kStep && !profile.fitAt(vertex))
+            return std::move(profile.stopped());
+    }
+    // The final fit at the best scale, from its own solution, with what the request asks for.
+    ReconstructionRequest last = request;
+    last.fitSampling = false;
+    last.spec = profile.bestSpec();
+    last.start = profile.best().solver.parameters;
+    last.stages.clear();
+    FitResult result = reconstruct(last, progress, cancel);
+    fit.scale = profile.bestScale();
+    for (const auto& [s, c] : profile.points()) {
+        fit.scales.push_back(s);
+        fit.costs.push_back(c);
+    }
+    const Problem problem(last.spec);
+    if (curvature > 0.0)
+        fit.scaleSigma = std::sqrt(covarianceScale(problem, result.solver.finalCost, problem.parameterCount() + 1) / curvature);
+    fit.samplingQSigma = result.samplingQ * fit.scaleSigma / fit.scale;
+    fit.numericalAperture = axialNumericalAperture(last.spec);
+    if (fit.numericalAperture > 0.0)
+        fit.numericalApertureSigma = fit.numericalAperture * fit.scaleSigma / fit.scale;
+    result.samplingFit = fit;
+    result.solver.seconds += profile.seconds();
+    if (fit.atLimit)
+        result.warnings.push_back("the sampling fit's least cost lies at the end of the searched range (aperture scale "
+                                  + std::to_string(fit.scale).substr(0, 5) + "): check the NA, pixel size and wavelength");
+    return result;
+}
+
 } // namespace
 
 FitResult reconstruct(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
                       const std::atomic<bool>* cancel)
 {
     const bool zonal = request.spec.phaseModel != PupilPhaseModel::Zernike || request.spec.amplitudeModel == PupilAmplitudeModel::Zonal;
+    if (request.fitSampling)
+        return reconstructWithSamplingProfile(request, progress, cancel);
     if (request.autoRegularization && zonal)
         return reconstructWithRegularizationSweep(request, progress, cancel);
     std::vector<int> stages = request.stages;
@@ -151,22 +330,7 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
     for (size_t s = 0; s < stages.size(); ++s) {
         if (s > 0) {
             // Seed this stage from the previous one: lower-order terms come first in both orderings.
-            const ModelParameters p = previous->unpack(result->solver.parameters.data());
-            spec.basis.start = p.zernike;
-            spec.pupil.illumination.x0 = p.centreX;
-            spec.pupil.illumination.y0 = p.centreY;
-            spec.pupil.illumination.amplitude = p.amplitude;
-            spec.pupil.illumination.sigma = p.sigma;
-            for (size_t k = 0; k < spec.planes.size(); ++k) {
-                spec.planes[k].flux = p.flux[k];
-                spec.planes[k].background = p.background[k];
-                spec.planes[k].shiftX = p.shiftX[k];
-                spec.planes[k].shiftY = p.shiftY[k];
-            }
-            spec.zonalPhaseStart = p.zonalPhase;
-            spec.zonalAmplitudeStart = p.zonalAmplitude;
-            spec.nuisance.defocusScale = p.defocusScale;
-            spec.nuisance.defocusOffsets = p.defocusOffset;
+            seedSpec(spec, previous->unpack(result->solver.parameters.data()));
             start.clear();
         }
         spec.basis.maxOrder = stages[s];

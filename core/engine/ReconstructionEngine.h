@@ -33,7 +33,17 @@ struct ReconstructionRequest {
     // (the discrepancy principle, 1 + 3 sqrt(2 / pixels)), else, when none is, the strongest whose chi-square
     // is within 2 % of the sweep's least (where more freedom stops paying). Said in FitResult::regularizationChoice.
     bool autoRegularization = false;
+    // Fit the sampling: the final cost profiled over the aperture scale (optics withApertureScale: the NA, and so Q
+    // and a high-NA defocus), one full fit per point, each seeded from the best so far; steps of 4 % from the
+    // metadata's value within 0.8..1.25, then the profile's parabola. Q is not a parameter of the model's gradient
+    // since it moves the pupil's edge across grid samples. Said in FitResult::samplingFit, with a 1-sigma error
+    // from the profile's curvature. The final fit runs at the best scale with the request's other choices.
+    bool fitSampling = false;
 };
+
+// Start values of `spec` from parameters of a problem with the same planes (a previous stage or a neighbouring
+// profile point): Zernike terms, illumination, per-plane flux, background and shift, zonal maps and defocus terms.
+void seedSpec(ProblemSpec& spec, const ModelParameters& p);
 
 // The weights the automatic choice tries, strongest first.
 std::vector<double> regularizationSweepWeights();

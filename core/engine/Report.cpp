@@ -58,6 +58,16 @@ std::vector<std::string> pupilFunctionLines(const FitResult& r)
     if (!r.spectrumWavelengths.empty())
         lines.push_back(format("source: %zu wavelengths, %.1f to %.1f nm (a flat band)", r.spectrumWavelengths.size(),
                                r.spectrumWavelengths.front() * 1e9, r.spectrumWavelengths.back() * 1e9));
+    if (r.samplingFit) {
+        const SamplingFit& f = *r.samplingFit;
+        std::string line = format("sampling Q %.4g +/- %.2g", r.samplingQ, f.samplingQSigma);
+        if (f.numericalAperture > 0.0)
+            line += format(" (NA %.4g +/- %.2g)", f.numericalAperture, f.numericalApertureSigma);
+        line += format(", aperture scale %.4f from a profile of %zu fits", f.scale, f.scales.size());
+        if (f.atLimit)
+            line += " (at the searched range's end)";
+        lines.push_back(line);
+    }
     for (size_t i = 0; i < r.parameterLabels.size(); ++i) {
         const std::string& label = r.parameterLabels[i];
         if (label.rfind("defocus ", 0) != 0)

@@ -23,6 +23,7 @@ PreparedRun prepareRun(Session session)
         run.request.start = run.problem.start;
     applySolverSettings(session.solver, run.request);
     run.request.autoRegularization = session.model.regularization == 0.0;
+    run.request.fitSampling = session.model.fitSampling;
 
     run.context.pupil = run.problem.spec.pupil;
     run.context.samplingQ = run.problem.samplingQ;
@@ -37,10 +38,13 @@ PreparedRun prepareRun(Session session)
 FitResult restoreSavedResult(const Session& session, const BuiltProblem& built, bool psfAnalysis)
 {
     const std::vector<double>& parameters = session.resultParameters;
-    if (parameters.size() != built.start.size())
+    // A sampling fit's result belongs to the spec at its aperture scale.
+    FitResult sampled;
+    sampled.samplingFit = samplingFitFromJson(session.result);
+    auto problem = std::make_shared<const Problem>(fittedSpec(built.spec, sampled));
+    if (int(parameters.size()) != problem->parameterCount())
         throw std::runtime_error("the saved result has " + std::to_string(parameters.size()) + " parameters, the session's model "
-                                 + std::to_string(built.start.size()) + "; the result was not restored");
-    auto problem = std::make_shared<const Problem>(built.spec);
+                                 + std::to_string(problem->parameterCount()) + "; the result was not restored");
     auto evaluator = makeEvaluator(BackendKind::Cpu, problem, {}, GradientKind::Adjoint);
     SolverSummary summary = solverSummaryFromJson(session.result);
     summary.parameters = parameters;
@@ -50,7 +54,9 @@ FitResult restoreSavedResult(const Session& session, const BuiltProblem& built, 
     analysis.removeDefocus = session.solver.removeDefocus;
     analysis.computeUncertainty = session.solver.computeUncertainty;
     analysis.psfAnalysis = psfAnalysis;
-    return analyseFit(*evaluator, summary, session.solver.gradient, analysis);
+    FitResult result = analyseFit(*evaluator, summary, session.solver.gradient, analysis);
+    result.samplingFit = sampled.samplingFit;
+    return result;
 }
 
 SessionRun makeRun(const FitResult& result, const ModelSettings& model, const SolverSettings& solver, std::string name)

@@ -171,6 +171,31 @@ bool conditionalUncertainty(const Problem& problem)
     return problem.parameterCount() > kLargeProblem && (problem.hasZonalPhase() || problem.hasZonalAmplitude());
 }
 
+ProblemSpec fittedSpec(const ProblemSpec& spec, const FitResult& result)
+{
+    return result.samplingFit ? withApertureScale(spec, result.samplingFit->scale) : spec;
+}
+
+double covarianceScale(const Problem& problem, double cost, int freeParameters)
+{
+    // For least squares H ~ 2 J^T J / sigma^2-free, so scale = 2 sigma^2 with sigma^2 estimated from the
+    // residual; for chi-square, 2; for the Poisson likelihood, 1.
+    switch (problem.spec().objective) {
+    case ObjectiveKind::LeastSquares: {
+        long used = 0;
+        for (int k = 0; k < problem.planeCount(); ++k)
+            for (double w : problem.weights(k))
+                used += w > 0.0;
+        return 2.0 * cost / double(std::max<long>(1, used - freeParameters));
+    }
+    case ObjectiveKind::WeightedLeastSquares:
+        return 2.0;
+    case ObjectiveKind::Poisson:
+        return 1.0;
+    }
+    return 1.0;
+}
+
 std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::vector<double>& x, double cost)
 {
     const Problem& problem = evaluator.problem();
@@ -207,24 +232,7 @@ std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::ve
     }
     hessian = 0.5 * (hessian + hessian.transpose()).eval();
 
-    // Covariance = scale * H^-1: for least squares H ~ 2 J^T J / sigma^2-free, so scale = 2 sigma^2
-    // with sigma^2 estimated from the residual; for chi-square, 2; for the Poisson likelihood, 1.
-    long used = 0;
-    for (int k = 0; k < problem.planeCount(); ++k)
-        for (double w : problem.weights(k))
-            used += w > 0.0;
-    double scale = 1.0;
-    switch (problem.spec().objective) {
-    case ObjectiveKind::LeastSquares:
-        scale = 2.0 * cost / double(std::max<long>(1, used - count));
-        break;
-    case ObjectiveKind::WeightedLeastSquares:
-        scale = 2.0;
-        break;
-    case ObjectiveKind::Poisson:
-        scale = 1.0;
-        break;
-    }
+    const double scale = covarianceScale(problem, cost, count);
     std::vector<double> sigma(x.size(), kNaN);
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(hessian);
     if (eigen.info() != Eigen::Success)

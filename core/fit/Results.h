@@ -64,6 +64,18 @@ struct PupilMapGeometry {
     bool columnsAlongX = true;
 };
 
+// The sampling fit (ReconstructionRequest::fitSampling): the final cost profiled over the aperture scale
+// (withApertureScale), each point a full fit, and its minimum.
+struct SamplingFit {
+    double scale = 1.0;                 // NA relative to the metadata's (or 1 / Q's scale without an axial defocus)
+    double scaleSigma = std::numeric_limits<double>::quiet_NaN(); // 1 sigma, from the profile's curvature
+    double numericalAperture = 0.0;     // the fitted NA of the planes' axial defocus; 0 when there is none
+    double numericalApertureSigma = std::numeric_limits<double>::quiet_NaN();
+    double samplingQSigma = std::numeric_limits<double>::quiet_NaN();
+    bool atLimit = false;               // the least cost lies at the searched range's end
+    std::vector<double> scales, costs;  // the profile, in the order fitted
+};
+
 struct FitResult {
     std::string problemName;
     ZernikeOrdering ordering = ZernikeOrdering::Noll;
@@ -107,6 +119,7 @@ struct FitResult {
     double gain = 1.0; // electrons per data unit
     std::vector<double> spectrumWavelengths; // metres, the wavelengths summed (Problem::spectrum); empty for one
     std::string regularizationChoice; // how an automatic smoothness weight was chosen; empty when it was given
+    std::optional<SamplingFit> samplingFit; // with --fit-sampling; samplingQ is then the fitted Q
 };
 
 // A pupil phase (radians per pupil pixel) as Zernike coefficients of the problem's basis (least squares
@@ -131,6 +144,11 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
 // (central differences of the gradient), scaled by the objective's noise model; NaN where the
 // curvature is not positive definite.
 std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::vector<double>& parameters, double cost);
+// The spec a result was fitted with: `spec` at the result's fitted aperture scale (FitResult::samplingFit), else as is.
+ProblemSpec fittedSpec(const ProblemSpec& spec, const FitResult& result);
+// Covariance = this x (Hessian of the cost)^-1, by the objective's noise model: 2 for chi-square, 1 for the Poisson
+// likelihood, 2 sigma^2 (from the residual `cost`, with `freeParameters` fitted) for plain least squares.
+double covarianceScale(const Problem& problem, double cost, int freeParameters);
 // Whether estimateUncertainty leaves out a zonal pupil's values (past 400 parameters) and holds them fixed.
 bool conditionalUncertainty(const Problem& problem);
 

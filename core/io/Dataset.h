@@ -245,6 +245,8 @@ struct ModelSettings {
     int spectralSamples = 1;       // wavelengths across the band
     bool fitDefocusScale = false;  // NuisanceSpec
     bool fitDefocusOffsets = false;
+    // The sampling (NA, so Q and a high-NA defocus) profiled by whole fits (ReconstructionRequest::fitSampling).
+    bool fitSampling = false;
     bool operator==(const ModelSettings&) const = default;
 };
 

@@ -58,6 +58,14 @@ std::string wavelengthText(double wavelength)
     return text;
 }
 
+namespace {
+// The data's Q: the fitted one after a sampling fit (FitResult::samplingFit), else the metadata's.
+double samplingOf(const FitResult& r, const ExportContext& context)
+{
+    return r.samplingFit ? r.samplingQ : context.samplingQ;
+}
+} // namespace
+
 std::vector<FitsKeyword> resultKeywords(const FitResult& r, const ExportContext& context, const std::string& bunit)
 {
     std::vector<FitsKeyword> k;
@@ -85,9 +93,9 @@ std::vector<FitsKeyword> resultKeywords(const FitResult& r, const ExportContext&
     };
     k.insert(k.end(), fit.begin(), fit.end());
     if (context.pupilSampleSpacing > 0.0)
-        k.push_back({"PUPSAMP", context.pupilSampleSpacing, "pupil radii per phase-map pixel"});
-    if (context.samplingQ > 0.0)
-        k.push_back({"SAMPLING", context.samplingQ, "Q = lambda F# / pixel of the data"});
+        k.push_back({"PUPSAMP", context.pupilSampleSpacing / (r.samplingFit ? r.samplingFit->scale : 1.0), "pupil radii per phase-map pixel"});
+    if (samplingOf(r, context) > 0.0)
+        k.push_back({"SAMPLING", samplingOf(r, context), r.samplingFit ? "Q = lambda F# / pixel, fitted" : "Q = lambda F# / pixel of the data"});
     if (context.apertureDiameter > 0.0)
         k.push_back({"APERTURE", context.apertureDiameter, "[m] pupil (aperture) diameter"});
     if (context.pupil) {
@@ -297,7 +305,7 @@ FitsHdu planeCube(const FitResult& result, const ExportContext& context, const D
     for (const PlaneResult& p : result.planes)
         hdu.planes.push_back(p.*member);
     hdu.keywords = {{"BUNIT", bunit, bunitComment}, {"IMAGETYP", imageType, typeComment}};
-    const std::vector<FitsKeyword> wcs = focalPlaneWcsKeywords(hdu.planes.front().width, hdu.planes.front().height, context.samplingQ, axis);
+    const std::vector<FitsKeyword> wcs = focalPlaneWcsKeywords(hdu.planes.front().width, hdu.planes.front().height, samplingOf(result, context), axis);
     hdu.keywords.insert(hdu.keywords.end(), wcs.begin(), wcs.end());
     for (size_t k = 0; k < result.planes.size() && k < 999; ++k)
         hdu.keywords.push_back({"PLANE" + std::to_string(k + 1), result.planes[k].diversity, "diversity of slice " + std::to_string(k + 1)});

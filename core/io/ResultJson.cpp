@@ -63,6 +63,28 @@ QJsonArray coefficientsJsonArray(const FitResult& r)
     return coefficients;
 }
 
+namespace {
+
+// The sampling fit: the fitted Q and NA with their 1-sigma errors, and the profile (aperture scale, final cost).
+QJsonObject samplingFitJson(const FitResult& r)
+{
+    const SamplingFit& f = *r.samplingFit;
+    QJsonArray profile;
+    for (size_t i = 0; i < f.scales.size(); ++i)
+        profile.append(QJsonObject{{QStringLiteral("aperture_scale"), f.scales[i]}, {QStringLiteral("cost"), number(f.costs[i])}});
+    return QJsonObject{
+        {QStringLiteral("aperture_scale"), f.scale},
+        {QStringLiteral("aperture_scale_sigma"), number(f.scaleSigma)},
+        {QStringLiteral("sampling_q_sigma"), number(f.samplingQSigma)},
+        {QStringLiteral("numerical_aperture"), f.numericalAperture},
+        {QStringLiteral("numerical_aperture_sigma"), number(f.numericalApertureSigma)},
+        {QStringLiteral("at_limit"), f.atLimit},
+        {QStringLiteral("profile"), profile},
+    };
+}
+
+} // namespace
+
 QJsonObject resultToJson(const FitResult& r)
 {
     const QJsonArray coefficients = coefficientsJsonArray(r);
@@ -106,6 +128,8 @@ QJsonObject resultToJson(const FitResult& r)
         pupilFunction.insert(QStringLiteral("regularization_choice"), QString::fromStdString(r.regularizationChoice));
     if (!wavelengths.isEmpty())
         pupilFunction.insert(QStringLiteral("spectrum_wavelengths_m"), wavelengths);
+    if (r.samplingFit)
+        pupilFunction.insert(QStringLiteral("sampling_fit"), samplingFitJson(r));
     return QJsonObject{
         {QStringLiteral("software"), softwareJson()},
         {QStringLiteral("date"), QString::fromStdString(creationDateUtc()) + QLatin1Char('Z')},
@@ -220,6 +244,26 @@ QJsonObject truthToJson(const Truth& truth, double wavelength)
 void writeTextFile(const QString& path, const QByteArray& contents, bool overwrite)
 {
     writeFileAtomically(path.toStdString(), contents, overwrite);
+}
+
+std::optional<SamplingFit> samplingFitFromJson(const QJsonObject& result)
+{
+    const QJsonObject o = result.value(QStringLiteral("pupil_function")).toObject().value(QStringLiteral("sampling_fit")).toObject();
+    if (!(o.value(QStringLiteral("aperture_scale")).toDouble() > 0.0))
+        return std::nullopt;
+    const auto numberOr = [&](const char* key) { return o.value(QLatin1String(key)).isDouble() ? o.value(QLatin1String(key)).toDouble() : std::nan(""); };
+    SamplingFit f;
+    f.scale = o.value(QStringLiteral("aperture_scale")).toDouble();
+    f.scaleSigma = numberOr("aperture_scale_sigma");
+    f.samplingQSigma = numberOr("sampling_q_sigma");
+    f.numericalAperture = o.value(QStringLiteral("numerical_aperture")).toDouble();
+    f.numericalApertureSigma = numberOr("numerical_aperture_sigma");
+    f.atLimit = o.value(QStringLiteral("at_limit")).toBool();
+    for (const QJsonValue& point : o.value(QStringLiteral("profile")).toArray()) {
+        f.scales.push_back(point.toObject().value(QStringLiteral("aperture_scale")).toDouble());
+        f.costs.push_back(point.toObject().value(QStringLiteral("cost")).toDouble(std::nan("")));
+    }
+    return f;
 }
 
 SolverSummary solverSummaryFromJson(const QJsonObject& saved)

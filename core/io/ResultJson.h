@@ -25,6 +25,8 @@ QJsonObject softwareJson();
 // initial and final cost, gradient max-norm, iterations, evaluations, seconds (parameters stay empty:
 // a session stores them beside the result). Missing keys keep SolverSummary's defaults.
 SolverSummary solverSummaryFromJson(const QJsonObject& result);
+// The sampling fit of a result as resultToJson() wrote it; empty when it has none.
+std::optional<SamplingFit> samplingFitFromJson(const QJsonObject& result);
 
 // "convention" object: ordering, normalization, unit, wavelength_m.
 QJsonObject conventionJson(ZernikeOrdering ordering, ZernikeNormalization normalization, double wavelength);

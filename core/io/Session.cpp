@@ -179,6 +179,7 @@ void insertPupilFunctionJson(const ModelSettings& md, QJsonObject& model)
     model.insert(QStringLiteral("spectral_samples"), md.spectralSamples);
     model.insert(QStringLiteral("fit_defocus_scale"), md.fitDefocusScale);
     model.insert(QStringLiteral("fit_defocus_offsets"), md.fitDefocusOffsets);
+    model.insert(QStringLiteral("fit_sampling"), md.fitSampling);
 }
 
 void readPupilFunctionSettings(const Reader& r, const QJsonObject& model, const QString& mo, ModelSettings& ms)
@@ -196,6 +197,7 @@ void readPupilFunctionSettings(const Reader& r, const QJsonObject& model, const 
     ms.spectralSamples = r.integer(model, QStringLiteral("spectral_samples"), mo, ms.spectralSamples);
     ms.fitDefocusScale = r.boolean(model, QStringLiteral("fit_defocus_scale"), mo, ms.fitDefocusScale);
     ms.fitDefocusOffsets = r.boolean(model, QStringLiteral("fit_defocus_offsets"), mo, ms.fitDefocusOffsets);
+    ms.fitSampling = r.boolean(model, QStringLiteral("fit_sampling"), mo, ms.fitSampling);
 }
 
 QJsonObject modelJson(const ModelSettings& md)

@@ -744,4 +744,26 @@ Problem Problem::withData(const std::vector<Image>& images) const
     return Problem(std::move(spec));
 }
 
+ProblemSpec withApertureScale(ProblemSpec spec, double naScale)
+{
+    if (!(naScale > 0.0) || !std::isfinite(naScale))
+        throw std::invalid_argument("the aperture scale must be a positive number");
+    if (!spec.pupil.customMask.empty())
+        throw std::invalid_argument("the sampling fit cannot rescale a custom pupil mask (it is drawn on the grid's samples)");
+    spec.grid.spacing /= naScale; // the grid stays centred on the same sample
+    spec.grid.origin /= naScale;
+    for (PlaneSpec& plane : spec.planes) {
+        DiversitySpec& d = plane.diversity;
+        if (d.kind != DiversityKind::AxialParaxial && d.kind != DiversityKind::AxialHighNa)
+            continue;
+        d.numericalAperture *= naScale;
+        if (d.numericalAperture >= d.immersionIndex)
+            throw std::invalid_argument("an aperture scale of " + std::to_string(naScale) + " takes the NA to " + std::to_string(d.numericalAperture)
+                                        + ", at or above the immersion index " + std::to_string(d.immersionIndex));
+    }
+    spec.zonalPhaseStart.clear();
+    spec.zonalAmplitudeStart.clear();
+    return spec;
+}
+
 } // namespace wfs

@@ -133,4 +133,11 @@ struct ProblemSpec {
     double intensityScale = 0.0;
 };
 
+// The spec at `naScale` times the metadata's numerical aperture (the sampling fit, --fit-sampling): the pupil spans
+// naScale times as many grid samples (Q = lambda / (2 NA pixel) divides by naScale), and every axial diversity's NA
+// is multiplied by it, so a microscope's high-NA defocus follows. Other diversities keep their phase (then the scale
+// reads as 1 / Q's error: pixel size or f-number). Zonal start values belong to the old pupil pixels and are
+// dropped. Throws std::invalid_argument for a scale that is not positive or takes an NA to the immersion index.
+ProblemSpec withApertureScale(ProblemSpec spec, double naScale);
+
 } // namespace wfs

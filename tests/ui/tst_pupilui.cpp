@@ -223,6 +223,7 @@ private slots:
         model.offset = 2.5;
         model.fitDefocusScale = false;
         model.fitDefocusOffsets = true;
+        model.fitSampling = true;
         window.setupPanel()->setModelSettings(model);
         DatasetMetadata metadata = window.dataset().metadata;
         metadata.zIndexDown = true;
@@ -250,6 +251,7 @@ private slots:
         QCOMPARE(back.gain, 0.0);
         QCOMPARE(back.offset, 2.5);
         QVERIFY(!back.fitDefocusScale && back.fitDefocusOffsets);
+        QVERIFY(back.fitSampling);
         QVERIFY(reopened.dataset().metadata.zIndexDown);
         QCOMPARE(reopened.findChild<QComboBox*>(QStringLiteral("zDirectionCombo"))->currentIndex(), 1);
     }
