@@ -103,10 +103,16 @@ double diameterFromText(const QLineEdit* edit)
     return lengthFromText(text.toStdString()).value_or(kNaN);
 }
 
+// The fields whose value core may estimate (gain, smoothness weight, offset) accept "auto".
+bool isAuto(const QLineEdit* edit)
+{
+    return edit->text().trimmed().compare(QLatin1String("auto"), Qt::CaseInsensitive) == 0;
+}
+
 // Camera gain: "auto" = 0 (photon transfer), empty = the default (a count is a photon).
 double gainFromText(const QLineEdit* edit)
 {
-    if (edit->text().trimmed().compare(QLatin1String("auto"), Qt::CaseInsensitive) == 0)
+    if (isAuto(edit))
         return 0.0;
     return numberFromText(edit, ModelSettings{}.gain);
 }
@@ -114,7 +120,7 @@ double gainFromText(const QLineEdit* edit)
 // The smoothness weight: "auto" is 0 (core's sweep chooses it), else a number (NaN when the text holds none).
 double regularizationFromText(const QLineEdit* edit)
 {
-    if (edit->text().trimmed().compare(QLatin1String("auto"), Qt::CaseInsensitive) == 0)
+    if (isAuto(edit))
         return 0.0;
     return numberFromText(edit, ModelSettings{}.regularization);
 }
@@ -377,8 +383,10 @@ QWidget* SetupPanel::buildPupilFunction()
                           "by plane). 1: one count is one photon. Sets the photon noise, and so the χ²."));
     m_offset = new QLineEdit(numberText(ModelSettings{}.offset), box);
     m_offset->setObjectName(QStringLiteral("offsetEdit"));
+    m_offset->setPlaceholderText(tr("0 or auto"));
     m_offset->setToolTip(tr("Camera offset (bias) in data units, removed from the counts before the Poisson objective "
-                            "(default 0)."));
+                            "(default 0), or 'auto': from each plane's border by photon transfer, mean − gain × "
+                            "(variance − read noise²); needs the read noise (above, or the data's RDNOISE)."));
     m_fitDefocusScale = new QCheckBox(tr("fit defocus scale (z-step error)"), box);
     m_fitDefocusScale->setToolTip(tr("Fit one factor on every plane's defocus (a z-step or defocus calibration error), "
                                      "reported with its uncertainty (1 = as given)."));
@@ -600,7 +608,8 @@ ModelSettings SetupPanel::modelSettings() const
     s.pixelIntegration = m_pixelIntegration->isChecked();
     s.objectDiameter = diameterFromText(m_objectDiameter);
     s.gain = gainFromText(m_gain);
-    s.offset = numberFromText(m_offset, 0.0);
+    s.estimateOffset = isAuto(m_offset);
+    s.offset = s.estimateOffset ? ModelSettings{}.offset : numberFromText(m_offset, 0.0);
     s.fitDefocusScale = m_fitDefocusScale->isChecked();
     s.fitDefocusOffsets = m_fitDefocusOffsets->isChecked();
     s.fitSampling = m_fitSampling->isChecked();
@@ -621,8 +630,8 @@ QStringList SetupPanel::modelTextProblems() const
         problems << tr("Object diameter '%1' is not a length (e.g. 100nm or 0.2um; a bare number is metres)").arg(text(m_objectDiameter));
     if (std::isnan(gainFromText(m_gain)))
         problems << tr("Gain '%1' is neither a number (electrons per data unit) nor 'auto'").arg(text(m_gain));
-    if (std::isnan(numberFromText(m_offset, 0.0)))
-        problems << tr("Offset '%1' is not a number (data units)").arg(text(m_offset));
+    if (!isAuto(m_offset) && std::isnan(numberFromText(m_offset, 0.0)))
+        problems << tr("Offset '%1' is neither a number (data units) nor 'auto'").arg(text(m_offset));
     return problems;
 }
 
@@ -653,7 +662,7 @@ void SetupPanel::setModelSettings(const ModelSettings& s)
     m_pixelIntegration->setChecked(s.pixelIntegration);
     m_objectDiameter->setText(lengthText(s.objectDiameter));
     m_gain->setText(s.gain == 0.0 ? QStringLiteral("auto") : numberText(s.gain));
-    m_offset->setText(numberText(s.offset));
+    m_offset->setText(s.estimateOffset ? QStringLiteral("auto") : numberText(s.offset));
     m_fitDefocusScale->setChecked(s.fitDefocusScale);
     m_fitDefocusOffsets->setChecked(s.fitDefocusOffsets);
     m_fitSampling->setChecked(s.fitSampling);

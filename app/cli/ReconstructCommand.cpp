@@ -212,8 +212,11 @@ void applyPupilFunctionFlags(const QCommandLineParser& parser, ModelSettings& m)
         m.objectDiameter = parsePlausible(value(parser, "object-diameter"), QStringLiteral("object-diameter"), Setting::ObjectDiameter);
     if (has(parser, "gain"))
         m.gain = value(parser, "gain") == QLatin1String("auto") ? 0.0 : parsePlausible(value(parser, "gain"), QStringLiteral("gain"), Setting::Gain);
-    if (has(parser, "offset"))
-        m.offset = parsePlausible(value(parser, "offset"), QStringLiteral("offset"), Setting::CameraOffset);
+    if (has(parser, "offset")) {
+        m.estimateOffset = value(parser, "offset") == QLatin1String("auto");
+        if (!m.estimateOffset)
+            m.offset = parsePlausible(value(parser, "offset"), QStringLiteral("offset"), Setting::CameraOffset);
+    }
     if (has(parser, "bandwidth"))
         m.bandwidth = parsePlausible(value(parser, "bandwidth"), QStringLiteral("bandwidth"), Setting::Bandwidth);
     if (has(parser, "spectral-samples")) {
@@ -361,7 +364,8 @@ void addModelOptions(QCommandLineParser& parser, const ModelSettings& model, con
                                                             "sample-plane pixel size (default: a point)."), QStringLiteral("length")},
         {QStringLiteral("gain"), QStringLiteral("Camera gain in electrons per data unit, or auto (photon transfer: the noise power above the OTF "
                                                  "cut-off against the signal, plane by plane) (default %1: a count is a photon).").arg(model.gain), QStringLiteral("e/unit")},
-        {QStringLiteral("offset"), QStringLiteral("Camera offset (bias) in data units, removed before the Poisson objective (default %1).").arg(model.offset), QStringLiteral("units")},
+        {QStringLiteral("offset"), QStringLiteral("Camera offset (bias) in data units, removed before the Poisson objective (default %1). auto: from each plane's border by "
+                                                   "photon transfer, mean - gain (variance - read noise^2); needs the read noise (--read-noise or RDNOISE).").arg(model.offset), QStringLiteral("units|auto")},
         {QStringLiteral("bandwidth"), QStringLiteral("Full width of the source's band (flat), e.g. 30nm: the image is the sum over wavelengths, each "
                                                       "on its own FFT size, so they fall 2/N of the wavelength apart (default: one wavelength)."), QStringLiteral("length")},
         {QStringLiteral("spectral-samples"), QStringLiteral("Wavelengths across --bandwidth, 1..15 (default %1; those closer than the grid's "

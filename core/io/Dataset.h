@@ -241,6 +241,9 @@ struct ModelSettings {
     // the default 1 takes a count as one photon.
     double gain = 1.0;
     double offset = 0.0;           // the camera's bias in data units, removed before the Poisson objective
+    // Estimate the offset from the border instead (photon transfer: its mean and noise variance, var = (mean - offset)
+    // / gain + read^2, with the read noise given or from the data's RDNOISE keyword). The Poisson objective only.
+    bool estimateOffset = false;
     double bandwidth = 0.0;        // metres, full width of the source's (flat) band; 0 = one wavelength (SpectrumSpec)
     int spectralSamples = 1;       // wavelengths across the band
     bool fitDefocusScale = false;  // NuisanceSpec

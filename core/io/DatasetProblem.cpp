@@ -193,17 +193,55 @@ PlaneSpec planeSpecFor(const Dataset& dataset, const ModelSettings& model, const
     return ps;
 }
 
+// The camera's bias in data units: the user's, or (ModelSettings::estimateOffset) from each plane's border by photon
+// transfer, var = (mean - offset) / gain + read^2, so offset = mean - gain (var - read^2), the median over the planes.
+// Mean and variance alone cannot tell the bias from read noise, so the read noise must be known. Only the Poisson
+// objective uses the offset: the others subtract the background and measure its noise.
+double offsetFor(const Dataset& dataset, const ModelSettings& model, const Preparation& prep, const std::vector<int>& planes, ObjectiveKind objective,
+                 double gain, std::vector<DatasetMessage>& messages)
+{
+    if (!model.estimateOffset)
+        return model.offset;
+    if (objective != ObjectiveKind::Poisson) {
+        messages.push_back({MessageLevel::Info, {}, "the camera offset is not estimated: only the Poisson objective uses it (the " + std::string(objectiveName(objective))
+                                                        + " objective subtracts the background and measures its noise)"});
+        return model.offset;
+    }
+    const double read = model.readNoise > 0.0 ? model.readNoise : dataset.metadata.readNoise.value_or(-1.0);
+    if (!(read >= 0.0))
+        throw DatasetError("--offset auto needs the read noise (give it, e.g. --read-noise 1.6, or an RDNOISE keyword in the data): "
+                           "the border's mean and variance alone cannot tell the camera's bias from its read noise");
+    std::vector<double> estimates, means, variances;
+    for (int index : planes) {
+        const PlanePreparation& p = prep.planes[size_t(index)];
+        const double variance = p.readNoiseSquared + p.background; // the border's neighbour-difference variance
+        estimates.push_back(p.background - gain * (variance - read * read));
+        means.push_back(p.background);
+        variances.push_back(variance);
+    }
+    const double offset = median(estimates);
+    const std::string error = plausibilityError(Setting::CameraOffset, offset);
+    if (!error.empty() || offset > median(means))
+        throw DatasetError("photon transfer on the border gives an implausible camera offset (" + format("%.4g", offset) + " data units for a border mean of "
+                           + format("%.4g", median(means)) + "): check the gain and read noise, or give the offset");
+    messages.push_back({MessageLevel::Info, {}, "camera offset " + format("%.4g", offset) + " data units from the border (mean " + format("%.4g", median(means))
+                                                    + ", noise variance " + format("%.4g", median(variances)) + ", gain " + format("%.3g", gain)
+                                                    + " e-/unit, read noise " + format("%.3g", read) + ")"});
+    return offset;
+}
+
 // The read noise (counts RMS) behind the weighted objective's weights and every objective's
 // chi-square: the user's, else
 // - weighted least squares on background-subtracted data: the border noise (background shot noise and
 //   read noise together are the noise floor there);
-// - Poisson on counts: the data's RDNOISE keyword, else the border's excess of variance over mean
-//   (PlanePreparation::readNoiseSquared), so that chi-square is 1 on clean data.
-double readNoiseFor(const Dataset& dataset, const ModelSettings& model, const Preparation& prep, const std::vector<int>& planes,
+// - Poisson on counts: the data's RDNOISE keyword, else the border's excess of variance over its photon noise
+//   (mean - offset) / gain (PlanePreparation::readNoiseSquared is the excess over the mean), so that chi-square is 1
+//   on clean data. `counted`: the model settings with the offset in use (offsetFor).
+double readNoiseFor(const Dataset& dataset, const ModelSettings& counted, double gain, const Preparation& prep, const std::vector<int>& planes,
                     ObjectiveKind objective, std::vector<DatasetMessage>& messages)
 {
-    if (model.readNoise > 0.0)
-        return model.readNoise;
+    if (counted.readNoise > 0.0)
+        return counted.readNoise;
     if (objective == ObjectiveKind::WeightedLeastSquares) {
         std::vector<double> sigmas;
         for (int index : planes)
@@ -217,13 +255,15 @@ double readNoiseFor(const Dataset& dataset, const ModelSettings& model, const Pr
     if (const auto header = dataset.metadata.readNoise)
         return *header;
     std::vector<double> excess;
-    for (int index : planes)
-        excess.push_back(prep.planes[size_t(index)].readNoiseSquared);
+    for (int index : planes) {
+        const PlanePreparation& p = prep.planes[size_t(index)];
+        excess.push_back(p.readNoiseSquared + p.background - (p.background - counted.offset) / gain);
+    }
     if (excess.empty())
         return 0.0;
     const double noise = std::sqrt(std::max(median(excess), 0.0));
     messages.push_back({MessageLevel::Info, {}, "read noise " + format("%.3g", noise)
-                                                    + " counts RMS from the border (neighbour differences, one count per photon); "
+                                                    + " counts RMS from the border (neighbour differences less the photon noise); "
                                                       "give the read noise to override"});
     return noise;
 }
@@ -331,6 +371,9 @@ BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
     spec.pupil.spiderAngleDeg = model.spiderAngleDeg;
 
     const Image& first = prep.planes[size_t(built.planes.front())].image;
+    spec.gain = gainFor(model, prep, built.planes, built.samplingQ, built.messages);
+    ModelSettings counted = model; // with the camera offset that the planes' counts lose
+    counted.offset = offsetFor(dataset, model, prep, built.planes, objective, spec.gain, built.messages);
     bool anyDefocus = false;
     for (int index : built.planes) {
         const PlanePreparation& p = prep.planes[size_t(index)];
@@ -338,13 +381,12 @@ BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
             throw DatasetError("planes of different sizes take part: " + p.image.source + " is " + std::to_string(p.image.width) + " x "
                                + std::to_string(p.image.height) + ", " + first.source + " is " + std::to_string(first.width) + " x "
                                + std::to_string(first.height) + "; crop them to one size or select planes of one size");
-        spec.planes.push_back(planeSpecFor(dataset, model, p, index, objective, built.planes.size() == 1, anyDefocus, built.messages));
+        spec.planes.push_back(planeSpecFor(dataset, counted, p, index, objective, built.planes.size() == 1, anyDefocus, built.messages));
     }
     if (!anyDefocus)
         built.messages.push_back({MessageLevel::Warning, {},
                                   "no plane is defocused: a single in-focus image cannot tell the sign of even aberrations; add defocused planes"});
-    spec.readNoise = readNoiseFor(dataset, model, prep, built.planes, objective, built.messages);
-    spec.gain = gainFor(model, prep, built.planes, built.samplingQ, built.messages);
+    spec.readNoise = readNoiseFor(dataset, counted, spec.gain, prep, built.planes, objective, built.messages);
     spec.grid = PupilGrid::centred(gridFor(model, first), built.samplingQ);
     applyPupilFunction(m, model, spec);
     if (spec.phaseModel != PupilPhaseModel::Zernike && !anyDefocus)

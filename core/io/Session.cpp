@@ -180,6 +180,7 @@ void insertPupilFunctionJson(const ModelSettings& md, QJsonObject& model)
     model.insert(QStringLiteral("fit_defocus_scale"), md.fitDefocusScale);
     model.insert(QStringLiteral("fit_defocus_offsets"), md.fitDefocusOffsets);
     model.insert(QStringLiteral("fit_sampling"), md.fitSampling);
+    model.insert(QStringLiteral("estimate_offset"), md.estimateOffset);
 }
 
 void readPupilFunctionSettings(const Reader& r, const QJsonObject& model, const QString& mo, ModelSettings& ms)
@@ -198,6 +199,7 @@ void readPupilFunctionSettings(const Reader& r, const QJsonObject& model, const 
     ms.fitDefocusScale = r.boolean(model, QStringLiteral("fit_defocus_scale"), mo, ms.fitDefocusScale);
     ms.fitDefocusOffsets = r.boolean(model, QStringLiteral("fit_defocus_offsets"), mo, ms.fitDefocusOffsets);
     ms.fitSampling = r.boolean(model, QStringLiteral("fit_sampling"), mo, ms.fitSampling);
+    ms.estimateOffset = r.boolean(model, QStringLiteral("estimate_offset"), mo, ms.estimateOffset);
 }
 
 QJsonObject modelJson(const ModelSettings& md)

@@ -414,6 +414,59 @@ private slots:
         WFS_VERIFY_CLOSE(p.scale, 1e-4, 0.02, 0.0);
     }
 
+    // --offset auto: camera counts = electrons / gain + bias + read noise. The border's photon transfer recovers the
+    // bias when the read noise is known (and refuses without it); with a known bias and gain the Poisson read noise
+    // from the border is the excess over the photon noise, not over the counts.
+    void cameraOffsetFromTheBorder()
+    {
+        const double gain = 0.5, bias = 100.0, read = 6.0, backgroundElectrons = 40.0; // e-/count, counts, counts RMS, e-
+        Dataset data;
+        std::mt19937 rng(3);
+        std::normal_distribution<double> readNoise(0.0, read);
+        for (int k = 0; k < 3; ++k) {
+            const Image light = spot(96, 96, 48.0, 48.0, 2.0, 2e5, backgroundElectrons, 0.0, 1); // electrons, noise-free
+            DatasetPlane plane;
+            plane.raw = Image(96, 96);
+            for (size_t i = 0; i < light.pixels.size(); ++i) {
+                std::poisson_distribution<long long> electrons(light.pixels[i]);
+                plane.raw.pixels[i] = double(electrons(rng)) / gain + bias + readNoise(rng);
+            }
+            plane.raw.source = "cam[" + std::to_string(k) + "]";
+            plane.defocus = {PlaneDefocus::Kind::Waves, double(k - 1)};
+            data.planes.push_back(plane);
+        }
+        data.metadata.wavelength = 633e-9;
+        data.metadata.samplingQ = 2.0;
+        ModelSettings model;
+        model.objective = ObjectiveKind::Poisson;
+        model.gain = gain;
+        model.estimateOffset = true;
+        try {
+            buildProblem(data, model);
+            QFAIL("--offset auto without the read noise was accepted");
+        } catch (const DatasetError& e) {
+            QVERIFY2(contains(e.what(), "needs the read noise"), e.what());
+        }
+        model.readNoise = read;
+        BuiltProblem built = buildProblem(data, model);
+        QVERIFY2(anyMessage(built.messages, MessageLevel::Info, "camera offset"), allText(built.messages).c_str());
+        // The counts lose the estimated bias: the background's start value is the background light in counts.
+        qInfo("background after the estimated offset: %.2f counts (true %.1f)", built.spec.planes[0].background, backgroundElectrons / gain);
+        WFS_VERIFY_CLOSE(built.spec.planes[0].background, backgroundElectrons / gain, 0.0, 6.0);
+        // A known bias and gain: the read noise from the border.
+        model.estimateOffset = false;
+        model.offset = bias;
+        model.readNoise = 0.0;
+        built = buildProblem(data, model);
+        qInfo("read noise from the border: %.3f counts (true %.1f)", built.spec.readNoise, read);
+        WFS_VERIFY_CLOSE(built.spec.readNoise, read, 0.2, 0.0);
+        // Weighted least squares subtracts the background: no offset is estimated, and it says so.
+        model.objective = ObjectiveKind::WeightedLeastSquares;
+        model.estimateOffset = true;
+        built = buildProblem(data, model);
+        QVERIFY2(anyMessage(built.messages, MessageLevel::Info, "offset is not estimated"), allText(built.messages).c_str());
+    }
+
     void buildProblemErrorsAndWarnings()
     {
         Dataset data;

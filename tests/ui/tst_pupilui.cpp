@@ -250,6 +250,13 @@ private slots:
         QVERIFY(back.pixelIntegration);
         QCOMPARE(back.gain, 0.0);
         QCOMPARE(back.offset, 2.5);
+        QVERIFY(!back.estimateOffset);
+        // 'auto' in the offset field is the border's photon transfer, and it survives a session too.
+        model.estimateOffset = true;
+        reopened.setupPanel()->setModelSettings(model);
+        QCOMPARE(reopened.findChild<QLineEdit*>(QStringLiteral("offsetEdit"))->text(), QStringLiteral("auto"));
+        QVERIFY(reopened.setupPanel()->modelSettings().estimateOffset);
+        QVERIFY(reopened.setupPanel()->modelTextProblems().isEmpty());
         QVERIFY(!back.fitDefocusScale && back.fitDefocusOffsets);
         QVERIFY(back.fitSampling);
         QVERIFY(reopened.dataset().metadata.zIndexDown);
