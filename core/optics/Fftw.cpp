@@ -209,6 +209,9 @@ typename Traits<Real>::Plan plan(const PlanKey& key)
         p = Api<Real>::batch(key.length, key.count, base, output.raw(), key.stride, key.distance, sign, flags);
         break;
     }
+    if (!p && key.axes == Axes::Batch)
+        throw std::runtime_error("FFTW could not create a plan for " + std::to_string(key.count) + " transforms of " + std::to_string(key.length)
+                                 + " points");
     if (!p)
         throw std::runtime_error("FFTW could not create a plan for a " + std::to_string(key.n) + " x " + std::to_string(key.n) + " transform");
     cache.emplace(key, p);

@@ -122,8 +122,9 @@ void PrunedFft<Real>::twiddle(bool rows, int residue, const Complex* src, Comple
     const long height = rows ? m_n : axis.length, width = m_rows.length;
     const Complex* t = (rows ? m_rowTwiddles : m_colTwiddles).data() + size_t(residue) * size_t(axis.length);
     auto kernel = rows ? m_kernels.twiddleColumns : m_kernels.twiddleRows;
-    const int chunks = m_threads > 1 && height >= 2L * m_threads ? m_threads : 1;
-    // Element-wise, so any split gives the same bits; one chunk per thread keeps the OpenMP overhead to one team.
+    // Element-wise, so any split gives the same bits. Below ~32k points starting the team costs about what
+    // it saves (and much more when the cores are shared), so small twiddles stay on one thread.
+    const int chunks = m_threads > 1 && height * width >= 32768 ? m_threads : 1;
 #pragma omp parallel for num_threads(chunks) schedule(static, 1) if (chunks > 1)
     for (int c = 0; c < chunks; ++c) {
         const long begin = height * c / chunks, end = height * (c + 1) / chunks;
