@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 #include <string_view>
 
