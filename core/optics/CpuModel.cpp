@@ -2,6 +2,7 @@
 
 #include "optics/CpuImageFormation.h"
 #include "optics/Fftw.h"
+#include "optics/PrunedFft.h"
 #include "simd/Kernels.h"
 
 #include <Eigen/Core>
@@ -9,8 +10,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <stdexcept>
+#include <string_view>
 
 namespace wfs {
 
@@ -35,8 +38,10 @@ namespace {
 // is multiplied by the checkerboard once and no array is ever rolled.
 //
 // Pruning: the pupil occupies rows [rowBegin, rowEnd) of the grid (a quarter of the rows for the OOF
-// preset, half for Q = 2). The synthesis transforms those rows only, then every column; the adjoint
-// transforms every column, then those rows only. That is 1.25-1.5 instead of 2 full passes each way.
+// preset, half for Q = 2) and about as many columns. Where those rows are at most half the grid, the
+// far field comes from optics/PrunedFft.h: B-point DFTs of twiddled copies of the pupil, in a permuted
+// pixel order that the data and weights share (permuted once here). Otherwise the synthesis transforms
+// the pupil rows only, then every column, and the adjoint every column, then those rows only.
 template <class Real>
 class CpuModel final : public ModelEvaluator {
 public:
@@ -65,28 +70,13 @@ public:
         m_diversity.resize(size_t(pr.planeCount()));
         for (int k = 0; k < pr.planeCount(); ++k)
             m_diversity[size_t(k)].assign(pr.diversityPhase()[size_t(k)].begin(), pr.diversityPhase()[size_t(k)].end());
+        makeTransforms();
         if (pr.hasData()) {
             for (int k = 0; k < pr.planeCount(); ++k) {
-                m_data.emplace_back(pr.data(k).begin(), pr.data(k).end());
-                m_weights.emplace_back(pr.weights(k).begin(), pr.weights(k).end());
+                m_data.push_back(inOutputOrder(pr.data(k)));
+                m_weights.push_back(inOutputOrder(pr.weights(k)));
             }
         }
-        const int band = pr.rowEnd() - pr.rowBegin();
-        auto key = [&](fftw::Axes axes, fftw::Direction dir) {
-            fftw::PlanKey k;
-            k.n = m_n;
-            k.axes = axes;
-            k.firstRow = axes == fftw::Axes::Rows ? pr.rowBegin() : 0;
-            k.count = axes == fftw::Axes::Rows ? band : 0;
-            k.direction = dir;
-            k.threads = options.threads;
-            k.measure = options.measurePlans;
-            return k;
-        };
-        m_rowsBackward = fftw::plan<Real>(key(fftw::Axes::Rows, fftw::Direction::Backward));
-        m_columnsBackward = fftw::plan<Real>(key(fftw::Axes::Columns, fftw::Direction::Backward));
-        m_columnsForward = fftw::plan<Real>(key(fftw::Axes::Columns, fftw::Direction::Forward));
-        m_rowsForward = fftw::plan<Real>(key(fftw::Axes::Rows, fftw::Direction::Forward));
         // A spectrum or a blurring detector: the general image formation (optics/CpuImageFormation.h).
         if (!pr.transferFunction().empty() || !pr.spectrum().empty())
             m_formation = std::make_unique<detail::CpuImageFormation<Real>>(pr, *m_kernels, options.threads, options.measurePlans);
@@ -159,7 +149,7 @@ public:
                 synthesise(p, k);
                 const Complex* b = m_buffer.data();
                 for (size_t i = 0; i < image.size(); ++i)
-                    image[i] = scale * norm * norm * double(std::norm(b[i])) + p.background[size_t(k)];
+                    image[i] = scale * norm * norm * double(std::norm(b[bufferIndex(i)])) + p.background[size_t(k)];
             }
             images.push_back(std::move(image));
         }
@@ -188,6 +178,59 @@ public:
     }
 
 private:
+    // The pruned transform (optics/PrunedFft.h) where the pupil's support allows it and WFS_FFT_PRUNING is
+    // not "off" (the switch lets tests compare it with the unpruned path); otherwise row and column plans.
+    void makeTransforms()
+    {
+        const Problem& pr = *m_problem;
+        const auto& index = pr.pupilIndex();
+        int colBegin = m_n, colEnd = 0;
+        for (int i : index) {
+            colBegin = std::min(colBegin, i % m_n);
+            colEnd = std::max(colEnd, i % m_n + 1);
+        }
+        const char* env = std::getenv("WFS_FFT_PRUNING");
+        // The general image formation (a spectrum or a blurring detector) reads the data in grid order.
+        const bool general = !pr.transferFunction().empty() || !pr.spectrum().empty();
+        const bool allowed = !(env && std::string_view(env) == "off") && !general;
+        if (allowed && !index.empty() && PrunedFft<Real>::applicable(m_n, pr.rowBegin(), pr.rowEnd(), colBegin, colEnd)) {
+            m_pruned = std::make_unique<PrunedFft<Real>>(m_n, pr.rowBegin(), pr.rowEnd(), colBegin, colEnd, *m_kernels,
+                                                         m_options.threads, m_options.measurePlans);
+            m_blockIndex.resize(index.size());
+            for (size_t i = 0; i < index.size(); ++i)
+                m_blockIndex[i] = m_pruned->blockIndex(index[i]);
+            return;
+        }
+        const int band = pr.rowEnd() - pr.rowBegin();
+        auto key = [&](fftw::Axes axes, fftw::Direction dir) {
+            fftw::PlanKey k;
+            k.n = m_n;
+            k.axes = axes;
+            k.firstRow = axes == fftw::Axes::Rows ? pr.rowBegin() : 0;
+            k.count = axes == fftw::Axes::Rows ? band : 0;
+            k.direction = dir;
+            k.threads = m_options.threads;
+            k.measure = m_options.measurePlans;
+            return k;
+        };
+        m_rowsBackward = fftw::plan<Real>(key(fftw::Axes::Rows, fftw::Direction::Backward));
+        m_columnsBackward = fftw::plan<Real>(key(fftw::Axes::Columns, fftw::Direction::Backward));
+        m_columnsForward = fftw::plan<Real>(key(fftw::Axes::Columns, fftw::Direction::Forward));
+        m_rowsForward = fftw::plan<Real>(key(fftw::Axes::Rows, fftw::Direction::Forward));
+    }
+
+    // Where grid pixel i (row * N + col) sits in the buffer after synthesise().
+    size_t bufferIndex(size_t i) const { return m_pruned ? m_pruned->outputIndex(i) : i; }
+
+    // A data-sized array permuted once into the buffer's order, so the objective stays one pass over both.
+    std::vector<Real> inOutputOrder(const std::vector<double>& grid) const
+    {
+        std::vector<Real> out(grid.size());
+        for (size_t i = 0; i < grid.size(); ++i)
+            out[bufferIndex(i)] = Real(grid[i]);
+        return out;
+    }
+
     // Aberration phase (basis on pupil pixels only) and amplitude shared by all planes.
     void preparePupil(const ModelParameters& p)
     {
@@ -201,13 +244,17 @@ private:
         m_amplitude = pr.pupilAmplitude(p);
     }
 
-    // Fills the buffer with N^2 * the unshifted far field of plane k (unnormalised inverse DFT).
+    // Fills the buffer with N^2 * the unshifted far field of plane k (unnormalised inverse DFT), in the
+    // pruned transform's order and up to a unit phase per pixel when pruned.
     void synthesise(const ModelParameters& p, int k)
     {
         const Problem& pr = *m_problem;
-        Complex* b = m_buffer.data();
-        std::fill(b, b + m_buffer.size(), Complex(0, 0));
-        const auto& index = pr.pupilIndex();
+        Complex* b = m_pruned ? m_pruned->block() : m_buffer.data();
+        if (m_pruned)
+            m_pruned->clearBlock();
+        else
+            std::fill(b, b + m_buffer.size(), Complex(0, 0));
+        const auto& index = m_pruned ? m_blockIndex : pr.pupilIndex();
         const auto& chk = pr.checkerboard();
         const auto& x = pr.pupilX();
         const auto& y = pr.pupilY();
@@ -215,6 +262,10 @@ private:
         const Real sx = Real(p.shiftX[size_t(k)]), sy = Real(p.shiftY[size_t(k)]);
         m_kernels->pupilField(long(index.size()), m_phase0.data(), div.data(), sx, sy, x.data(), y.data(), m_amplitude.data(),
                               index.data(), chk.data(), m_field.data(), b);
+        if (m_pruned) {
+            m_pruned->synthesise(m_buffer.data());
+            return;
+        }
         const size_t offset = size_t(pr.rowBegin()) * size_t(m_n);
         fftw::Traits<Real>::execute(m_rowsBackward, m_buffer.raw() + offset, m_buffer.raw() + offset);
         fftw::Traits<Real>::execute(m_columnsBackward, m_buffer.raw(), m_buffer.raw());
@@ -271,10 +322,14 @@ private:
         (void)p;
         const Problem& pr = *m_problem;
         const size_t offset = size_t(pr.rowBegin()) * size_t(m_n);
-        fftw::Traits<Real>::execute(m_columnsForward, m_buffer.raw(), m_buffer.raw());
-        fftw::Traits<Real>::execute(m_rowsForward, m_buffer.raw() + offset, m_buffer.raw() + offset);
-        const Complex* b = m_buffer.data();
-        const auto& index = pr.pupilIndex();
+        if (m_pruned) {
+            m_pruned->adjoint(m_buffer.data());
+        } else {
+            fftw::Traits<Real>::execute(m_columnsForward, m_buffer.raw(), m_buffer.raw());
+            fftw::Traits<Real>::execute(m_rowsForward, m_buffer.raw() + offset, m_buffer.raw() + offset);
+        }
+        const Complex* b = m_pruned ? m_pruned->block() : m_buffer.data();
+        const auto& index = m_pruned ? m_blockIndex : pr.pupilIndex();
         const auto& chk = pr.checkerboard();
         const auto& x = pr.pupilX();
         const auto& y = pr.pupilY();
@@ -367,7 +422,10 @@ private:
     std::vector<std::vector<Real>> m_diversity, m_data, m_weights;
     simd::Level m_simd;                             // the instruction set of the kernels, chosen once
     const simd::OpticsKernels<Real>* m_kernels;     // the hot loops built for m_simd (core/simd)
-    typename fftw::Traits<Real>::Plan m_rowsBackward, m_columnsBackward, m_columnsForward, m_rowsForward;
+    std::unique_ptr<PrunedFft<Real>> m_pruned; // null: the row and column plans below
+    std::vector<int> m_blockIndex;             // pupil pixel -> m_pruned->block()
+    typename fftw::Traits<Real>::Plan m_rowsBackward = nullptr, m_columnsBackward = nullptr, m_columnsForward = nullptr,
+                                      m_rowsForward = nullptr;
 };
 
 } // namespace

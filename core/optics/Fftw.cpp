@@ -41,6 +41,10 @@ struct Api<double> {
     {
         return fftw_plan_many_dft(rank, n, howmany, in, nullptr, istride, idist, in, nullptr, istride, idist, sign, flags);
     }
+    static fftw_plan batch(int n, int howmany, fftw_complex* in, fftw_complex* out, int stride, int dist, int sign, unsigned flags)
+    {
+        return fftw_plan_many_dft(1, &n, howmany, in, nullptr, stride, dist, out, nullptr, stride, dist, sign, flags);
+    }
 };
 
 template <>
@@ -53,6 +57,10 @@ struct Api<float> {
     static fftwf_plan many(int rank, const int* n, int howmany, fftwf_complex* in, int istride, int idist, int sign, unsigned flags)
     {
         return fftwf_plan_many_dft(rank, n, howmany, in, nullptr, istride, idist, in, nullptr, istride, idist, sign, flags);
+    }
+    static fftwf_plan batch(int n, int howmany, fftwf_complex* in, fftwf_complex* out, int stride, int dist, int sign, unsigned flags)
+    {
+        return fftwf_plan_many_dft(1, &n, howmany, in, nullptr, stride, dist, out, nullptr, stride, dist, sign, flags);
     }
 };
 // Where FFTW's wisdom (what FFTW_MEASURE learnt) is kept between runs, so that large plans are
@@ -176,8 +184,11 @@ typename Traits<Real>::Plan plan(const PlanKey& key)
     // FFTW_MEASURE at 2048^2 would otherwise spend tens of seconds per plan for a few percent.
     Api<Real>::setTimeLimit(kPlanningSecondsPerPlan);
     const size_t n = size_t(key.n);
-    // Plan on a scratch array: FFTW_MEASURE overwrites the array it plans on.
-    ComplexBuffer<Real> scratch(n * n);
+    // Plan on scratch arrays: FFTW_MEASURE overwrites the arrays it plans on.
+    const size_t extent = key.axes == Axes::Batch
+        ? size_t(key.length - 1) * size_t(key.stride) + size_t(key.count - 1) * size_t(key.distance) + 1
+        : n * n;
+    ComplexBuffer<Real> scratch(extent), output(key.axes == Axes::Batch ? extent : 0);
     auto* base = scratch.raw();
     const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;
     const int sign = int(key.direction);
@@ -194,7 +205,13 @@ typename Traits<Real>::Plan plan(const PlanKey& key)
     case Axes::Columns:
         p = Api<Real>::many(1, &key.n, key.n, base, key.n, 1, sign, flags);
         break;
+    case Axes::Batch:
+        p = Api<Real>::batch(key.length, key.count, base, output.raw(), key.stride, key.distance, sign, flags);
+        break;
     }
+    if (!p && key.axes == Axes::Batch)
+        throw std::runtime_error("FFTW could not create a plan for " + std::to_string(key.count) + " transforms of " + std::to_string(key.length)
+                                 + " points");
     if (!p)
         throw std::runtime_error("FFTW could not create a plan for a " + std::to_string(key.n) + " x " + std::to_string(key.n) + " transform");
     cache.emplace(key, p);

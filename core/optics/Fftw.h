@@ -52,14 +52,19 @@ enum class Direction { Forward = FFTW_FORWARD, Backward = FFTW_BACKWARD };
 
 // What a plan transforms, in place, inside an N x N row-major array: `count` rows starting at
 // `firstRow` (1-D transforms along rows), or all N columns (1-D transforms along columns), or the
-// whole 2-D array.
-enum class Axes { Rows, Columns, Full2d };
+// whole 2-D array. Batch: out of place, `count` 1-D transforms of `length` points, their elements
+// `stride` apart and successive transforms `distance` apart, the output laid out as the input (the
+// pruned transform's stages, optics/PrunedFft.h).
+enum class Axes { Rows, Columns, Full2d, Batch };
 
 struct PlanKey {
     int n = 0;
     Axes axes = Axes::Full2d;
     int firstRow = 0; // Rows only
-    int count = 0;    // Rows only
+    int count = 0;    // Rows and Batch
+    int length = 0;   // Batch only
+    int stride = 1;   // Batch only
+    int distance = 0; // Batch only
     Direction direction = Direction::Forward;
     int threads = 1;
     bool measure = true; // FFTW_MEASURE (slower planning, faster transforms) or FFTW_ESTIMATE
@@ -68,7 +73,9 @@ struct PlanKey {
 
 // Returns a cached plan for the key, creating it (under the planner mutex) on first use. The plan is
 // made for in-place execution on an fftw_malloc'd N x N array; execute it with Traits::execute on
-// the same offset (firstRow * N for Rows) of any such array.
+// the same offset (firstRow * N for Rows) of any such array. A Batch plan is made out of place on
+// fftw_malloc'd arrays; execute it on pointers whose offsets from such arrays are multiples of 64
+// bytes (FFTW's new-array rule: the same alignment as the arrays it was planned on).
 template <class Real>
 typename Traits<Real>::Plan plan(const PlanKey& key);
 

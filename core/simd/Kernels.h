@@ -37,6 +37,13 @@ struct OpticsKernels {
     void (*adjointGather)(long pixels, const std::complex<Real>* buffer, const int* index, const int* checkerboard,
                           const std::complex<Real>* field, const double* amplitude, const double* x, const double* y,
                           Real* dPhase, Real* dAmplitude, double* dShift);
+    // The twiddles of the pruned transform (optics/PrunedFft.h) on a rows x width row-major array:
+    // dst[r][c] = src[r][c] t[c] (twiddleColumns) or src[r][c] t[r] (twiddleRows); with `adjoint`,
+    // dst[r][c] += conj(t) src[r][c] instead (the adjoint's sum over output blocks).
+    void (*twiddleColumns)(long rows, long width, const std::complex<Real>* src, const std::complex<Real>* twiddle,
+                           std::complex<Real>* dst, bool adjoint);
+    void (*twiddleRows)(long rows, long width, const std::complex<Real>* src, const std::complex<Real>* twiddle,
+                        std::complex<Real>* dst, bool adjoint);
 };
 
 template <class Scalar>

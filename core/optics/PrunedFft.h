@@ -1,0 +1,74 @@
+#pragma once
+// The CPU model's far-field transform pruned to the pupil's support: a 2-D inverse DFT of an N x N
+// grid whose input is non-zero only in a block of rows x columns (the pupil), and its exact adjoint.
+//
+// Why it is exact. Along one axis, with the input non-zero on samples f + j (j < B) and N = L B, output
+// k = L q + s is
+//     X[k] = w^(f k) sum_j (x[j] w^(j s)) e^(2 pi i j q / B),   w = e^(2 pi i / N),
+// a B-point DFT of the twiddled input (decimation in frequency, whose L-point stage is trivial when
+// only the first B samples are non-zero). The factor w^(f k) has modulus one, so the model's |S|^2
+// never sees it, and leaving it out on both axes (as the checkerboard trick leaves out the output's
+// sign) changes neither the cost nor, since the adjoint is taken of the same operator, the gradient.
+// Both axes are pruned so: N x B and then N x N points of B-point DFTs instead of B + N rows and
+// columns of N-point ones, with every transform of the large stage on contiguous memory.
+//
+// Layouts. block(): the pupil block, Bc x B, row m = pupil column colBegin + m, element j = pupil row
+// rowBegin + j (so the row stage reads contiguous vectors). The output: L_rows blocks, one per row
+// residue s, of N x B: row t = s' Bc + q' holds grid column L_cols q' + s', element q grid row
+// L_rows q + s. The caller permutes its data into that order once (outputIndex).
+#include "optics/Fftw.h"
+#include "simd/Kernels.h"
+
+#include <complex>
+#include <vector>
+
+namespace wfs {
+
+// One axis of the pruned transform: the support [first, first + support) (mod n) padded to `length`,
+// the smallest divisor of n that holds it; `blocks` = n / length output residues.
+struct PrunedAxis {
+    int n = 0, first = 0, length = 0, blocks = 0;
+    PrunedAxis() = default;
+    PrunedAxis(int n, int first, int support);
+};
+
+template <class Real>
+class PrunedFft {
+public:
+    using Complex = std::complex<Real>;
+
+    // Whether pruning pays (the rows' support is at most half the grid) and the blocks keep FFTW's alignment.
+    static bool applicable(int n, int rowBegin, int rowEnd, int colBegin, int colEnd);
+
+    PrunedFft(int n, int rowBegin, int rowEnd, int colBegin, int colEnd, const simd::OpticsKernels<Real>& kernels, int threads,
+              bool measure);
+
+    size_t outputSize() const { return size_t(m_n) * size_t(m_n); }
+    // Where pupil pixel `gridIndex` (row * N + col) sits in block().
+    int blockIndex(int gridIndex) const;
+    // Where grid pixel `gridIndex` (row * N + col) sits in the output.
+    size_t outputIndex(size_t gridIndex) const;
+
+    Complex* block() { return m_block.data(); }
+    void clearBlock();
+    // output (N^2, the layout above) = the unnormalised inverse DFT of block(), up to a unit phase per pixel.
+    void synthesise(Complex* output);
+    // block() = the exact adjoint of synthesise applied to `input` (which it overwrites).
+    void adjoint(Complex* input);
+
+private:
+    void twiddle(bool rows, int residue, const Complex* src, Complex* dst, bool adjoint);
+
+    int m_n;
+    PrunedAxis m_rows, m_cols;
+    const simd::OpticsKernels<Real>& m_kernels;
+    int m_threads;
+    fftw::ComplexBuffer<Real> m_block;         // Bc x B: the pupil
+    fftw::ComplexBuffer<Real> m_middle;        // N x B: after the columns stage (row t as in the output)
+    fftw::ComplexBuffer<Real> m_scratchMiddle; // N x B: one residue's twiddled middle (or its adjoint)
+    fftw::ComplexBuffer<Real> m_scratchBlock;  // Bc x B: the same for the block
+    std::vector<Complex> m_rowTwiddles, m_colTwiddles; // [residue][j], [residue][m]
+    typename fftw::Traits<Real>::Plan m_colsBackward, m_colsForward, m_rowsBackward, m_rowsForward;
+};
+
+} // namespace wfs
