@@ -34,10 +34,21 @@ namespace {
 using devicecheck::ReferenceWriter;
 
 // The rich problem (engine/Presets.h: every parameter kind) at order 5 with noisy data smaller than the
-// grid and one masked pixel: every branch of the device's per-sample formulas.
-std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid, std::uint64_t seed)
+// grid and one masked pixel: every branch of the device's per-sample formulas. With `pupilFunction`, the
+// pupil-function model instead of the Gaussian illumination: Zernike terms plus a zonal phase remainder, a zonal
+// amplitude, a defocus scale and per-plane offsets on a fourth plane (the device's hostPupil and defocus terms).
+std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid, std::uint64_t seed, bool pupilFunction = false)
 {
     ProblemSpec s = richProblemSpec(objective, grid, 5);
+    if (pupilFunction) {
+        s.pupil.illumination = Illumination{};
+        s.phaseModel = PupilPhaseModel::Both;
+        s.amplitudeModel = PupilAmplitudeModel::Zonal;
+        s.regularization = 3.0;
+        s.nuisance.fitDefocusScale = s.nuisance.fitDefocusOffsets = true;
+        s.planes.push_back(s.planes[1]);
+        s.planes.back().diversity.axialDistance = 0.1e-6;
+    }
     const Problem plain(s);
     std::vector<double> truth = plain.initialParameters();
     std::mt19937_64 rng(seed);
@@ -74,7 +85,8 @@ std::vector<double> randomPoint(const Problem& problem, std::vector<double> x, s
 
 std::vector<int> dimsRecord(const gpu::ModelDims& d)
 {
-    return {d.n, d.planes, d.rowBegin, d.bandRows, d.pixels, d.terms, int(d.objective), d.gaussian ? 1 : 0, d.weighted ? 1 : 0};
+    return {d.n,           d.planes,          d.rowBegin,        d.bandRows,          d.pixels,           d.terms,
+            int(d.objective), d.gaussian ? 1 : 0, d.weighted ? 1 : 0, d.hostPupil ? 1 : 0, d.defocusTerms ? 1 : 0};
 }
 
 // One model case: the problem in the device layout, then per point the block, the CPU's cost and
@@ -98,6 +110,7 @@ void writeModelCase(const std::string& path, const std::string& about, const std
     w.put("transmission", in.transmission);
     w.put("basis", in.basis);
     w.put("diversity", in.diversity);
+    w.put("defocusUnit", in.defocusUnit);
     w.put("data", in.data);
     w.put("weights", in.weights);
     w.put("scales", problem->parameterScales());
@@ -115,18 +128,23 @@ void writeModelCase(const std::string& path, const std::string& about, const std
             throw std::runtime_error("device-reference: the CPU cost of " + about + " at point " + std::to_string(i) + " is not finite");
         w.put("cost" + suffix, std::vector<double>{cost});
         w.put("gradient" + suffix, gradient);
+        // The host's part that does not depend on the result block (a zonal pupil's smoothness prior), then the
+        // linear map from the result block to the rest of the gradient, one unit block at a time.
+        std::vector<double> unit(size_t(d.resultSize()), 0.0), g(x.size()), offset(x.size());
+        const double offsetCost = gpu::costAndGradient(*problem, d, p, unit.data(), offset.data());
+        w.put("offsetCost" + suffix, std::vector<double>{offsetCost});
+        w.put("offsetGradient" + suffix, offset);
         std::vector<int> free, row;
         std::vector<double> coefficient;
-        std::vector<double> unit(size_t(d.resultSize()), 0.0), g(x.size());
         for (int r = 0; r < d.resultSize(); ++r) {
             unit[size_t(r)] = 1.0;
             gpu::costAndGradient(*problem, d, p, unit.data(), g.data());
             unit[size_t(r)] = 0.0;
             for (size_t f = 0; f < g.size(); ++f)
-                if (g[f] != 0.0) {
+                if (g[f] != offset[f]) {
                     free.push_back(int(f));
                     row.push_back(r);
-                    coefficient.push_back(g[f]);
+                    coefficient.push_back(g[f] - offset[f]);
                 }
         }
         w.put("mapFree" + suffix, free);
@@ -233,6 +251,12 @@ int runDeviceReference(const QStringList& args)
             const std::vector<double> x0 = problem->initialParameters();
             model("rich-" + name, "rich problem (every parameter kind, masked data), " + name + ", grid 48, order 5; three random points",
                   problem, {randomPoint(*problem, x0, 1), randomPoint(*problem, x0, 2), randomPoint(*problem, x0, 3)});
+        }
+        {
+            auto problem = richProblem(ObjectiveKind::Poisson, 48, 12, true);
+            const std::vector<double> x0 = problem->initialParameters();
+            model("pupil-function", "rich problem with a zonal phase and amplitude and defocus scale and offsets, poisson, grid 48, order 5; "
+                  "two random points", problem, {randomPoint(*problem, x0, 1), randomPoint(*problem, x0, 2)});
         }
         // FastH: k < d with a ragged last block, k = d with a block that does not divide d, a larger case.
         for (const auto& [d, k, m, b] : {std::tuple<int, int, int, int>{100, 97, 5, 16}, {64, 64, 1, 12}, {512, 512, 8, 48}}) {

@@ -588,6 +588,12 @@ void Problem::planeDiversity(const ModelParameters& p, int plane, std::vector<do
         out[i] = fixed[i] + amount * unit[i];
 }
 
+double Problem::defocusAmountChange(const ModelParameters& p, int plane) const
+{
+    const size_t k = size_t(plane);
+    return (p.defocusScale - 1.0) * m_diversityAmount[k] + p.defocusOffset[k];
+}
+
 void Problem::chainDefocusGradient(int plane, double unitDerivative, ModelParameters& grad) const
 {
     grad.defocusScale += m_diversityAmount[size_t(plane)] * unitDerivative;

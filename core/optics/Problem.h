@@ -93,6 +93,9 @@ public:
     // The derivatives of the cost with respect to defocus scale and plane k's offset, from
     // sum_i dL/dphase_i x unit phase_i of that plane (`unitDerivative`).
     void chainDefocusGradient(int plane, double unitDerivative, ModelParameters& grad) const;
+    // Plane k's defocus amount at p less the amount its diversityPhase() holds: planeDiversity() is that phase
+    // plus this times diversityUnitPhase() (the GPU model's form).
+    double defocusAmountChange(const ModelParameters& p, int plane) const;
     int referencePlane() const { return m_referencePlane; } // the plane nearest focus
 
     // ---- Spectrum ----

@@ -19,7 +19,7 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
     ModelCase c;
     c.name = name;
     c.about = f.text("about");
-    const std::vector<int>& dims = f.ints("dims", 9);
+    const std::vector<int>& dims = f.ints("dims", 11);
     gpu::ModelDims& d = c.input.dims;
     d.n = dims[0];
     d.planes = dims[1];
@@ -32,8 +32,10 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
     d.objective = gpu::DeviceObjective(dims[6]);
     d.gaussian = dims[7] != 0;
     d.weighted = dims[8] != 0;
+    d.hostPupil = dims[9] != 0;
+    d.defocusTerms = dims[10] != 0;
     d.realBytes = 8;
-    if (d.n < 2 || d.planes < 1 || d.pixels < 1 || d.terms < 1 || d.rowBegin < 0 || d.bandRows < 1 || d.rowBegin + d.bandRows > d.n)
+    if (d.n < 2 || d.planes < 1 || d.pixels < 1 || (d.terms < 1 && !d.hostPupil) || d.rowBegin < 0 || d.bandRows < 1 || d.rowBegin + d.bandRows > d.n)
         throw std::runtime_error(f.path() + ": implausible dims");
     const long long pixels = d.pixels;
     c.input.pupilIndex = f.ints("pupilIndex", pixels);
@@ -42,6 +44,7 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
     c.input.transmission = f.doubles("transmission", pixels);
     c.input.basis = f.doubles("basis", pixels * d.terms);
     c.input.diversity = f.doubles("diversity", pixels * d.planes);
+    c.input.defocusUnit = f.doubles("defocusUnit", d.defocusTerms ? pixels * d.planes : 0);
     c.input.data = f.doubles("data", (long long)d.gridElements());
     c.input.weights = f.doubles("weights", d.weighted ? (long long)d.gridElements() : 0);
     gpu::makeBandMap(d, c.input.pupilIndex); // throws when a pupil pixel lies outside the band
@@ -55,6 +58,8 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
         p.block = f.doubles("block" + s, d.parameterBlockSize());
         p.cost = f.doubles("cost" + s, 1)[0];
         p.gradient = f.doubles("gradient" + s, (long long)c.scales.size());
+        p.offsetCost = f.doubles("offsetCost" + s, 1)[0];
+        p.offsetGradient = f.doubles("offsetGradient" + s, (long long)c.scales.size());
         p.mapFree = f.ints("mapFree" + s);
         p.mapRow = f.ints("mapRow" + s, (long long)p.mapFree.size());
         p.mapCoefficient = f.doubles("mapCoefficient" + s, (long long)p.mapFree.size());
@@ -124,7 +129,7 @@ double costOf(const gpu::ModelDims& d, const double* result, bool* invalid)
 
 std::vector<double> gradientOf(const ModelCase& c, const ModelPoint& p, const double* result)
 {
-    std::vector<double> g(c.scales.size(), 0.0);
+    std::vector<double> g = p.offsetGradient;
     for (std::size_t j = 0; j < p.mapFree.size(); ++j)
         g[std::size_t(p.mapFree[j])] += p.mapCoefficient[j] * result[p.mapRow[j]];
     return g;
@@ -187,7 +192,7 @@ std::string runModelVariant(const ModelCase& c, int realBytes, bool graphs, std:
         const std::string at = "point " + std::to_string(i) + ": ";
         Evaluation e;
         const double* result = device.evaluate(p.block.data(), true);
-        e.cost = costOf(d, result, &e.invalid);
+        e.cost = costOf(d, result, &e.invalid) + p.offsetCost;
         e.gradient = gradientOf(c, p, result);
         if (e.invalid)
             return at + "the device counts pixels where the Poisson model is not positive; the CPU cost is finite";
@@ -201,7 +206,7 @@ std::string runModelVariant(const ModelCase& c, int realBytes, bool graphs, std:
         if (!why.empty())
             return at + why;
         bool invalid = false;
-        e.costOnly = costOf(d, device.evaluate(p.block.data(), false), &invalid);
+        e.costOnly = costOf(d, device.evaluate(p.block.data(), false), &invalid) + p.offsetCost;
         const double costOnlyError = std::abs(e.costOnly - e.cost) / std::abs(e.cost);
         if (!(costOnlyError <= (realBytes == 8 ? 1e-14 : 1e-6)))
             return at + "cost-only evaluation " + sci(e.costOnly) + " differs from the gradient evaluation's " + sci(e.cost);
@@ -232,7 +237,7 @@ std::string runModelVariant(const ModelCase& c, int realBytes, bool graphs, std:
 void checkModelFile(Tally& tally, const ModelCase& c)
 {
     tally.run("reference/model/" + c.name + "/cost-from-images", [&]() -> std::string {
-        const double cost = costFromImages(c);
+        const double cost = costFromImages(c) + c.points[0].offsetCost;
         const double err = std::abs(cost - c.points[0].cost) / std::abs(c.points[0].cost);
         tally.detail("relative " + sci(err));
         return err <= 1e-9 ? std::string()

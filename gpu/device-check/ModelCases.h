@@ -15,6 +15,10 @@ struct ModelPoint {
     std::vector<double> block, gradient, mapCoefficient, images;
     std::vector<int> mapFree, mapRow;
     double cost = 0.0;
+    // What the host adds whatever the result block holds (a zonal pupil's smoothness prior): the gradient
+    // is offsetGradient + map * result, the cost offsetCost + the device's.
+    double offsetCost = 0.0;
+    std::vector<double> offsetGradient;
 };
 
 struct ModelCase {

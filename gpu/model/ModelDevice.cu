@@ -113,29 +113,39 @@ __global__ void __launch_bounds__(kThreads) objectiveKernel(ModelDims d, const d
 }
 
 // One thread per pupil pixel; field holds dL/dE (checkerboard-signed) after the forward FFTs. Block
-// sums of every pupil row of the result block (ModelDims::pupilRows) go to the partials.
+// sums of every pupil row of the result block (ModelDims::pupilRows) go to the partials; with hostPupil
+// the pixel's own dL/dphase and dL/da go straight to the result block.
 template <typename Real>
 __global__ void __launch_bounds__(kThreads) gatherKernel(ModelDims d, const double* __restrict__ block, math::Arrays<Real> a,
                                                          const typename Fft<Real>::Complex* __restrict__ field,
-                                                         double* __restrict__ partials, int stride)
+                                                         double* __restrict__ partials, int stride, double* __restrict__ result)
 {
     extern __shared__ double warpSums[]; // [pupilRows][kWarps]
     const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
     const bool active = p < d.pixels;
-    double dPhaseTotal = 0.0, q = 0.0;
+    double dPhaseTotal = 0.0, q = 0.0, dAmplitudeTotal = 0.0;
     for (int k = 0; k < d.planes; ++k) {
-        double dPhaseX = 0.0, dPhaseY = 0.0;
+        double dPhaseX = 0.0, dPhaseY = 0.0, defocus = 0.0;
         if (active) {
-            Real dPhase, qk;
-            math::adjointSample(d, block, a, p, k, field, &dPhase, &qk);
+            Real dPhase, qk, dAmplitude;
+            math::adjointSample(d, block, a, p, k, field, &dPhase, &qk, &dAmplitude);
             dPhaseTotal += double(dPhase);
             q += double(qk);
+            dAmplitudeTotal += double(dAmplitude);
             dPhaseX = double(dPhase) * double(a.x[p]);
             dPhaseY = double(dPhase) * double(a.y[p]);
+            if (d.defocusTerms)
+                defocus = math::defocusTerm(d, a, p, k, dPhase);
         }
         // Every thread reaches the shuffles (inactive ones add 0).
         warpPartial(dPhaseX, warpSums + std::size_t(d.terms + k) * kWarps);
         warpPartial(dPhaseY, warpSums + std::size_t(d.terms + d.planes + k) * kWarps);
+        if (d.defocusTerms)
+            warpPartial(defocus, warpSums + std::size_t(d.defocusGradient(k) - d.objectiveRows()) * kWarps);
+    }
+    if (d.hostPupil && active) {
+        result[d.pixelPhaseGradient(p)] = dPhaseTotal;
+        result[d.pixelAmplitudeGradient(p)] = dAmplitudeTotal;
     }
     for (int t = 0; t < d.terms; ++t) {
         const double v = active ? double(a.basis[std::size_t(t) * std::size_t(d.pixels) + std::size_t(p)]) * dPhaseTotal : 0.0;
@@ -369,6 +379,7 @@ private:
         if (input.pupilIndex.size() != pixels || input.x.size() != pixels || input.y.size() != pixels
             || input.transmission.size() != pixels || input.basis.size() != pixels * std::size_t(d.terms)
             || input.diversity.size() != pixels * std::size_t(d.planes) || input.data.size() != d.gridElements()
+            || input.defocusUnit.size() != (d.defocusTerms ? pixels * std::size_t(d.planes) : 0)
             || input.weights.size() != (d.weighted ? d.gridElements() : 0))
             throw std::invalid_argument("ModelDevice: input arrays do not match their dimensions");
 
@@ -378,6 +389,7 @@ private:
             put(m_weights, converted<Real>(input.weights));
         put(m_basis, converted<Real>(input.basis));
         put(m_diversity, converted<Real>(input.diversity));
+        put(m_defocusUnit, converted<Real>(input.defocusUnit));
         put(m_x, converted<Real>(input.x));
         put(m_y, converted<Real>(input.y));
         put(m_transmission, converted<Real>(input.transmission));
@@ -406,6 +418,7 @@ private:
         a.y = m_y.data();
         a.transmission = m_transmission.data();
         a.diversity = m_diversity.data();
+        a.defocusUnit = m_dims.defocusTerms ? m_defocusUnit.data() : nullptr;
         a.bandMap = m_bandMap.data();
         a.pupilIndex = m_pupilIndex.data();
         a.data = m_data.data();
@@ -443,14 +456,15 @@ private:
             Fft<Real>::exec(m_rowPlan.get(), m_field.data() + m_dims.bandRowTransforms().offset, CUFFT_FORWARD, __FILE__, __LINE__);
             const std::size_t shared = std::size_t(m_dims.pupilRows()) * kWarps * sizeof(double);
             gatherKernel<Real><<<m_gatherBlocks, kThreads, shared, s>>>(m_dims, m_block.data(), arrays(), m_field.data(),
-                                                                        m_partials.data(), m_partialStride);
+                                                                        m_partials.data(), m_partialStride, m_result.data());
             WFS_KERNEL_CHECK("gatherKernel");
-            rows = m_dims.resultSize();
+            rows = m_dims.reducedRows();
         }
         reduceKernel<<<rows, kThreads, 0, s>>>(m_partials.data(), m_partialStride, m_dims.objectiveRows(), m_objectiveBlocks,
                                                m_gatherBlocks, m_result.data());
         WFS_KERNEL_CHECK("reduceKernel");
-        WFS_CUDA_CHECK(cudaMemcpyAsync(m_hostResult.data(), m_result.data(), std::size_t(rows) * sizeof(double),
+        const int copied = gradient ? m_dims.resultSize() : rows; // with hostPupil, the gather's per-pixel rows too
+        WFS_CUDA_CHECK(cudaMemcpyAsync(m_hostResult.data(), m_result.data(), std::size_t(copied) * sizeof(double),
                                        cudaMemcpyDeviceToHost, s));
     }
 
@@ -483,7 +497,7 @@ private:
     std::size_t m_workBytes = 0;
     DeviceBuffer<char> m_work;
     DeviceBuffer<Complex> m_field;
-    DeviceBuffer<Real> m_data, m_weights, m_basis, m_diversity, m_x, m_y, m_transmission, m_phase, m_amplitude;
+    DeviceBuffer<Real> m_data, m_weights, m_basis, m_diversity, m_defocusUnit, m_x, m_y, m_transmission, m_phase, m_amplitude;
     DeviceBuffer<int> m_pupilIndex, m_bandMap;
     DeviceBuffer<double> m_block, m_result, m_partials, m_image;
     PinnedBuffer<double> m_hostBlock, m_hostResult;

@@ -34,6 +34,15 @@ struct ModelDims {
     bool gaussian = false; // Gaussian illumination (x0, y0, sigma enter the amplitude)
     bool weighted = false; // a per-pixel weight array is kept; false when every weight is 1
     int realBytes = 8;     // 8 = float64, 4 = float32
+    // The pupil-function model (zonal phase or amplitude): the host computes each pupil pixel's phase and amplitude
+    // (Problem::pupilPhase, pupilAmplitude) and sends them in the parameter block; the device returns dL/dphase and
+    // dL/da per pupil pixel and the host applies the chain rule (Problem::chainPupilGradient). Then terms = 0 and
+    // gaussian = false: no basis is kept on the device.
+    bool hostPupil = false;
+    // Defocus parameters (a scale, per-plane offsets): plane k's phase gains delta_k times its unit defocus phase,
+    // delta_k (the parameter block) = the plane's defocus amount now less the one its diversity holds; the device
+    // returns sum_p dL/dphase_k(p) unit_k(p) per plane (Problem::chainDefocusGradient).
+    bool defocusTerms = false;
 
     WFS_HOST_DEVICE std::size_t gridElements() const { return std::size_t(n) * std::size_t(n) * std::size_t(planes); }
     WFS_HOST_DEVICE std::size_t bandElements() const { return std::size_t(bandRows) * std::size_t(n) * std::size_t(planes); }
@@ -68,7 +77,11 @@ struct ModelDims {
     WFS_HOST_DEVICE int background(int plane) const { return terms + 4 + planes + plane; }
     WFS_HOST_DEVICE int shiftX(int plane) const { return terms + 4 + 2 * planes + plane; }
     WFS_HOST_DEVICE int shiftY(int plane) const { return terms + 4 + 3 * planes + plane; }
-    WFS_HOST_DEVICE int parameterBlockSize() const { return terms + 4 + 4 * planes; }
+    WFS_HOST_DEVICE int pupilPhase(int pixel) const { return terms + 4 + 4 * planes + pixel; }            // hostPupil: radians
+    WFS_HOST_DEVICE int pupilAmplitude(int pixel) const { return terms + 4 + 4 * planes + pixels + pixel; } // hostPupil
+    WFS_HOST_DEVICE int hostPupilValues() const { return hostPupil ? 2 * pixels : 0; }
+    WFS_HOST_DEVICE int defocusDelta(int plane) const { return terms + 4 + 4 * planes + hostPupilValues() + plane; } // defocusTerms
+    WFS_HOST_DEVICE int parameterBlockSize() const { return terms + 4 + 4 * planes + hostPupilValues() + (defocusTerms ? planes : 0); }
 
     // ---- the result block (doubles), reduced on the device ----
     // Objective rows, four per plane: the cost, sum dL/dModel * |S|^2 (-> flux), sum dL/dModel
@@ -82,13 +95,19 @@ struct ModelDims {
     // Pupil rows, from the adjoint: dL/dc_t, per-plane shift gradients, and four sums over pupil pixels
     // of q = sum_k Re(conj(g_k) e_k) = a dL/da: q, q (x - x0), q (y - y0), q |r - r0|^2. The host turns
     // the last four into the amplitude, centre and width gradients (dividing by amp, sigma^2, sigma^3).
+    // With defocusTerms, one more row per plane: sum_p dL/dphase_k(p) unit_k(p). All of these are block sums.
     static constexpr int kIlluminationValues = 4;
-    WFS_HOST_DEVICE int pupilRows() const { return terms + 2 * planes + kIlluminationValues; }
+    WFS_HOST_DEVICE int pupilRows() const { return terms + 2 * planes + kIlluminationValues + (defocusTerms ? planes : 0); }
     WFS_HOST_DEVICE int zernikeGradient(int term) const { return objectiveRows() + term; }
     WFS_HOST_DEVICE int shiftXGradient(int plane) const { return objectiveRows() + terms + plane; }
     WFS_HOST_DEVICE int shiftYGradient(int plane) const { return objectiveRows() + terms + planes + plane; }
     WFS_HOST_DEVICE int illuminationSum(int which) const { return objectiveRows() + terms + 2 * planes + which; }
-    WFS_HOST_DEVICE int resultSize() const { return objectiveRows() + pupilRows(); }
+    WFS_HOST_DEVICE int defocusGradient(int plane) const { return objectiveRows() + terms + 2 * planes + kIlluminationValues + plane; }
+    WFS_HOST_DEVICE int reducedRows() const { return objectiveRows() + pupilRows(); }
+    // With hostPupil, per pupil pixel (written by the gather, not reduced): dL/dphase and dL/da summed over the planes.
+    WFS_HOST_DEVICE int pixelPhaseGradient(int pixel) const { return reducedRows() + pixel; }
+    WFS_HOST_DEVICE int pixelAmplitudeGradient(int pixel) const { return reducedRows() + pixels + pixel; }
+    WFS_HOST_DEVICE int resultSize() const { return reducedRows() + hostPupilValues(); }
 
     // Bytes of the resident device arrays (field buffer, data, weights, basis, diversity, pupil
     // geometry, band map, one image), before cuFFT's work area and the small reduction buffers.
@@ -98,7 +117,7 @@ struct ModelDims {
         std::size_t bytes = gridElements() * 2 * r;              // the complex field, all planes
         bytes += gridElements() * r * (weighted ? 2 : 1);         // data (+ weights)
         bytes += p * r * std::size_t(terms);                      // basis on pupil pixels
-        bytes += p * r * std::size_t(planes);                     // diversity phases
+        bytes += p * r * std::size_t(planes) * (defocusTerms ? 2 : 1); // diversity phases (+ unit defocus phases)
         bytes += p * r * 5;                                       // x, y, transmission, phase, amplitude
         bytes += p * sizeof(int);                                 // pupil pixel -> grid index
         bytes += std::size_t(bandRows) * std::size_t(n) * sizeof(int); // band pixel -> pupil pixel
@@ -122,6 +141,7 @@ struct ModelDims {
         const double r = realBytes, c = 2.0 * realBytes, p = pixels;
         const double grid = double(gridElements()), band = double(bandElements());
         double bytes = grid * c + p * r * (terms + planes + 3) + double(bandRows) * n * sizeof(int) + p * r * 2;
+        bytes += double(hostPupilValues()) * 8.0 + (defocusTerms ? p * r * planes : 0.0); // per-pixel block values, unit phases
         bytes += 2.0 * band * c;                            // inverse row FFTs
         bytes += 2.0 * grid * c;                            // inverse column FFTs
         bytes += grid * c + grid * r * (weighted ? 2 : 1);  // objective reads
@@ -129,6 +149,7 @@ struct ModelDims {
             bytes += grid * c;                              // objective writes dL/dS
             bytes += 2.0 * grid * c + 2.0 * band * c;       // forward column and row FFTs
             bytes += p * planes * c + p * r * (2 + planes + 2 + terms) + p * sizeof(int);
+            bytes += double(hostPupilValues()) * 8.0 + (defocusTerms ? p * r * planes : 0.0); // per-pixel results, unit phases
         }
         return bytes;
     }
@@ -141,6 +162,7 @@ struct ModelInput {
     std::vector<double> x, y, transmission; // per pupil pixel, pupil coordinates
     std::vector<double> basis;              // terms x pixels, term-major (basis[t * P + p])
     std::vector<double> diversity;          // planes x pixels, radians
+    std::vector<double> defocusUnit;        // planes x pixels, radians per unit defocus amount; empty unless dims.defocusTerms
     std::vector<double> data;               // device grid layout (ModelDims::element)
     std::vector<double> weights;            // device grid layout; empty unless dims.weighted
 };

@@ -19,6 +19,7 @@ struct Arrays {
     const Real* y = nullptr;
     const Real* transmission = nullptr;
     const Real* diversity = nullptr;    // planes x pixels
+    const Real* defocusUnit = nullptr;  // planes x pixels (ModelDims::defocusTerms)
     const int* bandMap = nullptr;       // band rows x N: pupil pixel or -1
     const int* pupilIndex = nullptr;    // per pupil pixel: row * N + col
     const Real* data = nullptr;         // grid layout
@@ -85,6 +86,11 @@ template <typename Real>
 WFS_HOST_DEVICE inline void pupilPixel(const ModelDims& d, const double* block, const Real* coefficients,
                                        const Arrays<Real>& a, int p, Real* phase0, Real* amplitude)
 {
+    if (d.hostPupil) {
+        *phase0 = Real(block[d.pupilPhase(p)]);
+        *amplitude = Real(block[d.pupilAmplitude(p)]);
+        return;
+    }
     Real sum = Real(0);
     for (int t = 0; t < d.terms; ++t)
         sum += a.basis[std::size_t(t) * std::size_t(d.pixels) + std::size_t(p)] * coefficients[t];
@@ -98,12 +104,15 @@ WFS_HOST_DEVICE inline void pupilPixel(const ModelDims& d, const double* block, 
     *amplitude = Real(block[d.amplitude()]) * a.transmission[p] * profile;
 }
 
-// Plane k's phase at pupil pixel p: aberration + diversity + the plane's tip/tilt.
+// Plane k's phase at pupil pixel p: aberration + diversity (+ its defocus change) + the plane's tip/tilt.
 template <typename Real>
 WFS_HOST_DEVICE inline Real planePhase(const ModelDims& d, const double* block, const Arrays<Real>& a, int p, int k, Real phase0)
 {
-    return phase0 + a.diversity[std::size_t(k) * std::size_t(d.pixels) + std::size_t(p)] + Real(block[d.shiftX(k)]) * a.x[p]
-           + Real(block[d.shiftY(k)]) * a.y[p];
+    const std::size_t i = std::size_t(k) * std::size_t(d.pixels) + std::size_t(p);
+    Real diversity = a.diversity[i];
+    if (d.defocusTerms)
+        diversity += Real(block[d.defocusDelta(k)]) * a.defocusUnit[i];
+    return phase0 + diversity + Real(block[d.shiftX(k)]) * a.x[p] + Real(block[d.shiftY(k)]) * a.y[p];
 }
 
 // Grid sample (row, col) of every plane before the inverse FFTs: the pupil field a e^{i phase} times
@@ -183,10 +192,10 @@ WFS_HOST_DEVICE inline double intensitySample(const ModelDims& d, const double* 
 }
 
 // Pupil pixel p of plane k after the forward FFTs (the buffer holds dL/dE, checkerboard-signed):
-// dL/dphase = Re(conj(g) i e) and a dL/da = Re(conj(g) e).
+// dL/dphase = Re(conj(g) i e), q = a dL/da = Re(conj(g) e) and dL/da = Re(conj(g) e^{i phase}).
 template <typename Real, typename Complex>
 WFS_HOST_DEVICE inline void adjointSample(const ModelDims& d, const double* block, const Arrays<Real>& a, int p, int k,
-                                          const Complex* field, Real* dPhase, Real* q)
+                                          const Complex* field, Real* dPhase, Real* q, Real* dAmplitude)
 {
     const int index = a.pupilIndex[p];
     const int row = index / d.n, col = index % d.n;
@@ -198,6 +207,14 @@ WFS_HOST_DEVICE inline void adjointSample(const ModelDims& d, const double* bloc
     const Real er = a.amplitude[p] * c, ei = a.amplitude[p] * s;
     *dPhase = gi * er - gr * ei;
     *q = gr * er + gi * ei;
+    *dAmplitude = gr * c + gi * s;
+}
+
+// Plane k's defocus row at pupil pixel p: dL/dphase_k(p) unit_k(p) (ModelDims::defocusGradient).
+template <typename Real>
+WFS_HOST_DEVICE inline double defocusTerm(const ModelDims& d, const Arrays<Real>& a, int p, int k, Real dPhase)
+{
+    return double(dPhase) * double(a.defocusUnit[std::size_t(k) * std::size_t(d.pixels) + std::size_t(p)]);
 }
 
 // The four illumination sums' terms at pupil pixel p from q = sum_k a dL/da: q, q dx, q dy, q |d|^2

@@ -26,6 +26,14 @@ ModelDims modelDims(const Problem& problem, Precision precision)
         break;
     }
     d.gaussian = problem.spec().pupil.illumination.gaussian;
+    // A zonal pupil: the host sends each pixel's phase and amplitude (the Zernike part included) and chains the
+    // per-pixel gradient back; the device keeps no basis.
+    d.hostPupil = problem.hasZonalPhase() || problem.hasZonalAmplitude();
+    if (d.hostPupil) {
+        d.terms = 0;
+        d.gaussian = false;
+    }
+    d.defocusTerms = problem.hasDefocusParameters();
     // Most problems weight every pixel 1 (the OOF preset, unmasked data); then no weight array is kept
     // and the objective reads one array less per pixel.
     d.weighted = false;
@@ -50,10 +58,14 @@ ModelInput modelInput(const Problem& problem, Precision precision)
     in.y = problem.pupilY();
     in.transmission = problem.transmission();
     // Eigen is column-major: column t (one basis term over the pupil pixels) is already contiguous.
-    in.basis.assign(problem.basis().data(), problem.basis().data() + problem.basis().size());
+    if (d.terms > 0)
+        in.basis.assign(problem.basis().data(), problem.basis().data() + problem.basis().size());
     in.diversity.reserve(size_t(d.pixels) * size_t(d.planes));
     for (const auto& plane : problem.diversityPhase())
         in.diversity.insert(in.diversity.end(), plane.begin(), plane.end());
+    if (d.defocusTerms)
+        for (int k = 0; k < d.planes; ++k)
+            in.defocusUnit.insert(in.defocusUnit.end(), problem.diversityUnitPhase(k).begin(), problem.diversityUnitPhase(k).end());
     if (problem.hasData()) {
         in.data.resize(d.gridElements());
         if (d.weighted)
@@ -91,6 +103,17 @@ std::vector<double> parameterBlock(const Problem& problem, const ModelDims& d, c
         block[size_t(d.shiftX(k))] = p.shiftX[size_t(k)];
         block[size_t(d.shiftY(k))] = p.shiftY[size_t(k)];
     }
+    if (d.hostPupil) {
+        const Eigen::VectorXd phase = problem.pupilPhase(p);
+        const std::vector<double> amplitude = problem.pupilAmplitude(p);
+        for (int i = 0; i < d.pixels; ++i) {
+            block[size_t(d.pupilPhase(i))] = phase[i];
+            block[size_t(d.pupilAmplitude(i))] = amplitude[size_t(i)];
+        }
+    }
+    if (d.defocusTerms)
+        for (int k = 0; k < d.planes; ++k)
+            block[size_t(d.defocusDelta(k))] = problem.defocusAmountChange(p, k);
     return block;
 }
 
@@ -107,11 +130,25 @@ double costAndGradient(const Problem& problem, const ModelDims& d, const ModelPa
         ModelParameters g = problem.zeroLike();
         for (int t = 0; t < d.terms; ++t)
             g.zernike[size_t(t)] = result[d.zernikeGradient(t)];
+        if (d.defocusTerms)
+            for (int k = 0; k < d.planes; ++k)
+                problem.chainDefocusGradient(k, result[d.defocusGradient(k)], g);
         for (int k = 0; k < d.planes; ++k) {
             g.flux[size_t(k)] = result[d.intensityGradient(k)] * problem.intensityScale();
             g.background[size_t(k)] = result[d.backgroundGradient(k)];
             g.shiftX[size_t(k)] = result[d.shiftXGradient(k)];
             g.shiftY[size_t(k)] = result[d.shiftYGradient(k)];
+        }
+        cost += problem.regularization(p, &g);
+        if (d.hostPupil) {
+            // Per pixel dL/dphase and dL/da: the Zernike terms through the basis, the rest as the CPU model does.
+            const Eigen::Map<const Eigen::VectorXd> dPhase(result + d.pixelPhaseGradient(0), d.pixels);
+            const Eigen::VectorXd dz = problem.basis().transpose() * dPhase;
+            for (Eigen::Index t = 0; t < dz.size(); ++t)
+                g.zernike[size_t(t)] = dz[t];
+            problem.chainPupilGradient(p, result + d.pixelPhaseGradient(0), result + d.pixelAmplitudeGradient(0), problem.pupilAmplitude(p), g);
+            problem.pack(g, gradient);
+            return invalid ? std::numeric_limits<double>::infinity() : cost;
         }
         // The device summed q = a dL/da and its moments; a = amp * t * exp(-|r - r0|^2 / (2 sigma^2)).
         const double q = result[d.illuminationSum(0)];
@@ -123,6 +160,8 @@ double costAndGradient(const Problem& problem, const ModelDims& d, const ModelPa
             g.sigma = result[d.illuminationSum(3)] / (s2 * p.sigma);
         }
         problem.pack(g, gradient);
+    } else {
+        cost += problem.regularization(p, nullptr);
     }
     return invalid ? std::numeric_limits<double>::infinity() : cost;
 }

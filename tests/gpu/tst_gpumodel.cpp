@@ -147,7 +147,8 @@ std::vector<double> emulate(const gpu::ModelInput& in, const std::vector<double>
     const gpu::ModelDims& d = in.dims;
     auto real = [](const std::vector<double>& v) { return std::vector<Real>(v.begin(), v.end()); };
     const std::vector<Real> basis = real(in.basis), x = real(in.x), y = real(in.y), transmission = real(in.transmission),
-                            diversity = real(in.diversity), data = real(in.data), weights = real(in.weights);
+                            diversity = real(in.diversity), data = real(in.data), weights = real(in.weights),
+                            defocusUnit = real(in.defocusUnit);
     const std::vector<int> bandMap = gpu::makeBandMap(d, in.pupilIndex);
     std::vector<Real> phase(size_t(d.pixels)), amplitude(size_t(d.pixels)), coefficients(size_t(d.terms));
     for (int t = 0; t < d.terms; ++t)
@@ -158,6 +159,7 @@ std::vector<double> emulate(const gpu::ModelInput& in, const std::vector<double>
     a.y = y.data();
     a.transmission = transmission.data();
     a.diversity = diversity.data();
+    a.defocusUnit = d.defocusTerms ? defocusUnit.data() : nullptr;
     a.bandMap = bandMap.data();
     a.pupilIndex = in.pupilIndex.data();
     a.data = data.data();
@@ -197,14 +199,21 @@ std::vector<double> emulate(const gpu::ModelInput& in, const std::vector<double>
     HostFft<Real>::run(HostFft<Real>::plan(d.n, columns, f + columns.offset, -1));
     HostFft<Real>::run(HostFft<Real>::plan(d.n, rows, f + rows.offset, -1));
     for (int p = 0; p < d.pixels; ++p) {
-        double dPhaseTotal = 0.0, q = 0.0;
+        double dPhaseTotal = 0.0, q = 0.0, dAmplitudeTotal = 0.0;
         for (int k = 0; k < d.planes; ++k) {
-            Real dPhase, qk;
-            gpu::math::adjointSample(d, block.data(), a, p, k, static_cast<const HostComplex<Real>*>(f), &dPhase, &qk);
+            Real dPhase, qk, dAmplitude;
+            gpu::math::adjointSample(d, block.data(), a, p, k, static_cast<const HostComplex<Real>*>(f), &dPhase, &qk, &dAmplitude);
             dPhaseTotal += double(dPhase);
             q += double(qk);
+            dAmplitudeTotal += double(dAmplitude);
             result[size_t(d.shiftXGradient(k))] += double(dPhase) * double(x[size_t(p)]);
             result[size_t(d.shiftYGradient(k))] += double(dPhase) * double(y[size_t(p)]);
+            if (d.defocusTerms)
+                result[size_t(d.defocusGradient(k))] += gpu::math::defocusTerm(d, a, p, k, dPhase);
+        }
+        if (d.hostPupil) {
+            result[size_t(d.pixelPhaseGradient(p))] = dPhaseTotal;
+            result[size_t(d.pixelAmplitudeGradient(p))] = dAmplitudeTotal;
         }
         for (int t = 0; t < d.terms; ++t)
             result[size_t(d.zernikeGradient(t))] += double(basis[size_t(t) * size_t(d.pixels) + size_t(p)]) * dPhaseTotal;
@@ -216,8 +225,38 @@ std::vector<double> emulate(const gpu::ModelInput& in, const std::vector<double>
     return result;
 }
 
+// The pupil-function model on the rich problem: Zernike terms plus a zonal phase remainder, a zonal amplitude
+// (with `zonal`; else the Gaussian illumination), and a defocus scale and per-plane offsets on four planes.
+std::shared_ptr<const Problem> pupilFunctionProblem(ObjectiveKind objective, bool zonal)
+{
+    ProblemSpec s = test::richSpec(objective, 48, 5);
+    if (zonal) {
+        s.pupil.illumination = Illumination{};
+        s.phaseModel = PupilPhaseModel::Both;
+        s.amplitudeModel = PupilAmplitudeModel::Zonal;
+        s.regularization = 3.0;
+    }
+    s.nuisance.fitDefocusScale = true;
+    s.nuisance.fitDefocusOffsets = true;
+    s.planes.push_back(s.planes[1]); // a fourth plane, so that one offset is free besides the held ones
+    s.planes.back().diversity.axialDistance = 0.1e-6;
+    const Problem shape(s);
+    std::vector<double> truth = shape.initialParameters();
+    for (size_t i = 0; i < truth.size(); ++i)
+        truth[i] += 0.05 * std::cos(0.7 * double(i)) * shape.parameterScales()[i];
+    std::mt19937_64 rng(13);
+    const auto images = simulateImages(s, truth, 40, 40, {NoiseModel::PhotonAndRead, 3.0}, &rng);
+    for (size_t k = 0; k < images.size(); ++k)
+        s.planes[k].data = images[k];
+    return std::make_shared<const Problem>(s);
+}
+
 std::shared_ptr<const Problem> namedProblem(const QString& name)
 {
+    if (name == QLatin1String("zonal"))
+        return pupilFunctionProblem(ObjectiveKind::Poisson, true);
+    if (name == QLatin1String("defocus"))
+        return pupilFunctionProblem(ObjectiveKind::WeightedLeastSquares, false);
     if (name == QLatin1String("least-squares"))
         return richProblem(ObjectiveKind::LeastSquares);
     if (name == QLatin1String("poisson"))
@@ -454,7 +493,7 @@ private slots:
     {
         QTest::addColumn<QString>("problemName");
         QTest::addColumn<int>("precision");
-        for (const char* problem : {"least-squares", "poisson", "weighted", "oof"}) {
+        for (const char* problem : {"least-squares", "poisson", "weighted", "oof", "zonal", "defocus"}) {
             QTest::newRow((QByteArray(problem) + " double").constData()) << QString::fromLatin1(problem) << int(Precision::Double);
             QTest::newRow((QByteArray(problem) + " float").constData()) << QString::fromLatin1(problem) << int(Precision::Float);
         }
@@ -555,7 +594,7 @@ private slots:
         QTest::addColumn<QString>("problemName");
         QTest::addColumn<int>("precision");
         QTest::addColumn<bool>("graphs");
-        for (const char* problem : {"least-squares", "poisson", "weighted", "oof"}) {
+        for (const char* problem : {"least-squares", "poisson", "weighted", "oof", "zonal", "defocus"}) {
             QTest::newRow((QByteArray(problem) + " double").constData()) << QString::fromLatin1(problem) << int(Precision::Double) << true;
             QTest::newRow((QByteArray(problem) + " float").constData()) << QString::fromLatin1(problem) << int(Precision::Float) << true;
         }
