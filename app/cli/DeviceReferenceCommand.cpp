@@ -36,7 +36,8 @@ using devicecheck::ReferenceWriter;
 // The rich problem (engine/Presets.h: every parameter kind) at order 5 with noisy data smaller than the
 // grid and one masked pixel: every branch of the device's per-sample formulas. With `pupilFunction`, the
 // pupil-function model instead of the Gaussian illumination: Zernike terms plus a zonal phase remainder, a zonal
-// amplitude, a defocus scale and per-plane offsets on a fourth plane (the device's hostPupil and defocus terms).
+// amplitude, a defocus scale and per-plane offsets on a fourth plane, pixel integration and a bead's size (the
+// device's hostPupil, defocus terms and blur).
 std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid, std::uint64_t seed, bool pupilFunction = false)
 {
     ProblemSpec s = richProblemSpec(objective, grid, 5);
@@ -48,6 +49,8 @@ std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid, st
         s.nuisance.fitDefocusScale = s.nuisance.fitDefocusOffsets = true;
         s.planes.push_back(s.planes[1]);
         s.planes.back().diversity.axialDistance = 0.1e-6;
+        s.detector.pixelIntegration = true;
+        s.detector.objectDiameterPixels = 1.7;
     }
     const Problem plain(s);
     std::vector<double> truth = plain.initialParameters();
@@ -86,7 +89,7 @@ std::vector<double> randomPoint(const Problem& problem, std::vector<double> x, s
 std::vector<int> dimsRecord(const gpu::ModelDims& d)
 {
     return {d.n,           d.planes,          d.rowBegin,        d.bandRows,          d.pixels,           d.terms,
-            int(d.objective), d.gaussian ? 1 : 0, d.weighted ? 1 : 0, d.hostPupil ? 1 : 0, d.defocusTerms ? 1 : 0};
+            int(d.objective), d.gaussian ? 1 : 0, d.weighted ? 1 : 0, d.hostPupil ? 1 : 0, d.defocusTerms ? 1 : 0, d.blur ? 1 : 0};
 }
 
 // One model case: the problem in the device layout, then per point the block, the CPU's cost and
@@ -111,6 +114,7 @@ void writeModelCase(const std::string& path, const std::string& about, const std
     w.put("basis", in.basis);
     w.put("diversity", in.diversity);
     w.put("defocusUnit", in.defocusUnit);
+    w.put("transfer", in.transfer);
     w.put("data", in.data);
     w.put("weights", in.weights);
     w.put("scales", problem->parameterScales());
@@ -255,7 +259,8 @@ int runDeviceReference(const QStringList& args)
         {
             auto problem = richProblem(ObjectiveKind::Poisson, 48, 12, true);
             const std::vector<double> x0 = problem->initialParameters();
-            model("pupil-function", "rich problem with a zonal phase and amplitude and defocus scale and offsets, poisson, grid 48, order 5; "
+            model("pupil-function", "rich problem with a zonal phase and amplitude, defocus scale and offsets, pixel integration and a 1.7-pixel "
+                  "sphere, poisson, grid 48, order 5; "
                   "two random points", problem, {randomPoint(*problem, x0, 1), randomPoint(*problem, x0, 2)});
         }
         // FastH: k < d with a ragged last block, k = d with a block that does not divide d, a larger case.

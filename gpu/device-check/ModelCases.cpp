@@ -19,7 +19,7 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
     ModelCase c;
     c.name = name;
     c.about = f.text("about");
-    const std::vector<int>& dims = f.ints("dims", 11);
+    const std::vector<int>& dims = f.ints("dims", 12);
     gpu::ModelDims& d = c.input.dims;
     d.n = dims[0];
     d.planes = dims[1];
@@ -34,6 +34,7 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
     d.weighted = dims[8] != 0;
     d.hostPupil = dims[9] != 0;
     d.defocusTerms = dims[10] != 0;
+    d.blur = dims[11] != 0;
     d.realBytes = 8;
     if (d.n < 2 || d.planes < 1 || d.pixels < 1 || (d.terms < 1 && !d.hostPupil) || d.rowBegin < 0 || d.bandRows < 1 || d.rowBegin + d.bandRows > d.n)
         throw std::runtime_error(f.path() + ": implausible dims");
@@ -45,6 +46,7 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
     c.input.basis = f.doubles("basis", pixels * d.terms);
     c.input.diversity = f.doubles("diversity", pixels * d.planes);
     c.input.defocusUnit = f.doubles("defocusUnit", d.defocusTerms ? pixels * d.planes : 0);
+    c.input.transfer = f.doubles("transfer", d.blur ? (long long)d.n * d.n : 0);
     c.input.data = f.doubles("data", (long long)d.gridElements());
     c.input.weights = f.doubles("weights", d.weighted ? (long long)d.gridElements() : 0);
     gpu::makeBandMap(d, c.input.pupilIndex); // throws when a pupil pixel lies outside the band

@@ -98,9 +98,13 @@ __global__ void __launch_bounds__(kThreads) objectiveKernel(ModelDims d, const d
     const int k = blockIdx.y;
     double local[ModelDims::kObjectiveValues] = {0.0, 0.0, 0.0, 0.0};
     const std::size_t perPlane = std::size_t(d.n) * std::size_t(d.n);
-    for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < perPlane; j += std::size_t(gridDim.x) * blockDim.x)
-        math::objectiveSample(d, block, a, k, d.element(k, int(j / std::size_t(d.n)), int(j % std::size_t(d.n))), gradient,
-                              field, local);
+    for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < perPlane; j += std::size_t(gridDim.x) * blockDim.x) {
+        const std::size_t e = d.element(k, int(j / std::size_t(d.n)), int(j % std::size_t(d.n)));
+        if (d.blur) // `field` is the intensity buffer then
+            math::blurredObjectiveSample(d, block, a, k, e, gradient, field, local);
+        else
+            math::objectiveSample(d, block, a, k, e, gradient, field, local);
+    }
     for (int v = 0; v < ModelDims::kObjectiveValues; ++v)
         warpPartial(local[v], sums[v]);
     __syncthreads();
@@ -110,6 +114,32 @@ __global__ void __launch_bounds__(kThreads) objectiveKernel(ModelDims d, const d
             total += sums[threadIdx.x][w];
         partials[std::size_t(d.cost(k) + int(threadIdx.x)) * std::size_t(stride) + blockIdx.x] = total;
     }
+}
+
+// ---- the detector blur (ModelDims::blur): one thread per grid element of every plane ----
+
+template <typename Real>
+__global__ void __launch_bounds__(kThreads) powerKernel(ModelDims d, const typename Fft<Real>::Complex* __restrict__ field,
+                                                        typename Fft<Real>::Complex* __restrict__ intensity)
+{
+    for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < d.gridElements(); e += std::size_t(gridDim.x) * blockDim.x)
+        intensity[e] = math::powerSample<Real>(d, field, e);
+}
+
+// Element e = (row K + k) N + col: its grid sample is (row, col) whatever the plane.
+template <typename Real>
+__global__ void __launch_bounds__(kThreads) blurKernel(ModelDims d, math::Arrays<Real> a, typename Fft<Real>::Complex* __restrict__ intensity)
+{
+    for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < d.gridElements(); e += std::size_t(gridDim.x) * blockDim.x)
+        math::blurSample(d, a, int(e / (std::size_t(d.n) * std::size_t(d.planes))), int(e % std::size_t(d.n)), intensity, e);
+}
+
+template <typename Real>
+__global__ void __launch_bounds__(kThreads) scatterKernel(ModelDims d, const typename Fft<Real>::Complex* __restrict__ intensity,
+                                                          typename Fft<Real>::Complex* __restrict__ field)
+{
+    for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < d.gridElements(); e += std::size_t(gridDim.x) * blockDim.x)
+        math::scatterSample<Real>(d, intensity, e, field);
 }
 
 // One thread per pupil pixel; field holds dL/dE (checkerboard-signed) after the forward FFTs. Block
@@ -185,14 +215,16 @@ __global__ void __launch_bounds__(kThreads) reduceKernel(const double* __restric
     }
 }
 
-// Plane k's model image, N x N row-major (the CPU backend's layout).
+// Plane k's model image, N x N row-major (the CPU backend's layout); `field` is the blurred intensity with blur.
 template <typename Real>
 __global__ void intensityKernel(ModelDims d, const double* __restrict__ block, int k,
                                 const typename Fft<Real>::Complex* __restrict__ field, double* __restrict__ out)
 {
     const std::size_t perPlane = std::size_t(d.n) * std::size_t(d.n);
-    for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < perPlane; j += std::size_t(gridDim.x) * blockDim.x)
-        out[j] = math::intensitySample(d, block, k, field[d.element(k, int(j / std::size_t(d.n)), int(j % std::size_t(d.n)))]);
+    for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < perPlane; j += std::size_t(gridDim.x) * blockDim.x) {
+        const auto& value = field[d.element(k, int(j / std::size_t(d.n)), int(j % std::size_t(d.n)))];
+        out[j] = d.blur ? math::blurredIntensitySample(d, block, k, value) : math::intensitySample(d, block, k, value);
+    }
 }
 
 int blocksFor(std::size_t count, std::size_t perBlock, std::size_t cap)
@@ -257,6 +289,7 @@ public:
         // Launch shapes, fixed for the life of the model (the graphs bake them in).
         const std::size_t perPlane = std::size_t(m_dims.n) * std::size_t(m_dims.n);
         m_fillBlocks = blocksFor(perPlane, kThreads, std::size_t(1) << 20);
+        m_gridBlocks = blocksFor(m_dims.gridElements(), kThreads, std::size_t(1) << 20);
         m_objectiveBlocks = blocksFor(perPlane, std::size_t(kThreads) * kObjectiveElementsPerThread, kMaxObjectiveBlocksPerPlane);
         m_gatherBlocks = blocksFor(std::size_t(m_dims.pixels), kThreads, std::size_t(1) << 30);
         m_partialStride = std::max(m_objectiveBlocks, m_gatherBlocks);
@@ -269,7 +302,7 @@ public:
         upload(input);
         if (m_workBytes > 0) {
             m_work.resize(m_workBytes);
-            for (const CufftPlan* plan : {&m_rowPlan, &m_columnPlan, &m_fullPlan})
+            for (const CufftPlan* plan : plans())
                 WFS_CUFFT_CHECK(cufftSetWorkArea(plan->get(), m_work.data()));
         }
         if (useGraphs)
@@ -307,7 +340,7 @@ public:
         const std::size_t perPlane = std::size_t(m_dims.n) * std::size_t(m_dims.n);
         std::vector<double> out(m_dims.gridElements());
         for (int k = 0; k < m_dims.planes; ++k) {
-            intensityKernel<Real><<<m_fillBlocks, kThreads, 0, s>>>(m_dims, m_block.data(), k, m_field.data(), m_image.data());
+            intensityKernel<Real><<<m_fillBlocks, kThreads, 0, s>>>(m_dims, m_block.data(), k, objectiveInput(), m_image.data());
             WFS_KERNEL_CHECK("intensityKernel");
             WFS_CUDA_CHECK(cudaMemcpyAsync(out.data() + std::size_t(k) * perPlane, m_image.data(), perPlane * sizeof(double),
                                            cudaMemcpyDeviceToHost, s));
@@ -339,8 +372,17 @@ public:
     }
 
 private:
+    std::vector<const CufftPlan*> plans() const
+    {
+        std::vector<const CufftPlan*> all = {&m_rowPlan, &m_columnPlan, &m_fullPlan};
+        if (m_dims.blur)
+            all.push_back(&m_blurPlan);
+        return all;
+    }
+
     // Three plans, all on the model's stream, sharing one work area (they never run concurrently):
-    // rows of the band of all planes, columns of all planes, and one plain N x N transform for fft_ms.
+    // rows of the band of all planes, columns of all planes, and one plain N x N transform for fft_ms;
+    // with the blur a fourth, the 2-D transforms of every plane (ModelDims::planeEmbedColumns).
     void makePlans()
     {
         const int n = m_dims.n;
@@ -359,9 +401,18 @@ private:
         m_fullPlan.create();
         WFS_CUFFT_CHECK(cufftSetAutoAllocation(m_fullPlan.get(), 0));
         WFS_CUFFT_CHECK(cufftMakePlan2d(m_fullPlan.get(), n, n, Fft<Real>::kType, &fullWork));
-        for (const CufftPlan* plan : {&m_rowPlan, &m_columnPlan, &m_fullPlan})
+        std::size_t blurWork = 0;
+        if (m_dims.blur) {
+            int sizes[2] = {n, n};
+            int planeEmbed[2] = {n, m_dims.planeEmbedColumns()};
+            m_blurPlan.create();
+            WFS_CUFFT_CHECK(cufftSetAutoAllocation(m_blurPlan.get(), 0));
+            WFS_CUFFT_CHECK(cufftMakePlanMany(m_blurPlan.get(), 2, sizes, planeEmbed, 1, n, planeEmbed, 1, n, Fft<Real>::kType, m_dims.planes,
+                                              &blurWork));
+        }
+        for (const CufftPlan* plan : plans())
             WFS_CUFFT_CHECK(cufftSetStream(plan->get(), m_stream->get()));
-        m_workBytes = std::max({rowWork, columnWork, fullWork});
+        m_workBytes = std::max({rowWork, columnWork, fullWork, blurWork});
     }
 
     template <typename T>
@@ -380,6 +431,7 @@ private:
             || input.transmission.size() != pixels || input.basis.size() != pixels * std::size_t(d.terms)
             || input.diversity.size() != pixels * std::size_t(d.planes) || input.data.size() != d.gridElements()
             || input.defocusUnit.size() != (d.defocusTerms ? pixels * std::size_t(d.planes) : 0)
+            || input.transfer.size() != (d.blur ? std::size_t(d.n) * std::size_t(d.n) : 0)
             || input.weights.size() != (d.weighted ? d.gridElements() : 0))
             throw std::invalid_argument("ModelDevice: input arrays do not match their dimensions");
 
@@ -390,6 +442,9 @@ private:
         put(m_basis, converted<Real>(input.basis));
         put(m_diversity, converted<Real>(input.diversity));
         put(m_defocusUnit, converted<Real>(input.defocusUnit));
+        put(m_transfer, converted<Real>(input.transfer));
+        if (d.blur)
+            m_intensity.resize(d.gridElements());
         put(m_x, converted<Real>(input.x));
         put(m_y, converted<Real>(input.y));
         put(m_transmission, converted<Real>(input.transmission));
@@ -419,6 +474,7 @@ private:
         a.transmission = m_transmission.data();
         a.diversity = m_diversity.data();
         a.defocusUnit = m_dims.defocusTerms ? m_defocusUnit.data() : nullptr;
+        a.transfer = m_dims.blur ? m_transfer.data() : nullptr;
         a.bandMap = m_bandMap.data();
         a.pupilIndex = m_pupilIndex.data();
         a.data = m_data.data();
@@ -438,7 +494,25 @@ private:
         Complex* band = m_field.data() + m_dims.bandRowTransforms().offset;
         Fft<Real>::exec(m_rowPlan.get(), band, CUFFT_INVERSE, __FILE__, __LINE__);
         Fft<Real>::exec(m_columnPlan.get(), m_field.data(), CUFFT_INVERSE, __FILE__, __LINE__);
+        if (m_dims.blur) {
+            powerKernel<Real><<<m_gridBlocks, kThreads, 0, s>>>(m_dims, m_field.data(), m_intensity.data());
+            WFS_KERNEL_CHECK("powerKernel");
+            enqueueBlur();
+        }
     }
+
+    // The intensity buffer convolved with the detector's kernel: FFT, times H / N^2, inverse FFT (self-adjoint).
+    void enqueueBlur()
+    {
+        const cudaStream_t s = m_stream->get();
+        Fft<Real>::exec(m_blurPlan.get(), m_intensity.data(), CUFFT_FORWARD, __FILE__, __LINE__);
+        blurKernel<Real><<<m_gridBlocks, kThreads, 0, s>>>(m_dims, arrays(), m_intensity.data());
+        WFS_KERNEL_CHECK("blurKernel");
+        Fft<Real>::exec(m_blurPlan.get(), m_intensity.data(), CUFFT_INVERSE, __FILE__, __LINE__);
+    }
+
+    // What the objective and the model images read: the blurred intensity, or the field itself.
+    Complex* objectiveInput() { return m_dims.blur ? m_intensity.data() : m_field.data(); }
 
     // One whole evaluation on the stream (what the graphs hold).
     void enqueue(bool gradient)
@@ -448,9 +522,14 @@ private:
                                        cudaMemcpyHostToDevice, s));
         enqueueForward();
         objectiveKernel<Real><<<dim3(unsigned(m_objectiveBlocks), unsigned(m_dims.planes)), kThreads, 0, s>>>(
-            m_dims, m_block.data(), arrays(), m_field.data(), m_partials.data(), m_partialStride, gradient);
+            m_dims, m_block.data(), arrays(), objectiveInput(), m_partials.data(), m_partialStride, gradient);
         WFS_KERNEL_CHECK("objectiveKernel");
         int rows = m_dims.objectiveRows();
+        if (gradient && m_dims.blur) {
+            enqueueBlur(); // dL/d(blurred intensity) -> dL/d|S|^2
+            scatterKernel<Real><<<m_gridBlocks, kThreads, 0, s>>>(m_dims, m_intensity.data(), m_field.data());
+            WFS_KERNEL_CHECK("scatterKernel");
+        }
         if (gradient) {
             Fft<Real>::exec(m_columnPlan.get(), m_field.data(), CUFFT_FORWARD, __FILE__, __LINE__);
             Fft<Real>::exec(m_rowPlan.get(), m_field.data() + m_dims.bandRowTransforms().offset, CUFFT_FORWARD, __FILE__, __LINE__);
@@ -492,12 +571,12 @@ private:
     int m_device;
     ModelDims m_dims;
     std::unique_ptr<CudaStream> m_stream;
-    int m_fillBlocks = 1, m_objectiveBlocks = 1, m_gatherBlocks = 1, m_partialStride = 1;
-    CufftPlan m_rowPlan, m_columnPlan, m_fullPlan;
+    int m_fillBlocks = 1, m_gridBlocks = 1, m_objectiveBlocks = 1, m_gatherBlocks = 1, m_partialStride = 1;
+    CufftPlan m_rowPlan, m_columnPlan, m_fullPlan, m_blurPlan;
     std::size_t m_workBytes = 0;
     DeviceBuffer<char> m_work;
-    DeviceBuffer<Complex> m_field;
-    DeviceBuffer<Real> m_data, m_weights, m_basis, m_diversity, m_defocusUnit, m_x, m_y, m_transmission, m_phase, m_amplitude;
+    DeviceBuffer<Complex> m_field, m_intensity; // m_intensity: the blur's buffer (ModelDims::blur)
+    DeviceBuffer<Real> m_data, m_weights, m_basis, m_diversity, m_defocusUnit, m_transfer, m_x, m_y, m_transmission, m_phase, m_amplitude;
     DeviceBuffer<int> m_pupilIndex, m_bandMap;
     DeviceBuffer<double> m_block, m_result, m_partials, m_image;
     PinnedBuffer<double> m_hostBlock, m_hostResult;

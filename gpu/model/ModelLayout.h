@@ -43,6 +43,10 @@ struct ModelDims {
     // delta_k (the parameter block) = the plane's defocus amount now less the one its diversity holds; the device
     // returns sum_p dL/dphase_k(p) unit_k(p) per plane (Problem::chainDefocusGradient).
     bool defocusTerms = false;
+    // The detector's transfer function H (pixel integration, object size; Problem::transferFunction): each plane's
+    // |S|^2 goes into an intensity buffer, through a 2-D FFT, times H / N^2, and back before the objective; the
+    // objective's dL/dI takes the same way back (H is real and even: the blur is its own adjoint).
+    bool blur = false;
 
     WFS_HOST_DEVICE std::size_t gridElements() const { return std::size_t(n) * std::size_t(n) * std::size_t(planes); }
     WFS_HOST_DEVICE std::size_t bandElements() const { return std::size_t(bandRows) * std::size_t(n) * std::size_t(planes); }
@@ -66,6 +70,9 @@ struct ModelDims {
     }
     // Every column of every plane: K N transforms of stride K N.
     BatchedTransform columnTransforms() const { return {planes * n, 1, planes * n, 0}; }
+    // The blur's 2-D transforms, one per plane: element (r, c) of plane k at k N + (r K N + c), i.e. rank 2 with
+    // n = {N, N}, embed = {N, K N}, stride 1, distance N, batch K (cuFFT's and FFTW's advanced layout).
+    int planeEmbedColumns() const { return planes * n; }
 
     // ---- the parameter block (doubles), filled by the host from ModelParameters ----
     WFS_HOST_DEVICE int coefficient(int term) const { return term; } // radians
@@ -122,6 +129,8 @@ struct ModelDims {
         bytes += p * sizeof(int);                                 // pupil pixel -> grid index
         bytes += std::size_t(bandRows) * std::size_t(n) * sizeof(int); // band pixel -> pupil pixel
         bytes += std::size_t(n) * std::size_t(n) * sizeof(double);    // one model image (modelImages)
+        if (blur)
+            bytes += gridElements() * 2 * r + std::size_t(n) * std::size_t(n) * r; // the intensity buffer and H
         return bytes;
     }
 
@@ -145,11 +154,16 @@ struct ModelDims {
         bytes += 2.0 * band * c;                            // inverse row FFTs
         bytes += 2.0 * grid * c;                            // inverse column FFTs
         bytes += grid * c + grid * r * (weighted ? 2 : 1);  // objective reads
+        // The blur: |S|^2 into the intensity buffer, a 2-D FFT each way (two passes, read + write), times H.
+        if (blur)
+            bytes += 2.0 * grid * c + 8.0 * grid * c + 2.0 * grid * c;
         if (gradient) {
             bytes += grid * c;                              // objective writes dL/dS
             bytes += 2.0 * grid * c + 2.0 * band * c;       // forward column and row FFTs
             bytes += p * planes * c + p * r * (2 + planes + 2 + terms) + p * sizeof(int);
             bytes += double(hostPupilValues()) * 8.0 + (defocusTerms ? p * r * planes : 0.0); // per-pixel results, unit phases
+            if (blur)
+                bytes += 12.0 * grid * c + 3.0 * grid * c; // dL/dI through the blur, then dL/dS from it and the field
         }
         return bytes;
     }
@@ -163,6 +177,7 @@ struct ModelInput {
     std::vector<double> basis;              // terms x pixels, term-major (basis[t * P + p])
     std::vector<double> diversity;          // planes x pixels, radians
     std::vector<double> defocusUnit;        // planes x pixels, radians per unit defocus amount; empty unless dims.defocusTerms
+    std::vector<double> transfer;           // N x N in FFT order (Problem::transferFunction); empty unless dims.blur
     std::vector<double> data;               // device grid layout (ModelDims::element)
     std::vector<double> weights;            // device grid layout; empty unless dims.weighted
 };

@@ -20,6 +20,7 @@ struct Arrays {
     const Real* transmission = nullptr;
     const Real* diversity = nullptr;    // planes x pixels
     const Real* defocusUnit = nullptr;  // planes x pixels (ModelDims::defocusTerms)
+    const Real* transfer = nullptr;     // N x N (ModelDims::blur)
     const int* bandMap = nullptr;       // band rows x N: pupil pixel or -1
     const int* pupilIndex = nullptr;    // per pupil pixel: row * N + col
     const Real* data = nullptr;         // grid layout
@@ -141,20 +142,15 @@ WFS_HOST_DEVICE inline void fillSample(const ModelDims& d, const double* block, 
     }
 }
 
-// The objective at grid element e of plane k, after the inverse FFTs (the buffer holds N^2 S). Adds
-// to sums: [0] the cost, [1] dL/dModel |S|^2 (-> flux), [2] dL/dModel (-> background), [3] 1 where
-// the Poisson model is not positive under data. With the gradient, the buffer there becomes dL/dS
-// (scaled for the forward FFTs).
-template <typename Real, typename Complex>
-WFS_HOST_DEVICE inline void objectiveSample(const ModelDims& d, const double* block, const Arrays<Real>& a, int k, std::size_t e,
-                                            bool gradient, Complex* field, double* sums)
+// The objective of plane k at grid element e whose |S|^2 (blurred, with ModelDims::blur) is `power`. Adds to
+// sums: [0] the cost, [1] dL/dModel power (-> flux), [2] dL/dModel (-> background), [3] 1 where the Poisson
+// model is not positive under data; with the gradient, returns dL/dModel (else 0).
+template <typename Real>
+WFS_HOST_DEVICE inline Real objectiveTerms(const ModelDims& d, const double* block, const Arrays<Real>& a, int k, std::size_t e,
+                                           bool gradient, Real power, double* sums)
 {
-    const Real fieldScale = Real(1.0 / (double(d.n) * double(d.n))); // buffer -> S
     const Real intensity = Real(block[d.intensity(k)]);
     const Real background = Real(block[d.background(k)]);
-    const Complex b = field[e];
-    const Real sr = b.x * fieldScale, si = b.y * fieldScale;
-    const Real power = sr * sr + si * si;
     const Real model = intensity * power + background;
     const Real w = a.weights ? a.weights[e] : Real(1);
     Real dModel = Real(0); // dL/dModel
@@ -173,13 +169,76 @@ WFS_HOST_DEVICE inline void objectiveSample(const ModelDims& d, const double* bl
             dModel = Real(-2) * w * r;
         }
     }
+    if (!gradient)
+        return Real(0);
+    sums[1] += double(dModel) * double(power);
+    sums[2] += double(dModel);
+    return dModel;
+}
+
+// The objective at grid element e of plane k, after the inverse FFTs (the buffer holds N^2 S); sums as
+// objectiveTerms. With the gradient, the buffer there becomes dL/dS (scaled for the forward FFTs).
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline void objectiveSample(const ModelDims& d, const double* block, const Arrays<Real>& a, int k, std::size_t e,
+                                            bool gradient, Complex* field, double* sums)
+{
+    const Real fieldScale = Real(1.0 / (double(d.n) * double(d.n))); // buffer -> S
+    const Complex b = field[e];
+    const Real sr = b.x * fieldScale, si = b.y * fieldScale;
+    const Real dModel = objectiveTerms(d, block, a, k, e, gradient, sr * sr + si * si, sums);
     if (gradient) {
-        sums[1] += double(dModel) * double(power);
-        sums[2] += double(dModel);
         // dL/dS = 2 dL/d|S|^2 S, with one more fieldScale: the adjoint of (1/N^2) B is (1/N^2) F.
-        const Real f = Real(2) * dModel * intensity * fieldScale;
+        const Real f = Real(2) * dModel * Real(block[d.intensity(k)]) * fieldScale;
         field[e] = Complex{sr * f, si * f};
     }
+}
+
+// ---- the detector blur (ModelDims::blur): the intensity buffer between the field and the objective ----
+
+// |S|^2 at element e (the field buffer holds N^2 S) as the intensity buffer's value there.
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline Complex powerSample(const ModelDims& d, const Complex* field, std::size_t e)
+{
+    const Real fieldScale = Real(1.0 / (double(d.n) * double(d.n)));
+    const Real sr = field[e].x * fieldScale, si = field[e].y * fieldScale;
+    return Complex{sr * sr + si * si, Real(0)};
+}
+
+// The intensity's spectrum at element e (grid row, col) times H / N^2 (the unnormalised inverse FFT's factor).
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline void blurSample(const ModelDims& d, const Arrays<Real>& a, int row, int col, Complex* intensity, std::size_t e)
+{
+    const Real h = a.transfer[std::size_t(row) * std::size_t(d.n) + std::size_t(col)] * Real(1.0 / (double(d.n) * double(d.n)));
+    intensity[e] = Complex{intensity[e].x * h, intensity[e].y * h};
+}
+
+// The objective at element e on the blurred intensity; with the gradient, the intensity buffer there becomes
+// dL/d(blurred intensity), ready for the blur's way back.
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline void blurredObjectiveSample(const ModelDims& d, const double* block, const Arrays<Real>& a, int k, std::size_t e,
+                                                   bool gradient, Complex* intensity, double* sums)
+{
+    const Real dModel = objectiveTerms(d, block, a, k, e, gradient, intensity[e].x, sums);
+    if (gradient)
+        intensity[e] = Complex{dModel * Real(block[d.intensity(k)]), Real(0)};
+}
+
+// dL/dS at element e from dL/d|S|^2 (the intensity buffer after the blur's way back), scaled for the forward FFTs
+// as objectiveSample's.
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline void scatterSample(const ModelDims& d, const Complex* intensity, std::size_t e, Complex* field)
+{
+    const Real fieldScale = Real(1.0 / (double(d.n) * double(d.n)));
+    const Real sr = field[e].x * fieldScale, si = field[e].y * fieldScale;
+    const Real f = Real(2) * intensity[e].x * fieldScale;
+    field[e] = Complex{sr * f, si * f};
+}
+
+// The model image of plane k from the blurred intensity (ModelDims::blur).
+template <typename Complex>
+WFS_HOST_DEVICE inline double blurredIntensitySample(const ModelDims& d, const double* block, int k, const Complex& intensity)
+{
+    return block[d.intensity(k)] * double(intensity.x) + block[d.background(k)];
 }
 
 // The model image of plane k from the buffer value b (N^2 S) after the inverse FFTs.

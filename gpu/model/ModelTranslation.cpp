@@ -34,6 +34,7 @@ ModelDims modelDims(const Problem& problem, Precision precision)
         d.gaussian = false;
     }
     d.defocusTerms = problem.hasDefocusParameters();
+    d.blur = !problem.transferFunction().empty();
     // Most problems weight every pixel 1 (the OOF preset, unmasked data); then no weight array is kept
     // and the objective reads one array less per pixel.
     d.weighted = false;
@@ -63,6 +64,8 @@ ModelInput modelInput(const Problem& problem, Precision precision)
     in.diversity.reserve(size_t(d.pixels) * size_t(d.planes));
     for (const auto& plane : problem.diversityPhase())
         in.diversity.insert(in.diversity.end(), plane.begin(), plane.end());
+    if (d.blur)
+        in.transfer = problem.transferFunction();
     if (d.defocusTerms)
         for (int k = 0; k < d.planes; ++k)
             in.defocusUnit.insert(in.defocusUnit.end(), problem.diversityUnitPhase(k).begin(), problem.diversityUnitPhase(k).end());
