@@ -48,10 +48,6 @@ BackendStatus status()
 
 std::unique_ptr<ModelEvaluator> makeEvaluator(std::shared_ptr<const Problem> problem, const EvaluatorOptions& options)
 {
-    // Checked before the device is touched, so the message is the same with and without a GPU.
-    if (!problem->spectrum().empty())
-        throw BackendUnavailable("the GPU backend models one wavelength: a bandwidth (--bandwidth with --spectral-samples) runs on the "
-                                 "CPU backend (--backend cpu)");
     const DeviceInfo device = chooseDevice(options.device);
     const std::string label = deviceLabel(device);
     try {

@@ -38,9 +38,15 @@ using devicecheck::ReferenceWriter;
 // pupil-function model instead of the Gaussian illumination: Zernike terms plus a zonal phase remainder, a zonal
 // amplitude, a defocus scale and per-plane offsets on a fourth plane, pixel integration and a bead's size (the
 // device's hostPupil, defocus terms and blur).
-std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid, std::uint64_t seed, bool pupilFunction = false)
+std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid, std::uint64_t seed, bool pupilFunction = false,
+                                          bool spectrum = false)
 {
     ProblemSpec s = richProblemSpec(objective, grid, 5);
+    if (spectrum) { // three wavelengths on grids N - 2, N, N + 2, with pixel integration
+        s.spectrum.bandwidth = 0.1 * s.wavelength;
+        s.spectrum.samples = 3;
+        s.detector.pixelIntegration = true;
+    }
     if (pupilFunction) {
         s.pupil.illumination = Illumination{};
         s.phaseModel = PupilPhaseModel::Both;
@@ -89,7 +95,8 @@ std::vector<double> randomPoint(const Problem& problem, std::vector<double> x, s
 std::vector<int> dimsRecord(const gpu::ModelDims& d)
 {
     return {d.n,           d.planes,          d.rowBegin,        d.bandRows,          d.pixels,           d.terms,
-            int(d.objective), d.gaussian ? 1 : 0, d.weighted ? 1 : 0, d.hostPupil ? 1 : 0, d.defocusTerms ? 1 : 0, d.blur ? 1 : 0};
+            int(d.objective), d.gaussian ? 1 : 0, d.weighted ? 1 : 0, d.hostPupil ? 1 : 0, d.defocusTerms ? 1 : 0, d.blur ? 1 : 0,
+            d.channels};
 }
 
 // One model case: the problem in the device layout, then per point the block, the CPU's cost and
@@ -115,6 +122,15 @@ void writeModelCase(const std::string& path, const std::string& about, const std
     w.put("diversity", in.diversity);
     w.put("defocusUnit", in.defocusUnit);
     w.put("transfer", in.transfer);
+    std::vector<int> channelSizes;
+    std::vector<double> channelScales;
+    for (int c = 0; c < d.channels; ++c) {
+        channelSizes.insert(channelSizes.end(), {d.channel[c].n, d.channel[c].shift});
+        channelScales.insert(channelScales.end(), {d.channel[c].phaseScale, d.channel[c].powerScale});
+        w.put("channelIndex." + std::to_string(c), in.channelIndex[size_t(c)]);
+    }
+    w.put("channels", channelSizes);
+    w.put("channelScales", channelScales);
     w.put("data", in.data);
     w.put("weights", in.weights);
     w.put("scales", problem->parameterScales());
@@ -259,6 +275,10 @@ int runDeviceReference(const QStringList& args)
         {
             auto problem = richProblem(ObjectiveKind::Poisson, 48, 12, true);
             const std::vector<double> x0 = problem->initialParameters();
+            auto spectrum = richProblem(ObjectiveKind::WeightedLeastSquares, 48, 13, false, true);
+            const std::vector<double> s0 = spectrum->initialParameters();
+            model("spectrum", "rich problem through three wavelengths (grids 46, 48, 50) and pixel integration, weighted, grid 48, order 5; "
+                  "two random points", spectrum, {randomPoint(*spectrum, s0, 1), randomPoint(*spectrum, s0, 2)});
             model("pupil-function", "rich problem with a zonal phase and amplitude, defocus scale and offsets, pixel integration and a 1.7-pixel "
                   "sphere, poisson, grid 48, order 5; "
                   "two random points", problem, {randomPoint(*problem, x0, 1), randomPoint(*problem, x0, 2)});

@@ -19,7 +19,7 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
     ModelCase c;
     c.name = name;
     c.about = f.text("about");
-    const std::vector<int>& dims = f.ints("dims", 12);
+    const std::vector<int>& dims = f.ints("dims", 13);
     gpu::ModelDims& d = c.input.dims;
     d.n = dims[0];
     d.planes = dims[1];
@@ -35,6 +35,9 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
     d.hostPupil = dims[9] != 0;
     d.defocusTerms = dims[10] != 0;
     d.blur = dims[11] != 0;
+    d.channels = dims[12];
+    if (d.channels < 0 || d.channels > gpu::ModelDims::kMaxChannels || (d.channels > 0 && !d.hostPupil))
+        throw std::runtime_error(f.path() + ": implausible channel count " + std::to_string(d.channels));
     d.realBytes = 8;
     if (d.n < 2 || d.planes < 1 || d.pixels < 1 || (d.terms < 1 && !d.hostPupil) || d.rowBegin < 0 || d.bandRows < 1 || d.rowBegin + d.bandRows > d.n)
         throw std::runtime_error(f.path() + ": implausible dims");
@@ -47,6 +50,21 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
     c.input.diversity = f.doubles("diversity", pixels * d.planes);
     c.input.defocusUnit = f.doubles("defocusUnit", d.defocusTerms ? pixels * d.planes : 0);
     c.input.transfer = f.doubles("transfer", d.blur ? (long long)d.n * d.n : 0);
+    const std::vector<int> channelSizes = f.ints("channels", 2LL * d.channels);
+    const std::vector<double> channelScales = f.doubles("channelScales", 2LL * d.channels);
+    for (int k = 0; k < d.channels; ++k) {
+        gpu::ChannelDims& ch = d.channel[k];
+        ch.n = channelSizes[size_t(2 * k)];
+        ch.shift = channelSizes[size_t(2 * k + 1)];
+        ch.phaseScale = channelScales[size_t(2 * k)];
+        ch.powerScale = channelScales[size_t(2 * k + 1)];
+        if (ch.n < 2 || 2 * ch.shift != ch.n - d.n)
+            throw std::runtime_error(f.path() + ": implausible channel " + std::to_string(k));
+        c.input.channelIndex.push_back(f.ints("channelIndex." + std::to_string(k), pixels));
+        for (int i : c.input.channelIndex.back())
+            if (i < 0 || i >= ch.n * ch.n)
+                throw std::runtime_error(f.path() + ": a channel's pupil index is out of its grid");
+    }
     c.input.data = f.doubles("data", (long long)d.gridElements());
     c.input.weights = f.doubles("weights", d.weighted ? (long long)d.gridElements() : 0);
     gpu::makeBandMap(d, c.input.pupilIndex); // throws when a pupil pixel lies outside the band

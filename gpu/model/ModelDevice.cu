@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(kThreads) objectiveKernel(ModelDims d, const d
     const std::size_t perPlane = std::size_t(d.n) * std::size_t(d.n);
     for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < perPlane; j += std::size_t(gridDim.x) * blockDim.x) {
         const std::size_t e = d.element(k, int(j / std::size_t(d.n)), int(j % std::size_t(d.n)));
-        if (d.blur) // `field` is the intensity buffer then
+        if (d.intensityPath()) // `field` is the intensity buffer then
             math::blurredObjectiveSample(d, block, a, k, e, gradient, field, local);
         else
             math::objectiveSample(d, block, a, k, e, gradient, field, local);
@@ -140,6 +140,100 @@ __global__ void __launch_bounds__(kThreads) scatterKernel(ModelDims d, const typ
 {
     for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < d.gridElements(); e += std::size_t(gridDim.x) * blockDim.x)
         math::scatterSample<Real>(d, intensity, e, field);
+}
+
+// ---- a spectrum (ModelDims::channels): one wavelength's field at a time ----
+
+// One thread per pupil pixel, writing it in every plane of channel c's (cleared) field.
+template <typename Real>
+__global__ void __launch_bounds__(kThreads) channelFillKernel(ModelDims d, int c, const double* __restrict__ block, math::Arrays<Real> a,
+                                                              const int* __restrict__ index, typename Fft<Real>::Complex* __restrict__ field)
+{
+    const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (p >= d.pixels)
+        return;
+    const ChannelDims& ch = d.channel[c];
+    const int i = index[p];
+    for (int k = 0; k < d.planes; ++k)
+        field[ch.element(d.planes, k, i / ch.n, i % ch.n)] = math::channelFieldSample<Real, typename Fft<Real>::Complex>(d, ch, block, a, p, k, i);
+}
+
+// Every model element: the intensity buffer (re)set or added to with channel c's |field|^2.
+template <typename Real>
+__global__ void __launch_bounds__(kThreads) channelPowerKernel(ModelDims d, int c, const typename Fft<Real>::Complex* __restrict__ field,
+                                                               typename Fft<Real>::Complex* __restrict__ intensity, bool first)
+{
+    const std::size_t rowLength = std::size_t(d.n) * std::size_t(d.planes);
+    for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < d.gridElements(); e += std::size_t(gridDim.x) * blockDim.x)
+        intensity[e] = math::channelPowerSample<Real>(d, d.channel[c], field, intensity, int((e % rowLength) / std::size_t(d.n)), int(e / rowLength),
+                                                      int(e % std::size_t(d.n)), first);
+}
+
+// Every element of channel c: dL/d(buffer) from dL/d|S|^2 in the intensity buffer.
+template <typename Real>
+__global__ void __launch_bounds__(kThreads) channelScatterKernel(ModelDims d, int c, const typename Fft<Real>::Complex* __restrict__ intensity,
+                                                                 typename Fft<Real>::Complex* __restrict__ field)
+{
+    const ChannelDims& ch = d.channel[c];
+    const std::size_t rowLength = std::size_t(ch.n) * std::size_t(d.planes);
+    for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < ch.elements(d.planes); j += std::size_t(gridDim.x) * blockDim.x)
+        math::channelScatterSample<Real>(d, ch, intensity, int((j % rowLength) / std::size_t(ch.n)), int(j / rowLength), int(j % std::size_t(ch.n)),
+                                         field);
+}
+
+// One thread per pupil pixel: channel c's dL/dphase per plane and dL/da added to the spectrum's sums.
+template <typename Real>
+__global__ void __launch_bounds__(kThreads) channelGatherKernel(ModelDims d, int c, const double* __restrict__ block, math::Arrays<Real> a,
+                                                                const int* __restrict__ index, const typename Fft<Real>::Complex* __restrict__ field,
+                                                                double* __restrict__ dPhasePlane, double* __restrict__ dAmplitude, bool first)
+{
+    const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (p >= d.pixels)
+        return;
+    double amplitudeSum = first ? 0.0 : dAmplitude[p];
+    for (int k = 0; k < d.planes; ++k) {
+        Real dPhase, dA;
+        math::channelAdjointSample(d, d.channel[c], block, a, p, k, index[p], field, &dPhase, &dA);
+        const std::size_t i = std::size_t(k) * std::size_t(d.pixels) + std::size_t(p);
+        dPhasePlane[i] = (first ? 0.0 : dPhasePlane[i]) + double(dPhase);
+        amplitudeSum += double(dA);
+    }
+    dAmplitude[p] = amplitudeSum;
+}
+
+// One thread per pupil pixel, after every channel's gather: the pupil rows' block sums (shifts, defocus; no basis
+// and no illumination sums with hostPupil) and the pixel's own dL/dphase and dL/da, as gatherKernel's.
+template <typename Real>
+__global__ void __launch_bounds__(kThreads) pixelReduceKernel(ModelDims d, math::Arrays<Real> a, const double* __restrict__ dPhasePlane,
+                                                              const double* __restrict__ dAmplitude, double* __restrict__ partials, int stride,
+                                                              double* __restrict__ result)
+{
+    extern __shared__ double warpSums[]; // [pupilRows][kWarps]
+    const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
+    const bool active = p < d.pixels;
+    double dPhaseTotal = 0.0;
+    for (int k = 0; k < d.planes; ++k) {
+        const double dPhase = active ? dPhasePlane[std::size_t(k) * std::size_t(d.pixels) + std::size_t(p)] : 0.0;
+        dPhaseTotal += dPhase;
+        warpPartial(active ? dPhase * double(a.x[p]) : 0.0, warpSums + std::size_t(d.terms + k) * kWarps);
+        warpPartial(active ? dPhase * double(a.y[p]) : 0.0, warpSums + std::size_t(d.terms + d.planes + k) * kWarps);
+        if (d.defocusTerms)
+            warpPartial(active ? math::defocusTerm(d, a, p, k, Real(dPhase)) : 0.0,
+                        warpSums + std::size_t(d.defocusGradient(k) - d.objectiveRows()) * kWarps);
+    }
+    for (int v = 0; v < ModelDims::kIlluminationValues; ++v)
+        warpPartial(0.0, warpSums + std::size_t(d.terms + 2 * d.planes + v) * kWarps);
+    if (active) {
+        result[d.pixelPhaseGradient(p)] = dPhaseTotal;
+        result[d.pixelAmplitudeGradient(p)] = dAmplitude[p];
+    }
+    __syncthreads();
+    for (int r = threadIdx.x; r < d.pupilRows(); r += blockDim.x) {
+        double total = 0.0;
+        for (int w = 0; w < kWarps; ++w)
+            total += warpSums[std::size_t(r) * kWarps + w];
+        partials[std::size_t(d.objectiveRows() + r) * std::size_t(stride) + blockIdx.x] = total;
+    }
 }
 
 // One thread per pupil pixel; field holds dL/dE (checkerboard-signed) after the forward FFTs. Block
@@ -223,7 +317,7 @@ __global__ void intensityKernel(ModelDims d, const double* __restrict__ block, i
     const std::size_t perPlane = std::size_t(d.n) * std::size_t(d.n);
     for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < perPlane; j += std::size_t(gridDim.x) * blockDim.x) {
         const auto& value = field[d.element(k, int(j / std::size_t(d.n)), int(j % std::size_t(d.n)))];
-        out[j] = d.blur ? math::blurredIntensitySample(d, block, k, value) : math::intensitySample(d, block, k, value);
+        out[j] = d.intensityPath() ? math::blurredIntensitySample(d, block, k, value) : math::intensitySample(d, block, k, value);
     }
 }
 
@@ -354,13 +448,14 @@ public:
         WFS_CUDA_CHECK(cudaSetDevice(m_device));
         const cudaStream_t s = m_stream->get();
         // The values do not change the time; the next evaluation rewrites the whole buffer anyway.
-        WFS_CUDA_CHECK(cudaMemsetAsync(m_field.data(), 0, std::size_t(m_dims.n) * std::size_t(m_dims.n) * sizeof(Complex), s));
+        Complex* buffer = objectiveInput(); // N^2 K elements, whichever the model keeps
+        WFS_CUDA_CHECK(cudaMemsetAsync(buffer, 0, std::size_t(m_dims.n) * std::size_t(m_dims.n) * sizeof(Complex), s));
         CudaEvent start, stop;
-        Fft<Real>::exec(m_fullPlan.get(), m_field.data(), CUFFT_INVERSE, __FILE__, __LINE__); // warm-up
+        Fft<Real>::exec(m_fullPlan.get(), buffer, CUFFT_INVERSE, __FILE__, __LINE__); // warm-up
         std::vector<float> times;
         for (int r = 0; r < std::max(1, repeats); ++r) {
             WFS_CUDA_CHECK(cudaEventRecord(start.get(), s));
-            Fft<Real>::exec(m_fullPlan.get(), m_field.data(), CUFFT_INVERSE, __FILE__, __LINE__);
+            Fft<Real>::exec(m_fullPlan.get(), buffer, CUFFT_INVERSE, __FILE__, __LINE__);
             WFS_CUDA_CHECK(cudaEventRecord(stop.get(), s));
             WFS_CUDA_CHECK(cudaEventSynchronize(stop.get()));
             float ms = 0.0f;
@@ -377,6 +472,8 @@ private:
         std::vector<const CufftPlan*> all = {&m_rowPlan, &m_columnPlan, &m_fullPlan};
         if (m_dims.blur)
             all.push_back(&m_blurPlan);
+        for (const Channel& c : m_channels)
+            all.push_back(&c.plan);
         return all;
     }
 
@@ -410,6 +507,18 @@ private:
             WFS_CUFFT_CHECK(cufftMakePlanMany(m_blurPlan.get(), 2, sizes, planeEmbed, 1, n, planeEmbed, 1, n, Fft<Real>::kType, m_dims.planes,
                                               &blurWork));
         }
+        m_channels.resize(std::size_t(m_dims.channels));
+        for (int c = 0; c < m_dims.channels; ++c) {
+            const int nc = m_dims.channel[c].n;
+            int sizes[2] = {nc, nc};
+            int planeEmbed[2] = {nc, nc * m_dims.planes};
+            std::size_t work = 0;
+            CufftPlan& plan = m_channels[std::size_t(c)].plan;
+            plan.create();
+            WFS_CUFFT_CHECK(cufftSetAutoAllocation(plan.get(), 0));
+            WFS_CUFFT_CHECK(cufftMakePlanMany(plan.get(), 2, sizes, planeEmbed, 1, nc, planeEmbed, 1, nc, Fft<Real>::kType, m_dims.planes, &work));
+            blurWork = std::max(blurWork, work);
+        }
         for (const CufftPlan* plan : plans())
             WFS_CUFFT_CHECK(cufftSetStream(plan->get(), m_stream->get()));
         m_workBytes = std::max({rowWork, columnWork, fullWork, blurWork});
@@ -432,10 +541,12 @@ private:
             || input.diversity.size() != pixels * std::size_t(d.planes) || input.data.size() != d.gridElements()
             || input.defocusUnit.size() != (d.defocusTerms ? pixels * std::size_t(d.planes) : 0)
             || input.transfer.size() != (d.blur ? std::size_t(d.n) * std::size_t(d.n) : 0)
+            || input.channelIndex.size() != std::size_t(d.channels) || (d.channels > 0 && !d.hostPupil)
             || input.weights.size() != (d.weighted ? d.gridElements() : 0))
             throw std::invalid_argument("ModelDevice: input arrays do not match their dimensions");
 
-        m_field.resize(d.gridElements());
+        if (d.channels == 0)
+            m_field.resize(d.gridElements()); // a spectrum's fields are the channels'
         put(m_data, converted<Real>(input.data));
         if (d.weighted)
             put(m_weights, converted<Real>(input.weights));
@@ -443,8 +554,16 @@ private:
         put(m_diversity, converted<Real>(input.diversity));
         put(m_defocusUnit, converted<Real>(input.defocusUnit));
         put(m_transfer, converted<Real>(input.transfer));
-        if (d.blur)
+        if (d.intensityPath())
             m_intensity.resize(d.gridElements());
+        for (int c = 0; c < d.channels; ++c) {
+            m_channels[std::size_t(c)].field.resize(d.channel[c].elements(d.planes));
+            put(m_channels[std::size_t(c)].index, input.channelIndex[std::size_t(c)]);
+        }
+        if (d.channels > 0) {
+            m_dPhasePlane.resize(pixels * std::size_t(d.planes));
+            m_dAmplitude.resize(pixels);
+        }
         put(m_x, converted<Real>(input.x));
         put(m_y, converted<Real>(input.y));
         put(m_transmission, converted<Real>(input.transmission));
@@ -488,6 +607,10 @@ private:
     void enqueueForward()
     {
         const cudaStream_t s = m_stream->get();
+        if (m_dims.channels > 0) {
+            enqueueSpectrum();
+            return;
+        }
         const std::size_t shared = std::size_t(m_dims.terms) * sizeof(Real);
         fillKernel<Real><<<m_fillBlocks, kThreads, shared, s>>>(m_dims, m_block.data(), arrays(), m_field.data());
         WFS_KERNEL_CHECK("fillKernel");
@@ -511,8 +634,47 @@ private:
         Fft<Real>::exec(m_blurPlan.get(), m_intensity.data(), CUFFT_INVERSE, __FILE__, __LINE__);
     }
 
-    // What the objective and the model images read: the blurred intensity, or the field itself.
-    Complex* objectiveInput() { return m_dims.blur ? m_intensity.data() : m_field.data(); }
+    // A spectrum: each wavelength's field cleared, filled, transformed and its |field|^2 added to the intensity
+    // buffer; then the blur, if any.
+    void enqueueSpectrum()
+    {
+        const cudaStream_t s = m_stream->get();
+        for (int c = 0; c < m_dims.channels; ++c) {
+            Channel& ch = m_channels[std::size_t(c)];
+            WFS_CUDA_CHECK(cudaMemsetAsync(ch.field.data(), 0, ch.field.size() * sizeof(Complex), s));
+            channelFillKernel<Real><<<m_gatherBlocks, kThreads, 0, s>>>(m_dims, c, m_block.data(), arrays(), ch.index.data(), ch.field.data());
+            WFS_KERNEL_CHECK("channelFillKernel");
+            Fft<Real>::exec(ch.plan.get(), ch.field.data(), CUFFT_INVERSE, __FILE__, __LINE__);
+            channelPowerKernel<Real><<<m_gridBlocks, kThreads, 0, s>>>(m_dims, c, ch.field.data(), m_intensity.data(), c == 0);
+            WFS_KERNEL_CHECK("channelPowerKernel");
+        }
+        if (m_dims.blur)
+            enqueueBlur();
+    }
+
+    // A spectrum's way back from dL/d|S|^2 (the intensity buffer): per wavelength dL/d(buffer), its forward FFT and
+    // the gather into per-plane sums; then the pupil rows from those sums.
+    void enqueueSpectrumAdjoint()
+    {
+        const cudaStream_t s = m_stream->get();
+        for (int c = 0; c < m_dims.channels; ++c) {
+            Channel& ch = m_channels[std::size_t(c)];
+            const int blocks = blocksFor(m_dims.channel[c].elements(m_dims.planes), kThreads, std::size_t(1) << 20);
+            channelScatterKernel<Real><<<blocks, kThreads, 0, s>>>(m_dims, c, m_intensity.data(), ch.field.data());
+            WFS_KERNEL_CHECK("channelScatterKernel");
+            Fft<Real>::exec(ch.plan.get(), ch.field.data(), CUFFT_FORWARD, __FILE__, __LINE__);
+            channelGatherKernel<Real><<<m_gatherBlocks, kThreads, 0, s>>>(m_dims, c, m_block.data(), arrays(), ch.index.data(), ch.field.data(),
+                                                                          m_dPhasePlane.data(), m_dAmplitude.data(), c == 0);
+            WFS_KERNEL_CHECK("channelGatherKernel");
+        }
+        const std::size_t shared = std::size_t(m_dims.pupilRows()) * kWarps * sizeof(double);
+        pixelReduceKernel<Real><<<m_gatherBlocks, kThreads, shared, s>>>(m_dims, arrays(), m_dPhasePlane.data(), m_dAmplitude.data(),
+                                                                         m_partials.data(), m_partialStride, m_result.data());
+        WFS_KERNEL_CHECK("pixelReduceKernel");
+    }
+
+    // What the objective and the model images read: the intensity buffer (blurred, or a spectrum's), or the field.
+    Complex* objectiveInput() { return m_dims.intensityPath() ? m_intensity.data() : m_field.data(); }
 
     // One whole evaluation on the stream (what the graphs hold).
     void enqueue(bool gradient)
@@ -525,12 +687,16 @@ private:
             m_dims, m_block.data(), arrays(), objectiveInput(), m_partials.data(), m_partialStride, gradient);
         WFS_KERNEL_CHECK("objectiveKernel");
         int rows = m_dims.objectiveRows();
-        if (gradient && m_dims.blur) {
+        if (gradient && m_dims.blur)
             enqueueBlur(); // dL/d(blurred intensity) -> dL/d|S|^2
-            scatterKernel<Real><<<m_gridBlocks, kThreads, 0, s>>>(m_dims, m_intensity.data(), m_field.data());
-            WFS_KERNEL_CHECK("scatterKernel");
-        }
-        if (gradient) {
+        if (gradient && m_dims.channels > 0) {
+            enqueueSpectrumAdjoint();
+            rows = m_dims.reducedRows();
+        } else if (gradient) {
+            if (m_dims.blur) {
+                scatterKernel<Real><<<m_gridBlocks, kThreads, 0, s>>>(m_dims, m_intensity.data(), m_field.data());
+                WFS_KERNEL_CHECK("scatterKernel");
+            }
             Fft<Real>::exec(m_columnPlan.get(), m_field.data(), CUFFT_FORWARD, __FILE__, __LINE__);
             Fft<Real>::exec(m_rowPlan.get(), m_field.data() + m_dims.bandRowTransforms().offset, CUFFT_FORWARD, __FILE__, __LINE__);
             const std::size_t shared = std::size_t(m_dims.pupilRows()) * kWarps * sizeof(double);
@@ -575,7 +741,14 @@ private:
     CufftPlan m_rowPlan, m_columnPlan, m_fullPlan, m_blurPlan;
     std::size_t m_workBytes = 0;
     DeviceBuffer<char> m_work;
-    DeviceBuffer<Complex> m_field, m_intensity; // m_intensity: the blur's buffer (ModelDims::blur)
+    DeviceBuffer<Complex> m_field, m_intensity; // m_intensity: the blur's or the spectrum's (ModelDims::intensityPath)
+    struct Channel {                            // one wavelength of a spectrum (ModelDims::channels)
+        CufftPlan plan;                         // its 2-D transforms, all planes
+        DeviceBuffer<Complex> field;
+        DeviceBuffer<int> index;                // each pupil pixel's place in its grid
+    };
+    std::vector<Channel> m_channels;
+    DeviceBuffer<double> m_dPhasePlane, m_dAmplitude; // a spectrum's gathers summed over the wavelengths
     DeviceBuffer<Real> m_data, m_weights, m_basis, m_diversity, m_defocusUnit, m_transfer, m_x, m_y, m_transmission, m_phase, m_amplitude;
     DeviceBuffer<int> m_pupilIndex, m_bandMap;
     DeviceBuffer<double> m_block, m_result, m_partials, m_image;

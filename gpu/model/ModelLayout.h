@@ -23,6 +23,21 @@ namespace wfs::gpu {
 
 enum class DeviceObjective : int { LeastSquares = 0, Poisson = 1, WeightedLeastSquares = 2 };
 
+// One wavelength of a spectrum (ModelDims::channels, Problem::spectrum): imaged on its own even FFT size N',
+// centred on the model grid, as core/optics/CpuImageFormation.h does. Its field of all planes is interleaved like
+// the model grid's: element (plane k, row r, column c) at (r K + k) N' + c.
+struct ChannelDims {
+    int n = 0;             // N'
+    int shift = 0;         // (N' - N) / 2: model row r is channel row r + shift (columns likewise)
+    double phaseScale = 1; // lambda / lambda': the pupil phase at this wavelength
+    double powerScale = 1; // weight (N'/N)^2 / N'^4: |channel buffer|^2 -> this wavelength's share of |S|^2
+    WFS_HOST_DEVICE std::size_t elements(int planes) const { return std::size_t(n) * std::size_t(n) * std::size_t(planes); }
+    WFS_HOST_DEVICE std::size_t element(int planes, int plane, int row, int col) const
+    {
+        return (std::size_t(row) * std::size_t(planes) + std::size_t(plane)) * std::size_t(n) + std::size_t(col);
+    }
+};
+
 struct ModelDims {
     int n = 0;         // grid size N
     int planes = 0;    // K
@@ -47,6 +62,14 @@ struct ModelDims {
     // |S|^2 goes into an intensity buffer, through a 2-D FFT, times H / N^2, and back before the objective; the
     // objective's dL/dI takes the same way back (H is real and even: the blur is its own adjoint).
     bool blur = false;
+    // A spectrum: `channels` wavelengths (at most kMaxChannels), each through its own full 2-D FFTs, their
+    // intensities summed into the intensity buffer on the model grid (then the blur, if any, and the objective).
+    // Needs hostPupil; the band-pruned single-wavelength field is then not used.
+    static constexpr int kMaxChannels = 15;
+    int channels = 0;
+    ChannelDims channel[kMaxChannels];
+    // The objective reads the intensity buffer (blurred, or a spectrum's sum) instead of the field.
+    WFS_HOST_DEVICE bool intensityPath() const { return blur || channels > 0; }
 
     WFS_HOST_DEVICE std::size_t gridElements() const { return std::size_t(n) * std::size_t(n) * std::size_t(planes); }
     WFS_HOST_DEVICE std::size_t bandElements() const { return std::size_t(bandRows) * std::size_t(n) * std::size_t(planes); }
@@ -121,7 +144,7 @@ struct ModelDims {
     std::size_t residentBytes() const
     {
         const std::size_t r = std::size_t(realBytes), p = std::size_t(pixels);
-        std::size_t bytes = gridElements() * 2 * r;              // the complex field, all planes
+        std::size_t bytes = channels > 0 ? 0 : gridElements() * 2 * r; // the complex field, all planes (one wavelength)
         bytes += gridElements() * r * (weighted ? 2 : 1);         // data (+ weights)
         bytes += p * r * std::size_t(terms);                      // basis on pupil pixels
         bytes += p * r * std::size_t(planes) * (defocusTerms ? 2 : 1); // diversity phases (+ unit defocus phases)
@@ -129,8 +152,12 @@ struct ModelDims {
         bytes += p * sizeof(int);                                 // pupil pixel -> grid index
         bytes += std::size_t(bandRows) * std::size_t(n) * sizeof(int); // band pixel -> pupil pixel
         bytes += std::size_t(n) * std::size_t(n) * sizeof(double);    // one model image (modelImages)
-        if (blur)
+        if (blur || channels > 0)
             bytes += gridElements() * 2 * r + std::size_t(n) * std::size_t(n) * r; // the intensity buffer and H
+        for (int c = 0; c < channels; ++c) // each wavelength's field, its pupil index, the per-plane gradients
+            bytes += channel[c].elements(planes) * 2 * r + p * sizeof(int);
+        if (channels > 0)
+            bytes += p * std::size_t(planes + 1) * sizeof(double);
         return bytes;
     }
 
@@ -149,21 +176,28 @@ struct ModelDims {
     {
         const double r = realBytes, c = 2.0 * realBytes, p = pixels;
         const double grid = double(gridElements()), band = double(bandElements());
-        double bytes = grid * c + p * r * (terms + planes + 3) + double(bandRows) * n * sizeof(int) + p * r * 2;
+        // With a spectrum the single-wavelength field and its band-pruned FFTs are replaced by the channels' (below).
+        const double single = channels > 0 ? 0.0 : 1.0;
+        double bytes = single * (grid * c + double(bandRows) * n * sizeof(int)) + p * r * (terms + planes + 3) + p * r * 2;
         bytes += double(hostPupilValues()) * 8.0 + (defocusTerms ? p * r * planes : 0.0); // per-pixel block values, unit phases
-        bytes += 2.0 * band * c;                            // inverse row FFTs
-        bytes += 2.0 * grid * c;                            // inverse column FFTs
+        bytes += single * 2.0 * band * c;                   // inverse row FFTs
+        bytes += single * 2.0 * grid * c;                   // inverse column FFTs
         bytes += grid * c + grid * r * (weighted ? 2 : 1);  // objective reads
         // The blur: |S|^2 into the intensity buffer, a 2-D FFT each way (two passes, read + write), times H.
         if (blur)
             bytes += 2.0 * grid * c + 8.0 * grid * c + 2.0 * grid * c;
+        // A spectrum: per wavelength, clear and fill its field, a 2-D FFT (two passes), add |field|^2 to the intensity.
+        for (int k = 0; k < channels; ++k)
+            bytes += double(channel[k].elements(planes)) * c * (1.0 + 4.0 + 1.0) + grid * c;
         if (gradient) {
             bytes += grid * c;                              // objective writes dL/dS
-            bytes += 2.0 * grid * c + 2.0 * band * c;       // forward column and row FFTs
+            bytes += single * (2.0 * grid * c + 2.0 * band * c); // forward column and row FFTs
             bytes += p * planes * c + p * r * (2 + planes + 2 + terms) + p * sizeof(int);
             bytes += double(hostPupilValues()) * 8.0 + (defocusTerms ? p * r * planes : 0.0); // per-pixel results, unit phases
             if (blur)
                 bytes += 12.0 * grid * c + 3.0 * grid * c; // dL/dI through the blur, then dL/dS from it and the field
+            for (int k = 0; k < channels; ++k) // dL/dS per wavelength, its 2-D FFT back, the gather
+                bytes += double(channel[k].elements(planes)) * c * (2.0 + 4.0) + grid * c + p * planes * (c + 16.0);
         }
         return bytes;
     }
@@ -178,6 +212,7 @@ struct ModelInput {
     std::vector<double> diversity;          // planes x pixels, radians
     std::vector<double> defocusUnit;        // planes x pixels, radians per unit defocus amount; empty unless dims.defocusTerms
     std::vector<double> transfer;           // N x N in FFT order (Problem::transferFunction); empty unless dims.blur
+    std::vector<std::vector<int>> channelIndex; // per channel, each pupil pixel's row N' + column (dims.channels)
     std::vector<double> data;               // device grid layout (ModelDims::element)
     std::vector<double> weights;            // device grid layout; empty unless dims.weighted
 };

@@ -234,6 +234,72 @@ WFS_HOST_DEVICE inline void scatterSample(const ModelDims& d, const Complex* int
     field[e] = Complex{sr * f, si * f};
 }
 
+// ---- a spectrum (ModelDims::channels): each wavelength's field on its own grid, summed as intensities ----
+
+// Pupil pixel p of plane k in channel ch, whose grid element is `index` (row N' + column): the field at the
+// channel's wavelength (the whole plane phase times phaseScale), checkerboard-signed by its place in that grid.
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline Complex channelFieldSample(const ModelDims& d, const ChannelDims& ch, const double* block, const Arrays<Real>& a,
+                                                  int p, int k, int index)
+{
+    Real phase0, amplitude;
+    pupilPixel(d, block, static_cast<const Real*>(nullptr), a, p, &phase0, &amplitude); // hostPupil: from the block
+    Real s, c;
+    sinCos(Real(ch.phaseScale) * planePhase(d, block, a, p, k, phase0), &s, &c);
+    const Real signedAmplitude = ((index / ch.n + index % ch.n) & 1) ? -amplitude : amplitude;
+    return Complex{signedAmplitude * c, signedAmplitude * s};
+}
+
+// Model element (plane k, row, col): the intensity buffer there plus channel ch's share powerScale |field|^2 when
+// the channel's grid covers the sample (`first`: the buffer's old value is not read).
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline Complex channelPowerSample(const ModelDims& d, const ChannelDims& ch, const Complex* channelField, const Complex* intensity,
+                                                  int k, int row, int col, bool first)
+{
+    Real sum = first ? Real(0) : intensity[d.element(k, row, col)].x;
+    const int r = row + ch.shift, c = col + ch.shift;
+    if (r >= 0 && r < ch.n && c >= 0 && c < ch.n) {
+        const Complex v = channelField[ch.element(d.planes, k, r, c)];
+        sum += Real(ch.powerScale) * (v.x * v.x + v.y * v.y);
+    }
+    return Complex{sum, Real(0)};
+}
+
+// Channel element (plane k, row r, column c): dL/d(buffer) = 2 powerScale dL/d|S|^2 buffer where the model grid
+// holds the sample, 0 where it does not (such samples are not seen).
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline void channelScatterSample(const ModelDims& d, const ChannelDims& ch, const Complex* intensity, int k, int r, int c,
+                                                 Complex* channelField)
+{
+    const int row = r - ch.shift, col = c - ch.shift;
+    Complex& v = channelField[ch.element(d.planes, k, r, c)];
+    if (row < 0 || row >= d.n || col < 0 || col >= d.n) {
+        v = Complex{Real(0), Real(0)};
+        return;
+    }
+    const Real f = Real(2.0 * ch.powerScale) * intensity[d.element(k, row, col)].x;
+    v = Complex{v.x * f, v.y * f};
+}
+
+// Pupil pixel p of plane k in channel ch after the forward FFT (the channel buffer holds dL/dE): dL/dphase (the
+// model's phase, so times phaseScale) and dL/da.
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline void channelAdjointSample(const ModelDims& d, const ChannelDims& ch, const double* block, const Arrays<Real>& a, int p,
+                                                 int k, int index, const Complex* channelField, Real* dPhase, Real* dAmplitude)
+{
+    const int row = index / ch.n, col = index % ch.n;
+    const Real sign = ((row + col) & 1) ? Real(-1) : Real(1);
+    const Complex g = channelField[ch.element(d.planes, k, row, col)];
+    const Real gr = sign * g.x, gi = sign * g.y;
+    Real phase0, amplitude;
+    pupilPixel(d, block, static_cast<const Real*>(nullptr), a, p, &phase0, &amplitude);
+    Real s, c;
+    sinCos(Real(ch.phaseScale) * planePhase(d, block, a, p, k, phase0), &s, &c);
+    const Real er = amplitude * c, ei = amplitude * s;
+    *dPhase = Real(ch.phaseScale) * (gi * er - gr * ei);
+    *dAmplitude = gr * c + gi * s;
+}
+
 // The model image of plane k from the blurred intensity (ModelDims::blur).
 template <typename Complex>
 WFS_HOST_DEVICE inline double blurredIntensitySample(const ModelDims& d, const double* block, int k, const Complex& intensity)

@@ -1,7 +1,10 @@
 // The host-side translation between a Problem and the GPU model's device layout (ModelTranslation.h).
 #include "model/ModelTranslation.h"
 
+#include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace wfs::gpu {
 
@@ -28,13 +31,27 @@ ModelDims modelDims(const Problem& problem, Precision precision)
     d.gaussian = problem.spec().pupil.illumination.gaussian;
     // A zonal pupil: the host sends each pixel's phase and amplitude (the Zernike part included) and chains the
     // per-pixel gradient back; the device keeps no basis.
-    d.hostPupil = problem.hasZonalPhase() || problem.hasZonalAmplitude();
+    // A spectrum's fields are filled per wavelength from the host's pupil values too.
+    d.hostPupil = problem.hasZonalPhase() || problem.hasZonalAmplitude() || !problem.spectrum().empty();
     if (d.hostPupil) {
         d.terms = 0;
         d.gaussian = false;
     }
     d.defocusTerms = problem.hasDefocusParameters();
     d.blur = !problem.transferFunction().empty();
+    const std::vector<Problem::SpectralChannel>& spectrum = problem.spectrum();
+    if (int(spectrum.size()) > ModelDims::kMaxChannels)
+        throw std::invalid_argument("the GPU model holds at most " + std::to_string(ModelDims::kMaxChannels) + " wavelengths");
+    d.channels = int(spectrum.size());
+    for (int c = 0; c < d.channels; ++c) {
+        const Problem::SpectralChannel& s = spectrum[size_t(c)];
+        ChannelDims& ch = d.channel[c];
+        ch.n = s.grid;
+        ch.shift = (s.grid - d.n) / 2;
+        ch.phaseScale = s.phaseScale;
+        // As core/optics/CpuImageFormation.h: Parseval's (N'/N)^2 keeps the flux, 1/N'^4 the unnormalised transform's.
+        ch.powerScale = s.weight * (double(s.grid) / d.n) * (double(s.grid) / d.n) / std::pow(double(s.grid), 4);
+    }
     // Most problems weight every pixel 1 (the OOF preset, unmasked data); then no weight array is kept
     // and the objective reads one array less per pixel.
     d.weighted = false;
@@ -66,6 +83,8 @@ ModelInput modelInput(const Problem& problem, Precision precision)
         in.diversity.insert(in.diversity.end(), plane.begin(), plane.end());
     if (d.blur)
         in.transfer = problem.transferFunction();
+    for (const Problem::SpectralChannel& s : problem.spectrum())
+        in.channelIndex.push_back(s.index);
     if (d.defocusTerms)
         for (int k = 0; k < d.planes; ++k)
             in.defocusUnit.insert(in.defocusUnit.end(), problem.diversityUnitPhase(k).begin(), problem.diversityUnitPhase(k).end());
