@@ -114,7 +114,7 @@ public:
     const std::vector<double>& transferFunction() const { return m_transfer; }
     // Directions of the parameter vector that change nothing (the zonal terms' projected-off span).
     int gaugeDimensions() const;
-    // Whether anything beyond the Zernike / illumination model is in play (the GPU backend models only that).
+    // Whether anything beyond the Zernike / illumination model is in play.
     bool usesPupilFunctionTerms() const;
 
     // Data and weights in grid layout (N x N); weight 0 = not part of the objective.
