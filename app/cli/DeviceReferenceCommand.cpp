@@ -222,6 +222,52 @@ void writeFasthCase(const std::string& path, int d, int k, int m, int block, std
 
 } // namespace
 
+// Every model case: the presets, the rich problem per objective, a spectrum, the pupil-function model. Adds each
+// file to `index`.
+void writeModelCases(const std::string& dir, std::vector<std::string>& index)
+{
+    auto preset = [](const std::string& name, int grid, int order) {
+        PresetOptions options;
+        options.grid = grid;
+        options.order = order;
+        return makePreset(name, options);
+    };
+    auto model = [&](const std::string& name, const std::string& about, const std::shared_ptr<const Problem>& problem,
+                     std::vector<std::vector<double>> points) {
+        const std::string file = "model-" + name + ".bin";
+        writeModelCase(dir + "/" + file, about, problem, points);
+        index.push_back("model " + name + " " + file);
+        std::fprintf(stderr, "%s: %s\n", file.c_str(), about.c_str());
+    };
+    for (const auto& [name, grid, order] : {std::tuple<std::string, int, int>{"oof", 64, 4}, {"oof", 128, 8}, {"demo", 128, 4}}) {
+        const PresetCase c = preset(name, grid, order);
+        auto problem = std::make_shared<const Problem>(c.spec);
+        const std::string about = name + " preset, grid " + std::to_string(grid) + ", order " + std::to_string(order)
+                                  + ", noise: " + c.noiseDescription + "; points: the preset start, two random";
+        model(name + "-" + std::to_string(grid) + "-" + std::to_string(order), about, problem,
+              {c.start, randomPoint(*problem, c.start, 1), randomPoint(*problem, c.start, 2)});
+    }
+    for (const auto& [name, objective] : {std::pair<std::string, ObjectiveKind>{"least-squares", ObjectiveKind::LeastSquares},
+                                          {"poisson", ObjectiveKind::Poisson},
+                                          {"weighted", ObjectiveKind::WeightedLeastSquares}}) {
+        auto problem = richProblem(objective, 48, 11);
+        const std::vector<double> x0 = problem->initialParameters();
+        model("rich-" + name, "rich problem (every parameter kind, masked data), " + name + ", grid 48, order 5; three random points",
+              problem, {randomPoint(*problem, x0, 1), randomPoint(*problem, x0, 2), randomPoint(*problem, x0, 3)});
+    }
+    {
+        auto problem = richProblem(ObjectiveKind::Poisson, 48, 12, true);
+        const std::vector<double> x0 = problem->initialParameters();
+        auto spectrum = richProblem(ObjectiveKind::WeightedLeastSquares, 48, 13, false, true);
+        const std::vector<double> s0 = spectrum->initialParameters();
+        model("spectrum", "rich problem through three wavelengths (grids 46, 48, 50) and pixel integration, weighted, grid 48, order 5; "
+              "two random points", spectrum, {randomPoint(*spectrum, s0, 1), randomPoint(*spectrum, s0, 2)});
+        model("pupil-function", "rich problem with a zonal phase and amplitude, defocus scale and offsets, pixel integration and a 1.7-pixel "
+              "sphere, poisson, grid 48, order 5; "
+              "two random points", problem, {randomPoint(*problem, x0, 1), randomPoint(*problem, x0, 2)});
+    }
+}
+
 int runDeviceReference(const QStringList& args)
 {
     QCommandLineParser parser;
@@ -243,46 +289,7 @@ int runDeviceReference(const QStringList& args)
         const std::string dir = folder.toStdString();
         std::vector<std::string> index;
 
-        auto preset = [](const std::string& name, int grid, int order) {
-            PresetOptions options;
-            options.grid = grid;
-            options.order = order;
-            return makePreset(name, options);
-        };
-        auto model = [&](const std::string& name, const std::string& about, const std::shared_ptr<const Problem>& problem,
-                         std::vector<std::vector<double>> points) {
-            const std::string file = "model-" + name + ".bin";
-            writeModelCase(dir + "/" + file, about, problem, points);
-            index.push_back("model " + name + " " + file);
-            std::fprintf(stderr, "%s: %s\n", file.c_str(), about.c_str());
-        };
-        for (const auto& [name, grid, order] : {std::tuple<std::string, int, int>{"oof", 64, 4}, {"oof", 128, 8}, {"demo", 128, 4}}) {
-            const PresetCase c = preset(name, grid, order);
-            auto problem = std::make_shared<const Problem>(c.spec);
-            const std::string about = name + " preset, grid " + std::to_string(grid) + ", order " + std::to_string(order)
-                                      + ", noise: " + c.noiseDescription + "; points: the preset start, two random";
-            model(name + "-" + std::to_string(grid) + "-" + std::to_string(order), about, problem,
-                  {c.start, randomPoint(*problem, c.start, 1), randomPoint(*problem, c.start, 2)});
-        }
-        for (const auto& [name, objective] : {std::pair<std::string, ObjectiveKind>{"least-squares", ObjectiveKind::LeastSquares},
-                                              {"poisson", ObjectiveKind::Poisson},
-                                              {"weighted", ObjectiveKind::WeightedLeastSquares}}) {
-            auto problem = richProblem(objective, 48, 11);
-            const std::vector<double> x0 = problem->initialParameters();
-            model("rich-" + name, "rich problem (every parameter kind, masked data), " + name + ", grid 48, order 5; three random points",
-                  problem, {randomPoint(*problem, x0, 1), randomPoint(*problem, x0, 2), randomPoint(*problem, x0, 3)});
-        }
-        {
-            auto problem = richProblem(ObjectiveKind::Poisson, 48, 12, true);
-            const std::vector<double> x0 = problem->initialParameters();
-            auto spectrum = richProblem(ObjectiveKind::WeightedLeastSquares, 48, 13, false, true);
-            const std::vector<double> s0 = spectrum->initialParameters();
-            model("spectrum", "rich problem through three wavelengths (grids 46, 48, 50) and pixel integration, weighted, grid 48, order 5; "
-                  "two random points", spectrum, {randomPoint(*spectrum, s0, 1), randomPoint(*spectrum, s0, 2)});
-            model("pupil-function", "rich problem with a zonal phase and amplitude, defocus scale and offsets, pixel integration and a 1.7-pixel "
-                  "sphere, poisson, grid 48, order 5; "
-                  "two random points", problem, {randomPoint(*problem, x0, 1), randomPoint(*problem, x0, 2)});
-        }
+        writeModelCases(dir, index);
         // FastH: k < d with a ragged last block, k = d with a block that does not divide d, a larger case.
         for (const auto& [d, k, m, b] : {std::tuple<int, int, int, int>{100, 97, 5, 16}, {64, 64, 1, 12}, {512, 512, 8, 48}}) {
             const std::string name = "d" + std::to_string(d) + "-k" + std::to_string(k) + "-m" + std::to_string(m) + "-b" + std::to_string(b);

@@ -189,7 +189,10 @@ public:
             step.stages.clear();
         }
         FitResult result = reconstruct(step, m_progress, m_cancel);
-        m_seconds += result.solver.seconds;
+        m_work.seconds += result.solver.seconds;
+        m_work.iterations += result.solver.iterations;
+        m_work.costEvaluations += result.solver.costEvaluations;
+        m_work.gradientEvaluations += result.solver.gradientEvaluations;
         if (result.solver.termination == Termination::Cancelled || result.solver.termination == Termination::Failed) {
             m_stopped = std::move(result);
             return false;
@@ -215,7 +218,8 @@ public:
     FitResult& best() { return *m_best; }
     FitResult& stopped() { return *m_stopped; }
     const std::vector<std::pair<double, double>>& points() const { return m_points; }
-    double seconds() const { return m_seconds; }
+    // The profile's fits together (seconds, iterations and evaluations), for the result's summary.
+    const SolverSummary& work() const { return m_work; }
 
 private:
     ReconstructionRequest m_request;
@@ -225,7 +229,7 @@ private:
     std::optional<FitResult> m_best, m_stopped;
     ProblemSpec m_bestSpec;
     double m_bestScale = 1.0;
-    double m_seconds = 0.0;
+    SolverSummary m_work;
 };
 
 // The vertex and curvature (second derivative) of the parabola through three points (x ascending).
@@ -294,7 +298,11 @@ FitResult reconstructWithSamplingProfile(const ReconstructionRequest& request, c
     if (fit.numericalAperture > 0.0)
         fit.numericalApertureSigma = fit.numericalAperture * fit.scaleSigma / fit.scale;
     result.samplingFit = fit;
-    result.solver.seconds += profile.seconds();
+    // The summary counts the whole search: every profile fit and the final one.
+    result.solver.seconds += profile.work().seconds;
+    result.solver.iterations += profile.work().iterations;
+    result.solver.costEvaluations += profile.work().costEvaluations;
+    result.solver.gradientEvaluations += profile.work().gradientEvaluations;
     if (fit.atLimit)
         result.warnings.push_back("the sampling fit's least cost lies at the end of the searched range (aperture scale "
                                   + std::to_string(fit.scale).substr(0, 5) + "): check the NA, pixel size and wavelength");

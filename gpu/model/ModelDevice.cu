@@ -72,6 +72,18 @@ __device__ inline void warpPartial(double v, double* row)
         row[threadIdx.x >> 5] = v;
 }
 
+// After a __syncthreads: the block's sums of every pupil row (its warps' partial sums in warpSums, [pupilRows][kWarps])
+// into the partials' column for this block.
+__device__ inline void blockPupilPartials(const ModelDims& d, const double* warpSums, double* partials, int stride)
+{
+    for (int r = threadIdx.x; r < d.pupilRows(); r += blockDim.x) {
+        double total = 0.0;
+        for (int w = 0; w < kWarps; ++w)
+            total += warpSums[std::size_t(r) * kWarps + w];
+        partials[std::size_t(d.objectiveRows() + r) * std::size_t(stride) + blockIdx.x] = total;
+    }
+}
+
 // One thread per grid sample (row, col), writing it in every plane.
 template <typename Real>
 __global__ void __launch_bounds__(kThreads) fillKernel(ModelDims d, const double* __restrict__ block, math::Arrays<Real> a,
@@ -228,12 +240,7 @@ __global__ void __launch_bounds__(kThreads) pixelReduceKernel(ModelDims d, math:
         result[d.pixelAmplitudeGradient(p)] = dAmplitude[p];
     }
     __syncthreads();
-    for (int r = threadIdx.x; r < d.pupilRows(); r += blockDim.x) {
-        double total = 0.0;
-        for (int w = 0; w < kWarps; ++w)
-            total += warpSums[std::size_t(r) * kWarps + w];
-        partials[std::size_t(d.objectiveRows() + r) * std::size_t(stride) + blockIdx.x] = total;
-    }
+    blockPupilPartials(d, warpSums, partials, stride);
 }
 
 // One thread per pupil pixel; field holds dL/dE (checkerboard-signed) after the forward FFTs. Block
@@ -281,12 +288,7 @@ __global__ void __launch_bounds__(kThreads) gatherKernel(ModelDims d, const doub
     for (int v = 0; v < ModelDims::kIlluminationValues; ++v)
         warpPartial(illumination[v], warpSums + std::size_t(d.terms + 2 * d.planes + v) * kWarps);
     __syncthreads();
-    for (int r = threadIdx.x; r < d.pupilRows(); r += blockDim.x) {
-        double total = 0.0;
-        for (int w = 0; w < kWarps; ++w)
-            total += warpSums[std::size_t(r) * kWarps + w];
-        partials[std::size_t(d.objectiveRows() + r) * std::size_t(stride) + blockIdx.x] = total;
-    }
+    blockPupilPartials(d, warpSums, partials, stride);
 }
 
 // One block per result value: the sum of that row's partials, in a fixed order.

@@ -36,6 +36,18 @@ Dataset beadData()
     return data;
 }
 
+// Issue 13's five planes (-1.8 .. +1.8 um), peak-centred and cropped to 64 x 64, prepared.
+Dataset fivePlaneBead()
+{
+    Dataset data = beadData();
+    data.metadata.focusPlane = 10;
+    selectPlanes(data, {4, 7, 10, 13, 16});
+    data.preprocess.centre = CentreMethod::Peak;
+    data.preprocess.cropSize = 64;
+    prepare(data);
+    return data;
+}
+
 // The plane with the brightest (3 x 3 smoothed) pixel: the focus of the stack.
 int brightestPlane(const Dataset& data)
 {
@@ -163,12 +175,7 @@ private slots:
     // same detector model keeps the Zernike terms up to order 4 within 0.01 wave.
     void pupilFunctionModelFitsBetter()
     {
-        Dataset data = beadData();
-        data.metadata.focusPlane = 10;
-        selectPlanes(data, {4, 7, 10, 13, 16});
-        data.preprocess.centre = CentreMethod::Peak;
-        data.preprocess.cropSize = 64;
-        prepare(data);
+        Dataset data = fivePlaneBead();
         ModelSettings model;
         model.order = 6;
         const Fit plain = fit(data, model);
@@ -209,12 +216,7 @@ private slots:
     // A zonal phase and amplitude at the fitted NA keep the Zernike terms up to order 4 within 0.01 wave.
     void countsFitToTheNoise()
     {
-        Dataset data = beadData();
-        data.metadata.focusPlane = 10;
-        selectPlanes(data, {4, 7, 10, 13, 16});
-        data.preprocess.centre = CentreMethod::Peak;
-        data.preprocess.cropSize = 64;
-        prepare(data);
+        Dataset data = fivePlaneBead();
         ModelSettings model;
         model.order = 6;
         model.objective = ObjectiveKind::Poisson;

@@ -114,14 +114,7 @@ struct HostFft<double> {
         return fftw_plan_many_dft(1, length, t.batch, d, length, t.stride, t.distance, d, length, t.stride, t.distance, sign,
                                   FFTW_ESTIMATE);
     }
-    // The blur's 2-D transforms of every plane in the interleaved layout (ModelDims::planeEmbedColumns).
-    static fftw_plan planePlan(const gpu::ModelDims& d, HostComplex<double>* data, int sign)
-    {
-        int sizes[2] = {d.n, d.n}, embed[2] = {d.n, d.planeEmbedColumns()};
-        auto* p = reinterpret_cast<fftw_complex*>(data);
-        return fftw_plan_many_dft(2, sizes, d.planes, p, embed, 1, d.n, p, embed, 1, d.n, sign, FFTW_ESTIMATE);
-    }
-    // A spectrum channel's 2-D transforms of every plane.
+    // 2-D transforms of every plane in the interleaved layout: a spectrum channel's, or the blur's on the model grid.
     static fftw_plan channelPlan(const gpu::ChannelDims& ch, int planes, HostComplex<double>* data, int sign)
     {
         int sizes[2] = {ch.n, ch.n}, embed[2] = {ch.n, ch.n * planes};
@@ -143,12 +136,6 @@ struct HostFft<float> {
         auto* d = reinterpret_cast<fftwf_complex*>(data);
         return fftwf_plan_many_dft(1, length, t.batch, d, length, t.stride, t.distance, d, length, t.stride, t.distance, sign,
                                    FFTW_ESTIMATE);
-    }
-    static fftwf_plan planePlan(const gpu::ModelDims& d, HostComplex<float>* data, int sign)
-    {
-        int sizes[2] = {d.n, d.n}, embed[2] = {d.n, d.planeEmbedColumns()};
-        auto* p = reinterpret_cast<fftwf_complex*>(data);
-        return fftwf_plan_many_dft(2, sizes, d.planes, p, embed, 1, d.n, p, embed, 1, d.n, sign, FFTW_ESTIMATE);
     }
     static fftwf_plan channelPlan(const gpu::ChannelDims& ch, int planes, HostComplex<float>* data, int sign)
     {
@@ -278,11 +265,13 @@ std::vector<double> emulate(const gpu::ModelInput& in, const std::vector<double>
         HostFft<Real>::run(HostFft<Real>::plan(d.n, columns, f + columns.offset, +1));
     }
     // The blur (ModelDims::blur): |S|^2 into the intensity buffer, its 2-D FFT per plane, times H / N^2, back.
+    gpu::ChannelDims modelGrid;
+    modelGrid.n = d.n;
     auto blur = [&] {
-        HostFft<Real>::run(HostFft<Real>::planePlan(d, in2, -1));
+        HostFft<Real>::run(HostFft<Real>::channelPlan(modelGrid, d.planes, in2, -1));
         for (size_t e = 0; e < d.gridElements(); ++e)
             gpu::math::blurSample(d, a, int(e / (size_t(d.n) * size_t(d.planes))), int(e % size_t(d.n)), in2, e);
-        HostFft<Real>::run(HostFft<Real>::planePlan(d, in2, +1));
+        HostFft<Real>::run(HostFft<Real>::channelPlan(modelGrid, d.planes, in2, +1));
     };
     if (d.blur && d.channels == 0)
         for (size_t e = 0; e < d.gridElements(); ++e)
