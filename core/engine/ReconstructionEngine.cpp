@@ -73,10 +73,7 @@ ReconstructionRequest seededAt(const ReconstructionRequest& request, double weig
     ReconstructionRequest next = request;
     next.autoRegularization = false;
     next.spec.regularization = weight;
-    const ModelParameters p = Problem(previousSpec).unpack(previous.solver.parameters.data());
-    next.spec.basis.start = p.zernike;
-    next.spec.zonalPhaseStart = p.zonalPhase;
-    next.spec.zonalAmplitudeStart = p.zonalAmplitude;
+    seedSpec(next.spec, Problem(previousSpec).unpack(previous.solver.parameters.data()));
     next.start.clear();
     next.stages.clear();
     return next;
