@@ -67,6 +67,20 @@ double overallReducedChiSquare(const FitResult& result, long* pixels)
     return used > 0 ? chi / double(used) : std::nan("");
 }
 
+// The progress of a fit that continues earlier ones (a sweep's, a profile's): its iterations and seconds count on
+// from `before`, so the live convergence history runs on instead of starting again at each fit.
+std::function<void(const ProgressSnapshot&)> continuing(const std::function<void(const ProgressSnapshot&)>& progress, const SolverSummary& before)
+{
+    if (!progress)
+        return {};
+    return [&progress, before](const ProgressSnapshot& snap) {
+        ProgressSnapshot shifted = snap;
+        shifted.iteration.iteration += before.iterations;
+        shifted.iteration.elapsedSeconds += before.seconds;
+        progress(shifted);
+    };
+}
+
 // `request` at smoothness weight `weight`, started where `previous` ended (its Zernike and zonal values).
 ReconstructionRequest seededAt(const ReconstructionRequest& request, double weight, const FitResult& previous, const ProblemSpec& previousSpec)
 {
@@ -87,11 +101,12 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
     ReconstructionRequest step = request;
     step.autoRegularization = false;
     step.analysis.computeUncertainty = false; // for the chosen fit only, below
-    double seconds = 0.0;
+    SolverSummary done; // the sweep's fits so far
     for (double weight : regularizationSweepWeights()) {
         step.spec.regularization = weight;
-        FitResult result = reconstruct(step, progress, cancel);
-        seconds += result.solver.seconds;
+        FitResult result = reconstruct(step, continuing(progress, done), cancel);
+        done.seconds += result.solver.seconds;
+        done.iterations += result.solver.iterations;
         if (result.solver.termination == Termination::Cancelled || result.solver.termination == Termination::Failed)
             return result;
         const ProblemSpec fitted = step.spec;
@@ -127,7 +142,7 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
         // The spec the chosen fit ran with (seeded by the weight before it: the same basis and zonal layout).
         ReconstructionRequest last = seededAt(request, fits[chosen].first, result, request.spec);
         last.start = result.solver.parameters;
-        result = reconstruct(last, progress, cancel);
+        result = reconstruct(last, continuing(progress, done), cancel);
     }
     std::string sweep;
     for (size_t i = 0; i < fits.size(); ++i) {
@@ -137,7 +152,7 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
     }
     char head[96];
     std::snprintf(head, sizeof head, "weight %g chosen by ", fits[chosen].first);
-    result.regularizationChoice = head + rule + "; chi2/pixel by weight: " + sweep + "; sweep " + std::to_string(int(std::lround(seconds))) + " s";
+    result.regularizationChoice = head + rule + "; chi2/pixel by weight: " + sweep + "; sweep " + std::to_string(int(std::lround(done.seconds))) + " s";
     return result;
 }
 
@@ -185,7 +200,7 @@ public:
             step.start.clear();
             step.stages.clear();
         }
-        FitResult result = reconstruct(step, m_progress, m_cancel);
+        FitResult result = reconstruct(step, continuing(m_progress, m_work), m_cancel);
         m_work.seconds += result.solver.seconds;
         m_work.iterations += result.solver.iterations;
         m_work.costEvaluations += result.solver.costEvaluations;
@@ -281,7 +296,7 @@ FitResult reconstructWithSamplingProfile(const ReconstructionRequest& request, c
     last.spec = profile.bestSpec();
     last.start = profile.best().solver.parameters;
     last.stages.clear();
-    FitResult result = reconstruct(last, progress, cancel);
+    FitResult result = reconstruct(last, continuing(progress, profile.work()), cancel);
     fit.scale = profile.bestScale();
     for (const auto& [s, c] : profile.points()) {
         fit.scales.push_back(s);

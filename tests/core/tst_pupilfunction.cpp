@@ -335,7 +335,18 @@ private slots:
         request.evaluator.measurePlans = false;
         request.analysis.computeUncertainty = false;
         request.fitSampling = true;
-        const FitResult result = reconstruct(request, {}, nullptr);
+        // The live history runs on across the profile's fits (iterations and seconds never go back).
+        std::vector<int> iterations;
+        std::vector<double> seconds;
+        const FitResult result = reconstruct(
+            request,
+            [&](const ProgressSnapshot& snap) {
+                iterations.push_back(snap.iteration.iteration);
+                seconds.push_back(snap.iteration.elapsedSeconds);
+            },
+            nullptr);
+        QVERIFY(std::is_sorted(iterations.begin(), iterations.end()) && std::is_sorted(seconds.begin(), seconds.end()));
+        QVERIFY(!iterations.empty() && iterations.back() <= result.solver.iterations);
         QVERIFY2(result.samplingFit.has_value(), "no sampling fit in the result");
         const SamplingFit& fit = *result.samplingFit;
         qInfo("aperture scale %.4f +/- %.4f (truth %.2f), %zu profile fits, Q %.4f", fit.scale, fit.scaleSigma, trueScale, fit.scales.size(),
