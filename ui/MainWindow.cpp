@@ -14,6 +14,7 @@
 #include "ZernikeChart.h"
 
 #include "engine/Presets.h"
+#include "ResultExports.h"
 #include "io/Exports.h"
 #include "PhaseImage.h"
 
@@ -36,6 +37,8 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
 #include <QStyle>
 #include <QProgressBar>
 #include <QScrollArea>
@@ -60,6 +63,7 @@ MainWindow::MainWindow(QWidget* parent)
     setWindowTitle(tr("Wavefront Studio"));
     setAcceptDrops(true);
     buildViews();
+    buildActions();
     buildMenus();
     buildToolBar();
     m_setup->setBackends(backendStatuses());
@@ -204,7 +208,35 @@ void MainWindow::buildViews()
     m_fasthPanel = new FasthPanel;
     m_fasthPanel->setProperty("tabKey", QStringLiteral("fasth")); // its controls scroll on their own
     m_tabs->addTab(m_fasthPanel, tr("FastH"));
-    setCentralWidget(m_tabs);
+    // Before any data, the centre says how to begin.
+    m_phasePanel->clear(tr("No data yet: open PSF images (Ctrl+O), or try the Demo or the Pupil demo (buttons on the left)"));
+    // Above the views, a bar with the latest error or warning: seen without a dialog in the way, closed
+    // with its button (every message stays in Messages).
+    m_messageBar = new QFrame(this);
+    m_messageBar->setObjectName(QStringLiteral("messageBar"));
+    m_messageBar->setAutoFillBackground(true);
+    auto* barLayout = new QHBoxLayout(m_messageBar);
+    barLayout->setContentsMargins(8, 4, 4, 4);
+    m_messageText = new QLabel(m_messageBar);
+    m_messageText->setObjectName(QStringLiteral("messageBarText"));
+    m_messageText->setWordWrap(true);
+    m_messageText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* closeBar = new QToolButton(m_messageBar);
+    closeBar->setObjectName(QStringLiteral("messageBarClose"));
+    closeBar->setAutoRaise(true);
+    closeBar->setText(QStringLiteral("✕"));
+    closeBar->setToolTip(tr("Close this message (it stays in Messages)"));
+    connect(closeBar, &QToolButton::clicked, m_messageBar, &QWidget::hide);
+    barLayout->addWidget(m_messageText, 1);
+    barLayout->addWidget(closeBar, 0, Qt::AlignTop);
+    m_messageBar->hide();
+    auto* centre = new QWidget(this);
+    auto* centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(0, 0, 0, 0);
+    centreLayout->setSpacing(0);
+    centreLayout->addWidget(m_messageBar);
+    centreLayout->addWidget(m_tabs, 1);
+    setCentralWidget(centre);
 
     // Left: the setup panel, scrollable.
     m_setupDock = addDock(this, Qt::LeftDockWidgetArea, tr("Setup"), QStringLiteral("setupDock"), setupScrollArea(this, m_setup));
@@ -248,17 +280,11 @@ void MainWindow::buildToolBar()
     bar->setObjectName(QStringLiteral("fitToolBar"));
     bar->setMovable(false);
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    bar->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("Open…"), m_setup, &SetupPanel::openRequested);
+    bar->addAction(m_openAction);
     bar->addAction(style()->standardIcon(QStyle::SP_FileIcon), tr("Demo data"), this, [this] { loadDemo(false); });
     bar->addSeparator();
-    m_startAction = bar->addAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("Start fit"), this, &MainWindow::startFit);
-    m_startAction->setObjectName(QStringLiteral("startAction"));
-    m_startAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-    m_startAction->setToolTip(tr("Start the reconstruction with the settings on the left (Ctrl+R)"));
-    m_cancelAction = bar->addAction(style()->standardIcon(QStyle::SP_MediaStop), tr("Cancel"), this, &MainWindow::cancelFit);
-    m_cancelAction->setObjectName(QStringLiteral("cancelAction"));
-    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
-    m_cancelAction->setEnabled(false);
+    bar->addAction(m_startAction);
+    bar->addAction(m_cancelAction);
     bar->addSeparator();
     m_progress = new QProgressBar(bar);
     m_progress->setObjectName(QStringLiteral("fitProgress"));
@@ -325,10 +351,41 @@ QStringList MainWindow::tabKeys() const
     return keys;
 }
 
+void MainWindow::buildActions()
+{
+    // Each command is one action, in the menu and on the tool bar alike, so its shortcut is bound once
+    // (two actions with one shortcut are ambiguous, and Qt then fires neither).
+    m_openAction = new QAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open images…"), this);
+    m_openAction->setObjectName(QStringLiteral("openAction"));
+    m_openAction->setShortcut(QKeySequence::Open);
+    m_openAction->setToolTip(tr("Open PSF images: FITS, TIFF stacks, PNG (Ctrl+O)"));
+    connect(m_openAction, &QAction::triggered, m_setup, &SetupPanel::openRequested);
+    m_startAction = new QAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Start fit"), this);
+    m_startAction->setObjectName(QStringLiteral("startAction"));
+    m_startAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_startAction->setToolTip(tr("Start the reconstruction with the settings on the left (Ctrl+R)"));
+    connect(m_startAction, &QAction::triggered, this, &MainWindow::startFit);
+    m_cancelAction = new QAction(style()->standardIcon(QStyle::SP_MediaStop), tr("&Cancel fit"), this);
+    m_cancelAction->setObjectName(QStringLiteral("cancelAction"));
+    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancelAction->setToolTip(tr("Stop the fit; the last accepted iterate is kept (Esc)"));
+    m_cancelAction->setEnabled(false);
+    connect(m_cancelAction, &QAction::triggered, this, &MainWindow::cancelFit);
+    m_saveSessionAction = new QAction(tr("&Save session…"), this);
+    m_saveSessionAction->setObjectName(QStringLiteral("saveSessionAction"));
+    m_saveSessionAction->setShortcut(QKeySequence::Save);
+    connect(m_saveSessionAction, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save session"), suggestedExportName(QStringLiteral("session")),
+                                                          tr("Sessions (*.json)"));
+        if (!path.isEmpty())
+            saveSessionTo(path);
+    });
+}
+
 void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open images…"), QKeySequence::Open, m_setup, &SetupPanel::openRequested);
+    file->addAction(m_openAction);
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("&Demo data"), this, [this] { loadDemo(false); });
     file->addAction(tr("&Pupil demo data (zonal pupil)"), this, [this] { loadDemo(false, QStringLiteral("pupil")); });
@@ -338,35 +395,30 @@ void MainWindow::buildMenus()
         if (!path.isEmpty())
             openSessionFrom(path);
     });
-    file->addAction(tr("&Save session…"), QKeySequence::Save, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save session"), QString(), tr("Sessions (*.json)"));
-        if (!path.isEmpty())
-            saveSessionTo(path);
-    });
+    file->addAction(m_saveSessionAction);
+    // Everything the command line writes after a fit (render/ResultExports.h), each with its file type
+    // and a name made from the data's.
     QMenu* exports = file->addMenu(tr("&Export"));
-    const std::pair<ExportKind, QString> kinds[] = {
-        {ExportKind::PhaseFits, tr("Phase map as FITS…")},         {ExportKind::PhasePng, tr("Phase map as PNG…")},
-        {ExportKind::CoefficientsCsv, tr("Coefficients as CSV…")}, {ExportKind::CoefficientsJson, tr("Coefficients as JSON…")},
-        {ExportKind::ResultJson, tr("Whole result as JSON…")},     {ExportKind::ModelFits, tr("Model images as FITS…")},
-        {ExportKind::ResidualFits, tr("Residual images as FITS…")},
-    };
-    for (const auto& [kind, label] : kinds) {
-        exports->addAction(label, this, [this, kind = kind, label = label] {
+    exports->setObjectName(QStringLiteral("exportMenu"));
+    for (const ResultExport& e : resultExports()) {
+        const QString key = QString::fromLatin1(e.key), label = tr(e.label);
+        QAction* action = exports->addAction(label + QStringLiteral("…"), this, [this, key, label, filter = QString::fromLatin1(e.fileFilter)] {
             if (!m_result) {
                 showError(tr("Nothing to export yet: run a fit first."));
                 return;
             }
-            const QString path = QFileDialog::getSaveFileName(this, label.chopped(1));
+            const QString path = QFileDialog::getSaveFileName(this, tr("Export: %1").arg(label), suggestedExportName(key), filter);
             if (!path.isEmpty())
-                exportResult(kind, path); // the dialog has asked about replacing a file
+                exportResult(key, path); // the dialog has asked about replacing a file
         });
+        action->setData(key);
     }
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* fit = menuBar()->addMenu(tr("F&it"));
-    fit->addAction(tr("&Start"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::startFit);
-    fit->addAction(tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelFit);
+    fit->addAction(m_startAction);
+    fit->addAction(m_cancelAction);
     fit->addAction(tr("Copy coefficient table"), m_results, &ResultsPanel::copySelection);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -392,20 +444,45 @@ void MainWindow::logLine(const QString& text)
 
 void MainWindow::logMessages(const std::vector<DatasetMessage>& messages)
 {
-    for (const DatasetMessage& m : messages)
-        logLine(QStringLiteral("%1: %2").arg(QString::fromLatin1(messageLevelName(m.level)), QString::fromStdString(m.text)));
+    // The same data give the same notes at every preview and fit: each is said once per data set.
+    for (const DatasetMessage& m : messages) {
+        const QString line = QStringLiteral("%1: %2").arg(QString::fromLatin1(messageLevelName(m.level)), QString::fromStdString(m.text));
+        if (!m_loggedMessages.contains(line)) {
+            m_loggedMessages.insert(line);
+            logLine(line);
+        }
+    }
 }
 
 void MainWindow::showError(const QString& message)
 {
     m_lastError = message;
     logLine(tr("error: %1").arg(message));
-    statusBar()->showMessage(message, 10000);
-    // Non-modal: the user's work and a running fit go on while the message is shown.
-    auto* box = new QMessageBox(QMessageBox::Warning, tr("Wavefront Studio"), message, QMessageBox::Ok, this);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
+    showInMessageBar(message, true);
     emit errorShown(message);
+}
+
+void MainWindow::showWarning(const QString& message)
+{
+    logLine(tr("warning: %1").arg(message));
+    showInMessageBar(message, false);
+}
+
+void MainWindow::showInMessageBar(const QString& message, bool error)
+{
+    // No dialog: the user's work and a running fit go on, and nothing waits for a click.
+    m_messageText->setText(message);
+    QPalette palette = m_messageBar->palette();
+    palette.setColor(QPalette::Window, error ? QColor(250, 222, 220) : QColor(253, 240, 205));
+    palette.setColor(QPalette::WindowText, QColor(30, 30, 30));
+    m_messageBar->setPalette(palette);
+    m_messageText->setPalette(palette);
+    m_messageBar->show();
+}
+
+QString MainWindow::messageBarText() const
+{
+    return m_messageBar->isHidden() ? QString() : m_messageText->text();
 }
 
 void MainWindow::loadDemo(bool startAfterLoading, const QString& preset)
@@ -571,13 +648,17 @@ void MainWindow::startFit()
 {
     if (isFitting() || m_busy)
         return;
+    // A fit refused before it starts ends like one that failed: fitFailed() says why.
     if (m_dataset.planes.empty()) {
-        showError(tr("No data: open PSF images or load the demo first."));
+        const QString message = tr("No data: open PSF images (Ctrl+O) or try the demo first.");
+        showError(message);
+        emit fitFailed(message);
         return;
     }
     const QStringList problems = m_setup->applyPlaneEdits(m_dataset) + m_setup->modelTextProblems();
     if (!problems.isEmpty()) {
         showError(problems.join(QLatin1Char('\n')));
+        emit fitFailed(problems.join(QLatin1Char('\n')));
         return;
     }
     m_setup->applyMetadata(m_dataset.metadata);
@@ -630,6 +711,7 @@ void MainWindow::adoptProblem(const BuiltProblem& built, const ExportContext& co
     m_ordering = built.spec.basis.ordering;
     m_wavelength = built.spec.wavelength;
     m_exportContext = context;
+    m_spec = built.spec;
     m_planeEntries.clear();
     for (size_t k = 0; k < built.spec.planes.size(); ++k) {
         const QString source = QString::fromStdString(m_dataset.planes[size_t(built.planes[k])].raw.source);

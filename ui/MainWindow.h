@@ -14,6 +14,7 @@
 #include "io/Session.h"
 
 #include <QMainWindow>
+#include <QSet>
 
 #include <optional>
 
@@ -25,6 +26,7 @@ class QPlainTextEdit;
 class QAction;
 class QProgressBar;
 class QDockWidget;
+class QFrame;
 class QTabWidget;
 class QTimer;
 
@@ -38,8 +40,6 @@ class SpeedupLab;
 class FasthPanel;
 class PhasePanel;
 class PsfPanel;
-
-enum class ExportKind { PhaseFits, PhasePng, CoefficientsCsv, CoefficientsJson, ResultJson, ModelFits, ResidualFits };
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -57,7 +57,11 @@ public:
     void openFiles(const QStringList& paths, bool append = false);
     void startFit();
     void cancelFit();
-    bool exportResult(ExportKind kind, const QString& path); // false (and an error shown) on failure
+    // Writes the export `key` of the result shown (render/ResultExports.h: "phase-out", "csv", ...), the
+    // same bytes as the command line's option of that name; false (and the reason shown) on failure.
+    bool exportResult(const QString& key, const QString& path);
+    // The file name an export of the data loaded is offered under: the data's name and the export's ending.
+    QString suggestedExportName(const QString& key) const;
     bool saveSessionTo(const QString& path);
     void openSessionFrom(const QString& path);
 
@@ -73,6 +77,9 @@ public:
     ConvergencePlot* convergencePlot() const { return m_convergence; }
     ZernikeChart* zernikeChart() const { return m_chart; }
     QAction* startAction() const { return m_startAction; }
+    QAction* cancelAction() const { return m_cancelAction; }
+    // The message bar above the views: the latest error or warning, until closed or replaced (also in Messages).
+    QString messageBarText() const;
     const Dataset& dataset() const { return m_dataset; }
     // The result shown (null before any fit); shared with the run that keeps it, never copied.
     const std::shared_ptr<const FitResult>& result() const { return m_result; }
@@ -101,11 +108,14 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    void buildActions();
     void buildMenus();
     void buildToolBar();
     void setRunning(bool running);
     void buildViews();
     void showError(const QString& message);
+    void showWarning(const QString& message);
+    void showInMessageBar(const QString& message, bool error);
     void logLine(const QString& text);
     void logMessages(const std::vector<DatasetMessage>& messages);
     void datasetChanged();
@@ -143,8 +153,11 @@ private:
     ResultsPanel* m_results;
     SpeedupLab* m_speedupLab;
     QPlainTextEdit* m_log;
+    QSet<QString> m_loggedMessages; // the data's messages said once in Messages, until other data are loaded
+    QWidget* m_messageBar;
+    QLabel* m_messageText;
     QLabel *m_statusFit, *m_statusCursor, *m_progressLabel;
-    QAction *m_startAction, *m_cancelAction, *m_progressAction;
+    QAction *m_openAction, *m_startAction, *m_cancelAction, *m_saveSessionAction, *m_progressAction;
     QProgressBar* m_progress;
     QMenu* m_recentMenu;
     QTimer* m_previewTimer;
@@ -159,6 +172,7 @@ private:
     ZernikeOrdering m_ordering = ZernikeOrdering::Noll;
     double m_wavelength = 0.0;
     ExportContext m_exportContext; // of the problem fitted or restored last (engine/Workflow's)
+    std::optional<ProblemSpec> m_spec; // of the problem fitted or restored last: the 3-D PSF export images it
     std::shared_ptr<const FitResult> m_result;
     std::vector<double> m_resultParameters;
     std::vector<RunEntry> m_runs;

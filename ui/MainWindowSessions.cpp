@@ -10,8 +10,10 @@
 #include "SetupPanel.h"
 
 #include "io/Exports.h"
-#include "PhaseImage.h"
+#include "io/OutputTransaction.h"
+#include "ResultExports.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QMenu>
@@ -87,48 +89,55 @@ ExportContext MainWindow::exportContext() const
     return m_exportContext;
 }
 
-bool MainWindow::exportResult(ExportKind kind, const QString& path)
+QString MainWindow::suggestedExportName(const QString& key) const
+{
+    // In the folder the data came from, named after its first file: "bead_zstack-phase.fits".
+    QString stem = QStringLiteral("wavefront");
+    QString folder = QSettings().value(QStringLiteral("lastDirectory")).toString();
+    if (!m_dataset.files.empty()) {
+        const QFileInfo first(QString::fromStdString(m_dataset.files.front().path));
+        stem = first.completeBaseName();
+        folder = first.absolutePath();
+    }
+    const ResultExport* e = findResultExport(key.toStdString());
+    const QString ending = e ? QString::fromLatin1(e->suffix) : QStringLiteral("-%1.json").arg(key);
+    return folder.isEmpty() ? stem + ending : QDir(folder).filePath(stem + ending);
+}
+
+bool MainWindow::exportResult(const QString& key, const QString& path)
 {
     if (!m_result) {
         showError(tr("Nothing to export yet: run a fit first."));
         return false;
     }
-    const std::string file = path.toStdString();
-    try {
-        switch (kind) {
-        case ExportKind::PhaseFits:
-            writePhaseFits(file, *m_result, exportContext(), PhaseFitsOptions{false, PhaseUnit::Radians, true});
-            break;
-        case ExportKind::PhasePng: {
-            PhaseImageOptions options;
-            options.unit = m_phasePanel->nanometres() ? PhaseUnit::Nanometres : PhaseUnit::Waves;
-            options.wrapped = m_phasePanel->wrapped();
-            options.wavelength = m_result->wavelength;
-            options.title = "Wavefront Studio phase map";
-            writePhasePng(file, *m_result, options, true);
-            break;
-        }
-        case ExportKind::CoefficientsCsv:
-            writeTextFile(path, coefficientsCsvBytes(*m_result), true);
-            break;
-        case ExportKind::CoefficientsJson:
-            writeTextFile(path, coefficientsJson(*m_result), true);
-            break;
-        case ExportKind::ResultJson:
-            writeTextFile(path, QJsonDocument(resultToJson(*m_result)).toJson(), true);
-            break;
-        case ExportKind::ModelFits:
-            writeModelFits(file, *m_result, exportContext(), false, true);
-            break;
-        case ExportKind::ResidualFits:
-            writeResidualFits(file, *m_result, exportContext(), false, true);
-            break;
-        }
-    } catch (const std::exception& e) {
-        showError(tr("Export failed: %1").arg(QString::fromUtf8(e.what())));
+    const ResultExport* kind = findResultExport(key.toStdString());
+    if (!kind) {
+        showError(tr("No export is called '%1'.").arg(key));
         return false;
     }
-    logLine(tr("exported %1").arg(path));
+    try {
+        // The fitted system's 3-D PSF is imaged first, at the command line's defaults (21 planes over the
+        // fitted planes' range, the data's pixels and size).
+        std::optional<PsfStack> stack;
+        if (key == QLatin1String("psf-stack-out")) {
+            if (!m_spec)
+                throw std::runtime_error("the fitted problem is not at hand");
+            const Problem problem(fittedSpec(*m_spec, *m_result));
+            PsfStackRequest request;
+            request.defocus = defaultPsfStackDefocus(*m_spec);
+            stack = psfStack(problem, m_result->solver.parameters, request);
+        }
+        ResultExportSources sources{*m_result, exportContext()};
+        sources.pngUnit = m_phasePanel->nanometres() ? PhaseUnit::Nanometres : PhaseUnit::Waves;
+        sources.wrapped = m_phasePanel->wrapped();
+        sources.stack = stack ? &*stack : nullptr;
+        const QByteArray bytes = resultExportBytes(kind->key, path.toStdString(), sources);
+        writeFileAtomically(path.toStdString(), bytes, true);
+    } catch (const std::exception& e) {
+        showError(tr("Export to %1 failed: %2").arg(path, QString::fromUtf8(e.what())));
+        return false;
+    }
+    logLine(tr("exported %1: %2").arg(tr(kind->label), path));
     return true;
 }
 
@@ -190,8 +199,8 @@ void MainWindow::openSessionFrom(const QString& path)
             m_setup->setModelSettings(opened.session.model);
             m_setup->setSolverSettings(opened.session.solver);
             const QString warnings = QString::fromStdString(messagesText(opened.messages, MessageLevel::Warning));
-            if (!errors.isEmpty() || !warnings.isEmpty())
-                showError((errors + QLatin1Char('\n') + warnings).trimmed());
+            if (!errors.isEmpty() || !warnings.isEmpty()) // said in Messages already; the bar keeps them in sight
+                showInMessageBar((errors + QLatin1Char('\n') + warnings).trimmed(), !errors.isEmpty());
             logLine(tr("session %1 opened").arg(path));
             if (!opened.session.resultParameters.empty() || !opened.session.runs.empty())
                 restoreResult(opened.session); // emits dataLoaded when done

@@ -1,111 +1,36 @@
 #include "ReconstructOutputs.h"
 
-#include "PhaseImage.h"
+#include "ResultExports.h"
 #include "io/OutputTransaction.h"
 #include "io/ResultJson.h"
-
-#include <QFileInfo>
-#include <QJsonDocument>
 
 namespace wfs::cli {
 
 namespace {
 
-// --amplitude-png and --zonal-png: the fitted pupil amplitude or the zonal remainder, drawn like the phase.
-QByteArray pupilMapPng(const std::string& option, const FitResult& result, PhaseUnit unit)
-{
-    PhaseImageOptions png;
-    png.wavelength = result.wavelength;
-    if (option == "amplitude-png") {
-        if (result.pupilAmplitude.isEmpty())
-            throw std::runtime_error("--amplitude-png: the fit has no pupil amplitude (use --pupil-amplitude zonal or gaussian)");
-        png.quantity = "field amplitude [relative]";
-        png.title = "Pupil amplitude " + result.problemName + " (" + pupilAmplitudeModelName(result.amplitudeModel) + ")";
-        return mapPngBytes(result.pupilAmplitude, png);
-    }
-    if (result.zonalRemainderMap.isEmpty())
-        throw std::runtime_error("--zonal-png: the fit has no zonal phase (use --pupil-phase zonal or both)");
-    png.unit = unit;
-    png.title = "Phase beyond the Zernike terms " + result.problemName;
-    return mapPngBytes(result.zonalRemainderMap, png);
-}
-
-
-// --psf-stack-out: FITS cube or TIFF stack by the file's extension.
-QByteArray psfStackBytes(const std::string& path, const OutputSources& in, bool float32)
-{
-    if (!in.stack)
-        throw std::logic_error("no PSF stack was made");
-    const QString suffix = QFileInfo(QString::fromStdString(path)).suffix().toLower();
-    if (suffix == QLatin1String("tif") || suffix == QLatin1String("tiff"))
-        return psfStackTiffBytes(*in.stack, in.result);
-    return psfStackFitsBytes(*in.stack, in.result, in.context, float32);
-}
-
 // The bytes of one output option, made after the fit; the files are then written all together.
 QByteArray outputBytes(const OutputSpec& output, const QCommandLineParser& parser, const OutputSources& in, bool float32)
 {
-    const std::string& option = output.option;
-    const FitResult& result = in.result;
-    const ExportContext& context = in.context;
-    Session* session = in.session;
-    const PhaseUnit fitsUnit = in.fitsUnit, pngUnit = in.pngUnit;
-    if (option == "psf-stack-out")
-        return psfStackBytes(output.path, in, float32);
-    if (option == "json")
-        return QJsonDocument(resultToJson(result)).toJson();
-    if (option == "csv")
-        return coefficientsCsvBytes(result);
-    if (option == "coefficients-json")
-        return coefficientsJson(result);
-    if (option == "phase-out")
-        return phaseFitsBytes(result, context, {float32, fitsUnit, true});
-    if (option == "phase-png") {
-        PhaseImageOptions png;
-        png.unit = pngUnit;
-        png.wrapped = has(parser, "wrapped");
-        png.wavelength = result.wavelength;
-        png.title = "Wavefront " + result.problemName + " (" + zernike::orderingName(result.ordering) + ", order "
-                    + std::to_string(result.coefficients.empty() ? 0 : result.coefficients.back().mode.n) + ")";
-        return phasePngBytes(result, png);
+    if (output.option == "save-session" && in.session) {
+        in.session->result = resultToJson(in.result);
+        in.session->resultParameters = in.result.parameterValues;
+        return sessionBytes(value(parser, "save-session").toStdString(), *in.session);
     }
-    if (option == "model-out" || option == "residual-out")
-        return planesFitsBytes(result, context, float32, option == "residual-out");
-    if (option == "save-session" && session) {
-        session->result = resultToJson(result);
-        session->resultParameters = result.parameterValues;
-        return sessionBytes(value(parser, "save-session").toStdString(), *session);
-    }
-    if (option == "results-fits")
-        return resultsFitsBytes(result, context, float32, fitsUnit);
-    if (option == "pupil-out")
-        return pupilFitsBytes(result, context, float32, fitsUnit);
-    if (option == "amplitude-png" || option == "zonal-png")
-        return pupilMapPng(option, result, pngUnit);
-    if (option == "psf-out")
-        return psfFitsBytes(result, context, float32);
-    if (option == "psf-analysis") {
-        if (!result.psf)
-            throw std::runtime_error("the fit has no PSF analysis");
-        return QByteArray::fromStdString(psfAnalysisCsv(*result.psf));
-    }
-    throw std::logic_error("no writer for --" + option);
+    const ResultExportSources sources{in.result, in.context, in.fitsUnit, in.pngUnit, has(parser, "wrapped"), float32, in.stack};
+    return resultExportBytes(output.option, output.path, sources);
 }
 
 } // namespace
 
 std::vector<OutputSpec> requestedOutputs(const QCommandLineParser& parser)
 {
-    // Each output option and whether it is text (text may go to '-', standard output).
-    const std::pair<const char*, bool> outputOptions[] = {{"json", true},          {"csv", true},           {"coefficients-json", true},
-                                                          {"save-session", true},  {"phase-out", false},    {"phase-png", false},
-                                                          {"model-out", false},    {"residual-out", false}, {"psf-analysis", true},
-                                                          {"psf-out", false},      {"results-fits", false}, {"pupil-out", false},
-                                                          {"amplitude-png", false}, {"zonal-png", false},  {"psf-stack-out", false}};
+    // The result exports (render/ResultExports.h) in their order, then the session.
     std::vector<OutputSpec> outputs;
-    for (const auto& [option, text] : outputOptions)
-        if (has(parser, option))
-            outputs.push_back({option, text, value(parser, option).toStdString()});
+    for (const ResultExport& e : resultExports())
+        if (has(parser, e.key))
+            outputs.push_back({e.key, e.text, value(parser, e.key).toStdString()});
+    if (has(parser, "save-session"))
+        outputs.push_back({"save-session", true, value(parser, "save-session").toStdString()});
     return outputs;
 }
 
@@ -174,13 +99,7 @@ PsfStack psfStackFor(const QCommandLineParser& parser, const ProblemSpec& spec, 
                              + "; give the range in the same unit");
         request.defocus = range->values;
     } else {
-        double lo = 0.0, hi = 0.0;
-        for (const PlaneSpec& plane : spec.planes) {
-            lo = std::min(lo, plane.diversity.amount());
-            hi = std::max(hi, plane.diversity.amount());
-        }
-        for (int i = 0; i <= 20; ++i)
-            request.defocus.push_back(lo + (hi - lo) * i / 20.0);
+        request.defocus = defaultPsfStackDefocus(spec);
     }
     if (has(parser, "psf-pixel")) {
         const std::optional<double> pitch = session ? session->dataset.metadata.pixelPitch : std::nullopt;

@@ -8,6 +8,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
 #include <optional>
 
 namespace {
@@ -24,7 +25,10 @@ void addStudioOptions(QCommandLineParser& parser, const QCommandLineOption& help
                                                   "defocus scale)."),
          QStringLiteral("NAME")},
         {QStringLiteral("screenshot"), QStringLiteral("Save a picture of the main window to FILE.png and exit."), QStringLiteral("FILE.png")},
-        {QStringLiteral("quit-after-fit"), QStringLiteral("With --screenshot: take it when the fit has finished.")},
+        {QStringLiteral("fit"), QStringLiteral("Start a fit as soon as the data (FILE... or --session) have loaded, with the session's "
+                                               "or the default settings.")},
+        {QStringLiteral("quit-after-fit"), QStringLiteral("Exit when the fit has finished (status 0, or 1 when it failed or was refused), "
+                                                          "after the --screenshot if one is asked for. Needs a fit: --demo, --preset or --fit.")},
         {QStringLiteral("session"), QStringLiteral("Open a saved session."), QStringLiteral("FILE.json")},
         {QStringLiteral("tab"), QStringLiteral("Show this tab first: phase, planes, psf, runs, speedup or fasth (default: phase)."),
          QStringLiteral("NAME")},
@@ -63,14 +67,14 @@ std::optional<QSize> windowSize(const QCommandLineParser& parser)
     return QSize(w, h);
 }
 
-// Saves a picture of the window to `screenshot` and exits (status 1 when the picture or the fit failed):
-// when the fit has finished if `afterFit`, otherwise after 1.5 s.
-void scheduleScreenshot(wfs::ui::MainWindow& window, const QString& screenshot, bool afterFit)
+// Saves a picture of the window to `screenshot` (when one is asked for) and exits, with status 1 when the
+// picture or the fit failed: when the fit has finished if `afterFit`, otherwise after 1.5 s.
+void scheduleExit(wfs::ui::MainWindow& window, const QString& screenshot, bool afterFit)
 {
     auto saveAndQuit = [&window, screenshot] {
         // Give queued replots one turn of the event loop before grabbing.
         QTimer::singleShot(200, &window, [&window, screenshot] {
-            const bool ok = window.grab().save(screenshot);
+            const bool ok = screenshot.isEmpty() || window.grab().save(screenshot);
             if (!ok)
                 std::fprintf(stderr, "wavefront-studio: could not write %s\n", qPrintable(screenshot));
             QApplication::exit(ok ? 0 : 1);
@@ -94,10 +98,20 @@ void openStartupData(wfs::ui::MainWindow& window, const QCommandLineParser& pars
         window.loadDemo(true);
     else if (parser.isSet(QStringLiteral("preset")))
         window.loadDemo(true, parser.value(QStringLiteral("preset")));
-    else if (parser.isSet(QStringLiteral("session")))
-        window.openSessionFrom(parser.value(QStringLiteral("session")));
-    else if (!parser.positionalArguments().isEmpty())
-        window.openFiles(parser.positionalArguments());
+    else if (parser.isSet(QStringLiteral("session")) || !parser.positionalArguments().isEmpty()) {
+        if (parser.isSet(QStringLiteral("fit"))) {
+            // Once, when the data have loaded (or failed to: then the fit is refused and says why).
+            auto connection = std::make_shared<QMetaObject::Connection>();
+            *connection = QObject::connect(&window, &wfs::ui::MainWindow::dataLoaded, &window, [&window, connection] {
+                QObject::disconnect(*connection);
+                window.startFit();
+            });
+        }
+        if (parser.isSet(QStringLiteral("session")))
+            window.openSessionFrom(parser.value(QStringLiteral("session")));
+        else
+            window.openFiles(parser.positionalArguments());
+    }
 }
 
 } // namespace
@@ -144,6 +158,27 @@ int main(int argc, char** argv)
         return 2;
     }
 
+    const bool fitStarts = parser.isSet(QStringLiteral("demo")) || parser.isSet(QStringLiteral("preset")) || parser.isSet(QStringLiteral("fit"));
+    if (parser.isSet(QStringLiteral("quit-after-fit")) && !fitStarts) {
+        std::fprintf(stderr, "wavefront-studio: --quit-after-fit waits for a fit, and none starts: add --fit (with FILE... or "
+                             "--session), --demo or --preset\n");
+        return 2;
+    }
+    if (parser.isSet(QStringLiteral("fit")) && !parser.isSet(QStringLiteral("session")) && parser.positionalArguments().isEmpty()) {
+        std::fprintf(stderr, "wavefront-studio: --fit needs data: FILE... or --session FILE.json\n");
+        return 2;
+    }
+
+    // Without a display Qt aborts in QApplication's constructor ("Reinstalling the application may fix
+    // this problem"); say what is missing instead.
+    const bool display = qEnvironmentVariableIsSet("DISPLAY") || qEnvironmentVariableIsSet("WAYLAND_DISPLAY")
+                         || qEnvironmentVariableIsSet("QT_QPA_PLATFORM");
+    if (!display) {
+        std::fprintf(stderr, "wavefront-studio: no display found (neither DISPLAY nor WAYLAND_DISPLAY is set). Run it on a desktop, "
+                             "set QT_QPA_PLATFORM=offscreen for --screenshot without one, or use wavefront-cli, which needs none.\n");
+        return 1;
+    }
+
     wfs::app::quietQtMessages(); // no Qt notes on the terminal (app/common/QuietQt.h)
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("WavefrontStudio"));
@@ -166,12 +201,8 @@ int main(int argc, char** argv)
 
     const QString screenshot = parser.value(QStringLiteral("screenshot"));
     const bool afterFit = parser.isSet(QStringLiteral("quit-after-fit"));
-    if (afterFit && screenshot.isEmpty()) {
-        std::fprintf(stderr, "wavefront-studio: --quit-after-fit needs --screenshot FILE.png\n");
-        return 2;
-    }
-    if (!screenshot.isEmpty())
-        scheduleScreenshot(window, screenshot, afterFit);
+    if (!screenshot.isEmpty() || afterFit)
+        scheduleExit(window, screenshot, afterFit);
     openStartupData(window, parser);
     return QApplication::exec();
 }

@@ -4,6 +4,7 @@
 #include "TestSupport.h"
 
 #include <QFile>
+#include <QtEndian>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -155,6 +156,22 @@ private slots:
         for (int i = 0; i < ca.size(); ++i)
             WFS_VERIFY_CLOSE(cb.at(i).toObject().value(QStringLiteral("value_waves")).toDouble(),
                              ca.at(i).toObject().value(QStringLiteral("value_waves")).toDouble(), 0.0, 1e-9);
+
+        // The desktop program fits the session at once with --fit, and --quit-after-fit ends it when the fit
+        // has (status 0, after the screenshot); without a fit to wait for it refuses at once (status 2).
+        const QString shot = dir.filePath(QStringLiteral("fitted.png"));
+        const Run studio = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--session"), session, QStringLiteral("--fit"), QStringLiteral("--quit-after-fit"),
+                                                                    QStringLiteral("--screenshot"), shot, QStringLiteral("--size"), QStringLiteral("1280x800")});
+        QVERIFY2(studio.status == 0, studio.err.constData());
+        QFile picture(shot);
+        QVERIFY(picture.open(QIODevice::ReadOnly));
+        const QByteArray header = picture.read(24); // the PNG signature, then IHDR's width and height (big-endian)
+        QCOMPARE(header.left(8), QByteArray("\x89PNG\r\n\x1a\n", 8));
+        QCOMPARE(qFromBigEndian<quint32>(header.constData() + 16), quint32(1280));
+        QCOMPARE(qFromBigEndian<quint32>(header.constData() + 20), quint32(800));
+        const Run waiting = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--session"), session, QStringLiteral("--quit-after-fit")});
+        QCOMPARE(waiting.status, 2);
+        QVERIFY2(waiting.err.contains("--fit"), waiting.err.constData());
     }
 
     void badSessionsAndMissingMetadata()
@@ -343,6 +360,10 @@ private slots:
         run = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--bogus")}, headless);
         QCOMPARE(run.status, 2);
         QCOMPARE(run.err.count('\n'), 1);
+        // Without a display the program says so and how to do without one (Qt alone would abort).
+        run = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--demo")}, headless);
+        QCOMPARE(run.status, 1);
+        QVERIFY2(run.err.contains("no display found") && run.err.contains("wavefront-cli"), run.err.constData());
     }
 };
 

@@ -1,21 +1,26 @@
 // The desktop program on the offscreen platform: the demo fit with live updates, cancel and restart,
 // every export read back, a bad file that leaves the session intact, sessions saved and reopened,
-// the backend choice without a GPU, and the longest stall of the event loop during a fit.
+// the backend choice without a GPU, the event loop turning during a fit, the shortcuts and the Export menu.
 #include "IsolatedSettings.h"
 #include "TestSupport.h"
 
 #include "EngineController.h"
 #include "ImageView.h"
 #include "MainWindow.h"
+#include "ResultExports.h"
 #include "RunsPanel.h"
 #include "SetupPanel.h"
 
 #include "engine/RunComparison.h"
 #include "io/Fits.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -59,29 +64,34 @@ private slots:
     {
         QSignalSpy progress(m_window->engine(), &EngineController::progress);
         QSignalSpy finished(m_window.get(), &MainWindow::fitFinished);
-        // The longest gap between ticks of a 5 ms timer while the fit runs: the GUI's worst stall.
+        // A 5 ms timer's ticks while the fit runs: the event loop turns during the fit (none would, were the fit
+        // on the GUI thread). The longest gap between ticks is printed for the record, never asserted: it is the
+        // machine's load that decides it (the benchmark measures it on a quiet machine).
         QElapsedTimer clock;
         qint64 last = 0, worst = 0;
+        int ticks = 0;
+        bool fitting = false;
         QTimer ticker;
         ticker.setInterval(5);
         connect(&ticker, &QTimer::timeout, &ticker, [&] {
             const qint64 now = clock.elapsed();
             worst = std::max(worst, now - last);
             last = now;
+            ticks += fitting;
         });
-        // The ticker is the context: the connection ends with this test function.
+        // The ticker is the context: the connections end with this test function.
         connect(m_window->engine(), &EngineController::started, &ticker, [&] {
             clock.start();
             last = 0;
+            fitting = true;
             ticker.start();
         });
+        connect(m_window->engine(), &EngineController::finished, &ticker, [&] { fitting = false; });
         m_window->loadDemo(true);
         QVERIFY2(waitFor(finished), "the demo fit did not finish");
         ticker.stop();
-        qInfo("longest event-loop stall during the demo fit (grid 256): %lld ms", worst);
-        // The real figure is printed above (and measured on a quiet machine by the benchmark); the bound
-        // is generous enough for a loaded CI machine yet fails if a fit ever runs on the GUI thread.
-        QVERIFY2(worst < 200, qPrintable(QStringLiteral("the event loop stalled for %1 ms during the fit").arg(worst)));
+        qInfo("longest event-loop stall during the demo fit (grid 256): %lld ms; %d ticks of a 5 ms timer while fitting", worst, ticks);
+        QVERIFY2(ticks >= 1, "the event loop did not turn while the fit ran");
         QVERIFY(progress.count() >= 1);
         const auto& result = m_window->result();
         QVERIFY(result != nullptr);
@@ -136,7 +146,7 @@ private slots:
         QVERIFY(m_window->result() != nullptr);
         const FitResult& r = *m_window->result();
         const QString phase = m_dir.filePath(QStringLiteral("phase.fits"));
-        QVERIFY(m_window->exportResult(ExportKind::PhaseFits, phase));
+        QVERIFY(m_window->exportResult(QStringLiteral("phase-out"), phase));
         const FitsContent content = readFits(phase.toStdString());
         QCOMPARE(content.planes.front().width, r.phaseMap.width);
         for (size_t i = 0; i < r.phaseMap.pixels.size(); ++i) {
@@ -147,12 +157,12 @@ private slots:
         }
 
         const QString png = m_dir.filePath(QStringLiteral("phase.png"));
-        QVERIFY(m_window->exportResult(ExportKind::PhasePng, png));
+        QVERIFY(m_window->exportResult(QStringLiteral("phase-png"), png));
         QImage picture(png);
         QVERIFY(!picture.isNull() && picture.width() > r.phaseMap.width);
 
         const QString csv = m_dir.filePath(QStringLiteral("coefficients.csv"));
-        QVERIFY(m_window->exportResult(ExportKind::CoefficientsCsv, csv));
+        QVERIFY(m_window->exportResult(QStringLiteral("csv"), csv));
         QFile csvFile(csv);
         QVERIFY(csvFile.open(QIODevice::ReadOnly));
         int dataLines = 0;
@@ -161,7 +171,7 @@ private slots:
         QCOMPARE(dataLines, int(r.coefficients.size()));
 
         const QString json = m_dir.filePath(QStringLiteral("coefficients.json"));
-        QVERIFY(m_window->exportResult(ExportKind::CoefficientsJson, json));
+        QVERIFY(m_window->exportResult(QStringLiteral("coefficients-json"), json));
         QFile jsonFile(json);
         QVERIFY(jsonFile.open(QIODevice::ReadOnly));
         const QJsonArray coefficients = QJsonDocument::fromJson(jsonFile.readAll()).object().value(QStringLiteral("coefficients")).toArray();
@@ -170,17 +180,58 @@ private slots:
             WFS_VERIFY_CLOSE(coefficients[i].toObject().value(QStringLiteral("value_waves")).toDouble(), r.coefficients[size_t(i)].waves, 1e-12, 1e-15);
 
         const QString resultJson = m_dir.filePath(QStringLiteral("result.json"));
-        QVERIFY(m_window->exportResult(ExportKind::ResultJson, resultJson));
+        QVERIFY(m_window->exportResult(QStringLiteral("json"), resultJson));
         QVERIFY(QFile::exists(resultJson));
 
         const QString model = m_dir.filePath(QStringLiteral("model.fits"));
-        QVERIFY(m_window->exportResult(ExportKind::ModelFits, model));
+        QVERIFY(m_window->exportResult(QStringLiteral("model-out"), model));
         const FitsContent models = readFits(model.toStdString());
         QCOMPARE(models.planes.size(), r.planes.size());
         WFS_VERIFY_CLOSE(models.planes[1].at(10, 20), r.planes[1].model.at(10, 20), 1e-12, 0.0);
         const QString residual = m_dir.filePath(QStringLiteral("residual.fits"));
-        QVERIFY(m_window->exportResult(ExportKind::ResidualFits, residual));
+        QVERIFY(m_window->exportResult(QStringLiteral("residual-out"), residual));
         QCOMPARE(readFits(residual.toStdString()).planes.size(), r.planes.size());
+    }
+
+    // The Export menu offers everything the command line writes, each with its file type and a name made
+    // from the data's; each writes its file (or, where the fit has nothing of that kind, says so).
+    void exportMenuOffersEveryExport()
+    {
+        auto* menu = m_window->findChild<QMenu*>(QStringLiteral("exportMenu"));
+        QVERIFY(menu);
+        QStringList offered;
+        for (QAction* action : menu->actions())
+            offered << action->data().toString();
+        for (const ResultExport& e : resultExports())
+            QVERIFY2(offered.contains(QString::fromLatin1(e.key)), e.key);
+        const QStringList cliOnly = {QStringLiteral("psf-analysis"), QStringLiteral("psf-out"), QStringLiteral("results-fits"),
+                                     QStringLiteral("pupil-out"), QStringLiteral("psf-stack-out")};
+        for (const QString& key : cliOnly)
+            QVERIFY2(offered.contains(key), qPrintable(key)); // the ones the window lacked before
+        const QString dataName = QFileInfo(QString::fromStdString(m_window->dataset().files.front().path)).completeBaseName();
+        for (const ResultExport& e : resultExports()) {
+            const QString key = QString::fromLatin1(e.key);
+            const QString suggested = m_window->suggestedExportName(key);
+            QVERIFY2(QFileInfo(suggested).fileName() == dataName + QString::fromLatin1(e.suffix), qPrintable(suggested));
+            QVERIFY2(!QString::fromLatin1(e.fileFilter).contains(QLatin1Char('*') + QStringLiteral(")")), e.fileFilter); // never "All files (*)"
+            const QString path = m_dir.filePath(QStringLiteral("menu") + QString::fromLatin1(e.suffix));
+            const bool pupilMap = key == QLatin1String("amplitude-png") || key == QLatin1String("zonal-png");
+            QSignalSpy errors(m_window.get(), &MainWindow::errorShown);
+            const bool written = m_window->exportResult(key, path);
+            if (pupilMap) {
+                // The demo fits no pupil amplitude and no zonal phase: said by name, nothing written.
+                QVERIFY(!written && !QFile::exists(path));
+                QVERIFY2(m_window->lastError().contains(QStringLiteral("has no")), qPrintable(m_window->lastError()));
+                continue;
+            }
+            QVERIFY2(written, qPrintable(key + QStringLiteral(": ") + m_window->lastError()));
+            QVERIFY(QFileInfo(path).size() > 0);
+            QCOMPARE(errors.count(), 0);
+        }
+        // The 3-D PSF stack: 21 planes of the data's size over the fitted planes' range.
+        const FitsContent stack = readFits(m_dir.filePath(QStringLiteral("menu-psf-stack.fits")).toStdString());
+        QCOMPARE(int(stack.planes.size()), 21);
+        QCOMPARE(stack.planes.front().width, m_window->result()->planes.front().data.width);
     }
 
     void badFileShowsAnErrorAndKeepsTheSession()
@@ -251,6 +302,60 @@ private slots:
         QCOMPARE(m_window->dataset().planes.size(), planes);
         QVERIFY(m_window->result() != nullptr);
         m_window->setupPanel()->setModelSettings(normal);
+    }
+
+    // Ctrl+R starts, Esc cancels, Ctrl+O opens, Ctrl+S saves the session: each bound once (an ambiguous
+    // shortcut fires nothing), shown in the menus, and firing from the keyboard.
+    void shortcutsFire()
+    {
+        QMap<QString, QString> owners;
+        for (QAction* action : m_window->findChildren<QAction*>()) {
+            const QString keys = action->shortcut().toString();
+            // A shortcut of a widget's own (Ctrl+C in a table) is no rival to the window's.
+            if (keys.isEmpty() || action->shortcutContext() == Qt::WidgetShortcut || action->shortcutContext() == Qt::WidgetWithChildrenShortcut)
+                continue;
+            QVERIFY2(!owners.contains(keys), qPrintable(QStringLiteral("%1 is bound to '%2' and '%3'").arg(keys, owners.value(keys), action->text())));
+            owners.insert(keys, action->text());
+        }
+        for (const char* keys : {"Ctrl+R", "Esc", "Ctrl+O", "Ctrl+S"})
+            QVERIFY2(owners.contains(QString::fromLatin1(keys)), keys);
+        m_window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+
+        // Ctrl+O and Ctrl+S open their file dialogs (closed again by a timer once they are up).
+        for (const auto& [key, title] : {std::pair{Qt::Key_O, QStringLiteral("Open PSF images")}, std::pair{Qt::Key_S, QStringLiteral("Save session")}}) {
+            QString seen;
+            QTimer closer;
+            closer.setInterval(50);
+            connect(&closer, &QTimer::timeout, &closer, [&] {
+                if (auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget())) {
+                    seen = dialog->windowTitle();
+                    dialog->reject();
+                }
+            });
+            closer.start();
+            QTest::keyClick(m_window.get(), key, Qt::ControlModifier);
+            QTRY_VERIFY_WITH_TIMEOUT(!seen.isEmpty(), 5000);
+            QCOMPARE(seen, title);
+            m_window->activateWindow();
+            QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+        }
+
+        // Ctrl+R starts a fit that would run for long; Esc a moment into it stops it, the last iterate kept.
+        SolverSettings slow = m_window->setupPanel()->solverSettings();
+        const SolverSettings normal = slow;
+        slow.gradientTolerance = 0.0;
+        slow.functionTolerance = 0.0;
+        slow.maxIterations = 1000000;
+        m_window->setupPanel()->setSolverSettings(slow);
+        QSignalSpy progress(m_window->engine(), &EngineController::progress);
+        QSignalSpy finished(m_window.get(), &MainWindow::fitFinished);
+        QTest::keyClick(m_window.get(), Qt::Key_R, Qt::ControlModifier);
+        QVERIFY2(waitFor(progress, 60000), "Ctrl+R started no fit");
+        QTest::keyClick(m_window.get(), Qt::Key_Escape);
+        QVERIFY2(waitFor(finished, 60000), "Esc did not stop the fit");
+        QCOMPARE(m_window->result()->solver.termination, Termination::Cancelled);
+        m_window->setupPanel()->setSolverSettings(normal);
     }
 
     void cancelMidFitThenRestart()

@@ -5,6 +5,8 @@
 // rectangle, no horizontal scroll bar (and nothing clipped) in the setup dock, Start visible, the
 // results table showing an order-4 fit without scrolling at 1600 x 1000, and every iteration of the
 // fit in the convergence plot from iteration 0.
+#include "ReadabilityChecks.h"
+
 #include "ConvergencePlot.h"
 #include "EngineController.h"
 #include "ImageView.h"
@@ -16,6 +18,7 @@
 #include <qcustomplot.h>
 
 #include <QAction>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QTimer>
@@ -53,7 +56,53 @@ private:
 
     static bool isShown(const QWidget* widget)
     {
-        return widget->isVisible() && widget->width() > 0 && widget->height() > 0 && !widget->visibleRegion().isEmpty();
+        return test::isShownOnScreen(widget);
+    }
+
+    // What a reader needs of the screen shown now: every colour bar's colours along its length, no two
+    // tick or category labels running into each other, no combo box cutting its text (the plane's name
+    // from 1920 px on; narrower windows may elide it in the middle, its tooltip has it whole), and the
+    // images compared side by side at one scale.
+    void checkReadable(const QSize& size, const QString& where)
+    {
+        QStringList problems;
+        for (QCustomPlot* plot : m_window->findChildren<QCustomPlot*>()) {
+            if (!isShown(plot))
+                continue;
+            auto* view = qobject_cast<ImageView*>(plot->parentWidget());
+            if (!view || view->hasImage())
+                problems << test::colourBarProblems(plot);
+            problems << test::overlappingLabels(plot);
+        }
+        for (QComboBox* combo : m_window->findChildren<QComboBox*>()) {
+            if (!isShown(combo) || (combo->objectName() == QLatin1String("planeChoice") && size.width() < 1920))
+                continue;
+            if (const QString cut = test::cutComboText(combo); !cut.isEmpty())
+                problems << cut;
+        }
+        for (const auto& [first, second] : comparedPairs()) {
+            auto* a = m_window->findChild<ImageView*>(first);
+            auto* b = m_window->findChild<ImageView*>(second);
+            QVERIFY2(a && b, qPrintable(first + QStringLiteral(" / ") + second));
+            if (!isShown(a->plot()) || !isShown(b->plot()) || !a->hasImage() || !b->hasImage())
+                continue;
+            const double scaleA = screenPixelsPerUnit(a), scaleB = screenPixelsPerUnit(b);
+            if (std::abs(scaleA - scaleB) > 0.01 * std::max(scaleA, scaleB))
+                problems << QStringLiteral("%1 at %2 px per unit, %3 at %4").arg(first).arg(scaleA).arg(second).arg(scaleB);
+        }
+        QVERIFY2(problems.isEmpty(), qPrintable(QStringLiteral("%1 %2x%3:\n  ").arg(where).arg(size.width()).arg(size.height())
+                                                + problems.join(QStringLiteral("\n  "))));
+    }
+
+    static double screenPixelsPerUnit(const ImageView* view)
+    {
+        return std::abs(view->plot()->xAxis->coordToPixel(1.0) - view->plot()->xAxis->coordToPixel(0.0));
+    }
+
+    // The images shown side by side to be compared, by their object names.
+    static std::vector<std::pair<QString, QString>> comparedPairs()
+    {
+        return {{QStringLiteral("dataView"), QStringLiteral("modelView")}};
     }
 
     // Square image pixels, axis rectangles of at least 200 x 150 px, legends off the axes: every plot
@@ -116,7 +165,7 @@ private slots:
         QTest::addColumn<QSize>("size");
         QTest::addColumn<QString>("tab");
         const QStringList tabs = MainWindow().tabKeys();
-        for (const QSize& size : {QSize(1280, 800), QSize(1600, 1000), QSize(1920, 1080)})
+        for (const QSize& size : {QSize(1280, 800), QSize(1366, 768), QSize(1600, 1000), QSize(1920, 1080)})
             for (const QString& tab : tabs)
                 QTest::addRow("%s %dx%d", qPrintable(tab), size.width(), size.height()) << size << tab;
     }
@@ -130,6 +179,19 @@ private slots:
         checkPlots(size, tab);
         if (QTest::currentTestFailed())
             return;
+        // Every dock of the right-hand group in front in turn; the teaching tabs hide the docks.
+        const bool teaching = tab == QLatin1String("speedup") || tab == QLatin1String("fasth");
+        for (const QString& dock : teaching ? QStringList() : MainWindow::dockKeys()) {
+            QVERIFY(m_window->showDock(dock));
+            arrange(size, tab);
+            checkReadable(size, tab + QLatin1Char('/') + dock);
+            if (QTest::currentTestFailed())
+                return;
+        }
+        if (teaching)
+            checkReadable(size, tab);
+        else
+            m_window->showDock(QStringLiteral("coefficients"));
         if (tab == QLatin1String("psf")) {
             // The PSF tab's second page too: profiles, encircled energy, MTF.
             auto* pages = m_window->psfPanel()->findChild<QTabWidget*>();
@@ -137,6 +199,7 @@ private slots:
             pages->setCurrentIndex(1);
             arrange(size, tab);
             checkPlots(size, QStringLiteral("psf/curves"));
+            checkReadable(size, QStringLiteral("psf/curves"));
             pages->setCurrentIndex(0);
             if (QTest::currentTestFailed())
                 return;
@@ -188,7 +251,7 @@ private slots:
 
     // The longest event-loop stall during a fit at grid 512 while the convergence plot holds 10 000
     // more iterations of history (added when the fit starts): a 5 ms timer's longest gap. Printed for
-    // the record; asserted only generously (a frozen window, not a slow one, fails it).
+    // the record, never asserted (the machine's load would decide it); the plot must take the history.
     void stallAtGrid512WithLongHistory()
     {
         ModelSettings model = m_window->setupPanel()->modelSettings();
@@ -226,7 +289,6 @@ private slots:
               "iterating, %lld ms including showing the result",
               worstWhileFitting, worst);
         QVERIFY(m_window->convergencePlot()->pointCount() >= 10000);
-        QVERIFY2(worst < 2000, qPrintable(QStringLiteral("the event loop stalled for %1 ms").arg(worst)));
         model.grid = 0;
         m_window->setupPanel()->setModelSettings(model);
     }
