@@ -567,6 +567,7 @@ void MainWindow::openFiles(const QStringList& paths, bool append)
         if (loaded.first.planes.empty()) {
             // Nothing usable: keep what was loaded before.
             m_pendingTruth.reset();
+            statusBar()->clearMessage();
             showError(errors.isEmpty() ? tr("No image planes were read.") : errors);
             emit dataLoaded();
             return;
