@@ -48,6 +48,19 @@ private:
         return spy.count() > 0 || spy.wait(timeoutMs);
     }
 
+    // Sets a solver that would run for long (no tolerance, a million iterations), for fits to cancel; returns
+    // the settings it replaced.
+    SolverSettings endlessSolver()
+    {
+        const SolverSettings normal = m_window->setupPanel()->solverSettings();
+        SolverSettings slow = normal;
+        slow.gradientTolerance = 0.0;
+        slow.functionTolerance = 0.0;
+        slow.maxIterations = 1000000;
+        m_window->setupPanel()->setSolverSettings(slow);
+        return normal;
+    }
+
 private slots:
     void initTestCase()
     {
@@ -342,12 +355,7 @@ private slots:
         }
 
         // Ctrl+R starts a fit that would run for long; Esc a moment into it stops it, the last iterate kept.
-        SolverSettings slow = m_window->setupPanel()->solverSettings();
-        const SolverSettings normal = slow;
-        slow.gradientTolerance = 0.0;
-        slow.functionTolerance = 0.0;
-        slow.maxIterations = 1000000;
-        m_window->setupPanel()->setSolverSettings(slow);
+        const SolverSettings normal = endlessSolver();
         QSignalSpy progress(m_window->engine(), &EngineController::progress);
         QSignalSpy finished(m_window.get(), &MainWindow::fitFinished);
         QTest::keyClick(m_window.get(), Qt::Key_R, Qt::ControlModifier);
@@ -360,12 +368,7 @@ private slots:
 
     void cancelMidFitThenRestart()
     {
-        SolverSettings slow = m_window->setupPanel()->solverSettings();
-        const SolverSettings normal = slow;
-        slow.gradientTolerance = 0.0;
-        slow.functionTolerance = 0.0;
-        slow.maxIterations = 1000000;
-        m_window->setupPanel()->setSolverSettings(slow);
+        const SolverSettings normal = endlessSolver();
         QSignalSpy progress(m_window->engine(), &EngineController::progress);
         QSignalSpy finished(m_window.get(), &MainWindow::fitFinished);
         m_window->startFit();
