@@ -118,7 +118,10 @@ std::vector<double> colorBarTicks(const DisplayRange& range, Stretch stretch, do
                     candidates.push_back(v);
         }
     } else {
+        // The coarse round values first, then finer ones where their labels fit between them.
         candidates = roundTicks(range.low, range.high, room);
+        for (double v : roundTicks(range.low, range.high, 2 * room + 1))
+            candidates.push_back(v);
     }
     std::vector<double> chosen, positions;
     for (double v : candidates) {
@@ -327,13 +330,13 @@ void ImageView::applyAspect()
         return std::abs(a.lower - b.lower) > 1e-9 * a.size() || std::abs(a.upper - b.upper) > 1e-9 * a.size();
     };
     // Fewer ticks on a narrow axis, so that labels never run into each other.
-    const int xTicks = std::clamp(int(width / 90), 2, 8), yTicks = std::clamp(int(height / 60), 2, 8);
+    const int xTicks = std::clamp(int(width / 70), 3, 8), yTicks = std::clamp(int(height / 60), 3, 8);
     const bool ticksChanged = m_plot->xAxis->ticker()->tickCount() != xTicks || m_plot->yAxis->ticker()->tickCount() != yTicks;
     const bool labels = width >= 60; // a sliver of an axis has no room for numbers that do not collide
     // Axis titles only where the plot is wide enough to spare them (decided on the widget's width,
     // which the titles do not change, so the layout cannot flip between two states); the cursor
     // readout says x and y anyway.
-    const bool titles = QWidget::width() >= 340;
+    const bool titles = QWidget::width() >= 240;
     const QString xTitle = !titles ? QString() : m_axisScale ? m_axisScale->xLabel : m_xLabel;
     const QString yTitle = !titles ? QString() : m_axisScale ? m_axisScale->yLabel : m_yLabel;
     if (xTitle != m_plot->xAxis->label() || yTitle != m_plot->yAxis->label()) {
@@ -479,6 +482,10 @@ void ImageView::placeColorBar()
     m_colorBarBelow = below;
     m_plot->axisRect()->setMarginGroup(QCP::msAll, nullptr);
     m_scale->setMarginGroup(QCP::msAll, nullptr);
+    // A layout element's automatic margin never shrinks by itself (QCPLayoutElement::calculateAutoMargin
+    // keeps the larger of the current and the minimum one): the sides the margin group gave the bar in
+    // its old place would stay as a gap between image and bar.
+    m_scale->setMargins(QMargins());
     m_scale->setVisible(m_colorBarVisible);
     if (!m_colorBarVisible)
         return;
@@ -637,7 +644,9 @@ void ImageView::updateColorTicks()
     };
     const QFontMetrics metrics(m_scale->axis()->tickLabelFont());
     // Along a bar below the image a label takes its width, beside it its height; plus a gap.
-    const int widest = std::max(metrics.horizontalAdvance(label(range.low)), metrics.horizontalAdvance(label(range.high)));
+    int widest = 0; // of the round values' labels (the range's own ends need not be round)
+    for (double v : rough)
+        widest = std::max(widest, metrics.horizontalAdvance(label(v)));
     const double room = m_colorBarBelow ? widest + 12.0 : metrics.height() + 4.0;
     const QRect bar = colourBarRect();
     const double length = bar.isEmpty() ? std::max(40, m_colorBarBelow ? m_plot->width() - 80 : m_plot->height() - 60)

@@ -23,7 +23,7 @@ PlanesPanel::PlanesPanel(QWidget* parent)
     : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
-    auto* bar = new QGridLayout;
+    auto* bar = new QVBoxLayout;
     m_planeChoice = new QComboBox(this);
     m_planeChoice->setObjectName(QStringLiteral("planeChoice"));
     // As wide as the longest plane name (setPlanes), so the names show whole.
@@ -37,28 +37,40 @@ PlanesPanel::PlanesPanel(QWidget* parent)
     m_colorMap->addItems(colorMapNames());
     m_colorMap->setCurrentIndex(int(ColorMap::Magma));
     m_zoom = new QComboBox(this);
+    m_zoom->setObjectName(QStringLiteral("zoomChoice"));
     m_zoom->addItems({tr("core (99 % of flux)"), tr("core (99.9 %)"), tr("core (90 %)"), tr("whole image")});
     m_zoom->setToolTip(tr("The box the views open on: the smallest square around the PSF holding this share of its flux"));
-    m_sharedScale = new QCheckBox(tr("one scale for data and model"), this);
+    m_sharedScale = new QCheckBox(tr("one scale"), this);
     m_sharedScale->setChecked(true);
     // A combo box never cuts its text: as wide as its longest entry, never squeezed below that.
     for (QComboBox* box : {m_planeChoice, m_stretch, m_clip, m_colorMap, m_zoom}) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
         box->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Fixed);
     }
-    // Two rows of controls, so the bar fits a 1280 px window beside the docks.
-    bar->addWidget(new QLabel(tr("plane:"), this), 0, 0);
-    bar->addWidget(m_planeChoice, 0, 1);
-    bar->addWidget(new QLabel(tr("view:"), this), 0, 2);
-    bar->addWidget(m_zoom, 0, 3);
-    bar->addWidget(m_sharedScale, 0, 4, 1, 2);
-    bar->addWidget(new QLabel(tr("stretch:"), this), 1, 0);
-    bar->addWidget(m_stretch, 1, 1);
-    bar->addWidget(new QLabel(tr("clip:"), this), 1, 2);
-    bar->addWidget(m_clip, 1, 3);
-    bar->addWidget(new QLabel(tr("map:"), this), 1, 4);
-    bar->addWidget(m_colorMap, 1, 5);
-    bar->setColumnStretch(6, 1);
+    m_sharedScale->setToolTip(tr("Data and model on one colour scale (the data's), so that their colours compare"));
+    // Two rows of controls, each as wide as its own content (no columns shared between the rows), so
+    // the bar fits a 1280 px window beside the docks with every combo box's text whole.
+    auto* first = new QHBoxLayout;
+    first->addWidget(new QLabel(tr("plane:"), this));
+    first->addWidget(m_planeChoice);
+    first->addSpacing(8);
+    first->addWidget(new QLabel(tr("view:"), this));
+    first->addWidget(m_zoom);
+    first->addStretch();
+    auto* second = new QHBoxLayout;
+    second->addWidget(new QLabel(tr("stretch:"), this));
+    second->addWidget(m_stretch);
+    second->addSpacing(8);
+    second->addWidget(new QLabel(tr("clip:"), this));
+    second->addWidget(m_clip);
+    second->addSpacing(8);
+    second->addWidget(new QLabel(tr("map:"), this));
+    second->addWidget(m_colorMap);
+    second->addSpacing(8);
+    second->addWidget(m_sharedScale);
+    second->addStretch();
+    bar->addLayout(first);
+    bar->addLayout(second);
     layout->addLayout(bar);
     m_grid = new QGridLayout;
     m_data = new ImageView(this);

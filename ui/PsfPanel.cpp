@@ -231,6 +231,13 @@ void PsfPanel::draw()
     m_fitted->setImage(a.fittedPsf, tr("Fitted PSF"), psfUnit, psfRange);
     m_mtfIdeal->setImage(a.mtfDiffraction2d, tr("Diffraction-limited MTF"), tr("MTF"), DisplayRange{0.0, 1.0});
     m_mtfFitted->setImage(a.mtfFitted2d, tr("MTF of the fitted system"), tr("MTF"), DisplayRange{0.0, 1.0});
+    // Both PSFs open on one box (one scale): the square around the fitted PSF's core holding 99 % of
+    // its light, which also holds the diffraction-limited core.
+    QRectF core;
+    if (const PixelBox box = fluxBox(a.fittedPsf, 0.99); !box.isEmpty())
+        core = QRectF(box.col - 0.5, box.row - 0.5, box.width, box.height);
+    for (ImageView* view : {m_ideal, m_fitted})
+        view->setFitRegion(core);
 
     const double toLambdaOverD = a.lambdaOverDPerPixel > 0 ? a.lambdaOverDPerPixel : 1.0;
     QVector<double> r;
