@@ -171,8 +171,11 @@ ImageView::ImageView(QWidget* parent)
         axis->setPadding(1); // the box's far sides carry no labels: the colour bar sits close to the image
     m_xLabel = QStringLiteral("x (pixel)");
     m_yLabel = QStringLiteral("y (pixel)");
-    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis})
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
         axis->ticker()->setTickStepStrategy(QCPAxisTicker::tssReadability);
+        axis->setLabelPadding(2); // tighter than the defaults, as the program's curve plots: the image keeps the room
+        axis->setTickLabelPadding(3);
+    }
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
     m_scale = new QCPColorScale(m_plot);
@@ -368,11 +371,13 @@ bool ImageView::hugImage(const QRect& axes, double aspect)
     const double roomX = QWidget::width() - overX, roomY = QWidget::height() - titleHeight - overY;
     if (!(aspect > 0) || roomX < 20 || roomY < 20)
         return false;
+    // Never narrower than 200 x 150 px, the least axis rectangle the program gives a plot (a small
+    // view keeps a little white beside its image rather than crowd its ticks).
     int padX = 0, padY = 0;
     if (roomX > aspect * roomY)
-        padX = int((roomX - aspect * roomY) / 2);
+        padX = int((roomX - std::max(aspect * roomY, std::min(roomX, 200.0))) / 2);
     else
-        padY = int((roomY - roomX / aspect) / 2);
+        padY = int((roomY - std::max(roomX / aspect, std::min(roomY, 150.0))) / 2);
     const QMargins now = layout()->contentsMargins();
     // A few pixels either way are left alone (tick labels change the margins a little with the size).
     if (std::abs(now.left() - padX) <= 3 && std::abs(now.top() - padY) <= 3)
@@ -497,6 +502,8 @@ void ImageView::placeColorBar()
     // the colours they label), and a picture of the bar drawn for this orientation.
     m_scale->axis()->setTickLength(0, 4);
     m_scale->axis()->setSubTickLength(0, 2);
+    m_scale->axis()->setLabelPadding(2);
+    m_scale->axis()->setTickLabelPadding(3);
     invalidateColorBarImage();
     if (below) {
         layout->addElement(1, 0, m_scale);

@@ -56,13 +56,6 @@ QString colourBarProblem(ImageView* view)
     // WFS_PICTURES_DUMP=folder keeps each picture checked, to look at.
     if (const QString dump = qEnvironmentVariable("WFS_PICTURES_DUMP"); !dump.isEmpty())
         picture.save(QStringLiteral("%1/%2-%3x%4.png").arg(dump, name).arg(view->width()).arg(view->height()));
-    if (qEnvironmentVariableIsSet("WFS_PICTURES_DEBUG")) {
-        auto pr = [](const char* n, QRect r) { qInfo("%s %d %d %d %d", n, r.x(), r.y(), r.width(), r.height()); };
-        pr("axisrect", view->plot()->axisRect()->rect()); pr("axisouter", view->plot()->axisRect()->outerRect());
-        pr("scaleouter", view->colorScale()->outerRect()); pr("scalerect", view->colorScale()->rect()); pr("bar", bar);
-        pr("baraxisouter", view->colorScale()->axis()->axisRect()->outerRect());
-        auto m = view->colorScale()->axis()->axisRect()->margins(); qInfo("bar axis margins %d %d %d %d", m.left(), m.top(), m.right(), m.bottom());
-    }
     const bool vertical = bar.height() > bar.width();
     const int length = vertical ? bar.height() : bar.width();
     const int thickness = vertical ? bar.width() : bar.height();
@@ -83,8 +76,6 @@ QString colourBarProblem(ImageView* view)
         const int along = int(fraction * length);
         const QRgb reference = at(along, mid);
         for (int across = 2; across < thickness - 2; ++across) {
-            if (qEnvironmentVariableIsSet("WFS_PICTURES_DEBUG"))
-                qInfo("along %d across %d: %08x ref %08x", along, across, at(along, across), reference);
             if (const int d = colourDistance(at(along, across), reference); d > 12)
                 return QStringLiteral("%1: the colour changes across the bar (by %2 at %3 of its length)").arg(name).arg(d).arg(fraction);
         }
