@@ -43,6 +43,7 @@ void FasthMatrixView::setMatrix(const Eigen::MatrixXd& matrix, const QString& ti
     double largest = matrix.cwiseAbs().maxCoeff();
     if (!(largest > 0.0) || !std::isfinite(largest))
         largest = 1.0;
+    // No label under the bar: the title names the matrix, and the line it would take is the picture's.
     m_view->setImage(image, title, QString(), DisplayRange{-largest, largest});
 }
 

@@ -3,6 +3,8 @@
 #include <qcustomplot.h>
 
 #include <QFontMetrics>
+#include <QLabel>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -75,19 +77,105 @@ std::vector<double> roundTicks(double low, double high, int count)
     return ticks;
 }
 
+double stretchPosition(double value, const DisplayRange& range, Stretch stretch)
+{
+    const double t = std::clamp((value - range.low) / (range.high - range.low), 0.0, 1.0);
+    switch (stretch) {
+    case Stretch::Linear:
+        return t;
+    case Stretch::Sqrt:
+        return std::sqrt(t);
+    case Stretch::Log:
+        return std::log10(1.0 + 1000.0 * t) / std::log10(1001.0);
+    case Stretch::Asinh:
+        return std::asinh(10.0 * t) / std::asinh(10.0);
+    }
+    return t;
+}
+
+std::vector<double> colorBarTicks(const DisplayRange& range, Stretch stretch, double lengthPixels, double labelPixels)
+{
+    const double span = range.high - range.low;
+    if (!(span > 0) || !std::isfinite(span) || !(lengthPixels > 0))
+        return {};
+    const int room = std::max(2, int(lengthPixels / std::max(1.0, labelPixels)));
+    // Candidates in the order they are wanted: a stretched bar first gets the decades above its low
+    // end (they are what a log or asinh stretch spreads evenly), then evenly spaced round values, then
+    // the fives and twos between the decades; each is kept where its label has room.
+    std::vector<double> candidates;
+    if (stretch == Stretch::Log || stretch == Stretch::Asinh || stretch == Stretch::Sqrt) {
+        const int top = int(std::ceil(std::log10(span)));
+        for (double mantissa : {1.0, 5.0, 2.0}) {
+            for (int k = top; k >= top - 4; --k) {
+                const double unit = std::pow(10.0, k);
+                // Rounded to the decade's own unit: a round number near low + mantissa * 10^k.
+                const double v = std::round((range.low + mantissa * unit) / unit) * unit;
+                if (v > range.low && v <= range.high + 1e-9 * span)
+                    candidates.push_back(v);
+            }
+            if (mantissa == 1.0)
+                for (double v : roundTicks(range.low, range.high, std::min(room, 6)))
+                    candidates.push_back(v);
+        }
+    } else {
+        // The coarse round values first, then finer ones where their labels fit between them.
+        candidates = roundTicks(range.low, range.high, room);
+        for (double v : roundTicks(range.low, range.high, 2 * room + 1))
+            candidates.push_back(v);
+    }
+    std::vector<double> chosen, positions;
+    for (double v : candidates) {
+        const double position = stretchPosition(v, range, stretch);
+        if (v < range.low - 1e-9 * span || v > range.high + 1e-9 * span)
+            continue;
+        const bool crowded = std::any_of(positions.begin(), positions.end(), [&](double p) {
+            return std::abs(p - position) * lengthPixels < labelPixels;
+        });
+        if (crowded)
+            continue;
+        chosen.push_back(std::abs(v) < 1e-12 * span ? 0.0 : v);
+        positions.push_back(position);
+    }
+    std::sort(chosen.begin(), chosen.end());
+    return chosen;
+}
+
 ImageView::ImageView(QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
+    , m_titleLabel(new QLabel(this))
+    , m_message(new QLabel(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_plot);
+    layout->setSpacing(0);
+    m_titleLabel->setObjectName(QStringLiteral("imageTitle"));
+    m_titleLabel->setAlignment(Qt::AlignCenter);
+    QFont bold = m_titleLabel->font();
+    bold.setBold(true);
+    m_titleLabel->setFont(bold);
+    m_titleLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed); // a long title never widens the view
+    m_titleLabel->hide();
+    m_message->setObjectName(QStringLiteral("imageMessage"));
+    m_message->setAlignment(Qt::AlignCenter);
+    m_message->setWordWrap(true);
+    m_message->setMargin(12);
+    m_message->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
+    m_message->setForegroundRole(QPalette::PlaceholderText);
+    layout->addWidget(m_titleLabel);
+    layout->addWidget(m_plot, 1);
+    layout->addWidget(m_message, 1);
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->axisRect()->setupFullAxesBox(true);
+    for (QCPAxis* axis : {m_plot->xAxis2, m_plot->yAxis2})
+        axis->setPadding(1); // the box's far sides carry no labels: the colour bar sits close to the image
     m_xLabel = QStringLiteral("x (pixel)");
     m_yLabel = QStringLiteral("y (pixel)");
-    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis})
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
         axis->ticker()->setTickStepStrategy(QCPAxisTicker::tssReadability);
+        axis->setLabelPadding(2); // tighter than the defaults, as the program's curve plots: the image keeps the room
+        axis->setTickLabelPadding(3);
+    }
     m_map = new QCPColorMap(m_plot->xAxis, m_plot->yAxis);
     m_map->setInterpolate(false);
     m_scale = new QCPColorScale(m_plot);
@@ -112,8 +200,52 @@ void ImageView::clear(const QString& message)
     setOverlays({});
     m_image = Image();
     m_map->data()->clear();
-    m_scale->axis()->setLabel(message);
+    m_message->setText(message);
+    layout()->setContentsMargins(0, 0, 0, 0);
+    // Nothing to draw: the message alone, no axes or colour bar that would suggest a picture.
+    m_plot->hide();
+    m_message->show();
+}
+
+QString ImageView::message() const
+{
+    return m_image.isEmpty() ? m_message->text() : QString();
+}
+
+void ImageView::setTitle(const QString& title)
+{
+    m_title = title;
+    m_titleLabel->setText(title);
+    m_titleLabel->setVisible(!title.isEmpty());
+}
+
+void ImageView::setAxisScale(std::optional<AxisScale> scale)
+{
+    const bool same = scale.has_value() == m_axisScale.has_value()
+                      && (!scale
+                          || (scale->x0 == m_axisScale->x0 && scale->y0 == m_axisScale->y0 && scale->step == m_axisScale->step
+                              && scale->xLabel == m_axisScale->xLabel && scale->yLabel == m_axisScale->yLabel
+                              && scale->unit == m_axisScale->unit));
+    if (same)
+        return;
+    if (scale && !(scale->step > 0))
+        scale.reset();
+    m_axisScale = scale;
+    m_autoFit = true;
+    if (!m_image.isEmpty()) {
+        const QRectF all = toAxes(QRectF(0, 0, std::max(0, m_image.width - 1), std::max(0, m_image.height - 1)));
+        m_map->data()->setRange(QCPRange(all.left(), all.right()), QCPRange(all.top(), all.bottom()));
+    }
+    setOverlays(std::vector<ImageOverlay>(m_overlays)); // placed again in the new coordinates
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QRectF ImageView::toAxes(const QRectF& pixels) const
+{
+    if (!m_axisScale)
+        return pixels;
+    const AxisScale& s = *m_axisScale;
+    return QRectF(s.x0 + pixels.x() * s.step, s.y0 + pixels.y() * s.step, pixels.width() * s.step, pixels.height() * s.step);
 }
 
 void ImageView::setImage(const Image& image, const QString& title, const QString& unit, std::optional<DisplayRange> range)
@@ -126,13 +258,22 @@ void ImageView::setImage(const Image& image, const QString& title, const QString
 {
     const bool sameSize = image.width == m_image.width && image.height == m_image.height;
     m_image = image;
-    m_title = title;
+    setTitle(title);
     m_unit = unit;
     m_autoRangeValid = false; // worked out when asked for (a fixed range needs no percentiles)
     m_map->data()->setSize(image.width, image.height);
-    m_map->data()->setRange(QCPRange(0, image.width - 1), QCPRange(0, image.height - 1));
+    const QRectF all = toAxes(QRectF(0, 0, std::max(0, image.width - 1), std::max(0, image.height - 1)));
+    m_map->data()->setRange(QCPRange(all.left(), all.right()), QCPRange(all.top(), all.bottom()));
     if (!sameSize)
         m_autoFit = true;
+    if (m_image.isEmpty()) {
+        clear(QString());
+        return;
+    }
+    m_message->hide();
+    m_plot->show();
+    if (!sameSize)
+        placeColorBar(); // the bar goes where the image's shape leaves room
     redraw();
 }
 
@@ -142,6 +283,7 @@ void ImageView::setFitRegion(const QRectF& region)
         return;
     m_fitRegion = region;
     m_autoFit = true;
+    placeColorBar();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -154,12 +296,29 @@ void ImageView::resetZoom()
 void ImageView::applyAspect()
 {
     const QRect rect = m_plot->axisRect()->rect();
-    if (m_image.isEmpty() || rect.width() < 2 || rect.height() < 2)
+    if (m_image.isEmpty())
         return;
+    if (rect.width() < 20 || rect.height() < 20) {
+        // Padded for another layout (the colour bar moved since): all the room again, then fit anew.
+        if (layout()->contentsMargins() != QMargins())
+            layout()->setContentsMargins(0, 0, 0, 0);
+        if (rect.width() < 2 || rect.height() < 2)
+            return;
+    }
+    // The colour bar's labels are chosen for its length, known only now.
+    const QRect bar = colourBarRect();
+    const int barLength = m_colorBarBelow ? bar.width() : bar.height();
+    if (!bar.isEmpty() && std::abs(barLength - m_tickedBarLength) > 2) {
+        m_tickedBarLength = barLength;
+        updateColorTicks();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
     const double width = rect.width(), height = rect.height();
     double cx, cy, scale; // scale: image pixels per screen pixel, the same on both axes
     if (m_autoFit) {
-        const QRectF region = m_fitRegion.isEmpty() ? QRectF(-0.5, -0.5, m_image.width, m_image.height) : m_fitRegion;
+        const QRectF region = toAxes(m_fitRegion.isEmpty() ? QRectF(-0.5, -0.5, m_image.width, m_image.height) : m_fitRegion);
+        if (hugImage(rect, region.width() / region.height()))
+            return; // the plot is resized; the next layout pass sets the ranges
         scale = std::max(region.width() / width, region.height() / height);
         cx = region.center().x();
         cy = region.center().y();
@@ -174,14 +333,15 @@ void ImageView::applyAspect()
         return std::abs(a.lower - b.lower) > 1e-9 * a.size() || std::abs(a.upper - b.upper) > 1e-9 * a.size();
     };
     // Fewer ticks on a narrow axis, so that labels never run into each other.
-    const int xTicks = std::clamp(int(width / 90), 2, 8), yTicks = std::clamp(int(height / 60), 2, 8);
+    const int xTicks = std::clamp(int(width / 70), 3, 8), yTicks = std::clamp(int(height / 60), 3, 8);
     const bool ticksChanged = m_plot->xAxis->ticker()->tickCount() != xTicks || m_plot->yAxis->ticker()->tickCount() != yTicks;
     const bool labels = width >= 60; // a sliver of an axis has no room for numbers that do not collide
     // Axis titles only where the plot is wide enough to spare them (decided on the widget's width,
     // which the titles do not change, so the layout cannot flip between two states); the cursor
     // readout says x and y anyway.
-    const bool titles = m_plot->width() >= 340;
-    const QString xTitle = titles ? m_xLabel : QString(), yTitle = titles ? m_yLabel : QString();
+    const bool titles = QWidget::width() >= 240;
+    const QString xTitle = !titles ? QString() : m_axisScale ? m_axisScale->xLabel : m_xLabel;
+    const QString yTitle = !titles ? QString() : m_axisScale ? m_axisScale->yLabel : m_yLabel;
     if (xTitle != m_plot->xAxis->label() || yTitle != m_plot->yAxis->label()) {
         m_plot->xAxis->setLabel(xTitle);
         m_plot->yAxis->setLabel(yTitle);
@@ -201,6 +361,31 @@ void ImageView::applyAspect()
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+bool ImageView::hugImage(const QRect& axes, double aspect)
+{
+    // The room the plot could have, less what its margins and colour bar take, against the shape of
+    // the region shown: the spare width (or height) goes around the plot instead of into white bands
+    // inside the axes, so the axes, ticks and colour bar sit at the image's edges.
+    const int titleHeight = m_titleLabel->isVisible() ? m_titleLabel->sizeHint().height() : 0;
+    const double overX = m_plot->width() - axes.width(), overY = m_plot->height() - axes.height();
+    const double roomX = QWidget::width() - overX, roomY = QWidget::height() - titleHeight - overY;
+    if (!(aspect > 0) || roomX < 20 || roomY < 20)
+        return false;
+    // Never narrower than 200 x 150 px, the least axis rectangle the program gives a plot (a small
+    // view keeps a little white beside its image rather than crowd its ticks).
+    int padX = 0, padY = 0;
+    if (roomX > aspect * roomY)
+        padX = int((roomX - std::max(aspect * roomY, std::min(roomX, 200.0))) / 2);
+    else
+        padY = int((roomY - std::max(roomX / aspect, std::min(roomY, 150.0))) / 2);
+    const QMargins now = layout()->contentsMargins();
+    // A few pixels either way are left alone (tick labels change the margins a little with the size).
+    if (std::abs(now.left() - padX) <= 3 && std::abs(now.top() - padY) <= 3)
+        return false;
+    layout()->setContentsMargins(padX, padY, padX, padY);
+    return true;
+}
+
 void ImageView::setAxisLabels(const QString& x, const QString& y)
 {
     m_xLabel = x;
@@ -214,12 +399,14 @@ void ImageView::setRowZeroAtTop(bool top)
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void ImageView::setOverlays(const std::vector<ImageOverlay>& overlays)
+void ImageView::setOverlays(const std::vector<ImageOverlay>& pixelOverlays)
 {
     for (QCPAbstractItem* item : m_overlayItems)
         m_plot->removeItem(item);
     m_overlayItems.clear();
-    for (const ImageOverlay& overlay : overlays) {
+    m_overlays = pixelOverlays;
+    for (ImageOverlay overlay : pixelOverlays) {
+        overlay.rect = toAxes(overlay.rect);
         auto* rect = new QCPItemRect(m_plot);
         rect->topLeft->setCoords(overlay.rect.left(), overlay.rect.top());
         rect->bottomRight->setCoords(overlay.rect.right(), overlay.rect.bottom());
@@ -244,9 +431,31 @@ void ImageView::setOverlays(const std::vector<ImageOverlay>& overlays)
 
 double ImageView::pixelAspect() const
 {
-    const double sx = std::abs(m_plot->xAxis->coordToPixel(1.0) - m_plot->xAxis->coordToPixel(0.0));
-    const double sy = std::abs(m_plot->yAxis->coordToPixel(1.0) - m_plot->yAxis->coordToPixel(0.0));
+    const double step = m_axisScale ? m_axisScale->step : 1.0;
+    const double sx = std::abs(m_plot->xAxis->coordToPixel(step) - m_plot->xAxis->coordToPixel(0.0));
+    const double sy = std::abs(m_plot->yAxis->coordToPixel(step) - m_plot->yAxis->coordToPixel(0.0));
     return sy > 0 ? sx / sy : 0.0;
+}
+
+double ImageView::screenPixelsPerImagePixel() const
+{
+    if (m_image.isEmpty())
+        return 0.0;
+    const double step = m_axisScale ? m_axisScale->step : 1.0;
+    return std::abs(m_plot->xAxis->coordToPixel(step) - m_plot->xAxis->coordToPixel(0.0));
+}
+
+QCPColorScale* ImageView::colorScale() const
+{
+    return m_colorBarVisible && !m_image.isEmpty() ? m_scale : nullptr;
+}
+
+QRect ImageView::colourBarRect() const
+{
+    // The colour axis's rectangle is the bar itself; the scale's own rectangle adds the tick labels.
+    if (!colorScale() || !m_scale->axis() || !m_scale->axis()->axisRect())
+        return QRect();
+    return m_scale->axis()->axisRect()->rect();
 }
 
 void ImageView::setColorBarVisible(bool visible)
@@ -260,10 +469,13 @@ void ImageView::setColorBarVisible(bool visible)
 
 void ImageView::placeColorBar()
 {
-    // Beside the image where the view is clearly wider than tall, below it otherwise: a narrow or
-    // square view keeps its width for the image. Decided on the widget's own size, which the bar's
-    // place does not change (so the layout cannot flip between the two).
-    const bool below = m_plot->width() < 1.15 * m_plot->height();
+    // Where the room is: beside the image where the view is clearly wider than the region shown,
+    // below it otherwise (a tall matrix gets its bar beside it, a square image in a square view below).
+    // Decided on the view's own size and the region's shape, which neither the bar's place nor the
+    // padding around a fitted image changes (so the layout cannot flip).
+    const double room = double(width()) / std::max(1, height() - m_titleLabel->sizeHint().height());
+    const QRectF region = m_fitRegion.isEmpty() || m_image.isEmpty() ? QRectF(0, 0, std::max(1, m_image.width), std::max(1, m_image.height)) : m_fitRegion;
+    const bool below = room < 1.15 * region.width() / region.height();
     QCPLayoutGrid* layout = m_plot->plotLayout();
     const bool placed = layout->hasElement(0, 1) || layout->hasElement(1, 0);
     if (placed == m_colorBarVisible && below == m_colorBarBelow)
@@ -275,6 +487,10 @@ void ImageView::placeColorBar()
     m_colorBarBelow = below;
     m_plot->axisRect()->setMarginGroup(QCP::msAll, nullptr);
     m_scale->setMarginGroup(QCP::msAll, nullptr);
+    // A layout element's automatic margin never shrinks by itself (QCPLayoutElement::calculateAutoMargin
+    // keeps the larger of the current and the minimum one): the sides the margin group gave the bar in
+    // its old place would stay as a gap between image and bar.
+    m_scale->setMargins(QMargins());
     m_scale->setVisible(m_colorBarVisible);
     if (!m_colorBarVisible)
         return;
@@ -282,6 +498,13 @@ void ImageView::placeColorBar()
     m_plot->axisRect()->setMarginGroup(shared, m_marginGroup);
     m_scale->setMarginGroup(shared, m_marginGroup);
     m_scale->setType(below ? QCPAxis::atBottom : QCPAxis::atRight);
+    // The colour axis is another QCPAxis for each side: ticks outside the bar (inside they would hide
+    // the colours they label), and a picture of the bar drawn for this orientation.
+    m_scale->axis()->setTickLength(0, 4);
+    m_scale->axis()->setSubTickLength(0, 2);
+    m_scale->axis()->setLabelPadding(2);
+    m_scale->axis()->setTickLabelPadding(3);
+    invalidateColorBarImage();
     if (below) {
         layout->addElement(1, 0, m_scale);
         layout->setRowStretchFactor(1, 0.001);
@@ -290,6 +513,20 @@ void ImageView::placeColorBar()
         layout->setColumnStretchFactor(1, 0.001);
     }
     updateColorTicks();
+}
+
+void ImageView::invalidateColorBarImage()
+{
+    // QCPColorScale caches the bar's picture for the orientation it had when first drawn and only
+    // makes it again when the gradient changes; moved from the side to below (or back) it would
+    // stretch the old picture across the bar. A different gradient and back makes it draw a new one
+    // (signals blocked: the colour map keeps its own picture).
+    const QSignalBlocker block(m_scale);
+    const QCPColorGradient gradient = m_scale->gradient();
+    QCPColorGradient other = gradient;
+    other.setLevelCount(gradient.levelCount() == 2 ? 3 : 2);
+    m_scale->setGradient(other);
+    m_scale->setGradient(gradient);
 }
 
 void ImageView::setColorMap(ColorMap map)
@@ -361,18 +598,7 @@ DisplayRange ImageView::displayRange() const
 
 double ImageView::transform(double value, const DisplayRange& range) const
 {
-    const double t = std::clamp((value - range.low) / (range.high - range.low), 0.0, 1.0);
-    switch (m_stretch) {
-    case Stretch::Linear:
-        return t;
-    case Stretch::Sqrt:
-        return std::sqrt(t);
-    case Stretch::Log:
-        return std::log10(1.0 + 1000.0 * t) / std::log10(1001.0);
-    case Stretch::Asinh:
-        return std::asinh(10.0 * t) / std::asinh(10.0);
-    }
-    return t;
+    return stretchPosition(value, range, m_stretch);
 }
 
 void ImageView::redraw()
@@ -398,7 +624,7 @@ void ImageView::redraw()
         }
     m_map->setDataRange(QCPRange(0.0, 1.0));
     updateColorTicks();
-    m_scale->axis()->setLabel(m_unit.isEmpty() ? m_title : QStringLiteral("%1 (%2)").arg(m_title, m_unit));
+    m_scale->axis()->setLabel(m_unit);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -410,31 +636,38 @@ void ImageView::updateColorTicks()
     // puts them; a stretched bar keeps the ticks whose labels stay apart on screen (along a bar below
     // the image a label takes its width, beside it its height).
     const DisplayRange range = displayRange();
-    const std::vector<double> values = roundTicks(range.low, range.high, 7);
-    const double step = values.size() > 1 ? values[1] - values[0] : 1.0;
+    const std::vector<double> rough = roundTicks(range.low, range.high, 7);
+    const double step = rough.size() > 1 ? rough[1] - rough[0] : range.high - range.low;
     const int decimals = std::max(0, -int(std::floor(std::log10(step) + 1e-9)));
     auto label = [&](double v) {
         const bool scientific = std::abs(v) >= 1e5 || (v != 0.0 && std::abs(v) < 1e-3);
-        return scientific ? QString::number(v, 'g', 3) : QString::number(v, 'f', std::min(decimals, 6));
+        if (scientific)
+            return QString::number(v, 'g', 3);
+        // Enough decimals for the value itself (0.002 on a log bar whose rough step is 0.2).
+        int places = decimals;
+        while (places < 6 && std::abs(v - std::round(v * std::pow(10.0, places)) / std::pow(10.0, places)) > 1e-9 * std::abs(step))
+            ++places;
+        return QString::number(v, 'f', places);
     };
     const QFontMetrics metrics(m_scale->axis()->tickLabelFont());
-    const double length = std::max(40, m_colorBarBelow ? m_plot->width() - 80 : m_plot->height() - 60);
+    // Along a bar below the image a label takes its width, beside it its height; plus a gap.
+    int widest = 0; // of the round values' labels (the range's own ends need not be round)
+    for (double v : rough)
+        widest = std::max(widest, metrics.horizontalAdvance(label(v)));
+    const double room = m_colorBarBelow ? widest + 12.0 : metrics.height() + 4.0;
+    const QRect bar = colourBarRect();
+    const double length = bar.isEmpty() ? std::max(40, m_colorBarBelow ? m_plot->width() - 80 : m_plot->height() - 60)
+                                        : double(m_colorBarBelow ? bar.width() : bar.height());
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    double lastPosition = -1.0;
-    QString lastLabel;
-    for (double v : values) {
-        const double position = transform(v, range);
-        const QString text = label(v);
-        // Half of each neighbouring label plus a gap, as a fraction of the bar.
-        const double room = m_colorBarBelow ? 0.5 * (metrics.horizontalAdvance(lastLabel) + metrics.horizontalAdvance(text)) + 10.0
-                                            : metrics.height() + 4.0;
-        if (lastPosition >= 0.0 && (position - lastPosition) * length < room)
-            continue;
-        ticker->addTick(position, text);
-        lastPosition = position;
-        lastLabel = text;
-    }
+    for (double v : colorBarTicks(range, m_stretch, length, room))
+        ticker->addTick(transform(v, range), label(v));
     m_scale->axis()->setTicker(ticker);
+}
+
+void ImageView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    placeColorBar(); // decided on the view's size
 }
 
 bool ImageView::eventFilter(QObject* watched, QEvent* event)
@@ -446,14 +679,22 @@ bool ImageView::eventFilter(QObject* watched, QEvent* event)
     }
     if (watched == m_plot && event->type() == QEvent::MouseMove && !m_image.isEmpty()) {
         const auto* mouse = static_cast<QMouseEvent*>(event);
-        const int col = int(std::lround(m_plot->xAxis->pixelToCoord(mouse->position().x())));
-        const int row = int(std::lround(m_plot->yAxis->pixelToCoord(mouse->position().y())));
+        const double x = m_plot->xAxis->pixelToCoord(mouse->position().x());
+        const double y = m_plot->yAxis->pixelToCoord(mouse->position().y());
+        const double step = m_axisScale ? m_axisScale->step : 1.0;
+        const int col = int(std::lround((x - (m_axisScale ? m_axisScale->x0 : 0.0)) / step));
+        const int row = int(std::lround((y - (m_axisScale ? m_axisScale->y0 : 0.0)) / step));
         if (col >= 0 && row >= 0 && col < m_image.width && row < m_image.height) {
             const double v = m_image.at(row, col);
-            emit cursorMoved(QStringLiteral("%1  x %2, y %3: %4 %5")
-                                 .arg(m_title)
-                                 .arg(col)
-                                 .arg(row)
+            const QString where = m_axisScale ? QStringLiteral("x %1, y %2 %3 (pixel %4, %5)")
+                                                    .arg(x, 0, 'g', 3)
+                                                    .arg(y, 0, 'g', 3)
+                                                    .arg(m_axisScale->unit)
+                                                    .arg(col)
+                                                    .arg(row)
+                                              : QStringLiteral("x %1, y %2").arg(col).arg(row);
+            emit cursorMoved(QStringLiteral("%1  %2: %3 %4")
+                                 .arg(m_title, where)
                                  .arg(std::isfinite(v) ? QString::number(v, 'g', 6) : QStringLiteral("no data"))
                                  .arg(m_unit));
         } else {

@@ -1,8 +1,10 @@
 #pragma once
-// An image with a colour bar: zoom (wheel), pan (drag), double-click to refit, stretches, percentile
-// clipping, a shared display range, and a cursor readout of x, y and value. Rows are drawn bottom-up
-// (row 0 at the bottom), as the program holds every image. Pixels stay square at every size: the axis
-// ranges are set after each layout pass from the axis rectangle the plot actually has.
+// An image under its title with a colour bar: zoom (wheel), pan (drag), double-click to refit,
+// stretches, percentile clipping, a shared display range, and a cursor readout of x, y and value. Rows
+// are drawn bottom-up (row 0 at the bottom), as the program holds every image. Pixels stay square at
+// every size: the axis ranges are set after each layout pass from the axis rectangle the plot actually
+// has. The axes count image pixels unless an AxisScale puts them in physical units. Without an image
+// the view shows only its message (what to do), no axes and no colour bar.
 #include "ColorMaps.h"
 
 #include "io/Image.h"
@@ -18,6 +20,7 @@ class QCPAbstractItem;
 class QCPColorMap;
 class QCPColorScale;
 class QCPMarginGroup;
+class QLabel;
 
 namespace wfs::ui {
 
@@ -45,17 +48,41 @@ struct ImageOverlay {
 // Tick values at round numbers (1, 2 or 5 times a power of ten) inside [low, high].
 std::vector<double> roundTicks(double low, double high, int count);
 
+// Where `value` lies along a colour bar (0 at `range.low`, 1 at `range.high`) under a stretch.
+double stretchPosition(double value, const DisplayRange& range, Stretch stretch);
+
+// The values a colour bar of `lengthPixels` labels: round numbers (for the log and asinh stretches
+// also 1, 2 and 5 times powers of ten above the low end, which the stretch spreads along the bar),
+// no two closer along the bar than `labelPixels` (a label's extent along the bar plus a gap).
+// Ascending.
+std::vector<double> colorBarTicks(const DisplayRange& range, Stretch stretch, double lengthPixels, double labelPixels);
+
+// Physical axes for an image: pixel (column c, row r) has its centre at (x0 + c * step, y0 + r * step),
+// e.g. pupil radii for a phase map or lambda / D for a PSF. Square pixels: one step for both axes.
+struct AxisScale {
+    double x0 = 0.0, y0 = 0.0;
+    double step = 1.0;
+    QString xLabel, yLabel; // the axis titles, unit included, e.g. "x (pupil radius)"
+    QString unit;           // for the cursor readout, e.g. "λ/D"; empty = none
+};
+
 class ImageView : public QWidget {
     Q_OBJECT
 
 public:
     explicit ImageView(QWidget* parent = nullptr);
 
-    // Shows an image; keeps the zoom when the size is unchanged (live updates).
+    // Shows an image under `title`; `unit` labels the colour bar (e.g. "counts", "waves"). Keeps the
+    // zoom when the size is unchanged (live updates).
     void setImage(const Image& image, const QString& title, const QString& unit);
     // The same with a new fixed display range (std::nullopt = automatic), drawn once.
     void setImage(const Image& image, const QString& title, const QString& unit, std::optional<DisplayRange> range);
+    // No image: `message` (what to do, or why there is nothing) centred where the image was, under the
+    // title if one is set; no axes, no colour bar.
     void clear(const QString& message);
+    void setTitle(const QString& title); // the line above the image; empty hides it
+    QString title() const { return m_title; }
+    QString message() const; // what an empty view says
     const Image& image() const { return m_image; }
     bool hasImage() const { return !m_image.isEmpty(); }
 
@@ -67,6 +94,9 @@ public:
     DisplayRange displayRange() const;                      // what is shown now
     void setColorBarVisible(bool visible);                  // off where a neighbour's bar serves
     void setAxisLabels(const QString& x, const QString& y); // default "x (pixel)", "y (pixel)"
+    // Physical axes (std::nullopt = image pixels with the labels of setAxisLabels). Fit regions and
+    // overlays stay in image pixels; ticks, axis titles and the cursor readout follow the scale.
+    void setAxisScale(std::optional<AxisScale> scale);
     // Row 0 at the top, as matrices are written (default: at the bottom, the program's image convention).
     void setRowZeroAtTop(bool top);
     // Replaces the overlays (empty removes them); they stay until replaced or the view is cleared.
@@ -77,28 +107,40 @@ public:
     void resetZoom(); // the fit region (or the whole image), square pixels, centred
 
     // For tests and screenshots: screen pixels per image pixel along x divided by the same along y
-    // (1 = square pixels), and the plot the image is drawn in.
+    // (1 = square pixels), screen pixels per image pixel along x (compared images show the same), the
+    // plot the image is drawn in, its colour bar (null when hidden) and the bar's rectangle of colour
+    // in the plot's coordinates (empty when there is none).
     double pixelAspect() const;
+    double screenPixelsPerImagePixel() const;
     QCustomPlot* plot() const { return m_plot; }
+    QCPColorScale* colorScale() const;
+    QRect colourBarRect() const;
 
 signals:
     void cursorMoved(const QString& readout); // "x 12, y 40: 153.2 photons"; empty when outside
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void redraw();
     void placeColorBar(); // beside or below the image, after the widget's shape
+    void invalidateColorBarImage(); // the bar's cached picture, after its orientation changed
+    QRectF toAxes(const QRectF& pixels) const; // image pixel coordinates to axis coordinates
     void updateColorTicks(); // round values along the colour bar, as many as fit
     void applyAspect(); // after a layout pass: ranges for square pixels in the rectangle the plot has
+    bool hugImage(const QRect& axes, double aspect); // pads the plot to the region's shape; true if changed
     double transform(double value, const DisplayRange& range) const; // to [0, 1]
 
     QCustomPlot* m_plot;
     QCPColorMap* m_map;
     QCPColorScale* m_scale;
     Image m_image;
+    QLabel* m_titleLabel;
+    QLabel* m_message;
     QString m_title, m_unit;
+    std::optional<AxisScale> m_axisScale;
     ColorMap m_colorMap = ColorMap::Viridis;
     Stretch m_stretch = Stretch::Linear;
     double m_clipLow = 0.0, m_clipHigh = 100.0;
@@ -112,6 +154,8 @@ private:
     bool m_colorBarBelow = false;
     QCPMarginGroup* m_marginGroup = nullptr;
     bool m_gradientSet = false;
+    int m_tickedBarLength = 0; // the colour bar's length its ticks were chosen for
+    std::vector<ImageOverlay> m_overlays;
     std::vector<QCPAbstractItem*> m_overlayItems;
 };
 

@@ -25,6 +25,10 @@ PhasePanel::PhasePanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     auto* bar = new QHBoxLayout;
     m_unit->addItems({tr("waves"), tr("nm")});
+    for (QComboBox* box : {m_unit, m_colorMap}) { // never cut their text
+        box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+        box->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Fixed);
+    }
     m_unit->setToolTip(tr("Unit of the phase and of the zonal remainder, at the fit's wavelength"));
     m_colorMap->addItems({tr("viridis"), tr("diverging (0 at the centre)")});
     m_colorMap->setToolTip(tr("Wrapped phase always uses the cyclic map"));
@@ -45,6 +49,9 @@ PhasePanel::PhasePanel(QWidget* parent)
     m_remainderView->setColorMap(ColorMap::Diverging);
     for (ImageView* view : {m_view, m_amplitudeView, m_remainderView})
         view->setAxisLabels(tr("x (pupil pixel)"), tr("y (pupil pixel)"));
+    m_view->setTitle(tr("Phase"));
+    m_amplitudeView->setTitle(tr("Pupil amplitude"));
+    m_remainderView->setTitle(tr("Zonal remainder"));
     m_amplitudeView->hide();
     m_remainderView->hide();
     m_grid->setContentsMargins(0, 0, 0, 0);
@@ -56,7 +63,21 @@ PhasePanel::PhasePanel(QWidget* parent)
         m_colorMap->setEnabled(!wrapped);
         show();
     });
-    clear(tr("no phase map yet"));
+    clear(tr("Open files or try the demo, then start a fit: the fitted phase appears here"));
+}
+
+void PhasePanel::setPupilGeometry(const PupilMapGeometry& geometry)
+{
+    m_geometry = geometry;
+    std::optional<AxisScale> scale;
+    if (geometry.spacing > 0) {
+        // On a grid whose rows run along x (the OOF preset) the map's columns are y: say so on the axes.
+        const QString across = geometry.columnsAlongX ? tr("x (pupil radius)") : tr("y (pupil radius)");
+        const QString up = geometry.columnsAlongX ? tr("y (pupil radius)") : tr("x (pupil radius)");
+        scale = AxisScale{geometry.firstColumn, geometry.firstRow, geometry.spacing, across, up, tr("pupil radii")};
+    }
+    for (ImageView* view : {m_view, m_amplitudeView, m_remainderView})
+        view->setAxisScale(scale);
 }
 
 bool PhasePanel::nanometres() const
@@ -72,7 +93,9 @@ bool PhasePanel::wrapped() const
 void PhasePanel::clear(const QString& message)
 {
     m_radians = Image();
+    m_emptyMessage = message;
     m_view->clear(message);
+    setPupilGeometry(PupilMapGeometry());
     setPupilMaps(Image(), Image());
 }
 
@@ -164,12 +187,12 @@ void PhasePanel::show()
                 largest = std::max(largest, std::abs(v));
             }
         const double extent = std::max(largest, 1e-12);
-        m_remainderView->setImage(shown, tr("zonal remainder"), unit, DisplayRange{-extent, extent}); // zero in the middle
+        m_remainderView->setImage(shown, tr("Zonal remainder"), unit, DisplayRange{-extent, extent}); // zero in the middle
     }
     if (!m_amplitude.isEmpty())
-        m_amplitudeView->setImage(m_amplitude, tr("pupil amplitude"), tr("relative"), std::nullopt);
+        m_amplitudeView->setImage(m_amplitude, tr("Pupil amplitude"), tr("relative amplitude"), std::nullopt);
     if (m_radians.isEmpty()) {
-        m_view->clear(tr("no phase map yet"));
+        m_view->clear(m_emptyMessage);
         return;
     }
     Image shown = m_radians;
@@ -192,7 +215,7 @@ void PhasePanel::show()
     } else {
         m_view->setColorMap(ColorMap::Viridis);
     }
-    m_view->setImage(shown, tr("phase"), unit, range);
+    m_view->setImage(shown, tr("Phase"), unit, range);
 }
 
 } // namespace wfs::ui

@@ -5,6 +5,8 @@
 // zonal phase that the Zernike terms do not describe (absent otherwise, not empty placeholders).
 #include "ImageView.h"
 
+#include "fit/Results.h"
+
 #include <QWidget>
 
 class QCheckBox;
@@ -22,7 +24,11 @@ public:
     // The fit's pupil amplitude (relative) and zonal remainder (radians), NaN outside the pupil; an
     // empty image hides its view.
     void setPupilMaps(const Image& amplitude, const Image& remainderRadians);
-    void clear(const QString& message); // hides the pupil maps too
+    // Where the maps' pixels lie in the pupil (core's phaseMapGeometry): the axes then run in
+    // normalised pupil coordinates (-1 .. 1); spacing 0 = unknown, the axes count pupil pixels. Kept
+    // until set again or cleared.
+    void setPupilGeometry(const PupilMapGeometry& geometry);
+    void clear(const QString& message); // shows `message` where the map will be; hides the pupil maps
     ImageView* view() const { return m_view; }
     ImageView* amplitudeView() const { return m_amplitudeView; }
     ImageView* remainderView() const { return m_remainderView; }
@@ -41,6 +47,8 @@ private:
     ImageView *m_view, *m_amplitudeView, *m_remainderView;
     QGridLayout* m_grid;
     QString m_arrangement; // the grid as laid out last ("" = not yet)
+    QString m_emptyMessage;
+    PupilMapGeometry m_geometry;
     Image m_radians, m_amplitude, m_remainder;
     double m_wavelength = 0.0;
 };

@@ -23,11 +23,11 @@ PlanesPanel::PlanesPanel(QWidget* parent)
     : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
-    auto* bar = new QGridLayout;
+    auto* bar = new QVBoxLayout;
     m_planeChoice = new QComboBox(this);
     m_planeChoice->setObjectName(QStringLiteral("planeChoice"));
-    m_planeChoice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    m_planeChoice->setMinimumContentsLength(18);
+    // As wide as the longest plane name (setPlanes), so the names show whole.
+    m_planeChoice->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_stretch = new QComboBox(this);
     m_stretch->addItems(stretchNames());
     m_stretch->setCurrentIndex(int(Stretch::Asinh));
@@ -37,23 +37,40 @@ PlanesPanel::PlanesPanel(QWidget* parent)
     m_colorMap->addItems(colorMapNames());
     m_colorMap->setCurrentIndex(int(ColorMap::Magma));
     m_zoom = new QComboBox(this);
+    m_zoom->setObjectName(QStringLiteral("zoomChoice"));
     m_zoom->addItems({tr("core (99 % of flux)"), tr("core (99.9 %)"), tr("core (90 %)"), tr("whole image")});
     m_zoom->setToolTip(tr("The box the views open on: the smallest square around the PSF holding this share of its flux"));
-    m_sharedScale = new QCheckBox(tr("one scale for data and model"), this);
+    m_sharedScale = new QCheckBox(tr("one scale"), this);
     m_sharedScale->setChecked(true);
-    // Two rows of controls, so the bar fits a 1280 px window beside the docks.
-    bar->addWidget(new QLabel(tr("plane:"), this), 0, 0);
-    bar->addWidget(m_planeChoice, 0, 1);
-    bar->addWidget(new QLabel(tr("view:"), this), 0, 2);
-    bar->addWidget(m_zoom, 0, 3);
-    bar->addWidget(m_sharedScale, 0, 4, 1, 2);
-    bar->addWidget(new QLabel(tr("stretch:"), this), 1, 0);
-    bar->addWidget(m_stretch, 1, 1);
-    bar->addWidget(new QLabel(tr("clip:"), this), 1, 2);
-    bar->addWidget(m_clip, 1, 3);
-    bar->addWidget(new QLabel(tr("map:"), this), 1, 4);
-    bar->addWidget(m_colorMap, 1, 5);
-    bar->setColumnStretch(6, 1);
+    // A combo box never cuts its text: as wide as its longest entry, never squeezed below that.
+    for (QComboBox* box : {m_planeChoice, m_stretch, m_clip, m_colorMap, m_zoom}) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+        box->setSizePolicy(QSizePolicy::Minimum, QSizePolicy::Fixed);
+    }
+    m_sharedScale->setToolTip(tr("Data and model on one colour scale (the data's), so that their colours compare"));
+    // Two rows of controls, each as wide as its own content (no columns shared between the rows), so
+    // the bar fits a 1280 px window beside the docks with every combo box's text whole.
+    auto* first = new QHBoxLayout;
+    first->addWidget(new QLabel(tr("plane:"), this));
+    first->addWidget(m_planeChoice);
+    first->addSpacing(8);
+    first->addWidget(new QLabel(tr("view:"), this));
+    first->addWidget(m_zoom);
+    first->addStretch();
+    auto* second = new QHBoxLayout;
+    second->addWidget(new QLabel(tr("stretch:"), this));
+    second->addWidget(m_stretch);
+    second->addSpacing(8);
+    second->addWidget(new QLabel(tr("clip:"), this));
+    second->addWidget(m_clip);
+    second->addSpacing(8);
+    second->addWidget(new QLabel(tr("map:"), this));
+    second->addWidget(m_colorMap);
+    second->addSpacing(8);
+    second->addWidget(m_sharedScale);
+    second->addStretch();
+    bar->addLayout(first);
+    bar->addLayout(second);
     layout->addLayout(bar);
     m_grid = new QGridLayout;
     m_data = new ImageView(this);
@@ -70,7 +87,12 @@ PlanesPanel::PlanesPanel(QWidget* parent)
         view->setColorMap(ColorMap::Diverging);
         view->setStretch(Stretch::Linear);
     }
-    m_data->setColorBarVisible(false); // the model's bar serves both
+    // Every view has its own colour bar, so that data and model (same size, same fit region, same
+    // bar) show at one scale, screen pixel for screen pixel; with one scale the two bars read the same.
+    m_data->setTitle(tr("Data"));
+    m_model->setTitle(tr("Model"));
+    m_residual->setTitle(tr("Data − model"));
+    m_normalized->setTitle(tr("(data − model) / σ"));
     layout->addLayout(m_grid, 1);
     for (QComboBox* box : {m_planeChoice, m_stretch, m_clip, m_colorMap})
         connect(box, &QComboBox::currentIndexChanged, this, [this] {
@@ -79,8 +101,7 @@ PlanesPanel::PlanesPanel(QWidget* parent)
         });
     connect(m_planeChoice, &QComboBox::currentIndexChanged, this, &PlanesPanel::applyZoom);
     connect(m_zoom, &QComboBox::currentIndexChanged, this, &PlanesPanel::applyZoom);
-    connect(m_sharedScale, &QCheckBox::toggled, this, [this](bool shared) {
-        m_data->setColorBarVisible(!shared);
+    connect(m_sharedScale, &QCheckBox::toggled, this, [this] {
         m_dataShown = -1;
         show();
     });
@@ -177,34 +198,34 @@ void PlanesPanel::show()
     }
     if (k < 0 || k >= int(m_planes.size())) {
         m_dataShown = -1;
-        m_data->clear(tr("no data"));
-        m_model->clear(tr("no model"));
-        m_residual->clear(tr("no residual"));
-        m_normalized->clear(tr("no residual"));
+        m_data->clear(tr("Open files or try the demo to see the data here"));
+        m_model->clear(tr("The model appears once a fit runs"));
+        m_residual->clear(tr("Data less model, once a fit runs"));
+        m_normalized->clear(tr("The residual in units of the noise, once a fit runs"));
         return;
     }
     const Image& data = m_planes[size_t(k)].data;
     const bool shared = m_sharedScale->isChecked();
     // The data stay as they are while live models arrive: drawn again only for another plane or look.
     if (k != m_dataShown) {
-        m_data->setImage(data, tr("data"), tr("counts"), std::nullopt);
+        m_data->setImage(data, tr("Data"), tr("counts"), std::nullopt);
         m_dataShown = k;
     }
     const bool haveModel = k < int(m_models.size()) && m_models[size_t(k)].width == data.width && m_models[size_t(k)].height == data.height;
     if (!haveModel) {
-        m_model->clear(shared ? tr("data and model (counts): no model yet") : tr("no model yet"));
-        m_residual->clear(tr("no residual yet"));
-        m_normalized->clear(tr("no residual yet"));
+        m_model->clear(tr("No model yet: start a fit"));
+        m_residual->clear(tr("No residual yet: start a fit"));
+        m_normalized->clear(tr("No residual yet: start a fit"));
         return;
     }
     // The data's own range (its percentiles, not the fixed one it may show) serves both.
     const DisplayRange dataRange = m_data->autoRange();
-    m_model->setImage(m_models[size_t(k)], shared ? tr("data and model") : tr("model"), tr("counts"),
+    m_model->setImage(m_models[size_t(k)], tr("Model"), tr("counts"),
                       shared ? std::optional<DisplayRange>(dataRange) : std::nullopt);
     m_data->setFixedRange(shared ? std::optional<DisplayRange>(dataRange) : std::nullopt);
     if (k >= int(m_residuals.size())) {
-        m_residual->clear(tr("no residual yet"));
-        m_normalized->clear(tr("no residual yet"));
+        m_residual->clear(tr("No residual yet: start a fit"));
+        m_normalized->clear(tr("No residual yet: start a fit"));
         return;
     }
     auto symmetric = [](ImageView* view, const Image& image, const QString& title, const QString& unit) {
@@ -215,8 +236,8 @@ void PlanesPanel::show()
         const double extent = std::max(largest, 1e-12);
         view->setImage(image, title, unit, DisplayRange{-extent, extent}); // symmetric about 0
     };
-    symmetric(m_residual, m_residuals[size_t(k)].residual, tr("data − model"), tr("counts"));
-    symmetric(m_normalized, m_residuals[size_t(k)].normalized, tr("(data − model) / σ"), QString());
+    symmetric(m_residual, m_residuals[size_t(k)].residual, tr("Data − model"), tr("counts"));
+    symmetric(m_normalized, m_residuals[size_t(k)].normalized, tr("(data − model) / σ"), tr("σ"));
 }
 
 } // namespace wfs::ui

@@ -1,7 +1,9 @@
 #pragma once
 // Data, model and residuals of one plane side by side (a row of four in a wide space, two by two
-// otherwise): data and model share one colour bar (on the model), the residual (data - model) and the
-// normalised residual ((data - model) / sigma of the objective's noise model) have symmetric ones.
+// otherwise), each titled, each with its own colour bar so that all four share one geometry and data
+// and model show at one scale; data and model share one display range (unless the user unticks it),
+// the residual (data - model) and the normalised residual ((data - model) / sigma of the objective's
+// noise model) have symmetric ones.
 // PSF planes open zoomed to the box holding most of their flux, with a log or asinh stretch.
 #include "ImageView.h"
 

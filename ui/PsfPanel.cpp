@@ -54,22 +54,6 @@ QCPGraph* addCurve(QCustomPlot* plot, const QString& name, const QColor& color, 
     return graph;
 }
 
-// `view` under a one-line caption saying what it is; the details go in the caption's tooltip so the
-// pictures keep the height.
-QWidget* captionedView(QWidget* parent, QWidget* view, const QString& caption, const QString& details = QString())
-{
-    auto* box = new QWidget(parent);
-    auto* v = new QVBoxLayout(box);
-    v->setContentsMargins(0, 0, 0, 0);
-    v->setSpacing(2);
-    auto* label = new QLabel(caption, box);
-    label->setAlignment(Qt::AlignCenter);
-    label->setWordWrap(true);
-    label->setToolTip(details);
-    v->addWidget(label);
-    v->addWidget(view, 1);
-    return box;
-}
 } // namespace
 
 PsfPanel::PsfPanel(QWidget* parent)
@@ -126,21 +110,37 @@ QWidget* PsfPanel::buildPicturesTab(QWidget* parent)
     m_ideal = new ImageView(images);
     m_mtfFitted = new ImageView(images);
     m_mtfIdeal = new ImageView(images);
+    m_ideal->setObjectName(QStringLiteral("diffractionPsfView"));
+    m_fitted->setObjectName(QStringLiteral("fittedPsfView"));
+    m_mtfIdeal->setObjectName(QStringLiteral("diffractionMtfView"));
+    m_mtfFitted->setObjectName(QStringLiteral("fittedMtfView"));
     for (ImageView* view : {m_fitted, m_ideal}) {
         view->setStretch(Stretch::Log);
         view->setColorMap(ColorMap::Magma);
     }
+    m_ideal->setToolTip(tr("The same pupil without aberration, log stretch"));
+    m_fitted->setToolTip(tr("The PSF of the fitted wavefront, log stretch"));
     for (ImageView* view : {m_mtfFitted, m_mtfIdeal}) {
-        view->setAxisLabels(tr("fx (grid frequency bin)"), tr("fy (bin)"));
         view->setStretch(Stretch::Linear);
         view->setColorMap(ColorMap::Viridis);
     }
-    m_ideal->setColorBarVisible(false); // the fitted PSF's bar serves both (one scale)
-    m_mtfIdeal->setColorBarVisible(false);
-    grid->addWidget(captionedView(images, m_ideal, tr("<b>Diffraction-limited PSF</b>"), tr("The same pupil without aberration, log stretch")), 0, 0);
-    grid->addWidget(captionedView(images, m_fitted, tr("<b>Fitted PSF</b> (log)"), tr("The PSF of the fitted wavefront, log stretch")), 0, 1);
-    grid->addWidget(captionedView(images, m_mtfIdeal, tr("<b>Diffraction-limited MTF</b>")), 1, 0);
-    grid->addWidget(captionedView(images, m_mtfFitted, tr("<b>MTF of the fitted system</b>")), 1, 1);
+    // Each view of a pair has its own bar of the same range: both have one geometry, so the pair shows
+    // at one scale.
+    const QString empty = tr("No PSF analysis yet");
+    m_ideal->setTitle(tr("Diffraction-limited PSF"));
+    m_fitted->setTitle(tr("Fitted PSF"));
+    m_mtfIdeal->setTitle(tr("Diffraction-limited MTF"));
+    m_mtfFitted->setTitle(tr("MTF of the fitted system"));
+    for (ImageView* view : {m_ideal, m_fitted, m_mtfIdeal, m_mtfFitted})
+        view->clear(empty);
+    grid->addWidget(m_ideal, 0, 0);
+    grid->addWidget(m_fitted, 0, 1);
+    grid->addWidget(m_mtfIdeal, 1, 0);
+    grid->addWidget(m_mtfFitted, 1, 1);
+    for (int i = 0; i < 2; ++i) {
+        grid->setColumnStretch(i, 1);
+        grid->setRowStretch(i, 1);
+    }
     return images;
 }
 
@@ -157,8 +157,8 @@ QWidget* PsfPanel::buildCurvesTab(QWidget* parent)
     planeRow->addWidget(m_plane);
     planeRow->addStretch();
     curvesLayout->addLayout(planeRow, 0, 0, 1, 2);
-    m_profiles = makePlot(curves, tr("radius (pixel)"), tr("azimuthal mean (counts)"), true);
-    m_encircled = makePlot(curves, tr("radius (pixel)"), tr("encircled energy (fraction)"), false);
+    m_profiles = makePlot(curves, tr("radius (λ/D)"), tr("azimuthal mean (counts)"), true);
+    m_encircled = makePlot(curves, tr("radius (λ/D)"), tr("encircled energy (fraction)"), false);
     m_mtf = makePlot(curves, tr("spatial frequency (fraction of the cutoff D/λF)"), tr("MTF"), false);
     addCurve(m_profiles, tr("data"), kData)->setLineStyle(QCPGraph::lsNone);
     m_profiles->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
@@ -209,24 +209,50 @@ void PsfPanel::draw()
                            .arg(a.fwhmDiffractionPixels * a.lambdaOverDPerPixel, 0, 'f', 3)
                            .arg(a.lambdaOverDPerPixel, 0, 'g', 4)
                            .arg(a.cutoffCyclesPerPixel, 0, 'g', 4));
+    // Physical axes: the PSFs in lambda / D about their centre pixel, the MTF maps in fractions of
+    // the cutoff frequency about zero (core's scales; pixels when they are unknown).
+    const auto centred = [](const Image& image, double step, const QString& x, const QString& y, const QString& unit) {
+        std::optional<AxisScale> scale;
+        if (step > 0 && std::isfinite(step))
+            scale = AxisScale{-0.5 * (image.width - 1) * step, -0.5 * (image.height - 1) * step, step, x, y, unit};
+        return scale;
+    };
+    const double psfStep = a.lambdaOverDPerPixel;
+    const double mtfStep = a.frequency.size() > 1 && a.cutoffCyclesPerPixel > 0 ? a.frequency[1] / a.cutoffCyclesPerPixel : 0.0;
+    for (ImageView* view : {m_ideal, m_fitted})
+        view->setAxisScale(centred(a.diffractionPsf, psfStep, tr("x (λ/D)"), tr("y (λ/D)"), tr("λ/D")));
+    for (ImageView* view : {m_mtfIdeal, m_mtfFitted})
+        view->setAxisScale(centred(a.mtfDiffraction2d, mtfStep, tr("fx (fraction of the cutoff)"), tr("fy (fraction of the cutoff)"),
+                                   tr("of the cutoff")));
     // One display range for both PSFs: the diffraction-limited peak is 1.
     const DisplayRange psfRange{0.0, 1.0};
-    m_ideal->setImage(a.diffractionPsf, tr("diffraction-limited PSF"), QString(), psfRange);
-    m_fitted->setImage(a.fittedPsf, tr("PSF / diffraction-limited peak (both)"), QString(), psfRange);
-    m_mtfIdeal->setImage(a.mtfDiffraction2d, tr("diffraction-limited MTF"), QString(), DisplayRange{0.0, 1.0});
-    m_mtfFitted->setImage(a.mtfFitted2d, tr("MTF (both maps)"), QString(), DisplayRange{0.0, 1.0});
+    const QString psfUnit = tr("PSF / diffraction-limited peak");
+    m_ideal->setImage(a.diffractionPsf, tr("Diffraction-limited PSF"), psfUnit, psfRange);
+    m_fitted->setImage(a.fittedPsf, tr("Fitted PSF"), psfUnit, psfRange);
+    m_mtfIdeal->setImage(a.mtfDiffraction2d, tr("Diffraction-limited MTF"), tr("MTF"), DisplayRange{0.0, 1.0});
+    m_mtfFitted->setImage(a.mtfFitted2d, tr("MTF of the fitted system"), tr("MTF"), DisplayRange{0.0, 1.0});
+    // Both PSFs open on one box (one scale): the square around the fitted PSF's core holding 99 % of
+    // its light, which also holds the diffraction-limited core.
+    QRectF core;
+    if (const PixelBox box = fluxBox(a.fittedPsf, 0.99); !box.isEmpty())
+        core = QRectF(box.col - 0.5, box.row - 0.5, box.width, box.height);
+    for (ImageView* view : {m_ideal, m_fitted})
+        view->setFitRegion(core);
 
-    QVector<double> r(a.radius.begin(), a.radius.end());
+    const double toLambdaOverD = a.lambdaOverDPerPixel > 0 ? a.lambdaOverDPerPixel : 1.0;
+    QVector<double> r;
+    for (double v : a.radius)
+        r.append(v * toLambdaOverD);
     m_encircled->graph(0)->setData(r, QVector<double>(a.encircledFitted.begin(), a.encircledFitted.end()), true);
     m_encircled->graph(1)->setData(r, QVector<double>(a.encircledDiffraction.begin(), a.encircledDiffraction.end()), true);
-    // Out to where the diffraction-limited PSF holds 99.5 % of its light.
+    // Out to where both PSFs hold 98 % of their light, and a little beyond: the rest is a flat line.
     double reach = a.radius.empty() ? 1.0 : a.radius.back();
     for (size_t i = 0; i < a.radius.size(); ++i)
-        if (a.encircledDiffraction[i] >= 0.995) {
-            reach = std::max(4.0, 1.5 * a.radius[i]);
+        if (a.encircledDiffraction[i] >= 0.98 && a.encircledFitted[i] >= 0.98) {
+            reach = std::max(3.0 / toLambdaOverD, 1.3 * a.radius[i]);
             break;
         }
-    m_encircled->xAxis->setRange(0.0, reach);
+    m_encircled->xAxis->setRange(0.0, reach * toLambdaOverD);
     m_encircled->yAxis->setRange(0.0, 1.02);
     QVector<double> f;
     for (double v : a.frequency)
@@ -255,24 +281,29 @@ void PsfPanel::showProfiles()
         return;
     const std::vector<double>& data = m_analysis->dataProfiles[size_t(k)];
     const std::vector<double>& model = m_analysis->modelProfiles[size_t(k)];
+    // Radii in lambda / D (profile index i is i pixels).
+    const double scale = m_analysis->lambdaOverDPerPixel > 0 ? m_analysis->lambdaOverDPerPixel : 1.0;
     QVector<double> rd, d, rm, m;
-    double high = 0.0, reach = 0.0;
+    double high = 0.0;
     for (size_t i = 0; i < data.size(); ++i) {
         if (std::isfinite(data[i]) && data[i] > 0) { // a log axis shows only positive means
-            rd.append(double(i));
+            rd.append(double(i) * scale);
             d.append(data[i]);
         }
         if (i < model.size() && std::isfinite(model[i]) && model[i] > 0) {
-            rm.append(double(i));
+            rm.append(double(i) * scale);
             m.append(model[i]);
             high = std::max(high, model[i]);
-            if (model[i] > 1e-4 * high)
-                reach = double(i);
         }
     }
+    // Out to where the model falls for good below 1e-3 of its peak (past the last ring that bright).
+    double reach = 0.0;
+    for (size_t i = 0; i < model.size(); ++i)
+        if (std::isfinite(model[i]) && model[i] > 1e-3 * high)
+            reach = double(i);
     m_profiles->graph(0)->setData(rd, d, true);
     m_profiles->graph(1)->setData(rm, m, true);
-    m_profiles->xAxis->setRange(0.0, std::max(8.0, 1.2 * reach));
+    m_profiles->xAxis->setRange(0.0, std::max(8.0, 1.3 * reach) * scale);
     m_profiles->yAxis->setRange(std::max(1e-3, 1e-4 * high), std::max(1.0, 2.0 * high));
     m_profiles->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -1,0 +1,419 @@
+// Every picture readable (issue 23), on the offscreen platform, from the rendered pixels: the image
+// panels (planes, PSF, phase, a row of FastH matrices) built directly from synthetic images at the sizes
+// they get in 1366 x 768 and 1920 x 1080 windows. Every colour bar's colours run along its length and
+// are constant across it, also after the bar moved between the side and the bottom; compared images
+// (data / model, diffraction-limited / fitted PSF, the MTF pair) show at one scale; every image is
+// titled; an empty view draws its message and no axes; axes are in physical units where core gave the
+// scale; the colour bar's labels spread along a log-stretched bar; combo boxes show their text whole.
+#include "FasthMatrixView.h"
+#include "ImageView.h"
+#include "PhasePanel.h"
+#include "PlanesPanel.h"
+#include "PsfPanel.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QGridLayout>
+#include <QLabel>
+#include <QtTest>
+
+#include <cmath>
+#include <memory>
+
+using namespace wfs;
+using namespace wfs::ui;
+
+namespace {
+
+// Lets queued layouts and replots run (ImageView sets its ranges after each layout pass and asks for
+// one more), then draws every visible plot once more.
+void settle(QWidget* widget)
+{
+    for (int i = 0; i < 8; ++i) {
+        QCoreApplication::processEvents();
+        for (QCustomPlot* plot : widget->findChildren<QCustomPlot*>())
+            if (plot->isVisible())
+                plot->replot(QCustomPlot::rpImmediateRefresh);
+    }
+    QCoreApplication::processEvents();
+}
+
+int colourDistance(QRgb a, QRgb b)
+{
+    return std::abs(qRed(a) - qRed(b)) + std::abs(qGreen(a) - qGreen(b)) + std::abs(qBlue(a) - qBlue(b));
+}
+
+// Empty when the view's colour bar, as drawn, changes colour along its long side (the ends far apart,
+// the colour moving the same way) and stays the same across its short side; otherwise what is wrong.
+QString colourBarProblem(ImageView* view)
+{
+    const QString name = view->objectName().isEmpty() ? view->title() : view->objectName();
+    const QRect bar = view->colourBarRect();
+    if (bar.width() < 6 || bar.height() < 6)
+        return QStringLiteral("%1: no colour bar drawn (rect %2 x %3)").arg(name).arg(bar.width()).arg(bar.height());
+    const QImage picture = view->plot()->toPixmap().toImage();
+    // WFS_PICTURES_DUMP=folder keeps each picture checked, to look at.
+    if (const QString dump = qEnvironmentVariable("WFS_PICTURES_DUMP"); !dump.isEmpty())
+        picture.save(QStringLiteral("%1/%2-%3x%4.png").arg(dump, name).arg(view->width()).arg(view->height()));
+    const bool vertical = bar.height() > bar.width();
+    const int length = vertical ? bar.height() : bar.width();
+    const int thickness = vertical ? bar.width() : bar.height();
+    // Along the centre line, 3 px in from the ends; across at a quarter, half and three quarters.
+    auto at = [&](int along, int across) {
+        return vertical ? picture.pixel(bar.left() + across, bar.bottom() - along) : picture.pixel(bar.left() + along, bar.top() + across);
+    };
+    const int mid = thickness / 2;
+    const int endsApart = colourDistance(at(3, mid), at(length - 4, mid));
+    if (endsApart < 80)
+        return QStringLiteral("%1: the colours do not change along the bar (ends %2 apart)").arg(name).arg(endsApart);
+    int steps = 0;
+    for (int i = 3; i + 8 < length - 3; i += 8)
+        steps += colourDistance(at(i, mid), at(i + 8, mid)) > 0 ? 1 : 0;
+    if (steps < (length - 6) / 8 / 2)
+        return QStringLiteral("%1: the colour changes in only %2 of the steps along the bar").arg(name).arg(steps);
+    for (double fraction : {0.25, 0.5, 0.75}) {
+        const int along = int(fraction * length);
+        const QRgb reference = at(along, mid);
+        for (int across = 2; across < thickness - 2; ++across) {
+            if (const int d = colourDistance(at(along, across), reference); d > 12)
+                return QStringLiteral("%1: the colour changes across the bar (by %2 at %3 of its length)").arg(name).arg(d).arg(fraction);
+        }
+    }
+    return QString();
+}
+
+// Empty when both show the same number of screen pixels per image pixel within 1 %.
+QString scaleProblem(ImageView* a, ImageView* b)
+{
+    const double sa = a->screenPixelsPerImagePixel(), sb = b->screenPixelsPerImagePixel();
+    if (!(sa > 0) || !(sb > 0) || std::abs(sa - sb) > 0.01 * std::max(sa, sb))
+        return QStringLiteral("%1 at %2 screen px per image px, %3 at %4").arg(a->title()).arg(sa).arg(b->title()).arg(sb);
+    return QString();
+}
+
+bool titled(ImageView* view)
+{
+    const auto* label = view->findChild<QLabel*>(QStringLiteral("imageTitle"));
+    return !view->title().isEmpty() && label && label->isVisible() && label->text() == view->title() && label->height() > 5;
+}
+
+Image gaussian(int width, int height, double sigma, double peak, double background, double cx, double cy)
+{
+    Image image(width, height);
+    for (int r = 0; r < height; ++r)
+        for (int c = 0; c < width; ++c)
+            image.at(r, c) = background + peak * std::exp(-((c - cx) * (c - cx) + (r - cy) * (r - cy)) / (2 * sigma * sigma));
+    return image;
+}
+
+// A disc of radius `size / 2` pixels, NaN outside, filled by f(x, y) in pupil coordinates.
+template <typename F>
+Image disc(int size, F f)
+{
+    Image image(size, size, std::nan(""));
+    const double spacing = 2.0 / size, first = -1.0 + 0.5 * spacing;
+    for (int r = 0; r < size; ++r)
+        for (int c = 0; c < size; ++c) {
+            const double x = first + c * spacing, y = first + r * spacing;
+            if (x * x + y * y <= 1.0)
+                image.at(r, c) = f(x, y);
+        }
+    return image;
+}
+
+// An analysis as core would give it, for pictures only: Gaussian PSFs (fitted broader), cone-shaped MTFs.
+std::shared_ptr<const PsfAnalysis> syntheticAnalysis()
+{
+    auto a = std::make_shared<PsfAnalysis>();
+    a->lambdaOverDPerPixel = 0.25;
+    a->cutoffCyclesPerPixel = 0.25;
+    a->diffractionPsf = gaussian(121, 121, 2.0, 1.0, 1e-5, 60, 60);
+    a->fittedPsf = gaussian(121, 121, 2.6, 0.6, 1e-5, 60, 60);
+    a->strehl = 0.6;
+    a->fwhmDiffractionPixels = 4.7;
+    a->fwhmFittedPixels = 6.1;
+    for (int i = 0; i < 64; ++i) {
+        a->radius.push_back(i);
+        a->encircledDiffraction.push_back(1.0 - std::exp(-i * i / 8.0));
+        a->encircledFitted.push_back(1.0 - std::exp(-i * i / 13.5));
+    }
+    a->planeNames = {"in focus", "defocus +1 wave"};
+    for (int k = 0; k < 2; ++k) {
+        std::vector<double> profile;
+        for (int i = 0; i < 64; ++i)
+            profile.push_back(1000.0 * std::exp(-i * i / (8.0 * (k + 1))) + 1.0);
+        a->dataProfiles.push_back(profile);
+        a->modelProfiles.push_back(profile);
+    }
+    const int bins = 16;
+    for (int b = 0; b <= bins; ++b) {
+        a->frequency.push_back(b / 64.0);
+        a->mtfDiffraction.push_back(std::max(0.0, 1.0 - b / double(bins)));
+        a->mtfFitted.push_back(std::max(0.0, 1.0 - b / double(bins)) * 0.8);
+    }
+    a->mtfDiffraction2d = Image(2 * bins + 1, 2 * bins + 1);
+    a->mtfFitted2d = Image(2 * bins + 1, 2 * bins + 1);
+    for (int r = 0; r <= 2 * bins; ++r)
+        for (int c = 0; c <= 2 * bins; ++c) {
+            const double f = std::hypot(r - bins, c - bins) / bins;
+            a->mtfDiffraction2d.at(r, c) = std::max(0.0, 1.0 - f);
+            a->mtfFitted2d.at(r, c) = 0.8 * std::max(0.0, 1.0 - f) * (1.0 - 0.2 * std::cos(3 * std::atan2(r - bins, c - bins)));
+        }
+    return a;
+}
+
+std::vector<double> tickPositions(ImageView* view)
+{
+    std::vector<double> positions;
+    QCPColorScale* scale = view->colorScale();
+    if (!scale)
+        return positions;
+    const auto ticker = scale->axis()->ticker().dynamicCast<QCPAxisTickerText>();
+    if (ticker)
+        for (auto it = ticker->ticks().cbegin(); it != ticker->ticks().cend(); ++it)
+            positions.push_back(it.key());
+    return positions;
+}
+
+// What the panels get of a 1366 x 768 and a 1920 x 1080 window (the central tab beside the docks).
+const QSize kSmall(880, 560), kLarge(1380, 860);
+
+} // namespace
+
+class TestPictures : public QObject {
+    Q_OBJECT
+
+private slots:
+    // The mechanism: a bar drawn beside the image, then moved below it (and back), runs along its length.
+    void colourBarFollowsItsOrientation()
+    {
+        ImageView view;
+        view.setObjectName(QStringLiteral("view"));
+        view.setImage(gaussian(64, 64, 8, 100, 10, 30, 34), QStringLiteral("Test"), QStringLiteral("counts"));
+        for (const QSize size : {QSize(700, 360), QSize(360, 700), QSize(700, 360), QSize(500, 500)}) {
+            view.resize(size);
+            view.show();
+            settle(&view);
+            const QString problem = colourBarProblem(&view);
+            QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("at %1 x %2: %3").arg(size.width()).arg(size.height()).arg(problem)));
+        }
+    }
+
+    void planesPanel()
+    {
+        PlanesPanel panel;
+        const Image data = gaussian(96, 96, 4, 5000, 100, 47, 49);
+        Image model = gaussian(96, 96, 4.3, 4800, 100, 47.5, 49);
+        PlaneResiduals residuals;
+        residuals.residual = Image(96, 96);
+        residuals.normalized = Image(96, 96);
+        for (size_t i = 0; i < data.pixels.size(); ++i) {
+            residuals.residual.pixels[i] = data.pixels[i] - model.pixels[i];
+            residuals.normalized.pixels[i] = residuals.residual.pixels[i] / std::sqrt(std::max(1.0, model.pixels[i]));
+        }
+        const QString longName = QStringLiteral("bead_zstack_03_defocus.tif[0]");
+        panel.setPlanes({PlaneEntry{longName, QStringLiteral("/data/") + longName, data},
+                         PlaneEntry{QStringLiteral("bead_zstack_03_defocus.tif[1]"), QStringLiteral("x"), data}});
+        panel.setModels({model, model}, {residuals, residuals});
+        ImageView* views[] = {panel.dataView(), panel.modelView(), panel.residualView(), panel.normalizedView()};
+        for (const QSize size : {kSmall, kLarge, kSmall}) {
+            panel.resize(size);
+            static_cast<QWidget&>(panel).show(); // the panel hides show() with its own
+            settle(&panel);
+            const QString at = QStringLiteral("%1 x %2: ").arg(size.width()).arg(size.height());
+            for (ImageView* view : views) {
+                const QString problem = colourBarProblem(view);
+                QVERIFY2(problem.isEmpty(), qPrintable(at + problem));
+                QVERIFY2(titled(view), qPrintable(at + view->objectName() + QStringLiteral(" has no visible title")));
+                QVERIFY2(std::abs(view->pixelAspect() - 1.0) < 0.01, qPrintable(at + view->objectName()));
+            }
+            const QString scale = scaleProblem(panel.dataView(), panel.modelView());
+            QVERIFY2(scale.isEmpty(), qPrintable(at + scale));
+            // Combo boxes show their text whole: the plane's name, the zoom's entries.
+            for (QComboBox* box : panel.findChildren<QComboBox*>()) {
+                const QFontMetrics metrics(box->font());
+                int widest = 0;
+                for (int i = 0; i < box->count(); ++i)
+                    widest = std::max(widest, metrics.horizontalAdvance(box->itemText(i)));
+                QVERIFY2(box->width() >= widest + 20,
+                         qPrintable(at + QStringLiteral("combo box '%1' is %2 px for a text of %3 px").arg(box->currentText()).arg(box->width()).arg(widest)));
+            }
+        }
+        QCOMPARE(panel.dataView()->title(), QStringLiteral("Data"));
+        QCOMPARE(panel.modelView()->title(), QStringLiteral("Model"));
+
+        // Without a model the model views say what to do and draw no axes.
+        panel.clearModels();
+        settle(&panel);
+        for (ImageView* view : {panel.modelView(), panel.residualView(), panel.normalizedView()}) {
+            QVERIFY(!view->plot()->isVisible());
+            QVERIFY(!view->message().isEmpty());
+        }
+    }
+
+    void psfPanel()
+    {
+        PsfPanel panel;
+        panel.setAnalysis(syntheticAnalysis());
+        auto* ideal = panel.findChild<ImageView*>(QStringLiteral("diffractionPsfView"));
+        auto* fitted = panel.findChild<ImageView*>(QStringLiteral("fittedPsfView"));
+        auto* mtfIdeal = panel.findChild<ImageView*>(QStringLiteral("diffractionMtfView"));
+        auto* mtfFitted = panel.findChild<ImageView*>(QStringLiteral("fittedMtfView"));
+        QVERIFY(ideal && fitted && mtfIdeal && mtfFitted);
+        for (const QSize size : {kSmall, kLarge, kSmall}) {
+            panel.resize(size);
+            static_cast<QWidget&>(panel).show(); // the panel hides show() with its own
+            settle(&panel);
+            const QString at = QStringLiteral("%1 x %2: ").arg(size.width()).arg(size.height());
+            for (ImageView* view : {ideal, fitted, mtfIdeal, mtfFitted}) {
+                const QString problem = colourBarProblem(view);
+                QVERIFY2(problem.isEmpty(), qPrintable(at + problem));
+                QVERIFY2(titled(view), qPrintable(at + view->objectName() + QStringLiteral(" has no visible title")));
+            }
+            for (auto [a, b] : {std::pair{ideal, fitted}, std::pair{mtfIdeal, mtfFitted}}) {
+                const QString scale = scaleProblem(a, b);
+                QVERIFY2(scale.isEmpty(), qPrintable(at + scale));
+            }
+            // The log bar's labels spread along it: no stretch of more than 40 % of the bar unlabelled.
+            std::vector<double> ticks = tickPositions(fitted);
+            QVERIFY2(ticks.size() >= 4, qPrintable(at + QStringLiteral("%1 ticks on the log bar").arg(ticks.size())));
+            ticks.insert(ticks.begin(), 0.0);
+            ticks.push_back(1.0);
+            for (size_t i = 1; i < ticks.size(); ++i)
+                QVERIFY2(ticks[i] - ticks[i - 1] <= 0.4, qPrintable(at + QStringLiteral("no label between %1 and %2 of the log bar").arg(ticks[i - 1]).arg(ticks[i])));
+        }
+        // Physical axes: PSFs in lambda / D about the centre (121 px at 0.25 lambda / D: +-15), MTFs in
+        // fractions of the cutoff (+-1).
+        QVERIFY(fitted->plot()->xAxis->label().contains(QStringLiteral("λ/D")));
+        QVERIFY(mtfFitted->plot()->xAxis->label().contains(QStringLiteral("cutoff")));
+        QVERIFY(std::abs(fitted->screenPixelsPerImagePixel() - std::abs(fitted->plot()->xAxis->coordToPixel(0.25) - fitted->plot()->xAxis->coordToPixel(0.0))) < 1e-6);
+        QVERIFY(std::abs(mtfFitted->plot()->xAxis->coordToPixel(1.0) - mtfFitted->plot()->xAxis->coordToPixel(-1.0))
+                    - 32 * mtfFitted->screenPixelsPerImagePixel()
+                < 1e-6 + 0.001 * mtfFitted->screenPixelsPerImagePixel());
+    }
+
+    void phasePanel()
+    {
+        PhasePanel panel;
+        // Empty: the message alone, no axes, no tick labels, no colour bar.
+        panel.resize(kSmall);
+        static_cast<QWidget&>(panel).show();
+        settle(&panel);
+        ImageView* phase = panel.view();
+        QVERIFY(!phase->plot()->isVisible());
+        QVERIFY(!phase->colorScale());
+        QVERIFY(!phase->message().isEmpty());
+        {
+            // Nothing drawn outside the title and the message: the rest of the view is background.
+            const QImage picture = phase->grab().toImage();
+            const QColor background = phase->palette().color(QPalette::Window);
+            QRegion text;
+            for (QLabel* label : phase->findChildren<QLabel*>())
+                if (label->isVisible())
+                    text += label->geometry();
+            int drawn = 0;
+            for (int y = 0; y < picture.height(); y += 2)
+                for (int x = 0; x < picture.width(); x += 2)
+                    if (!text.contains(QPoint(x, y)) && colourDistance(picture.pixel(x, y), background.rgb()) > 30)
+                        ++drawn;
+            QCOMPARE(drawn, 0);
+        }
+        // The pupil preset's three maps in pupil coordinates.
+        const int n = 64;
+        panel.setPhase(disc(n, [](double x, double y) { return 3.0 * (2 * (x * x + y * y) - 1) + 2.0 * x; }), 633e-9);
+        panel.setPupilMaps(disc(n, [](double x, double y) { return std::exp(-(x * x + y * y)); }),
+                           disc(n, [](double x, double y) { return x > 0.3 ? 0.5 : -0.1 * y; }));
+        PupilMapGeometry geometry;
+        geometry.spacing = 2.0 / n;
+        geometry.firstColumn = geometry.firstRow = -1.0 + 0.5 * geometry.spacing;
+        panel.setPupilGeometry(geometry);
+        for (const QSize size : {kSmall, kLarge, QSize(700, 700), kSmall}) {
+            panel.resize(size);
+            settle(&panel);
+            const QString at = QStringLiteral("%1 x %2: ").arg(size.width()).arg(size.height());
+            for (ImageView* view : {panel.view(), panel.amplitudeView(), panel.remainderView()}) {
+                const QString problem = colourBarProblem(view);
+                QVERIFY2(problem.isEmpty(), qPrintable(at + problem));
+                QVERIFY2(titled(view), qPrintable(at + view->objectName() + QStringLiteral(" has no visible title")));
+                QVERIFY2(std::abs(view->pixelAspect() - 1.0) < 0.01, qPrintable(at + view->objectName()));
+            }
+        }
+        // Normalised pupil radius: the map's edge pixels are at about +-1, the axis says so.
+        QVERIFY(phase->plot()->xAxis->label().contains(QStringLiteral("pupil radius")));
+        const QCPRange x = phase->plot()->xAxis->range();
+        QVERIFY2(x.lower < -0.95 && x.upper > 0.95 && x.lower > -4 && x.upper < 4, qPrintable(QStringLiteral("%1 .. %2").arg(x.lower).arg(x.upper)));
+    }
+
+    void fasthMatrices()
+    {
+        QWidget page;
+        auto* grid = new QGridLayout(&page);
+        std::vector<FasthMatrixView*> views;
+        for (int i = 0; i < 3; ++i) {
+            auto* view = new FasthMatrixView(&page);
+            grid->addWidget(view, 0, i);
+            Eigen::MatrixXd m(32, i == 0 ? 8 : 32);
+            for (int r = 0; r < m.rows(); ++r)
+                for (int c = 0; c < m.cols(); ++c)
+                    m(r, c) = std::sin(0.3 * r + 0.7 * c + i);
+            view->setMatrix(m, QStringLiteral("M%1").arg(i));
+            views.push_back(view);
+        }
+        for (const QSize size : {QSize(880, 300), QSize(1380, 430), QSize(700, 600), QSize(880, 300)}) {
+            page.resize(size);
+            page.show();
+            settle(&page);
+            for (FasthMatrixView* view : views) {
+                const QString problem = colourBarProblem(view->imageView());
+                QVERIFY2(problem.isEmpty(), qPrintable(QStringLiteral("%1 x %2: ").arg(size.width()).arg(size.height()) + problem));
+                QVERIFY(titled(view->imageView()));
+            }
+        }
+    }
+
+    // The colour bar's labels under a log stretch: decades and 1-2-5 steps that the stretch spreads
+    // along the bar, none closer than a label's height, no long unlabelled stretch.
+    void logStretchTicks_data()
+    {
+        QTest::addColumn<double>("low");
+        QTest::addColumn<double>("high");
+        QTest::addColumn<int>("stretch");
+        QTest::addColumn<double>("length");
+        QTest::newRow("PSF 0..1 log, 300 px") << 0.0 << 1.0 << int(Stretch::Log) << 300.0;
+        QTest::newRow("PSF 0..1 log, 150 px") << 0.0 << 1.0 << int(Stretch::Log) << 150.0;
+        QTest::newRow("counts 103..5000 log, 400 px") << 103.2 << 5000.0 << int(Stretch::Log) << 400.0;
+        QTest::newRow("counts 103..5000 asinh, 300 px") << 103.2 << 5000.0 << int(Stretch::Asinh) << 300.0;
+        QTest::newRow("-3..3 linear, 300 px") << -3.0 << 3.0 << int(Stretch::Linear) << 300.0;
+    }
+    void logStretchTicks()
+    {
+        QFETCH(double, low);
+        QFETCH(double, high);
+        QFETCH(int, stretch);
+        QFETCH(double, length);
+        const double label = 18.0; // a label's height plus a gap
+        const DisplayRange range{low, high};
+        const std::vector<double> ticks = colorBarTicks(range, Stretch(stretch), length, label);
+        QVERIFY2(ticks.size() >= 4, qPrintable(QString::number(ticks.size())));
+        std::vector<double> along;
+        for (double v : ticks) {
+            QVERIFY(v >= low - 1e-9 && v <= high + 1e-9);
+            along.push_back(stretchPosition(v, range, Stretch(stretch)) * length);
+        }
+        for (size_t i = 1; i < along.size(); ++i) {
+            QVERIFY2(along[i] - along[i - 1] >= label, qPrintable(QStringLiteral("%1 and %2 are %3 px apart").arg(ticks[i - 1]).arg(ticks[i]).arg(along[i] - along[i - 1])));
+            QVERIFY2(along[i] - along[i - 1] <= 0.4 * length, qPrintable(QStringLiteral("nothing between %1 and %2").arg(ticks[i - 1]).arg(ticks[i])));
+        }
+        QVERIFY2(along.front() <= 0.25 * length && along.back() >= 0.75 * length,
+                 qPrintable(QStringLiteral("ticks only from %1 to %2 px").arg(along.front()).arg(along.back())));
+        // Round values: each is a whole multiple of a power of ten no finer than 1/1000 of the range.
+        for (double v : ticks) {
+            const double unit = std::pow(10.0, std::floor(std::log10(high - low)) - 4);
+            QVERIFY2(std::abs(v / unit - std::round(v / unit)) < 1e-6, qPrintable(QString::number(v, 'g', 12)));
+        }
+    }
+};
+
+QTEST_MAIN(TestPictures)
+#include "tst_pictures.moc"
