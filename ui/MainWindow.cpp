@@ -744,6 +744,7 @@ void MainWindow::onProgress(const ProgressSnapshot& s)
         terms.push_back(term);
     }
     m_chart->setTerms(terms, m_wavelength, m_ordering);
+    m_phasePanel->setPupilGeometry(s.phaseGeometry);
     m_phasePanel->setPhase(s.phase, m_wavelength);
     if (!s.models.empty())
         m_planesPanel->setModels(s.models, s.residuals);
@@ -833,6 +834,7 @@ void MainWindow::showResult(std::shared_ptr<const FitResult> shown)
         terms.push_back(term);
     }
     m_chart->setTerms(terms, result.wavelength, result.ordering);
+    m_phasePanel->setPupilGeometry(result.phaseMapGeometry);
     m_phasePanel->setPhase(result.phaseMap, result.wavelength);
     m_phasePanel->setPupilMaps(result.pupilAmplitude, result.zonalRemainderMap); // absent when the fit has none
     std::vector<Image> models;

@@ -382,6 +382,7 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
                 for (double c : p.zernike)
                     snap.zernikeWaves.push_back(c / (2.0 * M_PI));
                 snap.phase = phaseMap(*problem, p);
+                snap.phaseGeometry = phaseMapGeometry(*problem);
                 const auto now = std::chrono::steady_clock::now();
                 if (request.liveImageInterval >= 0.0
                     && std::chrono::duration<double>(now - lastImages).count() >= request.liveImageInterval) {

@@ -59,6 +59,7 @@ struct ProgressSnapshot {
     IterationSnapshot iteration;
     std::vector<double> zernikeWaves; // every basis term (piston first) at this iterate
     Image phase;                      // radians over the pupil's bounding box, NaN outside
+    PupilMapGeometry phaseGeometry;   // where `phase` lies in the pupil (its stage's grid)
     std::vector<Image> models;        // model images in the data layout, when due (liveImageInterval)
     std::vector<PlaneResiduals> residuals; // data - model and normalised, with `models`
 };

@@ -86,7 +86,9 @@ private:
             QVERIFY2(a && b, qPrintable(first + QStringLiteral(" / ") + second));
             if (!isShown(a->plot()) || !isShown(b->plot()) || !a->hasImage() || !b->hasImage())
                 continue;
-            const double scaleA = screenPixelsPerUnit(a), scaleB = screenPixelsPerUnit(b);
+            if (a->title().isEmpty() || b->title().isEmpty())
+                problems << QStringLiteral("%1 / %2: compared images without a title").arg(first, second);
+            const double scaleA = a->screenPixelsPerImagePixel(), scaleB = b->screenPixelsPerImagePixel();
             if (std::abs(scaleA - scaleB) > 0.01 * std::max(scaleA, scaleB))
                 problems << QStringLiteral("%1 at %2 px per unit, %3 at %4").arg(first).arg(scaleA).arg(second).arg(scaleB);
         }
@@ -94,15 +96,12 @@ private:
                                                 + problems.join(QStringLiteral("\n  "))));
     }
 
-    static double screenPixelsPerUnit(const ImageView* view)
-    {
-        return std::abs(view->plot()->xAxis->coordToPixel(1.0) - view->plot()->xAxis->coordToPixel(0.0));
-    }
-
     // The images shown side by side to be compared, by their object names.
     static std::vector<std::pair<QString, QString>> comparedPairs()
     {
-        return {{QStringLiteral("dataView"), QStringLiteral("modelView")}};
+        return {{QStringLiteral("dataView"), QStringLiteral("modelView")},
+                {QStringLiteral("diffractionPsfView"), QStringLiteral("fittedPsfView")},
+                {QStringLiteral("diffractionMtfView"), QStringLiteral("fittedMtfView")}};
     }
 
     // Square image pixels, axis rectangles of at least 200 x 150 px, legends off the axes: every plot
