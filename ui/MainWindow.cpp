@@ -11,6 +11,7 @@
 #include "RunsPanel.h"
 #include "SetupPanel.h"
 #include "SpeedupLab.h"
+#include "StackLoadPanel.h"
 #include "ZernikeChart.h"
 
 #include "engine/Presets.h"
@@ -498,6 +499,8 @@ void MainWindow::openFiles(const QStringList& paths, bool append)
         m_truth = std::exchange(m_pendingTruth, std::nullopt);
         addRecent(paths);
         datasetChanged();
+        // Issue 23: the loading step (the planes, a proposal, every missing setting at once); simulated data come set up.
+        showLoadStep(this, m_setup, m_dataset, !m_truth);
         if (!errors.isEmpty())
             showError(errors); // some files failed; the planes that loaded stay
         statusBar()->showMessage(tr("%1 plane(s) loaded").arg(m_dataset.planes.size()), 5000);
@@ -573,6 +576,19 @@ void MainWindow::startFit()
         return;
     if (m_dataset.planes.empty()) {
         showError(tr("No data: open PSF images or load the demo first."));
+        return;
+    }
+    // Issue 23: every missing or invalid setting at once, marked beside its field; no chain of message boxes.
+    if (const std::vector<SettingProblem> missing = m_setup->checkSettings(m_dataset); hasErrors(missing)) {
+        QStringList texts;
+        for (const SettingProblem& p : missing)
+            if (p.level == MessageLevel::Error)
+                texts << QString::fromStdString(p.message);
+        m_lastError = texts.join(QLatin1Char('\n'));
+        logLine(tr("cannot start: %1").arg(texts.join(QStringLiteral("; "))));
+        statusBar()->showMessage(tr("%n setting(s) missing or invalid: see the fields marked in red", nullptr, int(texts.size())), 10000);
+        emit errorShown(m_lastError);
+        emit fitFailed(m_lastError);
         return;
     }
     const QStringList problems = m_setup->applyPlaneEdits(m_dataset) + m_setup->modelTextProblems();
