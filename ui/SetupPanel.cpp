@@ -297,7 +297,8 @@ QWidget* SetupPanel::buildMetadata()
     addField(form, tr("z direction"), m_zDirection, "z-direction",
              tr("Stacks defocused by the z step: which way the plane index runs. Up puts plane i at "
                 "(i − focus plane) × z step, down at −(i − focus plane) × z step (for stacks recorded "
-                "the other way). Planes with their own defocus in the table keep it."));
+                "the other way); e.g. plane 12 with focus plane 10 and a 0.3 µm step is at +0.6 µm (up) or −0.6 µm (down). "
+                "Planes with their own defocus in the table keep it."));
     addField(form, tr("Defocus model"), m_defocusModel, "defocus-model",
              tr("How an axial displacement becomes pupil phase: paraxial, k z NA² ρ² / (2n), for low NA (below about 0.5 n); "
                 "high NA, k z (n − √(n² − NA² ρ²)), for microscope objectives."));

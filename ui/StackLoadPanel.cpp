@@ -105,6 +105,24 @@ void setValue(DatasetMetadata& m, const std::string& key, std::optional<double> 
         m.focusPlane = v;
 }
 
+// The plausible range core checks a typed value against (io/Units.h).
+std::optional<Setting> plausibleRange(const std::string& key)
+{
+    if (key == "wavelength")
+        return Setting::Wavelength;
+    if (key == "pixelPitch")
+        return Setting::PixelPitch;
+    if (key == "numericalAperture")
+        return Setting::NumericalAperture;
+    if (key == "fNumber")
+        return Setting::FNumber;
+    if (key == "immersionIndex")
+        return Setting::ImmersionIndex;
+    if (key == "zStep")
+        return Setting::ZStep;
+    return std::nullopt;
+}
+
 QString valueText(const std::string& key, double v)
 {
     if (key == "wavelength")
@@ -299,6 +317,7 @@ void StackLoadPanel::setDataset(const Dataset& dataset, bool propose)
     m_dataset = m_setup->sessionFor(dataset).dataset; // planes without pixels
     m_dataset.metadata = dataset.metadata;
     m_statistics.clear();
+    m_rejected.clear();
     m_plan = {};
     m_thumbnails->clear();
     m_proposal->setText(tr("Measuring the planes…"));
@@ -386,16 +405,24 @@ void StackLoadPanel::commit(const Row& row)
         const auto parsed = valueFromText(text.toStdString());
         const bool ok = parsed && (isLength(row.key) ? parsed->kind == ValueWithUnit::Kind::Length || parsed->kind == ValueWithUnit::Kind::Bare
                                                      : parsed->kind == ValueWithUnit::Kind::Bare);
-        if (!ok) {
-            row.status->setText(isLength(row.key) ? tr("'%1' is not a length (e.g. 605 nm, 0.1 um)").arg(text)
-                                                  : tr("'%1' is not a number").arg(text));
-            row.status->setStyleSheet(QStringLiteral("color: #b2182b"));
+        std::string error;
+        if (!ok)
+            error = (isLength(row.key) ? tr("'%1' is not a length (e.g. 605 nm, 0.1 um)") : tr("'%1' is not a number")).arg(text).toStdString();
+        else if (const auto setting = plausibleRange(row.key))
+            error = plausibilityError(*setting, parsed->value); // "did you mean 605nm?"
+        if (!error.empty()) {
+            // Not taken: the setup panel's fields hold only values core accepts; Start waits until it is corrected.
+            m_rejected[row.key] = {row.setting, -1, {}, MessageLevel::Error, error};
+            refresh();
             return;
         }
         value = parsed->value;
     }
-    if (valueOf(m, row.key) == value && !std::any_of(m.conflicts.begin(), m.conflicts.end(), [&](const auto& c) { return c.key == row.key; }))
-        return; // unchanged: the value keeps its origin
+    m_rejected.erase(row.key);
+    if (valueOf(m, row.key) == value && !std::any_of(m.conflicts.begin(), m.conflicts.end(), [&](const auto& c) { return c.key == row.key; })) {
+        refresh(); // unchanged: the value keeps its origin
+        return;
+    }
     setValue(m, row.key, value);
     m_setup->editMetadata(m, row.key);
 }
@@ -415,7 +442,7 @@ void StackLoadPanel::showRow(Row& row, const DatasetMetadata& m)
         row.origin->setText(originText(m, row.key, true));
     } else {
         const std::optional<double> v = valueOf(m, row.key);
-        if (!row.edit->hasFocus())
+        if (!row.edit->hasFocus() && !m_rejected.count(row.key)) // rejected text stays for the user to correct
             row.edit->setText(v ? valueText(row.key, *v) : QString());
         row.origin->setText(originText(m, row.key, v.has_value()));
     }
@@ -481,6 +508,8 @@ void StackLoadPanel::refresh()
         return;
     m_refreshing = true;
     m_problems = m_setup->checkSettings(m_dataset); // also marks the setup panel's fields
+    for (const auto& [key, problem] : m_rejected)
+        m_problems.insert(m_problems.begin(), problem);
     const Session session = m_setup->sessionFor(m_dataset);
     const Dataset& now = session.dataset;
     const DatasetMetadata& m = now.metadata;

@@ -10,6 +10,7 @@
 
 #include <QWidget>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,7 @@ private:
     std::vector<PlaneStatistics> m_statistics;
     StackPlan m_plan;
     std::vector<SettingProblem> m_problems;
+    std::map<std::string, SettingProblem> m_rejected; // typed text core refused, by metadata key
     int m_generation = 0;
     bool m_refreshing = false;
 

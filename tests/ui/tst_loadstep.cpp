@@ -17,6 +17,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
@@ -101,7 +102,7 @@ private slots:
         // Meaning, unit and a typical value: each tooltip is a sentence that gives a number.
         const char* fields[] = {"wavelengthSpin", "pixelPitchSpin", "fNumberSpin", "naSpin", "immersionSpin", "samplingQSpin", "zStepSpin",
                                 "focusPlaneSpin", "zDirectionCombo", "defocusModelCombo", "orderSpin", "field_grid", "field_ordering",
-                                "field_read_noise", "field_objective", "field_threads", "field_max_iterations", "field_crop", "regularizationEdit",
+                                "field_read_noise", "field_threads", "field_max_iterations", "field_crop", "regularizationEdit",
                                 "gainEdit", "offsetEdit", "field_obscuration"};
         for (const char* name : fields) {
             auto* widget = m_window->setupPanel()->findChild<QWidget*>(QString::fromLatin1(name));
@@ -109,6 +110,11 @@ private slots:
             const QString tip = widget->toolTip();
             QVERIFY2(tip.size() > 40, qPrintable(QStringLiteral("%1: '%2'").arg(QString::fromLatin1(name), tip)));
             QVERIFY2(tip.contains(QRegularExpression(QStringLiteral("\\d"))), qPrintable(QStringLiteral("%1 has no typical value: %2").arg(QString::fromLatin1(name), tip)));
+        }
+        // Choices without a number: the tooltip explains each choice.
+        for (const char* name : {"field_objective", "field_gradient", "field_optimizer", "field_centre"}) {
+            auto* widget = m_window->setupPanel()->findChild<QWidget*>(QString::fromLatin1(name));
+            QVERIFY2(widget && widget->toolTip().size() > 60, name);
         }
         const QString wavelength = m_window->setupPanel()->findChild<QWidget*>(QStringLiteral("wavelengthSpin"))->toolTip();
         QVERIFY(wavelength.contains(QStringLiteral("nm")));
@@ -196,6 +202,9 @@ private slots:
         type(QStringLiteral("load_wavelength"), QStringLiteral("605"));
         QVERIFY(hasError(panel->problems(), "wavelength"));
         QVERIFY(!panel->canStart());
+        const QString refusal = m_window->findChild<QLabel*>(QStringLiteral("loadStatus_wavelength"))->toolTip();
+        QVERIFY2(refusal.contains(QStringLiteral("605nm")), qPrintable(refusal)); // core's "did you mean 605nm?"
+        QCOMPARE(m_window->findChild<QDoubleSpinBox*>(QStringLiteral("wavelengthSpin"))->value(), 605.0); // not taken
         type(QStringLiteral("load_wavelength"), QStringLiteral("605nm"));
         QVERIFY(panel->canStart());
 
