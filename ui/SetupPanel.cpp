@@ -737,26 +737,45 @@ std::vector<SettingProblem> SetupPanel::checkSettings(const Dataset& dataset)
 
 void SetupPanel::showProblems(const std::vector<SettingProblem>& problems)
 {
-    std::map<std::string, QStringList> notes;
+    // Beside the field a short note (the message up to its advice), in its tooltip the whole message.
+    auto shortText = [](const std::string& message) {
+        const size_t colon = message.find(": ");
+        return QString::fromStdString(colon != std::string::npos && colon > 10 ? message.substr(0, colon) : message);
+    };
+    std::map<std::string, QStringList> notes, tips;
+    std::map<std::string, bool> errors;
     for (const SettingProblem& p : problems) {
         const QString text = QString::fromStdString(p.message);
-        notes[p.setting] << (p.level == MessageLevel::Error ? text : tr("check: %1").arg(text));
-        if (p.level == MessageLevel::Error)
+        const bool error = p.level == MessageLevel::Error;
+        notes[p.setting] << (error ? shortText(p.message) : tr("check: %1").arg(shortText(p.message)));
+        tips[p.setting] << text;
+        errors[p.setting] = errors[p.setting] || error;
+        if (error)
             for (const std::string& other : p.alternatives)
-                if (other != "sampling") // the override is optional: its field stays unmarked
-                    notes[other] << tr("or: %1").arg(text);
+                if (other != "sampling") { // the override is optional: its field stays unmarked
+                    notes[other] << tr("or set this instead");
+                    tips[other] << tr("or: %1").arg(text);
+                    errors[other] = true;
+                }
     }
     for (auto& [setting, field] : m_fields) {
         const auto it = notes.find(setting);
         const bool marked = it != notes.end();
-        const QString text = marked ? it->second.join(QLatin1Char('\n')) : QString();
-        field.note->setText(text);
+        field.note->setText(marked ? it->second.join(QLatin1Char('\n')) : QString());
+        field.note->setToolTip(marked ? tips[setting].join(QLatin1Char('\n')) : QString());
+        field.note->setStyleSheet(marked && !errors[setting] ? QStringLiteral("color: #b35806") : QStringLiteral("color: #b2182b"));
         if (auto* form = qobject_cast<QFormLayout*>(field.note->parentWidget()->layout()))
             form->setRowVisible(field.note, marked);
-        field.widget->setToolTip(marked ? field.tooltip + QStringLiteral("\n\n") + text : field.tooltip);
-        field.widget->setProperty("problem", marked);
-        // A red frame on the field itself; the style sheet names the widget so that its children keep their look.
-        field.widget->setStyleSheet(marked ? QStringLiteral("#%1 { border: 2px solid #b2182b; border-radius: 3px; }").arg(field.widget->objectName()) : QString());
+        field.widget->setToolTip(marked ? field.tooltip + QStringLiteral("\n\n") + tips[setting].join(QLatin1Char('\n')) : field.tooltip);
+        field.widget->setProperty("problem", marked && errors[setting]);
+        // A tinted field (its palette, so that spin-box arrows and check marks keep the style's look).
+        if (marked) {
+            QPalette palette = field.widget->palette();
+            palette.setColor(QPalette::Base, errors[setting] ? QColor(0xfd, 0xdb, 0xc7) : QColor(0xfe, 0xe0, 0xb6));
+            field.widget->setPalette(palette);
+        } else {
+            field.widget->setPalette(QPalette()); // inherits again
+        }
     }
     m_blocked = hasErrors(problems);
     m_start->setEnabled(!m_running && !m_blocked);

@@ -27,7 +27,7 @@ namespace wfs::ui {
 
 namespace {
 
-constexpr int kThumbnail = 64;
+constexpr int kThumbnail = 56;
 
 struct Pictures {
     std::vector<PlaneStatistics> statistics;
@@ -161,7 +161,7 @@ StackLoadPanel::StackLoadPanel(SetupPanel* setup, QWidget* parent)
     m_thumbnails->setObjectName(QStringLiteral("loadThumbnails"));
     m_thumbnails->setViewMode(QListView::IconMode);
     m_thumbnails->setIconSize(QSize(kThumbnail, kThumbnail));
-    m_thumbnails->setGridSize(QSize(kThumbnail + 30, kThumbnail + 40));
+    m_thumbnails->setGridSize(QSize(kThumbnail + 28, kThumbnail + 36));
     m_thumbnails->setResizeMode(QListView::Adjust);
     m_thumbnails->setMovement(QListView::Static);
     m_thumbnails->setWordWrap(true);
@@ -237,7 +237,7 @@ StackLoadPanel::StackLoadPanel(SetupPanel* setup, QWidget* parent)
     m_problemList->setObjectName(QStringLiteral("loadProblems"));
     m_problemList->setWordWrap(true);
     m_problemList->setSelectionMode(QAbstractItemView::NoSelection);
-    m_problemList->setMaximumHeight(110);
+    m_problemList->setMaximumHeight(96);
     m_problemList->setToolTip(tr("Every setting still missing or invalid (red: Start waits for it) and what to check (orange), from the same checks the fit runs"));
     layout->addWidget(m_problemList);
 
@@ -371,6 +371,8 @@ void StackLoadPanel::setDataset(const Dataset& dataset, bool propose)
             m_setup->setPlanesInUse(m_plan.planes); // refreshes through settingsEdited
         }
         refresh();
+        if (m_plan.focusPlane >= 0 && m_plan.focusPlane < m_thumbnails->count())
+            m_thumbnails->scrollToItem(m_thumbnails->item(m_plan.focusPlane), QAbstractItemView::PositionAtCenter);
         emit ready();
     });
 }
