@@ -27,7 +27,7 @@ namespace wfs::ui {
 
 namespace {
 
-constexpr int kThumbnail = 56;
+constexpr int kThumbnail = 64; // the item text is as wide as the icon: "z −2.7 µm" and a bold "10 focus" fit
 
 struct Pictures {
     std::vector<PlaneStatistics> statistics;
@@ -50,10 +50,10 @@ QRect commonRegion(const Dataset& dataset)
     return box.isEmpty() ? QRect() : QRect(box.col, box.row, box.width, box.height);
 }
 
+// Pixel pitches and z steps in µm, as microscopists and camera data sheets give them.
 QString lengthText(double metres)
 {
-    const double um = metres * 1e6;
-    return std::abs(um) < 0.1 && um != 0.0 ? QStringLiteral("%1 nm").arg(metres * 1e9, 0, 'g', 4) : QStringLiteral("%1 µm").arg(um, 0, 'g', 4);
+    return QStringLiteral("%1 µm").arg(metres * 1e6, 0, 'g', 4);
 }
 
 QString signedLength(double metres)
@@ -161,7 +161,7 @@ StackLoadPanel::StackLoadPanel(SetupPanel* setup, QWidget* parent)
     m_thumbnails->setObjectName(QStringLiteral("loadThumbnails"));
     m_thumbnails->setViewMode(QListView::IconMode);
     m_thumbnails->setIconSize(QSize(kThumbnail, kThumbnail));
-    m_thumbnails->setGridSize(QSize(kThumbnail + 28, kThumbnail + 36));
+    m_thumbnails->setGridSize(QSize(kThumbnail + 30, kThumbnail + 40));
     m_thumbnails->setResizeMode(QListView::Adjust);
     m_thumbnails->setMovement(QListView::Static);
     m_thumbnails->setWordWrap(true);
@@ -237,7 +237,7 @@ StackLoadPanel::StackLoadPanel(SetupPanel* setup, QWidget* parent)
     m_problemList->setObjectName(QStringLiteral("loadProblems"));
     m_problemList->setWordWrap(true);
     m_problemList->setSelectionMode(QAbstractItemView::NoSelection);
-    m_problemList->setMaximumHeight(96);
+    m_problemList->setMaximumHeight(110);
     m_problemList->setToolTip(tr("Every setting still missing or invalid (red: Start waits for it) and what to check (orange), from the same checks the fit runs"));
     layout->addWidget(m_problemList);
 

@@ -15,6 +15,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QLabel>
@@ -78,6 +79,16 @@ class TestLoadStep : public QObject {
         QVERIFY2(edit, qPrintable(objectName));
         edit->setText(text);
         emit edit->editingFinished();
+    }
+
+    // With WFS_LOADSTEP_SHOTS=folder, pictures of the window at the states worth looking at (for review).
+    void shot(const QString& name)
+    {
+        const QString dir = qEnvironmentVariable("WFS_LOADSTEP_SHOTS");
+        if (dir.isEmpty())
+            return;
+        QTest::qWait(100); // the layouts settle as they would on screen
+        m_window->grab().save(QDir(dir).filePath(name + QStringLiteral(".png")));
     }
 
     void open(const QString& path)
@@ -215,6 +226,7 @@ private slots:
         model->setCurrentIndex(1);
         emit model->activated(1);
         QVERIFY2(panel->problems().empty(), qPrintable(problemsText(panel->problems())));
+        shot(QStringLiteral("loadstep-filled"));
         QSignalSpy finished(m_window.get(), &MainWindow::fitFinished);
         QSignalSpy failed(m_window.get(), &MainWindow::fitFailed);
         m_window->findChild<QPushButton*>(QStringLiteral("loadStartButton"))->click();
@@ -250,6 +262,7 @@ private slots:
         QVERIFY(!panel->canStart());
         const auto choices = m_window->findChildren<QPushButton*>(QStringLiteral("loadChoice_zStep"));
         QCOMPARE(choices.size(), 2);
+        shot(QStringLiteral("loadstep-conflict"));
         QVERIFY(choices[0]->text().contains(QStringLiteral("0.3")) && choices[1]->text().contains(QStringLiteral("0.5")));
         choices[1]->click();
         QVERIFY(!hasError(panel->problems(), "z-step"));
