@@ -11,6 +11,7 @@
 #include "RunsPanel.h"
 #include "SetupPanel.h"
 #include "SpeedupLab.h"
+#include "StackLoadPanel.h"
 #include "ZernikeChart.h"
 
 #include "engine/Presets.h"
@@ -576,6 +577,8 @@ void MainWindow::openFiles(const QStringList& paths, bool append)
         m_truth = std::exchange(m_pendingTruth, std::nullopt);
         addRecent(paths);
         datasetChanged();
+        // Issue 23: the loading step (the planes, a proposal, every missing setting at once); simulated data come set up.
+        showLoadStep(this, m_setup, m_dataset, !m_truth);
         if (!errors.isEmpty())
             showError(errors); // some files failed; the planes that loaded stay
         statusBar()->showMessage(tr("%1 plane(s) loaded").arg(m_dataset.planes.size()), 5000);
@@ -652,6 +655,18 @@ void MainWindow::startFit()
     // A fit refused before it starts ends like one that failed: fitFailed() says why.
     if (m_dataset.planes.empty()) {
         const QString message = tr("No data: open PSF images (Ctrl+O) or try the demo first.");
+        showError(message);
+        emit fitFailed(message);
+        return;
+    }
+    // Every missing or invalid setting at once (core's list), each also marked beside its field.
+    if (const std::vector<SettingProblem> missing = m_setup->checkSettings(m_dataset); hasErrors(missing)) {
+        QStringList texts;
+        for (const SettingProblem& p : missing)
+            if (p.level == MessageLevel::Error)
+                texts << QString::fromStdString(p.message);
+        const QString message = tr("Cannot start: %n setting(s) missing or invalid, marked on the left:", nullptr, int(texts.size()))
+                                + QLatin1Char('\n') + texts.join(QLatin1Char('\n'));
         showError(message);
         emit fitFailed(message);
         return;

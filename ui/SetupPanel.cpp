@@ -9,6 +9,7 @@
 #include <QDoubleSpinBox>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QSignalBlocker>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -169,6 +170,28 @@ SetupPanel::SetupPanel(QWidget* parent)
     layout->addStretch();
     connect(m_start, &QPushButton::clicked, this, &SetupPanel::startRequested);
     connect(m_cancel, &QPushButton::clicked, this, &SetupPanel::cancelRequested);
+    watchEdits();
+}
+
+void SetupPanel::watchEdits()
+{
+    for (auto* box : findChildren<QAbstractSpinBox*>()) {
+        if (auto* d = qobject_cast<QDoubleSpinBox*>(box))
+            connect(d, &QDoubleSpinBox::valueChanged, this, &SetupPanel::settingsEdited);
+        else if (auto* i = qobject_cast<QSpinBox*>(box))
+            connect(i, &QSpinBox::valueChanged, this, &SetupPanel::settingsEdited);
+    }
+    for (auto* combo : findChildren<QComboBox*>())
+        connect(combo, &QComboBox::currentIndexChanged, this, &SetupPanel::settingsEdited);
+    for (auto* check : findChildren<QCheckBox*>())
+        connect(check, &QCheckBox::toggled, this, &SetupPanel::settingsEdited);
+    for (auto* edit : findChildren<QLineEdit*>())
+        if (!qobject_cast<QAbstractSpinBox*>(edit->parentWidget()) && !qobject_cast<QComboBox*>(edit->parentWidget()))
+            connect(edit, &QLineEdit::textChanged, this, &SetupPanel::settingsEdited);
+    connect(m_planes, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
+        if (item->column() == 0 || item->column() == 2)
+            emit settingsEdited();
+    });
 }
 
 QWidget* SetupPanel::buildData()
@@ -217,39 +240,109 @@ QWidget* SetupPanel::buildMetadata()
     auto* form = new QFormLayout(box);
     form->setRowWrapPolicy(QFormLayout::WrapLongRows); // labels above their fields where the dock is narrow
     m_wavelength = optionalBox(box, 100000.0, 2, tr(" nm"));
+    m_wavelength->setObjectName(QStringLiteral("wavelengthSpin"));
     m_pixelPitch = optionalBox(box, 100000.0, 4, tr(" µm"));
+    m_pixelPitch->setObjectName(QStringLiteral("pixelPitchSpin"));
     m_fNumber = optionalBox(box, 10000.0, 3, QString());
+    m_fNumber->setObjectName(QStringLiteral("fNumberSpin"));
     m_na = optionalBox(box, 1.7, 3, QString());
+    m_na->setObjectName(QStringLiteral("naSpin"));
     m_immersion = new QDoubleSpinBox(box);
+    m_immersion->setObjectName(QStringLiteral("immersionSpin"));
     m_immersion->setRange(1.0, 2.0);
     m_immersion->setDecimals(3);
+    m_immersion->setKeyboardTracking(false);
     m_samplingQ = optionalBox(box, 100.0, 3, QString());
+    m_samplingQ->setObjectName(QStringLiteral("samplingQSpin"));
     m_zStep = optionalBox(box, 1e6, 4, tr(" µm"));
+    m_zStep->setObjectName(QStringLiteral("zStepSpin"));
+    m_focusPlane = new QDoubleSpinBox(box);
+    m_focusPlane->setObjectName(QStringLiteral("focusPlaneSpin"));
+    m_focusPlane->setRange(-1.0, 100000.0);
+    m_focusPlane->setDecimals(1);
+    m_focusPlane->setSpecialValueText(tr("unknown"));
+    m_focusPlane->setValue(-1.0);
+    m_focusPlane->setKeyboardTracking(false);
     m_defocusModel = new QComboBox(box);
+    m_defocusModel->setObjectName(QStringLiteral("defocusModelCombo"));
     m_defocusModel->addItems({tr("paraxial"), tr("high NA")});
     m_zDirection = new QComboBox(box);
     m_zDirection->setObjectName(QStringLiteral("zDirectionCombo"));
     m_zDirection->addItems({tr("up: index along +z"), tr("down: index along −z")});
-    m_zDirection->setToolTip(tr("Stacks defocused by the z step: which way the plane index runs. Up puts plane i at "
-                                "(i − focus plane) × z step, down at −(i − focus plane) × z step (for stacks recorded "
-                                "the other way). Planes with their own defocus in the table keep it."));
-    form->addRow(tr("Wavelength"), m_wavelength);
-    form->addRow(tr("Pixel pitch"), m_pixelPitch);
-    form->addRow(tr("f-number"), m_fNumber);
-    form->addRow(tr("NA"), m_na);
-    form->addRow(tr("Immersion n"), m_immersion);
-    form->addRow(tr("Sampling Q (override)"), m_samplingQ);
-    form->addRow(tr("z step"), m_zStep);
-    form->addRow(tr("z direction"), m_zDirection);
-    form->addRow(tr("Defocus model"), m_defocusModel);
+    addField(form, tr("Wavelength"), m_wavelength, "wavelength",
+             tr("Wavelength of the light that formed the PSF, in nm (the emission for fluorescence). Typical: 633 nm (HeNe), "
+                "605 nm (red emission), 1550 nm (telecom). Sets the phase unit (waves) and, with the pixel pitch and the NA or "
+                "f-number, the sampling Q."));
+    addField(form, tr("Pixel pitch"), m_pixelPitch, "pixel-scale",
+             tr("Size of one pixel in µm: in the sample plane with the NA (a microscope, e.g. 0.1 µm), or on the detector with "
+                "the f-number (e.g. 6.5 µm for an sCMOS camera)."));
+    addField(form, tr("f-number"), m_fNumber, "f-number",
+             tr("Focal ratio F# = focal length / pupil diameter, for a pitch on the detector (telescopes, test benches); "
+                "Q = λ F# / pitch. Typical: 8 to 30. Leave unknown when the NA is given."));
+    addField(form, tr("NA"), m_na, "na",
+             tr("Numerical aperture n sin θ of the objective, for a pitch in the sample plane; Q = λ / (2 NA pitch). At most "
+                "the immersion index. Typical: 0.1 to 0.95 dry, 1.0 to 1.2 water, 1.4 oil."));
+    addField(form, tr("Immersion n"), m_immersion, "immersion",
+             tr("Refractive index of the immersion medium (no unit): 1.0 air, 1.33 water, 1.518 oil. Bounds the NA and enters "
+                "the high-NA defocus."));
+    addField(form, tr("Sampling Q (override)"), m_samplingQ, "sampling",
+             tr("Sampling Q = λ F# / pitch = λ / (2 NA pitch), no unit; 2 is Nyquist, below 2 the PSF is aliased. Set it only "
+                "to override the value from the quantities above. Typical: 2 to 4."));
+    addField(form, tr("z step"), m_zStep, "z-step",
+             tr("Axial distance between consecutive planes of a stack, in µm (the stage or piezo step). Planes without their "
+                "own defocus sit at (i − focus plane) × z step. Typical: 0.1 to 0.5 µm for a microscope."));
+    addField(form, tr("Focus plane"), m_focusPlane, "focus-plane",
+             tr("Index of the plane at focus (counted from 0, may be fractional), the origin of the z positions. The loading "
+                "step proposes the brightest plane. Unknown: plane 0."));
+    addField(form, tr("z direction"), m_zDirection, "z-direction",
+             tr("Stacks defocused by the z step: which way the plane index runs. Up puts plane i at "
+                "(i − focus plane) × z step, down at −(i − focus plane) × z step (for stacks recorded "
+                "the other way); e.g. plane 12 with focus plane 10 and a 0.3 µm step is at +0.6 µm (up) or −0.6 µm (down). "
+                "Planes with their own defocus in the table keep it."));
+    addField(form, tr("Defocus model"), m_defocusModel, "defocus-model",
+             tr("How an axial displacement becomes pupil phase: paraxial, k z NA² ρ² / (2n), for low NA (below about 0.5 n); "
+                "high NA, k z (n − √(n² − NA² ρ²)), for microscope objectives."));
     m_samplingInfo = new QLabel(box);
     m_samplingInfo->setWordWrap(true);
     form->addRow(m_samplingInfo);
-    for (QDoubleSpinBox* b : {m_wavelength, m_pixelPitch, m_fNumber, m_na, m_immersion, m_samplingQ, m_zStep})
-        connect(b, &QDoubleSpinBox::valueChanged, this, &SetupPanel::metadataChanged);
-    connect(m_defocusModel, &QComboBox::currentIndexChanged, this, &SetupPanel::metadataChanged);
-    connect(m_zDirection, &QComboBox::currentIndexChanged, this, &SetupPanel::metadataChanged);
+    const std::pair<QDoubleSpinBox*, const char*> keys[] = {
+        {m_wavelength, "wavelength"},  {m_pixelPitch, "pixelPitch"}, {m_fNumber, "fNumber"},   {m_na, "numericalAperture"},
+        {m_immersion, "immersionIndex"}, {m_samplingQ, "samplingQ"}, {m_zStep, "zStep"},      {m_focusPlane, "focusPlane"},
+    };
+    for (const auto& [b, key] : keys)
+        connect(b, &QDoubleSpinBox::valueChanged, this, [this, key = std::string(key)] {
+            m_editedMetadata.insert(key); // signals are blocked while a dataset's values are shown
+            emit metadataChanged();
+        });
+    connect(m_defocusModel, &QComboBox::currentIndexChanged, this, [this] {
+        m_editedMetadata.insert("defocusModel");
+        emit metadataChanged();
+    });
+    connect(m_zDirection, &QComboBox::currentIndexChanged, this, [this] {
+        m_editedMetadata.insert("zIndexDown");
+        emit metadataChanged();
+    });
     return box;
+}
+
+void SetupPanel::addField(QFormLayout* form, const QString& label, QWidget* widget, const std::string& setting, const QString& tooltip)
+{
+    widget->setToolTip(tooltip);
+    if (widget->objectName().isEmpty()) // the red frame's style sheet selects the field by name
+        widget->setObjectName(QString::fromStdString("field_" + setting).replace(QLatin1Char('-'), QLatin1Char('_')));
+    if (label.isEmpty())
+        form->addRow(widget); // a check box: its own text is the label
+    else
+        form->addRow(label, widget);
+    if (QWidget* labelWidget = form->labelForField(widget))
+        labelWidget->setToolTip(tooltip);
+    auto* note = new QLabel(widget->parentWidget());
+    note->setObjectName(QString::fromStdString("problem:" + setting));
+    note->setWordWrap(true);
+    note->setStyleSheet(QStringLiteral("color: #b2182b"));
+    form->addRow(note);
+    form->setRowVisible(note, false);
+    m_fields[setting] = {widget, note, tooltip};
 }
 
 QWidget* SetupPanel::buildPreparation()
@@ -269,12 +362,12 @@ QWidget* SetupPanel::buildPreparation()
     m_maskSaturated->setChecked(true);
     m_maskHot = new QCheckBox(tr("mask hot pixels"), box);
     m_normalise = new QCheckBox(tr("normalise each plane"), box);
-    form->addRow(m_subtractBackground);
-    form->addRow(tr("Centre"), m_centre);
-    form->addRow(tr("Crop"), m_crop);
-    form->addRow(m_maskSaturated);
-    form->addRow(m_maskHot);
-    form->addRow(m_normalise);
+    addField(form, QString(), m_subtractBackground, "no-background", tr("Subtract each plane's background: the σ-clipped median of a border frame (1/16 of the image, at least 2 pixels). Leave on for camera data with an offset."));
+    addField(form, tr("Centre"), m_centre, "centre", tr("Where the crop is centred: none (the image centre), the brightest pixel after 3 × 3 smoothing, or the iterated centroid. One centre for the whole stack keeps the planes' relative positions."));
+    addField(form, tr("Crop"), m_crop, "crop", tr("Crop every plane to N × N pixels (even) around the centre; no crop keeps the whole image. Smaller is faster; keep the PSF's wings inside. Typical: 64 for a compact PSF."));
+    addField(form, QString(), m_maskSaturated, "no-saturation-mask", tr("Leave out pixels at or above the saturation level (the data's SATURATE keyword, else the format's maximum, e.g. 65535 for 16-bit)."));
+    addField(form, QString(), m_maskHot, "hot-pixels", tr("Leave out isolated hot pixels: more than 8 noise deviations above the brightest neighbour and 3 times as bright."));
+    addField(form, QString(), m_normalise, "normalise", tr("Scale each plane to a sum of 1 after background subtraction (relative data; the Poisson objective then cannot be used)."));
     for (QCheckBox* c : {m_subtractBackground, m_maskSaturated, m_maskHot, m_normalise})
         connect(c, &QCheckBox::toggled, this, &SetupPanel::preparationChanged);
     connect(m_centre, &QComboBox::currentIndexChanged, this, &SetupPanel::preparationChanged);
@@ -321,19 +414,19 @@ QWidget* SetupPanel::buildModel()
     m_fixedTerms = new QLineEdit(box);
     m_fixedTerms->setPlaceholderText(tr("e.g. 2,3 (indices held at zero)"));
     m_fixedTerms->setToolTip(tr("Zernike terms not fitted, by index in the chosen ordering; piston is always fixed"));
-    form->addRow(tr("Zernike order"), m_order);
-    form->addRow(tr("Ordering"), m_ordering);
-    form->addRow(tr("Normalisation"), m_normalization);
-    form->addRow(tr("Objective"), m_objective);
-    form->addRow(tr("Read noise"), m_readNoise);
-    form->addRow(tr("Grid N"), m_grid);
-    form->addRow(tr("Obscuration (of D)"), m_obscuration);
-    form->addRow(tr("Spider vanes"), m_spiders);
-    form->addRow(tr("Vane width (of D)"), m_spiderWidth);
-    form->addRow(tr("Fixed terms"), m_fixedTerms);
-    form->addRow(m_fitFlux);
-    form->addRow(m_fitBackground);
-    form->addRow(m_fitShift);
+    addField(form, tr("Zernike order"), m_order, "order", tr("Highest Zernike radial order n fitted, 1 to %1; order 4 fits 15 terms (to spherical), 6 fits 28. Typical: 4 to 6.").arg(zernike::kMaxOrder));
+    addField(form, tr("Ordering"), m_ordering, "ordering", tr("How the Zernike terms are numbered: Noll (1 = piston, 4 = defocus, 11 = spherical) or OSA/ANSI (0 = piston, 4 = defocus, 12 = spherical)."));
+    addField(form, tr("Normalisation"), m_normalization, "normalization", tr("RMS (Noll 1976): a coefficient is the term's RMS over the pupil; unit: R(1) = 1 (Born & Wolf), a coefficient is the edge value."));
+    addField(form, tr("Objective"), m_objective, "objective", tr("The fit's cost: automatic (from the data unit), Poisson (photon counts), least squares (relative data), or Poisson + read noise (weighted least squares, χ²; camera counts)."));
+    addField(form, tr("Read noise"), m_readNoise, "read-noise", tr("Camera read noise in counts RMS, the weighted objective's noise floor and the χ²'s. 0: from the data (the border's noise, or RDNOISE). Typical: 1 to 3 for sCMOS."));
+    addField(form, tr("Grid N"), m_grid, "grid", tr("Size N of the model's FFT grid (even, pixels); the pupil spans N / Q samples. Data size: the prepared planes' size. At least the crop; larger is finer and slower. Typical: 64 to 256."));
+    addField(form, tr("Obscuration (of D)"), m_obscuration, "obscuration", tr("Diameter of a central obstruction as a fraction of the pupil diameter (no unit), e.g. 0.3 for a Cassegrain telescope; 0 for a clear pupil."));
+    addField(form, tr("Spider vanes"), m_spiders, "spiders", tr("Number of secondary-mirror support vanes across the pupil (0 to 16), e.g. 4."));
+    addField(form, tr("Vane width (of D)"), m_spiderWidth, "spider-width", tr("Width of each spider vane as a fraction of the pupil diameter, e.g. 0.01."));
+    addField(form, tr("Fixed terms"), m_fixedTerms, "fixed-terms", tr("Zernike terms not fitted, by index in the chosen ordering, e.g. 2,3 (tip and tilt in Noll); piston is always fixed."));
+    addField(form, QString(), m_fitFlux, "fit-flux", tr("Fit each plane's total flux (photons or counts); off holds it at the data's sum."));
+    addField(form, QString(), m_fitBackground, "fit-background", tr("Fit a constant background per plane (data units), what the subtraction left."));
+    addField(form, QString(), m_fitShift, "fit-shift", tr("Fit a tip/tilt per plane (pixels), for drift between the planes of a stack."));
     return box;
 }
 
@@ -401,16 +494,16 @@ QWidget* SetupPanel::buildPupilFunction()
                                  "otherwise it reads as a pixel-size error): the cost is profiled over the NA by whole fits in "
                                  "4 % steps, then the parabola's vertex; the NA and Q are reported with a 1-σ error. Several "
                                  "fits: slower."));
-    form->addRow(tr("Pupil phase"), m_phaseModel);
-    form->addRow(tr("Pupil amplitude"), m_amplitudeModel);
-    form->addRow(tr("Smoothness weight"), m_regularization);
-    form->addRow(tr("Object diameter"), m_objectDiameter);
-    form->addRow(tr("Gain (e⁻ / unit)"), m_gain);
-    form->addRow(tr("Offset (data units)"), m_offset);
-    form->addRow(m_pixelIntegration);
-    form->addRow(m_fitDefocusScale);
-    form->addRow(m_fitDefocusOffsets);
-    form->addRow(m_fitSampling);
+    addField(form, tr("Pupil phase"), m_phaseModel, "phase-model", m_phaseModel->toolTip());
+    addField(form, tr("Pupil amplitude"), m_amplitudeModel, "amplitude-model", m_amplitudeModel->toolTip());
+    addField(form, tr("Smoothness weight"), m_regularization, "regularization", m_regularization->toolTip());
+    addField(form, tr("Object diameter"), m_objectDiameter, "object-diameter", m_objectDiameter->toolTip());
+    addField(form, tr("Gain (e⁻ / unit)"), m_gain, "gain", m_gain->toolTip());
+    addField(form, tr("Offset (data units)"), m_offset, "offset", m_offset->toolTip());
+    addField(form, QString(), m_pixelIntegration, "pixel-integration", m_pixelIntegration->toolTip());
+    addField(form, QString(), m_fitDefocusScale, "fit-defocus-scale", m_fitDefocusScale->toolTip());
+    addField(form, QString(), m_fitDefocusOffsets, "fit-defocus-offsets", m_fitDefocusOffsets->toolTip());
+    addField(form, QString(), m_fitSampling, "fit-sampling", m_fitSampling->toolTip());
     for (QComboBox* c : {m_phaseModel, m_amplitudeModel})
         connect(c, &QComboBox::currentIndexChanged, this, &SetupPanel::updatePupilFunctionControls);
     updatePupilFunctionControls();
@@ -448,15 +541,15 @@ QWidget* SetupPanel::buildSolver()
     m_stages = new QLineEdit(box);
     m_stages->setPlaceholderText(tr("e.g. 2,4 (then the order above)"));
     m_stages->setToolTip(tr("Coarse-to-fine: Zernike orders fitted first, each seeding the next"));
-    form->addRow(tr("Backend"), m_backend);
-    form->addRow(tr("Gradient"), m_gradient);
-    form->addRow(tr("Optimizer"), m_optimizer);
-    form->addRow(tr("Precision"), m_precision);
-    form->addRow(tr("Threads"), m_threads);
-    form->addRow(tr("Max iterations"), m_maxIterations);
-    form->addRow(tr("Gradient tolerance"), m_gtol);
-    form->addRow(tr("Cost tolerance"), m_ftol);
-    form->addRow(tr("Coarse stages"), m_stages);
+    addField(form, tr("Backend"), m_backend, "backend", tr("Where the model and its gradient are computed: the CPU (FFTW) or a CUDA GPU; unavailable ones say why."));
+    addField(form, tr("Gradient"), m_gradient, "gradient", tr("Exact adjoint gradient (one extra model evaluation per iteration) or finite differences (one per parameter; slow, for comparison)."));
+    addField(form, tr("Optimizer"), m_optimizer, "optimizer", tr("BFGS (dense, for up to a few hundred parameters) or L-BFGS (limited memory, for zonal pupils with thousands)."));
+    addField(form, tr("Precision"), m_precision, "precision", tr("Floating-point precision of the model: double (reference) or float (faster on GPUs, about 1e-6 relative)."));
+    addField(form, tr("Threads"), m_threads, "threads", tr("CPU threads for the model (1 to the cores of this machine); typical: the number of cores."));
+    addField(form, tr("Max iterations"), m_maxIterations, "max-iterations", tr("Stop after this many solver iterations (at least 1); typical: 200 to 2000."));
+    addField(form, tr("Gradient tolerance"), m_gtol, "gtol", m_gtol->toolTip() + tr(" (no unit, typical 1e-6)."));
+    addField(form, tr("Cost tolerance"), m_ftol, "ftol", m_ftol->toolTip() + tr(" (no unit, typical 1e-11)."));
+    addField(form, tr("Coarse stages"), m_stages, "stages", m_stages->toolTip() + tr(", e.g. 2,4 before order 6."));
     return box;
 }
 
@@ -522,6 +615,11 @@ void SetupPanel::showMetadata(const DatasetMetadata& m)
     setOptional(m_na, m.numericalAperture, 1.0);
     setOptional(m_samplingQ, m.samplingQ, 1.0);
     setOptional(m_zStep, m.zStep, 1e-6);
+    {
+        const QSignalBlocker block(m_focusPlane);
+        m_focusPlane->setValue(m.focusPlane ? *m.focusPlane : -1.0);
+    }
+    m_editedMetadata.clear();
     const QSignalBlocker b1(m_immersion), b2(m_defocusModel), b3(m_zDirection);
     m_immersion->setValue(m.immersionIndex);
     m_zDirection->setCurrentIndex(m.zIndexDown ? 1 : 0);
@@ -539,6 +637,161 @@ void SetupPanel::applyMetadata(DatasetMetadata& m) const
     m.immersionIndex = m_immersion->value();
     m.defocusModel = m_defocusModel->currentIndex() == 1 ? DefocusModel::HighNa : DefocusModel::Paraxial;
     m.zIndexDown = m_zDirection->currentIndex() == 1;
+    m.focusPlane = m_focusPlane->value() >= 0.0 ? std::optional<double>(m_focusPlane->value()) : std::nullopt;
+    // What the user set is the user's, whatever the files said; and it settles their disagreement.
+    for (const std::string& key : m_editedMetadata)
+        m.origin[key] = "user";
+    std::erase_if(m.conflicts, [this](const DatasetMetadata::Conflict& c) { return m_editedMetadata.count(c.key) > 0; });
+}
+
+void SetupPanel::editMetadata(const DatasetMetadata& metadata, const std::string& key)
+{
+    std::set<std::string> edited = m_editedMetadata;
+    showMetadata(metadata);
+    edited.insert(key);
+    m_editedMetadata = std::move(edited);
+    emit metadataChanged();
+    emit settingsEdited();
+}
+
+void SetupPanel::setPlanesInUse(const std::vector<int>& planes)
+{
+    {
+        const QSignalBlocker block(m_planes);
+        for (int row = 0; row < m_planes->rowCount(); ++row)
+            if (QTableWidgetItem* use = m_planes->item(row, 0))
+                use->setCheckState(std::find(planes.begin(), planes.end(), row) != planes.end() ? Qt::Checked : Qt::Unchecked);
+    }
+    emit settingsEdited();
+}
+
+std::vector<int> SetupPanel::planesInUse() const
+{
+    std::vector<int> planes;
+    for (int row = 0; row < m_planes->rowCount(); ++row)
+        if (QTableWidgetItem* use = m_planes->item(row, 0); use && use->checkState() == Qt::Checked)
+            planes.push_back(row);
+    return planes;
+}
+
+Session SetupPanel::sessionFor(const Dataset& dataset) const
+{
+    // The checks need the planes' sizes, sources and defocus, not their pixels.
+    Session session;
+    Dataset& d = session.dataset;
+    d.files = dataset.files;
+    d.metadata = dataset.metadata;
+    for (const DatasetPlane& plane : dataset.planes) {
+        DatasetPlane p;
+        p.raw.width = plane.raw.width;
+        p.raw.height = plane.raw.height;
+        p.raw.source = plane.raw.source;
+        p.file = plane.file;
+        p.indexInFile = plane.indexInFile;
+        p.use = plane.use;
+        p.defocus = plane.defocus;
+        p.formatMaximum = plane.formatMaximum;
+        d.planes.push_back(std::move(p));
+    }
+    applyPlaneEdits(d);
+    applyMetadata(d.metadata);
+    d.preprocess = preprocessOptions();
+    session.model = modelSettings();
+    session.solver = solverSettings();
+    return session;
+}
+
+std::vector<SettingProblem> SetupPanel::checkSettings(const Dataset& dataset)
+{
+    std::vector<SettingProblem> problems;
+    // Text that holds no value: named with the field, before core's checks (which would see NaN).
+    Dataset scratch;
+    for (const DatasetPlane& plane : dataset.planes) {
+        DatasetPlane p;
+        p.raw.source = plane.raw.source;
+        scratch.planes.push_back(std::move(p));
+    }
+    const QStringList planeProblems = applyPlaneEdits(scratch);
+    for (const QString& text : planeProblems)
+        problems.push_back({"defocus", -1, {}, MessageLevel::Error, text.toStdString()});
+    const QStringList textProblems = modelTextProblems();
+    const char* textFields[] = {"regularization", "object-diameter", "gain", "offset"};
+    for (const QString& text : textProblems) {
+        std::string setting = "model";
+        const QString lower = text.toLower();
+        if (lower.startsWith(QLatin1String("smoothness")))
+            setting = textFields[0];
+        else if (lower.startsWith(QLatin1String("object")))
+            setting = textFields[1];
+        else if (lower.startsWith(QLatin1String("gain")))
+            setting = textFields[2];
+        else if (lower.startsWith(QLatin1String("offset")))
+            setting = textFields[3];
+        problems.push_back({setting, -1, {}, MessageLevel::Error, text.toStdString()});
+    }
+    if (problems.empty())
+        problems = settingsProblems(sessionFor(dataset));
+    showProblems(problems);
+    return problems;
+}
+
+void SetupPanel::showProblems(const std::vector<SettingProblem>& problems)
+{
+    // Beside the field a short note (the message up to its advice), in its tooltip the whole message.
+    auto shortText = [](const std::string& message) {
+        const size_t colon = message.find(": ");
+        return QString::fromStdString(colon != std::string::npos && colon > 10 ? message.substr(0, colon) : message);
+    };
+    std::map<std::string, QStringList> notes, tips;
+    std::map<std::string, bool> errors;
+    for (const SettingProblem& p : problems) {
+        const QString text = QString::fromStdString(p.message);
+        const bool error = p.level == MessageLevel::Error;
+        notes[p.setting] << (error ? shortText(p.message) : tr("check: %1").arg(shortText(p.message)));
+        tips[p.setting] << text;
+        errors[p.setting] = errors[p.setting] || error;
+        if (error)
+            for (const std::string& other : p.alternatives)
+                if (other != "sampling") { // the override is optional: its field stays unmarked
+                    notes[other] << tr("or set this instead");
+                    tips[other] << tr("or: %1").arg(text);
+                    errors[other] = true;
+                }
+    }
+    for (auto& [setting, field] : m_fields) {
+        const auto it = notes.find(setting);
+        const bool marked = it != notes.end();
+        field.note->setText(marked ? it->second.join(QLatin1Char('\n')) : QString());
+        field.note->setToolTip(marked ? tips[setting].join(QLatin1Char('\n')) : QString());
+        field.note->setStyleSheet(marked && !errors[setting] ? QStringLiteral("color: #b35806") : QStringLiteral("color: #b2182b"));
+        if (auto* form = qobject_cast<QFormLayout*>(field.note->parentWidget()->layout()))
+            form->setRowVisible(field.note, marked);
+        field.widget->setToolTip(marked ? field.tooltip + QStringLiteral("\n\n") + tips[setting].join(QLatin1Char('\n')) : field.tooltip);
+        field.widget->setProperty("problem", marked && errors[setting]);
+        // A tinted field (its palette, so that spin-box arrows and check marks keep the style's look).
+        if (marked) {
+            QPalette palette = field.widget->palette();
+            palette.setColor(QPalette::Base, errors[setting] ? QColor(0xfd, 0xdb, 0xc7) : QColor(0xfe, 0xe0, 0xb6));
+            field.widget->setPalette(palette);
+        } else {
+            field.widget->setPalette(QPalette()); // inherits again
+        }
+    }
+    m_blocked = hasErrors(problems);
+    m_start->setEnabled(!m_running && !m_blocked);
+    m_start->setToolTip(m_blocked ? tr("Settings are missing or invalid: see the fields marked in red") : QString());
+}
+
+QString SetupPanel::fieldToolTip(const std::string& setting) const
+{
+    const auto it = m_fields.find(setting);
+    return it == m_fields.end() ? QString() : it->second.tooltip;
+}
+
+QString SetupPanel::problemText(const std::string& setting) const
+{
+    const auto it = m_fields.find(setting);
+    return it == m_fields.end() ? QString() : it->second.note->text();
 }
 
 void SetupPanel::setSamplingInfo(const QString& text, bool warning)
@@ -729,7 +982,8 @@ void SetupPanel::setBackends(const std::vector<BackendStatus>& backends)
 
 void SetupPanel::setRunning(bool running)
 {
-    m_start->setEnabled(!running);
+    m_running = running;
+    m_start->setEnabled(!running && !m_blocked);
     m_cancel->setEnabled(running);
 }
 

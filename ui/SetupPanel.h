@@ -6,11 +6,18 @@
 #include "io/Dataset.h"
 #include "io/Session.h"
 
+#include "io/SettingsProblems.h"
+
 #include <QWidget>
+
+#include <map>
+#include <set>
+#include <string>
 
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -32,9 +39,32 @@ public:
     // does not parse.
     QStringList applyPlaneEdits(Dataset& dataset) const;
 
+    // Shows a dataset's metadata; the fields count as not edited by the user until they change.
     void showMetadata(const DatasetMetadata& metadata);
-    void applyMetadata(DatasetMetadata& metadata) const; // writes the fields the user set
+    // Writes the fields into `metadata`; a field the user edited gets the origin "user" and settles its
+    // conflicts (DatasetMetadata::conflicts).
+    void applyMetadata(DatasetMetadata& metadata) const;
+    // The user's edit from elsewhere (the loading step): shows `metadata`, marks `key` (DatasetMetadata's
+    // field name) as the user's, and emits metadataChanged and settingsEdited.
+    void editMetadata(const DatasetMetadata& metadata, const std::string& key);
     void setSamplingInfo(const QString& text, bool warning);
+
+    // Which planes take part, by dataset plane index (the table's "use" column); emits settingsEdited.
+    void setPlanesInUse(const std::vector<int>& planes);
+    std::vector<int> planesInUse() const;
+
+    // The session these widgets describe for `dataset` (its pixels left out: only for checks), and every
+    // problem in it (io/SettingsProblems.h plus text that holds no value), errors first. checkSettings also
+    // marks the fields concerned (a red frame, the message beside the field and in its tooltip) and
+    // disables Start while an error is listed.
+    Session sessionFor(const Dataset& dataset) const;
+    std::vector<SettingProblem> checkSettings(const Dataset& dataset);
+    void showProblems(const std::vector<SettingProblem>& problems);
+    // The message shown beside a setting's field (empty when none); for tests and the loading step.
+    QString problemText(const std::string& setting) const;
+    // A field's own tooltip (meaning, unit, typical value), without any problem; empty for an unknown setting.
+    QString fieldToolTip(const std::string& setting) const;
+    void requestStart() { emit startRequested(); }
 
     PreprocessOptions preprocessOptions() const;
     void setPreprocessOptions(const PreprocessOptions& options);
@@ -59,6 +89,7 @@ signals:
     void cancelRequested();
     void metadataChanged();
     void preparationChanged();
+    void settingsEdited(); // any field or the plane table changed (by the user or editMetadata)
 
 private:
     QWidget* buildData();
@@ -69,8 +100,18 @@ private:
     void updatePupilFunctionControls(); // the smoothness weight only where a zonal term uses it
     QWidget* buildSolver();
 
+    // A field that can be marked: its widget, the note row beside it and its own tooltip.
+    struct Field {
+        QWidget* widget = nullptr;
+        QLabel* note = nullptr;
+        QString tooltip;
+    };
+    // Adds `widget` to `form` with a note row below it, registered under `setting` (command-line spelling).
+    void addField(QFormLayout* form, const QString& label, QWidget* widget, const std::string& setting, const QString& tooltip);
+    void watchEdits(); // every editor's change emits settingsEdited
+
     QTableWidget* m_planes;
-    QDoubleSpinBox *m_wavelength, *m_pixelPitch, *m_fNumber, *m_na, *m_immersion, *m_samplingQ, *m_zStep;
+    QDoubleSpinBox *m_wavelength, *m_pixelPitch, *m_fNumber, *m_na, *m_immersion, *m_samplingQ, *m_zStep, *m_focusPlane;
     QComboBox *m_defocusModel, *m_zDirection;
     QLabel* m_samplingInfo;
     QWidget *m_metadataBox, *m_preparationBox;
@@ -85,6 +126,9 @@ private:
     QLineEdit *m_regularization, *m_objectDiameter, *m_gain, *m_offset;
     QCheckBox *m_pixelIntegration, *m_fitDefocusScale, *m_fitDefocusOffsets, *m_fitSampling;
     QPushButton *m_start, *m_cancel;
+    std::map<std::string, Field> m_fields;
+    std::set<std::string> m_editedMetadata; // DatasetMetadata keys the user set since showMetadata
+    bool m_running = false, m_blocked = false;
 };
 
 } // namespace wfs::ui

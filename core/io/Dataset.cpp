@@ -12,6 +12,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <cctype>
@@ -67,13 +68,41 @@ std::string sha256Of(const std::string& path, long long* bytes)
     return hash.result().toHex().toStdString();
 }
 
-// Sets an optional metadata field when it is still unset, recording where the value came from.
+// A later source's value for a field that holds another: kept as a conflict for the user to settle.
+void noteConflict(DatasetMetadata& m, const std::string& key, double kept, double other, const std::string& origin)
+{
+    if (std::abs(kept - other) <= 1e-9 * std::max(std::abs(kept), std::abs(other)))
+        return;
+    for (const DatasetMetadata::Conflict& c : m.conflicts)
+        if (c.key == key && c.other == other)
+            return;
+    const auto from = m.origin.find(key);
+    m.conflicts.push_back({key, kept, from != m.origin.end() ? from->second : std::string("an earlier file"), other, origin});
+}
+
+// Sets an optional metadata field when it is still unset, recording where the value came from; a
+// different value for a set field is a conflict, never a silent choice.
 void fill(DatasetMetadata& m, std::optional<double>& field, const char* key, std::optional<double> value, const std::string& origin)
 {
-    if (field || !value || !std::isfinite(*value))
+    if (!value || !std::isfinite(*value))
         return;
+    if (field) {
+        noteConflict(m, key, *field, *value, origin);
+        return;
+    }
     field = value;
     m.origin[key] = origin;
+}
+
+// The immersion index has a default (1), so "set" means "has an origin".
+void fillImmersion(DatasetMetadata& m, double value, const std::string& origin)
+{
+    if (m.origin.count("immersionIndex")) {
+        noteConflict(m, "immersionIndex", m.immersionIndex, value, origin);
+        return;
+    }
+    m.immersionIndex = value;
+    m.origin["immersionIndex"] = origin;
 }
 
 std::optional<double> jsonLength(const QJsonValue& v)
@@ -161,14 +190,12 @@ void applySidecarDefocus(Dataset& d, const DatasetFile& f, const QJsonArray& lis
 // The sidecar's immersion index, defocus model and data unit: each only where no one set it before.
 void applySidecarChoices(const QJsonObject& o, DatasetMetadata& m, const std::string& origin, std::vector<std::string>& bad)
 {
-    if (o.contains(QLatin1String("immersion")) && !m.origin.count("immersionIndex")) {
+    if (o.contains(QLatin1String("immersion"))) {
         const auto v = jsonNumber(o.value(QLatin1String("immersion")));
         if (!v || *v < 1.0)
             bad.push_back("immersion");
-        else {
-            m.immersionIndex = *v;
-            m.origin["immersionIndex"] = origin;
-        }
+        else
+            fillImmersion(m, *v, origin);
     }
     if (o.contains(QLatin1String("defocus_model")) && !m.origin.count("defocusModel")) {
         const QString model = o.value(QLatin1String("defocus_model")).toString();
@@ -277,10 +304,8 @@ void applyHeaders(Dataset& d, int fileIndex)
         fill(m, m.focusPlane, "focusPlane", key("FOCPLANE"), origin("FOCPLANE"));
         fill(m, m.saturationLevel, "saturationLevel", positive(key("SATURATE")), origin("SATURATE"));
         fill(m, m.readNoise, "readNoise", positive(key("RDNOISE")), origin("RDNOISE"));
-        if (auto n = key("IMMERSN"); n && *n >= 1.0 && !m.origin.count("immersionIndex")) {
-            m.immersionIndex = *n;
-            m.origin["immersionIndex"] = origin("IMMERSN");
-        }
+        if (auto n = key("IMMERSN"); n && *n >= 1.0)
+            fillImmersion(m, *n, origin("IMMERSN"));
         if (auto it = f.strings.find("DEFMODEL"); it != f.strings.end() && !m.origin.count("defocusModel")) {
             if (it->second == "high-na" || it->second == "paraxial") {
                 m.defocusModel = it->second == "high-na" ? DefocusModel::HighNa : DefocusModel::Paraxial;
@@ -343,6 +368,55 @@ void applyHeaders(Dataset& d, int fileIndex)
         }
         if (auto xres = f.numbers.find("XResolution"); xres != f.numbers.end() && xres->second > 0.0)
             fill(m, m.pixelPitch, "pixelPitch", unitScale / xres->second, from);
+    }
+}
+
+// The acquisition log some microscopes write beside a stack, "<name>_settings.txt" (e.g. the lattice
+// light-sheet software's "***** Waveform *****" section): the stage that moved along z ("Z motion :
+// Sample piezo") and, per stage, "S PZT Offset, Interval (um), # of Pixels for Excitation (0) :
+// <offset> <interval> <count>". The interval is the z step when the count equals the file's planes.
+std::string findInstrumentLog(const std::string& path)
+{
+    const QFileInfo info(QString::fromStdString(path));
+    for (const char* suffix : {"_settings.txt", "_Settings.txt"}) {
+        const QString candidate = info.dir().filePath(info.completeBaseName() + QLatin1String(suffix));
+        if (QFileInfo(candidate).isFile())
+            return candidate.toStdString();
+    }
+    return {};
+}
+
+void applyInstrumentLog(Dataset& d, int fileIndex, const std::string& log, std::vector<DatasetMessage>& messages)
+{
+    const DatasetFile& f = d.files[size_t(fileIndex)];
+    QFile file(QString::fromStdString(log));
+    if (!file.open(QIODevice::ReadOnly) || file.size() > (4 << 20)) {
+        messages.push_back({MessageLevel::Warning, f.path, log + ": acquisition log unreadable or too large; ignored"});
+        return;
+    }
+    const QStringList lines = QString::fromLatin1(file.readAll()).split(QLatin1Char('\n'));
+    QString stage;
+    for (const QString& line : lines)
+        if (line.startsWith(QLatin1String("Z motion"))) {
+            const QString motion = line.section(QLatin1Char(':'), 1).trimmed().toLower();
+            stage = motion.startsWith(QLatin1String("sample")) ? QStringLiteral("S PZT")
+                  : motion.contains(QLatin1String("galvo"))   ? QStringLiteral("Z Galvo")
+                  : motion.contains(QLatin1String("piezo"))   ? QStringLiteral("Z PZT")
+                                                              : QString();
+        }
+    if (stage.isEmpty())
+        return;
+    const QString name = QFileInfo(QString::fromStdString(log)).fileName();
+    for (const QString& line : lines) {
+        if (!line.startsWith(stage + QLatin1String(" Offset, Interval (um)")))
+            continue;
+        const QStringList numbers = line.section(QLatin1Char(':'), 1).split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+        bool okStep = false, okCount = false;
+        const double interval = numbers.size() == 3 ? numbers[1].toDouble(&okStep) : 0.0;
+        const int count = numbers.size() == 3 ? numbers[2].toInt(&okCount) : 0;
+        if (okStep && okCount && interval != 0.0 && count == f.planeCount)
+            fill(d.metadata, d.metadata.zStep, "zStep", interval * 1e-6, name.toStdString() + ": " + stage.toStdString() + " interval");
+        return;
     }
 }
 
@@ -444,10 +518,19 @@ std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::st
                                     + std::to_string(differingHeight) + (differing > 1 ? " (the first of them)" : "")
                                     + " differ in size from dataset plane 0 (" + std::to_string(ref.width) + " x "
                                     + std::to_string(ref.height) + "); they do not take part unless selected with a crop that makes them equal"});
+        const size_t knownConflicts = dataset.metadata.conflicts.size();
         const std::string sidecar = findSidecar(path);
         if (!sidecar.empty())
             applySidecar(dataset, fileIndex, sidecar, messages);
+        if (const std::string log = findInstrumentLog(path); !log.empty())
+            applyInstrumentLog(dataset, fileIndex, log, messages);
         applyHeaders(dataset, fileIndex);
+        for (size_t k = knownConflicts; k < dataset.metadata.conflicts.size(); ++k) {
+            const DatasetMetadata::Conflict& c = dataset.metadata.conflicts[k];
+            messages.push_back({MessageLevel::Warning, path,
+                                path + ": " + c.key + " is " + format("%.6g", c.kept) + " (" + c.keptOrigin + ") but " + format("%.6g", c.other) + " ("
+                                    + c.otherOrigin + "); keeping " + format("%.6g", c.kept) + " -- check which is right"});
+        }
     }
     dataset.preparation.reset();
     return messages;

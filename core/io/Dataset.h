@@ -86,6 +86,17 @@ struct DatasetMetadata {
     // Where each value came from, by field name ("wavelength", "pixelPitch", "defocus[3]", ...):
     // "a.fits: keyword WAVELENG", "a.tif.json", "command line", "user". Informational only.
     std::map<std::string, std::string> origin;
+    // Values that two sources gave differently (a sidecar's z step and the ImageJ spacing, two files'
+    // WAVELENG): the first source's value is kept, and addFiles() warns. A front end asks the user to
+    // choose (settingsProblems() lists each as an error) and removes the entry once chosen.
+    struct Conflict {
+        std::string key;        // field name, as in `origin`
+        double kept = 0.0;      // the value in the field (SI units)
+        std::string keptOrigin;
+        double other = 0.0;     // the value the later source gave
+        std::string otherOrigin;
+    };
+    std::vector<Conflict> conflicts;
 };
 
 // ---- Files and planes ---------------------------------------------------------------------------
@@ -183,7 +194,10 @@ struct Dataset {
 
 // Reads the files and appends their planes. Never throws for file problems: each file gets messages
 // (Info: "a.tif: 21 planes of 128 x 128, 16-bit"; Error: unreadable, with the reason) and the planes
-// that loaded, from this call and earlier ones, stay. Fills unset metadata from headers and sidecars.
+// that loaded, from this call and earlier ones, stay. Fills unset metadata from headers and sidecars:
+// a JSON sidecar first, then an instrument's acquisition log "<name>_settings.txt" (the z step of the
+// axis the log names as "Z motion", when its step count equals the file's planes), then the file's
+// own headers. A value a later source gives differently becomes a metadata conflict and a warning.
 // Drops the stored preparation (the plane list changed).
 std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::string>& paths, const ReadLimits& limits = {});
 

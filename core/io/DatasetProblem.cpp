@@ -3,6 +3,7 @@
 // noise model (read noise, camera gain), the pupil function and the detector, and the start values.
 #include "io/Dataset.h"
 #include "io/NumberText.h"
+#include "io/SettingsProblems.h"
 
 #include "fit/ImageStatistics.h"
 #include "optics/Problem.h"
@@ -53,27 +54,10 @@ double samplingFromMetadata(const DatasetMetadata& m, std::vector<DatasetMessage
 
 void validateMetadata(const DatasetMetadata& m)
 {
-    auto check = [&](Setting setting, std::optional<double> value, const char* key) {
-        if (!value)
-            return;
-        const std::string error = plausibilityError(setting, *value);
-        if (error.empty())
-            return;
-        const auto origin = m.origin.find(key);
-        throw DatasetError(error + (origin != m.origin.end() ? " (from " + origin->second + ")" : std::string()));
-    };
-    check(Setting::Wavelength, m.wavelength, "wavelength");
-    check(Setting::PixelPitch, m.pixelPitch, "pixelPitch");
-    check(Setting::PixelAngle, m.pixelAngle, "pixelAngle");
-    check(Setting::FNumber, m.fNumber, "fNumber");
-    check(Setting::NumericalAperture, m.numericalAperture, "numericalAperture");
-    check(Setting::ImmersionIndex, m.immersionIndex, "immersionIndex");
-    check(Setting::Aperture, m.aperture, "aperture");
-    check(Setting::SamplingQ, m.samplingQ, "samplingQ");
-    check(Setting::ZStep, m.zStep, "zStep");
-    if (m.numericalAperture && *m.numericalAperture > m.immersionIndex)
-        throw DatasetError("the numerical aperture " + format("%.4g", *m.numericalAperture) + " exceeds the immersion index "
-                           + format("%.4g", m.immersionIndex) + " (NA = n sin(theta) cannot exceed n): set the immersion index (e.g. 1.518 for oil)");
+    // The same checks that list every problem (io/SettingsProblems.h); a fit stops at the first.
+    const std::vector<SettingProblem> problems = metadataProblems(m);
+    if (!problems.empty())
+        throw DatasetError(problems.front().message);
 }
 
 namespace {

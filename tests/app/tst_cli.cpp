@@ -191,8 +191,10 @@ private slots:
         QCOMPARE(run.status, 2);
         QVERIFY2(run.err.contains("wavelength"), run.err.constData());
         QCOMPARE(run.err.count('\n'), 1);
-        // Stack planes without their defocus.
-        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), wfs::test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")),
+        // Stack planes without their defocus: the stack alone, without the acquisition log that gives its z step.
+        const QString alone = dir.filePath(QStringLiteral("stack.tif"));
+        QVERIFY(QFile::copy(wfs::test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")), alone));
+        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), alone,
                    QStringLiteral("--planes"), QStringLiteral("9,10"), QStringLiteral("--wavelength"), QStringLiteral("605nm"), QStringLiteral("--sampling"),
                    QStringLiteral("2.75"), QStringLiteral("--quiet")});
         QCOMPARE(run.status, 2);

@@ -1,0 +1,59 @@
+#pragma once
+// Opening a stack: which of its planes to fit and where focus is. A measured z-stack has many more planes
+// than a fit needs (21 planes of a bead, most far from focus or nearly alike); a handful spread around
+// focus carries the phase diversity at a fraction of the cost. Core computes the proposal from per-plane
+// statistics; the desktop program's loading step draws it and lets the user change it.
+//
+//     std::vector<PlaneStatistics> stats = stackStatistics(dataset);     // numerical: on a worker
+//     StackPlan plan = proposeStackPlan(stats, planOptionsFor(dataset));
+//     applyStackPlan(dataset, plan);                                      // selects planes, sets the focus plane
+#include "io/Dataset.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wfs {
+
+// What the proposal needs to know of one plane.
+struct PlaneStatistics {
+    int plane = 0;           // dataset plane index
+    bool usable = true;      // holds signal and has the size of the stack's first plane (DatasetPlane::use as loaded)
+    double background = 0.0; // sigma-clipped border level (data units)
+    double noise = 0.0;      // robust standard deviation of the border (data units)
+    double peak = 0.0;       // brightest 3 x 3 mean above the background (data units): largest at best focus
+    double signal = 0.0;     // sum above the background (data units)
+};
+
+// Per-plane statistics of every plane, from the border background (PreprocessOptions' defaults, no crop).
+std::vector<PlaneStatistics> stackStatistics(const Dataset& dataset);
+
+struct StackPlanOptions {
+    int count = 5;                     // planes to propose (the focus plane among them); all when the stack has fewer
+    std::optional<double> focusPlane;  // given (metadata): taken as focus instead of the brightest plane
+    std::optional<double> zStep;       // metres per plane; unset: offsets in steps only
+    bool zIndexDown = false;           // DatasetMetadata::zIndexDown
+};
+// The options from a dataset's metadata (focus plane, z step, z direction).
+StackPlanOptions planOptionsFor(const Dataset& dataset, int count = 5);
+
+struct StackPlan {
+    int focusPlane = -1;            // dataset plane index taken as focus; -1 when no plane is usable
+    bool focusFromMetadata = false; // the given focus plane, not the brightest
+    std::vector<int> planes;        // proposed dataset planes, ascending (the focus plane among them)
+    std::vector<int> offsetSteps;   // per proposed plane: signed planes from focus along +z
+    std::vector<double> zOffsets;   // per proposed plane: metres from focus along +z (empty without a z step)
+    std::string reason;             // one sentence: how focus was found and how the planes are spread
+};
+
+// Chooses options.count usable planes around focus (the given focus plane, else the plane with the
+// highest peak), at equal steps of as many planes as fit on both sides of it, balanced where the focus is
+// off-centre: 21 planes with focus at 10 give 0, 5, 10, 15, 20. Unusable planes are never chosen; a stack
+// with no more usable planes than options.count gives all of them.
+StackPlan proposeStackPlan(const std::vector<PlaneStatistics>& statistics, const StackPlanOptions& options);
+
+// Makes the plan's planes take part (selectPlanes) and, unless the metadata give one, sets the focus plane
+// with its origin ("proposed: brightest plane"). Throws DatasetError for a plane out of range.
+void applyStackPlan(Dataset& dataset, const StackPlan& plan);
+
+} // namespace wfs
