@@ -30,6 +30,65 @@ void legendAbove(QCustomPlot* plot)
 
 } // namespace
 
+QList<QRect> tickLabelRects(const QCPAxis* axis)
+{
+    QList<QRect> rects;
+    if (!axis || !axis->visible() || !axis->tickLabels() || axis->tickLabelSide() != QCPAxis::lsOutside)
+        return rects;
+    const QCustomPlot* plot = axis->parentPlot();
+    const QRect frame = axis->axisRect()->rect();
+    const QRect viewport = plot->viewport();
+    // Labels sit beyond the outer tick marks and the padding, shifted by the axis offset.
+    const int distance = std::max({0, axis->tickLengthOut(), axis->subTickLengthOut()}) + axis->tickLabelPadding() + axis->offset();
+    QFont font = axis->tickLabelFont();
+    if (font.pointSizeF() > 0)
+        font.setPointSizeF(font.pointSizeF() + 0.05); // as QCustomPlot measures its labels
+    const QFontMetrics metrics(font);
+    QFont exponentFont = axis->tickLabelFont();
+    exponentFont.setPointSizeF(exponentFont.pointSizeF() * 0.75);
+    const QFontMetrics exponentMetrics(exponentFont);
+    const bool powers = axis->numberFormat().contains(QLatin1Char('b'));
+    const QVector<double> ticks = axis->tickVector();
+    const QVector<QString> labels = axis->tickVectorLabels();
+    for (int i = 0; i < ticks.size() && i < labels.size(); ++i) {
+        const QString& text = labels[i];
+        if (text.isEmpty() || !axis->range().contains(ticks[i]))
+            continue;
+        QSize size = metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip | Qt::AlignHCenter, text).size();
+        const qsizetype e = powers ? text.indexOf(QLatin1Char('e')) : -1;
+        if (e >= 0) { // "1e+05" drawn as a base and a smaller exponent
+            const QString base = text.left(e) == QLatin1String("1") ? QStringLiteral("10") : text.left(e) + QStringLiteral("·10");
+            QString exponent = text.mid(e + 1);
+            exponent.remove(QLatin1Char('+'));
+            const QRect baseBounds = metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip, base);
+            size = QSize(baseBounds.width() + exponentMetrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip, exponent).width() + 2, baseBounds.height());
+        }
+        const double at = axis->coordToPixel(ticks[i]);
+        QRect r;
+        switch (axis->axisType()) {
+        case QCPAxis::atLeft: r = QRect(frame.left() - distance - size.width(), int(at - size.height() / 2.0), size.width(), size.height()); break;
+        case QCPAxis::atRight: r = QRect(frame.right() + distance, int(at - size.height() / 2.0), size.width(), size.height()); break;
+        case QCPAxis::atTop: r = QRect(int(at - size.width() / 2.0), frame.top() - distance - size.height(), size.width(), size.height()); break;
+        case QCPAxis::atBottom: r = QRect(int(at - size.width() / 2.0), frame.bottom() + distance, size.width(), size.height()); break;
+        }
+        const bool clipped = QCPAxis::orientation(axis->axisType()) == Qt::Horizontal ? r.right() + 1 > viewport.right() || r.left() < viewport.left()
+                                                                                    : r.bottom() + 1 > viewport.bottom() || r.top() < viewport.top();
+        if (!clipped)
+            rects.append(r);
+    }
+    return rects;
+}
+
+QList<QRect> tickLabelRects(const QCustomPlot* plot)
+{
+    QList<QRect> rects;
+    if (!plot->axisRect())
+        return rects;
+    for (const QCPAxis* axis : plot->axisRect()->axes())
+        rects += tickLabelRects(axis);
+    return rects;
+}
+
 QString shortName(const ZernikeMode& mode)
 {
     QString name = QString::fromStdString(zernike::name(mode));

@@ -9,9 +9,12 @@
 #include <optional>
 #include <vector>
 
+class QCPAxis;
 class QCustomPlot;
 class QComboBox;
 class QMouseEvent;
+class QRect;
+template <typename T> class QList;
 
 namespace wfs::ui {
 
@@ -22,6 +25,13 @@ struct ChartTerm {
     std::optional<double> truthWaves;
     double sigmaWaves = 0.0; // one standard deviation; 0 or NaN = not drawn
 };
+
+// Where the tick labels of `axis` were drawn at its plot's last replot, in the plot's pixels, computed as
+// QCustomPlot places them (outside, unrotated labels; a label that would cross the plot's border is not
+// drawn and not listed). None when the axis or its labels are hidden. What tests check for overlaps.
+QList<QRect> tickLabelRects(const QCPAxis* axis);
+// The same for every visible axis of the plot's main axis rectangle.
+QList<QRect> tickLabelRects(const QCustomPlot* plot);
 
 // A Zernike term's name short enough for a row label beside bars ("Vert. coma"); tooltips have the full name.
 QString shortName(const ZernikeMode& mode);
