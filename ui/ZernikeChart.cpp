@@ -5,6 +5,8 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollArea>
+#include <QStackedWidget>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -89,6 +91,35 @@ QList<QRect> tickLabelRects(const QCustomPlot* plot)
     return rects;
 }
 
+void keepRowsApart(QScrollArea* scroll, QCustomPlot* plot, QCPAxis* rowAxis, int rows)
+{
+    // Each row a label's height and a little air; what is not axis rectangle (legend, value axis) comes
+    // on top. That part does not depend on the plot's height, so one layout pass tells it.
+    auto fit = [plot, rowAxis, rows] {
+        const int pitch = QFontMetrics(rowAxis->tickLabelFont()).height() + 4;
+        const int around = plot->height() - rowAxis->axisRect()->rect().height();
+        const int needed = std::max(200, rows * pitch + std::max(around, 0));
+        if (plot->minimumHeight() != needed)
+            plot->setMinimumHeight(needed);
+    };
+    QObject::disconnect(plot, &QCustomPlot::afterLayout, nullptr, nullptr);
+    QObject::connect(plot, &QCustomPlot::afterLayout, plot, fit);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setFrameShape(QFrame::NoFrame);
+    fit();
+}
+
+QLabel* makeHint(const QString& text, QWidget* parent)
+{
+    auto* hint = new QLabel(text, parent);
+    hint->setWordWrap(true);
+    hint->setAlignment(Qt::AlignCenter);
+    hint->setMargin(16);
+    hint->setForegroundRole(QPalette::PlaceholderText);
+    return hint;
+}
+
 QString shortName(const ZernikeMode& mode)
 {
     QString name = QString::fromStdString(zernike::name(mode));
@@ -106,16 +137,27 @@ ZernikeChart::ZernikeChart(QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
     , m_unit(new QComboBox(this))
+    , m_unitBar(new QWidget(this))
+    , m_hint(makeHint(tr("The fitted Zernike coefficients appear here while a fit runs, one bar per term.\n\n"
+                         "Load data (or the demo) and start a fit (Ctrl+R)."), this))
+    , m_scroll(new QScrollArea(this))
+    , m_pages(new QStackedWidget(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto* bar = new QHBoxLayout;
-    bar->addWidget(new QLabel(tr("unit:"), this));
+    auto* bar = new QHBoxLayout(m_unitBar);
+    bar->setContentsMargins(0, 0, 0, 0);
+    bar->addWidget(new QLabel(tr("unit:"), m_unitBar));
     m_unit->addItems({tr("waves"), tr("nm")});
+    m_unit->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     bar->addWidget(m_unit);
     bar->addStretch();
-    layout->addLayout(bar);
-    layout->addWidget(m_plot);
+    layout->addWidget(m_unitBar);
+    // Before a fit a sentence says what to do; then the chart, scrolling as a whole where its rows do not fit.
+    m_scroll->setWidget(m_plot);
+    m_pages->addWidget(m_hint);
+    m_pages->addWidget(m_scroll);
+    layout->addWidget(m_pages, 1);
     connect(m_unit, &QComboBox::currentIndexChanged, this, [this] {
         m_shownCount = -1;
         rebuild();
@@ -145,7 +187,13 @@ ZernikeChart::ZernikeChart(QWidget* parent)
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, &ZernikeChart::showToolTip);
     setMinimumSize(260, 200);
+    keepRowsApart(m_scroll, m_plot, m_plot->yAxis, 0);
     rebuild();
+}
+
+QString ZernikeChart::hintShown() const
+{
+    return m_pages->currentWidget() == m_hint ? m_hint->text() : QString();
 }
 
 bool ZernikeChart::showsNanometres() const
@@ -242,6 +290,9 @@ void ZernikeChart::rebuild()
         m_plot->yAxis->setTicker(ticker);
         m_plot->yAxis->setRange(-0.6, double(std::max<size_t>(m_terms.size(), 1)) - 0.4);
         m_shownCount = int(m_terms.size());
+        keepRowsApart(m_scroll, m_plot, m_plot->yAxis, int(m_terms.size()));
+        m_pages->setCurrentWidget(m_terms.empty() ? static_cast<QWidget*>(m_hint) : m_scroll);
+        m_unitBar->setVisible(!m_terms.empty());
     }
     m_plot->xAxis->setLabel(tr("coefficient (%1) · %2 indices")
                                 .arg(showsNanometres() ? tr("nm") : tr("waves"), m_ordering == ZernikeOrdering::Noll ? tr("Noll") : tr("OSA/ANSI")));
