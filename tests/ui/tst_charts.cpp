@@ -327,12 +327,20 @@ private slots:
         QVERIFY2(cut.isEmpty(), qPrintable(cut));
     }
 
-    // The speed-up lab in the window at 1280 x 800 after a run: the plot (with the finite-difference
-    // baseline) in view without scrolling, the method names and every number of the table whole.
-    void speedupLabAfterARunAt1280()
+    // The speed-up lab in the window at 1280 x 800 (and 1920 x 1080) after a run: the plot (with the
+    // finite-difference baseline) in view without scrolling, the method names and every number of the table whole.
+    void speedupLabAfterARun_data()
     {
+        QTest::addColumn<QSize>("size");
+        for (const QSize& size : {QSize(1280, 800), QSize(1920, 1080)})
+            QTest::addRow("%dx%d", size.width(), size.height()) << size;
+    }
+
+    void speedupLabAfterARun()
+    {
+        QFETCH(QSize, size);
         MainWindow window;
-        window.resize(1280, 800);
+        window.resize(size);
         window.show();
         QVERIFY(window.showTab(QStringLiteral("speedup")));
         SpeedupLab* lab = window.speedupLab();
@@ -346,7 +354,7 @@ private slots:
         lab->run(settings);
         QVERIFY(finished.wait(120000));
         settle(&window);
-        savePicture(&window, QStringLiteral("speedup-1280x800"));
+        savePicture(&window, QStringLiteral("speedup-%1x%2").arg(size.width()).arg(size.height()));
 
         QCustomPlot* time = nullptr;
         for (QCustomPlot* plot : lab->findChildren<QCustomPlot*>())
