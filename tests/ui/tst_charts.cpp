@@ -241,7 +241,7 @@ private slots:
     }
 
     // Empty charts say what to do, centred, and draw no axes.
-    void emptyChartsSayWhatToDo()
+    void emptyConvergencePlotSaysWhatToDo()
     {
         ConvergencePlot convergence;
         convergence.resize(380, 280);
@@ -250,7 +250,10 @@ private slots:
         savePicture(&convergence, QStringLiteral("empty-convergence"));
         QVERIFY2(!isShown(convergence.plot()) || tickLabelRects(convergence.plot()).isEmpty(), "the empty convergence plot draws axes");
         QVERIFY2(shownLabel(&convergence, QStringLiteral("Ctrl+R")), "the empty convergence plot says nothing");
+    }
 
+    void emptyCoefficientChartSaysWhatToDo()
+    {
         ZernikeChart chart;
         chart.resize(380, 370);
         chart.show();
@@ -266,7 +269,10 @@ private slots:
         chart.clear();
         settle(&chart);
         QVERIFY(!isShown(chart.plot()) || tickLabelRects(chart.plot()).isEmpty());
+    }
 
+    void oneRunSaysWhatToDo()
+    {
         RunsPanel panel;
         panel.resize(615, 655);
         panel.show();
