@@ -1,10 +1,13 @@
 #include "ConvergencePlot.h"
 
+#include "ZernikeChart.h"
+
 #include <qcustomplot.h>
 
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QStackedWidget>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -15,16 +18,25 @@ ConvergencePlot::ConvergencePlot(QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
     , m_axis(new QComboBox(this))
+    , m_axisBar(new QWidget(this))
+    , m_hint(makeHint(tr("Start a fit (Ctrl+R) to see the cost fall: every iteration's cost and gradient appear here "
+                         "as the fit runs."), this))
+    , m_pages(new QStackedWidget(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto* bar = new QHBoxLayout;
-    bar->addWidget(new QLabel(tr("x axis:"), this));
+    auto* bar = new QHBoxLayout(m_axisBar);
+    bar->setContentsMargins(0, 0, 0, 0);
+    bar->addWidget(new QLabel(tr("x axis:"), m_axisBar));
     m_axis->addItems({tr("iteration"), tr("time (s)")});
+    m_axis->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     bar->addWidget(m_axis);
     bar->addStretch();
-    layout->addLayout(bar);
-    layout->addWidget(m_plot);
+    layout->addWidget(m_axisBar);
+    // Before the first iteration a sentence says what to do, not empty axes.
+    m_pages->addWidget(m_hint);
+    m_pages->addWidget(m_plot);
+    layout->addWidget(m_pages, 1);
     connect(m_axis, &QComboBox::currentIndexChanged, this, &ConvergencePlot::rebuild);
 
     QSharedPointer<QCPAxisTickerLog> logTicker(new QCPAxisTickerLog);
@@ -59,6 +71,11 @@ ConvergencePlot::ConvergencePlot(QWidget* parent)
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     setMinimumSize(260, 200);
     rebuild();
+}
+
+QString ConvergencePlot::hintShown() const
+{
+    return m_pages->currentWidget() == m_hint ? m_hint->text() : QString();
 }
 
 void ConvergencePlot::clear()
@@ -134,6 +151,8 @@ void ConvergencePlot::rescale()
     };
     pad(m_plot->yAxis, m_costLow, m_costHigh);
     pad(m_plot->yAxis2, m_gradLow, m_gradHigh);
+    m_pages->setCurrentWidget(m_rows.empty() ? static_cast<QWidget*>(m_hint) : m_plot);
+    m_axisBar->setVisible(!m_rows.empty());
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -7,6 +7,8 @@
 
 class QCustomPlot;
 class QComboBox;
+class QLabel;
+class QStackedWidget;
 
 namespace wfs::ui {
 
@@ -21,6 +23,7 @@ public:
     int pointCount() const { return int(m_rows.size()); }
     int firstIteration() const { return m_rows.empty() ? -1 : m_rows.front().iteration; }
     QCustomPlot* plot() const { return m_plot; }
+    QString hintShown() const; // the sentence shown instead of empty axes before the first iteration; empty otherwise
 
 private:
     void rebuild();              // all points again (the x axis changed)
@@ -29,6 +32,9 @@ private:
 
     QCustomPlot* m_plot;
     QComboBox* m_axis;
+    QWidget* m_axisBar;
+    QLabel* m_hint;
+    QStackedWidget* m_pages;
     std::vector<HistoryRow> m_rows;
     double m_costLow = 0, m_costHigh = 0, m_gradLow = 0, m_gradHigh = 0;
 };

@@ -1,5 +1,7 @@
 #include "ResultsPanel.h"
 
+#include "ZernikeChart.h"
+
 #include "engine/Report.h"
 
 #include <QAction>
@@ -9,7 +11,6 @@
 #include <QLabel>
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QSplitter>
 #include <QTableWidget>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -22,6 +23,8 @@
 namespace wfs::ui {
 
 namespace {
+
+constexpr int kFullTextRole = Qt::UserRole + 1; // a cell's whole text where it shows a short one
 
 // Rows and columns of the selection (the whole table when nothing is selected) as tab-separated text,
 // with the header, for spreadsheets.
@@ -43,13 +46,18 @@ void copyTable(const QTableWidget* table)
     }
     QStringList lines;
     QStringList header;
-    for (int col = left; col <= right; ++col)
-        header << table->horizontalHeaderItem(col)->text();
+    for (int col = left; col <= right; ++col) {
+        const QTableWidgetItem* item = table->horizontalHeaderItem(col);
+        header << (item->data(kFullTextRole).isValid() ? item->data(kFullTextRole).toString() : item->text());
+    }
     lines << header.join(QLatin1Char('\t'));
     for (int row = top; row <= bottom; ++row) {
         QStringList cells;
         for (int col = left; col <= right; ++col)
-            cells << (table->item(row, col) ? table->item(row, col)->text() : QString());
+            if (const QTableWidgetItem* item = table->item(row, col))
+                cells << (item->data(kFullTextRole).isValid() ? item->data(kFullTextRole).toString() : item->text());
+            else
+                cells << QString();
         lines << cells.join(QLatin1Char('\t'));
     }
     QApplication::clipboard()->setText(lines.join(QLatin1Char('\n')) + QLatin1Char('\n'));
@@ -94,6 +102,7 @@ std::pair<QString, double> shownUnit(const std::string& unit)
 
 ResultsPanel::ResultsPanel(QWidget* parent)
     : QWidget(parent)
+    , m_key(new QLabel(this))
     , m_summary(new QLabel(this))
     , m_zonal(new QLabel(this))
     , m_pupil(new QLabel(this))
@@ -101,25 +110,27 @@ ResultsPanel::ResultsPanel(QWidget* parent)
     , m_parameters(new QTableWidget(this))
     , m_pages(new QTabWidget(this))
     , m_summaryArea(new QScrollArea(this))
-    , m_splitter(new QSplitter(this))
 {
     auto* layout = new QVBoxLayout(this);
-    m_summary->setObjectName(QStringLiteral("resultSummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-    // The summary above the tables, scrolling where it is longer than its share (a small window, a
-    // pupil fit's extra lines and warnings); the splitter lets the user move the border.
-    m_summaryArea->setWidget(m_summary);
-    m_summaryArea->setWidgetResizable(true);
-    m_summaryArea->setFrameShape(QFrame::NoFrame);
-    m_summaryArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_splitter->setOrientation(Qt::Vertical);
-    m_splitter->setChildrenCollapsible(false);
-    m_splitter->addWidget(m_summaryArea);
-    layout->addWidget(m_splitter);
-    connect(m_splitter, &QSplitter::splitterMoved, this, [this] { m_userSplit = true; });
-    // The coefficients first (what most fits are for), every other parameter on the second page.
+    layout->setContentsMargins(4, 4, 4, 4);
+    // The key line first, whole (it wraps between its figures, never inside one), never scrolled away.
+    m_key->setObjectName(QStringLiteral("resultKeyLine"));
+    m_key->setWordWrap(true);
+    m_key->setTextFormat(Qt::RichText);
+    m_key->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_key->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_key->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+    layout->addWidget(m_key);
+    m_pupil->setObjectName(QStringLiteral("pupilFunctionSummary"));
+    m_pupil->setWordWrap(true);
+    m_pupil->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_pupil->setToolTip(tr("The pupil model beyond the Zernike terms, the detector, and the defocus parameters with one "
+                           "standard deviation"));
+    m_pupil->setStyleSheet(QStringLiteral("QLabel { font-weight: bold; }"));
+    m_pupil->setVisible(false);
+    layout->addWidget(m_pupil);
+    // The coefficients first (what most fits are for), every other parameter on the second page, core's
+    // summary lines (backend, termination, cost) on the third: the tables keep the height.
     m_pages->setObjectName(QStringLiteral("resultPages"));
     m_pages->setDocumentMode(true);
     m_pages->addTab(m_table, tr("Zernike terms"));
@@ -134,46 +145,66 @@ ResultsPanel::ResultsPanel(QWidget* parent)
     m_pages->addTab(other, tr("Other parameters"));
     m_pages->setTabToolTip(1, tr("Flux, background, tip/tilt per plane, the illumination, the defocus scale and offsets: "
                                  "the fitted values with one standard deviation"));
-    auto* lower = new QWidget(m_splitter);
-    auto* lowerLayout = new QVBoxLayout(lower);
-    lowerLayout->setContentsMargins(0, 0, 0, 0);
-    m_pupil->setObjectName(QStringLiteral("pupilFunctionSummary"));
-    m_pupil->setWordWrap(true);
-    m_pupil->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_pupil->setToolTip(tr("The pupil model beyond the Zernike terms, the detector, and the defocus parameters with one "
-                           "standard deviation"));
-    m_pupil->setStyleSheet(QStringLiteral("QLabel { font-weight: bold; }"));
-    m_pupil->setVisible(false);
-    lowerLayout->addWidget(m_pupil);
-    lowerLayout->addWidget(m_pages, 1);
-    m_splitter->addWidget(lower);
-    m_splitter->setStretchFactor(1, 1);
+    m_summary->setObjectName(QStringLiteral("resultSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_summary->setMargin(4);
+    m_summaryArea->setWidget(m_summary);
+    m_summaryArea->setWidgetResizable(true);
+    m_summaryArea->setFrameShape(QFrame::NoFrame);
+    m_summaryArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_pages->addTab(m_summaryArea, tr("Fit"));
+    m_pages->setTabToolTip(2, tr("Backend, termination, evaluations, time and cost: the lines the command line prints"));
+    layout->addWidget(m_pages, 1);
+
     m_table->setObjectName(QStringLiteral("coefficientTable"));
     m_table->setColumnCount(8);
-    m_table->setHorizontalHeaderLabels({tr("index"), tr("n"), tr("m"), tr("name"), tr("waves"), tr("nm"), tr("± waves (1σ)"), tr("truth (waves)")});
-    // Every column as wide as its contents (names whole; the table scrolls sideways where the dock is narrow).
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    // Compact headers, the unit once (waves; the nm column the same in nanometres); the rest in tooltips.
+    const QStringList headers = {tr("#"), tr("n"), tr("m"), tr("term"), tr("waves"), tr("nm"), tr("± 1σ"), tr("truth")};
+    const QStringList tips = {tr("index in the ordering"), tr("radial order n"), tr("azimuthal frequency m"), tr("the term (full name in its tooltip)"),
+                              tr("fitted coefficient, waves"), tr("fitted coefficient, nanometres"),
+                              tr("one standard deviation, waves (fixed: not fitted)"), tr("the true coefficient, waves")};
+    const QStringList copied = {tr("index"), tr("n"), tr("m"), tr("name"), tr("waves"), tr("nm"), tr("± waves (1σ)"), tr("truth (waves)")};
+    for (int col = 0; col < headers.size(); ++col) {
+        auto* item = new QTableWidgetItem(headers[col]);
+        item->setToolTip(tips[col]);
+        item->setData(kFullTextRole, copied[col]); // the copied table says its units in every column
+        m_table->setHorizontalHeaderItem(col, item);
+    }
+    // Numbers as wide as they are; the term's name takes the rest and is the one to shorten. Where the
+    // dock is too narrow for all, n and m go first (the name and its tooltip say them): no sideways scrolling.
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(3, QHeaderView::Stretch);
+    header->setStretchLastSection(false);
+    header->setMinimumSectionSize(fontMetrics().horizontalAdvance(QStringLiteral("00")) + 8);
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideRight);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->setVisible(false);
-    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6); // an order-4 fit fits without scrolling
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4); // an order-4 fit fits without scrolling
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->viewport()->installEventFilter(this);
     addCopyAction(m_table, [this] { copySelection(); });
     m_parameters->setObjectName(QStringLiteral("parameterTable"));
     m_parameters->setColumnCount(4);
-    m_parameters->setHorizontalHeaderLabels({tr("parameter"), tr("value"), tr("± (1σ)"), tr("unit")});
+    m_parameters->setHorizontalHeaderLabels({tr("parameter"), tr("value"), tr("± 1σ"), tr("unit")});
     m_parameters->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_parameters->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_parameters->setWordWrap(false);
     m_parameters->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_parameters->verticalHeader()->setVisible(false);
-    m_parameters->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    m_parameters->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
     m_parameters->setSelectionMode(QAbstractItemView::ExtendedSelection);
     addCopyAction(m_parameters, [this] { copyTable(m_parameters); });
-    clear(tr("No result yet: load data (or the demo) and press Start."));
+    clear(tr("No result yet: load data (or the demo) and press Start (Ctrl+R)."));
 }
 
 void ResultsPanel::clear(const QString& message)
 {
+    m_key->setText(message.toHtmlEscaped());
     m_summary->setText(message);
     m_pupil->clear();
     m_pupil->setVisible(false);
@@ -182,26 +213,28 @@ void ResultsPanel::clear(const QString& message)
     m_zonal->clear();
     m_zonal->setVisible(false);
     m_pages->setTabText(1, tr("Other parameters"));
-    fitSummary();
+    fitColumns();
 }
 
-void ResultsPanel::resizeEvent(QResizeEvent* event)
+bool ResultsPanel::eventFilter(QObject* watched, QEvent* event)
 {
-    QWidget::resizeEvent(event);
-    fitSummary();
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize)
+        fitColumns();
+    return QWidget::eventFilter(watched, event);
 }
 
-void ResultsPanel::fitSummary()
+void ResultsPanel::fitColumns()
 {
-    // The summary gets the height its text needs, up to 40 % of the panel (then it scrolls); the tables
-    // the rest. Once the user has moved the border, it stays where they put it.
-    if (m_userSplit || height() <= 0)
-        return;
-    const int width = std::max(50, m_summaryArea->width() - m_summaryArea->verticalScrollBar()->sizeHint().width());
-    const int needed = m_summary->heightForWidth(width) + 4;
-    const int total = m_splitter->height() - m_splitter->handleWidth();
-    const int summary = std::clamp(needed, std::min(40, total / 2), std::max(40, int(0.4 * total)));
-    m_splitter->setSizes({summary, std::max(0, total - summary)});
+    // Each column's width as ResizeToContents gives it (cells and header).
+    auto needs = [this](int col) { return std::max(static_cast<const QAbstractItemView*>(m_table)->sizeHintForColumn(col), m_table->horizontalHeader()->sectionSizeHint(col)); };
+    const int n = 1, m = 2;
+    int total = 0;
+    for (int col = 0; col < m_table->columnCount(); ++col)
+        if (col != n && col != m && !m_table->isColumnHidden(col))
+            total += needs(col);
+    const bool roomForNm = total + needs(n) + needs(m) <= m_table->viewport()->width();
+    m_table->setColumnHidden(n, !roomForNm);
+    m_table->setColumnHidden(m, !roomForNm);
 }
 
 QString ResultsPanel::pupilText() const
@@ -217,6 +250,11 @@ QString ResultsPanel::zonalText() const
 QString ResultsPanel::summaryText() const
 {
     return m_summary->text();
+}
+
+QString ResultsPanel::keyText() const
+{
+    return m_key->text();
 }
 
 void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& truth)
@@ -235,10 +273,22 @@ void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& tr
     for (const std::string& line : summaryLines(r))
         if (std::find(pupil.begin(), pupil.end(), line) == pupil.end())
             lines << QString::fromStdString(line).toHtmlEscaped();
-    QString text = lines.join(QStringLiteral("<br>"));
+    m_summary->setText(lines.join(QStringLiteral("<br>")));
+    // The key figures from the result, each figure with its unit kept on one line (non-breaking spaces),
+    // so that the line wraps between figures; then the warnings, which must not scroll out of sight either.
+    auto figure = [](const QString& text) { return text.toHtmlEscaped().replace(QLatin1Char(' '), QStringLiteral("&nbsp;")); };
+    const QStringList figures = {figure(tr("RMS %1 waves").arg(r.rmsWaves, 0, 'f', 4)),
+                                 figure(tr("= %1 nm").arg(r.rmsWaves * r.wavelength * 1e9, 0, 'f', 1)),
+                                 figure(tr("· PV %1 waves").arg(r.pvWaves, 0, 'f', 4)),
+                                 figure(tr("· Strehl %1").arg(r.strehl, 0, 'f', 3))};
+    QString key = QStringLiteral("<b>%1</b> %2").arg(figures.join(QLatin1Char(' ')),
+                                                     tr("(Maréchal %1; %2 removed)")
+                                                         .arg(r.strehlMarechal, 0, 'f', 3)
+                                                         .arg(r.defocusRemoved ? tr("piston, tip, tilt, defocus") : tr("piston, tip, tilt"))
+                                                         .toHtmlEscaped());
     for (const std::string& w : r.warnings)
-        text += QStringLiteral("<br><span style='color:#b35806'>%1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
-    m_summary->setText(text);
+        key += QStringLiteral("<br><span style='color:#b35806'>%1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
+    m_key->setText(key);
 
     m_table->setRowCount(int(r.coefficients.size()));
     for (int row = 0; row < int(r.coefficients.size()); ++row) {
@@ -251,7 +301,7 @@ void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& tr
         const QStringList cells = {QString::number(c.index),
                                    QString::number(c.mode.n),
                                    QString::number(c.mode.m),
-                                   QString::fromStdString(c.name),
+                                   shortName(c.mode),
                                    QString::number(c.waves, 'f', 5),
                                    QString::number(c.nm, 'f', 2),
                                    c.free ? (std::isfinite(c.uncertaintyWaves) ? QString::number(c.uncertaintyWaves, 'f', 5) : tr("n/a")) : tr("fixed"),
@@ -260,9 +310,14 @@ void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& tr
             auto* item = new QTableWidgetItem(cells[col]);
             if (col != 3)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (col == 3) { // the short name shown, the full one copied and in the tooltip
+                item->setData(kFullTextRole, QString::fromStdString(c.name));
+                item->setToolTip(tr("%1 (n %2, m %3)").arg(QString::fromStdString(c.name)).arg(c.mode.n).arg(c.mode.m));
+            }
             m_table->setItem(row, col, item);
         }
     }
+    m_table->setColumnHidden(7, !truth); // no truth, no column
 
     // Every other parameter as core labels it, with its 1-sigma; the zonal maps only counted.
     int zonalPhase = 0, zonalAmplitude = 0;
@@ -296,7 +351,7 @@ void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& tr
         zonal << tr("%1 log-amplitude").arg(zonalAmplitude);
     m_zonal->setText(zonal.isEmpty() ? QString() : tr("Also fitted: %1 values, one per pupil pixel (maps in the phase tab).").arg(zonal.join(tr(" and "))));
     m_zonal->setVisible(!zonal.isEmpty());
-    fitSummary();
+    fitColumns();
 }
 
 void ResultsPanel::copySelection() const

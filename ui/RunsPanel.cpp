@@ -12,6 +12,8 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollArea>
+#include <QStackedWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QtConcurrent>
@@ -23,7 +25,7 @@ namespace wfs::ui {
 
 namespace {
 const QColor kFirst(120, 120, 120), kSecond(33, 113, 181), kDifference(217, 95, 2);
-constexpr int kVisibleRows = 3; // the table's height: this many runs without scrolling
+constexpr int kVisibleRows = 3; // the table's height: up to this many runs without scrolling
 } // namespace
 
 RunsPanel::RunsPanel(QWidget* parent)
@@ -33,7 +35,11 @@ RunsPanel::RunsPanel(QWidget* parent)
     , m_second(new QComboBox(this))
     , m_summary(new QLabel(this))
     , m_chart(new QCustomPlot(this))
+    , m_chartScroll(new QScrollArea(this))
     , m_difference(new ImageView(this))
+    , m_hint(makeHint(QString(), this))
+    , m_viewsPage(new QWidget(this))
+    , m_pages(new QStackedWidget(this))
 {
     auto* layout = new QVBoxLayout(this);
     m_table->setObjectName(QStringLiteral("runsTable"));
@@ -53,7 +59,7 @@ RunsPanel::RunsPanel(QWidget* parent)
     m_second->setObjectName(QStringLiteral("secondRun"));
     for (QComboBox* box : {m_first, m_second}) {
         box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        box->setMinimumContentsLength(14);
+        box->setMinimumContentsLength(16); // "run 12 · order 4" whole
     }
     bar->addWidget(m_first, 1);
     bar->addWidget(new QLabel(tr("with"), this));
@@ -91,6 +97,9 @@ RunsPanel::RunsPanel(QWidget* parent)
     m_chart->legend->setBorderPen(Qt::NoPen);
     m_chart->legend->setVisible(true);
     m_chart->setMinimumSize(240, 200);
+    // One row per term, each at least a label high: where they do not fit the chart scrolls as a whole.
+    m_chartScroll->setWidget(m_chart);
+    keepRowsApart(m_chartScroll, m_chart, m_chart->yAxis, 0);
 
     m_difference->setObjectName(QStringLiteral("phaseDifferenceView"));
     m_difference->setColorMap(ColorMap::Diverging);
@@ -98,8 +107,12 @@ RunsPanel::RunsPanel(QWidget* parent)
     m_difference->setAxisLabels(tr("pupil x (pixel)"), tr("pupil y (pixel)"));
     m_difference->setMinimumSize(240, 200);
 
-    m_views = new QGridLayout;
-    layout->addLayout(m_views, 1);
+    // With fewer than two runs a sentence says what to do, in place of the chart and the map.
+    m_views = new QGridLayout(m_viewsPage);
+    m_views->setContentsMargins(0, 0, 0, 0);
+    m_pages->addWidget(m_hint);
+    m_pages->addWidget(m_viewsPage);
+    layout->addWidget(m_pages, 1);
     arrange();
 
     connect(m_first, &QComboBox::currentIndexChanged, this, &RunsPanel::requestComparison);
@@ -120,9 +133,9 @@ void RunsPanel::arrange()
     if (columns == m_columns)
         return;
     m_columns = columns;
-    m_views->removeWidget(m_chart);
+    m_views->removeWidget(m_chartScroll);
     m_views->removeWidget(m_difference);
-    m_views->addWidget(m_chart, 0, 0);
+    m_views->addWidget(m_chartScroll, 0, 0);
     m_views->addWidget(m_difference, columns == 2 ? 0 : 1, columns == 2 ? 1 : 0);
     m_views->setColumnStretch(0, 1);
     m_views->setColumnStretch(1, columns == 2 ? 1 : 0);
@@ -176,7 +189,7 @@ void RunsPanel::setRuns(const std::vector<RunEntry>& runs)
         }
     }
     const int rowHeight = m_table->verticalHeader()->defaultSectionSize();
-    m_table->setFixedHeight(m_table->horizontalHeader()->sizeHint().height() + kVisibleRows * rowHeight + 2 * m_table->frameWidth()
+    m_table->setFixedHeight(m_table->horizontalHeader()->sizeHint().height() + std::clamp(count, 1, kVisibleRows) * rowHeight + 2 * m_table->frameWidth()
                             + (m_table->horizontalScrollBar()->isVisible() ? m_table->horizontalScrollBar()->height() : 0));
 
     const QSignalBlocker blockFirst(m_first), blockSecond(m_second);
@@ -187,6 +200,8 @@ void RunsPanel::setRuns(const std::vector<RunEntry>& runs)
     }
     m_first->setCurrentIndex(first);
     m_second->setCurrentIndex(second);
+    m_first->setEnabled(count >= 2); // nothing to choose before there are two
+    m_second->setEnabled(count >= 2);
     requestComparison();
 }
 
@@ -210,10 +225,10 @@ void RunsPanel::requestComparison()
         showComparison();
     };
     if (m_runs.size() < 2)
-        return says(m_runs.empty() ? tr("No runs yet. Every fit of the session is kept here, with its settings and result; "
-                                         "with two, compare them (e.g. before and after an alignment step).")
-                                   : tr("One run so far. Fit again (other settings, or new data after an alignment step) "
-                                        "to compare two runs."));
+        return says(m_runs.empty() ? tr("No runs yet. Every fit of the session is kept here, with its settings and result. "
+                                         "Fit twice (Ctrl+R) to compare two runs, e.g. before and after an alignment step.")
+                                   : tr("One run so far. Fit again (Ctrl+R; other settings, or new data after an alignment step) "
+                                        "to compare two runs: their coefficients side by side and the phase difference map."));
     if (first < 0 || second < 0 || first == second)
         return says(tr("Choose two different runs to compare."));
     const auto a = m_runs[size_t(first)].result, b = m_runs[size_t(second)].result;
@@ -246,6 +261,11 @@ void RunsPanel::requestComparison()
 QString RunsPanel::summaryText() const
 {
     return m_summary->text();
+}
+
+QString RunsPanel::hintShown() const
+{
+    return m_pages->currentWidget() == m_hint ? m_hint->text() : QString();
 }
 
 void RunsPanel::showComparison()
@@ -287,6 +307,13 @@ void RunsPanel::showComparison()
     difference->setData(kd, vd, true);
     m_chart->yAxis->setTicker(ticker);
     m_chart->yAxis->setRange(-0.6, double(std::max<qsizetype>(kd.size(), 1)) - 0.4);
+    keepRowsApart(m_chartScroll, m_chart, m_chart->yAxis, int(kd.size()));
+    // No comparison (fewer than two runs, or one that could not be re-evaluated): the reason, centred,
+    // not empty axes; the summary line above would only repeat it.
+    const bool compared = m_comparison.has_value();
+    m_hint->setText(m_summary->text());
+    m_pages->setCurrentWidget(compared ? m_viewsPage : static_cast<QWidget*>(m_hint));
+    m_summary->setVisible(compared);
     m_chart->xAxis->setRange(-1.1 * extent, 1.1 * extent);
     m_chart->xAxis->ticker()->setTickCount(std::clamp(m_chart->axisRect()->width() / 80, 2, 6));
     m_chart->replot(QCustomPlot::rpQueuedReplot);

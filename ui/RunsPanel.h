@@ -17,6 +17,8 @@ class QComboBox;
 class QCustomPlot;
 class QGridLayout;
 class QLabel;
+class QScrollArea;
+class QStackedWidget;
 class QTableWidget;
 
 namespace wfs::ui {
@@ -46,6 +48,7 @@ public:
     QTableWidget* table() const { return m_table; }
     QCustomPlot* coefficientPlot() const { return m_chart; }
     ImageView* differenceView() const { return m_difference; }
+    QString hintShown() const; // the sentence shown instead of the comparison (fewer than two runs); empty otherwise
 
 signals:
     void comparisonShown();
@@ -62,7 +65,11 @@ private:
     QComboBox *m_first, *m_second;
     QLabel* m_summary;
     QCustomPlot* m_chart;
+    QScrollArea* m_chartScroll;
     ImageView* m_difference;
+    QLabel* m_hint;
+    QWidget* m_viewsPage;
+    QStackedWidget* m_pages;
     QGridLayout* m_views;
     int m_columns = 0;
     std::vector<RunEntry> m_runs;

@@ -15,7 +15,10 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QPainter>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
+#include <QStyle>
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -50,9 +53,21 @@ QString explanation()
         "latency at small N. The table's last column checks that the methods agree: the largest difference of any "
         "coefficient from the adjoint CPU float64 solution. Float32 runs stop at their precision limit (their gradient "
         "cannot get below the 1e-8 rule), so they agree to a few thousandths of a wave, float64 runs far closer.</p>"
-        "<p>Rows marked <i>estimated</i> were not run: their time is the reference fit's number of gradient "
+        "<p>Times marked <i>≈</i> were estimated, not run: the reference fit's number of gradient "
         "evaluations times this method's measured time per gradient. Use <i>Run estimated for real</i> to time "
         "them.</p>");
+}
+
+// A method's name on one line, or on two split at the comma nearest its middle.
+QString methodText(const QString& name, bool twoLines)
+{
+    if (!twoLines)
+        return name;
+    int best = -1;
+    for (int at = name.indexOf(QLatin1String(", ")); at >= 0; at = name.indexOf(QLatin1String(", "), at + 1))
+        if (best < 0 || std::abs(at - name.size() / 2) < std::abs(best - name.size() / 2))
+            best = at;
+    return best < 0 ? name : name.left(best + 1) + QLatin1Char('\n') + name.mid(best + 2);
 }
 
 } // namespace
@@ -130,7 +145,14 @@ QWidget* SpeedupLab::buildControls()
     controls->addLayout(exports);
     auto* controlsWidget = new QWidget(this);
     controlsWidget->setLayout(controls);
-    controlsWidget->setMaximumWidth(380); // the longest method name stays whole
+    // The controls and the explanation scroll on their own, so that the plots and the table keep the
+    // tab's height (at 1280 x 800 too); the column is as wide as the longest method name.
+    auto* controlsScroll = new QScrollArea(this);
+    controlsScroll->setWidget(controlsWidget);
+    controlsScroll->setWidgetResizable(true);
+    controlsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    controlsScroll->setFrameShape(QFrame::NoFrame);
+    controlsScroll->setFixedWidth(std::min(controlsWidget->minimumSizeHint().width(), 400) + controlsScroll->verticalScrollBar()->sizeHint().width() + 4);
     connect(csv, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export the lab's table"), QString(), tr("CSV (*.csv)"));
         if (!path.isEmpty())
@@ -141,7 +163,7 @@ QWidget* SpeedupLab::buildControls()
         if (!path.isEmpty())
             exportPng(path);
     });
-    return controlsWidget;
+    return controlsScroll;
 }
 
 QWidget* SpeedupLab::buildResults()
@@ -190,11 +212,25 @@ QWidget* SpeedupLab::buildResults()
     m_timePlot->yAxis->setLabel(tr("time to solution (s)"));
     m_ratePlot->yAxis->setLabel(tr("model evaluations per second"));
     m_speedupPlot->yAxis->setLabel(tr("speed-up over the baseline (x)"));
-    m_table = new QTableWidget(0, 12, right);
-    m_table->setHorizontalHeaderLabels({tr("method"), tr("grid"), tr("order"), tr("params"), tr("seconds"), tr("estimated"), tr("iterations"),
-                                        tr("model evaluations"), tr("eval ms"), tr("evaluations/s"), tr("final cost"),
-                                        tr("max |Δc| vs reference (waves)")});
-    m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    // Compact headers (two lines where long; the full meaning in tooltips), every column as wide as its
+    // numbers, no wrapping inside a number.
+    const QStringList headers = {tr("method"), tr("grid"), tr("order"), tr("P"), tr("seconds"), tr("iterations"), tr("model\nevaluations"),
+                                 tr("eval\nms"), tr("evaluations\nper s"), tr("final\ncost"), tr("max |Δc|\n(waves)")};
+    const QStringList tips = {tr("gradient, hardware, precision and threads"), tr("grid size N"), tr("Zernike order"), tr("fitted parameters P"),
+                              tr("time to solution; ≈: estimated, not run"), tr("BFGS iterations"), tr("model (cost) evaluations, gradients included"),
+                              tr("milliseconds per model evaluation"), tr("model evaluations per second"), tr("the cost at the solution"),
+                              tr("the largest difference of any coefficient from the reference solution (adjoint, CPU float64), waves")};
+    m_table = new QTableWidget(0, int(headers.size()), right);
+    for (int c = 0; c < headers.size(); ++c) {
+        auto* item = new QTableWidgetItem(headers[c]);
+        item->setToolTip(tips[c]);
+        m_table->setHorizontalHeaderItem(c, item);
+    }
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    m_table->setWordWrap(false);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->viewport()->installEventFilter(this);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     right->addWidget(m_plotTabs);
     right->addWidget(m_table);
@@ -364,21 +400,65 @@ void SpeedupLab::refreshTable()
     m_table->setRowCount(int(m_rows.size()));
     for (int i = 0; i < int(m_rows.size()); ++i) {
         const LabRow& r = m_rows[size_t(i)];
-        const QStringList cells = {methods[size_t(r.method)].name,
+        const QStringList cells = {methodText(methods[size_t(r.method)].name, m_twoLineNames),
                                    QString::number(r.grid),
                                    QString::number(r.order),
                                    QString::number(r.bench.parameters),
-                                   QString::number(r.seconds, 'g', 4),
-                                   r.estimated ? tr("estimated") : tr("measured"),
+                                   (r.estimated ? QStringLiteral("≈ ") : QString()) + QString::number(r.seconds, 'g', 4),
                                    QString::number(r.iterations),
                                    QString::number(r.costEvaluations),
                                    QString::number(r.bench.evalMs, 'g', 4),
                                    QString::number(r.evaluationsPerSecond, 'g', 4),
-                                   std::isfinite(r.finalCost) ? QString::number(r.finalCost, 'g', 10) : tr("—"),
+                                   std::isfinite(r.finalCost) ? QString::number(r.finalCost, 'g', 7) : tr("—"),
                                    std::isfinite(r.maxCoefficientDifferenceWaves) ? QString::number(r.maxCoefficientDifferenceWaves, 'g', 3) : tr("—")};
-        for (int c = 0; c < cells.size(); ++c)
-            m_table->setItem(i, c, new QTableWidgetItem(cells[c]));
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            if (c > 0)
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (c == 0) {
+                item->setData(Qt::UserRole, methods[size_t(r.method)].name); // whole, for fitTable
+                item->setToolTip(methods[size_t(r.method)].name);
+            }
+            if (c == 4 && r.estimated)
+                item->setToolTip(tr("estimated, not run: the reference fit's gradient evaluations times this method's measured time per gradient"));
+            m_table->setItem(i, c, item);
+        }
     }
+    fitTable();
+}
+
+bool SpeedupLab::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_table->viewport() && event->type() == QEvent::Resize)
+        fitTable();
+    return QWidget::eventFilter(watched, event);
+}
+
+void SpeedupLab::fitTable()
+{
+    // One line per method name where the columns then fit the width, two otherwise (the names are the
+    // long part; numbers are never wrapped).
+    auto width = [this](bool twoLines) {
+        const QFontMetrics metrics(m_table->font());
+        const int margin = 2 * (style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 1) + 2;
+        int names = m_table->horizontalHeader()->sectionSizeHint(0);
+        for (int i = 0; i < m_table->rowCount(); ++i)
+            if (const QTableWidgetItem* item = m_table->item(i, 0))
+                for (const QString& line : methodText(item->data(Qt::UserRole).toString(), twoLines).split(QLatin1Char('\n')))
+                    names = std::max(names, metrics.horizontalAdvance(line) + margin);
+        int rest = 0;
+        for (int c = 1; c < m_table->columnCount(); ++c)
+            rest += m_table->horizontalHeader()->sectionSize(c);
+        return names + rest;
+    };
+    const bool twoLines = m_table->rowCount() > 0 && width(false) > m_table->viewport()->width();
+    if (twoLines != m_twoLineNames) {
+        m_twoLineNames = twoLines;
+        for (int i = 0; i < m_table->rowCount(); ++i)
+            if (QTableWidgetItem* item = m_table->item(i, 0))
+                item->setText(methodText(item->data(Qt::UserRole).toString(), twoLines));
+    }
+    m_table->resizeRowsToContents();
 }
 
 // Time to solution and evaluation rate against N, one curve per method and order; estimated points dashed.

@@ -53,9 +53,11 @@ private:
     void addRow(const LabRow& row);
     void refresh(); // table and plots from m_rows
     void refreshTable();
+    void fitTable(); // the columns to the width: method names on two lines where one does not leave room
     void drawTimeAndRate(const std::vector<int>& grids);
     void drawSpeedups(const std::vector<int>& grids);
     void workerDone(bool wasCancelled, const QString& error);
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
     std::vector<QCheckBox*> m_methodBoxes;
     QLineEdit *m_grids, *m_orders;
@@ -68,6 +70,7 @@ private:
     QStackedWidget* m_pages;
     QTableWidget* m_table;
     QLabel* m_status;
+    bool m_twoLineNames = false;
 
     std::vector<LabRow> m_rows;
     LabSettings m_lastSettings;

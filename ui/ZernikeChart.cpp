@@ -5,6 +5,8 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollArea>
+#include <QStackedWidget>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -30,6 +32,94 @@ void legendAbove(QCustomPlot* plot)
 
 } // namespace
 
+QList<QRect> tickLabelRects(const QCPAxis* axis)
+{
+    QList<QRect> rects;
+    if (!axis || !axis->visible() || !axis->tickLabels() || axis->tickLabelSide() != QCPAxis::lsOutside)
+        return rects;
+    const QCustomPlot* plot = axis->parentPlot();
+    const QRect frame = axis->axisRect()->rect();
+    const QRect viewport = plot->viewport();
+    // Labels sit beyond the outer tick marks and the padding, shifted by the axis offset.
+    const int distance = std::max({0, axis->tickLengthOut(), axis->subTickLengthOut()}) + axis->tickLabelPadding() + axis->offset();
+    QFont font = axis->tickLabelFont();
+    if (font.pointSizeF() > 0)
+        font.setPointSizeF(font.pointSizeF() + 0.05); // as QCustomPlot measures its labels
+    const QFontMetrics metrics(font);
+    QFont exponentFont = axis->tickLabelFont();
+    exponentFont.setPointSizeF(exponentFont.pointSizeF() * 0.75);
+    const QFontMetrics exponentMetrics(exponentFont);
+    const bool powers = axis->numberFormat().contains(QLatin1Char('b'));
+    const QVector<double> ticks = axis->tickVector();
+    const QVector<QString> labels = axis->tickVectorLabels();
+    for (int i = 0; i < ticks.size() && i < labels.size(); ++i) {
+        const QString& text = labels[i];
+        if (text.isEmpty() || !axis->range().contains(ticks[i]))
+            continue;
+        QSize size = metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip | Qt::AlignHCenter, text).size();
+        const qsizetype e = powers ? text.indexOf(QLatin1Char('e')) : -1;
+        if (e >= 0) { // "1e+05" drawn as a base and a smaller exponent
+            const QString base = text.left(e) == QLatin1String("1") ? QStringLiteral("10") : text.left(e) + QStringLiteral("·10");
+            QString exponent = text.mid(e + 1);
+            exponent.remove(QLatin1Char('+'));
+            const QRect baseBounds = metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip, base);
+            size = QSize(baseBounds.width() + exponentMetrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip, exponent).width() + 2, baseBounds.height());
+        }
+        const double at = axis->coordToPixel(ticks[i]);
+        QRect r;
+        switch (axis->axisType()) {
+        case QCPAxis::atLeft: r = QRect(frame.left() - distance - size.width(), int(at - size.height() / 2.0), size.width(), size.height()); break;
+        case QCPAxis::atRight: r = QRect(frame.right() + distance, int(at - size.height() / 2.0), size.width(), size.height()); break;
+        case QCPAxis::atTop: r = QRect(int(at - size.width() / 2.0), frame.top() - distance - size.height(), size.width(), size.height()); break;
+        case QCPAxis::atBottom: r = QRect(int(at - size.width() / 2.0), frame.bottom() + distance, size.width(), size.height()); break;
+        }
+        const bool clipped = QCPAxis::orientation(axis->axisType()) == Qt::Horizontal ? r.right() + 1 > viewport.right() || r.left() < viewport.left()
+                                                                                    : r.bottom() + 1 > viewport.bottom() || r.top() < viewport.top();
+        if (!clipped)
+            rects.append(r);
+    }
+    return rects;
+}
+
+QList<QRect> tickLabelRects(const QCustomPlot* plot)
+{
+    QList<QRect> rects;
+    if (!plot->axisRect())
+        return rects;
+    for (const QCPAxis* axis : plot->axisRect()->axes())
+        rects += tickLabelRects(axis);
+    return rects;
+}
+
+void keepRowsApart(QScrollArea* scroll, QCustomPlot* plot, QCPAxis* rowAxis, int rows)
+{
+    // Each row a label's height and a little air; what is not axis rectangle (legend, value axis) comes
+    // on top. That part does not depend on the plot's height, so one layout pass tells it.
+    auto fit = [plot, rowAxis, rows] {
+        const int pitch = QFontMetrics(rowAxis->tickLabelFont()).height() + 4;
+        const int around = plot->height() - rowAxis->axisRect()->rect().height();
+        const int needed = std::max(200, rows * pitch + std::max(around, 0));
+        if (plot->minimumHeight() != needed)
+            plot->setMinimumHeight(needed);
+    };
+    QObject::disconnect(plot, &QCustomPlot::afterLayout, nullptr, nullptr);
+    QObject::connect(plot, &QCustomPlot::afterLayout, plot, fit);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setFrameShape(QFrame::NoFrame);
+    fit();
+}
+
+QLabel* makeHint(const QString& text, QWidget* parent)
+{
+    auto* hint = new QLabel(text, parent);
+    hint->setWordWrap(true);
+    hint->setAlignment(Qt::AlignCenter);
+    hint->setMargin(16);
+    hint->setForegroundRole(QPalette::PlaceholderText);
+    return hint;
+}
+
 QString shortName(const ZernikeMode& mode)
 {
     QString name = QString::fromStdString(zernike::name(mode));
@@ -47,16 +137,27 @@ ZernikeChart::ZernikeChart(QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
     , m_unit(new QComboBox(this))
+    , m_unitBar(new QWidget(this))
+    , m_hint(makeHint(tr("The fitted Zernike coefficients appear here while a fit runs, one bar per term.\n\n"
+                         "Load data (or the demo) and start a fit (Ctrl+R)."), this))
+    , m_scroll(new QScrollArea(this))
+    , m_pages(new QStackedWidget(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    auto* bar = new QHBoxLayout;
-    bar->addWidget(new QLabel(tr("unit:"), this));
+    auto* bar = new QHBoxLayout(m_unitBar);
+    bar->setContentsMargins(0, 0, 0, 0);
+    bar->addWidget(new QLabel(tr("unit:"), m_unitBar));
     m_unit->addItems({tr("waves"), tr("nm")});
+    m_unit->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     bar->addWidget(m_unit);
     bar->addStretch();
-    layout->addLayout(bar);
-    layout->addWidget(m_plot);
+    layout->addWidget(m_unitBar);
+    // Before a fit a sentence says what to do; then the chart, scrolling as a whole where its rows do not fit.
+    m_scroll->setWidget(m_plot);
+    m_pages->addWidget(m_hint);
+    m_pages->addWidget(m_scroll);
+    layout->addWidget(m_pages, 1);
     connect(m_unit, &QComboBox::currentIndexChanged, this, [this] {
         m_shownCount = -1;
         rebuild();
@@ -86,7 +187,13 @@ ZernikeChart::ZernikeChart(QWidget* parent)
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, &ZernikeChart::showToolTip);
     setMinimumSize(260, 200);
+    keepRowsApart(m_scroll, m_plot, m_plot->yAxis, 0);
     rebuild();
+}
+
+QString ZernikeChart::hintShown() const
+{
+    return m_pages->currentWidget() == m_hint ? m_hint->text() : QString();
 }
 
 bool ZernikeChart::showsNanometres() const
@@ -183,6 +290,9 @@ void ZernikeChart::rebuild()
         m_plot->yAxis->setTicker(ticker);
         m_plot->yAxis->setRange(-0.6, double(std::max<size_t>(m_terms.size(), 1)) - 0.4);
         m_shownCount = int(m_terms.size());
+        keepRowsApart(m_scroll, m_plot, m_plot->yAxis, int(m_terms.size()));
+        m_pages->setCurrentWidget(m_terms.empty() ? static_cast<QWidget*>(m_hint) : m_scroll);
+        m_unitBar->setVisible(!m_terms.empty());
     }
     m_plot->xAxis->setLabel(tr("coefficient (%1) · %2 indices")
                                 .arg(showsNanometres() ? tr("nm") : tr("waves"), m_ordering == ZernikeOrdering::Noll ? tr("Noll") : tr("OSA/ANSI")));
