@@ -19,6 +19,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QLabel>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QTimer>
@@ -80,6 +81,17 @@ private:
             if (const QString cut = test::cutComboText(combo); !cut.isEmpty())
                 problems << cut;
         }
+        // The key result line (RMS, PV, Strehl) whole wherever the results show: as tall as its text needs at its width.
+        if (auto* key = m_window->findChild<QLabel*>(QStringLiteral("resultKeyLine")); key && isShown(key)) {
+            const int needed = key->heightForWidth(key->width());
+            if (key->text().isEmpty() || key->height() < needed || key->visibleRegion().boundingRect().height() < needed)
+                problems << QStringLiteral("the key result line shows %1 px of %2 ('%3')").arg(key->visibleRegion().boundingRect().height()).arg(needed).arg(key->text());
+        }
+        // The coefficient table without a sideways scroll bar.
+        if (auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("resultsDock")); dock && isShown(dock))
+            for (QTableWidget* table : dock->findChildren<QTableWidget*>())
+                if (isShown(table) && table->horizontalScrollBar()->maximum() > 0)
+                    problems << QStringLiteral("the results table scrolls sideways by %1 px").arg(table->horizontalScrollBar()->maximum());
         for (const auto& [first, second] : comparedPairs()) {
             auto* a = m_window->findChild<ImageView*>(first);
             auto* b = m_window->findChild<ImageView*>(second);
