@@ -196,7 +196,9 @@ void MainWindow::buildViews()
     m_dataView = m_planesPanel->dataView();
     m_modelView = m_planesPanel->modelView();
     m_residualView = m_planesPanel->residualView();
-    m_tabs->addTab(m_planesPanel, tr("Data / model / residual"));
+    // Short tab names: every tab in view at 1280 px, without scroll arrows.
+    m_tabs->addTab(m_planesPanel, tr("Data / model"));
+    m_tabs->setTabToolTip(m_tabs->count() - 1, tr("Data, model, residual and normalised residual of each plane"));
     m_planesPanel->setProperty("tabKey", QStringLiteral("planes"));
     m_psfPanel = new PsfPanel(m_tabs);
     m_tabs->addTab(m_psfPanel, tr("PSF analysis"));

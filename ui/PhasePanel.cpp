@@ -66,16 +66,20 @@ PhasePanel::PhasePanel(QWidget* parent)
     clear(tr("Open files or try the demo, then start a fit: the fitted phase appears here"));
 }
 
+std::optional<AxisScale> pupilAxisScale(const PupilMapGeometry& geometry)
+{
+    if (!(geometry.spacing > 0))
+        return std::nullopt;
+    // On a grid whose rows run along x (the OOF preset) the map's columns are y: say so on the axes.
+    const QString across = geometry.columnsAlongX ? QObject::tr("x (pupil radius)") : QObject::tr("y (pupil radius)");
+    const QString up = geometry.columnsAlongX ? QObject::tr("y (pupil radius)") : QObject::tr("x (pupil radius)");
+    return AxisScale{geometry.firstColumn, geometry.firstRow, geometry.spacing, across, up, QObject::tr("pupil radii")};
+}
+
 void PhasePanel::setPupilGeometry(const PupilMapGeometry& geometry)
 {
     m_geometry = geometry;
-    std::optional<AxisScale> scale;
-    if (geometry.spacing > 0) {
-        // On a grid whose rows run along x (the OOF preset) the map's columns are y: say so on the axes.
-        const QString across = geometry.columnsAlongX ? tr("x (pupil radius)") : tr("y (pupil radius)");
-        const QString up = geometry.columnsAlongX ? tr("y (pupil radius)") : tr("x (pupil radius)");
-        scale = AxisScale{geometry.firstColumn, geometry.firstRow, geometry.spacing, across, up, tr("pupil radii")};
-    }
+    const std::optional<AxisScale> scale = pupilAxisScale(geometry);
     for (ImageView* view : {m_view, m_amplitudeView, m_remainderView})
         view->setAxisScale(scale);
 }

@@ -15,6 +15,10 @@ class QGridLayout;
 
 namespace wfs::ui {
 
+// Axes in pupil radii for a map of the pupil (nullopt when its geometry is unknown): the phase, the pupil
+// maps, and the phase difference of two runs.
+std::optional<AxisScale> pupilAxisScale(const PupilMapGeometry& geometry);
+
 class PhasePanel : public QWidget {
     Q_OBJECT
 

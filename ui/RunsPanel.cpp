@@ -1,6 +1,7 @@
 #include "RunsPanel.h"
 
 #include "ImageView.h"
+#include "PhasePanel.h"
 #include "ZernikeChart.h"
 
 #include "io/ResultJson.h"
@@ -104,7 +105,6 @@ RunsPanel::RunsPanel(QWidget* parent)
     m_difference->setObjectName(QStringLiteral("phaseDifferenceView"));
     m_difference->setColorMap(ColorMap::Diverging);
     m_difference->setStretch(Stretch::Linear);
-    m_difference->setAxisLabels(tr("pupil x (pixel)"), tr("pupil y (pixel)"));
     m_difference->setMinimumSize(240, 200);
 
     // With fewer than two runs a sentence says what to do, in place of the chart and the map.
@@ -324,6 +324,7 @@ void RunsPanel::showComparison()
             if (std::isfinite(v))
                 largest = std::max(largest, std::abs(v));
         const double bound = std::max(largest, 1e-6);
+        m_difference->setAxisScale(pupilAxisScale(m_comparison->phaseDifferenceGeometry));
         m_difference->setImage(m_comparison->phaseDifferenceWaves, tr("second − first"), tr("waves"),
                                DisplayRange{-bound, bound}); // symmetric: zero in the middle of the map
     } else {

@@ -59,6 +59,7 @@ RunComparison compareRuns(const FitResult& first, const FitResult& second)
                           + " pixels across); the second is sampled on the first one's pixels");
     const double toWaves = 1.0 / (2.0 * std::numbers::pi); // the maps are in radians
     Image& d = c.phaseDifferenceWaves;
+    c.phaseDifferenceGeometry = first.phaseMapGeometry;
     d = Image(a.width, a.height, std::nan(""));
     double sum = 0.0, sumSquares = 0.0, low = INFINITY, high = -INFINITY;
     for (int row = 0; row < a.height; ++row)

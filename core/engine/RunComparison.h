@@ -28,6 +28,7 @@ struct RunComparison {
     // Where the maps differ in size, the second is sampled (nearest pixel, same normalised pupil
     // coordinates) on the first one's pixels.
     Image phaseDifferenceWaves;
+    PupilMapGeometry phaseDifferenceGeometry; // where the map lies in the pupil: the first run's map's
     double rmsDifferenceWaves = 0.0;   // RMS of the map about its mean (piston removed), over the pupil
     double pvDifferenceWaves = 0.0;    // peak to valley of the map
     double coefficientRmsWaves = 0.0;  // sqrt(sum of squared coefficient differences)
