@@ -190,24 +190,28 @@ void MainWindow::buildViews()
     m_tabs->setMinimumWidth(440);
     m_phasePanel = new PhasePanel(m_tabs);
     m_phaseView = m_phasePanel->view();
-    m_tabs->addTab(m_phasePanel, tr("Phase map"));
+    m_tabs->addTab(m_phasePanel, tr("Phase"));
+    m_tabs->setTabToolTip(m_tabs->count() - 1, tr("The fitted wavefront over the pupil, and the fitted pupil amplitude and zonal phase"));
     m_phasePanel->setProperty("tabKey", QStringLiteral("phase"));
     m_planesPanel = new PlanesPanel(m_tabs);
     m_dataView = m_planesPanel->dataView();
     m_modelView = m_planesPanel->modelView();
     m_residualView = m_planesPanel->residualView();
-    // Short tab names: every tab in view at 1280 px, without scroll arrows.
+    // Short tab names (the tooltips say more): every tab in view at 1280 px, the loading step's too, without
+    // scroll arrows.
     m_tabs->addTab(m_planesPanel, tr("Data / model"));
     m_tabs->setTabToolTip(m_tabs->count() - 1, tr("Data, model, residual and normalised residual of each plane"));
     m_planesPanel->setProperty("tabKey", QStringLiteral("planes"));
     m_psfPanel = new PsfPanel(m_tabs);
-    m_tabs->addTab(m_psfPanel, tr("PSF analysis"));
+    m_tabs->addTab(m_psfPanel, tr("PSF"));
+    m_tabs->setTabToolTip(m_tabs->count() - 1, tr("PSF analysis: fitted and diffraction-limited PSF, MTF, profiles, encircled energy, Strehl"));
     m_psfPanel->setProperty("tabKey", QStringLiteral("psf"));
     m_runsPanel = new RunsPanel(m_tabs);
     m_tabs->addTab(m_runsPanel, tr("Runs"));
     m_runsPanel->setProperty("tabKey", QStringLiteral("runs"));
     m_speedupLab = new SpeedupLab;
-    m_tabs->addTab(scrolledTab(m_tabs, m_speedupLab, QStringLiteral("speedup")), tr("Speed-up lab"));
+    m_tabs->addTab(scrolledTab(m_tabs, m_speedupLab, QStringLiteral("speedup")), tr("Speed-up"));
+    m_tabs->setTabToolTip(m_tabs->count() - 1, tr("Speed-up lab: finite differences against the exact gradient, CPU and GPU, on this machine"));
     m_fasthPanel = new FasthPanel;
     m_fasthPanel->setProperty("tabKey", QStringLiteral("fasth")); // its controls scroll on their own
     m_tabs->addTab(m_fasthPanel, tr("FastH"));

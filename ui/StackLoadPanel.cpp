@@ -622,7 +622,7 @@ void showLoadStep(QMainWindow* window, SetupPanel* setup, const Dataset& dataset
     if (!step) {
         step = new StackLoadPanel(setup, tabs);
         step->setProperty("tabKey", QStringLiteral("load"));
-        tabs->insertTab(0, step, QObject::tr("Loading"));
+        tabs->insertTab(0, step, QObject::tr("Load"));
         // The step follows the data: another data set (a session, the demo) replaces what it shows.
         if (auto* main = qobject_cast<MainWindow*>(window))
             QObject::connect(main, &MainWindow::dataLoaded, step, [main, step, tabs] {

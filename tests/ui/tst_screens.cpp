@@ -20,6 +20,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QLabel>
+#include <QTabBar>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QTimer>
@@ -81,6 +82,13 @@ private:
             if (const QString cut = test::cutComboText(combo); !cut.isEmpty())
                 problems << cut;
         }
+        // Every tab's name in view, none behind scroll arrows.
+        QTabBar* bar = m_window->tabs()->tabBar();
+        int tabsWidth = 0;
+        for (int i = 0; i < bar->count(); ++i)
+            tabsWidth += bar->tabRect(i).width();
+        if (tabsWidth > m_window->tabs()->width())
+            problems << QStringLiteral("the tabs need %1 px and have %2").arg(tabsWidth).arg(m_window->tabs()->width());
         // The key result line (RMS, PV, Strehl) whole wherever the results show: as tall as its text needs at its width.
         if (auto* key = m_window->findChild<QLabel*>(QStringLiteral("resultKeyLine")); key && isShown(key)) {
             const int needed = key->heightForWidth(key->width());
