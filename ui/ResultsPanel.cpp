@@ -288,6 +288,8 @@ void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& tr
                                                          .toHtmlEscaped());
     for (const std::string& w : r.warnings)
         key += QStringLiteral("<br><span style='color:#b35806'>%1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
+    if (truth && !truth->note.empty()) // why the truth column (and the chart's markers) may differ from the fit
+        key += QStringLiteral("<br><span style='color:#555555'>%1</span>").arg(QString::fromStdString(truth->note).toHtmlEscaped());
     m_key->setText(key);
 
     m_table->setRowCount(int(r.coefficients.size()));

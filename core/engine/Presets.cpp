@@ -257,6 +257,8 @@ PresetCase pupilPreset(const PresetOptions& options)
     c.truth.terms = {{4, 0.03}, {5, -0.04}, {7, 0.02}, {11, 0.03}};
     if (options.truth)
         c.truth = *options.truth;
+    c.truth.note = "the truth markers are the injected Zernike terms only; the 0.1-wave phase step (x > 1/3) projects onto tilt, "
+                   "defocus, coma and more, so the fitted terms differ from them by design (the zonal remainder holds the rest)";
     // The truth as a zonal phase and amplitude on the same pupil pixels (Zonal keeps all but piston).
     ProblemSpec truthSpec = s;
     truthSpec.phaseModel = PupilPhaseModel::Zonal;

@@ -48,6 +48,9 @@ struct Truth {
     ZernikeOrdering ordering = ZernikeOrdering::Noll;
     ZernikeNormalization normalization = ZernikeNormalization::Rms;
     std::vector<TruthTerm> terms;
+    // What the terms leave out of the simulated pupil, when they are not the whole truth (the pupil preset's
+    // phase step projects onto several Zernike terms, so a fit differs from these terms by design).
+    std::string note;
 };
 // Reads {"convention": {...}, "coefficients": [{"index", "value_waves"}...]}; throws std::runtime_error.
 Truth truthFromJson(const QJsonObject& object, const QString& source);

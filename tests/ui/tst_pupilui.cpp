@@ -158,6 +158,8 @@ private slots:
         QVERIFY(panel->pupilText().contains(QStringLiteral("beyond the Zernike terms")));
         QVERIFY(panel->pupilText().contains(QStringLiteral("defocus scale")));
         QVERIFY(!panel->summaryText().contains(QStringLiteral("defocus scale"))); // once, not twice
+        // The truth markers are the injected Zernike terms only: the results say why the fit differs from them.
+        QVERIFY2(panel->keyText().contains(QStringLiteral("differ from them by design")), qPrintable(panel->keyText()));
         QVERIFY(panel->summaryText().contains(QStringLiteral("chi2/pixel")));     // the rest of core's summary
         auto* pupilLabel = panel->findChild<QWidget*>(QStringLiteral("pupilFunctionSummary"));
         QVERIFY(pupilLabel && pupilLabel->isVisibleTo(panel));
