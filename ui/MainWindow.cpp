@@ -865,6 +865,7 @@ void MainWindow::showResult(std::shared_ptr<const FitResult> shown)
         residuals.push_back({plane.residual, plane.normalizedResidual});
     }
     m_planesPanel->setModels(std::move(models), std::move(residuals));
+    m_psfPanel->setPixelPitch(m_dataset.metadata.pixelPitch.value_or(0.0));
     m_psfPanel->setAnalysis(result.psf ? std::shared_ptr<const PsfAnalysis>(m_result, &*result.psf) : nullptr);
     m_statusFit->setText(tr("%1 · %2 iterations · %3 evaluations · %4 s · %5 waves RMS · Strehl %6")
                              .arg(QString::fromLatin1(terminationName(result.solver.termination)))

@@ -160,6 +160,9 @@ QWidget* PsfPanel::buildCurvesTab(QWidget* parent)
     m_profiles = makePlot(curves, tr("radius (λ/D)"), tr("azimuthal mean (counts)"), true);
     m_encircled = makePlot(curves, tr("radius (λ/D)"), tr("encircled energy (fraction)"), false);
     m_mtf = makePlot(curves, tr("spatial frequency (fraction of the cutoff D/λF)"), tr("MTF"), false);
+    m_profiles->setObjectName(QStringLiteral("profilePlot"));
+    m_encircled->setObjectName(QStringLiteral("encircledEnergyPlot"));
+    m_mtf->setObjectName(QStringLiteral("mtfPlot"));
     addCurve(m_profiles, tr("data"), kData)->setLineStyle(QCPGraph::lsNone);
     m_profiles->graph(0)->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
     addCurve(m_profiles, tr("model"), kFitted);
@@ -196,6 +199,28 @@ void PsfPanel::showEvent(QShowEvent* event)
         draw();
 }
 
+void PsfPanel::setPixelPitch(double metres)
+{
+    const double pitch = metres > 0 && std::isfinite(metres) ? metres : 0.0;
+    if (pitch == m_pixelPitch)
+        return;
+    m_pixelPitch = pitch;
+    if (!m_analysis)
+        return;
+    m_drawn = false; // drawn again now if shown, else when next shown
+    if (isVisible())
+        draw();
+}
+
+PsfPanel::RadiusUnit PsfPanel::radiusUnit() const
+{
+    if (m_pixelPitch > 0)
+        return {m_pixelPitch * 1e6, tr("µm")};
+    if (m_analysis && m_analysis->lambdaOverDPerPixel > 0 && std::isfinite(m_analysis->lambdaOverDPerPixel))
+        return {m_analysis->lambdaOverDPerPixel, tr("λ/D")};
+    return {1.0, tr("pixel")};
+}
+
 void PsfPanel::draw()
 {
     m_drawn = true;
@@ -209,6 +234,8 @@ void PsfPanel::draw()
                            .arg(a.fwhmDiffractionPixels * a.lambdaOverDPerPixel, 0, 'f', 3)
                            .arg(a.lambdaOverDPerPixel, 0, 'g', 4)
                            .arg(a.cutoffCyclesPerPixel, 0, 'g', 4));
+    if (m_pixelPitch > 0)
+        m_summary->setText(m_summary->text() + tr(" · one pixel = %1 µm (the data's pixel pitch)").arg(m_pixelPitch * 1e6, 0, 'g', 4));
     // Physical axes: the PSFs in lambda / D about their centre pixel, the MTF maps in fractions of
     // the cutoff frequency about zero (core's scales; pixels when they are unknown).
     const auto centred = [](const Image& image, double step, const QString& x, const QString& y, const QString& unit) {
@@ -217,10 +244,10 @@ void PsfPanel::draw()
             scale = AxisScale{-0.5 * (image.width - 1) * step, -0.5 * (image.height - 1) * step, step, x, y, unit};
         return scale;
     };
-    const double psfStep = a.lambdaOverDPerPixel;
+    const RadiusUnit unit = radiusUnit();
     const double mtfStep = a.frequency.size() > 1 && a.cutoffCyclesPerPixel > 0 ? a.frequency[1] / a.cutoffCyclesPerPixel : 0.0;
     for (ImageView* view : {m_ideal, m_fitted})
-        view->setAxisScale(centred(a.diffractionPsf, psfStep, tr("x (λ/D)"), tr("y (λ/D)"), tr("λ/D")));
+        view->setAxisScale(centred(a.diffractionPsf, unit.perPixel, tr("x (%1)").arg(unit.name), tr("y (%1)").arg(unit.name), unit.name));
     for (ImageView* view : {m_mtfIdeal, m_mtfFitted})
         view->setAxisScale(centred(a.mtfDiffraction2d, mtfStep, tr("fx (fraction of the cutoff)"), tr("fy (fraction of the cutoff)"),
                                    tr("of the cutoff")));
@@ -239,20 +266,21 @@ void PsfPanel::draw()
     for (ImageView* view : {m_ideal, m_fitted})
         view->setFitRegion(core);
 
-    const double toLambdaOverD = a.lambdaOverDPerPixel > 0 ? a.lambdaOverDPerPixel : 1.0;
     QVector<double> r;
     for (double v : a.radius)
-        r.append(v * toLambdaOverD);
+        r.append(v * unit.perPixel);
+    for (QCustomPlot* plot : {m_profiles, m_encircled})
+        plot->xAxis->setLabel(tr("radius (%1)").arg(unit.name));
     m_encircled->graph(0)->setData(r, QVector<double>(a.encircledFitted.begin(), a.encircledFitted.end()), true);
     m_encircled->graph(1)->setData(r, QVector<double>(a.encircledDiffraction.begin(), a.encircledDiffraction.end()), true);
     // Out to where both PSFs hold 98 % of their light, and a little beyond: the rest is a flat line.
     double reach = a.radius.empty() ? 1.0 : a.radius.back();
     for (size_t i = 0; i < a.radius.size(); ++i)
         if (a.encircledDiffraction[i] >= 0.98 && a.encircledFitted[i] >= 0.98) {
-            reach = std::max(3.0 / toLambdaOverD, 1.3 * a.radius[i]);
+            reach = std::max(a.lambdaOverDPerPixel > 0 ? 3.0 / a.lambdaOverDPerPixel : 3.0, 1.3 * a.radius[i]); // at least 3 λ/D
             break;
         }
-    m_encircled->xAxis->setRange(0.0, reach * toLambdaOverD);
+    m_encircled->xAxis->setRange(0.0, reach * unit.perPixel);
     m_encircled->yAxis->setRange(0.0, 1.02);
     QVector<double> f;
     for (double v : a.frequency)
@@ -281,8 +309,8 @@ void PsfPanel::showProfiles()
         return;
     const std::vector<double>& data = m_analysis->dataProfiles[size_t(k)];
     const std::vector<double>& model = m_analysis->modelProfiles[size_t(k)];
-    // Radii in lambda / D (profile index i is i pixels).
-    const double scale = m_analysis->lambdaOverDPerPixel > 0 ? m_analysis->lambdaOverDPerPixel : 1.0;
+    // Radii in the panel's unit (profile index i is i pixels).
+    const double scale = radiusUnit().perPixel;
     QVector<double> rd, d, rm, m;
     double high = 0.0;
     for (size_t i = 0; i < data.size(); ++i) {

@@ -28,6 +28,9 @@ public:
     // when the panel shows, otherwise when it is next shown, so a finishing fit does not draw it unseen.
     void setAnalysis(std::shared_ptr<const PsfAnalysis> analysis);
     bool hasAnalysis() const { return m_analysis != nullptr; }
+    // The data's pixel size (metres, in the plane the pixel pitch is given for); 0 = unknown. Known, the
+    // PSFs and radii are in micrometres; unknown, in lambda / D (pixels when that is unknown too).
+    void setPixelPitch(double metres);
     QString summaryText() const;
 
 protected:
@@ -39,6 +42,11 @@ private:
     QWidget* buildCurvesTab(QWidget* parent);
     void draw();
     void showProfiles();
+    struct RadiusUnit {
+        double perPixel; // one data pixel in this unit
+        QString name;    // "µm", "λ/D" or "pixel"
+    };
+    RadiusUnit radiusUnit() const;
 
     QStackedWidget* m_pages;
     QLabel *m_summary, *m_empty;
@@ -46,6 +54,7 @@ private:
     ImageView *m_fitted, *m_ideal, *m_mtfFitted, *m_mtfIdeal;
     QCustomPlot *m_profiles, *m_encircled, *m_mtf;
     std::shared_ptr<const PsfAnalysis> m_analysis;
+    double m_pixelPitch = 0.0;
     bool m_drawn = true; // false while an analysis waits to be drawn
 };
 

@@ -291,6 +291,17 @@ private slots:
         QVERIFY(std::abs(mtfFitted->plot()->xAxis->coordToPixel(1.0) - mtfFitted->plot()->xAxis->coordToPixel(-1.0))
                     - 32 * mtfFitted->screenPixelsPerImagePixel()
                 < 1e-6 + 0.001 * mtfFitted->screenPixelsPerImagePixel());
+        // With the data's pixel pitch known (0.1 um), the PSFs and radii are in micrometres: one pixel, 0.1 um.
+        panel.setPixelPitch(0.1e-6);
+        settle(&panel);
+        QVERIFY2(fitted->plot()->xAxis->label().contains(QStringLiteral("µm")), qPrintable(fitted->plot()->xAxis->label()));
+        QVERIFY(std::abs(fitted->screenPixelsPerImagePixel() - std::abs(fitted->plot()->xAxis->coordToPixel(0.1) - fitted->plot()->xAxis->coordToPixel(0.0))) < 1e-6);
+        for (const char* name : {"encircledEnergyPlot", "profilePlot"}) {
+            auto* plot = panel.findChild<QCustomPlot*>(QLatin1String(name));
+            QVERIFY2(plot && plot->xAxis->label() == QStringLiteral("radius (µm)"), name);
+        }
+        QVERIFY2(panel.summaryText().contains(QStringLiteral("0.1 µm")), qPrintable(panel.summaryText()));
+        QCOMPARE(ideal->screenPixelsPerImagePixel(), fitted->screenPixelsPerImagePixel());
     }
 
     void phasePanel()
