@@ -536,17 +536,21 @@ void MainWindow::loadDemo(bool startAfterLoading, const QString& preset)
         m_pendingTruth = truth; // becomes m_truth when the file has loaded
         // Connected before the file is opened: a small file can be read before openFiles() returns, and
         // then its continuation (and dataLoaded) runs at once, inside openFiles().
-        if (startAfterLoading) {
-            auto connection = std::make_shared<QMetaObject::Connection>();
-            *connection = connect(this, &MainWindow::dataLoaded, this, [this, connection] {
-                disconnect(*connection);
-                startFit();
-            });
-        }
+        if (startAfterLoading)
+            fitWhenLoaded();
         openFiles({path});
     }).onFailed(this, [this](const std::exception& e) {
         m_busy = false;
         showError(tr("The demo could not be created: %1").arg(errorText(e)));
+    });
+}
+
+void MainWindow::fitWhenLoaded()
+{
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection = connect(this, &MainWindow::dataLoaded, this, [this, connection] {
+        disconnect(*connection);
+        startFit();
     });
 }
 

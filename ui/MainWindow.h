@@ -56,6 +56,9 @@ public:
     void loadDemo(bool startFit, const QString& preset = QStringLiteral("demo"));
     void openFiles(const QStringList& paths, bool append = false);
     void startFit();
+    // Starts a fit once the data being loaded (openFiles, openSessionFrom) have loaded, or failed to (the
+    // fit is then refused and says why). Call it before the loading starts: a small file can load at once.
+    void fitWhenLoaded();
     void cancelFit();
     // Writes the export `key` of the result shown (render/ResultExports.h: "phase-out", "csv", ...), the
     // same bytes as the command line's option of that name; false (and the reason shown) on failure.

@@ -8,7 +8,6 @@
 #include <QTimer>
 
 #include <cstdio>
-#include <memory>
 #include <optional>
 
 namespace {
@@ -99,14 +98,8 @@ void openStartupData(wfs::ui::MainWindow& window, const QCommandLineParser& pars
     else if (parser.isSet(QStringLiteral("preset")))
         window.loadDemo(true, parser.value(QStringLiteral("preset")));
     else if (parser.isSet(QStringLiteral("session")) || !parser.positionalArguments().isEmpty()) {
-        if (parser.isSet(QStringLiteral("fit"))) {
-            // Once, when the data have loaded (or failed to: then the fit is refused and says why).
-            auto connection = std::make_shared<QMetaObject::Connection>();
-            *connection = QObject::connect(&window, &wfs::ui::MainWindow::dataLoaded, &window, [&window, connection] {
-                QObject::disconnect(*connection);
-                window.startFit();
-            });
-        }
+        if (parser.isSet(QStringLiteral("fit")))
+            window.fitWhenLoaded();
         if (parser.isSet(QStringLiteral("session")))
             window.openSessionFrom(parser.value(QStringLiteral("session")));
         else
