@@ -469,12 +469,6 @@ void MainWindow::showError(const QString& message)
     emit errorShown(message);
 }
 
-void MainWindow::showWarning(const QString& message)
-{
-    logLine(tr("warning: %1").arg(message));
-    showInMessageBar(message, false);
-}
-
 void MainWindow::showInMessageBar(const QString& message, bool error)
 {
     // No dialog: the user's work and a running fit go on, and nothing waits for a click.
@@ -573,6 +567,7 @@ void MainWindow::openFiles(const QStringList& paths, bool append)
         return std::make_pair(std::move(dataset), std::move(messages));
     }).then(this, [this, paths](std::pair<Dataset, std::vector<DatasetMessage>> loaded) {
         m_busy = false;
+        m_loggedMessages.clear(); // notes about other data may be said again
         logMessages(loaded.second);
         const QString errors = QString::fromStdString(messagesText(loaded.second, MessageLevel::Error));
         if (loaded.first.planes.empty()) {

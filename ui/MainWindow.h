@@ -117,7 +117,6 @@ private:
     void setRunning(bool running);
     void buildViews();
     void showError(const QString& message);
-    void showWarning(const QString& message);
     void showInMessageBar(const QString& message, bool error);
     void logLine(const QString& text);
     void logMessages(const std::vector<DatasetMessage>& messages);

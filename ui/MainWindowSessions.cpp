@@ -184,6 +184,7 @@ void MainWindow::openSessionFrom(const QString& path)
     QtConcurrent::run([file = path.toStdString()] { return openSession(file); })
         .then(this, [this, path](OpenedSession opened) {
             m_busy = false;
+            m_loggedMessages.clear(); // notes about other data may be said again
             logMessages(opened.messages);
             const QString errors = QString::fromStdString(messagesText(opened.messages, MessageLevel::Error));
             if (opened.session.dataset.planes.empty()) {

@@ -21,6 +21,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
+#include <QPlainTextEdit>
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -400,6 +401,23 @@ private slots:
         QVERIFY(waitFor(previewed, 30000));
         QCOMPARE(m_window->dataView()->image().width, 96);
         QCOMPARE(m_window->dataView()->image().height, 96);
+        // A crop that cuts the defocused PSFs: the preparation warns, at every preview, and Messages says each
+        // warning once.
+        for (int crop : {24, 26, 24}) {
+            previewed.clear();
+            options.cropSize = crop;
+            m_window->setupPanel()->setPreprocessOptions(options);
+            QVERIFY(waitFor(previewed, 30000));
+        }
+        auto* log = m_window->findChild<QPlainTextEdit*>(QStringLiteral("messageLog"));
+        QVERIFY(log);
+        QMap<QString, int> said;
+        for (const QString& line : log->toPlainText().split(QLatin1Char('\n')))
+            if (line.contains(QStringLiteral("warning: ")))
+                ++said[line.mid(line.indexOf(QStringLiteral("warning: ")))]; // without the time
+        QVERIFY2(!said.isEmpty(), "the crop gave no warning to count");
+        for (auto it = said.cbegin(); it != said.cend(); ++it)
+            QVERIFY2(it.value() == 1, qPrintable(QStringLiteral("said %1 times: %2").arg(it.value()).arg(it.key())));
         options.cropSize = 0;
         options.centre = CentreMethod::None;
         m_window->setupPanel()->setPreprocessOptions(options);
