@@ -34,7 +34,7 @@ template <>
 struct Api<double> {
     static void planWithThreads(int t) { fftw_plan_with_nthreads(t); }
     static void setTimeLimit(double seconds) { fftw_set_timelimit(seconds); }
-    static void importWisdom(const std::string& path) { fftw_import_wisdom_from_filename(path.c_str()); }
+    static void importWisdom(const std::string& text) { fftw_import_wisdom_from_string(text.c_str()); }
     static char* exportWisdom() { return fftw_export_wisdom_to_string(); }
     static constexpr const char* wisdomName = "fftw-wisdom-double";
     static fftw_plan many(int rank, const int* n, int howmany, fftw_complex* in, int istride, int idist, int sign, unsigned flags)
@@ -51,7 +51,7 @@ template <>
 struct Api<float> {
     static void planWithThreads(int t) { fftwf_plan_with_nthreads(t); }
     static void setTimeLimit(double seconds) { fftwf_set_timelimit(seconds); }
-    static void importWisdom(const std::string& path) { fftwf_import_wisdom_from_filename(path.c_str()); }
+    static void importWisdom(const std::string& text) { fftwf_import_wisdom_from_string(text.c_str()); }
     static char* exportWisdom() { return fftwf_export_wisdom_to_string(); }
     static constexpr const char* wisdomName = "fftw-wisdom-float";
     static fftwf_plan many(int rank, const int* n, int howmany, fftwf_complex* in, int istride, int idist, int sign, unsigned flags)
@@ -92,7 +92,7 @@ public:
     {
         std::error_code ec;
         std::filesystem::create_directories(std::filesystem::path(wisdom).parent_path(), ec);
-        m_fd = ::open((wisdom + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        m_fd = ::open((wisdom + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666); // never waits on a FIFO
         if (m_fd >= 0)
             while (::flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {
             }
@@ -108,6 +108,34 @@ public:
 private:
     int m_fd = -1;
 };
+
+// The wisdom file's text, read only from a regular file: opened without blocking (a FIFO put at the path
+// would otherwise wait for a writer for good) and refused when it is anything else or implausibly large.
+// Empty when there is none: that only means no wisdom yet.
+std::string readWisdom(const std::string& path)
+{
+    constexpr off_t kMaxWisdomBytes = off_t(64) << 20;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return {};
+    std::string text;
+    struct stat info {};
+    if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0 && info.st_size <= kMaxWisdomBytes) {
+        text.resize(size_t(info.st_size));
+        size_t done = 0;
+        while (done < text.size()) {
+            const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            done += size_t(n);
+        }
+        text.resize(done);
+    }
+    ::close(fd);
+    return text;
+}
 
 // Writes the wisdom to a temporary beside the file and renames it over, so that a concurrent reader
 // sees the old file or the new one, never half of it. Failures (a read-only home) only cost the
@@ -178,7 +206,8 @@ typename Traits<Real>::Plan plan(const PlanKey& key)
     std::optional<WisdomLock> folderLock;
     if (measure) {
         folderLock.emplace(wisdom);
-        Api<Real>::importWisdom(wisdom); // a missing or unreadable file just means no wisdom yet
+        if (const std::string text = readWisdom(wisdom); !text.empty())
+            Api<Real>::importWisdom(text); // a missing, unreadable or foreign file just means no wisdom yet
     }
     Api<Real>::planWithThreads(std::max(1, key.threads));
     // FFTW_MEASURE at 2048^2 would otherwise spend tens of seconds per plan for a few percent.

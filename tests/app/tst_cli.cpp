@@ -174,6 +174,21 @@ private slots:
         QVERIFY2(waiting.err.contains("--fit"), waiting.err.constData());
     }
 
+    // A FIFO where FFTW's wisdom is kept (by mistake or malice) is not read: the run goes on without wisdom
+    // instead of waiting for a writer for ever.
+    void wisdomAtAFifoDoesNotHang()
+    {
+        QTemporaryDir dir;
+        for (const char* name : {"fftw-wisdom-double", "fftw-wisdom-float"})
+            QVERIFY(::mkfifo(QFile::encodeName(dir.filePath(QLatin1String(name))).constData(), 0644) == 0);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("WFS_FFTW_WISDOM_DIR"), dir.path());
+        const Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"), QStringLiteral("64"),
+                             QStringLiteral("--max-iterations"), QStringLiteral("3"), QStringLiteral("--quiet")},
+                            env);
+        QVERIFY2(run.status == 0, run.status < 0 ? "the run hung (or crashed)" : run.err.constData());
+    }
+
     void badSessionsAndMissingMetadata()
     {
         QTemporaryDir dir;
