@@ -530,8 +530,11 @@ Session prepareFileRun(const QCommandLineParser& parser, const std::vector<Outpu
         session = std::move(opened.session);
         takeMessages(opened.messages, notes);
         std::vector<std::string> inputs;
-        for (const DatasetFile& f : session.dataset.files)
+        for (const DatasetFile& f : session.dataset.files) {
             inputs.push_back(f.path);
+            for (std::string& metadata : metadataFilesBeside(f.path))
+                inputs.push_back(std::move(metadata));
+        }
         checkOutputs(outputs, inputs, has(parser, "force")); // the session's own inputs are known only now
     } else {
         std::vector<std::string> paths;
@@ -584,9 +587,13 @@ int runReconstruct(const QStringList& args)
     const std::vector<OutputSpec> outputs = requestedOutputs(parser);
     try {
         // Every output is checked before any input is read or any fitting done (issue 12, items 7, 8).
+        // The images' sidecars and acquisition logs are inputs too: no output may overwrite them.
         std::vector<std::string> inputs;
-        for (const QString& input : parser.values(QStringLiteral("input")) + parser.positionalArguments() + parser.values(QStringLiteral("session")))
+        for (const QString& input : parser.values(QStringLiteral("input")) + parser.positionalArguments() + parser.values(QStringLiteral("session"))) {
             inputs.push_back(input.toStdString());
+            for (std::string& metadata : metadataFilesBeside(input.toStdString()))
+                inputs.push_back(std::move(metadata));
+        }
         checkOutputs(outputs, inputs, force);
         psfStackRange(parser); // its flags' syntax, before any fitting
     } catch (const UsageError& e) {

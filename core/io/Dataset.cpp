@@ -455,6 +455,15 @@ void excludeUnusable(DatasetPlane& plane, const std::string& path, std::vector<D
 
 } // namespace
 
+std::vector<std::string> metadataFilesBeside(const std::string& imagePath)
+{
+    std::vector<std::string> files;
+    for (const std::string& path : {findSidecar(imagePath), findInstrumentLog(imagePath)})
+        if (!path.empty())
+            files.push_back(path);
+    return files;
+}
+
 std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::string>& paths, const ReadLimits& limits)
 {
     std::vector<DatasetMessage> messages;

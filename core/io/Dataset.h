@@ -201,6 +201,10 @@ struct Dataset {
 // Drops the stored preparation (the plane list changed).
 std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::string>& paths, const ReadLimits& limits = {});
 
+// The files beside an image that addFiles() reads as its metadata, those that exist: its JSON sidecar and an
+// instrument's acquisition log. They are inputs too, which no output may overwrite.
+std::vector<std::string> metadataFilesBeside(const std::string& imagePath);
+
 // Removes a file and its planes (indices of later planes shift down).
 void removeFile(Dataset& dataset, int fileIndex);
 

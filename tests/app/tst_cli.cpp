@@ -189,6 +189,26 @@ private slots:
         QVERIFY2(run.status == 0, run.status < 0 ? "the run hung (or crashed)" : run.err.constData());
     }
 
+    // An image's metadata sidecar is an input: an output named like it is refused, even with --force.
+    void sidecarIsNeverOverwritten()
+    {
+        QTemporaryDir dir;
+        const QString image = dir.filePath(QStringLiteral("in.fits")), sidecar = image + QStringLiteral(".json");
+        Run run = cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("64"), QStringLiteral("--out"), image});
+        QVERIFY2(run.status == 0, run.err.constData());
+        QFile file(sidecar);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        const QByteArray original = "{\"sampling\": 2}\n";
+        file.write(original);
+        file.close();
+        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), image, QStringLiteral("--wavelength"), QStringLiteral("633nm"),
+                   QStringLiteral("--csv"), sidecar, QStringLiteral("--force"), QStringLiteral("--quiet")});
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains("is an input"), run.err.constData());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll(), original);
+    }
+
     void badSessionsAndMissingMetadata()
     {
         QTemporaryDir dir;
