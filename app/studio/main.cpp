@@ -5,6 +5,8 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
 #include <QTimer>
 
 #include <cstdio>
@@ -151,6 +153,15 @@ int main(int argc, char** argv)
         return 2;
     }
 
+    // Where the screenshot goes is checked now, not after a fit of minutes.
+    if (const QString shot = parser.value(QStringLiteral("screenshot")); !shot.isEmpty()) {
+        const QFileInfo target(shot);
+        if (!target.absoluteDir().exists() || !QFileInfo(target.absolutePath()).isWritable() || target.isDir()) {
+            std::fprintf(stderr, "wavefront-studio: --screenshot %s: the folder %s does not exist or cannot be written\n", qPrintable(shot),
+                         qPrintable(target.absolutePath()));
+            return 2;
+        }
+    }
     const bool fitStarts = parser.isSet(QStringLiteral("demo")) || parser.isSet(QStringLiteral("preset")) || parser.isSet(QStringLiteral("fit"));
     if (parser.isSet(QStringLiteral("quit-after-fit")) && !fitStarts) {
         std::fprintf(stderr, "wavefront-studio: --quit-after-fit waits for a fit, and none starts: add --fit (with FILE... or "

@@ -397,6 +397,11 @@ private slots:
         run = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--bogus")}, headless);
         QCOMPARE(run.status, 2);
         QCOMPARE(run.err.count('\n'), 1);
+        // A screenshot into a folder that does not exist: refused before anything is loaded or fitted.
+        run = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--demo"), QStringLiteral("--quit-after-fit"), QStringLiteral("--screenshot"),
+                                                      QStringLiteral("/nonexistent/x.png")});
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains("/nonexistent"), run.err.constData());
         // Without a display the program says so and how to do without one (Qt alone would abort).
         run = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--demo")}, headless);
         QCOMPARE(run.status, 1);
