@@ -178,7 +178,7 @@ void runWorkers(const QString& program, std::deque<const BatchInput*>& queue, in
     std::function<void()> startNext;
     // A worker has ended: its note (why it did not finish) into its log, its row reported, the next started.
     auto finished = [&](QProcess* process, const BatchInput* in, const QString& log, const QString& note) {
-        if (!note.isEmpty()) {
+        if (!note.isEmpty() && !QFileInfo(log).isSymLink()) {
             QFile file(log);
             if (file.open(QIODevice::Append))
                 file.write(QStringLiteral("%1: error: %2\n").arg(program, note).toUtf8());
@@ -196,6 +196,10 @@ void runWorkers(const QString& program, std::deque<const BatchInput*>& queue, in
             queue.pop_front();
             auto* process = new QProcess(&loop);
             const QString log = QString::fromStdString(batchLogPath(outDir.toStdString(), *in));
+            // The log is the batch's own file: a link put in its place is removed, not followed (truncating
+            // its target would destroy a file that is not the batch's).
+            if (QFileInfo(log).isSymLink())
+                QFile::remove(log);
             process->setProcessChannelMode(QProcess::MergedChannels);
             process->setStandardOutputFile(log, QIODevice::Truncate);
             process->setStandardInputFile(QProcess::nullDevice());

@@ -243,6 +243,23 @@ private slots:
     // A manifest with field positions and a per-input override: a row whose file is missing and an input
     // that cannot be read are rows of the summary with their reasons; the others are fitted; the field map
     // is drawn.
+    // A link put where an input's log goes is replaced by the log, never followed: its target stays as it was.
+    void logLinksAreNotFollowed()
+    {
+        const QString out = path(QStringLiteral("links"));
+        QDir().mkpath(out);
+        const QString victim = path(QStringLiteral("precious.txt"));
+        write(victim, "keep me\n");
+        QVERIFY(QFile::link(victim, out + QStringLiteral("/bead_1.log")));
+        const Run r = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), out,
+                           QStringLiteral("--jobs"), QStringLiteral("1"), m_inputs[0]},
+                          m_dir.path());
+        QVERIFY2(r.status == 0, r.err.constData());
+        QCOMPARE(readAll(victim), QByteArray("keep me\n"));
+        const QFileInfo log(out + QStringLiteral("/bead_1.log"));
+        QVERIFY(log.exists() && !log.isSymLink());
+    }
+
     void manifestFailuresAreRows()
     {
         write(path(QStringLiteral("data/garbage.fits")), "SIMPLE  =  garbage");
