@@ -21,6 +21,7 @@
 #include <QJsonDocument>
 #include <QProcess>
 #include <QThread>
+#include <QTimer>
 
 #include <algorithm>
 #include <cmath>
@@ -177,13 +178,20 @@ void runWorkers(const QString& program, std::deque<const BatchInput*>& queue, in
     const QString self = QCoreApplication::applicationFilePath();
     std::function<void()> startNext;
     // A worker has ended: its note (why it did not finish) into its log, its row reported, the next started.
+    // Once per worker: a process may say it ended twice (an error, then its end).
     auto finished = [&](QProcess* process, const BatchInput* in, const QString& log, const QString& note) {
+        if (process->property("wfsEnded").toBool())
+            return;
+        process->setProperty("wfsEnded", true);
+        bool noteLogged = note.isEmpty();
         if (!note.isEmpty() && !QFileInfo(log).isSymLink()) {
             QFile file(log);
-            if (file.open(QIODevice::Append))
-                file.write(QStringLiteral("%1: error: %2\n").arg(program, note).toUtf8());
+            noteLogged = file.open(QIODevice::Append) && file.write(QStringLiteral("%1: error: %2\n").arg(program, note).toUtf8()) > 0;
         }
-        report(*in, progressLine(batchRows({*in}, outDir.toStdString()).front()));
+        std::string line = progressLine(batchRows({*in}, outDir.toStdString()).front());
+        if (!noteLogged) // no log to read it back from: said here, so the reason is not lost
+            line += " (" + note.toStdString() + ")";
+        report(*in, line);
         process->deleteLater();
         --running;
         startNext();
@@ -215,13 +223,19 @@ void runWorkers(const QString& program, std::deque<const BatchInput*>& queue, in
                 finished(process, in, log, exit == QProcess::CrashExit ? QStringLiteral("the worker stopped before it finished (killed or crashed)") : QString());
             });
             QObject::connect(process, &QProcess::errorOccurred, &loop, [&, process, in, log](QProcess::ProcessError error) {
+                // Said inside start(), so handled from the event loop: finishing here could quit the loop
+                // before it runs, and the batch would wait for ever.
                 if (error == QProcess::FailedToStart)
-                    finished(process, in, log, QStringLiteral("the worker could not start (%1)").arg(process->errorString()));
+                    QTimer::singleShot(0, &loop, [&, process, in, log, why = process->errorString()] {
+                        finished(process, in, log, QStringLiteral("the worker could not start (%1)").arg(why));
+                    });
             });
             process->start(self, workerArgs);
         }
     };
-    startNext();
+    if (queue.empty())
+        return;
+    QTimer::singleShot(0, &loop, startNext); // from inside the loop, so that every end is seen by it
     loop.exec();
 }
 

@@ -492,6 +492,12 @@ std::vector<BatchInput> resolveBatchInputs(const std::vector<std::string>& argum
     for (const BatchInput& in : inputs) {
         if (in.name.empty() || in.name == "." || in.name == ".." || in.name.find('/') != std::string::npos || in.name.front() == '.')
             throw BatchError(in.source + ": '" + in.name + "' cannot name a result file; give the row a 'name'");
+        // NAME.json, NAME.log and the temporaries beside them (".NAME.json.wfs-XXXXXX") must fit a file name
+        // (255 bytes on Linux file systems).
+        constexpr size_t kMaxNameBytes = 200;
+        if (in.name.size() > kMaxNameBytes)
+            throw BatchError(in.source + ": the name '" + in.name.substr(0, 40) + "...' (" + std::to_string(in.name.size())
+                             + " bytes) is too long for a result file (at most " + std::to_string(kMaxNameBytes) + " bytes); give the row a shorter 'name'");
         const auto [it, inserted] = byName.emplace(in.name, &in);
         if (!inserted)
             throw BatchError("two inputs have the name '" + in.name + "' (" + it->second->source + ": " + it->second->path + ", and " + in.source

@@ -260,6 +260,27 @@ private slots:
         QVERIFY(log.exists() && !log.isSymLink());
     }
 
+    // A worker that cannot start (here its log cannot be opened: a folder is in its place) ends the batch
+    // all the same, reported once with the reason; the other input is fitted.
+    void workerThatCannotStartEndsTheBatch()
+    {
+        const QString out = path(QStringLiteral("nostart"));
+        QDir().mkpath(out + QStringLiteral("/bead_1.log"));
+        // Alone: its failure is known before the batch's event loop runs (it used to quit the loop too early).
+        const Run alone = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), out,
+                               QStringLiteral("--jobs"), QStringLiteral("1"), m_inputs[0]},
+                              m_dir.path());
+        QVERIFY2(alone.status >= 0, "the batch hung (or crashed)");
+        QVERIFY2(alone.out.count("[1/1]") == 1 && alone.out.contains("could not start"), alone.out.constData());
+        const Run r = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), out,
+                           QStringLiteral("--jobs"), QStringLiteral("1"), m_inputs[0], m_inputs[1]},
+                          m_dir.path());
+        QVERIFY2(r.status >= 0, "the batch hung (or crashed)");
+        QVERIFY2(r.out.contains("[1/2]") && r.out.contains("[2/2]") && !r.out.contains("[3/2]"), r.out.constData());
+        QVERIFY2(r.out.contains("could not start"), r.out.constData());
+        QVERIFY(QFile::exists(out + QStringLiteral("/bead_2.json")));
+    }
+
     void manifestFailuresAreRows()
     {
         write(path(QStringLiteral("data/garbage.fits")), "SIMPLE  =  garbage");
@@ -322,6 +343,13 @@ private slots:
         QVERIFY2(r.err.contains("bad-obscuration.json") && r.err.contains("obscuration"), r.err.constData());
         QVERIFY(!QDir(out).exists());
 
+        // A name too long for a file name (the log and result are NAME.log and NAME.json): refused by name, at once.
+        write(path(QStringLiteral("data/long.csv")), "file,name\nbead_1.fits," + QByteArray(300, 'n') + "\nbead_2.fits,short\n");
+        r = cli({QStringLiteral("batch"), QStringLiteral("--out"), out, QStringLiteral("--jobs"), QStringLiteral("1"), QStringLiteral("--manifest"),
+                 path(QStringLiteral("data/long.csv"))},
+                m_dir.path());
+        QVERIFY2(r.status != 0 && r.err.contains("too long"), r.err.constData());
+        QVERIFY(!QFile::exists(out + QStringLiteral("/short.json")));
         r = cli({QStringLiteral("batch"), QStringLiteral("--out"), out, QStringLiteral("--manifest"), path(QStringLiteral("no-such-manifest.csv"))}, m_dir.path());
         QCOMPARE(r.status, 1);
         QVERIFY2(r.err.contains("no-such-manifest.csv"), r.err.constData());
