@@ -78,6 +78,14 @@ std::optional<DefocusRange> psfStackRange(const QCommandLineParser& parser)
     for (const char* option : {"psf-z", "psf-pixel", "psf-crop"})
         if (has(parser, option) && !has(parser, "psf-stack-out"))
             throw UsageError(std::string("--") + option + " applies to --psf-stack-out");
+    // Their syntax now, before any input is read: what depends on the fitted grid is checked with the stack.
+    if (has(parser, "psf-pixel"))
+        parsePlausible(value(parser, "psf-pixel"), QStringLiteral("psf-pixel"), Setting::PixelPitch);
+    if (has(parser, "psf-crop")) {
+        const int crop = parseInt(value(parser, "psf-crop"), QStringLiteral("psf-crop"));
+        if (crop <= 0 || crop % 2 != 0)
+            throw UsageError("--psf-crop: the stack's image size must be a positive even number of pixels; got " + std::to_string(crop));
+    }
     if (!has(parser, "psf-z"))
         return std::nullopt;
     const auto range = defocusRangeFromText(value(parser, "psf-z").toStdString());

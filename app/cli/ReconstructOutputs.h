@@ -31,8 +31,9 @@ struct OutputSources {
 std::vector<OutputSpec> requestedOutputs(const QCommandLineParser& parser);
 // The output options of `reconstruct` (files, units, --force, --quiet), for its help.
 void addReconstructOutputOptions(QCommandLineParser& parser);
-// --psf-z as core parses it, and its companions only with --psf-stack-out; throws UsageError. Checked before
-// any fitting; std::nullopt without --psf-z.
+// --psf-z as core parses it, its companions only with --psf-stack-out and their syntax (--psf-pixel a plausible
+// length, --psf-crop a positive even size); throws UsageError. Checked before any input is read; std::nullopt
+// without --psf-z.
 std::optional<DefocusRange> psfStackRange(const QCommandLineParser& parser);
 // The fitted system's PSF stack at --psf-z (default: 21 planes over the fitted planes' range), --psf-pixel and
 // --psf-crop. Throws UsageError.

@@ -227,11 +227,15 @@ private slots:
             {{QStringLiteral("--pupil-phase"), QStringLiteral("zonall")}, "pupil-phase"},
             {{QStringLiteral("--psf-z"), QStringLiteral("1um:-1um:0.1um"), QStringLiteral("--psf-stack-out"), QStringLiteral("x.fits")}, "--psf-z"},
             {{QStringLiteral("--psf-crop"), QStringLiteral("32")}, "applies to --psf-stack-out"},
+            {{QStringLiteral("--psf-crop"), QStringLiteral("nan"), QStringLiteral("--psf-stack-out"), QStringLiteral("x.fits")}, "--psf-crop"},
+            {{QStringLiteral("--psf-crop"), QStringLiteral("33"), QStringLiteral("--psf-stack-out"), QStringLiteral("x.fits")}, "even"},
+            {{QStringLiteral("--psf-pixel"), QStringLiteral("banana"), QStringLiteral("--psf-stack-out"), QStringLiteral("x.fits")}, "--psf-pixel"},
         };
         for (const auto& [flags, message] : bad) {
             const Run refused = cli(quickFit() << flags);
             QVERIFY2(refused.status == 2, qPrintable(flags.join(QLatin1Char(' ')) + QStringLiteral(": ") + QString::fromUtf8(refused.err)));
             QVERIFY2(refused.err.contains(message), refused.err.constData());
+            QVERIFY2(refused.out.isEmpty(), refused.out.constData()); // no fit was reported: refused before it
         }
     }
 
