@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the test suites: explicit relative tolerances (QCOMPARE on doubles uses
 // qFuzzyCompare, which fails near zero) and the location of test data.
+#include <QFile>
 #include <QProcess>
 #include <QString>
 #include <QTest>
@@ -33,6 +34,13 @@ inline ProgramRun runProgram(const QString& program, const QStringList& args,
     run.out = process.readAllStandardOutput();
     run.err = process.readAllStandardError();
     return run;
+}
+
+// Writes `bytes` to `path` (a test's fixture); false when the file could not be written whole.
+inline bool writeFile(const QString& path, const QByteArray& bytes)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(bytes) == bytes.size();
 }
 
 inline QString dataPath(const QString& name)

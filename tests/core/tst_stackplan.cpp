@@ -286,15 +286,10 @@ private slots:
             img.pixels.assign(256, 10.0);
             img.pixels[8 * 16 + 8] = 1000.0;
         }
-        QFile file(tif);
-        QVERIFY(file.open(QIODevice::WriteOnly));
+        // An ImageJ stack whose z step (0.5 um) its sidecar contradicts (0.3 um).
         const std::string bytes = tiffStackBytes(planes, "ImageJ=1.11a\nimages=3\nslices=3\nunit=micron\nspacing=0.5\n");
-        file.write(bytes.data(), qint64(bytes.size()));
-        file.close();
-        QFile sidecar(tif + QStringLiteral(".json"));
-        QVERIFY(sidecar.open(QIODevice::WriteOnly));
-        sidecar.write(R"({"z_step": "0.3um", "immersion": 1.33})");
-        sidecar.close();
+        QVERIFY(wfs::test::writeFile(tif, QByteArray::fromStdString(bytes)));
+        QVERIFY(wfs::test::writeFile(tif + QStringLiteral(".json"), R"({"z_step": "0.3um", "immersion": 1.33})"));
         Session session;
         const auto messages = addFiles(session.dataset, {tif.toStdString()});
         const DatasetMetadata& m = session.dataset.metadata;

@@ -243,15 +243,10 @@ private slots:
         std::vector<Image> planes(3, Image(16, 16, 10.0));
         for (size_t k = 0; k < planes.size(); ++k)
             planes[k].at(8, 8) = 500.0 + 300.0 * double(k == 1);
-        QFile file(tif);
-        QVERIFY(file.open(QIODevice::WriteOnly));
+        // An ImageJ stack whose z step (0.5 um) its sidecar contradicts (0.3 um).
         const std::string bytes = tiffStackBytes(planes, "ImageJ=1.11a\nimages=3\nslices=3\nunit=micron\nspacing=0.5\n");
-        file.write(bytes.data(), qint64(bytes.size()));
-        file.close();
-        QFile sidecar(tif + QStringLiteral(".json"));
-        QVERIFY(sidecar.open(QIODevice::WriteOnly));
-        sidecar.write(R"({"z_step": "0.3um", "wavelength": "605nm", "pixel_size": "0.1um", "na": 1.4})");
-        sidecar.close();
+        QVERIFY(wfs::test::writeFile(tif, QByteArray::fromStdString(bytes)));
+        QVERIFY(wfs::test::writeFile(tif + QStringLiteral(".json"), R"({"z_step": "0.3um", "wavelength": "605nm", "pixel_size": "0.1um", "na": 1.4})"));
         open(tif);
         StackLoadPanel* panel = step();
         QVERIFY(panel);
