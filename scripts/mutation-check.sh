@@ -191,7 +191,7 @@ build_targets() { cmake --build "$build" -j "$jobs" --target "$@" >"$work/build.
 run_tests() {
   local regex
   regex="^($(echo "$*" | tr ' ' '|'))\$"
-  ctest --test-dir "$build" -R "$regex" --timeout 900 >"$work/test.log" 2>&1
+  ctest --test-dir "$build" -R "$regex" --timeout 900 --output-on-failure >"$work/test.log" 2>&1
 }
 
 echo "mutation-check: baseline build and tests (${all_tests[*]})"
@@ -224,6 +224,9 @@ for m in "${mutations[@]}"; do
   else
     failing=$(grep -E '^[[:space:]]*[0-9]+ - ' "$work/test.log" | sed -E 's/^[[:space:]]*[0-9]+ - ([^ ]+).*/\1/' | tr '\n' ' ')
     echo "caught       $name ($desc): by ${failing:-$tests}[$(( $(date +%s) - start )) s]"
+    # The first failed check, so that a crash or a timeout is not mistaken for an assertion.
+    first=$(grep -m1 -E '^FAIL!|Exception|Segmentation|Timeout|Subprocess aborted' "$work/test.log" | cut -c1-200)
+    [ -n "$first" ] && echo "               $first"
     caught=$((caught + 1))
   fi
   cp "$root/$file" "$src/$file" # restore; the next build recompiles it
