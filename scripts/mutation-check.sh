@@ -4,27 +4,33 @@
 # each one concerns in a build folder of that copy, runs those tests, and reports which mutations the
 # tests caught. Ends with the line "caught N of M". Exit status 0 only when every mutation was caught.
 #
-#   scripts/mutation-check.sh [-k] [NAME...]     NAMEs: run only those mutations; -k: keep going after a
-#                                                mutation that does not apply or does not compile
-#   scripts/mutation-check.sh --check            only check that every mutation applies (seconds)
+#   scripts/mutation-check.sh [-k] [NAME...]     NAMEs: run only those mutations. A mutation that no
+#                                                longer applies (its text is gone from the source) or does
+#                                                not compile counts as not caught, and the run goes on to
+#                                                the next one; -k is accepted for old command lines and
+#                                                changes nothing.
+#   scripts/mutation-check.sh --check [NAME...]  only check that every mutation applies to the working
+#                                                tree and that its tests exist (seconds, no build); lists
+#                                                every stale one and exits 1 when there is any
 #
+# CI runs --check (scripts/test.sh, before the build), so a refactor that leaves a mutation's text behind
+# fails there and the mutation moves with the code. The full run builds and runs tests: by hand.
 # The copy and its build folder live in build-mutation/ (ignored by git; WFS_MUTATION_DIR overrides).
 # They are kept between runs, so only the first run builds everything; ccache (base_dir /work) reuses
-# objects of other builds of the same sources. A run takes minutes per mutation: run it by hand, it is
-# not part of CI.
+# objects of other builds of the same sources. A run takes a minute or two per mutation.
 set -uo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="${WFS_MUTATION_DIR:-$root/build-mutation}"
 src="$work/src"
 build="$src/build" # same layout as the release preset's build/, so ccache's relative paths match
-keep_going=0
 check_only=0
 selected=()
 for a in "$@"; do
   case "$a" in
-    -k) keep_going=1 ;;
+    -k) ;; # keep going: what the run always does now
     --check) check_only=1 ;;
+    -*) echo "mutation-check: unknown option $a" >&2; exit 2 ;;
     *) selected+=("$a") ;;
   esac
 done
@@ -35,10 +41,10 @@ done
 mutations=(
   "shift-gradient-sign|core/optics/CpuModel.cpp|tst_model tst_fitkinds|sign of the per-plane tip/tilt gradient flipped"
   "noll-z23-z24-swap|core/optics/Zernike.cpp|tst_zernike|Noll Z23 and Z24 swapped both ways"
-  "background-dropped|core/optics/CpuModel.cpp|tst_model tst_fitkinds|background dropped from the objective's model"
+  "background-dropped|core/simd/Kernels.inc|tst_model tst_fitkinds|background dropped from the objective's model"
   "fasth-wy-off-by-one|core/fasth/Householder.cpp|tst_fasthproduct tst_fasthgradient|FastH WY accumulation skips the first coupling"
-  "adjoint-factor-two|core/optics/CpuModel.cpp|tst_model|adjoint source loses the factor 2 of d|S|^2/dS"
-  "adjoint-phase-sign|core/optics/CpuModel.cpp|tst_model tst_fitkinds|adjoint phase derivative with the wrong sign"
+  "adjoint-factor-two|core/simd/Kernels.inc|tst_model|adjoint source loses the factor 2 of d|S|^2/dS"
+  "adjoint-phase-sign|core/simd/Kernels.inc|tst_model tst_fitkinds|adjoint phase derivative with the wrong sign"
   "pupil-obscuration-radius|core/optics/Pupil.cpp|tst_physics|obscuration read as a radius fraction of the diameter"
   "pupil-spider-width|core/optics/Pupil.cpp|tst_physics|spider vanes half as wide"
   "diversity-w020-factor|core/optics/Diversity.cpp|tst_physics|W020 defocus screen missing a factor 2"
@@ -55,60 +61,111 @@ mutations=(
 
 # Applies mutation $1 to $src/$2 with exact replacements (python3: no quoting trouble with C++ text).
 apply_mutation() {
-  python3 - "$1" "$src/$2" <<'PY'
+  python3 - "$1" "$src/$2" "$2" <<'PY'
 import sys
-name, path = sys.argv[1], sys.argv[2]
+name, path, shown = sys.argv[1], sys.argv[2], sys.argv[3]
 edits = {
-    "shift-gradient-sign": [("grad.shiftX[size_t(k)] += dShiftX;", "grad.shiftX[size_t(k)] -= dShiftX;"),
-                            ("grad.shiftY[size_t(k)] += dShiftY;", "grad.shiftY[size_t(k)] -= dShiftY;")],
+    # Both code paths of CpuModel: the plain one (adjointPlane) and the general image formation (formedPlane).
+    "shift-gradient-sign": [("grad.shiftX[size_t(k)] += dShift[0];", "grad.shiftX[size_t(k)] -= dShift[0];"),
+                            ("grad.shiftY[size_t(k)] += dShift[1];", "grad.shiftY[size_t(k)] -= dShift[1];"),
+                            ("grad->shiftX[size_t(k)] += dShift[0];", "grad->shiftX[size_t(k)] -= dShift[0];"),
+                            ("grad->shiftY[size_t(k)] += dShift[1];", "grad->shiftY[size_t(k)] -= dShift[1];")],
     "noll-z23-z24-swap": [("        return nollMode(index);",
                            "        return index == 23 ? ZernikeMode{6, 2} : index == 24 ? ZernikeMode{6, -2} : nollMode(index);"),
                           ("    if (ordering == ZernikeOrdering::Ansi)\n        return (mode.n * (mode.n + 2) + mode.m) / 2;",
                            "    if (ordering == ZernikeOrdering::Noll && mode.n == 6 && std::abs(mode.m) == 2)\n        return mode.m > 0 ? 23 : 24;\n"
                            "    if (ordering == ZernikeOrdering::Ansi)\n        return (mode.n * (mode.n + 2) + mode.m) / 2;")],
-    "background-dropped": [("const Real model = intensity * power + background;", "const Real model = intensity * power; (void)background;")],
-    "fasth-wy-off-by-one": [("        if (r > 0)\n            coefficients.col(r)", "        if (r > 1)\n            coefficients.col(r)")],
-    "adjoint-factor-two": [("b[i] = s * (Real(2) * dModel * intensity * fieldScale);", "b[i] = s * (dModel * intensity * fieldScale);")],
-    "adjoint-phase-sign": [("const Real dPhase = g.imag() * e.real() - g.real() * e.imag();",
-                            "const Real dPhase = g.real() * e.imag() - g.imag() * e.real();")],
+    # The plain path's objective (simd/Kernels.inc, built for both instruction sets): the scalar loop and the
+    # AVX2 build's four-lane least-squares loop, which does most pixels on this machine. The general image
+    # formation (optics/CpuImageFormation.h: a spectrum or a blurring detector) has its own objective,
+    # left as it is: one file per mutation, and the tests' default problems take the plain path.
+    "background-dropped": [("const Real model = intensity * power + background;", "const Real model = intensity * power; (void)background;"),
+                           ("const V r = d - (intensity * power + background);", "const V r = d - intensity * power; (void)background;")],
+    # HouseholderProduct::buildWy (FastH and the tree merge): the recursion for T's column r.
+    "fasth-wy-off-by-one": [("        if (r > 0) {\n            coefficients.col(r).head(r)", "        if (r > 1) {\n            coefficients.col(r).head(r)")],
+    # As background-dropped: the scalar loop and the AVX2 lanes of simd/Kernels.inc (the plain path).
+    "adjoint-factor-two": [("const Real f = Real(2) * dModel * intensity * fieldScale;", "const Real f = dModel * intensity * fieldScale;"),
+                           ("const V f = Real(2) * dModel * intensity * fieldScale;", "const V f = dModel * intensity * fieldScale;")],
+    # simd/Kernels.inc's adjoint gather, the one both the plain path and the general image formation use.
+    "adjoint-phase-sign": [("const Real dp = gi * er - gr * ei; // Re(conj(g) i e)",
+                            "const Real dp = gr * ei - gi * er; // Re(conj(g) i e)")],
     "pupil-obscuration-radius": [("if (r >= 1.0 || r < obscuration)", "if (r >= 1.0 || r < 0.5 * obscuration)")],
     "pupil-spider-width": [("const double halfWidth = spiderWidth;", "const double halfWidth = 0.5 * spiderWidth;")],
     "diversity-w020-factor": [("return 2.0 * M_PI * defocusWaves * rho2;", "return M_PI * defocusWaves * rho2;")],
     "diversity-paraxial-index": [("rho2 / (2.0 * immersionIndex)", "rho2 / immersionIndex")],
     "diversity-highna-na": [("n * n - numericalAperture * numericalAperture * rho2", "n * n - numericalAperture * rho2")],
     "solver-gradient-scaling": [("gradient[i] *= m_scales[i];", "gradient[i] /= m_scales[i];")],
-    "uncertainty-weighted-scale": [("    case ObjectiveKind::WeightedLeastSquares:\n        scale = 2.0;",
-                                    "    case ObjectiveKind::WeightedLeastSquares:\n        scale = 1.0;")],
+    # covarianceScale: the factor from the Hessian's inverse to the covariance.
+    "uncertainty-weighted-scale": [("    case ObjectiveKind::WeightedLeastSquares:\n        return 2.0;",
+                                    "    case ObjectiveKind::WeightedLeastSquares:\n        return 1.0;")],
     "tiff-orientation": [("bottomUp ? r : image.height - 1 - r", "bottomUp ? image.height - 1 - r : r")],
     "png-orientation": [("image.at(int(height - 1 - r), int(c)) = v;", "image.at(int(r), int(c)) = v;")],
     "session-spider-angle": [("    ms.spiderAngleDeg = r.number(model, QStringLiteral(\"spider_angle_deg\"), mo, ms.spiderAngleDeg);\n", "")],
     "fasth-backward-sign": [("dv.noalias() -= a * pg.transpose();", "dv.noalias() += a * pg.transpose();")],
     "csv-columns-swapped": [("                   .arg(c.waves, 0, 'g', 10)\n                   .arg(c.nm, 0, 'g', 10)",
                              "                   .arg(c.nm, 0, 'g', 10)\n                   .arg(c.waves, 0, 'g', 10)")],
-}[name]
+}.get(name)
+if edits is None:
+    sys.exit("no edit for this mutation in apply_mutation")
 text = open(path).read()
 for old, new in edits:
     count = text.count(old)
     if count != 1:
-        sys.exit("%s: the text to change occurs %d times in %s (expected once): %r" % (name, count, path, old[:60]))
+        sys.exit("the text to change occurs %d times in %s (expected once): %r" % (count, shown, old[:60]))
     text = text.replace(old, new)
 open(path, "w").write(text)
 PY
 }
 
-# ---- the copy and its build ----------------------------------------------------------------------
+# NAMEs given on the command line must name mutations (a typo would otherwise select nothing).
+for s in "${selected[@]}"; do
+  found=0
+  for m in "${mutations[@]}"; do [ "${m%%|*}" = "$s" ] && found=1; done
+  [ $found = 1 ] || { echo "mutation-check: no mutation named $s" >&2; exit 2; }
+done
+is_selected() { [ ${#selected[@]} -eq 0 ] || [[ " ${selected[*]} " == *" $1 "* ]]; }
+
+# ---- --check: every mutation applies and names registered tests (no build) ----------------------
 if [ $check_only = 1 ]; then
   src="$(mktemp -d)"
   trap 'rm -rf "$src"' EXIT
-  bad=0
+  # The suites registered with CTest through wfs_add_test (tests/*/CMakeLists.txt).
+  registered=" $(grep -rhoE 'wfs_add_test\([[:space:]]*[A-Za-z0-9_]+' "$root/tests" --include=CMakeLists.txt \
+    | sed -E 's/wfs_add_test\([[:space:]]*//' | tr '\n' ' ') "
+  stale=()
+  checked=0
   for m in "${mutations[@]}"; do
     IFS='|' read -r name file tests desc <<<"$m"
-    mkdir -p "$src/$(dirname "$file")"
-    cp "$root/$file" "$src/$file"
-    if apply_mutation "$name" "$file"; then echo "applies  $name"; else bad=$((bad + 1)); fi
+    is_selected "$name" || continue
+    checked=$((checked + 1))
+    why=""
+    if [ ! -f "$root/$file" ]; then
+      why="$file does not exist"
+    else
+      mkdir -p "$src/$(dirname "$file")"
+      cp "$root/$file" "$src/$file"
+      why="$(apply_mutation "$name" "$file" 2>&1 >/dev/null)" || why="${why:-the edit failed}"
+    fi
+    for t in $tests; do
+      [[ "$registered" == *" $t "* ]] || why="${why:+$why; }test $t is not registered (wfs_add_test)"
+    done
+    if [ -z "$why" ]; then
+      echo "applies  $name"
+    else
+      echo "STALE    $name ($desc): $why"
+      stale+=("$name")
+    fi
   done
-  exit $bad
+  if [ ${#stale[@]} -gt 0 ]; then
+    echo "mutation-check --check: ${#stale[@]} of $checked mutations are stale: ${stale[*]}"
+    echo "  Find where the guarded code lives now and update its edit in scripts/mutation-check.sh (same bug, same meaning)."
+    exit 1
+  fi
+  echo "mutation-check --check: all $checked mutations apply"
+  exit 0
 fi
+
+# ---- the copy and its build ----------------------------------------------------------------------
 echo "mutation-check: copying the working tree to $src"
 mkdir -p "$src"
 # Tracked and untracked-but-not-ignored files, as they are now (uncommitted edits included).
@@ -134,7 +191,7 @@ build_targets() { cmake --build "$build" -j "$jobs" --target "$@" >"$work/build.
 run_tests() {
   local regex
   regex="^($(echo "$*" | tr ' ' '|'))\$"
-  ctest --test-dir "$build" -R "$regex" --timeout 900 >"$work/test.log" 2>&1
+  ctest --test-dir "$build" -R "$regex" --timeout 900 --output-on-failure >"$work/test.log" 2>&1
 }
 
 echo "mutation-check: baseline build and tests (${all_tests[*]})"
@@ -147,14 +204,13 @@ total=0
 missed=()
 for m in "${mutations[@]}"; do
   IFS='|' read -r name file tests desc <<<"$m"
-  if [ ${#selected[@]} -gt 0 ] && [[ " ${selected[*]} " != *" $name "* ]]; then continue; fi
+  is_selected "$name" || continue
   total=$((total + 1))
   cp "$root/$file" "$src/$file"
-  if ! apply_mutation "$name" "$file"; then
-    echo "NOT APPLIED  $name ($desc): the source changed; update the mutation"
+  if ! why="$(apply_mutation "$name" "$file" 2>&1)"; then
+    echo "NOT APPLIED  $name ($desc): $why; update the mutation (counted as not caught)"
     missed+=("$name")
     cp "$root/$file" "$src/$file"
-    [ $keep_going = 1 ] || break
     continue
   fi
   start=$(date +%s)
@@ -168,6 +224,9 @@ for m in "${mutations[@]}"; do
   else
     failing=$(grep -E '^[[:space:]]*[0-9]+ - ' "$work/test.log" | sed -E 's/^[[:space:]]*[0-9]+ - ([^ ]+).*/\1/' | tr '\n' ' ')
     echo "caught       $name ($desc): by ${failing:-$tests}[$(( $(date +%s) - start )) s]"
+    # The first failed check, so that a crash or a timeout is not mistaken for an assertion.
+    first=$(grep -m1 -E '^FAIL!|Exception|Segmentation|Timeout|Subprocess aborted' "$work/test.log" | cut -c1-200)
+    [ -n "$first" ] && echo "               $first"
     caught=$((caught + 1))
   fi
   cp "$root/$file" "$src/$file" # restore; the next build recompiles it
