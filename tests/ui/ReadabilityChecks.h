@@ -6,6 +6,7 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QImage>
 #include <QStyle>
 #include <QStyleOptionComboBox>
@@ -16,6 +17,19 @@
 #include <cmath>
 
 namespace wfs::test {
+
+// Lets queued layouts and replots run (ImageView sets its ranges after each layout pass and asks for one
+// more), drawing every visible plot at each pass, as a screen would.
+inline void settle(QWidget* top, int passes = 8)
+{
+    for (int i = 0; i < passes; ++i) {
+        QCoreApplication::processEvents();
+        for (QCustomPlot* plot : top->findChildren<QCustomPlot*>())
+            if (plot->isVisible())
+                plot->replot(QCustomPlot::rpImmediateRefresh);
+    }
+    QCoreApplication::processEvents();
+}
 
 inline bool isShownOnScreen(const QWidget* widget)
 {

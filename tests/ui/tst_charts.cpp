@@ -5,6 +5,7 @@
 // bar or a cut number; the speed-up lab after a run at 1280 x 800 shows its plot without scrolling and
 // its table whole. With WFS_CHARTS_PNG_DIR set, each case is also saved as a PNG to look at.
 #include "IsolatedSettings.h"
+#include "ReadabilityChecks.h"
 
 #include "ConvergencePlot.h"
 #include "MainWindow.h"
@@ -31,6 +32,7 @@
 #include <cmath>
 #include <numbers>
 
+using wfs::test::settle;
 using namespace wfs;
 using namespace wfs::ui;
 
@@ -115,17 +117,6 @@ QString overlap(const QList<QRect>& rects)
 bool isShown(const QWidget* widget)
 {
     return widget->isVisible() && !widget->visibleRegion().isEmpty();
-}
-
-// Lays the widgets out and draws every shown plot, as a screen would.
-void settle(QWidget* top)
-{
-    for (int i = 0; i < 4; ++i) {
-        QCoreApplication::processEvents();
-        for (QCustomPlot* plot : top->findChildren<QCustomPlot*>())
-            if (plot->isVisible())
-                plot->replot(QCustomPlot::rpImmediateRefresh);
-    }
 }
 
 void savePicture(QWidget* widget, const QString& name)

@@ -5,6 +5,8 @@
 // (data / model, diffraction-limited / fitted PSF, the MTF pair) show at one scale; every image is
 // titled; an empty view draws its message and no axes; axes are in physical units where core gave the
 // scale; the colour bar's labels spread along a log-stretched bar; combo boxes show their text whole.
+#include "ReadabilityChecks.h"
+
 #include "FasthMatrixView.h"
 #include "ImageView.h"
 #include "PhasePanel.h"
@@ -24,25 +26,10 @@
 using namespace wfs;
 using namespace wfs::ui;
 
+using wfs::test::colourDistance;
+using wfs::test::settle;
+
 namespace {
-
-// Lets queued layouts and replots run (ImageView sets its ranges after each layout pass and asks for
-// one more), then draws every visible plot once more.
-void settle(QWidget* widget)
-{
-    for (int i = 0; i < 8; ++i) {
-        QCoreApplication::processEvents();
-        for (QCustomPlot* plot : widget->findChildren<QCustomPlot*>())
-            if (plot->isVisible())
-                plot->replot(QCustomPlot::rpImmediateRefresh);
-    }
-    QCoreApplication::processEvents();
-}
-
-int colourDistance(QRgb a, QRgb b)
-{
-    return std::abs(qRed(a) - qRed(b)) + std::abs(qGreen(a) - qGreen(b)) + std::abs(qBlue(a) - qBlue(b));
-}
 
 // Empty when the view's colour bar, as drawn, changes colour along its long side (the ends far apart,
 // the colour moving the same way) and stays the same across its short side; otherwise what is wrong.

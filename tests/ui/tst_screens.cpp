@@ -47,12 +47,7 @@ private:
     {
         m_window->resize(size);
         QVERIFY(m_window->showTab(tab));
-        for (int i = 0; i < 3; ++i) {
-            QCoreApplication::processEvents();
-            for (QCustomPlot* plot : m_window->findChildren<QCustomPlot*>())
-                if (plot->isVisible())
-                    plot->replot(QCustomPlot::rpImmediateRefresh);
-        }
+        test::settle(m_window.get());
         QCOMPARE(m_window->size(), size);
     }
 
