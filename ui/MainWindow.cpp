@@ -582,7 +582,7 @@ void MainWindow::openFiles(const QStringList& paths, bool append)
         m_truth = std::exchange(m_pendingTruth, std::nullopt);
         addRecent(paths);
         datasetChanged();
-        // Issue 23: the loading step (the planes, a proposal, every missing setting at once); simulated data come set up.
+        // Real data open on the loading step (the planes, a proposal, every missing setting at once); the demos come set up.
         showLoadStep(this, m_setup, m_dataset, !m_truth);
         if (!errors.isEmpty())
             showError(errors); // some files failed; the planes that loaded stay

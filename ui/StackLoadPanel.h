@@ -1,5 +1,5 @@
 #pragma once
-// The loading step (issue 23): after files are opened, a non-modal page of the main tabs shows the planes
+// The loading step: after files are opened, a non-modal page of the main tabs shows the planes
 // as thumbnails with their z, the proposed planes (core's io/StackPlan.h: around the brightest plane),
 // and every setting the fit still needs in one place, each with where its value came from (file, sidecar,
 // default, user) and its problem beside it. Start is enabled when nothing is missing. Contradicting
