@@ -157,7 +157,17 @@ std::optional<QJsonObject> readSidecar(const DatasetFile& f, const std::string& 
                                 + std::to_string(error.offset) + "); ignored"});
         return std::nullopt;
     }
-    return doc.object();
+    // A file of this program's own beside the image (a result from --json, a session) is not metadata: read
+    // as a sidecar it would silently feed a fit's settings and numbers to the next fit of the same image.
+    const QJsonObject o = doc.object();
+    for (const char* outputKey : {"coefficients", "termination", "format_version"})
+        if (o.contains(QLatin1String(outputKey))) {
+            messages.push_back({MessageLevel::Warning, f.path,
+                                sidecar + ": a result or session of this program (it has \"" + outputKey
+                                    + "\"), not a metadata sidecar; ignored"});
+            return std::nullopt;
+        }
+    return o;
 }
 
 // The sidecar's "defocus" list into the file's planes whose defocus is unknown; invalid entries into bad.

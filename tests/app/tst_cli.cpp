@@ -209,6 +209,25 @@ private slots:
         QCOMPARE(file.readAll(), original);
     }
 
+    // A result written beside its image (b.fits -> b.json) is not read back as that image's metadata sidecar:
+    // the next fit says so and uses the file's own sampling (Q 2 from its header, not the 3 given before).
+    void resultIsNotReadAsASidecar()
+    {
+        QTemporaryDir dir;
+        const QString image = dir.filePath(QStringLiteral("b.fits"));
+        Run run = cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("64"), QStringLiteral("--out"), image});
+        QVERIFY2(run.status == 0, run.err.constData());
+        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), image, QStringLiteral("--json"), dir.filePath(QStringLiteral("b.json")),
+                   QStringLiteral("--sampling"), QStringLiteral("3"), QStringLiteral("--quiet")});
+        QVERIFY2(run.status == 0, run.err.constData());
+        const QString again = dir.filePath(QStringLiteral("c.json"));
+        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), image, QStringLiteral("--json"), again, QStringLiteral("--quiet")});
+        QVERIFY2(run.status == 0, run.err.constData());
+        QVERIFY2(run.err.contains("not a metadata sidecar"), run.err.constData());
+        for (const QJsonValue& plane : readJson(again).value(QStringLiteral("planes")).toArray())
+            QVERIFY2(plane.toObject().value(QStringLiteral("reduced_chi_square")).toDouble() < 2.0, "fitted with the wrong sampling");
+    }
+
     void badSessionsAndMissingMetadata()
     {
         QTemporaryDir dir;
