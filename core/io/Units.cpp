@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace wfs {
 
@@ -21,6 +22,9 @@ bool splitNumber(const std::string& text, double& value, std::string& unit)
     char* end = nullptr;
     value = std::strtod(begin, &end);
     if (end == begin || !std::isfinite(value))
+        return false;
+    // Decimal numbers only: strtod also reads hexadecimal ("0x10" would be 16, "0x1p3" 8).
+    if (!std::all_of(begin, static_cast<const char*>(end), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || std::strchr("+-.eE", c); }))
         return false;
     std::string rest(end);
     rest.erase(std::remove_if(rest.begin(), rest.end(), [](unsigned char c) { return std::isspace(c); }), rest.end());

@@ -264,6 +264,10 @@ private slots:
         QVERIFY(!plausibilityError(Setting::ZernikeWaves, 1e300).empty());
         QVERIFY(!defocusFromText("2"));             // waves or metres? refused
         QVERIFY(valueFromText("5mas")->kind == ValueWithUnit::Kind::Angle);
+        // Decimal numbers only: "0x10" is not 16 (--aperture 0x10 was a 16 m aperture).
+        for (const char* hex : {"0x10", "0x10m", "0X1p3um", "-0x2"})
+            QVERIFY2(!valueFromText(hex), hex);
+        QCOMPARE(*lengthFromText("1.5e-3m"), 1.5e-3);
 
         QTemporaryDir dir;
         Dataset data = spotDataset(dir);
