@@ -218,6 +218,10 @@ Truth truthFromJson(const QJsonObject& object, const QString& source)
                                      + " is not a Zernike index (a whole number from 1)");
         if (const std::string error = plausibilityError(Setting::ZernikeWaves, waves); !error.empty())
             throw std::runtime_error(source.toStdString() + ": index " + std::to_string(int(index)) + ": " + error);
+        for (const TruthTerm& t : truth.terms) // one value per term: which of two would be the truth?
+            if (t.index == int(index))
+                throw std::runtime_error(source.toStdString() + ": index " + std::to_string(int(index)) + " is given twice (" + std::to_string(t.valueWaves)
+                                         + " and " + std::to_string(waves) + " waves)");
         truth.terms.push_back({int(index), waves});
     }
     return truth;

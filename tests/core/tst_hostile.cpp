@@ -336,6 +336,10 @@ private slots:
         QJsonObject c{{QStringLiteral("index"), 4}, {QStringLiteral("value_waves"), 1e300}};
         QJsonObject truth{{QStringLiteral("coefficients"), QJsonArray{c}}};
         QVERIFY(contains(errorOf([&] { truthFromJson(truth, QStringLiteral("t.json")); }), "at most 1000 waves"));
+        // One term given twice: refused, both values named (one of them used to be kept silently).
+        const QJsonObject a{{QStringLiteral("index"), 5}, {QStringLiteral("value_waves"), 0.1}}, b{{QStringLiteral("index"), 5}, {QStringLiteral("value_waves"), 0.2}};
+        const std::string twice = errorOf([&] { truthFromJson(QJsonObject{{QStringLiteral("coefficients"), QJsonArray{a, b}}}, QStringLiteral("t.json")); });
+        QVERIFY2(contains(twice, "index 5 is given twice"), twice.c_str());
     }
 
     void engineWithoutAThreadReportsIt()
