@@ -287,33 +287,46 @@ void applySidecar(Dataset& d, int fileIndex, const std::string& sidecar, std::ve
 
 // FITS keywords, ImageJ descriptions and TIFF resolution into unset metadata fields. A table of
 // keywords, one line each (README "Metadata" lists the same), hence its length.
-void applyHeaders(Dataset& d, int fileIndex)
+void applyHeaders(Dataset& d, int fileIndex, std::vector<DatasetMessage>& messages)
 {
     const DatasetFile& f = d.files[size_t(fileIndex)];
     DatasetMetadata& m = d.metadata;
     const std::string name = QFileInfo(QString::fromStdString(f.path)).fileName().toStdString();
-    auto key = [&](const char* k) -> std::optional<double> {
-        const auto it = f.numbers.find(k);
-        return it == f.numbers.end() ? std::nullopt : std::optional<double>(it->second);
-    };
     auto origin = [&](const char* k) { return name + ": keyword " + k; };
-    auto positive = [](std::optional<double> v) { return v && *v > 0.0 ? v : std::nullopt; };
+    // A metadata keyword's number; a keyword of the right name holding text is said and ignored, never
+    // dropped in silence (FOCPLANE = 'x').
+    auto key = [&](const char* k) -> std::optional<double> {
+        if (const auto it = f.numbers.find(k); it != f.numbers.end())
+            return it->second;
+        if (const auto it = f.strings.find(k); it != f.strings.end())
+            messages.push_back({MessageLevel::Warning, f.path, origin(k) + " = '" + it->second + "' is not a number; ignored"});
+        return std::nullopt;
+    };
+    // The same for a quantity that must be positive (RDNOISE = -5, SATURATE = 0 are said and ignored).
+    auto positive = [&](const char* k) -> std::optional<double> {
+        const std::optional<double> v = key(k);
+        if (v && !(*v > 0.0)) {
+            messages.push_back({MessageLevel::Warning, f.path, origin(k) + " = " + format("%.6g", *v) + " is not positive; ignored"});
+            return std::nullopt;
+        }
+        return v;
+    };
     if (f.format == ImageFormat::Fits) {
-        fill(m, m.wavelength, "wavelength", positive(key("WAVELENG")), origin("WAVELENG"));
-        fill(m, m.samplingQ, "samplingQ", positive(key("SAMPLING")), origin("SAMPLING"));
-        fill(m, m.pixelPitch, "pixelPitch", positive(key("PIXPITCH")), origin("PIXPITCH"));
-        if (auto um = positive(key("XPIXSZ")))
+        fill(m, m.wavelength, "wavelength", positive("WAVELENG"), origin("WAVELENG"));
+        fill(m, m.samplingQ, "samplingQ", positive("SAMPLING"), origin("SAMPLING"));
+        fill(m, m.pixelPitch, "pixelPitch", positive("PIXPITCH"), origin("PIXPITCH"));
+        if (auto um = positive("XPIXSZ"))
             fill(m, m.pixelPitch, "pixelPitch", *um * 1e-6, origin("XPIXSZ"));
-        fill(m, m.fNumber, "fNumber", positive(key("FOCRATIO")), origin("FOCRATIO"));
-        fill(m, m.numericalAperture, "numericalAperture", positive(key("NA")), origin("NA"));
-        if (auto mm = positive(key("APTDIA")))
+        fill(m, m.fNumber, "fNumber", positive("FOCRATIO"), origin("FOCRATIO"));
+        fill(m, m.numericalAperture, "numericalAperture", positive("NA"), origin("NA"));
+        if (auto mm = positive("APTDIA"))
             fill(m, m.aperture, "aperture", *mm * 1e-3, origin("APTDIA"));
-        if (auto arcsec = positive(key("PIXSCALE")))
+        if (auto arcsec = positive("PIXSCALE"))
             fill(m, m.pixelAngle, "pixelAngle", *arcsec * M_PI / (180.0 * 3600.0), origin("PIXSCALE"));
         fill(m, m.zStep, "zStep", key("ZSTEP"), origin("ZSTEP"));
         fill(m, m.focusPlane, "focusPlane", key("FOCPLANE"), origin("FOCPLANE"));
-        fill(m, m.saturationLevel, "saturationLevel", positive(key("SATURATE")), origin("SATURATE"));
-        fill(m, m.readNoise, "readNoise", positive(key("RDNOISE")), origin("RDNOISE"));
+        fill(m, m.saturationLevel, "saturationLevel", positive("SATURATE"), origin("SATURATE"));
+        fill(m, m.readNoise, "readNoise", positive("RDNOISE"), origin("RDNOISE"));
         if (auto n = key("IMMERSN"); n && *n >= 1.0)
             fillImmersion(m, *n, origin("IMMERSN"));
         if (auto it = f.strings.find("DEFMODEL"); it != f.strings.end() && !m.origin.count("defocusModel")) {
@@ -543,7 +556,7 @@ std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::st
             applySidecar(dataset, fileIndex, sidecar, messages);
         if (const std::string log = findInstrumentLog(path); !log.empty())
             applyInstrumentLog(dataset, fileIndex, log, messages);
-        applyHeaders(dataset, fileIndex);
+        applyHeaders(dataset, fileIndex, messages);
         for (size_t k = knownConflicts; k < dataset.metadata.conflicts.size(); ++k) {
             const DatasetMetadata::Conflict& c = dataset.metadata.conflicts[k];
             messages.push_back({MessageLevel::Warning, path,

@@ -160,6 +160,23 @@ private slots:
         }
     }
 
+    // Metadata keywords with values that cannot be meant (a negative read noise, a saturation of 0, a focus plane
+    // in words) are said, each by name, and ignored; none is dropped in silence.
+    void absurdKeywordsAreSaidAndIgnored()
+    {
+        QTemporaryDir dir;
+        const std::string path = writeFitsFile(dir, QStringLiteral("bad.fits"), {asymmetricImage(16, 16)},
+                                               {{"RDNOISE", -5.0, ""}, {"SATURATE", 0.0, ""}, {"FOCPLANE", std::string("x"), ""}, {"WAVELENG", 6.33e-7, ""}});
+        Dataset data;
+        const std::vector<DatasetMessage> messages = addFiles(data, {path});
+        const std::string said = messagesText(messages, MessageLevel::Warning);
+        for (const char* part : {"keyword RDNOISE = -5 is not positive; ignored", "keyword SATURATE = 0 is not positive; ignored",
+                                 "keyword FOCPLANE = 'x' is not a number; ignored"})
+            QVERIFY2(said.find(part) != std::string::npos, said.c_str());
+        QVERIFY(!data.metadata.readNoise && !data.metadata.saturationLevel && !data.metadata.focusPlane);
+        WFS_VERIFY_CLOSE(*data.metadata.wavelength, 6.33e-7, 1e-12, 0.0); // the good ones are read as before
+    }
+
     void metadataFromFitsKeywords()
     {
         QTemporaryDir dir;
