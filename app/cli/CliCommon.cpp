@@ -163,6 +163,10 @@ int parseInt(const QString& text, const QString& option)
     text.trimmed().toLongLong(&wide);
     bool real = false;
     const double approx = text.trimmed().toDouble(&real);
+    // A whole number written with an exponent (1e3) is that number.
+    if (real && std::isfinite(approx) && approx == std::floor(approx) && approx >= std::numeric_limits<int>::min()
+        && approx <= std::numeric_limits<int>::max())
+        return int(approx);
     if (wide || (real && std::isfinite(approx) && approx == std::floor(approx)))
         throw UsageError(QStringLiteral("--%1: %2 is out of range (at most %3)").arg(option, text.trimmed()).arg(std::numeric_limits<int>::max()).toStdString());
     throw UsageError(QStringLiteral("--%1: '%2' is not an integer").arg(option, text).toStdString());

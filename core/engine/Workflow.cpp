@@ -4,6 +4,8 @@
 
 #include <QDateTime>
 
+#include <algorithm>
+
 namespace wfs {
 
 PreparedRun prepareRun(Session session)
@@ -14,7 +16,11 @@ PreparedRun prepareRun(Session session)
     PreparedRun run;
     run.messages = prepare(session.dataset);
     run.problem = buildProblem(session.dataset, session.model);
-    run.messages.insert(run.messages.end(), run.problem.messages.begin(), run.problem.messages.end());
+    // The problem is built on the same preparation, whose notes it repeats: each is said once.
+    for (const DatasetMessage& m : run.problem.messages)
+        if (std::none_of(run.messages.begin(), run.messages.end(),
+                         [&](const DatasetMessage& said) { return said.level == m.level && said.text == m.text; }))
+            run.messages.push_back(m);
     run.dataset = std::move(session.dataset);
 
     run.request.spec = run.problem.spec;

@@ -444,9 +444,11 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
     if (options.psfAnalysis)
         r.psf = analysePsf(evaluator, summary.parameters);
 
-    if (problem.planeCount() == 1)
-        r.warnings.emplace_back("a single image cannot tell the sign of even aberrations (defocus, astigmatism, spherical): "
-                                "add defocused planes to resolve it");
+    const auto& planes = problem.spec().planes;
+    // Diversity of any kind counts: a defocus, an axial distance, or known extra Zernike terms.
+    if (std::none_of(planes.begin(), planes.end(),
+                     [](const PlaneSpec& plane) { return plane.diversity.amount() != 0.0 || !plane.diversity.extraTerms.empty(); }))
+        r.warnings.emplace_back(kNoDefocusWarning);
     if (summary.termination == Termination::MaxIterations)
         r.warnings.emplace_back("the iteration limit was reached before convergence");
     return r;

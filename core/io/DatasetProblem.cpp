@@ -368,8 +368,7 @@ BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
         spec.planes.push_back(planeSpecFor(dataset, counted, p, index, objective, built.planes.size() == 1, anyDefocus, built.messages));
     }
     if (!anyDefocus)
-        built.messages.push_back({MessageLevel::Warning, {},
-                                  "no plane is defocused: a single in-focus image cannot tell the sign of even aberrations; add defocused planes"});
+        built.messages.push_back({MessageLevel::Warning, {}, kNoDefocusWarning});
     spec.readNoise = readNoiseFor(dataset, counted, spec.gain, prep, built.planes, objective, built.messages);
     spec.grid = PupilGrid::centred(gridFor(model, first), built.samplingQ);
     applyPupilFunction(m, model, spec);

@@ -6,6 +6,10 @@
 
 namespace wfs {
 
+// What is said, once, when no plane is defocused (the data layer and the fit's result say the same words).
+inline constexpr const char* kNoDefocusWarning = "no plane is defocused: a single in-focus image cannot tell the sign of even aberrations "
+                                                 "(defocus, astigmatism, spherical); add defocused planes";
+
 enum class DiversityKind {
     None,
     ZernikeDefocus, // defocusWaves of the classical defocus, see DefocusMeasure

@@ -314,6 +314,7 @@ private slots:
         run = cli(quickFit() << QStringLiteral("--crop") << QStringLiteral("16384"));
         QCOMPARE(run.status, 1);
         QVERIFY2(run.err.contains("larger than the images") && !run.err.contains("bad_alloc"), run.err.constData());
+        QCOMPARE(run.err.count("larger than the images"), 1); // said once, not once per pass over the data
         run = cli(quickFit() << QStringLiteral("--crop") << QStringLiteral("2"));
         QCOMPARE(run.status, 2);
         QVERIFY2(run.err.contains("parameters cannot be fitted"), run.err.constData());
@@ -326,6 +327,20 @@ private slots:
         QVERIFY2(run.status == 0, run.err.constData());
         QVERIFY(!run.out.contains("warning"));
         QCOMPARE(run.err.count("no plane is defocused"), 1);
+        QCOMPARE(run.err.count("cannot tell the sign"), 1); // one warning in one wording (there were two)
+    }
+
+    void wholeNumbersWithAnExponent()
+    {
+        // --max-iterations 1e3 is a thousand iterations (it was "out of range (at most 2147483647)").
+        Run run = cli(quickFit() << QStringLiteral("--max-iterations") << QStringLiteral("1e3"));
+        QVERIFY2(run.status == 0, run.err.constData());
+        run = cli(quickFit() << QStringLiteral("--max-iterations") << QStringLiteral("1e10"));
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains("out of range"), run.err.constData());
+        run = cli(quickFit() << QStringLiteral("--max-iterations") << QStringLiteral("2.5"));
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains("not an integer"), run.err.constData());
     }
 
     void concurrentRunsAreByteIdentical()
