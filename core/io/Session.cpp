@@ -9,6 +9,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -183,6 +184,32 @@ void insertPupilFunctionJson(const ModelSettings& md, QJsonObject& model)
     model.insert(QStringLiteral("estimate_offset"), md.estimateOffset);
 }
 
+// The session's own key for a setting as the checks name it (the command line's spelling): the model's
+// settings under "model", lengths with their unit in the name, the solver's under "solver".
+std::string sessionKeyOf(const std::string& setting)
+{
+    static const std::map<std::string, std::string> keys = {
+        {"order", "model.order"},
+        {"regularization", "model.regularization"},
+        {"object-diameter", "model.object_diameter_m"},
+        {"gain", "model.gain"},
+        {"offset", "model.offset"},
+        {"bandwidth", "model.bandwidth_m"},
+        {"spectral-samples", "model.spectral_samples"},
+        {"stages", "solver.stages"},
+        {"threads", "solver.threads"},
+        {"max-iterations", "solver.max_iterations"},
+        {"gtol", "solver.gtol"},
+        {"ftol", "solver.ftol"},
+    };
+    const auto it = keys.find(setting);
+    if (it != keys.end())
+        return it->second;
+    std::string key = "solver." + setting;
+    std::replace(key.begin(), key.end(), '-', '_');
+    return key;
+}
+
 void readPupilFunctionSettings(const Reader& r, const QJsonObject& model, const QString& mo, ModelSettings& ms)
 {
     const int phase = r.choice(model, QStringLiteral("pupil_phase"), mo, {QStringLiteral("zernike"), QStringLiteral("zonal"), QStringLiteral("both")}, 0);
@@ -293,11 +320,7 @@ void readSettings(const Reader& r, const QJsonObject& root, const QString& prefi
     try {
         checkSettings(ms, sv); // the same checks as the command line's and the desktop's
     } catch (const SettingsError& e) {
-        // The session's own key for the setting the check names.
-        const std::string key = e.setting() == "order" ? "model.order" : "solver." + e.setting();
-        QString sessionKey = prefix + QString::fromStdString(key);
-        sessionKey.replace(QLatin1Char('-'), QLatin1Char('_'));
-        r.fail(sessionKey, e.problem());
+        r.fail(prefix + QString::fromStdString(sessionKeyOf(e.setting())), e.problem());
     }
 
 }

@@ -328,7 +328,14 @@ private slots:
         QVERIFY2(bad != good, good.constData());
         writeBytes(QString::fromStdString(path), bad);
         const std::string m = errorOf([&] { openSession(path); });
-        QVERIFY2(contains(m, "stages") && contains(m, "increasing"), m.c_str());
+        QVERIFY2(contains(m, "solver.stages") && contains(m, "increasing"), m.c_str());
+        // A model setting out of range is named by its own key under "model" (it was "solver.spectral_samples").
+        bad = good;
+        bad.replace("\"spectral_samples\": 1", "\"spectral_samples\": 99");
+        QVERIFY2(bad != good, good.constData());
+        writeBytes(QString::fromStdString(path), bad);
+        const std::string spectral = errorOf([&] { openSession(path); });
+        QVERIFY2(contains(spectral, "model.spectral_samples") && !contains(spectral, "solver."), spectral.c_str());
     }
 
     void truthOfAbsurdSizeIsRefused()
