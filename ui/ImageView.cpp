@@ -232,12 +232,16 @@ void ImageView::setAxisScale(std::optional<AxisScale> scale)
         scale.reset();
     m_axisScale = scale;
     m_autoFit = true;
-    if (!m_image.isEmpty()) {
-        const QRectF all = toAxes(QRectF(0, 0, std::max(0, m_image.width - 1), std::max(0, m_image.height - 1)));
-        m_map->data()->setRange(QCPRange(all.left(), all.right()), QCPRange(all.top(), all.bottom()));
-    }
+    placeMapCells();
     setOverlays(std::vector<ImageOverlay>(m_overlays)); // placed again in the new coordinates
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ImageView::placeMapCells()
+{
+    // The cells' centres in the axes' units: pixel (c, r) at c, r, or where the axis scale puts it.
+    const QRectF all = toAxes(QRectF(0, 0, std::max(0, m_image.width - 1), std::max(0, m_image.height - 1)));
+    m_map->data()->setRange(QCPRange(all.left(), all.right()), QCPRange(all.top(), all.bottom()));
 }
 
 QRectF ImageView::toAxes(const QRectF& pixels) const
@@ -262,8 +266,7 @@ void ImageView::setImage(const Image& image, const QString& title, const QString
     m_unit = unit;
     m_autoRangeValid = false; // worked out when asked for (a fixed range needs no percentiles)
     m_map->data()->setSize(image.width, image.height);
-    const QRectF all = toAxes(QRectF(0, 0, std::max(0, image.width - 1), std::max(0, image.height - 1)));
-    m_map->data()->setRange(QCPRange(all.left(), all.right()), QCPRange(all.top(), all.bottom()));
+    placeMapCells();
     if (!sameSize)
         m_autoFit = true;
     if (m_image.isEmpty()) {

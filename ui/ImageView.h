@@ -127,6 +127,7 @@ private:
     void redraw();
     void placeColorBar(); // beside or below the image, after the widget's shape
     void invalidateColorBarImage(); // the bar's cached picture, after its orientation changed
+    void placeMapCells(); // the image's cells on the axes (after a new image or axis scale)
     QRectF toAxes(const QRectF& pixels) const; // image pixel coordinates to axis coordinates
     void updateColorTicks(); // round values along the colour bar, as many as fit
     void applyAspect(); // after a layout pass: ranges for square pixels in the rectangle the plot has

@@ -80,7 +80,6 @@ public:
     ConvergencePlot* convergencePlot() const { return m_convergence; }
     ZernikeChart* zernikeChart() const { return m_chart; }
     QAction* startAction() const { return m_startAction; }
-    QAction* cancelAction() const { return m_cancelAction; }
     // The message bar above the views: the latest error or warning, until closed or replaced (also in Messages).
     QString messageBarText() const;
     const Dataset& dataset() const { return m_dataset; }

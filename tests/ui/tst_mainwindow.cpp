@@ -263,6 +263,11 @@ private slots:
         QVERIFY(waitFor(loaded, 30000));
         QVERIFY(errors.count() >= 1);
         QVERIFY2(m_window->lastError().contains(QStringLiteral("broken.fits")), qPrintable(m_window->lastError()));
+        // Said in the bar above the views, with no dialog in the way.
+        QVERIFY2(m_window->messageBarText().contains(QStringLiteral("broken.fits")), qPrintable(m_window->messageBarText()));
+        QVERIFY(!QApplication::activeModalWidget());
+        for (QWidget* top : QApplication::topLevelWidgets())
+            QVERIFY2(!(top->isVisible() && top->inherits("QMessageBox")), "a message box was opened");
         QCOMPARE(m_window->dataset().planes.size(), planes); // what was loaded stays
         QVERIFY(m_window->result() != nullptr);            // and so does the result
     }
