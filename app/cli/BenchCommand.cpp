@@ -80,6 +80,7 @@ void printBenchRows(const QCommandLineParser& parser, const ReconstructionReques
     const std::uint64_t seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
     for (int grid : grids) {
         for (int order : orders) {
+            double oneThreadEvalMs = 0.0;
             for (int threads : threadCounts) {
                 OofBenchmarkSettings settings;
                 settings.grid = grid;
@@ -98,7 +99,11 @@ void printBenchRows(const QCommandLineParser& parser, const ReconstructionReques
                 settings.evalRepeat = evalRepeat;
                 settings.solve = solve;
                 settings.seed = seed;
-                printJsonLine(benchmarkRowJson(runOofBenchmark(settings)));
+                OofBenchmarkRow row = runOofBenchmark(settings);
+                if (threads == 1)
+                    oneThreadEvalMs = row.evalMs;
+                row.oneThreadEvalMs = oneThreadEvalMs;
+                printJsonLine(benchmarkRowJson(row));
             }
         }
     }

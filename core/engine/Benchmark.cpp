@@ -116,6 +116,11 @@ QJsonObject benchmarkRowJson(const OofBenchmarkRow& r)
         row.insert(QStringLiteral("launch"), QString::fromStdString(r.backend.launch));
     if (r.backend.trafficBytes > 0)
         row.insert(QStringLiteral("hbm_bytes"), r.backend.trafficBytes);
+    if (r.oneThreadEvalMs > 0 && r.evalMs > 0) {
+        const double speedup = r.oneThreadEvalMs / r.evalMs;
+        row.insert(QStringLiteral("speedup"), speedup);
+        row.insert(QStringLiteral("parallel_efficiency"), speedup / std::max(1, r.backend.threads));
+    }
     return row;
 }
 

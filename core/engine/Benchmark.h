@@ -41,14 +41,17 @@ struct OofBenchmarkRow {
     bool solved = false;
     double seconds = 0.0;      // time to solution, median over repeats
     SolverSummary summary;     // of the last minimisation
+    // eval_ms of the same grid and order on one thread, when that row was run: gives the row's speed-up and
+    // parallel efficiency (speed-up / threads).
+    double oneThreadEvalMs = 0.0;
 };
 
 // Throws BackendUnavailable, std::invalid_argument for bad settings, std::runtime_error when the
 // minimisation fails.
 OofBenchmarkRow runOofBenchmark(const OofBenchmarkSettings& settings);
 
-// The row with the keys of spec/cli.md (plus cost_ms, eval_over_6fft, seed and, on the GPU, launch
-// and hbm_bytes).
+// The row with the keys of spec/cli.md (plus cost_ms, eval_over_6fft, seed, speedup and parallel_efficiency
+// beside a one-thread row and, on the GPU, launch and hbm_bytes).
 QJsonObject benchmarkRowJson(const OofBenchmarkRow& row);
 
 } // namespace wfs

@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -219,6 +220,19 @@ private:
         m_rowsForward = fftw::plan<Real>(key(fftw::Axes::Rows, fftw::Direction::Forward));
     }
 
+    // The threads a plane's element-wise passes use: the pruned transform's choice (one for small grids).
+    int chunkCount() const { return m_pruned ? m_pruned->workers() : std::max(1, m_options.threads); }
+
+    // f(chunk, begin, end) over chunkCount() fixed ranges of [0, count), one thread each.
+    template <class F>
+    void inChunks(long count, F&& f) const
+    {
+        const int chunks = chunkCount();
+#pragma omp parallel for num_threads(chunks) schedule(static, 1) if (chunks > 1)
+        for (int c = 0; c < chunks; ++c)
+            f(c, count * c / chunks, count * (c + 1) / chunks);
+    }
+
     // Where grid pixel i (row * N + col) sits in the buffer after synthesise().
     size_t bufferIndex(size_t i) const { return m_pruned ? m_pruned->outputIndex(i) : i; }
 
@@ -260,8 +274,10 @@ private:
         const auto& y = pr.pupilY();
         const std::vector<Real>& div = planeDiversity(p, k);
         const Real sx = Real(p.shiftX[size_t(k)]), sy = Real(p.shiftY[size_t(k)]);
-        m_kernels->pupilField(long(index.size()), m_phase0.data(), div.data(), sx, sy, x.data(), y.data(), m_amplitude.data(),
-                              index.data(), chk.data(), m_field.data(), b);
+        inChunks(long(index.size()), [&](int, long i0, long i1) {
+            m_kernels->pupilField(i1 - i0, m_phase0.data() + i0, div.data() + i0, sx, sy, x.data() + i0, y.data() + i0,
+                                  m_amplitude.data() + i0, index.data() + i0, chk.data() + i0, m_field.data() + i0, b);
+        });
         if (m_pruned) {
             m_pruned->synthesise(m_buffer.data());
             return;
@@ -289,16 +305,14 @@ private:
         // Sums over fixed chunks (one per requested thread) added in chunk order, not an OpenMP
         // reduction: its partial sums are combined in whatever order the threads finish, so the cost
         // and gradient (and the fit) would differ in the last bits from run to run.
-        const int chunks = std::max(1, m_options.threads);
+        const int chunks = chunkCount();
         using Partial = simd::ObjectivePartial;
         std::vector<Partial> partials(static_cast<size_t>(chunks));
         const bool poisson = objective == ObjectiveKind::Poisson;
-#pragma omp parallel for num_threads(chunks) schedule(static, 1)
-        for (int chunk = 0; chunk < chunks; ++chunk) {
-            Partial& part = partials[size_t(chunk)];
-            const long begin = long(double(count) * chunk / chunks), end = long(double(count) * (chunk + 1) / chunks);
-            m_kernels->objectiveRange(begin, end, b, data, weight, fieldScale, intensity, background, poisson, gradient, &part);
-        }
+        inChunks(count, [&](int chunk, long begin, long end) {
+            m_kernels->objectiveRange(begin, end, b, data, weight, fieldScale, intensity, background, poisson, gradient,
+                                      &partials[size_t(chunk)]);
+        });
         double cost = 0.0, dFlux = 0.0, dBackground = 0.0;
         bool invalid = false;
         for (const Partial& part : partials) {
@@ -333,14 +347,23 @@ private:
         const auto& chk = pr.checkerboard();
         const auto& x = pr.pupilX();
         const auto& y = pr.pupilY();
-        double dShift[2] = {0.0, 0.0};
         // With defocus parameters the plane's own dL/dphase is needed (its dot product with the plane's
         // unit defocus phase), so it is gathered apart and then added.
         const bool perPlane = pr.hasDefocusParameters();
         if (perPlane)
             m_planeDPhase.setZero();
-        m_kernels->adjointGather(long(index.size()), b, index.data(), chk.data(), m_field.data(), m_amplitude.data(), x.data(),
-                                 y.data(), perPlane ? m_planeDPhase.data() : m_dPhase.data(), m_dAmplitude.data(), dShift);
+        Real* dPhase = perPlane ? m_planeDPhase.data() : m_dPhase.data();
+        // Per-pixel sums are disjoint between chunks; the shift's sums are added in chunk order.
+        std::vector<std::array<double, 2>> shifts(size_t(chunkCount()), {0.0, 0.0});
+        inChunks(long(index.size()), [&](int c, long i0, long i1) {
+            m_kernels->adjointGather(i1 - i0, b, index.data() + i0, chk.data() + i0, m_field.data() + i0, m_amplitude.data() + i0,
+                                     x.data() + i0, y.data() + i0, dPhase + i0, m_dAmplitude.data() + i0, shifts[size_t(c)].data());
+        });
+        double dShift[2] = {0.0, 0.0};
+        for (const auto& shift : shifts) {
+            dShift[0] += shift[0];
+            dShift[1] += shift[1];
+        }
         grad.shiftX[size_t(k)] += dShift[0];
         grad.shiftY[size_t(k)] += dShift[1];
         if (perPlane)

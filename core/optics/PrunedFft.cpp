@@ -1,5 +1,6 @@
 #include "optics/PrunedFft.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <numbers>
@@ -59,34 +60,111 @@ PrunedFft<Real>::PrunedFft(int n, int rowBegin, int rowEnd, int colBegin, int co
     , m_rows(n, rowBegin, rowEnd - rowBegin)
     , m_cols(n, colBegin, colEnd - colBegin)
     , m_kernels(kernels)
-    , m_threads(threads)
+    , m_workers(threads > 1 && long(n) * m_rows.length >= kParallelPoints ? threads : 1)
     , m_block(size_t(m_cols.length) * size_t(m_rows.length))
     , m_middle(size_t(n) * size_t(m_rows.length))
-    , m_scratchMiddle(size_t(n) * size_t(m_rows.length))
-    , m_scratchBlock(size_t(m_cols.length) * size_t(m_rows.length))
     , m_rowTwiddles(twiddles<Real>(m_rows))
     , m_colTwiddles(twiddles<Real>(m_cols))
 {
-    auto key = [&](bool rows, fftw::Direction direction) {
+    // Slices of a row residue start on multiples of 8 rows: B >= 8 complex values per row then keeps every
+    // slice 64-byte aligned, as FFTW's new-array execution of a plan made on aligned arrays needs.
+    m_rowStage = split(m_workers, m_rows.blocks, n, 8);
+    m_colStage = split(std::min(m_workers, m_cols.blocks), m_cols.blocks, m_cols.length, m_cols.length);
+    for (int w = 0; w < m_rowStage.threads(); ++w) {
+        m_scratchMiddle.push_back(std::make_unique<fftw::ComplexBuffer<Real>>(m_middle.size()));
+        m_sumMiddle.push_back(std::make_unique<fftw::ComplexBuffer<Real>>(w > 0 ? m_middle.size() : 0));
+    }
+    for (int w = 0; w < m_colStage.threads(); ++w) {
+        m_scratchBlock.push_back(std::make_unique<fftw::ComplexBuffer<Real>>(m_block.size()));
+        m_sumBlock.push_back(std::make_unique<fftw::ComplexBuffer<Real>>(w > 0 ? m_block.size() : 0));
+    }
+    // Single-threaded plans: the threads above share out the transforms, so FFTW's own threads would only
+    // compete with them for the cores.
+    auto key = [&](bool rows, fftw::Direction direction, int count) {
         fftw::PlanKey k;
         k.n = n;
         k.axes = fftw::Axes::Batch;
         k.direction = direction;
-        k.threads = threads;
+        k.threads = 1;
         k.measure = measure;
         const int b = m_rows.length;
-        // Rows stage: along each contiguous row of the N x B middle array. Columns stage: along the
-        // Bc rows of the block, one transform per pupil row j (stride B).
+        // Rows stage: along each contiguous row of (a slice of) the N x B middle array. Columns stage: along
+        // the Bc rows of the block, one transform per pupil row j (stride B).
         k.length = rows ? b : m_cols.length;
-        k.count = rows ? n : b;
+        k.count = rows ? count : b;
         k.stride = rows ? 1 : b;
         k.distance = rows ? b : 1;
         return k;
     };
-    m_rowsBackward = fftw::plan<Real>(key(true, fftw::Direction::Backward));
-    m_rowsForward = fftw::plan<Real>(key(true, fftw::Direction::Forward));
-    m_colsBackward = fftw::plan<Real>(key(false, fftw::Direction::Backward));
-    m_colsForward = fftw::plan<Real>(key(false, fftw::Direction::Forward));
+    const long sliceRows = m_rowStage.sliceRows, lastRows = n - (long(n) - 1) / sliceRows * sliceRows;
+    for (long count : {sliceRows, lastRows}) {
+        m_rowsBackward.push_back(fftw::plan<Real>(key(true, fftw::Direction::Backward, int(count))));
+        m_rowsForward.push_back(fftw::plan<Real>(key(true, fftw::Direction::Forward, int(count))));
+    }
+    m_colsBackward = fftw::plan<Real>(key(false, fftw::Direction::Backward, 0));
+    m_colsForward = fftw::plan<Real>(key(false, fftw::Direction::Forward, 0));
+}
+
+// Residues (and, with more threads than residues, slices of each residue's rows) dealt to the threads in
+// turn: thread w does items w, w + T, w + 2T, ... of the residue-major list.
+template <class Real>
+typename PrunedFft<Real>::Stage PrunedFft<Real>::split(int threads, int residues, long rows, long sliceMultiple)
+{
+    Stage stage;
+    stage.rows = rows;
+    const int slices = threads > residues ? (threads + residues - 1) / residues : 1;
+    stage.sliceRows = std::min(rows, ((rows + slices - 1) / slices + sliceMultiple - 1) / sliceMultiple * sliceMultiple);
+    const int sliceCount = int((rows + stage.sliceRows - 1) / stage.sliceRows);
+    stage.items.resize(size_t(threads));
+    stage.touched.assign(size_t(threads), std::vector<char>(size_t(sliceCount), 0));
+    int next = 0;
+    for (int s = 0; s < residues; ++s)
+        for (int c = 0; c < sliceCount; ++c, ++next) {
+            const int w = next % threads;
+            Item item;
+            item.residue = s;
+            item.slice = c;
+            item.begin = c * stage.sliceRows;
+            item.end = std::min(rows, item.begin + stage.sliceRows);
+            item.first = !stage.touched[size_t(w)][size_t(c)];
+            stage.touched[size_t(w)][size_t(c)] = 1;
+            stage.items[size_t(w)].push_back(item);
+        }
+    return stage;
+}
+
+template <class Real>
+template <class Work>
+void PrunedFft<Real>::run(const Stage& stage, Work&& work)
+{
+    const int threads = stage.threads();
+#pragma omp parallel for num_threads(threads) schedule(static, 1) if (threads > 1)
+    for (int w = 0; w < threads; ++w)
+        for (const Item& item : stage.items[size_t(w)])
+            work(w, item);
+}
+
+template <class Real>
+void PrunedFft<Real>::reduce(const Stage& stage, Complex* target, Buffers& sums, long width)
+{
+    const int threads = stage.threads();
+    if (threads == 1)
+        return; // thread 0 summed into the target itself
+    // Row by row in thread order: the same bits for a given thread count, whichever thread adds which rows.
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (long r = 0; r < stage.rows; ++r) {
+        const size_t slice = size_t(r / stage.sliceRows);
+        Complex* d = target + r * width;
+        if (!stage.touched[0][slice])
+            std::fill(d, d + width, Complex(0, 0));
+        for (int w = 1; w < threads; ++w) {
+            if (!stage.touched[size_t(w)][slice])
+                continue;
+            const Complex* p = sums[size_t(w)]->data() + r * width;
+            for (long i = 0; i < width; ++i)
+                d[i] += p[i];
+        }
+    }
 }
 
 template <class Real>
@@ -113,42 +191,50 @@ void PrunedFft<Real>::clearBlock()
     std::fill(m_block.data(), m_block.data() + m_block.size(), Complex(0, 0));
 }
 
-// The twiddle of one residue: the rows stage twiddles each element j of the N x B middle array by its
-// pupil row (twiddleColumns), the columns stage each row m of the Bc x B block by its pupil column.
+// The twiddle of one residue over rows [begin, end): the rows stage twiddles each element j of the N x B middle
+// array by its pupil row (twiddleColumns), the columns stage each row m of the Bc x B block by its pupil column.
 template <class Real>
-void PrunedFft<Real>::twiddle(bool rows, int residue, const Complex* src, Complex* dst, bool adjoint)
+void PrunedFft<Real>::twiddle(bool rows, int residue, long begin, long end, const Complex* src, Complex* dst, bool adjoint)
 {
     const PrunedAxis& axis = rows ? m_rows : m_cols;
-    const long height = rows ? m_n : axis.length, width = m_rows.length;
+    const long width = m_rows.length;
     const Complex* t = (rows ? m_rowTwiddles : m_colTwiddles).data() + size_t(residue) * size_t(axis.length);
     auto kernel = rows ? m_kernels.twiddleColumns : m_kernels.twiddleRows;
-    // Element-wise, so any split gives the same bits. Below ~32k points starting the team costs about what
-    // it saves (and much more when the cores are shared), so small twiddles stay on one thread.
-    const int chunks = m_threads > 1 && height * width >= 32768 ? m_threads : 1;
-#pragma omp parallel for num_threads(chunks) schedule(static, 1) if (chunks > 1)
-    for (int c = 0; c < chunks; ++c) {
-        const long begin = height * c / chunks, end = height * (c + 1) / chunks;
-        kernel(end - begin, width, src + begin * width, rows ? t : t + begin, dst + begin * width, adjoint);
-    }
+    kernel(end - begin, width, src + begin * width, rows ? t : t + begin, dst + begin * width, adjoint);
+}
+
+template <class Real>
+typename PrunedFft<Real>::Plan PrunedFft<Real>::rowsPlan(const std::vector<Plan>& plans, const Stage& stage, const Item& item)
+{
+    return item.end - item.begin == stage.sliceRows ? plans[0] : plans[1];
 }
 
 template <class Real>
 void PrunedFft<Real>::synthesise(Complex* output)
 {
     using T = fftw::Traits<Real>;
-    auto raw = [](Complex* p) { return reinterpret_cast<typename T::Complex*>(p); };
+    auto raw = [](const Complex* p) { return reinterpret_cast<typename T::Complex*>(const_cast<Complex*>(p)); };
     const size_t blockSize = m_block.size(), middleSize = m_middle.size();
-    // Residue 0 has unit twiddles: its transforms read the input itself.
-    for (int s = 0; s < m_cols.blocks; ++s) {
-        if (s > 0)
-            twiddle(false, s, m_block.data(), m_scratchBlock.data(), false);
-        T::execute(m_colsBackward, s > 0 ? m_scratchBlock.raw() : m_block.raw(), raw(m_middle.data() + size_t(s) * blockSize));
-    }
-    for (int s = 0; s < m_rows.blocks; ++s) {
-        if (s > 0)
-            twiddle(true, s, m_middle.data(), m_scratchMiddle.data(), false);
-        T::execute(m_rowsBackward, s > 0 ? m_scratchMiddle.raw() : m_middle.raw(), raw(output + size_t(s) * middleSize));
-    }
+    const long width = m_rows.length;
+    // Residue 0 has unit twiddles: its transforms read the input itself (FFTW's out-of-place complex
+    // transforms leave their input as it is, so the threads may all read it).
+    run(m_colStage, [&](int w, const Item& item) {
+        const Complex* src = m_block.data();
+        if (item.residue > 0) {
+            twiddle(false, item.residue, item.begin, item.end, m_block.data(), m_scratchBlock[size_t(w)]->data(), false);
+            src = m_scratchBlock[size_t(w)]->data();
+        }
+        T::execute(m_colsBackward, raw(src), raw(m_middle.data() + size_t(item.residue) * blockSize));
+    });
+    run(m_rowStage, [&](int w, const Item& item) {
+        const size_t offset = size_t(item.begin * width);
+        const Complex* src = m_middle.data() + offset;
+        if (item.residue > 0) {
+            twiddle(true, item.residue, item.begin, item.end, m_middle.data(), m_scratchMiddle[size_t(w)]->data(), false);
+            src = m_scratchMiddle[size_t(w)]->data() + offset;
+        }
+        T::execute(rowsPlan(m_rowsBackward, m_rowStage, item), raw(src), raw(output + size_t(item.residue) * middleSize + offset));
+    });
 }
 
 template <class Real>
@@ -157,17 +243,30 @@ void PrunedFft<Real>::adjoint(Complex* input)
     using T = fftw::Traits<Real>;
     auto raw = [](Complex* p) { return reinterpret_cast<typename T::Complex*>(p); };
     const size_t blockSize = m_block.size(), middleSize = m_middle.size();
-    // The forward (unnormalised) DFT is the adjoint of the backward one; residue 0 writes the sum's first term.
-    for (int s = 0; s < m_rows.blocks; ++s) {
-        T::execute(m_rowsForward, raw(input + size_t(s) * middleSize), s > 0 ? m_scratchMiddle.raw() : m_middle.raw());
-        if (s > 0)
-            twiddle(true, s, m_scratchMiddle.data(), m_middle.data(), true);
-    }
-    for (int s = 0; s < m_cols.blocks; ++s) {
-        T::execute(m_colsForward, raw(m_middle.data() + size_t(s) * blockSize), s > 0 ? m_scratchBlock.raw() : m_block.raw());
-        if (s > 0)
-            twiddle(false, s, m_scratchBlock.data(), m_block.data(), true);
-    }
+    const long width = m_rows.length;
+    // The forward (unnormalised) DFT is the adjoint of the backward one; the twiddles' adjoint adds. Each
+    // thread sums its residues into its own array (thread 0 into the result); a thread's first residue on some
+    // rows writes them (residue 0, whose twiddles are 1) or clears them first.
+    auto stage = [&](const Stage& st, const std::vector<Plan>& plans, Complex* in, size_t inSize, Complex* result, Buffers& sums,
+                     Buffers& scratch, bool rows) {
+        run(st, [&](int w, const Item& item) {
+            Complex* sum = w == 0 ? result : sums[size_t(w)]->data();
+            const size_t offset = size_t(item.begin * width), count = size_t((item.end - item.begin) * width);
+            Complex* source = in + size_t(item.residue) * inSize + offset;
+            const Plan plan = rows ? rowsPlan(plans, st, item) : plans[0];
+            if (item.first && item.residue == 0) {
+                T::execute(plan, raw(source), raw(sum + offset));
+                return;
+            }
+            if (item.first)
+                std::fill(sum + offset, sum + offset + count, Complex(0, 0));
+            T::execute(plan, raw(source), raw(scratch[size_t(w)]->data() + offset));
+            twiddle(rows, item.residue, item.begin, item.end, scratch[size_t(w)]->data(), sum, true);
+        });
+        reduce(st, result, sums, width);
+    };
+    stage(m_rowStage, m_rowsForward, input, middleSize, m_middle.data(), m_sumMiddle, m_scratchMiddle, true);
+    stage(m_colStage, {m_colsForward}, m_middle.data(), blockSize, m_block.data(), m_sumBlock, m_scratchBlock, false);
 }
 
 template class PrunedFft<double>;

@@ -16,10 +16,18 @@
 // rowBegin + j (so the row stage reads contiguous vectors). The output: L_rows blocks, one per row
 // residue s, of N x B: row t = s' Bc + q' holds grid column L_cols q' + s', element q grid row
 // L_rows q + s. The caller permutes its data into that order once (outputIndex).
+//
+// Threads. Each stage is a set of independent residues, so the threads split the residues (and, with more
+// threads than row residues, each residue's N rows into slices) with a scratch array each: one parallel
+// region per stage, single-threaded FFTW plans on disjoint arrays, no lock. The adjoint's sums over residues
+// go to one accumulator per thread, added afterwards in thread order, so a result is the same to the bit for
+// a given thread count and the same to rounding across counts. Below kParallelPoints points per residue
+// (grid 256 at Q = 2 and smaller) a second thread costs more than it saves and one thread does it all.
 #include "optics/Fftw.h"
 #include "simd/Kernels.h"
 
 #include <complex>
+#include <memory>
 #include <vector>
 
 namespace wfs {
@@ -49,6 +57,10 @@ public:
     // Where grid pixel `gridIndex` (row * N + col) sits in the output.
     size_t outputIndex(size_t gridIndex) const;
 
+    // The threads the stages use: the requested count, or 1 where the residues are too small to share.
+    int workers() const { return m_workers; }
+    static constexpr long kParallelPoints = 32768;
+
     Complex* block() { return m_block.data(); }
     void clearBlock();
     // output (N^2, the layout above) = the unnormalised inverse DFT of block(), up to a unit phase per pixel.
@@ -57,18 +69,46 @@ public:
     void adjoint(Complex* input);
 
 private:
-    void twiddle(bool rows, int residue, const Complex* src, Complex* dst, bool adjoint);
+    using Plan = typename fftw::Traits<Real>::Plan;
+    using Buffers = std::vector<std::unique_ptr<fftw::ComplexBuffer<Real>>>; // one per thread
+
+    // One piece of a stage's work: residue s, over rows [begin, end) of its N x B array (the rows stage) or all
+    // of its block (the columns stage).
+    struct Item {
+        int residue = 0;
+        long begin = 0, end = 0;
+        int slice = 0;
+        bool first = false; // the thread's first item on these rows: the adjoint writes instead of adding
+    };
+    // A stage's work split among the threads, and which threads' sums hold each slice.
+    struct Stage {
+        std::vector<std::vector<Item>> items; // items[w]: what thread w does, in order
+        std::vector<std::vector<char>> touched; // touched[w][slice]
+        long rows = 0, sliceRows = 0;
+        int threads() const { return int(items.size()); }
+    };
+    static Stage split(int threads, int residues, long rows, long sliceMultiple);
+    template <class Work>
+    static void run(const Stage& stage, Work&& work);
+    // target (rows x width) = its own value where thread 0 wrote it, plus every other thread's partial sum.
+    static void reduce(const Stage& stage, Complex* target, Buffers& sums, long width);
+    void twiddle(bool rows, int residue, long begin, long end, const Complex* src, Complex* dst, bool adjoint);
+    static Plan rowsPlan(const std::vector<Plan>& plans, const Stage& stage, const Item& item);
+    Stage m_rowStage, m_colStage;
 
     int m_n;
     PrunedAxis m_rows, m_cols;
     const simd::OpticsKernels<Real>& m_kernels;
-    int m_threads;
+    int m_workers = 1;
     fftw::ComplexBuffer<Real> m_block;         // Bc x B: the pupil
     fftw::ComplexBuffer<Real> m_middle;        // N x B: after the columns stage (row t as in the output)
-    fftw::ComplexBuffer<Real> m_scratchMiddle; // N x B: one residue's twiddled middle (or its adjoint)
-    fftw::ComplexBuffer<Real> m_scratchBlock;  // Bc x B: the same for the block
-    std::vector<Complex> m_rowTwiddles, m_colTwiddles; // [residue][j], [residue][m]
-    typename fftw::Traits<Real>::Plan m_colsBackward, m_colsForward, m_rowsBackward, m_rowsForward;
+    Buffers m_scratchMiddle; // N x B: a residue's twiddled middle (or its transform, in the adjoint)
+    Buffers m_scratchBlock;  // Bc x B: the same for the block
+    Buffers m_sumMiddle;     // N x B: a thread's partial sum of the adjoint (thread 0 sums into m_middle)
+    Buffers m_sumBlock;      // Bc x B: the same for the block (thread 0 sums into m_block)
+    std::vector<Complex> m_rowTwiddles, m_colTwiddles;      // [residue][j], [residue][m]
+    Plan m_colsBackward, m_colsForward;
+    std::vector<Plan> m_rowsBackward, m_rowsForward; // [0]: a slice of sliceRows rows; [1]: the last, shorter one
 };
 
 } // namespace wfs

@@ -47,6 +47,12 @@ private slots:
             QCOMPARE(row.value(QStringLiteral("grid")).toInt(), 32);
             QVERIFY(row.value(QStringLiteral("eval_ms")).toDouble() > 0.0);
         }
+        // Beside the one-thread row of its grid and order, a row says its speed-up and parallel efficiency
+        // (ratios of the printed eval_ms, to the printing's 1e-9).
+        const double one = list[0].value(QStringLiteral("eval_ms")).toDouble(), two = list[1].value(QStringLiteral("eval_ms")).toDouble();
+        QVERIFY(qAbs(list[0].value(QStringLiteral("speedup")).toDouble() - 1.0) < 1e-9);
+        QVERIFY(qAbs(list[1].value(QStringLiteral("speedup")).toDouble() - one / two) < 1e-9 * one / two);
+        QVERIFY(qAbs(list[1].value(QStringLiteral("parallel_efficiency")).toDouble() - one / two / 2.0) < 1e-9 * one / two);
     }
 
     void listAfterEqualsSignAndPerGridOrder()
@@ -60,6 +66,8 @@ private slots:
         for (int i = 0; i < 4; ++i) {
             QCOMPARE(list[i].value(QStringLiteral("threads")).toInt(), expectedThreads[i]);
             QCOMPARE(list[i].value(QStringLiteral("order")).toInt(), expectedOrder[i]);
+            // The two-thread rows come before their one-thread row: nothing to compare them with yet.
+            QCOMPARE(list[i].contains(QStringLiteral("speedup")), expectedThreads[i] == 1);
         }
     }
 

@@ -8,6 +8,7 @@
 #include "optics/PrunedFft.h"
 
 #include <complex>
+#include <cstring>
 #include <numbers>
 #include <random>
 
@@ -237,6 +238,56 @@ private slots:
         const QString mismatch = test::adjointMismatch(*problem, *model, *reference, x, all, 1e-6);
         if (!mismatch.isEmpty())
             QFAIL(qPrintable(mismatch));
+    }
+
+    // The threads share a plane's transform (optics/PrunedFft.h): at grid 512, where the residues are large
+    // enough to split (N B >= 2^15), any thread count gives the one-thread cost and gradient to rounding
+    // (1e-12 of the largest component: the partial sums are added in another order), including more threads
+    // than residues (5 and 8 of 4: slices of rows); a given count gives the same bits every time. At grid 256
+    // one thread does everything whatever is asked, so the bits match across counts.
+    void threadsShareTheTransform_data()
+    {
+        QTest::addColumn<int>("grid");
+        QTest::addColumn<double>("sampling");
+        QTest::addColumn<bool>("split");
+        QTest::newRow("oof 512: 4 residues of 128 rows") << 512 << 0.0 << true;
+        QTest::newRow("N = 512, Q = 2: 2 residues") << 512 << 2.0 << true;
+        QTest::newRow("oof 256: one thread") << 256 << 0.0 << false;
+    }
+    void threadsShareTheTransform()
+    {
+        QFETCH(int, grid);
+        QFETCH(double, sampling);
+        QFETCH(bool, split);
+        const PupilGrid pupilGrid = sampling > 0 ? PupilGrid::centred(grid, sampling) : PupilGrid::oofSquare(grid);
+        auto problem = oofProblem(pupilGrid, 4);
+        QVERIFY(prunes(*problem));
+        std::vector<double> x = problem->initialParameters();
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] += 0.05 * std::sin(1.0 + double(i)) * problem->parameterScales()[i];
+        auto run = [&](int threads, std::vector<double>& gradient) {
+            gradient.assign(x.size(), 0.0);
+            return evaluator(problem, Precision::Double, threads, true)->evaluate(x.data(), gradient.data());
+        };
+        std::vector<double> one;
+        const double oneCost = run(1, one);
+        double largest = 0;
+        for (double v : one)
+            largest = std::max(largest, std::abs(v));
+        for (int threads : {2, 3, 5, 8}) {
+            std::vector<double> first, second;
+            const double cost = run(threads, first), again = run(threads, second);
+            QCOMPARE(std::memcmp(&cost, &again, sizeof cost), 0);
+            QCOMPARE(std::memcmp(first.data(), second.data(), first.size() * sizeof(double)), 0);
+            if (!split) {
+                QCOMPARE(std::memcmp(&cost, &oneCost, sizeof cost), 0);
+                QCOMPARE(std::memcmp(first.data(), one.data(), one.size() * sizeof(double)), 0);
+                continue;
+            }
+            WFS_VERIFY_CLOSE(cost, oneCost, 1e-12, 0.0);
+            for (size_t i = 0; i < x.size(); ++i)
+                WFS_VERIFY_CLOSE(first[i], one[i], 1e-12, 1e-12 * largest);
+        }
     }
 
     // The model images come back in grid order whatever the transform's own order.
