@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace wfs {
 
@@ -93,66 +94,101 @@ ReconstructionRequest seededAt(const ReconstructionRequest& request, double weig
     return next;
 }
 
-// ReconstructionRequest::autoRegularization: one fit per weight, then the choice and the sweep in words.
+// ReconstructionRequest::autoRegularization: a bracketing search over the weights, then the choice and the fits in
+// words. The discrepancy principle wants the strongest weight at the noise level, and chi-square only falls as the
+// weight does, so the search starts in the middle of the ladder and walks one way: stronger while the noise level
+// holds, weaker until it does. Each fit starts where the last one ended. Only when no weight reaches the noise
+// level are the rest fitted, for the fallback rule (the strongest within 2 % of the least chi-square).
 FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
                                              const std::atomic<bool>* cancel)
 {
-    std::vector<std::pair<double, FitResult>> fits;
+    const std::vector<double> weights = regularizationSweepWeights(); // strongest first
+    std::vector<std::optional<FitResult>> fits(weights.size());
+    std::vector<double> chi(weights.size(), std::nan(""));
     ReconstructionRequest step = request;
     step.autoRegularization = false;
     step.analysis.computeUncertainty = false; // for the chosen fit only, below
     SolverSummary done; // the sweep's fits so far
-    for (double weight : regularizationSweepWeights()) {
-        step.spec.regularization = weight;
+    long pixels = 0;
+    std::optional<FitResult> stopped; // a cancelled or failed fit ends the sweep
+    std::vector<size_t> order;        // the weights in the order they were fitted
+    auto fitAt = [&](size_t i) {
+        if (fits[i])
+            return true;
+        step.spec.regularization = weights[i];
         FitResult result = reconstruct(step, continuing(progress, done), cancel);
         done.seconds += result.solver.seconds;
         done.iterations += result.solver.iterations;
-        if (result.solver.termination == Termination::Cancelled || result.solver.termination == Termination::Failed)
-            return result;
-        const ProblemSpec fitted = step.spec;
-        step = seededAt(step, weight, result, fitted); // the next weight starts where this one ended
-        fits.emplace_back(weight, std::move(result));
-    }
-    long pixels = 0;
-    std::vector<double> chi;
-    for (const auto& [weight, result] : fits)
-        chi.push_back(overallReducedChiSquare(result, &pixels));
-    const double noiseLevel = 1.0 + 3.0 * std::sqrt(2.0 / double(std::max(1L, pixels)));
-    const double least = *std::min_element(chi.begin(), chi.end());
-    size_t chosen = fits.size() - 1;
-    std::string rule;
-    for (size_t i = 0; i < fits.size(); ++i)
-        if (chi[i] <= noiseLevel) {
-            chosen = i;
-            rule = "the discrepancy principle (chi2/pixel at the noise level " + std::to_string(noiseLevel).substr(0, 5) + ")";
-            break;
+        if (result.solver.termination == Termination::Cancelled || result.solver.termination == Termination::Failed) {
+            stopped = std::move(result);
+            return false;
         }
-    if (rule.empty()) {
-        for (size_t i = 0; i < fits.size(); ++i)
-            if (chi[i] <= 1.02 * least) {
+        const ProblemSpec fitted = step.spec;
+        step = seededAt(step, weights[i], result, fitted); // the next weight starts where this one ended
+        chi[i] = overallReducedChiSquare(result, &pixels);
+        fits[i] = std::move(result);
+        order.push_back(i);
+        return true;
+    };
+    auto noiseLevel = [&] { return 1.0 + 3.0 * std::sqrt(2.0 / double(std::max(1L, pixels))); };
+    auto atNoise = [&](size_t i) { return chi[i] <= noiseLevel(); };
+
+    size_t i = weights.size() / 2;
+    if (!fitAt(i))
+        return std::move(*stopped);
+    std::optional<size_t> chosen;
+    if (atNoise(i)) {
+        while (i > 0) { // stronger while the noise level holds
+            if (!fitAt(i - 1))
+                return std::move(*stopped);
+            if (!atNoise(i - 1))
+                break;
+            --i;
+        }
+        chosen = i;
+    } else {
+        while (i + 1 < weights.size()) { // weaker until it does
+            if (!fitAt(++i))
+                return std::move(*stopped);
+            if (atNoise(i)) {
                 chosen = i;
                 break;
             }
+        }
+    }
+    std::string rule;
+    if (chosen) {
+        rule = "the discrepancy principle (chi2/pixel at the noise level " + std::to_string(noiseLevel()).substr(0, 5) + ")";
+    } else {
+        for (size_t j = 0; j < weights.size(); ++j)
+            if (!fitAt(j))
+                return std::move(*stopped);
+        const double least = *std::min_element(chi.begin(), chi.end());
+        for (size_t j = 0; j < weights.size() && !chosen; ++j)
+            if (chi[j] <= 1.02 * least)
+                chosen = j;
         rule = "no weight reaches the noise level, so the strongest within 2 % of the least chi2/pixel";
     }
     // The sweep's fits skip the uncertainties (2 P gradients each); when they are asked for, the chosen weight is
     // refitted from its own solution (a few iterations) with the full analysis.
-    FitResult result = std::move(fits[chosen].second);
+    const double weight = weights[*chosen];
+    FitResult result = std::move(*fits[*chosen]);
     if (request.analysis.computeUncertainty) {
         // The spec the chosen fit ran with (seeded by the weight before it: the same basis and zonal layout).
-        ReconstructionRequest last = seededAt(request, fits[chosen].first, result, request.spec);
+        ReconstructionRequest last = seededAt(request, weight, result, request.spec);
         last.start = result.solver.parameters;
         result = reconstruct(last, continuing(progress, done), cancel);
     }
     std::string sweep;
-    for (size_t i = 0; i < fits.size(); ++i) {
+    for (size_t j : order) {
         char text[64];
-        std::snprintf(text, sizeof text, "%s%g: %.3f", i ? ", " : "", fits[i].first, chi[i]);
+        std::snprintf(text, sizeof text, "%s%g: %.3f", sweep.empty() ? "" : ", ", weights[j], chi[j]);
         sweep += text;
     }
     char head[96];
-    std::snprintf(head, sizeof head, "weight %g chosen by ", fits[chosen].first);
-    result.regularizationChoice = head + rule + "; chi2/pixel by weight: " + sweep + "; sweep " + std::to_string(int(std::lround(done.seconds))) + " s";
+    std::snprintf(head, sizeof head, "weight %g chosen by ", weight);
+    result.regularizationChoice = head + rule + "; chi2/pixel by weight, in the order fitted: " + sweep + "; " + std::to_string(order.size())
+        + " fits, " + std::to_string(done.iterations) + " iterations, " + std::to_string(int(std::lround(done.seconds))) + " s";
     return result;
 }
 

