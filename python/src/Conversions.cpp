@@ -172,6 +172,11 @@ py::array vectorArray(const std::vector<double>& values)
     return array;
 }
 
+std::string pathArgument(const py::handle& path)
+{
+    return py::str(py::module_::import("os").attr("fspath")(path)).cast<std::string>();
+}
+
 void registerExceptions()
 {
     py::register_exception_translator([](std::exception_ptr p) {

@@ -50,6 +50,9 @@ py::array imageView(const Image& image, std::shared_ptr<const void> owner);
 py::array imageStack(const std::vector<const Image*>& planes);
 py::array vectorArray(const std::vector<double>& values);
 
+// A str or path-like object (pathlib.Path) as a file name.
+std::string pathArgument(const py::handle& path);
+
 // Registers the translations: OptionError, SettingsError, DatasetError -> ValueError; ImageReadError,
 // SessionError, OutputError -> OSError (FileNotFoundError for a path that does not exist).
 void registerExceptions();

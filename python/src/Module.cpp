@@ -314,7 +314,8 @@ stack[:, ::-1] for images stored top row first). Keyword options have wavefront-
         });
 
     py::class_<PySettings>(m, "Settings", "A saved session's inputs and settings (metadata, preparation, model, solver).")
-        .def_static("from_session", [](const std::string& path) {
+        .def_static("from_session", [](const py::object& pathObject) {
+            const std::string path = pathArgument(pathObject);
             PySettings s;
             OpenedSession opened = openSession(path);
             s.session = std::move(opened.session);
@@ -365,10 +366,10 @@ units, a list is joined by commas, a switch is True:
     m.def("read", [](const py::object& paths) {
         std::vector<std::string> list;
         if (py::isinstance<py::str>(paths) || py::hasattr(paths, "__fspath__"))
-            list.push_back(py::str(py::module_::import("os").attr("fspath")(paths)).cast<std::string>());
+            list.push_back(pathArgument(paths));
         else
             for (const py::handle p : py::iter(paths))
-                list.push_back(py::str(py::module_::import("os").attr("fspath")(p)).cast<std::string>());
+                list.push_back(pathArgument(p));
         return wfs::python::read(list);
     }, py::arg("path"), R"doc(
 Reads FITS (images, cubes, HDUs), TIFF (pages) or PNG files, with their metadata (FITS keywords, a JSON

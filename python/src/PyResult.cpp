@@ -70,9 +70,10 @@ std::string exportFor(const std::string& path)
     throw py::value_error(path + ": say which export with what= (the file name does not tell)");
 }
 
-void save(PyResult& r, const std::string& path, const py::object& what, const py::object& phaseUnitText, bool wrapped, bool float32, bool overwrite,
+void save(PyResult& r, const py::object& pathObject, const py::object& what, const py::object& phaseUnitText, bool wrapped, bool float32, bool overwrite,
           const py::object& stack)
 {
+    const std::string path = pathArgument(pathObject);
     std::string key = what.is_none() ? exportFor(path) : what.cast<std::string>();
     for (char& c : key)
         if (c == '_')
