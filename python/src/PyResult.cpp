@@ -288,9 +288,9 @@ psf_stack: a PsfStack from psf_stack() for psf-stack-out (default: 21 planes ove
         .def_readonly("fwhm_fitted_pixels", &PsfAnalysis::fwhmFittedPixels, "FWHM of the fitted PSF, pixels.")
         .def_readonly("fwhm_diffraction_pixels", &PsfAnalysis::fwhmDiffractionPixels, "FWHM of the diffraction-limited PSF, pixels.")
         .def_readonly("cutoff_cycles_per_pixel", &PsfAnalysis::cutoffCyclesPerPixel, "The incoherent cut-off, cycles per pixel (1 / Q).")
-        .def_property_readonly("fitted_psf", [](const PsfAnalysis& a) { return imageStack({&a.fittedPsf})[py::int_(0)]; },
+        .def_property_readonly("fitted_psf", [](const PsfAnalysis& a) { return imageStack({&a.fittedPsf}).attr("reshape")(a.fittedPsf.height, a.fittedPsf.width); },
                                "The fitted PSF divided by the diffraction-limited peak.")
-        .def_property_readonly("diffraction_psf", [](const PsfAnalysis& a) { return imageStack({&a.diffractionPsf})[py::int_(0)]; },
+        .def_property_readonly("diffraction_psf", [](const PsfAnalysis& a) { return imageStack({&a.diffractionPsf}).attr("reshape")(a.diffractionPsf.height, a.diffractionPsf.width); },
                                "The diffraction-limited PSF divided by its peak.")
         .def_property_readonly("radius", [](const PsfAnalysis& a) { return vectorArray(a.radius); }, "Radii of the profiles, pixels.")
         .def_property_readonly("encircled_fitted", [](const PsfAnalysis& a) { return vectorArray(a.encircledFitted); }, "Encircled energy of the fitted PSF.")
