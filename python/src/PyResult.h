@@ -20,7 +20,7 @@ struct PyResult {
     DatasetMetadata metadata;       // for the PSF stack's pixel size
     std::optional<Session> session; // file or session input: what "session" saves
     std::vector<std::string> notes;
-    double coreSeconds = 0.0;       // preparation, fit and analysis: the work wavefront-cli does in its process
+    double coreSeconds = 0.0;       // options, preparation, fit and analysis: the work wavefront-cli does in its process
 };
 
 // The fitted system's PSF stack (wfs.psf_stack).
