@@ -17,6 +17,8 @@ packages=(
   # Tests: clang (libFuzzer) for the fuzz_* runs; astropy and numpy read the exports back
   # independently of the program's own readers (tst_exportreaders).
   clang python3 python3-numpy python3-astropy fitsverify python3-jsonschema parallel
+  # The Python module (python/, pybind11) and its pytest suite.
+  pybind11-dev python3-pybind11 python3-dev python3-pytest
 )
 
 missing=()

@@ -94,6 +94,16 @@ void addOptions(QCommandLineParser& parser, QList<QCommandLineOption> options)
     }
 }
 
+void addCoreOptions(QCommandLineParser& parser, const std::vector<OptionHelp>& options)
+{
+    QList<QCommandLineOption> list;
+    for (const OptionHelp& o : options) {
+        QCommandLineOption option(o.name, o.description, o.valueName, o.defaultValue);
+        list << option;
+    }
+    addOptions(parser, list);
+}
+
 std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& args, const QString& usage)
 {
     parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsLongOptions);
@@ -153,80 +163,35 @@ QString describe(const std::exception& e)
     return QString::fromStdString(e.what());
 }
 
+// Core's parsers (io/SettingOptions.h), the option named as the command line spells it.
 int parseInt(const QString& text, const QString& option)
 {
-    bool ok = false;
-    const int value = text.trimmed().toInt(&ok);
-    if (ok)
-        return value;
-    bool wide = false;
-    text.trimmed().toLongLong(&wide);
-    bool real = false;
-    const double approx = text.trimmed().toDouble(&real);
-    // A whole number written with an exponent (1e3) is that number.
-    if (real && std::isfinite(approx) && approx == std::floor(approx) && approx >= std::numeric_limits<int>::min()
-        && approx <= std::numeric_limits<int>::max())
-        return int(approx);
-    if (wide || (real && std::isfinite(approx) && approx == std::floor(approx)))
-        throw UsageError(QStringLiteral("--%1: %2 is out of range (at most %3)").arg(option, text.trimmed()).arg(std::numeric_limits<int>::max()).toStdString());
-    throw UsageError(QStringLiteral("--%1: '%2' is not an integer").arg(option, text).toStdString());
+    return parseIntOption(text, "--" + option.toStdString());
 }
 
 double parseNumber(const QString& text, const QString& option)
 {
-    bool ok = false;
-    const double value = text.trimmed().toDouble(&ok);
-    if (!ok || !std::isfinite(value))
-        throw UsageError(QStringLiteral("--%1: '%2' is not a number").arg(option, text).toStdString());
-    return value;
+    return parseNumberOption(text, "--" + option.toStdString());
 }
 
 std::vector<int> parseIntList(const QString& text, const QString& option)
 {
-    std::vector<int> values;
-    for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts))
-        values.push_back(parseInt(part, option));
-    if (values.empty())
-        throw UsageError(QStringLiteral("--%1: expected a comma-separated list of integers").arg(option).toStdString());
-    return values;
+    return parseIntListOption(text, "--" + option.toStdString());
 }
 
 std::vector<QString> parseWordList(const QString& text, const QString& option, const QStringList& allowed)
 {
-    std::vector<QString> values;
-    for (const QString& part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        const QString word = part.trimmed().toLower();
-        if (!allowed.contains(word))
-            throw UsageError(QStringLiteral("--%1: '%2' is not one of %3")
-                                 .arg(option, word, allowed.join(QLatin1Char('|')))
-                                 .toStdString());
-        values.push_back(word);
-    }
-    if (values.empty())
-        throw UsageError(QStringLiteral("--%1: expected one of %2").arg(option, allowed.join(QLatin1Char('|'))).toStdString());
-    return values;
+    return parseWordListOption(text, "--" + option.toStdString(), allowed);
 }
 
 double parseLength(const QString& text, const QString& option)
 {
-    // Core's one parser (io/Units.h): a bare number is metres.
-    const auto v = valueFromText(text.toStdString());
-    if (!v)
-        throw UsageError(QStringLiteral("--%1: '%2' is not a length (e.g. 633nm, 5.5um, 2.4m)").arg(option, text).toStdString());
-    if (v->kind != ValueWithUnit::Kind::Length && v->kind != ValueWithUnit::Kind::Bare)
-        throw UsageError(QStringLiteral("--%1: '%2' is not a length; use nm, um, mm, cm or m").arg(option, text).toStdString());
-    return v->value;
+    return parseLengthOption(text, "--" + option.toStdString());
 }
 
 double parsePlausible(const QString& text, const QString& option, Setting setting)
 {
-    const bool isLength = setting == Setting::Wavelength || setting == Setting::PixelPitch || setting == Setting::Aperture
-                          || setting == Setting::DefocusLength || setting == Setting::ZStep || setting == Setting::ObjectDiameter || setting == Setting::Bandwidth;
-    const double v = isLength ? parseLength(text, option) : parseNumber(text, option);
-    const std::string error = plausibilityError(setting, v);
-    if (!error.empty())
-        throw UsageError("--" + option.toStdString() + ": " + error);
-    return v;
+    return parsePlausibleOption(text, "--" + option.toStdString(), setting);
 }
 
 void checkOutputs(const std::vector<OutputSpec>& outputs, const std::vector<std::string>& inputs, bool overwrite)
@@ -281,47 +246,12 @@ namespace wfs::cli {
 
 void addSolverOptions(QCommandLineParser& parser, const SolverSettings& d, const QString& gtolNote, const QString& ftolNote)
 {
-    auto note = [](const QString& text) { return text.isEmpty() ? QString() : QStringLiteral("; ") + text; };
-    // The stated defaults are the settings' own (io/Session.h), so help and behaviour cannot part.
-    addOptions(parser, {
-        {QStringLiteral("backend"), QStringLiteral("cpu or gpu (default %1).").arg(QLatin1String(backendName(d.backend))), QStringLiteral("name")},
-        {QStringLiteral("gradient"), QStringLiteral("adjoint (exact) or fd (forward differences) (default %1).").arg(QLatin1String(gradientName(d.gradient))),
-         QStringLiteral("kind")},
-        {QStringLiteral("optimizer"), QStringLiteral("bfgs or lbfgs (default %1).").arg(QLatin1String(optimizerName(d.optimizer))), QStringLiteral("name")},
-        {QStringLiteral("precision"), QStringLiteral("double or float (default %1).").arg(QLatin1String(precisionName(d.precision))), QStringLiteral("p")},
-        {QStringLiteral("threads"), QStringLiteral("CPU threads for FFTs and pointwise work (default %1).").arg(d.threads), QStringLiteral("T")},
-        {QStringLiteral("max-iterations"), QStringLiteral("Iteration limit (default %1).").arg(d.maxIterations), QStringLiteral("K")},
-        {QStringLiteral("gtol"), QStringLiteral("Stop when the gradient's max-norm is at most X (default %1%2).").arg(d.gradientTolerance, 0, 'g', 6).arg(note(gtolNote)),
-         QStringLiteral("X")},
-        {QStringLiteral("ftol"), QStringLiteral("Stop when the relative cost change is below X (default %1%2).").arg(d.functionTolerance, 0, 'g', 6).arg(note(ftolNote)),
-         QStringLiteral("X")},
-    });
+    addCoreOptions(parser, solverOptionHelp(d, gtolNote, ftolNote));
 }
 
 void applySolverFlags(const QCommandLineParser& parser, SolverSettings& s)
 {
-    auto has = [&](const char* name) { return parser.isSet(QLatin1String(name)); };
-    auto value = [&](const char* name) { return parser.value(QLatin1String(name)); };
-    auto word = [&](const char* name, const QStringList& allowed) { return parseWordList(value(name), QLatin1String(name), allowed).front(); };
-    if (has("backend"))
-        s.backend = word("backend", {QStringLiteral("cpu"), QStringLiteral("gpu")}) == QLatin1String("gpu") ? BackendKind::Gpu : BackendKind::Cpu;
-    if (has("gradient"))
-        s.gradient = word("gradient", {QStringLiteral("adjoint"), QStringLiteral("fd")}) == QLatin1String("fd") ? GradientKind::FiniteDifference
-                                                                                                               : GradientKind::Adjoint;
-    if (has("optimizer"))
-        s.optimizer = word("optimizer", {QStringLiteral("bfgs"), QStringLiteral("lbfgs")}) == QLatin1String("lbfgs") ? OptimizerKind::Lbfgs
-                                                                                                                   : OptimizerKind::Bfgs;
-    if (has("precision"))
-        s.precision = word("precision", {QStringLiteral("double"), QStringLiteral("float")}) == QLatin1String("float") ? Precision::Float
-                                                                                                                     : Precision::Double;
-    if (has("threads"))
-        s.threads = parseInt(value("threads"), QStringLiteral("threads"));
-    if (has("max-iterations"))
-        s.maxIterations = parseInt(value("max-iterations"), QStringLiteral("max-iterations"));
-    if (has("gtol"))
-        s.gradientTolerance = parseNumber(value("gtol"), QStringLiteral("gtol"));
-    if (has("ftol"))
-        s.functionTolerance = parseNumber(value("ftol"), QStringLiteral("ftol"));
+    applySolverOptions(ParserOptions(parser), s);
 }
 
 } // namespace wfs::cli

@@ -1,6 +1,7 @@
 #pragma once
 // Shared plumbing of the wavefront-cli sub-commands: argument parsing with the exit-status contract of
 // spec/cli.md (bad arguments: one line on stderr, status 2), unit-suffixed numbers, JSON lines.
+#include "io/SettingOptions.h"
 #include "io/Units.h"
 
 #include <QCommandLineParser>
@@ -15,10 +16,20 @@
 
 namespace wfs::cli {
 
-// Thrown for a bad command-line argument; the command turns it into one stderr line and status 2.
-class UsageError : public std::runtime_error {
+// Thrown for a bad command-line argument; the command turns it into one stderr line and status 2. Core's
+// option parsers (io/SettingOptions.h) throw it too, their messages naming the flag ("--order: ...").
+using UsageError = OptionError;
+
+// The command line's flags as core reads options: "--name" in messages.
+class ParserOptions : public OptionSource {
 public:
-    using std::runtime_error::runtime_error;
+    explicit ParserOptions(const QCommandLineParser& parser) : m_parser(parser) { }
+    bool has(const char* name) const override { return m_parser.isSet(QLatin1String(name)); }
+    std::string value(const char* name) const override { return m_parser.value(QLatin1String(name)).toStdString(); }
+    std::string spell(const char* name) const override { return std::string("--") + name; }
+
+private:
+    const QCommandLineParser& m_parser;
 };
 
 // Parses args (args[0] is "PROGRAM COMMAND"); adds --help and --version. Prints the help (its usage
@@ -30,6 +41,8 @@ std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& ar
 // Adds options; each one with a default value states it in its help ("(default X)") unless its
 // description already names its default.
 void addOptions(QCommandLineParser& parser, QList<QCommandLineOption> options);
+// Core's option lists (io/SettingOptions.h) as flags.
+void addCoreOptions(QCommandLineParser& parser, const std::vector<OptionHelp>& options);
 
 // The candidate nearest to `word` (edit distance with transpositions, at most 1 for short words and 2
 // for longer ones, or the only candidate that starts with it); empty when none is near.

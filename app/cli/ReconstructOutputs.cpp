@@ -100,11 +100,9 @@ PsfStack psfStackFor(const QCommandLineParser& parser, const ProblemSpec& spec, 
 {
     const Problem problem(fittedSpec(spec, result));
     PsfStackRequest request;
-    const std::string unit = psfStackUnit(problem);
     if (const auto range = psfStackRange(parser)) {
-        if (range->waves != (unit == "waves"))
-            throw UsageError("--psf-z: the fitted planes' defocus is in " + std::string(unit == "m" ? "lengths (e.g. um)" : "waves (w)")
-                             + "; give the range in the same unit");
+        if (const std::string error = psfStackRangeError(problem, *range); !error.empty())
+            throw UsageError("--psf-z: " + error);
         request.defocus = range->values;
     } else {
         request.defocus = defaultPsfStackDefocus(spec);

@@ -131,4 +131,12 @@ std::optional<DefocusRange> defocusRangeFromText(const std::string& text)
     return range;
 }
 
+std::string psfStackRangeError(const Problem& problem, const DefocusRange& range)
+{
+    const std::string unit = psfStackUnit(problem);
+    if (range.waves == (unit == "waves"))
+        return {};
+    return "the fitted planes' defocus is in " + std::string(unit == "m" ? "lengths (e.g. um)" : "waves (w)") + "; give the range in the same unit";
+}
+
 } // namespace wfs

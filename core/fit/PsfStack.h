@@ -39,5 +39,7 @@ struct DefocusRange {
     bool waves = false;
 };
 std::optional<DefocusRange> defocusRangeFromText(const std::string& text);
+// Empty when the range is in the unit of the problem's planes (psfStackUnit), else what to give instead.
+std::string psfStackRangeError(const Problem& problem, const DefocusRange& range);
 
 } // namespace wfs

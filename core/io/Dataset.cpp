@@ -487,6 +487,75 @@ std::vector<std::string> metadataFilesBeside(const std::string& imagePath)
     return files;
 }
 
+namespace {
+
+// Appends one file's planes (read from disk or handed over in memory as `path`) with their messages; returns the
+// file's index. Planes of another size than the dataset's first stay loaded, not taking part.
+int appendContent(Dataset& dataset, ImageFileContent& content, DatasetFile file, std::vector<DatasetMessage>& messages)
+{
+    const std::string path = file.path;
+    file.format = content.format;
+    file.firstPlane = int(dataset.planes.size());
+    file.planeCount = int(content.planes.size());
+    file.numbers = content.numbers;
+    file.strings = content.strings;
+    file.bitsPerSample = content.bitsPerSample;
+    file.floatingPoint = content.floatingPoint;
+    const int fileIndex = int(dataset.files.size());
+    const Image& first = content.planes.front();
+    messages.push_back({MessageLevel::Info, path,
+                        path + ": " + imageFormatName(content.format) + ", " + std::to_string(content.planes.size()) + " plane(s) of "
+                            + std::to_string(first.width) + " x " + std::to_string(first.height) + ", " + bitDescription(content)
+                            + " -> dataset plane(s) " + std::to_string(file.firstPlane)
+                            + (content.planes.size() > 1 ? ".." + std::to_string(file.firstPlane + int(content.planes.size()) - 1) : std::string())});
+    for (const std::string& w : content.warnings)
+        messages.push_back({MessageLevel::Warning, path, w});
+    for (size_t k = 0; k < content.planes.size(); ++k) {
+        DatasetPlane plane;
+        plane.raw = std::move(content.planes[k]);
+        plane.file = fileIndex;
+        plane.indexInFile = int(k);
+        plane.formatMaximum = content.formatMaximum;
+        excludeUnusable(plane, path, messages);
+        dataset.planes.push_back(std::move(plane));
+    }
+    dataset.files.push_back(std::move(file));
+    // Planes of another size than the dataset's first cannot be fitted with it (unless a crop makes
+    // them equal): they stay loaded, not taking part.
+    const Image& ref = dataset.planes.front().raw;
+    int differing = 0, differingWidth = 0, differingHeight = 0;
+    for (int k = dataset.files.back().firstPlane; k < int(dataset.planes.size()); ++k) {
+        DatasetPlane& plane = dataset.planes[size_t(k)];
+        if ((plane.raw.width != ref.width || plane.raw.height != ref.height) && plane.use) {
+            plane.use = false;
+            if (differing++ == 0) {
+                differingWidth = plane.raw.width;
+                differingHeight = plane.raw.height;
+            }
+        }
+    }
+    if (differing > 0)
+        messages.push_back({MessageLevel::Warning, path,
+                            path + ": " + std::to_string(differing) + " plane(s) of " + std::to_string(differingWidth) + " x "
+                                + std::to_string(differingHeight) + (differing > 1 ? " (the first of them)" : "")
+                                + " differ in size from dataset plane 0 (" + std::to_string(ref.width) + " x "
+                                + std::to_string(ref.height) + "); they do not take part unless selected with a crop that makes them equal"});
+    return fileIndex;
+}
+
+// The conflicts found since `knownConflicts`, said as warnings about `path`.
+void warnConflicts(const DatasetMetadata& metadata, size_t knownConflicts, const std::string& path, std::vector<DatasetMessage>& messages)
+{
+    for (size_t k = knownConflicts; k < metadata.conflicts.size(); ++k) {
+        const DatasetMetadata::Conflict& c = metadata.conflicts[k];
+        messages.push_back({MessageLevel::Warning, path,
+                            path + ": " + c.key + " is " + format("%.6g", c.kept) + " (" + c.keptOrigin + ") but " + format("%.6g", c.other) + " ("
+                                + c.otherOrigin + "); keeping " + format("%.6g", c.kept) + " -- check which is right"});
+    }
+}
+
+} // namespace
+
 std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::string>& paths, const ReadLimits& limits)
 {
     std::vector<DatasetMessage> messages;
@@ -503,53 +572,8 @@ std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::st
         }
         DatasetFile file;
         file.path = path;
-        file.format = content.format;
         file.sha256 = sha256Of(path, &file.bytes);
-        file.firstPlane = int(dataset.planes.size());
-        file.planeCount = int(content.planes.size());
-        file.numbers = content.numbers;
-        file.strings = content.strings;
-        file.bitsPerSample = content.bitsPerSample;
-        file.floatingPoint = content.floatingPoint;
-        const int fileIndex = int(dataset.files.size());
-        const Image& first = content.planes.front();
-        messages.push_back({MessageLevel::Info, path,
-                            path + ": " + imageFormatName(content.format) + ", " + std::to_string(content.planes.size()) + " plane(s) of "
-                                + std::to_string(first.width) + " x " + std::to_string(first.height) + ", " + bitDescription(content)
-                                + " -> dataset plane(s) " + std::to_string(file.firstPlane)
-                                + (content.planes.size() > 1 ? ".." + std::to_string(file.firstPlane + int(content.planes.size()) - 1) : std::string())});
-        for (const std::string& w : content.warnings)
-            messages.push_back({MessageLevel::Warning, path, w});
-        for (size_t k = 0; k < content.planes.size(); ++k) {
-            DatasetPlane plane;
-            plane.raw = std::move(content.planes[k]);
-            plane.file = fileIndex;
-            plane.indexInFile = int(k);
-            plane.formatMaximum = content.formatMaximum;
-            excludeUnusable(plane, path, messages);
-            dataset.planes.push_back(std::move(plane));
-        }
-        dataset.files.push_back(std::move(file));
-        // Planes of another size than the dataset's first cannot be fitted with it (unless a crop makes
-        // them equal): they stay loaded, not taking part.
-        const Image& ref = dataset.planes.front().raw;
-        int differing = 0, differingWidth = 0, differingHeight = 0;
-        for (int k = dataset.files.back().firstPlane; k < int(dataset.planes.size()); ++k) {
-            DatasetPlane& plane = dataset.planes[size_t(k)];
-            if ((plane.raw.width != ref.width || plane.raw.height != ref.height) && plane.use) {
-                plane.use = false;
-                if (differing++ == 0) {
-                    differingWidth = plane.raw.width;
-                    differingHeight = plane.raw.height;
-                }
-            }
-        }
-        if (differing > 0)
-            messages.push_back({MessageLevel::Warning, path,
-                                path + ": " + std::to_string(differing) + " plane(s) of " + std::to_string(differingWidth) + " x "
-                                    + std::to_string(differingHeight) + (differing > 1 ? " (the first of them)" : "")
-                                    + " differ in size from dataset plane 0 (" + std::to_string(ref.width) + " x "
-                                    + std::to_string(ref.height) + "); they do not take part unless selected with a crop that makes them equal"});
+        const int fileIndex = appendContent(dataset, content, std::move(file), messages);
         const size_t knownConflicts = dataset.metadata.conflicts.size();
         const std::string sidecar = findSidecar(path);
         if (!sidecar.empty())
@@ -557,13 +581,27 @@ std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::st
         if (const std::string log = findInstrumentLog(path); !log.empty())
             applyInstrumentLog(dataset, fileIndex, log, messages);
         applyHeaders(dataset, fileIndex, messages);
-        for (size_t k = knownConflicts; k < dataset.metadata.conflicts.size(); ++k) {
-            const DatasetMetadata::Conflict& c = dataset.metadata.conflicts[k];
-            messages.push_back({MessageLevel::Warning, path,
-                                path + ": " + c.key + " is " + format("%.6g", c.kept) + " (" + c.keptOrigin + ") but " + format("%.6g", c.other) + " ("
-                                    + c.otherOrigin + "); keeping " + format("%.6g", c.kept) + " -- check which is right"});
-        }
+        warnConflicts(dataset.metadata, knownConflicts, path, messages);
     }
+    dataset.preparation.reset();
+    return messages;
+}
+
+std::vector<DatasetMessage> addImages(Dataset& dataset, ImageFileContent content, const std::string& name)
+{
+    std::vector<DatasetMessage> messages;
+    if (content.planes.empty())
+        throw DatasetError(name + ": no image planes");
+    for (const Image& plane : content.planes)
+        if (plane.isEmpty() || plane.pixels.size() != size_t(plane.width) * size_t(plane.height))
+            throw DatasetError(name + ": a plane of " + std::to_string(plane.width) + " x " + std::to_string(plane.height) + " pixels holds "
+                               + std::to_string(plane.pixels.size()) + " values");
+    DatasetFile file;
+    file.path = name;
+    const int fileIndex = appendContent(dataset, content, std::move(file), messages);
+    const size_t knownConflicts = dataset.metadata.conflicts.size();
+    applyHeaders(dataset, fileIndex, messages);
+    warnConflicts(dataset.metadata, knownConflicts, name, messages);
     dataset.preparation.reset();
     return messages;
 }

@@ -201,6 +201,12 @@ struct Dataset {
 // Drops the stored preparation (the plane list changed).
 std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::string>& paths, const ReadLimits& limits = {});
 
+// Planes handed over in memory (the Python module's arrays, a preset's simulated cube) appended as addFiles()
+// appends a file's: `name` stands for the file in messages and Image::source; `content.numbers` and `strings`
+// are read as a FITS header's keywords. No sidecar is looked for. Throws DatasetError for no plane or a plane
+// whose pixel count is not its width x height.
+std::vector<DatasetMessage> addImages(Dataset& dataset, ImageFileContent content, const std::string& name);
+
 // The files beside an image that addFiles() reads as its metadata, those that exist: its JSON sidecar and an
 // instrument's acquisition log. They are inputs too, which no output may overwrite.
 std::vector<std::string> metadataFilesBeside(const std::string& imagePath);

@@ -1,0 +1,236 @@
+#include "Conversions.h"
+
+#include "QuietQt.h"
+#include "io/ImageReaders.h"
+#include "io/OutputTransaction.h"
+#include "io/Session.h"
+
+#include <QCoreApplication>
+#include <QGuiApplication>
+
+#include <cmath>
+#include <limits>
+
+namespace wfs::python {
+
+namespace {
+
+// A number as Python writes it (str: shortest round trip, also for NumPy scalars).
+std::string numberText(const py::handle& value)
+{
+    return py::str(value).cast<std::string>();
+}
+
+bool isNumber(const py::handle& value)
+{
+    return !py::isinstance<py::bool_>(value) && PyNumber_Check(value.ptr()) && !py::isinstance<py::str>(value)
+           && !py::isinstance<py::array>(value);
+}
+
+std::string itemText(const py::handle& item, const std::string& name)
+{
+    if (py::isinstance<py::str>(item))
+        return item.cast<std::string>();
+    if (isNumber(item))
+        return numberText(item);
+    if (py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item)) {
+        const py::sequence pair = py::reinterpret_borrow<py::sequence>(item);
+        if (pair.size() == 2)
+            return itemText(pair[0], name) + ":" + itemText(pair[1], name);
+    }
+    throw py::type_error(name + ": expected a str or a number, got " + py::str(py::type::of(item).attr("__name__")).cast<std::string>());
+}
+
+} // namespace
+
+const std::vector<OptionHelp>& KeywordOptions::all()
+{
+    static const std::vector<OptionHelp> options = [] {
+        std::vector<OptionHelp> list;
+        for (auto group : {metadataOptionHelp(), preprocessOptionHelp(), modelOptionHelp(), solverOptionHelp()})
+            list.insert(list.end(), group.begin(), group.end());
+        return list;
+    }();
+    return options;
+}
+
+std::string KeywordOptions::pythonName(const std::string& optionName)
+{
+    std::string name = optionName;
+    for (char& c : name)
+        if (c == '-')
+            c = '_';
+    return name;
+}
+
+KeywordOptions::KeywordOptions(const py::kwargs& kwargs, const char* function)
+{
+    for (const auto& [key, value] : kwargs) {
+        const std::string name = key.cast<std::string>();
+        const OptionHelp* option = nullptr;
+        for (const OptionHelp& o : all())
+            if (pythonName(o.name.toStdString()) == name)
+                option = &o;
+        if (!option) {
+            py::list names;
+            for (const OptionHelp& o : all())
+                names.append(pythonName(o.name.toStdString()));
+            const py::list near = py::module_::import("difflib").attr("get_close_matches")(name, names, 1);
+            throw py::type_error(std::string(function) + "() got an unexpected keyword argument '" + name + "'"
+                                 + (near.empty() ? std::string() : "; did you mean '" + near[0].cast<std::string>() + "'?"));
+        }
+        const std::string optionName = option->name.toStdString();
+        if (value.is_none())
+            continue;
+        if (option->valueName.isEmpty()) { // a switch
+            if (!py::isinstance<py::bool_>(value))
+                throw py::type_error(name + ": expected True or False");
+            if (value.cast<bool>())
+                m_values[optionName] = std::string();
+            continue;
+        }
+        if (py::isinstance<py::bool_>(value))
+            throw py::type_error(name + ": expected a value (" + option->valueName.toStdString() + "), not True or False");
+        if (py::isinstance<py::str>(value) || isNumber(value)) {
+            m_values[optionName] = itemText(value, name);
+        } else if (py::isinstance<py::sequence>(value) || py::isinstance<py::array>(value)) {
+            std::string joined;
+            for (const py::handle item : py::iter(value))
+                joined += (joined.empty() ? "" : ",") + itemText(item, name);
+            m_values[optionName] = joined;
+        } else {
+            throw py::type_error(name + ": expected a str, a number or a list, got " + py::str(py::type::of(value).attr("__name__")).cast<std::string>());
+        }
+    }
+}
+
+std::string KeywordOptions::value(const char* name) const
+{
+    const auto it = m_values.find(name);
+    return it == m_values.end() ? std::string() : it->second;
+}
+
+ImageFileContent contentFromArray(const py::array& array, const std::string& name)
+{
+    const char kind = array.dtype().kind();
+    if (kind != 'i' && kind != 'u' && kind != 'f')
+        throw py::type_error(name + ": the stack's dtype " + py::str(array.dtype()).cast<std::string>() + " is not an integer or floating-point type");
+    if (array.ndim() != 2 && array.ndim() != 3)
+        throw py::value_error(name + ": expected a (planes, ny, nx) or (ny, nx) array, got " + std::to_string(array.ndim()) + " dimensions");
+    // One conversion to C-ordered doubles (none when the array is one already), then copied into the planes.
+    const auto values = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(array);
+    if (!values)
+        throw py::error_already_set();
+    const bool single = values.ndim() == 2;
+    const py::ssize_t planes = single ? 1 : values.shape(0), ny = values.shape(single ? 0 : 1), nx = values.shape(single ? 1 : 2);
+    if (planes < 1 || ny < 1 || nx < 1 || ny > std::numeric_limits<int>::max() || nx > std::numeric_limits<int>::max())
+        throw py::value_error(name + ": the stack has no pixels (shape " + py::str(array.attr("shape")).cast<std::string>() + ")");
+    ImageFileContent content;
+    const int bits = int(array.dtype().itemsize()) * 8;
+    content.bitsPerSample = bits;
+    content.floatingPoint = kind == 'f';
+    if (kind == 'u')
+        content.formatMaximum = std::ldexp(1.0, bits) - 1.0;
+    else if (kind == 'i')
+        content.formatMaximum = std::ldexp(1.0, bits - 1) - 1.0;
+    const double* data = values.data();
+    const size_t planeSize = size_t(ny) * size_t(nx);
+    for (py::ssize_t k = 0; k < planes; ++k) {
+        Image image{int(nx), int(ny)};
+        std::copy(data + size_t(k) * planeSize, data + size_t(k + 1) * planeSize, image.pixels.begin());
+        image.source = name + "[" + std::to_string(k) + "]";
+        content.planes.push_back(std::move(image));
+    }
+    return content;
+}
+
+py::array imageView(const Image& image, std::shared_ptr<const void> owner)
+{
+    auto* keep = new std::shared_ptr<const void>(std::move(owner));
+    const py::capsule base(keep, [](void* p) { delete static_cast<std::shared_ptr<const void>*>(p); });
+    py::array view(py::dtype::of<double>(), {py::ssize_t(image.height), py::ssize_t(image.width)},
+                   {py::ssize_t(image.width) * py::ssize_t(sizeof(double)), py::ssize_t(sizeof(double))}, image.pixels.data(), base);
+    // Every view of a result shares its memory: changing one would change the result.
+    view.attr("setflags")(py::arg("write") = false);
+    return view;
+}
+
+py::array imageStack(const std::vector<const Image*>& planes)
+{
+    const py::ssize_t ny = planes.empty() ? 0 : planes.front()->height, nx = planes.empty() ? 0 : planes.front()->width;
+    py::array_t<double> stack({py::ssize_t(planes.size()), ny, nx});
+    double* out = stack.mutable_data();
+    for (const Image* image : planes)
+        out = std::copy(image->pixels.begin(), image->pixels.end(), out);
+    return stack;
+}
+
+py::array vectorArray(const std::vector<double>& values)
+{
+    py::array_t<double> array(py::ssize_t(values.size()));
+    std::copy(values.begin(), values.end(), array.mutable_data());
+    return array;
+}
+
+std::string pathArgument(const py::handle& path)
+{
+    return py::str(py::module_::import("os").attr("fspath")(path)).cast<std::string>();
+}
+
+void registerExceptions()
+{
+    py::register_exception_translator([](std::exception_ptr p) {
+        try {
+            if (p)
+                std::rethrow_exception(p);
+        } catch (const OptionError& e) {
+            PyErr_SetString(PyExc_ValueError, e.what());
+        } catch (const SettingsError& e) {
+            // Named as a keyword argument (core names the setting as the command line does).
+            PyErr_SetString(PyExc_ValueError, (KeywordOptions::pythonName(e.setting()) + ": " + e.problem()).c_str());
+        } catch (const DatasetError& e) {
+            PyErr_SetString(PyExc_ValueError, e.what());
+        } catch (const ImageReadError& e) {
+            PyErr_SetString(PyExc_OSError, e.what());
+        } catch (const SessionError& e) {
+            PyErr_SetString(PyExc_OSError, e.what());
+        } catch (const OutputError& e) {
+            PyErr_SetString(PyExc_OSError, e.what());
+        }
+    });
+}
+
+std::vector<std::string> takeMessages(const std::vector<DatasetMessage>& messages)
+{
+    std::string errors;
+    std::vector<std::string> notes;
+    for (const DatasetMessage& m : messages) {
+        if (m.level == MessageLevel::Error)
+            errors += (errors.empty() ? "" : "; ") + m.text;
+        else if (m.level == MessageLevel::Warning)
+            PyErr_WarnEx(PyExc_UserWarning, m.text.c_str(), 2) == 0 ? void() : throw py::error_already_set();
+        else
+            notes.push_back(m.text);
+    }
+    if (!errors.empty())
+        throw py::value_error(errors);
+    return notes;
+}
+
+void ensureGuiApplication()
+{
+    if (QCoreApplication::instance())
+        return;
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    app::quietQtMessages();
+    static int argc = 1;
+    static char name[] = "wavefront_studio";
+    static char* argv[] = {name, nullptr};
+    // Never deleted: a static one would be torn down after the interpreter, whose exit may already have
+    // unloaded what Qt's destructor calls.
+    static QGuiApplication* application = new QGuiApplication(argc, argv);
+    (void)application;
+}
+
+} // namespace wfs::python

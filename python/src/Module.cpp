@@ -1,0 +1,400 @@
+// wavefront_studio: numpy in, results out, over the same core workflow as wavefront-cli and the desktop
+// program (engine/Workflow.h). The binding converts and waits; core reads, checks, prepares and fits.
+#include "Conversions.h"
+#include "PyResult.h"
+
+#include "engine/Presets.h"
+#include "engine/Workflow.h"
+#include "io/Fits.h"
+#include "io/ImageReaders.h"
+#include "io/ResultJson.h"
+
+#include <QJsonDocument>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+namespace wfs::python {
+
+void bindFasth(py::module_& m);
+
+namespace {
+
+// Planes with their metadata, as read from files (wfs.read), simulated (wfs.simulate) or opened with a session.
+struct PyStack {
+    Dataset dataset;
+    std::vector<std::string> notes;
+    py::object truth = py::none(); // simulate(): the injected aberrations, as the CLI's truth file has them
+};
+
+// A session's settings and inputs (Settings.from_session).
+struct PySettings {
+    Session session;
+    std::string path;
+    std::vector<std::string> notes;
+};
+
+py::dict metadataDict(const DatasetMetadata& m)
+{
+    py::dict d;
+    auto put = [&](const char* key, const std::optional<double>& v) { d[key] = v ? py::cast(*v) : py::none(); };
+    put("wavelength", m.wavelength);
+    put("pixel_pitch", m.pixelPitch);
+    put("pixel_angle", m.pixelAngle);
+    put("f_number", m.fNumber);
+    put("na", m.numericalAperture);
+    d["immersion"] = m.immersionIndex;
+    put("aperture", m.aperture);
+    put("sampling", m.samplingQ);
+    put("z_step", m.zStep);
+    put("focus_plane", m.focusPlane);
+    d["data_unit"] = m.dataUnit;
+    put("saturation", m.saturationLevel);
+    put("read_noise", m.readNoise);
+    py::dict origin;
+    for (const auto& [key, value] : m.origin)
+        origin[py::str(key)] = value;
+    d["origin"] = origin;
+    return d;
+}
+
+py::list defocusList(const Dataset& data)
+{
+    py::list list;
+    for (int k = 0; k < int(data.planes.size()); ++k) {
+        const PlaneDefocus d = planeDefocus(data, k);
+        list.append(d.kind == PlaneDefocus::Kind::Waves ? py::str(QString::number(d.value, 'g', 10).toStdString() + "w")
+                    : d.kind == PlaneDefocus::Kind::Length ? py::str(QString::number(d.value, 'g', 10).toStdString() + "m")
+                                                           : py::object(py::none()));
+    }
+    return list;
+}
+
+// The data of a reconstruction: an array (planes from the array, metadata from the options), or a Stack.
+Dataset datasetFrom(const py::object& stack, std::vector<std::string>& notes)
+{
+    if (py::isinstance<PyStack>(stack)) {
+        const PyStack& s = stack.cast<const PyStack&>();
+        notes = s.notes;
+        return s.dataset;
+    }
+    if (!py::isinstance<py::array>(stack) && !py::isinstance<py::list>(stack) && !py::isinstance<py::tuple>(stack))
+        throw py::type_error("stack: expected a NumPy array (planes, ny, nx) or a wavefront_studio.Stack, got "
+                             + py::str(py::type::of(stack).attr("__name__")).cast<std::string>());
+    Dataset dataset;
+    const py::array array = py::array::ensure(stack);
+    if (!array)
+        throw py::error_already_set();
+    ImageFileContent content = contentFromArray(array, "array");
+    const std::vector<DatasetMessage> messages = addImages(dataset, std::move(content), "array");
+    notes = takeMessages(messages);
+    return dataset;
+}
+
+// A session's settings over other data: its metadata, preparation and model; its planes' use and defocus
+// when the plane counts agree.
+void takeSessionData(Session& session, Dataset data)
+{
+    const Dataset& saved = session.dataset;
+    data.metadata = saved.metadata;
+    data.preprocess = saved.preprocess;
+    if (data.planes.size() == saved.planes.size())
+        for (size_t k = 0; k < data.planes.size(); ++k) {
+            data.planes[k].use = saved.planes[k].use;
+            data.planes[k].defocus = saved.planes[k].defocus;
+        }
+    session.dataset = std::move(data);
+}
+
+// Runs the request on the engine's worker thread; this thread waits without the GIL, takes it back to
+// hand every accepted iterate to `progress` and to let Python see a signal (Ctrl-C: KeyboardInterrupt).
+// An exception from either cancels the fit, waits for the worker, and propagates.
+std::shared_ptr<FitResult> runEngine(const ReconstructionRequest& request, const py::object& progress)
+{
+    ReconstructionEngine engine;
+    {
+        py::gil_scoped_release nogil;
+        engine.start(request);
+    }
+    size_t delivered = 0;
+    auto stop = [&] {
+        py::gil_scoped_release nogil;
+        engine.cancel();
+        engine.wait();
+    };
+    for (bool running = engine.isRunning();; running = engine.isRunning()) {
+        try {
+            if (!progress.is_none()) {
+                std::vector<HistoryRow> rows;
+                {
+                    py::gil_scoped_release nogil;
+                    rows = engine.history(delivered);
+                }
+                delivered += rows.size();
+                for (const HistoryRow& row : rows)
+                    progress(row.iteration, row.cost, row.gradientMaxNorm);
+            }
+            if (PyErr_CheckSignals() != 0)
+                throw py::error_already_set();
+        } catch (...) {
+            stop();
+            throw;
+        }
+        if (!running)
+            break;
+        py::gil_scoped_release nogil;
+        // Waits of 2 ms: the fit's end is seen soon (well under 1 % of a 128 x 128 fit), and the waiting
+        // thread wakes rarely enough not to take the worker's core (a 0.5 ms poll slowed fits measurably).
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    {
+        py::gil_scoped_release nogil;
+        engine.wait();
+    }
+    if (!engine.error().empty())
+        throw std::runtime_error(engine.error());
+    return std::const_pointer_cast<FitResult>(engine.sharedResult());
+}
+
+std::shared_ptr<PyResult> reconstruct(const py::object& stack, const py::object& settings, const py::object& progress, bool psfAnalysis, const py::kwargs& kwargs)
+{
+    const KeywordOptions options(kwargs, "reconstruct");
+    if (!progress.is_none() && !PyCallable_Check(progress.ptr()))
+        throw py::type_error("progress: expected a callable progress(iteration, cost, gradient_norm)");
+    Session session;
+    auto result = std::make_shared<PyResult>();
+    const bool fromSession = !settings.is_none();
+    if (fromSession) {
+        const PySettings& s = settings.cast<const PySettings&>();
+        session = s.session;
+        result->notes = s.notes;
+        if (!stack.is_none())
+            takeSessionData(session, datasetFrom(stack, result->notes));
+    } else {
+        if (stack.is_none())
+            throw py::type_error("reconstruct() needs a stack (an array or a Stack) or settings=Settings.from_session(path)");
+        session.dataset = datasetFrom(stack, result->notes);
+    }
+    // From here on core works as in wavefront-cli's process: the binding's share is what comes before and after.
+    const auto started = std::chrono::steady_clock::now();
+    applyRunOptions(options, session, fromSession);
+    PreparedRun run = prepareRun(session);
+    for (std::string& note : takeMessages(run.messages))
+        result->notes.push_back(std::move(note));
+    session.dataset = std::move(run.dataset);
+    session.model.order = run.request.spec.basis.maxOrder; // the stages' last, as a saved session says
+    run.request.analysis.psfAnalysis = psfAnalysis;
+    result->fit = runEngine(run.request, progress);
+    result->coreSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    result->request = std::move(run.request);
+    result->context = std::move(run.context);
+    result->metadata = session.dataset.metadata;
+    if (!session.dataset.files.empty() && std::filesystem::exists(session.dataset.files.front().path))
+        result->session = std::move(session);
+    for (const std::string& w : result->fit->warnings)
+        if (PyErr_WarnEx(PyExc_UserWarning, w.c_str(), 2) != 0)
+            throw py::error_already_set();
+    if (result->fit->solver.termination == Termination::Failed
+        && PyErr_WarnEx(PyExc_RuntimeWarning, ("the fit failed: " + result->fit->solver.message).c_str(), 2) != 0)
+        throw py::error_already_set();
+    return result;
+}
+
+PyStack read(const std::vector<std::string>& paths)
+{
+    PyStack stack;
+    for (const std::string& path : paths) {
+        std::error_code error;
+        if (!std::filesystem::exists(path, error)) {
+            try {
+                requireReadableFile(path); // core's message
+            } catch (const ImageReadError& e) {
+                PyErr_SetString(PyExc_FileNotFoundError, e.what());
+                throw py::error_already_set();
+            }
+        }
+    }
+    const std::vector<DatasetMessage> messages = addFiles(stack.dataset, paths);
+    std::string errors;
+    for (const DatasetMessage& m : messages)
+        if (m.level == MessageLevel::Error)
+            errors += (errors.empty() ? "" : "; ") + m.text;
+    if (!errors.empty())
+        throw ImageReadError(errors);
+    stack.notes = takeMessages(messages);
+    return stack;
+}
+
+PyStack simulate(const std::string& preset, std::uint64_t seed, int grid, int order, bool noise)
+{
+    PresetOptions options;
+    options.seed = seed;
+    options.grid = grid;
+    options.order = order;
+    options.noise = noise;
+    PyStack stack;
+    QByteArray bytes;
+    PresetCase c;
+    {
+        py::gil_scoped_release nogil;
+        try {
+            c = makePreset(preset, options);
+        } catch (const std::invalid_argument& e) {
+            throw OptionError(e.what());
+        }
+        // The cube wavefront-cli simulate writes, read back as a file is: the same planes and header.
+        bytes = presetFitsBytes(c, preset, seed);
+    }
+    const std::string name = preset + " (simulated, seed " + std::to_string(seed) + ")";
+    ImageFileContent content = readFitsMemory(reinterpret_cast<const std::uint8_t*>(bytes.constData()), size_t(bytes.size()), name);
+    stack.notes = takeMessages(addImages(stack.dataset, std::move(content), name));
+    stack.notes.push_back("simulated data: " + c.noiseDescription);
+    const QByteArray truth = QJsonDocument(truthToJson(c.truth, c.spec.wavelength)).toJson(QJsonDocument::Compact);
+    stack.truth = py::module_::import("json").attr("loads")(truth.toStdString());
+    return stack;
+}
+
+std::string optionsDoc()
+{
+    std::string doc;
+    for (const OptionHelp& o : KeywordOptions::all())
+        doc += "    " + KeywordOptions::pythonName(o.name.toStdString()) + (o.valueName.isEmpty() ? "=True" : "=" + o.valueName.toStdString()) + ": "
+               + o.description.toStdString() + "\n";
+    return doc;
+}
+
+} // namespace
+
+} // namespace wfs::python
+
+PYBIND11_MODULE(wavefront_studio, m)
+{
+    using namespace wfs;
+    using namespace wfs::python;
+    m.doc() = R"doc(Wavefront Studio: wavefront reconstruction (phase retrieval) from PSF images, over the same core as
+wavefront-cli and the desktop program.
+
+    import wavefront_studio as wfs
+    result = wfs.reconstruct(stack, wavelength="633nm", pixel_scale="5.5um", f_number=20, defocus=["-1w", "0", "1w"])
+    result.coefficients, result.phase, result.rms, result.save("fit.json")
+
+Arrays are (planes, ny, nx) with row 0 at the bottom (FITS orientation, as astropy reads a cube; flip
+stack[:, ::-1] for images stored top row first). Keyword options have wavefront-cli's names with '_' for
+'-', its units (core's parser: "605nm", "0.3um"; a bare number is in SI units) and its defaults.)doc";
+    m.attr("__version__") = WFS_VERSION;
+    registerExceptions();
+
+    py::class_<PyStack>(m, "Stack", "PSF planes with their metadata: from read(), simulate() or a session. Pass it to reconstruct().")
+        .def_property_readonly("data", [](const PyStack& s) {
+            std::vector<const Image*> planes;
+            for (const DatasetPlane& p : s.dataset.planes)
+                planes.push_back(&p.raw);
+            for (const Image* p : planes)
+                if (p->width != planes.front()->width || p->height != planes.front()->height)
+                    throw py::value_error("the planes differ in size; see planes");
+            return imageStack(planes);
+        }, "The planes as read, shape (planes, ny, nx), float64 (a copy), row 0 at the bottom.")
+        .def_property_readonly("metadata", [](const PyStack& s) { return metadataDict(s.dataset.metadata); },
+                               "What the files' headers and sidecars say (SI units; None where unknown), and where each value came from.")
+        .def_property_readonly("defocus", [](const PyStack& s) { return defocusList(s.dataset); },
+                               "Each plane's defocus as the metadata give it ('1w', '9e-07m'), None where unknown.")
+        .def_property_readonly("files", [](const PyStack& s) {
+            std::vector<std::string> files;
+            for (const DatasetFile& f : s.dataset.files)
+                files.push_back(f.path);
+            return files;
+        }, "The files read.")
+        .def_readonly("notes", &PyStack::notes, "What reading said (warnings were issued as UserWarning).")
+        .def_readonly("truth", &PyStack::truth, "simulate(): the injected aberrations (the CLI's truth-file schema); None otherwise.")
+        .def("__len__", [](const PyStack& s) { return s.dataset.planes.size(); })
+        .def("__repr__", [](const PyStack& s) {
+            const Image& first = s.dataset.planes.front().raw;
+            return "<wavefront_studio.Stack " + std::to_string(s.dataset.planes.size()) + " planes of " + std::to_string(first.width) + " x "
+                   + std::to_string(first.height) + ">";
+        });
+
+    py::class_<PySettings>(m, "Settings", "A saved session's inputs and settings (metadata, preparation, model, solver).")
+        .def_static("from_session", [](const py::object& pathObject) {
+            const std::string path = pathArgument(pathObject);
+            PySettings s;
+            OpenedSession opened = openSession(path);
+            s.session = std::move(opened.session);
+            s.path = path;
+            s.notes = takeMessages(opened.messages);
+            return s;
+        }, py::arg("path"), R"doc(
+Opens a session file (wavefront-cli --save-session, the desktop program's Save Session) and re-reads its
+inputs. reconstruct(settings=...) then fits them with its settings, keyword options overriding them, as
+wavefront-cli reconstruct --session does; a stack given too replaces the inputs (keeping the session's
+metadata, preparation, and the planes' defocus when the plane counts agree). Raises OSError for a file that
+cannot be read, is malformed or too new.)doc")
+        .def_readonly("path", &PySettings::path)
+        .def_readonly("notes", &PySettings::notes, "What opening said.")
+        .def_property_readonly("stack", [](const PySettings& s) {
+            PyStack stack;
+            stack.dataset = s.session.dataset;
+            return stack;
+        }, "The session's inputs as a Stack.")
+        .def_property_readonly("order", [](const PySettings& s) { return s.session.model.order; }, "The model's Zernike order.")
+        .def_property_readonly("metadata", [](const PySettings& s) { return metadataDict(s.session.dataset.metadata); }, "The session's metadata.");
+
+    bindResult(m);
+
+    const std::string reconstructDoc = R"doc(reconstruct(stack=None, *, settings=None, progress=None, psf_analysis=False, **options) -> Result
+
+Fits the Zernike coefficients (and the rest of the model) to `stack`, through core's workflow, as
+`wavefront-cli reconstruct` does.
+
+stack: a NumPy array (planes, ny, nx) or (ny, nx) of any integer or float dtype, C or Fortran order, row 0
+    at the bottom; or a Stack from read(), simulate() or Settings.stack (its metadata are used, options
+    override them).
+settings: Settings.from_session(path): the session's inputs and settings (options override them).
+progress: called as progress(iteration, cost, gradient_norm) for every accepted iterate (gradient_norm is
+    the max-norm the stopping rule uses); an exception it raises cancels the fit and propagates.
+psf_analysis: also analyse the fitted PSF (analyse_psf() does it later when not).
+
+The fit runs on core's worker thread without the GIL; Ctrl-C (KeyboardInterrupt) cancels it cleanly.
+Raises ValueError for a bad or missing setting (core's message), OSError for files, TypeError for an
+unknown option. Data warnings are issued as UserWarning.
+
+options: wavefront-cli's flags with '_' for '-'; a str is parsed by core ("633nm"), a number is in SI
+units, a list is joined by commas, a switch is True:
+)doc" + optionsDoc();
+    m.def("reconstruct", &wfs::python::reconstruct, py::arg("stack") = py::none(), py::kw_only(), py::arg("settings") = py::none(),
+          py::arg("progress") = py::none(), py::arg("psf_analysis") = false, reconstructDoc.c_str());
+
+    m.def("read", [](const py::object& paths) {
+        std::vector<std::string> list;
+        if (py::isinstance<py::str>(paths) || py::hasattr(paths, "__fspath__"))
+            list.push_back(pathArgument(paths));
+        else
+            for (const py::handle p : py::iter(paths))
+                list.push_back(pathArgument(p));
+        return wfs::python::read(list);
+    }, py::arg("path"), R"doc(
+Reads FITS (images, cubes, HDUs), TIFF (pages) or PNG files, with their metadata (FITS keywords, a JSON
+sidecar, an acquisition log), as wavefront-cli --input does. `path` is one path or a list (planes in file
+order). Returns a Stack. Raises FileNotFoundError / OSError with core's message for a file that is missing
+or unreadable.)doc");
+
+    m.def("simulate", &wfs::python::simulate, py::arg("preset") = "demo", py::kw_only(), py::arg("seed") = PresetOptions{}.seed, py::arg("grid") = 0,
+          py::arg("order") = 0, py::arg("noise") = true, R"doc(
+Synthetic PSF planes with known aberrations, as wavefront-cli simulate writes them (the same FITS cube,
+read back in memory): preset demo, oof or pupil; seed of the noise; grid and order 0 for the preset's own;
+noise=False for data equal to the model. Returns a Stack whose truth holds the injected aberrations.
+Raises ValueError for an unknown preset or bad options.)doc");
+
+    m.def("psf_stack", [](const PyResult& r, const py::object& z, const py::object& pixel, int crop) { return makePsfStack(r, z, pixel, crop); },
+          py::arg("result"), py::arg("z") = py::none(), py::kw_only(), py::arg("pixel") = py::none(), py::arg("crop") = 0, R"doc(
+The fitted system's 3-D PSF (pupil and detector as fitted), as wavefront-cli --psf-stack-out makes it.
+z: "START:STOP:STEP" in the fitted planes' unit, lengths ("-2um:2um:0.1um") or waves ("-1w:1w:0.25w");
+default 21 planes over the fitted planes' range. pixel: the output pixel size ("50nm"; needs the data's
+pixel size). crop: output size in pixels (even; 0 = the data's). Returns a PsfStack.)doc");
+
+    m.def("analyse_psf", [](std::shared_ptr<PyResult> r) { return psfAnalysisOf(*r); }, py::arg("result"), R"doc(
+The fitted PSF against the diffraction-limited PSF of the same pupil: Strehl, FWHM, encircled energy, MTF
+(as wavefront-cli --psf-analysis). Made once and kept with the result. Returns a PsfAnalysis.)doc");
+
+    bindFasth(m);
+}
