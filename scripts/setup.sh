@@ -17,6 +17,8 @@ packages=(
   # Tests: clang (libFuzzer) for the fuzz_* runs; astropy and numpy read the exports back
   # independently of the program's own readers (tst_exportreaders).
   clang python3 python3-numpy python3-astropy fitsverify python3-jsonschema parallel
+  # The Debian package (cpack -G DEB computes its Depends with dpkg-shlibdeps) and its test, tst_package.
+  dpkg-dev
 )
 
 missing=()
