@@ -27,7 +27,7 @@ namespace wfs::cli {
 namespace {
 
 // Metadata, preparation, model and solver flags are applied only when given (has()), so that they override
-// what the files' headers, sidecars or a session say (spec/cli.md).
+// what the files' headers, sidecars or a session say (the command-line contract).
 
 PlaneDefocus parseDefocusEntry(const QString& text)
 {
@@ -291,7 +291,7 @@ void takeMessages(const std::vector<DatasetMessage>& messages, std::vector<std::
 
 } // namespace
 
-// The options of `reconstruct` (spec/cli.md), with their defaults in the help.
+// The options of `reconstruct` (the command-line contract), with their defaults in the help.
 namespace {
 
 // The metadata options of `reconstruct` (and their defaults).
