@@ -5,6 +5,11 @@
 # the README with its pictures. The Python module, when built, has its own rule (python/CMakeLists.txt).
 
 install(TARGETS wavefront-cli wavefront-studio RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# A CUDA build links the toolkit's libraries from its own folder (/usr/local/cuda), which the loader does not
+# search by itself: the installed programs keep that folder in their run path (system folders are left out).
+if(WFS_HAVE_CUDA)
+  set_target_properties(wavefront-cli wavefront-studio PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+endif()
 
 install(FILES resources/wavefront-studio.desktop DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
 foreach(size 16 32 48 64 128 256)
