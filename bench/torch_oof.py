@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Same-card anchor of the GPU device check (issue 17): the seed's method, the OOF model of
-spec/oof-benchmark.md written in PyTorch with autograd gradients (B. Nikolic, arXiv 1805.07439), timed on
+The OOF benchmark problem written in PyTorch with autograd gradients (B. Nikolic, arXiv 1805.07439), timed on
 the GPU per cost-and-gradient evaluation and to solution (scipy BFGS, tol 1e-8, as the seed; torch's
 L-BFGS when scipy is missing), for grids 256..2048. One JSON object per line (kind "torch");
 gpu/run-device-checks.sh puts them beside wfs-device-check's rows and summary.py compares eval_ms.
@@ -32,7 +32,7 @@ def radial_coefficients(n, m):
 
 
 class Oof:
-    """The model of spec/oof-benchmark.md on an NN x NN grid; parameters c_1 .. c_{J-1}, x0, y0, amp."""
+    """The OOF benchmark's model on an NN x NN grid; parameters c_1 .. c_{J-1}, x0, y0, amp."""
 
     def __init__(self, torch, grid, order, dtype, device, seed=20180518):
         self.torch = torch

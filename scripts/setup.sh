@@ -19,6 +19,8 @@ packages=(
   clang python3 python3-numpy python3-astropy fitsverify python3-jsonschema parallel
   # The Python module (python/, pybind11) and its pytest suite.
   pybind11-dev python3-pybind11 python3-dev python3-pytest
+  # The Debian package (cpack -G DEB computes its Depends with dpkg-shlibdeps) and its test, tst_package.
+  dpkg-dev
 )
 
 missing=()

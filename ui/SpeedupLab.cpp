@@ -551,7 +551,7 @@ void SpeedupLab::drawSpeedups(const std::vector<int>& grids)
 bool SpeedupLab::exportCsv(const QString& path)
 {
     const auto methods = labMethods();
-    QString csv = QStringLiteral("# Wavefront Studio speed-up lab: OOF benchmark (spec/oof-benchmark.md), BFGS; seconds = time to solution; "
+    QString csv = QStringLiteral("# Wavefront Studio speed-up lab: OOF benchmark (Nikolic 2018), BFGS; seconds = time to solution; "
                                  "estimated rows were not run (reference gradient evaluations x measured time per gradient)\n");
     csv += QStringLiteral("method,backend,gradient,precision,threads,grid,order,params,estimated,seconds,iterations,cost_evaluations,"
                           "gradient_evaluations,eval_ms,cost_ms,fft_ms,evaluations_per_second,final_cost,max_coefficient_difference_waves\n");

@@ -1,4 +1,4 @@
-// wavefront-cli bench oof: times the OOF benchmark problem (spec/oof-benchmark.md), one JSON row per
+// wavefront-cli bench oof: times the OOF benchmark problem (Nikolic 2018), one JSON row per
 // (grid, order): setup, per-evaluation and per-FFT medians, and the time to solution.
 #include "CliCommon.h"
 #include "Commands.h"

@@ -1,6 +1,6 @@
 #pragma once
-// Shared plumbing of the wavefront-cli sub-commands: argument parsing with the exit-status contract of
-// spec/cli.md (bad arguments: one line on stderr, status 2), unit-suffixed numbers, JSON lines.
+// Shared plumbing of the wavefront-cli sub-commands: argument parsing with the exit statuses of the
+// command-line contract (bad arguments: one line on stderr, status 2), unit-suffixed numbers, JSON lines.
 #include "io/SettingOptions.h"
 #include "io/Units.h"
 
@@ -96,7 +96,7 @@ void printJsonLine(const QJsonObject& object);
 
 namespace wfs::cli {
 
-// The backend and solver options shared by `reconstruct` and `bench` (spec/cli.md).
+// The backend and solver options shared by `reconstruct` and `bench` (the command-line contract).
 // `defaults` are the values used when an option is not given, stated in the help; `gtolNote` and
 // `ftolNote`, when not empty, are added to the stopping rules' defaults (e.g. a preset's own).
 void addSolverOptions(QCommandLineParser& parser, const SolverSettings& defaults = {}, const QString& gtolNote = {}, const QString& ftolNote = {});

@@ -1,6 +1,8 @@
 #pragma once
-// The sub-commands of wavefront-cli (spec/cli.md). Each takes the arguments after its own name and
-// returns the process exit status: 0 success, 1 a failed run, 2 bad arguments.
+// The sub-commands of wavefront-cli. Their names, options, JSON keys and exit statuses are the command-line
+// contract that scripts and benchmarks rely on (tests/app/tst_cli.cpp holds the program to it; add, never rename).
+// Each takes the arguments after its own name and returns the process exit status: 0 success, 1 a failed run,
+// 2 bad arguments.
 #include <QStringList>
 
 namespace wfs::cli {

@@ -1,5 +1,5 @@
-// wavefront-cli fasth-bench: times Householder products (spec/fasth.md) and prints one JSON object per
-// line with the keys of spec/cli.md. The numerics, the grid loop and the statistics live in core/fasth
+// wavefront-cli fasth-bench: times Householder products (FastH, Mathiasen et al. 2020) and prints one JSON object per
+// line with the keys of the command-line contract. The numerics, the grid loop and the statistics live in core/fasth
 // (runSweep, shared with the FastH panel); this file parses, prints and picks the best block.
 #include "CliCommon.h"
 #include "Commands.h"
@@ -46,7 +46,7 @@ QString note(BenchMethod method, Pass pass)
     return {};
 }
 
-// The options and their defaults (spec/cli.md's fasth-bench contract).
+// The options and their defaults (the command-line contract of fasth-bench).
 void addOptions(QCommandLineParser& parser)
 {
     parser.setApplicationDescription(QStringLiteral(
@@ -151,7 +151,7 @@ fasth::SweepOptions sweepFromFlags(const QCommandLineParser& parser)
     return sweep;
 }
 
-// One row with the keys of spec/cli.md.
+// One row with the keys of the command-line contract.
 QJsonObject rowJson(const fasth::SweepRow& r, bool gpu)
 {
     QJsonObject row;

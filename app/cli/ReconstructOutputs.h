@@ -1,5 +1,5 @@
 #pragma once
-// The outputs of `wavefront-cli reconstruct` (spec/cli.md): every file a fit can write, made as bytes by
+// The outputs of `wavefront-cli reconstruct` (the command-line contract): every file a fit can write, made as bytes by
 // core's exporters and the rendering library, then written all together or none; and the fitted system's
 // PSF stack (--psf-stack-out with --psf-z, --psf-pixel, --psf-crop).
 #include "CliCommon.h"

@@ -1,6 +1,6 @@
 #pragma once
 // Keeps Qt's own diagnostics off the terminal of both programs: scripts read standard error, where
-// each program prints its own messages (one line per problem, spec/cli.md), and a user cannot act on
+// each program prints its own messages (one line per problem, as the command-line contract says), and a user cannot act on
 // "QStandardPaths: wrong permissions on runtime directory" or a platform plugin's notes. Qt's debug,
 // info and warning messages are dropped unless WFS_QT_MESSAGES=1 (for debugging Qt itself); critical
 // and fatal ones still print. Call before creating the application object.

@@ -1,5 +1,5 @@
 #pragma once
-// One timed run of the OOF benchmark problem (spec/oof-benchmark.md) on a chosen backend, gradient
+// One timed run of the OOF benchmark problem (Nikolic 2018) on a chosen backend, gradient
 // and precision: set-up, per-evaluation and per-FFT medians, and the time to solution. Shared by
 // `wavefront-cli bench oof` and the desktop program's speed-up lab, so both measure the same thing.
 #include "engine/BackendFactory.h"
@@ -50,8 +50,8 @@ struct OofBenchmarkRow {
 // minimisation fails.
 OofBenchmarkRow runOofBenchmark(const OofBenchmarkSettings& settings);
 
-// The row with the keys of spec/cli.md (plus cost_ms, eval_over_6fft, seed, speedup and parallel_efficiency
-// beside a one-thread row and, on the GPU, launch and hbm_bytes).
+// The row with the keys of the command-line contract (plus cost_ms, eval_over_6fft, seed, speedup and
+// parallel_efficiency beside a one-thread row and, on the GPU, launch and hbm_bytes).
 QJsonObject benchmarkRowJson(const OofBenchmarkRow& row);
 
 } // namespace wfs

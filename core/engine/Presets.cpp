@@ -21,7 +21,7 @@ const std::vector<std::string>& presetNames()
 PresetDefaults presetDefaults(const std::string& name)
 {
     if (name == "oof")
-        return {128, 8, 1e-8, 1e-12}; // the reference's stopping rule (spec/oof-benchmark.md)
+        return {128, 8, 1e-8, 1e-12}; // the reference's stopping rule (Nikolic 2018)
     if (name == "demo")
         return {256, 4, 1e-6, 1e-11};
     if (name == "pupil")
@@ -64,7 +64,7 @@ std::vector<Image> simulateImages(const ProblemSpec& specIn, const std::vector<d
     std::vector<Image> images;
     for (size_t k = 0; k < grids.size(); ++k)
         images.push_back(gridCentre(grids[k], n, width, height));
-    // spec/oof-benchmark.md: max P is one number for the whole stack, the largest value over all planes
+    // The OOF benchmark's noise: max P is one number for the whole stack, the largest value over all planes
     // (as the seed's code does), so the out-of-focus planes get the in-focus plane's additive noise.
     double stackPeak = 0.0;
     for (const Image& image : images)

@@ -1,5 +1,5 @@
 #pragma once
-// Built-in problems: "oof" reproduces spec/oof-benchmark.md exactly; "demo" is a realistic lab case
+// Built-in problems: "oof" reproduces the OOF benchmark problem (Nikolic 2018) exactly; "demo" is a realistic lab case
 // (three planes at -1, 0, +1 wave of defocus, Noll 4..11 aberrations, photon and read noise); "pupil" is a
 // pupil no Zernike basis describes (a phase step, apodisation, dust), fitted with zonal terms.
 // Also the simulator both use, and the start-value estimate for measured data.

@@ -1,5 +1,5 @@
 #pragma once
-// The timing sweep over a grid of FastH benchmark problems (spec/fasth.md), shared by
+// The timing sweep over a grid of FastH benchmark problems (Mathiasen et al. 2020), shared by
 // `wavefront-cli fasth-bench` and the FastH panel so that both report the same numbers for the same
 // request: one loop, one warm-up and repetition policy, one set of statistics.
 #include "HouseholderRunner.h"

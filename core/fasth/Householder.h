@@ -1,6 +1,6 @@
 #pragma once
 // Products of Householder reflections, H_1 H_2 ... H_k X, by the sequential algorithm and by FastH and
-// its variants (spec/fasth.md). One convention everywhere:
+// its variants (Mathiasen et al. 2020). One convention everywhere:
 //   apply(V, X)          = H_1 H_2 ... H_k X
 //   applyTranspose(V, X) = H_k ... H_1 X
 // with H_i = I - 2 v_i v_i^T / ||v_i||^2 and v_i = column i of V (d x k, k <= d, v_i not necessarily unit).

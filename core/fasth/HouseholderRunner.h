@@ -1,6 +1,6 @@
 #pragma once
 // The benchmark interface that the CPU (Eigen) and GPU (CUDA) FastH backends both implement, so that
-// `wavefront-cli fasth-bench` and the FastH panel time every backend the same way (spec/fasth.md).
+// `wavefront-cli fasth-bench` and the FastH panel time every backend the same way.
 #include "Precision.h"
 
 #include <Eigen/Core>

@@ -1,6 +1,6 @@
 #pragma once
 // An SVD-parameterised d x d layer, W = U diag(sigma) V^T, with U and V products of Householder
-// reflections (spec/fasth.md): U = H^u_1 ... H^u_k, V = H^v_1 ... H^v_k. Products, inverse and
+// reflections (Mathiasen et al. 2020): U = H^u_1 ... H^u_k, V = H^v_1 ... H^v_k. Products, inverse and
 // determinant cost O(d^2 m) or less instead of O(d^3).
 #include "Householder.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// The result JSON of spec/cli.md, the coefficient CSV, and the truth files of the simulator (same
+// The result JSON of the command-line contract, the coefficient CSV, and the truth files of the simulator (same
 // schema as a result's "coefficients").
 #include "fit/Results.h"
 

@@ -101,7 +101,7 @@ private:
 };
 
 // Metadata, preparation, model and solver options are applied only when given, so that they override
-// what the files' headers, sidecars or a session say (spec/cli.md).
+// what the files' headers, sidecars or a session say (the command-line contract).
 
 PlaneDefocus parseDefocusEntry(const QString& text, const std::string& label)
 {

@@ -15,7 +15,7 @@ enum class DiversityKind {
     ZernikeDefocus, // defocusWaves of the classical defocus, see DefocusMeasure
     AxialParaxial,  // axial displacement z: phase = k z NA^2 rho^2 / (2 n)
     AxialHighNa,    // axial displacement z, angular spectrum: phase = k z (n - sqrt(n^2 - NA^2 rho^2))
-    PrimeFocus,     // the OOF preset's prime-focus telescope geometry (spec/oof-benchmark.md)
+    PrimeFocus,     // the OOF preset's prime-focus telescope geometry (Nikolic 2018)
 };
 
 enum class DefocusMeasure {

@@ -65,7 +65,7 @@ struct FasthKernels {
     // at least 2 b m scalars.
     void (*applyCompact)(const Scalar* v, long ldv, long rows, long b, const Scalar* t, long ldt, bool transposed,
                          Scalar* x, long ldx, long m, Scalar* work);
-    // The backward pass through one block (spec/fasth.md, step 1 and step 2 fused, in blocked form). ag is
+    // The backward pass through one block (FastH's step 1 and step 2 fused, in blocked form). ag is
     // d x 2m (ldag): the block's output A (first m columns) and its gradient G; v points at row `top` of the
     // block's first reflector, so V has d - top rows. Writes dL/dV of the block's b reflectors into grad
     // (d x b, ldgrad: every row). With `update`, ag becomes the block's input and input gradient (P^T [A G],

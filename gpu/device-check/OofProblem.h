@@ -1,5 +1,5 @@
 #pragma once
-// The OOF benchmark problem (spec/oof-benchmark.md) in the GPU model's device layout, built from the
+// The OOF benchmark problem (Nikolic 2018) in the GPU model's device layout, built from the
 // spec's formulas without the engine, so that the GPU-only harness can time any grid (64 .. 4096) on a
 // machine that cannot build the engine. The harness checks this generator against the engine's own OOF
 // preset at grid 64 order 4 and grid 128 order 8 (the reference files) before it trusts its timings.

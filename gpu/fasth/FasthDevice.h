@@ -1,5 +1,5 @@
 #pragma once
-// FastH on a CUDA device (spec/fasth.md): the problem lives in device memory, every workspace is
+// FastH on a CUDA device (Mathiasen et al. 2020): the problem lives in device memory, every workspace is
 // allocated in setProblem()/prepare(), and execute() only enqueues work on the object's stream, so that
 // it can be timed with events or captured into a CUDA graph. Same convention as core/fasth:
 // apply(V, X) = H_1 ... H_k X. No Eigen here, so that nvcc never parses it.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The spec's GPU grid for FastH (spec/fasth.md), in one go, for a machine with a CUDA device:
+# The GPU benchmark grid for FastH (Mathiasen et al. 2020), in one go, for a machine with a CUDA device:
 #   bash gpu/fasth/bench-gpu-grid.sh [build-dir] [out-dir]
 # Checks the GPU against the CPU first (tst_fasthgpu; stops on failure), then times float32 (TF32 off)
 # eager and CUDA-graph-captured, float64 spot checks, and prints the ratios the issue asks for:

@@ -56,7 +56,7 @@ void bindFasth(py::module_& m)
 {
     py::module_ f = m.def_submodule("fasth", R"doc(
 Products of Householder reflections, H_1 H_2 ... H_k X with H_i = I - 2 v_i v_i^T / ||v_i||^2 and v_i the
-columns of V (d x k, k <= d), by the sequential algorithm or FastH and its variants (spec/fasth.md), and
+columns of V (d x k, k <= d), by the sequential algorithm or FastH and its variants (Mathiasen et al. 2020), and
 their gradient without stored activations: the same code as wavefront-cli fasth-bench and the FastH panel.)doc");
     f.def("product", &product, py::arg("V"), py::arg("X"), py::kw_only(), py::arg("transpose") = false, py::arg("algorithm") = "fasth",
           py::arg("block_size") = 0, py::arg("threads") = 0, R"doc(
