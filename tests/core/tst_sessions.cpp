@@ -1,12 +1,14 @@
 // Sessions (io/Session.h) as JSON, without files: every setting a session holds, each changed alone from its
 // default, written and read back unchanged: the model and solver settings (of the session and of a kept run),
 // the preparation options, the metadata, the planes; and a bad value of each section refused with its key named.
-// (Re-reading the input files, moved data and changed checksums are tst_exports' sessionRoundTrip.)
+// Also what is not a session (another format, a newer version, broken JSON, no file). (Re-reading the input files,
+// moved data and changed checksums are tst_exports' sessionRoundTrip.)
 #include "TestSupport.h"
 
 #include "io/Session.h"
 
 #include <QJsonDocument>
+#include <QTemporaryDir>
 
 #include <functional>
 
@@ -147,8 +149,10 @@ std::string sessionError(const QByteArray& json)
     } catch (const SessionError& e) {
         return e.what();
     }
-    return "no error";
+    return "accepted";
 }
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 } // namespace
 
@@ -274,6 +278,44 @@ private slots:
                                    << QStringLiteral("\"runs[0].model.order\"");
         QTest::newRow("run parameters") << QByteArray(R"("runs": [{"result": {}, "result_parameters": ["a"]}])")
                                         << QStringLiteral("\"runs[0].result_parameters\" must hold numbers");
+    }
+
+    void malformedSessions()
+    {
+        std::string m = sessionError(R"({"format": "wavefront-studio-session", "format_version": 2, "inputs": []})");
+        QVERIFY2(contains(m, "s.json") && contains(m, "version 2 is newer than this program reads (up to 1)"), m.c_str());
+        m = sessionError(R"({"format": "something-else", "format_version": 1})");
+        QVERIFY2(contains(m, "not a Wavefront Studio session"), m.c_str());
+        m = sessionError(R"({"format": "wavefront-studio-session"})");
+        QVERIFY2(contains(m, "format_version"), m.c_str());
+        m = sessionError(R"({"format": "wavefront-studio-session", "format_version": 1, "inputs": {}})");
+        QVERIFY2(contains(m, "\"inputs\" must be an array"), m.c_str());
+        m = sessionError(R"({"format": "wavefront-studio-session", "format_version": 1, "inputs": [], "model": {"order": "six"}})");
+        QVERIFY2(contains(m, "\"model.order\" must be an integer"), m.c_str());
+        m = sessionError(R"({"format": "wavefront-studio-session", "format_version": 1, "inputs": [], "model": {"order": 40}})");
+        QVERIFY2(contains(m, "\"model.order\" must be between 1 and 15"), m.c_str());
+        m = sessionError(R"({"format": "wavefront-studio-session", "format_version": 1, "inputs": [], "planes": [{"file": 3, "index": 0}]})");
+        QVERIFY2(contains(m, "\"planes[0].file\" must name one of the inputs"), m.c_str());
+        m = sessionError(R"({"format": "wavefront-studio-session", "format_version": 1, "inputs": [], "preprocess": {"centre": "middle"}})");
+        QVERIFY2(contains(m, "\"preprocess.centre\" must be one of none|peak|centroid"), m.c_str());
+        m = sessionError(R"({"format": "wavefront-studio-session", "format_version": 1, "inputs": [], "metadata": {"wavelength_m": "red"}})");
+        QVERIFY2(contains(m, "\"metadata.wavelength_m\" must be a number or null"), m.c_str());
+
+        QTemporaryDir dir;
+        const QString broken = dir.filePath(QStringLiteral("broken.json"));
+        QVERIFY(test::writeFile(broken, "{\"format\": \"wavefront-studio-session\", "));
+        try {
+            openSession(broken.toStdString());
+            QFAIL("broken JSON was accepted");
+        } catch (const SessionError& e) {
+            QVERIFY2(contains(e.what(), "broken.json: not valid JSON"), e.what());
+        }
+        try {
+            openSession(dir.filePath(QStringLiteral("none.json")).toStdString());
+            QFAIL("a missing session was opened");
+        } catch (const SessionError& e) {
+            QVERIFY(contains(e.what(), "none.json: file not found"));
+        }
     }
 
     void errorsNameTheKey()
