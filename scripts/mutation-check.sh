@@ -57,6 +57,30 @@ mutations=(
   "session-spider-angle|core/io/Session.cpp|tst_exports|session loses the spider angle on reading"
   "fasth-backward-sign|core/fasth/Householder.cpp|tst_fasthgradient|FastH backward pass: wrong sign of one gradient term"
   "csv-columns-swapped|core/io/ResultJson.cpp|tst_exportreaders|CSV writes value_nm and value_waves swapped"
+  "detector-pixel-sinc|core/optics/Problem.cpp|tst_imageformation|pixel integration's sinc at half the frequency (a pixel half as wide)"
+  "detector-object-radius|core/optics/Problem.cpp|tst_imageformation|object size read as a radius: the sphere's transfer at half its argument"
+  "spectrum-phase-scale|core/optics/Problem.cpp|tst_imageformation|spectrum: the pupil phase not scaled to each wavelength (lambda / lambda')"
+  "pruned-forward-twiddle|core/optics/PrunedFft.cpp|tst_prunedfft|pruned transform, synthesis: the columns stage twiddles conjugated"
+  "pruned-adjoint-twiddle|core/optics/PrunedFft.cpp|tst_prunedfft|pruned transform, adjoint: the rows stage twiddles not conjugated"
+  "noise-variance-gain|core/optics/ProblemSpec.h|tst_noisemodel|pixel variance multiplies by the gain instead of dividing"
+  "poisson-weight-gain|core/optics/Problem.cpp|tst_noisemodel|Poisson deviance in data units, not electrons (gain left out)"
+  "offset-auto-gain|core/io/DatasetProblem.cpp|tst_noisemodel|--offset auto divides the border's photon variance by the gain"
+  "read-noise-border-half|core/io/Preparation.cpp|tst_noisemodel|border read noise: neighbour differences without the 1/2"
+  "read-noise-photon-gain|core/io/DatasetProblem.cpp|tst_noisemodel|Poisson read noise: the border's photon noise times the gain"
+  "zonal-both-projector|core/optics/Problem.cpp|tst_pupilterms|--pupil-phase both: zonal phase projected off piston only, not the Zernike span"
+  "zonal-prior-half|core/optics/Problem.cpp|tst_pupilterms|smoothness prior without its 1/2 (value and gradient alike)"
+  "zonal-amplitude-mean|core/optics/Problem.cpp|tst_pupilfunction tst_pupilterms|zonal log-amplitude's mean not removed from the amplitude"
+  "defocus-offset-sign|core/optics/Problem.cpp|tst_pupilterms|defocus offsets subtracted (value and gradient alike)"
+  "defocus-scale-gradient|core/optics/Problem.cpp|tst_pupilfunction|defocus scale's gradient misses the plane's defocus amount"
+  "sampling-vertex-sign|core/engine/ReconstructionEngine.cpp|tst_samplingfit|sampling profile: parabola vertex with the wrong sign"
+  "psf-ee-diameter|core/fit/PsfAnalysis.cpp|tst_psfanalysis|encircled energy binned by diameter instead of radius"
+  "psf-mtf-cutoff|core/fit/PsfAnalysis.cpp|tst_psfanalysis|MTF cutoff taken as D / (2 lambda F)"
+  "psf-fwhm-step|core/fit/PsfAnalysis.cpp|tst_psfanalysis|FWHM one sample too wide on each side"
+  "psf-stack-object-scale|core/fit/PsfStack.cpp|tst_psfstack|3-D PSF export: the object's size not rescaled to the output pixels"
+  "session-estimate-offset|core/io/Session.cpp|tst_sessions|session loses --offset auto on reading"
+  "session-centre-each-plane|core/io/Session.cpp|tst_sessions|session loses the per-plane centring on reading"
+  "session-run-solver|core/io/Session.cpp|tst_sessions tst_runcomparison|a kept run's solver settings written as the defaults"
+  "runs-rms-piston|core/engine/RunComparison.cpp|tst_runcomparison|run comparison's RMS difference keeps the piston"
 )
 
 # Applies mutation $1 to $src/$2 with exact replacements (python3: no quoting trouble with C++ text).
@@ -104,6 +128,61 @@ edits = {
     "fasth-backward-sign": [("dv.noalias() -= a * pg.transpose();", "dv.noalias() += a * pg.transpose();")],
     "csv-columns-swapped": [("                   .arg(c.waves, 0, 'g', 10)\n                   .arg(c.nm, 0, 'g', 10)",
                              "                   .arg(c.nm, 0, 'g', 10)\n                   .arg(c.waves, 0, 'g', 10)")],
+    # Problem::compileDetector: the detector's transfer function H(f), f in cycles per pixel.
+    "detector-pixel-sinc": [("h *= sinc(fx) * sinc(fy);", "h *= sinc(0.5 * fx) * sinc(0.5 * fy);")],
+    "detector-object-radius": [("h *= sphere(M_PI * std::hypot(fx, fy) * detector.objectDiameterPixels);",
+                                "h *= sphere(M_PI * std::hypot(fx, fy) * 0.5 * detector.objectDiameterPixels);")],
+    # Problem::compileSpectrum: each channel's phase is the optical path at its own wavelength.
+    "spectrum-phase-scale": [("channel.phaseScale = double(n) / grid;", "channel.phaseScale = 1.0;")],
+    # PrunedFft::synthesise (the columns stage) and PrunedFft::adjoint (the rows stage): the last argument
+    # says whether the twiddles are conjugated, which only the adjoint does.
+    "pruned-forward-twiddle": [("twiddle(false, s, m_block.data(), m_scratchBlock.data(), false);",
+                                "twiddle(false, s, m_block.data(), m_scratchBlock.data(), true);")],
+    "pruned-adjoint-twiddle": [("twiddle(true, s, m_scratchMiddle.data(), m_middle.data(), true);",
+                                "twiddle(true, s, m_scratchMiddle.data(), m_middle.data(), false);")],
+    # pixelVariance: the one rule behind weights, chi-square and normalised residuals.
+    "noise-variance-gain": [("std::max(model, 0.0) / gain", "std::max(model, 0.0) * gain")],
+    # Problem::compileData: the Poisson objective's weight (the deviance of electrons).
+    "poisson-weight-gain": [("weights[g] = m_spec.gain;", "weights[g] = 1.0;")],
+    # offsetFor: offset = mean - gain (var - read^2).
+    "offset-auto-gain": [("estimates.push_back(p.background - gain * (variance - read * read));",
+                          "estimates.push_back(p.background - (variance - read * read) / gain);")],
+    # borderReadNoiseSquared: E[(a - b)^2 / 2] = m + read^2 for neighbours of mean m.
+    "read-noise-border-half": [("sum += 0.5 * (a - b) * (a - b) - 0.5 * (a + b);", "sum += (a - b) * (a - b) - 0.5 * (a + b);")],
+    # readNoiseFor (Poisson): the border's variance less its photon noise (mean - offset) / gain.
+    "read-noise-photon-gain": [("(p.background - counted.offset) / gain);", "(p.background - counted.offset) * gain);")],
+    # Problem::compilePupilFunction: the span the zonal phase is kept orthogonal to.
+    "zonal-both-projector": [("                                     ? m_basis\n", "                                     ? Eigen::MatrixXd(m_basis.leftCols(1))\n")],
+    # Problem::regularization: value and gradient changed together, so only the prior's known value can tell.
+    "zonal-prior-half": [("return 0.5 * w * sum;", "return w * sum;"),
+                         ("(*g)[size_t(i)] += w * d;", "(*g)[size_t(i)] += 2.0 * w * d;"),
+                         ("(*g)[size_t(j)] -= w * d;", "(*g)[size_t(j)] -= 2.0 * w * d;")],
+    # Problem::pupilAmplitude (the gradient's chain rule still removes the mean).
+    "zonal-amplitude-mean": [("std::exp(p.zonalAmplitude[i] - mean);", "std::exp(p.zonalAmplitude[i]);")],
+    # planeDiversity, defocusAmountChange and chainDefocusGradient together: a consistent model, only the
+    # offsets' meaning (the plane's defocus is amount + offset) changes.
+    "defocus-offset-sign": [("const double amount = p.defocusScale * m_diversityAmount[k] + p.defocusOffset[k];",
+                             "const double amount = p.defocusScale * m_diversityAmount[k] - p.defocusOffset[k];"),
+                            ("return (p.defocusScale - 1.0) * m_diversityAmount[k] + p.defocusOffset[k];",
+                             "return (p.defocusScale - 1.0) * m_diversityAmount[k] - p.defocusOffset[k];"),
+                            ("grad.defocusOffset[size_t(plane)] += unitDerivative;", "grad.defocusOffset[size_t(plane)] -= unitDerivative;")],
+    "defocus-scale-gradient": [("grad.defocusScale += m_diversityAmount[size_t(plane)] * unitDerivative;", "grad.defocusScale += unitDerivative;")],
+    # parabola(): the vertex of the sampling profile's parabola through three points.
+    "sampling-vertex-sign": [("const double vertex = 0.5 * (a.first + b.first) - d1 / curvature;",
+                              "const double vertex = 0.5 * (a.first + b.first) + d1 / curvature;")],
+    # addEncircledEnergy, addMtf / analysePsf, fwhm.
+    "psf-ee-diameter": [("const int bin = int(std::ceil(std::hypot(c - n / 2, r - n / 2)));",
+                         "const int bin = int(std::ceil(2.0 * std::hypot(c - n / 2, r - n / 2)));")],
+    "psf-mtf-cutoff": [("a.cutoffCyclesPerPixel = a.lambdaOverDPerPixel;", "a.cutoffCyclesPerPixel = 0.5 * a.lambdaOverDPerPixel;")],
+    "psf-fwhm-step": [("return double(step - 1) + (previous - half) / (previous - v);", "return double(step) + (previous - half) / (previous - v);")],
+    # psfStack: the object's diameter is in the grid's pixels, which the output's pixel scale changes.
+    "psf-stack-object-scale": [("spec.detector.objectDiameterPixels = fitted.detector.objectDiameterPixels * double(grid) / double(n);",
+                                "spec.detector.objectDiameterPixels = fitted.detector.objectDiameterPixels;")],
+    "session-estimate-offset": [("    ms.estimateOffset = r.boolean(model, QStringLiteral(\"estimate_offset\"), mo, ms.estimateOffset);\n", "")],
+    "session-centre-each-plane": [("    o.centreEachPlane = r.boolean(pre, QStringLiteral(\"centre_each_plane\"), pp, o.centreEachPlane);\n", "")],
+    # runsJson: each kept run carries its own settings.
+    "session-run-solver": [("{QStringLiteral(\"solver\"), solverJson(run.solver)},", "{QStringLiteral(\"solver\"), solverJson(SolverSettings{})},")],
+    "runs-rms-piston": [("std::sqrt(std::max(0.0, sumSquares / c.pupilPixels - mean * mean));", "std::sqrt(std::max(0.0, sumSquares / c.pupilPixels));")],
 }.get(name)
 if edits is None:
     sys.exit("no edit for this mutation in apply_mutation")

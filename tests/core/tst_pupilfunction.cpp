@@ -322,58 +322,6 @@ private slots:
         QVERIFY2(result.solver.iterations <= 150, qPrintable(QString::number(result.solver.iterations)));
     }
 
-    // --fit-sampling: data simulated at 1.07 times the metadata's NA (so a smaller Q and a stronger high-NA defocus) are
-    // fitted from the metadata's NA; the profile's minimum finds the scale within 0.02 (its 4 % steps and the pupil
-    // edge's pixels limit it), with a finite error, and the result's Q and export JSON follow the fitted scale.
-    void samplingFitFindsTheAperture()
-    {
-        ProblemSpec s = test::richSpec(ObjectiveKind::WeightedLeastSquares, 32, 3);
-        const double trueScale = 1.07;
-        const ProblemSpec truthSpec = withApertureScale(s, trueScale);
-        const Problem shape(truthSpec);
-        std::vector<double> truth = shape.initialParameters();
-        for (size_t i = 0; i + 1 < shape.modes().size(); ++i)
-            truth[i] = 0.2 * std::cos(1.3 * double(i));
-        std::mt19937_64 rng(5);
-        const auto images = simulateImages(truthSpec, truth, 28, 28, {NoiseModel::PhotonAndRead, 3.0}, &rng);
-        for (size_t k = 0; k < images.size(); ++k)
-            s.planes[k].data = images[k];
-        ReconstructionRequest request;
-        request.spec = s;
-        request.evaluator.measurePlans = false;
-        request.analysis.computeUncertainty = false;
-        request.fitSampling = true;
-        // The live history runs on across the profile's fits (iterations and seconds never go back).
-        std::vector<int> iterations;
-        std::vector<double> seconds;
-        const FitResult result = reconstruct(
-            request,
-            [&](const ProgressSnapshot& snap) {
-                iterations.push_back(snap.iteration.iteration);
-                seconds.push_back(snap.iteration.elapsedSeconds);
-            },
-            nullptr);
-        QVERIFY(std::is_sorted(iterations.begin(), iterations.end()) && std::is_sorted(seconds.begin(), seconds.end()));
-        QVERIFY(!iterations.empty() && iterations.back() <= result.solver.iterations);
-        QVERIFY2(result.samplingFit.has_value(), "no sampling fit in the result");
-        const SamplingFit& fit = *result.samplingFit;
-        qInfo("aperture scale %.4f +/- %.4f (truth %.2f), %zu profile fits, Q %.4f", fit.scale, fit.scaleSigma, trueScale, fit.scales.size(),
-              result.samplingQ);
-        QVERIFY2(std::abs(fit.scale - trueScale) <= 0.02, qPrintable(QString::number(fit.scale)));
-        QVERIFY(!fit.atLimit);
-        QVERIFY(std::isfinite(fit.scaleSigma) && fit.scaleSigma > 0.0);
-        QVERIFY(fit.scales.size() >= 3 && fit.scales.size() == fit.costs.size());
-        const double metadataQ = s.grid.size * s.grid.spacing / 2.0;
-        QVERIFY2(test::closeTo(result.samplingQ, metadataQ / fit.scale, 1e-9), qPrintable(QString::number(result.samplingQ)));
-        QVERIFY(test::closeTo(fit.numericalAperture, s.planes[1].diversity.numericalAperture * fit.scale, 1e-12));
-        // Saved and read back (sessions restore the result at this scale).
-        const std::optional<SamplingFit> back = samplingFitFromJson(resultToJson(result));
-        QVERIFY(back.has_value());
-        QCOMPARE(back->scale, fit.scale);
-        QCOMPARE(back->scales.size(), fit.scales.size());
-        QVERIFY(!samplingFitFromJson(resultToJson(test::smallDemoResult())).has_value());
-    }
-
     void apertureScaleRefusesImpossibleApertures()
     {
         const ProblemSpec s = test::richSpec(ObjectiveKind::Poisson, 32, 2);
