@@ -473,7 +473,8 @@ std::thread ReconstructionEngine::startThread(ReconstructionRequest request)
             std::lock_guard lock(m_mutex);
             m_error = "out of memory: the problem (grid " + std::to_string(request.spec.grid.size) + ", "
                       + std::to_string(request.spec.planes.size()) + " planes) needs more memory than this process may use; "
-                        "use a smaller --grid or --crop";
+                        "use a smaller --grid or --crop"
+                      + std::string(request.evaluator.threads > 1 ? " or fewer threads (each takes memory of its own)" : "");
         } catch (const std::exception& e) {
             std::lock_guard lock(m_mutex);
             m_error = e.what();

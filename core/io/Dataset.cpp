@@ -494,6 +494,10 @@ std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::st
         ImageFileContent content;
         try {
             content = readImageFile(path, limits);
+        } catch (const std::bad_alloc&) {
+            messages.push_back({MessageLevel::Error, path,
+                                path + ": not enough memory to read it (the process's memory limit, ulimit -v, or the machine's); crop it or raise the limit"});
+            continue;
         } catch (const std::exception& e) {
             messages.push_back({MessageLevel::Error, path, e.what()});
             continue;

@@ -3,6 +3,7 @@
 #include "optics/CpuImageFormation.h"
 #include "optics/Fftw.h"
 #include "optics/PrunedFft.h"
+#include "optics/Threads.h"
 #include "simd/Kernels.h"
 
 #include <Eigen/Core>
@@ -59,6 +60,7 @@ public:
     {
         if (options.threads < 1)
             throw std::invalid_argument("thread count must be at least 1");
+        threads::requireThreads(options.threads);
         const Problem& pr = *m_problem;
         m_basis = pr.basis().cast<Real>();
         const int pixels = pr.pupilPixelCount();
@@ -293,12 +295,11 @@ private:
         using Partial = simd::ObjectivePartial;
         std::vector<Partial> partials(static_cast<size_t>(chunks));
         const bool poisson = objective == ObjectiveKind::Poisson;
-#pragma omp parallel for num_threads(chunks) schedule(static, 1)
-        for (int chunk = 0; chunk < chunks; ++chunk) {
+        threads::parallelFor(chunks, [&](int chunk) {
             Partial& part = partials[size_t(chunk)];
             const long begin = long(double(count) * chunk / chunks), end = long(double(count) * (chunk + 1) / chunks);
             m_kernels->objectiveRange(begin, end, b, data, weight, fieldScale, intensity, background, poisson, gradient, &part);
-        }
+        });
         double cost = 0.0, dFlux = 0.0, dBackground = 0.0;
         bool invalid = false;
         for (const Partial& part : partials) {

@@ -1,4 +1,5 @@
 #include "optics/PrunedFft.h"
+#include "optics/Threads.h"
 
 #include <cassert>
 #include <cmath>
@@ -125,11 +126,10 @@ void PrunedFft<Real>::twiddle(bool rows, int residue, const Complex* src, Comple
     // Element-wise, so any split gives the same bits. Below ~32k points starting the team costs about what
     // it saves (and much more when the cores are shared), so small twiddles stay on one thread.
     const int chunks = m_threads > 1 && height * width >= 32768 ? m_threads : 1;
-#pragma omp parallel for num_threads(chunks) schedule(static, 1) if (chunks > 1)
-    for (int c = 0; c < chunks; ++c) {
+    threads::parallelFor(chunks, [&](int c) {
         const long begin = height * c / chunks, end = height * (c + 1) / chunks;
         kernel(end - begin, width, src + begin * width, rows ? t : t + begin, dst + begin * width, adjoint);
-    }
+    });
 }
 
 template <class Real>

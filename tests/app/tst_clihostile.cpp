@@ -1,0 +1,122 @@
+// wavefront-cli under the second hostile round (issue 28): runs whose threads the system refuses end in the
+// program's message and exit 1 (never a hang in FFTW's pool, FFTW's abort or libgomp's own exit), ...
+#include "TestSupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+using namespace wfs::test;
+
+namespace {
+
+struct Run {
+    int status = -1; // -1: killed by a signal or still running after 5 minutes (a hang)
+    QByteArray out, err;
+};
+
+// The CLI in `dir`, with `limit` applied in the child before it starts (setrlimit, or dropping root).
+Run cli(const QStringList& args, const QString& dir, const std::function<void()>& limit = {})
+{
+    QProcess process;
+    process.setWorkingDirectory(dir);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("WFS_FFTW_WISDOM_DIR"), QString()); // no shared state between the runs
+    process.setProcessEnvironment(env);
+    if (limit)
+        process.setChildProcessModifier(limit);
+    process.start(QStringLiteral(WFS_CLI_PATH), args);
+    Run r;
+    if (!process.waitForFinished(300000)) {
+        process.kill();
+        process.waitForFinished();
+        return r;
+    }
+    r.status = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    r.out = process.readAllStandardOutput();
+    r.err = process.readAllStandardError();
+    return r;
+}
+
+QString simulated(const QTemporaryDir& dir)
+{
+    const Run sim = cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("64"), QStringLiteral("--order"), QStringLiteral("3"),
+                         QStringLiteral("--out"), QStringLiteral("d.fits")},
+                        dir.path());
+    return sim.status == 0 ? dir.filePath(QStringLiteral("d.fits")) : QString();
+}
+
+// A message of the program's own: exit 1, its "error:" line, none of the libraries' last words.
+bool programsOwnRefusal(const Run& r)
+{
+    return r.status == 1 && r.err.contains("reconstruct: error:") && !r.err.contains("libgomp") && !r.err.contains("fftw:")
+           && !r.err.contains("std::bad_alloc");
+}
+
+} // namespace
+
+class TestCliHostile : public QObject {
+    Q_OBJECT
+
+private slots:
+    void processLimitIsAMessage()
+    {
+        // RLIMIT_NPROC does not bind root, so as root the child becomes `nobody` first; as another user the
+        // limit would count that user's other processes too, which a test cannot know.
+        if (::geteuid() != 0)
+            QSKIP("needs root to run the CLI as nobody under a process limit");
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(!simulated(dir).isEmpty());
+        QFile::setPermissions(dir.path(), QFileDevice::Permissions(0x7777));
+        for (int limit : {3, 5, 8}) {
+            const Run r = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("d.fits"), QStringLiteral("--threads"),
+                               QStringLiteral("8"), QStringLiteral("--max-iterations"), QStringLiteral("5"), QStringLiteral("--quiet")},
+                              dir.path(), [limit] {
+                                  const rlimit l{rlim_t(limit), rlim_t(limit)};
+                                  if (::setgid(65534) != 0 || ::setuid(65534) != 0 || ::setrlimit(RLIMIT_NPROC, &l) != 0)
+                                      ::_exit(99);
+                              });
+            if (r.status == 99)
+                QSKIP("cannot become nobody here");
+            // Before: a hang in fftw_spawn_loop (3 to 6) or libgomp's "Thread creation failed" (8).
+            QVERIFY2(programsOwnRefusal(r) && r.err.contains("cannot start 8 threads") && r.err.contains("ulimit -u"),
+                     qPrintable(QStringLiteral("limit %1: status %2: %3").arg(limit).arg(r.status).arg(QString::fromUtf8(r.err))));
+        }
+    }
+
+    void memoryLimitIsAMessageOrAResult()
+    {
+        // Under an address-space limit (it binds root too) thread stacks, malloc arenas and FFTW's planner run
+        // out in turn. Every limit gives a result or the program's message; before, some gave libgomp's exit,
+        // FFTW's "alloc.c:29: assertion failed" (SIGABRT) or a bare std::bad_alloc.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(!simulated(dir).isEmpty());
+        int refusals = 0;
+        for (int megabytes = 140; megabytes <= 420; megabytes += 10) {
+            const Run r = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("d.fits"), QStringLiteral("--threads"),
+                               QStringLiteral("8"), QStringLiteral("--max-iterations"), QStringLiteral("5"), QStringLiteral("--quiet")},
+                              dir.path(), [megabytes] {
+                                  const rlimit l{rlim_t(megabytes) << 20, rlim_t(megabytes) << 20};
+                                  ::setrlimit(RLIMIT_AS, &l);
+                              });
+            if (r.status == 127 && r.err.contains("error while loading shared libraries"))
+                continue; // too little for the program's libraries: the loader's word, before any code of ours
+            if (r.status != 0)
+                QVERIFY2(programsOwnRefusal(r),
+                         qPrintable(QStringLiteral("%1 MB: status %2: %3").arg(megabytes).arg(r.status).arg(QString::fromUtf8(r.err.right(300)))));
+            refusals += r.status == 1;
+        }
+        QVERIFY2(refusals > 0, "no limit was low enough to refuse the run: the test tried nothing");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliHostile)
+#include "tst_clihostile.moc"
