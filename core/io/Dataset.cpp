@@ -54,8 +54,6 @@ using detail::format;
 
 // ---- Loading ------------------------------------------------------------------------------------
 
-namespace {
-
 std::string sha256Of(const std::string& path, long long* bytes)
 {
     QFile file(QString::fromStdString(path));
@@ -67,6 +65,8 @@ std::string sha256Of(const std::string& path, long long* bytes)
         *bytes = file.size();
     return hash.result().toHex().toStdString();
 }
+
+namespace {
 
 // A later source's value for a field that holds another: kept as a conflict for the user to settle.
 void noteConflict(DatasetMetadata& m, const std::string& key, double kept, double other, const std::string& origin)

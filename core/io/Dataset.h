@@ -104,6 +104,9 @@ struct DatasetMetadata {
 // Larger pixel values overflow when squared and summed (a cost, a centroid): addFiles warns, buildProblem refuses.
 constexpr double kLargestPixel = 1e150;
 
+// The SHA-256 of a file's bytes, lower-case hex, and its size in `bytes`; empty when it cannot be read.
+std::string sha256Of(const std::string& path, long long* bytes = nullptr);
+
 struct DatasetFile {
     std::string path;       // as given (absolute or relative to the working directory)
     ImageFormat format = ImageFormat::Unknown;

@@ -2,6 +2,7 @@
 // program's message and exit 1 (never a hang in FFTW's pool, FFTW's abort or libgomp's own exit), ...
 #include "TestSupport.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
@@ -57,6 +58,23 @@ bool programsOwnRefusal(const Run& r)
 {
     return r.status == 1 && r.err.contains("reconstruct: error:") && !r.err.contains("libgomp") && !r.err.contains("fftw:")
            && !r.err.contains("std::bad_alloc");
+}
+
+QByteArray readAll(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// The summary's value of `column` in the row of `name`.
+QByteArray summaryValue(const QString& summaryPath, const QByteArray& name, const QByteArray& column)
+{
+    const QList<QByteArray> lines = readAll(summaryPath).trimmed().split('\n');
+    const int at = int(lines.value(0).split(',').indexOf(column));
+    for (const QByteArray& line : lines.mid(1))
+        if (line.startsWith(name + ','))
+            return line.split(',').value(at);
+    return {};
 }
 
 } // namespace
@@ -115,6 +133,66 @@ private slots:
             refusals += r.status == 1;
         }
         QVERIFY2(refusals > 0, "no limit was low enough to refuse the run: the test tried nothing");
+    }
+
+    // A resumed batch reuses a result only when it was made from the same input bytes with the same
+    // settings; a copied, outdated or differently-set result is said, removed and fitted again.
+    void batchResumeChecksWhatAResultWasMadeFrom()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString d = dir.path();
+        for (const auto& [name, seed] : {std::pair{"a.fits", "1"}, std::pair{"b.fits", "7"}})
+            QCOMPARE(cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("32"), QStringLiteral("--order"), QStringLiteral("2"),
+                          QStringLiteral("--seed"), QString::fromLatin1(seed), QStringLiteral("--out"), QString::fromLatin1(name)},
+                         d)
+                         .status,
+                     0);
+        QVERIFY(QFile::copy(d + QStringLiteral("/a.fits"), d + QStringLiteral("/a-original.fits")));
+        const QByteArray settings = R"({"format": "wavefront-studio-session", "format_version": 1, "solver": {"max_iterations": 40}})";
+        QVERIFY(writeFile(d + QStringLiteral("/s.json"), settings));
+        const QStringList batch{QStringLiteral("batch"), QStringLiteral("--out"), QStringLiteral("out"), QStringLiteral("--jobs"), QStringLiteral("1"),
+                                QStringLiteral("--settings"), QStringLiteral("s.json"), QStringLiteral("a.fits"), QStringLiteral("b.fits")};
+        const QString summary = d + QStringLiteral("/out/summary.csv");
+        Run first = cli(batch, d);
+        QVERIFY2(first.status == 0, first.err.constData());
+        const QByteArray rmsA = summaryValue(summary, "a", "rms_waves"), rmsB = summaryValue(summary, "b", "rms_waves");
+        QVERIFY(!rmsA.isEmpty() && rmsA != rmsB);
+
+        // Nothing changed: both skipped.
+        Run again = cli(batch, d);
+        QCOMPARE(again.out.count("done earlier, skipped"), 2);
+
+        // b's result copied in a's place (before: "a: done earlier, skipped" and b's numbers in a's row).
+        QVERIFY(QFile::remove(d + QStringLiteral("/out/a.json")) && QFile::copy(d + QStringLiteral("/out/b.json"), d + QStringLiteral("/out/a.json")));
+        Run foreign = cli(batch, d);
+        QVERIFY2(foreign.status == 0, foreign.err.constData());
+        QVERIFY2(foreign.out.contains("a: run again: the result belongs to another input") && foreign.out.contains("b.fits)")
+                     && foreign.out.contains("b: done earlier, skipped") && !foreign.out.contains("a: done earlier"),
+                 foreign.out.constData());
+        QCOMPARE(summaryValue(summary, "a", "rms_waves"), rmsA);
+
+        // a edited (b's bytes written into it): fitted again, a's row now b's numbers, as the data are.
+        QVERIFY(writeFile(d + QStringLiteral("/a.fits"), readAll(d + QStringLiteral("/b.fits"))));
+        Run edited = cli(batch, d);
+        QVERIFY2(edited.out.contains("a: run again: the input changed since the result"), edited.out.constData());
+        QCOMPARE(summaryValue(summary, "a", "rms_waves"), rmsB);
+
+        // The original bytes back, under a new modification time: the bytes decide.
+        QVERIFY(writeFile(d + QStringLiteral("/a.fits"), readAll(d + QStringLiteral("/a-original.fits"))));
+        QVERIFY(cli(batch, d).out.contains("a: run again: the input changed since"));
+        {
+            QFile touched(d + QStringLiteral("/a.fits"));
+            QVERIFY(touched.open(QIODevice::ReadWrite)
+                    && touched.setFileTime(QDateTime::currentDateTimeUtc().addSecs(3600), QFileDevice::FileModificationTime));
+        }
+        QVERIFY(cli(batch, d).out.contains("a: done earlier, skipped"));
+
+        // Other settings: every input fitted again.
+        QVERIFY(writeFile(d + QStringLiteral("/s.json"), QByteArray(settings).replace("40", "41")));
+        Run resettled = cli(batch, d);
+        QCOMPARE(resettled.out.count("run again: the settings changed since the result"), 2);
+        QVERIFY(resettled.out.contains("running 2 of 2 inputs"));
     }
 };
 
