@@ -1,14 +1,20 @@
 // wavefront-cli under the second hostile round (issue 28): runs whose threads the system refuses end in the
-// program's message and exit 1 (never a hang in FFTW's pool, FFTW's abort or libgomp's own exit), ...
+// program's message and exit 1 (never a hang in FFTW's pool, FFTW's abort or libgomp's own exit); a resumed
+// batch reuses only results of the same input bytes and settings; degenerate data and more parameters than
+// pixels are said.
 #include "TestSupport.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
+
+#include <cstring>
+#include <functional>
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -193,6 +199,56 @@ private slots:
         Run resettled = cli(batch, d);
         QCOMPARE(resettled.out.count("run again: the settings changed since the result"), 2);
         QVERIFY(resettled.out.contains("running 2 of 2 inputs"));
+    }
+
+    // A 4 x 4 ramp fitted with 16 parameters "converged" with no word; now the warning names the counts, on
+    // standard error and in the result's warnings.
+    void moreParametersThanPixelsIsSaid()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QByteArray header;
+        for (const char* card : {"SIMPLE  =                    T", "BITPIX  =                  -64", "NAXIS   =                    2",
+                                 "NAXIS1  =                    4", "NAXIS2  =                    4", "WAVELENG=              6.33E-7",
+                                 "SAMPLING=                  2.0", "END"})
+            header += QByteArray(card).leftJustified(80, ' ');
+        QByteArray data;
+        for (int i = 0; i < 16; ++i) {
+            const double v = i + 1.0;
+            quint64 bits;
+            std::memcpy(&bits, &v, sizeof bits);
+            for (int b = 7; b >= 0; --b)
+                data += char((bits >> (8 * b)) & 0xff);
+        }
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("ramp.fits")), header.leftJustified(2880, ' ') + data.leftJustified(2880, '\0')));
+        const Run r = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("ramp.fits"), QStringLiteral("--order"), QStringLiteral("4"),
+                           QStringLiteral("--max-iterations"), QStringLiteral("20"), QStringLiteral("--json"), QStringLiteral("r.json"), QStringLiteral("--quiet")},
+                          dir.path());
+        QVERIFY2(r.status == 0, r.err.constData());
+        QVERIFY2(r.err.contains("16 data pixels for 16 fitted parameters: more parameters than the data support") && r.err.contains("80 here"),
+                 r.err.constData());
+        const QJsonObject result = QJsonDocument::fromJson(readAll(dir.filePath(QStringLiteral("r.json")))).object();
+        QVERIFY(QJsonDocument(result.value(QStringLiteral("warnings")).toArray()).toJson().contains("more parameters than the data support"));
+    }
+
+    // BSCALE = 1E-300 or -1: no plane takes part, said with the scaling (before: converged, RMS 0, Strehl 1, exit 0).
+    void degenerateScalingIsRefused()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(!simulated(dir).isEmpty());
+        const QByteArray fits = readAll(dir.filePath(QStringLiteral("d.fits")));
+        const qsizetype end = fits.indexOf("END     ");
+        QVERIFY(end > 0 && end % 80 == 0);
+        for (const auto& [scale, expected] : {std::pair{"1E-300", "below what can be fitted"}, std::pair{"-1", "negative BSCALE"}}) {
+            QByteArray edited = fits;
+            const QByteArray card = QByteArray("BSCALE  = ") + QByteArray(scale).rightJustified(20, ' ');
+            edited.replace(end, 80, card.leftJustified(80, ' ') + QByteArray("END").leftJustified(80, ' ').left(80));
+            edited.remove(end + 160, 80); // the header keeps its length (blank cards after END)
+            QVERIFY(writeFile(dir.filePath(QStringLiteral("s.fits")), edited));
+            const Run r = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("s.fits"), QStringLiteral("--quiet")}, dir.path());
+            QVERIFY2((r.status == 1 || r.status == 2) && r.err.contains(expected) && r.err.contains("no plane takes part"), r.err.constData());
+        }
     }
 };
 

@@ -1,7 +1,8 @@
 // The second hostile round (issue 28): threads the system refuses (a message, never a hang in FFTW's pool
-// or libgomp's exit), ...
+// or libgomp's exit); data that only look fittable (scaled to 1e-300, negated) said and left out.
 #include "TestSupport.h"
 
+#include "io/Dataset.h"
 #include "optics/Fftw.h"
 #include "optics/Threads.h"
 
@@ -116,6 +117,30 @@ private slots:
         });
         QVERIFY(together);
         QCOMPARE(int(ids.size()), 4);
+    }
+
+    void degenerateDataAreNamed()
+    {
+        std::vector<double> psf(64);
+        for (size_t i = 0; i < psf.size(); ++i)
+            psf[i] = 100.0 * std::exp(-0.1 * double((i % 8 - 4) * (i % 8 - 4) + (i / 8 - 4) * (i / 8 - 4))) + 2.0;
+        QVERIFY2(unusablePlaneReason(psf).empty(), unusablePlaneReason(psf).c_str());
+        auto scaled = [&](double factor) {
+            std::vector<double> v = psf;
+            for (double& x : v)
+                x *= factor;
+            return unusablePlaneReason(v);
+        };
+        // BSCALE = 1E-300: its squares underflow, every model "fits" with cost 0 (before: converged, Strehl 1.000).
+        const std::string tiny = scaled(1e-300);
+        QVERIFY2(contains(tiny, "at most 1.02e-298") && contains(tiny, "at least 1e-150") && contains(tiny, "BSCALE"), tiny.c_str());
+        QVERIFY(scaled(1e-100).empty()); // small units are fine
+        // BSCALE = -1: a negative intensity image.
+        const std::string negated = scaled(-1.0);
+        QVERIFY2(contains(negated, "the pixels sum to -") && contains(negated, "negative BSCALE"), negated.c_str());
+        // The earlier reasons keep their words.
+        QVERIFY(contains(unusablePlaneReason(std::vector<double>(64, 0.0)), "the plane is all zero"));
+        QVERIFY(contains(unusablePlaneReason(std::vector<double>(64, std::nan(""))), "NaN or blank"));
     }
 };
 
