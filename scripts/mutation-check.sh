@@ -61,7 +61,7 @@ mutations=(
   "detector-object-radius|core/optics/Problem.cpp|tst_imageformation|object size read as a radius: the sphere's transfer at half its argument"
   "spectrum-phase-scale|core/optics/Problem.cpp|tst_imageformation|spectrum: the pupil phase not scaled to each wavelength (lambda / lambda')"
   "pruned-forward-twiddle|core/optics/PrunedFft.cpp|tst_prunedfft|pruned transform, synthesis: the columns stage twiddles conjugated"
-  "pruned-adjoint-twiddle|core/optics/PrunedFft.cpp|tst_prunedfft|pruned transform, adjoint: the rows stage twiddles not conjugated"
+  "pruned-adjoint-twiddle|core/optics/PrunedFft.cpp|tst_prunedfft|pruned transform, adjoint: the twiddles not conjugated"
   "noise-variance-gain|core/optics/ProblemSpec.h|tst_noisemodel|pixel variance multiplies by the gain instead of dividing"
   "poisson-weight-gain|core/optics/Problem.cpp|tst_noisemodel|Poisson deviance in data units, not electrons (gain left out)"
   "offset-auto-gain|core/io/DatasetProblem.cpp|tst_noisemodel|--offset auto divides the border's photon variance by the gain"
@@ -80,6 +80,7 @@ mutations=(
   "session-estimate-offset|core/io/Session.cpp|tst_sessions|session loses --offset auto on reading"
   "session-centre-each-plane|core/io/Session.cpp|tst_sessions|session loses the per-plane centring on reading"
   "session-run-solver|core/io/Session.cpp|tst_sessions tst_runcomparison|a kept run's solver settings written as the defaults"
+  "batch-resume-checksum|core/engine/Batch.cpp|tst_clihostile|batch resume trusts a result whose input's bytes changed"
   "runs-rms-piston|core/engine/RunComparison.cpp|tst_runcomparison|run comparison's RMS difference keeps the piston"
 )
 
@@ -136,10 +137,14 @@ edits = {
     "spectrum-phase-scale": [("channel.phaseScale = double(n) / grid;", "channel.phaseScale = 1.0;")],
     # PrunedFft::synthesise (the columns stage) and PrunedFft::adjoint (the rows stage): the last argument
     # says whether the twiddles are conjugated, which only the adjoint does.
-    "pruned-forward-twiddle": [("twiddle(false, s, m_block.data(), m_scratchBlock.data(), false);",
-                                "twiddle(false, s, m_block.data(), m_scratchBlock.data(), true);")],
-    "pruned-adjoint-twiddle": [("twiddle(true, s, m_scratchMiddle.data(), m_middle.data(), true);",
-                                "twiddle(true, s, m_scratchMiddle.data(), m_middle.data(), false);")],
+    # staleResultReason: the input's checksum is what tells an edited input from a touched or copied one.
+    "batch-resume-checksum": [("    if (then.value(QStringLiteral(\"sha256\")) != identity.value(QStringLiteral(\"sha256\")))",
+                               "    if (false && then.value(QStringLiteral(\"sha256\")) != identity.value(QStringLiteral(\"sha256\")))")],
+    "pruned-forward-twiddle": [("twiddle(false, item.residue, item.begin, item.end, m_block.data(), m_scratchBlock[size_t(w)]->data(), false);",
+                                "twiddle(false, item.residue, item.begin, item.end, m_block.data(), m_scratchBlock[size_t(w)]->data(), true);")],
+    # Both stages of the adjoint share this line (the rows stage does most of the work).
+    "pruned-adjoint-twiddle": [("twiddle(rows, item.residue, item.begin, item.end, scratch[size_t(w)]->data(), sum, true);",
+                                "twiddle(rows, item.residue, item.begin, item.end, scratch[size_t(w)]->data(), sum, false);")],
     # pixelVariance: the one rule behind weights, chi-square and normalised residuals.
     "noise-variance-gain": [("std::max(model, 0.0) / gain", "std::max(model, 0.0) * gain")],
     # Problem::compileData: the Poisson objective's weight (the deviance of electrons).

@@ -44,7 +44,10 @@ int runWorker(const QString& program, const QCommandLineParser& parser)
     try {
         const QJsonDocument doc = QJsonDocument::fromJson(parser.value(QStringLiteral("worker")).toUtf8());
         const BatchInput input = batchInputFromJson(doc.object());
-        const Session settings = parser.isSet(QStringLiteral("settings")) ? loadBatchSettings(parser.value(QStringLiteral("settings")).toStdString()) : Session{};
+        const std::string settingsPath = parser.value(QStringLiteral("settings")).toStdString();
+        // What the result is made from, taken before the input is read: a later edit makes it stale.
+        const QJsonObject identity = batchInputIdentity(input, settingsPath);
+        const Session settings = settingsPath.empty() ? Session{} : loadBatchSettings(settingsPath);
         const PreparedRun run = prepareBatchRun(settings, input);
         for (const DatasetMessage& m : run.messages)
             std::printf("  %s: %s\n", messageLevelName(m.level), m.text.c_str());
@@ -52,7 +55,9 @@ int runWorker(const QString& program, const QCommandLineParser& parser)
         std::fputs(fullReport(result).c_str(), stdout);
         printWarnings(program, result.warnings);
         std::fflush(stdout);
-        writeFileAtomically(batchResultPath(parser.value(QStringLiteral("out")).toStdString(), input), QJsonDocument(resultToJson(result)).toJson(), true);
+        QJsonObject json = resultToJson(result);
+        json.insert(QStringLiteral("batch_input"), identity);
+        writeFileAtomically(batchResultPath(parser.value(QStringLiteral("out")).toStdString(), input), QJsonDocument(json).toJson(), true);
         if (result.solver.termination == Termination::Failed)
             return runFailure(program, QString::fromStdString("the fit failed: " + result.solver.message));
         return 0;
@@ -144,8 +149,8 @@ void addBatchOptions(QCommandLineParser& parser, const QCommandLineOption& worke
     parser.setApplicationDescription(QStringLiteral(
         "Reconstruct many inputs with one set of settings: one result JSON per input in DIR (DIR/NAME.json, with\n"
         "the run's output in DIR/NAME.log), DIR/summary.csv (one row per input, failures with their reason) and,\n"
-        "when the inputs have field positions, DIR/field-map.png. Resumable: an input whose result is complete is\n"
-        "skipped. INPUT: image files, a glob ('data/*.fits', quoted), a list file (*.txt, one path a line), or a\n"
+        "when the inputs have field positions, DIR/field-map.png. Resumable: an input whose result is complete,\n"
+        "made from the same input bytes with the same settings, is skipped; any other result is fitted again. INPUT: image files, a glob ('data/*.fits', quoted), a list file (*.txt, one path a line), or a\n"
         "CSV manifest (*.csv) with a header row: file[,name][,x,y][,defocus][,planes][,wavelength][,sampling]\n"
         "[,z-step][,focus-plane]; x,y is the field position, the others override the settings for that input.\n"
         "A positional FILE.json is the settings file (same as --settings)."));
@@ -285,19 +290,33 @@ int summarizeOnly(const QString& program, const std::vector<BatchInput>& inputs,
 }
 
 // The inputs still to run: those with an error of their own (or a missing file) and those done earlier
-// are reported at once and left out.
-std::deque<const BatchInput*> pendingInputs(const std::vector<BatchInput>& inputs, const QString& outDir,
-                                            const std::function<void(const BatchInput&, const std::string&)>& report)
+// with the same input bytes and settings are reported at once and left out. A result that is stale
+// (another input's, or made before the input or the settings changed) is removed, said with its reason,
+// and its input run again: it must not reach the summary if the new run fails.
+std::deque<const BatchInput*> pendingInputs(const std::vector<BatchInput>& inputs, const QString& outDir, const QString& settingsPath,
+                                            const std::function<void(const BatchInput&, const std::string&)>& report,
+                                            const std::function<void(const BatchInput&, const std::string&)>& note)
 {
     std::deque<const BatchInput*> queue;
     for (const BatchInput& in : inputs) {
         const BatchRow row = batchRows({in}, outDir.toStdString()).front();
-        if (!in.error.empty() || row.error.find("input file not found") != std::string::npos)
+        if (!in.error.empty() || row.error.find("input file not found") != std::string::npos) {
             report(in, progressLine(row)); // recorded in the summary, nothing to run
-        else if (row.status == "ok" || isBatchInputDone(in, outDir.toStdString()))
-            report(in, "done earlier, skipped");
-        else
-            queue.push_back(&in);
+            continue;
+        }
+        const std::string resultPath = batchResultPath(outDir.toStdString(), in);
+        if (const std::optional<QJsonObject> earlier = readCompleteResult(resultPath)) {
+            const std::string stale = staleResultReason(*earlier, batchInputIdentity(in, settingsPath.toStdString()));
+            if (stale.empty()) {
+                report(in, earlier->contains(QStringLiteral("batch_input")) ? "done earlier, skipped"
+                                                                             : "done earlier, skipped (by reconstruct: its input and settings unchecked)");
+                continue;
+            }
+            if (!QFile::remove(QString::fromStdString(resultPath)))
+                throw OutputError(resultPath + ": a stale result (" + stale + ") that cannot be removed");
+            note(in, "run again: " + stale);
+        }
+        queue.push_back(&in);
     }
     return queue;
 }
@@ -368,7 +387,15 @@ int runBatch(const QStringList& args)
             std::fflush(stdout);
         }
     };
-    std::deque<const BatchInput*> queue = pendingInputs(inputs, outDir, report);
+    std::deque<const BatchInput*> queue;
+    try {
+        queue = pendingInputs(inputs, outDir, settingsPath, report, [&](const BatchInput& in, const std::string& line) {
+            if (!quiet)
+                std::printf("%s: %s\n", in.name.c_str(), line.c_str());
+        });
+    } catch (const std::exception& e) {
+        return runFailure(program, describe(e));
+    }
 
     if (!queue.empty()) {
         if (!quiet) {

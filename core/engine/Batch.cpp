@@ -5,6 +5,7 @@
 #include "io/Units.h"
 #include "optics/Zernike.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -628,6 +629,41 @@ std::optional<QJsonObject> readCompleteResult(const std::string& path)
     if (!result.value(QStringLiteral("termination")).isString())
         return std::nullopt;
     return result;
+}
+
+QJsonObject batchInputIdentity(const BatchInput& input, const std::string& settingsPath)
+{
+    const QFileInfo info(QString::fromStdString(input.path));
+    long long bytes = 0;
+    const std::string sha256 = sha256Of(input.path, &bytes);
+    QJsonObject overrides;
+    for (const auto& [key, text] : input.overrides)
+        overrides.insert(QString::fromStdString(key), QString::fromStdString(text));
+    return {{QStringLiteral("path"), info.absoluteFilePath()},
+            {QStringLiteral("bytes"), double(bytes)},
+            {QStringLiteral("modified"), info.lastModified().toUTC().toString(Qt::ISODateWithMs)},
+            {QStringLiteral("sha256"), QString::fromStdString(sha256)},
+            {QStringLiteral("settings_sha256"), QString::fromStdString(settingsPath.empty() ? std::string() : sha256Of(settingsPath))},
+            {QStringLiteral("overrides"), overrides}};
+}
+
+std::string staleResultReason(const QJsonObject& result, const QJsonObject& identity)
+{
+    const QJsonObject then = result.value(QStringLiteral("batch_input")).toObject();
+    auto text = [](const QJsonObject& o, const char* key) { return o.value(QLatin1String(key)).toString().toStdString(); };
+    if (then.isEmpty())
+        return {}; // reconstruct's (the GNU parallel recipe): nothing recorded to check, see the header
+    if (then.value(QStringLiteral("path")) != identity.value(QStringLiteral("path")))
+        return "the result belongs to another input (" + text(then, "path") + ")";
+    // The bytes decide: a copy or a `touch` keeps them (and the result), an edit of the same size does not.
+    if (then.value(QStringLiteral("sha256")) != identity.value(QStringLiteral("sha256")))
+        return "the input changed since the result (then " + QString::number(then.value(QStringLiteral("bytes")).toDouble(), 'f', 0).toStdString()
+               + " bytes, modified " + text(then, "modified") + "; now " + QString::number(identity.value(QStringLiteral("bytes")).toDouble(), 'f', 0).toStdString()
+               + " bytes, modified " + text(identity, "modified") + ")";
+    if (then.value(QStringLiteral("settings_sha256")) != identity.value(QStringLiteral("settings_sha256"))
+        || then.value(QStringLiteral("overrides")) != identity.value(QStringLiteral("overrides")))
+        return "the settings changed since the result (the settings file or the input's manifest row)";
+    return {};
 }
 
 bool isBatchInputDone(const BatchInput& input, const std::string& outDir)

@@ -80,6 +80,17 @@ std::string batchLogPath(const std::string& outDir, const BatchInput& input);
 std::optional<QJsonObject> readCompleteResult(const std::string& path);
 bool isBatchInputDone(const BatchInput& input, const std::string& outDir);
 
+// What a result of `batch` records of what it was made from (key "batch_input" of DIR/NAME.json): the
+// input's absolute path, bytes, modification time (UTC) and SHA-256, the SHA-256 of the settings file
+// (empty without one) and the input's manifest overrides. Throws nothing; an unreadable input has an
+// empty sha256.
+QJsonObject batchInputIdentity(const BatchInput& input, const std::string& settingsPath);
+// Empty when a complete result was made from this input with these settings (`identity` as
+// batchInputIdentity gives it now); otherwise why it cannot be reused: the result belongs to another
+// input, the input changed since, or the settings changed since. A result without the record (written by
+// `reconstruct --json`, as in the GNU parallel recipe) cannot be checked and is reused (empty).
+std::string staleResultReason(const QJsonObject& result, const QJsonObject& identity);
+
 struct BatchRow {
     std::string name, file;
     std::optional<double> fieldX, fieldY;

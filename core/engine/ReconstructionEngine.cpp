@@ -359,6 +359,28 @@ FitResult reconstructWithSamplingProfile(const ReconstructionRequest& request, c
 
 } // namespace
 
+namespace {
+// Fewer data than this many pixels a fitted parameter leave the parameters undetermined (a 4 x 4 image
+// fitted with 20 parameters "converged" on anything).
+constexpr int kPixelsPerParameter = 5;
+
+// A warning when the pixels that take part do not determine the parameters; empty otherwise.
+std::string tooFewPixelsWarning(const Problem& problem)
+{
+    long pixels = 0;
+    for (int k = 0; k < problem.planeCount(); ++k)
+        for (double w : problem.weights(k))
+            pixels += w > 0.0 ? 1 : 0;
+    const long parameters = problem.parameterCount();
+    if (pixels >= kPixelsPerParameter * parameters)
+        return {};
+    return std::to_string(pixels) + " data pixels for " + std::to_string(parameters) + " fitted parameters: "
+           + (pixels <= parameters ? "more parameters than the data support" : "too few pixels to determine them") + " (at least "
+           + std::to_string(kPixelsPerParameter) + " pixels a parameter, " + std::to_string(kPixelsPerParameter * parameters)
+           + " here); the coefficients are not determined by the data: use larger images (--crop) or a lower --order";
+}
+} // namespace
+
 FitResult reconstruct(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
                       const std::atomic<bool>* cancel)
 {
@@ -444,6 +466,8 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
                           || summary.termination == Termination::Failed;
         if (last) {
             result = analyseFit(*evaluator, summary, request.gradient, request.analysis);
+            if (const std::string thin = tooFewPixelsWarning(*problem); !thin.empty())
+                result->warnings.push_back(thin);
             if (switchedToLbfgs)
                 result->warnings.push_back("L-BFGS instead of BFGS: " + std::to_string(problem->parameterCount()) + " parameters (more than "
                                            + std::to_string(kLargeProblem) + ")");
@@ -509,7 +533,8 @@ std::thread ReconstructionEngine::startThread(ReconstructionRequest request)
             std::lock_guard lock(m_mutex);
             m_error = "out of memory: the problem (grid " + std::to_string(request.spec.grid.size) + ", "
                       + std::to_string(request.spec.planes.size()) + " planes) needs more memory than this process may use; "
-                        "use a smaller --grid or --crop";
+                        "use a smaller --grid or --crop"
+                      + std::string(request.evaluator.threads > 1 ? " or fewer threads (each takes memory of its own)" : "");
         } catch (const std::exception& e) {
             std::lock_guard lock(m_mutex);
             m_error = e.what();

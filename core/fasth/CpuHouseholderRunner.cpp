@@ -3,6 +3,7 @@
 #include "HouseholderRunner.h"
 #include "Householder.h"
 #include "SvdLayer.h"
+#include "optics/Threads.h"
 
 #include <Eigen/Householder>
 #include <Eigen/LU>
@@ -286,6 +287,7 @@ public:
             throw std::invalid_argument("fasth bench: need 1 <= k <= d and m >= 1");
         if (config.threads < 1 || config.blockSize < 1)
             throw std::invalid_argument("fasth bench: threads and block size must be positive");
+        threads::requireOpenMpTeam(config.threads); // OpenMP's team (Householder.cpp) would end the process instead
         // Eigen's own products (the library and dense baselines, the GEMMs inside FastH when one slice
         // runs) use this many threads too, so every method gets the same thread count.
         Eigen::setNbThreads(config.threads);

@@ -54,8 +54,6 @@ using detail::format;
 
 // ---- Loading ------------------------------------------------------------------------------------
 
-namespace {
-
 std::string sha256Of(const std::string& path, long long* bytes)
 {
     QFile file(QString::fromStdString(path));
@@ -67,6 +65,8 @@ std::string sha256Of(const std::string& path, long long* bytes)
         *bytes = file.size();
     return hash.result().toHex().toStdString();
 }
+
+namespace {
 
 // A later source's value for a field that holds another: kept as a conflict for the user to settle.
 void noteConflict(DatasetMetadata& m, const std::string& key, double kept, double other, const std::string& origin)
@@ -450,33 +450,43 @@ std::string bitDescription(const ImageFileContent& c)
     return std::to_string(c.bitsPerSample) + "-bit";
 }
 
-// Leaves out of the fit a plane that holds nothing usable: values too large, all NaN, or all zero.
+// Leaves out of the fit a plane that holds nothing usable (unusablePlaneReason).
 void excludeUnusable(DatasetPlane& plane, const std::string& path, std::vector<DatasetMessage>& messages)
 {
-    size_t finite = 0, nonZero = 0;
-    double largest = 0.0;
-    for (double v : plane.raw.pixels) {
-        finite += std::isfinite(v) ? 1 : 0;
-        nonZero += std::isfinite(v) && v != 0.0 ? 1 : 0;
-        if (std::isfinite(v))
-            largest = std::max(largest, std::abs(v));
-    }
-    if (largest > kLargestPixel) {
-        // Finite, but squares and sums of such values overflow in the preparation and the fit.
+    if (const std::string reason = unusablePlaneReason(plane.raw.pixels); !reason.empty()) {
         plane.use = false;
-        messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": pixel values reach " + format("%.3g", largest)
-                                                             + ", beyond what can be fitted (at most " + format("%.0e", kLargestPixel)
-                                                             + " in magnitude); scale the data down; the plane does not take part"});
-    } else if (finite == 0) {
-        plane.use = false;
-        messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": every pixel is NaN or blank; the plane does not take part"});
-    } else if (nonZero == 0) {
-        plane.use = false;
-        messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": the plane is all zero; it does not take part"});
+        messages.push_back({MessageLevel::Warning, path, plane.raw.source + ": " + reason + "; the plane does not take part"});
     }
 }
 
 } // namespace
+
+std::string unusablePlaneReason(const std::vector<double>& pixels)
+{
+    size_t finite = 0, nonZero = 0;
+    double largest = 0.0, sum = 0.0;
+    for (double v : pixels) {
+        if (!std::isfinite(v))
+            continue;
+        ++finite;
+        nonZero += v != 0.0 ? 1 : 0;
+        largest = std::max(largest, std::abs(v));
+        sum += v;
+    }
+    if (largest > kLargestPixel) // finite, but squares and sums of such values overflow in the preparation and the fit
+        return "pixel values reach " + format("%.3g", largest) + ": values too large to fit (at most " + format("%.0e", kLargestPixel)
+               + " in magnitude); scale the data down";
+    if (finite == 0)
+        return "every pixel is NaN or blank";
+    if (nonZero == 0)
+        return "the plane is all zero";
+    if (largest < kSmallestPixel) // their squares underflow: the cost is 0 whatever the model, a "perfect" fit
+        return "pixel values are at most " + format("%.3g", largest) + " in magnitude, below what can be fitted (at least " + format("%.0e", kSmallestPixel)
+               + "); check the file's scaling (BSCALE) or scale the data up";
+    if (sum <= 0.0)
+        return "the pixels sum to " + format("%.4g", sum) + ": an intensity image sums to a positive total; check the file's scaling (a negative BSCALE) or the data";
+    return {};
+}
 
 std::vector<std::string> metadataFilesBeside(const std::string& imagePath)
 {
@@ -563,6 +573,10 @@ std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::st
         ImageFileContent content;
         try {
             content = readImageFile(path, limits);
+        } catch (const std::bad_alloc&) {
+            messages.push_back({MessageLevel::Error, path,
+                                path + ": not enough memory to read it (the process's memory limit, ulimit -v, or the machine's); crop it or raise the limit"});
+            continue;
         } catch (const std::exception& e) {
             messages.push_back({MessageLevel::Error, path, e.what()});
             continue;

@@ -103,6 +103,16 @@ struct DatasetMetadata {
 
 // Larger pixel values overflow when squared and summed (a cost, a centroid): addFiles warns, buildProblem refuses.
 constexpr double kLargestPixel = 1e150;
+// Smaller largest pixel values underflow when squared (the cost is 0 for any model): addFiles warns.
+constexpr double kSmallestPixel = 1e-150;
+
+// Why a plane's pixels cannot be fitted, as a phrase ("the plane is all zero", "every pixel is NaN or
+// blank", values beyond kLargestPixel or all below kSmallestPixel, a negative total such as a BSCALE of -1
+// gives); empty when they can. (A constant plane is all zero once its background is taken: buildProblem.)
+std::string unusablePlaneReason(const std::vector<double>& pixels);
+
+// The SHA-256 of a file's bytes, lower-case hex, and its size in `bytes`; empty when it cannot be read.
+std::string sha256Of(const std::string& path, long long* bytes = nullptr);
 
 struct DatasetFile {
     std::string path;       // as given (absolute or relative to the working directory)

@@ -61,22 +61,16 @@ void validateMetadata(const DatasetMetadata& m)
 }
 
 namespace {
-// Names the cause when no plane takes part: empty planes (all NaN, BLANK or zero) say so, rather than
+// Names the cause when no plane takes part: planes with nothing to fit (unusablePlaneReason) say so, rather than
 // suggesting the user deselected them.
 std::string whyNoPlaneTakesPart(const Dataset& dataset)
 {
     int empty = 0;
     std::string example;
     for (const DatasetPlane& plane : dataset.planes) {
-        bool anyFinite = false, anyNonZero = false, huge = false;
-        for (double v : plane.raw.pixels) {
-            anyFinite = anyFinite || std::isfinite(v);
-            anyNonZero = anyNonZero || (std::isfinite(v) && v != 0.0);
-            huge = huge || (std::isfinite(v) && std::abs(v) > kLargestPixel);
-        }
-        if (!anyNonZero || huge) {
+        if (const std::string reason = unusablePlaneReason(plane.raw.pixels); !reason.empty()) {
             if (example.empty())
-                example = plane.raw.source + (huge ? " has values too large to fit" : anyFinite ? " is all zero" : " has only NaN or blank pixels");
+                example = plane.raw.source + ": " + reason;
             ++empty;
         }
     }

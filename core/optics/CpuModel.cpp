@@ -3,6 +3,7 @@
 #include "optics/CpuImageFormation.h"
 #include "optics/Fftw.h"
 #include "optics/PrunedFft.h"
+#include "optics/Threads.h"
 #include "simd/Kernels.h"
 
 #include <Eigen/Core>
@@ -60,6 +61,7 @@ public:
     {
         if (options.threads < 1)
             throw std::invalid_argument("thread count must be at least 1");
+        threads::requireThreads(options.threads);
         const Problem& pr = *m_problem;
         m_basis = pr.basis().cast<Real>();
         const int pixels = pr.pupilPixelCount();
@@ -228,9 +230,7 @@ private:
     void inChunks(long count, F&& f) const
     {
         const int chunks = chunkCount();
-#pragma omp parallel for num_threads(chunks) schedule(static, 1) if (chunks > 1)
-        for (int c = 0; c < chunks; ++c)
-            f(c, count * c / chunks, count * (c + 1) / chunks);
+        threads::parallelFor(chunks, [&](int c) { f(c, count * c / chunks, count * (c + 1) / chunks); });
     }
 
     // Where grid pixel i (row * N + col) sits in the buffer after synthesise().

@@ -1,7 +1,9 @@
 #include "optics/Fftw.h"
+#include "optics/Threads.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -161,11 +163,38 @@ void writeWisdomAtomically(const std::string& path, const char* text)
         ::unlink(temporary.c_str());
 }
 
+// FFTW's parallel loops on the program's pool (optics/Threads.h): FFTW's own pool waits for good for a
+// worker the system refused to start.
+void parallelLoop(void* (*work)(char*), char* jobData, size_t elementSize, int jobs, void*)
+{
+    threads::parallelFor(jobs, [&](int i) { work(jobData + size_t(i) * elementSize); });
+}
+
+// FFTW's planner ends the process (an assertion in alloc.c) when an allocation of its own fails, as under
+// `ulimit -v`. So a plan is made only when the address space has room for what planning takes: the
+// scratch arrays, about as much again for FFTW's buffers and twiddles, and a margin for the planner's own
+// tables (made on the first plan; already there they cost nothing). The room is
+// reserved without being touched (it costs nothing without a limit) and given back before planning.
+void requirePlanningRoom(size_t arrayBytes)
+{
+    const size_t room = 2 * arrayBytes + (size_t(32) << 20);
+    void* p = ::mmap(nullptr, room, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        throw std::bad_alloc();
+    ::munmap(p, room);
+}
+
 } // namespace
 
 bool initThreads()
 {
-    static const bool ok = fftw_init_threads() != 0 && fftwf_init_threads() != 0;
+    static const bool ok = [] {
+        if (fftw_init_threads() == 0 || fftwf_init_threads() == 0)
+            return false;
+        fftw_threads_set_callback(parallelLoop, nullptr);
+        fftwf_threads_set_callback(parallelLoop, nullptr);
+        return true;
+    }();
     return ok;
 }
 
@@ -194,6 +223,10 @@ typename Traits<Real>::Plan plan(const PlanKey& key)
     if (auto it = cache.find(key); it != cache.end())
         return it->second;
 
+    const size_t extent = key.axes == Axes::Batch
+        ? size_t(key.length - 1) * size_t(key.stride) + size_t(key.count - 1) * size_t(key.distance) + 1
+        : size_t(key.n) * size_t(key.n);
+    requirePlanningRoom((key.axes == Axes::Batch ? 2 : 1) * extent * sizeof(std::complex<Real>));
     initThreads();
     // Reproducibility: a measured plan depends on timings, and another plan rounds differently, so two
     // runs that measured on their own could differ in the last bits. Measured plans are therefore only
@@ -214,9 +247,6 @@ typename Traits<Real>::Plan plan(const PlanKey& key)
     Api<Real>::setTimeLimit(kPlanningSecondsPerPlan);
     const size_t n = size_t(key.n);
     // Plan on scratch arrays: FFTW_MEASURE overwrites the arrays it plans on.
-    const size_t extent = key.axes == Axes::Batch
-        ? size_t(key.length - 1) * size_t(key.stride) + size_t(key.count - 1) * size_t(key.distance) + 1
-        : n * n;
     ComplexBuffer<Real> scratch(extent), output(key.axes == Axes::Batch ? extent : 0);
     auto* base = scratch.raw();
     const unsigned flags = measure ? FFTW_MEASURE : FFTW_ESTIMATE;

@@ -1,4 +1,5 @@
 #include "optics/PrunedFft.h"
+#include "optics/Threads.h"
 
 #include <algorithm>
 #include <cassert>
@@ -137,11 +138,10 @@ template <class Real>
 template <class Work>
 void PrunedFft<Real>::run(const Stage& stage, Work&& work)
 {
-    const int threads = stage.threads();
-#pragma omp parallel for num_threads(threads) schedule(static, 1) if (threads > 1)
-    for (int w = 0; w < threads; ++w)
+    threads::parallelFor(stage.threads(), [&](int w) {
         for (const Item& item : stage.items[size_t(w)])
             work(w, item);
+    });
 }
 
 template <class Real>
@@ -151,20 +151,21 @@ void PrunedFft<Real>::reduce(const Stage& stage, Complex* target, Buffers& sums,
     if (threads == 1)
         return; // thread 0 summed into the target itself
     // Row by row in thread order: the same bits for a given thread count, whichever thread adds which rows.
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (long r = 0; r < stage.rows; ++r) {
-        const size_t slice = size_t(r / stage.sliceRows);
-        Complex* d = target + r * width;
-        if (!stage.touched[0][slice])
-            std::fill(d, d + width, Complex(0, 0));
-        for (int w = 1; w < threads; ++w) {
-            if (!stage.touched[size_t(w)][slice])
-                continue;
-            const Complex* p = sums[size_t(w)]->data() + r * width;
-            for (long i = 0; i < width; ++i)
-                d[i] += p[i];
+    threads::parallelFor(threads, [&](int part) {
+        for (long r = stage.rows * part / threads; r < stage.rows * (part + 1) / threads; ++r) {
+            const size_t slice = size_t(r / stage.sliceRows);
+            Complex* d = target + r * width;
+            if (!stage.touched[0][slice])
+                std::fill(d, d + width, Complex(0, 0));
+            for (int w = 1; w < threads; ++w) {
+                if (!stage.touched[size_t(w)][slice])
+                    continue;
+                const Complex* p = sums[size_t(w)]->data() + r * width;
+                for (long i = 0; i < width; ++i)
+                    d[i] += p[i];
+            }
         }
-    }
+    });
 }
 
 template <class Real>
