@@ -160,7 +160,7 @@ void addBatchOptions(QCommandLineParser& parser, const QCommandLineOption& worke
          QStringLiteral("FILE.json")},
         {QStringLiteral("manifest"), QStringLiteral("A CSV manifest of inputs (as an INPUT ending in .csv)."), QStringLiteral("FILE.csv")},
         {QStringLiteral("out"), QStringLiteral("Output folder (created when missing; required)."), QStringLiteral("DIR")},
-        {QStringLiteral("jobs"), QStringLiteral("Worker processes (default: the %1 hardware threads divided by the settings' threads per fit).").arg(defaultJobs),
+        {QStringLiteral("jobs"), QStringLiteral("Worker processes (default: the %1 hardware threads divided by the settings' threads per fit, at most one per input; more is allowed, with a warning that the fits share cores).").arg(defaultJobs),
          QStringLiteral("N")},
         {QStringLiteral("field-map-coefficient"),
          QStringLiteral("Zernike index (in the results' ordering) drawn against field position in DIR/field-map.png (default %1).").arg(kDefaultFieldMapCoefficient),
@@ -371,8 +371,6 @@ int runBatch(const QStringList& args)
     } catch (const std::exception& e) {
         return runFailure(program, describe(e));
     }
-    if (jobs == 0)
-        jobs = std::max(1, defaultJobs / std::max(1, settings.solver.threads));
 
     if (parser.isSet(QStringLiteral("summarize-only")))
         return summarizeOnly(program, inputs, outDir, coefficient, parser.isSet(QStringLiteral("quiet")));
@@ -398,8 +396,13 @@ int runBatch(const QStringList& args)
     }
 
     if (!queue.empty()) {
+        const BatchJobs planned = batchJobs(jobs, settings.solver.threads, defaultJobs, queue.size());
+        jobs = planned.jobs;
+        if (!planned.warning.empty())
+            std::fprintf(stderr, "%s: warning: %s\n", qPrintable(program), planned.warning.c_str());
         if (!quiet) {
-            std::printf("running %zu of %zu inputs with %d worker process(es)\n", queue.size(), total, jobs);
+            std::printf("running %zu of %zu inputs with %d worker process(es) of %d thread(s) each\n", queue.size(), total, jobs,
+                        std::max(1, settings.solver.threads));
             std::fflush(stdout);
         }
         runWorkers(program, queue, jobs, outDir, settingsPath, report);

@@ -1,4 +1,4 @@
-// wavefront-cli bench oof: times the OOF benchmark problem (Nikolic 2018), one JSON row per
+// wavefront-cli bench oof|pupil: times the OOF benchmark problem (Nikolic 2018), or the pupil-function fit, one JSON row per
 // (grid, order): setup, per-evaluation and per-FFT medians, and the time to solution.
 #include "CliCommon.h"
 #include "Commands.h"
@@ -51,10 +51,11 @@ ThreadList takeThreadList(const QStringList& args)
 void addBenchOptions(QCommandLineParser& parser)
 {
     parser.setApplicationDescription(QStringLiteral(
-        "Time the OOF benchmark problem; prints one JSON object per line.\n"
+        "Time the OOF benchmark problem (oof), or the pupil-function fit (pupil: the pupil preset's zonal phase and\n"
+        "amplitude to convergence, grids 64 and 256 unless --grid says); prints one JSON object per line.\n"
         "--grid, --order and --threads take comma-separated lists: one row per grid, order and thread count\n"
-        "(e.g. --threads 1,2 shows the scaling with CPU threads)."));
-    parser.addPositionalArgument(QStringLiteral("problem"), QStringLiteral("oof"));
+        "(e.g. --threads 1,2 shows the scaling with CPU threads and each row's speedup and parallel_efficiency)."));
+    parser.addPositionalArgument(QStringLiteral("problem"), QStringLiteral("oof or pupil"));
     const OofBenchmarkSettings defaults; // the stated defaults are the benchmark's own
     addOptions(parser, {
         {QStringLiteral("grid"), QStringLiteral("Grid sizes, e.g. 64,128,256."), QStringLiteral("list"), QStringLiteral("64,128,256")},
@@ -117,14 +118,19 @@ int runBench(const QStringList& originalArgs)
     const QStringList& args = threadList.args;
     QCommandLineParser parser;
     addBenchOptions(parser);
-    if (auto status = parseOrExit(parser, args, QStringLiteral("bench oof [options]")))
+    // The usage line names the problem asked about (`bench pupil --help`), oof when none is.
+    const QString usage = QStringLiteral("bench %1 [options]").arg(args.contains(QStringLiteral("pupil")) ? QStringLiteral("pupil") : QStringLiteral("oof"));
+    if (auto status = parseOrExit(parser, args, usage))
         return *status;
     const QString program = args.value(0);
     try {
         const QStringList positional = parser.positionalArguments();
-        if (positional.size() != 1 || positional.front() != QLatin1String("oof"))
-            throw UsageError("expected the problem name: wavefront-cli bench oof [options]");
-        const std::vector<int> grids = parseIntList(parser.value(QStringLiteral("grid")), QStringLiteral("grid"));
+        if (positional.size() != 1 || (positional.front() != QLatin1String("oof") && positional.front() != QLatin1String("pupil")))
+            throw UsageError("expected the problem name: wavefront-cli bench oof|pupil [options]");
+        const bool pupil = positional.front() == QLatin1String("pupil");
+        // The pupil bench's grids: the preset's teaching size and the pupil samples of a real 128 x 128 stack.
+        const QString gridText = pupil && !parser.isSet(QStringLiteral("grid")) ? QStringLiteral("64,256") : parser.value(QStringLiteral("grid"));
+        const std::vector<int> grids = parseIntList(gridText, QStringLiteral("grid"));
         const std::vector<int> orders = parseIntList(parser.value(QStringLiteral("order")), QStringLiteral("order"));
         const int repeat = parseInt(parser.value(QStringLiteral("repeat")), QStringLiteral("repeat"));
         const int evalRepeat = parseInt(parser.value(QStringLiteral("eval-repeat")), QStringLiteral("eval-repeat"));
@@ -152,6 +158,18 @@ int runBench(const QStringList& originalArgs)
             }
         }
         options.evaluator.cudaGraphs = !parser.isSet(QStringLiteral("no-cuda-graph"));
+        if (pupil) {
+            const std::uint64_t seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
+            for (int grid : grids)
+                for (int threads : threadCounts) {
+                    PupilBenchmarkSettings settings;
+                    settings.grid = grid;
+                    settings.threads = threads;
+                    settings.seed = seed;
+                    printJsonLine(pupilBenchmarkRowJson(runPupilBenchmark(settings)));
+                }
+            return 0;
+        }
         printBenchRows(parser, options, grids, orders, threadCounts, repeat, evalRepeat);
         return 0;
     } catch (const UsageError& e) {

@@ -22,6 +22,7 @@ void printUsage(FILE* stream)
                  "  simulate      write synthetic PSF data with known aberrations (FITS)\n"
                  "  reconstruct   fit Zernike coefficients to PSF images (a preset or your files)\n"
                  "  bench oof     time the OOF benchmark problem, one JSON object per line\n"
+                 "  bench pupil   time the pupil-function fit (zonal phase and amplitude), one JSON object per line\n"
                  "  fasth-bench   time Householder products (FastH), one JSON object per line\n"
                  "  fasth-train   train an SVD layer built from Householder reflections (FastH), JSON summary\n"
                  "  batch         reconstruct many inputs with one settings file: a result per input, a summary CSV\n"

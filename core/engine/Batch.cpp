@@ -647,6 +647,22 @@ QJsonObject batchInputIdentity(const BatchInput& input, const std::string& setti
             {QStringLiteral("overrides"), overrides}};
 }
 
+BatchJobs batchJobs(int requested, int threadsPerFit, int hardwareThreads, size_t pending)
+{
+    const int threads = std::max(1, threadsPerFit), hardware = std::max(1, hardwareThreads);
+    BatchJobs out;
+    if (requested <= 0) {
+        out.jobs = std::max(1, std::min(hardware / threads, int(std::min<size_t>(pending, size_t(hardware)))));
+        return out;
+    }
+    out.jobs = requested;
+    if (long(requested) * threads > hardware)
+        out.warning = std::to_string(requested) + " jobs x " + std::to_string(threads) + " thread(s) per fit = " + std::to_string(long(requested) * threads)
+                      + " threads on " + std::to_string(hardware) + " hardware threads: the fits will share cores and each run slower; --jobs "
+                      + std::to_string(std::max(1, hardware / threads)) + " uses every core once";
+    return out;
+}
+
 std::string staleResultReason(const QJsonObject& result, const QJsonObject& identity)
 {
     const QJsonObject then = result.value(QStringLiteral("batch_input")).toObject();

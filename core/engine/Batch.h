@@ -67,6 +67,15 @@ BatchInput batchInputFromJson(const QJsonObject& object); // throws BatchError
 // range included), or DatasetError for metadata outside its plausible range.
 Session loadBatchSettings(const std::string& path);
 
+// How many fits run at once. The rule: every hardware thread busy and none shared, i.e. jobs x threads per fit
+// <= hardware threads. Without --jobs (requested 0): hardware threads / threads per fit, at least 1 and at most
+// the inputs waiting (an idle worker helps nobody). A requested count is kept, with a warning when it shares cores.
+struct BatchJobs {
+    int jobs = 1;
+    std::string warning; // empty unless the requested jobs oversubscribe the machine
+};
+BatchJobs batchJobs(int requested, int threadsPerFit, int hardwareThreads, size_t pending);
+
 // The settings with one input loaded, its overrides applied, through the one workflow (prepareRun).
 // Throws DatasetError / SettingsError / std::runtime_error with a message for the summary.
 PreparedRun prepareBatchRun(const Session& settings, const BatchInput& input);

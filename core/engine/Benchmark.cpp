@@ -1,6 +1,7 @@
 #include "engine/Benchmark.h"
 
 #include "engine/Presets.h"
+#include "engine/ReconstructionEngine.h"
 
 #include <QJsonArray>
 
@@ -122,6 +123,57 @@ QJsonObject benchmarkRowJson(const OofBenchmarkRow& r)
         row.insert(QStringLiteral("parallel_efficiency"), speedup / std::max(1, r.backend.threads));
     }
     return row;
+}
+
+
+PupilBenchmarkRow runPupilBenchmark(const PupilBenchmarkSettings& settings)
+{
+    PresetOptions options;
+    options.grid = settings.grid;
+    options.seed = settings.seed;
+    const PresetCase preset = makePreset("pupil", options);
+    ReconstructionRequest request;
+    request.spec = preset.spec;
+    request.start = preset.start;
+    request.solver = preset.solver;
+    request.solver.cancel = settings.cancel;
+    request.evaluator.threads = settings.threads;
+    request.analysis.computeUncertainty = false; // the fit alone is timed
+    const Problem problem(preset.spec);
+    PupilBenchmarkRow row;
+    row.settings = settings;
+    row.grid = problem.gridSize();
+    row.planes = problem.planeCount();
+    row.pupilSamples = problem.pupilPixelCount();
+    row.parameters = int(preset.start.size());
+    const FitResult result = reconstruct(request, {}, settings.cancel);
+    row.summary = result.solver;
+    for (const PlaneResult& p : result.planes)
+        row.reducedChiSquare.push_back(p.reducedChiSquare);
+    return row;
+}
+
+QJsonObject pupilBenchmarkRowJson(const PupilBenchmarkRow& r)
+{
+    QJsonArray chi;
+    for (double v : r.reducedChiSquare)
+        chi.append(v);
+    return QJsonObject{
+        {QStringLiteral("problem"), QStringLiteral("pupil")},
+        {QStringLiteral("grid"), r.grid},
+        {QStringLiteral("planes"), r.planes},
+        {QStringLiteral("pupil_samples"), r.pupilSamples},
+        {QStringLiteral("params"), r.parameters},
+        {QStringLiteral("threads"), r.settings.threads},
+        {QStringLiteral("seed"), QString::number(r.settings.seed)},
+        {QStringLiteral("iterations"), r.summary.iterations},
+        {QStringLiteral("cost_evaluations"), double(r.summary.costEvaluations)},
+        {QStringLiteral("gradient_evaluations"), double(r.summary.gradientEvaluations)},
+        {QStringLiteral("seconds"), r.summary.seconds},
+        {QStringLiteral("termination"), QString::fromLatin1(terminationName(r.summary.termination))},
+        {QStringLiteral("converged"), r.summary.termination == Termination::Converged},
+        {QStringLiteral("chi2_per_plane"), chi},
+    };
 }
 
 } // namespace wfs

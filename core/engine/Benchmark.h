@@ -54,4 +54,26 @@ OofBenchmarkRow runOofBenchmark(const OofBenchmarkSettings& settings);
 // parallel_efficiency beside a one-thread row and, on the GPU, launch and hbm_bytes).
 QJsonObject benchmarkRowJson(const OofBenchmarkRow& row);
 
+// `wavefront-cli bench pupil`: the pupil-function fit (the "pupil" preset: zonal phase and amplitude beside the
+// Zernike terms, five planes, Poisson noise) at a chosen grid, from the preset's start to convergence on the CPU.
+// The preset's default grid (64) is the teaching case; 256 has the pupil samples of a real 128 x 128 stack.
+struct PupilBenchmarkSettings {
+    int grid = 0; // 0: the preset's
+    int threads = 1;
+    std::uint64_t seed = 20180518;
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+struct PupilBenchmarkRow {
+    PupilBenchmarkSettings settings;
+    int grid = 0, planes = 0, pupilSamples = 0, parameters = 0;
+    SolverSummary summary;
+    std::vector<double> reducedChiSquare; // per plane
+};
+
+PupilBenchmarkRow runPupilBenchmark(const PupilBenchmarkSettings& settings);
+// Keys: problem ("pupil"), grid, planes, pupil_samples, params, threads, iterations, cost_evaluations,
+// gradient_evaluations, seconds, termination, converged, chi2_per_plane.
+QJsonObject pupilBenchmarkRowJson(const PupilBenchmarkRow& row);
+
 } // namespace wfs

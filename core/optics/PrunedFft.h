@@ -19,7 +19,8 @@
 //
 // Threads. Each stage is a set of independent residues, so the threads split the residues (and, with more
 // threads than row residues, each residue's N rows into slices) with a scratch array each: one parallel
-// region per stage, single-threaded FFTW plans on disjoint arrays, no lock. The adjoint's sums over residues
+// loop per stage on the program's pool (optics/Threads.h), single-threaded FFTW plans on disjoint arrays, no
+// lock. The adjoint's sums over residues
 // go to one accumulator per thread, added afterwards in thread order, so a result is the same to the bit for
 // a given thread count and the same to rounding across counts. Below kParallelPoints points per residue
 // (grid 256 at Q = 2 and smaller) a second thread costs more than it saves and one thread does it all.

@@ -1,9 +1,10 @@
 // `wavefront-cli bench oof --threads 1,2`: a list of thread counts gives one row per count, in the order
 // given, each naming its count; a single count still gives one row; bad counts (also out of 1..1024, as for one
 // count) are usage errors (status 2).
-// Rows only: speed is never asserted.
+// `bench pupil` gives a row per grid that describes the fit. Rows only: speed is never asserted.
 #include "TestSupport.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -88,6 +89,35 @@ private slots:
             QVERIFY2(run.out.isEmpty(), value);
             QVERIFY2(run.err.contains("threads"), run.err.constData());
         }
+    }
+
+    // `bench pupil`: one row per grid and thread count, the fit run to convergence, with the sizes that say what
+    // was fitted (the preset's five planes; parameters = the zonal phase and amplitude per pupil sample plus the
+    // Zernike and per-plane terms, so more than twice the samples). A problem it does not know is a usage error.
+    void pupilRowsDescribeTheFit()
+    {
+        const Run run = cli({QStringLiteral("bench"), QStringLiteral("pupil"), QStringLiteral("--grid"), QStringLiteral("32,48"),
+                             QStringLiteral("--threads"), QStringLiteral("1")});
+        QVERIFY2(run.status == 0, run.err.constData());
+        const QList<QJsonObject> list = rows(run.out);
+        QCOMPARE(list.size(), 2);
+        QCOMPARE(list[0].value(QStringLiteral("grid")).toInt(), 32);
+        QCOMPARE(list[1].value(QStringLiteral("grid")).toInt(), 48);
+        for (const QJsonObject& row : list) {
+            QCOMPARE(row.value(QStringLiteral("problem")).toString(), QStringLiteral("pupil"));
+            QCOMPARE(row.value(QStringLiteral("planes")).toInt(), 5);
+            const int samples = row.value(QStringLiteral("pupil_samples")).toInt();
+            QVERIFY(samples > 0);
+            QVERIFY(row.value(QStringLiteral("params")).toInt() > 2 * samples);
+            QCOMPARE(row.value(QStringLiteral("termination")).toString(), QStringLiteral("converged"));
+            QVERIFY(row.value(QStringLiteral("converged")).toBool());
+            QVERIFY(row.value(QStringLiteral("iterations")).toInt() > 0);
+            QCOMPARE(row.value(QStringLiteral("chi2_per_plane")).toArray().size(), 5);
+        }
+        QVERIFY(list[1].value(QStringLiteral("pupil_samples")).toInt() > list[0].value(QStringLiteral("pupil_samples")).toInt());
+        const Run unknown = cli({QStringLiteral("bench"), QStringLiteral("vectorial")});
+        QCOMPARE(unknown.status, 2);
+        QVERIFY2(unknown.err.contains("oof|pupil"), unknown.err.constData());
     }
 
     void helpDocumentsTheList()

@@ -279,7 +279,7 @@ private slots:
     void helpNamesTheCommandAndStatesDefaults()
     {
         const QList<QStringList> commands = {{QStringLiteral("simulate")},    {QStringLiteral("reconstruct")}, {QStringLiteral("bench"), QStringLiteral("oof")},
-                                             {QStringLiteral("fasth-bench")}, {QStringLiteral("fasth-train")}, {QStringLiteral("batch")},
+                                             {QStringLiteral("bench"), QStringLiteral("pupil")}, {QStringLiteral("fasth-bench")}, {QStringLiteral("fasth-train")}, {QStringLiteral("batch")},
                                              {QStringLiteral("device-reference")}};
         for (const QStringList& command : commands) {
             const Run run = cli(command + QStringList{QStringLiteral("--help")});

@@ -149,6 +149,24 @@ private slots:
         QCOMPARE(lines[1], "done," + data.toUtf8() + ",1,2,ok,converged,0.25,0.5,2,0.125,1.5,");
         QVERIFY2(lines[3].endsWith(",failed,,,,,,,\"x.fits: bad, very bad\""), lines[3].constData()); // quoted: the reason has a comma
     }
+
+    // The jobs rule (issue 29): jobs x threads per fit never above the hardware threads unless asked, and never
+    // more workers than inputs waiting.
+    void jobsUseEveryCoreOnce()
+    {
+        QCOMPARE(batchJobs(0, 1, 16, 100).jobs, 16);
+        QCOMPARE(batchJobs(0, 4, 16, 100).jobs, 4);
+        QCOMPARE(batchJobs(0, 3, 16, 100).jobs, 5); // 15 of 16 threads: a sixth fit would share cores
+        QCOMPARE(batchJobs(0, 1, 16, 3).jobs, 3);
+        QCOMPARE(batchJobs(0, 32, 16, 5).jobs, 1);
+        QVERIFY(batchJobs(0, 1, 16, 100).warning.empty());
+        QCOMPARE(batchJobs(4, 4, 16, 100).jobs, 4);
+        QVERIFY(batchJobs(4, 4, 16, 100).warning.empty());
+        const BatchJobs over = batchJobs(8, 4, 16, 100);
+        QCOMPARE(over.jobs, 8); // what was asked for, said
+        QVERIFY2(over.warning.find("8 jobs x 4 thread(s) per fit = 32 threads on 16 hardware threads") != std::string::npos, over.warning.c_str());
+        QVERIFY2(over.warning.find("--jobs 4") != std::string::npos, over.warning.c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestBatchInputs)
