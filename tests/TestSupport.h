@@ -7,6 +7,8 @@
 #include <QTest>
 
 #include <cmath>
+#include <exception>
+#include <string>
 
 namespace wfs::test {
 
@@ -47,6 +49,18 @@ inline QString dataPath(const QString& name)
 {
     const QByteArray dir = qgetenv("WFS_TEST_DATA");
     return (dir.isEmpty() ? QStringLiteral(WFS_SOURCE_DIR "/tests/data") : QString::fromLocal8Bit(dir)) + QLatin1Char('/') + name;
+}
+
+// The message of the exception f() throws; empty when it throws none.
+template <class F>
+std::string errorOf(F f)
+{
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
 }
 
 } // namespace wfs::test
