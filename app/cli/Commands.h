@@ -12,5 +12,6 @@ int runBench(const QStringList& args);
 int runFasthBench(const QStringList& args);
 int runFasthTrain(const QStringList& args);
 int runBatch(const QStringList& args);
+int runWatch(const QStringList& args);
 int runDeviceReference(const QStringList& args);
 } // namespace wfs::cli

@@ -71,6 +71,10 @@ Session loadBatchSettings(const std::string& path);
 // Throws DatasetError / SettingsError / std::runtime_error with a message for the summary.
 PreparedRun prepareBatchRun(const Session& settings, const BatchInput& input);
 
+// The same for a stack held in several files (one per plane, in plane order; live mode), without overrides;
+// the files' reading warnings (a damaged file's "kept the N planes before it") lead its messages.
+PreparedRun prepareStackRun(const Session& settings, const std::vector<std::string>& paths);
+
 // Result and log paths of an input in `outDir`.
 std::string batchResultPath(const std::string& outDir, const BatchInput& input);
 std::string batchLogPath(const std::string& outDir, const BatchInput& input);
