@@ -415,6 +415,7 @@ void LiveWatchWorker::begin()
     m_timer->setInterval(std::max(10, m_options.scanIntervalMs));
     QObject::connect(m_timer, &QTimer::timeout, this, [this] { process(); });
     m_timer->start();
+    emit m_owner->watching();
     scheduleProcess();
 }
 

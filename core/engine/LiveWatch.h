@@ -166,6 +166,9 @@ public:
     std::shared_ptr<const LiveFit> latest(unsigned long* version = nullptr) const;
 
 signals:
+    // The watch is set up (the log read, the folder listed, its watchers on): from here a file renamed into the
+    // folder counts as complete at once; files that were there before count once stable.
+    void watching();
     void rowWritten(const QJsonObject& row);
     // Said once each: a settings mismatch, a resumed log, a line of the log that was cut back.
     void message(const QString& text);
