@@ -1,11 +1,11 @@
 // wavefront-cli watch: live mode. Watches a folder, fits every complete stack with one settings file,
 // warm-started from the previous stack, and appends one JSON line per stack to a log. All of it is core's
 // (engine/LiveWatch.h); this file parses, wires and prints.
-#include "CliCommon.h"
 #include "Commands.h"
+#include "LiveCommon.h"
 
 #include "engine/Batch.h"
-#include "engine/LiveWatch.h"
+#include "optics/Zernike.h"
 
 #include <QDir>
 #include <QEventLoop>
@@ -13,6 +13,7 @@
 #include <QJsonArray>
 
 #include <cstdio>
+#include <memory>
 
 namespace wfs::cli {
 
@@ -56,7 +57,14 @@ void addWatchOptions(QCommandLineParser& parser)
         {QStringLiteral("exit-when-idle"), QStringLiteral("Stop when no file changed and no stack came for this many seconds (default: never)."),
          QStringLiteral("SECONDS")},
         {QStringLiteral("quiet"), QStringLiteral("No line per stack on standard output.")},
+        {QStringLiteral("preset"), QStringLiteral("live: a simulated camera writes noisy stacks into DIR (through the same folder, as a camera "
+                                                  "would), for teaching and demos; see --rate, --stacks, --terms, --photons, --read-noise."),
+         QStringLiteral("live")},
+        {QStringLiteral("stacks"), QStringLiteral("With --preset live: stacks the camera writes (default: until stopped); also the default --max-stacks."),
+         QStringLiteral("N")},
+        {QStringLiteral("order"), QStringLiteral("With --preset live and no --settings: the fitted Zernike order (default 4)."), QStringLiteral("n")},
     });
+    addCameraOptions(parser, false);
 }
 
 bool samePathText(const std::string& a, const std::string& b)
@@ -85,13 +93,61 @@ std::string stackLine(const QJsonObject& row)
 
 } // namespace
 
-// Runs a watch to its end on this thread's event loop; prints a line per stack and the reason it stopped.
-// Returns the exit status.
-int runLiveWatch(const QString& program, const LiveWatchOptions& options, bool quiet)
+void addCameraOptions(QCommandLineParser& parser, bool rateList)
+{
+    const LiveCameraSettings d;
+    QString terms;
+    for (const TruthTerm& t : d.terms)
+        terms += (terms.isEmpty() ? QString() : QStringLiteral(",")) + QStringLiteral("%1=%2").arg(t.index).arg(t.valueWaves);
+    addOptions(parser, {
+        {QStringLiteral("rate"), rateList ? QStringLiteral("Stacks per second the writer aims at, a comma-separated list: one row each.")
+                                          : QStringLiteral("Stacks per second the simulated camera writes."),
+         rateList ? QStringLiteral("list") : QStringLiteral("R"), rateList ? QStringLiteral("5,10,20") : QString::number(d.rate)},
+        {QStringLiteral("terms"), QStringLiteral("The simulated wavefront: Noll index = waves (RMS-normalised), comma-separated."),
+         QStringLiteral("i=w,..."), terms},
+        {QStringLiteral("photons"), QStringLiteral("Photons per plane of the simulated stacks."), QStringLiteral("N"), QString::number(d.photons)},
+        {QStringLiteral("read-noise"), QStringLiteral("Read noise of the simulated camera, counts RMS."), QStringLiteral("e"), QString::number(d.readNoise)},
+        {QStringLiteral("grid"), QStringLiteral("Size of the simulated planes (pixels; three planes at -1, 0, +1 wave of defocus)."), QStringLiteral("N"),
+         QStringLiteral("128")},
+    });
+}
+
+LiveCameraSettings cameraSettingsFrom(const QCommandLineParser& parser, bool readRate)
+{
+    LiveCameraSettings s;
+    if (readRate)
+        s.rate = parseNumber(value(parser, "rate"), QStringLiteral("rate"));
+    s.photons = parseNumber(value(parser, "photons"), QStringLiteral("photons"));
+    s.readNoise = parseNumber(value(parser, "read-noise"), QStringLiteral("read-noise"));
+    s.terms.clear();
+    for (const QString& part : value(parser, "terms").split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const QStringList kv = part.split(QLatin1Char('='));
+        if (kv.size() != 2)
+            throw UsageError("--terms: '" + part.toStdString() + "' is not INDEX=WAVES (e.g. 5=0.1)");
+        s.terms.push_back({parseInt(kv[0].trimmed(), QStringLiteral("terms")), parseNumber(kv[1].trimmed(), QStringLiteral("terms"))});
+    }
+    const std::string error = liveCameraSettingsError(s);
+    if (!error.empty())
+        throw UsageError("--" + error);
+    return s;
+}
+
+int runLiveWatch(const QString& program, const LiveWatchOptions& options, bool quiet, LiveCamera* camera,
+                 const std::function<void(const QJsonObject&)>& onRow)
 {
     LiveWatch watch(options);
     QEventLoop loop;
-    QObject::connect(&watch, &LiveWatch::rowWritten, &loop, [quiet](const QJsonObject& row) {
+    QObject::connect(&watch, &LiveWatch::watching, &loop, [&] {
+        if (!quiet) {
+            std::printf("watching %s (log %s)\n", options.folder.c_str(), options.logPath.c_str());
+            std::fflush(stdout);
+        }
+        if (camera)
+            camera->start();
+    });
+    QObject::connect(&watch, &LiveWatch::rowWritten, &loop, [&](const QJsonObject& row) {
+        if (onRow)
+            onRow(row);
         if (quiet)
             return;
         std::printf("%s\n", stackLine(row).c_str());
@@ -100,19 +156,22 @@ int runLiveWatch(const QString& program, const LiveWatchOptions& options, bool q
     QObject::connect(&watch, &LiveWatch::message, &loop, [&](const QString& text) { printWarnings(program, {text.toStdString()}); });
     int status = 0;
     QObject::connect(&watch, &LiveWatch::finished, &loop, [&](bool failed, const QString& reason) {
+        if (camera)
+            camera->stop();
         const LiveCounts c = watch.counts();
         const QString summary = QStringLiteral("%1 fitted, %2 failed, %3 skipped").arg(c.fitted).arg(c.failed).arg(c.skipped);
         if (failed) {
             status = runFailure(program, QStringLiteral("the watch stopped: %1 (%2; log %3)").arg(reason, summary, QString::fromStdString(options.logPath)));
-        } else {
-            if (!quiet)
-                std::printf("watch ended: %s (%s; log %s)\n", qPrintable(reason), qPrintable(summary), options.logPath.c_str());
+        } else if (!quiet) {
+            std::printf("watch ended: %s (%s; log %s)\n", qPrintable(reason), qPrintable(summary), options.logPath.c_str());
             std::fflush(stdout);
         }
         loop.quit();
     });
     watch.start();
     loop.exec();
+    if (camera && !camera->error().empty())
+        printWarnings(program, {"the simulated camera stopped: " + camera->error()});
     return status;
 }
 
@@ -176,7 +235,36 @@ int runWatch(const QStringList& args)
     } catch (const std::exception& e) {
         return runFailure(program, QStringLiteral("invalid settings, nothing was watched: ") + QString::fromStdString(e.what()));
     }
-    return runLiveWatch(program, options, has(parser, "quiet"));
+    std::unique_ptr<LiveCamera> camera;
+    try {
+        if (has(parser, "preset")) {
+            if (value(parser, "preset") != QLatin1String("live"))
+                throw UsageError("--preset: '" + value(parser, "preset").toStdString() + "' is not a live preset (live)");
+            LiveCameraOptions co;
+            co.folder = options.folder;
+            co.settings = cameraSettingsFrom(parser, true);
+            co.grid = parseInt(value(parser, "grid"), QStringLiteral("grid"));
+            if (has(parser, "stacks") && (co.count = parseInt(value(parser, "stacks"), QStringLiteral("stacks"))) < 1)
+                throw UsageError("--stacks must be at least 1");
+            if (options.maxStacks == 0)
+                options.maxStacks = co.count;
+            if (settingsPath.isEmpty())
+                options.settings.model.order = has(parser, "order") ? parseInt(value(parser, "order"), QStringLiteral("order")) : 4;
+            try {
+                checkSettings(options.settings.model, options.settings.solver);
+                camera = std::make_unique<LiveCamera>(co);
+            } catch (const std::invalid_argument& e) {
+                throw UsageError(std::string("--") + e.what());
+            }
+        } else {
+            for (const char* name : {"stacks", "order", "rate", "terms", "photons", "read-noise", "grid"})
+                if (has(parser, name))
+                    throw UsageError(std::string("--") + name + " belongs to --preset live");
+        }
+    } catch (const UsageError& e) {
+        return usageFailure(program, QString::fromStdString(e.what()));
+    }
+    return runLiveWatch(program, options, has(parser, "quiet"), camera.get());
 }
 
 } // namespace wfs::cli
