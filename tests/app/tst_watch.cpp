@@ -193,6 +193,7 @@ private slots:
                      QStringLiteral("--csv"), path(QStringLiteral("trend.csv")), QStringLiteral("--save-results"), path(QStringLiteral("results")),
                      QStringLiteral("--stable-ms"), QStringLiteral("1500"), QStringLiteral("--max-stacks"), QStringLiteral("5")},
                     m_dir.path());
+        QVERIFY(watch.waitFor("watching ")); // set up: a rename from now on counts as one
         QProcess writer;
         writer.start(m_python, {QStringLiteral(WFS_SOURCE_DIR "/tests/app/live_writer.py"), in, QStringLiteral("--pause"), QStringLiteral("0.5"),
                                 QStringLiteral("chunks:%1:s_0001.fits").arg(source(1)), QStringLiteral("rename:%1:s_0002.fits").arg(source(2)),
@@ -335,6 +336,7 @@ private slots:
         Watch watch({in, QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), path(QStringLiteral("full.jsonl")),
                      QStringLiteral("--stable-ms"), QStringLiteral("200")},
                     m_dir.path(), QStringLiteral("ulimit -f 24;")); // 24 KiB: two or three rows
+        QVERIFY(watch.waitFor("watching "));
         int written = 0;
         for (int i = 1; i <= 20; ++i) {
             renameIn(source(1 + i % 3), in, QStringLiteral("f_%1.fits").arg(i, 4, 10, QLatin1Char('0')));
@@ -367,6 +369,7 @@ private slots:
         Watch watch({in, QStringLiteral("--settings"), path(QStringLiteral("tiny.json")), QStringLiteral("--out"), path(QStringLiteral("soak.jsonl")),
                      QStringLiteral("--stable-ms"), QStringLiteral("60000"), QStringLiteral("--max-stacks"), QStringLiteral("1000")},
                     m_dir.path());
+        QVERIFY(watch.waitFor("watching "));
         QProcess writer;
         writer.start(m_python, {QStringLiteral(WFS_SOURCE_DIR "/tests/app/live_writer.py"), in, QStringLiteral("--repeat"), QStringLiteral("1000"), QStringLiteral("--pause"), QStringLiteral("0.01"),
                                 QStringLiteral("rename:%1:tiny_{}.fits").arg(path(QStringLiteral("src/tiny.fits")))});
@@ -400,6 +403,59 @@ private slots:
         QCOMPARE(lines, fitted);
         QVERIFY(rssEarly > 0 && rssLate > 0);
         QVERIFY2(rssLate - rssEarly < 40 * 1024, qPrintable(QStringLiteral("RSS grew from %1 to %2 KiB").arg(rssEarly).arg(rssLate)));
+    }
+
+    // --preset live: the simulated camera writes into the folder and the watch fits what it wrote; the fitted
+    // wavefront is the one set (Noll 5 and 7 within 0.01 wave at 1e6 photons per plane, order 4, 64 x 64).
+    void presetLiveFollowsTheTerms()
+    {
+        const QString in = path(QStringLiteral("camera"));
+        QVERIFY(QDir().mkpath(in));
+        Watch watch({in, QStringLiteral("--preset"), QStringLiteral("live"), QStringLiteral("--stacks"), QStringLiteral("4"), QStringLiteral("--rate"),
+                     QStringLiteral("20"), QStringLiteral("--grid"), QStringLiteral("64"), QStringLiteral("--terms"), QStringLiteral("5=0.1,7=-0.05"),
+                     QStringLiteral("--out"), path(QStringLiteral("camera.jsonl"))},
+                    m_dir.path());
+        QVERIFY2(watch.finish() == 0, watch.err().constData());
+        QCOMPARE(QDir(in).entryList({QStringLiteral("live_*.fits")}, QDir::Files).size(), 4); // through the folder
+        const QList<QJsonObject> rows = logRows(path(QStringLiteral("camera.jsonl")));
+        int accounted = 0;
+        for (const QJsonObject& r : rows) {
+            accounted += 1 + int(r.value(QStringLiteral("skipped")).toArray().size());
+            QCOMPARE(r.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
+            QCOMPARE(r.value(QStringLiteral("complete_rule")).toString(), QStringLiteral("renamed"));
+            const std::map<int, double> c = coefficients(r);
+            QVERIFY2(std::abs(c.at(5) - 0.1) < 0.01 && std::abs(c.at(7) + 0.05) < 0.01, qPrintable(QStringLiteral("Noll 5 %1, Noll 7 %2").arg(c.at(5)).arg(c.at(7))));
+            QVERIFY(std::abs(c.at(6)) < 0.01);
+        }
+        QCOMPARE(accounted, 4);
+        // A camera setting out of range is refused before anything runs.
+        Watch bad({in, QStringLiteral("--preset"), QStringLiteral("live"), QStringLiteral("--rate"), QStringLiteral("0"), QStringLiteral("--out"),
+                   path(QStringLiteral("bad.jsonl"))},
+                  m_dir.path());
+        QCOMPARE(bad.finish(), 2);
+        QVERIFY2(bad.err().contains("rate"), bad.err().constData());
+    }
+
+    // bench live: one JSON row per rate with the contract's keys; every stack written is fitted or skipped.
+    void benchLiveRows()
+    {
+        QProcess bench;
+        bench.start(QStringLiteral(WFS_CLI_PATH), {QStringLiteral("bench"), QStringLiteral("live"), QStringLiteral("--rate"), QStringLiteral("10,40"),
+                                                   QStringLiteral("--stacks"), QStringLiteral("6"), QStringLiteral("--grid"), QStringLiteral("64"),
+                                                   QStringLiteral("--order"), QStringLiteral("3")});
+        QVERIFY(bench.waitForFinished(kGuardMs));
+        QVERIFY2(bench.exitCode() == 0, bench.readAllStandardError().constData());
+        const QList<QByteArray> lines = bench.readAllStandardOutput().trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        for (const QByteArray& line : lines) {
+            const QJsonObject row = QJsonDocument::fromJson(line).object();
+            for (const char* key : {"rate", "stacks_per_s_sustained", "latency_median_s", "latency_p95_s", "skipped", "fitted", "failed",
+                                    "event_loop_max_gap_ms", "load_1min"})
+                QVERIFY2(row.contains(QLatin1String(key)), key);
+            QCOMPARE(row.value(QStringLiteral("fitted")).toInt() + row.value(QStringLiteral("skipped")).toInt(), 6);
+            QCOMPARE(row.value(QStringLiteral("failed")).toInt(), 0);
+            QVERIFY(row.value(QStringLiteral("latency_p95_s")).toDouble() >= row.value(QStringLiteral("latency_median_s")).toDouble());
+        }
     }
 };
 
