@@ -37,10 +37,10 @@ void addWatchOptions(QCommandLineParser& parser)
     addOptions(parser, {
         {QStringLiteral("settings"), QStringLiteral("Settings for every stack: a saved session (its own inputs are ignored) or a settings file of "
                                                     "the same format, as for batch (default: the built-in defaults and each stack's headers)."),
-         QStringLiteral("S.json")},
-        {QStringLiteral("out"), QStringLiteral("The log, JSON Lines (required; continued when it exists)."), QStringLiteral("LOG.jsonl")},
+         QStringLiteral("FILE.json")},
+        {QStringLiteral("out"), QStringLiteral("The log, JSON Lines (required; continued when it exists)."), QStringLiteral("FILE.jsonl")},
         {QStringLiteral("csv"), QStringLiteral("A trend table as well: one CSV row per stack (coefficients in waves, RMS, Strehl, latency)."),
-         QStringLiteral("trend.csv")},
+         QStringLiteral("FILE.csv")},
         {QStringLiteral("save-results"), QStringLiteral("Write each fitted stack's result JSON (as reconstruct --json writes it) into DIR/NAME.json."),
          QStringLiteral("DIR")},
         {QStringLiteral("stable-ms"), QStringLiteral("A file unchanged in size and time for this long is complete."), QStringLiteral("N"),
@@ -58,7 +58,7 @@ void addWatchOptions(QCommandLineParser& parser)
          QStringLiteral("SECONDS")},
         {QStringLiteral("quiet"), QStringLiteral("No line per stack on standard output.")},
         {QStringLiteral("preset"), QStringLiteral("live: a simulated camera writes noisy stacks into DIR (through the same folder, as a camera "
-                                                  "would), for teaching and demos; see --rate, --stacks, --terms, --photons, --read-noise."),
+                                                  "would), for teaching and demos; see --rate, --stacks, --terms, --photons, --read-noise (default: none, the folder's own writers)."),
          QStringLiteral("live")},
         {QStringLiteral("stacks"), QStringLiteral("With --preset live: stacks the camera writes (default: until stopped); also the default --max-stacks."),
          QStringLiteral("N")},

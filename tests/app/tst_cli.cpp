@@ -280,7 +280,7 @@ private slots:
     {
         const QList<QStringList> commands = {{QStringLiteral("simulate")},    {QStringLiteral("reconstruct")}, {QStringLiteral("bench"), QStringLiteral("oof")},
                                              {QStringLiteral("fasth-bench")}, {QStringLiteral("fasth-train")}, {QStringLiteral("batch")},
-                                             {QStringLiteral("device-reference")}};
+                                             {QStringLiteral("device-reference")}, {QStringLiteral("watch")}, {QStringLiteral("bench"), QStringLiteral("live")}};
         for (const QStringList& command : commands) {
             const Run run = cli(command + QStringList{QStringLiteral("--help")});
             const QByteArray name = command.join(QLatin1Char(' ')).toUtf8();
