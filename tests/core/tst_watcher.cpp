@@ -97,6 +97,26 @@ private slots:
         QCOMPARE(finder.pendingFiles(), 1);
     }
 
+    // A writer that never finishes its file (it grows at every look) blocks none of the stacks after it.
+    void unfinishedFileBlocksNothing()
+    {
+        QTemporaryDir dir;
+        StackFinderOptions o;
+        o.stableMs = 100;
+        StackFinder finder(dir.path().toStdString(), o);
+        QStringList done;
+        for (int i = 0; i < 10; ++i) {
+            appendBytes(dir.filePath(QStringLiteral("s_%1.fits").arg(i)), QByteArray(100, 'x'));
+            for (int look = 0; look < 2; ++look) {
+                appendBytes(dir.filePath(QStringLiteral("endless.fits")), QByteArray(100, 'x'));
+                done << names(finder.scan(i * 1000 + look * 500));
+            }
+        }
+        QCOMPARE(done.size(), 10);
+        QVERIFY(!done.contains(QStringLiteral("endless.fits")));
+        QCOMPARE(finder.pendingFiles(), 1);
+    }
+
     // Writers' temporaries and files that are not images are never stacks.
     void temporariesIgnored()
     {
