@@ -315,19 +315,6 @@ bool setByPerson(const DatasetMetadata& m, const std::string& key)
     return it == m.origin.end() || it->second == "command line" || it->second == "user" || it->second == "batch manifest";
 }
 
-std::string csvField(const std::string& text)
-{
-    if (text.find_first_of(",\"\n\r") == std::string::npos)
-        return text;
-    std::string quoted = "\"";
-    for (char c : text) {
-        if (c == '"')
-            quoted += '"';
-        quoted += (c == '\n' || c == '\r') ? ' ' : c;
-    }
-    return quoted + "\"";
-}
-
 std::string csvNumber(double v)
 {
     if (!std::isfinite(v))
@@ -459,6 +446,19 @@ void checkModelOnStandIn(const Session& s, const std::string& path)
 }
 
 } // namespace
+
+std::string csvField(const std::string& text)
+{
+    if (text.find_first_of(",\"\n\r") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (char c : text) {
+        if (c == '"')
+            quoted += '"';
+        quoted += (c == '\n' || c == '\r') ? ' ' : c;
+    }
+    return quoted + "\"";
+}
 
 const std::vector<std::string>& batchOverrideNames()
 {

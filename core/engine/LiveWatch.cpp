@@ -286,20 +286,6 @@ qint64 cutPartialLine(const std::string& path)
     return all.size() - keep;
 }
 
-std::string csvText(const QString& text)
-{
-    std::string t = text.toStdString();
-    if (t.find_first_of(",\"\n\r") == std::string::npos)
-        return t;
-    std::string quoted = "\"";
-    for (char c : t) {
-        if (c == '"')
-            quoted += '"';
-        quoted += (c == '\n' || c == '\r') ? ' ' : c;
-    }
-    return quoted + "\"";
-}
-
 } // namespace
 
 // ---- The worker ---------------------------------------------------------------------------------------
@@ -621,7 +607,7 @@ void LiveWatchWorker::writeCsv(const QJsonObject& row, const FitResult* result)
         const QJsonValue v = row.value(QLatin1String(key));
         return v.isDouble() ? QString::number(v.toDouble(), 'g', 8).toStdString() : std::string();
     };
-    std::string line = std::to_string(row.value(QStringLiteral("sequence")).toInt()) + "," + csvText(row.value(QStringLiteral("stack")).toString()) + ","
+    std::string line = std::to_string(row.value(QStringLiteral("sequence")).toInt()) + "," + csvField(row.value(QStringLiteral("stack")).toString().toStdString()) + ","
                        + row.value(QStringLiteral("status")).toString().toStdString() + "," + (row.value(QStringLiteral("warm_started")).toBool() ? "yes" : "no")
                        + "," + row.value(QStringLiteral("written")).toString().toStdString() + "," + row.value(QStringLiteral("finished")).toString().toStdString()
                        + "," + number("latency_seconds") + "," + number("fit_seconds") + "," + number("rms_waves") + "," + number("strehl");
@@ -636,7 +622,7 @@ void LiveWatchWorker::writeCsv(const QJsonObject& row, const FitResult* result)
     QStringList skipped;
     for (const QJsonValue& s : row.value(QStringLiteral("skipped")).toArray())
         skipped << s.toString();
-    line += "," + csvText(skipped.join(QLatin1Char(' '))) + "," + csvText(row.value(QStringLiteral("error")).toString());
+    line += "," + csvField(skipped.join(QLatin1Char(' ')).toStdString()) + "," + csvField(row.value(QStringLiteral("error")).toString().toStdString());
     appendLine(m_options.csvPath, QByteArray::fromStdString(line));
 }
 

@@ -31,13 +31,6 @@ QByteArray readAll(const QString& path)
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
-void writeFile(const QString& path, const QByteArray& bytes)
-{
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-    f.write(bytes);
-}
-
 // A stack renamed into the folder, as a camera that writes a temporary name first does.
 void renameIn(const QString& source, const QString& folder, const QString& name)
 {
@@ -161,11 +154,10 @@ private:
 
     void simulate(const QString& out, int grid, int seed)
     {
-        QProcess p;
-        p.start(QStringLiteral(WFS_CLI_PATH), {QStringLiteral("simulate"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"),
-                                               QString::number(grid), QStringLiteral("--seed"), QString::number(seed), QStringLiteral("--out"), out});
-        QVERIFY(p.waitForFinished(kGuardMs));
-        QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+        const wfs::test::ProgramRun p = wfs::test::runProgram(QStringLiteral(WFS_CLI_PATH), {QStringLiteral("simulate"), QStringLiteral("--preset"), QStringLiteral("demo"),
+                                                                                             QStringLiteral("--grid"), QString::number(grid), QStringLiteral("--seed"),
+                                                                                             QString::number(seed), QStringLiteral("--out"), out});
+        QVERIFY2(p.status == 0, p.err.constData());
     }
 
 private slots:
@@ -179,8 +171,8 @@ private slots:
             simulate(source(seed), 64, seed);
         simulate(path(QStringLiteral("src/small.fits")), 32, 9); // another shape
         // Order 3 keeps each fit short; the metadata come from each stack's FITS header.
-        writeFile(path(QStringLiteral("settings.json")),
-                  R"({"format": "wavefront-studio-session", "format_version": 1, "model": {"order": 3}, "solver": {"threads": 1}})");
+        QVERIFY(wfs::test::writeFile(path(QStringLiteral("settings.json")),
+                  R"({"format": "wavefront-studio-session", "format_version": 1, "model": {"order": 3}, "solver": {"threads": 1}})"));
     }
 
     // The writer process writes in chunks, renames, writes noise and dies mid-file; the watch fits only the
@@ -237,12 +229,11 @@ private slots:
             if (r.value(QStringLiteral("status")).toString() == QLatin1String("ok"))
                 fitted << QDir(in).filePath(stack);
         QVERIFY2(fitted.size() >= 1, "at least the first complete stack is fitted");
-        QProcess batch;
-        batch.start(QStringLiteral(WFS_CLI_PATH), QStringList{QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("settings.json")),
-                                                              QStringLiteral("--out"), path(QStringLiteral("batch")), QStringLiteral("--quiet")}
-                                                      + fitted);
-        QVERIFY(batch.waitForFinished(kGuardMs));
-        QVERIFY2(batch.exitCode() == 0, batch.readAllStandardError().constData());
+        const wfs::test::ProgramRun batch = wfs::test::runProgram(QStringLiteral(WFS_CLI_PATH), QStringList{QStringLiteral("batch"), QStringLiteral("--settings"),
+                                                                                                      path(QStringLiteral("settings.json")), QStringLiteral("--out"),
+                                                                                                      path(QStringLiteral("batch")), QStringLiteral("--quiet")}
+                                                                                               + fitted);
+        QVERIFY2(batch.status == 0, batch.err.constData());
         int warm = 0;
         for (const QString& file : fitted) {
             const QString stack = QFileInfo(file).fileName();
@@ -364,8 +355,8 @@ private slots:
         simulate(path(QStringLiteral("src/tiny.fits")), 16, 5);
         const QString in = path(QStringLiteral("soak"));
         QVERIFY(QDir().mkpath(in));
-        writeFile(path(QStringLiteral("tiny.json")),
-                  R"({"format": "wavefront-studio-session", "format_version": 1, "model": {"order": 2}, "solver": {"threads": 1, "uncertainty": false}})");
+        QVERIFY(wfs::test::writeFile(path(QStringLiteral("tiny.json")),
+                  R"({"format": "wavefront-studio-session", "format_version": 1, "model": {"order": 2}, "solver": {"threads": 1, "uncertainty": false}})"));
         Watch watch({in, QStringLiteral("--settings"), path(QStringLiteral("tiny.json")), QStringLiteral("--out"), path(QStringLiteral("soak.jsonl")),
                      QStringLiteral("--stable-ms"), QStringLiteral("60000"), QStringLiteral("--max-stacks"), QStringLiteral("1000")},
                     m_dir.path());
@@ -439,13 +430,12 @@ private slots:
     // bench live: one JSON row per rate with the contract's keys; every stack written is fitted or skipped.
     void benchLiveRows()
     {
-        QProcess bench;
-        bench.start(QStringLiteral(WFS_CLI_PATH), {QStringLiteral("bench"), QStringLiteral("live"), QStringLiteral("--rate"), QStringLiteral("10,40"),
-                                                   QStringLiteral("--stacks"), QStringLiteral("6"), QStringLiteral("--grid"), QStringLiteral("64"),
-                                                   QStringLiteral("--order"), QStringLiteral("3")});
-        QVERIFY(bench.waitForFinished(kGuardMs));
-        QVERIFY2(bench.exitCode() == 0, bench.readAllStandardError().constData());
-        const QList<QByteArray> lines = bench.readAllStandardOutput().trimmed().split('\n');
+        const wfs::test::ProgramRun bench = wfs::test::runProgram(QStringLiteral(WFS_CLI_PATH), {QStringLiteral("bench"), QStringLiteral("live"), QStringLiteral("--rate"),
+                                                                                                 QStringLiteral("10,40"), QStringLiteral("--stacks"), QStringLiteral("6"),
+                                                                                                 QStringLiteral("--grid"), QStringLiteral("64"), QStringLiteral("--order"),
+                                                                                                 QStringLiteral("3")});
+        QVERIFY2(bench.status == 0, bench.err.constData());
+        const QList<QByteArray> lines = bench.out.trimmed().split('\n');
         QCOMPARE(lines.size(), 2);
         for (const QByteArray& line : lines) {
             const QJsonObject row = QJsonDocument::fromJson(line).object();
