@@ -4,6 +4,7 @@
 
 #include "ConvergencePlot.h"
 #include "FasthPanel.h"
+#include "LivePanel.h"
 #include "PhasePanel.h"
 #include "PlanesPanel.h"
 #include "PsfPanel.h"
@@ -215,6 +216,21 @@ void MainWindow::buildViews()
     m_fasthPanel = new FasthPanel;
     m_fasthPanel->setProperty("tabKey", QStringLiteral("fasth")); // its controls scroll on their own
     m_tabs->addTab(m_fasthPanel, tr("FastH"));
+    m_livePanel = new LivePanel(m_tabs);
+    m_livePanel->setProperty("tabKey", QStringLiteral("live"));
+    m_tabs->addTab(m_livePanel, tr("Live"));
+    m_tabs->setTabToolTip(m_tabs->count() - 1, tr("Live mode: every stack a camera writes into a folder, fitted at once, with the trend"));
+    connect(m_livePanel, &LivePanel::watchFolderRequested, this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Watch folder"));
+        if (!folder.isEmpty())
+            watchFolder(folder);
+    });
+    connect(m_livePanel, &LivePanel::demoRequested, this, &MainWindow::startLiveDemo);
+    connect(m_livePanel, &LivePanel::message, this, [this](const QString& text, bool error) {
+        if (error)
+            showInMessageBar(text, true);
+        logLine(text);
+    });
     // Before any data, the centre says how to begin.
     m_phasePanel->clear(tr("No data yet: open PSF images (Ctrl+O), or try the Demo or the Pupil demo (buttons on the left)"));
     // Above the views, a bar with the latest error or warning: seen without a dialog in the way, closed
@@ -268,7 +284,7 @@ void MainWindow::buildViews()
 
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         const QString key = m_tabs->currentWidget()->property("tabKey").toString();
-        const bool teaching = key == QLatin1String("speedup") || key == QLatin1String("fasth");
+        const bool teaching = key == QLatin1String("speedup") || key == QLatin1String("fasth") || key == QLatin1String("live");
         makeRoomForTeachingTab(this, teaching, m_hiddenDocks, m_raisedDocks, m_chartDock);
     });
 
@@ -403,6 +419,11 @@ void MainWindow::buildMenus()
             openSessionFrom(path);
     });
     file->addAction(m_saveSessionAction);
+    file->addAction(tr("&Watch folder…"), this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Watch folder"));
+        if (!folder.isEmpty())
+            watchFolder(folder);
+    });
     // Everything the command line writes after a fit (render/ResultExports.h), each with its file type
     // and a name made from the data's.
     QMenu* exports = file->addMenu(tr("&Export"));
@@ -836,6 +857,25 @@ void MainWindow::addRun(std::shared_ptr<const FitResult> shared)
     RunEntry run{makeRun(result, m_fitSettings.model, m_fitSettings.solver, name.toStdString()), std::move(shared), {}};
     m_runs.push_back(std::move(run));
     m_runsPanel->setRuns(m_runs);
+}
+
+void MainWindow::watchFolder(const QString& folder)
+{
+    Session settings;
+    settings.model = m_setup->modelSettings();
+    settings.solver = m_setup->solverSettings();
+    showTab(QStringLiteral("live"));
+    m_livePanel->watchFolder(folder, settings);
+    logLine(tr("Live: watching %1 (log %2)").arg(folder, QDir(folder).filePath(QStringLiteral("live.jsonl"))));
+}
+
+void MainWindow::startLiveDemo()
+{
+    Session settings;
+    settings.model = m_setup->modelSettings();
+    settings.solver = m_setup->solverSettings();
+    showTab(QStringLiteral("live"));
+    m_livePanel->startDemo(settings);
 }
 
 void MainWindow::showResult(std::shared_ptr<const FitResult> shown)

@@ -40,6 +40,7 @@ class SpeedupLab;
 class FasthPanel;
 class PhasePanel;
 class PsfPanel;
+class LivePanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -66,6 +67,11 @@ public:
     // The file name an export of the data loaded is offered under: the data's name and the export's ending.
     QString suggestedExportName(const QString& key) const;
     bool saveSessionTo(const QString& path);
+    // Live mode (the Live tab): fit every stack written into `folder` with the settings on the left, or the
+    // simulated camera's stacks (the live demo).
+    void watchFolder(const QString& folder);
+    void startLiveDemo();
+    LivePanel* livePanel() const { return m_livePanel; }
     void openSessionFrom(const QString& path);
 
     bool isFitting() const;
@@ -148,6 +154,7 @@ private:
     PsfPanel* m_psfPanel;
     RunsPanel* m_runsPanel;
     FasthPanel* m_fasthPanel;
+    LivePanel* m_livePanel;
     ImageView *m_phaseView, *m_dataView, *m_modelView, *m_residualView;
     ConvergencePlot* m_convergence;
     ZernikeChart* m_chart;

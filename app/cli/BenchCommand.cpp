@@ -114,6 +114,8 @@ void printBenchRows(const QCommandLineParser& parser, const ReconstructionReques
 
 int runBench(const QStringList& originalArgs)
 {
+    if (originalArgs.value(1) == QLatin1String("live"))
+        return runBenchLive(originalArgs); // LiveBenchCommand.cpp
     const ThreadList threadList = takeThreadList(originalArgs);
     const QStringList& args = threadList.args;
     QCommandLineParser parser;

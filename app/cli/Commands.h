@@ -9,8 +9,10 @@ namespace wfs::cli {
 int runSimulate(const QStringList& args);
 int runReconstruct(const QStringList& args);
 int runBench(const QStringList& args);
+int runBenchLive(const QStringList& args); // `bench live`, dispatched by runBench
 int runFasthBench(const QStringList& args);
 int runFasthTrain(const QStringList& args);
 int runBatch(const QStringList& args);
+int runWatch(const QStringList& args);
 int runDeviceReference(const QStringList& args);
 } // namespace wfs::cli

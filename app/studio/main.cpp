@@ -1,5 +1,6 @@
 // wavefront-studio: the desktop program. Parses the command line, shows the main window, and for
 // documentation and tests can save a screenshot (after the fit with --quit-after-fit) and exit.
+#include "LivePanel.h"
 #include "MainWindow.h"
 #include "../common/QuietQt.h"
 
@@ -31,7 +32,12 @@ void addStudioOptions(QCommandLineParser& parser, const QCommandLineOption& help
         {QStringLiteral("quit-after-fit"), QStringLiteral("Exit when the fit has finished (status 0, or 1 when it failed or was refused), "
                                                           "after the --screenshot if one is asked for. Needs a fit: --demo, --preset or --fit.")},
         {QStringLiteral("session"), QStringLiteral("Open a saved session."), QStringLiteral("FILE.json")},
-        {QStringLiteral("tab"), QStringLiteral("Show this tab first: phase, planes, psf, runs, speedup or fasth (default: phase)."),
+        {QStringLiteral("watch"), QStringLiteral("Live mode: fit every stack written into DIR with the default settings, on the Live tab "
+                                                 "(the log is DIR/live.jsonl)."),
+         QStringLiteral("DIR")},
+        {QStringLiteral("live-demo"), QStringLiteral("Start the live demo: a simulated camera writes stacks that live mode fits, on the Live tab "
+                                                     "(with --screenshot: the picture is taken after 12 stacks).")},
+        {QStringLiteral("tab"), QStringLiteral("Show this tab first: phase, planes, psf, runs, speedup, fasth or live (default: phase)."),
          QStringLiteral("NAME")},
         {QStringLiteral("dock"), QStringLiteral("Bring this panel on the right to the front: coefficients, results or messages "
                                                 "(default: coefficients)."),
@@ -87,14 +93,26 @@ void scheduleExit(wfs::ui::MainWindow& window, const QString& screenshot, bool a
             std::fprintf(stderr, "wavefront-studio: the fit failed: %s\n", qPrintable(message));
             QApplication::exit(1);
         });
+    } else if (window.livePanel()->isWatching()) {
+        // A live run: the picture once a dozen stacks are in the trend.
+        QObject::connect(window.livePanel(), &wfs::ui::LivePanel::rowAdded, &window, [saveAndQuit, done = false](int rows) mutable {
+            if (rows >= 12 && !done) {
+                done = true;
+                saveAndQuit();
+            }
+        });
     } else {
         QTimer::singleShot(1500, &window, saveAndQuit);
     }
 }
 
-// The data to start with: the demo, else a session, else the image files given.
+// The data to start with: the demo, else a session, else the image files given; and live mode.
 void openStartupData(wfs::ui::MainWindow& window, const QCommandLineParser& parser)
 {
+    if (parser.isSet(QStringLiteral("watch")))
+        window.watchFolder(parser.value(QStringLiteral("watch")));
+    else if (parser.isSet(QStringLiteral("live-demo")))
+        window.startLiveDemo();
     if (parser.isSet(QStringLiteral("demo")))
         window.loadDemo(true);
     else if (parser.isSet(QStringLiteral("preset")))
@@ -205,8 +223,8 @@ int main(int argc, char** argv)
 
     const QString screenshot = parser.value(QStringLiteral("screenshot"));
     const bool afterFit = parser.isSet(QStringLiteral("quit-after-fit"));
+    openStartupData(window, parser); // loads and fits on workers: what follows is connected before any ends
     if (!screenshot.isEmpty() || afterFit)
         scheduleExit(window, screenshot, afterFit);
-    openStartupData(window, parser);
     return QApplication::exec();
 }

@@ -315,19 +315,6 @@ bool setByPerson(const DatasetMetadata& m, const std::string& key)
     return it == m.origin.end() || it->second == "command line" || it->second == "user" || it->second == "batch manifest";
 }
 
-std::string csvField(const std::string& text)
-{
-    if (text.find_first_of(",\"\n\r") == std::string::npos)
-        return text;
-    std::string quoted = "\"";
-    for (char c : text) {
-        if (c == '"')
-            quoted += '"';
-        quoted += (c == '\n' || c == '\r') ? ' ' : c;
-    }
-    return quoted + "\"";
-}
-
 std::string csvNumber(double v)
 {
     if (!std::isfinite(v))
@@ -460,6 +447,19 @@ void checkModelOnStandIn(const Session& s, const std::string& path)
 
 } // namespace
 
+std::string csvField(const std::string& text)
+{
+    if (text.find_first_of(",\"\n\r") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (char c : text) {
+        if (c == '"')
+            quoted += '"';
+        quoted += (c == '\n' || c == '\r') ? ' ' : c;
+    }
+    return quoted + "\"";
+}
+
 const std::vector<std::string>& batchOverrideNames()
 {
     static const std::vector<std::string> names = {"defocus", "planes", "wavelength", "sampling", "z-step", "focus-plane"};
@@ -556,23 +556,26 @@ Session loadBatchSettings(const std::string& path)
     return s;
 }
 
-PreparedRun prepareBatchRun(const Session& settings, const BatchInput& input)
+namespace {
+
+// The settings with `paths` loaded as one input (a stack's files in plane order) and the plane template applied.
+Session sessionForInput(const Session& settings, const std::vector<std::string>& paths, std::vector<DatasetMessage>* warnings = nullptr)
 {
-    if (!input.error.empty())
-        throw DatasetError(input.error);
     Session s;
     s.model = settings.model;
     s.solver = settings.solver;
     s.dataset.metadata = settings.dataset.metadata; // set first: the input's headers fill what is unset
     s.dataset.preprocess = settings.dataset.preprocess;
     std::string errors;
-    for (const DatasetMessage& msg : addFiles(s.dataset, {input.path}))
+    for (const DatasetMessage& msg : addFiles(s.dataset, paths))
         if (msg.level == MessageLevel::Error)
             errors += (errors.empty() ? "" : "; ") + msg.text;
+        else if (msg.level == MessageLevel::Warning && warnings)
+            warnings->push_back(msg);
     if (!errors.empty())
         throw DatasetError(errors);
     if (s.dataset.files.empty())
-        throw DatasetError(input.path + ": could not be read");
+        throw DatasetError(paths.front() + ": could not be read");
     bool anyTemplate = false;
     for (const DatasetPlane& t : settings.dataset.planes)
         anyTemplate = anyTemplate || !t.use || t.defocus.kind != PlaneDefocus::Kind::Unknown;
@@ -590,12 +593,33 @@ PreparedRun prepareBatchRun(const Session& settings, const BatchInput& input)
             }
         }
     }
+    return s;
+}
+
+} // namespace
+
+PreparedRun prepareBatchRun(const Session& settings, const BatchInput& input)
+{
+    if (!input.error.empty())
+        throw DatasetError(input.error);
+    Session s = sessionForInput(settings, {input.path});
     try {
         applyOverrides(s.dataset, input.overrides);
     } catch (const DatasetError& e) {
         throw DatasetError(input.source + ": " + e.what());
     }
     return prepareRun(std::move(s));
+}
+
+PreparedRun prepareStackRun(const Session& settings, const std::vector<std::string>& paths)
+{
+    if (paths.empty())
+        throw DatasetError("a stack needs at least one file");
+    std::vector<DatasetMessage> warnings;
+    Session s = sessionForInput(settings, paths, &warnings);
+    PreparedRun run = prepareRun(std::move(s));
+    run.messages.insert(run.messages.begin(), warnings.begin(), warnings.end());
+    return run;
 }
 
 std::string batchResultPath(const std::string& outDir, const BatchInput& input)

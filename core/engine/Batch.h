@@ -80,6 +80,10 @@ BatchJobs batchJobs(int requested, int threadsPerFit, int hardwareThreads, size_
 // Throws DatasetError / SettingsError / std::runtime_error with a message for the summary.
 PreparedRun prepareBatchRun(const Session& settings, const BatchInput& input);
 
+// The same for a stack held in several files (one per plane, in plane order; live mode), without overrides;
+// the files' reading warnings (a damaged file's "kept the N planes before it") lead its messages.
+PreparedRun prepareStackRun(const Session& settings, const std::vector<std::string>& paths);
+
 // Result and log paths of an input in `outDir`.
 std::string batchResultPath(const std::string& outDir, const BatchInput& input);
 std::string batchLogPath(const std::string& outDir, const BatchInput& input);
@@ -116,6 +120,9 @@ std::vector<BatchRow> batchRows(const std::vector<BatchInput>& inputs, const std
 // termination, rms_waves, strehl, reduced_chi_square (mean over planes), one `<ordering>_<index>_waves`
 // column per coefficient any result has, seconds (the solver's), error.
 QByteArray batchSummaryCsv(const std::vector<BatchRow>& rows);
+
+// A CSV field: as it is, or quoted (RFC 4180) when it holds a comma, quote or line break (line breaks become spaces).
+std::string csvField(const std::string& text);
 
 // The reason a run failed, from its log: the text after the last "error: ", else its last line.
 std::string failureReasonFromLog(const std::string& logPath);

@@ -279,8 +279,9 @@ private slots:
     void helpNamesTheCommandAndStatesDefaults()
     {
         const QList<QStringList> commands = {{QStringLiteral("simulate")},    {QStringLiteral("reconstruct")}, {QStringLiteral("bench"), QStringLiteral("oof")},
-                                             {QStringLiteral("bench"), QStringLiteral("pupil")}, {QStringLiteral("fasth-bench")}, {QStringLiteral("fasth-train")}, {QStringLiteral("batch")},
-                                             {QStringLiteral("device-reference")}};
+                                             {QStringLiteral("bench"), QStringLiteral("pupil")}, {QStringLiteral("fasth-bench")}, {QStringLiteral("fasth-train")},
+                                             {QStringLiteral("batch")}, {QStringLiteral("device-reference")}, {QStringLiteral("watch")},
+                                             {QStringLiteral("bench"), QStringLiteral("live")}};
         for (const QStringList& command : commands) {
             const Run run = cli(command + QStringList{QStringLiteral("--help")});
             const QByteArray name = command.join(QLatin1Char(' ')).toUtf8();

@@ -1,0 +1,706 @@
+#include "engine/LiveWatch.h"
+
+#include "engine/Batch.h"
+#include "io/OutputTransaction.h"
+#include "io/ResultJson.h"
+#include "optics/Zernike.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSocketNotifier>
+#include <QThread>
+#include <QTimer>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef Q_OS_LINUX
+#include <sys/inotify.h>
+#endif
+
+namespace wfs {
+
+QString defaultPlanePattern()
+{
+    return QStringLiteral("^(?<stack>.+)_z(?<plane>\\d+)\\.(fits?|fts|tiff?)$");
+}
+
+namespace {
+
+bool isImageName(const QString& name)
+{
+    static const QStringList temporary = {QStringLiteral(".tmp"), QStringLiteral(".part"), QStringLiteral(".partial"),
+                                          QStringLiteral(".crdownload"), QStringLiteral("~")};
+    if (name.startsWith(QLatin1Char('.')))
+        return false;
+    for (const QString& t : temporary)
+        if (name.endsWith(t, Qt::CaseInsensitive))
+            return false;
+    static const QStringList images = {QStringLiteral(".fits"), QStringLiteral(".fit"), QStringLiteral(".fts"), QStringLiteral(".fits.gz"),
+                                       QStringLiteral(".fits.fz"), QStringLiteral(".tif"), QStringLiteral(".tiff"), QStringLiteral(".png")};
+    for (const QString& e : images)
+        if (name.endsWith(e, Qt::CaseInsensitive))
+            return true;
+    return false;
+}
+
+QString isoMs(qint64 msSinceEpoch)
+{
+    return QDateTime::fromMSecsSinceEpoch(msSinceEpoch, Qt::UTC).toString(Qt::ISODateWithMs);
+}
+
+qint64 steadyMs()
+{
+    static QElapsedTimer clock = [] {
+        QElapsedTimer t;
+        t.start();
+        return t;
+    }();
+    return clock.elapsed();
+}
+
+std::string errnoText(int error)
+{
+    return std::strerror(error);
+}
+
+// A stack whose shape does not fit what the watch expects; said once per shape.
+class ShapeMismatch : public std::runtime_error {
+public:
+    ShapeMismatch(const std::string& text, std::string shape) : std::runtime_error(text), m_shape(std::move(shape)) { }
+    const std::string& shape() const { return m_shape; }
+
+private:
+    std::string m_shape;
+};
+
+std::string shapeText(size_t planes, int width, int height)
+{
+    return std::to_string(planes) + (planes == 1 ? " plane" : " planes") + " of " + std::to_string(width) + " x " + std::to_string(height);
+}
+
+} // namespace
+
+// ---- StackFinder ------------------------------------------------------------------------------------
+
+StackFinder::StackFinder(std::string folder, StackFinderOptions options)
+    : m_folder(std::move(folder)), m_options(std::move(options)),
+      m_pattern(m_options.planePattern, QRegularExpression::CaseInsensitiveOption)
+{
+    if (!m_pattern.isValid())
+        throw std::invalid_argument("plane pattern: " + m_pattern.errorString().toStdString());
+    const QStringList groups = m_pattern.namedCaptureGroups();
+    if (!groups.contains(QStringLiteral("stack")) || !groups.contains(QStringLiteral("plane")))
+        throw std::invalid_argument("plane pattern: needs the named groups (?<stack>...) and (?<plane>...)");
+}
+
+void StackFinder::markRenamed(const QString& fileName)
+{
+    const auto it = m_files.find(fileName);
+    if (it != m_files.end())
+        it->second.renamed = true;
+    else
+        m_renamed.insert(fileName);
+}
+
+void StackFinder::markHandled(const std::string& stackName)
+{
+    m_handled.insert(stackName);
+    for (auto it = m_files.begin(); it != m_files.end();)
+        it = it->second.stack == stackName ? m_files.erase(it) : std::next(it);
+}
+
+std::vector<CompleteStack> StackFinder::scan(qint64 now)
+{
+    m_sawChange = false;
+    const QDir dir(QString::fromStdString(m_folder));
+    const QFileInfo folderInfo(dir.absolutePath());
+    if (!folderInfo.exists())
+        throw FolderGoneError("the watched folder " + m_folder + " is gone (deleted, moved or unmounted)");
+    if (!folderInfo.isDir() || !folderInfo.isReadable())
+        throw FolderGoneError("the watched folder " + m_folder + " can no longer be listed (not a folder, or no permission)");
+    const QStringList names = dir.entryList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name);
+
+    std::set<QString> listed;
+    for (const QString& name : names) {
+        if (!isImageName(name))
+            continue;
+        const QRegularExpressionMatch match = m_pattern.match(name);
+        const std::string stack = match.hasMatch() ? match.captured(QStringLiteral("stack")).toStdString() : name.toStdString();
+        if (m_handled.count(stack))
+            continue;
+        listed.insert(name);
+        const QFileInfo info(dir.filePath(name));
+        const qint64 size = info.size();
+        const qint64 mtime = info.lastModified().toMSecsSinceEpoch();
+        auto [it, added] = m_files.try_emplace(name);
+        FileState& f = it->second;
+        if (added) {
+            f.firstSeenMs = now;
+            f.stack = stack;
+            f.plane = match.hasMatch() ? match.captured(QStringLiteral("plane")).toInt() : -1;
+            f.renamed = m_renamed.erase(name) > 0;
+        }
+        if (added || size != f.size || mtime != f.mtimeMs) {
+            // A renamed file is complete as it came; a later write makes it a file being written again.
+            if (!added && f.renamed)
+                f.renamed = false;
+            f.size = size;
+            f.mtimeMs = mtime;
+            f.unchangedSinceMs = now;
+            f.complete = false;
+            m_sawChange = true;
+        }
+        f.complete = size > 0 && (f.renamed || now - f.unchangedSinceMs >= m_options.stableMs);
+    }
+    for (auto it = m_files.begin(); it != m_files.end();) {
+        if (!listed.count(it->first)) {
+            m_sawChange = true;
+            it = m_files.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    m_renamed.clear(); // a rename whose file is not listed now was a temporary name, or is gone
+
+    // Stacks: single files, and per-plane groups.
+    struct Group {
+        std::vector<std::pair<int, const QString*>> planes;
+        bool complete = true, renamed = true;
+        qint64 lastWrite = 0, lastSeen = 0;
+    };
+    std::map<std::string, Group> groups;
+    std::vector<CompleteStack> ready;
+    for (const auto& [name, f] : m_files) {
+        if (f.plane < 0) {
+            if (f.complete)
+                ready.push_back({f.stack, {dir.filePath(name).toStdString()}, f.renamed ? "renamed" : "stable", f.mtimeMs});
+            continue;
+        }
+        Group& g = groups[f.stack];
+        g.planes.emplace_back(f.plane, &name);
+        g.complete = g.complete && f.complete;
+        g.renamed = g.renamed && f.renamed;
+        g.lastWrite = std::max(g.lastWrite, f.mtimeMs);
+        g.lastSeen = std::max(g.lastSeen, f.firstSeenMs);
+    }
+    for (auto& [stack, g] : groups) {
+        if (!g.complete)
+            continue;
+        std::sort(g.planes.begin(), g.planes.end());
+        const bool allPlanes = m_options.planesPerStack > 0 ? int(g.planes.size()) >= m_options.planesPerStack
+                                                            : now - g.lastSeen >= m_options.stableMs;
+        if (!allPlanes)
+            continue;
+        CompleteStack s{stack, {}, "all planes", g.lastWrite};
+        for (const auto& [plane, name] : g.planes)
+            s.paths.push_back(dir.filePath(*name).toStdString());
+        ready.push_back(std::move(s));
+    }
+    // Each is returned once: the caller handles it (fits, fails or skips it) and marks it.
+    for (const CompleteStack& s : ready)
+        m_handled.insert(s.name);
+    for (auto it = m_files.begin(); it != m_files.end();)
+        it = m_handled.count(it->second.stack) ? m_files.erase(it) : std::next(it);
+    return ready;
+}
+
+// ---- The log ----------------------------------------------------------------------------------------
+
+void appendLine(const std::string& path, const QByteArray& line)
+{
+    const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        throw LiveLogError(path + ": cannot open for appending (" + errnoText(errno) + ")");
+    struct stat before {};
+    ::fstat(fd, &before);
+    const QByteArray bytes = line + '\n';
+    qsizetype written = 0;
+    int error = 0;
+    while (written < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.constData() + written, size_t(bytes.size() - written));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            error = n < 0 ? errno : ENOSPC;
+            break;
+        }
+        written += n;
+    }
+    if (error != 0) {
+        // Whole lines only: what of this line got in is cut back.
+        if (written > 0 && S_ISREG(before.st_mode))
+            (void)!::ftruncate(fd, before.st_size);
+        ::close(fd);
+        throw LiveLogError(path + ": cannot append (" + errnoText(error) + ")");
+    }
+    if (::close(fd) != 0)
+        throw LiveLogError(path + ": cannot append (" + errnoText(errno) + ")");
+}
+
+std::vector<QJsonObject> readLiveLog(const std::string& path)
+{
+    std::vector<QJsonObject> rows;
+    QFile file(QString::fromStdString(path));
+    if (!file.exists())
+        return rows;
+    if (!file.open(QIODevice::ReadOnly))
+        throw LiveLogError(path + ": cannot read (" + file.errorString().toStdString() + ")");
+    while (!file.atEnd()) {
+        const QByteArray line = file.readLine();
+        if (!line.endsWith('\n'))
+            break; // being written, or cut by a crash
+        const QJsonDocument doc = QJsonDocument::fromJson(line);
+        if (doc.isObject())
+            rows.push_back(doc.object());
+    }
+    return rows;
+}
+
+namespace {
+
+// A log's tail without its newline (a crash mid-line) is cut, so that the next row starts a line of its own.
+// Returns the bytes cut.
+qint64 cutPartialLine(const std::string& path)
+{
+    QFile file(QString::fromStdString(path));
+    if (!file.exists() || file.size() == 0)
+        return 0;
+    if (!file.open(QIODevice::ReadWrite))
+        throw LiveLogError(path + ": cannot open (" + file.errorString().toStdString() + ")");
+    const QByteArray all = file.readAll();
+    if (all.endsWith('\n'))
+        return 0;
+    const qint64 keep = all.lastIndexOf('\n') + 1;
+    if (!file.resize(keep))
+        throw LiveLogError(path + ": cannot cut its unfinished last line (" + file.errorString().toStdString() + ")");
+    return all.size() - keep;
+}
+
+} // namespace
+
+// ---- The worker ---------------------------------------------------------------------------------------
+
+// Lives on the watch's thread: the file-system watcher, the scan timer, inotify, the fits and the log.
+class LiveWatchWorker : public QObject {
+public:
+    LiveWatchWorker(LiveWatch* owner) : m_owner(owner), m_options(owner->m_options), m_finder(m_options.folder, m_options.finder) { }
+
+    void begin();
+    void finish(bool failed, const QString& reason);
+
+private:
+    void scheduleProcess();
+    void process();
+    void handle(const CompleteStack& stack, const QJsonArray& skipped);
+    void checkShape(const PreparedRun& run);
+    void writeCsv(const QJsonObject& row, const FitResult* result);
+    void readInotify();
+    void say(const QString& text) { emit m_owner->message(text); }
+
+    LiveWatch* m_owner;
+    LiveWatchOptions m_options;
+    StackFinder m_finder;
+    QFileSystemWatcher* m_watcher = nullptr;
+    QTimer* m_timer = nullptr;
+    QSocketNotifier* m_notifier = nullptr;
+    int m_inotify = -1;
+    bool m_done = false;
+    bool m_processQueued = false;
+    int m_sequence = 0;
+    int m_handledThisRun = 0;
+    qint64 m_lastActivity = 0;
+    std::vector<double> m_warm;          // the last fitted stack's parameters
+    size_t m_expectedPlanes = 0;         // 0: not known yet
+    int m_expectedWidth = 0, m_expectedHeight = 0;
+    std::string m_expectedFrom;
+    std::set<std::string> m_saidShapes;
+    std::vector<int> m_csvIndices;       // the trend table's coefficient columns
+};
+
+void LiveWatchWorker::begin()
+{
+    try {
+        if (const qint64 cut = cutPartialLine(m_options.logPath))
+            say(QStringLiteral("%1: its last line was unfinished (%2 bytes, a crash mid-write) and was removed")
+                    .arg(QString::fromStdString(m_options.logPath))
+                    .arg(cut));
+        const std::vector<QJsonObject> rows = readLiveLog(m_options.logPath);
+        int resumed = 0;
+        for (const QJsonObject& row : rows) {
+            const std::string stack = row.value(QStringLiteral("stack")).toString().toStdString();
+            if (!stack.empty()) {
+                m_finder.markHandled(stack);
+                ++resumed;
+            }
+            for (const QJsonValue& s : row.value(QStringLiteral("skipped")).toArray()) {
+                m_finder.markHandled(s.toString().toStdString());
+                ++resumed;
+            }
+        }
+        m_sequence = int(rows.size());
+        {
+            std::lock_guard<std::mutex> lock(m_owner->m_mutex);
+            m_owner->m_counts.resumed = resumed;
+        }
+        if (!rows.empty())
+            say(QStringLiteral("%1: continued after %2 rows (%3 stacks done are not fitted again)")
+                    .arg(QString::fromStdString(m_options.logPath))
+                    .arg(rows.size())
+                    .arg(resumed));
+        if (!m_options.settings.dataset.planes.empty()) {
+            m_expectedPlanes = m_options.settings.dataset.planes.size();
+            m_expectedFrom = "as the settings say";
+        }
+        // The trend table's coefficient columns: every term but piston at the fitted order, in the settings' ordering.
+        const int order = fittedOrders(m_options.settings.model, m_options.settings.solver).back();
+        const int first = zernike::firstIndex(m_options.settings.model.ordering);
+        for (int i = first + 1; i < first + zernike::termCount(order); ++i)
+            m_csvIndices.push_back(i);
+        // An empty log, or none: the trend table starts with its header.
+        if (!m_options.csvPath.empty() && (!QFileInfo::exists(QString::fromStdString(m_options.csvPath)) || QFileInfo(QString::fromStdString(m_options.csvPath)).size() == 0)) {
+            std::string header = "sequence,stack,status,warm_started,written,finished,latency_seconds,fit_seconds,rms_waves,strehl";
+            const char* ordering = zernike::orderingName(m_options.settings.model.ordering);
+            for (int i : m_csvIndices)
+                header += "," + std::string(ordering) + "_" + std::to_string(i) + "_waves";
+            header += ",skipped,error";
+            appendLine(m_options.csvPath, QByteArray::fromStdString(header));
+        }
+        if (!m_options.resultsDir.empty() && !QDir().mkpath(QString::fromStdString(m_options.resultsDir)))
+            throw LiveLogError(m_options.resultsDir + ": cannot create the results folder");
+        m_finder.scan(steadyMs()); // the folder exists now, and what is in it starts its clock
+    } catch (const std::exception& e) {
+        finish(true, QString::fromStdString(e.what()));
+        return;
+    }
+    m_lastActivity = steadyMs();
+
+    m_watcher = new QFileSystemWatcher(this);
+    m_watcher->addPath(QString::fromStdString(m_options.folder));
+    QObject::connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, [this] { scheduleProcess(); });
+#ifdef Q_OS_LINUX
+    m_inotify = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (m_inotify >= 0 && inotify_add_watch(m_inotify, m_options.folder.c_str(), IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT) >= 0) {
+        m_notifier = new QSocketNotifier(qintptr(m_inotify), QSocketNotifier::Read, this);
+        QObject::connect(m_notifier, &QSocketNotifier::activated, this, [this] { readInotify(); });
+    } else if (m_inotify >= 0) {
+        ::close(m_inotify);
+        m_inotify = -1;
+    }
+#endif
+    m_timer = new QTimer(this);
+    m_timer->setInterval(std::max(10, m_options.scanIntervalMs));
+    QObject::connect(m_timer, &QTimer::timeout, this, [this] { process(); });
+    m_timer->start();
+    emit m_owner->watching();
+    scheduleProcess();
+}
+
+void LiveWatchWorker::readInotify()
+{
+#ifdef Q_OS_LINUX
+    alignas(inotify_event) char buffer[16384];
+    for (;;) {
+        const ssize_t n = ::read(m_inotify, buffer, sizeof buffer);
+        if (n <= 0)
+            break;
+        for (ssize_t at = 0; at < n;) {
+            const auto* event = reinterpret_cast<const inotify_event*>(buffer + at);
+            if ((event->mask & IN_MOVED_TO) && event->len > 0)
+                m_finder.markRenamed(QString::fromLocal8Bit(event->name));
+            at += ssize_t(sizeof(inotify_event) + event->len);
+        }
+    }
+    scheduleProcess();
+#endif
+}
+
+void LiveWatchWorker::scheduleProcess()
+{
+    if (m_processQueued || m_done)
+        return;
+    m_processQueued = true;
+    QTimer::singleShot(0, this, [this] {
+        m_processQueued = false;
+        process();
+    });
+}
+
+void LiveWatchWorker::process()
+{
+    if (m_done)
+        return;
+    if (m_owner->m_cancel.load()) {
+        finish(false, QStringLiteral("stopped"));
+        return;
+    }
+    const qint64 now = steadyMs();
+    std::vector<CompleteStack> ready;
+    try {
+        ready = m_finder.scan(now);
+    } catch (const std::exception& e) {
+        finish(true, QString::fromStdString(e.what()));
+        return;
+    }
+    if (m_finder.sawChange() || !ready.empty())
+        m_lastActivity = now;
+    if (ready.empty()) {
+        if (m_options.exitWhenIdleSeconds > 0 && now - m_lastActivity >= qint64(m_options.exitWhenIdleSeconds * 1000)) {
+            QString reason = QStringLiteral("idle for %1 s").arg(m_options.exitWhenIdleSeconds);
+            if (m_finder.pendingFiles() > 0)
+                reason += QStringLiteral(" (%1 file(s) never became a complete stack)").arg(m_finder.pendingFiles());
+            finish(false, reason);
+        }
+        return;
+    }
+    // The newest wins; the others are listed in its row.
+    std::sort(ready.begin(), ready.end(), [](const CompleteStack& a, const CompleteStack& b) {
+        return std::tie(a.lastWriteMs, a.name) < std::tie(b.lastWriteMs, b.name);
+    });
+    QJsonArray skipped;
+    for (size_t i = 0; i + 1 < ready.size(); ++i)
+        skipped.append(QString::fromStdString(ready[i].name));
+    handle(ready.back(), skipped);
+    if (m_done)
+        return;
+    m_handledThisRun += int(ready.size());
+    m_lastActivity = steadyMs();
+    if (m_options.maxStacks > 0 && m_handledThisRun >= m_options.maxStacks) {
+        finish(false, QStringLiteral("%1 stacks handled").arg(m_handledThisRun));
+        return;
+    }
+    scheduleProcess(); // more may have come during the fit
+}
+
+void LiveWatchWorker::checkShape(const PreparedRun& run)
+{
+    // A damaged file keeps the planes before the damage, with a warning: in a stream, that is a failed stack.
+    for (const DatasetMessage& m : run.messages)
+        if (m.level == MessageLevel::Warning && m.text.find("; kept the ") != std::string::npos)
+            throw DatasetError("the file is damaged or truncated: " + m.text);
+    const Image& first = run.dataset.planes.front().raw;
+    const size_t planes = run.dataset.planes.size();
+    if (m_expectedPlanes == 0) {
+        m_expectedPlanes = planes;
+        m_expectedFrom = "as the first stack had";
+    }
+    if (m_expectedWidth == 0) {
+        m_expectedWidth = first.width;
+        m_expectedHeight = first.height;
+    }
+    bool same = planes == m_expectedPlanes;
+    for (const DatasetPlane& p : run.dataset.planes)
+        same = same && p.raw.width == m_expectedWidth && p.raw.height == m_expectedHeight;
+    if (!same) {
+        const std::string shape = shapeText(planes, first.width, first.height);
+        throw ShapeMismatch("the stack has " + shape + "; the watch expects " + shapeText(m_expectedPlanes, m_expectedWidth, m_expectedHeight)
+                                + " (" + m_expectedFrom + ")",
+                            shape);
+    }
+}
+
+void LiveWatchWorker::handle(const CompleteStack& stack, const QJsonArray& skipped)
+{
+    const qint64 detected = QDateTime::currentMSecsSinceEpoch();
+    QElapsedTimer fitClock;
+    fitClock.start();
+    std::shared_ptr<FitResult> result;
+    std::string error;
+    bool warm = false, mismatch = false;
+    try {
+        PreparedRun run = prepareStackRun(m_options.settings, stack.paths);
+        checkShape(run);
+        if (!m_warm.empty() && m_warm.size() == run.problem.start.size()) {
+            run.request.start = m_warm;
+            run.request.stages.clear(); // the previous stack's result is a better seed than a coarse stage
+            warm = true;
+        }
+        FitResult fitted = reconstruct(run.request, {}, &m_owner->m_cancel);
+        if (m_owner->m_cancel.load())
+            return; // stopped mid-fit: not logged, so a restart fits it
+        result = std::make_shared<FitResult>(std::move(fitted));
+    } catch (const ShapeMismatch& e) {
+        error = e.what();
+        mismatch = true;
+        if (m_saidShapes.insert(e.shape()).second)
+            say(QStringLiteral("%1: %2; every such stack is logged as an error and not fitted")
+                    .arg(QString::fromStdString(stack.name), QString::fromStdString(e.what())));
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    const qint64 finished = QDateTime::currentMSecsSinceEpoch();
+
+    QJsonObject row = result ? resultToJson(*result) : QJsonObject{};
+    const bool ok = result && result->solver.termination != Termination::Failed;
+    if (result && !ok)
+        error = "the fit failed: " + result->solver.message;
+    QJsonArray inputs;
+    for (const std::string& p : stack.paths)
+        inputs.append(QString::fromStdString(p));
+    row.insert(QStringLiteral("sequence"), m_sequence);
+    row.insert(QStringLiteral("stack"), QString::fromStdString(stack.name));
+    row.insert(QStringLiteral("inputs"), inputs);
+    row.insert(QStringLiteral("status"), ok ? QStringLiteral("ok") : QStringLiteral("failed"));
+    if (!error.empty())
+        row.insert(QStringLiteral("error"), QString::fromStdString(error));
+    if (mismatch)
+        row.insert(QStringLiteral("settings_mismatch"), true);
+    row.insert(QStringLiteral("complete_rule"), QString::fromStdString(stack.rule));
+    row.insert(QStringLiteral("written"), isoMs(stack.lastWriteMs));
+    row.insert(QStringLiteral("detected"), isoMs(detected));
+    row.insert(QStringLiteral("finished"), isoMs(finished));
+    row.insert(QStringLiteral("fit_seconds"), double(fitClock.nsecsElapsed()) * 1e-9);
+    row.insert(QStringLiteral("latency_seconds"), double(finished - stack.lastWriteMs) * 1e-3);
+    row.insert(QStringLiteral("warm_started"), warm);
+    row.insert(QStringLiteral("skipped"), skipped);
+
+    try {
+        appendLine(m_options.logPath, QJsonDocument(row).toJson(QJsonDocument::Compact));
+        if (!m_options.csvPath.empty())
+            writeCsv(row, result.get());
+        if (result && !m_options.resultsDir.empty()) {
+            QJsonObject json = resultToJson(*result);
+            json.insert(QStringLiteral("live_input"), QJsonObject{{QStringLiteral("stack"), QString::fromStdString(stack.name)},
+                                                                  {QStringLiteral("inputs"), inputs},
+                                                                  {QStringLiteral("sequence"), m_sequence}});
+            QString name = QString::fromStdString(stack.name);
+            const qsizetype dot = name.indexOf(QLatin1Char('.'));
+            if (dot > 0)
+                name.truncate(dot);
+            writeFileAtomically(QDir(QString::fromStdString(m_options.resultsDir)).filePath(name + QStringLiteral(".json")).toStdString(),
+                                QJsonDocument(json).toJson(), true);
+        }
+    } catch (const std::exception& e) {
+        finish(true, QString::fromStdString(e.what()) + QStringLiteral("; the log keeps its whole rows"));
+        return;
+    }
+    ++m_sequence;
+    if (ok)
+        m_warm = result->solver.parameters;
+    {
+        std::lock_guard<std::mutex> lock(m_owner->m_mutex);
+        (ok ? m_owner->m_counts.fitted : m_owner->m_counts.failed) += 1;
+        m_owner->m_counts.skipped += int(skipped.size());
+        if (result) {
+            auto fit = std::make_shared<LiveFit>();
+            fit->row = row;
+            fit->result = result;
+            m_owner->m_latest = fit;
+            ++m_owner->m_version;
+        }
+    }
+    emit m_owner->rowWritten(row);
+}
+
+void LiveWatchWorker::writeCsv(const QJsonObject& row, const FitResult* result)
+{
+    auto number = [&](const char* key) {
+        const QJsonValue v = row.value(QLatin1String(key));
+        return v.isDouble() ? QString::number(v.toDouble(), 'g', 8).toStdString() : std::string();
+    };
+    std::string line = std::to_string(row.value(QStringLiteral("sequence")).toInt()) + "," + csvField(row.value(QStringLiteral("stack")).toString().toStdString()) + ","
+                       + row.value(QStringLiteral("status")).toString().toStdString() + "," + (row.value(QStringLiteral("warm_started")).toBool() ? "yes" : "no")
+                       + "," + row.value(QStringLiteral("written")).toString().toStdString() + "," + row.value(QStringLiteral("finished")).toString().toStdString()
+                       + "," + number("latency_seconds") + "," + number("fit_seconds") + "," + number("rms_waves") + "," + number("strehl");
+    for (int index : m_csvIndices) {
+        std::string value;
+        if (result)
+            for (const CoefficientResult& c : result->coefficients)
+                if (c.index == index)
+                    value = QString::number(c.waves, 'g', 8).toStdString();
+        line += "," + value;
+    }
+    QStringList skipped;
+    for (const QJsonValue& s : row.value(QStringLiteral("skipped")).toArray())
+        skipped << s.toString();
+    line += "," + csvField(skipped.join(QLatin1Char(' ')).toStdString()) + "," + csvField(row.value(QStringLiteral("error")).toString().toStdString());
+    appendLine(m_options.csvPath, QByteArray::fromStdString(line));
+}
+
+void LiveWatchWorker::finish(bool failed, const QString& reason)
+{
+    if (m_done)
+        return;
+    m_done = true;
+    delete m_timer;
+    m_timer = nullptr;
+    delete m_watcher;
+    m_watcher = nullptr;
+    delete m_notifier;
+    m_notifier = nullptr;
+    if (m_inotify >= 0)
+        ::close(m_inotify);
+    m_inotify = -1;
+    m_owner->m_running.store(false);
+    emit m_owner->finished(failed, reason);
+    thread()->quit();
+}
+
+// ---- LiveWatch ----------------------------------------------------------------------------------------
+
+LiveWatch::LiveWatch(LiveWatchOptions options, QObject* parent) : QObject(parent), m_options(std::move(options)) { }
+
+LiveWatch::~LiveWatch()
+{
+    stop();
+    if (m_thread) {
+        m_thread->wait();
+        delete m_worker; // its timers and notifiers went with finish(), on its own thread
+        delete m_thread;
+    }
+}
+
+void LiveWatch::start()
+{
+    if (m_thread)
+        return;
+    m_running.store(true);
+    try {
+        m_worker = new LiveWatchWorker(this);
+    } catch (const std::exception& e) {
+        m_running.store(false);
+        const QString reason = QString::fromStdString(e.what());
+        QMetaObject::invokeMethod(this, [this, reason] { emit finished(true, reason); }, Qt::QueuedConnection);
+        return;
+    }
+    m_thread = new QThread;
+    m_thread->setObjectName(QStringLiteral("live watch"));
+    m_worker->moveToThread(m_thread);
+    LiveWatchWorker* worker = m_worker;
+    QObject::connect(m_thread, &QThread::started, worker, [worker] { worker->begin(); });
+    m_thread->start();
+}
+
+void LiveWatch::stop()
+{
+    m_cancel.store(true); // a fit in progress ends at its next iteration
+    if (m_worker) {
+        LiveWatchWorker* worker = m_worker;
+        QMetaObject::invokeMethod(worker, [worker] { worker->finish(false, QStringLiteral("stopped")); }, Qt::QueuedConnection);
+    }
+}
+
+LiveCounts LiveWatch::counts() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_counts;
+}
+
+std::shared_ptr<const LiveFit> LiveWatch::latest(unsigned long* version) const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (version)
+        *version = m_version;
+    return m_latest;
+}
+
+} // namespace wfs

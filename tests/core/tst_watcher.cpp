@@ -1,0 +1,303 @@
+// Live mode's core (engine/LiveWatch.h, issue 25): the completeness rules driven by a clock the test sets (a
+// file being written is never complete; renamed in, stable for the set time, all planes of a one-file-per-plane
+// stack), writers' temporaries ignored, each stack returned once, a vanished folder said; the log's whole-line
+// appends and reads; and the watch in-process on a one-file-per-plane stack, which must fit as the same planes
+// in one FITS cube do. No assertion here is about time: the clock is an argument.
+#include "TestSupport.h"
+
+#include "engine/LiveWatch.h"
+#include "engine/Presets.h"
+#include "io/Fits.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+
+using namespace wfs;
+
+namespace {
+
+constexpr int kGuardMs = 300000; // hang guard for a signal; reaching it fails the test
+
+void appendBytes(const QString& path, const QByteArray& bytes)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::Append));
+    QCOMPARE(f.write(bytes), bytes.size());
+}
+
+QStringList names(const std::vector<CompleteStack>& stacks)
+{
+    QStringList out;
+    for (const CompleteStack& s : stacks)
+        out << QString::fromStdString(s.name);
+    return out;
+}
+
+} // namespace
+
+class TestWatcher : public QObject {
+    Q_OBJECT
+
+private slots:
+    // Written in chunks: not complete while it changes, complete once unchanged for stableMs (by the given clock).
+    void chunkedFileCompleteWhenStable()
+    {
+        QTemporaryDir dir;
+        StackFinderOptions o;
+        o.stableMs = 1000;
+        StackFinder finder(dir.path().toStdString(), o);
+        const QString file = dir.filePath(QStringLiteral("a.fits"));
+        appendBytes(file, QByteArray(2880, 'x'));
+        QVERIFY(finder.scan(0).empty());
+        QVERIFY(finder.sawChange());
+        appendBytes(file, QByteArray(2880, 'y'));
+        QVERIFY(finder.scan(900).empty()); // grew: its clock starts again
+        QVERIFY(finder.sawChange());
+        QVERIFY(finder.scan(1899).empty());
+        QVERIFY(!finder.sawChange());
+        const std::vector<CompleteStack> ready = finder.scan(1900);
+        QCOMPARE(names(ready), QStringList{QStringLiteral("a.fits")});
+        QCOMPARE(ready.front().rule, std::string("stable"));
+        QCOMPARE(ready.front().paths, std::vector<std::string>{file.toStdString()});
+        QVERIFY(finder.scan(100000).empty()); // returned once
+        QVERIFY(finder.isHandled("a.fits"));
+    }
+
+    // Renamed in: complete at once (before or after the listing saw it); an empty file never is.
+    void renamedCompleteAtOnce()
+    {
+        QTemporaryDir dir;
+        StackFinder finder(dir.path().toStdString(), {});
+        appendBytes(dir.filePath(QStringLiteral(".b.fits.tmp")), QByteArray(100, 'x'));
+        QVERIFY(finder.scan(0).empty()); // a temporary
+        QVERIFY(QFile::rename(dir.filePath(QStringLiteral(".b.fits.tmp")), dir.filePath(QStringLiteral("b.fits"))));
+        finder.markRenamed(QStringLiteral("b.fits"));
+        const std::vector<CompleteStack> ready = finder.scan(1);
+        QCOMPARE(names(ready), QStringList{QStringLiteral("b.fits")});
+        QCOMPARE(ready.front().rule, std::string("renamed"));
+        appendBytes(dir.filePath(QStringLiteral("c.tif")), QByteArray(10, 'x'));
+        QVERIFY(finder.scan(2).empty());
+        finder.markRenamed(QStringLiteral("c.tif"));
+        QCOMPARE(names(finder.scan(3)), QStringList{QStringLiteral("c.tif")});
+        // A renamed file written to again is a file being written.
+        appendBytes(dir.filePath(QStringLiteral("d.fits")), QByteArray(10, 'x'));
+        finder.markRenamed(QStringLiteral("d.fits"));
+        QVERIFY(finder.scan(4).size() == 1);
+        QFile::remove(dir.filePath(QStringLiteral("e.fits")));
+        QVERIFY(QFile(dir.filePath(QStringLiteral("e.fits"))).open(QIODevice::WriteOnly)); // empty
+        finder.markRenamed(QStringLiteral("e.fits"));
+        QVERIFY(finder.scan(5).empty());
+        QVERIFY(finder.scan(100000).empty());
+        QCOMPARE(finder.pendingFiles(), 1);
+    }
+
+    // A writer that never finishes its file (it grows at every look) blocks none of the stacks after it.
+    void unfinishedFileBlocksNothing()
+    {
+        QTemporaryDir dir;
+        StackFinderOptions o;
+        o.stableMs = 100;
+        StackFinder finder(dir.path().toStdString(), o);
+        QStringList done;
+        for (int i = 0; i < 10; ++i) {
+            appendBytes(dir.filePath(QStringLiteral("s_%1.fits").arg(i)), QByteArray(100, 'x'));
+            for (int look = 0; look < 2; ++look) {
+                appendBytes(dir.filePath(QStringLiteral("endless.fits")), QByteArray(100, 'x'));
+                done << names(finder.scan(i * 1000 + look * 500));
+            }
+        }
+        QCOMPARE(done.size(), 10);
+        QVERIFY(!done.contains(QStringLiteral("endless.fits")));
+        QCOMPARE(finder.pendingFiles(), 1);
+    }
+
+    // Writers' temporaries and files that are not images are never stacks.
+    void temporariesIgnored()
+    {
+        QTemporaryDir dir;
+        StackFinder finder(dir.path().toStdString(), {});
+        for (const char* name : {".x.fits", "x.fits.tmp", "x.fits.part", "x.tif.partial", "x.tif~", "x.fits.crdownload", "notes.txt", "x.fits.json"})
+            appendBytes(dir.filePath(QLatin1String(name)), QByteArray(64, 'x'));
+        QVERIFY(finder.scan(0).empty());
+        QVERIFY(finder.scan(1000000).empty());
+        QCOMPARE(finder.pendingFiles(), 0);
+    }
+
+    // One file per plane: complete with all its planes (each complete), its paths in plane order (z10 after z2).
+    void perPlaneNeedsAllPlanes()
+    {
+        QTemporaryDir dir;
+        StackFinderOptions o;
+        o.planesPerStack = 3;
+        o.stableMs = 100;
+        StackFinder finder(dir.path().toStdString(), o);
+        appendBytes(dir.filePath(QStringLiteral("stack_0007_z10.tif")), QByteArray(64, 'x'));
+        appendBytes(dir.filePath(QStringLiteral("stack_0007_z1.tif")), QByteArray(64, 'x'));
+        QVERIFY(finder.scan(0).empty());
+        QVERIFY(finder.scan(100000).empty()); // two of three planes, however long
+        appendBytes(dir.filePath(QStringLiteral("stack_0007_z2.tif")), QByteArray(64, 'x'));
+        QVERIFY(finder.scan(100001).empty()); // the third is not complete yet
+        const std::vector<CompleteStack> ready = finder.scan(100101);
+        QCOMPARE(names(ready), QStringList{QStringLiteral("stack_0007")});
+        QCOMPARE(ready.front().rule, std::string("all planes"));
+        QCOMPARE(ready.front().paths.size(), size_t(3));
+        QVERIFY(QString::fromStdString(ready.front().paths[0]).endsWith(QLatin1String("_z1.tif")));
+        QVERIFY(QString::fromStdString(ready.front().paths[1]).endsWith(QLatin1String("_z2.tif")));
+        QVERIFY(QString::fromStdString(ready.front().paths[2]).endsWith(QLatin1String("_z10.tif")));
+        // A plane written later under a handled stack's name is not a new stack.
+        appendBytes(dir.filePath(QStringLiteral("stack_0007_z11.tif")), QByteArray(64, 'x'));
+        QVERIFY(finder.scan(200000).empty());
+    }
+
+    // Without a plane count, a per-plane stack is complete when no new plane has come for stableMs.
+    void perPlaneUnknownCount()
+    {
+        QTemporaryDir dir;
+        StackFinderOptions o;
+        o.stableMs = 500;
+        StackFinder finder(dir.path().toStdString(), o);
+        appendBytes(dir.filePath(QStringLiteral("s_z0.fits")), QByteArray(64, 'x'));
+        QVERIFY(finder.scan(0).empty());
+        appendBytes(dir.filePath(QStringLiteral("s_z1.fits")), QByteArray(64, 'x'));
+        QVERIFY(finder.scan(400).empty());
+        QVERIFY(finder.scan(899).empty()); // z1 first seen at 400
+        const std::vector<CompleteStack> ready = finder.scan(900);
+        QCOMPARE(names(ready), QStringList{QStringLiteral("s")});
+        QCOMPARE(ready.front().paths.size(), size_t(2));
+    }
+
+    // A file that vanishes before it is complete is forgotten; a gone folder is said; a bad pattern refused.
+    void vanishedAndGone()
+    {
+        auto dir = std::make_unique<QTemporaryDir>();
+        StackFinder finder(dir->path().toStdString(), {});
+        appendBytes(dir->filePath(QStringLiteral("v.fits")), QByteArray(64, 'x'));
+        QVERIFY(finder.scan(0).empty());
+        QCOMPARE(finder.pendingFiles(), 1);
+        QVERIFY(QFile::remove(dir->filePath(QStringLiteral("v.fits"))));
+        QVERIFY(finder.scan(10).empty());
+        QVERIFY(finder.sawChange());
+        QCOMPARE(finder.pendingFiles(), 0);
+        QVERIFY(dir->remove());
+        try {
+            finder.scan(20);
+            QFAIL("a gone folder must throw");
+        } catch (const FolderGoneError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("is gone")), e.what());
+        }
+        StackFinderOptions bad;
+        bad.planePattern = QStringLiteral("^(.+)_z(\\d+)$"); // no named groups
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, StackFinder(QDir::tempPath().toStdString(), bad));
+        bad.planePattern = QStringLiteral("(?<stack>[");
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, StackFinder(QDir::tempPath().toStdString(), bad));
+    }
+
+    // The log: whole lines appended; a failed append (a full device) says why; a last line without its newline is
+    // not a row.
+    void logLines()
+    {
+        QTemporaryDir dir;
+        const std::string log = dir.filePath(QStringLiteral("log.jsonl")).toStdString();
+        appendLine(log, R"({"stack":"a"})");
+        appendLine(log, R"({"stack":"b"})");
+        appendBytes(QString::fromStdString(log), R"({"stack":"c")"); // cut mid-line
+        const std::vector<QJsonObject> rows = readLiveLog(log);
+        QCOMPARE(rows.size(), size_t(2));
+        QCOMPARE(rows[1].value(QStringLiteral("stack")).toString(), QStringLiteral("b"));
+        if (QFileInfo::exists(QStringLiteral("/dev/full"))) {
+            try {
+                appendLine("/dev/full", "{}");
+                QFAIL("/dev/full takes no bytes");
+            } catch (const LiveLogError& e) {
+                QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("No space left")), e.what());
+            }
+        }
+        QVERIFY_THROWS_EXCEPTION(LiveLogError, appendLine(dir.filePath(QStringLiteral("no/such/folder/log.jsonl")).toStdString(), "{}"));
+    }
+
+    // The watch in-process: a FITS cube, then the same planes one file each (stack_0002_z*.fits, renamed in), which
+    // fit to the cube's coefficients (to 1e-4 waves: a warm start from the cube's own result); stop() ends a watch.
+    void perPlaneStackFitsLikeTheCube()
+    {
+        QTemporaryDir dir;
+        const QString in = dir.filePath(QStringLiteral("in"));
+        QVERIFY(QDir().mkpath(in));
+        PresetOptions po;
+        po.grid = 64;
+        po.order = 3;
+        const PresetCase demo = makePreset("demo", po);
+        const QByteArray cube = presetFitsBytes(demo, "demo", po.seed);
+        LiveWatchOptions o;
+        o.folder = in.toStdString();
+        o.logPath = dir.filePath(QStringLiteral("log.jsonl")).toStdString();
+        o.settings.model.order = 3;
+        o.settings.solver.gradientTolerance = 1e-9;
+        o.finder.planesPerStack = 3;
+        o.finder.stableMs = 60000; // only renames and whole stacks count here
+        o.maxStacks = 2;
+        LiveWatch watch(o);
+        QSignalSpy rows(&watch, &LiveWatch::rowWritten);
+        QSignalSpy finished(&watch, &LiveWatch::finished);
+        QSignalSpy watching(&watch, &LiveWatch::watching);
+        watch.start();
+        QTRY_VERIFY_WITH_TIMEOUT(watching.size() == 1, kGuardMs);
+        // The rename-in of each file, as a camera writing a temporary name first does.
+        auto renameIn = [&](const QString& name, const QByteArray& bytes) {
+            const QString temporary = QDir(in).filePath(QLatin1Char('.') + name + QStringLiteral(".tmp"));
+            QFile f(temporary);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(bytes);
+            f.close();
+            QVERIFY(QFile::rename(temporary, QDir(in).filePath(name)));
+        };
+        renameIn(QStringLiteral("stack_0001.fits"), cube);
+        QTRY_VERIFY_WITH_TIMEOUT(rows.size() == 1, kGuardMs);
+        for (size_t k = 0; k < demo.spec.planes.size(); ++k) {
+            std::vector<FitsKeyword> keywords = {{"WAVELENG", demo.spec.wavelength, ""},
+                                                 {"SAMPLING", demo.spec.grid.spacing * demo.spec.grid.size / 2.0, ""},
+                                                 {"BUNIT", std::string("photons"), ""},
+                                                 {"RDNOISE", demo.spec.readNoise, ""},
+                                                 {"DEFOCUS1", demo.spec.planes[k].diversity.defocusWaves, ""}};
+            const std::string bytes = fitsBytes({demo.spec.planes[k].data}, keywords);
+            renameIn(QStringLiteral("stack_0002_z%1.fits").arg(k), QByteArray::fromStdString(bytes));
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(finished.size() == 1, kGuardMs);
+        QCOMPARE(finished.front().at(0).toBool(), false);
+        QCOMPARE(rows.size(), 2);
+        const QJsonObject a = rows[0].at(0).toJsonObject(), b = rows[1].at(0).toJsonObject();
+        QCOMPARE(a.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
+        QCOMPARE(b.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
+        QCOMPARE(b.value(QStringLiteral("stack")).toString(), QStringLiteral("stack_0002"));
+        QCOMPARE(a.value(QStringLiteral("complete_rule")).toString(), QStringLiteral("renamed"));
+        QCOMPARE(b.value(QStringLiteral("complete_rule")).toString(), QStringLiteral("all planes"));
+        QCOMPARE(b.value(QStringLiteral("inputs")).toArray().size(), 3);
+        QVERIFY(b.value(QStringLiteral("warm_started")).toBool());
+        const QJsonArray ca = a.value(QStringLiteral("coefficients")).toArray(), cb = b.value(QStringLiteral("coefficients")).toArray();
+        QCOMPARE(ca.size(), cb.size());
+        for (int i = 0; i < ca.size(); ++i) {
+            const double x = ca[i].toObject().value(QStringLiteral("value_waves")).toDouble(), y = cb[i].toObject().value(QStringLiteral("value_waves")).toDouble();
+            QVERIFY2(std::abs(x - y) < 1e-4, qPrintable(QStringLiteral("term %1: cube %2, planes %3").arg(i).arg(x).arg(y)));
+        }
+        const LiveCounts c = watch.counts();
+        QCOMPARE(c.fitted, 2);
+        QCOMPARE(c.failed, 0);
+        unsigned long version = 0;
+        QVERIFY(watch.latest(&version) && version == 2);
+
+        LiveWatch idle(o);
+        QSignalSpy stopped(&idle, &LiveWatch::finished);
+        idle.start();
+        idle.stop();
+        QTRY_VERIFY_WITH_TIMEOUT(stopped.size() == 1, kGuardMs);
+        QCOMPARE(stopped.front().at(1).toString(), QStringLiteral("stopped"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestWatcher)
+#include "tst_watcher.moc"

@@ -1,0 +1,156 @@
+// The Live tab during a live demo (issue 25), on the offscreen platform at 1280 x 800 and 1920 x 1080: the
+// simulated camera's stacks reach the trend through the watched folder; the trend shows the camera's terms with
+// the crossings of a threshold marked; the pictures are readable (square image pixels, data and model at one
+// scale and titled, colour bars along their length, no tick labels running into each other, axis rectangles of
+// at least 200 x 150 px, legends off the axes, combo boxes whole); and moving a slider moves the fitted term.
+// Waits count rows; the only limits are hang guards.
+#include "ReadabilityChecks.h"
+
+#include "ImageView.h"
+#include "LivePanel.h"
+#include "MainWindow.h"
+#include "PlanesPanel.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace wfs;
+using namespace wfs::ui;
+
+namespace {
+
+constexpr int kGuardMs = 300000;
+
+// The last value of the trend of Noll term `noll` (the graph named "Z<noll>").
+std::optional<double> lastTrendValue(QCustomPlot* trend, int noll)
+{
+    for (int i = 0; i < trend->graphCount(); ++i)
+        if (trend->graph(i)->name() == QStringLiteral("Z%1").arg(noll) && trend->graph(i)->dataCount() > 0)
+            return (trend->graph(i)->data()->constEnd() - 1)->value;
+    return std::nullopt;
+}
+
+} // namespace
+
+class TestLivePanel : public QObject {
+    Q_OBJECT
+
+    // What a reader needs of the Live tab as shown now (the phase page or the data / model page).
+    static void checkPictures(MainWindow& window, const QSize& size, QStringList& problems)
+    {
+        LivePanel* live = window.livePanel();
+        const QString page = live->latestPages()->tabText(live->latestPages()->currentIndex());
+        const int before = int(problems.size());
+        int images = 0;
+        for (ImageView* view : live->findChildren<ImageView*>()) {
+            if (!test::isShownOnScreen(view->plot()) || !view->hasImage())
+                continue;
+            ++images;
+            if (std::abs(view->pixelAspect() - 1.0) > 0.02)
+                problems << QStringLiteral("%1: pixel aspect %2").arg(test::describe(view)).arg(view->pixelAspect());
+            if (view->title().isEmpty())
+                problems << QStringLiteral("%1: no title").arg(test::describe(view));
+        }
+        if (images < 1)
+            problems << QStringLiteral("no image view shown");
+        ImageView* data = live->planesPanel()->dataView();
+        ImageView* model = live->planesPanel()->modelView();
+        if (test::isShownOnScreen(data->plot())
+            && std::abs(data->screenPixelsPerImagePixel() - model->screenPixelsPerImagePixel()) > 0.01 * data->screenPixelsPerImagePixel())
+            problems << QStringLiteral("data at %1 px per pixel, model at %2").arg(data->screenPixelsPerImagePixel()).arg(model->screenPixelsPerImagePixel());
+        for (QCustomPlot* plot : live->findChildren<QCustomPlot*>()) {
+            if (!test::isShownOnScreen(plot))
+                continue;
+            auto* view = qobject_cast<ImageView*>(plot->parentWidget());
+            if (!view || view->hasImage())
+                problems << test::colourBarProblems(plot);
+            problems << test::overlappingLabels(plot);
+            const QRect axes = plot->axisRect()->rect();
+            if (axes.width() < 200 || axes.height() < 150)
+                problems << QStringLiteral("%1: axis rectangle %2 x %3").arg(test::describe(plot)).arg(axes.width()).arg(axes.height());
+            if (plot->legend && plot->legend->visible() && plot->legend->itemCount() > 0 && plot->legend->outerRect().intersects(axes))
+                problems << QStringLiteral("%1: the legend covers the axes").arg(test::describe(plot));
+        }
+        for (QComboBox* combo : live->findChildren<QComboBox*>())
+            if (test::isShownOnScreen(combo) && combo->objectName() != QLatin1String("planeChoice"))
+                if (const QString cut = test::cutComboText(combo); !cut.isEmpty())
+                    problems << cut;
+        if (const QString shot = qEnvironmentVariable("WFS_LIVE_SCREENSHOT_DIR"); !shot.isEmpty())
+            window.grab().save(QStringLiteral("%1/live-%2-%3x%4.png").arg(shot, page.section(QLatin1Char(' '), 0, 0)).arg(size.width()).arg(size.height()));
+        for (int i = before; i < problems.size(); ++i)
+            problems[i] = page + QStringLiteral(": ") + problems[i];
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("WavefrontStudioTests"));
+        QCoreApplication::setApplicationName(QStringLiteral("tst_livepanel"));
+    }
+
+    void liveDemoReadable_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1280x800") << QSize(1280, 800);
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+    }
+
+    void liveDemoReadable()
+    {
+        QFETCH(QSize, size);
+        MainWindow window;
+        window.resize(size);
+        window.show();
+        LivePanel* live = window.livePanel();
+        QSignalSpy rows(live, &LivePanel::rowAdded);
+        window.startLiveDemo();
+        QVERIFY(window.tabs()->currentWidget() == live);
+        QTRY_VERIFY_WITH_TIMEOUT(rows.size() >= 8, kGuardMs);
+        test::settle(&window);
+        QCOMPARE(window.size(), size);
+
+        // The camera's wavefront (Noll 5 = -0.08 wave, 7 = 0.04) in the trend, through the folder and the fits.
+        QVERIFY(std::abs(lastTrendValue(live->trendPlot(), 5).value_or(1.0) + 0.08) < 0.01);
+        QVERIFY(std::abs(lastTrendValue(live->trendPlot(), 7).value_or(1.0) - 0.04) < 0.01);
+        // Noll 5 lies beyond the default threshold of 0.05 wave: its points are marked.
+        QCPGraph* over = nullptr;
+        for (int i = 0; i < live->trendPlot()->graphCount(); ++i)
+            if (live->trendPlot()->graph(i)->name() == QLatin1String("beyond threshold"))
+                over = live->trendPlot()->graph(i);
+        QVERIFY(over && over->dataCount() >= 8);
+        live->setThreshold(5, 0.2);
+        live->setThreshold(4, 0.2);
+        live->setThreshold(7, 0.2);
+        QCOMPARE(over->dataCount(), 0); // every term within its threshold now
+        test::settle(&window);
+
+        // The pictures, as drawn: the phase page, then the data / model page.
+        QStringList problems;
+        checkPictures(window, size, problems);
+        live->latestPages()->setCurrentIndex(1);
+        test::settle(&window);
+        checkPictures(window, size, problems);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("\n  "))));
+
+        // A hand on a slider: Noll 6 to +0.15 wave; the fitted Noll 6 follows.
+        QSlider* noll6 = nullptr;
+        for (QSlider* s : live->findChildren<QSlider*>())
+            if (s->property("nollIndex").toInt() == 6)
+                noll6 = s;
+        QVERIFY(noll6);
+        noll6->setValue(15);
+        QTRY_VERIFY_WITH_TIMEOUT(std::abs(lastTrendValue(live->trendPlot(), 6).value_or(0.0) - 0.15) < 0.01, kGuardMs);
+        live->stop();
+    }
+};
+
+QTEST_MAIN(TestLivePanel)
+#include "tst_livepanel.moc"

@@ -1,0 +1,476 @@
+#include "LivePanel.h"
+
+#include "PhasePanel.h"
+#include "PlanesPanel.h"
+
+#include "optics/Zernike.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QJsonArray>
+#include <QLabel>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace wfs::ui {
+
+namespace {
+
+// The trend's terms: defocus, astigmatism, coma, trefoil and spherical (Noll 4..11); the demo's sliders drive 4..8.
+constexpr int kFirstTrendTerm = 4, kLastTrendTerm = 11;
+constexpr int kLastSliderTerm = 8;
+constexpr int kMaxTrendPoints = 5000; // older points leave the plot (the log keeps every row)
+
+QColor termColour(int noll)
+{
+    // Colour-blind-safe (Okabe-Ito), one per trend term.
+    static const QColor colours[] = {QColor(0, 114, 178), QColor(230, 159, 0), QColor(0, 158, 115), QColor(204, 121, 167),
+                                     QColor(86, 180, 233), QColor(213, 94, 0), QColor(120, 120, 120), QColor(0, 0, 0)};
+    return colours[(noll - kFirstTrendTerm) % 8];
+}
+
+QString termLabel(int noll)
+{
+    return QStringLiteral("Noll %1 %2").arg(noll).arg(QString::fromStdString(zernike::name(zernike::modeFromIndex(noll, ZernikeOrdering::Noll))));
+}
+
+// A plot whose legend sits in a row of its own above the axes, never over the curves (as ConvergencePlot's).
+void legendAbove(QCustomPlot* plot, int columns)
+{
+    plot->plotLayout()->insertRow(0);
+    auto* holder = new QCPLayoutGrid;
+    plot->plotLayout()->addElement(0, 0, holder);
+    plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    holder->addElement(0, 0, plot->legend);
+    plot->legend->setWrap(columns);
+    plot->legend->setFillOrder(QCPLegend::foColumnsFirst, true); // the items already there wrap too
+    plot->legend->setBorderPen(Qt::NoPen);
+    plot->legend->setMargins(QMargins(2, 0, 2, 0));
+    plot->legend->setVisible(true);
+}
+
+} // namespace
+
+LivePanel::LivePanel(QWidget* parent)
+    : QWidget(parent)
+    , m_status(new QLabel(this))
+    , m_watchButton(new QPushButton(tr("Watch folder…"), this))
+    , m_demoButton(new QPushButton(tr("Live demo"), this))
+    , m_stopButton(new QPushButton(tr("Stop"), this))
+    , m_demoControls(new QWidget(this))
+    , m_photons(new QSlider(Qt::Horizontal, m_demoControls))
+    , m_photonsValue(new QLabel(m_demoControls))
+    , m_rate(new QSpinBox(m_demoControls))
+    , m_thresholdTerm(new QComboBox(this))
+    , m_thresholdValue(new QDoubleSpinBox(this))
+    , m_trend(new QCustomPlot(this))
+    , m_quality(new QCustomPlot(this))
+    , m_latest(new QTabWidget(this))
+    , m_phase(new PhasePanel(this))
+    , m_planes(new PlanesPanel(this))
+    , m_refresh(new QTimer(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+
+    auto* bar = new QHBoxLayout;
+    m_watchButton->setToolTip(tr("Fit every stack a camera writes into a folder, with the settings on the left"));
+    m_demoButton->setToolTip(tr("A simulated camera writes noisy stacks into a temporary folder, which is watched like any other"));
+    m_stopButton->setEnabled(false);
+    bar->addWidget(m_watchButton);
+    bar->addWidget(m_demoButton);
+    bar->addWidget(m_stopButton);
+    bar->addWidget(new QLabel(tr("Threshold:"), this));
+    for (int noll = kFirstTrendTerm; noll <= kLastTrendTerm; ++noll) {
+        m_thresholdTerm->addItem(termLabel(noll), noll);
+        m_thresholds[noll] = 0.05;
+    }
+    m_thresholdTerm->setToolTip(tr("The term whose alignment target is set: its trend turns red beyond ± the threshold"));
+    m_thresholdValue->setRange(0.001, 5.0);
+    m_thresholdValue->setDecimals(3);
+    m_thresholdValue->setSingleStep(0.005);
+    m_thresholdValue->setSuffix(tr(" wave"));
+    m_thresholdValue->setValue(0.05);
+    bar->addWidget(m_thresholdTerm);
+    bar->addWidget(m_thresholdValue);
+    bar->addWidget(m_status, 1);
+    m_status->setWordWrap(true);
+    layout->addLayout(bar);
+
+    // The demo's camera in one row: a slider per term (waves), photons and rate.
+    auto* demo = new QHBoxLayout(m_demoControls);
+    demo->setContentsMargins(0, 0, 0, 0);
+    for (int noll = kFirstTrendTerm; noll <= kLastSliderTerm; ++noll) {
+        auto* slider = new QSlider(Qt::Horizontal, m_demoControls);
+        slider->setRange(-30, 30); // hundredths of a wave
+        slider->setProperty("nollIndex", noll);
+        slider->setMinimumWidth(60);
+        slider->setToolTip(tr("%1 of the simulated camera's wavefront (waves RMS)").arg(termLabel(noll)));
+        auto* name = new QLabel(QStringLiteral("Z%1").arg(noll), m_demoControls);
+        name->setToolTip(slider->toolTip());
+        auto* value = new QLabel(m_demoControls);
+        value->setMinimumWidth(value->fontMetrics().horizontalAdvance(QStringLiteral("-0.00 w ")));
+        demo->addWidget(name);
+        demo->addWidget(slider, 1);
+        demo->addWidget(value);
+        m_termSliders.emplace_back(noll, slider);
+        m_termValues.push_back(value);
+        connect(slider, &QSlider::valueChanged, this, &LivePanel::cameraSettingsChanged);
+    }
+    const LiveCameraSettings defaults;
+    for (const TruthTerm& t : defaults.terms)
+        for (auto& [noll, slider] : m_termSliders)
+            if (noll == t.index)
+                slider->setValue(int(std::lround(t.valueWaves * 100)));
+    m_photons->setRange(30, 70); // log10 photons x 10
+    m_photons->setValue(60);
+    m_photons->setMinimumWidth(60);
+    m_photons->setToolTip(tr("Photons per plane of the simulated stacks (10^3 to 10^7): fewer, noisier"));
+    demo->addWidget(new QLabel(tr("photons"), m_demoControls));
+    demo->addWidget(m_photons, 1);
+    m_photonsValue->setMinimumWidth(m_photonsValue->fontMetrics().horizontalAdvance(QStringLiteral("1e+06 ")));
+    demo->addWidget(m_photonsValue);
+    m_rate->setRange(1, 20);
+    m_rate->setValue(5);
+    m_rate->setSuffix(tr(" stacks/s"));
+    m_rate->setToolTip(tr("Stacks the simulated camera writes per second"));
+    demo->addWidget(m_rate);
+    connect(m_photons, &QSlider::valueChanged, this, &LivePanel::cameraSettingsChanged);
+    connect(m_rate, &QSpinBox::valueChanged, this, &LivePanel::cameraSettingsChanged);
+    m_demoControls->setVisible(false);
+    layout->addWidget(m_demoControls);
+
+    // Trends on the left, the latest stack on the right.
+    m_trend->xAxis->setLabel(tr("stack"));
+    m_trend->yAxis->setLabel(tr("coefficient (waves RMS)"));
+    for (int noll = kFirstTrendTerm; noll <= kLastTrendTerm; ++noll) {
+        QCPGraph* g = m_trend->addGraph();
+        g->setName(QStringLiteral("Z%1").arg(noll));
+        g->setPen(QPen(termColour(noll), 1.5));
+        m_termGraphs[noll] = g;
+    }
+    m_over = m_trend->addGraph();
+    m_over->setName(tr("beyond threshold"));
+    m_over->setLineStyle(QCPGraph::lsNone);
+    m_over->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(200, 0, 0), 1.5), QBrush(QColor(200, 0, 0)), 6));
+    legendAbove(m_trend, 5);
+    m_trend->setToolTip(tr("Zernike coefficients of each stack (Noll, RMS-normalised); dashed: the chosen term's threshold"));
+
+    m_quality->xAxis->setLabel(tr("stack"));
+    m_quality->yAxis->setLabel(tr("RMS wavefront error (waves)"));
+    m_quality->yAxis2->setVisible(true);
+    m_quality->yAxis2->setLabel(tr("Strehl ratio"));
+    m_quality->yAxis2->setRange(0.0, 1.05);
+    m_rms = m_quality->addGraph(m_quality->xAxis, m_quality->yAxis);
+    m_rms->setName(tr("RMS (waves)"));
+    m_rms->setPen(QPen(QColor(0, 114, 178), 2));
+    m_strehl = m_quality->addGraph(m_quality->xAxis, m_quality->yAxis2);
+    m_strehl->setName(tr("Strehl"));
+    m_strehl->setPen(QPen(QColor(213, 94, 0), 2, Qt::DashLine));
+    legendAbove(m_quality, 2);
+
+    auto* plots = new QSplitter(Qt::Vertical, this);
+    plots->addWidget(m_trend);
+    plots->addWidget(m_quality);
+    plots->setSizes({60, 40}); // proportions: the trend with its two-row legend, RMS and Strehl below
+    // The latest stack's phase map and its data / model / residual as pages: each gets the whole height, which
+    // the 2 x 2 planes need at 1280 x 800 (their views at least 200 x 150 px each).
+    m_latest->addTab(m_phase, tr("Phase"));
+    m_latest->addTab(m_planes, tr("Data / model"));
+    m_latest->setTabToolTip(1, tr("The latest stack's data, model, residual and normalised residual, plane by plane"));
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(plots);
+    split->addWidget(m_latest);
+    // The latest stack's 2 x 2 planes want the width (their colour bars then go beside the images); proportions.
+    split->setSizes({44, 56});
+    layout->addWidget(split, 1);
+    m_phase->clear(tr("No stack yet: watch a folder, or start the live demo"));
+    m_trend->setMinimumSize(300, 180);
+    m_quality->setMinimumSize(300, 140);
+
+    connect(m_watchButton, &QPushButton::clicked, this, &LivePanel::watchFolderRequested);
+    connect(m_demoButton, &QPushButton::clicked, this, &LivePanel::demoRequested);
+    connect(m_stopButton, &QPushButton::clicked, this, &LivePanel::stop);
+    connect(m_thresholdTerm, &QComboBox::currentIndexChanged, this, [this] {
+        const QSignalBlocker block(m_thresholdValue);
+        m_thresholdValue->setValue(m_thresholds[m_thresholdTerm->currentData().toInt()]);
+        redrawThresholds();
+    });
+    connect(m_thresholdValue, &QDoubleSpinBox::valueChanged, this, [this](double v) { setThreshold(m_thresholdTerm->currentData().toInt(), v); });
+    m_refresh->setInterval(200); // display rate: the latest fit is pulled, never pushed per stack
+    connect(m_refresh, &QTimer::timeout, this, &LivePanel::refresh);
+    cameraSettingsChanged();
+    redrawThresholds();
+    setStatus();
+}
+
+LivePanel::~LivePanel()
+{
+    m_camera.reset();
+    m_watch.reset(); // joins its thread (a fit in progress is cancelled)
+}
+
+bool LivePanel::isWatching() const
+{
+    return m_watch && m_watch->isRunning();
+}
+
+void LivePanel::watchFolder(const QString& folder, const Session& settings)
+{
+    LiveWatchOptions o;
+    o.folder = folder.toStdString();
+    o.settings = settings;
+    o.settings.dataset = {};
+    o.logPath = QDir(folder).filePath(QStringLiteral("live.jsonl")).toStdString();
+    start(std::move(o), nullptr, nullptr);
+}
+
+void LivePanel::startDemo(const Session& settings)
+{
+    auto folder = std::make_unique<QTemporaryDir>();
+    if (!folder->isValid()) {
+        emit message(tr("Live demo: cannot create a temporary folder"), true);
+        return;
+    }
+    LiveCameraOptions co;
+    co.folder = folder->path().toStdString();
+    co.grid = 128;
+    LiveWatchOptions o;
+    o.folder = co.folder;
+    o.settings = settings;
+    o.settings.dataset = {};
+    o.logPath = folder->filePath(QStringLiteral("live.jsonl")).toStdString();
+    std::unique_ptr<LiveCamera> camera;
+    try {
+        co.settings = m_camera ? m_camera->settings() : LiveCameraSettings{};
+        camera = std::make_unique<LiveCamera>(co);
+    } catch (const std::exception& e) {
+        emit message(tr("Live demo: %1").arg(QString::fromStdString(e.what())), true);
+        return;
+    }
+    start(std::move(o), std::move(camera), std::move(folder));
+    cameraSettingsChanged(); // the sliders' values
+}
+
+void LivePanel::start(LiveWatchOptions options, std::unique_ptr<LiveCamera> camera, std::unique_ptr<QTemporaryDir> folder)
+{
+    stop();
+    m_camera.reset();
+    m_watch.reset();
+    m_demoFolder = std::move(folder);
+    m_camera = std::move(camera);
+    for (auto& [noll, g] : m_termGraphs)
+        g->data()->clear();
+    m_over->data()->clear();
+    m_rms->data()->clear();
+    m_strehl->data()->clear();
+    m_points.clear();
+    m_rows = m_failed = m_skipped = 0;
+    m_shownVersion = 0;
+    m_stopReason.clear();
+    m_folder = QString::fromStdString(options.folder);
+    m_demoControls->setVisible(m_camera != nullptr);
+    m_watch = std::make_unique<LiveWatch>(std::move(options));
+    LiveCamera* cameraToStart = m_camera.get();
+    connect(m_watch.get(), &LiveWatch::watching, this, [cameraToStart] {
+        if (cameraToStart)
+            cameraToStart->start(); // once the watch is set up, so that each rename counts at once
+    });
+    connect(m_watch.get(), &LiveWatch::rowWritten, this, &LivePanel::addRow);
+    connect(m_watch.get(), &LiveWatch::message, this, [this](const QString& text) { emit message(tr("Live: %1").arg(text), false); });
+    connect(m_watch.get(), &LiveWatch::finished, this, [this](bool failed, const QString& reason) {
+        if (m_camera)
+            m_camera->stop();
+        m_stopReason = reason;
+        if (failed)
+            emit message(tr("Live: the watch stopped: %1").arg(reason), true);
+        m_stopButton->setEnabled(false);
+        setStatus();
+    });
+    m_stopButton->setEnabled(true);
+    m_watch->start();
+    m_refresh->start();
+    setStatus();
+}
+
+void LivePanel::stop()
+{
+    if (m_camera)
+        m_camera->stop();
+    if (m_watch)
+        m_watch->stop();
+}
+
+void LivePanel::cameraSettingsChanged()
+{
+    LiveCameraSettings s;
+    s.terms.clear();
+    for (size_t i = 0; i < m_termSliders.size(); ++i) {
+        const double waves = m_termSliders[i].second->value() / 100.0;
+        m_termValues[i]->setText(tr("%1 w").arg(waves, 0, 'f', 2));
+        if (waves != 0.0)
+            s.terms.push_back({m_termSliders[i].first, waves});
+    }
+    s.photons = std::pow(10.0, m_photons->value() / 10.0);
+    m_photonsValue->setText(QString::number(s.photons, 'g', 2));
+    s.rate = m_rate->value();
+    if (m_camera)
+        m_camera->setSettings(s); // in range by the controls' own ranges
+}
+
+void LivePanel::setThreshold(int noll, double waves)
+{
+    m_thresholds[noll] = waves;
+    if (m_thresholdTerm->currentData().toInt() == noll && m_thresholdValue->value() != waves) {
+        const QSignalBlocker block(m_thresholdValue);
+        m_thresholdValue->setValue(waves);
+    }
+    redrawThresholds();
+}
+
+void LivePanel::redrawThresholds()
+{
+    // The chosen term's threshold as dashed lines at +-t in its colour; every term's crossings as red points.
+    m_trend->clearItems();
+    const int chosen = m_thresholdTerm->currentData().toInt();
+    for (double sign : {-1.0, 1.0}) {
+        auto* line = new QCPItemStraightLine(m_trend);
+        line->point1->setCoords(0, sign * m_thresholds[chosen]);
+        line->point2->setCoords(1, sign * m_thresholds[chosen]);
+        line->setPen(QPen(termColour(chosen), 1.5, Qt::DashLine));
+    }
+    for (auto& [noll, g] : m_termGraphs)
+        g->setPen(QPen(termColour(noll), noll == chosen ? 2.5 : 1.2));
+    m_over->data()->clear();
+    for (const auto& [noll, points] : m_points)
+        for (const auto& [stack, waves] : points)
+            if (std::abs(waves) > m_thresholds[noll])
+                m_over->addData(stack, waves);
+    replotTrends(); // a person's change: shown at once
+}
+
+void LivePanel::addRow(const QJsonObject& row)
+{
+    m_skipped += int(row.value(QStringLiteral("skipped")).toArray().size());
+    if (row.value(QStringLiteral("status")).toString() != QLatin1String("ok")) {
+        ++m_failed;
+        emit message(tr("Live: %1: %2").arg(row.value(QStringLiteral("stack")).toString(), row.value(QStringLiteral("error")).toString()), true);
+        setStatus();
+        return;
+    }
+    const double stack = row.value(QStringLiteral("sequence")).toInt() + 1;
+    ++m_rows;
+    m_lastLatency = row.value(QStringLiteral("latency_seconds")).toDouble();
+    // The log's coefficients are in the settings' ordering: the trend shows Noll terms, so ANSI indices are converted.
+    const QJsonObject convention = row.value(QStringLiteral("convention")).toObject();
+    const bool ansi = convention.value(QStringLiteral("ordering")).toString() == QLatin1String("ansi");
+    for (const QJsonValue& v : row.value(QStringLiteral("coefficients")).toArray()) {
+        const QJsonObject c = v.toObject();
+        int index = c.value(QStringLiteral("index")).toInt();
+        if (ansi)
+            index = zernike::convertIndex(index, ZernikeOrdering::Ansi, ZernikeOrdering::Noll);
+        const auto g = m_termGraphs.find(index);
+        if (g == m_termGraphs.end())
+            continue;
+        const double waves = c.value(QStringLiteral("value_waves")).toDouble();
+        g->second->addData(stack, waves);
+        auto& points = m_points[index];
+        points.emplace_back(stack, waves);
+        if (std::abs(waves) > m_thresholds[index])
+            m_over->addData(stack, waves);
+        if (int(points.size()) > kMaxTrendPoints) {
+            points.erase(points.begin());
+            g->second->data()->removeBefore(points.front().first);
+        }
+    }
+    m_rms->addData(stack, row.value(QStringLiteral("rms_waves")).toDouble());
+    m_strehl->addData(stack, row.value(QStringLiteral("strehl")).toDouble());
+    if (m_rms->dataCount() > kMaxTrendPoints) {
+        const double first = m_rms->data()->at(m_rms->dataCount() - kMaxTrendPoints)->key;
+        m_rms->data()->removeBefore(first);
+        m_strehl->data()->removeBefore(first);
+        m_over->data()->removeBefore(first);
+    }
+    m_replot = true;
+    setStatus();
+    emit rowAdded(m_rows);
+}
+
+void LivePanel::replotTrends()
+{
+    m_replot = false;
+    m_trend->rescaleAxes();
+    const QCPRange y = m_trend->yAxis->range();
+    const double t = m_thresholds[m_thresholdTerm->currentData().toInt()];
+    m_trend->yAxis->setRange(std::min(y.lower, -t) - 0.02, std::max(y.upper, t) + 0.02); // the threshold lines in view
+    m_trend->xAxis->setRange(m_trend->xAxis->range().lower - 0.5, m_trend->xAxis->range().upper + 0.5);
+    m_rms->rescaleAxes();
+    m_quality->yAxis->setRangeLower(0.0);
+    m_quality->yAxis->setRangeUpper(std::max(0.05, m_quality->yAxis->range().upper * 1.1));
+    m_quality->xAxis->setRange(m_trend->xAxis->range());
+    m_trend->replot(QCustomPlot::rpQueuedReplot);
+    m_quality->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void LivePanel::refresh()
+{
+    if (m_replot)
+        replotTrends();
+    if (!m_watch)
+        return;
+    unsigned long version = 0;
+    const std::shared_ptr<const LiveFit> fit = m_watch->latest(&version);
+    if (!fit || version == m_shownVersion)
+        return;
+    m_shownVersion = version;
+    const FitResult& r = *fit->result;
+    m_phase->setPupilGeometry(r.phaseMapGeometry);
+    m_phase->setPhase(r.phaseMap, r.wavelength);
+    std::vector<PlaneEntry> planes;
+    std::vector<Image> models;
+    std::vector<PlaneResiduals> residuals;
+    const QString stack = fit->row.value(QStringLiteral("stack")).toString();
+    for (const PlaneResult& p : r.planes) {
+        const QString diversity = QString::fromStdString(p.diversity);
+        planes.push_back({diversity, stack + QStringLiteral(": ") + diversity, p.data});
+        models.push_back(p.model);
+        residuals.push_back({p.residual, p.normalizedResidual});
+    }
+    m_planes->setPlanes(planes);
+    m_planes->setModels(std::move(models), std::move(residuals));
+}
+
+void LivePanel::setStatus()
+{
+    if (!m_watch) {
+        m_status->setText(tr("Not watching. Watch a folder a camera writes into, or start the live demo."));
+        return;
+    }
+    QString text = (m_camera ? tr("Live demo (simulated camera)") : tr("Watching %1").arg(QDir::toNativeSeparators(m_folder)))
+                   + tr(" · %1 fitted").arg(m_rows);
+    if (m_skipped > 0)
+        text += tr(" · %1 skipped (newer stacks came first)").arg(m_skipped);
+    if (m_failed > 0)
+        text += tr(" · %1 failed").arg(m_failed);
+    if (m_rows > 0)
+        text += tr(" · latency %1 s").arg(m_lastLatency, 0, 'f', 2);
+    if (!m_stopReason.isEmpty())
+        text += tr(" · stopped: %1").arg(m_stopReason);
+    m_status->setText(text);
+}
+
+} // namespace wfs::ui

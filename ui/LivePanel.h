@@ -1,0 +1,105 @@
+#pragma once
+// Live mode in the desktop program (issue 25): a folder watched by core's LiveWatch (engine/LiveWatch.h, on its
+// own thread), its trend (coefficients with a threshold per term, RMS and Strehl against the stack number) and
+// the latest stack's phase map and data / model / residual, updated in place; "Live demo" starts core's
+// simulated camera (engine/LiveCamera.h) writing into a temporary folder that the same watch reads, with
+// sliders for a few Zernike terms, photons and rate. The panel pulls the latest fit on a display-rate timer;
+// rows arrive as queued signals and only add points.
+#include "engine/LiveCamera.h"
+#include "engine/LiveWatch.h"
+
+#include <QJsonObject>
+#include <QWidget>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+class QCustomPlot;
+class QCPGraph;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+class QTabWidget;
+class QTemporaryDir;
+class QTimer;
+
+namespace wfs::ui {
+
+class PhasePanel;
+class PlanesPanel;
+
+class LivePanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit LivePanel(QWidget* parent = nullptr);
+    ~LivePanel() override;
+
+    // Watches `folder`, fitting each stack with `settings` (model and solver; each stack's headers give its
+    // metadata); the log is FOLDER/live.jsonl, continued when it exists.
+    void watchFolder(const QString& folder, const Session& settings);
+    // The simulated camera into a temporary folder, watched like any other; the sliders drive it.
+    void startDemo(const Session& settings);
+    void stop();
+    bool isWatching() const;
+
+    int stacksShown() const { return m_rows; } // rows in the trend
+    QCustomPlot* trendPlot() const { return m_trend; }
+    QCustomPlot* qualityPlot() const { return m_quality; }
+    PhasePanel* phasePanel() const { return m_phase; }
+    PlanesPanel* planesPanel() const { return m_planes; }
+    QTabWidget* latestPages() const { return m_latest; }
+    QPushButton* demoButton() const { return m_demoButton; }
+    // The threshold of a Noll term (waves): points beyond +-threshold are drawn in red.
+    void setThreshold(int nollIndex, double waves);
+
+signals:
+    void watchFolderRequested(); // the "Watch folder..." button: the main window asks for a folder and settings
+    void demoRequested();        // the "Live demo" button: the main window starts it with its settings
+    void message(const QString& text, bool error);
+    void rowAdded(int stacksShown);
+
+private:
+    void start(LiveWatchOptions options, std::unique_ptr<LiveCamera> camera, std::unique_ptr<QTemporaryDir> folder);
+    void addRow(const QJsonObject& row);
+    void refresh();
+    void cameraSettingsChanged();
+    void redrawThresholds();
+    void replotTrends();
+    void setStatus();
+
+    QLabel* m_status;
+    QPushButton *m_watchButton, *m_demoButton, *m_stopButton;
+    QWidget* m_demoControls;
+    std::vector<std::pair<int, QSlider*>> m_termSliders; // Noll index, slider (hundredths of a wave)
+    std::vector<QLabel*> m_termValues;
+    QSlider* m_photons; // log10 photons per plane, tenths
+    QLabel* m_photonsValue;
+    QSpinBox* m_rate;
+    QComboBox* m_thresholdTerm;
+    QDoubleSpinBox* m_thresholdValue;
+    QCustomPlot *m_trend, *m_quality;
+    std::map<int, QCPGraph*> m_termGraphs; // Noll index -> its trend
+    QCPGraph *m_over, *m_rms, *m_strehl;
+    QTabWidget* m_latest; // the latest stack: phase map, data / model
+    PhasePanel* m_phase;
+    PlanesPanel* m_planes;
+    QTimer* m_refresh;
+
+    std::unique_ptr<LiveWatch> m_watch;
+    std::unique_ptr<LiveCamera> m_camera;
+    std::unique_ptr<QTemporaryDir> m_demoFolder;
+    std::map<int, double> m_thresholds; // Noll index -> waves
+    std::map<int, std::vector<std::pair<double, double>>> m_points; // Noll index -> (stack, waves), for the crossings
+    unsigned long m_shownVersion = 0;
+    int m_rows = 0, m_failed = 0, m_skipped = 0;
+    bool m_replot = false;
+    double m_lastLatency = 0.0;
+    QString m_folder, m_stopReason;
+};
+
+} // namespace wfs::ui
