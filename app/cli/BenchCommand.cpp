@@ -128,7 +128,7 @@ int runBench(const QStringList& originalArgs)
     try {
         const QStringList positional = parser.positionalArguments();
         if (positional.size() != 1 || (positional.front() != QLatin1String("oof") && positional.front() != QLatin1String("pupil")))
-            throw UsageError("expected the problem name: wavefront-cli bench oof|pupil [options]");
+            throw UsageError("expected the problem name: wavefront-cli bench oof|pupil|live [options]");
         const bool pupil = positional.front() == QLatin1String("pupil");
         // The pupil bench's grids: the preset's teaching size and the pupil samples of a real 128 x 128 stack.
         const QString gridText = pupil && !parser.isSet(QStringLiteral("grid")) ? QStringLiteral("64,256") : parser.value(QStringLiteral("grid"));
