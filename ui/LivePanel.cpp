@@ -156,6 +156,14 @@ LivePanel::LivePanel(QWidget* parent)
 
     // Trends on the left, the latest stack on the right.
     m_trend->xAxis->setLabel(tr("stack"));
+    // Stacks are counted: whole-number ticks only (a "stack 2.5" means nothing).
+    auto countTicker = [] {
+        auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+        ticker->setTickStep(1.0);
+        ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        return ticker;
+    };
+    m_trend->xAxis->setTicker(countTicker());
     m_trend->yAxis->setLabel(tr("coefficient (waves RMS)"));
     for (int noll = kFirstTrendTerm; noll <= kLastTrendTerm; ++noll) {
         QCPGraph* g = m_trend->addGraph();
@@ -171,6 +179,7 @@ LivePanel::LivePanel(QWidget* parent)
     m_trend->setToolTip(tr("Zernike coefficients of each stack (Noll, RMS-normalised); dashed: the chosen term's threshold"));
 
     m_quality->xAxis->setLabel(tr("stack"));
+    m_quality->xAxis->setTicker(countTicker());
     m_quality->yAxis->setLabel(tr("RMS wavefront error (waves)"));
     m_quality->yAxis2->setVisible(true);
     m_quality->yAxis2->setLabel(tr("Strehl ratio"));

@@ -77,6 +77,11 @@ class TestLivePanel : public QObject {
                 problems << QStringLiteral("%1: axis rectangle %2 x %3").arg(test::describe(plot)).arg(axes.width()).arg(axes.height());
             if (plot->legend && plot->legend->visible() && plot->legend->itemCount() > 0 && plot->legend->outerRect().intersects(axes))
                 problems << QStringLiteral("%1: the legend covers the axes").arg(test::describe(plot));
+            // Stacks are counted: the stack axis is ticked at whole numbers only.
+            if (plot->xAxis->label() == QLatin1String("stack"))
+                for (double tick : plot->xAxis->tickVector())
+                    if (tick != std::round(tick))
+                        problems << QStringLiteral("%1: a tick at stack %2").arg(test::describe(plot)).arg(tick);
         }
         for (QComboBox* combo : live->findChildren<QComboBox*>())
             if (test::isShownOnScreen(combo) && combo->objectName() != QLatin1String("planeChoice"))
