@@ -1,6 +1,7 @@
 #include "optics/Threads.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -47,6 +48,28 @@ struct Jobs {
     }
 };
 
+// How long a thread polls before it sleeps: a worker for the next call, the caller for its helpers. A model
+// evaluation makes a few dozen calls a few hundred microseconds apart, and waking a sleeping thread costs tens
+// of microseconds (more on a virtual machine, whose idle CPU is halted), which at grid 512 ate what the second
+// thread saved. A short poll catches the next call awake; then the thread sleeps, so on a machine whose cores
+// are shared it gives its core back within this time (OpenMP's much longer spinning made a second thread
+// there ten times slower).
+constexpr auto kPollTime = std::chrono::microseconds(200);
+
+// Polls `ready` until it holds or kPollTime has passed; whether it holds.
+template <class Ready>
+bool pollFor(Ready&& ready)
+{
+    const auto until = std::chrono::steady_clock::now() + kPollTime;
+    for (int spins = 0;; ++spins) {
+        if (ready())
+            return true;
+        if ((spins & 63) == 63 && std::chrono::steady_clock::now() > until)
+            return false;
+        std::this_thread::yield();
+    }
+}
+
 class Pool {
 public:
     ~Pool()
@@ -88,8 +111,11 @@ public:
             for (int i = 0; i < helpers; ++i)
                 m_queue.push_back(jobs);
         }
+        m_queued.fetch_add(helpers);
         m_wake.notify_all();
         jobs->drain();
+        if (pollFor([&] { return jobs->done.load() == count; }))
+            return;
         std::unique_lock lock(jobs->mutex);
         jobs->finished.wait(lock, [&] { return jobs->done.load() == count; });
         // A worker that takes this call's entry later finds no index left; `job` is not touched again.
@@ -100,6 +126,7 @@ private:
     {
         for (;;) {
             std::shared_ptr<Jobs> jobs;
+            pollFor([&] { return m_queued.load() > 0 || m_stopping.load(); });
             {
                 std::unique_lock lock(m_mutex);
                 m_wake.wait(lock, [&] { return m_stopping || !m_queue.empty(); });
@@ -107,6 +134,7 @@ private:
                     return;
                 jobs = std::move(m_queue.front());
                 m_queue.pop_front();
+                m_queued.fetch_sub(1);
             }
             jobs->drain();
         }
@@ -115,8 +143,9 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_wake;
     std::deque<std::shared_ptr<Jobs>> m_queue;
+    std::atomic<int> m_queued{0}; // m_queue's length, read without the lock while polling
     std::vector<std::thread> m_workers;
-    bool m_stopping = false;
+    std::atomic<bool> m_stopping{false};
 };
 
 Pool& pool()
