@@ -178,15 +178,15 @@ void printReport(const QString& program, const std::vector<std::string>& notes, 
     printWarnings(program, warnings);
 }
 
-// File or session input: loaded, the flags applied over what the files or the session say, then
-// through core's workflow. Throws UsageError for what the flags leave undetermined.
-Session prepareFileRun(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, ReconstructionRequest& request,
-                       ExportContext& context, std::vector<std::string>& notes)
+// The files loaded (or the session opened) with `limits`, the flags applied over what they say. Throws
+// UsageError or std::runtime_error.
+Session loadRunSession(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, const ReadLimits& limits,
+                       std::vector<std::string>& notes)
 {
     Session session;
     const bool fromSession = has(parser, "session");
     if (fromSession) {
-        OpenedSession opened = openSession(value(parser, "session").toStdString());
+        OpenedSession opened = openSession(value(parser, "session").toStdString(), limits);
         session = std::move(opened.session);
         takeMessages(opened.messages, notes);
         std::vector<std::string> inputs;
@@ -200,26 +200,54 @@ Session prepareFileRun(const QCommandLineParser& parser, const std::vector<Outpu
         std::vector<std::string> paths;
         for (const QString& input : parser.values(QStringLiteral("input")) + parser.positionalArguments())
             paths.push_back(input.toStdString());
-        takeMessages(addFiles(session.dataset, paths), notes);
+        takeMessages(addFiles(session.dataset, paths, limits), notes);
     }
-    if (has(parser, "seed"))
-        notes.push_back("warning: --seed applies to the presets' simulated noise; file input ignores it");
     applyRunOptions(ParserOptions(parser), session, fromSession);
-    PreparedRun run;
+    return session;
+}
+
+// What the command line (or the session) left undetermined: a usage error for flags, the session's content otherwise.
+template <typename Work>
+auto settingsChecked(const QCommandLineParser& parser, Work work)
+{
     try {
-        run = prepareRun(session);
+        return work();
     } catch (const DatasetError& e) {
-        // What the command line (or the session) left undetermined: a usage error for flags.
-        if (fromSession)
+        if (has(parser, "session"))
             throw std::runtime_error(value(parser, "session").toStdString() + ": " + e.what());
         throw UsageError(e.what());
     }
+}
+
+// File or session input: loaded, the flags applied over what the files or the session say, then
+// through core's workflow. The settings are checked on the files' headers before any pixel is read
+// (issue 28 item 9): a missing wavelength or z step is said at once, not after reading a large stack.
+// Throws UsageError for what the flags leave undetermined.
+Session prepareFileRun(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, ReconstructionRequest& request,
+                       ExportContext& context, std::vector<std::string>& notes)
+{
+    {
+        ReadLimits headers;
+        headers.headersOnly = true;
+        std::vector<std::string> unused; // the full read below says the files' notes
+        const Session described = loadRunSession(parser, outputs, headers, unused);
+        settingsChecked(parser, [&] { checkSettingsBeforePixels(described); });
+    }
+    Session session = loadRunSession(parser, outputs, {}, notes);
+    if (has(parser, "seed"))
+        notes.push_back("warning: --seed applies to the presets' simulated noise; file input ignores it");
+    // The run gets the data (moved, not copied: a large image is held once) and a copy of the settings.
+    Dataset data = std::move(session.dataset);
+    session.dataset = {};
+    Session settings = session;
+    session.dataset = std::move(data);
+    PreparedRun run = settingsChecked(parser, [&] { return prepareRun(std::move(session)); });
     takeMessages(run.messages, notes);
-    session.dataset = std::move(run.dataset);
+    settings.dataset = std::move(run.dataset);
     request = std::move(run.request);
     context = std::move(run.context);
-    session.model.order = request.spec.basis.maxOrder; // the stages' last, as a saved session says
-    return session;
+    settings.model.order = request.spec.basis.maxOrder; // the stages' last, as a saved session says
+    return settings;
 }
 
 int runReconstruct(const QStringList& args)

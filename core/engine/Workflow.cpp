@@ -41,6 +41,15 @@ PreparedRun prepareRun(Session session)
     return run;
 }
 
+void checkSettingsBeforePixels(const Session& session)
+{
+    checkSettings(session.model, session.solver);
+    checkedSamplingQ(session.dataset.metadata, session.model);
+    const std::vector<int> used = usedPlanes(session.dataset);
+    for (int index : used)
+        checkPlaneDefocus(session.dataset, session.model, index, used.size() == 1);
+}
+
 FitResult restoreSavedResult(const Session& session, const BuiltProblem& built, bool psfAnalysis)
 {
     const std::vector<double>& parameters = session.resultParameters;

@@ -526,7 +526,8 @@ int appendContent(Dataset& dataset, ImageFileContent& content, DatasetFile file,
         plane.file = fileIndex;
         plane.indexInFile = int(k);
         plane.formatMaximum = content.formatMaximum;
-        excludeUnusable(plane, path, messages);
+        if (!plane.raw.pixels.empty()) // a header-only read (ReadLimits::headersOnly) has none to judge
+            excludeUnusable(plane, path, messages);
         dataset.planes.push_back(std::move(plane));
     }
     dataset.files.push_back(std::move(file));
@@ -586,7 +587,8 @@ std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::st
         }
         DatasetFile file;
         file.path = path;
-        file.sha256 = sha256Of(path, &file.bytes);
+        if (!limits.headersOnly)
+            file.sha256 = sha256Of(path, &file.bytes);
         const int fileIndex = appendContent(dataset, content, std::move(file), messages);
         const size_t knownConflicts = dataset.metadata.conflicts.size();
         const std::string sidecar = findSidecar(path);

@@ -302,6 +302,14 @@ void validateMetadata(const DatasetMetadata& metadata);
 // The sampling Q from the metadata (throws DatasetError naming what is missing), with its warnings.
 double samplingFromMetadata(const DatasetMetadata& metadata, std::vector<DatasetMessage>* messages = nullptr);
 
+// The checks of buildProblem that need no pixels, for a dataset whose planes may hold headers only
+// (ReadLimits::headersOnly). Throw DatasetError with buildProblem's messages.
+// The metadata and the read noise (the wavelength, validateMetadata, the sampling); returns Q with its warnings.
+double checkedSamplingQ(const DatasetMetadata& metadata, const ModelSettings& model, std::vector<DatasetMessage>* messages = nullptr);
+// The defocus of dataset plane `index` as the fit needs it: plausible, known unless it is the only plane that
+// takes part, and a length only with an NA or f-number that turns it into phase.
+void checkPlaneDefocus(const Dataset& dataset, const ModelSettings& model, int index, bool onlyPlane);
+
 // Builds the problem from the planes that take part, prepared with dataset.preprocess (the stored
 // preparation when current, else a fresh one). Throws DatasetError for missing metadata (wavelength,
 // sampling, defocus of a plane in a multi-plane fit), no plane taking part, planes of different sizes,

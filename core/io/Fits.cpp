@@ -144,11 +144,13 @@ FitsContent readOpenFits(fitsfile* raw, const std::string& name, const ReadLimit
         }
         bool stop = false;
         for (long slice = 0; slice < depth; ++slice) {
-            Image image{int(width), int(height)};
+            Image image = limits.headersOnly ? Image{} : Image{int(width), int(height)};
+            image.width = int(width);
+            image.height = int(height);
             long first[kMaxAxes] = {1, 1, slice + 1, 1, 1, 1, 1, 1, 1};
             double nan = std::numeric_limits<double>::quiet_NaN();
             int anyNull = 0;
-            if (fits_read_pix(raw, TDOUBLE, first, width * height, &nan, image.pixels.data(), &anyNull, &status)) {
+            if (!limits.headersOnly && fits_read_pix(raw, TDOUBLE, first, width * height, &nan, image.pixels.data(), &anyNull, &status)) {
                 fits_clear_errmsg();
                 damaged(where + (depth > 1 ? " plane " + std::to_string(slice) : std::string()) + ": pixels unreadable (" + fitsError(status)
                         + "); the file may be truncated");

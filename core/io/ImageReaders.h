@@ -48,6 +48,9 @@ struct ReadLimits {
     long long maxPlanePixels = 1LL << 26; // one plane (8192 x 8192)
     int maxDimension = 65536;             // width or height
     int maxPlanes = 100000;               // pages or slices of one file
+    // Sizes and keywords only: every plane keeps its width, height and source but no pixels (Image::pixels
+    // empty), so that a run's settings can be checked on a large stack's headers before its pixels are read.
+    bool headersOnly = false;
 };
 
 struct ImageFileContent {

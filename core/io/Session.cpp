@@ -742,7 +742,7 @@ std::string resolveInputPath(const DatasetFile& stored, const std::string& relat
 // Warnings for a file that loaded but no longer matches what the session recorded.
 void checkLoadedAgainstStored(const DatasetFile& stored, const DatasetFile& loaded, const std::string& resolved, std::vector<DatasetMessage>& messages)
 {
-    if (!stored.sha256.empty() && loaded.sha256 != stored.sha256)
+    if (!stored.sha256.empty() && !loaded.sha256.empty() && loaded.sha256 != stored.sha256)
         messages.push_back({MessageLevel::Warning, resolved,
                             resolved + ": the file has changed since the session was saved (SHA-256 differs); results may not match"});
     if (stored.planeCount > 0 && loaded.planeCount != stored.planeCount)
@@ -820,8 +820,9 @@ OpenedSession openSession(const std::string& path, const ReadLimits& limits)
     const QJsonArray inputs = doc.object().value(QStringLiteral("inputs")).toArray();
     const std::map<int, int> fileMap = loadSessionInputs(stored, inputs, folder, limits, opened);
     applyStoredPlanes(stored, fileMap, opened);
-    for (DatasetMessage& msg : prepare(d))
-        opened.messages.push_back(std::move(msg));
+    if (!limits.headersOnly) // no pixels to prepare
+        for (DatasetMessage& msg : prepare(d))
+            opened.messages.push_back(std::move(msg));
     return opened;
 }
 

@@ -109,7 +109,8 @@ struct OpenedSession {
 };
 // Reads the session and re-loads its inputs (a path is tried as stored, then relative to the session's
 // folder). Throws SessionError when the session file itself is unreadable, malformed or too new; a
-// missing or changed input is a message, and the rest stays usable.
+// missing or changed input is a message, and the rest stays usable. With ReadLimits::headersOnly the planes
+// hold no pixels and nothing is prepared (checkSettingsBeforePixels, engine/Workflow.h).
 OpenedSession openSession(const std::string& path, const ReadLimits& limits = {});
 
 } // namespace wfs
