@@ -158,24 +158,30 @@ void runWithProgress(ReconstructionEngine& engine, const ReconstructionRequest& 
     engine.wait();
 }
 
-// The report on stdout (stderr when data go to stdout), the warnings on stderr, each once.
+// The notes' warnings ("warning: ..."), without the prefix.
+std::vector<std::string> noteWarnings(const std::vector<std::string>& notes)
+{
+    std::vector<std::string> warnings;
+    for (const std::string& note : notes)
+        if (note.rfind("warning: ", 0) == 0)
+            warnings.push_back(note.substr(9));
+    return warnings;
+}
+
+// The report on stdout (stderr when data go to stdout), the warnings on stderr, each once. The result carries
+// the data's warnings too (prependWarnings).
 void printReport(const QString& program, const std::vector<std::string>& notes, const FitResult& result, const Truth* truth,
                  const std::vector<OutputSpec>& outputs)
 {
     bool dataOnStdout = false;
     for (const OutputSpec& o : outputs)
         dataOnStdout = dataOnStdout || o.path == "-";
-    std::vector<std::string> warnings;
-    for (const std::string& note : notes)
-        if (note.rfind("warning: ", 0) == 0)
-            warnings.push_back(note.substr(9));
-    warnings.insert(warnings.end(), result.warnings.begin(), result.warnings.end());
     std::vector<std::string> infoNotes;
     for (const std::string& note : notes)
         if (note.rfind("warning: ", 0) != 0)
             infoNotes.push_back(note);
     std::fputs(fullReport(result, infoNotes, truth).c_str(), dataOnStdout ? stderr : stdout);
-    printWarnings(program, warnings);
+    printWarnings(program, result.warnings);
 }
 
 // The files loaded (or the session opened) with `limits`, the flags applied over what they say. Throws
@@ -229,9 +235,18 @@ Session prepareFileRun(const QCommandLineParser& parser, const std::vector<Outpu
     {
         ReadLimits headers;
         headers.headersOnly = true;
-        std::vector<std::string> unused; // the full read below says the files' notes
-        const Session described = loadRunSession(parser, outputs, headers, unused);
-        settingsChecked(parser, [&] { checkSettingsBeforePixels(described); });
+        std::optional<Session> described;
+        try {
+            described = loadRunSession(parser, outputs, headers, notes);
+        } catch (const UsageError&) {
+            // --defocus counts the planes that take part, and a plane without signal stops taking part only once its
+            // pixels are read: the full read below decides (and repeats any other refusal of the flags).
+            if (!has(parser, "defocus"))
+                throw;
+        }
+        if (described)
+            settingsChecked(parser, [&] { checkSettingsBeforePixels(*described); });
+        notes.clear(); // said again by the full read (kept until here: a refusal shows the warnings behind it)
     }
     Session session = loadRunSession(parser, outputs, {}, notes);
     if (has(parser, "seed"))
@@ -293,13 +308,17 @@ int runReconstruct(const QStringList& args)
             session = prepareFileRun(parser, outputs, request, context, notes);
         }
     } catch (const UsageError& e) {
+        // The data's warnings first: they often say why (a truncated page, a keyword that is not a number).
+        printWarnings(program, noteWarnings(notes));
         return usageFailure(program, QString::fromStdString(e.what()));
     } catch (const SettingsError& e) {
+        printWarnings(program, noteWarnings(notes));
         // A flag's value is a usage error (exit 2); a session's own setting is the session's content (exit 1).
         if (has(parser, e.setting().c_str()) || !has(parser, "session"))
             return usageFailure(program, QStringLiteral("--") + QString::fromStdString(e.what()));
         return runFailure(program, value(parser, "session") + QStringLiteral(": ") + QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
+        printWarnings(program, noteWarnings(notes));
         return runFailure(program, describe(e));
     }
 
@@ -316,9 +335,11 @@ int runReconstruct(const QStringList& args)
     ReconstructionEngine engine;
     runWithProgress(engine, request, has(parser, "quiet"));
     if (!engine.error().empty()) {
+        printWarnings(program, noteWarnings(notes));
         return runFailure(program, QString::fromStdString(engine.error()));
     }
-    const FitResult result = *engine.result();
+    FitResult result = *engine.result();
+    prependWarnings(result, noteWarnings(notes)); // the result JSON's "warnings" hold the data's too
 
     printReport(program, notes, result, truth ? &*truth : nullptr, outputs);
     try {

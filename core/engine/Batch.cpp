@@ -78,14 +78,18 @@ bool splitCsvLine(const QString& line, QStringList& fields)
 QStringList readLines(const std::string& path, const char* what)
 {
     try {
-        requireReadableFile(path); // a FIFO would block the open forever
+        requireReadableFile(path, (std::string("a ") + what + " (text)").c_str()); // a FIFO would block the open forever
     } catch (const std::exception& e) {
         throw BatchError(std::string(what) + " " + e.what());
     }
     QFile file(QString::fromStdString(path));
     if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
         throw BatchError(path + ": cannot read the " + what + " (" + file.errorString().toStdString() + ")");
-    return QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'));
+    const QStringList lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'));
+    for (qsizetype k = 0; k < lines.size(); ++k) // a name cut at a NUL would name another file, and messages would end there
+        if (lines[k].contains(QChar(0)))
+            throw BatchError(path + ": line " + std::to_string(k + 1) + " contains a NUL character; not a " + what);
+    return lines;
 }
 
 QString resolveAgainst(const QString& folder, const QString& path)
@@ -340,7 +344,7 @@ std::string csvNumber(double v)
 QJsonObject readSettingsObject(const std::string& path)
 {
     try {
-        requireReadableFile(path);
+        requireReadableFile(path, "a settings file (JSON)");
     } catch (const std::exception& e) {
         throw SessionError(e.what());
     }
@@ -697,9 +701,12 @@ std::vector<BatchRow> batchRows(const std::vector<BatchInput>& inputs, const std
         if (!in.error.empty()) {
             row.status = "failed";
             row.error = in.error;
-        } else if (!QFileInfo(QString::fromStdString(in.path)).isFile()) {
+        } else if (const QFileInfo info(QString::fromStdString(in.path)); !info.isFile()) {
             row.status = "failed";
-            row.error = in.path + ": input file not found" + (in.source.empty() || in.source == "command line" ? "" : " (" + in.source + ")");
+            row.error = in.path + (info.exists() ? ": " + std::string(info.isDir() ? "is a folder" : "is not a regular file (a FIFO, device or socket)")
+                                                       + "; give an image file"
+                                                 : std::string(": input file not found"))
+                        + (in.source.empty() || in.source == "command line" ? "" : " (" + in.source + ")");
         } else if (const auto result = readCompleteResult(batchResultPath(outDir, in))) {
             const SolverSummary solver = solverSummaryFromJson(*result);
             const Truth coefficients = truthFromJson(*result, QString::fromStdString(in.name));

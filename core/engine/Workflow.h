@@ -35,6 +35,12 @@ PreparedRun prepareRun(Session session);
 // are read stops taking part; the check counts it, so it asks for the defocus of a stack whose other planes are empty.)
 void checkSettingsBeforePixels(const Session& session);
 
+// The texts of the warnings among `messages`.
+std::vector<std::string> warningTexts(const std::vector<DatasetMessage>& messages);
+// Puts `warnings` (the data's and the run's) before the result's own, each once: the result's "warnings" (its
+// JSON, the reports) then say everything the run warned about, not only what the fit found.
+void prependWarnings(FitResult& result, const std::vector<std::string>& warnings);
+
 // A session's saved result re-evaluated on its re-prepared problem (sessions keep the fitted parameters,
 // not the images), with the solver's record (iterations, time, termination) read back from the saved
 // result. With `psfAnalysis`, the result carries the PSF analysis too. Throws std::runtime_error when the

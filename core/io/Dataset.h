@@ -86,6 +86,9 @@ struct DatasetMetadata {
     // Where each value came from, by field name ("wavelength", "pixelPitch", "defocus[3]", ...):
     // "a.fits: keyword WAVELENG", "a.tif.json", "command line", "user". Informational only.
     std::map<std::string, std::string> origin;
+    // Values a source gave that could not be used, by field name as in `origin`: "a.fits: keyword WAVELENG = 'abc' is
+    // not a number". addFiles() warns; a message that a field is unknown names them (ignoredNote).
+    std::map<std::string, std::string> ignored;
     // Values that two sources gave differently (a sidecar's z step and the ImageJ spacing, two files'
     // WAVELENG): the first source's value is kept, and addFiles() warns. A front end asks the user to
     // choose (settingsProblems() lists each as an error) and removes the entry once chosen.
@@ -98,6 +101,10 @@ struct DatasetMetadata {
     };
     std::vector<Conflict> conflicts;
 };
+
+// Why the sources' values of `fields` were ignored, as "; a.fits: keyword WAVELENG = 'abc' is not a number
+// (ignored)", to end a message that a value is unknown; empty when no source gave one.
+std::string ignoredNote(const DatasetMetadata& metadata, std::initializer_list<std::string> fields);
 
 // ---- Files and planes ---------------------------------------------------------------------------
 
@@ -124,6 +131,7 @@ struct DatasetFile {
     std::map<std::string, double> numbers;      // header keywords (FITS), see ImageFileContent
     std::map<std::string, std::string> strings;
     std::string sidecar;    // path of the JSON sidecar that was read, empty when none
+    std::string damage;     // the reader's note on planes it could not read (a truncated file), empty when none
     int bitsPerSample = 0;
     bool floatingPoint = false;
 };

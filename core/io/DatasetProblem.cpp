@@ -44,7 +44,7 @@ double samplingFromMetadata(const DatasetMetadata& m, std::vector<DatasetMessage
     try {
         s = computeSampling(in);
     } catch (const std::invalid_argument& e) {
-        throw DatasetError(e.what());
+        throw DatasetError(e.what() + ignoredNote(m, {"samplingQ", "pixelPitch", "fNumber", "numericalAperture", "aperture", "pixelAngle"}));
     }
     if (messages)
         for (const std::string& w : s.warnings)
@@ -113,7 +113,8 @@ void checkPlaneDefocus(const Dataset& dataset, const ModelSettings& model, int i
     if (d.kind == PlaneDefocus::Kind::Unknown) {
         if (!onlyPlane)
             throw DatasetError(source + " (plane " + std::to_string(index)
-                               + "): its defocus is unknown; set it for every plane (e.g. -1w, 0, 1w) or give the stack's z step and focus plane");
+                               + "): its defocus is unknown; set it for every plane (e.g. -1w, 0, 1w) or give the stack's z step and focus plane"
+                               + ignoredNote(m, {"defocus[" + std::to_string(index) + "]", "zStep"}));
         return;
     }
     const std::string error = plausibilityError(d.kind == PlaneDefocus::Kind::Waves ? Setting::DefocusWaves : Setting::DefocusLength, d.value);
@@ -128,7 +129,7 @@ void checkPlaneDefocus(const Dataset& dataset, const ModelSettings& model, int i
 double checkedSamplingQ(const DatasetMetadata& m, const ModelSettings& model, std::vector<DatasetMessage>* messages)
 {
     if (!m.wavelength)
-        throw DatasetError("the wavelength is unknown: set it (e.g. 633 nm)");
+        throw DatasetError("the wavelength is unknown: set it (e.g. 633 nm)" + ignoredNote(m, {"wavelength"}));
     validateMetadata(m);
     if (!(model.readNoise >= 0.0) || !plausibilityError(Setting::ReadNoise, model.readNoise).empty())
         throw DatasetError(plausibilityError(Setting::ReadNoise, model.readNoise) + "; 0 means the border noise of the data");

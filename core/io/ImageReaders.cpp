@@ -24,7 +24,7 @@
 
 namespace wfs {
 
-void requireReadableFile(const std::string& path)
+void requireReadableFile(const std::string& path, const char* what)
 {
     struct stat info = {};
     if (::stat(path.c_str(), &info) != 0) {
@@ -35,7 +35,7 @@ void requireReadableFile(const std::string& path)
     if (S_ISDIR(info.st_mode))
         throw ImageReadError(path + ": is a folder, not a file");
     if (!S_ISREG(info.st_mode))
-        throw ImageReadError(path + ": is not a regular file (a FIFO, device or socket); give an image file");
+        throw ImageReadError(path + ": is not a regular file (a FIFO, device or socket); give " + what);
     if (::access(path.c_str(), R_OK) != 0)
         throw ImageReadError(path + ": permission denied (the file is not readable by this user)");
     if (info.st_size == 0)
@@ -421,6 +421,7 @@ ImageFileContent readTiffStream(MemoryStream& stream, const std::string& name, c
         if (content.planes.empty())
             throw fail(what);
         content.warnings.push_back(name + ": " + what + "; kept the " + std::to_string(content.planes.size()) + " page(s) before it");
+        content.damage = content.warnings.back();
     };
     do {
         stream.errors.clear();
@@ -549,9 +550,11 @@ ImageFileContent readTiffStream(MemoryStream& stream, const std::string& name, c
         stream.errors.clear();
         const int next = TIFFReadDirectory(tif.get());
         if (!next) {
-            if (!stream.errors.empty())
+            if (!stream.errors.empty()) {
                 content.warnings.push_back(name + ": page " + std::to_string(pageIndex) + " unreadable (" + stream.errors + "); the file may be truncated; kept the "
                                            + std::to_string(content.planes.size()) + " page(s) before it");
+                content.damage = content.warnings.back();
+            }
             break;
         }
     } while (true);
@@ -757,6 +760,7 @@ ImageFileContent fromFits(FitsContent fits)
     content.numbers = std::move(fits.numbers);
     content.strings = std::move(fits.strings);
     content.warnings = std::move(fits.warnings);
+    content.damage = std::move(fits.damage);
     content.bitsPerSample = std::abs(fits.bitpix);
     content.floatingPoint = fits.bitpix < 0;
     content.formatMaximum = fits.formatMaximum;

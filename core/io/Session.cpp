@@ -121,6 +121,9 @@ public:
             return fallback;
         if (!v.isString())
             fail(path + key, "must be a string");
+        // No file name or setting holds one, and C strings (messages, file names) would end there.
+        if (v.toString().contains(QChar(0)))
+            fail(path + key, "contains a NUL character (\\u0000)");
         return v.toString();
     }
     // One of `allowed` (index returned).
@@ -708,7 +711,7 @@ namespace {
 QJsonDocument readSessionDocument(const std::string& path)
 {
     try {
-        requireReadableFile(path);
+        requireReadableFile(path, "a session file (JSON)");
     } catch (const ImageReadError& e) {
         throw SessionError(e.what());
     }

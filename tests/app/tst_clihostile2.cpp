@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include <cmath>
+#include <csignal>
 #include <functional>
 
 #include <sys/resource.h>
@@ -184,6 +185,80 @@ private slots:
                           dir.path(), addressSpace(1400));
         QVERIFY2(r.status == 0, r.err.constData());
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("r.json"))));
+    }
+
+    // Item 11: a refusal shows the data's warnings behind it; the result JSON's "warnings" hold the data's warnings.
+    void warningsReachTheRefusalAndTheResult()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QCOMPARE(cli(args({"simulate", "--grid", "32", "--order", "2", "--out", "d.fits"}), dir.path()).status, 0);
+        QFile fits(dir.filePath(QStringLiteral("d.fits")));
+        QVERIFY(fits.open(QIODevice::ReadOnly));
+        QByteArray bytes = fits.readAll();
+        fits.close();
+        const qsizetype at = bytes.indexOf("WAVELENG=");
+        QVERIFY(at > 0);
+        QByteArray bad = bytes;
+        bad.replace(at, 80, QByteArray("WAVELENG= 'abc'").leftJustified(80, ' '));
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("w.fits")), bad));
+        const Run refused = cli(args({"reconstruct", "--input", "w.fits", "--quiet"}), dir.path());
+        QVERIFY2(refused.status == 2 && refused.err.contains("warning: w.fits: keyword WAVELENG = 'abc' is not a number; ignored")
+                     && refused.err.contains("the wavelength is unknown: give --wavelength (e.g. 633nm); w.fits: keyword WAVELENG = 'abc' is not a number"),
+                 refused.err.constData());
+
+        // The simulated PSF reaches the edge of its 32 x 32 planes: a preparation warning, now in the JSON too.
+        const Run fitted = cli(args({"reconstruct", "--input", "d.fits", "--max-iterations", "5", "--quiet", "--json", "r.json"}), dir.path());
+        QVERIFY2(fitted.status == 0 && fitted.err.contains("the PSF reaches the edge of the image"), fitted.err.constData());
+        QFile json(dir.filePath(QStringLiteral("r.json")));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        const QJsonArray warnings = QJsonDocument::fromJson(json.readAll()).object().value(QStringLiteral("warnings")).toArray();
+        bool edge = false;
+        for (const QJsonValue& w : warnings)
+            edge = edge || w.toString().contains(QLatin1String("the PSF reaches the edge of the image"));
+        QVERIFY2(edge, QJsonDocument(warnings).toJson().constData());
+    }
+
+    // Item 11: a batch whose outputs the file system refuses (RLIMIT_FSIZE of 1 KB: the results and the logs
+    // cannot be written, as on a full disk) says why for every input, in its progress and its summary (before:
+    // "FAILED: 2", the last line of a log cut short, or "not run" for an empty log).
+    void fullDiskInBatchIsSaidPerInput()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QCOMPARE(cli(args({"simulate", "--grid", "32", "--order", "2", "--out", "a.fits"}), dir.path()).status, 0);
+        QCOMPARE(cli(args({"simulate", "--grid", "32", "--order", "2", "--seed", "5", "--out", "b.fits"}), dir.path()).status, 0);
+        const Run r = cli(args({"batch", "--out", "out", "--jobs", "1", "a.fits", "b.fits"}), dir.path(), [] {
+            const rlimit l{1024, 1024};
+            ::setrlimit(RLIMIT_FSIZE, &l);
+            std::signal(SIGXFSZ, SIG_IGN);
+        });
+        QVERIFY2(r.status == 1, r.err.constData());
+        QVERIFY2(r.out.contains("[1/2] a: FAILED: out/a.json: write failed (File too large)")
+                     && r.out.contains("[2/2] b: FAILED: out/b.json: write failed (File too large)") && !r.out.contains("not run"),
+                 r.out.constData());
+        QFile summary(dir.filePath(QStringLiteral("out/summary.csv")));
+        QVERIFY(summary.open(QIODevice::ReadOnly));
+        const QByteArray rows = summary.readAll();
+        QCOMPARE(rows.count("failed,,,,,,out/"), 2);
+        QVERIFY2(rows.count("write failed (File too large)") == 2, rows.constData());
+    }
+
+    // Item 11: FIFOs where a session, a truth file or a manifest belongs are named as what was expected.
+    void fifosAreToldWhatWasExpected()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QCOMPARE(::mkfifo(dir.filePath(QStringLiteral("pipe")).toLocal8Bit().constData(), 0600), 0);
+        const Run session = cli(args({"reconstruct", "--session", "pipe"}), dir.path());
+        QVERIFY2(session.status == 1 && session.err.contains("give a session file (JSON)"), session.err.constData());
+        const Run truth = cli(args({"simulate", "--grid", "32", "--truth", "pipe", "--out", "o.fits"}), dir.path());
+        QVERIFY2(truth.status == 1 && truth.err.contains("give a truth file (JSON)"), truth.err.constData());
+        const Run manifest = cli(args({"batch", "--out", "out", "--manifest", "pipe"}), dir.path());
+        QVERIFY2(manifest.status == 1 && manifest.err.contains("give a manifest (text)"), manifest.err.constData());
+        const Run input = cli(args({"batch", "--out", "out", "pipe"}), dir.path());
+        QVERIFY2(input.out.contains("pipe: is not a regular file (a FIFO, device or socket); give an image file") && !input.out.contains("not found"),
+                 input.out.constData());
     }
 };
 

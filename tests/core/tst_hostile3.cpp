@@ -7,9 +7,15 @@
 #include "engine/Workflow.h"
 #include "io/Dataset.h"
 #include "io/ImageReaders.h"
+#include "io/ResultJson.h"
 #include "io/Session.h"
+#include "io/SettingOptions.h"
 
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QTemporaryDir>
+
+#include <sys/stat.h>
 
 #include <png.h>
 
@@ -58,6 +64,49 @@ bool writeInterlacedPng(const std::string& path, const Image& img)
     png_write_end(png, nullptr);
     png_destroy_write_struct(&png, &info);
     return std::fclose(f) == 0;
+}
+
+// Options as a front end gives them, by name.
+struct MapOptions : OptionSource {
+    std::map<std::string, std::string> values;
+    bool has(const char* name) const override { return values.count(name) > 0; }
+    std::string value(const char* name) const override { return values.at(name); }
+    std::string spell(const char* name) const override { return std::string("--") + name; }
+};
+
+// A FITS file of one 16 x 16 plane (BITPIX -64) whose header holds `cards` (80 columns each, padded here).
+QByteArray fitsWithCards(const std::vector<QByteArray>& cards)
+{
+    QByteArray header;
+    for (const QByteArray& card : {QByteArray("SIMPLE  =                    T"), QByteArray("BITPIX  =                  -64"),
+                                   QByteArray("NAXIS   =                    2"), QByteArray("NAXIS1  =                   16"),
+                                   QByteArray("NAXIS2  =                   16")})
+        header += card.leftJustified(80, ' ');
+    for (const QByteArray& card : cards)
+        header += card.leftJustified(80, ' ');
+    header += QByteArray("END").leftJustified(80, ' ');
+    header = header.leftJustified(int((header.size() + 2879) / 2880 * 2880), ' ');
+    QByteArray data;
+    for (int i = 0; i < 256; ++i) {
+        const double v = (i == 136 ? 1000.0 : 1.0) + i % 3;
+        quint64 bits;
+        std::memcpy(&bits, &v, 8);
+        for (int b = 7; b >= 0; --b)
+            data += char((bits >> (8 * b)) & 0xff);
+    }
+    return header + data.leftJustified(2880, '\0');
+}
+
+// The message of the exception `work` throws, empty when none.
+template <typename Work>
+std::string refusal(Work work)
+{
+    try {
+        work();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
 }
 
 // A Gaussian spot on a flat background, the same in every plane (row 0 at the bottom).
@@ -185,6 +234,104 @@ private slots:
         } catch (const ImageReadError& e) {
             QVERIFY2(QByteArray(e.what()).contains("cut.png: not a readable PNG file"), e.what());
         }
+    }
+
+    // Item 11: a stack that lost pages, or holds a page of another size, is said as such where the defocus list
+    // no longer matches (before: only "--defocus has 3 entries but 2 planes take part").
+    void lostAndOddPagesAreNamedWhereTheDefocusListMisses()
+    {
+        QTemporaryDir dir;
+        const std::string tif = dir.filePath(QStringLiteral("t.tif")).toStdString();
+        TiffLayout layout;
+        writeTiff(tif, {spot(64, 2), spot(64, 3), spot(64, 4)}, layout);
+        QFile file(QString::fromStdString(tif));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray bytes = file.readAll();
+        file.close();
+        const QString cut = dir.filePath(QStringLiteral("cut.tif"));
+        QVERIFY(writeFile(cut, bytes.left(bytes.size() * 3 / 4)));
+        MapOptions options;
+        options.values = {{"defocus", "-1w,0,1w"}};
+        Dataset truncated;
+        addFiles(truncated, {cut.toStdString()});
+        QVERIFY(truncated.planes.size() < 3);
+        QVERIFY(!truncated.files.front().damage.empty());
+        const std::string lost = refusal([&] { applyMetadataOptions(options, truncated); });
+        QVERIFY2(lost.find("--defocus has 3 entries but " + std::to_string(truncated.planes.size()) + " planes take part") != std::string::npos
+                     && lost.find("cut.tif: page " + std::to_string(truncated.planes.size())) != std::string::npos
+                     && lost.find("truncated") != std::string::npos,
+                 lost.c_str());
+
+        const std::string odd = dir.filePath(QStringLiteral("odd.tif")).toStdString();
+        writeTiff(odd, {spot(64, 2), spot(48, 3), spot(64, 4)}, layout);
+        Dataset mixed;
+        addFiles(mixed, {odd});
+        const std::string other = refusal([&] { applyMetadataOptions(options, mixed); });
+        QVERIFY2(other.find("3 plane(s) read from the files, 1 of them not taking part") != std::string::npos, other.c_str());
+    }
+
+    // Item 11: a FITS metadata keyword whose value cannot be used is named with that value where the quantity is
+    // missing (before: "the wavelength is unknown", "its defocus is unknown", nothing about the header).
+    void unusableHeaderValuesAreNamedWithTheirValue()
+    {
+        QTemporaryDir dir;
+        struct Case {
+            QByteArray card;
+            std::string expected;
+        };
+        for (const Case& c : {Case{"WAVELENG= abc", "keyword WAVELENG = 'abc' is not a number"},
+                              Case{"WAVELENG= 6.33E-07x", "keyword WAVELENG = '6.33E-07x' is not a number"},
+                              Case{"WAVELENG= -6.33E-07", "keyword WAVELENG = -6.33e-07 is not positive"}}) {
+            const QString path = dir.filePath(QStringLiteral("w.fits"));
+            QVERIFY(writeFile(path, fitsWithCards({c.card, "SAMPLING=                   2."})));
+            Dataset data;
+            const std::string warnings = messagesText(addFiles(data, {path.toStdString()}), MessageLevel::Warning);
+            QVERIFY2(warnings.find(c.expected) != std::string::npos, warnings.c_str());
+            const std::string why = refusal([&] { checkedSamplingQ(data.metadata, ModelSettings{}); });
+            QVERIFY2(why.find("the wavelength is unknown") != std::string::npos && why.find(c.expected) != std::string::npos, why.c_str());
+        }
+        const QString sampling = dir.filePath(QStringLiteral("s.fits"));
+        QVERIFY(writeFile(sampling, fitsWithCards({"WAVELENG=             6.33E-07", "SAMPLING= T"})));
+        Dataset data;
+        addFiles(data, {sampling.toStdString()});
+        const std::string why = refusal([&] { checkedSamplingQ(data.metadata, ModelSettings{}); });
+        QVERIFY2(why.find("keyword SAMPLING = 'T' is not a number") != std::string::npos, why.c_str());
+
+        // DEFOCUSk of a plane in a stack: its defocus is unknown, and why.
+        const std::string fits = dir.filePath(QStringLiteral("d.fits")).toStdString();
+        writeFitsBitpix(fits, {spot(32, 2), spot(32, 3)}, -64);
+        Dataset stack;
+        addFiles(stack, {fits});
+        stack.metadata.ignored["defocus[1]"] = "d.fits: keyword DEFOCUS2 = 'one' is not a number";
+        stack.planes[0].defocus = {PlaneDefocus::Kind::Waves, -1.0};
+        const std::string plane = refusal([&] { checkPlaneDefocus(stack, ModelSettings{}, 1, false); });
+        QVERIFY2(plane.find("its defocus is unknown") != std::string::npos && plane.find("DEFOCUS2 = 'one' is not a number (ignored)") != std::string::npos,
+                 plane.c_str());
+    }
+
+    // Item 11: a truth value that is not a number, a NUL in a session's text, and files of the wrong kind are said
+    // as what they are.
+    void wrongValuesAndFilesAreSaidAsWhatTheyAre()
+    {
+        const QJsonObject truth{{QStringLiteral("coefficients"),
+                                 QJsonArray{QJsonObject{{QStringLiteral("index"), 4}, {QStringLiteral("value_waves"), QStringLiteral("x")}}}}};
+        const std::string x = refusal([&] { truthFromJson(truth, QStringLiteral("t.json")); });
+        QVERIFY2(x.find("t.json: index 4: value_waves \"x\" is not a number") != std::string::npos, x.c_str());
+        const QJsonObject noIndex{{QStringLiteral("coefficients"),
+                                   QJsonArray{QJsonObject{{QStringLiteral("index"), QStringLiteral("four")}, {QStringLiteral("value_waves"), 0.1}}}}};
+        const std::string four = refusal([&] { truthFromJson(noIndex, QStringLiteral("t.json")); });
+        QVERIFY2(four.find("coefficient index \"four\" is not a number") != std::string::npos, four.c_str());
+
+        QJsonObject session{{QStringLiteral("format"), QStringLiteral("wavefront-studio-session")}, {QStringLiteral("format_version"), 1}};
+        session.insert(QStringLiteral("inputs"), QJsonArray{QJsonObject{{QStringLiteral("path"), QStringLiteral("a") + QChar(0) + QStringLiteral("b.fits")}}});
+        const std::string nul = refusal([&] { sessionFromJson(session, "s.json"); });
+        QVERIFY2(nul.find("inputs[0].path") != std::string::npos && nul.find("NUL") != std::string::npos, nul.c_str());
+
+        QTemporaryDir dir;
+        const std::string fifo = dir.filePath(QStringLiteral("s.json")).toStdString();
+        QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+        const std::string opened = refusal([&] { openSession(fifo); });
+        QVERIFY2(opened.find("is not a regular file (a FIFO, device or socket); give a session file (JSON)") != std::string::npos, opened.c_str());
     }
 };
 
