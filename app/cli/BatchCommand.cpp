@@ -54,7 +54,7 @@ int runWorker(const QString& program, const QCommandLineParser& parser)
             std::printf("  %s: %s\n", messageLevelName(m.level), m.text.c_str());
         FitResult result = reconstruct(run.request, {}, nullptr);
         prependWarnings(result, warningTexts(run.messages)); // the result JSON's "warnings" hold the data's too
-        std::fputs(fullReport(result).c_str(), stdout);
+        std::fputs(fullReport(result, {}, nullptr, &run.dataset).c_str(), stdout);
         printWarnings(program, result.warnings);
         std::fflush(stdout);
         QJsonObject json = resultToJson(result);

@@ -168,10 +168,10 @@ std::vector<std::string> noteWarnings(const std::vector<std::string>& notes)
     return warnings;
 }
 
-// The report on stdout (stderr when data go to stdout), the warnings on stderr, each once. The result carries
-// the data's warnings too (prependWarnings).
+// The report on stdout (stderr when data go to stdout), with where each metadata value of `data` (file input)
+// came from; the warnings on stderr, each once. The result carries the data's warnings too (prependWarnings).
 void printReport(const QString& program, const std::vector<std::string>& notes, const FitResult& result, const Truth* truth,
-                 const std::vector<OutputSpec>& outputs)
+                 const std::vector<OutputSpec>& outputs, const Dataset* data)
 {
     bool dataOnStdout = false;
     for (const OutputSpec& o : outputs)
@@ -180,7 +180,7 @@ void printReport(const QString& program, const std::vector<std::string>& notes, 
     for (const std::string& note : notes)
         if (note.rfind("warning: ", 0) != 0)
             infoNotes.push_back(note);
-    std::fputs(fullReport(result, infoNotes, truth).c_str(), dataOnStdout ? stderr : stdout);
+    std::fputs(fullReport(result, infoNotes, truth, data).c_str(), dataOnStdout ? stderr : stdout);
     printWarnings(program, result.warnings);
 }
 
@@ -194,6 +194,7 @@ Session loadRunSession(const QCommandLineParser& parser, const std::vector<Outpu
     if (fromSession) {
         OpenedSession opened = openSession(value(parser, "session").toStdString(), limits);
         session = std::move(opened.session);
+        markSessionOrigins(session.dataset.metadata, value(parser, "session").toStdString(), opened.sessionValues);
         takeMessages(opened.messages, notes);
         std::vector<std::string> inputs;
         for (const DatasetFile& f : session.dataset.files) {
@@ -341,7 +342,7 @@ int runReconstruct(const QStringList& args)
     FitResult result = *engine.result();
     prependWarnings(result, noteWarnings(notes)); // the result JSON's "warnings" hold the data's too
 
-    printReport(program, notes, result, truth ? &*truth : nullptr, outputs);
+    printReport(program, notes, result, truth ? &*truth : nullptr, outputs, session ? &session->dataset : nullptr);
     try {
         const std::optional<PsfStack> stack = has(parser, "psf-stack-out") ? std::optional(psfStackFor(parser, request.spec, result, session))
                                                                             : std::nullopt;

@@ -507,6 +507,14 @@ std::string unusablePlaneReason(const std::vector<double>& pixels)
     return {};
 }
 
+std::vector<std::pair<std::string, std::optional<double>>> metadataNumbers(const DatasetMetadata& m)
+{
+    return {{"wavelength", m.wavelength}, {"pixelPitch", m.pixelPitch}, {"pixelAngle", m.pixelAngle},
+            {"fNumber", m.fNumber},       {"numericalAperture", m.numericalAperture}, {"aperture", m.aperture},
+            {"samplingQ", m.samplingQ},   {"zStep", m.zStep},           {"focusPlane", m.focusPlane},
+            {"saturationLevel", m.saturationLevel}, {"readNoise", m.readNoise}};
+}
+
 std::string ignoredNote(const DatasetMetadata& metadata, std::initializer_list<std::string> fields)
 {
     std::string note;

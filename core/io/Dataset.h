@@ -102,6 +102,10 @@ struct DatasetMetadata {
     std::vector<Conflict> conflicts;
 };
 
+// The metadata's optional numbers by field name (as in `origin`): wavelength, pixelPitch, pixelAngle, fNumber,
+// numericalAperture, aperture, samplingQ, zStep, focusPlane, saturationLevel, readNoise.
+std::vector<std::pair<std::string, std::optional<double>>> metadataNumbers(const DatasetMetadata& metadata);
+
 // Why the sources' values of `fields` were ignored, as "; a.fits: keyword WAVELENG = 'abc' is not a number
 // (ignored)", to end a message that a value is unknown; empty when no source gave one.
 std::string ignoredNote(const DatasetMetadata& metadata, std::initializer_list<std::string> fields);

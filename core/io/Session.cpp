@@ -818,6 +818,11 @@ OpenedSession openSession(const std::string& path, const ReadLimits& limits)
     opened.session.runs = stored.runs;
     Dataset& d = opened.session.dataset;
     d.metadata = stored.dataset.metadata; // set first: headers only fill what the session left unset
+    for (const auto& [key, origin] : d.metadata.origin)
+        opened.sessionValues.push_back(key);
+    for (const auto& [key, value] : metadataNumbers(d.metadata))
+        if (value && !d.metadata.origin.count(key))
+            opened.sessionValues.push_back(key);
     d.preprocess = stored.dataset.preprocess;
     const QDir folder = QFileInfo(QString::fromStdString(path)).absoluteDir();
     const QJsonArray inputs = doc.object().value(QStringLiteral("inputs")).toArray();
@@ -827,6 +832,18 @@ OpenedSession openSession(const std::string& path, const ReadLimits& limits)
         for (DatasetMessage& msg : prepare(d))
             opened.messages.push_back(std::move(msg));
     return opened;
+}
+
+void markSessionOrigins(DatasetMetadata& m, const std::string& sessionPath, const std::vector<std::string>& fields)
+{
+    const std::string session = "session " + QFileInfo(QString::fromStdString(sessionPath)).fileName().toStdString();
+    for (const std::string& key : fields) {
+        auto it = m.origin.find(key);
+        if (it == m.origin.end())
+            m.origin[key] = session;
+        else if (it->second.rfind("session ", 0) != 0)
+            it->second = session + " (" + it->second + ")";
+    }
 }
 
 } // namespace wfs

@@ -260,6 +260,31 @@ private slots:
         QVERIFY2(input.out.contains("pipe: is not a regular file (a FIFO, device or socket); give an image file") && !input.out.contains("not found"),
                  input.out.constData());
     }
+
+    // Item 5: the run's report says where every metadata value came from: a header keyword, a sidecar, the command
+    // line, the session, or the default.
+    void reportSaysWhereEveryMetadataValueCameFrom()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QCOMPARE(cli(args({"simulate", "--grid", "32", "--order", "2", "--out", "d.fits"}), dir.path()).status, 0);
+        QVERIFY(writeFile(dir.filePath(QStringLiteral("d.fits.json")), R"({"pixel_pitch": "6.5um", "na": 0.1})"));
+        const Run files = cli(args({"reconstruct", "--input", "d.fits", "--immersion", "1.33", "--max-iterations", "3", "--save-session", "s.json"}),
+                              dir.path());
+        QVERIFY2(files.status == 0, files.err.constData());
+        for (const char* line : {"metadata: wavelength 633 nm (d.fits: keyword WAVELENG)", "metadata: samplingQ 2 (d.fits: keyword SAMPLING)",
+                                 "metadata: pixelPitch 6.5 um (d.fits.json)", "metadata: numericalAperture 0.1 (d.fits.json)",
+                                 "metadata: immersionIndex 1.33 (command line)", "metadata: defocusModel paraxial (default)",
+                                 "metadata: defocus of d.fits[0,0] -1 waves (d.fits: keyword DEFOCUS1)"})
+            QVERIFY2(files.out.contains(line), qPrintable(QStringLiteral("%1 not in\n%2").arg(QString::fromUtf8(line), QString::fromUtf8(files.out))));
+        QCOMPARE(files.out.count("metadata: wavelength"), 1);
+
+        const Run session = cli(args({"reconstruct", "--session", "s.json", "--wavelength", "600nm", "--max-iterations", "3"}), dir.path());
+        QVERIFY2(session.status == 0, session.err.constData());
+        for (const char* line : {"metadata: wavelength 600 nm (command line)", "metadata: immersionIndex 1.33 (session s.json (command line))",
+                                 "metadata: pixelPitch 6.5 um (session s.json (d.fits.json))"})
+            QVERIFY2(session.out.contains(line), qPrintable(QStringLiteral("%1 not in\n%2").arg(QString::fromUtf8(line), QString::fromUtf8(session.out))));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliHostile2)
