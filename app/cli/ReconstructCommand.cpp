@@ -80,8 +80,11 @@ void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& r
     if (has(parser, "save-session"))
         throw UsageError("--save-session applies to file input; the presets are rebuilt from their names");
     PresetOptions options;
-    if (has(parser, "grid"))
+    if (has(parser, "grid")) {
         options.grid = parseInt(value(parser, "grid"), QStringLiteral("grid"));
+        if (options.grid < 1) // 0 would stand for the preset's own grid: leaving the option out says that
+            throw UsageError("--grid: " + std::to_string(options.grid) + " is not a grid size (an even number of samples); leave --grid out for the preset's own");
+    }
     if (has(parser, "order"))
         options.order = parseInt(value(parser, "order"), QStringLiteral("order"));
     options.seed = std::uint64_t(parseNumber(value(parser, "seed"), QStringLiteral("seed")));
@@ -168,6 +171,17 @@ std::vector<std::string> noteWarnings(const std::vector<std::string>& notes)
     return warnings;
 }
 
+// The data's warnings before a refusal (they often say why: a truncated page, a keyword that is not a number),
+// but not one the refusal itself repeats.
+void printWarningsBefore(const QString& program, const std::vector<std::string>& notes, const std::string& error)
+{
+    std::vector<std::string> warnings;
+    for (std::string& w : noteWarnings(notes))
+        if (error.find(w) == std::string::npos)
+            warnings.push_back(std::move(w));
+    printWarnings(program, warnings);
+}
+
 // The report on stdout (stderr when data go to stdout), with where each metadata value of `data` (file input)
 // came from; the warnings on stderr, each once. The result carries the data's warnings too (prependWarnings).
 void printReport(const QString& program, const std::vector<std::string>& notes, const FitResult& result, const Truth* truth,
@@ -208,6 +222,8 @@ Session loadRunSession(const QCommandLineParser& parser, const std::vector<Outpu
         for (const QString& input : parser.values(QStringLiteral("input")) + parser.positionalArguments())
             paths.push_back(input.toStdString());
         takeMessages(addFiles(session.dataset, paths, limits), notes);
+        if (!has(parser, "planes"))
+            requireWholeFiles(session.dataset, "--planes, e.g. --planes 0");
     }
     applyRunOptions(ParserOptions(parser), session, fromSession);
     return session;
@@ -309,17 +325,16 @@ int runReconstruct(const QStringList& args)
             session = prepareFileRun(parser, outputs, request, context, notes);
         }
     } catch (const UsageError& e) {
-        // The data's warnings first: they often say why (a truncated page, a keyword that is not a number).
-        printWarnings(program, noteWarnings(notes));
+        printWarningsBefore(program, notes, e.what());
         return usageFailure(program, QString::fromStdString(e.what()));
     } catch (const SettingsError& e) {
-        printWarnings(program, noteWarnings(notes));
+        printWarningsBefore(program, notes, e.what());
         // A flag's value is a usage error (exit 2); a session's own setting is the session's content (exit 1).
         if (has(parser, e.setting().c_str()) || !has(parser, "session"))
             return usageFailure(program, QStringLiteral("--") + QString::fromStdString(e.what()));
         return runFailure(program, value(parser, "session") + QStringLiteral(": ") + QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
-        printWarnings(program, noteWarnings(notes));
+        printWarningsBefore(program, notes, e.what());
         return runFailure(program, describe(e));
     }
 
@@ -336,7 +351,7 @@ int runReconstruct(const QStringList& args)
     ReconstructionEngine engine;
     runWithProgress(engine, request, has(parser, "quiet"));
     if (!engine.error().empty()) {
-        printWarnings(program, noteWarnings(notes));
+        printWarningsBefore(program, notes, engine.error());
         return runFailure(program, QString::fromStdString(engine.error()));
     }
     FitResult result = *engine.result();

@@ -577,6 +577,8 @@ PreparedRun prepareBatchRun(const Session& settings, const BatchInput& input)
         throw DatasetError(errors);
     if (s.dataset.files.empty())
         throw DatasetError(input.path + ": could not be read");
+    if (!input.overrides.count("planes") && std::none_of(settings.dataset.planes.begin(), settings.dataset.planes.end(), [](const DatasetPlane& t) { return !t.use; }))
+        requireWholeFiles(s.dataset, "a manifest's planes column, or planes chosen in the settings");
     bool anyTemplate = false;
     for (const DatasetPlane& t : settings.dataset.planes)
         anyTemplate = anyTemplate || !t.use || t.defocus.kind != PlaneDefocus::Kind::Unknown;

@@ -681,10 +681,21 @@ void selectPlanes(Dataset& dataset, const std::vector<int>& planeIndices)
         if (index < 0 || index >= int(dataset.planes.size()))
             throw DatasetError("plane " + std::to_string(index) + " does not exist (the data have " + std::to_string(dataset.planes.size())
                                + " planes, numbered from 0)");
+    for (size_t k = 0; k < planeIndices.size(); ++k)
+        if (std::find(planeIndices.begin(), planeIndices.begin() + std::ptrdiff_t(k), planeIndices[k]) != planeIndices.begin() + std::ptrdiff_t(k))
+            throw DatasetError("plane " + std::to_string(planeIndices[k]) + " is listed twice (a plane takes part once)");
     for (DatasetPlane& p : dataset.planes)
         p.use = false;
     for (int index : planeIndices)
         dataset.planes[size_t(index)].use = true;
+}
+
+void requireWholeFiles(const Dataset& dataset, const std::string& howToChoose)
+{
+    for (const DatasetFile& f : dataset.files)
+        if (!f.damage.empty())
+            throw DatasetError(f.damage + ": the planes left are not the stack the file holds; repair the file, or fit the planes left on purpose ("
+                               + howToChoose + ")");
 }
 
 std::vector<int> usedPlanes(const Dataset& dataset)

@@ -233,11 +233,17 @@ std::vector<DatasetMessage> addImages(Dataset& dataset, ImageFileContent content
 // instrument's acquisition log. They are inputs too, which no output may overwrite.
 std::vector<std::string> metadataFilesBeside(const std::string& imagePath);
 
+// A fit that was not asked for particular planes refuses a file that lost planes when read (DatasetFile::damage):
+// the planes left are not the stack the file holds (a truncated cube fitted as one in-focus plane). Throws
+// DatasetError naming the damage and how to fit the planes left on purpose; front ends call it unless the user
+// chose the planes.
+void requireWholeFiles(const Dataset& dataset, const std::string& howToChoose);
+
 // Removes a file and its planes (indices of later planes shift down).
 void removeFile(Dataset& dataset, int fileIndex);
 
 // Makes exactly the listed dataset planes take part (0-based, in file order); throws DatasetError for
-// an index out of range.
+// an index out of range or listed twice.
 void selectPlanes(Dataset& dataset, const std::vector<int>& planeIndices);
 std::vector<int> usedPlanes(const Dataset& dataset);
 

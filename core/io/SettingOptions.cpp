@@ -329,8 +329,12 @@ void applyModelOptions(const OptionSource& options, ModelSettings& m)
     }
     if (r.has("read-noise")) // negative is refused, not silently replaced by the border noise
         m.readNoise = r.plausible("read-noise", Setting::ReadNoise);
-    if (r.has("grid"))
+    if (r.has("grid")) {
         m.grid = r.integer("grid");
+        if (m.grid < 1) // 0 stands for the data's size in a session; an option leaves itself out to say that
+            throw OptionError(r.label("grid") + ": " + std::to_string(m.grid)
+                              + " is not a grid size (an even number of samples, at least the prepared planes' size); leave it out for the data's size");
+    }
     if (r.has("obscuration"))
         m.obscuration = r.number("obscuration");
     if (r.has("spiders"))

@@ -285,6 +285,34 @@ private slots:
                                  "metadata: pixelPitch 6.5 um (session s.json (d.fits.json))"})
             QVERIFY2(session.out.contains(line), qPrintable(QStringLiteral("%1 not in\n%2").arg(QString::fromUtf8(line), QString::fromUtf8(session.out))));
     }
+
+    // The recount's nonsense accepted: a truncated stack fitted as the planes it kept, --grid 0 taken as the data's
+    // size, --planes 0,0 fitting plane 0 once. Each is refused now, saying how to ask for what was meant.
+    void nonsenseIsRefused()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QCOMPARE(cli(args({"simulate", "--grid", "32", "--order", "2", "--out", "d.fits"}), dir.path()).status, 0);
+        QFile fits(dir.filePath(QStringLiteral("d.fits")));
+        QVERIFY(fits.open(QIODevice::ReadOnly));
+        const QByteArray bytes = fits.readAll();
+        for (qsizetype size : {bytes.size() / 2, bytes.size() - 1}) {
+            QVERIFY(writeFile(dir.filePath(QStringLiteral("t.fits")), bytes.left(size)));
+            const Run r = cli(args({"reconstruct", "--input", "t.fits", "--quiet", "--max-iterations", "5", "--json", "r.json"}), dir.path());
+            QVERIFY2(r.status == 1 && r.err.contains("the file may be truncated") && r.err.contains("the planes left are not the stack the file holds")
+                         && r.err.count("pixels unreadable") == 1 && !QFile::exists(dir.filePath(QStringLiteral("r.json"))),
+                     r.err.constData());
+        }
+        const Run chosen = cli(args({"reconstruct", "--input", "t.fits", "--planes", "0,1", "--quiet", "--max-iterations", "5"}), dir.path());
+        QVERIFY2(chosen.status == 0 && chosen.err.contains("kept the 2 plane(s) before it"), chosen.err.constData());
+
+        const Run grid = cli(args({"reconstruct", "--input", "d.fits", "--grid", "0", "--quiet"}), dir.path());
+        QVERIFY2(grid.status == 2 && grid.err.contains("--grid: 0 is not a grid size"), grid.err.constData());
+        const Run presetGrid = cli(args({"reconstruct", "--preset", "demo", "--grid", "0", "--quiet"}), dir.path());
+        QVERIFY2(presetGrid.status == 2 && presetGrid.err.contains("--grid: 0 is not a grid size"), presetGrid.err.constData());
+        const Run twice = cli(args({"reconstruct", "--input", "d.fits", "--planes", "0,0", "--quiet"}), dir.path());
+        QVERIFY2(twice.status == 2 && twice.err.contains("plane 0 is listed twice"), twice.err.constData());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCliHostile2)
