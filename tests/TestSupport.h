@@ -7,6 +7,8 @@
 #include <QTest>
 
 #include <cmath>
+#include <functional>
+#include <string>
 
 namespace wfs::test {
 
@@ -41,6 +43,42 @@ inline bool writeFile(const QString& path, const QByteArray& bytes)
 {
     QFile file(path);
     return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(bytes) == bytes.size();
+}
+
+// The message of the exception `f` throws, empty when none.
+template <class F>
+std::string errorOf(F f)
+{
+    try {
+        f();
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
+}
+
+// A program run to its end in `dir` (at most 5 minutes), with `modifier` run in the child before it starts (a
+// resource limit, dropping root) and no FFTW wisdom shared between the runs.
+inline ProgramRun runProgramIn(const QString& program, const QStringList& args, const QString& dir, const std::function<void()>& modifier = {})
+{
+    QProcess process;
+    process.setWorkingDirectory(dir);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("WFS_FFTW_WISDOM_DIR"), QString());
+    process.setProcessEnvironment(env);
+    if (modifier)
+        process.setChildProcessModifier(modifier);
+    process.start(program, args);
+    ProgramRun run;
+    if (!process.waitForFinished(300000)) {
+        process.kill();
+        process.waitForFinished();
+        return run;
+    }
+    run.status = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = process.readAllStandardOutput();
+    run.err = process.readAllStandardError();
+    return run;
 }
 
 inline QString dataPath(const QString& name)

@@ -25,32 +25,12 @@ using namespace wfs::test;
 
 namespace {
 
-struct Run {
-    int status = -1; // -1: killed by a signal or still running after 5 minutes (a hang)
-    QByteArray out, err;
-};
+using Run = ProgramRun; // status -1: killed by a signal or still running after 5 minutes (a hang)
 
-// The CLI in `dir`, with `limit` applied in the child before it starts.
+// The CLI in `dir`, with `limit` applied in the child before it starts (setrlimit, or dropping root).
 Run cli(const QStringList& args, const QString& dir, const std::function<void()>& limit = {})
 {
-    QProcess process;
-    process.setWorkingDirectory(dir);
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("WFS_FFTW_WISDOM_DIR"), QString());
-    process.setProcessEnvironment(env);
-    if (limit)
-        process.setChildProcessModifier(limit);
-    process.start(QStringLiteral(WFS_CLI_PATH), args);
-    Run r;
-    if (!process.waitForFinished(300000)) {
-        process.kill();
-        process.waitForFinished();
-        return r;
-    }
-    r.status = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    r.out = process.readAllStandardOutput();
-    r.err = process.readAllStandardError();
-    return r;
+    return runProgramIn(QStringLiteral(WFS_CLI_PATH), args, dir, limit);
 }
 
 std::function<void()> addressSpace(long long megabytes)
@@ -61,10 +41,6 @@ std::function<void()> addressSpace(long long megabytes)
     };
 }
 
-// The least address space (in steps of 25 MB) in which `accepted` holds for the run: what the program itself takes
-// (its libraries, a CUDA build's too, threads, FFTW), measured here instead of assumed. -1 when no limit up to 8 GB does.
-long long addressSpaceFloor(const QStringList& runArgs, const QString& dir, const std::function<bool(const struct Run&)>& accepted);
-
 QStringList args(std::initializer_list<const char*> list)
 {
     QStringList out;
@@ -73,6 +49,8 @@ QStringList args(std::initializer_list<const char*> list)
     return out;
 }
 
+// The least address space (in steps of 25 MB) in which `accepted` holds for the run: what the program itself takes
+// (its libraries, a CUDA build's too, threads, FFTW), measured here instead of assumed. -1 when no limit up to 8 GB does.
 long long addressSpaceFloor(const QStringList& runArgs, const QString& dir, const std::function<bool(const Run&)>& accepted)
 {
     long long low = 25, high = 8192; // megabytes: `accepted` fails at low (nothing loads), holds at high

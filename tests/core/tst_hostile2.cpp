@@ -20,17 +20,6 @@ using namespace wfs::test;
 
 namespace {
 
-template <class F>
-std::string errorOf(F f)
-{
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return {};
-}
-
 bool contains(const std::string& text, const char* part)
 {
     return text.find(part) != std::string::npos;

@@ -97,18 +97,6 @@ QByteArray fitsWithCards(const std::vector<QByteArray>& cards)
     return header + data.leftJustified(2880, '\0');
 }
 
-// The message of the exception `work` throws, empty when none.
-template <typename Work>
-std::string refusal(Work work)
-{
-    try {
-        work();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return {};
-}
-
 // A Gaussian spot on a flat background, the same in every plane (row 0 at the bottom).
 Image spot(int size, double sigma)
 {
@@ -256,7 +244,7 @@ private slots:
         addFiles(truncated, {cut.toStdString()});
         QVERIFY(truncated.planes.size() < 3);
         QVERIFY(!truncated.files.front().damage.empty());
-        const std::string lost = refusal([&] { applyMetadataOptions(options, truncated); });
+        const std::string lost = errorOf([&] { applyMetadataOptions(options, truncated); });
         QVERIFY2(lost.find("--defocus has 3 entries but " + std::to_string(truncated.planes.size()) + " planes take part") != std::string::npos
                      && lost.find("cut.tif: page " + std::to_string(truncated.planes.size())) != std::string::npos
                      && lost.find("truncated") != std::string::npos,
@@ -266,7 +254,7 @@ private slots:
         writeTiff(odd, {spot(64, 2), spot(48, 3), spot(64, 4)}, layout);
         Dataset mixed;
         addFiles(mixed, {odd});
-        const std::string other = refusal([&] { applyMetadataOptions(options, mixed); });
+        const std::string other = errorOf([&] { applyMetadataOptions(options, mixed); });
         QVERIFY2(other.find("3 plane(s) read from the files, 1 of them not taking part") != std::string::npos, other.c_str());
     }
 
@@ -287,14 +275,14 @@ private slots:
             Dataset data;
             const std::string warnings = messagesText(addFiles(data, {path.toStdString()}), MessageLevel::Warning);
             QVERIFY2(warnings.find(c.expected) != std::string::npos, warnings.c_str());
-            const std::string why = refusal([&] { checkedSamplingQ(data.metadata, ModelSettings{}); });
+            const std::string why = errorOf([&] { checkedSamplingQ(data.metadata, ModelSettings{}); });
             QVERIFY2(why.find("the wavelength is unknown") != std::string::npos && why.find(c.expected) != std::string::npos, why.c_str());
         }
         const QString sampling = dir.filePath(QStringLiteral("s.fits"));
         QVERIFY(writeFile(sampling, fitsWithCards({"WAVELENG=             6.33E-07", "SAMPLING= T"})));
         Dataset data;
         addFiles(data, {sampling.toStdString()});
-        const std::string why = refusal([&] { checkedSamplingQ(data.metadata, ModelSettings{}); });
+        const std::string why = errorOf([&] { checkedSamplingQ(data.metadata, ModelSettings{}); });
         QVERIFY2(why.find("keyword SAMPLING = 'T' is not a number") != std::string::npos, why.c_str());
 
         // DEFOCUSk of a plane in a stack: its defocus is unknown, and why.
@@ -304,7 +292,7 @@ private slots:
         addFiles(stack, {fits});
         stack.metadata.ignored["defocus[1]"] = "d.fits: keyword DEFOCUS2 = 'one' is not a number";
         stack.planes[0].defocus = {PlaneDefocus::Kind::Waves, -1.0};
-        const std::string plane = refusal([&] { checkPlaneDefocus(stack, ModelSettings{}, 1, false); });
+        const std::string plane = errorOf([&] { checkPlaneDefocus(stack, ModelSettings{}, 1, false); });
         QVERIFY2(plane.find("its defocus is unknown") != std::string::npos && plane.find("DEFOCUS2 = 'one' is not a number (ignored)") != std::string::npos,
                  plane.c_str());
     }
@@ -315,22 +303,22 @@ private slots:
     {
         const QJsonObject truth{{QStringLiteral("coefficients"),
                                  QJsonArray{QJsonObject{{QStringLiteral("index"), 4}, {QStringLiteral("value_waves"), QStringLiteral("x")}}}}};
-        const std::string x = refusal([&] { truthFromJson(truth, QStringLiteral("t.json")); });
+        const std::string x = errorOf([&] { truthFromJson(truth, QStringLiteral("t.json")); });
         QVERIFY2(x.find("t.json: index 4: value_waves \"x\" is not a number") != std::string::npos, x.c_str());
         const QJsonObject noIndex{{QStringLiteral("coefficients"),
                                    QJsonArray{QJsonObject{{QStringLiteral("index"), QStringLiteral("four")}, {QStringLiteral("value_waves"), 0.1}}}}};
-        const std::string four = refusal([&] { truthFromJson(noIndex, QStringLiteral("t.json")); });
+        const std::string four = errorOf([&] { truthFromJson(noIndex, QStringLiteral("t.json")); });
         QVERIFY2(four.find("coefficient index \"four\" is not a number") != std::string::npos, four.c_str());
 
         QJsonObject session{{QStringLiteral("format"), QStringLiteral("wavefront-studio-session")}, {QStringLiteral("format_version"), 1}};
         session.insert(QStringLiteral("inputs"), QJsonArray{QJsonObject{{QStringLiteral("path"), QStringLiteral("a") + QChar(0) + QStringLiteral("b.fits")}}});
-        const std::string nul = refusal([&] { sessionFromJson(session, "s.json"); });
+        const std::string nul = errorOf([&] { sessionFromJson(session, "s.json"); });
         QVERIFY2(nul.find("inputs[0].path") != std::string::npos && nul.find("NUL") != std::string::npos, nul.c_str());
 
         QTemporaryDir dir;
         const std::string fifo = dir.filePath(QStringLiteral("s.json")).toStdString();
         QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
-        const std::string opened = refusal([&] { openSession(fifo); });
+        const std::string opened = errorOf([&] { openSession(fifo); });
         QVERIFY2(opened.find("is not a regular file (a FIFO, device or socket); give a session file (JSON)") != std::string::npos, opened.c_str());
     }
 };

@@ -20,6 +20,7 @@
 #include <csignal>
 
 using namespace wfs;
+using wfs::test::errorOf;
 
 namespace {
 
@@ -86,17 +87,6 @@ void writeFile(const QString& path, const QByteArray& bytes)
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(bytes);
-}
-
-template <class F>
-std::string errorOf(F f)
-{
-    try {
-        f();
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    return {};
 }
 
 // Runs `body` in a forked child and returns its wait status. The child never returns into QtTest.
