@@ -50,8 +50,9 @@ int runWorker(const QString& program, const QCommandLineParser& parser)
         const QJsonObject identity = batchInputIdentity(input, settingsPath);
         const Session settings = settingsPath.empty() ? Session{} : loadBatchSettings(settingsPath);
         const PreparedRun run = prepareBatchRun(settings, input);
-        for (const DatasetMessage& m : run.messages)
-            std::printf("  %s: %s\n", messageLevelName(m.level), m.text.c_str());
+        for (const DatasetMessage& m : run.messages) // the warnings are the result's too, said once below
+            if (m.level != MessageLevel::Warning)
+                std::printf("  %s: %s\n", messageLevelName(m.level), m.text.c_str());
         FitResult result = reconstruct(run.request, {}, nullptr);
         prependWarnings(result, warningTexts(run.messages)); // the result JSON's "warnings" hold the data's too
         std::fputs(fullReport(result, {}, nullptr, &run.dataset).c_str(), stdout);
