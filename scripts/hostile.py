@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Throws bad inputs, absurd values, output faults and signals at wavefront-cli and counts the outcomes
-(issue 12): inputs tried, clear errors, crashes, hangs, partial outputs. Each case runs in a fresh
-folder; afterwards the folder must hold either every requested output (the run succeeded) or none of
-them and no temporary (it failed). A "clear error" is exit status 1 or 2 with a message on stderr that
-is not a bare exception name ("std::bad_alloc", "basic_string", ...).
+(issues 12 and 28): inputs tried, clear errors, crashes, hangs, partial or lost outputs, misleading
+messages, nonsense accepted. Each case runs in a fresh folder; afterwards the folder must hold either
+every requested output (the run succeeded) or none of them and no temporary (it failed). A "clear error"
+is exit status 1 or 2 with a message on stderr that is not a bare exception name ("std::bad_alloc",
+"basic_string", ...) and that says what the case expects it to say (expect_err: e.g. the bad value, the
+kind of file); one that does not is a "misleading message". A case that expects a refusal (expect_ok=False)
+but exits 0, or whose output lacks what it must say (expect_out: e.g. a stale batch result reused), is
+"nonsense accepted". Resource limits that do not bind root (RLIMIT_NPROC) run the CLI as the user nobody.
 
 Usage: scripts/hostile.py [BUILD_DIR]    (default build; needs bin/wavefront-cli)
-Exit status 0 when there are no crashes, hangs or partial outputs.
+Exit status 0 when there are no crashes, hangs, partial outputs, misleading messages or nonsense accepted.
 """
 import gzip
 import json
@@ -24,7 +28,7 @@ CLI = os.path.abspath(os.path.join(BUILD, "bin", "wavefront-cli"))
 TIMEOUT = 120
 BARE = ("std::bad_alloc", "basic_string", "vector::", "std::length_error", "terminate called", "Aborted")
 
-counts = {"tried": 0, "clear": 0, "ok": 0, "crash": 0, "hang": 0, "partial": 0, "unclear": 0}
+counts = {"tried": 0, "clear": 0, "ok": 0, "crash": 0, "hang": 0, "partial": 0, "unclear": 0, "misleading": 0, "nonsense": 0}
 problems = []
 accepted = []  # cases that ran to a complete result: listed so that a reader can judge them
 
@@ -47,7 +51,70 @@ def setup(work, base):
             shutil.copy(src, work)
 
 
-def run_case(name, args, outputs, base, prepare=None, pre_exec=None, kill_after=None, expect_signal=False, expect_ok=None):
+def tiff_bytes(pages):
+    """A little-endian, uncompressed, 16-bit grey TIFF; `pages` is a list of (width, height)."""
+    out = bytearray(b"II*\0" + struct.pack("<I", 0))
+    previous = 4  # where the offset of the next IFD goes
+    for w, h in pages:
+        data = bytearray()
+        for r in range(h):
+            for c in range(w):
+                d2 = (r - h / 2) ** 2 + (c - w / 2) ** 2
+                data += struct.pack("<H", int(100 + 5000 * 2.718281828 ** (-d2 / 8.0)))
+        offset = len(out)
+        out += data
+        if len(out) % 2:
+            out += b"\0"
+        entries = [(256, 3, 1, w), (257, 3, 1, h), (258, 3, 1, 16), (259, 3, 1, 1), (262, 3, 1, 1), (273, 4, 1, offset),
+                   (277, 3, 1, 1), (278, 3, 1, h), (279, 4, 1, len(data))]
+        ifd = len(out)
+        struct.pack_into("<I", out, previous, ifd)
+        out += struct.pack("<H", len(entries))
+        for tag, kind, count, value in entries:
+            out += struct.pack("<HHI", tag, kind, count) + (struct.pack("<HH", value, 0) if kind == 3 else struct.pack("<I", value))
+        previous = len(out)
+        out += struct.pack("<I", 0)
+    return bytes(out)
+
+
+def png_bytes(n):
+    """An 8-bit grey PNG of n x n, black with a spot in the middle: a few hundred KB for 8000 x 8000."""
+    import zlib
+    rows = bytearray()
+    blank = bytes(n + 1)
+    for r in range(n):
+        if abs(r - n // 2) < 12:
+            row = bytearray(blank)
+            for c in range(n // 2 - 12, n // 2 + 12):
+                row[c + 1] = min(255, int(10 + 240 * 2.718281828 ** (-((c - n / 2) ** 2 + (r - n / 2) ** 2) / 18)))
+            rows += row
+        else:
+            rows += blank
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xffffffff)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", n, n, 8, 0, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(bytes(rows), 9))
+            + chunk(b"IEND", b""))
+
+
+def classify_message(name, status, out, err, expect_err, expect_out):
+    """A failure's message (or a result's output) that lacks what the case expects: misleading, or nonsense
+    accepted when the run went on as if nothing were wrong. Returns True when counted."""
+    lacking = [e for e in (expect_out or []) if e not in out]
+    if status != 0:
+        lacking += [e for e in (expect_err or []) if e not in err]
+    if not lacking:
+        return False
+    if status == 0:
+        counts["nonsense"] += 1
+        problems.append(f"NONSENSE {name}: exit 0, output lacks {lacking}")
+    else:
+        counts["misleading"] += 1
+        problems.append(f"MISLEADING {name}: status {status}, lacks {lacking}: {err.strip()[-300:]}")
+    return True
+
+
+def run_case(name, args, outputs, base, prepare=None, pre_exec=None, kill_after=None, expect_signal=False, expect_ok=None,
+             expect_err=None, expect_out=None, check_outputs=True, check=None):
     counts["tried"] += 1
     work = tempfile.mkdtemp(prefix="wfs-hostile-")
     try:
@@ -72,8 +139,24 @@ def run_case(name, args, outputs, base, prepare=None, pre_exec=None, kill_after=
             problems.append(f"HANG    {name}")
             return
         err = err.decode(errors="replace")
+        out = out.decode(errors="replace")
         status = proc.returncode
-        created = sorted(set(os.listdir(work)) - before - {"wisdom"})
+        if status >= 0 and classify_message(name, status, out, err, expect_err, expect_out):
+            return
+        complaint = check(work) if check and status == 0 else None
+        if complaint:
+            counts["nonsense"] += 1
+            problems.append(f"NONSENSE {name}: {complaint}")
+            return
+        if status == 0 and expect_ok is False:
+            counts["nonsense"] += 1
+            problems.append(f"NONSENSE {name}: exit 0 (expected a refusal)")
+            return
+        if not check_outputs and status >= 0:
+            created = []
+            outputs = []
+        else:
+            created = sorted(set(os.listdir(work)) - before - {"wisdom"})
         missing = [o for o in outputs if o not in os.listdir(work) or os.path.getsize(os.path.join(work, o)) == 0]
         for o in outputs:  # a JSON output must parse as a whole
             if o.endswith(".json") and o not in missing:
@@ -91,8 +174,6 @@ def run_case(name, args, outputs, base, prepare=None, pre_exec=None, kill_after=
             else:
                 counts["ok"] += 1
                 accepted.append(name)
-                if expect_ok is False:
-                    problems.append(f"ACCEPTED {name} (expected a refusal)")
         else:
             complete = not missing and set(created) == set(outputs)
             if created and expect_signal and status < 0 and complete:
@@ -102,7 +183,8 @@ def run_case(name, args, outputs, base, prepare=None, pre_exec=None, kill_after=
             elif created:
                 counts["partial"] += 1
                 problems.append(f"PARTIAL {name}: failed (status {status}) but left {created}")
-            elif status < 0 or (err.strip() and not any(b in err for b in BARE)):
+            elif status < 0 or ((err.strip() or (expect_out and out.strip())) and not any(b in err for b in BARE)):
+                # batch says each input's failure in its progress on standard output (expect_out checked it)
                 counts["clear"] += 1
                 if expect_ok is True:
                     problems.append(f"REFUSED {name} (expected success): {err.strip()[-200:]}")
@@ -170,7 +252,8 @@ def main():
             prep = (lambda p: lambda w: (p(w), os.chmod(w, 0o777)))(prep)
         run_case(name, ["reconstruct", "--input", _input_name(name), "--wavelength", "633nm", "--sampling", "2", "--json", "r.json", "--quiet",
                         "--max-iterations", "20"], ["r.json"], base, prepare=prep,
-                 pre_exec=(lambda: (os.setgid(65534), os.setuid(65534))) if name == "unreadable file" and os.geteuid() == 0 else None)
+                 pre_exec=(lambda: (os.setgid(65534), os.setuid(65534))) if name == "unreadable file" and os.geteuid() == 0 else None,
+                 expect_ok=False if not name.startswith("bit-flipped") else None)  # a flipped data byte is a plausible pixel
 
     # 2. Absurd values.
     absurd = {
@@ -201,7 +284,7 @@ def main():
     }
     for flag, values in absurd.items():
         for v in values:
-            run_case(f"{flag} {v}", fit + [f"{flag}={v}", "--json", "r.json"], ["r.json"], base)
+            run_case(f"{flag} {v}", fit + [f"{flag}={v}", "--json", "r.json"], ["r.json"], base, expect_ok=False)
     run_case("--na 1.4 in air", fit + ["--na", "1.4", "--pixel-scale", "0.1um", "--json", "r.json"], ["r.json"], base)
 
     # 3. Outputs.
@@ -272,14 +355,136 @@ def main():
     run_case("simulate: truth FIFO", ["simulate", "--grid", "32", "--truth", "t.json", "--out", "o.fits"], ["o.fits", "o.truth.json"], base,
              prepare=fifo("t.json"))
 
+    # 5. Issue 28's classes: threads the system refuses, batch resume after an edited or copied input, the
+    # misleading messages of item 11, a large stack without its settings, a large PNG with a small crop.
+    nobody = (lambda: (os.setgid(65534), os.setuid(65534))) if os.geteuid() == 0 else None
+
+    def as_nobody_with(resource, value):
+        import resource as r
+        def limit():
+            if nobody:
+                nobody()
+            r.setrlimit(getattr(r, resource), (value, value))
+        return limit
+    open_folder = lambda w: os.chmod(w, 0o777)  # nobody writes its outputs there
+    for n in (2, 3, 5, 8):
+        run_case(f"ulimit -u {n} as nobody, --threads 8", fit + ["--threads", "8", "--json", "r.json"], ["r.json"], base, prepare=open_folder,
+                 pre_exec=as_nobody_with("RLIMIT_NPROC", n), expect_err=["threads"])
+    for kb in (1560000, 900000, 400000):
+        run_case(f"ulimit -v {kb} KB, --threads 8", fit + ["--threads", "8", "--json", "r.json"], ["r.json"], base, pre_exec=limit("RLIMIT_AS", kb * 1024))
+
+    other = os.path.join(base, "other.fits")
+    subprocess.run([CLI, "simulate", "--grid", "32", "--order", "2", "--seed", "9", "--out", other], check=True, capture_output=True)
+    other_bytes = open(other, "rb").read()
+    batch = ["batch", "--out", "out", "--jobs", "1", "--settings", "s.json", "a.fits", "b.fits"]
+
+    def batch_done_then(change):
+        def prepare(work):
+            shutil.copy(os.path.join(work, "d.fits"), os.path.join(work, "a.fits"))
+            shutil.copy(other, os.path.join(work, "b.fits"))
+            with open(os.path.join(work, "s.json"), "w") as f:
+                f.write(json.dumps({"format": "wavefront-studio-session", "format_version": 1, "solver": {"max_iterations": 20}}))
+            subprocess.run([CLI] + batch, cwd=work, capture_output=True, env=dict(os.environ, WFS_FFTW_WISDOM_DIR=""))
+            change(work)
+        return prepare
+    run_case("batch resume: input edited", batch, [], base, check_outputs=False, expect_out=["a: run again: the input changed"],
+             prepare=batch_done_then(lambda w: open(os.path.join(w, "a.fits"), "wb").write(other_bytes)))
+    run_case("batch resume: another input's result copied in", batch, [], base, check_outputs=False,
+             expect_out=["a: run again: the result belongs to another input"],
+             prepare=batch_done_then(lambda w: shutil.copy(os.path.join(w, "out", "b.json"), os.path.join(w, "out", "a.json"))))
+    run_case("batch resume: settings edited", batch, [], base, check_outputs=False, expect_out=["run again: the settings changed"],
+             prepare=batch_done_then(lambda w: open(os.path.join(w, "s.json"), "a").write(" ")))
+    run_case("batch: full disk (ulimit -f 1 KiB)", ["batch", "--out", "out", "--jobs", "1", "d.fits", other], [], base, check_outputs=False,
+             pre_exec=limit("RLIMIT_FSIZE", 1024), expect_out=["d: FAILED: out/d.json: write failed"])
+
+    def keyword(card, value):
+        b = bytearray(good)
+        at = b.find(card.ljust(8).encode() + b"=")
+        b[at:at + 80] = (card.ljust(8) + "= " + value).ljust(80).encode()
+        return bytes(b)
+    bad_keywords = [("WAVELENG", "abc", ["WAVELENG = 'abc' is not a number"]), ("WAVELENG", "'abc'", ["WAVELENG = 'abc' is not a number"]),
+                    ("WAVELENG", "-6.33E-07", ["WAVELENG = -6.33e-07 is not positive"]), ("WAVELENG", "6.33E-07x", ["WAVELENG = '6.33E-07x'"]),
+                    ("SAMPLING", "T", ["SAMPLING = 'T' is not a number"]), ("SAMPLING", "-2", ["SAMPLING = -2 is not positive"]),
+                    ("DEFOCUS1", "'one'", ["DEFOCUS1 = 'one' is not a number"])]
+    for card, value, expected in bad_keywords:
+        run_case(f"header {card} = {value}", ["reconstruct", "--input", "t.fits", "--quiet", "--max-iterations", "20", "--json", "r.json"], ["r.json"],
+                 base, prepare=write("t.fits", keyword(card, value)), expect_ok=False, expect_err=expected)
+    whole = tiff_bytes([(32, 32)] * 3)
+    run_case("TIFF with a truncated page", ["reconstruct", "--input", "t.tif", "--wavelength", "633nm", "--sampling", "2", "--defocus", "-1w,0,1w",
+                                            "--quiet", "--json", "r.json"], ["r.json"], base, prepare=write("t.tif", whole[:len(whole) * 3 // 4]),
+             expect_ok=False, expect_err=["truncated"])
+    run_case("TIFF with an odd-sized page", ["reconstruct", "--input", "t.tif", "--wavelength", "633nm", "--sampling", "2", "--defocus", "-1w,0,1w",
+                                             "--quiet", "--json", "r.json"], ["r.json"], base,
+             prepare=write("t.tif", tiff_bytes([(32, 32), (24, 24), (32, 32)])), expect_ok=False, expect_err=["differ in size", "not taking part"])
+    run_case("truth value \"x\"", ["simulate", "--grid", "32", "--truth", "t.json", "--out", "o.fits"], ["o.fits", "o.truth.json"], base,
+             prepare=write("t.json", json.dumps({"coefficients": [{"index": 4, "value_waves": "x"}]}).encode()), expect_ok=False,
+             expect_err=['"x" is not a number'])
+    nul = json.loads(json.dumps(saved))
+    nul["inputs"][0].update(path="d\u0000x.fits", relative_path="d\u0000x.fits")
+    run_case("session: NUL in an input path", ["reconstruct", "--session", "s.json", "--json", "r.json", "--quiet"], ["r.json"], base,
+             prepare=write("s.json", json.dumps(nul).encode()), expect_ok=False, expect_err=["NUL"])
+    run_case("session: a FIFO (named)", ["reconstruct", "--session", "s.json"], [], base, prepare=fifo("s.json"), expect_ok=False,
+             expect_err=["give a session file"])
+    run_case("truth: a FIFO (named)", ["simulate", "--grid", "32", "--truth", "t.json", "--out", "o.fits"], ["o.fits", "o.truth.json"], base,
+             prepare=fifo("t.json"), expect_ok=False, expect_err=["give a truth file"])
+    run_case("manifest: a FIFO", ["batch", "--out", "out", "--manifest", "m.csv"], [], base, prepare=fifo("m.csv"), check_outputs=False,
+             expect_ok=False, expect_err=["give a manifest"])
+    run_case("batch input: a FIFO", ["batch", "--out", "out", "p.fits"], [], base, prepare=fifo("p.fits"), check_outputs=False, expect_ok=False,
+             expect_out=["p: FAILED: p.fits: is not a regular file"])
+
+    def warnings_in_json(work):
+        # The run's data warning (the simulated PSF reaches its 32 x 32 edge) must be in the result's warnings.
+        warnings = json.load(open(os.path.join(work, "r.json"))).get("warnings", [])
+        return None if any("reaches the edge" in w for w in warnings) else f"the result's warnings lack the data's: {warnings}"
+    run_case("result JSON keeps the data's warnings", fit + ["--json", "r.json"], ["r.json"], base, expect_ok=True, check=warnings_in_json)
+    def address_space_floor(args, accepted):
+        """The least address space (MB, 25 MB steps) in which a run is accepted: what the program itself takes (its
+        libraries, a CUDA build's too), measured rather than assumed."""
+        import resource as r
+        def run_under(mb):
+            proc = subprocess.run([CLI] + args, cwd=base, capture_output=True, env=dict(os.environ, WFS_FFTW_WISDOM_DIR=""),
+                                  preexec_fn=lambda: r.setrlimit(r.RLIMIT_AS, (mb << 20, mb << 20)))
+            return accepted(proc.returncode, proc.stderr.decode(errors="replace"))
+        low, high = 25, 8192
+        if not run_under(high):
+            return None
+        while high - low > 25:
+            middle = (low + high) // 2
+            if run_under(middle):
+                high = middle
+            else:
+                low = middle
+        return high
+    with open(os.path.join(base, "small.fits"), "wb") as f:
+        f.write(fits_bytes(32, 32, 4, 16, b"BZERO   =                32768".ljust(80)) + bytes(2880 * 3))
+    refusal_floor = address_space_floor(["reconstruct", "--input", "small.fits", "--sampling", "2", "--quiet"],
+                                        lambda status, err: status == 2 and "the wavelength is unknown" in err)
+    fit_floor = address_space_floor(fit, lambda status, err: status == 0)
+    stack = os.path.join(base, "stack.fits")
+    with open(stack, "wb") as f:
+        f.write(fits_bytes(4096, 4096, 4, 16, b"BZERO   =                32768".ljust(80)))
+        f.truncate(f.tell() + 4 * 4096 * 4096 * 2)  # a sparse file: zero pixels, 128 MB on the header's word
+    # The stack's pixels need 512 MB as doubles: 150 MB more than a small stack's refusal takes cannot hold them.
+    run_case("4 x 4096 x 4096 stack without --wavelength, 150 MB above a small one's refusal",
+             ["reconstruct", "--input", stack, "--sampling", "2", "--z-step", "1um", "--na", "0.5", "--quiet"], [], base,
+             pre_exec=limit("RLIMIT_AS", ((refusal_floor or 8192) + 150) << 20), expect_ok=False, expect_err=["the wavelength is unknown"])
+    # The image is 512 MB as doubles; before, its fit took about 1.5 GB more than a small fit.
+    run_case("8000 x 8000 PNG with --crop 64, 1100 MB above a small fit",
+             ["reconstruct", "--input", "big.png", "--wavelength", "633nm", "--sampling", "2", "--crop", "64", "--max-iterations", "5", "--quiet",
+              "--json", "r.json"], ["r.json"], base,
+             prepare=write("big.png", png_bytes(8000)), pre_exec=limit("RLIMIT_AS", ((fit_floor or 8192) + 1100) << 20), expect_ok=True)
+    for extra, expected in ((["--grid", "0"], "not a grid size"), (["--planes", "0,0"], "listed twice")):
+        run_case(" ".join(extra), fit + extra + ["--json", "r.json"], ["r.json"], base, expect_ok=False, expect_err=[expected])
+
     shutil.rmtree(base, ignore_errors=True)
     for p in problems:
         print(p)
     print("accepted and complete:", "; ".join(accepted))
     c = counts
-    print(f"inputs tried: {c['tried']}; clear errors: {c['clear']}; accepted and complete: {c['ok']}; unclear messages: {c['unclear']}; "
-          f"crashes: {c['crash']}; hangs: {c['hang']}; partial outputs: {c['partial']}")
-    return 1 if c["crash"] or c["hang"] or c["partial"] else 0
+    print(f"inputs tried: {c['tried']}; clear errors: {c['clear']}; accepted and complete: {c['ok']}; crashes: {c['crash']}; hangs: {c['hang']}; "
+          f"partial or lost outputs: {c['partial']}; misleading messages: {c['misleading'] + c['unclear']} (bare: {c['unclear']}); "
+          f"nonsense accepted: {c['nonsense']}")
+    return 1 if c["crash"] or c["hang"] or c["partial"] or c["misleading"] or c["unclear"] or c["nonsense"] else 0
 
 
 def _input_name(case):

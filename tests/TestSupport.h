@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <exception>
+#include <functional>
 #include <string>
 
 namespace wfs::test {
@@ -45,13 +46,7 @@ inline bool writeFile(const QString& path, const QByteArray& bytes)
     return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(bytes) == bytes.size();
 }
 
-inline QString dataPath(const QString& name)
-{
-    const QByteArray dir = qgetenv("WFS_TEST_DATA");
-    return (dir.isEmpty() ? QStringLiteral(WFS_SOURCE_DIR "/tests/data") : QString::fromLocal8Bit(dir)) + QLatin1Char('/') + name;
-}
-
-// The message of the exception f() throws; empty when it throws none.
+// The message of the exception `f` throws, empty when none.
 template <class F>
 std::string errorOf(F f)
 {
@@ -61,6 +56,36 @@ std::string errorOf(F f)
         return e.what();
     }
     return {};
+}
+
+// A program run to its end in `dir` (at most 5 minutes), with `modifier` run in the child before it starts (a
+// resource limit, dropping root) and no FFTW wisdom shared between the runs.
+inline ProgramRun runProgramIn(const QString& program, const QStringList& args, const QString& dir, const std::function<void()>& modifier = {})
+{
+    QProcess process;
+    process.setWorkingDirectory(dir);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("WFS_FFTW_WISDOM_DIR"), QString());
+    process.setProcessEnvironment(env);
+    if (modifier)
+        process.setChildProcessModifier(modifier);
+    process.start(program, args);
+    ProgramRun run;
+    if (!process.waitForFinished(300000)) {
+        process.kill();
+        process.waitForFinished();
+        return run;
+    }
+    run.status = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = process.readAllStandardOutput();
+    run.err = process.readAllStandardError();
+    return run;
+}
+
+inline QString dataPath(const QString& name)
+{
+    const QByteArray dir = qgetenv("WFS_TEST_DATA");
+    return (dir.isEmpty() ? QStringLiteral(WFS_SOURCE_DIR "/tests/data") : QString::fromLocal8Bit(dir)) + QLatin1Char('/') + name;
 }
 
 } // namespace wfs::test

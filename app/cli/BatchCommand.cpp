@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <sys/prctl.h>
 
@@ -49,10 +50,12 @@ int runWorker(const QString& program, const QCommandLineParser& parser)
         const QJsonObject identity = batchInputIdentity(input, settingsPath);
         const Session settings = settingsPath.empty() ? Session{} : loadBatchSettings(settingsPath);
         const PreparedRun run = prepareBatchRun(settings, input);
-        for (const DatasetMessage& m : run.messages)
-            std::printf("  %s: %s\n", messageLevelName(m.level), m.text.c_str());
-        const FitResult result = reconstruct(run.request, {}, nullptr);
-        std::fputs(fullReport(result).c_str(), stdout);
+        for (const DatasetMessage& m : run.messages) // the warnings are the result's too, said once below
+            if (m.level != MessageLevel::Warning)
+                std::printf("  %s: %s\n", messageLevelName(m.level), m.text.c_str());
+        FitResult result = reconstruct(run.request, {}, nullptr);
+        prependWarnings(result, warningTexts(run.messages)); // the result JSON's "warnings" hold the data's too
+        std::fputs(fullReport(result, {}, nullptr, &run.dataset).c_str(), stdout);
         printWarnings(program, result.warnings);
         std::fflush(stdout);
         QJsonObject json = resultToJson(result);
@@ -173,11 +176,24 @@ void addBatchOptions(QCommandLineParser& parser, const QCommandLineOption& worke
     parser.addPositionalArgument(QStringLiteral("inputs"), QStringLiteral("Image files, globs, list files or CSV manifests."), QStringLiteral("INPUT..."));
 }
 
-// Runs the queued inputs in at most `jobs` worker processes (this program's hidden worker mode), one
-// input each, its output in the input's log; `report` is called as each one ends.
-void runWorkers(const QString& program, std::deque<const BatchInput*>& queue, int jobs, const QString& outDir, const QString& settingsPath,
-                const std::function<void(const BatchInput&, const std::string&)>& report)
+// The reason a worker's standard error gives for its failure: its last "error: " line, else empty.
+std::string workerError(const QByteArray& errors)
 {
+    const QList<QByteArray> lines = errors.split('\n');
+    for (auto it = lines.rbegin(); it != lines.rend(); ++it)
+        if (const qsizetype at = it->indexOf("error: "); at >= 0)
+            return it->mid(at + 7).trimmed().toStdString();
+    return {};
+}
+
+// Runs the queued inputs in at most `jobs` worker processes (this program's hidden worker mode), one
+// input each, its output in the input's log; `report` is called as each one ends. A worker's standard error
+// comes through a pipe and is appended to its log: when the log cannot hold it (a full disk), the reason is
+// still known. Returns, by input name, the failures that the files in DIR do not tell (the summary's rows).
+std::map<std::string, std::string> runWorkers(const QString& program, std::deque<const BatchInput*>& queue, int jobs, const QString& outDir,
+                                              const QString& settingsPath, const std::function<void(const BatchInput&, const std::string&)>& report)
+{
+    std::map<std::string, std::string> untold;
     QEventLoop loop;
     int running = 0;
     const QString self = QCoreApplication::applicationFilePath();
@@ -188,14 +204,23 @@ void runWorkers(const QString& program, std::deque<const BatchInput*>& queue, in
         if (process->property("wfsEnded").toBool())
             return;
         process->setProperty("wfsEnded", true);
-        bool noteLogged = note.isEmpty();
-        if (!note.isEmpty() && !QFileInfo(log).isSymLink()) {
+        const QByteArray errors = process->readAllStandardError()
+                                  + (note.isEmpty() ? QByteArray() : QStringLiteral("%1: error: %2\n").arg(program, note).toUtf8());
+        bool logged = errors.isEmpty();
+        if (!errors.isEmpty() && !QFileInfo(log).isSymLink()) {
             QFile file(log);
-            noteLogged = file.open(QIODevice::Append) && file.write(QStringLiteral("%1: error: %2\n").arg(program, note).toUtf8()) > 0;
+            logged = file.open(QIODevice::Append) && file.write(errors) == errors.size() && file.flush();
         }
-        std::string line = progressLine(batchRows({*in}, outDir.toStdString()).front());
-        if (!noteLogged) // no log to read it back from: said here, so the reason is not lost
-            line += " (" + note.toStdString() + ")";
+        const BatchRow row = batchRows({*in}, outDir.toStdString()).front();
+        std::string line = progressLine(row);
+        std::string reason = workerError(errors);
+        if (reason.empty() && process->exitStatus() == QProcess::NormalExit && process->exitCode() != 0)
+            reason = "the worker ended with status " + std::to_string(process->exitCode()) + " without a reason";
+        if (row.status != "ok" && !reason.empty() && row.error != reason) {
+            // The log could not take the reason (a full disk cut it short or left it empty): said from the pipe.
+            line = "FAILED: " + reason + (logged ? std::string() : " (the log " + log.toStdString() + " could not hold it)");
+            untold[in->name] = reason;
+        }
         report(*in, line);
         process->deleteLater();
         --running;
@@ -213,7 +238,7 @@ void runWorkers(const QString& program, std::deque<const BatchInput*>& queue, in
             // its target would destroy a file that is not the batch's).
             if (QFileInfo(log).isSymLink())
                 QFile::remove(log);
-            process->setProcessChannelMode(QProcess::MergedChannels);
+            process->setProcessChannelMode(QProcess::SeparateChannels);
             process->setStandardOutputFile(log, QIODevice::Truncate);
             process->setStandardInputFile(QProcess::nullDevice());
             // A worker ends with the batch (SIGTERM: its output transaction removes its temporary), so a
@@ -239,9 +264,10 @@ void runWorkers(const QString& program, std::deque<const BatchInput*>& queue, in
         }
     };
     if (queue.empty())
-        return;
+        return untold;
     QTimer::singleShot(0, &loop, startNext); // from inside the loop, so that every end is seen by it
     loop.exec();
+    return untold;
 }
 
 // What the command line asks for beyond the options' own parsing; throws UsageError.
@@ -300,7 +326,7 @@ std::deque<const BatchInput*> pendingInputs(const std::vector<BatchInput>& input
     std::deque<const BatchInput*> queue;
     for (const BatchInput& in : inputs) {
         const BatchRow row = batchRows({in}, outDir.toStdString()).front();
-        if (!in.error.empty() || row.error.find("input file not found") != std::string::npos) {
+        if (!in.error.empty() || !QFileInfo(QString::fromStdString(in.path)).isFile()) {
             report(in, progressLine(row)); // recorded in the summary, nothing to run
             continue;
         }
@@ -405,7 +431,10 @@ int runBatch(const QStringList& args)
                         std::max(1, settings.solver.threads));
             std::fflush(stdout);
         }
-        runWorkers(program, queue, jobs, outDir, settingsPath, report);
+        const std::map<std::string, std::string> untold = runWorkers(program, queue, jobs, outDir, settingsPath, report);
+        for (BatchInput& in : inputs) // the summary's rows say them too
+            if (const auto it = untold.find(in.name); it != untold.end())
+                in.error = it->second;
     }
     try {
         return exitStatus(writeSummary(program, inputs, outDir, coefficient));

@@ -80,8 +80,11 @@ void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& r
     if (has(parser, "save-session"))
         throw UsageError("--save-session applies to file input; the presets are rebuilt from their names");
     PresetOptions options;
-    if (has(parser, "grid"))
+    if (has(parser, "grid")) {
         options.grid = parseInt(value(parser, "grid"), QStringLiteral("grid"));
+        if (options.grid < 1) // 0 would stand for the preset's own grid: leaving the option out says that
+            throw UsageError("--grid: " + std::to_string(options.grid) + " is not a grid size (an even number of samples); leave --grid out for the preset's own");
+    }
     if (has(parser, "order"))
         options.order = parseInt(value(parser, "order"), QStringLiteral("order"));
     options.seed = std::uint64_t(parseNumber(value(parser, "seed"), QStringLiteral("seed")));
@@ -158,36 +161,54 @@ void runWithProgress(ReconstructionEngine& engine, const ReconstructionRequest& 
     engine.wait();
 }
 
-// The report on stdout (stderr when data go to stdout), the warnings on stderr, each once.
-void printReport(const QString& program, const std::vector<std::string>& notes, const FitResult& result, const Truth* truth,
-                 const std::vector<OutputSpec>& outputs)
+// The notes' warnings ("warning: ..."), without the prefix.
+std::vector<std::string> noteWarnings(const std::vector<std::string>& notes)
 {
-    bool dataOnStdout = false;
-    for (const OutputSpec& o : outputs)
-        dataOnStdout = dataOnStdout || o.path == "-";
     std::vector<std::string> warnings;
     for (const std::string& note : notes)
         if (note.rfind("warning: ", 0) == 0)
             warnings.push_back(note.substr(9));
-    warnings.insert(warnings.end(), result.warnings.begin(), result.warnings.end());
+    return warnings;
+}
+
+// The data's warnings before a refusal (they often say why: a truncated page, a keyword that is not a number),
+// but not one the refusal itself repeats.
+void printWarningsBefore(const QString& program, const std::vector<std::string>& notes, const std::string& error)
+{
+    std::vector<std::string> warnings;
+    for (std::string& w : noteWarnings(notes))
+        if (error.find(w) == std::string::npos)
+            warnings.push_back(std::move(w));
+    printWarnings(program, warnings);
+}
+
+// The report on stdout (stderr when data go to stdout), with where each metadata value of `data` (file input)
+// came from; the warnings on stderr, each once. The result carries the data's warnings too (prependWarnings).
+void printReport(const QString& program, const std::vector<std::string>& notes, const FitResult& result, const Truth* truth,
+                 const std::vector<OutputSpec>& outputs, const Dataset* data)
+{
+    bool dataOnStdout = false;
+    for (const OutputSpec& o : outputs)
+        dataOnStdout = dataOnStdout || o.path == "-";
     std::vector<std::string> infoNotes;
     for (const std::string& note : notes)
         if (note.rfind("warning: ", 0) != 0)
             infoNotes.push_back(note);
-    std::fputs(fullReport(result, infoNotes, truth).c_str(), dataOnStdout ? stderr : stdout);
-    printWarnings(program, warnings);
+    std::fputs(fullReport(result, infoNotes, truth, data).c_str(), dataOnStdout ? stderr : stdout);
+    printWarnings(program, result.warnings);
 }
 
-// File or session input: loaded, the flags applied over what the files or the session say, then
-// through core's workflow. Throws UsageError for what the flags leave undetermined.
-Session prepareFileRun(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, ReconstructionRequest& request,
-                       ExportContext& context, std::vector<std::string>& notes)
+// The files loaded (or the session opened) with `limits`, the flags applied over what they say. Throws
+// UsageError or std::runtime_error.
+Session loadRunSession(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, const ReadLimits& limits,
+                       std::vector<std::string>& notes)
 {
     Session session;
     const bool fromSession = has(parser, "session");
     if (fromSession) {
-        OpenedSession opened = openSession(value(parser, "session").toStdString());
+        OpenedSession opened = openSession(value(parser, "session").toStdString(), limits);
         session = std::move(opened.session);
+        markSessionOrigins(session.dataset.metadata, value(parser, "session").toStdString(), opened.sessionValues);
         takeMessages(opened.messages, notes);
         std::vector<std::string> inputs;
         for (const DatasetFile& f : session.dataset.files) {
@@ -200,26 +221,65 @@ Session prepareFileRun(const QCommandLineParser& parser, const std::vector<Outpu
         std::vector<std::string> paths;
         for (const QString& input : parser.values(QStringLiteral("input")) + parser.positionalArguments())
             paths.push_back(input.toStdString());
-        takeMessages(addFiles(session.dataset, paths), notes);
+        takeMessages(addFiles(session.dataset, paths, limits), notes);
+        if (!has(parser, "planes"))
+            requireWholeFiles(session.dataset, "--planes, e.g. --planes 0");
     }
-    if (has(parser, "seed"))
-        notes.push_back("warning: --seed applies to the presets' simulated noise; file input ignores it");
     applyRunOptions(ParserOptions(parser), session, fromSession);
-    PreparedRun run;
+    return session;
+}
+
+// What the command line (or the session) left undetermined: a usage error for flags, the session's content otherwise.
+template <typename Work>
+auto settingsChecked(const QCommandLineParser& parser, Work work)
+{
     try {
-        run = prepareRun(session);
+        return work();
     } catch (const DatasetError& e) {
-        // What the command line (or the session) left undetermined: a usage error for flags.
-        if (fromSession)
+        if (has(parser, "session"))
             throw std::runtime_error(value(parser, "session").toStdString() + ": " + e.what());
         throw UsageError(e.what());
     }
+}
+
+// File or session input: loaded, the flags applied over what the files or the session say, then
+// through core's workflow. The settings are checked on the files' headers before any pixel is read
+// (issue 28 item 9): a missing wavelength or z step is said at once, not after reading a large stack.
+// Throws UsageError for what the flags leave undetermined.
+Session prepareFileRun(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, ReconstructionRequest& request,
+                       ExportContext& context, std::vector<std::string>& notes)
+{
+    {
+        ReadLimits headers;
+        headers.headersOnly = true;
+        std::optional<Session> described;
+        try {
+            described = loadRunSession(parser, outputs, headers, notes);
+        } catch (const UsageError&) {
+            // --defocus counts the planes that take part, and a plane without signal stops taking part only once its
+            // pixels are read: the full read below decides (and repeats any other refusal of the flags).
+            if (!has(parser, "defocus"))
+                throw;
+        }
+        if (described)
+            settingsChecked(parser, [&] { checkSettingsBeforePixels(*described); });
+        notes.clear(); // said again by the full read (kept until here: a refusal shows the warnings behind it)
+    }
+    Session session = loadRunSession(parser, outputs, {}, notes);
+    if (has(parser, "seed"))
+        notes.push_back("warning: --seed applies to the presets' simulated noise; file input ignores it");
+    // The run gets the data (moved, not copied: a large image is held once) and a copy of the settings.
+    Dataset data = std::move(session.dataset);
+    session.dataset = {};
+    Session settings = session;
+    session.dataset = std::move(data);
+    PreparedRun run = settingsChecked(parser, [&] { return prepareRun(std::move(session)); });
     takeMessages(run.messages, notes);
-    session.dataset = std::move(run.dataset);
+    settings.dataset = std::move(run.dataset);
     request = std::move(run.request);
     context = std::move(run.context);
-    session.model.order = request.spec.basis.maxOrder; // the stages' last, as a saved session says
-    return session;
+    settings.model.order = request.spec.basis.maxOrder; // the stages' last, as a saved session says
+    return settings;
 }
 
 int runReconstruct(const QStringList& args)
@@ -265,13 +325,16 @@ int runReconstruct(const QStringList& args)
             session = prepareFileRun(parser, outputs, request, context, notes);
         }
     } catch (const UsageError& e) {
+        printWarningsBefore(program, notes, e.what());
         return usageFailure(program, QString::fromStdString(e.what()));
     } catch (const SettingsError& e) {
+        printWarningsBefore(program, notes, e.what());
         // A flag's value is a usage error (exit 2); a session's own setting is the session's content (exit 1).
         if (has(parser, e.setting().c_str()) || !has(parser, "session"))
             return usageFailure(program, QStringLiteral("--") + QString::fromStdString(e.what()));
         return runFailure(program, value(parser, "session") + QStringLiteral(": ") + QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
+        printWarningsBefore(program, notes, e.what());
         return runFailure(program, describe(e));
     }
 
@@ -288,11 +351,13 @@ int runReconstruct(const QStringList& args)
     ReconstructionEngine engine;
     runWithProgress(engine, request, has(parser, "quiet"));
     if (!engine.error().empty()) {
+        printWarningsBefore(program, notes, engine.error());
         return runFailure(program, QString::fromStdString(engine.error()));
     }
-    const FitResult result = *engine.result();
+    FitResult result = *engine.result();
+    prependWarnings(result, noteWarnings(notes)); // the result JSON's "warnings" hold the data's too
 
-    printReport(program, notes, result, truth ? &*truth : nullptr, outputs);
+    printReport(program, notes, result, truth ? &*truth : nullptr, outputs, session ? &session->dataset : nullptr);
     try {
         const std::optional<PsfStack> stack = has(parser, "psf-stack-out") ? std::optional(psfStackFor(parser, request.spec, result, session))
                                                                             : std::nullopt;

@@ -54,7 +54,7 @@ PresetOptions presetOptionsFrom(const QCommandLineParser& parser)
 std::optional<int> readTruthFile(const QString& program, const QString& path, PresetOptions& options)
 {
     try {
-        requireReadableFile(path.toStdString()); // a FIFO would block the open forever
+        requireReadableFile(path.toStdString(), "a truth file (JSON)"); // a FIFO would block the open forever
     } catch (const ImageReadError& e) {
         return runFailure(program, describe(e));
     }

@@ -78,14 +78,18 @@ bool splitCsvLine(const QString& line, QStringList& fields)
 QStringList readLines(const std::string& path, const char* what)
 {
     try {
-        requireReadableFile(path); // a FIFO would block the open forever
+        requireReadableFile(path, (std::string("a ") + what + " (text)").c_str()); // a FIFO would block the open forever
     } catch (const std::exception& e) {
         throw BatchError(std::string(what) + " " + e.what());
     }
     QFile file(QString::fromStdString(path));
     if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
         throw BatchError(path + ": cannot read the " + what + " (" + file.errorString().toStdString() + ")");
-    return QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'));
+    const QStringList lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'));
+    for (qsizetype k = 0; k < lines.size(); ++k) // a name cut at a NUL would name another file, and messages would end there
+        if (lines[k].contains(QChar(0)))
+            throw BatchError(path + ": line " + std::to_string(k + 1) + " contains a NUL character; not a " + what);
+    return lines;
 }
 
 QString resolveAgainst(const QString& folder, const QString& path)
@@ -327,7 +331,7 @@ std::string csvNumber(double v)
 QJsonObject readSettingsObject(const std::string& path)
 {
     try {
-        requireReadableFile(path);
+        requireReadableFile(path, "a settings file (JSON)");
     } catch (const std::exception& e) {
         throw SessionError(e.what());
     }
@@ -596,6 +600,12 @@ Session sessionForInput(const Session& settings, const std::vector<std::string>&
     return s;
 }
 
+// Whether the settings choose planes (a truncated file is then fitted on the planes it still has).
+bool settingsChoosePlanes(const Session& settings)
+{
+    return std::any_of(settings.dataset.planes.begin(), settings.dataset.planes.end(), [](const DatasetPlane& t) { return !t.use; });
+}
+
 } // namespace
 
 PreparedRun prepareBatchRun(const Session& settings, const BatchInput& input)
@@ -603,6 +613,8 @@ PreparedRun prepareBatchRun(const Session& settings, const BatchInput& input)
     if (!input.error.empty())
         throw DatasetError(input.error);
     Session s = sessionForInput(settings, {input.path});
+    if (!input.overrides.count("planes") && !settingsChoosePlanes(settings))
+        requireWholeFiles(s.dataset, "a manifest's planes column, or planes chosen in the settings");
     try {
         applyOverrides(s.dataset, input.overrides);
     } catch (const DatasetError& e) {
@@ -617,6 +629,8 @@ PreparedRun prepareStackRun(const Session& settings, const std::vector<std::stri
         throw DatasetError("a stack needs at least one file");
     std::vector<DatasetMessage> warnings;
     Session s = sessionForInput(settings, paths, &warnings);
+    if (!settingsChoosePlanes(settings))
+        requireWholeFiles(s.dataset, "planes chosen in the settings");
     PreparedRun run = prepareRun(std::move(s));
     run.messages.insert(run.messages.begin(), warnings.begin(), warnings.end());
     return run;
@@ -737,9 +751,12 @@ std::vector<BatchRow> batchRows(const std::vector<BatchInput>& inputs, const std
         if (!in.error.empty()) {
             row.status = "failed";
             row.error = in.error;
-        } else if (!QFileInfo(QString::fromStdString(in.path)).isFile()) {
+        } else if (const QFileInfo info(QString::fromStdString(in.path)); !info.isFile()) {
             row.status = "failed";
-            row.error = in.path + ": input file not found" + (in.source.empty() || in.source == "command line" ? "" : " (" + in.source + ")");
+            row.error = in.path + (info.exists() ? ": " + std::string(info.isDir() ? "is a folder" : "is not a regular file (a FIFO, device or socket)")
+                                                       + "; give an image file"
+                                                 : std::string(": input file not found"))
+                        + (in.source.empty() || in.source == "command line" ? "" : " (" + in.source + ")");
         } else if (const auto result = readCompleteResult(batchResultPath(outDir, in))) {
             const SolverSummary solver = solverSummaryFromJson(*result);
             const Truth coefficients = truthFromJson(*result, QString::fromStdString(in.name));

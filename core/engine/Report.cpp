@@ -1,5 +1,6 @@
 #include "engine/Report.h"
 
+#include "io/SettingsProblems.h"
 #include "optics/Zernike.h"
 
 #include <cmath>
@@ -109,11 +110,44 @@ std::vector<std::string> summaryLines(const FitResult& r)
     return lines;
 }
 
-std::string fullReport(const FitResult& r, const std::vector<std::string>& notes, const Truth* truth)
+std::vector<std::string> metadataSourceLines(const Dataset& dataset)
+{
+    const DatasetMetadata& m = dataset.metadata;
+    std::vector<std::string> lines;
+    auto source = [&](const std::string& key) {
+        const auto it = m.origin.find(key);
+        return it == m.origin.end() ? std::string("default") : it->second == "user" ? std::string("set by the user") : it->second;
+    };
+    for (const auto& [key, value] : metadataNumbers(m))
+        if (value)
+            lines.push_back(key + " " + metadataValueText(key, *value) + " (" + source(key) + ")");
+    lines.push_back("immersionIndex " + metadataValueText("immersionIndex", m.immersionIndex) + " (" + source("immersionIndex") + ")");
+    lines.push_back(std::string("defocusModel ") + (m.defocusModel == DefocusModel::HighNa ? "high-na" : "paraxial") + " (" + source("defocusModel") + ")");
+    if (m.zStep)
+        lines.push_back(std::string("zDirection ") + (m.zIndexDown ? "down" : "up") + " (" + source("zIndexDown") + ")");
+    lines.push_back("dataUnit " + (m.dataUnit.empty() ? std::string("counts") : m.dataUnit) + " (" + source("dataUnit") + ")");
+    for (int index : usedPlanes(dataset)) {
+        const DatasetPlane& plane = dataset.planes[size_t(index)];
+        const PlaneDefocus d = planeDefocus(dataset, index);
+        const std::string value = d.kind == PlaneDefocus::Kind::Waves    ? format("%.4g waves", d.value)
+                                  : d.kind == PlaneDefocus::Kind::Length ? format("%.4g um", d.value * 1e6)
+                                                                         : std::string("unknown (taken as in focus)");
+        const std::string from = plane.defocus.kind != PlaneDefocus::Kind::Unknown ? source("defocus[" + std::to_string(index) + "]")
+                                 : d.kind != PlaneDefocus::Kind::Unknown           ? "the z step and focus plane"
+                                                                                   : std::string("no source");
+        lines.push_back("defocus of " + plane.raw.source + " " + value + " (" + from + ")");
+    }
+    return lines;
+}
+
+std::string fullReport(const FitResult& r, const std::vector<std::string>& notes, const Truth* truth, const Dataset* data)
 {
     std::string text = "Wavefront Studio reconstruction: " + r.problemName + "\n";
     for (const std::string& note : notes)
         text += "  note: " + note + "\n";
+    if (data)
+        for (const std::string& line : metadataSourceLines(*data))
+            text += "  metadata: " + line + "\n";
     for (const std::string& line : summaryLines(r))
         text += "  " + line + "\n";
     text += format("    %5s %3s %4s  %-32s %11s %11s %10s%s\n", "index", "n", "m", "name", "waves", "nm", "+/- waves",

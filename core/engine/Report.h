@@ -3,6 +3,7 @@
 // the CLI prints the full report, the desktop program shows the brief one in its status bar and the
 // summary lines above its coefficient table.
 #include "fit/Results.h"
+#include "io/Dataset.h"
 #include "io/ResultJson.h"
 
 #include <string>
@@ -20,10 +21,18 @@ std::vector<std::string> summaryLines(const FitResult& result);
 // The pupil-function model, the detector and the defocus parameters with their uncertainties (part of summaryLines).
 std::vector<std::string> pupilFunctionLines(const FitResult& result);
 
-// The whole report as printed by `wavefront-cli reconstruct`: a title, `notes` (each as "note: ..."),
+// Where each metadata value of a run came from, a line per value: "wavelength 633 nm (d.fits: keyword WAVELENG)".
+// The sources are those core records (DatasetMetadata::origin): a file's header keyword, a sidecar, an acquisition
+// log, the command line, a session, the user; "default" for a value no source set. Then the defocus of each plane
+// that takes part, its own or from the z step.
+std::vector<std::string> metadataSourceLines(const Dataset& dataset);
+
+// The whole report as printed by `wavefront-cli reconstruct`: a title, `notes` (each as "note: ..."), with `data`
+// the metadata's sources (each as "metadata: ...", metadataSourceLines),
 // the summary lines and the coefficient table (with a truth column when `truth` is given, converted to
 // the result's normalisation). Ends with a newline. Warnings, the result's included, are not part of it:
 // each front end shows them once where warnings belong (the CLI on standard error).
-std::string fullReport(const FitResult& result, const std::vector<std::string>& notes = {}, const Truth* truth = nullptr);
+std::string fullReport(const FitResult& result, const std::vector<std::string>& notes = {}, const Truth* truth = nullptr,
+                       const Dataset* data = nullptr);
 
 } // namespace wfs

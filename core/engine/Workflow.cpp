@@ -41,6 +41,36 @@ PreparedRun prepareRun(Session session)
     return run;
 }
 
+void checkSettingsBeforePixels(const Session& session)
+{
+    checkSettings(session.model, session.solver);
+    checkedSamplingQ(session.dataset.metadata, session.model);
+    const std::vector<int> used = usedPlanes(session.dataset);
+    for (int index : used)
+        checkPlaneDefocus(session.dataset, session.model, index, used.size() == 1);
+}
+
+std::vector<std::string> warningTexts(const std::vector<DatasetMessage>& messages)
+{
+    std::vector<std::string> texts;
+    for (const DatasetMessage& m : messages)
+        if (m.level == MessageLevel::Warning)
+            texts.push_back(m.text);
+    return texts;
+}
+
+void prependWarnings(FitResult& result, const std::vector<std::string>& warnings)
+{
+    std::vector<std::string> all;
+    for (const std::string& w : warnings)
+        if (std::find(all.begin(), all.end(), w) == all.end())
+            all.push_back(w);
+    for (const std::string& w : result.warnings)
+        if (std::find(all.begin(), all.end(), w) == all.end())
+            all.push_back(w);
+    result.warnings = std::move(all);
+}
+
 FitResult restoreSavedResult(const Session& session, const BuiltProblem& built, bool psfAnalysis)
 {
     const std::vector<double>& parameters = session.resultParameters;

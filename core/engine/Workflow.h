@@ -28,6 +28,19 @@ struct PreparedRun {
 // be fitted as set (no wavelength, no plane taking part, planes of different sizes...).
 PreparedRun prepareRun(Session session);
 
+// prepareRun's checks that need no pixels: the settings (checkSettings), the metadata (wavelength, plausible values,
+// sampling) and the defocus of the planes that take part. For a session whose planes hold headers only
+// (ReadLimits::headersOnly), so that a front end says what is missing before it reads a large stack's pixels.
+// Throws SettingsError or DatasetError with prepareRun's messages. (A plane that turns out empty when its pixels
+// are read stops taking part; the check counts it, so it asks for the defocus of a stack whose other planes are empty.)
+void checkSettingsBeforePixels(const Session& session);
+
+// The texts of the warnings among `messages`.
+std::vector<std::string> warningTexts(const std::vector<DatasetMessage>& messages);
+// Puts `warnings` (the data's and the run's) before the result's own, each once: the result's "warnings" (its
+// JSON, the reports) then say everything the run warned about, not only what the fit found.
+void prependWarnings(FitResult& result, const std::vector<std::string>& warnings);
+
 // A session's saved result re-evaluated on its re-prepared problem (sessions keep the fitted parameters,
 // not the images), with the solver's record (iterations, time, termination) read back from the saved
 // result. With `psfAnalysis`, the result carries the PSF analysis too. Throws std::runtime_error when the

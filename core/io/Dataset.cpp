@@ -15,6 +15,7 @@
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <cstring>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -293,20 +294,38 @@ void applyHeaders(Dataset& d, int fileIndex, std::vector<DatasetMessage>& messag
     DatasetMetadata& m = d.metadata;
     const std::string name = QFileInfo(QString::fromStdString(f.path)).fileName().toStdString();
     auto origin = [&](const char* k) { return name + ": keyword " + k; };
-    // A metadata keyword's number; a keyword of the right name holding text is said and ignored, never
-    // dropped in silence (FOCPLANE = 'x').
+    // The metadata field a keyword gives (DEFOCUSk and DEFOCZk: the plane's defocus).
+    auto fieldOf = [&](const std::string& k) -> std::string {
+        static const std::map<std::string, std::string> fields = {
+            {"WAVELENG", "wavelength"}, {"SAMPLING", "samplingQ"},  {"PIXPITCH", "pixelPitch"}, {"XPIXSZ", "pixelPitch"},
+            {"FOCRATIO", "fNumber"},    {"NA", "numericalAperture"}, {"APTDIA", "aperture"},     {"PIXSCALE", "pixelAngle"},
+            {"ZSTEP", "zStep"},         {"FOCPLANE", "focusPlane"},  {"SATURATE", "saturationLevel"}, {"RDNOISE", "readNoise"},
+            {"IMMERSN", "immersionIndex"}};
+        if (const auto it = fields.find(k); it != fields.end())
+            return it->second;
+        for (const char* prefix : {"DEFOCUS", "DEFOCZ"})
+            if (k.rfind(prefix, 0) == 0 && k.size() > std::strlen(prefix))
+                return "defocus[" + std::to_string(f.firstPlane + std::atoi(k.c_str() + std::strlen(prefix)) - 1) + "]";
+        return k;
+    };
+    // Said as a warning and kept for the message that the field is unknown, never dropped in silence.
+    auto ignore = [&](const char* k, const std::string& why) {
+        m.ignored.emplace(fieldOf(k), origin(k) + " = " + why);
+        messages.push_back({MessageLevel::Warning, f.path, origin(k) + " = " + why + "; ignored"});
+    };
+    // A metadata keyword's number; a keyword of the right name holding text is said and ignored (FOCPLANE = 'x').
     auto key = [&](const char* k) -> std::optional<double> {
         if (const auto it = f.numbers.find(k); it != f.numbers.end())
             return it->second;
         if (const auto it = f.strings.find(k); it != f.strings.end())
-            messages.push_back({MessageLevel::Warning, f.path, origin(k) + " = '" + it->second + "' is not a number; ignored"});
+            ignore(k, "'" + it->second + "' is not a number");
         return std::nullopt;
     };
     // The same for a quantity that must be positive (RDNOISE = -5, SATURATE = 0 are said and ignored).
     auto positive = [&](const char* k) -> std::optional<double> {
         const std::optional<double> v = key(k);
         if (v && !(*v > 0.0)) {
-            messages.push_back({MessageLevel::Warning, f.path, origin(k) + " = " + format("%.6g", *v) + " is not positive; ignored"});
+            ignore(k, format("%.6g", *v) + " is not positive");
             return std::nullopt;
         }
         return v;
@@ -488,6 +507,23 @@ std::string unusablePlaneReason(const std::vector<double>& pixels)
     return {};
 }
 
+std::vector<std::pair<std::string, std::optional<double>>> metadataNumbers(const DatasetMetadata& m)
+{
+    return {{"wavelength", m.wavelength}, {"pixelPitch", m.pixelPitch}, {"pixelAngle", m.pixelAngle},
+            {"fNumber", m.fNumber},       {"numericalAperture", m.numericalAperture}, {"aperture", m.aperture},
+            {"samplingQ", m.samplingQ},   {"zStep", m.zStep},           {"focusPlane", m.focusPlane},
+            {"saturationLevel", m.saturationLevel}, {"readNoise", m.readNoise}};
+}
+
+std::string ignoredNote(const DatasetMetadata& metadata, std::initializer_list<std::string> fields)
+{
+    std::string note;
+    for (const std::string& field : fields)
+        if (const auto it = metadata.ignored.find(field); it != metadata.ignored.end())
+            note += "; " + it->second + " (ignored)";
+    return note;
+}
+
 std::vector<std::string> metadataFilesBeside(const std::string& imagePath)
 {
     std::vector<std::string> files;
@@ -510,6 +546,7 @@ int appendContent(Dataset& dataset, ImageFileContent& content, DatasetFile file,
     file.numbers = content.numbers;
     file.strings = content.strings;
     file.bitsPerSample = content.bitsPerSample;
+    file.damage = content.damage;
     file.floatingPoint = content.floatingPoint;
     const int fileIndex = int(dataset.files.size());
     const Image& first = content.planes.front();
@@ -526,7 +563,8 @@ int appendContent(Dataset& dataset, ImageFileContent& content, DatasetFile file,
         plane.file = fileIndex;
         plane.indexInFile = int(k);
         plane.formatMaximum = content.formatMaximum;
-        excludeUnusable(plane, path, messages);
+        if (!plane.raw.pixels.empty()) // a header-only read (ReadLimits::headersOnly) has none to judge
+            excludeUnusable(plane, path, messages);
         dataset.planes.push_back(std::move(plane));
     }
     dataset.files.push_back(std::move(file));
@@ -586,7 +624,8 @@ std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::st
         }
         DatasetFile file;
         file.path = path;
-        file.sha256 = sha256Of(path, &file.bytes);
+        if (!limits.headersOnly)
+            file.sha256 = sha256Of(path, &file.bytes);
         const int fileIndex = appendContent(dataset, content, std::move(file), messages);
         const size_t knownConflicts = dataset.metadata.conflicts.size();
         const std::string sidecar = findSidecar(path);
@@ -642,10 +681,21 @@ void selectPlanes(Dataset& dataset, const std::vector<int>& planeIndices)
         if (index < 0 || index >= int(dataset.planes.size()))
             throw DatasetError("plane " + std::to_string(index) + " does not exist (the data have " + std::to_string(dataset.planes.size())
                                + " planes, numbered from 0)");
+    for (size_t k = 0; k < planeIndices.size(); ++k)
+        if (std::find(planeIndices.begin(), planeIndices.begin() + std::ptrdiff_t(k), planeIndices[k]) != planeIndices.begin() + std::ptrdiff_t(k))
+            throw DatasetError("plane " + std::to_string(planeIndices[k]) + " is listed twice (a plane takes part once)");
     for (DatasetPlane& p : dataset.planes)
         p.use = false;
     for (int index : planeIndices)
         dataset.planes[size_t(index)].use = true;
+}
+
+void requireWholeFiles(const Dataset& dataset, const std::string& howToChoose)
+{
+    for (const DatasetFile& f : dataset.files)
+        if (!f.damage.empty())
+            throw DatasetError(f.damage + ": the planes left are not the stack the file holds; repair the file, or fit the planes left on purpose ("
+                               + howToChoose + ")");
 }
 
 std::vector<int> usedPlanes(const Dataset& dataset)

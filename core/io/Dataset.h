@@ -86,6 +86,9 @@ struct DatasetMetadata {
     // Where each value came from, by field name ("wavelength", "pixelPitch", "defocus[3]", ...):
     // "a.fits: keyword WAVELENG", "a.tif.json", "command line", "user". Informational only.
     std::map<std::string, std::string> origin;
+    // Values a source gave that could not be used, by field name as in `origin`: "a.fits: keyword WAVELENG = 'abc' is
+    // not a number". addFiles() warns; a message that a field is unknown names them (ignoredNote).
+    std::map<std::string, std::string> ignored;
     // Values that two sources gave differently (a sidecar's z step and the ImageJ spacing, two files'
     // WAVELENG): the first source's value is kept, and addFiles() warns. A front end asks the user to
     // choose (settingsProblems() lists each as an error) and removes the entry once chosen.
@@ -98,6 +101,14 @@ struct DatasetMetadata {
     };
     std::vector<Conflict> conflicts;
 };
+
+// The metadata's optional numbers by field name (as in `origin`): wavelength, pixelPitch, pixelAngle, fNumber,
+// numericalAperture, aperture, samplingQ, zStep, focusPlane, saturationLevel, readNoise.
+std::vector<std::pair<std::string, std::optional<double>>> metadataNumbers(const DatasetMetadata& metadata);
+
+// Why the sources' values of `fields` were ignored, as "; a.fits: keyword WAVELENG = 'abc' is not a number
+// (ignored)", to end a message that a value is unknown; empty when no source gave one.
+std::string ignoredNote(const DatasetMetadata& metadata, std::initializer_list<std::string> fields);
 
 // ---- Files and planes ---------------------------------------------------------------------------
 
@@ -124,6 +135,7 @@ struct DatasetFile {
     std::map<std::string, double> numbers;      // header keywords (FITS), see ImageFileContent
     std::map<std::string, std::string> strings;
     std::string sidecar;    // path of the JSON sidecar that was read, empty when none
+    std::string damage;     // the reader's note on planes it could not read (a truncated file), empty when none
     int bitsPerSample = 0;
     bool floatingPoint = false;
 };
@@ -221,11 +233,17 @@ std::vector<DatasetMessage> addImages(Dataset& dataset, ImageFileContent content
 // instrument's acquisition log. They are inputs too, which no output may overwrite.
 std::vector<std::string> metadataFilesBeside(const std::string& imagePath);
 
+// A fit that was not asked for particular planes refuses a file that lost planes when read (DatasetFile::damage):
+// the planes left are not the stack the file holds (a truncated cube fitted as one in-focus plane). Throws
+// DatasetError naming the damage and how to fit the planes left on purpose; front ends call it unless the user
+// chose the planes.
+void requireWholeFiles(const Dataset& dataset, const std::string& howToChoose);
+
 // Removes a file and its planes (indices of later planes shift down).
 void removeFile(Dataset& dataset, int fileIndex);
 
 // Makes exactly the listed dataset planes take part (0-based, in file order); throws DatasetError for
-// an index out of range.
+// an index out of range or listed twice.
 void selectPlanes(Dataset& dataset, const std::vector<int>& planeIndices);
 std::vector<int> usedPlanes(const Dataset& dataset);
 
@@ -301,6 +319,14 @@ void validateMetadata(const DatasetMetadata& metadata);
 
 // The sampling Q from the metadata (throws DatasetError naming what is missing), with its warnings.
 double samplingFromMetadata(const DatasetMetadata& metadata, std::vector<DatasetMessage>* messages = nullptr);
+
+// The checks of buildProblem that need no pixels, for a dataset whose planes may hold headers only
+// (ReadLimits::headersOnly). Throw DatasetError with buildProblem's messages.
+// The metadata and the read noise (the wavelength, validateMetadata, the sampling); returns Q with its warnings.
+double checkedSamplingQ(const DatasetMetadata& metadata, const ModelSettings& model, std::vector<DatasetMessage>* messages = nullptr);
+// The defocus of dataset plane `index` as the fit needs it: plausible, known unless it is the only plane that
+// takes part, and a length only with an NA or f-number that turns it into phase.
+void checkPlaneDefocus(const Dataset& dataset, const ModelSettings& model, int index, bool onlyPlane);
 
 // Builds the problem from the planes that take part, prepared with dataset.preprocess (the stored
 // preparation when current, else a fresh one). Throws DatasetError for missing metadata (wavelength,

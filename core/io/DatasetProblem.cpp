@@ -44,7 +44,7 @@ double samplingFromMetadata(const DatasetMetadata& m, std::vector<DatasetMessage
     try {
         s = computeSampling(in);
     } catch (const std::invalid_argument& e) {
-        throw DatasetError(e.what());
+        throw DatasetError(e.what() + ignoredNote(m, {"samplingQ", "pixelPitch", "fNumber", "numericalAperture", "aperture", "pixelAngle"}));
     }
     if (messages)
         for (const std::string& w : s.warnings)
@@ -103,6 +103,41 @@ ObjectiveKind chooseObjective(const Dataset& dataset, const ModelSettings& model
     return objective;
 }
 
+} // namespace
+
+void checkPlaneDefocus(const Dataset& dataset, const ModelSettings& model, int index, bool onlyPlane)
+{
+    const DatasetMetadata& m = dataset.metadata;
+    const std::string& source = dataset.planes.at(size_t(index)).raw.source;
+    const PlaneDefocus d = planeDefocus(dataset, index);
+    if (d.kind == PlaneDefocus::Kind::Unknown) {
+        if (!onlyPlane)
+            throw DatasetError(source + " (plane " + std::to_string(index)
+                               + "): its defocus is unknown; set it for every plane (e.g. -1w, 0, 1w) or give the stack's z step and focus plane"
+                               + ignoredNote(m, {"defocus[" + std::to_string(index) + "]", "zStep"}));
+        return;
+    }
+    const std::string error = plausibilityError(d.kind == PlaneDefocus::Kind::Waves ? Setting::DefocusWaves : Setting::DefocusLength, d.value);
+    if (!error.empty())
+        throw DatasetError(source + " (plane " + std::to_string(index) + "): " + error);
+    const bool toPhase = d.kind == PlaneDefocus::Kind::Length && (d.value != 0.0 || model.fitDefocusOffsets);
+    if (toPhase && !(m.numericalAperture.value_or(0.0) > 0.0) && !(m.fNumber.value_or(0.0) > 0.0))
+        throw DatasetError(source + ": the defocus is given as a length (" + format("%.4g", d.value * 1e6)
+                           + " um); converting it to phase needs the numerical aperture or the f-number");
+}
+
+double checkedSamplingQ(const DatasetMetadata& m, const ModelSettings& model, std::vector<DatasetMessage>* messages)
+{
+    if (!m.wavelength)
+        throw DatasetError("the wavelength is unknown: set it (e.g. 633 nm)" + ignoredNote(m, {"wavelength"}));
+    validateMetadata(m);
+    if (!(model.readNoise >= 0.0) || !plausibilityError(Setting::ReadNoise, model.readNoise).empty())
+        throw DatasetError(plausibilityError(Setting::ReadNoise, model.readNoise) + "; 0 means the border noise of the data");
+    return samplingFromMetadata(m, messages);
+}
+
+namespace {
+
 // One problem plane from a prepared plane: its data as the objective sees it, mask, flux, background
 // and diversity. Sets anyDefocus when the plane is defocused.
 PlaneSpec planeSpecFor(const Dataset& dataset, const ModelSettings& model, const PlanePreparation& p, int index, ObjectiveKind objective,
@@ -136,16 +171,9 @@ PlaneSpec planeSpecFor(const Dataset& dataset, const ModelSettings& model, const
     ps.fitFlux = model.fitFlux;
     ps.fitBackground = model.fitBackground;
     ps.fitShift = model.fitShift;
+    checkPlaneDefocus(dataset, model, index, onlyPlane);
     const PlaneDefocus d = planeDefocus(dataset, index);
-    if (d.kind != PlaneDefocus::Kind::Unknown) {
-        const std::string error = plausibilityError(d.kind == PlaneDefocus::Kind::Waves ? Setting::DefocusWaves : Setting::DefocusLength, d.value);
-        if (!error.empty())
-            throw DatasetError(p.image.source + " (plane " + std::to_string(index) + "): " + error);
-    }
     if (d.kind == PlaneDefocus::Kind::Unknown) {
-        if (!onlyPlane)
-            throw DatasetError(p.image.source + " (plane " + std::to_string(index)
-                               + "): its defocus is unknown; set it for every plane (e.g. -1w, 0, 1w) or give the stack's z step and focus plane");
         messages.push_back({MessageLevel::Info, {}, p.image.source + ": defocus unknown; taken as in focus"});
     } else if (d.kind == PlaneDefocus::Kind::Waves) {
         // A plane at focus keeps its kind when offsets are fitted, so that it can move like the others.
@@ -156,12 +184,7 @@ PlaneSpec planeSpecFor(const Dataset& dataset, const ModelSettings& model, const
             anyDefocus = anyDefocus || d.value != 0.0;
         }
     } else if (d.value != 0.0 || model.fitDefocusOffsets) {
-        double na = m.numericalAperture.value_or(0.0);
-        if (na == 0.0 && m.fNumber)
-            na = 1.0 / (2.0 * *m.fNumber);
-        if (!(na > 0.0))
-            throw DatasetError(p.image.source + ": the defocus is given as a length (" + format("%.4g", d.value * 1e6)
-                               + " um); converting it to phase needs the numerical aperture or the f-number");
+        const double na = m.numericalAperture.value_or(m.fNumber ? 1.0 / (2.0 * *m.fNumber) : 0.0);
         ps.diversity.kind = m.defocusModel == DefocusModel::HighNa ? DiversityKind::AxialHighNa : DiversityKind::AxialParaxial;
         ps.diversity.axialDistance = d.value;
         ps.diversity.numericalAperture = na;
@@ -322,12 +345,7 @@ BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
     built.planes = usedPlanes(dataset);
     if (built.planes.empty())
         throw DatasetError(dataset.planes.empty() ? "no data: load PSF images first" : "no plane takes part: " + whyNoPlaneTakesPart(dataset));
-    if (!m.wavelength)
-        throw DatasetError("the wavelength is unknown: set it (e.g. 633 nm)");
-    validateMetadata(m);
-    if (!(model.readNoise >= 0.0) || !plausibilityError(Setting::ReadNoise, model.readNoise).empty())
-        throw DatasetError(plausibilityError(Setting::ReadNoise, model.readNoise) + "; 0 means the border noise of the data");
-    built.samplingQ = samplingFromMetadata(m, &built.messages);
+    built.samplingQ = checkedSamplingQ(m, model, &built.messages);
 
     const Preparation fresh = isPrepared(dataset) ? Preparation{} : computePreparation(dataset);
     const Preparation& prep = isPrepared(dataset) ? *dataset.preparation : fresh;

@@ -55,11 +55,17 @@ void readKeywords(fitsfile* f, FitsContent& content)
             content.strings[name] = text;
         } else {
             std::string number = v;
+            while (!number.empty() && number.back() == ' ')
+                number.pop_back();
             std::replace(number.begin(), number.end(), 'D', 'E'); // Fortran exponents
             char* end = nullptr;
             const double parsed = std::strtod(number.c_str(), &end);
-            if (end != number.c_str() && std::isfinite(parsed))
+            // Only a whole finite number is one ("6.33E-07x", "NAN", a logical T are not): anything else is kept as
+            // its text, so that a metadata keyword holding it is said with its value rather than taken as absent.
+            if (end != number.c_str() && *end == '\0' && std::isfinite(parsed))
                 content.numbers[name] = parsed;
+            else
+                content.strings[name] = number;
         }
     }
 }
@@ -84,6 +90,7 @@ FitsContent readOpenFits(fitsfile* raw, const std::string& name, const ReadLimit
         if (content.planes.empty())
             throw fail(what);
         content.warnings.push_back(name + ": " + what + "; kept the " + std::to_string(content.planes.size()) + " plane(s) before it");
+        content.damage = content.warnings.back();
     };
     for (int hdu = 1; hdu <= hduCount; ++hdu) {
         int type = 0;
@@ -144,11 +151,13 @@ FitsContent readOpenFits(fitsfile* raw, const std::string& name, const ReadLimit
         }
         bool stop = false;
         for (long slice = 0; slice < depth; ++slice) {
-            Image image{int(width), int(height)};
+            Image image = limits.headersOnly ? Image{} : Image{int(width), int(height)};
+            image.width = int(width);
+            image.height = int(height);
             long first[kMaxAxes] = {1, 1, slice + 1, 1, 1, 1, 1, 1, 1};
             double nan = std::numeric_limits<double>::quiet_NaN();
             int anyNull = 0;
-            if (fits_read_pix(raw, TDOUBLE, first, width * height, &nan, image.pixels.data(), &anyNull, &status)) {
+            if (!limits.headersOnly && fits_read_pix(raw, TDOUBLE, first, width * height, &nan, image.pixels.data(), &anyNull, &status)) {
                 fits_clear_errmsg();
                 damaged(where + (depth > 1 ? " plane " + std::to_string(slice) : std::string()) + ": pixels unreadable (" + fitsError(status)
                         + "); the file may be truncated");

@@ -23,6 +23,7 @@ struct FitsContent {
     std::map<std::string, double> numbers;       // numeric keywords of the first image HDU
     std::map<std::string, std::string> strings;  // string keywords of the first image HDU
     std::vector<std::string> warnings;           // e.g. later HDUs or slices unreadable (planes before them kept)
+    std::string damage;                          // that warning (planes lost), also in `warnings`
     int bitpix = 0;                              // BITPIX of the first image HDU
     double formatMaximum = 0.0;                  // largest scaled value of an integer BITPIX, 0 for floats
 };

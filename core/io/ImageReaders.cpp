@@ -5,6 +5,7 @@
 #include <png.h>
 #include <tiffio.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,7 +24,7 @@
 
 namespace wfs {
 
-void requireReadableFile(const std::string& path)
+void requireReadableFile(const std::string& path, const char* what)
 {
     struct stat info = {};
     if (::stat(path.c_str(), &info) != 0) {
@@ -34,7 +35,7 @@ void requireReadableFile(const std::string& path)
     if (S_ISDIR(info.st_mode))
         throw ImageReadError(path + ": is a folder, not a file");
     if (!S_ISREG(info.st_mode))
-        throw ImageReadError(path + ": is not a regular file (a FIFO, device or socket); give an image file");
+        throw ImageReadError(path + ": is not a regular file (a FIFO, device or socket); give " + what);
     if (::access(path.c_str(), R_OK) != 0)
         throw ImageReadError(path + ": permission denied (the file is not readable by this user)");
     if (info.st_size == 0)
@@ -94,30 +95,6 @@ ImageFormat formatFromSuffix(const std::string& path)
     return ImageFormat::Unknown;
 }
 
-// The whole file in memory; ReadLimits bound the decoded pixels, this bounds the file itself.
-std::vector<std::uint8_t> readBytes(const std::string& path, const ReadLimits& limits)
-{
-    requireReadableFile(path);
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec)
-        throw ImageReadError(path + ": cannot read the file size (" + ec.message() + ")");
-    // Compressed data may expand, but never beyond what a stored file could hold: 16 bytes per pixel
-    // (a 64-bit float RGBA sample) plus headers.
-    const unsigned long long maxBytes = (unsigned long long)limits.maxPixels * 16ULL + (64ULL << 20);
-    if (size > maxBytes)
-        throw ImageReadError(path + ": the file is " + std::to_string(size) + " bytes, more than this program loads ("
-                             + std::to_string(maxBytes) + ")");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw ImageReadError(path + ": cannot open the file for reading");
-    std::vector<std::uint8_t> bytes(size);
-    in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(size));
-    if (std::size_t(in.gcount()) != size)
-        throw ImageReadError(path + ": read error");
-    return bytes;
-}
-
 std::string sizeText(long long width, long long height)
 {
     return std::to_string(width) + " x " + std::to_string(height);
@@ -125,23 +102,74 @@ std::string sizeText(long long width, long long height)
 
 // ---- TIFF -------------------------------------------------------------------------------------
 
+// The file's bytes in memory, or read from an open file as they are needed (`fd`), so that a reader holds
+// only what it decodes: a header-only read touches the directories, not the pixels.
 struct MemoryStream {
     const std::uint8_t* data = nullptr;
     std::size_t size = 0;
     std::size_t position = 0;
     std::string errors; // libtiff's error messages for this file
     std::string lastWarning;
+    int fd = -1;        // >= 0: read with pread instead of from `data`
+};
+
+// Up to `count` bytes at the stream's position; fewer at the end of the data or on a read error.
+std::size_t streamRead(MemoryStream& s, void* buffer, std::size_t count)
+{
+    if (s.position >= s.size)
+        return 0;
+    const std::size_t n = std::min(count, s.size - s.position);
+    if (s.fd < 0) {
+        std::memcpy(buffer, s.data + s.position, n);
+        s.position += n;
+        return n;
+    }
+    std::size_t done = 0;
+    while (done < n) {
+        const ssize_t got = ::pread(s.fd, static_cast<std::uint8_t*>(buffer) + done, n - done, off_t(s.position + done));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        done += std::size_t(got);
+    }
+    s.position += done;
+    return done;
+}
+
+// An open, readable regular file of at most the size `limits` allow (the whole file, were it held in memory).
+struct OpenFile {
+    int fd = -1;
+    std::size_t size = 0;
+    OpenFile(const std::string& path, const ReadLimits& limits)
+    {
+        requireReadableFile(path);
+        fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        struct stat info = {};
+        if (fd < 0 || ::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
+            throw ImageReadError(path + ": cannot open the file for reading");
+        // Compressed data may expand, but never beyond what a stored file could hold: 16 bytes per pixel
+        // (a 64-bit float RGBA sample) plus headers.
+        const unsigned long long maxBytes = (unsigned long long)limits.maxPixels * 16ULL + (64ULL << 20);
+        if ((unsigned long long)info.st_size > maxBytes)
+            throw ImageReadError(path + ": the file is " + std::to_string(info.st_size) + " bytes, more than this program loads ("
+                                 + std::to_string(maxBytes) + ")");
+        size = std::size_t(info.st_size);
+    }
+    ~OpenFile()
+    {
+        if (fd >= 0)
+            ::close(fd);
+    }
+    OpenFile(const OpenFile&) = delete;
+    OpenFile& operator=(const OpenFile&) = delete;
 };
 
 tmsize_t tiffRead(thandle_t handle, void* buffer, tmsize_t count)
 {
-    auto* s = static_cast<MemoryStream*>(handle);
-    if (count <= 0 || s->position >= s->size)
+    if (count <= 0)
         return 0;
-    const std::size_t n = std::min<std::size_t>(std::size_t(count), s->size - s->position);
-    std::memcpy(buffer, s->data + s->position, n);
-    s->position += n;
-    return tmsize_t(n);
+    return tmsize_t(streamRead(*static_cast<MemoryStream*>(handle), buffer, std::size_t(count)));
 }
 
 tmsize_t tiffWrite(thandle_t, void*, tmsize_t)
@@ -369,14 +397,11 @@ std::string readTiffPageRgba(TIFF* tif, const TiffPage& page, Image& image, Memo
     return {};
 }
 
-} // namespace
-
 // Long on purpose: one loop over the pages in which every check on hostile input ends the loop through
 // damaged(), keeping the pages read before it; split up, each exit would need a status passed back.
-ImageFileContent readTiffMemory(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits)
+ImageFileContent readTiffStream(MemoryStream& stream, const std::string& name, const ReadLimits& limits)
 {
     auto fail = [&](const std::string& what) { return ImageReadError(name + ": " + what); };
-    MemoryStream stream{data, size, 0, {}, {}};
     std::unique_ptr<TIFFOpenOptions, void (*)(TIFFOpenOptions*)> options(TIFFOpenOptionsAlloc(), TIFFOpenOptionsFree);
     TIFFOpenOptionsSetErrorHandlerExtR(options.get(), tiffError, &stream);
     TIFFOpenOptionsSetWarningHandlerExtR(options.get(), tiffWarning, &stream);
@@ -396,6 +421,7 @@ ImageFileContent readTiffMemory(const std::uint8_t* data, std::size_t size, cons
         if (content.planes.empty())
             throw fail(what);
         content.warnings.push_back(name + ": " + what + "; kept the " + std::to_string(content.planes.size()) + " page(s) before it");
+        content.damage = content.warnings.back();
     };
     do {
         stream.errors.clear();
@@ -442,10 +468,12 @@ ImageFileContent readTiffMemory(const std::uint8_t* data, std::size_t size, cons
                                   : false;
         if (page.sampleFormat == SAMPLEFORMAT_VOID)
             page.sampleFormat = SAMPLEFORMAT_UINT;
-        Image image(int(page.width), int(page.height));
+        Image image = limits.headersOnly ? Image{} : Image(int(page.width), int(page.height));
+        image.width = int(page.width);
+        image.height = int(page.height);
         std::string error;
         bool colour = false;
-        if (direct && sampleOk) {
+        if (!limits.headersOnly && direct && sampleOk) {
             error = readTiffPage(tif.get(), page, image, colour, stream);
             if (page.photometric == PHOTOMETRIC_MINISWHITE && error.empty()) {
                 const double top = formatMaximumOf(page);
@@ -464,6 +492,8 @@ ImageFileContent readTiffMemory(const std::uint8_t* data, std::size_t size, cons
             damaged(where + ": " + std::to_string(page.bitsPerSample) + "-bit " + kind
                     + " samples are not supported (8, 16 or 32-bit integers, 32 or 64-bit floats)");
             break;
+        } else if (limits.headersOnly) {
+            colour = !direct || page.photometric == PHOTOMETRIC_RGB;
         } else {
             // Palette, YCbCr, CMYK, ...: libtiff's RGBA decoder, 8 bits per channel.
             error = readTiffPageRgba(tif.get(), page, image, stream);
@@ -489,10 +519,11 @@ ImageFileContent readTiffMemory(const std::uint8_t* data, std::size_t size, cons
         if (page.orientation > ORIENTATION_BOTLEFT && pageIndex == 0)
             content.warnings.push_back(name + ": TIFF orientation " + std::to_string(page.orientation)
                                        + " (transposed) is not supported; read as top-left");
-        Image oriented(image.width, image.height);
-        for (int r = 0; r < image.height; ++r)
-            for (int c = 0; c < image.width; ++c)
-                oriented.at(bottomUp ? r : image.height - 1 - r, mirrored ? image.width - 1 - c : c) = image.at(r, c);
+        Image oriented = limits.headersOnly ? std::move(image) : Image(image.width, image.height);
+        if (!limits.headersOnly)
+            for (int r = 0; r < image.height; ++r)
+                for (int c = 0; c < image.width; ++c)
+                    oriented.at(bottomUp ? r : image.height - 1 - r, mirrored ? image.width - 1 - c : c) = image.at(r, c);
         oriented.source = name + "[" + std::to_string(pageIndex) + "]";
         if (content.planes.empty()) {
             content.bitsPerSample = page.bitsPerSample;
@@ -519,13 +550,22 @@ ImageFileContent readTiffMemory(const std::uint8_t* data, std::size_t size, cons
         stream.errors.clear();
         const int next = TIFFReadDirectory(tif.get());
         if (!next) {
-            if (!stream.errors.empty())
+            if (!stream.errors.empty()) {
                 content.warnings.push_back(name + ": page " + std::to_string(pageIndex) + " unreadable (" + stream.errors + "); the file may be truncated; kept the "
                                            + std::to_string(content.planes.size()) + " page(s) before it");
+                content.damage = content.warnings.back();
+            }
             break;
         }
     } while (true);
     return content;
+}
+} // namespace
+
+ImageFileContent readTiffMemory(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits)
+{
+    MemoryStream stream{data, size, 0, {}, {}, -1};
+    return readTiffStream(stream, name, limits);
 }
 
 // ---- PNG --------------------------------------------------------------------------------------
@@ -533,21 +573,17 @@ ImageFileContent readTiffMemory(const std::uint8_t* data, std::size_t size, cons
 namespace {
 
 struct PngContext {
-    const std::uint8_t* data = nullptr;
-    std::size_t size = 0;
-    std::size_t position = 0;
+    MemoryStream stream;
     char error[256] = {};
 };
 
 void pngRead(png_structp png, png_bytep out, png_size_t count)
 {
     auto* c = static_cast<PngContext*>(png_get_io_ptr(png));
-    if (count > c->size - c->position) {
+    if (streamRead(c->stream, out, count) != count) {
         std::snprintf(c->error, sizeof c->error, "unexpected end of file");
         png_longjmp(png, 1);
     }
-    std::memcpy(out, c->data + c->position, count);
-    c->position += count;
 }
 
 void pngError(png_structp png, png_const_charp message)
@@ -568,11 +604,36 @@ struct PngReadState {
     ~PngReadState() { png_destroy_read_struct(&png, info ? &info : nullptr, nullptr); }
 };
 
-// Decodes with libpng. Everything that must survive a longjmp lives in objects created before setjmp
-// and is only modified through pointers, so no local is left indeterminate.
-std::string decodePng(PngContext& context, PngReadState& state, std::unique_ptr<std::uint8_t[]>& pixels, std::vector<png_bytep>& rows,
-                      png_uint_32& width, png_uint_32& height, int& bitDepth, int& colourType, int& channels, int& sourceBitDepth,
-                      int& sourceColourType, const ReadLimits& limits)
+// What the PNG header says, and the layout of the rows libpng hands over after its transformations.
+struct PngLayout {
+    png_uint_32 width = 0, height = 0;
+    int sourceBitDepth = 0, sourceColourType = 0;
+    int channels = 0, bytes = 1; // per decoded sample
+    bool colour = false, alpha = false;
+};
+
+// One decoded row (top-down row `row` of the file) into the image, whose rows run bottom-up.
+void storePngRow(const std::uint8_t* data, const PngLayout& layout, png_uint_32 row, Image& image)
+{
+    double* out = image.pixels.data() + std::size_t(layout.height - 1 - row) * layout.width;
+    for (png_uint_32 c = 0; c < layout.width; ++c) {
+        auto sample = [&](int k) -> double {
+            const std::uint8_t* p = data + (std::size_t(c) * std::size_t(layout.channels) + std::size_t(k)) * std::size_t(layout.bytes);
+            if (layout.bytes == 1)
+                return *p;
+            std::uint16_t v;
+            std::memcpy(&v, p, 2);
+            return v;
+        };
+        out[c] = layout.colour ? 0.2126 * sample(0) + 0.7152 * sample(1) + 0.0722 * sample(2) : sample(0);
+    }
+}
+
+// Decodes with libpng straight into `image`, a row at a time (an interlaced file's passes need the whole
+// decoded image first), so that no more than the image itself is held. Everything that must survive a
+// longjmp lives in objects created before setjmp and is only modified through references.
+std::string decodePng(PngContext& context, PngReadState& state, PngLayout& layout, Image& image, std::vector<std::uint8_t>& buffer,
+                      const ReadLimits& limits)
 {
     state.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, pngError, pngWarning);
     if (!state.png)
@@ -586,101 +647,106 @@ std::string decodePng(PngContext& context, PngReadState& state, std::unique_ptr<
     png_set_user_limits(state.png, 0x7fffffffu, 0x7fffffffu); // sizes are checked below, with a message that says them
     png_set_chunk_malloc_max(state.png, 8u << 20); // text and ICC chunks; the image rows are ours
     png_read_info(state.png, state.info);
-    png_get_IHDR(state.png, state.info, &width, &height, &sourceBitDepth, &sourceColourType, nullptr, nullptr, nullptr);
-    if ((long long)width * height > limits.maxPlanePixels || (long long)width * height > limits.maxPixels || width > png_uint_32(limits.maxDimension)
-        || height > png_uint_32(limits.maxDimension)) {
+    int interlace = PNG_INTERLACE_NONE;
+    png_get_IHDR(state.png, state.info, &layout.width, &layout.height, &layout.sourceBitDepth, &layout.sourceColourType, &interlace, nullptr,
+                 nullptr);
+    if ((long long)layout.width * layout.height > limits.maxPlanePixels || (long long)layout.width * layout.height > limits.maxPixels
+        || layout.width > png_uint_32(limits.maxDimension) || layout.height > png_uint_32(limits.maxDimension)) {
         std::snprintf(context.error, sizeof context.error, "the image is %u x %u pixels, more than this program loads (at most %lld pixels)",
-                      unsigned(width), unsigned(height), limits.maxPlanePixels);
+                      unsigned(layout.width), unsigned(layout.height), limits.maxPlanePixels);
         return context.error;
     }
-    if (sourceColourType == PNG_COLOR_TYPE_PALETTE)
+    if (layout.sourceColourType == PNG_COLOR_TYPE_PALETTE)
         png_set_palette_to_rgb(state.png);
-    if (sourceBitDepth < 8)
+    if (layout.sourceBitDepth < 8)
         png_set_packing(state.png); // one byte per sample, values kept (0..3 for 2-bit grey)
-    if (sourceBitDepth == 16)
+    if (layout.sourceBitDepth == 16)
         png_set_swap(state.png); // PNG stores big-endian; the host order is read below
-    png_set_interlace_handling(state.png);
+    const int passes = png_set_interlace_handling(state.png);
     png_read_update_info(state.png, state.info);
-    bitDepth = png_get_bit_depth(state.png, state.info);
-    colourType = png_get_color_type(state.png, state.info);
-    channels = png_get_channels(state.png, state.info);
+    const int colourType = png_get_color_type(state.png, state.info);
+    layout.bytes = png_get_bit_depth(state.png, state.info) == 16 ? 2 : 1;
+    layout.channels = png_get_channels(state.png, state.info);
+    layout.colour = (colourType & PNG_COLOR_MASK_COLOR) != 0;
+    layout.alpha = (colourType & PNG_COLOR_MASK_ALPHA) != 0;
     const png_size_t rowBytes = png_get_rowbytes(state.png, state.info);
-    if (rowBytes < png_size_t(width) * png_size_t(channels) * png_size_t(bitDepth == 16 ? 2 : 1))
+    if (rowBytes < png_size_t(layout.width) * png_size_t(layout.channels) * png_size_t(layout.bytes))
         return "inconsistent row size";
     // Deflate expands at most 1032:1, so a small file cannot hold a huge image: refuse it before
     // allocating what the header claims (a 62 KB file declaring 8000 x 8000 RGBA).
-    const int storedChannels = sourceColourType == PNG_COLOR_TYPE_RGB_ALPHA ? 4 : sourceColourType == PNG_COLOR_TYPE_RGB ? 3
-                               : sourceColourType == PNG_COLOR_TYPE_GRAY_ALPHA                                 ? 2
-                                                                                                               : 1;
-    const unsigned long long stored = ((unsigned long long)width * unsigned(sourceBitDepth) * unsigned(storedChannels) + 7) / 8 * height + height;
-    if (stored > (unsigned long long)context.size * 1032ULL + 4096ULL) {
+    const int storedChannels = layout.sourceColourType == PNG_COLOR_TYPE_RGB_ALPHA ? 4 : layout.sourceColourType == PNG_COLOR_TYPE_RGB ? 3
+                               : layout.sourceColourType == PNG_COLOR_TYPE_GRAY_ALPHA                                        ? 2
+                                                                                                                             : 1;
+    const unsigned long long stored
+        = ((unsigned long long)layout.width * unsigned(layout.sourceBitDepth) * unsigned(storedChannels) + 7) / 8 * layout.height + layout.height;
+    if (stored > (unsigned long long)context.stream.size * 1032ULL + 4096ULL) {
         std::snprintf(context.error, sizeof context.error,
                       "the image is declared as %u x %u pixels, more than the file's %zu bytes of compressed data can hold; the file is corrupt",
-                      unsigned(width), unsigned(height), context.size);
+                      unsigned(layout.width), unsigned(layout.height), context.stream.size);
         return context.error;
     }
-    // Not zero-filled: the pages of a truncated file's missing rows are never touched.
-    pixels.reset(new std::uint8_t[rowBytes * height]);
-    rows.resize(height);
-    for (png_uint_32 r = 0; r < height; ++r)
-        rows[r] = pixels.get() + std::size_t(r) * rowBytes;
-    png_read_image(state.png, rows.data());
+    if (limits.headersOnly)
+        return {};
+    image = Image(int(layout.width), int(layout.height));
+    if (passes > 1) {
+        // Not zero-filled: a truncated file's missing rows are never touched.
+        buffer.resize(rowBytes * layout.height);
+        std::vector<png_bytep> rows(layout.height);
+        for (png_uint_32 r = 0; r < layout.height; ++r)
+            rows[r] = buffer.data() + std::size_t(r) * rowBytes;
+        png_read_image(state.png, rows.data());
+        for (png_uint_32 r = 0; r < layout.height; ++r)
+            storePngRow(rows[r], layout, r, image);
+    } else {
+        buffer.resize(rowBytes);
+        for (png_uint_32 r = 0; r < layout.height; ++r) {
+            png_read_row(state.png, buffer.data(), nullptr);
+            storePngRow(buffer.data(), layout, r, image);
+        }
+    }
     png_read_end(state.png, nullptr);
     return {};
+}
+
+ImageFileContent readPngStream(PngContext& context, const std::string& name, const ReadLimits& limits)
+{
+    auto fail = [&](const std::string& what) { return ImageReadError(name + ": " + what); };
+    std::uint8_t signature[8] = {};
+    if (streamRead(context.stream, signature, 8) != 8 || png_sig_cmp(signature, 0, 8) != 0)
+        throw fail("not a PNG file (no PNG signature)");
+    context.stream.position = 0;
+    PngReadState state;
+    PngLayout layout;
+    Image image;
+    std::vector<std::uint8_t> buffer;
+    const std::string error = decodePng(context, state, layout, image, buffer, limits);
+    if (!error.empty())
+        throw fail("not a readable PNG file (" + error + ")");
+    if (layout.width == 0 || layout.height == 0)
+        throw fail("zero-size image");
+
+    ImageFileContent content;
+    content.format = ImageFormat::Png;
+    content.bitsPerSample = layout.sourceColourType == PNG_COLOR_TYPE_PALETTE ? 8 : layout.sourceBitDepth;
+    content.formatMaximum = std::ldexp(1.0, content.bitsPerSample) - 1.0;
+    if (layout.colour)
+        content.warnings.push_back(name + ": colour image converted to luminance (0.2126 R + 0.7152 G + 0.0722 B); PSF data should be greyscale");
+    if (layout.alpha)
+        content.warnings.push_back(name + ": the alpha channel is ignored");
+    image.width = int(layout.width);
+    image.height = int(layout.height);
+    image.source = name + "[0]";
+    content.planes.push_back(std::move(image));
+    return content;
 }
 
 } // namespace
 
 ImageFileContent readPngMemory(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits)
 {
-    auto fail = [&](const std::string& what) { return ImageReadError(name + ": " + what); };
-    if (size < 8 || png_sig_cmp(data, 0, 8) != 0)
-        throw fail("not a PNG file (no PNG signature)");
     PngContext context;
-    context.data = data;
-    context.size = size;
-    PngReadState state;
-    std::unique_ptr<std::uint8_t[]> pixels;
-    std::vector<png_bytep> rows;
-    png_uint_32 width = 0, height = 0;
-    int bitDepth = 0, colourType = 0, channels = 0, sourceBitDepth = 0, sourceColourType = 0;
-    const std::string error = decodePng(context, state, pixels, rows, width, height, bitDepth, colourType, channels, sourceBitDepth,
-                                        sourceColourType, limits);
-    if (!error.empty())
-        throw fail("not a readable PNG file (" + error + ")");
-    if (width == 0 || height == 0)
-        throw fail("zero-size image");
-
-    ImageFileContent content;
-    content.format = ImageFormat::Png;
-    content.bitsPerSample = sourceColourType == PNG_COLOR_TYPE_PALETTE ? 8 : sourceBitDepth;
-    content.formatMaximum = std::ldexp(1.0, content.bitsPerSample) - 1.0;
-    const bool colour = (colourType & PNG_COLOR_MASK_COLOR) != 0;
-    const bool alpha = (colourType & PNG_COLOR_MASK_ALPHA) != 0;
-    if (colour)
-        content.warnings.push_back(name + ": colour image converted to luminance (0.2126 R + 0.7152 G + 0.0722 B); PSF data should be greyscale");
-    if (alpha)
-        content.warnings.push_back(name + ": the alpha channel is ignored");
-    Image image(static_cast<int>(width), static_cast<int>(height));
-    const int bytes = bitDepth == 16 ? 2 : 1;
-    for (png_uint_32 r = 0; r < height; ++r) {
-        const std::uint8_t* row = rows[r];
-        for (png_uint_32 c = 0; c < width; ++c) {
-            auto sample = [&](int k) -> double {
-                const std::uint8_t* p = row + (std::size_t(c) * std::size_t(channels) + std::size_t(k)) * std::size_t(bytes);
-                if (bytes == 1)
-                    return *p;
-                std::uint16_t v;
-                std::memcpy(&v, p, 2);
-                return v;
-            };
-            const double v = colour ? 0.2126 * sample(0) + 0.7152 * sample(1) + 0.0722 * sample(2) : sample(0);
-            image.at(int(height - 1 - r), int(c)) = v; // PNG rows run top-down
-        }
-    }
-    image.source = name + "[0]";
-    content.planes.push_back(std::move(image));
-    return content;
+    context.stream = {data, size, 0, {}, {}, -1};
+    return readPngStream(context, name, limits);
 }
 
 // ---- Files --------------------------------------------------------------------------------------
@@ -694,6 +760,7 @@ ImageFileContent fromFits(FitsContent fits)
     content.numbers = std::move(fits.numbers);
     content.strings = std::move(fits.strings);
     content.warnings = std::move(fits.warnings);
+    content.damage = std::move(fits.damage);
     content.bitsPerSample = std::abs(fits.bitpix);
     content.floatingPoint = fits.bitpix < 0;
     content.formatMaximum = fits.formatMaximum;
@@ -713,14 +780,17 @@ ImageFileContent readFitsImage(const std::string& path, const ReadLimits& limits
 
 ImageFileContent readTiff(const std::string& path, const ReadLimits& limits)
 {
-    const std::vector<std::uint8_t> bytes = readBytes(path, limits);
-    return readTiffMemory(bytes.data(), bytes.size(), path, limits);
+    const OpenFile file(path, limits);
+    MemoryStream stream{nullptr, file.size, 0, {}, {}, file.fd};
+    return readTiffStream(stream, path, limits);
 }
 
 ImageFileContent readPng(const std::string& path, const ReadLimits& limits)
 {
-    const std::vector<std::uint8_t> bytes = readBytes(path, limits);
-    return readPngMemory(bytes.data(), bytes.size(), path, limits);
+    const OpenFile file(path, limits);
+    PngContext context;
+    context.stream = {nullptr, file.size, 0, {}, {}, file.fd};
+    return readPngStream(context, path, limits);
 }
 
 ImageFormat detectImageFormat(const std::string& path)

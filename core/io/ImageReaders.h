@@ -31,8 +31,9 @@ public:
 
 // Throws ImageReadError unless `path` is a regular file this process may read: "file not found", "is a
 // folder", "is not a regular file (a FIFO, device or socket)" (reading one could block forever),
-// "permission denied", "the file is empty". Every reader calls it before opening anything.
-void requireReadableFile(const std::string& path);
+// "permission denied", "the file is empty". Every reader calls it before opening anything; `what` names the
+// kind of file expected ("an image file", "a session file (JSON)", "a truth file (JSON)", "a manifest").
+void requireReadableFile(const std::string& path, const char* what = "an image file");
 
 enum class ImageFormat { Unknown, Fits, Tiff, Png };
 const char* imageFormatName(ImageFormat format); // "FITS", "TIFF", "PNG", "unknown"
@@ -48,6 +49,9 @@ struct ReadLimits {
     long long maxPlanePixels = 1LL << 26; // one plane (8192 x 8192)
     int maxDimension = 65536;             // width or height
     int maxPlanes = 100000;               // pages or slices of one file
+    // Sizes and keywords only: every plane keeps its width, height and source but no pixels (Image::pixels
+    // empty), so that a run's settings can be checked on a large stack's headers before its pixels are read.
+    bool headersOnly = false;
 };
 
 struct ImageFileContent {
@@ -56,6 +60,7 @@ struct ImageFileContent {
     std::map<std::string, double> numbers;      // FITS: numeric keywords of the first image HDU
     std::map<std::string, std::string> strings; // FITS: string keywords; TIFF: ImageDescription, Software, DateTime
     std::vector<std::string> warnings;          // each names the file
+    std::string damage;                         // the warning that planes after the first were unreadable, also in `warnings`
     int bitsPerSample = 0;                      // of the stored data (FITS: |BITPIX|)
     bool floatingPoint = false;                 // stored as IEEE floats
     // The largest value the stored integer type holds after scaling (255 for 8-bit, 65535 for 16-bit

@@ -87,7 +87,8 @@ PlaneStats planeStats(const DatasetPlane& plane, const PreprocessOptions& o, std
             }
     }
     const int border = o.borderWidth > 0 ? o.borderWidth : std::max(2, std::min(img.width, img.height) / 16);
-    std::vector<double> frame;
+    std::vector<double> frame; // sized once: grown by doubling it would hold twice a large image's frame
+    frame.reserve(img.pixels.size() - size_t(std::max(0, img.width - 2 * border)) * size_t(std::max(0, img.height - 2 * border)));
     for (int r = 0; r < img.height; ++r)
         for (int c = 0; c < img.width; ++c)
             if ((r < border || r >= img.height - border || c < border || c >= img.width - border) && s.rawMask[size_t(r) * size_t(img.width) + size_t(c)])
@@ -280,9 +281,11 @@ PlanePreparation preparePlane(const DatasetPlane& plane, const PlaneStats& s, co
     p.background = o.subtractBackground ? s.border.mean : 0.0;
     if (o.subtractBackground && s.border.count == 0 && plane.use)
         warn(plane, "no usable border pixels: background not estimated");
-    std::pair<double, double> centre = common ? *common : findCentre(workImage(plane, s, p.background), o.centre, cropSize);
-    if (o.centre == CentreMethod::None)
-        centre = {raw.width / 2, raw.height / 2};
+    // Without centring the window sits on the image's centre: no background-subtracted copy of the whole
+    // plane is made (for a large image with a small crop it would double the memory, issue 28 item 12).
+    const std::pair<double, double> centre = o.centre == CentreMethod::None ? std::pair<double, double>(raw.width / 2, raw.height / 2)
+                                             : common                        ? *common
+                                                                             : findCentre(workImage(plane, s, p.background), o.centre, cropSize);
     p.centreX = centre.first;
     p.centreY = centre.second;
 

@@ -6,6 +6,7 @@
 
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 
 #include <cmath>
 #include <stdexcept>
@@ -213,9 +214,20 @@ Truth truthFromJson(const QJsonObject& object, const QString& source)
             throw std::runtime_error(source.toStdString() + ": every coefficient needs \"index\" and \"value_waves\"");
         const double waves = c.value(QStringLiteral("value_waves")).toDouble(std::nan(""));
         const double index = c.value(QStringLiteral("index")).toDouble(std::nan(""));
+        // The value as written, for a message: "x", true, null, [1] are not numbers (not "coefficient nan").
+        auto written = [&](const char* key) {
+            const QJsonValue v = c.value(QLatin1String(key));
+            return v.isString() ? "\"" + v.toString().toStdString() + "\""
+                                : QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact).mid(1).chopped(1).toStdString();
+        };
+        if (!c.value(QStringLiteral("index")).isDouble())
+            throw std::runtime_error(source.toStdString() + ": coefficient index " + written("index") + " is not a number (a Zernike index, a whole number from 1)");
         if (!(index >= 1 && index <= 1000 && index == std::floor(index)))
             throw std::runtime_error(source.toStdString() + ": coefficient index " + c.value(QStringLiteral("index")).toVariant().toString().toStdString()
                                      + " is not a Zernike index (a whole number from 1)");
+        if (!c.value(QStringLiteral("value_waves")).isDouble())
+            throw std::runtime_error(source.toStdString() + ": index " + std::to_string(int(index)) + ": value_waves " + written("value_waves")
+                                     + " is not a number (waves, e.g. 0.1)");
         if (const std::string error = plausibilityError(Setting::ZernikeWaves, waves); !error.empty())
             throw std::runtime_error(source.toStdString() + ": index " + std::to_string(int(index)) + ": " + error);
         for (const TruthTerm& t : truth.terms) // one value per term: which of two would be the truth?

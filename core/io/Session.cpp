@@ -121,6 +121,9 @@ public:
             return fallback;
         if (!v.isString())
             fail(path + key, "must be a string");
+        // No file name or setting holds one, and C strings (messages, file names) would end there.
+        if (v.toString().contains(QChar(0)))
+            fail(path + key, "contains a NUL character (\\u0000)");
         return v.toString();
     }
     // One of `allowed` (index returned).
@@ -708,7 +711,7 @@ namespace {
 QJsonDocument readSessionDocument(const std::string& path)
 {
     try {
-        requireReadableFile(path);
+        requireReadableFile(path, "a session file (JSON)");
     } catch (const ImageReadError& e) {
         throw SessionError(e.what());
     }
@@ -742,7 +745,7 @@ std::string resolveInputPath(const DatasetFile& stored, const std::string& relat
 // Warnings for a file that loaded but no longer matches what the session recorded.
 void checkLoadedAgainstStored(const DatasetFile& stored, const DatasetFile& loaded, const std::string& resolved, std::vector<DatasetMessage>& messages)
 {
-    if (!stored.sha256.empty() && loaded.sha256 != stored.sha256)
+    if (!stored.sha256.empty() && !loaded.sha256.empty() && loaded.sha256 != stored.sha256)
         messages.push_back({MessageLevel::Warning, resolved,
                             resolved + ": the file has changed since the session was saved (SHA-256 differs); results may not match"});
     if (stored.planeCount > 0 && loaded.planeCount != stored.planeCount)
@@ -815,14 +818,32 @@ OpenedSession openSession(const std::string& path, const ReadLimits& limits)
     opened.session.runs = stored.runs;
     Dataset& d = opened.session.dataset;
     d.metadata = stored.dataset.metadata; // set first: headers only fill what the session left unset
+    for (const auto& [key, origin] : d.metadata.origin)
+        opened.sessionValues.push_back(key);
+    for (const auto& [key, value] : metadataNumbers(d.metadata))
+        if (value && !d.metadata.origin.count(key))
+            opened.sessionValues.push_back(key);
     d.preprocess = stored.dataset.preprocess;
     const QDir folder = QFileInfo(QString::fromStdString(path)).absoluteDir();
     const QJsonArray inputs = doc.object().value(QStringLiteral("inputs")).toArray();
     const std::map<int, int> fileMap = loadSessionInputs(stored, inputs, folder, limits, opened);
     applyStoredPlanes(stored, fileMap, opened);
-    for (DatasetMessage& msg : prepare(d))
-        opened.messages.push_back(std::move(msg));
+    if (!limits.headersOnly) // no pixels to prepare
+        for (DatasetMessage& msg : prepare(d))
+            opened.messages.push_back(std::move(msg));
     return opened;
+}
+
+void markSessionOrigins(DatasetMetadata& m, const std::string& sessionPath, const std::vector<std::string>& fields)
+{
+    const std::string session = "session " + QFileInfo(QString::fromStdString(sessionPath)).fileName().toStdString();
+    for (const std::string& key : fields) {
+        auto it = m.origin.find(key);
+        if (it == m.origin.end())
+            m.origin[key] = session;
+        else if (it->second.rfind("session ", 0) != 0)
+            it->second = session + " (" + it->second + ")";
+    }
 }
 
 } // namespace wfs

@@ -106,10 +106,17 @@ void saveSession(const std::string& path, const Session& session, bool overwrite
 struct OpenedSession {
     Session session;                      // dataset re-loaded (pixels) and re-prepared
     std::vector<DatasetMessage> messages; // per file: missing, unreadable, changed since saved (checksum), plane count differs
+    std::vector<std::string> sessionValues; // the metadata fields (origin keys) whose values the session file gave
 };
 // Reads the session and re-loads its inputs (a path is tried as stored, then relative to the session's
 // folder). Throws SessionError when the session file itself is unreadable, malformed or too new; a
-// missing or changed input is a message, and the rest stays usable.
+// missing or changed input is a message, and the rest stays usable. With ReadLimits::headersOnly the planes
+// hold no pixels and nothing is prepared (checkSettingsBeforePixels, engine/Workflow.h).
 OpenedSession openSession(const std::string& path, const ReadLimits& limits = {});
+
+// Says in `m.origin` that the session at `sessionPath` gave `fields` (OpenedSession::sessionValues): "session s.json"
+// with the source it recorded, "session s.json (a.fits: keyword WAVELENG)"; a value saved again keeps one prefix.
+// For a report of where a run's values came from; openSession itself keeps the recorded origins.
+void markSessionOrigins(DatasetMetadata& m, const std::string& sessionPath, const std::vector<std::string>& fields);
 
 } // namespace wfs

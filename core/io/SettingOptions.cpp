@@ -248,8 +248,17 @@ void applyMetadataOptions(const OptionSource& options, Dataset& data)
         for (const QString& part : r.text("defocus").split(QLatin1Char(','), Qt::KeepEmptyParts))
             entries.push_back(parseDefocusEntry(part, r.label("defocus")));
         const std::vector<int> used = usedPlanes(data);
-        if (entries.size() != used.size())
-            throw OptionError(r.label("defocus") + " has " + std::to_string(entries.size()) + " entries but " + std::to_string(used.size()) + " planes take part");
+        if (entries.size() != used.size()) {
+            // Say where the planes went: a truncated file's lost pages, planes of another size or without signal.
+            std::string loaded = " (" + std::to_string(data.planes.size()) + " plane(s) read from the files";
+            if (data.planes.size() > used.size())
+                loaded += ", " + std::to_string(data.planes.size() - used.size()) + " of them not taking part";
+            for (const DatasetFile& f : data.files)
+                if (!f.damage.empty())
+                    loaded += "; " + f.damage;
+            throw OptionError(r.label("defocus") + " has " + std::to_string(entries.size()) + " entries but " + std::to_string(used.size())
+                              + " planes take part" + loaded + ")");
+        }
         for (size_t k = 0; k < used.size(); ++k) {
             data.planes[size_t(used[k])].defocus = entries[k];
             m.origin["defocus[" + std::to_string(used[k]) + "]"] = origin;
@@ -320,8 +329,12 @@ void applyModelOptions(const OptionSource& options, ModelSettings& m)
     }
     if (r.has("read-noise")) // negative is refused, not silently replaced by the border noise
         m.readNoise = r.plausible("read-noise", Setting::ReadNoise);
-    if (r.has("grid"))
+    if (r.has("grid")) {
         m.grid = r.integer("grid");
+        if (m.grid < 1) // 0 stands for the data's size in a session; an option leaves itself out to say that
+            throw OptionError(r.label("grid") + ": " + std::to_string(m.grid)
+                              + " is not a grid size (an even number of samples, at least the prepared planes' size); leave it out for the data's size");
+    }
     if (r.has("obscuration"))
         m.obscuration = r.number("obscuration");
     if (r.has("spiders"))
@@ -375,7 +388,8 @@ void applyRunOptions(const OptionSource& options, Session& session, bool fromSes
     if (options.has("order") && !options.has("stages"))
         session.solver.stages.clear(); // a new order replaces a session's coarse-to-fine stages
     if (!session.dataset.metadata.wavelength && !fromSession)
-        throw OptionError("the wavelength is unknown: give " + options.spell("wavelength") + " (e.g. 633nm)");
+        throw OptionError("the wavelength is unknown: give " + options.spell("wavelength") + " (e.g. 633nm)"
+                          + ignoredNote(session.dataset.metadata, {"wavelength"}));
 }
 
 // ---- The options' help ----------------------------------------------------------------------------

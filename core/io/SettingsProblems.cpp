@@ -25,8 +25,9 @@ std::string settingOf(const std::string& key)
     return key;
 }
 
-// A metadata value in the unit people write it in.
-std::string valueText(const std::string& key, double v)
+} // namespace
+
+std::string metadataValueText(const std::string& key, double v)
 {
     if (key == "wavelength")
         return format("%.4g", v * 1e9) + " nm";
@@ -38,6 +39,8 @@ std::string valueText(const std::string& key, double v)
         return format("%.4g", v * 180.0 / M_PI * 3600.0) + " arcsec";
     return format("%.4g", v);
 }
+
+namespace {
 
 std::string readable(const std::string& key)
 {
@@ -216,7 +219,7 @@ std::vector<SettingProblem> settingsProblems(const Session& session)
 
     for (const DatasetMetadata::Conflict& c : m.conflicts)
         problems.push_back({settingOf(c.key), -1, {}, MessageLevel::Error,
-                            readable(c.key) + " is " + valueText(c.key, c.kept) + " in " + c.keptOrigin + " but " + valueText(c.key, c.other) + " in "
+                            readable(c.key) + " is " + metadataValueText(c.key, c.kept) + " in " + c.keptOrigin + " but " + metadataValueText(c.key, c.other) + " in "
                                 + c.otherOrigin + ": choose one"});
     const size_t beforeMetadata = problems.size();
     samplingProblems(m, problems);

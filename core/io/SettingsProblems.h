@@ -31,6 +31,9 @@ std::vector<SettingProblem> settingsProblems(const Session& session);
 // an NA above the immersion index. validateMetadata() throws the first of them.
 std::vector<SettingProblem> metadataProblems(const DatasetMetadata& metadata);
 
+// A metadata value (DatasetMetadata's field name as in `origin`) in the unit people write it in: "633 nm", "6.5 um", "0.1 arcsec".
+std::string metadataValueText(const std::string& key, double value);
+
 // Whether any problem is an Error.
 bool hasErrors(const std::vector<SettingProblem>& problems);
 

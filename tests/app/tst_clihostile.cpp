@@ -23,32 +23,12 @@ using namespace wfs::test;
 
 namespace {
 
-struct Run {
-    int status = -1; // -1: killed by a signal or still running after 5 minutes (a hang)
-    QByteArray out, err;
-};
+using Run = ProgramRun; // status -1: killed by a signal or still running after 5 minutes (a hang)
 
 // The CLI in `dir`, with `limit` applied in the child before it starts (setrlimit, or dropping root).
 Run cli(const QStringList& args, const QString& dir, const std::function<void()>& limit = {})
 {
-    QProcess process;
-    process.setWorkingDirectory(dir);
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("WFS_FFTW_WISDOM_DIR"), QString()); // no shared state between the runs
-    process.setProcessEnvironment(env);
-    if (limit)
-        process.setChildProcessModifier(limit);
-    process.start(QStringLiteral(WFS_CLI_PATH), args);
-    Run r;
-    if (!process.waitForFinished(300000)) {
-        process.kill();
-        process.waitForFinished();
-        return r;
-    }
-    r.status = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    r.out = process.readAllStandardOutput();
-    r.err = process.readAllStandardError();
-    return r;
+    return runProgramIn(QStringLiteral(WFS_CLI_PATH), args, dir, limit);
 }
 
 QString simulated(const QTemporaryDir& dir)
