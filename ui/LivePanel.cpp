@@ -25,6 +25,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <numbers>
 
 namespace wfs::ui {
 
@@ -71,6 +72,7 @@ LivePanel::LivePanel(QWidget* parent)
     , m_watchButton(new QPushButton(tr("Watch folder…"), this))
     , m_demoButton(new QPushButton(tr("Live demo"), this))
     , m_stopButton(new QPushButton(tr("Stop"), this))
+    , m_holdButton(new QPushButton(tr("Hold reference"), this))
     , m_demoControls(new QWidget(this))
     , m_photons(new QSlider(Qt::Horizontal, m_demoControls))
     , m_photonsValue(new QLabel(m_demoControls))
@@ -94,6 +96,11 @@ LivePanel::LivePanel(QWidget* parent)
     bar->addWidget(m_watchButton);
     bar->addWidget(m_demoButton);
     bar->addWidget(m_stopButton);
+    m_holdButton->setCheckable(true);
+    m_holdButton->setEnabled(false);
+    m_holdButton->setToolTip(tr("Take the stack shown now as the reference: the phase map and the coefficient trend then show "
+                                "each new stack minus it, until released"));
+    bar->addWidget(m_holdButton);
     bar->addWidget(new QLabel(tr("Threshold:"), this));
     for (int noll = kFirstTrendTerm; noll <= kLastTrendTerm; ++noll) {
         m_thresholdTerm->addItem(termLabel(noll), noll);
@@ -176,6 +183,11 @@ LivePanel::LivePanel(QWidget* parent)
     m_over->setLineStyle(QCPGraph::lsNone);
     m_over->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(200, 0, 0), 1.5), QBrush(QColor(200, 0, 0)), 6));
     legendAbove(m_trend, 5);
+    // What the trend shows, above its legend: absolute coefficients, or differences from a held reference.
+    m_trend->plotLayout()->insertRow(0);
+    m_trendTitle = new QCPTextElement(m_trend, QString(), QFont(font().family(), font().pointSize(), QFont::Bold));
+    m_trend->plotLayout()->addElement(0, 0, m_trendTitle);
+    m_trend->plotLayout()->setRowStretchFactor(0, 0.001);
     m_trend->setToolTip(tr("Zernike coefficients of each stack (Noll, RMS-normalised); dashed: the chosen term's threshold"));
 
     m_quality->xAxis->setLabel(tr("stack"));
@@ -214,6 +226,12 @@ LivePanel::LivePanel(QWidget* parent)
     connect(m_watchButton, &QPushButton::clicked, this, &LivePanel::watchFolderRequested);
     connect(m_demoButton, &QPushButton::clicked, this, &LivePanel::demoRequested);
     connect(m_stopButton, &QPushButton::clicked, this, &LivePanel::stop);
+    connect(m_holdButton, &QPushButton::clicked, this, [this](bool hold) {
+        if (!hold)
+            releaseReference();
+        else if (!holdReference())
+            m_holdButton->setChecked(false);
+    });
     connect(m_thresholdTerm, &QComboBox::currentIndexChanged, this, [this] {
         const QSignalBlocker block(m_thresholdValue);
         m_thresholdValue->setValue(m_thresholds[m_thresholdTerm->currentData().toInt()]);
@@ -223,7 +241,7 @@ LivePanel::LivePanel(QWidget* parent)
     m_refresh->setInterval(200); // display rate: the latest fit is pulled, never pushed per stack
     connect(m_refresh, &QTimer::timeout, this, &LivePanel::refresh);
     cameraSettingsChanged();
-    redrawThresholds();
+    showTrendPoints();
     setStatus();
 }
 
@@ -288,6 +306,15 @@ void LivePanel::start(LiveWatchOptions options, std::unique_ptr<LiveCamera> came
     m_rms->data()->clear();
     m_strehl->data()->clear();
     m_points.clear();
+    m_differencePoints.clear();
+    m_shownFit.reset();
+    m_shownDifference.reset();
+    m_referenceStack = 0;
+    m_holdButton->setChecked(false);
+    m_holdButton->setEnabled(false);
+    m_holdButton->setText(tr("Hold reference"));
+    m_phase->setTitle(QString());
+    showTrendPoints();
     m_rows = m_failed = m_skipped = 0;
     m_shownVersion = 0;
     m_stopReason.clear();
@@ -300,6 +327,7 @@ void LivePanel::start(LiveWatchOptions options, std::unique_ptr<LiveCamera> came
             cameraToStart->start(); // once the watch is set up, so that each rename counts at once
     });
     connect(m_watch.get(), &LiveWatch::rowWritten, this, &LivePanel::addRow);
+    connect(m_watch.get(), &LiveWatch::differenceComputed, this, &LivePanel::addDifference);
     connect(m_watch.get(), &LiveWatch::message, this, [this](const QString& text) { emit message(tr("Live: %1").arg(text), false); });
     connect(m_watch.get(), &LiveWatch::finished, this, [this](bool failed, const QString& reason) {
         if (m_camera)
@@ -365,7 +393,7 @@ void LivePanel::redrawThresholds()
     for (auto& [noll, g] : m_termGraphs)
         g->setPen(QPen(termColour(noll), noll == chosen ? 2.5 : 1.2));
     m_over->data()->clear();
-    for (const auto& [noll, points] : m_points)
+    for (const auto& [noll, points] : shownPoints())
         for (const auto& [stack, waves] : points)
             if (std::abs(waves) > m_thresholds[noll])
                 m_over->addData(stack, waves);
@@ -392,19 +420,7 @@ void LivePanel::addRow(const QJsonObject& row)
         int index = c.value(QStringLiteral("index")).toInt();
         if (ansi)
             index = zernike::convertIndex(index, ZernikeOrdering::Ansi, ZernikeOrdering::Noll);
-        const auto g = m_termGraphs.find(index);
-        if (g == m_termGraphs.end())
-            continue;
-        const double waves = c.value(QStringLiteral("value_waves")).toDouble();
-        g->second->addData(stack, waves);
-        auto& points = m_points[index];
-        points.emplace_back(stack, waves);
-        if (std::abs(waves) > m_thresholds[index])
-            m_over->addData(stack, waves);
-        if (int(points.size()) > kMaxTrendPoints) {
-            points.erase(points.begin());
-            g->second->data()->removeBefore(points.front().first);
-        }
+        addTrendPoint(m_points, index, stack, c.value(QStringLiteral("value_waves")).toDouble());
     }
     m_rms->addData(stack, row.value(QStringLiteral("rms_waves")).toDouble());
     m_strehl->addData(stack, row.value(QStringLiteral("strehl")).toDouble());
@@ -417,6 +433,84 @@ void LivePanel::addRow(const QJsonObject& row)
     m_replot = true;
     setStatus();
     emit rowAdded(m_rows);
+}
+
+void LivePanel::addTrendPoint(TrendPoints& points, int noll, double stack, double waves)
+{
+    const auto g = m_termGraphs.find(noll);
+    if (g == m_termGraphs.end())
+        return;
+    auto& term = points[noll];
+    term.emplace_back(stack, waves);
+    if (int(term.size()) > kMaxTrendPoints)
+        term.erase(term.begin());
+    if (&points != &shownPoints())
+        return; // kept for when it is shown again
+    g->second->addData(stack, waves);
+    g->second->data()->removeBefore(term.front().first);
+    if (std::abs(waves) > m_thresholds[noll])
+        m_over->addData(stack, waves);
+}
+
+void LivePanel::addDifference(const LiveDifference& difference)
+{
+    if (m_referenceStack == 0 || difference.referenceSequence + 1 != m_referenceStack || !difference.comparison)
+        return; // against a reference released since
+    // The comparison's terms are matched by (n, m): the trend's Noll indices whatever the settings' ordering.
+    for (const ComparedTerm& t : difference.comparison->terms)
+        addTrendPoint(m_differencePoints, zernike::indexFromMode(t.mode, ZernikeOrdering::Noll), difference.sequence + 1, t.differenceWaves);
+    m_replot = true;
+}
+
+void LivePanel::showTrendPoints()
+{
+    const bool held = m_referenceStack > 0;
+    m_trendTitle->setText(held ? tr("Difference from stack %1 (each stack − stack %1)").arg(m_referenceStack) : tr("Coefficients of each stack"));
+    m_trend->yAxis->setLabel(held ? tr("difference (waves RMS)") : tr("coefficient (waves RMS)"));
+    TrendPoints& points = shownPoints();
+    for (auto& [noll, g] : m_termGraphs) {
+        g->data()->clear();
+        for (const auto& [stack, waves] : points[noll])
+            g->addData(stack, waves);
+    }
+    redrawThresholds(); // the crossings of the values shown; replots
+}
+
+bool LivePanel::holdReference()
+{
+    if (!m_watch || !m_shownFit)
+        return false;
+    m_watch->holdReference(m_shownFit);
+    m_referenceStack = m_shownFit->row.value(QStringLiteral("sequence")).toInt() + 1;
+    m_differencePoints.clear();
+    m_shownDifference.reset();
+    m_holdButton->setChecked(true);
+    m_holdButton->setText(tr("Release stack %1").arg(m_referenceStack));
+    m_phase->clear(tr("Stack %1 is the reference: each new stack shows as its difference from it").arg(m_referenceStack));
+    showTrendPoints();
+    setStatus();
+    return true;
+}
+
+void LivePanel::releaseReference()
+{
+    if (m_watch)
+        m_watch->releaseReference();
+    m_referenceStack = 0;
+    m_differencePoints.clear();
+    m_shownDifference.reset();
+    m_holdButton->setChecked(false);
+    m_holdButton->setText(tr("Hold reference"));
+    m_phase->setTitle(QString());
+    showTrendPoints();
+    setStatus();
+    m_shownVersion = 0; // the latest stack again, absolute
+    refresh();
+}
+
+QString LivePanel::trendTitle() const
+{
+    return m_trendTitle->text();
 }
 
 void LivePanel::replotTrends()
@@ -446,9 +540,25 @@ void LivePanel::refresh()
     if (!fit || version == m_shownVersion)
         return;
     m_shownVersion = version;
+    m_shownFit = fit;
+    m_holdButton->setEnabled(true);
     const FitResult& r = *fit->result;
-    m_phase->setPupilGeometry(r.phaseMapGeometry);
-    m_phase->setPhase(r.phaseMap, r.wavelength);
+    const LiveDifference& d = fit->difference;
+    if (m_referenceStack == 0) {
+        m_phase->setTitle(QString());
+        m_phase->setPupilGeometry(r.phaseMapGeometry);
+        m_phase->setPhase(r.phaseMap, r.wavelength);
+    } else if (d.comparison && d.referenceSequence + 1 == m_referenceStack) {
+        // Core's difference map, in waves; the panel takes radians (and shows waves or nm).
+        m_shownDifference = d.comparison;
+        const RunComparison& c = *d.comparison;
+        Image radians = c.phaseDifferenceWaves;
+        for (double& v : radians.pixels)
+            v *= 2.0 * std::numbers::pi;
+        m_phase->setTitle(tr("Phase difference: stack %1 − stack %2").arg(d.sequence + 1).arg(m_referenceStack));
+        m_phase->setPupilGeometry(c.phaseDifferenceGeometry);
+        m_phase->setPhase(radians, c.wavelength);
+    }
     std::vector<PlaneEntry> planes;
     std::vector<Image> models;
     std::vector<PlaneResiduals> residuals;
@@ -477,6 +587,8 @@ void LivePanel::setStatus()
         text += tr(" · %1 failed").arg(m_failed);
     if (m_rows > 0)
         text += tr(" · latency %1 s").arg(m_lastLatency, 0, 'f', 2);
+    if (m_referenceStack > 0)
+        text += tr(" · differences from stack %1").arg(m_referenceStack);
     if (!m_stopReason.isEmpty())
         text += tr(" · stopped: %1").arg(m_stopReason);
     m_status->setText(text);

@@ -4,7 +4,9 @@
 // the latest stack's phase map and data / model / residual, updated in place; "Live demo" starts core's
 // simulated camera (engine/LiveCamera.h) writing into a temporary folder that the same watch reads, with
 // sliders for a few Zernike terms, photons and rate. The panel pulls the latest fit on a display-rate timer;
-// rows arrive as queued signals and only add points.
+// rows arrive as queued signals and only add points. "Hold reference" takes the stack shown as the reference:
+// from then on the phase map and the coefficient trend show each new stack minus it, as core's runs comparison
+// (engine/RunComparison.h) computes it on the watch's thread; "Release" brings the absolute values back.
 #include "engine/LiveCamera.h"
 #include "engine/LiveWatch.h"
 
@@ -17,6 +19,7 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPTextElement;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -54,6 +57,14 @@ public:
     PlanesPanel* planesPanel() const { return m_planes; }
     QTabWidget* latestPages() const { return m_latest; }
     QPushButton* demoButton() const { return m_demoButton; }
+    QPushButton* holdButton() const { return m_holdButton; }
+    // Holds the stack shown now as the reference (false when none is shown yet); releaseReference() ends it.
+    bool holdReference();
+    void releaseReference();
+    int referenceStack() const { return m_referenceStack; } // 0 = none held
+    // The comparison whose map is shown now (null when none: no reference, or no stack since it was held).
+    std::shared_ptr<const RunComparison> shownDifference() const { return m_shownDifference; }
+    QString trendTitle() const;
     // The threshold of a Noll term (waves): points beyond +-threshold are drawn in red.
     void setThreshold(int nollIndex, double waves);
 
@@ -66,6 +77,11 @@ signals:
 private:
     void start(LiveWatchOptions options, std::unique_ptr<LiveCamera> camera, std::unique_ptr<QTemporaryDir> folder);
     void addRow(const QJsonObject& row);
+    void addDifference(const LiveDifference& difference);
+    using TrendPoints = std::map<int, std::vector<std::pair<double, double>>>; // Noll index -> (stack, waves)
+    void addTrendPoint(TrendPoints& points, int noll, double stack, double waves);
+    TrendPoints& shownPoints() { return m_referenceStack > 0 ? m_differencePoints : m_points; }
+    void showTrendPoints(); // the trend's graphs from shownPoints(), titled
     void refresh();
     void cameraSettingsChanged();
     void redrawThresholds();
@@ -73,7 +89,7 @@ private:
     void setStatus();
 
     QLabel* m_status;
-    QPushButton *m_watchButton, *m_demoButton, *m_stopButton;
+    QPushButton *m_watchButton, *m_demoButton, *m_stopButton, *m_holdButton;
     QWidget* m_demoControls;
     std::vector<std::pair<int, QSlider*>> m_termSliders; // Noll index, slider (hundredths of a wave)
     std::vector<QLabel*> m_termValues;
@@ -83,6 +99,7 @@ private:
     QComboBox* m_thresholdTerm;
     QDoubleSpinBox* m_thresholdValue;
     QCustomPlot *m_trend, *m_quality;
+    QCPTextElement* m_trendTitle;
     std::map<int, QCPGraph*> m_termGraphs; // Noll index -> its trend
     QCPGraph *m_over, *m_rms, *m_strehl;
     QTabWidget* m_latest; // the latest stack: phase map, data / model
@@ -94,7 +111,11 @@ private:
     std::unique_ptr<LiveCamera> m_camera;
     std::unique_ptr<QTemporaryDir> m_demoFolder;
     std::map<int, double> m_thresholds; // Noll index -> waves
-    std::map<int, std::vector<std::pair<double, double>>> m_points; // Noll index -> (stack, waves), for the crossings
+    TrendPoints m_points;           // every stack's coefficients, for the crossings and for a release
+    TrendPoints m_differencePoints; // while a reference is held: each later stack minus it
+    std::shared_ptr<const LiveFit> m_shownFit;
+    std::shared_ptr<const RunComparison> m_shownDifference;
+    int m_referenceStack = 0;       // the held reference's stack number (its sequence + 1); 0 = none
     unsigned long m_shownVersion = 0;
     int m_rows = 0, m_failed = 0, m_skipped = 0;
     bool m_replot = false;

@@ -110,6 +110,14 @@ void PhasePanel::setPhase(const Image& radians, double wavelengthMetres)
     show();
 }
 
+void PhasePanel::setTitle(const QString& title)
+{
+    if (title == m_title)
+        return;
+    m_title = title;
+    show();
+}
+
 void PhasePanel::setPupilMaps(const Image& amplitude, const Image& remainderRadians)
 {
     m_amplitude = amplitude;
@@ -219,7 +227,7 @@ void PhasePanel::show()
     } else {
         m_view->setColorMap(ColorMap::Viridis);
     }
-    m_view->setImage(shown, tr("Phase"), unit, range);
+    m_view->setImage(shown, m_title.isEmpty() ? tr("Phase") : m_title, unit, range);
 }
 
 } // namespace wfs::ui

@@ -33,6 +33,8 @@ public:
     // until set again or cleared.
     void setPupilGeometry(const PupilMapGeometry& geometry);
     void clear(const QString& message); // shows `message` where the map will be; hides the pupil maps
+    // The map's title ("Phase" unless set; e.g. live mode's "Phase difference: stack 9 − stack 4").
+    void setTitle(const QString& title);
     ImageView* view() const { return m_view; }
     ImageView* amplitudeView() const { return m_amplitudeView; }
     ImageView* remainderView() const { return m_remainderView; }
@@ -52,6 +54,7 @@ private:
     QGridLayout* m_grid;
     QString m_arrangement; // the grid as laid out last ("" = not yet)
     QString m_emptyMessage;
+    QString m_title;
     PupilMapGeometry m_geometry;
     Image m_radians, m_amplitude, m_remainder;
     double m_wavelength = 0.0;

@@ -6,11 +6,10 @@
 #include "Commands.h"
 #include "LiveCommon.h"
 
-#include <QElapsedTimer>
-#include <QFile>
+#include "../common/EventLoopGaps.h"
+
 #include <QJsonArray>
 #include <QTemporaryDir>
-#include <QTimer>
 
 #include <algorithm>
 #include <cmath>
@@ -20,23 +19,8 @@ namespace wfs::cli {
 
 namespace {
 
-double quantile(std::vector<double> v, double q)
-{
-    if (v.empty())
-        return std::nan("");
-    std::sort(v.begin(), v.end());
-    const double at = q * double(v.size() - 1);
-    const size_t lo = size_t(std::floor(at)), hi = std::min(v.size() - 1, lo + 1);
-    return v[lo] + (v[hi] - v[lo]) * (at - double(lo));
-}
-
-double loadAverage()
-{
-    QFile f(QStringLiteral("/proc/loadavg"));
-    if (!f.open(QIODevice::ReadOnly))
-        return std::nan("");
-    return f.readLine().split(' ').value(0).toDouble();
-}
+using app::loadAverage;
+using app::quantile;
 
 QJsonValue number(double v)
 {
@@ -114,14 +98,7 @@ int runBenchLive(const QStringList& args)
         std::vector<double> latencies, fits, written, finished;
         int fitted = 0, failed = 0, skipped = 0, warm = 0;
         // This thread's event loop while watching: the longest gap between ticks of a 5 ms timer.
-        QElapsedTimer tick;
-        tick.start();
-        qint64 maxGapMs = 0;
-        QTimer probe;
-        probe.setInterval(5);
-        QObject::connect(&probe, &QTimer::timeout, [&] {
-            maxGapMs = std::max(maxGapMs, tick.restart());
-        });
+        app::EventLoopGaps probe(5);
         probe.start();
         const int status = runLiveWatch(program, o, true, &writer, [&](const QJsonObject& row) {
             skipped += int(row.value(QStringLiteral("skipped")).toArray().size());
@@ -157,7 +134,7 @@ int runBenchLive(const QStringList& args)
             {QStringLiteral("latency_median_s"), number(quantile(latencies, 0.5))},
             {QStringLiteral("latency_p95_s"), number(quantile(latencies, 0.95))},
             {QStringLiteral("fit_median_s"), number(quantile(fits, 0.5))},
-            {QStringLiteral("event_loop_max_gap_ms"), double(maxGapMs)},
+            {QStringLiteral("event_loop_max_gap_ms"), number(probe.maxMs())},
             {QStringLiteral("load_1min"), number(loadAverage())},
         });
     }

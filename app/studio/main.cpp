@@ -2,15 +2,20 @@
 // documentation and tests can save a screenshot (after the fit with --quit-after-fit) and exit.
 #include "LivePanel.h"
 #include "MainWindow.h"
+#include "../common/EventLoopGaps.h"
 #include "../common/QuietQt.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTimer>
 
+#include <cmath>
 #include <cstdio>
+#include <memory>
 #include <optional>
 
 namespace {
@@ -37,6 +42,13 @@ void addStudioOptions(QCommandLineParser& parser, const QCommandLineOption& help
          QStringLiteral("DIR")},
         {QStringLiteral("live-demo"), QStringLiteral("Start the live demo: a simulated camera writes stacks that live mode fits, on the Live tab "
                                                      "(with --screenshot: the picture is taken after 12 stacks).")},
+        {QStringLiteral("hold-reference-after"), QStringLiteral("Live mode: once N stacks are in, hold the stack shown as the reference "
+                                                                "(the Live tab then shows differences from it, as its Hold reference button)."),
+         QStringLiteral("N")},
+        {QStringLiteral("measure-stalls"), QStringLiteral("Live mode: from the first fitted stack on, measure the desktop's event loop for SECONDS "
+                                                          "(the gaps between ticks of a 5 ms timer while the Live tab updates), print one "
+                                                          "JSON line (max_gap_ms, p99_gap_ms, median_gap_ms, gaps_over_50ms, ...) and exit."),
+         QStringLiteral("SECONDS")},
         {QStringLiteral("tab"), QStringLiteral("Show this tab first: phase, planes, psf, runs, speedup, fasth or live (default: phase)."),
          QStringLiteral("NAME")},
         {QStringLiteral("dock"), QStringLiteral("Bring this panel on the right to the front: coefficients, results or messages "
@@ -104,6 +116,52 @@ void scheduleExit(wfs::ui::MainWindow& window, const QString& screenshot, bool a
     } else {
         QTimer::singleShot(1500, &window, saveAndQuit);
     }
+}
+
+// --hold-reference-after N: the Live tab's "Hold reference" once N stacks are in (the first shown after that).
+void holdReferenceAfter(wfs::ui::MainWindow& window, int stacks)
+{
+    wfs::ui::LivePanel* live = window.livePanel();
+    QObject::connect(live, &wfs::ui::LivePanel::rowAdded, &window, [live, stacks, done = false](int rows) mutable {
+        if (!done && rows >= stacks)
+            done = live->holdReference(); // false until a stack is shown (the panel pulls at display rate)
+    });
+}
+
+// --measure-stalls SECONDS: the GUI thread's event loop while live mode updates the Live tab, from the first fitted
+// stack on; one JSON line on standard output, then exit.
+void measureStalls(wfs::ui::MainWindow& window, wfs::app::EventLoopGaps& gaps, double seconds)
+{
+    wfs::ui::LivePanel* live = window.livePanel();
+    auto firstRows = std::make_shared<int>(0);
+    QObject::connect(live, &wfs::ui::LivePanel::rowAdded, &window, [&window, &gaps, live, seconds, firstRows](int rows) {
+        if (*firstRows > 0)
+            return;
+        *firstRows = rows;
+        gaps.start();
+        QTimer::singleShot(int(seconds * 1000), &window, [&window, &gaps, live, seconds, firstRows] {
+            gaps.stop();
+            const auto number = [](double v) { return std::isfinite(v) ? QJsonValue(v) : QJsonValue(); };
+            const QJsonObject line{
+                {QStringLiteral("measure"), QStringLiteral("event_loop_stalls")},
+                {QStringLiteral("seconds"), seconds},
+                {QStringLiteral("timer_interval_ms"), gaps.intervalMs()},
+                {QStringLiteral("ticks"), gaps.ticks()},
+                {QStringLiteral("max_gap_ms"), number(gaps.maxMs())},
+                {QStringLiteral("p99_gap_ms"), number(gaps.quantileMs(0.99))},
+                {QStringLiteral("median_gap_ms"), number(gaps.quantileMs(0.5))},
+                {QStringLiteral("gaps_over_50ms"), gaps.countOver(50.0)},
+                {QStringLiteral("stacks_shown"), live->stacksShown() - *firstRows},
+                {QStringLiteral("reference_held"), live->referenceStack() > 0},
+                {QStringLiteral("window"), QStringLiteral("%1x%2").arg(window.width()).arg(window.height())},
+                {QStringLiteral("load_1min"), number(wfs::app::loadAverage())},
+            };
+            std::printf("%s\n", QJsonDocument(line).toJson(QJsonDocument::Compact).constData());
+            std::fflush(stdout);
+            live->stop();
+            QApplication::exit(0);
+        });
+    });
 }
 
 // The data to start with: the demo, else a session, else the image files given; and live mode.
@@ -180,6 +238,22 @@ int main(int argc, char** argv)
             return 2;
         }
     }
+    const bool live = parser.isSet(QStringLiteral("live-demo")) || parser.isSet(QStringLiteral("watch"));
+    bool okNumber = false;
+    const int holdAfter = parser.value(QStringLiteral("hold-reference-after")).toInt(&okNumber);
+    if (parser.isSet(QStringLiteral("hold-reference-after")) && (!okNumber || holdAfter < 1 || !live)) {
+        std::fprintf(stderr, "wavefront-studio: --hold-reference-after wants a number of stacks (1 or more) and live mode "
+                             "(--live-demo or --watch DIR); got \"%s\"\n",
+                     qPrintable(parser.value(QStringLiteral("hold-reference-after"))));
+        return 2;
+    }
+    const double stallSeconds = parser.value(QStringLiteral("measure-stalls")).toDouble(&okNumber);
+    if (parser.isSet(QStringLiteral("measure-stalls")) && (!okNumber || !(stallSeconds >= 0.5 && stallSeconds <= 3600) || !live)) {
+        std::fprintf(stderr, "wavefront-studio: --measure-stalls wants seconds (0.5 to 3600) and live mode (--live-demo or --watch DIR); "
+                             "got \"%s\"\n",
+                     qPrintable(parser.value(QStringLiteral("measure-stalls"))));
+        return 2;
+    }
     const bool fitStarts = parser.isSet(QStringLiteral("demo")) || parser.isSet(QStringLiteral("preset")) || parser.isSet(QStringLiteral("fit"));
     if (parser.isSet(QStringLiteral("quit-after-fit")) && !fitStarts) {
         std::fprintf(stderr, "wavefront-studio: --quit-after-fit waits for a fit, and none starts: add --fit (with FILE... or "
@@ -224,6 +298,11 @@ int main(int argc, char** argv)
     const QString screenshot = parser.value(QStringLiteral("screenshot"));
     const bool afterFit = parser.isSet(QStringLiteral("quit-after-fit"));
     openStartupData(window, parser); // loads and fits on workers: what follows is connected before any ends
+    if (parser.isSet(QStringLiteral("hold-reference-after")))
+        holdReferenceAfter(window, holdAfter);
+    wfs::app::EventLoopGaps gaps(5);
+    if (parser.isSet(QStringLiteral("measure-stalls")))
+        measureStalls(window, gaps, stallSeconds);
     if (!screenshot.isEmpty() || afterFit)
         scheduleExit(window, screenshot, afterFit);
     return QApplication::exec();

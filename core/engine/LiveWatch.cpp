@@ -583,9 +583,18 @@ void LiveWatchWorker::handle(const CompleteStack& stack, const QJsonArray& skipp
         finish(true, QString::fromStdString(e.what()) + QStringLiteral("; the log keeps its whole rows"));
         return;
     }
-    ++m_sequence;
+    const int sequence = m_sequence++;
     if (ok)
         m_warm = result->solver.parameters;
+    LiveDifference difference;
+    if (ok) {
+        // The reference as it is now; compared outside the lock (a pass over the pupil's pixels).
+        if (const std::shared_ptr<const LiveFit> reference = m_owner->reference(); reference && reference->result) {
+            difference.sequence = sequence;
+            difference.referenceSequence = reference->row.value(QStringLiteral("sequence")).toInt();
+            difference.comparison = std::make_shared<const RunComparison>(compareRuns(*reference->result, *result));
+        }
+    }
     {
         std::lock_guard<std::mutex> lock(m_owner->m_mutex);
         (ok ? m_owner->m_counts.fitted : m_owner->m_counts.failed) += 1;
@@ -594,11 +603,14 @@ void LiveWatchWorker::handle(const CompleteStack& stack, const QJsonArray& skipp
             auto fit = std::make_shared<LiveFit>();
             fit->row = row;
             fit->result = result;
+            fit->difference = difference;
             m_owner->m_latest = fit;
             ++m_owner->m_version;
         }
     }
     emit m_owner->rowWritten(row);
+    if (difference.comparison)
+        emit m_owner->differenceComputed(difference);
 }
 
 void LiveWatchWorker::writeCsv(const QJsonObject& row, const FitResult* result)
@@ -647,7 +659,10 @@ void LiveWatchWorker::finish(bool failed, const QString& reason)
 
 // ---- LiveWatch ----------------------------------------------------------------------------------------
 
-LiveWatch::LiveWatch(LiveWatchOptions options, QObject* parent) : QObject(parent), m_options(std::move(options)) { }
+LiveWatch::LiveWatch(LiveWatchOptions options, QObject* parent) : QObject(parent), m_options(std::move(options))
+{
+    qRegisterMetaType<wfs::LiveDifference>(); // crosses from the watch's thread in a queued signal
+}
 
 LiveWatch::~LiveWatch()
 {
@@ -701,6 +716,18 @@ std::shared_ptr<const LiveFit> LiveWatch::latest(unsigned long* version) const
     if (version)
         *version = m_version;
     return m_latest;
+}
+
+void LiveWatch::holdReference(std::shared_ptr<const LiveFit> reference)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_reference = std::move(reference);
+}
+
+std::shared_ptr<const LiveFit> LiveWatch::reference() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_reference;
 }
 
 } // namespace wfs

@@ -24,6 +24,7 @@
 // The log (JSON Lines): one object per stack, appended with one write of a whole line (a reader sees whole
 // lines; a last line without its newline is being written); a failed write is cut back, so the log keeps
 // whole lines only. A restart reads the log and fits no stack it already holds (fitted, failed or skipped).
+#include "engine/RunComparison.h"
 #include "engine/Workflow.h"
 #include "io/Session.h"
 
@@ -143,10 +144,19 @@ struct LiveCounts {
     int resumed = 0;  // stacks the log already held when the watch started
 };
 
+// A held reference's comparison with one later stack: core's runs comparison (reference first, the stack
+// second), so its differences read "stack minus reference".
+struct LiveDifference {
+    int sequence = -1;          // the stack's, as in its row
+    int referenceSequence = -1; // the reference's
+    std::shared_ptr<const RunComparison> comparison;
+};
+
 // The latest fitted stack, for a display that pulls at its own rate.
 struct LiveFit {
     QJsonObject row;
     std::shared_ptr<const FitResult> result;
+    LiveDifference difference; // against the reference held when it was fitted; no comparison when none was
 };
 
 class LiveWatch : public QObject {
@@ -165,11 +175,19 @@ public:
     LiveCounts counts() const;
     std::shared_ptr<const LiveFit> latest(unsigned long* version = nullptr) const;
 
+    // Holds a fitted stack (e.g. latest()) as the reference: every stack fitted from now on is compared with
+    // it (compareRuns, on the watch's thread) and differenceComputed() follows its rowWritten(). A null
+    // reference, or releaseReference(), stops the comparisons. Any thread.
+    void holdReference(std::shared_ptr<const LiveFit> reference);
+    void releaseReference() { holdReference(nullptr); }
+    std::shared_ptr<const LiveFit> reference() const;
+
 signals:
     // The watch is set up (the log read, the folder listed, its watchers on): from here a file renamed into the
     // folder counts as complete at once; files that were there before count once stable.
     void watching();
     void rowWritten(const QJsonObject& row);
+    void differenceComputed(const wfs::LiveDifference& difference); // while a reference is held
     // Said once each: a settings mismatch, a resumed log, a line of the log that was cut back.
     void message(const QString& text);
     // `failed`: stopped by an error (the folder is gone, the log cannot be written); else by maxStacks,
@@ -186,7 +204,10 @@ private:
     mutable std::mutex m_mutex;
     LiveCounts m_counts;
     std::shared_ptr<const LiveFit> m_latest;
+    std::shared_ptr<const LiveFit> m_reference;
     unsigned long m_version = 0;
 };
 
 } // namespace wfs
+
+Q_DECLARE_METATYPE(wfs::LiveDifference)
