@@ -4,6 +4,7 @@
 // scale and titled, colour bars along their length, no tick labels running into each other, axis rectangles of
 // at least 200 x 150 px, legends off the axes, combo boxes whole); and moving a slider moves the fitted term.
 // Waits count rows; the only limits are hang guards.
+#include "LiveTrend.h"
 #include "ReadabilityChecks.h"
 
 #include "ImageView.h"
@@ -24,18 +25,11 @@
 using namespace wfs;
 using namespace wfs::ui;
 
+using wfs::test::lastTrendValue;
+
 namespace {
 
 constexpr int kGuardMs = 300000;
-
-// The last value of the trend of Noll term `noll` (the graph named "Z<noll>").
-std::optional<double> lastTrendValue(QCustomPlot* trend, int noll)
-{
-    for (int i = 0; i < trend->graphCount(); ++i)
-        if (trend->graph(i)->name() == QStringLiteral("Z%1").arg(noll) && trend->graph(i)->dataCount() > 0)
-            return (trend->graph(i)->data()->constEnd() - 1)->value;
-    return std::nullopt;
-}
 
 } // namespace
 

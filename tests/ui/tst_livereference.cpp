@@ -4,6 +4,7 @@
 // the others; releasing the reference brings the absolute values back. Pictures at 1280 x 800 and 1920 x 1080
 // with the reference held: the trend's title whole, axes of at least 200 x 150 px, no labels over each other,
 // colour bars along their length. Waits count rows; the only limits are hang guards.
+#include "LiveTrend.h"
 #include "ReadabilityChecks.h"
 
 #include "ImageView.h"
@@ -24,27 +25,14 @@
 using namespace wfs;
 using namespace wfs::ui;
 
+using wfs::test::lastTrendValue;
+using wfs::test::termGraph;
+
 namespace {
 
 constexpr int kGuardMs = 300000;
 // Two noisy fits (10^6 photons a plane, 128 x 128) differ by well under this in any one term.
 constexpr double kToleranceWaves = 0.02;
-
-QCPGraph* termGraph(QCustomPlot* trend, int noll)
-{
-    for (int i = 0; i < trend->graphCount(); ++i)
-        if (trend->graph(i)->name() == QStringLiteral("Z%1").arg(noll))
-            return trend->graph(i);
-    return nullptr;
-}
-
-std::optional<double> lastTrendValue(QCustomPlot* trend, int noll)
-{
-    QCPGraph* g = termGraph(trend, noll);
-    if (!g || g->dataCount() == 0)
-        return std::nullopt;
-    return (g->data()->constEnd() - 1)->value;
-}
 
 QSlider* termSlider(LivePanel* live, int noll)
 {
