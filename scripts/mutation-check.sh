@@ -253,10 +253,20 @@ fi
 # ---- the copy and its build ----------------------------------------------------------------------
 echo "mutation-check: copying the working tree to $src"
 mkdir -p "$src"
-# Tracked and untracked-but-not-ignored files, as they are now (uncommitted edits included).
-# tar keeps modification times, so unchanged files are not rebuilt on a later run.
-(cd "$root" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -xf - -C "$src" \
+# Tracked and untracked-but-not-ignored files, as they are now (uncommitted edits included), unpacked beside the
+# copy and moved in only where the content differs, with a fresh time: unchanged files are not rebuilt, and a
+# file a stopped run left mutated (or the object built from it) cannot survive into the next run, as it could
+# when the copy kept the tree's older times.
+staging="$work/staging"
+rm -rf "$staging" && mkdir -p "$staging"
+(cd "$root" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -xf - -C "$staging" \
   || { echo "copy failed"; exit 2; }
+(cd "$staging" && find . -type f -print0) | while IFS= read -r -d '' f; do
+  if ! cmp -s "$staging/$f" "$src/$f"; then
+    mkdir -p "$(dirname "$src/$f")" && cp "$staging/$f" "$src/$f" || { echo "copy failed: $f"; exit 2; }
+  fi
+done || exit 2
+rm -rf "$staging"
 # Files deleted from the tree since the last run would linger; they do not matter to the build of
 # the targets below (CMake lists its sources explicitly).
 
