@@ -81,6 +81,7 @@ mutations=(
   "session-centre-each-plane|core/io/Session.cpp|tst_sessions|session loses the per-plane centring on reading"
   "session-run-solver|core/io/Session.cpp|tst_sessions tst_runcomparison|a kept run's solver settings written as the defaults"
   "batch-resume-checksum|core/engine/Batch.cpp|tst_clihostile|batch resume trusts a result whose input's bytes changed"
+  "live-complete-while-written|core/engine/LiveWatch.cpp|tst_watcher|live mode reads a file still being written (no stable time, no rename)"
   "runs-rms-piston|core/engine/RunComparison.cpp|tst_runcomparison|run comparison's RMS difference keeps the piston"
 )
 
@@ -141,6 +142,9 @@ edits = {
     # staleResultReason: the input's checksum is what tells an edited input from a touched or copied one.
     "batch-resume-checksum": [("    if (then.value(QStringLiteral(\"sha256\")) != identity.value(QStringLiteral(\"sha256\")))",
                                "    if (false && then.value(QStringLiteral(\"sha256\")) != identity.value(QStringLiteral(\"sha256\")))")],
+    # The watcher's completeness rule: a file is complete once renamed in or unchanged for the stable time.
+    "live-complete-while-written": [("f.complete = size > 0 && (f.renamed || now - f.unchangedSinceMs >= m_options.stableMs);",
+                                     "f.complete = size > 0;")],
     "pruned-forward-twiddle": [("twiddle(false, item.residue, item.begin, item.end, m_block.data(), m_scratchBlock[size_t(w)]->data(), false);",
                                 "twiddle(false, item.residue, item.begin, item.end, m_block.data(), m_scratchBlock[size_t(w)]->data(), true);")],
     # Both stages of the adjoint share this line (the rows stage does most of the work).
