@@ -765,7 +765,7 @@ std::vector<BatchRow> batchRows(const std::vector<BatchInput>& inputs, const std
             row.ordering = zernike::orderingName(coefficients.ordering);
             for (const TruthTerm& t : coefficients.terms)
                 row.coefficientsWaves.emplace_back(t.index, t.valueWaves);
-            // Keys of the result contract (spec/cli.md: rms_waves, strehl, planes[].reduced_chi_square).
+            // Keys of the result contract (the command-line contract: rms_waves, strehl, planes[].reduced_chi_square).
             row.rmsWaves = result->value(QStringLiteral("rms_waves")).toDouble(std::nan(""));
             row.strehl = result->value(QStringLiteral("strehl")).toDouble(std::nan(""));
             double sum = 0.0;

@@ -1,4 +1,4 @@
-// wavefront-cli against the contract of spec/cli.md: exit statuses, sub-commands, JSON keys, and a
+// wavefront-cli against the command-line contract: exit statuses, sub-commands, JSON keys, and a
 // simulate -> reconstruct round trip through a FITS file.
 #include "ExportChecks.h"
 #include "TestSupport.h"

@@ -44,7 +44,7 @@ private slots:
         test::verifyOofReference(*evaluator, c, Precision(precision));
     }
 
-    // spec/oof-benchmark.md: D = P (1 + N(0, 0.01)) + N(0, 0.024 max P) with max P ONE number for the
+    // The OOF benchmark (Nikolic 2018, as specified for this project): D = P (1 + N(0, 0.01)) + N(0, 0.024 max P) with max P ONE number for the
     // whole stack (the largest value over the three maps). The additive standard deviation of each plane is
     // measured from r = D - P: E[r^2 - (0.01 P)^2] = s^2 exactly, so the mean over the N pixels of a plane
     // estimates s^2 with a relative standard error of about sqrt(2 / N) (0.011 at N = 128^2, including the

@@ -182,7 +182,7 @@ private slots:
             expected = centreIntensity([&](double rho) { return k * value * (1.33 - std::sqrt(1.33 * 1.33 - 1.44 * rho * rho)); });
             break;
         case DiversityKind::PrimeFocus: {
-            // spec/oof-benchmark.md: phase = 2 pi dz / lambda ((1 - u^2) / (1 + u^2) - 1), u = rho R / (2 F).
+            // The OOF benchmark (Nikolic 2018, as specified for this project): phase = 2 pi dz / lambda ((1 - u^2) / (1 + u^2) - 1), u = rho R / (2 F).
             d.axialDistance = value;
             d.focalLength = 14.4;
             d.dishRadius = 2.8;

@@ -1,5 +1,5 @@
 // Real measured data: the bead z-stack of tests/data (a fluorescence microscope PSF, 21 planes of
-// 128 x 128, 16-bit TIFF, 0.3 um steps; see /work/shared/data/README.md for its origin). With plausible
+// 128 x 128, 16-bit TIFF, 0.3 um steps; see tests/data/README.md for its origin). With plausible
 // metadata (water objective NA 1.1, n = 1.33, emission 605 nm, 0.1 um pixels, high-NA defocus), a
 // reconstruction from three planes must converge, lower the residual well below that of the
 // unaberrated model, and give low-order coefficients that stay put when the order goes from 4 to 6.

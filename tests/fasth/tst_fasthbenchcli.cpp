@@ -1,4 +1,4 @@
-// The fasth-bench command-line contract (spec/cli.md): JSON keys per row, every option accepted, exit
+// The fasth-bench command-line contract: JSON keys per row, every option accepted, exit
 // status 2 for bad arguments and 1 for a run that cannot happen (no GPU).
 #include <QJsonArray>
 #include <QJsonDocument>
