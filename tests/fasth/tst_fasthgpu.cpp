@@ -1,4 +1,4 @@
-// The CUDA FastH backend: every method agrees with the CPU implementation (FastH (Mathiasen et al. 2020) as specified for this project tolerances),
+// The CUDA FastH backend: every method agrees with the CPU implementation (the tolerances of the FastH benchmark, Mathiasen et al. 2020),
 // with and without CUDA graphs, when a device is present; without one, the failure names the CUDA call,
 // the file and the line, and the backend factory says "no GPU".
 #include "GpuDevice.h"

@@ -1,4 +1,4 @@
-// Backward pass gates of FastH (Mathiasen et al. 2020) as specified for this project: dL/dX and dL/dV agree with central differences, every blocked
+// Backward pass gates of the FastH benchmark (Mathiasen et al. 2020): dL/dX and dL/dV agree with central differences, every blocked
 // algorithm agrees with the sequential backward, the block inputs are recovered, and v^T dL/dv = 0.
 #include "FasthTestUtil.h"
 #include "fasth/Householder.h"

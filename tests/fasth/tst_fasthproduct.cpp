@@ -1,4 +1,4 @@
-// Correctness gates of FastH (Mathiasen et al. 2020) as specified for this project for the products: every algorithm equals the sequential result,
+// Correctness gates of the FastH benchmark (Mathiasen et al. 2020) for the products: every algorithm equals the sequential result,
 // Q = apply(V, I) is orthogonal, applyTranspose undoes apply, and the convention H_1 ... H_k X holds.
 #include "FasthTestUtil.h"
 #include "fasth/Householder.h"

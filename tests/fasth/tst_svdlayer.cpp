@@ -1,4 +1,4 @@
-// SVD layer gates of FastH (Mathiasen et al. 2020) as specified for this project: W^{-1} W X = X, log|det W| equals the LU determinant's, the
+// SVD layer gates of the FastH benchmark (Mathiasen et al. 2020): W^{-1} W X = X, log|det W| equals the LU determinant's, the
 // gradients agree with central differences, and the trainer decreases the loss, reports progress and
 // stops when the callback says so.
 #include "FasthTestUtil.h"
