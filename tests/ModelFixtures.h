@@ -6,7 +6,7 @@
 
 #include "engine/Presets.h"
 #include "engine/ReconstructionEngine.h"
-#include "fit/ModelEvaluator.h"
+#include "optics/ModelEvaluator.h"
 
 #include <QFile>
 #include <QJsonArray>

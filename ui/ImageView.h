@@ -7,7 +7,7 @@
 // the view shows only its message (what to do), no axes and no colour bar.
 #include "ColorMaps.h"
 
-#include "io/Image.h"
+#include "base/Image.h"
 
 #include <QImage>
 #include <QRectF>

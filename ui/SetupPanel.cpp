@@ -84,7 +84,7 @@ int entryOf(const T (&entries)[N], T value)
     return int(std::find(std::begin(entries), std::end(entries), value) - std::begin(entries)) % int(N);
 }
 
-// A plain number typed by the user, read by core's parser (io/Units.h); `empty` for an empty field, NaN
+// A plain number typed by the user, read by core's parser (base/Units.h); `empty` for an empty field, NaN
 // when the text is not a number (the workflow's checks then refuse it by name).
 double numberFromText(const QLineEdit* edit, double empty)
 {

@@ -105,7 +105,7 @@ void setValue(DatasetMetadata& m, const std::string& key, std::optional<double> 
         m.focusPlane = v;
 }
 
-// The plausible range core checks a typed value against (io/Units.h).
+// The plausible range core checks a typed value against (base/Units.h).
 std::optional<Setting> plausibleRange(const std::string& key)
 {
     if (key == "wavelength")

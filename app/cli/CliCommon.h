@@ -2,7 +2,7 @@
 // Shared plumbing of the wavefront-cli sub-commands: argument parsing with the exit statuses of the
 // command-line contract (bad arguments: one line on stderr, status 2), unit-suffixed numbers, JSON lines.
 #include "io/SettingOptions.h"
-#include "io/Units.h"
+#include "base/Units.h"
 
 #include <QCommandLineParser>
 #include <QJsonObject>
@@ -68,7 +68,7 @@ std::vector<QString> parseWordList(const QString& text, const QString& option, c
 double parseNumber(const QString& text, const QString& option);
 int parseInt(const QString& text, const QString& option);
 
-// A length through core's parser (io/Units.h): a unit suffix (nm, um, mm, cm, m), a bare number is metres.
+// A length through core's parser (base/Units.h): a unit suffix (nm, um, mm, cm, m), a bare number is metres.
 double parseLength(const QString& text, const QString& option);
 // A length (for length settings) or a number, refused with the plausible range when outside it.
 double parsePlausible(const QString& text, const QString& option, Setting setting);

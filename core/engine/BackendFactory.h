@@ -2,7 +2,7 @@
 // The one place that chooses a backend. core knows no GPU code: a GPU backend, when one is linked in,
 // registers its hooks here (gpu/GpuBackend.cpp); whether it is linked is decided once, by the top-level
 // CMakeLists.txt (the wfs::backends target).
-#include "fit/ModelEvaluator.h"
+#include "optics/ModelEvaluator.h"
 
 #include <functional>
 #include <optional>

@@ -2,7 +2,7 @@
 
 #include "io/ImageReaders.h"
 #include "io/ResultJson.h"
-#include "io/Units.h"
+#include "base/Units.h"
 #include "optics/Zernike.h"
 
 #include <QDateTime>

@@ -1,7 +1,7 @@
 #pragma once
 // The benchmark interface that the CPU (Eigen) and GPU (CUDA) FastH backends both implement, so that
 // `wavefront-cli fasth-bench` and the FastH panel time every backend the same way.
-#include "Precision.h"
+#include "base/Precision.h"
 
 #include <Eigen/Core>
 
@@ -31,7 +31,7 @@ enum class BenchMethod {
 enum class Pass { Forward, Backward, Both };
 
 // Command-line names: sequential, sequential-fused, fasth, ut, tree, library, dense, svd-inverse,
-// lu-solve, svd-logdet, lu-logdet; forward, backward, both. Precision: Precision.h.
+// lu-solve, svd-logdet, lu-logdet; forward, backward, both. Precision: base/Precision.h.
 const char* methodName(BenchMethod method);
 std::optional<BenchMethod> methodFromName(std::string_view name);
 std::vector<BenchMethod> allMethods();

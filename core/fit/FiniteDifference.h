@@ -1,3 +1,3 @@
 #pragma once
 // Forward-difference gradients around any backend (declared in ModelEvaluator.h).
-#include "fit/ModelEvaluator.h"
+#include "optics/ModelEvaluator.h"

@@ -2,7 +2,7 @@
 // Statistics of images that preparation and analysis share: the median, sigma-clipped (robust) mean
 // and deviation, and where a PSF is (its smoothed peak, an iterated centroid). Plain numbers in, plain
 // numbers out; nothing here knows files or datasets.
-#include "io/Image.h"
+#include "base/Image.h"
 
 #include <cstddef>
 #include <string>

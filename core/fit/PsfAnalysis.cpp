@@ -1,6 +1,6 @@
 #include "fit/PsfAnalysis.h"
 
-#include "fit/ModelEvaluator.h"
+#include "optics/ModelEvaluator.h"
 #include "fit/Results.h"
 #include "optics/Fftw.h"
 

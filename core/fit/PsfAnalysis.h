@@ -3,7 +3,7 @@
 // wavefront beside the diffraction-limited PSF of the same pupil, radial profiles (azimuthal
 // averages) of data and model per plane, encircled energy, the MTF (radial and 2-D) of the fitted
 // and the diffraction-limited system, Strehl and FWHM.
-#include "io/Image.h"
+#include "base/Image.h"
 
 #include <string>
 #include <vector>

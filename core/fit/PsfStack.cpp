@@ -1,6 +1,6 @@
 #include "fit/PsfStack.h"
 
-#include "io/Units.h"
+#include "base/Units.h"
 #include "optics/CpuModel.h"
 
 #include <cmath>

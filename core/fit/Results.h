@@ -3,7 +3,7 @@
 // (piston, tip and tilt removed; defocus optionally), Strehl ratio, per-plane statistics, maps.
 #include "fit/Solver.h"
 #include "fit/PsfAnalysis.h"
-#include "io/Image.h"
+#include "base/Image.h"
 
 #include <Eigen/Dense>
 

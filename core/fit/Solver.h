@@ -1,7 +1,7 @@
 #pragma once
 // BFGS / L-BFGS minimisation of a ModelEvaluator through Ceres' GradientProblemSolver (line search
 // with Wolfe conditions), with a per-iteration callback that receives value snapshots and can stop.
-#include "fit/ModelEvaluator.h"
+#include "optics/ModelEvaluator.h"
 
 #include <atomic>
 #include <functional>

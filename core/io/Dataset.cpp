@@ -718,4 +718,24 @@ PlaneDefocus planeDefocus(const Dataset& dataset, int planeIndex)
     return {};
 }
 
+std::optional<PlaneDefocus> defocusFromText(const std::string& text)
+{
+    const auto v = valueFromText(text);
+    if (!v)
+        return std::nullopt;
+    switch (v->kind) {
+    case ValueWithUnit::Kind::Waves:
+        return PlaneDefocus{PlaneDefocus::Kind::Waves, v->value};
+    case ValueWithUnit::Kind::Length:
+        return PlaneDefocus{PlaneDefocus::Kind::Length, v->value};
+    case ValueWithUnit::Kind::Bare:
+        if (v->value == 0.0)
+            return PlaneDefocus{PlaneDefocus::Kind::Waves, 0.0}; // "0" is in focus whatever the unit
+        return std::nullopt;                                      // waves or metres? ambiguous
+    case ValueWithUnit::Kind::Angle:
+        break;
+    }
+    return std::nullopt;
+}
+
 } // namespace wfs

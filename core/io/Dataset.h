@@ -17,7 +17,7 @@
 // copied to a worker thread. Errors the user can cause are messages (addFiles, prepare) or a
 // DatasetError whose text names the file, plane or quantity (buildProblem).
 #include "io/ImageReaders.h"
-#include "io/Units.h"
+#include "base/Units.h"
 #include "optics/ProblemSpec.h"
 
 #include <map>
@@ -313,7 +313,7 @@ struct BuiltProblem {
     std::vector<DatasetMessage> messages; // warnings: Q < 2, one in-focus plane only, preparation warnings
 };
 
-// Throws DatasetError when a value is outside its plausible range (io/Units.h) or the numerical
+// Throws DatasetError when a value is outside its plausible range (base/Units.h) or the numerical
 // aperture exceeds the immersion index; the message names the value's origin. buildProblem calls it.
 void validateMetadata(const DatasetMetadata& metadata);
 
@@ -334,12 +334,8 @@ void checkPlaneDefocus(const Dataset& dataset, const ModelSettings& model, int i
 // a plane larger than the grid, or an empty (all-NaN, all-zero) plane, naming the plane's source.
 BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model);
 
-// ---- Units (io/Units.h: one parser, one rule for bare numbers) ------------------------------------
+// ---- Units (base/Units.h: one parser, one rule for bare numbers) ------------------------------------
 
-// "633nm", "0.3 um", "2.4m", "5e-7" (bare numbers are metres); std::nullopt if not a length.
-std::optional<double> lengthFromText(const std::string& text);
-// "0.1arcsec", "5mas", "1e-6rad" (bare numbers are radians); std::nullopt if not an angle.
-std::optional<double> angleFromText(const std::string& text);
 // "-1w" (waves of W020), "0", "0.9um" (axial length); std::nullopt if neither.
 std::optional<PlaneDefocus> defocusFromText(const std::string& text);
 

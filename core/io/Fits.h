@@ -2,7 +2,7 @@
 // FITS images through CFITSIO: every image HDU, 2-D images and 3-D cubes (one plane per slice),
 // BITPIX 8/16/32/64/-32/-64 with BZERO/BSCALE applied, BLANK and NaN pixels read as NaN. FITS row 0 is
 // the bottom row, which is the program's convention, so nothing is flipped.
-#include "io/Image.h"
+#include "base/Image.h"
 #include "io/ImageReaders.h"
 
 #include <map>

@@ -13,7 +13,7 @@
 // Sizes are checked against ReadLimits before any pixel buffer is allocated. A file whose later planes
 // are unreadable (a truncated stack) keeps the planes read before the damage, with a warning; a file
 // with no readable plane throws ImageReadError, whose message names the file and the problem.
-#include "io/Image.h"
+#include "base/Image.h"
 
 #include <cstddef>
 #include <cstdint>

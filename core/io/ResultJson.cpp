@@ -2,7 +2,7 @@
 
 #include "io/OutputTransaction.h"
 #include "io/Provenance.h"
-#include "io/Units.h"
+#include "base/Units.h"
 
 #include <QFile>
 #include <QJsonArray>

@@ -63,7 +63,7 @@ std::vector<int> fittedOrders(const ModelSettings& model, const SolverSettings& 
 // The range checks of the orders and the solver settings, in one place (the model's physical quantities
 // are checked by Problem). Throws SettingsError.
 void checkSettings(const ModelSettings& model, const SolverSettings& solver);
-// The pupil-function, detector and camera settings in their plausible ranges (io/Units.h); throws SettingsError.
+// The pupil-function, detector and camera settings in their plausible ranges (base/Units.h); throws SettingsError.
 void checkPupilFunctionSettings(const ModelSettings& model);
 // The solver part alone (threads, iteration limit, tolerances), for runs without model settings (bench).
 void checkSolverSettings(const SolverSettings& solver);

@@ -61,7 +61,7 @@ std::vector<QString> parseWordListOption(const QString& text, const std::string&
 
 double parseLengthOption(const QString& text, const std::string& label)
 {
-    // Core's one parser (io/Units.h): a bare number is metres.
+    // Core's one parser (base/Units.h): a bare number is metres.
     const auto v = valueFromText(text.toStdString());
     if (!v)
         throw OptionError(label + ": '" + text.toStdString() + "' is not a length (e.g. 633nm, 5.5um, 2.4m)");
@@ -105,7 +105,7 @@ private:
 
 PlaneDefocus parseDefocusEntry(const QString& text, const std::string& label)
 {
-    // Core's rule (io/Units.h): waves need "w", lengths a unit; a bare non-zero number is ambiguous.
+    // Core's rule (base/Units.h): waves need "w", lengths a unit; a bare non-zero number is ambiguous.
     const auto d = defocusFromText(text.trimmed().toStdString());
     if (!d)
         throw OptionError(label + ": '" + text.toStdString() + "' is neither waves of W020 (e.g. 1w) nor a length with its unit (e.g. 0.9um); "
@@ -186,7 +186,7 @@ void applyMetadataOptions(const OptionSource& options, Dataset& data)
     const Reader r(options);
     DatasetMetadata& m = data.metadata;
     const std::string origin = "command line";
-    // Every value through core's parser and its plausible ranges (io/Units.h): "--wavelength 633" is
+    // Every value through core's parser and its plausible ranges (base/Units.h): "--wavelength 633" is
     // refused with "did you mean 633nm?" rather than taken as 633 m.
     auto set = [&](const char* name, Setting setting, std::optional<double>& field, const char* key) {
         if (!r.has(name))

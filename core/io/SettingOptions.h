@@ -1,14 +1,14 @@
 #pragma once
 // A run's settings given as named options with text values: wavefront-cli's flags (`--pixel-scale 5.5um`)
 // and the Python module's keyword arguments (`pixel_scale="5.5um"`) are both read here, so that an option
-// has one name, one parser (io/Units.h), one default and one message in every front end. The names are the
+// has one name, one parser (base/Units.h), one default and one message in every front end. The names are the
 // command line's without the dashes; each front end says how it spells them in messages (OptionSource::spell).
 //
 //   Session session;                              // files loaded, or a session opened
 //   applyRunOptions(options, session, false);     // throws OptionError
 //   PreparedRun run = prepareRun(session);         // engine/Workflow.h
 #include "io/Session.h"
-#include "io/Units.h"
+#include "base/Units.h"
 
 #include <QString>
 

@@ -27,7 +27,7 @@ struct SettingProblem {
 // solver settings, errors first. Cheap (no preparation): a front end may call it on every edit.
 std::vector<SettingProblem> settingsProblems(const Session& session);
 
-// Each problem of the metadata values that are set: implausible values (io/Units.h) with their origin, and
+// Each problem of the metadata values that are set: implausible values (base/Units.h) with their origin, and
 // an NA above the immersion index. validateMetadata() throws the first of them.
 std::vector<SettingProblem> metadataProblems(const DatasetMetadata& metadata);
 

@@ -1,8 +1,8 @@
 #pragma once
 // Image planes as one multi-page TIFF (32-bit IEEE floats, uncompressed, little-endian): the stack format
 // ImageJ / Fiji, deconvolution and localisation software read. Rows are written top first, so a plane
-// (row 0 at the bottom, io/Image.h) reads back upright, as the readers in io/ImageReaders.h give it.
-#include "io/Image.h"
+// (row 0 at the bottom, base/Image.h) reads back upright, as the readers in io/ImageReaders.h give it.
+#include "base/Image.h"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 #pragma once
 // The CPU backend: the multi-plane Fourier-optics forward model and its exact adjoint with FFTW.
-#include "fit/ModelEvaluator.h"
+#include "optics/ModelEvaluator.h"
 
 #include <memory>
 

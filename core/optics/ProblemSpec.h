@@ -1,7 +1,7 @@
 #pragma once
 // The description of a reconstruction problem: grid, pupil, Zernike basis, planes with their data and
 // diversity, the objective. A value object: front ends fill it, Problem compiles and validates it.
-#include "io/Image.h"
+#include "base/Image.h"
 #include "optics/Diversity.h"
 #include "optics/Pupil.h"
 #include "optics/Zernike.h"

@@ -2,7 +2,7 @@
 // The GPU backend's ModelEvaluator: a Problem compiled for the device (ModelDevice) plus the host-side
 // translation between the engine's parameter vector and the device's parameter and result blocks.
 // Created only through engine/BackendFactory, with which gpu/GpuBackend.cpp registers this backend.
-#include "fit/ModelEvaluator.h"
+#include "optics/ModelEvaluator.h"
 #include "model/ModelTranslation.h"
 
 #include <memory>

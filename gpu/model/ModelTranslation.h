@@ -3,7 +3,7 @@
 // (ModelLayout.h): plain C++, no CUDA, so that it is built in every configuration. The CUDA backend
 // (GpuModel.cpp) uses it per evaluation; `wavefront-cli device-reference` uses it to write the device
 // check's reference data (gpu/device-check/), which the GPU-only harness reads without the engine.
-#include "fit/ModelEvaluator.h"
+#include "optics/ModelEvaluator.h"
 #include "model/ModelLayout.h"
 
 #include <vector>

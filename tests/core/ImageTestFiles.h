@@ -4,7 +4,7 @@
 // behind a matching writer bug. Pixel values are given row-major with row 0 at the BOTTOM (the
 // program's convention); the writers store them the way each format orders rows (TIFF and PNG top
 // row first), so that reading back must flip them.
-#include "io/Image.h"
+#include "base/Image.h"
 
 #include <QByteArray>
 #include <QImage>

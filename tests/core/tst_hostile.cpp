@@ -240,7 +240,7 @@ private slots:
 
     void implausibleValuesAreRefusedWithTheRange()
     {
-        // Defect 11: the one parser and the plausible ranges (io/Units.h).
+        // Defect 11: the one parser and the plausible ranges (base/Units.h).
         QCOMPARE(*lengthFromText("633"), 633.0); // a bare number is metres...
         const std::string w = plausibilityError(Setting::Wavelength, 633.0);
         QVERIFY2(contains(w, "1 nm to 1 m") && contains(w, "did you mean 633nm?"), w.c_str()); // ...and 633 m is refused

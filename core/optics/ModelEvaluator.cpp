@@ -1,4 +1,4 @@
-#include "fit/ModelEvaluator.h"
+#include "optics/ModelEvaluator.h"
 
 namespace wfs {
 

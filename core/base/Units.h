@@ -19,6 +19,10 @@ struct ValueWithUnit {
 // "633nm", "0.3 um", "2.4m", "5mas", "0.1arcsec", "-1w", "5e-7"; std::nullopt when the number is
 // missing, not finite, or the unit unknown.
 std::optional<ValueWithUnit> valueFromText(const std::string& text);
+// "633nm", "0.3 um", "2.4m", "5e-7" (bare numbers are metres); std::nullopt if not a length.
+std::optional<double> lengthFromText(const std::string& text);
+// "0.1arcsec", "5mas", "1e-6rad" (bare numbers are radians); std::nullopt if not an angle.
+std::optional<double> angleFromText(const std::string& text);
 
 // The settings with a plausible range.
 enum class Setting {

@@ -1,6 +1,5 @@
-#include "io/Units.h"
+#include "base/Units.h"
 
-#include "io/Dataset.h"
 
 #include <algorithm>
 #include <cctype>
@@ -89,26 +88,6 @@ std::optional<double> angleFromText(const std::string& text)
     if (!v || (v->kind != ValueWithUnit::Kind::Angle && v->kind != ValueWithUnit::Kind::Bare))
         return std::nullopt;
     return v->value; // a bare number is radians
-}
-
-std::optional<PlaneDefocus> defocusFromText(const std::string& text)
-{
-    const auto v = valueFromText(text);
-    if (!v)
-        return std::nullopt;
-    switch (v->kind) {
-    case ValueWithUnit::Kind::Waves:
-        return PlaneDefocus{PlaneDefocus::Kind::Waves, v->value};
-    case ValueWithUnit::Kind::Length:
-        return PlaneDefocus{PlaneDefocus::Kind::Length, v->value};
-    case ValueWithUnit::Kind::Bare:
-        if (v->value == 0.0)
-            return PlaneDefocus{PlaneDefocus::Kind::Waves, 0.0}; // "0" is in focus whatever the unit
-        return std::nullopt;                                      // waves or metres? ambiguous
-    case ValueWithUnit::Kind::Angle:
-        break;
-    }
-    return std::nullopt;
 }
 
 const char* settingName(Setting setting)

@@ -2,7 +2,7 @@
 // The backend interface: cost and gradient of a compiled Problem. The CPU (FFTW) and GPU (cuFFT)
 // backends implement it; the finite-difference gradient wraps any of them. One evaluator is used by
 // one thread at a time.
-#include "Precision.h"
+#include "base/Precision.h"
 #include "optics/Problem.h"
 
 #include <memory>

@@ -1,4 +1,4 @@
-#include "Precision.h"
+#include "base/Precision.h"
 
 namespace wfs {
 
