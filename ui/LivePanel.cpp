@@ -265,7 +265,9 @@ LivePanel::LivePanel(QWidget* parent)
         redrawThresholds();
     });
     connect(m_thresholdValue, &QDoubleSpinBox::valueChanged, this, [this](double v) { setThreshold(m_thresholdTerm->currentData().toInt(), v); });
-    m_refresh->setInterval(200); // display rate: the latest fit is pulled, never pushed per stack
+    connect(m_latest, &QTabWidget::currentChanged, this, &LivePanel::drawPage);
+    // Display rate: the latest fit is pulled, never pushed per stack; trends and pictures take turns (refresh()).
+    m_refresh->setInterval(100);
     connect(m_refresh, &QTimer::timeout, this, &LivePanel::refresh);
     cameraSettingsChanged();
     showTrendPoints();
@@ -303,6 +305,7 @@ void LivePanel::startDemo(const Session& settings)
     LiveCameraOptions co;
     co.folder = folder->path().toStdString();
     co.grid = 128;
+    co.background = true; // the desktop's event loop first (docs/live.md: the event loop while watching)
     LiveWatchOptions o;
     o.folder = co.folder;
     o.settings = settings;
@@ -347,6 +350,7 @@ void LivePanel::start(LiveWatchOptions options, std::unique_ptr<LiveCamera> came
     m_stopReason.clear();
     m_folder = QString::fromStdString(options.folder);
     m_demoControls->setVisible(m_camera != nullptr);
+    options.background = true; // the event loop first: fits and the camera yield a contended core to it
     m_watch = std::make_unique<LiveWatch>(std::move(options));
     LiveCamera* cameraToStart = m_camera.get();
     connect(m_watch.get(), &LiveWatch::watching, this, [cameraToStart] {
@@ -532,7 +536,7 @@ void LivePanel::releaseReference()
     showTrendPoints();
     setStatus();
     m_shownVersion = 0; // the latest stack again, absolute
-    refresh();
+    showLatest();
 }
 
 QString LivePanel::trendTitle() const
@@ -558,8 +562,19 @@ void LivePanel::replotTrends()
 
 void LivePanel::refresh()
 {
-    if (m_replot)
+    // The trends and the pictures on alternate ticks: each tick's replots and paint are then one batch on the event
+    // loop, never the two together (at 1920 x 1080 on a loaded machine the pair held it up past 50 ms).
+    const bool trendsTurn = m_trendsTurn;
+    m_trendsTurn = !m_trendsTurn;
+    if (trendsTurn && m_replot) {
         replotTrends();
+        return;
+    }
+    showLatest();
+}
+
+void LivePanel::showLatest()
+{
     if (!m_watch)
         return;
     unsigned long version = 0;
@@ -569,35 +584,49 @@ void LivePanel::refresh()
     m_shownVersion = version;
     m_shownFit = fit;
     m_holdButton->setEnabled(true);
-    const FitResult& r = *fit->result;
-    const LiveDifference& d = fit->difference;
-    if (m_referenceStack == 0) {
-        m_phase->setTitle(QString());
-        m_phase->setPupilGeometry(r.phaseMapGeometry);
-        m_phase->setPhase(r.phaseMap, r.wavelength);
-    } else if (d.comparison && d.referenceSequence + 1 == m_referenceStack) {
-        // Core's difference map, in waves; the panel takes radians (and shows waves or nm).
-        m_shownDifference = d.comparison;
-        const RunComparison& c = *d.comparison;
-        Image radians = c.phaseDifferenceWaves;
-        for (double& v : radians.pixels)
-            v *= 2.0 * std::numbers::pi;
-        m_phase->setTitle(tr("Phase difference: stack %1 − stack %2").arg(d.sequence + 1).arg(m_referenceStack));
-        m_phase->setPupilGeometry(c.phaseDifferenceGeometry);
-        m_phase->setPhase(radians, c.wavelength);
+    m_phaseStale = m_planesStale = true;
+    drawPage(m_latest->currentIndex());
+}
+
+void LivePanel::drawPage(int page)
+{
+    // Only the page in view is drawn; the other catches up with the fit shown when it is turned to.
+    if (!m_shownFit || page < 0)
+        return;
+    const FitResult& r = *m_shownFit->result;
+    if (page == 0 && m_phaseStale) {
+        m_phaseStale = false;
+        const LiveDifference& d = m_shownFit->difference;
+        if (m_referenceStack == 0) {
+            m_phase->setTitle(QString());
+            m_phase->setPupilGeometry(r.phaseMapGeometry);
+            m_phase->setPhase(r.phaseMap, r.wavelength);
+        } else if (d.comparison && d.referenceSequence + 1 == m_referenceStack) {
+            // Core's difference map, in waves; the panel takes radians (and shows waves or nm).
+            m_shownDifference = d.comparison;
+            const RunComparison& c = *d.comparison;
+            Image radians = c.phaseDifferenceWaves;
+            for (double& v : radians.pixels)
+                v *= 2.0 * std::numbers::pi;
+            m_phase->setTitle(tr("Phase difference: stack %1 − stack %2").arg(d.sequence + 1).arg(m_referenceStack));
+            m_phase->setPupilGeometry(c.phaseDifferenceGeometry);
+            m_phase->setPhase(radians, c.wavelength);
+        }
+    } else if (page == 1 && m_planesStale) {
+        m_planesStale = false;
+        std::vector<PlaneEntry> planes;
+        std::vector<Image> models;
+        std::vector<PlaneResiduals> residuals;
+        const QString stack = m_shownFit->row.value(QStringLiteral("stack")).toString();
+        for (const PlaneResult& p : r.planes) {
+            const QString diversity = QString::fromStdString(p.diversity);
+            planes.push_back({diversity, stack + QStringLiteral(": ") + diversity, p.data});
+            models.push_back(p.model);
+            residuals.push_back({p.residual, p.normalizedResidual});
+        }
+        m_planes->setPlanes(planes);
+        m_planes->setModels(std::move(models), std::move(residuals));
     }
-    std::vector<PlaneEntry> planes;
-    std::vector<Image> models;
-    std::vector<PlaneResiduals> residuals;
-    const QString stack = fit->row.value(QStringLiteral("stack")).toString();
-    for (const PlaneResult& p : r.planes) {
-        const QString diversity = QString::fromStdString(p.diversity);
-        planes.push_back({diversity, stack + QStringLiteral(": ") + diversity, p.data});
-        models.push_back(p.model);
-        residuals.push_back({p.residual, p.normalizedResidual});
-    }
-    m_planes->setPlanes(planes);
-    m_planes->setModels(std::move(models), std::move(residuals));
 }
 
 void LivePanel::setStatus()

@@ -83,6 +83,8 @@ private:
     TrendPoints& shownPoints() { return m_referenceStack > 0 ? m_differencePoints : m_points; }
     void showTrendPoints(); // the trend's graphs from shownPoints(), titled
     void refresh();
+    void showLatest();       // the watch's latest fit, if new, on the page in view
+    void drawPage(int page); // 0: the phase map, 1: data / model; only if the shown fit is not on it yet
     void cameraSettingsChanged();
     void redrawThresholds();
     void replotTrends();
@@ -119,6 +121,8 @@ private:
     unsigned long m_shownVersion = 0;
     int m_rows = 0, m_failed = 0, m_skipped = 0;
     bool m_replot = false;
+    bool m_trendsTurn = true;
+    bool m_phaseStale = false, m_planesStale = false; // the shown fit is not drawn on that page yet
     double m_lastLatency = 0.0;
     QString m_folder, m_stopReason;
 };

@@ -25,6 +25,8 @@
 #include <unistd.h>
 #ifdef Q_OS_LINUX
 #include <sys/inotify.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #endif
 
 namespace wfs {
@@ -329,6 +331,8 @@ private:
 
 void LiveWatchWorker::begin()
 {
+    if (m_options.background)
+        lowerThisThreadsPriority();
     try {
         if (const qint64 cut = cutPartialLine(m_options.logPath))
             say(QStringLiteral("%1: its last line was unfinished (%2 bytes, a crash mid-write) and was removed")
@@ -655,6 +659,21 @@ void LiveWatchWorker::finish(bool failed, const QString& reason)
     m_owner->m_running.store(false);
     emit m_owner->finished(failed, reason);
     thread()->quit();
+}
+
+bool lowerThisThreadsPriority()
+{
+#ifdef Q_OS_LINUX
+    // Linux keeps a nice value per thread: PRIO_PROCESS with a thread's id sets that thread's alone.
+    const auto tid = id_t(::syscall(SYS_gettid));
+    errno = 0;
+    const int now = ::getpriority(PRIO_PROCESS, tid);
+    if (now == -1 && errno != 0)
+        return false;
+    return ::setpriority(PRIO_PROCESS, tid, std::min(19, now + kBackgroundNice)) == 0;
+#else
+    return false;
+#endif
 }
 
 // ---- LiveWatch ----------------------------------------------------------------------------------------

@@ -135,7 +135,16 @@ struct LiveWatchOptions {
     int scanIntervalMs = 100; // the periodic scan beside the file-system watcher
     int maxStacks = 0;        // stop once this many stacks were handled (fitted, failed or skipped); 0 = never
     double exitWhenIdleSeconds = 0.0; // stop when no file changed and no stack came for this long; 0 = never
+    // The watch's thread yields to the caller's (a desktop's event loop) when the two want one core: on Linux its
+    // nice value is raised by kBackgroundNice. Off for the command line, whose one job is the watch.
+    bool background = false;
 };
+
+// How much a background thread (live mode's watch, the simulated camera in the desktop program) lowers its priority
+// (a nice increment, Linux): its share of a contended core against a normal thread is then about a third.
+constexpr int kBackgroundNice = 5;
+// Lowers the calling thread's priority by kBackgroundNice (Linux; elsewhere nothing). False when it could not.
+bool lowerThisThreadsPriority();
 
 struct LiveCounts {
     int fitted = 0;   // rows with a result
