@@ -26,6 +26,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <functional>
 #include <numbers>
 
 namespace wfs::ui {
@@ -88,6 +89,21 @@ private:
     QLabel* m_label;
 };
 
+// A list that asks for its entries when it opens (the kept stacks change with every stack; filled per stack, the
+// list would cost a pass over its items each time for nothing).
+class ListFilledOnOpen : public QComboBox {
+public:
+    ListFilledOnOpen(std::function<void()> fill, QWidget* parent) : QComboBox(parent), m_fill(std::move(fill)) { }
+    void showPopup() override
+    {
+        m_fill();
+        QComboBox::showPopup();
+    }
+
+private:
+    std::function<void()> m_fill;
+};
+
 } // namespace
 
 LivePanel::LivePanel(QWidget* parent)
@@ -101,6 +117,7 @@ LivePanel::LivePanel(QWidget* parent)
     , m_photons(new QSlider(Qt::Horizontal, m_demoControls))
     , m_photonsValue(new QLabel(m_demoControls))
     , m_rate(new QSpinBox(m_demoControls))
+    , m_referenceChoice(new ListFilledOnOpen([this] { fillReferenceChoice(); }, this))
     , m_thresholdTerm(new QComboBox(this))
     , m_thresholdValue(new QDoubleSpinBox(this))
     , m_trend(new QCustomPlot(this))
@@ -122,9 +139,17 @@ LivePanel::LivePanel(QWidget* parent)
     bar->addWidget(m_stopButton);
     m_holdButton->setCheckable(true);
     m_holdButton->setEnabled(false);
-    m_holdButton->setToolTip(tr("Take the stack shown now as the reference: the phase map and the coefficient trend then show "
-                                "each new stack minus it, until released"));
+    m_holdButton->setToolTip(tr("Take the stack chosen beside (the one shown now, unless another is picked) as the reference: "
+                                "the phase map and the coefficient trend then show each later stack minus it, until released"));
     bar->addWidget(m_holdButton);
+    m_referenceChoice->addItem(tr("stack shown"), 0);
+    // Its width fixed by a length, not by its entries: a new entry never asks for a new layout pass.
+    m_referenceChoice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_referenceChoice->setMinimumContentsLength(11);
+    m_referenceChoice->setToolTip(tr("The stack to hold as the reference: the one shown, or any of the last %1 fitted "
+                                     "(or click a point of the trend)")
+                                      .arg(LiveWatchOptions{}.keptFits));
+    bar->addWidget(m_referenceChoice);
     bar->addWidget(new QLabel(tr("Threshold:"), this));
     for (int noll = kFirstTrendTerm; noll <= kLastTrendTerm; ++noll) {
         m_thresholdTerm->addItem(termLabel(noll), noll);
@@ -256,8 +281,23 @@ LivePanel::LivePanel(QWidget* parent)
     connect(m_holdButton, &QPushButton::clicked, this, [this](bool hold) {
         if (!hold)
             releaseReference();
-        else if (!holdReference())
+        else if (!holdReference(m_referenceChoice->currentData().toInt()))
             m_holdButton->setChecked(false);
+    });
+    connect(m_referenceChoice, &QComboBox::activated, this, [this](int index) {
+        const int stack = m_referenceChoice->itemData(index).toInt();
+        if (m_referenceStack > 0 && stack != m_referenceStack && !holdReference(stack))
+            emit message(tr("Live: stack %1 can no longer be held (only the last %2 fitted are kept)").arg(stack).arg(LiveWatchOptions{}.keptFits), true);
+    });
+    // A click on a point of the coefficient trend picks its stack (held at once if a reference is held).
+    connect(m_trend, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable*, int, QMouseEvent* event) {
+        // The stack under the pointer (curves of other terms may pass closer than the point aimed at).
+        const int stack = int(std::lround(m_trend->xAxis->pixelToCoord(event->position().x())));
+        if (stack < 1 || stack > m_rows + m_failed + m_skipped)
+            return;
+        chooseReference(stack);
+        if (m_referenceStack > 0 && stack != m_referenceStack)
+            holdReference(stack);
     });
     connect(m_thresholdTerm, &QComboBox::currentIndexChanged, this, [this] {
         const QSignalBlocker block(m_thresholdValue);
@@ -343,6 +383,8 @@ void LivePanel::start(LiveWatchOptions options, std::unique_ptr<LiveCamera> came
     m_holdButton->setChecked(false);
     m_holdButton->setEnabled(false);
     m_holdButton->setText(tr("Hold reference"));
+    while (m_referenceChoice->count() > 1)
+        m_referenceChoice->removeItem(1);
     m_phase->setTitle(QString());
     showTrendPoints();
     m_rows = m_failed = m_skipped = 0;
@@ -507,12 +549,24 @@ void LivePanel::showTrendPoints()
     redrawThresholds(); // the crossings of the values shown; replots
 }
 
-bool LivePanel::holdReference()
+bool LivePanel::holdReference(int stack)
 {
-    if (!m_watch || !m_shownFit)
+    if (!m_watch)
         return false;
-    m_watch->holdReference(m_shownFit);
-    m_referenceStack = m_shownFit->row.value(QStringLiteral("sequence")).toInt() + 1;
+    const int shown = m_shownFit ? m_shownFit->row.value(QStringLiteral("sequence")).toInt() + 1 : 0;
+    if (stack <= 0)
+        stack = shown;
+    if (stack <= 0)
+        return false;
+    // By its number, so that the watch also compares the stacks it fitted after it (the display lags a little);
+    // the stack shown itself is held even when the watch has stopped.
+    if (!m_watch->holdReference(stack - 1)) {
+        if (stack != shown)
+            return false;
+        m_watch->holdReference(m_shownFit);
+    }
+    m_referenceStack = stack;
+    chooseReference(stack);
     m_differencePoints.clear();
     m_shownDifference.reset();
     m_holdButton->setChecked(true);
@@ -532,11 +586,36 @@ void LivePanel::releaseReference()
     m_shownDifference.reset();
     m_holdButton->setChecked(false);
     m_holdButton->setText(tr("Hold reference"));
+    m_referenceChoice->setCurrentIndex(0); // the stack shown, unless another is picked again
     m_phase->setTitle(QString());
     showTrendPoints();
     setStatus();
     m_shownVersion = 0; // the latest stack again, absolute
     showLatest();
+}
+
+void LivePanel::chooseReference(int stack)
+{
+    int index = m_referenceChoice->findData(stack);
+    if (index < 0) {
+        m_referenceChoice->addItem(tr("stack %1").arg(stack), stack);
+        index = m_referenceChoice->count() - 1;
+    }
+    m_referenceChoice->setCurrentIndex(index);
+}
+
+void LivePanel::fillReferenceChoice()
+{
+    const int chosen = m_referenceChoice->currentData().toInt();
+    const QSignalBlocker block(m_referenceChoice);
+    m_referenceChoice->clear();
+    m_referenceChoice->addItem(tr("stack shown"), 0);
+    if (m_watch) {
+        const std::vector<int> kept = m_watch->keptSequences();
+        for (auto it = kept.rbegin(); it != kept.rend(); ++it)
+            m_referenceChoice->addItem(tr("stack %1").arg(*it + 1), *it + 1);
+    }
+    m_referenceChoice->setCurrentIndex(std::max(0, m_referenceChoice->findData(chosen)));
 }
 
 QString LivePanel::trendTitle() const
