@@ -727,6 +727,7 @@ void LivePanel::setStatus()
     if (!m_stopReason.isEmpty())
         text += tr(" · stopped: %1").arg(m_stopReason);
     m_status->setText(text);
+    m_status->setToolTip(text); // whole, where two lines cut it (a long folder path)
 }
 
 } // namespace wfs::ui
