@@ -94,6 +94,17 @@ QByteArray micromanagerBytes(const std::vector<Image>& planes, double scale, con
     return bytes;
 }
 
+// The demo preset's three noisy planes of 64 x 64.
+std::vector<Image> demoPlanes()
+{
+    PresetOptions po;
+    po.grid = 64;
+    std::vector<Image> planes;
+    for (const auto& p : makePreset("demo", po).spec.planes)
+        planes.push_back(p.data);
+    return planes;
+}
+
 QJsonArray coefficients(const QJsonObject& row)
 {
     return row.value(QStringLiteral("coefficients")).toArray();
@@ -109,12 +120,7 @@ private slots:
     // ImageDescription, 16-bit pages read as their counts.
     void readersTakeEveryPage()
     {
-        PresetOptions po;
-        po.grid = 64;
-        const PresetCase demo = makePreset("demo", po);
-        std::vector<Image> planes;
-        for (const auto& p : demo.spec.planes)
-            planes.push_back(p.data);
+        const std::vector<Image> planes = demoPlanes();
         QTemporaryDir dir;
         const QString floats = dir.filePath(QStringLiteral("a.ome.tif"));
         {
@@ -265,12 +271,7 @@ private slots:
     // not changed for the set time (by the finder's clock, an argument here).
     void micromanagerInPlaceCompleteWhenStable()
     {
-        PresetOptions po;
-        po.grid = 64;
-        const PresetCase demo = makePreset("demo", po);
-        std::vector<Image> planes;
-        for (const auto& p : demo.spec.planes)
-            planes.push_back(p.data);
+        const std::vector<Image> planes = demoPlanes();
         QTemporaryDir dir;
         const QByteArray bytes = micromanagerBytes(planes, 0.5, dir.filePath(QStringLiteral("scratch.tif")));
         QVERIFY(bytes.size() > 3 * 64 * 64 * 2);

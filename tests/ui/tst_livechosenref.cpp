@@ -26,6 +26,7 @@ using namespace wfs::ui;
 
 using wfs::test::lastTrendValue;
 using wfs::test::termGraph;
+using wfs::test::termSlider;
 
 namespace {
 
@@ -46,14 +47,6 @@ Trend readTrend(QCustomPlot* trend)
             for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
                 values[noll][int(std::lround(it->key))] = it->value;
     return values;
-}
-
-QSlider* termSlider(LivePanel* live, int noll)
-{
-    for (QSlider* s : live->findChildren<QSlider*>())
-        if (s->property("nollIndex").toInt() == noll)
-            return s;
-    return nullptr;
 }
 
 } // namespace
