@@ -15,6 +15,7 @@
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
@@ -25,6 +26,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <functional>
 #include <numbers>
 
 namespace wfs::ui {
@@ -64,6 +66,44 @@ void legendAbove(QCustomPlot* plot, int columns)
     plot->legend->setVisible(true);
 }
 
+// A label whose text changes with every stack, in a holder of a fixed height without a layout: a QLabel's new text
+// asks its parent's layout for a new pass, which climbs to the main window (every word-wrapped label of every
+// panel measured again, tens of ms at 1920 x 1080); a holder with no layout takes that request and ends it.
+class StatusLine : public QWidget {
+public:
+    StatusLine(QLabel* label, int lines, QWidget* parent) : QWidget(parent), m_label(label)
+    {
+        m_label->setParent(this);
+        m_label->setWordWrap(true);
+        m_label->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        setFixedHeight(lines * fontMetrics().lineSpacing() + 4);
+        setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    }
+    QSize sizeHint() const override { return {fontMetrics().averageCharWidth() * 40, height()}; }
+    QSize minimumSizeHint() const override { return {fontMetrics().averageCharWidth() * 20, height()}; }
+
+protected:
+    void resizeEvent(QResizeEvent*) override { m_label->setGeometry(rect()); }
+
+private:
+    QLabel* m_label;
+};
+
+// A list that asks for its entries when it opens (the kept stacks change with every stack; filled per stack, the
+// list would cost a pass over its items each time for nothing).
+class ListFilledOnOpen : public QComboBox {
+public:
+    ListFilledOnOpen(std::function<void()> fill, QWidget* parent) : QComboBox(parent), m_fill(std::move(fill)) { }
+    void showPopup() override
+    {
+        m_fill();
+        QComboBox::showPopup();
+    }
+
+private:
+    std::function<void()> m_fill;
+};
+
 } // namespace
 
 LivePanel::LivePanel(QWidget* parent)
@@ -77,6 +117,7 @@ LivePanel::LivePanel(QWidget* parent)
     , m_photons(new QSlider(Qt::Horizontal, m_demoControls))
     , m_photonsValue(new QLabel(m_demoControls))
     , m_rate(new QSpinBox(m_demoControls))
+    , m_referenceChoice(new ListFilledOnOpen([this] { fillReferenceChoice(); }, this))
     , m_thresholdTerm(new QComboBox(this))
     , m_thresholdValue(new QDoubleSpinBox(this))
     , m_trend(new QCustomPlot(this))
@@ -98,9 +139,17 @@ LivePanel::LivePanel(QWidget* parent)
     bar->addWidget(m_stopButton);
     m_holdButton->setCheckable(true);
     m_holdButton->setEnabled(false);
-    m_holdButton->setToolTip(tr("Take the stack shown now as the reference: the phase map and the coefficient trend then show "
-                                "each new stack minus it, until released"));
+    m_holdButton->setToolTip(tr("Take the stack chosen beside (the one shown now, unless another is picked) as the reference: "
+                                "the phase map and the coefficient trend then show each later stack minus it, until released"));
     bar->addWidget(m_holdButton);
+    m_referenceChoice->addItem(tr("stack shown"), 0);
+    // Its width fixed by a length, not by its entries: a new entry never asks for a new layout pass.
+    m_referenceChoice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_referenceChoice->setMinimumContentsLength(11);
+    m_referenceChoice->setToolTip(tr("The stack to hold as the reference: the one shown, or any of the last %1 fitted "
+                                     "(or click a point of the trend)")
+                                      .arg(LiveWatchOptions{}.keptFits));
+    bar->addWidget(m_referenceChoice);
     bar->addWidget(new QLabel(tr("Threshold:"), this));
     for (int noll = kFirstTrendTerm; noll <= kLastTrendTerm; ++noll) {
         m_thresholdTerm->addItem(termLabel(noll), noll);
@@ -114,8 +163,7 @@ LivePanel::LivePanel(QWidget* parent)
     m_thresholdValue->setValue(0.05);
     bar->addWidget(m_thresholdTerm);
     bar->addWidget(m_thresholdValue);
-    bar->addWidget(m_status, 1);
-    m_status->setWordWrap(true);
+    bar->addWidget(new StatusLine(m_status, 2, this), 1);
     layout->addLayout(bar);
 
     // The demo's camera in one row: a slider per term (waves), photons and rate.
@@ -162,6 +210,10 @@ LivePanel::LivePanel(QWidget* parent)
     layout->addWidget(m_demoControls);
 
     // Trends on the left, the latest stack on the right.
+    // Solid pens of 1.5 px and more drawn as one polyline make the raster engine fill one self-crossing outline
+    // per curve, a cost that grows with the points (80 ms a replot after 30 stacks at 1920 x 1080): segments instead.
+    m_trend->setPlottingHint(QCP::phFastPolylines);
+    m_quality->setPlottingHint(QCP::phFastPolylines);
     m_trend->xAxis->setLabel(tr("stack"));
     // Stacks are counted: whole-number ticks only (a "stack 2.5" means nothing).
     auto countTicker = [] {
@@ -229,8 +281,23 @@ LivePanel::LivePanel(QWidget* parent)
     connect(m_holdButton, &QPushButton::clicked, this, [this](bool hold) {
         if (!hold)
             releaseReference();
-        else if (!holdReference())
+        else if (!holdReference(m_referenceChoice->currentData().toInt()))
             m_holdButton->setChecked(false);
+    });
+    connect(m_referenceChoice, &QComboBox::activated, this, [this](int index) {
+        const int stack = m_referenceChoice->itemData(index).toInt();
+        if (m_referenceStack > 0 && stack != m_referenceStack && !holdReference(stack))
+            emit message(tr("Live: stack %1 can no longer be held (only the last %2 fitted are kept)").arg(stack).arg(LiveWatchOptions{}.keptFits), true);
+    });
+    // A click on a point of the coefficient trend picks its stack (held at once if a reference is held).
+    connect(m_trend, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable*, int, QMouseEvent* event) {
+        // The stack under the pointer (curves of other terms may pass closer than the point aimed at).
+        const int stack = int(std::lround(m_trend->xAxis->pixelToCoord(event->position().x())));
+        if (stack < 1 || stack > m_rows + m_failed + m_skipped)
+            return;
+        chooseReference(stack);
+        if (m_referenceStack > 0 && stack != m_referenceStack)
+            holdReference(stack);
     });
     connect(m_thresholdTerm, &QComboBox::currentIndexChanged, this, [this] {
         const QSignalBlocker block(m_thresholdValue);
@@ -238,7 +305,9 @@ LivePanel::LivePanel(QWidget* parent)
         redrawThresholds();
     });
     connect(m_thresholdValue, &QDoubleSpinBox::valueChanged, this, [this](double v) { setThreshold(m_thresholdTerm->currentData().toInt(), v); });
-    m_refresh->setInterval(200); // display rate: the latest fit is pulled, never pushed per stack
+    connect(m_latest, &QTabWidget::currentChanged, this, &LivePanel::drawPage);
+    // Display rate: the latest fit is pulled, never pushed per stack; trends and pictures take turns (refresh()).
+    m_refresh->setInterval(100);
     connect(m_refresh, &QTimer::timeout, this, &LivePanel::refresh);
     cameraSettingsChanged();
     showTrendPoints();
@@ -276,6 +345,7 @@ void LivePanel::startDemo(const Session& settings)
     LiveCameraOptions co;
     co.folder = folder->path().toStdString();
     co.grid = 128;
+    co.background = true; // the desktop's event loop first (docs/live.md: the event loop while watching)
     LiveWatchOptions o;
     o.folder = co.folder;
     o.settings = settings;
@@ -313,6 +383,8 @@ void LivePanel::start(LiveWatchOptions options, std::unique_ptr<LiveCamera> came
     m_holdButton->setChecked(false);
     m_holdButton->setEnabled(false);
     m_holdButton->setText(tr("Hold reference"));
+    while (m_referenceChoice->count() > 1)
+        m_referenceChoice->removeItem(1);
     m_phase->setTitle(QString());
     showTrendPoints();
     m_rows = m_failed = m_skipped = 0;
@@ -320,6 +392,7 @@ void LivePanel::start(LiveWatchOptions options, std::unique_ptr<LiveCamera> came
     m_stopReason.clear();
     m_folder = QString::fromStdString(options.folder);
     m_demoControls->setVisible(m_camera != nullptr);
+    options.background = true; // the event loop first: fits and the camera yield a contended core to it
     m_watch = std::make_unique<LiveWatch>(std::move(options));
     LiveCamera* cameraToStart = m_camera.get();
     connect(m_watch.get(), &LiveWatch::watching, this, [cameraToStart] {
@@ -476,12 +549,24 @@ void LivePanel::showTrendPoints()
     redrawThresholds(); // the crossings of the values shown; replots
 }
 
-bool LivePanel::holdReference()
+bool LivePanel::holdReference(int stack)
 {
-    if (!m_watch || !m_shownFit)
+    if (!m_watch)
         return false;
-    m_watch->holdReference(m_shownFit);
-    m_referenceStack = m_shownFit->row.value(QStringLiteral("sequence")).toInt() + 1;
+    const int shown = m_shownFit ? m_shownFit->row.value(QStringLiteral("sequence")).toInt() + 1 : 0;
+    if (stack <= 0)
+        stack = shown;
+    if (stack <= 0)
+        return false;
+    // By its number, so that the watch also compares the stacks it fitted after it (the display lags a little);
+    // the stack shown itself is held even when the watch has stopped.
+    if (!m_watch->holdReference(stack - 1)) {
+        if (stack != shown)
+            return false;
+        m_watch->holdReference(m_shownFit);
+    }
+    m_referenceStack = stack;
+    chooseReference(stack);
     m_differencePoints.clear();
     m_shownDifference.reset();
     m_holdButton->setChecked(true);
@@ -501,11 +586,36 @@ void LivePanel::releaseReference()
     m_shownDifference.reset();
     m_holdButton->setChecked(false);
     m_holdButton->setText(tr("Hold reference"));
+    m_referenceChoice->setCurrentIndex(0); // the stack shown, unless another is picked again
     m_phase->setTitle(QString());
     showTrendPoints();
     setStatus();
     m_shownVersion = 0; // the latest stack again, absolute
-    refresh();
+    showLatest();
+}
+
+void LivePanel::chooseReference(int stack)
+{
+    int index = m_referenceChoice->findData(stack);
+    if (index < 0) {
+        m_referenceChoice->addItem(tr("stack %1").arg(stack), stack);
+        index = m_referenceChoice->count() - 1;
+    }
+    m_referenceChoice->setCurrentIndex(index);
+}
+
+void LivePanel::fillReferenceChoice()
+{
+    const int chosen = m_referenceChoice->currentData().toInt();
+    const QSignalBlocker block(m_referenceChoice);
+    m_referenceChoice->clear();
+    m_referenceChoice->addItem(tr("stack shown"), 0);
+    if (m_watch) {
+        const std::vector<int> kept = m_watch->keptSequences();
+        for (auto it = kept.rbegin(); it != kept.rend(); ++it)
+            m_referenceChoice->addItem(tr("stack %1").arg(*it + 1), *it + 1);
+    }
+    m_referenceChoice->setCurrentIndex(std::max(0, m_referenceChoice->findData(chosen)));
 }
 
 QString LivePanel::trendTitle() const
@@ -531,8 +641,19 @@ void LivePanel::replotTrends()
 
 void LivePanel::refresh()
 {
-    if (m_replot)
+    // The trends and the pictures on alternate ticks: each tick's replots and paint are then one batch on the event
+    // loop, never the two together (at 1920 x 1080 on a loaded machine the pair held it up past 50 ms).
+    const bool trendsTurn = m_trendsTurn;
+    m_trendsTurn = !m_trendsTurn;
+    if (trendsTurn && m_replot) {
         replotTrends();
+        return;
+    }
+    showLatest();
+}
+
+void LivePanel::showLatest()
+{
     if (!m_watch)
         return;
     unsigned long version = 0;
@@ -542,35 +663,49 @@ void LivePanel::refresh()
     m_shownVersion = version;
     m_shownFit = fit;
     m_holdButton->setEnabled(true);
-    const FitResult& r = *fit->result;
-    const LiveDifference& d = fit->difference;
-    if (m_referenceStack == 0) {
-        m_phase->setTitle(QString());
-        m_phase->setPupilGeometry(r.phaseMapGeometry);
-        m_phase->setPhase(r.phaseMap, r.wavelength);
-    } else if (d.comparison && d.referenceSequence + 1 == m_referenceStack) {
-        // Core's difference map, in waves; the panel takes radians (and shows waves or nm).
-        m_shownDifference = d.comparison;
-        const RunComparison& c = *d.comparison;
-        Image radians = c.phaseDifferenceWaves;
-        for (double& v : radians.pixels)
-            v *= 2.0 * std::numbers::pi;
-        m_phase->setTitle(tr("Phase difference: stack %1 − stack %2").arg(d.sequence + 1).arg(m_referenceStack));
-        m_phase->setPupilGeometry(c.phaseDifferenceGeometry);
-        m_phase->setPhase(radians, c.wavelength);
+    m_phaseStale = m_planesStale = true;
+    drawPage(m_latest->currentIndex());
+}
+
+void LivePanel::drawPage(int page)
+{
+    // Only the page in view is drawn; the other catches up with the fit shown when it is turned to.
+    if (!m_shownFit || page < 0)
+        return;
+    const FitResult& r = *m_shownFit->result;
+    if (page == 0 && m_phaseStale) {
+        m_phaseStale = false;
+        const LiveDifference& d = m_shownFit->difference;
+        if (m_referenceStack == 0) {
+            m_phase->setTitle(QString());
+            m_phase->setPupilGeometry(r.phaseMapGeometry);
+            m_phase->setPhase(r.phaseMap, r.wavelength);
+        } else if (d.comparison && d.referenceSequence + 1 == m_referenceStack) {
+            // Core's difference map, in waves; the panel takes radians (and shows waves or nm).
+            m_shownDifference = d.comparison;
+            const RunComparison& c = *d.comparison;
+            Image radians = c.phaseDifferenceWaves;
+            for (double& v : radians.pixels)
+                v *= 2.0 * std::numbers::pi;
+            m_phase->setTitle(tr("Phase difference: stack %1 − stack %2").arg(d.sequence + 1).arg(m_referenceStack));
+            m_phase->setPupilGeometry(c.phaseDifferenceGeometry);
+            m_phase->setPhase(radians, c.wavelength);
+        }
+    } else if (page == 1 && m_planesStale) {
+        m_planesStale = false;
+        std::vector<PlaneEntry> planes;
+        std::vector<Image> models;
+        std::vector<PlaneResiduals> residuals;
+        const QString stack = m_shownFit->row.value(QStringLiteral("stack")).toString();
+        for (const PlaneResult& p : r.planes) {
+            const QString diversity = QString::fromStdString(p.diversity);
+            planes.push_back({diversity, stack + QStringLiteral(": ") + diversity, p.data});
+            models.push_back(p.model);
+            residuals.push_back({p.residual, p.normalizedResidual});
+        }
+        m_planes->setPlanes(planes);
+        m_planes->setModels(std::move(models), std::move(residuals));
     }
-    std::vector<PlaneEntry> planes;
-    std::vector<Image> models;
-    std::vector<PlaneResiduals> residuals;
-    const QString stack = fit->row.value(QStringLiteral("stack")).toString();
-    for (const PlaneResult& p : r.planes) {
-        const QString diversity = QString::fromStdString(p.diversity);
-        planes.push_back({diversity, stack + QStringLiteral(": ") + diversity, p.data});
-        models.push_back(p.model);
-        residuals.push_back({p.residual, p.normalizedResidual});
-    }
-    m_planes->setPlanes(planes);
-    m_planes->setModels(std::move(models), std::move(residuals));
 }
 
 void LivePanel::setStatus()
@@ -592,6 +727,7 @@ void LivePanel::setStatus()
     if (!m_stopReason.isEmpty())
         text += tr(" · stopped: %1").arg(m_stopReason);
     m_status->setText(text);
+    m_status->setToolTip(text); // whole, where two lines cut it (a long folder path)
 }
 
 } // namespace wfs::ui

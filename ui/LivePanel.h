@@ -58,9 +58,16 @@ public:
     QTabWidget* latestPages() const { return m_latest; }
     QPushButton* demoButton() const { return m_demoButton; }
     QPushButton* holdButton() const { return m_holdButton; }
-    // Holds the stack shown now as the reference (false when none is shown yet); releaseReference() ends it.
-    bool holdReference();
+    // Holds a stack as the reference: `stack` (a number as the trend counts them, from 1) chosen from the stacks the
+    // watch keeps (the last 500 fitted), or 0 for the stack shown now. False when there is no such stack (or none is
+    // shown yet). The stacks already fitted after it show as differences at once, then every new one.
+    // releaseReference() ends it.
+    bool holdReference(int stack = 0);
     void releaseReference();
+    // The reference to hold: "stack shown" or a stack picked in the list (filled with the kept stacks when opened)
+    // or by clicking a point of the trend; chosen while one is held, it is held instead.
+    QComboBox* referenceChoice() const { return m_referenceChoice; }
+    void chooseReference(int stack); // selects it in the list (0 = the stack shown)
     int referenceStack() const { return m_referenceStack; } // 0 = none held
     // The comparison whose map is shown now (null when none: no reference, or no stack since it was held).
     std::shared_ptr<const RunComparison> shownDifference() const { return m_shownDifference; }
@@ -83,10 +90,13 @@ private:
     TrendPoints& shownPoints() { return m_referenceStack > 0 ? m_differencePoints : m_points; }
     void showTrendPoints(); // the trend's graphs from shownPoints(), titled
     void refresh();
+    void showLatest();       // the watch's latest fit, if new, on the page in view
+    void drawPage(int page); // 0: the phase map, 1: data / model; only if the shown fit is not on it yet
     void cameraSettingsChanged();
     void redrawThresholds();
     void replotTrends();
     void setStatus();
+    void fillReferenceChoice(); // the kept stacks, newest first, the choice kept
 
     QLabel* m_status;
     QPushButton *m_watchButton, *m_demoButton, *m_stopButton, *m_holdButton;
@@ -96,6 +106,7 @@ private:
     QSlider* m_photons; // log10 photons per plane, tenths
     QLabel* m_photonsValue;
     QSpinBox* m_rate;
+    QComboBox* m_referenceChoice;
     QComboBox* m_thresholdTerm;
     QDoubleSpinBox* m_thresholdValue;
     QCustomPlot *m_trend, *m_quality;
@@ -119,6 +130,8 @@ private:
     unsigned long m_shownVersion = 0;
     int m_rows = 0, m_failed = 0, m_skipped = 0;
     bool m_replot = false;
+    bool m_trendsTurn = true;
+    bool m_phaseStale = false, m_planesStale = false; // the shown fit is not drawn on that page yet
     double m_lastLatency = 0.0;
     QString m_folder, m_stopReason;
 };

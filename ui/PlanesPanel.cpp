@@ -139,7 +139,17 @@ void PlanesPanel::setPlanes(const std::vector<PlaneEntry>& planes)
     m_dataShown = -1;
     m_models.clear();
     m_residuals.clear();
-    {
+    bool sameNames = m_planeChoice->count() == int(planes.size());
+    for (size_t k = 0; sameNames && k < planes.size(); ++k)
+        sameNames = m_planeChoice->itemText(int(k)) == planes[k].name;
+    if (sameNames) {
+        // The same planes again (live mode, a stack a few times a second): only the tooltips change. The model's
+        // signals are held back, as a changed item makes a combo box that adjusts to its contents ask for a new
+        // layout pass of the whole window; a tooltip is read from the model when it shows.
+        const QSignalBlocker block(m_planeChoice->model());
+        for (size_t k = 0; k < planes.size(); ++k)
+            m_planeChoice->setItemData(int(k), planes[k].fullName, Qt::ToolTipRole);
+    } else {
         const QSignalBlocker block(m_planeChoice);
         m_planeChoice->clear();
         for (size_t k = 0; k < planes.size(); ++k) {

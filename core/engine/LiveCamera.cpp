@@ -1,4 +1,5 @@
 #include "engine/LiveCamera.h"
+#include "engine/LiveWatch.h"
 
 #include "engine/Presets.h"
 #include "io/OutputTransaction.h"
@@ -57,7 +58,11 @@ void LiveCamera::start()
         return;
     m_stop.store(false);
     m_running.store(true);
-    m_thread = std::thread([this] { run(); });
+    m_thread = std::thread([this] {
+        if (m_options.background)
+            lowerThisThreadsPriority();
+        run();
+    });
 }
 
 void LiveCamera::stop()

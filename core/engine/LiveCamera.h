@@ -37,6 +37,7 @@ struct LiveCameraOptions {
     std::string prefix = "live_"; // files PREFIX000001.fits, numbered on after those already in the folder
     std::uint64_t seed = 1;  // of the noise; stack i uses seed + i
     LiveCameraSettings settings;
+    bool background = false; // its thread yields to the caller's (engine/LiveWatch.h lowerThisThreadsPriority)
 };
 
 class LiveCamera {

@@ -25,6 +25,8 @@
 #include <unistd.h>
 #ifdef Q_OS_LINUX
 #include <sys/inotify.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #endif
 
 namespace wfs {
@@ -297,6 +299,7 @@ public:
 
     void begin();
     void finish(bool failed, const QString& reason);
+    void compareKept(const std::shared_ptr<const LiveFit>& reference, unsigned long generation); // holds it; compares the kept stacks after it
 
 private:
     void scheduleProcess();
@@ -329,6 +332,8 @@ private:
 
 void LiveWatchWorker::begin()
 {
+    if (m_options.background)
+        lowerThisThreadsPriority();
     try {
         if (const qint64 cut = cutPartialLine(m_options.logPath))
             say(QStringLiteral("%1: its last line was unfinished (%2 bytes, a crash mid-write) and was removed")
@@ -606,11 +611,60 @@ void LiveWatchWorker::handle(const CompleteStack& stack, const QJsonArray& skipp
             fit->difference = difference;
             m_owner->m_latest = fit;
             ++m_owner->m_version;
+            if (ok && m_options.keptFits > 0) {
+                // For a reference chosen later: what a comparison reads (coefficients, phase map), not the planes.
+                auto slim = std::make_shared<FitResult>(*result);
+                slim->planes.clear();
+                auto kept = std::make_shared<LiveFit>();
+                kept->row = row;
+                kept->result = std::move(slim);
+                m_owner->m_kept[sequence] = std::move(kept);
+                while (int(m_owner->m_kept.size()) > m_options.keptFits)
+                    m_owner->m_kept.erase(m_owner->m_kept.begin());
+            }
         }
     }
     emit m_owner->rowWritten(row);
     if (difference.comparison)
         emit m_owner->differenceComputed(difference);
+}
+
+void LiveWatchWorker::compareKept(const std::shared_ptr<const LiveFit>& reference, unsigned long generation)
+{
+    // Held here, on the watch's thread, between two fits: the stacks kept so far are compared below, each later one
+    // by handle(), none twice.
+    {
+        std::lock_guard<std::mutex> lock(m_owner->m_mutex);
+        if (m_owner->m_referenceGeneration != generation)
+            return; // another hold or a release came after this one
+        m_owner->m_reference = reference;
+    }
+    const int from = reference->row.value(QStringLiteral("sequence")).toInt();
+    std::vector<std::pair<int, std::shared_ptr<const LiveFit>>> later;
+    std::shared_ptr<const LiveFit> latest;
+    {
+        std::lock_guard<std::mutex> lock(m_owner->m_mutex);
+        for (auto it = m_owner->m_kept.upper_bound(from); it != m_owner->m_kept.end(); ++it)
+            later.emplace_back(*it);
+        latest = m_owner->m_latest;
+    }
+    for (const auto& [sequence, fit] : later) {
+        LiveDifference difference;
+        difference.sequence = sequence;
+        difference.referenceSequence = from;
+        difference.comparison = std::make_shared<const RunComparison>(compareRuns(*reference->result, *fit->result));
+        if (latest && latest->row.value(QStringLiteral("sequence")).toInt() == sequence) {
+            // The stack shown now, again with its difference, so that a display shows the map at once.
+            auto again = std::make_shared<LiveFit>(*latest);
+            again->difference = difference;
+            std::lock_guard<std::mutex> lock(m_owner->m_mutex);
+            if (m_owner->m_latest == latest) {
+                m_owner->m_latest = std::move(again);
+                ++m_owner->m_version;
+            }
+        }
+        emit m_owner->differenceComputed(difference);
+    }
 }
 
 void LiveWatchWorker::writeCsv(const QJsonObject& row, const FitResult* result)
@@ -655,6 +709,21 @@ void LiveWatchWorker::finish(bool failed, const QString& reason)
     m_owner->m_running.store(false);
     emit m_owner->finished(failed, reason);
     thread()->quit();
+}
+
+bool lowerThisThreadsPriority()
+{
+#ifdef Q_OS_LINUX
+    // Linux keeps a nice value per thread: PRIO_PROCESS with a thread's id sets that thread's alone.
+    const auto tid = id_t(::syscall(SYS_gettid));
+    errno = 0;
+    const int now = ::getpriority(PRIO_PROCESS, tid);
+    if (now == -1 && errno != 0)
+        return false;
+    return ::setpriority(PRIO_PROCESS, tid, std::min(19, now + kBackgroundNice)) == 0;
+#else
+    return false;
+#endif
 }
 
 // ---- LiveWatch ----------------------------------------------------------------------------------------
@@ -722,6 +791,43 @@ void LiveWatch::holdReference(std::shared_ptr<const LiveFit> reference)
 {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_reference = std::move(reference);
+    ++m_referenceGeneration;
+}
+
+bool LiveWatch::holdReference(int sequence)
+{
+    std::shared_ptr<const LiveFit> chosen;
+    unsigned long generation = 0;
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        const auto it = m_kept.find(sequence);
+        if (it == m_kept.end())
+            return false;
+        if (!m_worker || !m_running.load())
+            return false; // the comparisons run on the watch's thread
+        chosen = it->second;
+        generation = ++m_referenceGeneration;
+    }
+    LiveWatchWorker* worker = m_worker;
+    QMetaObject::invokeMethod(worker, [worker, chosen, generation] { worker->compareKept(chosen, generation); }, Qt::QueuedConnection);
+    return true;
+}
+
+std::vector<int> LiveWatch::keptSequences() const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    std::vector<int> sequences;
+    sequences.reserve(m_kept.size());
+    for (const auto& [sequence, fit] : m_kept)
+        sequences.push_back(sequence);
+    return sequences;
+}
+
+std::shared_ptr<const LiveFit> LiveWatch::keptFit(int sequence) const
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    const auto it = m_kept.find(sequence);
+    return it == m_kept.end() ? nullptr : it->second;
 }
 
 std::shared_ptr<const LiveFit> LiveWatch::reference() const

@@ -135,7 +135,19 @@ struct LiveWatchOptions {
     int scanIntervalMs = 100; // the periodic scan beside the file-system watcher
     int maxStacks = 0;        // stop once this many stacks were handled (fitted, failed or skipped); 0 = never
     double exitWhenIdleSeconds = 0.0; // stop when no file changed and no stack came for this long; 0 = never
+    // The watch's thread yields to the caller's (a desktop's event loop) when the two want one core: on Linux its
+    // nice value is raised by kBackgroundNice. Off for the command line, whose one job is the watch.
+    bool background = false;
+    // Fitted stacks kept for a reference chosen later (holdReference(int)): their coefficients and phase maps (a
+    // few tens of kB each; their planes are not kept); older ones are dropped.
+    int keptFits = 500;
 };
+
+// How much a background thread (live mode's watch, the simulated camera in the desktop program) lowers its priority
+// (a nice increment, Linux): its share of a contended core against a normal thread is then about a third.
+constexpr int kBackgroundNice = 5;
+// Lowers the calling thread's priority by kBackgroundNice (Linux; elsewhere nothing). False when it could not.
+bool lowerThisThreadsPriority();
 
 struct LiveCounts {
     int fitted = 0;   // rows with a result
@@ -179,8 +191,16 @@ public:
     // it (compareRuns, on the watch's thread) and differenceComputed() follows its rowWritten(). A null
     // reference, or releaseReference(), stops the comparisons. Any thread.
     void holdReference(std::shared_ptr<const LiveFit> reference);
+    // Holds a chosen earlier stack, by its row's sequence, as the reference: one of keptSequences(). It is taken on
+    // the watch's thread between two fits (reference() says so from then on), and the kept stacks after it are
+    // compared with it at once (a differenceComputed() each, in order, and latest() again with its difference),
+    // then every stack fitted later. False when the stack is not kept or the watch is not running.
+    bool holdReference(int sequence);
     void releaseReference() { holdReference(nullptr); }
     std::shared_ptr<const LiveFit> reference() const;
+    // The fitted stacks that can be chosen as a reference: the last LiveWatchOptions::keptFits, by sequence.
+    std::vector<int> keptSequences() const;
+    std::shared_ptr<const LiveFit> keptFit(int sequence) const; // null when not kept
 
 signals:
     // The watch is set up (the log read, the folder listed, its watchers on): from here a file renamed into the
@@ -205,6 +225,8 @@ private:
     LiveCounts m_counts;
     std::shared_ptr<const LiveFit> m_latest;
     std::shared_ptr<const LiveFit> m_reference;
+    std::map<int, std::shared_ptr<const LiveFit>> m_kept; // by sequence; planes left out
+    unsigned long m_referenceGeneration = 0; // each hold or release: a chosen hold queued before a later one yields
     unsigned long m_version = 0;
 };
 

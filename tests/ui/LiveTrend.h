@@ -1,6 +1,10 @@
 #pragma once
 // What the Live tab's tests read off its coefficient trend (ui/LivePanel: one graph per Noll term, named "Z<j>").
+#include "LivePanel.h"
+
 #include <qcustomplot.h>
+
+#include <QSlider>
 
 #include <optional>
 
@@ -22,6 +26,15 @@ inline std::optional<double> lastTrendValue(QCustomPlot* trend, int noll)
     if (!g || g->dataCount() == 0)
         return std::nullopt;
     return (g->data()->constEnd() - 1)->value;
+}
+
+// The live demo's slider of Noll term `noll`, or null.
+inline QSlider* termSlider(wfs::ui::LivePanel* live, int noll)
+{
+    for (QSlider* s : live->findChildren<QSlider*>())
+        if (s->property("nollIndex").toInt() == noll)
+            return s;
+    return nullptr;
 }
 
 } // namespace wfs::test

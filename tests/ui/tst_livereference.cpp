@@ -27,20 +27,13 @@ using namespace wfs::ui;
 
 using wfs::test::lastTrendValue;
 using wfs::test::termGraph;
+using wfs::test::termSlider;
 
 namespace {
 
 constexpr int kGuardMs = 300000;
 // Two noisy fits (10^6 photons a plane, 128 x 128) differ by well under this in any one term.
 constexpr double kToleranceWaves = 0.02;
-
-QSlider* termSlider(LivePanel* live, int noll)
-{
-    for (QSlider* s : live->findChildren<QSlider*>())
-        if (s->property("nollIndex").toInt() == noll)
-            return s;
-    return nullptr;
-}
 
 // The trend's title element (the plot's only QCPTextElement).
 QCPTextElement* trendTitleElement(QCustomPlot* trend)
