@@ -332,6 +332,8 @@ std::string parameterUnit(const ProblemSpec& spec, const ParameterInfo& info)
         return "";
     case ParameterKind::DefocusOffset:
         return spec.planes[size_t(info.index)].diversity.amountUnit();
+    case ParameterKind::EmitterDepth:
+        return "m";
     }
     return "";
 }
