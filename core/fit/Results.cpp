@@ -431,6 +431,8 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
     r.regularization = spec.regularization;
     r.detector = spec.detector;
     r.gain = spec.gain;
+    r.imagingModel = spec.model;
+    r.vectorial = spec.vectorial;
     for (const Problem::SpectralChannel& c : problem.spectrum())
         r.spectrumWavelengths.push_back(c.wavelength);
     r.objective = spec.objective;

@@ -28,6 +28,35 @@ std::string number(double value)
 }
 } // namespace
 
+std::optional<DipoleSpec> dipoleFromText(const std::string& text)
+{
+    DipoleSpec d;
+    if (text == "free")
+        return d;
+    d.free = false;
+    if (text == "x" || text == "y" || text == "z") {
+        d.theta = text == "z" ? 0.0 : M_PI / 2;
+        d.phi = text == "y" ? M_PI / 2 : 0.0;
+        return d;
+    }
+    double theta = 0.0, phi = 0.0;
+    char tail = 0;
+    if (std::sscanf(text.c_str(), "%lf,%lf%c", &theta, &phi, &tail) != 2 || !std::isfinite(theta) || !std::isfinite(phi))
+        return std::nullopt;
+    d.theta = theta * M_PI / 180.0;
+    d.phi = phi * M_PI / 180.0;
+    return d;
+}
+
+std::string dipoleText(const DipoleSpec& dipole)
+{
+    if (dipole.free)
+        return "free";
+    char text[64];
+    std::snprintf(text, sizeof text, "theta %g deg, phi %g deg", dipole.theta * 180.0 / M_PI, dipole.phi * 180.0 / M_PI);
+    return text;
+}
+
 std::string vectorialSpecError(const VectorialSpec& s)
 {
     const auto index = [](double n) { return std::isfinite(n) && n >= 1.0 && n <= 4.0; };

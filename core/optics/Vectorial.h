@@ -28,6 +28,7 @@
 // model's transform.
 #include <algorithm>
 #include <complex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,11 @@ struct DipoleSpec {
     bool free = true;   // a rotating dipole or a bead: the x, y and z dipoles add incoherently
     double theta = 0.0; // fixed dipole: radians from the optical axis, [0, pi]
     double phi = 0.0;   // fixed dipole: radians from +x, counter-clockwise, [-2 pi, 2 pi]
+    bool operator==(const DipoleSpec&) const = default;
 };
+// "free", "x", "y", "z" or "THETA,PHI" in degrees; std::nullopt when the text is none of those.
+std::optional<DipoleSpec> dipoleFromText(const std::string& text);
+std::string dipoleText(const DipoleSpec& dipole); // "free" or "theta 90 deg, phi 0 deg"
 
 struct VectorialSpec {
     double numericalAperture = 0.0; // the pupil's edge (pupil radius 1); below the immersion index
