@@ -40,19 +40,10 @@ ProblemSpec vectorialRichSpec(ObjectiveKind objective, bool freeDipole)
     return s;
 }
 
-// Simulated noisy data of the spec at random aberrations (as test::richProblem does for the scalar model).
-std::shared_ptr<const Problem> withData(ProblemSpec s, int side, std::uint64_t seed)
+// Simulated noisy data of the spec at random aberrations, as the scalar model's rich problem has.
+std::shared_ptr<const Problem> withData(const ProblemSpec& s, int side, std::uint64_t seed)
 {
-    const Problem plain(s);
-    std::vector<double> truth = plain.initialParameters();
-    std::mt19937_64 rng(seed);
-    std::normal_distribution<double> normal(0.0, 0.3);
-    for (size_t i = 0; i + 1 < plain.modes().size(); ++i)
-        truth[i] = normal(rng);
-    const auto images = simulateImages(s, truth, side, side, {NoiseModel::PhotonAndRead, 3.0}, &rng);
-    for (size_t k = 0; k < images.size(); ++k)
-        s.planes[k].data = images[k];
-    return std::make_shared<const Problem>(s);
+    return test::richProblemFrom(s, side, seed);
 }
 
 QString gradientMismatch(const std::shared_ptr<const Problem>& problem, Precision precision)
