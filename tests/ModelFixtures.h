@@ -94,9 +94,8 @@ inline ProblemSpec richSpec(ObjectiveKind objective, int grid, int maxOrder)
 
 // The rich problem with simulated noisy data of dataSide x dataSide (smaller than the grid) at random
 // aberrations, and one masked ("saturated") pixel in plane 1.
-inline std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid, int dataSide, int maxOrder, std::uint64_t seed)
+inline std::shared_ptr<const Problem> richProblemFrom(ProblemSpec s, int dataSide, std::uint64_t seed)
 {
-    ProblemSpec s = richSpec(objective, grid, maxOrder);
     const Problem plain(s);
     std::vector<double> truth = plain.initialParameters();
     std::mt19937_64 rng(seed);
@@ -109,6 +108,11 @@ inline std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int g
     s.planes[1].mask.assign(size_t(dataSide) * size_t(dataSide), 1);
     s.planes[1].mask[size_t(dataSide / 2) * size_t(dataSide) + size_t(dataSide / 2)] = 0;
     return std::make_shared<const Problem>(s);
+}
+
+inline std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid, int dataSide, int maxOrder, std::uint64_t seed)
+{
+    return richProblemFrom(richSpec(objective, grid, maxOrder), dataSide, seed);
 }
 
 inline std::vector<double> jsonVector(const QJsonValue& v)

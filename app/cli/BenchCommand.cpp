@@ -127,8 +127,27 @@ int runBench(const QStringList& originalArgs)
     const QString program = args.value(0);
     try {
         const QStringList positional = parser.positionalArguments();
-        if (positional.size() != 1 || (positional.front() != QLatin1String("oof") && positional.front() != QLatin1String("pupil")))
-            throw UsageError("expected the problem name: wavefront-cli bench oof|pupil|live [options]");
+        if (positional.size() != 1
+            || (positional.front() != QLatin1String("oof") && positional.front() != QLatin1String("pupil") && positional.front() != QLatin1String("vectorial")))
+            throw UsageError("expected the problem name: wavefront-cli bench oof|pupil|vectorial|live [options]");
+        if (positional.front() == QLatin1String("vectorial")) {
+            // Grids 32, 64, 128 and orders 6 unless given; 21 planes (the bead stack's), free and fixed dipoles.
+            const std::vector<int> grids = parseIntList(parser.isSet(QStringLiteral("grid")) ? parser.value(QStringLiteral("grid")) : QStringLiteral("32,64,128"),
+                                                        QStringLiteral("grid"));
+            const std::vector<int> orders = parseIntList(parser.isSet(QStringLiteral("order")) ? parser.value(QStringLiteral("order")) : QStringLiteral("6"),
+                                                         QStringLiteral("order"));
+            for (int grid : grids)
+                for (int order : orders)
+                    for (bool free : {true, false}) {
+                        VectorialBenchmarkSettings settings;
+                        settings.grid = grid;
+                        settings.order = order;
+                        settings.freeDipole = free;
+                        settings.evalRepeat = parseInt(parser.value(QStringLiteral("eval-repeat")), QStringLiteral("eval-repeat"));
+                        printJsonLine(vectorialBenchmarkRowJson(runVectorialBenchmark(settings)));
+                    }
+            return 0;
+        }
         const bool pupil = positional.front() == QLatin1String("pupil");
         // The pupil bench's grids: the preset's teaching size and the pupil samples of a real 128 x 128 stack.
         const QString gridText = pupil && !parser.isSet(QStringLiteral("grid")) ? QStringLiteral("64,256") : parser.value(QStringLiteral("grid"));

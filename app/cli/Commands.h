@@ -7,6 +7,7 @@
 
 namespace wfs::cli {
 int runSimulate(const QStringList& args);
+int runPsf(const QStringList& args);
 int runReconstruct(const QStringList& args);
 int runBench(const QStringList& args);
 int runBenchLive(const QStringList& args); // `bench live`, dispatched by runBench

@@ -21,6 +21,7 @@ void printUsage(FILE* stream)
                  "Commands:\n"
                  "  simulate      write synthetic PSF data with known aberrations (FITS)\n"
                  "  reconstruct   fit Zernike coefficients to PSF images (a preset or your files)\n"
+                 "  psf           write a microscope's 3-D PSF without data (scalar or vectorial model)\n"
                  "  bench oof     time the OOF benchmark problem, one JSON object per line\n"
                  "  bench pupil   time the pupil-function fit (zonal phase and amplitude), one JSON object per line\n"
                  "  bench live    stacks per second and latency of live mode against a writer at a given rate\n"
@@ -73,6 +74,7 @@ int main(int argc, char** argv)
 
     const std::map<QString, std::function<int(const QStringList&)>> commands = {
         {QStringLiteral("simulate"), wfs::cli::runSimulate},
+        {QStringLiteral("psf"), wfs::cli::runPsf},
         {QStringLiteral("reconstruct"), wfs::cli::runReconstruct},
         {QStringLiteral("bench"), wfs::cli::runBench},
         {QStringLiteral("fasth-bench"), wfs::cli::runFasthBench},

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <stdexcept>
 
 namespace wfs {
@@ -173,6 +174,85 @@ QJsonObject pupilBenchmarkRowJson(const PupilBenchmarkRow& r)
         {QStringLiteral("termination"), QString::fromLatin1(terminationName(r.summary.termination))},
         {QStringLiteral("converged"), r.summary.termination == Termination::Converged},
         {QStringLiteral("chi2_per_plane"), chi},
+    };
+}
+
+VectorialBenchmarkRow runVectorialBenchmark(const VectorialBenchmarkSettings& settings)
+{
+    if (settings.planes < 1 || settings.evalRepeat < 1)
+        throw std::invalid_argument("planes and repeat counts must be at least 1");
+    ProblemSpec spec;
+    spec.name = "vectorial bench";
+    spec.wavelength = 600e-9;
+    spec.grid = PupilGrid::centred(settings.grid, 2.0);
+    spec.basis.maxOrder = settings.order;
+    spec.objective = ObjectiveKind::Poisson;
+    spec.model = ImagingModel::Vectorial;
+    spec.vectorial.numericalAperture = 1.4;
+    spec.vectorial.immersionIndex = 1.515;
+    spec.vectorial.sampleIndex = 1.33;
+    spec.vectorial.emitterDepth = 1e-6;
+    spec.vectorial.fitEmitterDepth = true;
+    spec.vectorial.dipole.free = settings.freeDipole;
+    for (int k = 0; k < settings.planes; ++k) {
+        PlaneSpec plane;
+        plane.diversity.kind = DiversityKind::AxialHighNa;
+        plane.diversity.axialDistance = settings.planes > 1 ? -2e-6 + 4e-6 * k / (settings.planes - 1) : 0.0;
+        plane.diversity.numericalAperture = 1.4;
+        plane.diversity.immersionIndex = 1.515;
+        plane.flux = 1e4;
+        plane.background = 10.0;
+        plane.fitFlux = plane.fitBackground = true;
+        spec.planes.push_back(plane);
+    }
+    std::mt19937_64 rng(7);
+    const Problem truth(spec);
+    const auto images = simulateImages(spec, truth.initialParameters(), settings.grid, settings.grid, {NoiseModel::PhotonAndRead, 1.0}, &rng);
+    for (size_t k = 0; k < images.size(); ++k)
+        spec.planes[k].data = images[k];
+    const auto time = [&](const ProblemSpec& s, int* parameters) {
+        auto problem = std::make_shared<const Problem>(s);
+        EvaluatorOptions options;
+        options.precision = settings.precision;
+        options.threads = settings.threads;
+        auto evaluator = makeEvaluator(BackendKind::Cpu, problem, options, GradientKind::Adjoint);
+        std::vector<double> x = problem->initialParameters(), gradient(x.size());
+        evaluator->evaluate(x.data(), gradient.data()); // first touch outside the timing
+        std::vector<double> times;
+        for (int r = 0; r < settings.evalRepeat; ++r) {
+            const auto t0 = std::chrono::steady_clock::now();
+            evaluator->evaluate(x.data(), gradient.data());
+            times.push_back(secondsSince(t0) * 1e3);
+        }
+        *parameters = problem->parameterCount();
+        return median(times);
+    };
+    VectorialBenchmarkRow row;
+    row.settings = settings;
+    row.fields = settings.freeDipole ? 6 : 2;
+    row.vectorialMs = time(spec, &row.parameters);
+    ProblemSpec scalar = spec;
+    scalar.model = ImagingModel::Scalar;
+    scalar.vectorial.fitEmitterDepth = false;
+    int scalarParameters = 0;
+    row.scalarMs = time(scalar, &scalarParameters);
+    return row;
+}
+
+QJsonObject vectorialBenchmarkRowJson(const VectorialBenchmarkRow& row)
+{
+    return QJsonObject{
+        {QStringLiteral("problem"), QStringLiteral("vectorial")},
+        {QStringLiteral("grid"), row.settings.grid},
+        {QStringLiteral("planes"), row.settings.planes},
+        {QStringLiteral("order"), row.settings.order},
+        {QStringLiteral("fields"), row.fields},
+        {QStringLiteral("params"), row.parameters},
+        {QStringLiteral("threads"), row.settings.threads},
+        {QStringLiteral("precision"), QString::fromLatin1(precisionName(row.settings.precision))},
+        {QStringLiteral("eval_ms"), row.vectorialMs},
+        {QStringLiteral("scalar_eval_ms"), row.scalarMs},
+        {QStringLiteral("ratio_to_scalar"), row.scalarMs > 0.0 ? row.vectorialMs / row.scalarMs : 0.0},
     };
 }
 

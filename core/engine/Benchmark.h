@@ -76,4 +76,28 @@ PupilBenchmarkRow runPupilBenchmark(const PupilBenchmarkSettings& settings);
 // gradient_evaluations, seconds, termination, converged, chi2_per_plane.
 QJsonObject pupilBenchmarkRowJson(const PupilBenchmarkRow& row);
 
+// `wavefront-cli bench vectorial`: one cost-and-gradient evaluation of the vectorial model (optics/Vectorial.h) against
+// the scalar model's on the same problem: an oil objective NA 1.4 at Q 2 over a water sample, the emitter 1 um deep
+// (its depth fitted), `planes` planes from -2 to +2 um, flux and background per plane, simulated Poisson data.
+struct VectorialBenchmarkSettings {
+    int grid = 64;
+    int planes = 21;
+    int order = 6;
+    bool freeDipole = true; // six fields per plane; a fixed dipole has two
+    int threads = 1;
+    int evalRepeat = 20;
+    Precision precision = Precision::Double;
+};
+
+struct VectorialBenchmarkRow {
+    VectorialBenchmarkSettings settings;
+    int fields = 0, parameters = 0;
+    double vectorialMs = 0.0, scalarMs = 0.0; // medians of one evaluation with the gradient
+};
+
+VectorialBenchmarkRow runVectorialBenchmark(const VectorialBenchmarkSettings& settings);
+// Keys: problem ("vectorial"), grid, planes, order, fields, params, threads, precision, eval_ms, scalar_eval_ms,
+// ratio_to_scalar.
+QJsonObject vectorialBenchmarkRowJson(const VectorialBenchmarkRow& row);
+
 } // namespace wfs

@@ -332,6 +332,8 @@ std::string parameterUnit(const ProblemSpec& spec, const ParameterInfo& info)
         return "";
     case ParameterKind::DefocusOffset:
         return spec.planes[size_t(info.index)].diversity.amountUnit();
+    case ParameterKind::EmitterDepth:
+        return "m";
     }
     return "";
 }
@@ -429,6 +431,8 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
     r.regularization = spec.regularization;
     r.detector = spec.detector;
     r.gain = spec.gain;
+    r.imagingModel = spec.model;
+    r.vectorial = spec.vectorial;
     for (const Problem::SpectralChannel& c : problem.spectrum())
         r.spectrumWavelengths.push_back(c.wavelength);
     r.objective = spec.objective;

@@ -120,6 +120,10 @@ struct FitResult {
     std::vector<double> spectrumWavelengths; // metres, the wavelengths summed (Problem::spectrum); empty for one
     std::string regularizationChoice; // how an automatic smoothness weight was chosen; empty when it was given
     std::optional<SamplingFit> samplingFit; // with --fit-sampling; samplingQ is then the fitted Q
+    // The imaging model (ProblemSpec::model); the vectorial model's settings at their start values (a fitted depth is
+    // the parameter "emitter depth").
+    ImagingModel imagingModel = ImagingModel::Scalar;
+    VectorialSpec vectorial;
 };
 
 // A pupil phase (radians per pupil pixel) as Zernike coefficients of the problem's basis (least squares

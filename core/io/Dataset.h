@@ -302,6 +302,17 @@ struct ModelSettings {
     bool fitDefocusOffsets = false;
     // The sampling (NA, so Q and a high-NA defocus) profiled by whole fits (ReconstructionRequest::fitSampling).
     bool fitSampling = false;
+    // ---- The imaging model (optics/Vectorial.h; ProblemSpec::model and ::vectorial). The NA and the immersion
+    // index are the metadata's; the vectorial model needs the NA (a microscope objective). ----
+    ImagingModel imagingModel = ImagingModel::Scalar;
+    double sampleIndex = 0.0;            // 0 = the immersion's (no mismatch)
+    double emitterDepth = 0.0;           // metres below the coverslip (the start value when fitted)
+    bool fitEmitterDepth = false;
+    double coverslipIndex = 0.0;         // 0 = the immersion's (no second interface)
+    double coverslipThickness = 170e-6;  // metres
+    double designCoverslipIndex = 0.0;   // 0 = coverslipIndex
+    double designCoverslipThickness = 0.0; // 0 = coverslipThickness
+    DipoleSpec dipole;                   // free (a bead, a rotating dipole) or fixed at (theta, phi)
     bool operator==(const ModelSettings&) const = default;
 };
 
@@ -333,6 +344,12 @@ void checkPlaneDefocus(const Dataset& dataset, const ModelSettings& model, int i
 // sampling, defocus of a plane in a multi-plane fit), no plane taking part, planes of different sizes,
 // a plane larger than the grid, or an empty (all-NaN, all-zero) plane, naming the plane's source.
 BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model);
+
+// The problem of a PSF generator without data (wavefront-cli psf): the microscope of `metadata` (wavelength, NA,
+// immersion index, sample-plane pixel size) on a size x size grid under `model`'s imaging model and Zernike basis, one
+// in-focus plane with the high-NA defocus (fit/PsfStack.h images it at any z). Throws DatasetError naming what is
+// missing or out of range; info messages (a vectorial model at low NA) go to *messages.
+ProblemSpec psfGeneratorSpec(const DatasetMetadata& metadata, const ModelSettings& model, int size, std::vector<DatasetMessage>* messages);
 
 // ---- Units (base/Units.h: one parser, one rule for bare numbers) ------------------------------------
 

@@ -321,6 +321,41 @@ void applyPupilFunction(const DatasetMetadata& m, const ModelSettings& model, Pr
     spec.nuisance.fitDefocusOffsets = model.fitDefocusOffsets;
 }
 
+// The imaging model onto the spec: the vectorial model's objective (NA and immersion from the metadata), sample,
+// coverslip, depth and dipole. A vectorial model needs the NA: an f-number or a telescope's aperture has no
+// immersion medium or sample for it to describe.
+void applyImagingModel(const DatasetMetadata& m, const ModelSettings& model, ProblemSpec& spec, std::vector<DatasetMessage>& messages)
+{
+    spec.model = model.imagingModel;
+    if (model.imagingModel == ImagingModel::Scalar) {
+        if (model.fitEmitterDepth)
+            throw DatasetError("the emitter's depth is a parameter of the vectorial model: add --model vectorial");
+        return;
+    }
+    if (!(m.numericalAperture.value_or(0.0) > 0.0))
+        throw DatasetError("the vectorial model describes a microscope objective: it needs the numerical aperture (e.g. --na 1.4) and the "
+                           "immersion index (e.g. --immersion 1.515); for a telescope or an f-number system use the scalar model");
+    VectorialSpec& v = spec.vectorial;
+    v.numericalAperture = *m.numericalAperture;
+    v.immersionIndex = m.immersionIndex;
+    v.sampleIndex = model.sampleIndex > 0.0 ? model.sampleIndex : m.immersionIndex;
+    v.coverslipIndex = model.coverslipIndex;
+    v.coverslipThickness = model.coverslipThickness;
+    v.designCoverslipIndex = model.designCoverslipIndex;
+    v.designCoverslipThickness = model.designCoverslipThickness;
+    v.emitterDepth = model.emitterDepth;
+    v.fitEmitterDepth = model.fitEmitterDepth;
+    v.dipole = model.dipole;
+    if (const std::string error = vectorialSpecError(v); !error.empty())
+        throw DatasetError("vectorial model: " + error);
+    // (NA / n)^2 / 4 is the pupil's polarisation taper (tests/core/tst_vectorial.cpp: 1.3e-4 of the peak at NA 0.1 in oil).
+    const double taper = 0.25 * std::pow(v.numericalAperture / v.immersionIndex, 2);
+    if (v.numericalAperture < 0.5 && v.sampleIndex == v.immersionIndex)
+        messages.push_back({MessageLevel::Info, {}, "at NA " + format("%.3g", v.numericalAperture) + " the vectorial model differs from the scalar one by about "
+                                                        + format("%.1g", taper) + " of the pupil's amplitude: the scalar model (--model scalar) gives the "
+                                                          "same answer several times faster"});
+}
+
 // The model grid: the user's, or the prepared planes' size rounded up to even.
 int gridFor(const ModelSettings& model, const Image& first)
 {
@@ -337,6 +372,36 @@ int gridFor(const ModelSettings& model, const Image& first)
 }
 
 } // namespace
+
+ProblemSpec psfGeneratorSpec(const DatasetMetadata& m, const ModelSettings& model, int size, std::vector<DatasetMessage>* messages)
+{
+    if (!m.numericalAperture || !m.pixelPitch)
+        throw DatasetError("a PSF of a microscope needs the numerical aperture (e.g. --na 1.4) and the sample-plane pixel size (e.g. --pixel-scale 65nm)");
+    if (size < 16 || size > 4096 || size % 2 != 0)
+        throw DatasetError("the PSF's size must be an even number of pixels from 16 to 4096, got " + std::to_string(size));
+    std::vector<DatasetMessage> notes;
+    ProblemSpec spec;
+    spec.name = "psf";
+    spec.wavelength = m.wavelength.value_or(0.0);
+    spec.grid = PupilGrid::centred(size, checkedSamplingQ(m, model, &notes));
+    spec.basis.maxOrder = model.order;
+    spec.basis.ordering = model.ordering;
+    spec.basis.normalization = model.normalization;
+    PlaneSpec plane;
+    plane.diversity.kind = DiversityKind::AxialHighNa;
+    plane.diversity.numericalAperture = *m.numericalAperture;
+    plane.diversity.immersionIndex = m.immersionIndex;
+    spec.planes.push_back(plane);
+    applyImagingModel(m, model, spec, notes);
+    try {
+        const Problem check(spec);
+    } catch (const std::invalid_argument& e) {
+        throw DatasetError(e.what());
+    }
+    if (messages)
+        messages->insert(messages->end(), notes.begin(), notes.end());
+    return spec;
+}
 
 BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
 {
@@ -384,6 +449,7 @@ BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
     spec.readNoise = readNoiseFor(dataset, counted, spec.gain, prep, built.planes, objective, built.messages);
     spec.grid = PupilGrid::centred(gridFor(model, first), built.samplingQ);
     applyPupilFunction(m, model, spec);
+    applyImagingModel(m, model, spec, built.messages);
     if (spec.phaseModel != PupilPhaseModel::Zernike && !anyDefocus)
         built.messages.push_back({MessageLevel::Warning, {},
                                   "a zonal phase from one plane is ambiguous (the pupil and its conjugate twin give the same image): "

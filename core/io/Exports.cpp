@@ -98,6 +98,19 @@ std::vector<FitsKeyword> resultKeywords(const FitResult& r, const ExportContext&
         k.push_back({"SAMPLING", samplingOf(r, context), r.samplingFit ? "Q = lambda F# / pixel, fitted" : "Q = lambda F# / pixel of the data"});
     if (context.apertureDiameter > 0.0)
         k.push_back({"APERTURE", context.apertureDiameter, "[m] pupil (aperture) diameter"});
+    k.push_back({"IMGMODEL", std::string(imagingModelName(r.imagingModel)), "imaging model: scalar or vectorial"});
+    if (r.imagingModel == ImagingModel::Vectorial) {
+        const VectorialSpec& v = r.vectorial;
+        const std::vector<FitsKeyword> vectorial = {
+            {"VNA", v.numericalAperture, "vectorial model: numerical aperture"},
+            {"VNIMM", v.immersionIndex, "vectorial model: immersion index"},
+            {"VNSAMP", v.sampleIndex, "vectorial model: sample index"},
+            {"VNCOVER", v.coverslipIndex > 0.0 ? v.coverslipIndex : v.immersionIndex, "vectorial model: coverslip index"},
+            {"VDEPTH", v.emitterDepth, "[m] emitter depth below the coverslip (start)"},
+            {"VDIPOLE", dipoleText(v.dipole), "dipole: free, or fixed (theta from z, phi from x)"},
+        };
+        k.insert(k.end(), vectorial.begin(), vectorial.end());
+    }
     if (context.pupil) {
         k.push_back({"OBSCUR", context.pupil->obscuration, "central obscuration / pupil diameter"});
         k.push_back({"SPIDERS", (long long)context.pupil->spiderCount, "number of spider vanes"});

@@ -84,6 +84,25 @@ QJsonObject samplingFitJson(const FitResult& r)
     };
 }
 
+// The imaging model (README "Model"): scalar, or the vectorial model's objective, sample, coverslip, depth and dipole.
+QJsonObject imagingModelJson(const FitResult& r)
+{
+    QJsonObject model{{QStringLiteral("model"), QString::fromLatin1(imagingModelName(r.imagingModel))}};
+    if (r.imagingModel != ImagingModel::Vectorial)
+        return model;
+    const VectorialSpec& v = r.vectorial;
+    model.insert(QStringLiteral("numerical_aperture"), v.numericalAperture);
+    model.insert(QStringLiteral("immersion_index"), v.immersionIndex);
+    model.insert(QStringLiteral("sample_index"), v.sampleIndex);
+    model.insert(QStringLiteral("coverslip_index"), v.coverslipIndex > 0.0 ? v.coverslipIndex : v.immersionIndex);
+    model.insert(QStringLiteral("coverslip_thickness_m"), v.coverslipThickness);
+    model.insert(QStringLiteral("emitter_depth_start_m"), v.emitterDepth);
+    model.insert(QStringLiteral("fit_emitter_depth"), v.fitEmitterDepth);
+    model.insert(QStringLiteral("dipole"), QString::fromStdString(dipoleText(v.dipole)));
+    model.insert(QStringLiteral("apodisation"), QStringLiteral("aplanatic, 1/sqrt(cos theta_immersion)"));
+    return model;
+}
+
 } // namespace
 
 QJsonObject resultToJson(const FitResult& r)
@@ -131,6 +150,7 @@ QJsonObject resultToJson(const FitResult& r)
         pupilFunction.insert(QStringLiteral("spectrum_wavelengths_m"), wavelengths);
     if (r.samplingFit)
         pupilFunction.insert(QStringLiteral("sampling_fit"), samplingFitJson(r));
+    pupilFunction.insert(QStringLiteral("imaging_model"), imagingModelJson(r));
     return QJsonObject{
         {QStringLiteral("software"), softwareJson()},
         {QStringLiteral("date"), QString::fromStdString(creationDateUtc()) + QLatin1Char('Z')},

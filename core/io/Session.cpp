@@ -185,6 +185,17 @@ void insertPupilFunctionJson(const ModelSettings& md, QJsonObject& model)
     model.insert(QStringLiteral("fit_defocus_offsets"), md.fitDefocusOffsets);
     model.insert(QStringLiteral("fit_sampling"), md.fitSampling);
     model.insert(QStringLiteral("estimate_offset"), md.estimateOffset);
+    model.insert(QStringLiteral("imaging_model"), QString::fromLatin1(imagingModelName(md.imagingModel)));
+    model.insert(QStringLiteral("sample_index"), md.sampleIndex);
+    model.insert(QStringLiteral("emitter_depth_m"), md.emitterDepth);
+    model.insert(QStringLiteral("fit_emitter_depth"), md.fitEmitterDepth);
+    model.insert(QStringLiteral("coverslip_index"), md.coverslipIndex);
+    model.insert(QStringLiteral("coverslip_thickness_m"), md.coverslipThickness);
+    model.insert(QStringLiteral("design_coverslip_index"), md.designCoverslipIndex);
+    model.insert(QStringLiteral("design_coverslip_thickness_m"), md.designCoverslipThickness);
+    model.insert(QStringLiteral("dipole_free"), md.dipole.free);
+    model.insert(QStringLiteral("dipole_theta_rad"), md.dipole.theta);
+    model.insert(QStringLiteral("dipole_phi_rad"), md.dipole.phi);
 }
 
 // The session's own key for a setting as the checks name it (the command line's spelling): the model's
@@ -230,6 +241,18 @@ void readPupilFunctionSettings(const Reader& r, const QJsonObject& model, const 
     ms.fitDefocusOffsets = r.boolean(model, QStringLiteral("fit_defocus_offsets"), mo, ms.fitDefocusOffsets);
     ms.fitSampling = r.boolean(model, QStringLiteral("fit_sampling"), mo, ms.fitSampling);
     ms.estimateOffset = r.boolean(model, QStringLiteral("estimate_offset"), mo, ms.estimateOffset);
+    const int imaging = r.choice(model, QStringLiteral("imaging_model"), mo, {QStringLiteral("scalar"), QStringLiteral("vectorial")}, 0);
+    ms.imagingModel = imaging == 1 ? ImagingModel::Vectorial : ImagingModel::Scalar;
+    ms.sampleIndex = r.number(model, QStringLiteral("sample_index"), mo, ms.sampleIndex);
+    ms.emitterDepth = r.number(model, QStringLiteral("emitter_depth_m"), mo, ms.emitterDepth);
+    ms.fitEmitterDepth = r.boolean(model, QStringLiteral("fit_emitter_depth"), mo, ms.fitEmitterDepth);
+    ms.coverslipIndex = r.number(model, QStringLiteral("coverslip_index"), mo, ms.coverslipIndex);
+    ms.coverslipThickness = r.number(model, QStringLiteral("coverslip_thickness_m"), mo, ms.coverslipThickness);
+    ms.designCoverslipIndex = r.number(model, QStringLiteral("design_coverslip_index"), mo, ms.designCoverslipIndex);
+    ms.designCoverslipThickness = r.number(model, QStringLiteral("design_coverslip_thickness_m"), mo, ms.designCoverslipThickness);
+    ms.dipole.free = r.boolean(model, QStringLiteral("dipole_free"), mo, ms.dipole.free);
+    ms.dipole.theta = r.number(model, QStringLiteral("dipole_theta_rad"), mo, ms.dipole.theta);
+    ms.dipole.phi = r.number(model, QStringLiteral("dipole_phi_rad"), mo, ms.dipole.phi);
 }
 
 QJsonObject modelJson(const ModelSettings& md)

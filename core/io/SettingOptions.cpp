@@ -179,6 +179,49 @@ void applyPupilFunctionOptions(const Reader& r, ModelSettings& m)
         m.fitSampling = true;
 }
 
+// The imaging model (ModelSettings' block of the same name): scalar or vectorial, the sample, coverslip, depth and dipole.
+void applyImagingModelOptions(const Reader& r, ModelSettings& m)
+{
+    if (r.has("model"))
+        m.imagingModel = r.word("model", {QStringLiteral("scalar"), QStringLiteral("vectorial")}) == QLatin1String("vectorial") ? ImagingModel::Vectorial
+                                                                                                                                 : ImagingModel::Scalar;
+    const auto index = [&](const char* name, double& field) {
+        if (!r.has(name))
+            return;
+        field = r.number(name);
+        if (!(field >= 1.0 && field <= 3.0))
+            throw OptionError(r.label(name) + ": a refractive index of " + r.text(name).toStdString()
+                              + " is not plausible: expected from 1 to 3 (water 1.33, glycerol 1.47, glass and oil 1.52)");
+    };
+    index("sample-index", m.sampleIndex);
+    index("coverslip-index", m.coverslipIndex);
+    index("design-coverslip-index", m.designCoverslipIndex);
+    const auto length = [&](const char* name, double& field, double largest, const char* range) {
+        if (!r.has(name))
+            return;
+        field = parseLengthOption(r.text(name), r.label(name));
+        if (!(field >= 0.0 && field <= largest))
+            throw OptionError(r.label(name) + ": " + r.text(name).toStdString() + " is outside " + range);
+    };
+    length("emitter-depth", m.emitterDepth, 1e-3, "0 to 1 mm below the coverslip");
+    length("coverslip-thickness", m.coverslipThickness, 2e-3, "0 to 2 mm (a #1.5 coverslip is 170um)");
+    length("design-coverslip-thickness", m.designCoverslipThickness, 2e-3, "0 to 2 mm (a #1.5 coverslip is 170um)");
+    if (r.has("fit-emitter-depth"))
+        m.fitEmitterDepth = true;
+    if (r.has("dipole")) {
+        const auto dipole = dipoleFromText(r.text("dipole").trimmed().toLower().toStdString());
+        if (!dipole)
+            throw OptionError(r.label("dipole") + ": '" + r.text("dipole").toStdString()
+                              + "' is not free, x, y, z or THETA,PHI in degrees (e.g. 45,30: 45 degrees from the optical axis, 30 from +x)");
+        VectorialSpec check;
+        check.numericalAperture = 1.0;
+        check.dipole = *dipole;
+        if (const std::string error = vectorialSpecError(check); !error.empty())
+            throw OptionError(r.label("dipole") + ": " + error);
+        m.dipole = *dipole;
+    }
+}
+
 } // namespace
 
 void applyMetadataOptions(const OptionSource& options, Dataset& data)
@@ -344,6 +387,7 @@ void applyModelOptions(const OptionSource& options, ModelSettings& m)
     if (r.has("fit-shift"))
         m.fitShift = true;
     applyPupilFunctionOptions(r, m);
+    applyImagingModelOptions(r, m);
 }
 
 void applySolverOptions(const OptionSource& options, SolverSettings& s)
@@ -490,6 +534,24 @@ std::vector<OptionHelp> modelOptionHelp(const QString& gridNote, const QString& 
         {QStringLiteral("fit-sampling"), QStringLiteral("Fit the sampling Q as an NA error (with an axial defocus the defocus follows the NA; "
                                                         "otherwise a pixel-size error): the cost profiled over the NA by whole fits in 4 % steps, "
                                                         "then the parabola's vertex; reported with a 1-sigma error."), {}, {}},
+        {QStringLiteral("model"), QStringLiteral("scalar or vectorial: the fields of a dipole or bead through a high-NA objective (polarisation, "
+                                                 "Fresnel transmission, aplanatic apodisation, index mismatch, the emitter's depth, supercritical light); "
+                                                 "needs --na and --immersion (default %1).").arg(QLatin1String(imagingModelName(model.imagingModel))),
+         QStringLiteral("name"), {}},
+        {QStringLiteral("sample-index"), QStringLiteral("Vectorial model: refractive index of the sample around the emitter, e.g. 1.33 for water "
+                                                        "(default: the immersion's, no mismatch)."), QStringLiteral("n"), {}},
+        {QStringLiteral("emitter-depth"), QStringLiteral("Vectorial model: the emitter's depth below the coverslip, e.g. 2um (default 0); the planes' "
+                                                         "z is the objective's nominal focus relative to that depth."), QStringLiteral("length"), {}},
+        {QStringLiteral("fit-emitter-depth"), QStringLiteral("Vectorial model: fit the emitter's depth (needs --sample-index other than the immersion's)."), {}, {}},
+        {QStringLiteral("dipole"), QStringLiteral("Vectorial model: free (a bead or rotating molecule: x, y, z dipoles add incoherently), x, y, z, or "
+                                                  "THETA,PHI in degrees from the optical axis and from +x (default free)."), QStringLiteral("free|x|y|z|T,P"), {}},
+        {QStringLiteral("coverslip-index"), QStringLiteral("Vectorial model: the coverslip's index (default: the immersion's, no second interface)."), QStringLiteral("n"), {}},
+        {QStringLiteral("coverslip-thickness"), QStringLiteral("Vectorial model: the coverslip's thickness (default %1um).").arg(model.coverslipThickness * 1e6),
+         QStringLiteral("length"), {}},
+        {QStringLiteral("design-coverslip-index"), QStringLiteral("Vectorial model: the index the objective is designed for (default: --coverslip-index)."),
+         QStringLiteral("n"), {}},
+        {QStringLiteral("design-coverslip-thickness"), QStringLiteral("Vectorial model: the thickness the objective is designed for (default: --coverslip-thickness)."),
+         QStringLiteral("length"), {}},
         {QStringLiteral("z-direction"), QStringLiteral("Stacks: up (plane index increases along +z) or down (default up)."), QStringLiteral("up|down"), {}},
         {QStringLiteral("stages"), QStringLiteral("Coarse-to-fine Zernike orders, e.g. 2,4,6 (the last is the fitted order; default: one stage at --order)."), QStringLiteral("list"), {}},
         {QStringLiteral("remove-defocus"), QStringLiteral("Report RMS and PV with defocus removed too."), {}, {}},

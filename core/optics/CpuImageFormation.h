@@ -3,9 +3,11 @@
 // a spectrum of wavelengths, each on its own FFT size so that pixel and pupil samples stay exact
 // (Problem::spectrum), summed into one intensity, then blurred by the detector's transfer function
 // (Problem::transferFunction), then the objective; and the exact adjoint of all of it back to the pupil.
+// With the vectorial model each wavelength carries its fields (optics/Vectorial.h), one transform each.
 // Included by CpuModel.cpp only (a template on the precision, like the model).
 #include "optics/Fftw.h"
 #include "optics/Problem.h"
+#include "optics/Vectorial.h"
 #include "simd/Kernels.h"
 
 #include <Eigen/Core>
@@ -17,6 +19,40 @@
 #include <vector>
 
 namespace wfs::detail {
+
+// The objective of one plane whose model is scale x power + background, power a pixel's intensity before the
+// flux (any layout shared by power, data and weight): the cost, the flux and background derivatives, and (with
+// dPower) dL/d(power) per pixel. Infinite where the Poisson model is not positive under data.
+template <class Real>
+double intensityObjective(const std::vector<double>& power, double scale, double background, const std::vector<Real>& data,
+                          const std::vector<Real>& weight, bool poisson, double* dFlux, double* dBackground, double* dPower)
+{
+    double cost = 0.0;
+    for (size_t i = 0; i < power.size(); ++i) {
+        const double w = weight[i], d = data[i];
+        const double model = scale * power[i] + background;
+        double dModel = 0.0;
+        if (w != 0.0) {
+            if (poisson) {
+                if (model <= 0.0) {
+                    if (d > 0.0)
+                        return std::numeric_limits<double>::infinity();
+                } else {
+                    cost += w * poissonDeviance(d, model);
+                    dModel = w * (d > 0.0 ? 1.0 - d / model : 1.0);
+                }
+            } else {
+                cost += w * (d - model) * (d - model);
+                dModel = -2.0 * w * (d - model);
+            }
+        }
+        *dFlux += dModel * power[i];
+        *dBackground += dModel;
+        if (dPower)
+            dPower[i] = dModel * scale;
+    }
+    return cost;
+}
 
 template <class Real>
 class CpuImageFormation {
@@ -60,6 +96,11 @@ public:
             channel.index = c.index;
             channel.buffer.resize(size_t(c.grid) * size_t(c.grid));
             channel.field.resize(problem.pupilIndex().size());
+            if (const VectorialPupil* vectorial = problem.vectorial()) {
+                channel.vectorial = std::make_unique<VectorialFields<Real>>(*vectorial, c.phaseScale);
+                for (int f = 0; f < vectorial->fieldCount(); ++f)
+                    channel.fieldBuffers.push_back(std::make_unique<fftw::ComplexBuffer<Real>>(channel.buffer.size()));
+            }
             channel.backward = plan(c.grid, fftw::Direction::Backward);
             channel.forward = plan(c.grid, fftw::Direction::Forward);
             m_channels.push_back(std::move(owned));
@@ -68,6 +109,15 @@ public:
         m_phase.resize(size_t(pixels));
         m_diversity.resize(size_t(pixels));
         m_gatherPhase.resize(pixels);
+        m_dPower.resize(area);
+    }
+
+    // The vectorial fields' factors at the emitter's depth (metres), once per evaluation.
+    void prepare(double depth)
+    {
+        for (const auto& owned : m_channels)
+            if (owned->vectorial)
+                owned->vectorial->prepare(depth);
     }
 
     // Each channel's far field of the pupil (amplitude, phase0 + diversity + tip/tilt, scaled to its wavelength).
@@ -83,7 +133,16 @@ public:
             std::fill(c.buffer.data(), c.buffer.data() + c.buffer.size(), Complex(0, 0));
             m_kernels.pupilField(long(m_phase.size()), m_phase.data(), m_diversity.data(), c.phaseScale * sx, c.phaseScale * sy, pr.pupilX().data(),
                                  pr.pupilY().data(), amplitude.data(), c.index.data(), pr.checkerboard().data(), c.field.data(), c.buffer.data());
-            fftw::Traits<Real>::execute(c.backward, c.buffer.raw(), c.buffer.raw());
+            if (!c.vectorial) {
+                fftw::Traits<Real>::execute(c.backward, c.buffer.raw(), c.buffer.raw());
+                continue;
+            }
+            for (int f = 0; f < c.vectorial->fieldCount(); ++f) {
+                fftw::ComplexBuffer<Real>& b = *c.fieldBuffers[size_t(f)];
+                std::fill(b.data(), b.data() + b.size(), Complex(0, 0));
+                c.vectorial->scatter(f, c.field.data(), c.index.data(), pr.checkerboard().data(), b.data());
+                fftw::Traits<Real>::execute(c.backward, b.raw(), b.raw());
+            }
         }
         formIntensity();
     }
@@ -96,47 +155,43 @@ public:
     double objective(double intensityScale, double background, const std::vector<Real>& data, const std::vector<Real>& weight, bool poisson,
                      double* dFlux, double* dBackground, bool gradient)
     {
-        double cost = 0.0;
+        const double cost = intensityObjective(m_intensity, intensityScale, background, data, weight, poisson, dFlux, dBackground, m_dPower.data());
+        if (!std::isfinite(cost))
+            return cost;
         Complex* f = m_image.data();
-        for (size_t i = 0; i < m_intensity.size(); ++i) {
-            const double w = weight[i], d = data[i], power = m_intensity[i];
-            const double model = intensityScale * power + background;
-            double dModel = 0.0;
-            if (w != 0.0) {
-                if (poisson) {
-                    if (model <= 0.0) {
-                        if (d > 0.0)
-                            return std::numeric_limits<double>::infinity();
-                    } else {
-                        cost += w * poissonDeviance(d, model);
-                        dModel = w * (d > 0.0 ? 1.0 - d / model : 1.0);
-                    }
-                } else {
-                    cost += w * (d - model) * (d - model);
-                    dModel = -2.0 * w * (d - model);
-                }
-            }
-            *dFlux += dModel * power;
-            *dBackground += dModel;
-            f[i] = Complex(Real(dModel * intensityScale), 0); // dL/d(blurred intensity)
-        }
+        for (size_t i = 0; i < m_intensity.size(); ++i)
+            f[i] = Complex(Real(m_dPower[i]), 0); // dL/d(blurred intensity)
         if (gradient)
             scatterToChannels();
         return cost;
     }
 
     // Back to the pupil: each channel's adjoint FFT and gather; dL/dphase (scaled back from each wavelength)
-    // into dPhase, dL/damplitude into dAmplitude, the tip/tilt derivatives into dShift.
-    void adjoint(const std::vector<double>& amplitude, Real* dPhase, Real* dAmplitude, double* dShift)
+    // into dPhase, dL/damplitude into dAmplitude, the tip/tilt derivatives into dShift, the vectorial model's depth
+    // derivative into *dDepth.
+    void adjoint(const std::vector<double>& amplitude, Real* dPhase, Real* dAmplitude, double* dShift, double* dDepth)
     {
         const Problem& pr = m_problem;
         for (const auto& owned : m_channels) {
             Channel& c = *owned;
-            fftw::Traits<Real>::execute(c.forward, c.buffer.raw(), c.buffer.raw());
             m_gatherPhase.setZero();
             double shift[2] = {0.0, 0.0};
-            m_kernels.adjointGather(long(c.field.size()), c.buffer.data(), c.index.data(), pr.checkerboard().data(), c.field.data(), amplitude.data(),
-                                    pr.pupilX().data(), pr.pupilY().data(), m_gatherPhase.data(), dAmplitude, shift);
+            if (c.vectorial) {
+                // h = sum_f conj(factor_f) g_f: one adjoint transform per field, then the scalar gather on h.
+                c.vectorial->clearAdjoint();
+                for (int f = 0; f < c.vectorial->fieldCount(); ++f) {
+                    fftw::ComplexBuffer<Real>& b = *c.fieldBuffers[size_t(f)];
+                    fftw::Traits<Real>::execute(c.forward, b.raw(), b.raw());
+                    c.vectorial->gather(f, b.data(), c.index.data(), pr.checkerboard().data());
+                }
+                m_kernels.adjointGather(long(c.field.size()), c.vectorial->adjoint(), c.vectorial->identity(), c.vectorial->ones(), c.field.data(),
+                                        amplitude.data(), pr.pupilX().data(), pr.pupilY().data(), m_gatherPhase.data(), dAmplitude, shift);
+                *dDepth += c.vectorial->depthDerivative(c.field.data());
+            } else {
+                fftw::Traits<Real>::execute(c.forward, c.buffer.raw(), c.buffer.raw());
+                m_kernels.adjointGather(long(c.field.size()), c.buffer.data(), c.index.data(), pr.checkerboard().data(), c.field.data(),
+                                        amplitude.data(), pr.pupilX().data(), pr.pupilY().data(), m_gatherPhase.data(), dAmplitude, shift);
+            }
             for (Eigen::Index i = 0; i < m_gatherPhase.size(); ++i)
                 dPhase[i] += c.phaseScale * m_gatherPhase[i];
             dShift[0] += double(c.phaseScale) * shift[0];
@@ -150,8 +205,20 @@ private:
         Real phaseScale = 1;
         double powerScale = 1; // weight x (N'/N)^2 / N'^4: |buffer|^2 -> this wavelength's share of |S|^2
         std::vector<int> index;
-        fftw::ComplexBuffer<Real> buffer;
+        fftw::ComplexBuffer<Real> buffer; // the far field (scalar model), or the pupil field's scratch (vectorial)
         std::vector<Complex> field;
+        std::unique_ptr<VectorialFields<Real>> vectorial;                 // null for the scalar model
+        std::vector<std::unique_ptr<fftw::ComplexBuffer<Real>>> fieldBuffers; // the vectorial fields' far fields
+        // The far fields whose intensities add: the one buffer, or every vectorial field's.
+        std::vector<Complex*> farFields()
+        {
+            if (!vectorial)
+                return {buffer.data()};
+            std::vector<Complex*> out;
+            for (const auto& b : fieldBuffers)
+                out.push_back(b->data());
+            return out;
+        }
         typename fftw::Traits<Real>::Plan backward = nullptr, forward = nullptr;
     };
 
@@ -171,8 +238,8 @@ private:
         std::fill(m_intensity.begin(), m_intensity.end(), 0.0);
         for (const auto& owned : m_channels) {
             Channel& c = *owned;
-            const Complex* b = c.buffer.data();
-            forOverlap(c, [&](size_t j, size_t i) { m_intensity[i] += c.powerScale * double(std::norm(b[j])); });
+            for (const Complex* b : c.farFields())
+                forOverlap(c, [&](size_t j, size_t i) { m_intensity[i] += c.powerScale * double(std::norm(b[j])); });
         }
         if (m_problem.transferFunction().empty())
             return;
@@ -205,10 +272,11 @@ private:
         const Complex* f = m_image.data();
         for (const auto& owned : m_channels) {
             Channel& c = *owned;
-            Complex* b = c.buffer.data();
-            std::vector<Complex> scaled(c.buffer.size(), Complex(0, 0)); // samples off the model's grid get no gradient
-            forOverlap(c, [&](size_t j, size_t i) { scaled[j] = b[j] * Real(2.0 * c.powerScale * double(f[i].real())); });
-            std::copy(scaled.begin(), scaled.end(), b);
+            for (Complex* b : c.farFields()) {
+                std::vector<Complex> scaled(c.buffer.size(), Complex(0, 0)); // samples off the model's grid get no gradient
+                forOverlap(c, [&](size_t j, size_t i) { scaled[j] = b[j] * Real(2.0 * c.powerScale * double(f[i].real())); });
+                std::copy(scaled.begin(), scaled.end(), b);
+            }
         }
     }
 
@@ -218,6 +286,7 @@ private:
     std::vector<std::unique_ptr<Channel>> m_channels; // owned: the FFT buffers do not move
     fftw::ComplexBuffer<Real> m_image;  // the intensity and its adjoint, in turn (for the blur)
     std::vector<double> m_intensity;    // the current plane's blurred, summed |S|^2
+    std::vector<double> m_dPower;       // dL/d(m_intensity)
     std::vector<Real> m_phase, m_diversity;
     Vector m_gatherPhase;
     typename fftw::Traits<Real>::Plan m_imageForward = nullptr, m_imageBackward = nullptr;

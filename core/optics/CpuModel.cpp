@@ -4,6 +4,7 @@
 #include "optics/Fftw.h"
 #include "optics/PrunedFft.h"
 #include "optics/Threads.h"
+#include "optics/Vectorial.h"
 #include "simd/Kernels.h"
 
 #include <Eigen/Core>
@@ -44,6 +45,11 @@ namespace {
 // far field comes from optics/PrunedFft.h: B-point DFTs of twiddled copies of the pupil, in a permuted
 // pixel order that the data and weights share (permuted once here). Otherwise the synthesis transforms
 // the pupil rows only, then every column, and the adjoint every column, then those rows only.
+//
+// The vectorial model (optics/Vectorial.h) sends each of its fields (the pupil field times the field's factor)
+// through the same transform into a buffer of its own, adds their intensities, and in the adjoint transforms each
+// field's dL/dS back and sums conj(factor) times it into one pupil field, which the scalar gather turns into the
+// phase, amplitude and tip/tilt derivatives: one forward and one adjoint transform per field and plane.
 template <class Real>
 class CpuModel final : public ModelEvaluator {
 public:
@@ -92,6 +98,13 @@ public:
             m_formation = std::make_unique<detail::CpuImageFormation<Real>>(pr, *m_kernels, options.threads, options.measurePlans);
         if (pr.hasDefocusParameters())
             m_planeDPhase.resize(pixels);
+        if (pr.vectorial() && !m_formation) {
+            m_vectorial = std::make_unique<VectorialFields<Real>>(*pr.vectorial(), 1.0);
+            for (int f = 0; f < m_vectorial->fieldCount(); ++f)
+                m_fieldBuffers.push_back(std::make_unique<fftw::ComplexBuffer<Real>>(m_buffer.size()));
+            m_intensity.resize(m_buffer.size());
+            m_dPower.resize(m_buffer.size());
+        }
     }
 
     const Problem& problem() const override { return *m_problem; }
@@ -127,6 +140,10 @@ public:
                 cost += formedPlane(p, k, wantGradient ? &grad : nullptr);
                 continue;
             }
+            if (m_vectorial) {
+                cost += vectorialPlane(p, k, wantGradient ? &grad : nullptr);
+                continue;
+            }
             synthesise(p, k);
             cost += objectivePlane(p, k, wantGradient ? &grad : nullptr);
             if (wantGradient)
@@ -155,6 +172,10 @@ public:
                 const std::vector<double>& intensity = m_formation->intensity();
                 for (size_t i = 0; i < image.size(); ++i)
                     image[i] = scale * intensity[i] + p.background[size_t(k)];
+            } else if (m_vectorial) {
+                synthesiseFields(p, k);
+                for (size_t i = 0; i < image.size(); ++i)
+                    image[i] = scale * m_intensity[bufferIndex(i)] + p.background[size_t(k)];
             } else {
                 synthesise(p, k);
                 const Complex* b = m_buffer.data();
@@ -268,11 +289,27 @@ private:
         if (pr.hasZonalPhase())
             m_phase0 += pr.zonalPhase(p).cast<Real>();
         m_amplitude = pr.pupilAmplitude(p);
+        if (m_vectorial)
+            m_vectorial->prepare(p.emitterDepth);
+        if (m_formation)
+            m_formation->prepare(p.emitterDepth);
     }
 
     // Fills the buffer with N^2 * the unshifted far field of plane k (unnormalised inverse DFT), in the
     // pruned transform's order and up to a unit phase per pixel when pruned.
     void synthesise(const ModelParameters& p, int k)
+    {
+        writePupilField(p, k);
+        if (m_pruned) {
+            m_pruned->synthesise(m_buffer.data());
+            return;
+        }
+        transformBackward(m_buffer);
+    }
+
+    // The pupil field of plane k into m_field, and (with its checkerboard sign) into the transform's input: the
+    // pruned block, or the buffer, cleared first.
+    void writePupilField(const ModelParameters& p, int k)
     {
         const Problem& pr = *m_problem;
         Complex* b = m_pruned ? m_pruned->block() : m_buffer.data();
@@ -290,13 +327,87 @@ private:
             m_kernels->pupilField(i1 - i0, m_phase0.data() + i0, div.data() + i0, sx, sy, x.data() + i0, y.data() + i0,
                                   m_amplitude.data() + i0, index.data() + i0, chk.data() + i0, m_field.data() + i0, b);
         });
-        if (m_pruned) {
-            m_pruned->synthesise(m_buffer.data());
-            return;
+    }
+
+    // The unpruned synthesis in place: the pupil rows, then every column.
+    void transformBackward(fftw::ComplexBuffer<Real>& buffer)
+    {
+        const size_t offset = size_t(m_problem->rowBegin()) * size_t(m_n);
+        fftw::Traits<Real>::execute(m_rowsBackward, buffer.raw() + offset, buffer.raw() + offset);
+        fftw::Traits<Real>::execute(m_columnsBackward, buffer.raw(), buffer.raw());
+    }
+
+    // Its adjoint in place: every column, then the pupil rows.
+    void transformForward(fftw::ComplexBuffer<Real>& buffer)
+    {
+        const size_t offset = size_t(m_problem->rowBegin()) * size_t(m_n);
+        fftw::Traits<Real>::execute(m_columnsForward, buffer.raw(), buffer.raw());
+        fftw::Traits<Real>::execute(m_rowsForward, buffer.raw() + offset, buffer.raw() + offset);
+    }
+
+    // The vectorial fields of plane k: each one's far field into its buffer (the plain path's order and scale), their
+    // summed intensity |S|^2 into m_intensity.
+    void synthesiseFields(const ModelParameters& p, int k)
+    {
+        const Problem& pr = *m_problem;
+        writePupilField(p, k);
+        const auto& index = m_pruned ? m_blockIndex : pr.pupilIndex();
+        for (int f = 0; f < m_vectorial->fieldCount(); ++f) {
+            fftw::ComplexBuffer<Real>& out = *m_fieldBuffers[size_t(f)];
+            if (m_pruned) {
+                m_pruned->clearBlock();
+                m_vectorial->scatter(f, m_field.data(), index.data(), pr.checkerboard().data(), m_pruned->block());
+                m_pruned->synthesise(out.data());
+            } else {
+                std::fill(out.data(), out.data() + out.size(), Complex(0, 0));
+                m_vectorial->scatter(f, m_field.data(), index.data(), pr.checkerboard().data(), out.data());
+                transformBackward(out);
+            }
         }
-        const size_t offset = size_t(pr.rowBegin()) * size_t(m_n);
-        fftw::Traits<Real>::execute(m_rowsBackward, m_buffer.raw() + offset, m_buffer.raw() + offset);
-        fftw::Traits<Real>::execute(m_columnsBackward, m_buffer.raw(), m_buffer.raw());
+        const double norm = 1.0 / (double(m_n) * double(m_n));
+        std::fill(m_intensity.begin(), m_intensity.end(), 0.0);
+        for (const auto& buffer : m_fieldBuffers) {
+            const Complex* b = buffer->data();
+            for (size_t i = 0; i < m_intensity.size(); ++i)
+                m_intensity[i] += double(std::norm(b[i]));
+        }
+        for (double& v : m_intensity)
+            v *= norm * norm;
+    }
+
+    // Plane k of the vectorial model on the plain path: synthesis, objective and (with grad) the adjoint.
+    double vectorialPlane(const ModelParameters& p, int k, ModelParameters* grad)
+    {
+        const Problem& pr = *m_problem;
+        synthesiseFields(p, k);
+        double dFlux = 0.0, dBackground = 0.0;
+        const double cost = detail::intensityObjective(m_intensity, p.flux[size_t(k)] * pr.intensityScale(), p.background[size_t(k)], m_data[size_t(k)],
+                                                       m_weights[size_t(k)], pr.spec().objective == ObjectiveKind::Poisson, &dFlux, &dBackground,
+                                                       grad ? m_dPower.data() : nullptr);
+        if (!grad || !std::isfinite(cost))
+            return cost;
+        grad->flux[size_t(k)] += dFlux * pr.intensityScale();
+        grad->background[size_t(k)] += dBackground;
+        // dL/dS = 2 dL/d|S|^2 S, with |S|^2 = norm^2 |buffer|^2 and one more norm for the adjoint of (1/N^2) B.
+        const double norm = 1.0 / (double(m_n) * double(m_n));
+        const auto& index = m_pruned ? m_blockIndex : pr.pupilIndex();
+        m_vectorial->clearAdjoint();
+        for (int f = 0; f < m_vectorial->fieldCount(); ++f) {
+            fftw::ComplexBuffer<Real>& buffer = *m_fieldBuffers[size_t(f)];
+            Complex* b = buffer.data();
+            for (size_t i = 0; i < m_dPower.size(); ++i)
+                b[i] *= Real(2.0 * m_dPower[i] * norm * norm);
+            if (m_pruned) {
+                m_pruned->adjoint(b);
+                m_vectorial->gather(f, m_pruned->block(), index.data(), pr.checkerboard().data());
+            } else {
+                transformForward(buffer);
+                m_vectorial->gather(f, b, index.data(), pr.checkerboard().data());
+            }
+        }
+        gatherPlane(k, *grad, m_vectorial->adjoint(), m_vectorial->identity(), m_vectorial->ones());
+        grad->emitterDepth += m_vectorial->depthDerivative(m_field.data());
+        return cost;
     }
 
     // Adds plane k's objective; with a gradient, turns the buffer into dL/dS (the adjoint source)
@@ -347,16 +458,20 @@ private:
     {
         (void)p;
         const Problem& pr = *m_problem;
-        const size_t offset = size_t(pr.rowBegin()) * size_t(m_n);
-        if (m_pruned) {
+        if (m_pruned)
             m_pruned->adjoint(m_buffer.data());
-        } else {
-            fftw::Traits<Real>::execute(m_columnsForward, m_buffer.raw(), m_buffer.raw());
-            fftw::Traits<Real>::execute(m_rowsForward, m_buffer.raw() + offset, m_buffer.raw() + offset);
-        }
+        else
+            transformForward(m_buffer);
         const Complex* b = m_pruned ? m_pruned->block() : m_buffer.data();
         const auto& index = m_pruned ? m_blockIndex : pr.pupilIndex();
-        const auto& chk = pr.checkerboard();
+        gatherPlane(k, grad, b, index.data(), pr.checkerboard().data());
+    }
+
+    // The pupil's derivatives from the adjoint field b, read at index[i] with sign[i] for pupil pixel i: dL/dphase
+    // (the plane's own with defocus parameters), dL/damplitude and the plane's tip/tilt.
+    void gatherPlane(int k, ModelParameters& grad, const Complex* b, const int* index, const int* chk)
+    {
+        const Problem& pr = *m_problem;
         const auto& x = pr.pupilX();
         const auto& y = pr.pupilY();
         // With defocus parameters the plane's own dL/dphase is needed (its dot product with the plane's
@@ -367,8 +482,8 @@ private:
         Real* dPhase = perPlane ? m_planeDPhase.data() : m_dPhase.data();
         // Per-pixel sums are disjoint between chunks; the shift's sums are added in chunk order.
         std::vector<std::array<double, 2>> shifts(size_t(chunkCount()), {0.0, 0.0});
-        inChunks(long(index.size()), [&](int c, long i0, long i1) {
-            m_kernels->adjointGather(i1 - i0, b, index.data() + i0, chk.data() + i0, m_field.data() + i0, m_amplitude.data() + i0,
+        inChunks(long(pr.pupilPixelCount()), [&](int c, long i0, long i1) {
+            m_kernels->adjointGather(i1 - i0, b, index + i0, chk + i0, m_field.data() + i0, m_amplitude.data() + i0,
                                      x.data() + i0, y.data() + i0, dPhase + i0, m_dAmplitude.data() + i0, shifts[size_t(c)].data());
         });
         double dShift[2] = {0.0, 0.0};
@@ -422,7 +537,7 @@ private:
         if (perPlane)
             m_planeDPhase.setZero();
         double dShift[2] = {0.0, 0.0};
-        m_formation->adjoint(m_amplitude, perPlane ? m_planeDPhase.data() : m_dPhase.data(), m_dAmplitude.data(), dShift);
+        m_formation->adjoint(m_amplitude, perPlane ? m_planeDPhase.data() : m_dPhase.data(), m_dAmplitude.data(), dShift, &grad->emitterDepth);
         grad->shiftX[size_t(k)] += dShift[0];
         grad->shiftY[size_t(k)] += dShift[1];
         if (perPlane)
@@ -466,6 +581,9 @@ private:
     const simd::OpticsKernels<Real>* m_kernels;     // the hot loops built for m_simd (core/simd)
     std::unique_ptr<PrunedFft<Real>> m_pruned; // null: the row and column plans below
     std::vector<int> m_blockIndex;             // pupil pixel -> m_pruned->block()
+    std::unique_ptr<VectorialFields<Real>> m_vectorial; // the vectorial model on the plain path; null otherwise
+    std::vector<std::unique_ptr<fftw::ComplexBuffer<Real>>> m_fieldBuffers; // its fields' far fields (output order)
+    std::vector<double> m_intensity, m_dPower; // their summed |S|^2 and dL/d|S|^2 (output order)
     typename fftw::Traits<Real>::Plan m_rowsBackward = nullptr, m_columnsBackward = nullptr, m_columnsForward = nullptr,
                                       m_rowsForward = nullptr;
 };

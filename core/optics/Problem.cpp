@@ -112,6 +112,14 @@ Problem::Problem(ProblemSpec spec)
     else if (m_spec.amplitudeModel == PupilAmplitudeModel::Zonal && m_spec.pupil.illumination.gaussian)
         fail("a zonal pupil amplitude replaces the Gaussian illumination; choose one");
 
+    if (m_spec.model == ImagingModel::Vectorial) {
+        if (m_spec.grid.rowIsX)
+            fail("the vectorial model describes a microscope objective with an immersion medium, not the telescope geometry; "
+                 "use the scalar model");
+        if (const std::string error = vectorialSpecError(m_spec.vectorial); !error.empty())
+            fail("vectorial model: " + error);
+    }
+
     compileGeometry();
     compileData();
     compilePupilFunction();
@@ -179,15 +187,19 @@ void Problem::compileGeometry()
         }
     }
 
+    if (m_spec.model == ImagingModel::Vectorial)
+        m_vectorial.emplace(m_spec.vectorial, m_spec.wavelength, m_pupilX, m_pupilY);
     if (m_spec.intensityScale > 0.0) {
         m_intensityScale = m_spec.intensityScale;
     } else {
-        // Parseval with the 1/N^2 inverse DFT: total intensity = sum |E|^2 / N^2.
+        // Parseval with the 1/N^2 inverse DFT: total intensity = sum |E|^2 / N^2 (summed over the vectorial fields,
+        // at the start depth).
         double energy = 0.0;
         const Illumination& ill = pupil.illumination;
+        const std::vector<double> power = m_vectorial ? m_vectorial->powerFactor(m_spec.vectorial.emitterDepth) : std::vector<double>{};
         for (int p = 0; p < pixels; ++p) {
             const double a = ill.amplitude * m_transmission[size_t(p)] * illuminationProfile(ill, m_pupilX[size_t(p)], m_pupilY[size_t(p)]);
-            energy += a * a;
+            energy += a * a * (power.empty() ? 1.0 : power[size_t(p)]);
         }
         m_intensityScale = double(m_spec.grid.size) * double(m_spec.grid.size) / energy;
     }
@@ -295,6 +307,16 @@ void Problem::compileParameters()
         for (int i = 0; i < pupilPixelCount(); ++i)
             m_parameters.push_back({ParameterKind::ZonalAmplitude, i, "zonal log-amplitude[" + std::to_string(i) + "]"});
     compileDefocusParameters();
+    if (m_vectorial && m_spec.vectorial.fitEmitterDepth) {
+        // With matched indices (and no supercritical light) the depth changes nothing: a parameter without data.
+        const VectorialSpec& v = m_spec.vectorial;
+        if (v.sampleIndex == v.immersionIndex && v.numericalAperture < v.sampleIndex)
+            fail("fitting the emitter's depth needs an index mismatch: with the sample's index equal to the immersion's ("
+                 + std::to_string(v.sampleIndex) + ") the depth changes nothing");
+        m_parameters.push_back({ParameterKind::EmitterDepth, 0, "emitter depth"});
+    } else if (!m_vectorial && m_spec.vectorial.fitEmitterDepth) {
+        fail("the emitter's depth is a parameter of the vectorial model; choose it (--model vectorial)");
+    }
     for (int k = 0; k < planeCount(); ++k) {
         const PlaneSpec& plane = m_spec.planes[size_t(k)];
         const std::string suffix = "[" + std::to_string(k) + "]";
@@ -619,6 +641,7 @@ ModelParameters Problem::zeroLike() const
     p.zonalAmplitude.assign(hasZonalAmplitude() ? size_t(pupilPixelCount()) : 0, 0.0);
     p.defocusScale = 0.0;
     p.defocusOffset.assign(k, 0.0);
+    p.emitterDepth = 0.0;
     return p;
 }
 
@@ -654,6 +677,8 @@ auto& slot(Parameters& p, const ParameterInfo& info)
         return p.defocusScale;
     case ParameterKind::DefocusOffset:
         return p.defocusOffset[size_t(info.index)];
+    case ParameterKind::EmitterDepth:
+        return p.emitterDepth;
     }
     return p.amplitude;
 }
@@ -682,6 +707,7 @@ ModelParameters fixedValues(const ProblemSpec& spec, size_t terms, size_t pupilP
     p.zonalAmplitude = zonal(spec.amplitudeModel == PupilAmplitudeModel::Zonal, spec.zonalAmplitudeStart);
     p.defocusScale = spec.nuisance.defocusScale;
     p.defocusOffset = spec.nuisance.defocusOffsets.empty() ? std::vector<double>(spec.planes.size(), 0.0) : spec.nuisance.defocusOffsets;
+    p.emitterDepth = spec.vectorial.emitterDepth;
     return p;
 }
 } // namespace
@@ -719,6 +745,9 @@ std::vector<double> Problem::parameterScales() const
             scales[i] = largest > 0.0 ? 0.1 * largest : 1.0;
             break;
         }
+        case ParameterKind::EmitterDepth:
+            scales[i] = m_spec.wavelength; // a wavelength of depth: a fraction of a wave of spherical aberration
+            break;
         case ParameterKind::ZonalPhase:
         case ParameterKind::ZonalAmplitude:
             // A unit-RMS Zernike term moves all P pupil pixels, a zonal value one of them: the data's curvature
@@ -774,6 +803,13 @@ ProblemSpec withApertureScale(ProblemSpec spec, double naScale)
         if (d.numericalAperture >= d.immersionIndex)
             throw std::invalid_argument("an aperture scale of " + std::to_string(naScale) + " takes the NA to " + std::to_string(d.numericalAperture)
                                         + ", at or above the immersion index " + std::to_string(d.immersionIndex));
+    }
+    if (spec.model == ImagingModel::Vectorial) {
+        VectorialSpec& v = spec.vectorial;
+        v.numericalAperture *= naScale;
+        if (v.numericalAperture >= v.immersionIndex)
+            throw std::invalid_argument("an aperture scale of " + std::to_string(naScale) + " takes the NA to " + std::to_string(v.numericalAperture)
+                                        + ", at or above the immersion index " + std::to_string(v.immersionIndex));
     }
     spec.zonalPhaseStart.clear();
     spec.zonalAmplitudeStart.clear();

@@ -6,6 +6,8 @@
 
 #include <Eigen/Core>
 
+#include <optional>
+
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@ enum class ParameterKind {
     ZonalAmplitude, // index: pupil pixel (log-amplitude)
     DefocusScale,
     DefocusOffset,  // index: plane
+    EmitterDepth,   // the vectorial model's emitter depth below the coverslip, metres
 };
 
 struct ParameterInfo {
@@ -33,6 +36,7 @@ struct ModelParameters {
     std::vector<double> zonalPhase, zonalAmplitude;       // per pupil pixel (empty without zonal terms)
     double defocusScale = 1.0;
     std::vector<double> defocusOffset;                    // per plane, in the diversity's unit
+    double emitterDepth = 0.0;                            // metres (the vectorial model)
 };
 
 // The width x height window at the centre of an N x N grid-layout image (where data sit on the grid).
@@ -109,6 +113,9 @@ public:
     };
     const std::vector<SpectralChannel>& spectrum() const { return m_spectrum; }
 
+    // ---- The vectorial model (optics/Vectorial.h); null for the scalar model ----
+    const VectorialPupil* vectorial() const { return m_vectorial ? &*m_vectorial : nullptr; }
+
     // ---- Detector ----
     // H(f) on the N x N grid in FFT order (zero frequency at (0, 0)); empty when the detector adds nothing.
     const std::vector<double>& transferFunction() const { return m_transfer; }
@@ -167,6 +174,7 @@ private:
     bool m_hasDefocusParameters = false;
     std::vector<double> m_transfer;
     std::vector<SpectralChannel> m_spectrum;
+    std::optional<VectorialPupil> m_vectorial;
 };
 
 } // namespace wfs

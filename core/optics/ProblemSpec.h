@@ -4,6 +4,7 @@
 #include "base/Image.h"
 #include "optics/Diversity.h"
 #include "optics/Pupil.h"
+#include "optics/Vectorial.h"
 #include "optics/Zernike.h"
 
 #include <algorithm>
@@ -131,13 +132,19 @@ struct ProblemSpec {
     // including the 1/N^2 factor. 0 = choose the scale so that flux is the total of an unaberrated
     // plane over the whole grid (the OOF preset sets 1 with flux fixed at 1).
     double intensityScale = 0.0;
+    // The imaging model (optics/Vectorial.h). Vectorial: the fields of a dipole or bead through a high-NA objective,
+    // with index mismatch and the emitter's depth; its intensityScale 0 makes flux the total of the unaberrated plane
+    // at the start depth.
+    ImagingModel model = ImagingModel::Scalar;
+    VectorialSpec vectorial;
 };
 
 // The spec at `naScale` times the metadata's numerical aperture (the sampling fit, --fit-sampling): the pupil spans
 // naScale times as many grid samples (Q = lambda / (2 NA pixel) divides by naScale), and every axial diversity's NA
 // is multiplied by it, so a microscope's high-NA defocus follows. Other diversities keep their phase (then the scale
 // reads as 1 / Q's error: pixel size or f-number). Zonal start values belong to the old pupil pixels and are
-// dropped. Throws std::invalid_argument for a scale that is not positive or takes an NA to the immersion index.
+// dropped. The vectorial model's NA follows. Throws std::invalid_argument for a scale that is not positive or takes an NA
+// to the immersion index.
 ProblemSpec withApertureScale(ProblemSpec spec, double naScale);
 
 } // namespace wfs
