@@ -131,8 +131,8 @@ double checkedSamplingQ(const DatasetMetadata& m, const ModelSettings& model, st
     if (!m.wavelength)
         throw DatasetError("the wavelength is unknown: set it (e.g. 633 nm)" + ignoredNote(m, {"wavelength"}));
     validateMetadata(m);
-    if (!(model.readNoise >= 0.0) || !plausibilityError(Setting::ReadNoise, model.readNoise).empty())
-        throw DatasetError(plausibilityError(Setting::ReadNoise, model.readNoise) + "; 0 means the border noise of the data");
+    if (const auto error = model.readNoiseError())
+        throw DatasetError(error->problem());
     return samplingFromMetadata(m, messages);
 }
 
