@@ -25,6 +25,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <numbers>
@@ -51,9 +52,45 @@ QString termLabel(int noll)
     return QStringLiteral("Noll %1 %2").arg(noll).arg(QString::fromStdString(zernike::name(zernike::modeFromIndex(noll, ZernikeOrdering::Noll))));
 }
 
-// A plot whose legend sits in a row of its own above the axes, never over the curves (as ConvergencePlot's).
+// Keeps a legend's columns to what the plot's width holds (at most `columns`), so a narrow plot (the docks open on a
+// small screen) wraps its legend into more rows instead of cutting its entries.
+class LegendColumns : public QObject {
+public:
+    LegendColumns(QCustomPlot* plot, int columns) : QObject(plot), m_plot(plot), m_columns(columns) { plot->installEventFilter(this); }
+
+protected:
+    bool eventFilter(QObject*, QEvent* event) override
+    {
+        if (event->type() == QEvent::Resize)
+            fit();
+        return false;
+    }
+
+private:
+    void fit()
+    {
+        QCPLegend* legend = m_plot->legend;
+        int widest = 1;
+        for (int i = 0; i < legend->itemCount(); ++i)
+            if (const QCPAbstractLegendItem* item = legend->item(i)) // a wrapped grid has empty cells
+                widest = std::max(widest, item->minimumOuterSizeHint().width() + legend->columnSpacing());
+        const int room = m_plot->width() - legend->margins().left() - legend->margins().right();
+        const int columns = std::clamp(room / widest, 1, m_columns);
+        if (columns == legend->wrap())
+            return;
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLegend::foColumnsFirst, true); // the items already there wrap too
+    }
+
+    QCustomPlot* m_plot;
+    int m_columns;
+};
+
+// A plot whose legend sits in a row of its own above the axes, never over the curves (as ConvergencePlot's), in at
+// most `columns` columns (fewer where the plot is too narrow for them).
 void legendAbove(QCustomPlot* plot, int columns)
 {
+    new LegendColumns(plot, columns);
     plot->plotLayout()->insertRow(0);
     auto* holder = new QCPLayoutGrid;
     plot->plotLayout()->addElement(0, 0, holder);
@@ -163,8 +200,11 @@ LivePanel::LivePanel(QWidget* parent)
     m_thresholdValue->setValue(0.05);
     bar->addWidget(m_thresholdTerm);
     bar->addWidget(m_thresholdValue);
-    bar->addWidget(new StatusLine(m_status, 2, this), 1);
+    bar->addStretch(1);
     layout->addLayout(bar);
+    // The status (source, stacks fitted, latency, skipped) on a row of its own: beside the controls it would be
+    // squeezed to nothing, or squeeze them, when the docks leave the tab a narrow window's width.
+    layout->addWidget(new StatusLine(m_status, 1, this));
 
     // The demo's camera in one row: a slider per term (waves), photons and rate.
     auto* demo = new QHBoxLayout(m_demoControls);
@@ -201,8 +241,10 @@ LivePanel::LivePanel(QWidget* parent)
     demo->addWidget(m_photonsValue);
     m_rate->setRange(1, 20);
     m_rate->setValue(5);
-    m_rate->setSuffix(tr(" stacks/s"));
+    m_rate->setSuffix(tr(" /s"));
     m_rate->setToolTip(tr("Stacks the simulated camera writes per second"));
+    m_rate->setAccessibleName(tr("stacks per second"));
+    m_rate->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed); // its whole text; the sliders give way
     demo->addWidget(m_rate);
     connect(m_photons, &QSlider::valueChanged, this, &LivePanel::cameraSettingsChanged);
     connect(m_rate, &QSpinBox::valueChanged, this, &LivePanel::cameraSettingsChanged);
@@ -727,7 +769,7 @@ void LivePanel::setStatus()
     if (!m_stopReason.isEmpty())
         text += tr(" · stopped: %1").arg(m_stopReason);
     m_status->setText(text);
-    m_status->setToolTip(text); // whole, where two lines cut it (a long folder path)
+    m_status->setToolTip(text); // whole, where one line cuts it (a long folder path)
 }
 
 } // namespace wfs::ui

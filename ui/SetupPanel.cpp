@@ -3,6 +3,7 @@
 #include "ImageView.h"
 
 #include "fit/PsfAnalysis.h"
+#include "settings/SettingsText.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -74,15 +75,6 @@ QImage planeThumbnail(const Image& image)
 }
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-// The pupil-model combo boxes' entries, in order.
-constexpr PupilPhaseModel kPhaseModels[] = {PupilPhaseModel::Zernike, PupilPhaseModel::Zonal, PupilPhaseModel::Both};
-constexpr PupilAmplitudeModel kAmplitudeModels[] = {PupilAmplitudeModel::Uniform, PupilAmplitudeModel::Gaussian, PupilAmplitudeModel::Zonal};
-
-template <typename T, size_t N>
-int entryOf(const T (&entries)[N], T value)
-{
-    return int(std::find(std::begin(entries), std::end(entries), value) - std::begin(entries)) % int(N);
-}
 
 // A plain number typed by the user, read by core's parser (base/Units.h); `empty` for an empty field, NaN
 // when the text is not a number (the workflow's checks then refuse it by name).
@@ -394,7 +386,7 @@ QWidget* SetupPanel::buildModel()
     m_readNoise->setRange(0.0, 1e4);
     m_readNoise->setSuffix(tr(" counts RMS"));
     m_grid = new QSpinBox(box);
-    m_grid->setRange(0, 8192);
+    m_grid->setRange(0, kMaxGrid); // 0 = the data size; the rest as ModelSettings::geometryError allows
     m_grid->setSingleStep(2);
     m_grid->setSpecialValueText(tr("data size"));
     m_obscuration = new QDoubleSpinBox(box);
@@ -512,8 +504,8 @@ QWidget* SetupPanel::buildPupilFunction()
 
 void SetupPanel::updatePupilFunctionControls()
 {
-    m_regularization->setEnabled(m_phaseModel->currentIndex() != entryOf(kPhaseModels, PupilPhaseModel::Zernike)
-                                 || m_amplitudeModel->currentIndex() == entryOf(kAmplitudeModels, PupilAmplitudeModel::Zonal));
+    m_regularization->setEnabled(hasZonalTerms(SettingEnum<PupilPhaseModel>::values[std::clamp(m_phaseModel->currentIndex(), 0, 2)],
+                                               SettingEnum<PupilAmplitudeModel>::values[std::clamp(m_amplitudeModel->currentIndex(), 0, 2)]));
 }
 
 QWidget* SetupPanel::buildSolver()
@@ -534,11 +526,13 @@ QWidget* SetupPanel::buildSolver()
     m_maxIterations = new QSpinBox(box);
     m_maxIterations->setRange(1, 1000000);
     m_maxIterations->setValue(500);
-    m_gtol = new QLineEdit(QStringLiteral("1e-6"), box);
+    const SolverSettings defaults; // the one set of defaults (settings/SolverSettings.h), as the command line's
+    m_gtol = new QLineEdit(QString::number(defaults.gradientTolerance, 'g', 4), box);
     m_gtol->setToolTip(tr("Stop when the largest gradient component (in scaled parameters) is at most this"));
-    m_ftol = new QLineEdit(QStringLiteral("1e-11"), box);
+    m_ftol = new QLineEdit(QString::number(defaults.functionTolerance, 'g', 4), box);
     m_ftol->setToolTip(tr("Stop when the relative change of the cost in one iteration is below this"));
     m_stages = new QLineEdit(box);
+    m_stages->setObjectName(QStringLiteral("stagesEdit"));
     m_stages->setPlaceholderText(tr("e.g. 2,4 (then the order above)"));
     m_stages->setToolTip(tr("Coarse-to-fine: Zernike orders fitted first, each seeding the next"));
     addField(form, tr("Backend"), m_backend, "backend", tr("Where the model and its gradient are computed: the CPU (FFTW) or a CUDA GPU; unavailable ones say why."));
@@ -547,8 +541,8 @@ QWidget* SetupPanel::buildSolver()
     addField(form, tr("Precision"), m_precision, "precision", tr("Floating-point precision of the model: double (reference) or float (faster on GPUs, about 1e-6 relative)."));
     addField(form, tr("Threads"), m_threads, "threads", tr("CPU threads for the model (1 to the cores of this machine); typical: the number of cores."));
     addField(form, tr("Max iterations"), m_maxIterations, "max-iterations", tr("Stop after this many solver iterations (at least 1); typical: 200 to 2000."));
-    addField(form, tr("Gradient tolerance"), m_gtol, "gtol", m_gtol->toolTip() + tr(" (no unit, typical 1e-6)."));
-    addField(form, tr("Cost tolerance"), m_ftol, "ftol", m_ftol->toolTip() + tr(" (no unit, typical 1e-11)."));
+    addField(form, tr("Gradient tolerance"), m_gtol, "gtol", m_gtol->toolTip() + tr(" (no unit, typical %1).").arg(defaults.gradientTolerance, 0, 'g', 4));
+    addField(form, tr("Cost tolerance"), m_ftol, "ftol", m_ftol->toolTip() + tr(" (no unit, typical %1).").arg(defaults.functionTolerance, 0, 'g', 4));
     addField(form, tr("Coarse stages"), m_stages, "stages", m_stages->toolTip() + tr(", e.g. 2,4 before order 6."));
     return box;
 }
@@ -715,7 +709,7 @@ std::vector<SettingProblem> SetupPanel::checkSettings(const Dataset& dataset)
     for (const QString& text : planeProblems)
         problems.push_back({"defocus", -1, {}, MessageLevel::Error, text.toStdString()});
     const QStringList textProblems = modelTextProblems();
-    const char* textFields[] = {"regularization", "object-diameter", "gain", "offset"};
+    const char* textFields[] = {"regularization", "object-diameter", "gain", "offset", "stages"};
     for (const QString& text : textProblems) {
         std::string setting = "model";
         const QString lower = text.toLower();
@@ -727,6 +721,8 @@ std::vector<SettingProblem> SetupPanel::checkSettings(const Dataset& dataset)
             setting = textFields[2];
         else if (lower.startsWith(QLatin1String("offset")))
             setting = textFields[3];
+        else if (lower.startsWith(QLatin1String("coarse")))
+            setting = textFields[4];
         problems.push_back({setting, -1, {}, MessageLevel::Error, text.toStdString()});
     }
     if (problems.empty())
@@ -855,8 +851,8 @@ ModelSettings SetupPanel::modelSettings() const
         if (ok)
             s.fixedTerms.push_back(index); // the problem checks the index and names a bad one
     }
-    s.phaseModel = kPhaseModels[std::clamp(m_phaseModel->currentIndex(), 0, 2)];
-    s.amplitudeModel = kAmplitudeModels[std::clamp(m_amplitudeModel->currentIndex(), 0, 2)];
+    s.phaseModel = SettingEnum<PupilPhaseModel>::values[std::clamp(m_phaseModel->currentIndex(), 0, 2)];
+    s.amplitudeModel = SettingEnum<PupilAmplitudeModel>::values[std::clamp(m_amplitudeModel->currentIndex(), 0, 2)];
     s.regularization = regularizationFromText(m_regularization);
     s.pixelIntegration = m_pixelIntegration->isChecked();
     s.objectDiameter = diameterFromText(m_objectDiameter);
@@ -885,6 +881,14 @@ QStringList SetupPanel::modelTextProblems() const
         problems << tr("Gain '%1' is neither a number (electrons per data unit) nor 'auto'").arg(text(m_gain));
     if (!isAuto(m_offset) && std::isnan(numberFromText(m_offset, 0.0)))
         problems << tr("Offset '%1' is neither a number (data units) nor 'auto'").arg(text(m_offset));
+    for (const QString& part : m_stages->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        part.trimmed().toInt(&ok);
+        if (!ok) {
+            problems << tr("Coarse stages '%1' are not Zernike orders (e.g. 2,4 before order 6)").arg(text(m_stages));
+            break;
+        }
+    }
     return problems;
 }
 
@@ -909,8 +913,8 @@ void SetupPanel::setModelSettings(const ModelSettings& s)
     for (int index : s.fixedTerms)
         fixed << QString::number(index);
     m_fixedTerms->setText(fixed.join(QLatin1Char(',')));
-    m_phaseModel->setCurrentIndex(entryOf(kPhaseModels, s.phaseModel));
-    m_amplitudeModel->setCurrentIndex(entryOf(kAmplitudeModels, s.amplitudeModel));
+    m_phaseModel->setCurrentIndex(settingIndex(s.phaseModel));
+    m_amplitudeModel->setCurrentIndex(settingIndex(s.amplitudeModel));
     m_regularization->setText(s.regularization == 0.0 ? QStringLiteral("auto") : numberText(s.regularization));
     m_pixelIntegration->setChecked(s.pixelIntegration);
     m_objectDiameter->setText(lengthText(s.objectDiameter));
@@ -930,12 +934,14 @@ SolverSettings SetupPanel::solverSettings() const
     s.precision = m_precision->currentIndex() == 1 ? Precision::Float : Precision::Double;
     s.threads = m_threads->value();
     s.maxIterations = m_maxIterations->value();
-    s.gradientTolerance = parseTolerance(m_gtol, 1e-6);
-    s.functionTolerance = parseTolerance(m_ftol, 1e-11);
+    s.gradientTolerance = parseTolerance(m_gtol, SolverSettings{}.gradientTolerance);
+    s.functionTolerance = parseTolerance(m_ftol, SolverSettings{}.functionTolerance);
+    // Every stage typed, the bad ones too: core refuses them by name (SolverSettings::stagesError), as it does the
+    // command line's, instead of this panel dropping them unseen. Text that is no number is modelTextProblems'.
     for (const QString& part : m_stages->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         bool ok = false;
         const int order = part.trimmed().toInt(&ok);
-        if (ok && order >= 1 && order < m_order->value())
+        if (ok)
             s.stages.push_back(order);
     }
     if (!s.stages.empty())

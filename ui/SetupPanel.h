@@ -69,7 +69,7 @@ public:
     PreprocessOptions preprocessOptions() const;
     void setPreprocessOptions(const PreprocessOptions& options);
     // Text fields that hold no number (NaN in modelSettings(), which the workflow refuses) appear here
-    // as messages that name the field and the text: smoothness weight, object diameter, gain, offset.
+    // as messages that name the field and the text: smoothness weight, object diameter, gain, offset, coarse stages.
     ModelSettings modelSettings() const;
     void setModelSettings(const ModelSettings& settings);
     QStringList modelTextProblems() const;

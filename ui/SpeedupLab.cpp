@@ -278,7 +278,7 @@ void SpeedupLab::run(const LabSettings& settings)
             return;
         }
     for (int o : settings.orders)
-        if (o < 1 || o > zernike::kMaxOrder) {
+        if (!zernike::orderError(o).empty()) { // core's one range rule
             emit failed(tr("Orders must be between 1 and %1; got %2.").arg(zernike::kMaxOrder).arg(o));
             m_status->setText(tr("Orders must be between 1 and %1.").arg(zernike::kMaxOrder));
             return;

@@ -161,8 +161,8 @@ int runBench(const QStringList& originalArgs)
             if (g < 16 || g % 2)
                 throw UsageError("--grid: sizes must be even and at least 16");
         for (int o : orders)
-            if (o < 1 || o > zernike::kMaxOrder)
-                throw UsageError("--order: must be between 1 and " + std::to_string(zernike::kMaxOrder));
+            if (const std::string error = zernike::orderError(o); !error.empty())
+                throw UsageError("--order: " + error);
         SolverSettings solverSettings;
         applySolverFlags(parser, solverSettings);
         checkSolverSettings(solverSettings);

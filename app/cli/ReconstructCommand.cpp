@@ -340,10 +340,8 @@ int runReconstruct(const QStringList& args)
 
     PhaseUnit fitsUnit = PhaseUnit::Radians, pngUnit = PhaseUnit::Waves;
     try {
-        if (has(parser, "phase-unit")) {
-            const QString unit = parseWordList(value(parser, "phase-unit"), QStringLiteral("phase-unit"), {QStringLiteral("rad"), QStringLiteral("waves"), QStringLiteral("nm")}).front();
-            fitsUnit = pngUnit = unit == QLatin1String("nm") ? PhaseUnit::Nanometres : unit == QLatin1String("waves") ? PhaseUnit::Waves : PhaseUnit::Radians;
-        }
+        if (has(parser, "phase-unit"))
+            fitsUnit = pngUnit = parseSettingOption<PhaseUnit>(value(parser, "phase-unit"), "--phase-unit");
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     }

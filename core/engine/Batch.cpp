@@ -406,47 +406,14 @@ std::vector<DatasetPlane> planeTemplate(const Dataset& stored)
     return planes;
 }
 
-// A small two-plane data set (a 16x16 Gaussian spot, in focus and one wave defocused) that any valid model
-// setting can be built on, using the settings' wavelength and data unit.
-Dataset standInDataset(const DatasetMetadata& m)
-{
-    Dataset standIn;
-    DatasetFile standInFile;
-    standInFile.path = "stand-in";
-    standInFile.planeCount = 2;
-    standIn.files.push_back(standInFile);
-    standIn.metadata.wavelength = m.wavelength.value_or(500e-9);
-    standIn.metadata.samplingQ = 2.0;
-    standIn.metadata.dataUnit = m.dataUnit;
-    DatasetPlane plane;
-    plane.raw = Image(16, 16, 1.0);
-    for (int r = 0; r < 16; ++r)
-        for (int c = 0; c < 16; ++c)
-            plane.raw.at(r, c) += 1000.0 * std::exp(-((r - 8) * (r - 8) + (c - 8) * (c - 8)) / 4.0);
-    plane.raw.source = "stand-in";
-    plane.defocus = {PlaneDefocus::Kind::Waves, 0.0};
-    standIn.planes.push_back(plane);
-    plane.indexInFile = 1;
-    plane.defocus = {PlaneDefocus::Kind::Waves, 1.0};
-    standIn.planes.push_back(plane);
-    return standIn;
-}
-
-// The model settings are checked where they are used, when the problem is built (buildProblem and
-// Problem); so that a bad one (an odd grid, an obscuration of 1.5) stops the batch before any worker
-// instead of failing every input, the settings' model is built once on a small stand-in plane.
-void checkModelOnStandIn(const Session& s, const std::string& path)
+// The model settings are checked once, before any worker, so that a bad one (an odd grid, an obscuration of 1.5)
+// stops the batch instead of failing every input: by the settings' own validator, which needs no data.
+void checkModelSettings(const Session& s, const std::string& path)
 {
     ModelSettings model = s.model;
     model.order = fittedOrders(s.model, s.solver).back();
-    if (model.grid > 1024)
-        model.grid = 0; // a large grid is not allocated here; each input's run checks it
-    const Dataset standIn = standInDataset(s.dataset.metadata);
-    try {
-        buildProblem(standIn, model);
-    } catch (const std::exception& e) {
-        throw SessionError(path + ": the model settings cannot be used: " + e.what());
-    }
+    if (const auto error = model.firstError())
+        throw SessionError(path + ": the model settings cannot be used: " + error->what());
 }
 
 } // namespace
@@ -556,7 +523,7 @@ Session loadBatchSettings(const std::string& path)
     s.dataset.metadata = personSetMetadata(stored.dataset.metadata);
     s.dataset.planes = planeTemplate(stored.dataset);
     validateMetadata(s.dataset.metadata); // e.g. a wavelength of 633 (metres) stops the batch here, naming it
-    checkModelOnStandIn(s, path);
+    checkModelSettings(s, path);
     return s;
 }
 

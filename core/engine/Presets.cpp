@@ -124,8 +124,8 @@ std::pair<int, int> gridAndOrder(const PresetDefaults& defaults, const PresetOpt
 {
     const int grid = options.grid ? options.grid : defaults.grid;
     const int order = options.order ? options.order : defaults.order;
-    if (order < 1 || order > zernike::kMaxOrder)
-        throw std::invalid_argument("order must be between 1 and " + std::to_string(zernike::kMaxOrder));
+    if (const std::string error = zernike::orderError(order); !error.empty())
+        throw std::invalid_argument("order " + error);
     return {grid, order};
 }
 

@@ -384,7 +384,7 @@ std::string tooFewPixelsWarning(const Problem& problem)
 FitResult reconstruct(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
                       const std::atomic<bool>* cancel)
 {
-    const bool zonal = request.spec.phaseModel != PupilPhaseModel::Zernike || request.spec.amplitudeModel == PupilAmplitudeModel::Zonal;
+    const bool zonal = hasZonalTerms(request.spec.phaseModel, request.spec.amplitudeModel);
     if (request.fitSampling)
         return reconstructWithSamplingProfile(request, progress, cancel);
     if (request.autoRegularization && zonal)
@@ -392,10 +392,11 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
     std::vector<int> stages = request.stages;
     if (stages.empty())
         stages.push_back(request.spec.basis.maxOrder);
-    for (size_t i = 0; i < stages.size(); ++i)
-        if (stages[i] < 1 || stages[i] > zernike::kMaxOrder || (i > 0 && stages[i] <= stages[i - 1]))
-            throw std::invalid_argument("coarse-to-fine stages must be increasing Zernike orders between 1 and "
-                                        + std::to_string(zernike::kMaxOrder));
+    // Requests built in code (presets, benchmarks) come here unchecked: the settings' one rule for the stages.
+    SolverSettings staged;
+    staged.stages = stages;
+    if (const auto error = staged.stagesError())
+        throw *error;
 
     ProblemSpec spec = request.spec;
     std::vector<double> start = request.start;

@@ -46,7 +46,7 @@ std::vector<std::string> pupilFunctionLines(const FitResult& r)
         std::string line = format("pupil: phase %s, amplitude %s", pupilPhaseModelName(r.phaseModel), pupilAmplitudeModelName(r.amplitudeModel));
         if (std::isfinite(r.zonalRemainderRmsWaves))
             line += format("; beyond the Zernike terms: %.4f waves RMS", r.zonalRemainderRmsWaves);
-        if (r.phaseModel != PupilPhaseModel::Zernike || r.amplitudeModel == PupilAmplitudeModel::Zonal)
+        if (hasZonalTerms(r.phaseModel, r.amplitudeModel))
             line += format(" (smoothness weight %g)", r.regularization);
         lines.push_back(line);
         if (!r.regularizationChoice.empty())

@@ -1,5 +1,5 @@
 #include "io/Dataset.h"
-#include "io/NumberText.h"
+#include "base/NumberText.h"
 
 #include "fit/ImageStatistics.h"
 #include "optics/Problem.h"

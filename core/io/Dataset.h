@@ -19,6 +19,9 @@
 #include "io/ImageReaders.h"
 #include "base/Units.h"
 #include "optics/ProblemSpec.h"
+#include "settings/MetadataSettings.h"
+#include "settings/ModelSettings.h"
+#include "settings/PreparationSettings.h"
 
 #include <map>
 #include <optional>
@@ -45,62 +48,7 @@ struct DatasetMessage {
 // The texts of the messages at `level`, one per line (empty when there are none).
 std::string messagesText(const std::vector<DatasetMessage>& messages, MessageLevel level);
 
-// ---- Metadata -----------------------------------------------------------------------------------
-
-// The known diversity of one plane: waves of W020 (W(rho) = W020 rho^2), an axial displacement of the
-// detector or sample, or not known (then DatasetMetadata::zStep may supply it, see planeDefocus()).
-struct PlaneDefocus {
-    enum class Kind { Unknown, Waves, Length };
-    Kind kind = Kind::Unknown;
-    double value = 0.0; // waves (Kind::Waves) or metres (Kind::Length)
-    bool operator==(const PlaneDefocus&) const = default;
-};
-
-enum class DefocusModel {
-    Paraxial, // phase = k z NA^2 rho^2 / (2 n)
-    HighNa,   // phase = k z (n - sqrt(n^2 - NA^2 rho^2)), for microscope objectives
-};
-
-// What the optics were. Unset fields are unknown; addFiles() fills unset fields from FITS keywords and
-// JSON sidecars (README "Metadata"), the user (GUI fields, CLI flags) overrides by assigning.
-struct DatasetMetadata {
-    std::optional<double> wavelength;        // metres
-    std::optional<double> pixelPitch;        // metres: detector pitch (with fNumber) or sample-plane pitch (with NA)
-    std::optional<double> pixelAngle;        // radians per pixel (with aperture)
-    std::optional<double> fNumber;           // Q = lambda F# / pitch
-    std::optional<double> numericalAperture; // Q = lambda / (2 NA pitch)
-    double immersionIndex = 1.0;             // refractive index of the immersion medium (NA < n)
-    std::optional<double> aperture;          // metres, telescope diameter (Q = lambda / (D angle))
-    std::optional<double> samplingQ;         // given directly: overrides the quantities above
-    // Microscope stacks: plane i (dataset plane index) is at axial position (i - focusPlane) * zStep,
-    // used for every plane whose own defocus is unknown.
-    std::optional<double> zStep;             // metres
-    std::optional<double> focusPlane;        // dataset plane index at focus (may be fractional)
-    // Which way the plane index runs along +z (README "Conventions"): up (the default) puts plane i at
-    // (i - focusPlane) * zStep, down at -(i - focusPlane) * zStep, for stacks recorded the other way.
-    bool zIndexDown = false;
-    DefocusModel defocusModel = DefocusModel::Paraxial;
-    std::string dataUnit;                    // FITS BUNIT: "photons", "counts", "adu", "relative"; empty = counts
-    std::optional<double> saturationLevel;   // data units; unset = the format's maximum (65535 for 16-bit)
-    std::optional<double> readNoise;         // counts RMS (FITS RDNOISE); unset = estimated (ModelSettings::readNoise)
-    // Where each value came from, by field name ("wavelength", "pixelPitch", "defocus[3]", ...):
-    // "a.fits: keyword WAVELENG", "a.tif.json", "command line", "user". Informational only.
-    std::map<std::string, std::string> origin;
-    // Values a source gave that could not be used, by field name as in `origin`: "a.fits: keyword WAVELENG = 'abc' is
-    // not a number". addFiles() warns; a message that a field is unknown names them (ignoredNote).
-    std::map<std::string, std::string> ignored;
-    // Values that two sources gave differently (a sidecar's z step and the ImageJ spacing, two files'
-    // WAVELENG): the first source's value is kept, and addFiles() warns. A front end asks the user to
-    // choose (settingsProblems() lists each as an error) and removes the entry once chosen.
-    struct Conflict {
-        std::string key;        // field name, as in `origin`
-        double kept = 0.0;      // the value in the field (SI units)
-        std::string keptOrigin;
-        double other = 0.0;     // the value the later source gave
-        std::string otherOrigin;
-    };
-    std::vector<Conflict> conflicts;
-};
+// ---- Metadata (the struct: settings/MetadataSettings.h) -------------------------------------------
 
 // The metadata's optional numbers by field name (as in `origin`): wavelength, pixelPitch, pixelAngle, fNumber,
 // numericalAperture, aperture, samplingQ, zStep, focusPlane, saturationLevel, readNoise.
@@ -149,36 +97,7 @@ struct DatasetPlane {
     double formatMaximum = 0.0; // the stored type's largest value, 0 for floats (saturation default)
 };
 
-// ---- Preparation --------------------------------------------------------------------------------
-
-enum class CentreMethod {
-    None,     // keep the image where it is (a crop is then centred on the image centre)
-    Peak,     // brightest pixel (after a 3 x 3 box smoothing, so one hot pixel does not win)
-    Centroid, // intensity-weighted centre of the background-subtracted image, iterated in a window
-};
-
-// Each step is optional; the defaults subtract the border background and mask saturated pixels only.
-// Applied in this order: bad-pixel and saturation masks (on raw values), background, centre, crop,
-// normalisation.
-struct PreprocessOptions {
-    bool subtractBackground = true; // sigma-clipped median of a border frame, per plane
-    int borderWidth = 0;            // pixels; 0 = max(2, min(width, height) / 16)
-    double clipSigma = 3.0;         // clipping threshold in robust standard deviations
-    CentreMethod centre = CentreMethod::None;
-    // false: one centre for the whole stack (found on the sum of the planes that take part), which
-    // keeps the relative positions of through-focus planes; true: every plane centred on its own.
-    bool centreEachPlane = false;
-    int cropSize = 0;               // 0 = no crop; else an even size: cropSize x cropSize around the centre
-    bool maskSaturated = true;      // pixels at or above the saturation level (DatasetMetadata::saturationLevel)
-    // Isolated hot pixels: more than hotPixelSigma noise deviations (of the border) above the brightest
-    // of their 8 neighbours and more than 3 times as bright (above the background), which a PSF
-    // sampled at Q >= 1 never is.
-    bool maskHotPixels = false;
-    double hotPixelSigma = 8.0;
-    std::vector<std::pair<int, int>> badPixels; // (column, row) in raw-image coordinates, masked in every plane
-    bool normalise = false;         // scale each plane to a sum of 1 after background subtraction
-    bool operator==(const PreprocessOptions&) const = default;
-};
+// ---- Preparation (the options: settings/PreparationSettings.h) ----------------------------------
 
 struct PlanePreparation {
     Image image;                // prepared pixels (background subtracted, cropped, scaled); NaN where masked
@@ -258,63 +177,7 @@ Preparation computePreparation(const Dataset& dataset);
 // Whether dataset.preparation exists and matches the current planes and options.
 bool isPrepared(const Dataset& dataset);
 
-// ---- The model ----------------------------------------------------------------------------------
-
-struct ModelSettings {
-    int order = 4;                 // highest Zernike radial order (1..15)
-    ZernikeOrdering ordering = ZernikeOrdering::Noll;
-    ZernikeNormalization normalization = ZernikeNormalization::Rms;
-    // Unset: chosen from the data: Poisson for dataUnit "photons" or "electrons"; least squares for
-    // "relative" or normalised planes; otherwise (camera counts) weighted least squares with the
-    // border noise as read noise. Poisson is fitted to the un-subtracted counts (the subtracted
-    // background is added back and becomes the background start value); the others to the prepared
-    // (background-subtracted) data.
-    std::optional<ObjectiveKind> objective;
-    // Counts RMS: the weighted objective's noise floor and every objective's chi-square. 0 = from the
-    // data: the border noise (weighted least squares), or RDNOISE / the border's variance less its mean
-    // (Poisson; one count per photon).
-    double readNoise = 0.0;
-    int grid = 0;                  // model grid N (even); 0 = the prepared image size (rounded up to even)
-    double obscuration = 0.0;      // fractions of the pupil diameter
-    int spiderCount = 0;
-    double spiderWidth = 0.0;
-    double spiderAngleDeg = 0.0;
-    bool fitFlux = true;           // per plane
-    bool fitBackground = true;     // per plane (a residual background after subtraction)
-    bool fitShift = false;         // per-plane tip/tilt, for drift between planes
-    std::vector<int> fixedTerms;   // Zernike indices (in `ordering`) held at zero
-    // ---- The pupil function and the detector (ProblemSpec's fields of the same names) ----
-    PupilPhaseModel phaseModel = PupilPhaseModel::Zernike;
-    PupilAmplitudeModel amplitudeModel = PupilAmplitudeModel::Uniform;
-    double regularization = 1.0;   // the zonal terms' smoothness weight (ProblemSpec::regularization); 0 = chosen (auto)
-    bool pixelIntegration = false; // square detector pixels (the OTF times the pixel's sinc)
-    double objectDiameter = 0.0;   // metres in the sample plane (a uniform sphere, e.g. a bead); 0 = a point
-    // Electrons per data unit. 0 = estimated from the data (photon transfer, estimatePhotonTransfer);
-    // the default 1 takes a count as one photon.
-    double gain = 1.0;
-    double offset = 0.0;           // the camera's bias in data units, removed before the Poisson objective
-    // Estimate the offset from the border instead (photon transfer: its mean and noise variance, var = (mean - offset)
-    // / gain + read^2, with the read noise given or from the data's RDNOISE keyword). The Poisson objective only.
-    bool estimateOffset = false;
-    double bandwidth = 0.0;        // metres, full width of the source's (flat) band; 0 = one wavelength (SpectrumSpec)
-    int spectralSamples = 1;       // wavelengths across the band
-    bool fitDefocusScale = false;  // NuisanceSpec
-    bool fitDefocusOffsets = false;
-    // The sampling (NA, so Q and a high-NA defocus) profiled by whole fits (ReconstructionRequest::fitSampling).
-    bool fitSampling = false;
-    // ---- The imaging model (optics/Vectorial.h; ProblemSpec::model and ::vectorial). The NA and the immersion
-    // index are the metadata's; the vectorial model needs the NA (a microscope objective). ----
-    ImagingModel imagingModel = ImagingModel::Scalar;
-    double sampleIndex = 0.0;            // 0 = the immersion's (no mismatch)
-    double emitterDepth = 0.0;           // metres below the coverslip (the start value when fitted)
-    bool fitEmitterDepth = false;
-    double coverslipIndex = 0.0;         // 0 = the immersion's (no second interface)
-    double coverslipThickness = 170e-6;  // metres
-    double designCoverslipIndex = 0.0;   // 0 = coverslipIndex
-    double designCoverslipThickness = 0.0; // 0 = coverslipThickness
-    DipoleSpec dipole;                   // free (a bead, a rotating dipole) or fixed at (theta, phi)
-    bool operator==(const ModelSettings&) const = default;
-};
+// ---- The model (the settings: settings/ModelSettings.h) -------------------------------------------
 
 struct BuiltProblem {
     ProblemSpec spec;               // with the prepared data of the planes that take part

@@ -2,7 +2,7 @@
 // plane per plane that takes part (data as the objective wants it, mask, flux, background, diversity), the
 // noise model (read noise, camera gain), the pupil function and the detector, and the start values.
 #include "io/Dataset.h"
-#include "io/NumberText.h"
+#include "base/NumberText.h"
 #include "io/SettingsProblems.h"
 
 #include "fit/ImageStatistics.h"
@@ -131,8 +131,8 @@ double checkedSamplingQ(const DatasetMetadata& m, const ModelSettings& model, st
     if (!m.wavelength)
         throw DatasetError("the wavelength is unknown: set it (e.g. 633 nm)" + ignoredNote(m, {"wavelength"}));
     validateMetadata(m);
-    if (!(model.readNoise >= 0.0) || !plausibilityError(Setting::ReadNoise, model.readNoise).empty())
-        throw DatasetError(plausibilityError(Setting::ReadNoise, model.readNoise) + "; 0 means the border noise of the data");
+    if (const auto error = model.readNoiseError())
+        throw DatasetError(error->problem());
     return samplingFromMetadata(m, messages);
 }
 

@@ -23,19 +23,6 @@ namespace wfs {
 
 // ---- FITS ---------------------------------------------------------------------------------------
 
-const char* phaseUnitName(PhaseUnit unit)
-{
-    switch (unit) {
-    case PhaseUnit::Waves:
-        return "waves";
-    case PhaseUnit::Nanometres:
-        return "nm";
-    case PhaseUnit::Radians:
-        return "rad";
-    }
-    return "?";
-}
-
 double phaseFactor(PhaseUnit unit, double wavelength)
 {
     switch (unit) {

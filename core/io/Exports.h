@@ -13,6 +13,7 @@
 #include "io/ColorMap.h"
 #include "io/Fits.h"
 #include "optics/Pupil.h"
+#include "settings/OutputSettings.h"
 
 #include <QByteArray>
 #include <QString>
@@ -27,8 +28,7 @@ namespace wfs {
 
 // ---- Phase map ----------------------------------------------------------------------------------
 
-enum class PhaseUnit { Waves, Nanometres, Radians };
-const char* phaseUnitName(PhaseUnit unit); // "waves", "nm", "rad"
+// PhaseUnit and PhaseFitsOptions: settings/OutputSettings.h.
 // Radians to `unit`; nm needs the wavelength (metres; throws std::runtime_error without one).
 double phaseFactor(PhaseUnit unit, double wavelength);
 // "632.8 nm"
@@ -78,11 +78,6 @@ std::vector<FitsKeyword> focalPlaneWcsKeywords(int width, int height, double sam
 // diversity in words (one description per plane).
 FitsHdu defocusTable(const std::vector<std::string>& descriptions, const DefocusAxis& axis);
 
-struct PhaseFitsOptions {
-    bool float32 = false;
-    PhaseUnit unit = PhaseUnit::Radians;
-    bool overwrite = false;
-};
 // The phase map over the pupil's bounding box, NaN outside the pupil, with its pupil WCS.
 QByteArray phaseFitsBytes(const FitResult& result, const ExportContext& context, const PhaseFitsOptions& options);
 void writePhaseFits(const std::string& path, const FitResult& result, const ExportContext& context, const PhaseFitsOptions& options);

@@ -2,7 +2,7 @@
 // (non-finite, saturated, hot and listed bad pixels), the sigma-clipped border background, centring on
 // the peak or centroid, cropping and normalisation, recorded so that a session can say what was done.
 #include "io/Dataset.h"
-#include "io/NumberText.h"
+#include "base/NumberText.h"
 
 #include "fit/ImageStatistics.h"
 

@@ -1,6 +1,7 @@
 #include "io/Session.h"
 
 #include "io/OutputTransaction.h"
+#include "settings/SettingsText.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -24,30 +25,18 @@ QJsonValue optionalNumber(const std::optional<double>& v)
     return v && std::isfinite(*v) ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
 }
 
-QJsonObject defocusJson(const PlaneDefocus& d)
+// A settings enum's text (settings/SettingsText.h) as a JSON string.
+template <typename E>
+QJsonValue settingJson(E value)
 {
-    switch (d.kind) {
-    case PlaneDefocus::Kind::Waves:
-        return {{QStringLiteral("kind"), QStringLiteral("waves")}, {QStringLiteral("value"), d.value}};
-    case PlaneDefocus::Kind::Length:
-        return {{QStringLiteral("kind"), QStringLiteral("length_m")}, {QStringLiteral("value"), d.value}};
-    case PlaneDefocus::Kind::Unknown:
-        break;
-    }
-    return {{QStringLiteral("kind"), QStringLiteral("unknown")}};
+    return QString::fromLatin1(settingText(value));
 }
 
-const char* centreName(CentreMethod c)
+QJsonObject defocusJson(const PlaneDefocus& d)
 {
-    switch (c) {
-    case CentreMethod::Peak:
-        return "peak";
-    case CentreMethod::Centroid:
-        return "centroid";
-    case CentreMethod::None:
-        break;
-    }
-    return "none";
+    if (d.kind == PlaneDefocus::Kind::Unknown)
+        return {{QStringLiteral("kind"), settingJson(d.kind)}};
+    return {{QStringLiteral("kind"), settingJson(d.kind)}, {QStringLiteral("value"), d.value}};
 }
 
 // Reads typed values out of the session object; every problem names the file and the key.
@@ -137,6 +126,15 @@ public:
             fail(path + key, "must be one of " + allowed.join(QLatin1Char('|')).toStdString());
         return i;
     }
+    // A settings enum by its text (settings/SettingsText.h); `fallback` when the key is absent.
+    template <typename E>
+    E setting(const QJsonObject& o, const QString& key, const QString& path, E fallback) const
+    {
+        QStringList allowed;
+        for (const std::string& text : settingTexts<E>())
+            allowed << QString::fromStdString(text);
+        return SettingEnum<E>::values[choice(o, key, path, allowed, settingIndex(fallback))];
+    }
     std::vector<int> integers(const QJsonObject& o, const QString& key, const QString& path) const
     {
         std::vector<int> values;
@@ -156,13 +154,13 @@ public:
         if (!v.isObject())
             fail(path, "must be an object {\"kind\", \"value\"}");
         const QJsonObject o = v.toObject();
-        const int kind = choice(o, QStringLiteral("kind"), path + QLatin1Char('.'), {QStringLiteral("unknown"), QStringLiteral("waves"), QStringLiteral("length_m")}, 0);
-        if (kind == 0)
+        const PlaneDefocus::Kind kind = setting(o, QStringLiteral("kind"), path + QLatin1Char('.'), PlaneDefocus::Kind::Unknown);
+        if (kind == PlaneDefocus::Kind::Unknown)
             return {};
         const double value = number(o, QStringLiteral("value"), path + QLatin1Char('.'), std::nan(""));
         if (!std::isfinite(value))
             fail(path + QStringLiteral(".value"), "must be a finite number");
-        return {kind == 1 ? PlaneDefocus::Kind::Waves : PlaneDefocus::Kind::Length, value};
+        return {kind, value};
     }
 
 private:
@@ -172,8 +170,8 @@ private:
 // The pupil-function, detector and camera settings (issue 13), inside "model".
 void insertPupilFunctionJson(const ModelSettings& md, QJsonObject& model)
 {
-    model.insert(QStringLiteral("pupil_phase"), QString::fromLatin1(pupilPhaseModelName(md.phaseModel)));
-    model.insert(QStringLiteral("pupil_amplitude"), QString::fromLatin1(pupilAmplitudeModelName(md.amplitudeModel)));
+    model.insert(QStringLiteral("pupil_phase"), settingJson(md.phaseModel));
+    model.insert(QStringLiteral("pupil_amplitude"), settingJson(md.amplitudeModel));
     model.insert(QStringLiteral("regularization"), md.regularization);
     model.insert(QStringLiteral("pixel_integration"), md.pixelIntegration);
     model.insert(QStringLiteral("object_diameter_m"), md.objectDiameter);
@@ -226,10 +224,8 @@ std::string sessionKeyOf(const std::string& setting)
 
 void readPupilFunctionSettings(const Reader& r, const QJsonObject& model, const QString& mo, ModelSettings& ms)
 {
-    const int phase = r.choice(model, QStringLiteral("pupil_phase"), mo, {QStringLiteral("zernike"), QStringLiteral("zonal"), QStringLiteral("both")}, 0);
-    ms.phaseModel = phase == 1 ? PupilPhaseModel::Zonal : phase == 2 ? PupilPhaseModel::Both : PupilPhaseModel::Zernike;
-    const int amplitude = r.choice(model, QStringLiteral("pupil_amplitude"), mo, {QStringLiteral("uniform"), QStringLiteral("gaussian"), QStringLiteral("zonal")}, 0);
-    ms.amplitudeModel = amplitude == 1 ? PupilAmplitudeModel::Gaussian : amplitude == 2 ? PupilAmplitudeModel::Zonal : PupilAmplitudeModel::Uniform;
+    ms.phaseModel = r.setting(model, QStringLiteral("pupil_phase"), mo, PupilPhaseModel::Zernike);
+    ms.amplitudeModel = r.setting(model, QStringLiteral("pupil_amplitude"), mo, PupilAmplitudeModel::Uniform);
     ms.regularization = r.number(model, QStringLiteral("regularization"), mo, ms.regularization);
     ms.pixelIntegration = r.boolean(model, QStringLiteral("pixel_integration"), mo, ms.pixelIntegration);
     ms.objectDiameter = r.number(model, QStringLiteral("object_diameter_m"), mo, ms.objectDiameter);
@@ -262,9 +258,9 @@ QJsonObject modelJson(const ModelSettings& md)
         fixed.append(t);
     QJsonObject model{
         {QStringLiteral("order"), md.order},
-        {QStringLiteral("ordering"), QString::fromLatin1(zernike::orderingName(md.ordering))},
-        {QStringLiteral("normalization"), QString::fromLatin1(zernike::normalizationName(md.normalization))},
-        {QStringLiteral("objective"), md.objective ? QJsonValue(QString::fromLatin1(objectiveName(*md.objective))) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("ordering"), settingJson(md.ordering)},
+        {QStringLiteral("normalization"), settingJson(md.normalization)},
+        {QStringLiteral("objective"), md.objective ? settingJson(*md.objective) : QJsonValue(QJsonValue::Null)},
         {QStringLiteral("read_noise"), md.readNoise},
         {QStringLiteral("grid"), md.grid},
         {QStringLiteral("obscuration"), md.obscuration},
@@ -286,10 +282,10 @@ QJsonObject solverJson(const SolverSettings& sv)
     for (int st : sv.stages)
         stages.append(st);
     return QJsonObject{
-        {QStringLiteral("backend"), QString::fromLatin1(backendName(sv.backend))},
-        {QStringLiteral("gradient"), QString::fromLatin1(gradientName(sv.gradient))},
-        {QStringLiteral("optimizer"), QString::fromLatin1(optimizerName(sv.optimizer))},
-        {QStringLiteral("precision"), QString::fromLatin1(precisionName(sv.precision))},
+        {QStringLiteral("backend"), settingJson(sv.backend)},
+        {QStringLiteral("gradient"), settingJson(sv.gradient)},
+        {QStringLiteral("optimizer"), settingJson(sv.optimizer)},
+        {QStringLiteral("precision"), settingJson(sv.precision)},
         {QStringLiteral("threads"), sv.threads},
         {QStringLiteral("max_iterations"), sv.maxIterations},
         {QStringLiteral("gtol"), sv.gradientTolerance},
@@ -307,16 +303,10 @@ void readSettings(const Reader& r, const QJsonObject& root, const QString& prefi
     const QJsonObject model = r.object(root, QStringLiteral("model"), prefix, false);
     const QString mo = prefix + QStringLiteral("model.");
     ms.order = r.integer(model, QStringLiteral("order"), mo, ms.order); // checked with the stages below
-    ms.ordering = r.choice(model, QStringLiteral("ordering"), mo, {QStringLiteral("noll"), QStringLiteral("ansi")}, 0) == 1 ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
-    ms.normalization = r.choice(model, QStringLiteral("normalization"), mo, {QStringLiteral("rms"), QStringLiteral("unit")}, 0) == 1 ? ZernikeNormalization::Unit
-                                                                                                                                    : ZernikeNormalization::Rms;
-    if (model.contains(QStringLiteral("objective")) && !model.value(QStringLiteral("objective")).isNull()) {
-        const int k = r.choice(model, QStringLiteral("objective"), mo,
-                               {QString::fromLatin1(objectiveName(ObjectiveKind::LeastSquares)), QString::fromLatin1(objectiveName(ObjectiveKind::Poisson)),
-                                QString::fromLatin1(objectiveName(ObjectiveKind::WeightedLeastSquares))},
-                               0);
-        ms.objective = k == 0 ? ObjectiveKind::LeastSquares : k == 1 ? ObjectiveKind::Poisson : ObjectiveKind::WeightedLeastSquares;
-    }
+    ms.ordering = r.setting(model, QStringLiteral("ordering"), mo, ZernikeOrdering::Noll);
+    ms.normalization = r.setting(model, QStringLiteral("normalization"), mo, ZernikeNormalization::Rms);
+    if (model.contains(QStringLiteral("objective")) && !model.value(QStringLiteral("objective")).isNull())
+        ms.objective = r.setting(model, QStringLiteral("objective"), mo, ObjectiveKind::LeastSquares);
     ms.readNoise = r.number(model, QStringLiteral("read_noise"), mo, ms.readNoise);
     ms.grid = r.integer(model, QStringLiteral("grid"), mo, ms.grid);
     ms.obscuration = r.number(model, QStringLiteral("obscuration"), mo, ms.obscuration);
@@ -331,11 +321,10 @@ void readSettings(const Reader& r, const QJsonObject& root, const QString& prefi
 
     const QJsonObject solver = r.object(root, QStringLiteral("solver"), prefix, false);
     const QString so = prefix + QStringLiteral("solver.");
-    sv.backend = r.choice(solver, QStringLiteral("backend"), so, {QStringLiteral("cpu"), QStringLiteral("gpu")}, 0) == 1 ? BackendKind::Gpu : BackendKind::Cpu;
-    sv.gradient = r.choice(solver, QStringLiteral("gradient"), so, {QStringLiteral("adjoint"), QStringLiteral("fd")}, 0) == 1 ? GradientKind::FiniteDifference
-                                                                                                                           : GradientKind::Adjoint;
-    sv.optimizer = r.choice(solver, QStringLiteral("optimizer"), so, {QStringLiteral("bfgs"), QStringLiteral("lbfgs")}, 0) == 1 ? OptimizerKind::Lbfgs : OptimizerKind::Bfgs;
-    sv.precision = r.choice(solver, QStringLiteral("precision"), so, {QStringLiteral("double"), QStringLiteral("float")}, 0) == 1 ? Precision::Float : Precision::Double;
+    sv.backend = r.setting(solver, QStringLiteral("backend"), so, BackendKind::Cpu);
+    sv.gradient = r.setting(solver, QStringLiteral("gradient"), so, GradientKind::Adjoint);
+    sv.optimizer = r.setting(solver, QStringLiteral("optimizer"), so, OptimizerKind::Bfgs);
+    sv.precision = r.setting(solver, QStringLiteral("precision"), so, Precision::Double);
     sv.threads = r.integer(solver, QStringLiteral("threads"), so, sv.threads);
     sv.maxIterations = r.integer(solver, QStringLiteral("max_iterations"), so, sv.maxIterations);
     sv.gradientTolerance = r.number(solver, QStringLiteral("gtol"), so, sv.gradientTolerance);
@@ -401,7 +390,7 @@ QJsonObject metadataJson(const DatasetMetadata& m)
         {QStringLiteral("sampling"), optionalNumber(m.samplingQ)},
         {QStringLiteral("z_step_m"), optionalNumber(m.zStep)},
         {QStringLiteral("focus_plane"), optionalNumber(m.focusPlane)},
-        {QStringLiteral("defocus_model"), m.defocusModel == DefocusModel::HighNa ? QStringLiteral("high-na") : QStringLiteral("paraxial")},
+        {QStringLiteral("defocus_model"), settingJson(m.defocusModel)},
         {QStringLiteral("z_direction"), m.zIndexDown ? QStringLiteral("down") : QStringLiteral("up")},
         {QStringLiteral("data_unit"), QString::fromStdString(m.dataUnit)},
         {QStringLiteral("saturation"), optionalNumber(m.saturationLevel)},
@@ -418,7 +407,7 @@ QJsonObject preprocessJson(const PreprocessOptions& o)
         {QStringLiteral("subtract_background"), o.subtractBackground},
         {QStringLiteral("border_width"), o.borderWidth},
         {QStringLiteral("clip_sigma"), o.clipSigma},
-        {QStringLiteral("centre"), QString::fromLatin1(centreName(o.centre))},
+        {QStringLiteral("centre"), settingJson(o.centre)},
         {QStringLiteral("centre_each_plane"), o.centreEachPlane},
         {QStringLiteral("crop_size"), o.cropSize},
         {QStringLiteral("mask_saturated"), o.maskSaturated},
@@ -530,8 +519,7 @@ void readMetadata(const Reader& r, const QJsonObject& root, DatasetMetadata& md)
     md.samplingQ = r.optional(m, QStringLiteral("sampling"), mp);
     md.zStep = r.optional(m, QStringLiteral("z_step_m"), mp);
     md.focusPlane = r.optional(m, QStringLiteral("focus_plane"), mp);
-    md.defocusModel = r.choice(m, QStringLiteral("defocus_model"), mp, {QStringLiteral("paraxial"), QStringLiteral("high-na")}, 0) == 1
-                          ? DefocusModel::HighNa : DefocusModel::Paraxial;
+    md.defocusModel = r.setting(m, QStringLiteral("defocus_model"), mp, DefocusModel::Paraxial);
     md.zIndexDown = r.choice(m, QStringLiteral("z_direction"), mp, {QStringLiteral("up"), QStringLiteral("down")}, 0) == 1;
     md.dataUnit = r.text(m, QStringLiteral("data_unit"), mp, {}).toStdString();
     md.saturationLevel = r.optional(m, QStringLiteral("saturation"), mp);
@@ -562,7 +550,7 @@ void readPreprocess(const Reader& r, const QJsonObject& root, PreprocessOptions&
     o.subtractBackground = r.boolean(pre, QStringLiteral("subtract_background"), pp, o.subtractBackground);
     o.borderWidth = r.integer(pre, QStringLiteral("border_width"), pp, o.borderWidth);
     o.clipSigma = r.number(pre, QStringLiteral("clip_sigma"), pp, o.clipSigma);
-    o.centre = CentreMethod(r.choice(pre, QStringLiteral("centre"), pp, {QStringLiteral("none"), QStringLiteral("peak"), QStringLiteral("centroid")}, 0));
+    o.centre = r.setting(pre, QStringLiteral("centre"), pp, CentreMethod::None);
     o.centreEachPlane = r.boolean(pre, QStringLiteral("centre_each_plane"), pp, o.centreEachPlane);
     o.cropSize = r.integer(pre, QStringLiteral("crop_size"), pp, o.cropSize);
     o.maskSaturated = r.boolean(pre, QStringLiteral("mask_saturated"), pp, o.maskSaturated);
@@ -659,59 +647,6 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
     if (s.runs.empty() && !s.result.isEmpty() && !s.resultParameters.empty())
         s.runs.push_back(legacyResultRun(r, root, s));
     return s;
-}
-
-std::vector<int> fittedOrders(const ModelSettings& model, const SolverSettings& solver)
-{
-    const std::string range = "between 1 and " + std::to_string(zernike::kMaxOrder);
-    if (solver.stages.empty()) {
-        if (model.order < 1 || model.order > zernike::kMaxOrder)
-            throw SettingsError("order", "must be " + range + " (got " + std::to_string(model.order) + ")");
-        return {model.order};
-    }
-    for (size_t i = 0; i < solver.stages.size(); ++i)
-        if (solver.stages[i] < 1 || solver.stages[i] > zernike::kMaxOrder || (i > 0 && solver.stages[i] <= solver.stages[i - 1]))
-            throw SettingsError("stages", "must be increasing Zernike orders from 1 to " + std::to_string(zernike::kMaxOrder) + " (e.g. 2,4,6)");
-    return solver.stages;
-}
-
-// The model's physical quantities (grid, pupil geometry, read noise) are checked where they are used, by
-// Problem (optics/Problem.cpp); these are the settings nothing else checks.
-void checkSettings(const ModelSettings& model, const SolverSettings& solver)
-{
-    fittedOrders(model, solver);
-    checkPupilFunctionSettings(model);
-    checkSolverSettings(solver);
-}
-
-void checkPupilFunctionSettings(const ModelSettings& model)
-{
-    const auto check = [](const char* name, Setting setting, double value) {
-        const std::string error = plausibilityError(setting, value);
-        if (!error.empty())
-            throw SettingsError(name, error);
-    };
-    if (model.regularization != 0.0) // 0 = chosen by the engine's sweep
-        check("regularization", Setting::Regularization, model.regularization);
-    check("object-diameter", Setting::ObjectDiameter, model.objectDiameter);
-    if (model.gain != 0.0) // 0 = estimated from the data
-        check("gain", Setting::Gain, model.gain);
-    check("offset", Setting::CameraOffset, model.offset);
-    check("bandwidth", Setting::Bandwidth, model.bandwidth);
-    if (model.spectralSamples < 1 || model.spectralSamples > 15)
-        throw SettingsError("spectral-samples", "must be from 1 to 15 (got " + std::to_string(model.spectralSamples) + ")");
-}
-
-void checkSolverSettings(const SolverSettings& solver)
-{
-    if (solver.threads < 1 || solver.threads > 1024)
-        throw SettingsError("threads", "must be between 1 and 1024 (got " + std::to_string(solver.threads) + ")");
-    if (solver.maxIterations < 1)
-        throw SettingsError("max-iterations", "must be at least 1");
-    if (!(solver.gradientTolerance >= 0.0))
-        throw SettingsError("gtol", "must not be negative");
-    if (!(solver.functionTolerance >= 0.0))
-        throw SettingsError("ftol", "must not be negative");
 }
 
 QByteArray sessionBytes(const std::string& path, const Session& session)

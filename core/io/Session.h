@@ -7,6 +7,7 @@
 // version than this program knows is refused with a message saying so.
 #include "fit/Results.h"
 #include "io/Dataset.h"
+#include "settings/SolverSettings.h"
 
 #include <QByteArray>
 #include <QJsonObject>
@@ -23,50 +24,6 @@ public:
 };
 
 constexpr int kSessionFormatVersion = 1;
-
-// How to run the fit; mirrors wavefront-cli's solver options.
-struct SolverSettings {
-    BackendKind backend = BackendKind::Cpu;
-    GradientKind gradient = GradientKind::Adjoint;
-    OptimizerKind optimizer = OptimizerKind::Bfgs;
-    Precision precision = Precision::Double;
-    int threads = 1;
-    int maxIterations = 2000;
-    double gradientTolerance = 1e-6;
-    double functionTolerance = 1e-11;
-    std::vector<int> stages;               // coarse-to-fine orders; empty = one stage
-    bool removeDefocus = false;
-    bool computeUncertainty = true;
-    bool operator==(const SolverSettings&) const = default;
-};
-
-// A setting out of its range. `setting()` is its name as the command line spells it ("order", "stages",
-// "threads"), so each front end can point at its own control; what() is "<setting>: <problem>".
-class SettingsError : public std::invalid_argument {
-public:
-    SettingsError(std::string setting, std::string problem)
-        : std::invalid_argument(setting + ": " + problem), m_setting(std::move(setting)), m_problem(std::move(problem)) { }
-    const std::string& setting() const { return m_setting; }
-    const std::string& problem() const { return m_problem; }
-
-private:
-    std::string m_setting;
-    std::string m_problem;
-};
-
-// The fitted Zernike order and the coarse-to-fine stages have one carrier: `solver.stages`, when not
-// empty, lists the orders fitted in turn and its last entry *is* the model's order; otherwise
-// `model.order` is fitted in one stage. Returns the orders to fit (at least one), after checking them:
-// each within 1..zernike::kMaxOrder, strictly increasing.
-std::vector<int> fittedOrders(const ModelSettings& model, const SolverSettings& solver);
-
-// The range checks of the orders and the solver settings, in one place (the model's physical quantities
-// are checked by Problem). Throws SettingsError.
-void checkSettings(const ModelSettings& model, const SolverSettings& solver);
-// The pupil-function, detector and camera settings in their plausible ranges (base/Units.h); throws SettingsError.
-void checkPupilFunctionSettings(const ModelSettings& model);
-// The solver part alone (threads, iteration limit, tolerances), for runs without model settings (bench).
-void checkSolverSettings(const SolverSettings& solver);
 
 // One fit of a session, kept so that fits can be compared (e.g. before and after an alignment step):
 // its name, when it finished, the settings it ran with, its result as resultToJson() wrote it and its

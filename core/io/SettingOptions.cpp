@@ -95,6 +95,12 @@ public:
     std::vector<int> integers(const char* name) const { return parseIntListOption(text(name), label(name)); }
     QString word(const char* name, const QStringList& allowed) const { return parseWordListOption(text(name), label(name), allowed).front(); }
     double plausible(const char* name, Setting setting) const { return parsePlausibleOption(text(name), label(name), setting); }
+    // A settings enum in the command line's words (settings/SettingsText.h).
+    template <typename E>
+    E choice(const char* name) const
+    {
+        return parseSettingOption<E>(text(name), label(name));
+    }
 
 private:
     const OptionSource& m_source;
@@ -133,8 +139,7 @@ void applyStackOptions(const Reader& r, DatasetMetadata& m)
         m.origin["zIndexDown"] = origin;
     }
     if (r.has("defocus-model")) {
-        const QString model = r.word("defocus-model", {QStringLiteral("paraxial"), QStringLiteral("high-na")});
-        m.defocusModel = model == QLatin1String("high-na") ? DefocusModel::HighNa : DefocusModel::Paraxial;
+        m.defocusModel = r.choice<DefocusModel>("defocus-model");
         m.origin["defocusModel"] = origin;
     }
 }
@@ -142,15 +147,10 @@ void applyStackOptions(const Reader& r, DatasetMetadata& m)
 // The pupil function, the detector and source, the camera, the defocus parameters.
 void applyPupilFunctionOptions(const Reader& r, ModelSettings& m)
 {
-    if (r.has("pupil-phase")) {
-        const QString v = r.word("pupil-phase", {QStringLiteral("zernike"), QStringLiteral("zonal"), QStringLiteral("both")});
-        m.phaseModel = v == QLatin1String("zonal") ? PupilPhaseModel::Zonal : v == QLatin1String("both") ? PupilPhaseModel::Both : PupilPhaseModel::Zernike;
-    }
-    if (r.has("pupil-amplitude")) {
-        const QString v = r.word("pupil-amplitude", {QStringLiteral("uniform"), QStringLiteral("gaussian"), QStringLiteral("zonal")});
-        m.amplitudeModel = v == QLatin1String("zonal") ? PupilAmplitudeModel::Zonal
-                           : v == QLatin1String("gaussian") ? PupilAmplitudeModel::Gaussian : PupilAmplitudeModel::Uniform;
-    }
+    if (r.has("pupil-phase"))
+        m.phaseModel = r.choice<PupilPhaseModel>("pupil-phase");
+    if (r.has("pupil-amplitude"))
+        m.amplitudeModel = r.choice<PupilAmplitudeModel>("pupil-amplitude");
     if (r.has("regularization"))
         m.regularization = r.text("regularization") == QLatin1String("auto") ? 0.0 : r.plausible("regularization", Setting::Regularization);
     if (r.has("pixel-integration"))
@@ -273,9 +273,10 @@ void applyMetadataOptions(const OptionSource& options, Dataset& data)
         m.origin["saturationLevel"] = origin;
     }
     if (r.has("data-unit")) {
-        m.dataUnit = r.word("data-unit", {QStringLiteral("photons"), QStringLiteral("electrons"), QStringLiteral("counts"), QStringLiteral("adu"),
-                                          QStringLiteral("relative")})
-                         .toStdString();
+        QStringList units;
+        for (const std::string& unit : dataUnitNames())
+            units << QString::fromStdString(unit);
+        m.dataUnit = r.word("data-unit", units).toStdString();
         m.origin["dataUnit"] = origin;
     }
     if (r.has("planes")) {
@@ -324,10 +325,8 @@ void applyPreprocessOptions(const OptionSource& options, PreprocessOptions& o)
         if (!(o.clipSigma > 0.0))
             throw OptionError(r.label("clip-sigma") + ": must be positive");
     }
-    if (r.has("centre")) {
-        const QString c = r.word("centre", {QStringLiteral("none"), QStringLiteral("peak"), QStringLiteral("centroid")});
-        o.centre = c == QLatin1String("peak") ? CentreMethod::Peak : c == QLatin1String("centroid") ? CentreMethod::Centroid : CentreMethod::None;
-    }
+    if (r.has("centre"))
+        o.centre = r.choice<CentreMethod>("centre");
     if (r.has("centre-each-plane"))
         o.centreEachPlane = true;
     if (r.has("crop")) {
@@ -362,14 +361,11 @@ void applyModelOptions(const OptionSource& options, ModelSettings& m)
     if (r.has("order"))
         m.order = r.integer("order");
     if (r.has("ordering"))
-        m.ordering = r.word("ordering", {QStringLiteral("noll"), QStringLiteral("ansi")}) == QLatin1String("ansi") ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
+        m.ordering = r.choice<ZernikeOrdering>("ordering");
     if (r.has("normalization"))
-        m.normalization = r.word("normalization", {QStringLiteral("rms"), QStringLiteral("unit")}) == QLatin1String("unit") ? ZernikeNormalization::Unit
-                                                                                                                          : ZernikeNormalization::Rms;
-    if (r.has("objective")) {
-        const QString o = r.word("objective", {QStringLiteral("poisson"), QStringLiteral("least-squares"), QStringLiteral("weighted")});
-        m.objective = o == QLatin1String("poisson") ? ObjectiveKind::Poisson : o == QLatin1String("weighted") ? ObjectiveKind::WeightedLeastSquares : ObjectiveKind::LeastSquares;
-    }
+        m.normalization = r.choice<ZernikeNormalization>("normalization");
+    if (r.has("objective"))
+        m.objective = r.choice<ObjectiveKind>("objective");
     if (r.has("read-noise")) // negative is refused, not silently replaced by the border noise
         m.readNoise = r.plausible("read-noise", Setting::ReadNoise);
     if (r.has("grid")) {
@@ -394,13 +390,13 @@ void applySolverOptions(const OptionSource& options, SolverSettings& s)
 {
     const Reader r(options);
     if (r.has("backend"))
-        s.backend = r.word("backend", {QStringLiteral("cpu"), QStringLiteral("gpu")}) == QLatin1String("gpu") ? BackendKind::Gpu : BackendKind::Cpu;
+        s.backend = r.choice<BackendKind>("backend");
     if (r.has("gradient"))
-        s.gradient = r.word("gradient", {QStringLiteral("adjoint"), QStringLiteral("fd")}) == QLatin1String("fd") ? GradientKind::FiniteDifference : GradientKind::Adjoint;
+        s.gradient = r.choice<GradientKind>("gradient");
     if (r.has("optimizer"))
-        s.optimizer = r.word("optimizer", {QStringLiteral("bfgs"), QStringLiteral("lbfgs")}) == QLatin1String("lbfgs") ? OptimizerKind::Lbfgs : OptimizerKind::Bfgs;
+        s.optimizer = r.choice<OptimizerKind>("optimizer");
     if (r.has("precision"))
-        s.precision = r.word("precision", {QStringLiteral("double"), QStringLiteral("float")}) == QLatin1String("float") ? Precision::Float : Precision::Double;
+        s.precision = r.choice<Precision>("precision");
     if (r.has("threads"))
         s.threads = r.integer("threads");
     if (r.has("max-iterations"))
@@ -453,7 +449,7 @@ std::vector<OptionHelp> metadataOptionHelp()
         {QStringLiteral("defocus"), QStringLiteral("One entry per plane that takes part: waves of W020 ('1w') or an axial length ('0.9um') (default: the headers', "
                                                    "sidecars' or --z-step's)."), QStringLiteral("list"), {}},
         {QStringLiteral("defocus-model"), QStringLiteral("paraxial or high-na, for defocus given as lengths (default: the headers', else %1).")
-                                              .arg(metadata.defocusModel == DefocusModel::HighNa ? QStringLiteral("high-na") : QStringLiteral("paraxial")),
+                                              .arg(QLatin1String(settingText(metadata.defocusModel))),
          QStringLiteral("model"), {}},
         {QStringLiteral("planes"), QStringLiteral("Planes that take part (0-based, in file order; default: all)."), QStringLiteral("list"), {}},
         {QStringLiteral("z-step"), QStringLiteral("Stacks: axial step between planes (e.g. 0.3um); plane i is at (i - focus plane) * step") + fromHeaders, QStringLiteral("length"), {}},
@@ -472,8 +468,7 @@ std::vector<OptionHelp> preprocessOptionHelp()
         {QStringLiteral("border"), QStringLiteral("Border width for the background, pixels (default: the image size / 16, at least 2)."), QStringLiteral("pixels"), {}},
         {QStringLiteral("clip-sigma"), QStringLiteral("Sigma clipping of the border statistics (default %1).").arg(preprocess.clipSigma), QStringLiteral("k"), {}},
         {QStringLiteral("centre"), QStringLiteral("Centre the PSF: none, peak or centroid (default %1).")
-                                       .arg(preprocess.centre == CentreMethod::Peak ? QStringLiteral("peak")
-                                            : preprocess.centre == CentreMethod::Centroid ? QStringLiteral("centroid") : QStringLiteral("none")),
+                                       .arg(QLatin1String(settingText(preprocess.centre))),
          QStringLiteral("method"), {}},
         {QStringLiteral("centre-each-plane"), QStringLiteral("Centre every plane on its own (default: one centre for the stack)."), {}, {}},
         {QStringLiteral("crop"), QStringLiteral("Crop to N x N pixels around the centre (even N; default: no crop)."), QStringLiteral("N"), {}},
@@ -494,8 +489,8 @@ std::vector<OptionHelp> modelOptionHelp(const QString& gridNote, const QString& 
         {QStringLiteral("spider-width"), QStringLiteral("Vane width, fraction of the pupil diameter (default %1).").arg(model.spiderWidth), QStringLiteral("w"), {}},
         {QStringLiteral("grid"), QStringLiteral("Model grid size N (even; default: the data size%1).").arg(note(gridNote)), QStringLiteral("N"), {}},
         {QStringLiteral("order"), QStringLiteral("Highest Zernike radial order, 1..%1 (default %2%3).").arg(zernike::kMaxOrder).arg(model.order).arg(note(orderNote)), QStringLiteral("n"), {}},
-        {QStringLiteral("ordering"), QStringLiteral("noll or ansi (default %1).").arg(QLatin1String(zernike::orderingName(model.ordering))), QStringLiteral("name"), {}},
-        {QStringLiteral("normalization"), QStringLiteral("rms (Noll) or unit (R(1) = 1) (default %1).").arg(QLatin1String(zernike::normalizationName(model.normalization))),
+        {QStringLiteral("ordering"), QStringLiteral("noll or ansi (default %1).").arg(QLatin1String(settingText(model.ordering))), QStringLiteral("name"), {}},
+        {QStringLiteral("normalization"), QStringLiteral("rms (Noll) or unit (R(1) = 1) (default %1).").arg(QLatin1String(settingText(model.normalization))),
          QStringLiteral("name"), {}},
         {QStringLiteral("objective"), QStringLiteral("poisson, least-squares or weighted (Poisson plus read noise) (default: from the data unit: poisson for photons "
                                                      "or electrons, least-squares for relative or normalised data, weighted for counts; a preset's own)."),
@@ -503,10 +498,10 @@ std::vector<OptionHelp> modelOptionHelp(const QString& gridNote, const QString& 
         {QStringLiteral("read-noise"), QStringLiteral("Read noise in counts RMS, for --objective weighted (default: the noise of the image border)."), QStringLiteral("e"), {}},
         {QStringLiteral("fit-shift"), QStringLiteral("Fit a tip/tilt per plane (drift between planes)."), {}, {}},
         {QStringLiteral("pupil-phase"), QStringLiteral("zernike, zonal (one value per pupil pixel) or both (Zernike terms plus a zonal remainder "
-                                                       "orthogonal to them) (default %1).").arg(QLatin1String(pupilPhaseModelName(model.phaseModel))),
+                                                       "orthogonal to them) (default %1).").arg(QLatin1String(settingText(model.phaseModel))),
          QStringLiteral("model"), {}},
         {QStringLiteral("pupil-amplitude"), QStringLiteral("uniform, gaussian (fitted centre and width) or zonal (exp of one value per pupil pixel) "
-                                                           "(default %1).").arg(QLatin1String(pupilAmplitudeModelName(model.amplitudeModel))),
+                                                           "(default %1).").arg(QLatin1String(settingText(model.amplitudeModel))),
          QStringLiteral("model"), {}},
         {QStringLiteral("regularization"), QStringLiteral("Smoothness weight W of the zonal terms: (W/2) x the sum of squared neighbour differences, "
                                                           "in units of the objective (about chi^2/2) per rad^2, or auto (a sweep from 1000 to 0.1: the discrepancy principle) (default %1).")
@@ -564,11 +559,11 @@ std::vector<OptionHelp> solverOptionHelp(const SolverSettings& d, const QString&
     auto note = [](const QString& text) { return text.isEmpty() ? QString() : QStringLiteral("; ") + text; };
     // The stated defaults are the settings' own (io/Session.h), so help and behaviour cannot part.
     return {
-        {QStringLiteral("backend"), QStringLiteral("cpu or gpu (default %1).").arg(QLatin1String(backendName(d.backend))), QStringLiteral("name"), {}},
-        {QStringLiteral("gradient"), QStringLiteral("adjoint (exact) or fd (forward differences) (default %1).").arg(QLatin1String(gradientName(d.gradient))),
+        {QStringLiteral("backend"), QStringLiteral("cpu or gpu (default %1).").arg(QLatin1String(settingText(d.backend))), QStringLiteral("name"), {}},
+        {QStringLiteral("gradient"), QStringLiteral("adjoint (exact) or fd (forward differences) (default %1).").arg(QLatin1String(settingText(d.gradient))),
          QStringLiteral("kind"), {}},
-        {QStringLiteral("optimizer"), QStringLiteral("bfgs or lbfgs (default %1).").arg(QLatin1String(optimizerName(d.optimizer))), QStringLiteral("name"), {}},
-        {QStringLiteral("precision"), QStringLiteral("double or float (default %1).").arg(QLatin1String(precisionName(d.precision))), QStringLiteral("p"), {}},
+        {QStringLiteral("optimizer"), QStringLiteral("bfgs or lbfgs (default %1).").arg(QLatin1String(settingText(d.optimizer))), QStringLiteral("name"), {}},
+        {QStringLiteral("precision"), QStringLiteral("double or float (default %1).").arg(QLatin1String(settingText(d.precision))), QStringLiteral("p"), {}},
         {QStringLiteral("threads"), QStringLiteral("CPU threads for FFTs and pointwise work (default %1).").arg(d.threads), QStringLiteral("T"), {}},
         {QStringLiteral("max-iterations"), QStringLiteral("Iteration limit (default %1).").arg(d.maxIterations), QStringLiteral("K"), {}},
         {QStringLiteral("gtol"), QStringLiteral("Stop when the gradient's max-norm is at most X (default %1%2).").arg(d.gradientTolerance, 0, 'g', 6).arg(note(gtolNote)),

@@ -9,6 +9,7 @@
 //   PreparedRun run = prepareRun(session);         // engine/Workflow.h
 #include "io/Session.h"
 #include "base/Units.h"
+#include "settings/SettingsText.h"
 
 #include <QString>
 
@@ -41,6 +42,15 @@ double parseNumberOption(const QString& text, const std::string& label); // fini
 std::vector<int> parseIntListOption(const QString& text, const std::string& label); // "2,4,6"
 // Lower-cased words, each one of `allowed`.
 std::vector<QString> parseWordListOption(const QString& text, const std::string& label, const QStringList& allowed);
+// A settings enum in the command line's words (settings/SettingsText.h: the one table), e.g. "zonal".
+template <typename E>
+E parseSettingOption(const QString& text, const std::string& label)
+{
+    QStringList allowed;
+    for (const std::string& option : optionTexts<E>())
+        allowed << QString::fromStdString(option);
+    return *optionFromText<E>(parseWordListOption(text, label, allowed).front().toStdString());
+}
 // A length through core's parser: a unit suffix (nm, um, mm, cm, m), a bare number is metres.
 double parseLengthOption(const QString& text, const std::string& label);
 // A length (for length settings) or a number, refused with the plausible range when outside it.

@@ -1,5 +1,5 @@
 #include "io/SettingsProblems.h"
-#include "io/NumberText.h"
+#include "base/NumberText.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,21 +9,6 @@ namespace wfs {
 using detail::format;
 
 namespace {
-
-// DatasetMetadata's field names (its `origin` keys) as the command line spells the settings.
-std::string settingOf(const std::string& key)
-{
-    static const std::pair<const char*, const char*> names[] = {
-        {"wavelength", "wavelength"},      {"pixelPitch", "pixel-scale"},    {"pixelAngle", "pixel-scale"},     {"fNumber", "f-number"},
-        {"numericalAperture", "na"},       {"immersionIndex", "immersion"},  {"aperture", "aperture"},          {"samplingQ", "sampling"},
-        {"zStep", "z-step"},               {"focusPlane", "focus-plane"},    {"defocusModel", "defocus-model"}, {"saturationLevel", "saturation"},
-        {"readNoise", "read-noise"},       {"zIndexDown", "z-direction"},    {"dataUnit", "data-unit"},
-    };
-    for (const auto& [field, setting] : names)
-        if (key == field)
-            return setting;
-    return key;
-}
 
 } // namespace
 
@@ -177,30 +162,8 @@ void sizeProblems(const Dataset& dataset, const ModelSettings& model, const std:
 std::vector<SettingProblem> metadataProblems(const DatasetMetadata& m)
 {
     std::vector<SettingProblem> problems;
-    auto check = [&](Setting setting, std::optional<double> value, const char* key) {
-        if (!value)
-            return;
-        const std::string error = plausibilityError(setting, *value);
-        if (error.empty())
-            return;
-        const auto origin = m.origin.find(key);
-        problems.push_back({settingOf(key), -1, {}, MessageLevel::Error,
-                            error + (origin != m.origin.end() ? " (from " + origin->second + ")" : std::string())});
-    };
-    check(Setting::Wavelength, m.wavelength, "wavelength");
-    check(Setting::PixelPitch, m.pixelPitch, "pixelPitch");
-    check(Setting::PixelAngle, m.pixelAngle, "pixelAngle");
-    check(Setting::FNumber, m.fNumber, "fNumber");
-    check(Setting::NumericalAperture, m.numericalAperture, "numericalAperture");
-    check(Setting::ImmersionIndex, m.immersionIndex, "immersionIndex");
-    check(Setting::Aperture, m.aperture, "aperture");
-    check(Setting::SamplingQ, m.samplingQ, "samplingQ");
-    check(Setting::ZStep, m.zStep, "zStep");
-    if (m.numericalAperture && *m.numericalAperture > m.immersionIndex)
-        problems.push_back({"na", -1, {"immersion"}, MessageLevel::Error,
-                            "the numerical aperture " + format("%.4g", *m.numericalAperture) + " exceeds the immersion index "
-                                + format("%.4g", m.immersionIndex)
-                                + " (NA = n sin(theta) cannot exceed n): set the immersion index (e.g. 1.518 for oil)"});
+    for (MetadataIssue& issue : m.issues())
+        problems.push_back({std::move(issue.setting), -1, std::move(issue.alternatives), MessageLevel::Error, std::move(issue.message)});
     return problems;
 }
 
@@ -214,11 +177,11 @@ std::vector<SettingProblem> settingsProblems(const Session& session)
     collect(problems, [&] { fittedOrders(model, session.solver); });
     collect(problems, [&] { checkPupilFunctionSettings(model); });
     collect(problems, [&] { checkSolverSettings(session.solver); });
-    if (!(model.readNoise >= 0.0) || !plausibilityError(Setting::ReadNoise, model.readNoise).empty())
-        problems.push_back({"read-noise", -1, {}, MessageLevel::Error, plausibilityError(Setting::ReadNoise, model.readNoise) + "; 0 means the border noise of the data"});
+    if (const auto error = model.readNoiseError())
+        problems.push_back({error->setting(), -1, {}, MessageLevel::Error, error->problem()});
 
     for (const DatasetMetadata::Conflict& c : m.conflicts)
-        problems.push_back({settingOf(c.key), -1, {}, MessageLevel::Error,
+        problems.push_back({metadataSettingName(c.key), -1, {}, MessageLevel::Error,
                             readable(c.key) + " is " + metadataValueText(c.key, c.kept) + " in " + c.keptOrigin + " but " + metadataValueText(c.key, c.other) + " in "
                                 + c.otherOrigin + ": choose one"});
     const size_t beforeMetadata = problems.size();

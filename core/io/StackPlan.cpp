@@ -1,5 +1,5 @@
 #include "io/StackPlan.h"
-#include "io/NumberText.h"
+#include "base/NumberText.h"
 
 #include <algorithm>
 #include <cmath>

@@ -48,7 +48,6 @@ const char* pupilAmplitudeModelName(PupilAmplitudeModel model)
 }
 
 namespace {
-constexpr int kMaxGrid = 8192; // 8192^2 complex doubles are 1 GiB per buffer: beyond this is a typo
 
 [[noreturn]] void fail(const std::string& message)
 {
@@ -74,8 +73,9 @@ Problem::Problem(ProblemSpec spec)
         fail("grid size must be an even number between 16 and " + std::to_string(kMaxGrid) + ", got " + std::to_string(n));
     if (!(m_spec.wavelength > 0.0) || !std::isfinite(m_spec.wavelength))
         fail("wavelength must be positive, got " + std::to_string(m_spec.wavelength) + " m");
-    if (m_spec.basis.maxOrder < 1 || m_spec.basis.maxOrder > zernike::kMaxOrder)
-        fail("Zernike order must be between 1 and " + std::to_string(zernike::kMaxOrder) + ", got " + std::to_string(m_spec.basis.maxOrder));
+    // Specs built in code (presets, tests) come here unchecked; settings were checked by ModelSettings::isValid.
+    if (const std::string error = zernike::orderError(m_spec.basis.maxOrder); !error.empty())
+        fail("Zernike order " + error);
     if (m_spec.planes.empty())
         fail("the problem has no image planes");
     const PupilSpec& pupil = m_spec.pupil;
@@ -95,8 +95,7 @@ Problem::Problem(ProblemSpec spec)
         fail("the pupil does not fit in the grid (sampling Q < 1); use a larger grid or coarser sampling");
     if (!(m_spec.gain > 0.0) || !std::isfinite(m_spec.gain))
         fail("camera gain must be a positive number of electrons per data unit, got " + std::to_string(m_spec.gain));
-    const bool zonal = m_spec.phaseModel != PupilPhaseModel::Zernike || m_spec.amplitudeModel == PupilAmplitudeModel::Zonal;
-    if (zonal && (!(m_spec.regularization > 0.0) || !std::isfinite(m_spec.regularization)))
+    if (hasZonalTerms(m_spec.phaseModel, m_spec.amplitudeModel) && (!(m_spec.regularization > 0.0) || !std::isfinite(m_spec.regularization)))
         fail("the regularisation weight of the zonal terms must be a positive number, got " + std::to_string(m_spec.regularization));
     const double object = m_spec.detector.objectDiameterPixels;
     if (!(object >= 0.0) || !std::isfinite(object))

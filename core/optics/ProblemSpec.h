@@ -38,6 +38,8 @@ inline double pixelVariance(double model, double readNoise, double gain)
     return std::max(std::max(model, 0.0) / gain + readNoise * readNoise, 1.0);
 }
 
+constexpr int kMaxGrid = 8192; // the largest model grid: 8192^2 complex doubles are 1 GiB per buffer, beyond is a typo
+
 struct BasisSpec {
     int maxOrder = 4; // highest radial order n, at most zernike::kMaxOrder
     ZernikeOrdering ordering = ZernikeOrdering::Noll;
@@ -58,6 +60,12 @@ enum class PupilPhaseModel { Zernike, Zonal, Both };
 enum class PupilAmplitudeModel { Uniform, Gaussian, Zonal };
 const char* pupilPhaseModelName(PupilPhaseModel model);         // "zernike", "zonal", "both"
 const char* pupilAmplitudeModelName(PupilAmplitudeModel model); // "uniform", "gaussian", "zonal"
+// Whether a pupil function has per-pixel (zonal) terms, which the smoothness weight applies to: a zonal or
+// mixed phase, or a zonal amplitude. The one definition the checks, the engine, reports and the desktop use.
+inline bool hasZonalTerms(PupilPhaseModel phase, PupilAmplitudeModel amplitude)
+{
+    return phase != PupilPhaseModel::Zernike || amplitude == PupilAmplitudeModel::Zonal;
+}
 
 // The image formation between the field's intensity and the detector's pixels: a real, even transfer
 // function H(f) multiplied onto the intensity's spectrum (the OTF), i.e. a convolution of |field|^2.

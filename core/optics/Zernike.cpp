@@ -127,6 +127,13 @@ std::string name(ZernikeMode mode)
     return "Z(" + std::to_string(mode.n) + "," + std::to_string(mode.m) + ")";
 }
 
+std::string orderError(int order)
+{
+    if (order >= 1 && order <= kMaxOrder)
+        return {};
+    return "must be between 1 and " + std::to_string(kMaxOrder) + " (got " + std::to_string(order) + ")";
+}
+
 const char* orderingName(ZernikeOrdering ordering)
 {
     return ordering == ZernikeOrdering::Noll ? "noll" : "ansi";

@@ -26,6 +26,9 @@ struct ZernikeMode {
 namespace zernike {
 
 constexpr int kMaxOrder = 15; // highest radial order the program supports
+// The one range rule of a Zernike radial order (a model's order, each coarse-to-fine stage, a benchmark's
+// orders): empty within 1..kMaxOrder, else "must be between 1 and 15 (got 16)".
+std::string orderError(int order);
 
 int termCount(int maxOrder);                       // (n + 1)(n + 2) / 2 terms of radial order <= n
 int firstIndex(ZernikeOrdering ordering);          // 1 for Noll, 0 for ANSI (both are piston)

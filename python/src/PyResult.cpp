@@ -42,14 +42,7 @@ std::vector<const Image*> planeImages(const FitResult& fit, Image PlaneResult::*
 // A phase unit by core's names ("rad", "waves", "nm"), through core's word parser.
 PhaseUnit phaseUnit(const std::string& text)
 {
-    QStringList names;
-    for (PhaseUnit u : {PhaseUnit::Radians, PhaseUnit::Waves, PhaseUnit::Nanometres})
-        names << QLatin1String(phaseUnitName(u));
-    const QString word = parseWordListOption(QString::fromStdString(text), "phase_unit", names).front();
-    for (PhaseUnit u : {PhaseUnit::Radians, PhaseUnit::Waves, PhaseUnit::Nanometres})
-        if (word == QLatin1String(phaseUnitName(u)))
-            return u;
-    return PhaseUnit::Radians;
+    return parseSettingOption<PhaseUnit>(QString::fromStdString(text), "phase_unit");
 }
 
 // The export a file name suggests when none is named: by the suffixes of core's table, else by extension.

@@ -115,9 +115,9 @@ private slots:
             QCOMPARE(row.value(QStringLiteral("chi2_per_plane")).toArray().size(), 5);
         }
         QVERIFY(list[1].value(QStringLiteral("pupil_samples")).toInt() > list[0].value(QStringLiteral("pupil_samples")).toInt());
-        const Run unknown = cli({QStringLiteral("bench"), QStringLiteral("vectorial")});
+        const Run unknown = cli({QStringLiteral("bench"), QStringLiteral("nonsense")});
         QCOMPARE(unknown.status, 2);
-        QVERIFY2(unknown.err.contains("oof|pupil"), unknown.err.constData());
+        QVERIFY2(unknown.err.contains("oof|pupil|vectorial|live"), unknown.err.constData());
     }
 
     void helpDocumentsTheList()

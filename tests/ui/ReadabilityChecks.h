@@ -10,6 +10,8 @@
 #include <QImage>
 #include <QStyle>
 #include <QStyleOptionComboBox>
+#include <QStyleOptionSpinBox>
+#include <QAbstractSpinBox>
 #include <QStringList>
 #include <QWidget>
 
@@ -164,6 +166,32 @@ inline QString cutComboText(const QComboBox* combo)
     if (needed <= field.width())
         return {};
     return QStringLiteral("%1: '%2' needs %3 px and has %4").arg(describe(combo), combo->currentText()).arg(needed).arg(field.width());
+}
+
+// A spin box too narrow for its text ("5 stacks/s" shown as "5 sta"), or "" when the whole text fits its field.
+inline QString cutSpinBoxText(const QAbstractSpinBox* spin)
+{
+    QStyleOptionSpinBox option;
+    option.initFrom(spin);
+    option.frame = spin->hasFrame();
+    option.buttonSymbols = spin->buttonSymbols();
+    const QRect field = spin->style()->subControlRect(QStyle::CC_SpinBox, &option, QStyle::SC_SpinBoxEditField, spin);
+    const QString text = spin->text();
+    const int needed = spin->fontMetrics().horizontalAdvance(text);
+    if (needed <= field.width())
+        return {};
+    return QStringLiteral("%1: '%2' needs %3 px and has %4").arg(describe(spin), text).arg(needed).arg(field.width());
+}
+
+// A plot's legend wider than the plot (its entries cut at the right edge), or "" when it fits.
+inline QString cutLegend(const QCustomPlot* plot)
+{
+    if (!plot->legend || !plot->legend->visible())
+        return {};
+    const int needed = plot->legend->minimumOuterSizeHint().width();
+    if (needed <= plot->width())
+        return {};
+    return QStringLiteral("%1: legend needs %2 px and the plot is %3").arg(describe(plot)).arg(needed).arg(plot->width());
 }
 
 } // namespace wfs::test

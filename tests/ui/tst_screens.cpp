@@ -57,7 +57,7 @@ private:
     }
 
     // What a reader needs of the screen shown now: every colour bar's colours along its length, no two
-    // tick or category labels running into each other, no combo box cutting its text (the plane's name
+    // tick or category labels running into each other, no legend wider than its plot, no spin box or combo box cutting its text (the plane's name
     // from 1920 px on; narrower windows may elide it in the middle, its tooltip has it whole), and the
     // images compared side by side at one scale.
     void checkReadable(const QSize& size, const QString& where)
@@ -70,7 +70,13 @@ private:
             if (!view || view->hasImage())
                 problems << test::colourBarProblems(plot);
             problems << test::overlappingLabels(plot);
+            if (const QString cut = test::cutLegend(plot); !cut.isEmpty())
+                problems << cut;
         }
+        for (QAbstractSpinBox* spin : m_window->findChildren<QAbstractSpinBox*>())
+            if (isShown(spin))
+                if (const QString cut = test::cutSpinBoxText(spin); !cut.isEmpty())
+                    problems << cut;
         for (QComboBox* combo : m_window->findChildren<QComboBox*>()) {
             if (!isShown(combo) || (combo->objectName() == QLatin1String("planeChoice") && size.width() < 1920))
                 continue;

@@ -1,6 +1,6 @@
 #pragma once
 // One number printed with a printf format, for the messages of the data layer (Dataset.cpp,
-// Preparation.cpp). Internal to core/io.
+// Preparation.cpp). Shared by core/io and core/settings.
 #include <cstdio>
 #include <string>
 

@@ -1,0 +1,79 @@
+#include "settings/ModelSettings.h"
+
+#include "base/Units.h"
+
+#include <stdexcept>
+
+namespace wfs {
+
+std::optional<SettingsError> ModelSettings::orderError() const
+{
+    if (const std::string error = zernike::orderError(order); !error.empty())
+        return SettingsError("order", error);
+    return std::nullopt;
+}
+
+std::optional<SettingsError> ModelSettings::geometryError() const
+{
+    if (grid != 0 && (grid < 16 || grid > kMaxGrid || grid % 2 != 0))
+        return SettingsError("grid", "must be an even number of samples from 16 to " + std::to_string(kMaxGrid) + " (got " + std::to_string(grid)
+                                         + "), or 0 for the data's size");
+    if (!(obscuration >= 0.0 && obscuration < 1.0))
+        return SettingsError("obscuration", "must be in [0, 1) of the pupil diameter (got " + std::to_string(obscuration) + ")");
+    // No telescope has more than a few dozen vanes; a million is a typo that would still "converge".
+    if (spiderCount < 0 || spiderCount > 64)
+        return SettingsError("spiders", "must be from 0 to 64 (got " + std::to_string(spiderCount) + ")");
+    if (!(spiderWidth >= 0.0 && spiderWidth < 0.5))
+        return SettingsError("spider-width", "must be in [0, 0.5) of the pupil diameter (got " + std::to_string(spiderWidth) + ")");
+    for (int index : fixedTerms) {
+        try {
+            zernike::modeFromIndex(index, ordering);
+        } catch (const std::invalid_argument& e) {
+            return SettingsError("fixed-terms", e.what());
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<SettingsError> ModelSettings::pupilFunctionError() const
+{
+    const auto check = [](const char* name, Setting setting, double value) -> std::optional<SettingsError> {
+        if (const std::string error = plausibilityError(setting, value); !error.empty())
+            return SettingsError(name, error);
+        return std::nullopt;
+    };
+    std::optional<SettingsError> error;
+    if (regularization != 0.0) // 0 = chosen by the engine's sweep
+        error = check("regularization", Setting::Regularization, regularization);
+    if (!error)
+        error = check("object-diameter", Setting::ObjectDiameter, objectDiameter);
+    if (!error && gain != 0.0) // 0 = estimated from the data
+        error = check("gain", Setting::Gain, gain);
+    if (!error)
+        error = check("offset", Setting::CameraOffset, offset);
+    if (!error)
+        error = check("bandwidth", Setting::Bandwidth, bandwidth);
+    if (!error && (spectralSamples < 1 || spectralSamples > 15))
+        error = SettingsError("spectral-samples", "must be from 1 to 15 (got " + std::to_string(spectralSamples) + ")");
+    return error;
+}
+
+std::optional<SettingsError> ModelSettings::readNoiseError() const
+{
+    if (!(readNoise >= 0.0) || !plausibilityError(Setting::ReadNoise, readNoise).empty())
+        return SettingsError("read-noise", plausibilityError(Setting::ReadNoise, readNoise) + "; 0 means the border noise of the data");
+    return std::nullopt;
+}
+
+std::optional<SettingsError> ModelSettings::firstError() const
+{
+    if (auto error = orderError())
+        return error;
+    if (auto error = geometryError())
+        return error;
+    if (auto error = pupilFunctionError())
+        return error;
+    return readNoiseError();
+}
+
+} // namespace wfs
