@@ -1,7 +1,7 @@
 #pragma once
 // RAII owners of the GPU backend's device memory, pinned host memory, cuFFT plans, streams, events,
 // cuBLAS/cuSOLVER handles and CUDA graphs. Every call they make is checked (CudaCheck.h).
-#include "CudaCheck.h"
+#include "gpu/CudaCheck.h"
 
 #include <cstddef>
 #include <utility>

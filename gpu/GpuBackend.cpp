@@ -1,10 +1,10 @@
 // The CUDA backend's registration with the engine's backend factory. This file is linked whole into
 // every program that links wfs::backends (see the top-level CMakeLists.txt), so its static initialiser
 // runs before main; nothing in core names it.
-#include "GpuDevice.h"
+#include "gpu/GpuDevice.h"
 #include "engine/BackendFactory.h"
-#include "fasth/GpuHouseholderRunner.h"
-#include "model/GpuModel.h"
+#include "gpu/fasth/GpuHouseholderRunner.h"
+#include "gpu/model/GpuModel.h"
 
 namespace wfs::gpu {
 

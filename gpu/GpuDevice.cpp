@@ -1,4 +1,4 @@
-#include "GpuDevice.h"
+#include "gpu/GpuDevice.h"
 
 #include <cuda_runtime_api.h>
 

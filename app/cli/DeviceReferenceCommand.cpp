@@ -5,7 +5,7 @@
 //
 // Model cases: the OOF preset (grid 64 order 4, grid 128 order 8), the demo preset (grid 128) and one
 // "rich" problem per objective (every parameter kind, masked data), each in the device layout
-// (model/ModelTranslation.h) with the parameter block, the float64 CPU cost and gradient at several
+// (gpu/model/ModelTranslation.h) with the parameter block, the float64 CPU cost and gradient at several
 // points (the preset start and random ones), the linear map from the device's result block to the
 // free-parameter gradient at each point (so the harness needs no Problem), and the CPU model images
 // at the first point. FastH cases: BenchData problems (LAPACK-layout reflectors, an SVD layer) with the
@@ -18,7 +18,7 @@
 #include "engine/BackendFactory.h"
 #include "engine/Presets.h"
 #include "fasth/HouseholderRunner.h"
-#include "model/ModelTranslation.h"
+#include "gpu/model/ModelTranslation.h"
 
 #include <QDir>
 

@@ -1,10 +1,10 @@
 #include "Benchmarks.h"
 
-#include "DeviceResources.h"
+#include "gpu/DeviceResources.h"
 #include "FasthCases.h"
 #include "ModelCases.h"
 #include "OofProblem.h"
-#include "model/ModelDevice.h"
+#include "gpu/model/ModelDevice.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,7 +1,7 @@
 #pragma once
 // What every part of wfs-device-check shares: small numeric and text helpers, the tally every case
 // reports to, the options of the benchmark commands, and what the device probe says.
-#include "GpuDevice.h"
+#include "gpu/GpuDevice.h"
 
 #include <algorithm>
 #include <chrono>

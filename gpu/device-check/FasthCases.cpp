@@ -1,6 +1,6 @@
 #include "FasthCases.h"
 
-#include "DeviceResources.h"
+#include "gpu/DeviceResources.h"
 
 #include <algorithm>
 #include <cmath>

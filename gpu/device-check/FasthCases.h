@@ -3,7 +3,7 @@
 // (H X recomputed, v.dL/dv = 0), then every device method and pass against them in double and float.
 #include "CheckSupport.h"
 #include "ReferenceFormat.h"
-#include "fasth/FasthDevice.h"
+#include "gpu/fasth/FasthDevice.h"
 
 #include <string>
 #include <vector>

@@ -1,9 +1,9 @@
 #include "ModelCases.h"
 
-#include "DeviceResources.h"
+#include "gpu/DeviceResources.h"
 #include "OofProblem.h"
-#include "model/ModelLayout.h"
-#include "model/ModelMath.h"
+#include "gpu/model/ModelLayout.h"
+#include "gpu/model/ModelMath.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,7 +4,7 @@
 // against the CPU's costs, gradients and images; out of memory, then recovery.
 #include "CheckSupport.h"
 #include "ReferenceFormat.h"
-#include "model/ModelDevice.h"
+#include "gpu/model/ModelDevice.h"
 
 #include <string>
 #include <vector>

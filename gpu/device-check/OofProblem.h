@@ -3,7 +3,7 @@
 // spec's formulas without the engine, so that the GPU-only harness can time any grid (64 .. 4096) on a
 // machine that cannot build the engine. The harness checks this generator against the engine's own OOF
 // preset at grid 64 order 4 and grid 128 order 8 (the reference files) before it trusts its timings.
-#include "model/ModelLayout.h"
+#include "gpu/model/ModelLayout.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // launchers are written once for float and double.
 // Included by FasthDevice.cu only; everything here is in namespace wfs::gpu::fasth_device.
 #pragma once
-#include "DeviceResources.h"
+#include "gpu/DeviceResources.h"
 
 namespace wfs::gpu::fasth_device {
 

@@ -3,7 +3,7 @@
 // allocated in setProblem()/prepare(), and execute() only enqueues work on the object's stream, so that
 // it can be timed with events or captured into a CUDA graph. Same convention as core/fasth:
 // apply(V, X) = H_1 ... H_k X. No Eigen here, so that nvcc never parses it.
-#include "DeviceResources.h"
+#include "gpu/DeviceResources.h"
 
 #include <memory>
 #include <string>

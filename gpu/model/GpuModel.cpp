@@ -1,6 +1,6 @@
-#include "model/GpuModel.h"
+#include "gpu/model/GpuModel.h"
 
-#include "model/ModelDevice.h"
+#include "gpu/model/ModelDevice.h"
 
 #include <stdexcept>
 

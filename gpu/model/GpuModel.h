@@ -3,7 +3,7 @@
 // translation between the engine's parameter vector and the device's parameter and result blocks.
 // Created only through engine/BackendFactory, with which gpu/GpuBackend.cpp registers this backend.
 #include "optics/ModelEvaluator.h"
-#include "model/ModelTranslation.h"
+#include "gpu/model/ModelTranslation.h"
 
 #include <memory>
 #include <string>

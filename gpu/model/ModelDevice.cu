@@ -14,9 +14,9 @@
 //   reduce    one block per result value sums the blocks' partial sums (fixed order: reproducible)
 //   copy out  the result block (device -> pinned host)
 // Captured into one CUDA graph per kind of evaluation and replayed with a single launch.
-#include "model/ModelDevice.h"
+#include "gpu/model/ModelDevice.h"
 
-#include "model/ModelMath.h"
+#include "gpu/model/ModelMath.h"
 
 #include <algorithm>
 #include <cmath>

@@ -9,8 +9,8 @@
 // adjoint FFTs, gather, reductions, copy out) is captured once into a CUDA graph per kind (cost only,
 // cost and gradient) and replayed with one launch, because at small grids the dozen separate launches
 // cost more than the work.
-#include "DeviceResources.h"
-#include "model/ModelLayout.h"
+#include "gpu/DeviceResources.h"
+#include "gpu/model/ModelLayout.h"
 
 #include <memory>
 #include <string>

@@ -5,7 +5,7 @@
 // place of cuFFT, so that the layout, the formulas and the result block are checked against the CPU
 // backend on machines without a device. Formulas and their order of operations follow
 // core/optics/CpuModel.cpp.
-#include "model/ModelLayout.h"
+#include "gpu/model/ModelLayout.h"
 
 #include <cmath>
 

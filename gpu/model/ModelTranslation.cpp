@@ -1,5 +1,5 @@
 // The host-side translation between a Problem and the GPU model's device layout (ModelTranslation.h).
-#include "model/ModelTranslation.h"
+#include "gpu/model/ModelTranslation.h"
 
 #include <cmath>
 #include <limits>

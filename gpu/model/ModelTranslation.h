@@ -4,7 +4,7 @@
 // (GpuModel.cpp) uses it per evaluation; `wavefront-cli device-reference` uses it to write the device
 // check's reference data (gpu/device-check/), which the GPU-only harness reads without the engine.
 #include "optics/ModelEvaluator.h"
-#include "model/ModelLayout.h"
+#include "gpu/model/ModelLayout.h"
 
 #include <vector>
 

@@ -1,10 +1,10 @@
 // The CUDA FastH backend: every method agrees with the CPU implementation (the tolerances of the FastH benchmark, Mathiasen et al. 2020),
 // with and without CUDA graphs, when a device is present; without one, the failure names the CUDA call,
 // the file and the line, and the backend factory says "no GPU".
-#include "GpuDevice.h"
+#include "gpu/GpuDevice.h"
 #include "engine/BackendFactory.h"
-#include "DeviceResources.h"
-#include "fasth/GpuHouseholderRunner.h"
+#include "gpu/DeviceResources.h"
+#include "gpu/fasth/GpuHouseholderRunner.h"
 #include "fasth/HouseholderRunner.h"
 
 #include <QtTest>

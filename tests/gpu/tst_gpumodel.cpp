@@ -9,14 +9,14 @@
 // cuFFT plans' batched layout, against the CPU backend.
 #include "ModelFixtures.h"
 
-#include "DeviceResources.h"
-#include "GpuDevice.h"
+#include "gpu/DeviceResources.h"
+#include "gpu/GpuDevice.h"
 #include "engine/BackendFactory.h"
 #include "engine/Presets.h"
 #include "engine/ReconstructionEngine.h"
-#include "model/GpuModel.h"
-#include "model/ModelDevice.h"
-#include "model/ModelMath.h"
+#include "gpu/model/GpuModel.h"
+#include "gpu/model/ModelDevice.h"
+#include "gpu/model/ModelMath.h"
 
 #include <fftw3.h>
 
