@@ -166,7 +166,21 @@ LivePanel::LivePanel(QWidget* parent)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    buildControls(layout);
+    buildDemoRow(layout);
+    buildPlots(layout);
+    connectControls();
+    // Display rate: the latest fit is pulled, never pushed per stack; trends and pictures take turns (refresh()).
+    m_refresh->setInterval(100);
+    connect(m_refresh, &QTimer::timeout, this, &LivePanel::refresh);
+    cameraSettingsChanged();
+    showTrendPoints();
+    setStatus();
+}
 
+// The row of buttons, the reference to hold and the threshold, and the status below it.
+void LivePanel::buildControls(QVBoxLayout* layout)
+{
     auto* bar = new QHBoxLayout;
     m_watchButton->setToolTip(tr("Fit every stack a camera writes into a folder, with the settings on the left"));
     m_demoButton->setToolTip(tr("A simulated camera writes noisy stacks into a temporary folder, which is watched like any other"));
@@ -205,7 +219,11 @@ LivePanel::LivePanel(QWidget* parent)
     // The status (source, stacks fitted, latency, skipped) on a row of its own: beside the controls it would be
     // squeezed to nothing, or squeeze them, when the docks leave the tab a narrow window's width.
     layout->addWidget(new StatusLine(m_status, 1, this));
+}
 
+// The demo camera's sliders (a few Zernike terms, photons) and its rate, shown while the demo runs.
+void LivePanel::buildDemoRow(QVBoxLayout* layout)
+{
     // The demo's camera in one row: a slider per term (waves), photons and rate.
     auto* demo = new QHBoxLayout(m_demoControls);
     demo->setContentsMargins(0, 0, 0, 0);
@@ -250,7 +268,11 @@ LivePanel::LivePanel(QWidget* parent)
     connect(m_rate, &QSpinBox::valueChanged, this, &LivePanel::cameraSettingsChanged);
     m_demoControls->setVisible(false);
     layout->addWidget(m_demoControls);
+}
 
+// The coefficient trend and the RMS / Strehl plot on the left, the latest stack's pages on the right.
+void LivePanel::buildPlots(QVBoxLayout* layout)
+{
     // Trends on the left, the latest stack on the right.
     // Solid pens of 1.5 px and more drawn as one polyline make the raster engine fill one self-crossing outline
     // per curve, a cost that grows with the points (80 ms a replot after 30 stacks at 1920 x 1080): segments instead.
@@ -316,7 +338,10 @@ LivePanel::LivePanel(QWidget* parent)
     m_phase->clear(tr("No stack yet: watch a folder, or start the live demo"));
     m_trend->setMinimumSize(300, 180);
     m_quality->setMinimumSize(300, 140);
+}
 
+void LivePanel::connectControls()
+{
     connect(m_watchButton, &QPushButton::clicked, this, &LivePanel::watchFolderRequested);
     connect(m_demoButton, &QPushButton::clicked, this, &LivePanel::demoRequested);
     connect(m_stopButton, &QPushButton::clicked, this, &LivePanel::stop);
@@ -348,12 +373,6 @@ LivePanel::LivePanel(QWidget* parent)
     });
     connect(m_thresholdValue, &QDoubleSpinBox::valueChanged, this, [this](double v) { setThreshold(m_thresholdTerm->currentData().toInt(), v); });
     connect(m_latest, &QTabWidget::currentChanged, this, &LivePanel::drawPage);
-    // Display rate: the latest fit is pulled, never pushed per stack; trends and pictures take turns (refresh()).
-    m_refresh->setInterval(100);
-    connect(m_refresh, &QTimer::timeout, this, &LivePanel::refresh);
-    cameraSettingsChanged();
-    showTrendPoints();
-    setStatus();
 }
 
 LivePanel::~LivePanel()

@@ -20,6 +20,7 @@
 class QCustomPlot;
 class QCPGraph;
 class QCPTextElement;
+class QVBoxLayout;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -82,6 +83,10 @@ signals:
     void rowAdded(int stacksShown);
 
 private:
+    void buildControls(QVBoxLayout* layout);
+    void buildDemoRow(QVBoxLayout* layout);
+    void buildPlots(QVBoxLayout* layout);
+    void connectControls();
     void start(LiveWatchOptions options, std::unique_ptr<LiveCamera> camera, std::unique_ptr<QTemporaryDir> folder);
     void addRow(const QJsonObject& row);
     void addDifference(const LiveDifference& difference);
