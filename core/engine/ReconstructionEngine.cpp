@@ -379,6 +379,37 @@ std::string tooFewPixelsWarning(const Problem& problem)
            + std::to_string(kPixelsPerParameter) + " pixels a parameter, " + std::to_string(kPixelsPerParameter * parameters)
            + " here); the coefficients are not determined by the data: use larger images (--crop) or a lower --order";
 }
+// A live snapshot of iterate `it`: its Zernike terms in waves and phase map, and with `images` the model and residual
+// images (K transforms; taken between iterations, when the evaluator is idle).
+ProgressSnapshot snapshotOf(const Problem& problem, ModelEvaluator& evaluator, const IterationSnapshot& it, bool images)
+{
+    ProgressSnapshot snap;
+    snap.iteration = it;
+    const ModelParameters p = problem.unpack(it.parameters.data());
+    for (double c : p.zernike)
+        snap.zernikeWaves.push_back(c / (2.0 * M_PI));
+    snap.phase = phaseMap(problem, p);
+    snap.phaseGeometry = phaseMapGeometry(problem);
+    if (images) {
+        snap.models = modelImagesInDataLayout(evaluator, it.parameters);
+        for (size_t k = 0; k < snap.models.size(); ++k)
+            snap.residuals.push_back(planeResiduals(problem, int(k), snap.models[k]));
+    }
+    return snap;
+}
+// The last stage's fit analysed (uncertainties, PSF analysis as asked), with the warnings a reader needs: too few
+// pixels for the terms, and L-BFGS where BFGS was asked.
+FitResult finishedFit(ModelEvaluator& evaluator, const Problem& problem, const SolverSummary& summary, const ReconstructionRequest& request,
+                      bool switchedToLbfgs)
+{
+    FitResult result = analyseFit(evaluator, summary, request.gradient, request.analysis);
+    if (const std::string thin = tooFewPixelsWarning(problem); !thin.empty())
+        result.warnings.push_back(thin);
+    if (switchedToLbfgs)
+        result.warnings.push_back("L-BFGS instead of BFGS: " + std::to_string(problem.parameterCount()) + " parameters (more than "
+                                  + std::to_string(kLargeProblem) + ")");
+    return result;
+}
 } // namespace
 
 FitResult reconstruct(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
@@ -430,26 +461,17 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
         const int stage = int(s);
         auto callback = [&](const IterationSnapshot& it) {
             if (progress) {
-                ProgressSnapshot snap;
+                const auto now = std::chrono::steady_clock::now();
+                const bool images = request.liveImageInterval >= 0.0
+                                    && std::chrono::duration<double>(now - lastImages).count() >= request.liveImageInterval;
+                if (images)
+                    lastImages = now;
+                ProgressSnapshot snap = snapshotOf(*problem, *evaluator, it, images);
                 snap.stage = stage;
                 snap.stageCount = int(stages.size());
                 snap.order = stages[size_t(stage)];
-                snap.iteration = it;
                 snap.iteration.iteration += iterationsSoFar;
                 snap.iteration.elapsedSeconds += secondsSoFar;
-                const ModelParameters p = problem->unpack(it.parameters.data());
-                for (double c : p.zernike)
-                    snap.zernikeWaves.push_back(c / (2.0 * M_PI));
-                snap.phase = phaseMap(*problem, p);
-                snap.phaseGeometry = phaseMapGeometry(*problem);
-                const auto now = std::chrono::steady_clock::now();
-                if (request.liveImageInterval >= 0.0
-                    && std::chrono::duration<double>(now - lastImages).count() >= request.liveImageInterval) {
-                    snap.models = modelImagesInDataLayout(*evaluator, it.parameters); // between iterations: the evaluator is idle
-                    for (size_t k = 0; k < snap.models.size(); ++k)
-                        snap.residuals.push_back(planeResiduals(*problem, int(k), snap.models[k]));
-                    lastImages = now;
-                }
                 progress(snap);
             }
             return CallbackResult::Continue;
@@ -466,12 +488,7 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
         const bool last = s + 1 == stages.size() || summary.termination == Termination::Cancelled
                           || summary.termination == Termination::Failed;
         if (last) {
-            result = analyseFit(*evaluator, summary, request.gradient, request.analysis);
-            if (const std::string thin = tooFewPixelsWarning(*problem); !thin.empty())
-                result->warnings.push_back(thin);
-            if (switchedToLbfgs)
-                result->warnings.push_back("L-BFGS instead of BFGS: " + std::to_string(problem->parameterCount()) + " parameters (more than "
-                                           + std::to_string(kLargeProblem) + ")");
+            result = finishedFit(*evaluator, *problem, summary, request, switchedToLbfgs);
             break;
         }
         result = FitResult();

@@ -233,6 +233,41 @@ private:
     Clock::time_point m_start;
 };
 
+// Ceres' line-search options from ours: Wolfe line search, BFGS or L-BFGS, our stopping rules, no logging, and the
+// state written back every iteration (the callback reads the live iterate).
+ceres::GradientProblemSolver::Options ceresOptionsFor(const SolverOptions& options)
+{
+    ceres::GradientProblemSolver::Options ceresOptions;
+    ceresOptions.line_search_direction_type = options.optimizer == OptimizerKind::Bfgs ? ceres::BFGS : ceres::LBFGS;
+    ceresOptions.line_search_type = ceres::WOLFE;
+    ceresOptions.use_approximate_eigenvalue_bfgs_scaling = options.scaleInitialHessian;
+    ceresOptions.max_lbfgs_rank = options.lbfgsRank;
+    ceresOptions.max_num_iterations = options.maxIterations;
+    ceresOptions.gradient_tolerance = options.gradientTolerance;
+    ceresOptions.function_tolerance = options.functionTolerance;
+    ceresOptions.parameter_tolerance = options.parameterTolerance;
+    ceresOptions.max_solver_time_in_seconds = 1e9;
+    ceresOptions.logging_type = ceres::SILENT;
+    ceresOptions.minimizer_progress_to_stdout = false;
+    ceresOptions.update_state_every_iteration = true; // the callback reads the live iterate
+    return ceresOptions;
+}
+
+// What a finished Ceres run means in our terms; a stall rewrites *message in words.
+Termination terminationOf(const ceres::GradientProblemSolver::Summary& summary, std::string* message)
+{
+    switch (summary.termination_type) {
+    case ceres::CONVERGENCE:
+    case ceres::USER_SUCCESS:
+        return Termination::Converged;
+    case ceres::NO_CONVERGENCE:
+        return Termination::MaxIterations;
+    default:
+        *message = "the line search could not lower the cost further (" + summary.message + ")";
+        return Termination::Stalled;
+    }
+}
+
 } // namespace
 
 SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& start, const SolverOptions& options,
@@ -272,20 +307,7 @@ SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& sta
         result.initialCost = cost;
     }
 
-    ceres::GradientProblemSolver::Options ceresOptions;
-    ceresOptions.line_search_direction_type = options.optimizer == OptimizerKind::Bfgs ? ceres::BFGS : ceres::LBFGS;
-    ceresOptions.line_search_type = ceres::WOLFE;
-    ceresOptions.use_approximate_eigenvalue_bfgs_scaling = options.scaleInitialHessian;
-    ceresOptions.max_lbfgs_rank = options.lbfgsRank;
-    ceresOptions.max_num_iterations = options.maxIterations;
-    ceresOptions.gradient_tolerance = options.gradientTolerance;
-    ceresOptions.function_tolerance = options.functionTolerance;
-    ceresOptions.parameter_tolerance = options.parameterTolerance;
-    ceresOptions.max_solver_time_in_seconds = 1e9;
-    ceresOptions.logging_type = ceres::SILENT;
-    ceresOptions.minimizer_progress_to_stdout = false;
-    ceresOptions.update_state_every_iteration = true; // the callback reads the live iterate
-
+    ceres::GradientProblemSolver::Options ceresOptions = ceresOptionsFor(options);
     Callback iterationCallback(*function, x.data(), options.cancel, callback, t0);
     ceresOptions.callbacks.push_back(&iterationCallback);
 
@@ -315,19 +337,7 @@ SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& sta
         result.termination = Termination::Failed;
         result.message = "evaluation failed: " + function->m_error;
     } else {
-        switch (summary.termination_type) {
-        case ceres::CONVERGENCE:
-        case ceres::USER_SUCCESS:
-            result.termination = Termination::Converged;
-            break;
-        case ceres::NO_CONVERGENCE:
-            result.termination = Termination::MaxIterations;
-            break;
-        default:
-            result.termination = Termination::Stalled;
-            result.message = "the line search could not lower the cost further (" + summary.message + ")";
-            break;
-        }
+        result.termination = terminationOf(summary, &result.message);
     }
     result.costEvaluations = function->m_costEvaluations;
     result.gradientEvaluations = function->m_gradientEvaluations;
