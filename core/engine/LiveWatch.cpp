@@ -288,6 +288,15 @@ qint64 cutPartialLine(const std::string& path)
     return all.size() - keep;
 }
 
+// A stack's files as the log lists them.
+QJsonArray inputsOf(const CompleteStack& stack)
+{
+    QJsonArray inputs;
+    for (const std::string& p : stack.paths)
+        inputs.append(QString::fromStdString(p));
+    return inputs;
+}
+
 } // namespace
 
 // ---- The worker ---------------------------------------------------------------------------------------
@@ -304,7 +313,19 @@ public:
 private:
     void scheduleProcess();
     void process();
+    // What fitting one stack gave: the result (none when it could not be read or prepared), its error, and times.
+    struct StackOutcome {
+        std::shared_ptr<FitResult> result;
+        std::string error;
+        bool ok = false, warm = false, mismatch = false;
+        qint64 detected = 0, finished = 0; // ms since the epoch
+        double fitSeconds = 0.0;
+    };
     void handle(const CompleteStack& stack, const QJsonArray& skipped);
+    bool fitStack(const CompleteStack& stack, StackOutcome& outcome);
+    QJsonObject logRow(const CompleteStack& stack, const StackOutcome& outcome, const QJsonArray& skipped) const;
+    void writeOutputs(const QJsonObject& row, const CompleteStack& stack, const StackOutcome& outcome);
+    void publish(const QJsonObject& row, const StackOutcome& outcome, int skippedCount);
     void checkShape(const PreparedRun& run);
     void writeCsv(const QJsonObject& row, const FitResult* result);
     void readInotify();
@@ -515,79 +536,104 @@ void LiveWatchWorker::checkShape(const PreparedRun& run)
 
 void LiveWatchWorker::handle(const CompleteStack& stack, const QJsonArray& skipped)
 {
-    const qint64 detected = QDateTime::currentMSecsSinceEpoch();
+    StackOutcome outcome;
+    if (!fitStack(stack, outcome))
+        return; // stopped mid-fit: not logged, so a restart fits it
+    const QJsonObject row = logRow(stack, outcome, skipped);
+    try {
+        writeOutputs(row, stack, outcome);
+    } catch (const std::exception& e) {
+        finish(true, QString::fromStdString(e.what()) + QStringLiteral("; the log keeps its whole rows"));
+        return;
+    }
+    publish(row, outcome, int(skipped.size()));
+}
+
+// Fits one complete stack with the watch's settings, warm-started from the last good fit when the parameters match.
+// False when the watch was stopped mid-fit.
+bool LiveWatchWorker::fitStack(const CompleteStack& stack, StackOutcome& outcome)
+{
+    outcome.detected = QDateTime::currentMSecsSinceEpoch();
     QElapsedTimer fitClock;
     fitClock.start();
-    std::shared_ptr<FitResult> result;
-    std::string error;
-    bool warm = false, mismatch = false;
     try {
         PreparedRun run = prepareStackRun(m_options.settings, stack.paths);
         checkShape(run);
         if (!m_warm.empty() && m_warm.size() == run.problem.start.size()) {
             run.request.start = m_warm;
             run.request.stages.clear(); // the previous stack's result is a better seed than a coarse stage
-            warm = true;
+            outcome.warm = true;
         }
         FitResult fitted = reconstruct(run.request, {}, &m_owner->m_cancel);
         if (m_owner->m_cancel.load())
-            return; // stopped mid-fit: not logged, so a restart fits it
-        result = std::make_shared<FitResult>(std::move(fitted));
+            return false;
+        outcome.result = std::make_shared<FitResult>(std::move(fitted));
     } catch (const ShapeMismatch& e) {
-        error = e.what();
-        mismatch = true;
+        outcome.error = e.what();
+        outcome.mismatch = true;
         if (m_saidShapes.insert(e.shape()).second)
             say(QStringLiteral("%1: %2; every such stack is logged as an error and not fitted")
                     .arg(QString::fromStdString(stack.name), QString::fromStdString(e.what())));
     } catch (const std::exception& e) {
-        error = e.what();
+        outcome.error = e.what();
     }
-    const qint64 finished = QDateTime::currentMSecsSinceEpoch();
+    outcome.finished = QDateTime::currentMSecsSinceEpoch();
+    outcome.fitSeconds = double(fitClock.nsecsElapsed()) * 1e-9;
+    outcome.ok = outcome.result && outcome.result->solver.termination != Termination::Failed;
+    if (outcome.result && !outcome.ok)
+        outcome.error = "the fit failed: " + outcome.result->solver.message;
+    return true;
+}
 
-    QJsonObject row = result ? resultToJson(*result) : QJsonObject{};
-    const bool ok = result && result->solver.termination != Termination::Failed;
-    if (result && !ok)
-        error = "the fit failed: " + result->solver.message;
-    QJsonArray inputs;
-    for (const std::string& p : stack.paths)
-        inputs.append(QString::fromStdString(p));
+// The log's row of a stack: the result JSON's keys plus its inputs, times, the completeness rule and the skipped stacks.
+QJsonObject LiveWatchWorker::logRow(const CompleteStack& stack, const StackOutcome& outcome, const QJsonArray& skipped) const
+{
+    QJsonObject row = outcome.result ? resultToJson(*outcome.result) : QJsonObject{};
     row.insert(QStringLiteral("sequence"), m_sequence);
     row.insert(QStringLiteral("stack"), QString::fromStdString(stack.name));
-    row.insert(QStringLiteral("inputs"), inputs);
-    row.insert(QStringLiteral("status"), ok ? QStringLiteral("ok") : QStringLiteral("failed"));
-    if (!error.empty())
-        row.insert(QStringLiteral("error"), QString::fromStdString(error));
-    if (mismatch)
+    row.insert(QStringLiteral("inputs"), inputsOf(stack));
+    row.insert(QStringLiteral("status"), outcome.ok ? QStringLiteral("ok") : QStringLiteral("failed"));
+    if (!outcome.error.empty())
+        row.insert(QStringLiteral("error"), QString::fromStdString(outcome.error));
+    if (outcome.mismatch)
         row.insert(QStringLiteral("settings_mismatch"), true);
     row.insert(QStringLiteral("complete_rule"), QString::fromStdString(stack.rule));
     row.insert(QStringLiteral("written"), isoMs(stack.lastWriteMs));
-    row.insert(QStringLiteral("detected"), isoMs(detected));
-    row.insert(QStringLiteral("finished"), isoMs(finished));
-    row.insert(QStringLiteral("fit_seconds"), double(fitClock.nsecsElapsed()) * 1e-9);
-    row.insert(QStringLiteral("latency_seconds"), double(finished - stack.lastWriteMs) * 1e-3);
-    row.insert(QStringLiteral("warm_started"), warm);
+    row.insert(QStringLiteral("detected"), isoMs(outcome.detected));
+    row.insert(QStringLiteral("finished"), isoMs(outcome.finished));
+    row.insert(QStringLiteral("fit_seconds"), outcome.fitSeconds);
+    row.insert(QStringLiteral("latency_seconds"), double(outcome.finished - stack.lastWriteMs) * 1e-3);
+    row.insert(QStringLiteral("warm_started"), outcome.warm);
     row.insert(QStringLiteral("skipped"), skipped);
+    return row;
+}
 
-    try {
-        appendLine(m_options.logPath, QJsonDocument(row).toJson(QJsonDocument::Compact));
-        if (!m_options.csvPath.empty())
-            writeCsv(row, result.get());
-        if (result && !m_options.resultsDir.empty()) {
-            QJsonObject json = resultToJson(*result);
-            json.insert(QStringLiteral("live_input"), QJsonObject{{QStringLiteral("stack"), QString::fromStdString(stack.name)},
-                                                                  {QStringLiteral("inputs"), inputs},
-                                                                  {QStringLiteral("sequence"), m_sequence}});
-            QString name = QString::fromStdString(stack.name);
-            const qsizetype dot = name.indexOf(QLatin1Char('.'));
-            if (dot > 0)
-                name.truncate(dot);
-            writeFileAtomically(QDir(QString::fromStdString(m_options.resultsDir)).filePath(name + QStringLiteral(".json")).toStdString(),
-                                QJsonDocument(json).toJson(), true);
-        }
-    } catch (const std::exception& e) {
-        finish(true, QString::fromStdString(e.what()) + QStringLiteral("; the log keeps its whole rows"));
+// The row appended to the log (and the CSV), and the result's own JSON when results are kept. Throws on a write error.
+void LiveWatchWorker::writeOutputs(const QJsonObject& row, const CompleteStack& stack, const StackOutcome& outcome)
+{
+    appendLine(m_options.logPath, QJsonDocument(row).toJson(QJsonDocument::Compact));
+    if (!m_options.csvPath.empty())
+        writeCsv(row, outcome.result.get());
+    if (!outcome.result || m_options.resultsDir.empty())
         return;
-    }
+    QJsonObject json = resultToJson(*outcome.result);
+    json.insert(QStringLiteral("live_input"), QJsonObject{{QStringLiteral("stack"), QString::fromStdString(stack.name)},
+                                                          {QStringLiteral("inputs"), inputsOf(stack)},
+                                                          {QStringLiteral("sequence"), m_sequence}});
+    QString name = QString::fromStdString(stack.name);
+    const qsizetype dot = name.indexOf(QLatin1Char('.'));
+    if (dot > 0)
+        name.truncate(dot);
+    writeFileAtomically(QDir(QString::fromStdString(m_options.resultsDir)).filePath(name + QStringLiteral(".json")).toStdString(),
+                        QJsonDocument(json).toJson(), true);
+}
+
+// The logged stack made the latest (and kept, for a reference chosen later), compared with a held reference, counted
+// and announced.
+void LiveWatchWorker::publish(const QJsonObject& row, const StackOutcome& outcome, int skippedCount)
+{
+    const std::shared_ptr<FitResult>& result = outcome.result;
+    const bool ok = outcome.ok;
     const int sequence = m_sequence++;
     if (ok)
         m_warm = result->solver.parameters;
@@ -603,7 +649,7 @@ void LiveWatchWorker::handle(const CompleteStack& stack, const QJsonArray& skipp
     {
         std::lock_guard<std::mutex> lock(m_owner->m_mutex);
         (ok ? m_owner->m_counts.fitted : m_owner->m_counts.failed) += 1;
-        m_owner->m_counts.skipped += int(skipped.size());
+        m_owner->m_counts.skipped += skippedCount;
         if (result) {
             auto fit = std::make_shared<LiveFit>();
             fit->row = row;
