@@ -127,7 +127,8 @@ QString dipoleOptionText(const DipoleSpec& d)
     for (const char* axis : {"x", "y", "z"})
         if (dipoleFromText(axis) == d)
             return QString::fromLatin1(axis);
-    return QStringLiteral("%1,%2").arg(d.theta * 180.0 / M_PI, 0, 'g', 17).arg(d.phi * 180.0 / M_PI, 0, 'g', 17);
+    // 12 digits: what was typed reads back as typed (30, not 29.999999999999996).
+    return QStringLiteral("%1,%2").arg(d.theta * 180.0 / M_PI, 0, 'g', 12).arg(d.phi * 180.0 / M_PI, 0, 'g', 12);
 }
 
 // The fields whose value core may estimate (gain, smoothness weight, offset) accept "auto".
