@@ -131,6 +131,27 @@ std::pair<int, int> gridAndOrder(const PresetDefaults& defaults, const PresetOpt
     return {grid, order};
 }
 
+// The preset's data from its Zernike truth (photon and read noise unless options.noise is off) and the fit's start.
+// The truth may hold terms above the fitted order: it is simulated with a basis that has them all.
+void simulateTruth(PresetCase& c, const PresetOptions& options, int grid, double readNoise)
+{
+    ProblemSpec& s = c.spec;
+    ProblemSpec truthSpec = s;
+    for (const TruthTerm& t : c.truth.terms)
+        truthSpec.basis.maxOrder = std::max(truthSpec.basis.maxOrder, zernike::modeFromIndex(t.index, c.truth.ordering).n);
+    const Problem truthProblem(truthSpec);
+    const std::vector<double> truthForSimulation = parametersForTruth(truthProblem, c.truth);
+    std::mt19937_64 rng(options.seed);
+    const auto images = simulateImages(truthSpec, truthForSimulation, grid, grid,
+                                       {options.noise ? NoiseModel::PhotonAndRead : NoiseModel::None, readNoise}, &rng);
+    for (size_t k = 0; k < images.size(); ++k)
+        s.planes[k].data = images[k];
+    if (truthSpec.basis.maxOrder == s.basis.maxOrder)
+        c.truthParameters = truthForSimulation;
+    estimateFluxAndBackground(s); // a fit starts from the data, not from the truth
+    c.start = Problem(s).initialParameters();
+}
+
 PresetCase oofPreset(const PresetOptions& options)
 {
     const PresetDefaults defaults = presetDefaults("oof");
@@ -205,21 +226,7 @@ PresetCase demoPreset(const PresetOptions& options)
     c.truth.terms = {{4, 0.06}, {5, -0.08}, {6, 0.05}, {7, 0.04}, {8, -0.06}, {9, 0.03}, {10, -0.02}, {11, 0.07}};
     if (options.truth)
         c.truth = *options.truth;
-    // The truth may hold terms above the fitted order: simulate with a basis that has them all.
-    ProblemSpec truthSpec = s;
-    for (const TruthTerm& t : c.truth.terms)
-        truthSpec.basis.maxOrder = std::max(truthSpec.basis.maxOrder, zernike::modeFromIndex(t.index, c.truth.ordering).n);
-    const Problem truthProblem(truthSpec);
-    const std::vector<double> truthForSimulation = parametersForTruth(truthProblem, c.truth);
-    std::mt19937_64 rng(options.seed);
-    const auto images = simulateImages(truthSpec, truthForSimulation, grid, grid,
-                                       {options.noise ? NoiseModel::PhotonAndRead : NoiseModel::None, readNoise}, &rng);
-    for (size_t k = 0; k < images.size(); ++k)
-        s.planes[k].data = images[k];
-    if (truthSpec.basis.maxOrder == s.basis.maxOrder)
-        c.truthParameters = truthForSimulation;
-    estimateFluxAndBackground(s); // a fit starts from the data, not from the truth
-    c.start = Problem(s).initialParameters();
+    simulateTruth(c, options, grid, readNoise);
     c.solver.gradientTolerance = defaults.gradientTolerance;
     c.solver.functionTolerance = defaults.functionTolerance;
     c.noiseDescription = options.noise ? "Poisson, 1e6 photons per plane, background 10, read noise 2 (counts RMS), mt19937_64 seed "
@@ -334,20 +341,7 @@ PresetCase vectorialPreset(const PresetOptions& options)
         c.truth = *options.truth;
     c.truth.note = "the truth is the objective's own aberration; the 3 um depth's spherical aberration is the model's (known depth), "
                    "not a fitted term";
-    ProblemSpec truthSpec = s;
-    for (const TruthTerm& t : c.truth.terms)
-        truthSpec.basis.maxOrder = std::max(truthSpec.basis.maxOrder, zernike::modeFromIndex(t.index, c.truth.ordering).n);
-    const Problem truthProblem(truthSpec);
-    const std::vector<double> truthForSimulation = parametersForTruth(truthProblem, c.truth);
-    std::mt19937_64 rng(options.seed);
-    const auto images = simulateImages(truthSpec, truthForSimulation, grid, grid,
-                                       {options.noise ? NoiseModel::PhotonAndRead : NoiseModel::None, readNoise}, &rng);
-    for (size_t k = 0; k < images.size(); ++k)
-        s.planes[k].data = images[k];
-    if (truthSpec.basis.maxOrder == s.basis.maxOrder)
-        c.truthParameters = truthForSimulation;
-    estimateFluxAndBackground(s);
-    c.start = Problem(s).initialParameters();
+    simulateTruth(c, options, grid, readNoise);
     c.solver.gradientTolerance = defaults.gradientTolerance;
     c.solver.functionTolerance = defaults.functionTolerance;
     c.noiseDescription = options.noise ? "Poisson, 2e5 photons per plane, background 5, read noise 1 (counts RMS), mt19937_64 seed "
