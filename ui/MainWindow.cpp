@@ -511,35 +511,28 @@ void MainWindow::loadDemo(bool startAfterLoading, const QString& preset)
 {
     if (m_busy || isFitting())
         return;
-    const bool pupil = preset == QLatin1String("pupil");
-    if (!pupil && preset != QLatin1String("demo")) {
-        showError(tr("Unknown demo '%1' (demo or pupil).").arg(preset));
+    const bool pupil = preset == QLatin1String("pupil"), vectorial = preset == QLatin1String("vectorial");
+    if (!pupil && !vectorial && preset != QLatin1String("demo")) {
+        showError(tr("Unknown demo '%1' (demo, pupil or vectorial).").arg(preset));
         return;
     }
     m_busy = true;
     statusBar()->showMessage(tr("simulating the demo data…"));
     const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
     QDir().mkpath(dir);
-    const QString path = QDir(dir).filePath(pupil ? QStringLiteral("pupil-demo.fits") : QStringLiteral("demo.fits"));
+    const QString path = QDir(dir).filePath(preset == QLatin1String("demo") ? QStringLiteral("demo.fits") : preset + QStringLiteral("-demo.fits"));
     QtConcurrent::run([path, name = preset.toStdString()] {
         const PresetCase demo = makePreset(name, {});
         writePresetFits(path.toStdString(), demo, name, PresetOptions{}.seed, true);
         return demo.truth;
-    }).then(this, [this, path, startAfterLoading, pupil](Truth truth) {
+    }).then(this, [this, path, startAfterLoading, name = preset.toStdString()](Truth truth) {
         m_busy = false;
         ModelSettings model = m_setup->modelSettings();
-        if (pupil) {
-            // The model the pupil preset is made for (engine/Presets.h), with the defocus scale as a
-            // nuisance parameter to show; L-BFGS for its 900 parameters. One fit.
-            model.order = presetDefaults("pupil").order;
-            model.phaseModel = PupilPhaseModel::Both;
-            model.amplitudeModel = PupilAmplitudeModel::Zonal;
-            model.fitDefocusScale = true;
-            m_demoFollowUpOrder = 0;
+        if (name != "demo") {
+            // The model the preset is made for (engine/Presets.h). One fit.
             SolverSettings solver = m_setup->solverSettings();
-            solver.optimizer = OptimizerKind::Lbfgs;
-            solver.gradientTolerance = presetDefaults("pupil").gradientTolerance;
-            solver.functionTolerance = presetDefaults("pupil").functionTolerance;
+            applyPresetSettings(name, model, solver);
+            m_demoFollowUpOrder = 0;
             m_setup->setSolverSettings(solver);
         } else {
             // Started at once, the demo fits twice, order 2 and then order 4, so that the Runs tab has two

@@ -4,6 +4,7 @@
 
 #include "fit/PsfAnalysis.h"
 #include "settings/SettingsText.h"
+#include "base/Units.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -96,6 +97,40 @@ double diameterFromText(const QLineEdit* edit)
     return lengthFromText(text.toStdString()).value_or(kNaN);
 }
 
+// A length with its unit (a bare number is metres), read by core; `empty` for an empty field, NaN when it is no length.
+double lengthOrDefault(const QLineEdit* edit, double empty)
+{
+    const QString text = edit->text().trimmed();
+    if (text.isEmpty())
+        return empty;
+    return lengthFromText(text.toStdString()).value_or(kNaN);
+}
+
+// An index box whose minimum (0) reads `zeroText` (ModelSettings: 0 = the immersion's), its top from core's
+// plausible range (base/Units.h). Values between 0 and the range's bottom can be typed: core refuses them by name.
+QDoubleSpinBox* indexBox(QWidget* parent, Setting setting, const QString& zeroText)
+{
+    auto* box = new QDoubleSpinBox(parent);
+    box->setRange(0.0, plausibleRange(setting).hi);
+    box->setDecimals(3);
+    box->setSingleStep(0.01);
+    box->setSpecialValueText(zeroText);
+    box->setKeyboardTracking(false);
+    return box;
+}
+
+// The dipole as the command line writes it (core's dipoleFromText reads it back): free, x, y, z or THETA,PHI in degrees.
+QString dipoleOptionText(const DipoleSpec& d)
+{
+    if (d.free)
+        return QStringLiteral("free");
+    for (const char* axis : {"x", "y", "z"})
+        if (dipoleFromText(axis) == d)
+            return QString::fromLatin1(axis);
+    // 12 digits: what was typed reads back as typed (30, not 29.999999999999996).
+    return QStringLiteral("%1,%2").arg(d.theta * 180.0 / M_PI, 0, 'g', 12).arg(d.phi * 180.0 / M_PI, 0, 'g', 12);
+}
+
 // The fields whose value core may estimate (gain, smoothness weight, offset) accept "auto".
 bool isAuto(const QLineEdit* edit)
 {
@@ -149,6 +184,7 @@ SetupPanel::SetupPanel(QWidget* parent)
     layout->addWidget(m_preparationBox);
     layout->addWidget(buildModel());
     layout->addWidget(buildPupilFunction());
+    layout->addWidget(buildImagingModel());
     layout->addWidget(buildSolver());
     auto* buttons = new QHBoxLayout;
     m_start = new QPushButton(tr("Start"), this);
@@ -508,6 +544,85 @@ void SetupPanel::updatePupilFunctionControls()
                                                SettingEnum<PupilAmplitudeModel>::values[std::clamp(m_amplitudeModel->currentIndex(), 0, 2)]));
 }
 
+QWidget* SetupPanel::buildImagingModel()
+{
+    auto* box = new QGroupBox(tr("Imaging model"), this);
+    box->setObjectName(QStringLiteral("imagingModelBox"));
+    auto* form = new QFormLayout(box);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    m_imagingForm = form;
+    m_imagingModel = new QComboBox(box);
+    m_imagingModel->setObjectName(QStringLiteral("imagingModelCombo"));
+    for (const std::string& text : settingTexts<ImagingModel>())
+        m_imagingModel->addItem(QString::fromStdString(text));
+    const ModelSettings defaults;
+    m_sampleIndex = indexBox(box, Setting::SampleIndex, tr("= immersion"));
+    m_sampleIndex->setObjectName(QStringLiteral("sampleIndexSpin"));
+    m_emitterDepth = new QLineEdit(lengthText(defaults.emitterDepth), box);
+    m_emitterDepth->setObjectName(QStringLiteral("emitterDepthEdit"));
+    m_emitterDepth->setPlaceholderText(tr("0 (e.g. 2um)"));
+    m_fitEmitterDepth = new QCheckBox(tr("fit the emitter's depth"), box);
+    m_fitEmitterDepth->setObjectName(QStringLiteral("fitEmitterDepthCheck"));
+    m_dipole = new QComboBox(box);
+    m_dipole->setObjectName(QStringLiteral("dipoleCombo"));
+    m_dipole->setEditable(true); // THETA,PHI typed
+    m_dipole->addItems({QStringLiteral("free"), QStringLiteral("x"), QStringLiteral("y"), QStringLiteral("z")});
+    m_coverslipIndex = indexBox(box, Setting::CoverslipIndex, tr("= immersion"));
+    m_coverslipIndex->setObjectName(QStringLiteral("coverslipIndexSpin"));
+    m_coverslipThickness = new QLineEdit(lengthText(defaults.coverslipThickness), box);
+    m_coverslipThickness->setObjectName(QStringLiteral("coverslipThicknessEdit"));
+    m_designCoverslipIndex = indexBox(box, Setting::CoverslipIndex, tr("= coverslip"));
+    m_designCoverslipIndex->setObjectName(QStringLiteral("designCoverslipIndexSpin"));
+    m_designCoverslipThickness = new QLineEdit(box);
+    m_designCoverslipThickness->setObjectName(QStringLiteral("designCoverslipThicknessEdit"));
+    m_designCoverslipThickness->setPlaceholderText(tr("= coverslip"));
+    const auto range = [](Setting setting) { return QString::fromLatin1(plausibleRange(setting).text); };
+    addField(form, tr("Imaging model"), m_imagingModel, "model",
+             tr("scalar: the pupil's field as one scalar (paraxial polarisation; right at low NA and for telescopes). vectorial: the "
+                "x, y and z fields of a dipole or bead through a high-NA objective: polarisation, Fresnel transmission of the "
+                "coverslip and sample interfaces, the aplanatic apodisation 1/√cos θ, index mismatch with the emitter's depth, "
+                "supercritical-angle light (README \"Model\"). Needs the NA and the immersion index above; six fields per plane, slower."));
+    addField(form, tr("Sample n"), m_sampleIndex, "sample-index",
+             tr("Refractive index of the sample around the emitter (no unit), %1; '= immersion' (0): no mismatch, no depth "
+                "aberration. Below the NA, light above the critical angle is evanescent (supercritical).")
+                 .arg(range(Setting::SampleIndex)));
+    addField(form, tr("Emitter depth"), m_emitterDepth, "emitter-depth",
+             tr("The emitter's depth below the coverslip with its unit, e.g. 2um (a bare number is metres), %1. The objective's "
+                "nominal focus is at this depth in the design medium; the mismatch adds Gibson and Lanni's path difference "
+                "k₀ d (n_s cos θ_s − n_i cos θ_i). The start value when the depth is fitted.")
+                 .arg(range(Setting::EmitterDepth)));
+    addField(form, QString(), m_fitEmitterDepth, "fit-emitter-depth",
+             tr("Fit the emitter's depth (metres, reported with its uncertainty) as a nuisance parameter; needs a sample index "
+                "other than the immersion's."));
+    addField(form, tr("Dipole"), m_dipole, "dipole",
+             tr("free: a bead or a rotating molecule (the x, y and z dipoles add incoherently, six fields); x, y, z, or THETA,PHI "
+                "in degrees: a fixed dipole, θ from the optical axis (0 to 180), φ from +x counter-clockwise (−360 to 360); its "
+                "fields add coherently."));
+    addField(form, tr("Coverslip n"), m_coverslipIndex, "coverslip-index",
+             tr("The coverslip's refractive index (no unit), %1; '= immersion' (0): no second interface.").arg(range(Setting::CoverslipIndex)));
+    addField(form, tr("Coverslip thickness"), m_coverslipThickness, "coverslip-thickness",
+             tr("The coverslip's thickness with its unit, e.g. 170um, %1 (default %2).")
+                 .arg(range(Setting::CoverslipThickness), lengthText(defaults.coverslipThickness)));
+    addField(form, tr("Design coverslip n"), m_designCoverslipIndex, "design-coverslip-index",
+             tr("The coverslip index the objective is designed for (no unit), %1; '= coverslip' (0): the actual one (no error).")
+                 .arg(range(Setting::CoverslipIndex)));
+    addField(form, tr("Design thickness"), m_designCoverslipThickness, "design-coverslip-thickness",
+             tr("The coverslip thickness the objective is designed for, e.g. 170um, %1; empty: the actual one. A difference "
+                "adds k₀ (t n_g cos θ_g − t* n_g* cos θ_g*).")
+                 .arg(range(Setting::CoverslipThickness)));
+    connect(m_imagingModel, &QComboBox::currentIndexChanged, this, &SetupPanel::updateImagingModelControls);
+    updateImagingModelControls();
+    return box;
+}
+
+void SetupPanel::updateImagingModelControls()
+{
+    const bool vectorial = SettingEnum<ImagingModel>::values[std::clamp(m_imagingModel->currentIndex(), 0, 1)] == ImagingModel::Vectorial;
+    for (QWidget* w : std::initializer_list<QWidget*>{m_sampleIndex, m_emitterDepth, m_fitEmitterDepth, m_dipole, m_coverslipIndex,
+                                                       m_coverslipThickness, m_designCoverslipIndex, m_designCoverslipThickness})
+        m_imagingForm->setRowVisible(w, vectorial);
+}
+
 QWidget* SetupPanel::buildSolver()
 {
     auto* box = new QGroupBox(tr("Solver"), this);
@@ -709,7 +824,8 @@ std::vector<SettingProblem> SetupPanel::checkSettings(const Dataset& dataset)
     for (const QString& text : planeProblems)
         problems.push_back({"defocus", -1, {}, MessageLevel::Error, text.toStdString()});
     const QStringList textProblems = modelTextProblems();
-    const char* textFields[] = {"regularization", "object-diameter", "gain", "offset", "stages"};
+    const char* textFields[] = {"regularization", "object-diameter", "gain", "offset", "stages", "emitter-depth", "coverslip-thickness",
+                                "design-coverslip-thickness", "dipole"};
     for (const QString& text : textProblems) {
         std::string setting = "model";
         const QString lower = text.toLower();
@@ -723,6 +839,14 @@ std::vector<SettingProblem> SetupPanel::checkSettings(const Dataset& dataset)
             setting = textFields[3];
         else if (lower.startsWith(QLatin1String("coarse")))
             setting = textFields[4];
+        else if (lower.startsWith(QLatin1String("emitter")))
+            setting = textFields[5];
+        else if (lower.startsWith(QLatin1String("coverslip")))
+            setting = textFields[6];
+        else if (lower.startsWith(QLatin1String("design")))
+            setting = textFields[7];
+        else if (lower.startsWith(QLatin1String("dipole")))
+            setting = textFields[8];
         problems.push_back({setting, -1, {}, MessageLevel::Error, text.toStdString()});
     }
     if (problems.empty())
@@ -862,6 +986,15 @@ ModelSettings SetupPanel::modelSettings() const
     s.fitDefocusScale = m_fitDefocusScale->isChecked();
     s.fitDefocusOffsets = m_fitDefocusOffsets->isChecked();
     s.fitSampling = m_fitSampling->isChecked();
+    s.imagingModel = SettingEnum<ImagingModel>::values[std::clamp(m_imagingModel->currentIndex(), 0, 1)];
+    s.sampleIndex = m_sampleIndex->value();
+    s.emitterDepth = lengthOrDefault(m_emitterDepth, 0.0);
+    s.fitEmitterDepth = m_fitEmitterDepth->isChecked();
+    s.dipole = dipoleFromText(m_dipole->currentText().trimmed().toLower().toStdString()).value_or(DipoleSpec{});
+    s.coverslipIndex = m_coverslipIndex->value();
+    s.coverslipThickness = lengthOrDefault(m_coverslipThickness, ModelSettings{}.coverslipThickness);
+    s.designCoverslipIndex = m_designCoverslipIndex->value();
+    s.designCoverslipThickness = lengthOrDefault(m_designCoverslipThickness, 0.0);
     return s;
 }
 
@@ -881,6 +1014,14 @@ QStringList SetupPanel::modelTextProblems() const
         problems << tr("Gain '%1' is neither a number (electrons per data unit) nor 'auto'").arg(text(m_gain));
     if (!isAuto(m_offset) && std::isnan(numberFromText(m_offset, 0.0)))
         problems << tr("Offset '%1' is neither a number (data units) nor 'auto'").arg(text(m_offset));
+    const std::pair<const QLineEdit*, QString> lengths[] = {{m_emitterDepth, tr("Emitter depth")},
+                                                             {m_coverslipThickness, tr("Coverslip thickness")},
+                                                             {m_designCoverslipThickness, tr("Design thickness")}};
+    for (const auto& [edit, name] : lengths)
+        if (std::isnan(lengthOrDefault(edit, 0.0)))
+            problems << tr("%1 '%2' is not a length (e.g. 2um; a bare number is metres)").arg(name, text(edit));
+    if (!dipoleFromText(m_dipole->currentText().trimmed().toLower().toStdString()))
+        problems << tr("Dipole '%1' is not free, x, y, z or THETA,PHI in degrees (e.g. 45,30)").arg(m_dipole->currentText().trimmed());
     for (const QString& part : m_stages->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         bool ok = false;
         part.trimmed().toInt(&ok);
@@ -923,6 +1064,15 @@ void SetupPanel::setModelSettings(const ModelSettings& s)
     m_fitDefocusScale->setChecked(s.fitDefocusScale);
     m_fitDefocusOffsets->setChecked(s.fitDefocusOffsets);
     m_fitSampling->setChecked(s.fitSampling);
+    m_imagingModel->setCurrentIndex(settingIndex(s.imagingModel));
+    m_sampleIndex->setValue(s.sampleIndex);
+    m_emitterDepth->setText(s.emitterDepth == 0.0 ? QStringLiteral("0") : lengthText(s.emitterDepth));
+    m_fitEmitterDepth->setChecked(s.fitEmitterDepth);
+    m_dipole->setCurrentText(dipoleOptionText(s.dipole));
+    m_coverslipIndex->setValue(s.coverslipIndex);
+    m_coverslipThickness->setText(s.coverslipThickness == 0.0 ? QStringLiteral("0") : lengthText(s.coverslipThickness));
+    m_designCoverslipIndex->setValue(s.designCoverslipIndex);
+    m_designCoverslipThickness->setText(lengthText(s.designCoverslipThickness));
 }
 
 SolverSettings SetupPanel::solverSettings() const

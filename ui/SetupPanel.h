@@ -69,7 +69,8 @@ public:
     PreprocessOptions preprocessOptions() const;
     void setPreprocessOptions(const PreprocessOptions& options);
     // Text fields that hold no number (NaN in modelSettings(), which the workflow refuses) appear here
-    // as messages that name the field and the text: smoothness weight, object diameter, gain, offset, coarse stages.
+    // as messages that name the field and the text: smoothness weight, object diameter, gain, offset, coarse stages,
+    // the emitter's depth, the coverslip's thicknesses and the dipole.
     ModelSettings modelSettings() const;
     void setModelSettings(const ModelSettings& settings);
     QStringList modelTextProblems() const;
@@ -98,6 +99,8 @@ private:
     QWidget* buildModel();
     QWidget* buildPupilFunction();
     void updatePupilFunctionControls(); // the smoothness weight only where a zonal term uses it
+    QWidget* buildImagingModel();
+    void updateImagingModelControls(); // the vectorial model's rows only when it is chosen
     QWidget* buildSolver();
 
     // A field that can be marked: its widget, the note row beside it and its own tooltip.
@@ -125,6 +128,12 @@ private:
     QComboBox *m_phaseModel, *m_amplitudeModel;
     QLineEdit *m_regularization, *m_objectDiameter, *m_gain, *m_offset;
     QCheckBox *m_pixelIntegration, *m_fitDefocusScale, *m_fitDefocusOffsets, *m_fitSampling;
+    // The imaging model (ModelSettings' block of the same name; the NA and immersion are the metadata's).
+    QComboBox *m_imagingModel, *m_dipole;
+    QDoubleSpinBox *m_sampleIndex, *m_coverslipIndex, *m_designCoverslipIndex;
+    QLineEdit *m_emitterDepth, *m_coverslipThickness, *m_designCoverslipThickness;
+    QCheckBox* m_fitEmitterDepth;
+    QFormLayout* m_imagingForm = nullptr;
     QPushButton *m_start, *m_cancel;
     std::map<std::string, Field> m_fields;
     std::set<std::string> m_editedMetadata; // DatasetMetadata keys the user set since showMetadata

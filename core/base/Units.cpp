@@ -111,18 +111,17 @@ const char* settingName(Setting setting)
     case Setting::ObjectDiameter: return "object diameter";
     case Setting::Regularization: return "regularisation weight";
     case Setting::Bandwidth: return "bandwidth";
+    case Setting::SampleIndex: return "sample index";
+    case Setting::CoverslipIndex: return "coverslip index";
+    case Setting::EmitterDepth: return "emitter depth";
+    case Setting::CoverslipThickness: return "coverslip thickness";
     }
     return "value";
 }
 
-std::string plausibilityError(Setting setting, double v)
+PlausibleRange plausibleRange(Setting setting)
 {
-    struct Range {
-        double lo, hi;
-        bool symmetric; // |v| in [lo, hi] (lo may be 0: zero allowed)
-        const char* text;
-    };
-    Range r{};
+    PlausibleRange r;
     switch (setting) {
     case Setting::Wavelength: r = {1e-9, 1.0, false, "from 1 nm to 1 m"}; break;
     case Setting::PixelPitch: r = {1e-9, 0.1, false, "from 1 nm to 10 cm"}; break;
@@ -142,13 +141,24 @@ std::string plausibilityError(Setting setting, double v)
     case Setting::ObjectDiameter: r = {0.0, 1e-3, false, "from 0 to 1 mm"}; break;
     case Setting::Regularization: r = {1e-12, 1e12, false, "from 1e-12 to 1e12 (positive)"}; break;
     case Setting::Bandwidth: r = {0.0, 1e-6, false, "from 0 to 1 um"}; break;
+    case Setting::SampleIndex: r = {1.0, 3.0, false, "from 1 to 3 (water 1.33, cytosol about 1.37, glycerol 1.47, mounting media up to 1.52)"}; break;
+    case Setting::CoverslipIndex: r = {1.0, 3.0, false, "from 1 to 3 (glass 1.52)"}; break;
+    case Setting::EmitterDepth: r = {0.0, 1e-3, false, "from 0 to 1 mm below the coverslip"}; break;
+    case Setting::CoverslipThickness: r = {0.0, 2e-3, false, "from 0 to 2 mm (a #1.5 coverslip is 170 um)"}; break;
     }
+    return r;
+}
+
+std::string plausibilityError(Setting setting, double v)
+{
+    const PlausibleRange r = plausibleRange(setting);
     const double a = r.symmetric ? std::abs(v) : v;
     if (std::isfinite(v) && a >= r.lo && a <= r.hi)
         return {};
     std::string message = std::string("the ") + settingName(setting) + " " + number(v) + (setting == Setting::Wavelength || setting == Setting::PixelPitch
                                                                                              || setting == Setting::Aperture || setting == Setting::DefocusLength
-                                                                                             || setting == Setting::ZStep
+                                                                                             || setting == Setting::ZStep || setting == Setting::EmitterDepth
+                                                                                             || setting == Setting::CoverslipThickness
                                                                                          ? " m"
                                                                                          : "")
                           + " is not plausible: expected " + r.text;

@@ -44,8 +44,21 @@ enum class Setting {
     ObjectDiameter,    // metres: 0 .. 1 mm
     Regularization,    // weight of the zonal terms' smoothness prior: 1e-12 .. 1e12 (positive)
     Bandwidth,         // metres: 0 .. 1 um (and below half the wavelength, checked with it)
+    SampleIndex,       // the vectorial model's sample around the emitter: 1 .. 3 (water 1.33)
+    CoverslipIndex,    // the vectorial model's coverslip, actual or design: 1 .. 3 (glass 1.52)
+    EmitterDepth,      // metres below the coverslip: 0 .. 1 mm
+    CoverslipThickness, // metres: 0 .. 2 mm (a #1.5 coverslip is 170 um)
 };
 const char* settingName(Setting setting); // "wavelength", "pixel pitch", ...
+
+// A setting's plausible range, in its SI unit (metres, radians) or as a plain number: |v| in [lo, hi] where
+// `symmetric`, else v in [lo, hi]; `text` says it in words. Front ends take their controls' bounds from it.
+struct PlausibleRange {
+    double lo = 0.0, hi = 0.0;
+    bool symmetric = false;
+    const char* text = "";
+};
+PlausibleRange plausibleRange(Setting setting);
 
 // Empty when `value` is plausible for `setting`, else a sentence that names the setting and the value
 // and gives the range (and a guess at the intended value where one is likely).

@@ -14,7 +14,7 @@ namespace wfs {
 
 const std::vector<std::string>& presetNames()
 {
-    static const std::vector<std::string> names = {"demo", "oof", "pupil"};
+    static const std::vector<std::string> names = {"demo", "oof", "pupil", "vectorial"};
     return names;
 }
 
@@ -26,7 +26,9 @@ PresetDefaults presetDefaults(const std::string& name)
         return {256, 4, 1e-6, 1e-11};
     if (name == "pupil")
         return {64, 4, 1e-5, 1e-10};
-    throw std::invalid_argument("unknown preset '" + name + "' (demo, oof or pupil)");
+    if (name == "vectorial")
+        return {64, 4, 1e-6, 1e-11};
+    throw std::invalid_argument("unknown preset '" + name + "' (demo, oof, pupil or vectorial)");
 }
 
 std::vector<double> parametersForTruth(const Problem& problem, const Truth& truth)
@@ -129,6 +131,27 @@ std::pair<int, int> gridAndOrder(const PresetDefaults& defaults, const PresetOpt
     return {grid, order};
 }
 
+// The preset's data from its Zernike truth (photon and read noise unless options.noise is off) and the fit's start.
+// The truth may hold terms above the fitted order: it is simulated with a basis that has them all.
+void simulateTruth(PresetCase& c, const PresetOptions& options, int grid, double readNoise)
+{
+    ProblemSpec& s = c.spec;
+    ProblemSpec truthSpec = s;
+    for (const TruthTerm& t : c.truth.terms)
+        truthSpec.basis.maxOrder = std::max(truthSpec.basis.maxOrder, zernike::modeFromIndex(t.index, c.truth.ordering).n);
+    const Problem truthProblem(truthSpec);
+    const std::vector<double> truthForSimulation = parametersForTruth(truthProblem, c.truth);
+    std::mt19937_64 rng(options.seed);
+    const auto images = simulateImages(truthSpec, truthForSimulation, grid, grid,
+                                       {options.noise ? NoiseModel::PhotonAndRead : NoiseModel::None, readNoise}, &rng);
+    for (size_t k = 0; k < images.size(); ++k)
+        s.planes[k].data = images[k];
+    if (truthSpec.basis.maxOrder == s.basis.maxOrder)
+        c.truthParameters = truthForSimulation;
+    estimateFluxAndBackground(s); // a fit starts from the data, not from the truth
+    c.start = Problem(s).initialParameters();
+}
+
 PresetCase oofPreset(const PresetOptions& options)
 {
     const PresetDefaults defaults = presetDefaults("oof");
@@ -203,21 +226,7 @@ PresetCase demoPreset(const PresetOptions& options)
     c.truth.terms = {{4, 0.06}, {5, -0.08}, {6, 0.05}, {7, 0.04}, {8, -0.06}, {9, 0.03}, {10, -0.02}, {11, 0.07}};
     if (options.truth)
         c.truth = *options.truth;
-    // The truth may hold terms above the fitted order: simulate with a basis that has them all.
-    ProblemSpec truthSpec = s;
-    for (const TruthTerm& t : c.truth.terms)
-        truthSpec.basis.maxOrder = std::max(truthSpec.basis.maxOrder, zernike::modeFromIndex(t.index, c.truth.ordering).n);
-    const Problem truthProblem(truthSpec);
-    const std::vector<double> truthForSimulation = parametersForTruth(truthProblem, c.truth);
-    std::mt19937_64 rng(options.seed);
-    const auto images = simulateImages(truthSpec, truthForSimulation, grid, grid,
-                                       {options.noise ? NoiseModel::PhotonAndRead : NoiseModel::None, readNoise}, &rng);
-    for (size_t k = 0; k < images.size(); ++k)
-        s.planes[k].data = images[k];
-    if (truthSpec.basis.maxOrder == s.basis.maxOrder)
-        c.truthParameters = truthForSimulation;
-    estimateFluxAndBackground(s); // a fit starts from the data, not from the truth
-    c.start = Problem(s).initialParameters();
+    simulateTruth(c, options, grid, readNoise);
     c.solver.gradientTolerance = defaults.gradientTolerance;
     c.solver.functionTolerance = defaults.functionTolerance;
     c.noiseDescription = options.noise ? "Poisson, 1e6 photons per plane, background 10, read noise 2 (counts RMS), mt19937_64 seed "
@@ -295,6 +304,52 @@ PresetCase pupilPreset(const PresetOptions& options)
     return c;
 }
 
+// A bead (a free dipole) 3 um deep in water (n 1.33) under a #1.5 coverslip, seen through an NA 1.4 oil objective
+// (n 1.515) at 600 nm and Q 3 (65-70 nm pixels): the index mismatch's depth aberration, several waves of spherical,
+// and the light above the water's critical angle (NA 1.33 to 1.4) lost to evanescence. Five planes at W020 = -1.5 ..
+// +1.5 waves with photon noise; fitted with the same vectorial model at the known depth.
+PresetCase vectorialPreset(const PresetOptions& options)
+{
+    const PresetDefaults defaults = presetDefaults("vectorial");
+    const auto [grid, order] = gridAndOrder(defaults, options);
+    constexpr double photons = 2e5, background = 5.0, readNoise = 1.0;
+    PresetCase c;
+    ProblemSpec& s = c.spec;
+    s.name = "vectorial";
+    s.grid = PupilGrid::centred(grid, 3.0);
+    s.basis.maxOrder = order;
+    s.objective = ObjectiveKind::Poisson;
+    s.readNoise = readNoise;
+    s.wavelength = 600e-9;
+    s.model = ImagingModel::Vectorial;
+    s.vectorial.numericalAperture = kVectorialPresetNa;
+    s.vectorial.immersionIndex = kVectorialPresetImmersion;
+    s.vectorial.sampleIndex = kVectorialPresetSampleIndex;
+    s.vectorial.emitterDepth = kVectorialPresetDepth;
+    for (double waves : {-1.5, -0.75, 0.0, 0.75, 1.5}) {
+        PlaneSpec plane;
+        plane.diversity.kind = DiversityKind::ZernikeDefocus;
+        plane.diversity.defocusWaves = waves;
+        plane.diversity.measure = DefocusMeasure::PeakToValley;
+        plane.flux = photons;
+        plane.background = background;
+        plane.fitFlux = plane.fitBackground = true;
+        s.planes.push_back(plane);
+    }
+    c.truth.terms = {{5, 0.05}, {6, -0.03}, {7, 0.04}, {8, -0.02}, {11, 0.03}};
+    if (options.truth)
+        c.truth = *options.truth;
+    c.truth.note = "the truth is the objective's own aberration; the 3 um depth's spherical aberration is the model's (known depth), "
+                   "not a fitted term";
+    simulateTruth(c, options, grid, readNoise);
+    c.solver.gradientTolerance = defaults.gradientTolerance;
+    c.solver.functionTolerance = defaults.functionTolerance;
+    c.noiseDescription = options.noise ? "Poisson, 2e5 photons per plane, background 5, read noise 1 (counts RMS), mt19937_64 seed "
+                                             + std::to_string(options.seed)
+                                       : "none";
+    return c;
+}
+
 } // namespace
 
 namespace {
@@ -336,6 +391,10 @@ std::vector<FitsKeyword> presetKeywords(const PresetCase& preset, const std::str
     k.push_back({"BUNIT", presetDataUnit(presetName), "pixel unit"});
     k.push_back({"WAVELENG", s.wavelength, "[m] wavelength"});
     k.push_back({"NPLANES", (long long)s.planes.size(), "image planes (one per defocus)"});
+    if (s.model == ImagingModel::Vectorial) { // the objective the vectorial model describes
+        k.push_back({"NA", s.vectorial.numericalAperture, "numerical aperture"});
+        k.push_back({"IMMERSN", s.vectorial.immersionIndex, "immersion refractive index"});
+    }
     if (!s.grid.rowIsX)
         k.push_back({"SAMPLING", s.grid.spacing * s.grid.size / 2.0, "Q = lambda F# / pixel"});
     for (size_t p = 0; p < s.planes.size(); ++p) {
@@ -431,6 +490,29 @@ ProblemSpec richProblemSpec(ObjectiveKind objective, int grid, int maxOrder)
     return s;
 }
 
+void applyPresetSettings(const std::string& name, ModelSettings& model, SolverSettings& solver)
+{
+    const PresetDefaults defaults = presetDefaults(name);
+    if (name == "pupil") {
+        // With the defocus scale as a nuisance parameter to show; L-BFGS for its 900 parameters.
+        model.order = defaults.order;
+        model.phaseModel = PupilPhaseModel::Both;
+        model.amplitudeModel = PupilAmplitudeModel::Zonal;
+        model.fitDefocusScale = true;
+        solver.optimizer = OptimizerKind::Lbfgs;
+    } else if (name == "vectorial") {
+        model.order = defaults.order;
+        model.imagingModel = ImagingModel::Vectorial;
+        model.sampleIndex = kVectorialPresetSampleIndex;
+        model.emitterDepth = kVectorialPresetDepth;
+        model.dipole = DipoleSpec{};
+    } else {
+        return;
+    }
+    solver.gradientTolerance = defaults.gradientTolerance;
+    solver.functionTolerance = defaults.functionTolerance;
+}
+
 PresetCase makePreset(const std::string& name, const PresetOptions& options)
 {
     if (name == "oof")
@@ -439,7 +521,9 @@ PresetCase makePreset(const std::string& name, const PresetOptions& options)
         return demoPreset(options);
     if (name == "pupil")
         return pupilPreset(options);
-    throw std::invalid_argument("unknown preset '" + name + "' (demo, oof or pupil)");
+    if (name == "vectorial")
+        return vectorialPreset(options);
+    throw std::invalid_argument("unknown preset '" + name + "' (demo, oof, pupil or vectorial)");
 }
 
 } // namespace wfs

@@ -1,9 +1,12 @@
 #pragma once
 // Built-in problems: "oof" reproduces the OOF benchmark problem (Nikolic 2018) exactly; "demo" is a realistic lab case
 // (three planes at -1, 0, +1 wave of defocus, Noll 4..11 aberrations, photon and read noise); "pupil" is a
-// pupil no Zernike basis describes (a phase step, apodisation, dust), fitted with zonal terms.
+// pupil no Zernike basis describes (a phase step, apodisation, dust), fitted with zonal terms; "vectorial" is a bead
+// 3 um deep in water under an NA 1.4 oil objective (index mismatch), simulated and fitted with the vectorial model.
 // Also the simulator both use, and the start-value estimate for measured data.
 #include "fit/Solver.h"
+#include "settings/ModelSettings.h"
+#include "settings/SolverSettings.h"
 #include "io/Exports.h"
 #include "io/ResultJson.h"
 #include "optics/Problem.h"
@@ -38,7 +41,16 @@ struct PresetCase {
     std::vector<double> truthPhase, truthAmplitude;
 };
 
-const std::vector<std::string>& presetNames(); // {"demo", "oof", "pupil"}
+const std::vector<std::string>& presetNames(); // {"demo", "oof", "pupil", "vectorial"}
+
+// The "vectorial" preset's objective and sample (its FITS file carries the NA and immersion; the rest are model settings).
+constexpr double kVectorialPresetNa = 1.4, kVectorialPresetImmersion = 1.515, kVectorialPresetSampleIndex = 1.33;
+constexpr double kVectorialPresetDepth = 3e-6; // metres below the coverslip
+
+// The settings a front end that loads a preset's FITS file fits it with (the preset's own model): the pupil preset's
+// zonal terms, defocus scale and L-BFGS; the vectorial preset's imaging model, sample and depth. Other presets leave
+// `model` and `solver` as they are.
+void applyPresetSettings(const std::string& name, ModelSettings& model, SolverSettings& solver);
 // What a preset uses when PresetOptions leave it open (grid, order 0), and its stopping rule; stated in
 // the command line's help. Throws std::invalid_argument for an unknown name.
 struct PresetDefaults {

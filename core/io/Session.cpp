@@ -237,8 +237,7 @@ void readPupilFunctionSettings(const Reader& r, const QJsonObject& model, const 
     ms.fitDefocusOffsets = r.boolean(model, QStringLiteral("fit_defocus_offsets"), mo, ms.fitDefocusOffsets);
     ms.fitSampling = r.boolean(model, QStringLiteral("fit_sampling"), mo, ms.fitSampling);
     ms.estimateOffset = r.boolean(model, QStringLiteral("estimate_offset"), mo, ms.estimateOffset);
-    const int imaging = r.choice(model, QStringLiteral("imaging_model"), mo, {QStringLiteral("scalar"), QStringLiteral("vectorial")}, 0);
-    ms.imagingModel = imaging == 1 ? ImagingModel::Vectorial : ImagingModel::Scalar;
+    ms.imagingModel = r.setting(model, QStringLiteral("imaging_model"), mo, ImagingModel::Scalar);
     ms.sampleIndex = r.number(model, QStringLiteral("sample_index"), mo, ms.sampleIndex);
     ms.emitterDepth = r.number(model, QStringLiteral("emitter_depth_m"), mo, ms.emitterDepth);
     ms.fitEmitterDepth = r.boolean(model, QStringLiteral("fit_emitter_depth"), mo, ms.fitEmitterDepth);

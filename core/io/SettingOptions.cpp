@@ -73,7 +73,8 @@ double parseLengthOption(const QString& text, const std::string& label)
 double parsePlausibleOption(const QString& text, const std::string& label, Setting setting)
 {
     const bool isLength = setting == Setting::Wavelength || setting == Setting::PixelPitch || setting == Setting::Aperture
-                          || setting == Setting::DefocusLength || setting == Setting::ZStep || setting == Setting::ObjectDiameter || setting == Setting::Bandwidth;
+                          || setting == Setting::DefocusLength || setting == Setting::ZStep || setting == Setting::ObjectDiameter || setting == Setting::Bandwidth
+                          || setting == Setting::EmitterDepth || setting == Setting::CoverslipThickness;
     const double v = isLength ? parseLengthOption(text, label) : parseNumberOption(text, label);
     const std::string error = plausibilityError(setting, v);
     if (!error.empty())
@@ -183,29 +184,18 @@ void applyPupilFunctionOptions(const Reader& r, ModelSettings& m)
 void applyImagingModelOptions(const Reader& r, ModelSettings& m)
 {
     if (r.has("model"))
-        m.imagingModel = r.word("model", {QStringLiteral("scalar"), QStringLiteral("vectorial")}) == QLatin1String("vectorial") ? ImagingModel::Vectorial
-                                                                                                                                 : ImagingModel::Scalar;
-    const auto index = [&](const char* name, double& field) {
-        if (!r.has(name))
-            return;
-        field = r.number(name);
-        if (!(field >= 1.0 && field <= 3.0))
-            throw OptionError(r.label(name) + ": a refractive index of " + r.text(name).toStdString()
-                              + " is not plausible: expected from 1 to 3 (water 1.33, glycerol 1.47, glass and oil 1.52)");
+        m.imagingModel = r.choice<ImagingModel>("model");
+    // The ranges are core's (base/Units.h), the same ModelSettings::imagingModelError and the desktop program check.
+    const auto set = [&](const char* name, Setting setting, double& field) {
+        if (r.has(name))
+            field = r.plausible(name, setting);
     };
-    index("sample-index", m.sampleIndex);
-    index("coverslip-index", m.coverslipIndex);
-    index("design-coverslip-index", m.designCoverslipIndex);
-    const auto length = [&](const char* name, double& field, double largest, const char* range) {
-        if (!r.has(name))
-            return;
-        field = parseLengthOption(r.text(name), r.label(name));
-        if (!(field >= 0.0 && field <= largest))
-            throw OptionError(r.label(name) + ": " + r.text(name).toStdString() + " is outside " + range);
-    };
-    length("emitter-depth", m.emitterDepth, 1e-3, "0 to 1 mm below the coverslip");
-    length("coverslip-thickness", m.coverslipThickness, 2e-3, "0 to 2 mm (a #1.5 coverslip is 170um)");
-    length("design-coverslip-thickness", m.designCoverslipThickness, 2e-3, "0 to 2 mm (a #1.5 coverslip is 170um)");
+    set("sample-index", Setting::SampleIndex, m.sampleIndex);
+    set("coverslip-index", Setting::CoverslipIndex, m.coverslipIndex);
+    set("design-coverslip-index", Setting::CoverslipIndex, m.designCoverslipIndex);
+    set("emitter-depth", Setting::EmitterDepth, m.emitterDepth);
+    set("coverslip-thickness", Setting::CoverslipThickness, m.coverslipThickness);
+    set("design-coverslip-thickness", Setting::CoverslipThickness, m.designCoverslipThickness);
     if (r.has("fit-emitter-depth"))
         m.fitEmitterDepth = true;
     if (r.has("dipole")) {

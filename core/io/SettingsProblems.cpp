@@ -212,6 +212,11 @@ std::vector<SettingProblem> settingsProblems(const Session& session)
     if (model.objectDiameter > 0.0 && (!m.pixelPitch || !m.numericalAperture))
         problems.push_back({"object-diameter", -1, {"pixel-scale", "na"}, MessageLevel::Error,
                             "the object diameter needs the sample-plane pixel size: give the pixel pitch with the numerical aperture"});
+    // The workflow's applyImagingModel refuses the same (its message); here it points at the field.
+    if (model.imagingModel == ImagingModel::Vectorial && !m.numericalAperture)
+        problems.push_back({"na", -1, {"model"}, MessageLevel::Error,
+                            "the vectorial model describes a microscope objective: it needs the numerical aperture (e.g. 1.4) and the immersion "
+                            "index (e.g. 1.515); for a telescope or an f-number system choose the scalar model"});
     if (dataset.preprocess.normalise && model.objective == ObjectiveKind::Poisson)
         problems.push_back({"objective", -1, {"normalise"}, MessageLevel::Error,
                             "the Poisson objective needs counts: turn normalisation off or choose least squares"});

@@ -1,8 +1,11 @@
 #include "settings/ModelSettings.h"
 
 #include "base/Units.h"
+#include "optics/Vectorial.h"
 
+#include <iterator>
 #include <stdexcept>
+#include <utility>
 
 namespace wfs {
 
@@ -65,6 +68,33 @@ std::optional<SettingsError> ModelSettings::readNoiseError() const
     return std::nullopt;
 }
 
+std::optional<SettingsError> ModelSettings::imagingModelError() const
+{
+    if (fitEmitterDepth && imagingModel != ImagingModel::Vectorial)
+        return SettingsError("fit-emitter-depth", "the emitter's depth is a parameter of the vectorial model: choose the vectorial model");
+    // 0 stands for "the immersion's" (indices) or "as built" (the design thickness).
+    const std::pair<const char*, Setting> zeroMeansDefault[] = {{"sample-index", Setting::SampleIndex},
+                                                                {"coverslip-index", Setting::CoverslipIndex},
+                                                                {"design-coverslip-index", Setting::CoverslipIndex},
+                                                                {"design-coverslip-thickness", Setting::CoverslipThickness}};
+    const double values[] = {sampleIndex, coverslipIndex, designCoverslipIndex, designCoverslipThickness};
+    for (size_t i = 0; i < std::size(values); ++i)
+        if (values[i] != 0.0)
+            if (const std::string error = plausibilityError(zeroMeansDefault[i].second, values[i]); !error.empty())
+                return SettingsError(zeroMeansDefault[i].first, error);
+    if (const std::string error = plausibilityError(Setting::EmitterDepth, emitterDepth); !error.empty())
+        return SettingsError("emitter-depth", error);
+    if (const std::string error = plausibilityError(Setting::CoverslipThickness, coverslipThickness); !error.empty())
+        return SettingsError("coverslip-thickness", error);
+    // The angles' ranges are the model's own (vectorialSpecError), asked of an otherwise plausible objective.
+    VectorialSpec angles;
+    angles.numericalAperture = 1.0;
+    angles.dipole = dipole;
+    if (const std::string error = vectorialSpecError(angles); !error.empty())
+        return SettingsError("dipole", error);
+    return std::nullopt;
+}
+
 std::optional<SettingsError> ModelSettings::firstError() const
 {
     if (auto error = orderError())
@@ -72,6 +102,8 @@ std::optional<SettingsError> ModelSettings::firstError() const
     if (auto error = geometryError())
         return error;
     if (auto error = pupilFunctionError())
+        return error;
+    if (auto error = imagingModelError())
         return error;
     return readNoiseError();
 }

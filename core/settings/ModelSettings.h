@@ -79,7 +79,11 @@ struct ModelSettings {
     std::optional<SettingsError> pupilFunctionError() const;
     // The read noise: plausible (0 stands for the data's border noise).
     std::optional<SettingsError> readNoiseError() const;
-    // The first of the four.
+    // The imaging model's block in its plausible ranges (base/Units.h; 0 where 0 means "the immersion's" or "as
+    // built"), the dipole's angles, and the depth fitted only by the vectorial model. What needs the metadata (the NA
+    // below the immersion index) is the workflow's (DatasetProblem's applyImagingModel).
+    std::optional<SettingsError> imagingModelError() const;
+    // The first of the five.
     std::optional<SettingsError> firstError() const;
     bool isValid(std::string* why) const { return detail::validFrom(firstError(), why); }
 };

@@ -14,6 +14,7 @@
 #include "optics/ModelEvaluator.h"
 #include "fit/Solver.h"
 #include "optics/ProblemSpec.h"
+#include "optics/Vectorial.h"
 #include "settings/MetadataSettings.h"
 #include "settings/OutputSettings.h"
 #include "settings/PreparationSettings.h"
@@ -56,6 +57,7 @@ WFS_SETTING_ENUM(GradientKind, gradientName, GradientKind::Adjoint, GradientKind
 WFS_SETTING_ENUM(OptimizerKind, optimizerName, OptimizerKind::Bfgs, OptimizerKind::Lbfgs);
 WFS_SETTING_ENUM(Precision, precisionName, Precision::Double, Precision::Float);
 WFS_SETTING_ENUM(PhaseUnit, phaseUnitName, PhaseUnit::Radians, PhaseUnit::Waves, PhaseUnit::Nanometres);
+WFS_SETTING_ENUM(ImagingModel, imagingModelName, ImagingModel::Scalar, ImagingModel::Vectorial);
 #undef WFS_SETTING_ENUM
 
 // Session files write the objective's full name; the command line lists Poisson first and says "weighted".

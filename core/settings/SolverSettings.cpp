@@ -53,6 +53,8 @@ void checkPupilFunctionSettings(const ModelSettings& model)
 {
     if (auto error = model.pupilFunctionError())
         throw *error;
+    if (auto error = model.imagingModelError())
+        throw *error;
 }
 
 void checkSolverSettings(const SolverSettings& solver)

@@ -45,7 +45,7 @@ std::vector<int> fittedOrders(const ModelSettings& model, const SolverSettings& 
 // The checks of a fit's settings, in one place: the orders (fittedOrders), the pupil function, the solver's
 // limits (the model's physical quantities are checked by Problem). Throws SettingsError.
 void checkSettings(const ModelSettings& model, const SolverSettings& solver);
-// ModelSettings::pupilFunctionError, thrown.
+// ModelSettings::pupilFunctionError and imagingModelError, thrown.
 void checkPupilFunctionSettings(const ModelSettings& model);
 // SolverSettings::limitsError, thrown: for runs without model settings (bench).
 void checkSolverSettings(const SolverSettings& solver);
