@@ -424,7 +424,7 @@ void MainWindow::buildMenus()
         if (!folder.isEmpty())
             watchFolder(folder);
     });
-    // Everything the command line writes after a fit (render/ResultExports.h), each with its file type
+    // Everything the command line writes after a fit (core's table, io/ExportKinds.h), each with its file type
     // and a name made from the data's.
     QMenu* exports = file->addMenu(tr("&Export"));
     exports->setObjectName(QStringLiteral("exportMenu"));

@@ -61,7 +61,7 @@ public:
     // fit is then refused and says why). Call it before the loading starts: a small file can load at once.
     void fitWhenLoaded();
     void cancelFit();
-    // Writes the export `key` of the result shown (render/ResultExports.h: "phase-out", "csv", ...), the
+    // Writes the export `key` of the result shown (io/ExportKinds.h: "phase-out", "csv", ...), the
     // same bytes as the command line's option of that name; false (and the reason shown) on failure.
     bool exportResult(const QString& key, const QString& path);
     // The file name an export of the data loaded is offered under: the data's name and the export's ending.

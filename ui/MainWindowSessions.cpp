@@ -119,7 +119,7 @@ bool MainWindow::exportResult(const QString& key, const QString& path)
         // The fitted system's 3-D PSF is imaged first, at the command line's defaults (21 planes over the
         // fitted planes' range, the data's pixels and size).
         std::optional<PsfStack> stack;
-        if (key == QLatin1String("psf-stack-out")) {
+        if (kind->kind == ExportKind::PsfStack) {
             if (!m_spec)
                 throw std::runtime_error("the fitted problem is not at hand");
             const Problem problem(fittedSpec(*m_spec, *m_result));
@@ -127,11 +127,13 @@ bool MainWindow::exportResult(const QString& key, const QString& path)
             request.defocus = defaultPsfStackDefocus(*m_spec);
             stack = psfStack(problem, m_result->solver.parameters, request);
         }
+        // The command line's defaults (FITS in radians, 64-bit) but the picture as the Phase tab shows it.
         ResultExportSources sources{*m_result, exportContext()};
         sources.pngUnit = m_phasePanel->nanometres() ? PhaseUnit::Nanometres : PhaseUnit::Waves;
         sources.wrapped = m_phasePanel->wrapped();
         sources.stack = stack ? &*stack : nullptr;
-        const QByteArray bytes = resultExportBytes(kind->key, path.toStdString(), sources);
+        const QByteArray bytes = resultExportBytes(kind->kind, path.toStdString(), sources);
+        // Written beside the target and renamed over it: a failed write leaves the previous file as it was.
         writeFileAtomically(path.toStdString(), bytes, true);
     } catch (const std::exception& e) {
         showError(tr("Export to %1 failed: %2").arg(path, QString::fromUtf8(e.what())));
