@@ -441,6 +441,17 @@ void MainWindow::buildMenus()
         });
         action->setData(key);
     }
+    // What the fit shown has nothing of is greyed out, saying why (e.g. no fitted pupil amplitude).
+    exports->setToolTipsVisible(true);
+    connect(exports, &QMenu::aboutToShow, this, [this, exports] {
+        for (QAction* action : exports->actions()) {
+            const ResultExport* e = findResultExport(action->data().toString().toStdString());
+            const QString why = !m_result ? tr("Nothing to export yet: run a fit first.")
+                                          : QString::fromStdString(e ? exportUnavailable(e->kind, *m_result) : std::string());
+            action->setEnabled(why.isEmpty());
+            action->setToolTip(why.isEmpty() ? action->text() : why);
+        }
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 

@@ -82,6 +82,24 @@ const ResultExport* resultExportForFileName(const std::string& path)
     return nullptr;
 }
 
+std::string exportUnavailable(ExportKind kind, const FitResult& result)
+{
+    switch (kind) {
+    case ExportKind::PhaseFits:
+    case ExportKind::PhasePng:
+        return result.phaseMap.isEmpty() ? "the result has no phase map" : "";
+    case ExportKind::PsfAnalysisCsv:
+    case ExportKind::PsfFits:
+        return result.psf ? "" : "the fit has no PSF analysis";
+    case ExportKind::AmplitudePng:
+        return result.pupilAmplitude.isEmpty() ? "the fit has no pupil amplitude (fit one with --pupil-amplitude zonal or gaussian)" : "";
+    case ExportKind::ZonalPng:
+        return result.zonalRemainderMap.isEmpty() ? "the fit has no zonal phase (fit one with --pupil-phase zonal or both)" : "";
+    default:
+        return {};
+    }
+}
+
 std::string exportTitle(ExportKind kind, const FitResult& result)
 {
     const char* title = resultExport(kind).title;
@@ -102,6 +120,8 @@ std::string exportTitle(ExportKind kind, const FitResult& result)
 QByteArray dataExportBytes(ExportKind kind, const std::string& path, const ResultExportSources& in)
 {
     const FitResult& result = in.result;
+    if (const std::string why = exportUnavailable(kind, result); !why.empty())
+        throw std::runtime_error(why);
     switch (kind) {
     case ExportKind::ResultJson:
         return QJsonDocument(resultToJson(result)).toJson();
@@ -115,8 +135,6 @@ QByteArray dataExportBytes(ExportKind kind, const std::string& path, const Resul
     case ExportKind::ResidualFits:
         return planesFitsBytes(result, in.context, in.float32, kind == ExportKind::ResidualFits);
     case ExportKind::PsfAnalysisCsv:
-        if (!result.psf)
-            throw std::runtime_error("the fit has no PSF analysis");
         return QByteArray::fromStdString(psfAnalysisCsv(*result.psf));
     case ExportKind::PsfFits:
         return psfFitsBytes(result, in.context, in.float32);

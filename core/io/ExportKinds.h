@@ -57,6 +57,11 @@ inline bool isPictureExport(ExportKind kind) { return resultExport(kind).title !
 // whole result, .csv the coefficients, .png the phase map, .fits/.fit/.fts all results); nullptr when neither tells.
 const ResultExport* resultExportForFileName(const std::string& path);
 
+// Empty when the fit has something to export as `kind`, else why not, naming the option that would make it
+// ("the fit has no pupil amplitude (fit one with --pupil-amplitude zonal or gaussian)"): the error of the
+// export and the reason a menu entry is disabled.
+std::string exportUnavailable(ExportKind kind, const FitResult& result);
+
 // The title of a picture export, drawn above it and written as the PNG's text "Title":
 // "Wavefront NAME (noll, order 6)", "Pupil amplitude NAME (gaussian)", "Phase beyond the Zernike terms NAME".
 // Empty for data kinds.
@@ -75,8 +80,7 @@ struct ResultExportSources {
 };
 
 // The bytes of a data export; `path` picks the PSF stack's format by its extension (.tif/.tiff: TIFF,
-// otherwise FITS). Throws std::runtime_error when the fit has nothing of this kind (a PSF analysis from a fit
-// made without one), std::logic_error for a picture kind (render/ResultExports.h draws those) or a PSF stack
+// otherwise FITS). Throws std::runtime_error with exportUnavailable's reason when the fit has nothing of this kind, std::logic_error for a picture kind (render/ResultExports.h draws those) or a PSF stack
 // without `stack`.
 QByteArray dataExportBytes(ExportKind kind, const std::string& path, const ResultExportSources& in);
 
