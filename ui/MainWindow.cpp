@@ -437,7 +437,7 @@ void MainWindow::buildMenus()
             }
             const QString path = QFileDialog::getSaveFileName(this, tr("Export: %1").arg(label), suggestedExportName(key), filter);
             if (!path.isEmpty())
-                exportResult(key, path); // the dialog has asked about replacing a file
+                exportResultInBackground(key, path); // the dialog has asked about replacing a file
         });
         action->setData(key);
     }

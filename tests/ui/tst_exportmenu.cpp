@@ -149,7 +149,10 @@ private slots:
                 QMetaObject::invokeMethod(dialog, "accept"); // accept() is protected; the slot is not
             });
             QSignalSpy errors(m_window.get(), &MainWindow::errorShown);
+            QSignalSpy done(m_window.get(), &MainWindow::exportFinished);
             action->trigger();
+            QVERIFY2(done.count() > 0 || done.wait(60000), e.key); // made on a worker
+            QCOMPARE(done.front().front().toBool(), true);
             QCOMPARE(filters, QString::fromLatin1(e.fileFilter).split(QStringLiteral(";;")));
             QVERIFY2(QFileInfo(path).size() > 0, qPrintable(key + QStringLiteral(": ") + m_window->lastError()));
             QCOMPARE(errors.count(), 0);
