@@ -243,6 +243,8 @@ QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options)
     image.setText(QStringLiteral("ColorMap"), QString::fromLatin1(colorMapName(map)));
     image.setText(QStringLiteral("ColorBarLabel"), barLabel);
     image.setText(QStringLiteral("Ticks"), tickTexts.join(QLatin1Char(' ')));
+    if (!options.title.empty())
+        image.setText(QStringLiteral("Title"), QString::fromStdString(options.title));
     if (!layout.text)
         image.setText(QStringLiteral("Comment"), QStringLiteral("labels omitted: drawn without a QGuiApplication (no fonts)"));
     return image;

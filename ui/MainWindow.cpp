@@ -424,7 +424,7 @@ void MainWindow::buildMenus()
         if (!folder.isEmpty())
             watchFolder(folder);
     });
-    // Everything the command line writes after a fit (render/ResultExports.h), each with its file type
+    // Everything the command line writes after a fit (core's table, io/ExportKinds.h), each with its file type
     // and a name made from the data's.
     QMenu* exports = file->addMenu(tr("&Export"));
     exports->setObjectName(QStringLiteral("exportMenu"));
@@ -437,10 +437,21 @@ void MainWindow::buildMenus()
             }
             const QString path = QFileDialog::getSaveFileName(this, tr("Export: %1").arg(label), suggestedExportName(key), filter);
             if (!path.isEmpty())
-                exportResult(key, path); // the dialog has asked about replacing a file
+                exportResultInBackground(key, path); // the dialog has asked about replacing a file
         });
         action->setData(key);
     }
+    // What the fit shown has nothing of is greyed out, saying why (e.g. no fitted pupil amplitude).
+    exports->setToolTipsVisible(true);
+    connect(exports, &QMenu::aboutToShow, this, [this, exports] {
+        for (QAction* action : exports->actions()) {
+            const ResultExport* e = findResultExport(action->data().toString().toStdString());
+            const QString why = !m_result ? tr("Nothing to export yet: run a fit first.")
+                                          : QString::fromStdString(e ? exportUnavailable(e->kind, *m_result) : std::string());
+            action->setEnabled(why.isEmpty());
+            action->setToolTip(why.isEmpty() ? action->text() : why);
+        }
+    });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 

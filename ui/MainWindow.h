@@ -16,6 +16,7 @@
 #include <QMainWindow>
 #include <QSet>
 
+#include <functional>
 #include <optional>
 
 class QCheckBox;
@@ -61,9 +62,13 @@ public:
     // fit is then refused and says why). Call it before the loading starts: a small file can load at once.
     void fitWhenLoaded();
     void cancelFit();
-    // Writes the export `key` of the result shown (render/ResultExports.h: "phase-out", "csv", ...), the
+    // Writes the export `key` of the result shown (io/ExportKinds.h: "phase-out", "csv", ...), the
     // same bytes as the command line's option of that name; false (and the reason shown) on failure.
+    // Blocks while the export is made (for scripts and tests); the Export menu uses exportResultInBackground.
     bool exportResult(const QString& key, const QString& path);
+    // The same export made and written on a worker (a 3-D PSF stack is a computation; a results file of large
+    // images takes time to encode): ends with exportFinished(), the reason shown on failure.
+    void exportResultInBackground(const QString& key, const QString& path);
     // The file name an export of the data loaded is offered under: the data's name and the export's ending.
     QString suggestedExportName(const QString& key) const;
     bool saveSessionTo(const QString& path);
@@ -107,6 +112,7 @@ signals:
     void fitFinished();
     void fitFailed(const QString& message);
     void errorShown(const QString& message);
+    void exportFinished(bool written);
     void preparationPreviewed();
 
 protected:
@@ -140,6 +146,9 @@ private:
     void restoreSettings();
     void saveSettings() const;
     ExportContext exportContext() const;
+    // The export `key` to `path` as a task that throws with the reason, made from copies so that a worker can
+    // run it; empty (and the reason shown) when there is nothing to export or no such export.
+    std::function<void()> exportTask(const QString& key, const QString& path);
     // The message of an exception a worker threw: QtConcurrent hands non-Qt exceptions on wrapped in a
     // QUnhandledException (whose what() says only "std::exception"), so the original is unwrapped.
     static QString errorText(const std::exception& e);

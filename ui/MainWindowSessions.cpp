@@ -104,41 +104,76 @@ QString MainWindow::suggestedExportName(const QString& key) const
     return folder.isEmpty() ? stem + ending : QDir(folder).filePath(stem + ending);
 }
 
-bool MainWindow::exportResult(const QString& key, const QString& path)
+std::function<void()> MainWindow::exportTask(const QString& key, const QString& path)
 {
     if (!m_result) {
         showError(tr("Nothing to export yet: run a fit first."));
-        return false;
+        return {};
     }
     const ResultExport* kind = findResultExport(key.toStdString());
     if (!kind) {
         showError(tr("No export is called '%1'.").arg(key));
-        return false;
+        return {};
     }
-    try {
+    // Copies of what the export is made from: the worker's export stays whole while the window fits again.
+    // The command line's defaults (FITS in radians, 64-bit) but the picture as the Phase tab shows it.
+    const PhaseUnit pngUnit = m_phasePanel->nanometres() ? PhaseUnit::Nanometres : PhaseUnit::Waves;
+    return [kind = kind->kind, result = m_result, context = exportContext(), spec = m_spec, pngUnit, wrapped = m_phasePanel->wrapped(),
+            file = path.toStdString()] {
         // The fitted system's 3-D PSF is imaged first, at the command line's defaults (21 planes over the
         // fitted planes' range, the data's pixels and size).
         std::optional<PsfStack> stack;
-        if (key == QLatin1String("psf-stack-out")) {
-            if (!m_spec)
+        if (kind == ExportKind::PsfStack) {
+            if (!spec)
                 throw std::runtime_error("the fitted problem is not at hand");
-            const Problem problem(fittedSpec(*m_spec, *m_result));
             PsfStackRequest request;
-            request.defocus = defaultPsfStackDefocus(*m_spec);
-            stack = psfStack(problem, m_result->solver.parameters, request);
+            request.defocus = defaultPsfStackDefocus(*spec);
+            stack = psfStack(Problem(fittedSpec(*spec, *result)), result->solver.parameters, request);
         }
-        ResultExportSources sources{*m_result, exportContext()};
-        sources.pngUnit = m_phasePanel->nanometres() ? PhaseUnit::Nanometres : PhaseUnit::Waves;
-        sources.wrapped = m_phasePanel->wrapped();
+        ResultExportSources sources{*result, context};
+        sources.pngUnit = pngUnit;
+        sources.wrapped = wrapped;
         sources.stack = stack ? &*stack : nullptr;
-        const QByteArray bytes = resultExportBytes(kind->key, path.toStdString(), sources);
-        writeFileAtomically(path.toStdString(), bytes, true);
+        // Written beside the target and renamed over it: a failed write leaves the previous file as it was.
+        writeFileAtomically(file, resultExportBytes(kind, file, sources), true);
+    };
+}
+
+bool MainWindow::exportResult(const QString& key, const QString& path)
+{
+    const std::function<void()> task = exportTask(key, path);
+    if (!task)
+        return false;
+    try {
+        task();
     } catch (const std::exception& e) {
         showError(tr("Export to %1 failed: %2").arg(path, QString::fromUtf8(e.what())));
         return false;
     }
-    logLine(tr("exported %1: %2").arg(tr(kind->label), path));
+    logLine(tr("exported %1: %2").arg(tr(findResultExport(key.toStdString())->label), path));
     return true;
+}
+
+void MainWindow::exportResultInBackground(const QString& key, const QString& path)
+{
+    const std::function<void()> task = exportTask(key, path);
+    if (!task) {
+        emit exportFinished(false);
+        return;
+    }
+    statusBar()->showMessage(tr("exporting %1…").arg(path));
+    const QString label = tr(findResultExport(key.toStdString())->label);
+    QtConcurrent::run(task)
+        .then(this, [this, label, path] {
+            statusBar()->clearMessage();
+            logLine(tr("exported %1: %2").arg(label, path));
+            emit exportFinished(true);
+        })
+        .onFailed(this, [this, path](const std::exception& e) {
+            statusBar()->clearMessage();
+            showError(tr("Export to %1 failed: %2").arg(path, QString::fromUtf8(e.what())));
+            emit exportFinished(false);
+        });
 }
 
 bool MainWindow::saveSessionTo(const QString& path)

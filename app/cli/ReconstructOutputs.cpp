@@ -17,14 +17,14 @@ QByteArray outputBytes(const OutputSpec& output, const QCommandLineParser& parse
         return sessionBytes(value(parser, "save-session").toStdString(), *in.session);
     }
     const ResultExportSources sources{in.result, in.context, in.fitsUnit, in.pngUnit, has(parser, "wrapped"), float32, in.stack};
-    return resultExportBytes(output.option, output.path, sources);
+    return resultExportBytes(findResultExport(output.option)->kind, output.path, sources); // requestedOutputs' keys are the table's
 }
 
 } // namespace
 
 std::vector<OutputSpec> requestedOutputs(const QCommandLineParser& parser)
 {
-    // The result exports (render/ResultExports.h) in their order, then the session.
+    // The result exports (core's table, io/ExportKinds.h) in their order, then the session.
     std::vector<OutputSpec> outputs;
     for (const ResultExport& e : resultExports())
         if (has(parser, e.key))

@@ -6,7 +6,6 @@
 #include "io/OutputTransaction.h"
 #include "io/ResultJson.h"
 
-#include <QFileInfo>
 
 namespace wfs::python {
 
@@ -45,32 +44,11 @@ PhaseUnit phaseUnit(const std::string& text)
     return parseSettingOption<PhaseUnit>(QString::fromStdString(text), "phase_unit");
 }
 
-// The export a file name suggests when none is named: by the suffixes of core's table, else by extension.
-std::string exportFor(const std::string& path)
-{
-    for (const ResultExport& e : resultExports())
-        if (QString::fromStdString(path).endsWith(QLatin1String(e.suffix)))
-            return e.key;
-    const QString suffix = QFileInfo(QString::fromStdString(path)).suffix().toLower();
-    if (suffix == QLatin1String("json"))
-        return "json";
-    if (suffix == QLatin1String("csv"))
-        return "csv";
-    if (suffix == QLatin1String("png"))
-        return "phase-png";
-    if (suffix == QLatin1String("fits") || suffix == QLatin1String("fit") || suffix == QLatin1String("fts"))
-        return "results-fits";
-    throw py::value_error(path + ": say which export with what= (the file name does not tell)");
-}
-
 void save(PyResult& r, const py::object& pathObject, const py::object& what, const py::object& phaseUnitText, bool wrapped, bool float32, bool overwrite,
           const py::object& stack)
 {
     const std::string path = pathArgument(pathObject);
-    std::string key = what.is_none() ? exportFor(path) : what.cast<std::string>();
-    for (char& c : key)
-        if (c == '_')
-            c = '-';
+    const std::string key = what.is_none() ? std::string() : what.cast<std::string>();
     QByteArray bytes;
     if (key == "session") {
         if (!r.session)
@@ -81,7 +59,10 @@ void save(PyResult& r, const py::object& pathObject, const py::object& what, con
         session.resultParameters = r.fit->parameterValues;
         bytes = sessionBytes(path, session);
     } else {
-        const ResultExport* entry = findResultExport(key);
+        // The export named, else the one the file name suggests (core's table: io/ExportKinds.h).
+        const ResultExport* entry = key.empty() ? resultExportForFileName(path) : findResultExport(key);
+        if (!entry && key.empty())
+            throw py::value_error(path + ": say which export with what= (the file name does not tell)");
         if (!entry) {
             std::string keys;
             for (const ResultExport& e : resultExports())
@@ -94,16 +75,16 @@ void save(PyResult& r, const py::object& pathObject, const py::object& what, con
         sources.wrapped = wrapped;
         sources.float32 = float32;
         std::optional<PyPsfStack> made;
-        if (key == "psf-stack-out") {
+        if (entry->kind == ExportKind::PsfStack) {
             made = stack.is_none() ? makePsfStack(r, py::none(), py::none(), 0) : stack.cast<PyPsfStack>();
             sources.stack = &made->stack;
         }
-        if (key == "psf-analysis" || key == "psf-out")
+        if (entry->kind == ExportKind::PsfAnalysisCsv || entry->kind == ExportKind::PsfFits)
             psfAnalysisOf(r);
-        if (QString::fromLatin1(entry->suffix).endsWith(QLatin1String(".png")))
+        if (isPictureExport(entry->kind))
             ensureGuiApplication();
         try {
-            bytes = resultExportBytes(key, path, sources);
+            bytes = resultExportBytes(entry->kind, path, sources);
         } catch (const std::runtime_error& e) {
             throw py::value_error(path + ": " + e.what());
         }
@@ -243,12 +224,12 @@ change them); the per-plane stacks (data, model, residual, normalized_residual) 
         .def("summary", [](const PyResult& r) { return fullReport(*r.fit, r.notes); },
              "The report wavefront-cli prints: the summary and the coefficient table, as text.")
         .def("to_json", [](const PyResult& r) {
-            return resultExportBytes("json", "", {*r.fit, r.context}).toStdString();
+            return resultExportBytes(ExportKind::ResultJson, "", {*r.fit, r.context}).toStdString();
         }, "The result as JSON text, the bytes wavefront-cli --json writes.")
         .def("save", &save, py::arg("path"), py::arg("what") = py::none(), py::kw_only(), py::arg("phase_unit") = py::none(),
              py::arg("wrapped") = false, py::arg("float32") = false, py::arg("overwrite") = false, py::arg("psf_stack") = py::none(),
              R"doc(
-Writes one export, the same bytes as wavefront-cli's option of that name (render/ResultExports): `what` is
+Writes one export, the same bytes as wavefront-cli's option of that name (core's table io/ExportKinds.h, one dispatch): `what` is
 json, phase-out, phase-png, model-out, residual-out, csv, psf-analysis, psf-out, results-fits,
 coefficients-json, pupil-out, amplitude-png, psf-stack-out, zonal-png or session ('_' may stand for '-');
 without it, the file name's ending chooses (-phase.fits, .json, .csv, .png: phase-png, .fits: results-fits).
