@@ -1,4 +1,4 @@
-// wavefront-cli bench oof|pupil: times the OOF benchmark problem (Nikolic 2018), or the pupil-function fit, one JSON row per
+// wavefront-cli bench oof|pupil|vectorial: times the OOF benchmark problem (Nikolic 2018), the pupil-function fit or the vectorial model, one JSON row per
 // (grid, order): setup, per-evaluation and per-FFT medians, and the time to solution.
 #include "CliCommon.h"
 #include "Commands.h"
@@ -51,11 +51,13 @@ ThreadList takeThreadList(const QStringList& args)
 void addBenchOptions(QCommandLineParser& parser)
 {
     parser.setApplicationDescription(QStringLiteral(
-        "Time the OOF benchmark problem (oof), or the pupil-function fit (pupil: the pupil preset's zonal phase and\n"
-        "amplitude to convergence, grids 64 and 256 unless --grid says); prints one JSON object per line.\n"
+        "Time the OOF benchmark problem (oof), the pupil-function fit (pupil: the pupil preset's zonal phase and\n"
+        "amplitude to convergence, grids 64 and 256 unless --grid says), or the vectorial model's evaluation against\n"
+        "the scalar one's on the same grid (vectorial: 21 planes, order 6, a free and a fixed dipole); prints one JSON\n"
+        "object per line.\n"
         "--grid, --order and --threads take comma-separated lists: one row per grid, order and thread count\n"
         "(e.g. --threads 1,2 shows the scaling with CPU threads and each row's speedup and parallel_efficiency)."));
-    parser.addPositionalArgument(QStringLiteral("problem"), QStringLiteral("oof or pupil"));
+    parser.addPositionalArgument(QStringLiteral("problem"), QStringLiteral("oof, pupil or vectorial"));
     const OofBenchmarkSettings defaults; // the stated defaults are the benchmark's own
     addOptions(parser, {
         {QStringLiteral("grid"), QStringLiteral("Grid sizes, e.g. 64,128,256."), QStringLiteral("list"), QStringLiteral("64,128,256")},
