@@ -183,6 +183,15 @@ void makeRoomForTeachingTab(QMainWindow* window, bool teaching, QList<QDockWidge
 
 void MainWindow::buildViews()
 {
+    buildTabs();
+    buildCentre();
+    buildDocks();
+    buildStatusBar();
+}
+
+// The centre's tabs: phase map, the planes, PSF analysis, runs, and the teaching and live panels.
+void MainWindow::buildTabs()
+{
     // Centre: phase map, the planes, the teaching panels.
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("mainTabs"));
@@ -233,6 +242,11 @@ void MainWindow::buildViews()
     });
     // Before any data, the centre says how to begin.
     m_phasePanel->clear(tr("No data yet: open PSF images (Ctrl+O), or try the Demo or the Pupil demo (buttons on the left)"));
+}
+
+// The centre: the tabs under a bar with the latest error or warning.
+void MainWindow::buildCentre()
+{
     // Above the views, a bar with the latest error or warning: seen without a dialog in the way, closed
     // with its button (every message stays in Messages).
     m_messageBar = new QFrame(this);
@@ -260,7 +274,11 @@ void MainWindow::buildViews()
     centreLayout->addWidget(m_messageBar);
     centreLayout->addWidget(m_tabs, 1);
     setCentralWidget(centre);
+}
 
+// The setup panel on the left; convergence, coefficients, results and messages on the right.
+void MainWindow::buildDocks()
+{
     // Left: the setup panel, scrollable.
     m_setupDock = addDock(this, Qt::LeftDockWidgetArea, tr("Setup"), QStringLiteral("setupDock"), setupScrollArea(this, m_setup));
 
@@ -287,7 +305,11 @@ void MainWindow::buildViews()
         const bool teaching = key == QLatin1String("speedup") || key == QLatin1String("fasth") || key == QLatin1String("live");
         makeRoomForTeachingTab(this, teaching, m_hiddenDocks, m_raisedDocks, m_chartDock);
     });
+}
 
+// The fit's state and the cursor's value in the status bar.
+void MainWindow::buildStatusBar()
+{
     m_statusFit = new QLabel(tr("ready"), this);
     m_statusCursor = new QLabel(this);
     statusBar()->addWidget(m_statusFit, 1);

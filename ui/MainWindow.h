@@ -127,6 +127,10 @@ private:
     void buildToolBar();
     void setRunning(bool running);
     void buildViews();
+    void buildTabs();
+    void buildCentre();
+    void buildDocks();
+    void buildStatusBar();
     void showError(const QString& message);
     void showInMessageBar(const QString& message, bool error);
     void logLine(const QString& text);

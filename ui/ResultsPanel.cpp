@@ -158,6 +158,14 @@ ResultsPanel::ResultsPanel(QWidget* parent)
     m_pages->setTabToolTip(2, tr("Backend, termination, evaluations, time and cost: the lines the command line prints"));
     layout->addWidget(m_pages, 1);
 
+    setUpCoefficientTable();
+    setUpParameterTable();
+    clear(tr("No result yet: load data (or the demo) and press Start (Ctrl+R)."));
+}
+
+// The Zernike terms' table: compact headers with the unit once (the rest in tooltips), numbers as wide as they are.
+void ResultsPanel::setUpCoefficientTable()
+{
     m_table->setObjectName(QStringLiteral("coefficientTable"));
     m_table->setColumnCount(8);
     // Compact headers, the unit once (waves; the nm column the same in nanometres); the rest in tooltips.
@@ -188,6 +196,11 @@ ResultsPanel::ResultsPanel(QWidget* parent)
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->viewport()->installEventFilter(this);
     addCopyAction(m_table, [this] { copySelection(); });
+}
+
+// The other parameters' table: name, value, one standard deviation, unit.
+void ResultsPanel::setUpParameterTable()
+{
     m_parameters->setObjectName(QStringLiteral("parameterTable"));
     m_parameters->setColumnCount(4);
     m_parameters->setHorizontalHeaderLabels({tr("parameter"), tr("value"), tr("± 1σ"), tr("unit")});
@@ -199,7 +212,6 @@ ResultsPanel::ResultsPanel(QWidget* parent)
     m_parameters->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
     m_parameters->setSelectionMode(QAbstractItemView::ExtendedSelection);
     addCopyAction(m_parameters, [this] { copyTable(m_parameters); });
-    clear(tr("No result yet: load data (or the demo) and press Start (Ctrl+R)."));
 }
 
 void ResultsPanel::clear(const QString& message)
@@ -274,6 +286,14 @@ void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& tr
         if (std::find(pupil.begin(), pupil.end(), line) == pupil.end())
             lines << QString::fromStdString(line).toHtmlEscaped();
     m_summary->setText(lines.join(QStringLiteral("<br>")));
+    showKeyLine(r, truth);
+    showCoefficients(r, truth);
+    showOtherParameters(r);
+    fitColumns();
+}
+
+void ResultsPanel::showKeyLine(const FitResult& r, const std::optional<Truth>& truth)
+{
     // The key figures from the result, each figure with its unit kept on one line (non-breaking spaces),
     // so that the line wraps between figures; then the warnings, which must not scroll out of sight either.
     auto figure = [](const QString& text) { return text.toHtmlEscaped().replace(QLatin1Char(' '), QStringLiteral("&nbsp;")); };
@@ -291,7 +311,10 @@ void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& tr
     if (truth && !truth->note.empty()) // why the truth column (and the chart's markers) may differ from the fit
         key += QStringLiteral("<br><span style='color:#555555'>%1</span>").arg(QString::fromStdString(truth->note).toHtmlEscaped());
     m_key->setText(key);
+}
 
+void ResultsPanel::showCoefficients(const FitResult& r, const std::optional<Truth>& truth)
+{
     m_table->setRowCount(int(r.coefficients.size()));
     for (int row = 0; row < int(r.coefficients.size()); ++row) {
         const CoefficientResult& c = r.coefficients[size_t(row)];
@@ -320,7 +343,10 @@ void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& tr
         }
     }
     m_table->setColumnHidden(7, !truth); // no truth, no column
+}
 
+void ResultsPanel::showOtherParameters(const FitResult& r)
+{
     // Every other parameter as core labels it, with its 1-sigma; the zonal maps only counted.
     int zonalPhase = 0, zonalAmplitude = 0;
     m_parameters->setRowCount(0);
@@ -353,7 +379,6 @@ void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& tr
         zonal << tr("%1 log-amplitude").arg(zonalAmplitude);
     m_zonal->setText(zonal.isEmpty() ? QString() : tr("Also fitted: %1 values, one per pupil pixel (maps in the phase tab).").arg(zonal.join(tr(" and "))));
     m_zonal->setVisible(!zonal.isEmpty());
-    fitColumns();
 }
 
 void ResultsPanel::copySelection() const

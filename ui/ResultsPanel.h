@@ -39,6 +39,11 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    void setUpCoefficientTable();
+    void showKeyLine(const FitResult& r, const std::optional<Truth>& truth);
+    void showCoefficients(const FitResult& r, const std::optional<Truth>& truth);
+    void showOtherParameters(const FitResult& r);
+    void setUpParameterTable();
     void fitColumns(); // the coefficient table's columns to the width it has
 
     QLabel *m_key, *m_summary, *m_zonal, *m_pupil;
