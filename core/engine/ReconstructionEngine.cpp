@@ -1,5 +1,7 @@
 #include "engine/ReconstructionEngine.h"
 
+#include "optics/PhaseUnwrap.h"
+
 #include <system_error>
 
 #include <algorithm>
@@ -485,10 +487,36 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
         costSoFar = summary.costEvaluations;
         gradientSoFar = summary.gradientEvaluations;
         iterationsSoFar = summary.iterations;
+        // A zonal phase fitted with zones a whole wave apart (the same field): unwrapped, the fit goes on from the
+        // smooth map, whose smoothness prior is lower (optics/PhaseUnwrap.h).
+        std::string unwrapNote;
+        if (summary.termination != Termination::Cancelled && summary.termination != Termination::Failed) {
+            if (const auto unwrapped = unwrappedPupilPhase(*problem, summary.parameters)) {
+                SolverSummary more = minimise(*evaluator, *unwrapped, solver, callback);
+                if (more.termination != Termination::Failed) {
+                    char note[160];
+                    std::snprintf(note, sizeof note, "zonal phase unwrapped (zones a whole wave apart) and the fit continued: cost %.6g -> %.6g",
+                                  summary.finalCost, more.finalCost);
+                    unwrapNote = note;
+                    more.initialCost = summary.initialCost;
+                    more.seconds += secondsSoFar;
+                    more.costEvaluations += costSoFar;
+                    more.gradientEvaluations += gradientSoFar;
+                    more.iterations += iterationsSoFar;
+                    summary = std::move(more);
+                    secondsSoFar = summary.seconds;
+                    costSoFar = summary.costEvaluations;
+                    gradientSoFar = summary.gradientEvaluations;
+                    iterationsSoFar = summary.iterations;
+                }
+            }
+        }
         const bool last = s + 1 == stages.size() || summary.termination == Termination::Cancelled
                           || summary.termination == Termination::Failed;
         if (last) {
             result = finishedFit(*evaluator, *problem, summary, request, switchedToLbfgs);
+            if (!unwrapNote.empty())
+                result->warnings.push_back(unwrapNote);
             break;
         }
         result = FitResult();
