@@ -157,6 +157,16 @@ StackLoadPanel::StackLoadPanel(SetupPanel* setup, QWidget* parent)
     m_header->setTextFormat(Qt::PlainText);
     layout->addWidget(m_header);
 
+    buildThumbnails(layout);
+    buildProposal(layout);
+    buildSettings(layout);
+    buildProblemsAndStart(layout);
+    connect(m_setup, &SetupPanel::settingsEdited, this, &StackLoadPanel::refresh);
+}
+
+// The planes as thumbnails, each ticked when it takes part in the fit.
+void StackLoadPanel::buildThumbnails(QVBoxLayout* layout)
+{
     m_thumbnails = new QListWidget(this);
     m_thumbnails->setObjectName(QStringLiteral("loadThumbnails"));
     m_thumbnails->setViewMode(QListView::IconMode);
@@ -180,7 +190,11 @@ StackLoadPanel::StackLoadPanel(SetupPanel* setup, QWidget* parent)
                 planes.push_back(i);
         m_setup->setPlanesInUse(planes);
     });
+}
 
+// The proposed planes and focus, and the buttons that take them (or every plane).
+void StackLoadPanel::buildProposal(QVBoxLayout* layout)
+{
     auto* proposalRow = new QHBoxLayout;
     m_proposal = new QLabel(this);
     m_proposal->setObjectName(QStringLiteral("loadProposal"));
@@ -209,7 +223,11 @@ StackLoadPanel::StackLoadPanel(SetupPanel* setup, QWidget* parent)
                 planes.push_back(s.plane);
         usePlanes(planes);
     });
+}
 
+// The settings the fit needs, one row each: value, where it came from, and its status.
+void StackLoadPanel::buildSettings(QVBoxLayout* layout)
+{
     auto* settingsTitle = new QLabel(tr("<b>Settings the fit needs</b> — type a value with its unit (e.g. 605 nm, 0.1 um)"), this);
     layout->addWidget(settingsTitle);
     auto* grid = new QGridLayout;
@@ -232,7 +250,11 @@ StackLoadPanel::StackLoadPanel(SetupPanel* setup, QWidget* parent)
     grid->setColumnStretch(2, 1);
     grid->setColumnStretch(3, 2);
     layout->addLayout(grid);
+}
 
+// What is still missing or to check, and the start button.
+void StackLoadPanel::buildProblemsAndStart(QVBoxLayout* layout)
+{
     m_problemList = new QListWidget(this);
     m_problemList->setObjectName(QStringLiteral("loadProblems"));
     m_problemList->setWordWrap(true);
@@ -251,7 +273,6 @@ StackLoadPanel::StackLoadPanel(SetupPanel* setup, QWidget* parent)
     startRow->addWidget(m_start);
     layout->addLayout(startRow);
     connect(m_start, &QPushButton::clicked, m_setup, &SetupPanel::requestStart);
-    connect(m_setup, &SetupPanel::settingsEdited, this, &StackLoadPanel::refresh);
 }
 
 void StackLoadPanel::addRow(QGridLayout* grid, const QString& label, const std::string& key, const std::string& setting, const QString& placeholder)

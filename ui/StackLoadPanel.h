@@ -16,6 +16,7 @@
 
 class QComboBox;
 class QGridLayout;
+class QVBoxLayout;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -49,6 +50,10 @@ signals:
     void ready();
 
 private:
+    void buildThumbnails(QVBoxLayout* layout);
+    void buildProposal(QVBoxLayout* layout);
+    void buildSettings(QVBoxLayout* layout);
+    void buildProblemsAndStart(QVBoxLayout* layout);
     struct Row {
         std::string key;     // DatasetMetadata field name
         std::string setting; // command-line spelling (SettingProblem::setting)
