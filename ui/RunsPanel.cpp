@@ -71,8 +71,30 @@ RunsPanel::RunsPanel(QWidget* parent)
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_summary);
 
-    // Terms down the vertical axis, first at the top, two bars each (first and second run) and the
-    // difference as a marker; the legend in a row above the axes.
+    buildChart();
+
+    m_difference->setObjectName(QStringLiteral("phaseDifferenceView"));
+    m_difference->setColorMap(ColorMap::Diverging);
+    m_difference->setStretch(Stretch::Linear);
+    m_difference->setMinimumSize(240, 200);
+
+    // With fewer than two runs a sentence says what to do, in place of the chart and the map.
+    m_views = new QGridLayout(m_viewsPage);
+    m_views->setContentsMargins(0, 0, 0, 0);
+    m_pages->addWidget(m_hint);
+    m_pages->addWidget(m_viewsPage);
+    layout->addWidget(m_pages, 1);
+    arrange();
+
+    connect(m_first, &QComboBox::currentIndexChanged, this, &RunsPanel::requestComparison);
+    connect(m_second, &QComboBox::currentIndexChanged, this, &RunsPanel::requestComparison);
+    setRuns({});
+}
+
+// Terms down the vertical axis, first at the top, two bars each (first and second run) and the difference as a
+// marker; the legend in a row above the axes; one row per term, each at least a label high (the chart scrolls).
+void RunsPanel::buildChart()
+{
     m_chart->yAxis->setRangeReversed(true);
     m_chart->yAxis->grid()->setVisible(false);
     m_chart->xAxis->grid()->setZeroLinePen(QPen(QColor(90, 90, 90), 1));
@@ -98,26 +120,8 @@ RunsPanel::RunsPanel(QWidget* parent)
     m_chart->legend->setBorderPen(Qt::NoPen);
     m_chart->legend->setVisible(true);
     m_chart->setMinimumSize(240, 200);
-    // One row per term, each at least a label high: where they do not fit the chart scrolls as a whole.
     m_chartScroll->setWidget(m_chart);
     keepRowsApart(m_chartScroll, m_chart, m_chart->yAxis, 0);
-
-    m_difference->setObjectName(QStringLiteral("phaseDifferenceView"));
-    m_difference->setColorMap(ColorMap::Diverging);
-    m_difference->setStretch(Stretch::Linear);
-    m_difference->setMinimumSize(240, 200);
-
-    // With fewer than two runs a sentence says what to do, in place of the chart and the map.
-    m_views = new QGridLayout(m_viewsPage);
-    m_views->setContentsMargins(0, 0, 0, 0);
-    m_pages->addWidget(m_hint);
-    m_pages->addWidget(m_viewsPage);
-    layout->addWidget(m_pages, 1);
-    arrange();
-
-    connect(m_first, &QComboBox::currentIndexChanged, this, &RunsPanel::requestComparison);
-    connect(m_second, &QComboBox::currentIndexChanged, this, &RunsPanel::requestComparison);
-    setRuns({});
 }
 
 void RunsPanel::resizeEvent(QResizeEvent* event)

@@ -57,6 +57,7 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    void buildChart();
     void requestComparison();
     void showComparison();
     void arrange();
