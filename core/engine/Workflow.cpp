@@ -41,6 +41,42 @@ PreparedRun prepareRun(Session session)
     return run;
 }
 
+SolverSettings presetSolverSettings(const std::string& name)
+{
+    const PresetDefaults defaults = presetDefaults(name);
+    SolverSettings solver;
+    solver.maxIterations = SolverOptions{}.maxIterations;
+    solver.gradientTolerance = defaults.gradientTolerance;
+    solver.functionTolerance = defaults.functionTolerance;
+    return solver;
+}
+
+PresetRun preparePresetRun(const std::string& name, const PresetSettings& settings)
+{
+    PresetCase c = makePreset(name, settings.options);
+    PresetRun preset;
+    ReconstructionRequest& request = preset.run.request;
+    request.spec = c.spec;
+    request.start = c.start;
+    request.solver = c.solver;
+    if (settings.objective)
+        request.spec.objective = *settings.objective;
+    if (settings.readNoise)
+        request.spec.readNoise = *settings.readNoise;
+    // The same checks and stages as a session's run (prepareRun); the order is the preset's grid and basis.
+    ModelSettings model;
+    model.order = request.spec.basis.maxOrder;
+    checkSettings(model, settings.solver);
+    request.spec.basis.maxOrder = fittedOrders(model, settings.solver).back();
+    if (!settings.solver.stages.empty())
+        request.start.clear(); // start values belong to the full-order problem
+    applySolverSettings(settings.solver, request);
+    preset.run.context = presetExportContext(c, name);
+    preset.truth = std::move(c.truth);
+    preset.noiseDescription = std::move(c.noiseDescription);
+    return preset;
+}
+
 void checkSettingsBeforePixels(const Session& session)
 {
     checkSettings(session.model, session.solver);
