@@ -65,8 +65,8 @@ void addReconstructOptions(QCommandLineParser& parser)
         "Input: --preset demo|oof|pupil, or --input FILE [...] (FITS images, cubes and HDUs; TIFF pages; PNG) with metadata,\n"
         "or --session FILE.json (a saved session; options given here override it).\n"
         "Numbers take unit suffixes; a bare number is in SI base units.\n"
-        "With --preset, the preset's settings are overridden by %1, --seed and the solver options; the other data, optics\n"
-        "and model options describe files and are named as ignored.").arg(QStringLiteral("--") + presetOptions(true).join(QStringLiteral(", --"))));
+        "With --preset: %1, --seed and the solver options override the preset's settings;\n"
+        "the other data, optics and model options describe files and are named as ignored.").arg(QStringLiteral("--") + presetOptions(true).join(QStringLiteral(", --"))));
     addOptions(parser, {
         {QStringLiteral("preset"), QStringLiteral("Built-in problem: demo, oof or pupil (a non-Zernike pupil fitted with zonal terms) (no default: give one "
                                                    "of --preset, --input, --session)."), QStringLiteral("name")},

@@ -1,5 +1,6 @@
 #include "engine/Workflow.h"
 
+#include "io/ImageReaders.h"
 #include "io/ResultJson.h"
 
 #include <QDateTime>
@@ -74,6 +75,23 @@ PresetRun preparePresetRun(const std::string& name, const PresetSettings& settin
     preset.run.context = presetExportContext(c, name);
     preset.truth = std::move(c.truth);
     preset.noiseDescription = std::move(c.noiseDescription);
+    return preset;
+}
+
+PresetSession presetSession(const std::string& name, const PresetOptions& options)
+{
+    const PresetCase c = makePreset(name, options);
+    const QByteArray bytes = presetFitsBytes(c, name, options.seed);
+    const std::string source = name + " (simulated, seed " + std::to_string(options.seed) + ")";
+    PresetSession preset;
+    preset.messages = addImages(preset.session.dataset,
+                                readFitsMemory(reinterpret_cast<const std::uint8_t*>(bytes.constData()), size_t(bytes.size()), source), source);
+    preset.session.model.order = c.spec.basis.maxOrder;
+    preset.session.solver = presetSolverSettings(name);
+    applyPresetSettings(name, preset.session.model, preset.session.solver);
+    preset.truth = c.truth;
+    preset.noiseDescription = c.noiseDescription;
+    preset.wavelength = c.spec.wavelength;
     return preset;
 }
 

@@ -57,6 +57,20 @@ struct PresetRun {
 // Throws std::invalid_argument (an unknown name, a grid or order out of range) or SettingsError (a setting out of range).
 PresetRun preparePresetRun(const std::string& name, const PresetSettings& settings);
 
+// A preset as a session file's data and settings: its planes in memory, read as the FITS cube `wavefront-cli simulate`
+// writes (its header is the metadata: wavelength, sampling, defocus, read noise), named `<preset> (simulated, seed S)`,
+// with the model and solver settings the preset is made for (its order and stopping rules, applyPresetSettings). For
+// front ends that show a preset's planes and fit them as a user's (the Python module's simulate), through prepareRun.
+struct PresetSession {
+    Session session;
+    Truth truth;
+    std::string noiseDescription;
+    double wavelength = 0.0;              // metres, as simulated (the truth's nm)
+    std::vector<DatasetMessage> messages; // reading the planes
+};
+// Throws std::invalid_argument for an unknown name or bad options.
+PresetSession presetSession(const std::string& name, const PresetOptions& options);
+
 // The texts of the warnings among `messages`.
 std::vector<std::string> warningTexts(const std::vector<DatasetMessage>& messages);
 // Puts `warnings` (the data's and the run's) before the result's own, each once: the result's "warnings" (its

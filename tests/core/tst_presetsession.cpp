@@ -133,6 +133,48 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, preparePresetRun("nonesuch", smallPreset("demo", 32, 5)));
     }
 
+    // A preset as a session (presetSession): its planes read as simulate's cube, its model and solver the preset's;
+    // prepareRun takes it as a session file's, at the preset's sampling and with its planes.
+    void presetSessionRunsThroughPrepareRun_data()
+    {
+        QTest::addColumn<QString>("preset");
+        for (const char* name : {"demo", "pupil", "vectorial"})
+            QTest::newRow(name) << QString::fromLatin1(name);
+    }
+
+    void presetSessionRunsThroughPrepareRun()
+    {
+        QFETCH(QString, preset);
+        const std::string name = preset.toStdString();
+        PresetOptions options;
+        options.grid = 32;
+        const PresetSession loaded = presetSession(name, options);
+        const PresetCase c = makePreset(name, options);
+        QCOMPARE(loaded.session.dataset.planes.size(), c.spec.planes.size());
+        for (size_t k = 0; k < c.spec.planes.size(); ++k) {
+            const std::vector<double>& read = loaded.session.dataset.planes[k].raw.pixels;
+            QCOMPARE(read.size(), c.spec.planes[k].data.pixels.size());
+            for (size_t i = 0; i < read.size(); i += 97)
+                WFS_VERIFY_CLOSE(read[i], c.spec.planes[k].data.pixels[i], 1e-6, 1e-6); // FITS keeps float32 or better
+        }
+        ModelSettings model;
+        SolverSettings solver = presetSolverSettings(name);
+        model.order = c.spec.basis.maxOrder;
+        applyPresetSettings(name, model, solver);
+        QCOMPARE(loaded.session.model.order, model.order);
+        QCOMPARE(int(loaded.session.model.phaseModel), int(model.phaseModel));
+        QCOMPARE(int(loaded.session.model.imagingModel), int(model.imagingModel));
+        QCOMPARE(int(loaded.session.solver.optimizer), int(solver.optimizer));
+        QCOMPARE(loaded.session.solver.gradientTolerance, presetDefaults(name).gradientTolerance);
+        QCOMPARE(loaded.truth.terms.size(), c.truth.terms.size());
+
+        const PreparedRun run = prepareRun(loaded.session);
+        QCOMPARE(run.request.spec.planes.size(), c.spec.planes.size());
+        WFS_VERIFY_CLOSE(run.context.samplingQ, c.spec.grid.spacing * c.spec.grid.size / 2.0, 1e-6, 0.0);
+        QCOMPARE(run.request.spec.basis.maxOrder, c.spec.basis.maxOrder);
+        QCOMPARE(int(run.request.spec.model), int(c.spec.model));
+    }
+
     // Core's option table says which reconstruct options a preset's run takes: exactly those PresetSettings carries
     // (grid and order in its options, objective, read noise, and the solver's stages and analysis); every other
     // metadata, preparation and model option describes files.
