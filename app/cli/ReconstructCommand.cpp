@@ -43,6 +43,19 @@ void takeMessages(const std::vector<DatasetMessage>& messages, std::vector<std::
 
 } // namespace
 
+// The metadata, preparation and model options a preset's run takes over its own settings (`withPreset`), or those it
+// does not (io/SettingOptions.h, OptionHelp::withPreset): they describe files, whose data, optics and preparation a
+// preset brings itself.
+QStringList presetOptions(bool withPreset)
+{
+    QStringList names;
+    for (const auto& group : {metadataOptionHelp(), preprocessOptionHelp(), modelOptionHelp()})
+        for (const OptionHelp& o : group)
+            if (o.withPreset == withPreset)
+                names << o.name;
+    return names;
+}
+
 void addReconstructOptions(QCommandLineParser& parser)
 {
     // Defaults stated from core's own: the settings' structs and the presets' (engine/Presets.h).
@@ -51,7 +64,9 @@ void addReconstructOptions(QCommandLineParser& parser)
         "Reconstruct the wavefront (Zernike coefficients) from PSF images by BFGS on a Fourier-optics model.\n"
         "Input: --preset demo|oof|pupil, or --input FILE [...] (FITS images, cubes and HDUs; TIFF pages; PNG) with metadata,\n"
         "or --session FILE.json (a saved session; options given here override it).\n"
-        "Numbers take unit suffixes; a bare number is in SI base units."));
+        "Numbers take unit suffixes; a bare number is in SI base units.\n"
+        "With --preset: %1, --seed and the solver options override the preset's settings;\n"
+        "the other data, optics and model options describe files and are named as ignored.").arg(QStringLiteral("--") + presetOptions(true).join(QStringLiteral(", --"))));
     addOptions(parser, {
         {QStringLiteral("preset"), QStringLiteral("Built-in problem: demo, oof or pupil (a non-Zernike pupil fitted with zonal terms) (no default: give one "
                                                    "of --preset, --input, --session)."), QStringLiteral("name")},
@@ -73,71 +88,56 @@ void addReconstructOptions(QCommandLineParser& parser)
                      QStringLiteral("--preset demo %1, oof %2").arg(demo.functionTolerance, 0, 'g', 6).arg(oof.functionTolerance, 0, 'g', 6));
 }
 
-// A preset's problem with the flags that apply to it. Throws UsageError or SettingsError.
+// A preset's run through core's workflow (preparePresetRun) with the flags that apply to it. Throws UsageError or SettingsError.
 void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& request, std::optional<Truth>& truth,
                       ExportContext& context, std::vector<std::string>& notes)
 {
     if (has(parser, "save-session"))
         throw UsageError("--save-session applies to file input; the presets are rebuilt from their names");
-    PresetOptions options;
-    if (has(parser, "grid")) {
-        options.grid = parseInt(value(parser, "grid"), QStringLiteral("grid"));
-        if (options.grid < 1) // 0 would stand for the preset's own grid: leaving the option out says that
-            throw UsageError("--grid: " + std::to_string(options.grid) + " is not a grid size (an even number of samples); leave --grid out for the preset's own");
-    }
-    if (has(parser, "order"))
-        options.order = parseInt(value(parser, "order"), QStringLiteral("order"));
-    options.seed = std::uint64_t(parseNumber(value(parser, "seed"), QStringLiteral("seed")));
+    if (has(parser, "ordering") || has(parser, "normalization"))
+        throw UsageError("--ordering and --normalization apply to file input; the presets fix their conventions");
     QStringList presets;
     for (const std::string& preset : presetNames())
         presets << QString::fromStdString(preset);
     const QString name = parseWordList(value(parser, "preset"), QStringLiteral("preset"), presets).front();
-    PresetCase c;
+    PresetSettings settings;
+    if (has(parser, "grid")) {
+        settings.options.grid = parseInt(value(parser, "grid"), QStringLiteral("grid"));
+        if (settings.options.grid < 1) // 0 would stand for the preset's own grid: leaving the option out says that
+            throw UsageError("--grid: " + std::to_string(settings.options.grid) + " is not a grid size (an even number of samples); leave --grid out for the preset's own");
+    }
+    if (has(parser, "order"))
+        settings.options.order = parseInt(value(parser, "order"), QStringLiteral("order"));
+    settings.options.seed = std::uint64_t(parseNumber(value(parser, "seed"), QStringLiteral("seed")));
+    if (has(parser, "objective") || has(parser, "read-noise")) {
+        ModelSettings m;
+        applyModelOptions(ParserOptions(parser), m);
+        settings.objective = m.objective;
+        if (has(parser, "read-noise"))
+            settings.readNoise = m.readNoise;
+    }
+    // The preset's stopping rules, overridden by the same solver flags as file input.
+    settings.solver = presetSolverSettings(name.toStdString());
+    applyReconstructSolverOptions(ParserOptions(parser), settings.solver);
+    PresetRun preset;
     try {
-        c = makePreset(name.toStdString(), options);
+        preset = wfs::preparePresetRun(name.toStdString(), settings);
+    } catch (const SettingsError&) {
+        throw;
     } catch (const std::invalid_argument& e) { // every preset input is a command-line argument
         throw UsageError(e.what());
     }
-    request.spec = c.spec;
-    request.start = c.start;
-    request.solver = c.solver;
-    truth = c.truth;
-    context = presetExportContext(c, name.toStdString());
-    notes.push_back("simulated data: " + c.noiseDescription);
-    // The data and optics options describe files: a preset brings its own, so given ones are named, not silently dropped.
+    request = std::move(preset.run.request);
+    context = std::move(preset.run.context);
+    truth = std::move(preset.truth);
+    notes.push_back("simulated data: " + preset.noiseDescription);
+    // Given ones are named, not silently dropped.
     std::string ignored;
-    for (const char* option : {"wavelength", "pixel-scale", "f-number", "na", "immersion", "aperture", "sampling", "defocus", "defocus-model",
-                               "planes", "z-step", "focus-plane", "data-unit", "saturation", "no-saturation-mask", "no-background", "border",
-                               "clip-sigma", "centre", "centre-each-plane", "crop", "hot-pixels", "bad-pixels", "normalise", "obscuration",
-                               "spiders", "spider-width", "fit-shift", "pupil-phase", "pupil-amplitude", "regularization",
-                               "pixel-integration", "object-diameter", "gain", "offset", "bandwidth", "spectral-samples", "fit-defocus-scale", "fit-defocus-offsets",
-                               "fit-sampling", "z-direction"})
-        if (has(parser, option))
-            ignored += (ignored.empty() ? "--" : ", --") + std::string(option);
+    for (const QString& option : presetOptions(false))
+        if (option != QLatin1String("ordering") && option != QLatin1String("normalization") && parser.isSet(option))
+            ignored += (ignored.empty() ? "--" : ", --") + option.toStdString();
     if (!ignored.empty())
         notes.push_back("warning: the preset " + name.toStdString() + " ignores " + ignored + " (they apply to file input; the preset fixes its own data and optics)");
-    if (has(parser, "ordering") || has(parser, "normalization"))
-        throw UsageError("--ordering and --normalization apply to file input; the presets fix their conventions");
-    if (has(parser, "objective")) {
-        ModelSettings m;
-        applyModelOptions(ParserOptions(parser), m);
-        request.spec.objective = *m.objective;
-    }
-    if (has(parser, "read-noise"))
-        request.spec.readNoise = parsePlausible(value(parser, "read-noise"), QStringLiteral("read-noise"), Setting::ReadNoise);
-    // The preset's stopping rules, overridden by the same solver flags as file input.
-    SolverSettings solver;
-    solver.maxIterations = c.solver.maxIterations;
-    solver.gradientTolerance = c.solver.gradientTolerance;
-    solver.functionTolerance = c.solver.functionTolerance;
-    applyReconstructSolverOptions(ParserOptions(parser), solver);
-    ModelSettings model;
-    model.order = request.spec.basis.maxOrder;
-    checkSettings(model, solver);
-    request.spec.basis.maxOrder = fittedOrders(model, solver).back();
-    if (!solver.stages.empty())
-        request.start.clear(); // start values belong to the full-order problem
-    applySolverSettings(solver, request);
 }
 
 // Runs on the engine's worker thread, printing the latest snapshot about twice a second on stderr.

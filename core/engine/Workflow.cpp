@@ -1,5 +1,6 @@
 #include "engine/Workflow.h"
 
+#include "io/ImageReaders.h"
 #include "io/ResultJson.h"
 
 #include <QDateTime>
@@ -39,6 +40,59 @@ PreparedRun prepareRun(Session session)
     for (const DatasetFile& file : run.dataset.files)
         run.context.inputs.push_back(file.path);
     return run;
+}
+
+SolverSettings presetSolverSettings(const std::string& name)
+{
+    const PresetDefaults defaults = presetDefaults(name);
+    SolverSettings solver;
+    solver.maxIterations = SolverOptions{}.maxIterations;
+    solver.gradientTolerance = defaults.gradientTolerance;
+    solver.functionTolerance = defaults.functionTolerance;
+    return solver;
+}
+
+PresetRun preparePresetRun(const std::string& name, const PresetSettings& settings)
+{
+    PresetCase c = makePreset(name, settings.options);
+    PresetRun preset;
+    ReconstructionRequest& request = preset.run.request;
+    request.spec = c.spec;
+    request.start = c.start;
+    request.solver = c.solver;
+    if (settings.objective)
+        request.spec.objective = *settings.objective;
+    if (settings.readNoise)
+        request.spec.readNoise = *settings.readNoise;
+    // The same checks and stages as a session's run (prepareRun); the order is the preset's grid and basis.
+    ModelSettings model;
+    model.order = request.spec.basis.maxOrder;
+    checkSettings(model, settings.solver);
+    request.spec.basis.maxOrder = fittedOrders(model, settings.solver).back();
+    if (!settings.solver.stages.empty())
+        request.start.clear(); // start values belong to the full-order problem
+    applySolverSettings(settings.solver, request);
+    preset.run.context = presetExportContext(c, name);
+    preset.truth = std::move(c.truth);
+    preset.noiseDescription = std::move(c.noiseDescription);
+    return preset;
+}
+
+PresetSession presetSession(const std::string& name, const PresetOptions& options)
+{
+    const PresetCase c = makePreset(name, options);
+    const QByteArray bytes = presetFitsBytes(c, name, options.seed);
+    const std::string source = name + " (simulated, seed " + std::to_string(options.seed) + ")";
+    PresetSession preset;
+    preset.messages = addImages(preset.session.dataset,
+                                readFitsMemory(reinterpret_cast<const std::uint8_t*>(bytes.constData()), size_t(bytes.size()), source), source);
+    preset.session.model.order = c.spec.basis.maxOrder;
+    preset.session.solver = presetSolverSettings(name);
+    applyPresetSettings(name, preset.session.model, preset.session.solver);
+    preset.truth = c.truth;
+    preset.noiseDescription = c.noiseDescription;
+    preset.wavelength = c.spec.wavelength;
+    return preset;
 }
 
 void checkSettingsBeforePixels(const Session& session)

@@ -6,10 +6,12 @@
 //   PreparedRun run = prepareRun(session);        // throws SettingsError / DatasetError
 //   engine.start(run.request);                    // engine/ReconstructionEngine.h
 //   FitResult restored = restoreSavedResult(session, run.problem);
+#include "engine/Presets.h"
 #include "engine/ReconstructionEngine.h"
 #include "io/Exports.h"
 #include "io/Session.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,40 @@ PreparedRun prepareRun(Session session);
 // Throws SettingsError or DatasetError with prepareRun's messages. (A plane that turns out empty when its pixels
 // are read stops taking part; the check counts it, so it asks for the defocus of a stack whose other planes are empty.)
 void checkSettingsBeforePixels(const Session& session);
+
+// A preset's run, through the same checks and request as prepareRun: the preset's simulated planes and problem
+// (engine/Presets.h) with the settings a front end gives over the preset's own. Which command-line options these
+// are is core's table (OptionHelp::withPreset, io/SettingOptions.h); a front end names the others as ignored.
+struct PresetSettings {
+    PresetOptions options;                  // grid and order (0: the preset's), seed, noise, truth
+    std::optional<ObjectiveKind> objective; // unset: the preset's
+    std::optional<double> readNoise;        // unset: the preset's (counts RMS)
+    SolverSettings solver;                  // the stages, stopping rules and analysis; start from presetSolverSettings()
+};
+// The solver settings a preset runs with when a front end changes none: its stopping rules (presetDefaults) and
+// the solver's iteration limit. Throws std::invalid_argument for an unknown name.
+SolverSettings presetSolverSettings(const std::string& name);
+struct PresetRun {
+    PreparedRun run;              // dataset empty: the planes are the request's spec's
+    Truth truth;                  // the injected aberrations
+    std::string noiseDescription; // how the data were simulated
+};
+// Throws std::invalid_argument (an unknown name, a grid or order out of range) or SettingsError (a setting out of range).
+PresetRun preparePresetRun(const std::string& name, const PresetSettings& settings);
+
+// A preset as a session file's data and settings: its planes in memory, read as the FITS cube `wavefront-cli simulate`
+// writes (its header is the metadata: wavelength, sampling, defocus, read noise), named `<preset> (simulated, seed S)`,
+// with the model and solver settings the preset is made for (its order and stopping rules, applyPresetSettings). For
+// front ends that show a preset's planes and fit them as a user's (the Python module's simulate), through prepareRun.
+struct PresetSession {
+    Session session;
+    Truth truth;
+    std::string noiseDescription;
+    double wavelength = 0.0;              // metres, as simulated (the truth's nm)
+    std::vector<DatasetMessage> messages; // reading the planes
+};
+// Throws std::invalid_argument for an unknown name or bad options.
+PresetSession presetSession(const std::string& name, const PresetOptions& options);
 
 // The texts of the warnings among `messages`.
 std::vector<std::string> warningTexts(const std::vector<DatasetMessage>& messages);

@@ -477,15 +477,15 @@ std::vector<OptionHelp> modelOptionHelp(const QString& gridNote, const QString& 
         {QStringLiteral("obscuration"), QStringLiteral("Central obscuration, fraction of the pupil diameter (default %1).").arg(model.obscuration), QStringLiteral("ratio"), {}},
         {QStringLiteral("spiders"), QStringLiteral("Number of spider vanes (default %1).").arg(model.spiderCount), QStringLiteral("count"), {}},
         {QStringLiteral("spider-width"), QStringLiteral("Vane width, fraction of the pupil diameter (default %1).").arg(model.spiderWidth), QStringLiteral("w"), {}},
-        {QStringLiteral("grid"), QStringLiteral("Model grid size N (even; default: the data size%1).").arg(note(gridNote)), QStringLiteral("N"), {}},
-        {QStringLiteral("order"), QStringLiteral("Highest Zernike radial order, 1..%1 (default %2%3).").arg(zernike::kMaxOrder).arg(model.order).arg(note(orderNote)), QStringLiteral("n"), {}},
+        {QStringLiteral("grid"), QStringLiteral("Model grid size N (even; default: the data size%1).").arg(note(gridNote)), QStringLiteral("N"), {}, true},
+        {QStringLiteral("order"), QStringLiteral("Highest Zernike radial order, 1..%1 (default %2%3).").arg(zernike::kMaxOrder).arg(model.order).arg(note(orderNote)), QStringLiteral("n"), {}, true},
         {QStringLiteral("ordering"), QStringLiteral("noll or ansi (default %1).").arg(QLatin1String(settingText(model.ordering))), QStringLiteral("name"), {}},
         {QStringLiteral("normalization"), QStringLiteral("rms (Noll) or unit (R(1) = 1) (default %1).").arg(QLatin1String(settingText(model.normalization))),
          QStringLiteral("name"), {}},
         {QStringLiteral("objective"), QStringLiteral("poisson, least-squares or weighted (Poisson plus read noise) (default: from the data unit: poisson for photons "
                                                      "or electrons, least-squares for relative or normalised data, weighted for counts; a preset's own)."),
-         QStringLiteral("name"), {}},
-        {QStringLiteral("read-noise"), QStringLiteral("Read noise in counts RMS, for --objective weighted (default: the noise of the image border)."), QStringLiteral("e"), {}},
+         QStringLiteral("name"), {}, true},
+        {QStringLiteral("read-noise"), QStringLiteral("Read noise in counts RMS, for --objective weighted (default: the noise of the image border)."), QStringLiteral("e"), {}, true},
         {QStringLiteral("fit-shift"), QStringLiteral("Fit a tip/tilt per plane (drift between planes)."), {}, {}},
         {QStringLiteral("pupil-phase"), QStringLiteral("zernike, zonal (one value per pupil pixel) or both (Zernike terms plus a zonal remainder "
                                                        "orthogonal to them) (default %1).").arg(QLatin1String(settingText(model.phaseModel))),
@@ -538,9 +538,9 @@ std::vector<OptionHelp> modelOptionHelp(const QString& gridNote, const QString& 
         {QStringLiteral("design-coverslip-thickness"), QStringLiteral("Vectorial model: the thickness the objective is designed for (default: --coverslip-thickness)."),
          QStringLiteral("length"), {}},
         {QStringLiteral("z-direction"), QStringLiteral("Stacks: up (plane index increases along +z) or down (default up)."), QStringLiteral("up|down"), {}},
-        {QStringLiteral("stages"), QStringLiteral("Coarse-to-fine Zernike orders, e.g. 2,4,6 (the last is the fitted order; default: one stage at --order)."), QStringLiteral("list"), {}},
-        {QStringLiteral("remove-defocus"), QStringLiteral("Report RMS and PV with defocus removed too."), {}, {}},
-        {QStringLiteral("no-uncertainty"), QStringLiteral("Skip the uncertainty estimate (2 P extra gradients)."), {}, {}},
+        {QStringLiteral("stages"), QStringLiteral("Coarse-to-fine Zernike orders, e.g. 2,4,6 (the last is the fitted order; default: one stage at --order)."), QStringLiteral("list"), {}, true},
+        {QStringLiteral("remove-defocus"), QStringLiteral("Report RMS and PV with defocus removed too."), {}, {}, true},
+        {QStringLiteral("no-uncertainty"), QStringLiteral("Skip the uncertainty estimate (2 P extra gradients)."), {}, {}, true},
     };
 }
 

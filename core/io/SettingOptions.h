@@ -62,6 +62,9 @@ struct OptionHelp {
     QString description;  // states its default
     QString valueName;    // empty: a switch (given or not)
     QString defaultValue; // only where the command line fills it in when not given
+    // A preset's run takes it over the preset's own setting (engine/Workflow.h, preparePresetRun); the other
+    // metadata, preparation and model options describe files, whose data and optics a preset brings itself.
+    bool withPreset = false;
 };
 // The options of a reconstruction from files or a session, by group, with their defaults from core's structs.
 std::vector<OptionHelp> metadataOptionHelp();

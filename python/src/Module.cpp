@@ -234,23 +234,19 @@ PyStack simulate(const std::string& preset, std::uint64_t seed, int grid, int or
     options.order = order;
     options.noise = noise;
     PyStack stack;
-    QByteArray bytes;
-    PresetCase c;
+    PresetSession simulated;
     {
         py::gil_scoped_release nogil;
         try {
-            c = makePreset(preset, options);
+            simulated = presetSession(preset, options); // the cube wavefront-cli simulate writes, read back as a file is
         } catch (const std::invalid_argument& e) {
             throw OptionError(e.what());
         }
-        // The cube wavefront-cli simulate writes, read back as a file is: the same planes and header.
-        bytes = presetFitsBytes(c, preset, seed);
     }
-    const std::string name = preset + " (simulated, seed " + std::to_string(seed) + ")";
-    ImageFileContent content = readFitsMemory(reinterpret_cast<const std::uint8_t*>(bytes.constData()), size_t(bytes.size()), name);
-    stack.notes = takeMessages(addImages(stack.dataset, std::move(content), name));
-    stack.notes.push_back("simulated data: " + c.noiseDescription);
-    const QByteArray truth = QJsonDocument(truthToJson(c.truth, c.spec.wavelength)).toJson(QJsonDocument::Compact);
+    stack.dataset = std::move(simulated.session.dataset);
+    stack.notes = takeMessages(simulated.messages);
+    stack.notes.push_back("simulated data: " + simulated.noiseDescription);
+    const QByteArray truth = QJsonDocument(truthToJson(simulated.truth, simulated.wavelength)).toJson(QJsonDocument::Compact);
     stack.truth = py::module_::import("json").attr("loads")(truth.toStdString());
     return stack;
 }
