@@ -62,13 +62,15 @@ void addReconstructOptions(QCommandLineParser& parser)
     const PresetDefaults demo = presetDefaults("demo"), oof = presetDefaults("oof");
     parser.setApplicationDescription(QStringLiteral(
         "Reconstruct the wavefront (Zernike coefficients) from PSF images by BFGS on a Fourier-optics model.\n"
-        "Input: --preset demo|oof|pupil, or --input FILE [...] (FITS images, cubes and HDUs; TIFF pages; PNG) with metadata,\n"
-        "or --session FILE.json (a saved session; options given here override it).\n"
+        "Input: --preset demo|oof|pupil|vectorial, or --input FILE [...] (FITS images, cubes and HDUs; TIFF pages;\n"
+        "PNG) with metadata, or --session FILE.json (a saved session; options given here override it).\n"
         "Numbers take unit suffixes; a bare number is in SI base units.\n"
-        "With --preset: %1, --seed and the solver options override the preset's settings;\n"
-        "the other data, optics and model options describe files and are named as ignored.").arg(QStringLiteral("--") + presetOptions(true).join(QStringLiteral(", --"))));
+        "With --preset: %1, --seed\n"
+        "and the solver options override the preset's settings; the other data, optics and model options describe\n"
+        "files and are named as ignored.").arg(QStringLiteral("--") + presetOptions(true).join(QStringLiteral(", --"))));
     addOptions(parser, {
-        {QStringLiteral("preset"), QStringLiteral("Built-in problem: demo, oof or pupil (a non-Zernike pupil fitted with zonal terms) (no default: give one "
+        {QStringLiteral("preset"), QStringLiteral("Built-in problem: demo, oof, pupil (a non-Zernike pupil fitted with zonal terms) or vectorial (an NA 1.4 "
+                                                   "oil objective onto water, the vectorial model) (no default: give one "
                                                    "of --preset, --input, --session)."), QStringLiteral("name")},
         {QStringLiteral("input"), QStringLiteral("FITS, TIFF or PNG file(s) with the PSF planes (repeat the option for several files)."), QStringLiteral("FILE")},
         {QStringLiteral("session"), QStringLiteral("A saved session (JSON): inputs, metadata, preparation, model and solver settings."), QStringLiteral("FILE.json")},
@@ -318,7 +320,7 @@ int runReconstruct(const QStringList& args)
         const bool fromFiles = has(parser, "input") || !parser.positionalArguments().isEmpty();
         const bool fromSession = has(parser, "session");
         if (int(fromPreset) + int(fromFiles) + int(fromSession) != 1)
-            throw UsageError("give exactly one input: --preset demo|oof|pupil, --input FILE or --session FILE.json");
+            throw UsageError("give exactly one input: --preset demo|oof|pupil|vectorial, --input FILE or --session FILE.json");
         if (fromPreset) {
             preparePresetRun(parser, request, truth, context, notes);
         } else {
