@@ -22,7 +22,7 @@ void addSimulateOptions(QCommandLineParser& parser)
     // Defaults stated from core's own (engine/Presets.h).
     const PresetDefaults demo = presetDefaults("demo"), oof = presetDefaults("oof"), pupil = presetDefaults("pupil");
     addOptions(parser, {
-        {QStringLiteral("preset"), QStringLiteral("demo, oof or pupil (a non-Zernike pupil)."), QStringLiteral("name"), QStringLiteral("demo")},
+        {QStringLiteral("preset"), QStringLiteral("demo, oof, pupil (a non-Zernike pupil) or vectorial (NA 1.4 oil onto water, 3 um deep)."), QStringLiteral("name"), QStringLiteral("demo")},
         {QStringLiteral("grid"), QStringLiteral("Grid size N (even; default: the preset's, demo %1, oof %2); pupil %3.").arg(demo.grid).arg(oof.grid).arg(pupil.grid), QStringLiteral("N")},
         {QStringLiteral("order"), QStringLiteral("Zernike radial order of the model (default: the preset's, demo %1, oof %2); pupil %3.").arg(demo.order).arg(oof.order).arg(pupil.order),
          QStringLiteral("n")},
