@@ -235,6 +235,29 @@ PresetCase demoPreset(const PresetOptions& options)
     return c;
 }
 
+// Planes at these W020 defocus values (in `measure`), each with its flux and background as start values, fitted.
+void addDefocusPlanes(ProblemSpec& s, std::initializer_list<double> defocusWaves, double photons, double background, DefocusMeasure measure)
+{
+    for (double waves : defocusWaves) {
+        PlaneSpec plane;
+        plane.diversity.kind = DiversityKind::ZernikeDefocus;
+        plane.diversity.defocusWaves = waves;
+        plane.diversity.measure = measure;
+        plane.flux = photons;
+        plane.background = background;
+        plane.fitFlux = plane.fitBackground = true;
+        s.planes.push_back(plane);
+    }
+}
+
+// The simulated presets' noise in words (background 5 and read noise 1 counts RMS in each).
+std::string photonNoiseText(const char* photons, const PresetOptions& options)
+{
+    return options.noise ? std::string("Poisson, ") + photons + " photons per plane, background 5, read noise 1 (counts RMS), mt19937_64 seed "
+                               + std::to_string(options.seed)
+                         : "none";
+}
+
 // A pupil no Zernike basis describes (issue 13's simulated truth): low-order aberrations plus a phase
 // step of 0.1 wave over the third of the pupil at x > 1/3, an amplitude apodised by 20 % at the edge with a
 // dust shadow, at Q 2.75 (a microscope's sampling) with five planes at W020 = -2 .. +2 waves and photon
@@ -254,15 +277,7 @@ PresetCase pupilPreset(const PresetOptions& options)
     s.wavelength = 605e-9;
     s.phaseModel = PupilPhaseModel::Both;
     s.amplitudeModel = PupilAmplitudeModel::Zonal;
-    for (double waves : {-2.0, -1.0, 0.0, 1.0, 2.0}) {
-        PlaneSpec plane;
-        plane.diversity.kind = DiversityKind::ZernikeDefocus;
-        plane.diversity.defocusWaves = waves;
-        plane.flux = photons;
-        plane.background = background;
-        plane.fitFlux = plane.fitBackground = true;
-        s.planes.push_back(plane);
-    }
+    addDefocusPlanes(s, {-2.0, -1.0, 0.0, 1.0, 2.0}, photons, background, PlaneSpec{}.diversity.measure);
     c.truth.terms = {{4, 0.03}, {5, -0.04}, {7, 0.02}, {11, 0.03}};
     if (options.truth)
         c.truth = *options.truth;
@@ -298,9 +313,7 @@ PresetCase pupilPreset(const PresetOptions& options)
     c.solver.optimizer = OptimizerKind::Lbfgs;
     c.solver.gradientTolerance = defaults.gradientTolerance;
     c.solver.functionTolerance = defaults.functionTolerance;
-    c.noiseDescription = options.noise ? "Poisson, 1e6 photons per plane, background 5, read noise 1 (counts RMS), mt19937_64 seed "
-                                             + std::to_string(options.seed)
-                                       : "none";
+    c.noiseDescription = photonNoiseText("1e6", options);
     return c;
 }
 
@@ -326,16 +339,7 @@ PresetCase vectorialPreset(const PresetOptions& options)
     s.vectorial.immersionIndex = kVectorialPresetImmersion;
     s.vectorial.sampleIndex = kVectorialPresetSampleIndex;
     s.vectorial.emitterDepth = kVectorialPresetDepth;
-    for (double waves : {-1.5, -0.75, 0.0, 0.75, 1.5}) {
-        PlaneSpec plane;
-        plane.diversity.kind = DiversityKind::ZernikeDefocus;
-        plane.diversity.defocusWaves = waves;
-        plane.diversity.measure = DefocusMeasure::PeakToValley;
-        plane.flux = photons;
-        plane.background = background;
-        plane.fitFlux = plane.fitBackground = true;
-        s.planes.push_back(plane);
-    }
+    addDefocusPlanes(s, {-1.5, -0.75, 0.0, 0.75, 1.5}, photons, background, DefocusMeasure::PeakToValley);
     c.truth.terms = {{5, 0.05}, {6, -0.03}, {7, 0.04}, {8, -0.02}, {11, 0.03}};
     if (options.truth)
         c.truth = *options.truth;
@@ -344,9 +348,7 @@ PresetCase vectorialPreset(const PresetOptions& options)
     simulateTruth(c, options, grid, readNoise);
     c.solver.gradientTolerance = defaults.gradientTolerance;
     c.solver.functionTolerance = defaults.functionTolerance;
-    c.noiseDescription = options.noise ? "Poisson, 2e5 photons per plane, background 5, read noise 1 (counts RMS), mt19937_64 seed "
-                                             + std::to_string(options.seed)
-                                       : "none";
+    c.noiseDescription = photonNoiseText("2e5", options);
     return c;
 }
 
