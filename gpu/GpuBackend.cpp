@@ -13,8 +13,7 @@ namespace {
 // What reports and the bench's `device` key call a GPU.
 std::string deviceLabel(const DeviceInfo& device)
 {
-    return device.name + " (compute capability " + std::to_string(device.computeMajor) + "."
-           + std::to_string(device.computeMinor) + ")";
+    return device.name + " (compute capability " + std::to_string(device.computeMajor) + "." + std::to_string(device.computeMinor) + ")";
 }
 
 // The device `ordinal` names, or BackendUnavailable saying why there is none.

@@ -152,7 +152,8 @@ void drawFieldAxes(QPainter& painter, const FieldMapLayout& l, const FieldMapOpt
 
 // The points: discs coloured by value, grey crosses where there is no result (so a gap in the field
 // shows); names beside them only when there are few enough to stay readable.
-void drawFieldPoints(QPainter& painter, const std::vector<FieldMapPoint>& points, const FieldMapLayout& l, double vLo, double vHi, bool text)
+void drawFieldPoints(QPainter& painter, const std::vector<FieldMapPoint>& points, const FieldMapLayout& l, double vLo, double vHi,
+                     bool text)
 {
     int placed = 0;
     for (const FieldMapPoint& p : points)
@@ -173,7 +174,8 @@ void drawFieldPoints(QPainter& painter, const std::vector<FieldMapPoint>& points
         }
         if (text && placed <= 25 && !p.label.empty()) {
             painter.setPen(Qt::black);
-            painter.drawText(QRectF(c.x() - 60, c.y() + radius + 1, 120, 16), Qt::AlignHCenter | Qt::AlignTop, QString::fromStdString(p.label));
+            painter.drawText(QRectF(c.x() - 60, c.y() + radius + 1, 120, 16), Qt::AlignHCenter | Qt::AlignTop,
+                             QString::fromStdString(p.label));
         }
     }
     painter.setBrush(Qt::NoBrush);
@@ -191,7 +193,8 @@ void drawFieldColourBar(QPainter& painter, const FieldMapLayout& l, double vLo, 
         const double py = top + size - (v - vLo) / (vHi - vLo) * size;
         painter.drawLine(QPointF(barX + barWidth, py), QPointF(barX + barWidth + 4, py));
         if (text)
-            painter.drawText(QRectF(barX + barWidth + 7, py - 9, barLabels - 10, 18), Qt::AlignLeft | Qt::AlignVCenter, QString::number(v, 'g', 4));
+            painter.drawText(QRectF(barX + barWidth + 7, py - 9, barLabels - 10, 18), Qt::AlignLeft | Qt::AlignVCenter,
+                             QString::number(v, 'g', 4));
     }
     if (text && !options.valueLabel.empty())
         painter.drawText(QRectF(barX - 40, top + size + 28, barWidth + 80 + barLabels / 2.0, 20), Qt::AlignHCenter,

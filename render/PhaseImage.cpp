@@ -164,7 +164,8 @@ QStringList paintBarTicks(QPainter& painter, const PhaseLayout& l, double lo, do
 }
 
 // The bar's label, the title and the caption (only with fonts).
-void paintPhaseTexts(QPainter& painter, const PhaseLayout& l, const PhaseImageOptions& options, const QString& barLabel, const QString& caption)
+void paintPhaseTexts(QPainter& painter, const PhaseLayout& l, const PhaseImageOptions& options, const QString& barLabel,
+                     const QString& caption)
 {
     const int top = l.top(), barX = l.barX();
     // The bar's label, upright (reading bottom to top) beside the tick labels, centred on the bar.
@@ -238,7 +239,8 @@ QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options)
         paintPhaseTexts(painter, layout, options, barLabel, caption);
     painter.end();
     // The PNG's text says what the pixels show, for readers and for checks without fonts.
-    image.setText(QStringLiteral("Unit"), options.quantity.empty() ? QString::fromLatin1(phaseUnitName(options.unit)) : QStringLiteral("relative"));
+    image.setText(QStringLiteral("Unit"),
+                  options.quantity.empty() ? QString::fromLatin1(phaseUnitName(options.unit)) : QStringLiteral("relative"));
     image.setText(QStringLiteral("Range"), QStringLiteral("%1 .. %2").arg(lo, 0, 'g', 6).arg(hi, 0, 'g', 6));
     image.setText(QStringLiteral("ColorMap"), QString::fromLatin1(colorMapName(map)));
     image.setText(QStringLiteral("ColorBarLabel"), barLabel);

@@ -162,7 +162,7 @@ edits = {
     # readNoiseFor (Poisson): the border's variance less its photon noise (mean - offset) / gain.
     "read-noise-photon-gain": [("(p.background - counted.offset) / gain);", "(p.background - counted.offset) * gain);")],
     # Problem::compilePupilFunction: the span the zonal phase is kept orthogonal to.
-    "zonal-both-projector": [("                                     ? m_basis\n", "                                     ? Eigen::MatrixXd(m_basis.leftCols(1))\n")],
+    "zonal-both-projector": [("PupilPhaseModel::Both ? m_basis :", "PupilPhaseModel::Both ? Eigen::MatrixXd(m_basis.leftCols(1)) :")],
     # Problem::regularization: value and gradient changed together, so only the prior's known value can tell.
     "zonal-prior-half": [("return 0.5 * w * sum;", "return w * sum;"),
                          ("(*g)[size_t(i)] += w * d;", "(*g)[size_t(i)] += 2.0 * w * d;"),

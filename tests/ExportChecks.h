@@ -13,7 +13,7 @@ namespace wfs::test {
 struct ToolResult {
     bool missing = false; // the tool (or the Python module) is not installed
     bool ok = false;
-    QString output;       // what the tool said
+    QString output; // what the tool said
 };
 
 // The Debian python3 first: that is where python3-astropy and python3-jsonschema live (a pyenv or venv
@@ -47,7 +47,8 @@ inline ToolResult validateResultJson(const QStringList& files)
     QProcess p;
     p.setProcessChannelMode(QProcess::MergedChannels);
     p.start(systemPython(), QStringList{QStringLiteral(WFS_SOURCE_DIR "/tests/validate_json.py"),
-                                       QStringLiteral(WFS_SOURCE_DIR "/resources/schema/result.schema.json")} + files);
+                                        QStringLiteral(WFS_SOURCE_DIR "/resources/schema/result.schema.json")}
+                                + files);
     if (!p.waitForStarted()) {
         r.missing = true;
         return r;

@@ -60,7 +60,8 @@ std::string errorOf(F f)
 
 // A program run to its end in `dir` (at most 5 minutes), with `modifier` run in the child before it starts (a
 // resource limit, dropping root) and no FFTW wisdom shared between the runs.
-inline ProgramRun runProgramIn(const QString& program, const QStringList& args, const QString& dir, const std::function<void()>& modifier = {})
+inline ProgramRun runProgramIn(const QString& program, const QStringList& args, const QString& dir,
+                               const std::function<void()>& modifier = {})
 {
     QProcess process;
     process.setWorkingDirectory(dir);
@@ -90,14 +91,14 @@ inline QString dataPath(const QString& name)
 
 } // namespace wfs::test
 
-#define WFS_VERIFY_CLOSE(actual, expected, relative, absolute)                                                                  \
-    do {                                                                                                                        \
-        const double a_ = (actual), e_ = (expected);                                                                            \
-        if (!wfs::test::closeTo(a_, e_, (relative), (absolute)))                                                                \
-            QFAIL(qPrintable(QStringLiteral("%1 = %2, expected %3 (relative tolerance %4, absolute %5)")                        \
-                                 .arg(QStringLiteral(#actual))                                                                  \
-                                 .arg(a_, 0, 'g', 15)                                                                           \
-                                 .arg(e_, 0, 'g', 15)                                                                           \
-                                 .arg(double(relative))                                                                         \
-                                 .arg(double(absolute))));                                                                      \
+#define WFS_VERIFY_CLOSE(actual, expected, relative, absolute)                                                                             \
+    do {                                                                                                                                   \
+        const double a_ = (actual), e_ = (expected);                                                                                       \
+        if (!wfs::test::closeTo(a_, e_, (relative), (absolute)))                                                                           \
+            QFAIL(qPrintable(QStringLiteral("%1 = %2, expected %3 (relative tolerance %4, absolute %5)")                                   \
+                                 .arg(QStringLiteral(#actual))                                                                             \
+                                 .arg(a_, 0, 'g', 15)                                                                                      \
+                                 .arg(e_, 0, 'g', 15)                                                                                      \
+                                 .arg(double(relative))                                                                                    \
+                                 .arg(double(absolute))));                                                                                 \
     } while (false)

@@ -20,7 +20,8 @@ ConvergencePlot::ConvergencePlot(QWidget* parent)
     , m_axis(new QComboBox(this))
     , m_axisBar(new QWidget(this))
     , m_hint(makeHint(tr("Start a fit (Ctrl+R) to see the cost fall: every iteration's cost and gradient appear here "
-                         "as the fit runs."), this))
+                         "as the fit runs."),
+                      this))
     , m_pages(new QStackedWidget(this))
 {
     auto* layout = new QVBoxLayout(this);

@@ -26,8 +26,8 @@ public:
     QString hintShown() const; // the sentence shown instead of empty axes before the first iteration; empty otherwise
 
 private:
-    void rebuild();              // all points again (the x axis changed)
-    void append(size_t from);    // the points from row `from` on
+    void rebuild();           // all points again (the x axis changed)
+    void append(size_t from); // the points from row `from` on
     void rescale();
 
     QCustomPlot* m_plot;

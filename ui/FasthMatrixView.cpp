@@ -2,7 +2,6 @@
 
 #include "ImageView.h"
 
-
 #include <QVBoxLayout>
 
 #include <algorithm>

@@ -68,13 +68,20 @@ std::vector<int> parseDimensions(const QString& text)
 const char* fasthPlotName(FasthPlot plot)
 {
     switch (plot) {
-    case FasthPlot::Timing: return "timing";
-    case FasthPlot::SpeedUp: return "speedup";
-    case FasthPlot::BlockSize: return "blocks";
-    case FasthPlot::Pictures: return "pictures";
-    case FasthPlot::SingularValues: return "sigma";
-    case FasthPlot::Loss: return "loss";
-    case FasthPlot::TrainedSingularValues: return "trained-sigma";
+    case FasthPlot::Timing:
+        return "timing";
+    case FasthPlot::SpeedUp:
+        return "speedup";
+    case FasthPlot::BlockSize:
+        return "blocks";
+    case FasthPlot::Pictures:
+        return "pictures";
+    case FasthPlot::SingularValues:
+        return "sigma";
+    case FasthPlot::Loss:
+        return "loss";
+    case FasthPlot::TrainedSingularValues:
+        return "trained-sigma";
     }
     return "plot";
 }
@@ -128,8 +135,7 @@ FasthPanel::FasthPanel(QWidget* parent)
     m_pictureTimer->setInterval(250);
     connect(m_pictureTimer, &QTimer::timeout, this, [this] { updatePictures(pictureSettings()); });
     connect(m_sweepWatcher, &QFutureWatcherBase::finished, this, [this] { onSweepDone(m_sweepWatcher->result()); });
-    connect(m_trainingWatcher, &QFutureWatcherBase::finished, this,
-            [this] { onTrainingDone(m_trainingWatcher->result()); });
+    connect(m_trainingWatcher, &QFutureWatcherBase::finished, this, [this] { onTrainingDone(m_trainingWatcher->result()); });
     connect(m_pictureWatcher, &QFutureWatcherBase::finished, this, [this] { showPictures(m_pictureWatcher->result()); });
 
     populateBackends();
@@ -157,8 +163,7 @@ void FasthPanel::populateBackends()
     // the GPU entry's tooltip says why not when it cannot.
     for (const BackendStatus& status : backendStatuses()) {
         const QString label = status.kind == BackendKind::Cpu ? tr("CPU (Eigen)") : tr("GPU (CUDA, cuBLAS)");
-        m_backend->addItem(status.available ? QStringLiteral("%1 — %2").arg(label, QString::fromStdString(status.device))
-                                            : label,
+        m_backend->addItem(status.available ? QStringLiteral("%1 — %2").arg(label, QString::fromStdString(status.device)) : label,
                            int(status.kind));
         const int row = m_backend->count() - 1;
         if (!status.available) {
@@ -292,8 +297,7 @@ bool FasthPanel::startTraining(const FasthTrainingSettings& settings)
     m_trainingState = std::make_shared<FasthTrainingState>();
     m_progress->setRange(0, settings.steps);
     m_progress->setValue(0);
-    m_trainingWatcher->setFuture(
-        QtConcurrent::run([settings, state = m_trainingState] { return runFasthTraining(settings, *state); }));
+    m_trainingWatcher->setFuture(QtConcurrent::run([settings, state = m_trainingState] { return runFasthTraining(settings, *state); }));
     m_pollTimer->start();
     m_tabs->setCurrentIndex(2);
     setStatus(tr("Training the SVD layer…"));
@@ -328,8 +332,7 @@ void FasthPanel::updatePictures(const FasthPictureSettings& settings)
     if (settings.d > kMaxPictureDimension) {
         for (FasthMatrixView* view : {m_reflectorView, m_uView, m_vView, m_wView})
             view->clear(tr("pictures up to d = %1").arg(kMaxPictureDimension));
-        m_pictureInfo->setText(tr("Pictures are drawn up to d = %1; the sweeps and the training take larger d.")
-                                   .arg(kMaxPictureDimension));
+        m_pictureInfo->setText(tr("Pictures are drawn up to d = %1; the sweeps and the training take larger d.").arg(kMaxPictureDimension));
         return;
     }
     // Not while a sweep times: a second job on the same cores would distort its numbers.
@@ -375,24 +378,23 @@ void FasthPanel::showPictures(FasthPictures pictures)
     const int blocks = int(pictures.blocks.size());
     const int innerSteps = std::min(s.blockSize, s.k);
     const QString precision = s.precision == Precision::Double ? tr("float64") : tr("float32");
-    m_pictureInfo->setText(
-        tr("<p><b>d = %1, k = %2, b = %3: %4 blocks</b> (P1, P2, … over the reflectors).</p>"
-           "<p>FastH builds each block's WY form P<sub>j</sub> = I − 2 W<sub>j</sub> Y<sub>j</sub><sup>T</sup> "
-           "on its own (step 1: the blocks do not depend on each other, so a GPU builds them all at once), then "
-           "applies the %4 blocks one after another (step 2): %4 + %5 = %6 sequential matrix operations "
-           "instead of %2 reflector steps.</p>"
-           "<p>Orthogonality in %7, ‖Q<sup>T</sup>Q − I‖<sub>F</sub>/√d:<br>U: %8<br>V: %9</p>"
-           "<p>σ is drawn from ±[0.5, 2]; a negative σ<sub>i</sub> is a reflection the layer is free to "
-           "learn.</p>")
-            .arg(s.d)
-            .arg(s.k)
-            .arg(s.blockSize)
-            .arg(blocks)
-            .arg(innerSteps)
-            .arg(blocks + innerSteps)
-            .arg(precision)
-            .arg(pictures.uOrthogonalityError, 0, 'e', 2)
-            .arg(pictures.vOrthogonalityError, 0, 'e', 2));
+    m_pictureInfo->setText(tr("<p><b>d = %1, k = %2, b = %3: %4 blocks</b> (P1, P2, … over the reflectors).</p>"
+                              "<p>FastH builds each block's WY form P<sub>j</sub> = I − 2 W<sub>j</sub> Y<sub>j</sub><sup>T</sup> "
+                              "on its own (step 1: the blocks do not depend on each other, so a GPU builds them all at once), then "
+                              "applies the %4 blocks one after another (step 2): %4 + %5 = %6 sequential matrix operations "
+                              "instead of %2 reflector steps.</p>"
+                              "<p>Orthogonality in %7, ‖Q<sup>T</sup>Q − I‖<sub>F</sub>/√d:<br>U: %8<br>V: %9</p>"
+                              "<p>σ is drawn from ±[0.5, 2]; a negative σ<sub>i</sub> is a reflection the layer is free to "
+                              "learn.</p>")
+                               .arg(s.d)
+                               .arg(s.k)
+                               .arg(s.blockSize)
+                               .arg(blocks)
+                               .arg(innerSteps)
+                               .arg(blocks + innerSteps)
+                               .arg(precision)
+                               .arg(pictures.uOrthogonalityError, 0, 'e', 2)
+                               .arg(pictures.vOrthogonalityError, 0, 'e', 2));
     m_pictures = std::move(pictures);
     emit picturesUpdated();
 }
@@ -483,9 +485,7 @@ void FasthPanel::onSweepDone(FasthSweepResults results)
         fail(tr("The timing sweep stopped: %1").arg(r.error));
         emit sweepFailed(r.error);
     } else if (r.cancelled) {
-        setStatus(tr("Timing sweep cancelled after %1 of %2 measurements; the rows measured are kept.")
-                      .arg(visited)
-                      .arg(r.total));
+        setStatus(tr("Timing sweep cancelled after %1 of %2 measurements; the rows measured are kept.").arg(visited).arg(r.total));
         emit sweepCancelled();
     } else {
         QString text = tr("Timing sweep done: %1 measurements on %2 (%3 threads).").arg(measured).arg(r.device).arg(r.threads);
@@ -617,13 +617,20 @@ void FasthPanel::fail(const QString& message)
 QCustomPlot* FasthPanel::plotFor(FasthPlot plot) const
 {
     switch (plot) {
-    case FasthPlot::Timing: return m_timingPlot;
-    case FasthPlot::SpeedUp: return m_speedUpPlot;
-    case FasthPlot::BlockSize: return m_blockPlot;
-    case FasthPlot::SingularValues: return m_sigmaPlot;
-    case FasthPlot::Loss: return m_lossPlot;
-    case FasthPlot::TrainedSingularValues: return m_trainedSigmaPlot;
-    case FasthPlot::Pictures: return nullptr;
+    case FasthPlot::Timing:
+        return m_timingPlot;
+    case FasthPlot::SpeedUp:
+        return m_speedUpPlot;
+    case FasthPlot::BlockSize:
+        return m_blockPlot;
+    case FasthPlot::SingularValues:
+        return m_sigmaPlot;
+    case FasthPlot::Loss:
+        return m_lossPlot;
+    case FasthPlot::TrainedSingularValues:
+        return m_trainedSigmaPlot;
+    case FasthPlot::Pictures:
+        return nullptr;
     }
     return nullptr;
 }
@@ -679,16 +686,16 @@ void FasthPanel::exportCsvInteractive()
 
 void FasthPanel::exportPngInteractive()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save plots as PNG (one file per plot)"),
-                                                      QStringLiteral("fasth.png"), tr("PNG images (*.png)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save plots as PNG (one file per plot)"), QStringLiteral("fasth.png"),
+                                                      tr("PNG images (*.png)"));
     if (path.isEmpty())
         return;
     const QFileInfo info(path);
     QStringList written;
-    for (FasthPlot plot : {FasthPlot::Timing, FasthPlot::SpeedUp, FasthPlot::BlockSize, FasthPlot::Pictures,
-                           FasthPlot::SingularValues, FasthPlot::Loss, FasthPlot::TrainedSingularValues}) {
-        const QString file = info.dir().filePath(
-            QStringLiteral("%1-%2.png").arg(info.completeBaseName(), QString::fromLatin1(fasthPlotName(plot))));
+    for (FasthPlot plot : {FasthPlot::Timing, FasthPlot::SpeedUp, FasthPlot::BlockSize, FasthPlot::Pictures, FasthPlot::SingularValues,
+                           FasthPlot::Loss, FasthPlot::TrainedSingularValues}) {
+        const QString file =
+            info.dir().filePath(QStringLiteral("%1-%2.png").arg(info.completeBaseName(), QString::fromLatin1(fasthPlotName(plot))));
         if (!exportPng(file, plot))
             return; // exportPng has said what failed
         written << QFileInfo(file).fileName();

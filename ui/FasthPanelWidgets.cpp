@@ -74,8 +74,7 @@ QGroupBox* FasthPanel::buildProblemGroup(QWidget* controls)
     m_dimension = new QSpinBox(problem);
     m_dimension->setRange(2, 4096);
     m_dimension->setValue(64);
-    m_dimension->setToolTip(tr("Dimension d: W and the factors are d x d. Pictures are drawn up to d = %1.")
-                                .arg(kMaxPictureDimension));
+    m_dimension->setToolTip(tr("Dimension d: W and the factors are d x d. Pictures are drawn up to d = %1.").arg(kMaxPictureDimension));
     m_reflectors = new QSpinBox(problem);
     m_reflectors->setRange(1, 64);
     m_reflectors->setValue(64);
@@ -113,8 +112,7 @@ QGroupBox* FasthPanel::buildSweepGroup(QWidget* controls)
     auto* sweepLayout = new QVBoxLayout(sweep);
     auto* sweepForm = new QFormLayout;
     m_sweepDimensions = new QLineEdit(QStringLiteral("32,64,128,256"), sweep);
-    m_sweepDimensions->setValidator(
-        new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9, ]*")), m_sweepDimensions));
+    m_sweepDimensions->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9, ]*")), m_sweepDimensions));
     m_sweepDimensions->setToolTip(tr("The d values of the sweep (k = d at each), comma-separated."));
     sweepForm->addRow(tr("d values"), m_sweepDimensions);
     m_repeat = new QSpinBox(sweep);
@@ -134,9 +132,8 @@ QGroupBox* FasthPanel::buildSweepGroup(QWidget* controls)
     sweepForm->addRow(tr("reflectors"), m_layout);
     sweepLayout->addLayout(sweepForm);
     auto* methods = new QGridLayout;
-    const std::vector<BenchMethod> methodOrder = {BenchMethod::Sequential, BenchMethod::FastH,
-                                                  BenchMethod::CompactWY,  BenchMethod::TreeMerge,
-                                                  BenchMethod::Library,    BenchMethod::Dense,
+    const std::vector<BenchMethod> methodOrder = {BenchMethod::Sequential,     BenchMethod::FastH,   BenchMethod::CompactWY,
+                                                  BenchMethod::TreeMerge,      BenchMethod::Library, BenchMethod::Dense,
                                                   BenchMethod::SequentialFused};
     for (size_t i = 0; i < methodOrder.size(); ++i) {
         auto* check = new QCheckBox(methodLabel(methodOrder[i]), sweep);

@@ -14,37 +14,56 @@ using fasth::Pass;
 QColor methodColor(BenchMethod method)
 {
     switch (method) {
-    case BenchMethod::Sequential: return {203, 24, 29};
-    case BenchMethod::SequentialFused: return {252, 141, 89};
-    case BenchMethod::FastH: return {33, 113, 181};
-    case BenchMethod::CompactWY: return {35, 139, 69};
-    case BenchMethod::TreeMerge: return {117, 107, 177};
-    case BenchMethod::Library: return {140, 81, 10};
-    case BenchMethod::Dense: return {80, 80, 80};
-    default: return {0, 0, 0};
+    case BenchMethod::Sequential:
+        return {203, 24, 29};
+    case BenchMethod::SequentialFused:
+        return {252, 141, 89};
+    case BenchMethod::FastH:
+        return {33, 113, 181};
+    case BenchMethod::CompactWY:
+        return {35, 139, 69};
+    case BenchMethod::TreeMerge:
+        return {117, 107, 177};
+    case BenchMethod::Library:
+        return {140, 81, 10};
+    case BenchMethod::Dense:
+        return {80, 80, 80};
+    default:
+        return {0, 0, 0};
     }
 }
 
 QString methodLabel(BenchMethod method)
 {
     switch (method) {
-    case BenchMethod::Sequential: return FasthPanel::tr("sequential");
-    case BenchMethod::SequentialFused: return FasthPanel::tr("sequential, one fused kernel (GPU)");
-    case BenchMethod::FastH: return FasthPanel::tr("FastH");
-    case BenchMethod::CompactWY: return FasthPanel::tr("UT (compact WY)");
-    case BenchMethod::TreeMerge: return FasthPanel::tr("tree merge");
-    case BenchMethod::Library: return FasthPanel::tr("library (Eigen / cuSOLVER)");
-    case BenchMethod::Dense: return FasthPanel::tr("dense GEMM, Q formed");
-    default: return QString::fromLatin1(fasth::methodName(method));
+    case BenchMethod::Sequential:
+        return FasthPanel::tr("sequential");
+    case BenchMethod::SequentialFused:
+        return FasthPanel::tr("sequential, one fused kernel (GPU)");
+    case BenchMethod::FastH:
+        return FasthPanel::tr("FastH");
+    case BenchMethod::CompactWY:
+        return FasthPanel::tr("UT (compact WY)");
+    case BenchMethod::TreeMerge:
+        return FasthPanel::tr("tree merge");
+    case BenchMethod::Library:
+        return FasthPanel::tr("library (Eigen / cuSOLVER)");
+    case BenchMethod::Dense:
+        return FasthPanel::tr("dense GEMM, Q formed");
+    default:
+        return QString::fromLatin1(fasth::methodName(method));
     }
 }
 
 QString passLabel(Pass pass)
 {
     switch (pass) {
-    case Pass::Forward: return FasthPanel::tr("forward");
-    case Pass::Backward: return FasthPanel::tr("backward");
-    case Pass::Both: return FasthPanel::tr("forward + backward");
+    case Pass::Forward:
+        return FasthPanel::tr("forward");
+    case Pass::Backward:
+        return FasthPanel::tr("backward");
+    case Pass::Both:
+        return FasthPanel::tr("forward + backward");
     }
     return {};
 }
@@ -194,8 +213,7 @@ void drawBlockPlot(QCustomPlot* plot, const std::vector<FasthTimingRow>& timingR
         else if (t.row.method == BenchMethod::Dense)
             denseRow = &t.row;
     }
-    std::sort(fasthRows.begin(), fasthRows.end(),
-              [](auto* a, auto* b) { return a->requestedBlock < b->requestedBlock; });
+    std::sort(fasthRows.begin(), fasthRows.end(), [](auto* a, auto* b) { return a->requestedBlock < b->requestedBlock; });
     if (!fasthRows.empty()) {
         const int k = fasthRows.front()->k;
         QVector<double> b, ms, below, above, steps;

@@ -128,9 +128,8 @@ std::vector<double> colorBarTicks(const DisplayRange& range, Stretch stretch, do
         const double position = stretchPosition(v, range, stretch);
         if (v < range.low - 1e-9 * span || v > range.high + 1e-9 * span)
             continue;
-        const bool crowded = std::any_of(positions.begin(), positions.end(), [&](double p) {
-            return std::abs(p - position) * lengthPixels < labelPixels;
-        });
+        const bool crowded =
+            std::any_of(positions.begin(), positions.end(), [&](double p) { return std::abs(p - position) * lengthPixels < labelPixels; });
         if (crowded)
             continue;
         chosen.push_back(std::abs(v) < 1e-12 * span ? 0.0 : v);
@@ -221,11 +220,11 @@ void ImageView::setTitle(const QString& title)
 
 void ImageView::setAxisScale(std::optional<AxisScale> scale)
 {
-    const bool same = scale.has_value() == m_axisScale.has_value()
-                      && (!scale
-                          || (scale->x0 == m_axisScale->x0 && scale->y0 == m_axisScale->y0 && scale->step == m_axisScale->step
-                              && scale->xLabel == m_axisScale->xLabel && scale->yLabel == m_axisScale->yLabel
-                              && scale->unit == m_axisScale->unit));
+    const bool same =
+        scale.has_value() == m_axisScale.has_value()
+        && (!scale
+            || (scale->x0 == m_axisScale->x0 && scale->y0 == m_axisScale->y0 && scale->step == m_axisScale->step
+                && scale->xLabel == m_axisScale->xLabel && scale->yLabel == m_axisScale->yLabel && scale->unit == m_axisScale->unit));
     if (same)
         return;
     if (scale && !(scale->step > 0))
@@ -477,7 +476,8 @@ void ImageView::placeColorBar()
     // Decided on the view's own size and the region's shape, which neither the bar's place nor the
     // padding around a fitted image changes (so the layout cannot flip).
     const double room = double(width()) / std::max(1, height() - m_titleLabel->sizeHint().height());
-    const QRectF region = m_fitRegion.isEmpty() || m_image.isEmpty() ? QRectF(0, 0, std::max(1, m_image.width), std::max(1, m_image.height)) : m_fitRegion;
+    const QRectF region =
+        m_fitRegion.isEmpty() || m_image.isEmpty() ? QRectF(0, 0, std::max(1, m_image.width), std::max(1, m_image.height)) : m_fitRegion;
     const bool below = room < 1.15 * region.width() / region.height();
     QCPLayoutGrid* layout = m_plot->plotLayout();
     const bool placed = layout->hasElement(0, 1) || layout->hasElement(1, 0);
@@ -560,8 +560,8 @@ void ImageView::setClipPercentiles(double low, double high)
 
 void ImageView::setFixedRange(std::optional<DisplayRange> range)
 {
-    const bool same = range.has_value() == m_fixedRange.has_value()
-                      && (!range || (range->low == m_fixedRange->low && range->high == m_fixedRange->high));
+    const bool same =
+        range.has_value() == m_fixedRange.has_value() && (!range || (range->low == m_fixedRange->low && range->high == m_fixedRange->high));
     if (same)
         return;
     m_fixedRange = range;

@@ -88,8 +88,8 @@ public:
 
     void setColorMap(ColorMap map);
     void setStretch(Stretch stretch);
-    void setClipPercentiles(double low, double high); // e.g. 0.5, 99.5; 0, 100 = full range
-    void setFixedRange(std::optional<DisplayRange> range); // shared scale across views
+    void setClipPercentiles(double low, double high);       // e.g. 0.5, 99.5; 0, 100 = full range
+    void setFixedRange(std::optional<DisplayRange> range);  // shared scale across views
     DisplayRange autoRange() const;                         // from the clip percentiles
     DisplayRange displayRange() const;                      // what is shown now
     void setColorBarVisible(bool visible);                  // off where a neighbour's bar serves
@@ -125,12 +125,12 @@ protected:
 
 private:
     void redraw();
-    void placeColorBar(); // beside or below the image, after the widget's shape
-    void invalidateColorBarImage(); // the bar's cached picture, after its orientation changed
-    void placeMapCells(); // the image's cells on the axes (after a new image or axis scale)
-    QRectF toAxes(const QRectF& pixels) const; // image pixel coordinates to axis coordinates
-    void updateColorTicks(); // round values along the colour bar, as many as fit
-    void applyAspect(); // after a layout pass: ranges for square pixels in the rectangle the plot has
+    void placeColorBar();                            // beside or below the image, after the widget's shape
+    void invalidateColorBarImage();                  // the bar's cached picture, after its orientation changed
+    void placeMapCells();                            // the image's cells on the axes (after a new image or axis scale)
+    QRectF toAxes(const QRectF& pixels) const;       // image pixel coordinates to axis coordinates
+    void updateColorTicks();                         // round values along the colour bar, as many as fit
+    void applyAspect();                              // after a layout pass: ranges for square pixels in the rectangle the plot has
     bool hugImage(const QRect& axes, double aspect); // pads the plot to the region's shape; true if changed
     double transform(double value, const DisplayRange& range) const; // to [0, 1]
 

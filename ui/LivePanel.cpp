@@ -42,21 +42,29 @@ constexpr int kMaxTrendPoints = 5000; // older points leave the plot (the log ke
 QColor termColour(int noll)
 {
     // Colour-blind-safe (Okabe-Ito), one per trend term.
-    static const QColor colours[] = {QColor(0, 114, 178), QColor(230, 159, 0), QColor(0, 158, 115), QColor(204, 121, 167),
-                                     QColor(86, 180, 233), QColor(213, 94, 0), QColor(120, 120, 120), QColor(0, 0, 0)};
+    static const QColor colours[] = {QColor(0, 114, 178),  QColor(230, 159, 0), QColor(0, 158, 115),   QColor(204, 121, 167),
+                                     QColor(86, 180, 233), QColor(213, 94, 0),  QColor(120, 120, 120), QColor(0, 0, 0)};
     return colours[(noll - kFirstTrendTerm) % 8];
 }
 
 QString termLabel(int noll)
 {
-    return QStringLiteral("Noll %1 %2").arg(noll).arg(QString::fromStdString(zernike::name(zernike::modeFromIndex(noll, ZernikeOrdering::Noll))));
+    return QStringLiteral("Noll %1 %2")
+        .arg(noll)
+        .arg(QString::fromStdString(zernike::name(zernike::modeFromIndex(noll, ZernikeOrdering::Noll))));
 }
 
 // Keeps a legend's columns to what the plot's width holds (at most `columns`), so a narrow plot (the docks open on a
 // small screen) wraps its legend into more rows instead of cutting its entries.
 class LegendColumns : public QObject {
 public:
-    LegendColumns(QCustomPlot* plot, int columns) : QObject(plot), m_plot(plot), m_columns(columns) { plot->installEventFilter(this); }
+    LegendColumns(QCustomPlot* plot, int columns)
+        : QObject(plot)
+        , m_plot(plot)
+        , m_columns(columns)
+    {
+        plot->installEventFilter(this);
+    }
 
 protected:
     bool eventFilter(QObject*, QEvent* event) override
@@ -108,7 +116,9 @@ void legendAbove(QCustomPlot* plot, int columns)
 // panel measured again, tens of ms at 1920 x 1080); a holder with no layout takes that request and ends it.
 class StatusLine : public QWidget {
 public:
-    StatusLine(QLabel* label, int lines, QWidget* parent) : QWidget(parent), m_label(label)
+    StatusLine(QLabel* label, int lines, QWidget* parent)
+        : QWidget(parent)
+        , m_label(label)
     {
         m_label->setParent(this);
         m_label->setWordWrap(true);
@@ -130,7 +140,11 @@ private:
 // list would cost a pass over its items each time for nothing).
 class ListFilledOnOpen : public QComboBox {
 public:
-    ListFilledOnOpen(std::function<void()> fill, QWidget* parent) : QComboBox(parent), m_fill(std::move(fill)) { }
+    ListFilledOnOpen(std::function<void()> fill, QWidget* parent)
+        : QComboBox(parent)
+        , m_fill(std::move(fill))
+    {
+    }
     void showPopup() override
     {
         m_fill();
@@ -354,7 +368,9 @@ void LivePanel::connectControls()
     connect(m_referenceChoice, &QComboBox::activated, this, [this](int index) {
         const int stack = m_referenceChoice->itemData(index).toInt();
         if (m_referenceStack > 0 && stack != m_referenceStack && !holdReference(stack))
-            emit message(tr("Live: stack %1 can no longer be held (only the last %2 fitted are kept)").arg(stack).arg(LiveWatchOptions{}.keptFits), true);
+            emit message(
+                tr("Live: stack %1 can no longer be held (only the last %2 fitted are kept)").arg(stack).arg(LiveWatchOptions{}.keptFits),
+                true);
     });
     // A click on a point of the coefficient trend picks its stack (held at once if a reference is held).
     connect(m_trend, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable*, int, QMouseEvent* event) {
@@ -371,7 +387,8 @@ void LivePanel::connectControls()
         m_thresholdValue->setValue(m_thresholds[m_thresholdTerm->currentData().toInt()]);
         redrawThresholds();
     });
-    connect(m_thresholdValue, &QDoubleSpinBox::valueChanged, this, [this](double v) { setThreshold(m_thresholdTerm->currentData().toInt(), v); });
+    connect(m_thresholdValue, &QDoubleSpinBox::valueChanged, this,
+            [this](double v) { setThreshold(m_thresholdTerm->currentData().toInt(), v); });
     connect(m_latest, &QTabWidget::currentChanged, this, &LivePanel::drawPage);
 }
 
@@ -539,7 +556,8 @@ void LivePanel::addRow(const QJsonObject& row)
     m_skipped += int(row.value(QStringLiteral("skipped")).toArray().size());
     if (row.value(QStringLiteral("status")).toString() != QLatin1String("ok")) {
         ++m_failed;
-        emit message(tr("Live: %1: %2").arg(row.value(QStringLiteral("stack")).toString(), row.value(QStringLiteral("error")).toString()), true);
+        emit message(tr("Live: %1: %2").arg(row.value(QStringLiteral("stack")).toString(), row.value(QStringLiteral("error")).toString()),
+                     true);
         setStatus();
         return;
     }
@@ -592,14 +610,16 @@ void LivePanel::addDifference(const LiveDifference& difference)
         return; // against a reference released since
     // The comparison's terms are matched by (n, m): the trend's Noll indices whatever the settings' ordering.
     for (const ComparedTerm& t : difference.comparison->terms)
-        addTrendPoint(m_differencePoints, zernike::indexFromMode(t.mode, ZernikeOrdering::Noll), difference.sequence + 1, t.differenceWaves);
+        addTrendPoint(m_differencePoints, zernike::indexFromMode(t.mode, ZernikeOrdering::Noll), difference.sequence + 1,
+                      t.differenceWaves);
     m_replot = true;
 }
 
 void LivePanel::showTrendPoints()
 {
     const bool held = m_referenceStack > 0;
-    m_trendTitle->setText(held ? tr("Difference from stack %1 (each stack − stack %1)").arg(m_referenceStack) : tr("Coefficients of each stack"));
+    m_trendTitle->setText(held ? tr("Difference from stack %1 (each stack − stack %1)").arg(m_referenceStack)
+                               : tr("Coefficients of each stack"));
     m_trend->yAxis->setLabel(held ? tr("difference (waves RMS)") : tr("coefficient (waves RMS)"));
     TrendPoints& points = shownPoints();
     for (auto& [noll, g] : m_termGraphs) {

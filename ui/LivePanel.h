@@ -68,7 +68,7 @@ public:
     // The reference to hold: "stack shown" or a stack picked in the list (filled with the kept stacks when opened)
     // or by clicking a point of the trend; chosen while one is held, it is held instead.
     QComboBox* referenceChoice() const { return m_referenceChoice; }
-    void chooseReference(int stack); // selects it in the list (0 = the stack shown)
+    void chooseReference(int stack);                        // selects it in the list (0 = the stack shown)
     int referenceStack() const { return m_referenceStack; } // 0 = none held
     // The comparison whose map is shown now (null when none: no reference, or no stack since it was held).
     std::shared_ptr<const RunComparison> shownDifference() const { return m_shownDifference; }
@@ -127,11 +127,11 @@ private:
     std::unique_ptr<LiveCamera> m_camera;
     std::unique_ptr<QTemporaryDir> m_demoFolder;
     std::map<int, double> m_thresholds; // Noll index -> waves
-    TrendPoints m_points;           // every stack's coefficients, for the crossings and for a release
-    TrendPoints m_differencePoints; // while a reference is held: each later stack minus it
+    TrendPoints m_points;               // every stack's coefficients, for the crossings and for a release
+    TrendPoints m_differencePoints;     // while a reference is held: each later stack minus it
     std::shared_ptr<const LiveFit> m_shownFit;
     std::shared_ptr<const RunComparison> m_shownDifference;
-    int m_referenceStack = 0;       // the held reference's stack number (its sequence + 1); 0 = none
+    int m_referenceStack = 0; // the held reference's stack number (its sequence + 1); 0 = none
     unsigned long m_shownVersion = 0;
     int m_rows = 0, m_failed = 0, m_skipped = 0;
     bool m_replot = false;

@@ -72,8 +72,9 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(m_setup, &SetupPanel::openRequested, this, [this] {
         QSettings settings;
-        const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Open PSF images"), settings.value(QStringLiteral("lastDirectory")).toString(),
-                                                                tr("PSF images (*.fits *.fit *.fts *.tif *.tiff *.png);;All files (*)"));
+        const QStringList paths =
+            QFileDialog::getOpenFileNames(this, tr("Open PSF images"), settings.value(QStringLiteral("lastDirectory")).toString(),
+                                          tr("PSF images (*.fits *.fit *.fts *.tif *.tiff *.png);;All files (*)"));
         if (!paths.isEmpty())
             openFiles(paths);
     });
@@ -155,7 +156,8 @@ QDockWidget* addDock(QMainWindow* window, Qt::DockWidgetArea area, const QString
 // The teaching tabs have nothing to do with the fit: while one is shown, the fit's docks make room
 // for it (and come back as they were with the fit's tabs). `hidden` and `raised` remember the docks
 // between the two calls; `fallback` is raised when none of them was in front.
-void makeRoomForTeachingTab(QMainWindow* window, bool teaching, QList<QDockWidget*>& hidden, QList<QDockWidget*>& raised, QDockWidget* fallback)
+void makeRoomForTeachingTab(QMainWindow* window, bool teaching, QList<QDockWidget*>& hidden, QList<QDockWidget*>& raised,
+                            QDockWidget* fallback)
 {
     if (teaching && hidden.isEmpty()) {
         // Open docks (tabified ones too), and which of each tab group was in front.
@@ -214,14 +216,16 @@ void MainWindow::buildTabs()
     m_planesPanel->setProperty("tabKey", QStringLiteral("planes"));
     m_psfPanel = new PsfPanel(m_tabs);
     m_tabs->addTab(m_psfPanel, tr("PSF"));
-    m_tabs->setTabToolTip(m_tabs->count() - 1, tr("PSF analysis: fitted and diffraction-limited PSF, MTF, profiles, encircled energy, Strehl"));
+    m_tabs->setTabToolTip(m_tabs->count() - 1,
+                          tr("PSF analysis: fitted and diffraction-limited PSF, MTF, profiles, encircled energy, Strehl"));
     m_psfPanel->setProperty("tabKey", QStringLiteral("psf"));
     m_runsPanel = new RunsPanel(m_tabs);
     m_tabs->addTab(m_runsPanel, tr("Runs"));
     m_runsPanel->setProperty("tabKey", QStringLiteral("runs"));
     m_speedupLab = new SpeedupLab;
     m_tabs->addTab(scrolledTab(m_tabs, m_speedupLab, QStringLiteral("speedup")), tr("Speed-up"));
-    m_tabs->setTabToolTip(m_tabs->count() - 1, tr("Speed-up lab: finite differences against the exact gradient, CPU and GPU, on this machine"));
+    m_tabs->setTabToolTip(m_tabs->count() - 1,
+                          tr("Speed-up lab: finite differences against the exact gradient, CPU and GPU, on this machine"));
     m_fasthPanel = new FasthPanel;
     m_fasthPanel->setProperty("tabKey", QStringLiteral("fasth")); // its controls scroll on their own
     m_tabs->addTab(m_fasthPanel, tr("FastH"));
@@ -420,8 +424,8 @@ void MainWindow::buildActions()
     m_saveSessionAction->setObjectName(QStringLiteral("saveSessionAction"));
     m_saveSessionAction->setShortcut(QKeySequence::Save);
     connect(m_saveSessionAction, &QAction::triggered, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save session"), suggestedExportName(QStringLiteral("session")),
-                                                          tr("Sessions (*.json)"));
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Save session"), suggestedExportName(QStringLiteral("session")), tr("Sessions (*.json)"));
         if (!path.isEmpty())
             saveSessionTo(path);
     });
@@ -452,15 +456,16 @@ void MainWindow::buildMenus()
     exports->setObjectName(QStringLiteral("exportMenu"));
     for (const ResultExport& e : resultExports()) {
         const QString key = QString::fromLatin1(e.key), label = tr(e.label);
-        QAction* action = exports->addAction(label + QStringLiteral("…"), this, [this, key, label, filter = QString::fromLatin1(e.fileFilter)] {
-            if (!m_result) {
-                showError(tr("Nothing to export yet: run a fit first."));
-                return;
-            }
-            const QString path = QFileDialog::getSaveFileName(this, tr("Export: %1").arg(label), suggestedExportName(key), filter);
-            if (!path.isEmpty())
-                exportResultInBackground(key, path); // the dialog has asked about replacing a file
-        });
+        QAction* action =
+            exports->addAction(label + QStringLiteral("…"), this, [this, key, label, filter = QString::fromLatin1(e.fileFilter)] {
+                if (!m_result) {
+                    showError(tr("Nothing to export yet: run a fit first."));
+                    return;
+                }
+                const QString path = QFileDialog::getSaveFileName(this, tr("Export: %1").arg(label), suggestedExportName(key), filter);
+                if (!path.isEmpty())
+                    exportResultInBackground(key, path); // the dialog has asked about replacing a file
+            });
         action->setData(key);
     }
     // What the fit shown has nothing of is greyed out, saying why (e.g. no fitted pupil amplitude).
@@ -553,37 +558,41 @@ void MainWindow::loadDemo(bool startAfterLoading, const QString& preset)
     statusBar()->showMessage(tr("simulating the demo data…"));
     const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
     QDir().mkpath(dir);
-    const QString path = QDir(dir).filePath(preset == QLatin1String("demo") ? QStringLiteral("demo.fits") : preset + QStringLiteral("-demo.fits"));
+    const QString path =
+        QDir(dir).filePath(preset == QLatin1String("demo") ? QStringLiteral("demo.fits") : preset + QStringLiteral("-demo.fits"));
     QtConcurrent::run([path, name = preset.toStdString()] {
         const PresetCase demo = makePreset(name, {});
         writePresetFits(path.toStdString(), demo, name, PresetOptions{}.seed, true);
         return demo.truth;
-    }).then(this, [this, path, startAfterLoading, name = preset.toStdString()](Truth truth) {
-        m_busy = false;
-        ModelSettings model = m_setup->modelSettings();
-        if (name != "demo") {
-            // The model the preset is made for (engine/Presets.h). One fit.
-            SolverSettings solver = m_setup->solverSettings();
-            applyPresetSettings(name, model, solver);
-            m_demoFollowUpOrder = 0;
-            m_setup->setSolverSettings(solver);
-        } else {
-            // Started at once, the demo fits twice, order 2 and then order 4, so that the Runs tab has two
-            // runs to compare (what the higher orders add); fitFinished() comes after the second.
-            model.order = startAfterLoading ? 2 : 4;
-            m_demoFollowUpOrder = startAfterLoading ? 4 : 0;
-        }
-        m_setup->setModelSettings(model);
-        m_pendingTruth = truth; // becomes m_truth when the file has loaded
-        // Connected before the file is opened: a small file can be read before openFiles() returns, and
-        // then its continuation (and dataLoaded) runs at once, inside openFiles().
-        if (startAfterLoading)
-            fitWhenLoaded();
-        openFiles({path});
-    }).onFailed(this, [this](const std::exception& e) {
-        m_busy = false;
-        showError(tr("The demo could not be created: %1").arg(errorText(e)));
-    });
+    })
+        .then(this,
+              [this, path, startAfterLoading, name = preset.toStdString()](Truth truth) {
+                  m_busy = false;
+                  ModelSettings model = m_setup->modelSettings();
+                  if (name != "demo") {
+                      // The model the preset is made for (engine/Presets.h). One fit.
+                      SolverSettings solver = m_setup->solverSettings();
+                      applyPresetSettings(name, model, solver);
+                      m_demoFollowUpOrder = 0;
+                      m_setup->setSolverSettings(solver);
+                  } else {
+                      // Started at once, the demo fits twice, order 2 and then order 4, so that the Runs tab has two
+                      // runs to compare (what the higher orders add); fitFinished() comes after the second.
+                      model.order = startAfterLoading ? 2 : 4;
+                      m_demoFollowUpOrder = startAfterLoading ? 4 : 0;
+                  }
+                  m_setup->setModelSettings(model);
+                  m_pendingTruth = truth; // becomes m_truth when the file has loaded
+                  // Connected before the file is opened: a small file can be read before openFiles() returns, and
+                  // then its continuation (and dataLoaded) runs at once, inside openFiles().
+                  if (startAfterLoading)
+                      fitWhenLoaded();
+                  openFiles({path});
+              })
+        .onFailed(this, [this](const std::exception& e) {
+            m_busy = false;
+            showError(tr("The demo could not be created: %1").arg(errorText(e)));
+        });
 }
 
 void MainWindow::fitWhenLoaded()
@@ -664,19 +673,21 @@ void MainWindow::previewPreparation()
     dataset.preprocess = m_setup->preprocessOptions();
     const int generation = ++m_previewGeneration;
     QtConcurrent::run([dataset = std::move(dataset)] { return computePreparation(dataset); })
-        .then(this, [this, generation](Preparation preparation) {
-            if (generation != m_previewGeneration || isFitting() || preparation.planes.size() != m_dataset.planes.size())
-                return;
-            logMessages(preparation.messages);
-            for (size_t k = 0; k < preparation.planes.size() && k < m_planeEntries.size(); ++k)
-                m_planeEntries[k].data = preparation.planes[k].image;
-            m_planesPanel->setPlanes(m_planeEntries);
-            int masked = 0;
-            for (const PlanePreparation& plane : preparation.planes)
-                masked += plane.saturatedPixels + plane.badPixels;
-            statusBar()->showMessage(tr("preparation preview: %1 plane(s), %2 masked pixel(s)").arg(preparation.planes.size()).arg(masked), 5000);
-            emit preparationPreviewed();
-        })
+        .then(this,
+              [this, generation](Preparation preparation) {
+                  if (generation != m_previewGeneration || isFitting() || preparation.planes.size() != m_dataset.planes.size())
+                      return;
+                  logMessages(preparation.messages);
+                  for (size_t k = 0; k < preparation.planes.size() && k < m_planeEntries.size(); ++k)
+                      m_planeEntries[k].data = preparation.planes[k].image;
+                  m_planesPanel->setPlanes(m_planeEntries);
+                  int masked = 0;
+                  for (const PlanePreparation& plane : preparation.planes)
+                      masked += plane.saturatedPixels + plane.badPixels;
+                  statusBar()->showMessage(
+                      tr("preparation preview: %1 plane(s), %2 masked pixel(s)").arg(preparation.planes.size()).arg(masked), 5000);
+                  emit preparationPreviewed();
+              })
         .onFailed(this, [this](const std::exception& e) { showError(tr("Preparation failed: %1").arg(errorText(e))); });
 }
 
@@ -688,8 +699,9 @@ void MainWindow::updateSampling()
     try {
         const double q = samplingFromMetadata(metadata, &messages);
         const QString warnings = QString::fromStdString(messagesText(messages, MessageLevel::Warning));
-        m_setup->setSamplingInfo(tr("Sampling Q = %1 (Nyquist at 2)%2").arg(q, 0, 'g', 4).arg(warnings.isEmpty() ? QString() : QStringLiteral("\n") + warnings),
-                                 !warnings.isEmpty());
+        m_setup->setSamplingInfo(
+            tr("Sampling Q = %1 (Nyquist at 2)%2").arg(q, 0, 'g', 4).arg(warnings.isEmpty() ? QString() : QStringLiteral("\n") + warnings),
+            !warnings.isEmpty());
     } catch (const std::exception& e) {
         m_setup->setSamplingInfo(errorText(e), true);
     }
@@ -742,36 +754,39 @@ void MainWindow::startFit()
     statusBar()->showMessage(tr("preparing the data…"));
     // Settings checked, data prepared, problem built: numerical work, so a worker does it, through the
     // same workflow as the command line (engine/Workflow.h).
-    QtConcurrent::run([settings]() { return prepareRun(settings); }).then(this, [this](PreparedRun run) {
-        m_busy = false;
-        m_dataset.preparation = run.dataset.preparation;
-        const BuiltProblem& built = run.problem;
-        logMessages(run.messages);
-        statusBar()->clearMessage();
-        ReconstructionRequest request = std::move(run.request);
-        request.liveImageInterval = 0.25;
-        request.analysis.psfAnalysis = true; // the PSF tab's pictures, computed with the result on the worker
+    QtConcurrent::run([settings]() { return prepareRun(settings); })
+        .then(this,
+              [this](PreparedRun run) {
+                  m_busy = false;
+                  m_dataset.preparation = run.dataset.preparation;
+                  const BuiltProblem& built = run.problem;
+                  logMessages(run.messages);
+                  statusBar()->clearMessage();
+                  ReconstructionRequest request = std::move(run.request);
+                  request.liveImageInterval = 0.25;
+                  request.analysis.psfAnalysis = true; // the PSF tab's pictures, computed with the result on the worker
 
-        adoptProblem(built, run.context);
-        m_convergence->clear();
-        m_result.reset();
-        m_results->clear(tr("Fitting…"));
-        m_psfPanel->setAnalysis(nullptr);
-        m_phasePanel->clear(tr("waiting for the first iterate…"));
-        logLine(tr("fit started: %1 planes, grid %2, order %3, %4 parameters, Q = %5")
-                .arg(built.spec.planes.size())
-                .arg(built.spec.grid.size)
-                .arg(built.spec.basis.maxOrder)
-                .arg(built.start.size())
-                .arg(built.samplingQ, 0, 'g', 4));
-        m_engine->start(std::move(request));
-    }).onFailed(this, [this](const std::exception& e) {
-        m_busy = false;
-        setRunning(false);
-        m_demoFollowUpOrder = 0;
-        showError(errorText(e));
-        emit fitFailed(errorText(e));
-    });
+                  adoptProblem(built, run.context);
+                  m_convergence->clear();
+                  m_result.reset();
+                  m_results->clear(tr("Fitting…"));
+                  m_psfPanel->setAnalysis(nullptr);
+                  m_phasePanel->clear(tr("waiting for the first iterate…"));
+                  logLine(tr("fit started: %1 planes, grid %2, order %3, %4 parameters, Q = %5")
+                              .arg(built.spec.planes.size())
+                              .arg(built.spec.grid.size)
+                              .arg(built.spec.basis.maxOrder)
+                              .arg(built.start.size())
+                              .arg(built.samplingQ, 0, 'g', 4));
+                  m_engine->start(std::move(request));
+              })
+        .onFailed(this, [this](const std::exception& e) {
+            m_busy = false;
+            setRunning(false);
+            m_demoFollowUpOrder = 0;
+            showError(errorText(e));
+            emit fitFailed(errorText(e));
+        });
 }
 
 void MainWindow::adoptProblem(const BuiltProblem& built, const ExportContext& context)
@@ -840,7 +855,8 @@ void MainWindow::onFinished(std::shared_ptr<const FitResult> shared)
     // The engine's result, shared from here on by the views, the exports and the run that keeps it.
     const FitResult& result = *shared;
     showResult(shared);
-    logLine(tr("fit %1: %2").arg(QString::fromLatin1(terminationName(result.solver.termination)), QString::fromStdString(result.solver.message)));
+    logLine(tr("fit %1: %2")
+                .arg(QString::fromLatin1(terminationName(result.solver.termination)), QString::fromStdString(result.solver.message)));
     for (const std::string& w : result.warnings)
         logLine(tr("warning: %1").arg(QString::fromStdString(w)));
     const Termination termination = result.solver.termination;

@@ -141,8 +141,9 @@ private:
     void onFinished(std::shared_ptr<const FitResult> result);
     void concludeFit(Termination termination);
     void showResult(std::shared_ptr<const FitResult> result);
-    void adoptProblem(const BuiltProblem& built, const ExportContext& context); // the planes, names, conventions and export context of the fit shown
-    void restoreResult(const Session& session);   // re-evaluates a saved result and the runs, then dataLoaded()
+    void adoptProblem(const BuiltProblem& built,
+                      const ExportContext& context);      // the planes, names, conventions and export context of the fit shown
+    void restoreResult(const Session& session);           // re-evaluates a saved result and the runs, then dataLoaded()
     void addRun(std::shared_ptr<const FitResult> result); // keeps a finished fit as a run of the session
     void previewPreparation();
     void addRecent(const QStringList& paths);
@@ -185,19 +186,19 @@ private:
     int m_previewGeneration = 0; // newer previews supersede older ones
 
     Dataset m_dataset;
-    bool m_busy = false;              // loading or preparing on a worker
-    std::optional<Truth> m_truth;     // injected aberrations of simulated data
+    bool m_busy = false;                 // loading or preparing on a worker
+    std::optional<Truth> m_truth;        // injected aberrations of simulated data
     std::optional<Truth> m_pendingTruth; // the truth of data being loaded
     // The fit being shown: its planes' data, names and conventions.
     std::vector<PlaneEntry> m_planeEntries;
     ZernikeOrdering m_ordering = ZernikeOrdering::Noll;
     double m_wavelength = 0.0;
-    ExportContext m_exportContext; // of the problem fitted or restored last (engine/Workflow's)
+    ExportContext m_exportContext;     // of the problem fitted or restored last (engine/Workflow's)
     std::optional<ProblemSpec> m_spec; // of the problem fitted or restored last: the 3-D PSF export images it
     std::shared_ptr<const FitResult> m_result;
     std::vector<double> m_resultParameters;
     std::vector<RunEntry> m_runs;
-    Session m_fitSettings;      // the model and solver settings of the fit running (no data)
+    Session m_fitSettings;       // the model and solver settings of the fit running (no data)
     int m_demoFollowUpOrder = 0; // the demo's second fit, started when its first has finished
     QString m_lastError;
 };

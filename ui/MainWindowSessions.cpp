@@ -164,11 +164,12 @@ void MainWindow::exportResultInBackground(const QString& key, const QString& pat
     statusBar()->showMessage(tr("exporting %1…").arg(path));
     const QString label = tr(findResultExport(key.toStdString())->label);
     QtConcurrent::run(task)
-        .then(this, [this, label, path] {
-            statusBar()->clearMessage();
-            logLine(tr("exported %1: %2").arg(label, path));
-            emit exportFinished(true);
-        })
+        .then(this,
+              [this, label, path] {
+                  statusBar()->clearMessage();
+                  logLine(tr("exported %1: %2").arg(label, path));
+                  emit exportFinished(true);
+              })
         .onFailed(this, [this, path](const std::exception& e) {
             statusBar()->clearMessage();
             showError(tr("Export to %1 failed: %2").arg(path, QString::fromUtf8(e.what())));
@@ -217,32 +218,34 @@ void MainWindow::openSessionFrom(const QString& path)
     }
     m_busy = true;
     QtConcurrent::run([file = path.toStdString()] { return openSession(file); })
-        .then(this, [this, path](OpenedSession opened) {
-            m_busy = false;
-            m_loggedMessages.clear(); // notes about other data may be said again
-            logMessages(opened.messages);
-            const QString errors = QString::fromStdString(messagesText(opened.messages, MessageLevel::Error));
-            if (opened.session.dataset.planes.empty()) {
-                showError(tr("%1: no input of the session could be read.%2").arg(path, errors.isEmpty() ? QString() : QStringLiteral("\n") + errors));
-                emit dataLoaded();
-                return;
-            }
-            m_dataset = opened.session.dataset;
-            m_truth.reset();
-            m_runs.clear();
-            m_runsPanel->setRuns(m_runs);
-            datasetChanged();
-            m_setup->setModelSettings(opened.session.model);
-            m_setup->setSolverSettings(opened.session.solver);
-            const QString warnings = QString::fromStdString(messagesText(opened.messages, MessageLevel::Warning));
-            if (!errors.isEmpty() || !warnings.isEmpty()) // said in Messages already; the bar keeps them in sight
-                showInMessageBar((errors + QLatin1Char('\n') + warnings).trimmed(), !errors.isEmpty());
-            logLine(tr("session %1 opened").arg(path));
-            if (!opened.session.resultParameters.empty() || !opened.session.runs.empty())
-                restoreResult(opened.session); // emits dataLoaded when done
-            else
-                emit dataLoaded();
-        })
+        .then(this,
+              [this, path](OpenedSession opened) {
+                  m_busy = false;
+                  m_loggedMessages.clear(); // notes about other data may be said again
+                  logMessages(opened.messages);
+                  const QString errors = QString::fromStdString(messagesText(opened.messages, MessageLevel::Error));
+                  if (opened.session.dataset.planes.empty()) {
+                      showError(tr("%1: no input of the session could be read.%2")
+                                    .arg(path, errors.isEmpty() ? QString() : QStringLiteral("\n") + errors));
+                      emit dataLoaded();
+                      return;
+                  }
+                  m_dataset = opened.session.dataset;
+                  m_truth.reset();
+                  m_runs.clear();
+                  m_runsPanel->setRuns(m_runs);
+                  datasetChanged();
+                  m_setup->setModelSettings(opened.session.model);
+                  m_setup->setSolverSettings(opened.session.solver);
+                  const QString warnings = QString::fromStdString(messagesText(opened.messages, MessageLevel::Warning));
+                  if (!errors.isEmpty() || !warnings.isEmpty()) // said in Messages already; the bar keeps them in sight
+                      showInMessageBar((errors + QLatin1Char('\n') + warnings).trimmed(), !errors.isEmpty());
+                  logLine(tr("session %1 opened").arg(path));
+                  if (!opened.session.resultParameters.empty() || !opened.session.runs.empty())
+                      restoreResult(opened.session); // emits dataLoaded when done
+                  else
+                      emit dataLoaded();
+              })
         .onFailed(this, [this, path](const std::exception& e) {
             m_busy = false;
             showError(errorText(e));
@@ -283,11 +286,13 @@ void MainWindow::restoreSettings()
     restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
     ModelSettings model = m_setup->modelSettings();
     model.order = settings.value(QStringLiteral("model/order"), model.order).toInt();
-    model.ordering = settings.value(QStringLiteral("model/ordering")).toString() == QLatin1String("ansi") ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
+    model.ordering = settings.value(QStringLiteral("model/ordering")).toString() == QLatin1String("ansi") ? ZernikeOrdering::Ansi
+                                                                                                          : ZernikeOrdering::Noll;
     m_setup->setModelSettings(model);
     SolverSettings solver = m_setup->solverSettings();
     solver.threads = settings.value(QStringLiteral("solver/threads"), solver.threads).toInt();
-    solver.gradient = settings.value(QStringLiteral("solver/gradient")).toString() == QLatin1String("fd") ? GradientKind::FiniteDifference : GradientKind::Adjoint;
+    solver.gradient = settings.value(QStringLiteral("solver/gradient")).toString() == QLatin1String("fd") ? GradientKind::FiniteDifference
+                                                                                                          : GradientKind::Adjoint;
     m_setup->setSolverSettings(solver);
     rebuildRecentMenu();
 }

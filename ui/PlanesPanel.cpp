@@ -230,8 +230,7 @@ void PlanesPanel::show()
     }
     // The data's own range (its percentiles, not the fixed one it may show) serves both.
     const DisplayRange dataRange = m_data->autoRange();
-    m_model->setImage(m_models[size_t(k)], tr("Model"), tr("counts"),
-                      shared ? std::optional<DisplayRange>(dataRange) : std::nullopt);
+    m_model->setImage(m_models[size_t(k)], tr("Model"), tr("counts"), shared ? std::optional<DisplayRange>(dataRange) : std::nullopt);
     m_data->setFixedRange(shared ? std::optional<DisplayRange>(dataRange) : std::nullopt);
     if (k >= int(m_residuals.size())) {
         m_residual->clear(tr("No residual yet: start a fit"));

@@ -170,9 +170,14 @@ void ResultsPanel::setUpCoefficientTable()
     m_table->setColumnCount(8);
     // Compact headers, the unit once (waves; the nm column the same in nanometres); the rest in tooltips.
     const QStringList headers = {tr("#"), tr("n"), tr("m"), tr("term"), tr("waves"), tr("nm"), tr("± 1σ"), tr("truth")};
-    const QStringList tips = {tr("index in the ordering"), tr("radial order n"), tr("azimuthal frequency m"), tr("the term (full name in its tooltip)"),
-                              tr("fitted coefficient, waves"), tr("fitted coefficient, nanometres"),
-                              tr("one standard deviation, waves (fixed: not fitted)"), tr("the true coefficient, waves")};
+    const QStringList tips = {tr("index in the ordering"),
+                              tr("radial order n"),
+                              tr("azimuthal frequency m"),
+                              tr("the term (full name in its tooltip)"),
+                              tr("fitted coefficient, waves"),
+                              tr("fitted coefficient, nanometres"),
+                              tr("one standard deviation, waves (fixed: not fitted)"),
+                              tr("the true coefficient, waves")};
     const QStringList copied = {tr("index"), tr("n"), tr("m"), tr("name"), tr("waves"), tr("nm"), tr("± waves (1σ)"), tr("truth (waves)")};
     for (int col = 0; col < headers.size(); ++col) {
         auto* item = new QTableWidgetItem(headers[col]);
@@ -238,7 +243,10 @@ bool ResultsPanel::eventFilter(QObject* watched, QEvent* event)
 void ResultsPanel::fitColumns()
 {
     // Each column's width as ResizeToContents gives it (cells and header).
-    auto needs = [this](int col) { return std::max(static_cast<const QAbstractItemView*>(m_table)->sizeHintForColumn(col), m_table->horizontalHeader()->sectionSizeHint(col)); };
+    auto needs = [this](int col) {
+        return std::max(static_cast<const QAbstractItemView*>(m_table)->sizeHintForColumn(col),
+                        m_table->horizontalHeader()->sectionSizeHint(col));
+    };
     const int n = 1, m = 2;
     int total = 0;
     for (int col = 0; col < m_table->columnCount(); ++col)
@@ -299,13 +307,13 @@ void ResultsPanel::showKeyLine(const FitResult& r, const std::optional<Truth>& t
     auto figure = [](const QString& text) { return text.toHtmlEscaped().replace(QLatin1Char(' '), QStringLiteral("&nbsp;")); };
     const QStringList figures = {figure(tr("RMS %1 waves").arg(r.rmsWaves, 0, 'f', 4)),
                                  figure(tr("= %1 nm").arg(r.rmsWaves * r.wavelength * 1e9, 0, 'f', 1)),
-                                 figure(tr("· PV %1 waves").arg(r.pvWaves, 0, 'f', 4)),
-                                 figure(tr("· Strehl %1").arg(r.strehl, 0, 'f', 3))};
-    QString key = QStringLiteral("<b>%1</b> %2").arg(figures.join(QLatin1Char(' ')),
-                                                     tr("(Maréchal %1; %2 removed)")
-                                                         .arg(r.strehlMarechal, 0, 'f', 3)
-                                                         .arg(r.defocusRemoved ? tr("piston, tip, tilt, defocus") : tr("piston, tip, tilt"))
-                                                         .toHtmlEscaped());
+                                 figure(tr("· PV %1 waves").arg(r.pvWaves, 0, 'f', 4)), figure(tr("· Strehl %1").arg(r.strehl, 0, 'f', 3))};
+    QString key =
+        QStringLiteral("<b>%1</b> %2")
+            .arg(figures.join(QLatin1Char(' ')), tr("(Maréchal %1; %2 removed)")
+                                                     .arg(r.strehlMarechal, 0, 'f', 3)
+                                                     .arg(r.defocusRemoved ? tr("piston, tip, tilt, defocus") : tr("piston, tip, tilt"))
+                                                     .toHtmlEscaped());
     for (const std::string& w : r.warnings)
         key += QStringLiteral("<br><span style='color:#b35806'>%1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
     if (truth && !truth->note.empty()) // why the truth column (and the chart's markers) may differ from the fit
@@ -329,7 +337,8 @@ void ResultsPanel::showCoefficients(const FitResult& r, const std::optional<Trut
                                    shortName(c.mode),
                                    QString::number(c.waves, 'f', 5),
                                    QString::number(c.nm, 'f', 2),
-                                   c.free ? (std::isfinite(c.uncertaintyWaves) ? QString::number(c.uncertaintyWaves, 'f', 5) : tr("n/a")) : tr("fixed"),
+                                   c.free ? (std::isfinite(c.uncertaintyWaves) ? QString::number(c.uncertaintyWaves, 'f', 5) : tr("n/a"))
+                                          : tr("fixed"),
                                    truthText};
         for (int col = 0; col < cells.size(); ++col) {
             auto* item = new QTableWidgetItem(cells[col]);
@@ -377,7 +386,9 @@ void ResultsPanel::showOtherParameters(const FitResult& r)
         zonal << tr("%1 zonal phase").arg(zonalPhase);
     if (zonalAmplitude > 0)
         zonal << tr("%1 log-amplitude").arg(zonalAmplitude);
-    m_zonal->setText(zonal.isEmpty() ? QString() : tr("Also fitted: %1 values, one per pupil pixel (maps in the phase tab).").arg(zonal.join(tr(" and "))));
+    m_zonal->setText(zonal.isEmpty()
+                         ? QString()
+                         : tr("Also fitted: %1 values, one per pupil pixel (maps in the phase tab).").arg(zonal.join(tr(" and "))));
     m_zonal->setVisible(!zonal.isEmpty());
 }
 

@@ -32,7 +32,7 @@ public:
     QTableWidget* table() const { return m_table; }
     // The parameters that are neither Zernike terms nor zonal pupil values: label, value, 1-sigma, unit.
     QTableWidget* parameterTable() const { return m_parameters; }
-    QString zonalText() const; // how many zonal values the fit has (empty without)
+    QString zonalText() const;  // how many zonal values the fit has (empty without)
     void copySelection() const; // of the coefficient table
 
 protected:

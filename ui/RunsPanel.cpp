@@ -45,8 +45,8 @@ RunsPanel::RunsPanel(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     m_table->setObjectName(QStringLiteral("runsTable"));
     m_table->setColumnCount(7);
-    m_table->setHorizontalHeaderLabels({tr("run"), tr("finished"), tr("order"), tr("iterations"), tr("termination"),
-                                        tr("RMS (waves)"), tr("Strehl")});
+    m_table->setHorizontalHeaderLabels(
+        {tr("run"), tr("finished"), tr("order"), tr("iterations"), tr("termination"), tr("RMS (waves)"), tr("Strehl")});
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->verticalHeader()->setVisible(false);
@@ -176,7 +176,9 @@ void RunsPanel::setRuns(const std::vector<RunEntry>& runs)
         const int order = r && !r->coefficients.empty() ? r->coefficients.back().mode.n : run.record.model.order;
         const QStringList cells = {
             QString::fromStdString(run.record.name),
-            QString::fromStdString(run.record.time).section(QLatin1Char('T'), 1).remove(QLatin1Char('Z')), // the time; the date in the tooltip
+            QString::fromStdString(run.record.time)
+                .section(QLatin1Char('T'), 1)
+                .remove(QLatin1Char('Z')), // the time; the date in the tooltip
             QString::number(order),
             r ? QString::number(r->solver.iterations) : QString(),
             r ? QString::fromLatin1(terminationName(r->solver.termination)) : run.note,
@@ -193,7 +195,8 @@ void RunsPanel::setRuns(const std::vector<RunEntry>& runs)
         }
     }
     const int rowHeight = m_table->verticalHeader()->defaultSectionSize();
-    m_table->setFixedHeight(m_table->horizontalHeader()->sizeHint().height() + std::clamp(count, 1, kVisibleRows) * rowHeight + 2 * m_table->frameWidth()
+    m_table->setFixedHeight(m_table->horizontalHeader()->sizeHint().height() + std::clamp(count, 1, kVisibleRows) * rowHeight
+                            + 2 * m_table->frameWidth()
                             + (m_table->horizontalScrollBar()->isVisible() ? m_table->horizontalScrollBar()->height() : 0));
 
     const QSignalBlocker blockFirst(m_first), blockSecond(m_second);
@@ -230,15 +233,16 @@ void RunsPanel::requestComparison()
     };
     if (m_runs.size() < 2)
         return says(m_runs.empty() ? tr("No runs yet. Every fit of the session is kept here, with its settings and result. "
-                                         "Fit twice (Ctrl+R) to compare two runs, e.g. before and after an alignment step.")
+                                        "Fit twice (Ctrl+R) to compare two runs, e.g. before and after an alignment step.")
                                    : tr("One run so far. Fit again (Ctrl+R; other settings, or new data after an alignment step) "
                                         "to compare two runs: their coefficients side by side and the phase difference map."));
     if (first < 0 || second < 0 || first == second)
         return says(tr("Choose two different runs to compare."));
     const auto a = m_runs[size_t(first)].result, b = m_runs[size_t(second)].result;
     if (!a || !b)
-        return says(tr("%1 could not be re-evaluated: %2")
-                        .arg(QString::fromStdString(m_runs[size_t(a ? second : first)].record.name), m_runs[size_t(a ? second : first)].note));
+        return says(
+            tr("%1 could not be re-evaluated: %2")
+                .arg(QString::fromStdString(m_runs[size_t(a ? second : first)].record.name), m_runs[size_t(a ? second : first)].note));
     m_summary->setText(tr("comparing…"));
     // Core computes the comparison (the difference map is a pass over the pupil pixels), on a worker.
     QtConcurrent::run([a, b] { return compareRuns(*a, *b); }).then(this, [this, generation](RunComparison comparison) {
@@ -301,7 +305,8 @@ void RunsPanel::showComparison()
         }
         first->setName(tr("first: %1").arg(m_first->currentText()));
         second->setName(tr("second: %1").arg(m_second->currentText()));
-        m_chart->xAxis->setLabel(tr("coefficient (waves) · %1 indices").arg(c.ordering == ZernikeOrdering::Noll ? tr("Noll") : tr("OSA/ANSI")));
+        m_chart->xAxis->setLabel(
+            tr("coefficient (waves) · %1 indices").arg(c.ordering == ZernikeOrdering::Noll ? tr("Noll") : tr("OSA/ANSI")));
     } else {
         first->setName(tr("first run"));
         second->setName(tr("second run"));

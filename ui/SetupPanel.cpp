@@ -334,8 +334,8 @@ QWidget* SetupPanel::buildMetadata()
     m_samplingInfo->setWordWrap(true);
     form->addRow(m_samplingInfo);
     const std::pair<QDoubleSpinBox*, const char*> keys[] = {
-        {m_wavelength, "wavelength"},  {m_pixelPitch, "pixelPitch"}, {m_fNumber, "fNumber"},   {m_na, "numericalAperture"},
-        {m_immersion, "immersionIndex"}, {m_samplingQ, "samplingQ"}, {m_zStep, "zStep"},      {m_focusPlane, "focusPlane"},
+        {m_wavelength, "wavelength"},    {m_pixelPitch, "pixelPitch"}, {m_fNumber, "fNumber"}, {m_na, "numericalAperture"},
+        {m_immersion, "immersionIndex"}, {m_samplingQ, "samplingQ"},   {m_zStep, "zStep"},     {m_focusPlane, "focusPlane"},
     };
     for (const auto& [b, key] : keys)
         connect(b, &QDoubleSpinBox::valueChanged, this, [this, key = std::string(key)] {
@@ -390,12 +390,22 @@ QWidget* SetupPanel::buildPreparation()
     m_maskSaturated->setChecked(true);
     m_maskHot = new QCheckBox(tr("mask hot pixels"), box);
     m_normalise = new QCheckBox(tr("normalise each plane"), box);
-    addField(form, QString(), m_subtractBackground, "no-background", tr("Subtract each plane's background: the σ-clipped median of a border frame (1/16 of the image, at least 2 pixels). Leave on for camera data with an offset."));
-    addField(form, tr("Centre"), m_centre, "centre", tr("Where the crop is centred: none (the image centre), the brightest pixel after 3 × 3 smoothing, or the iterated centroid. One centre for the whole stack keeps the planes' relative positions."));
-    addField(form, tr("Crop"), m_crop, "crop", tr("Crop every plane to N × N pixels (even) around the centre; no crop keeps the whole image. Smaller is faster; keep the PSF's wings inside. Typical: 64 for a compact PSF."));
-    addField(form, QString(), m_maskSaturated, "no-saturation-mask", tr("Leave out pixels at or above the saturation level (the data's SATURATE keyword, else the format's maximum, e.g. 65535 for 16-bit)."));
-    addField(form, QString(), m_maskHot, "hot-pixels", tr("Leave out isolated hot pixels: more than 8 noise deviations above the brightest neighbour and 3 times as bright."));
-    addField(form, QString(), m_normalise, "normalise", tr("Scale each plane to a sum of 1 after background subtraction (relative data; the Poisson objective then cannot be used)."));
+    addField(form, QString(), m_subtractBackground, "no-background",
+             tr("Subtract each plane's background: the σ-clipped median of a border frame (1/16 of the image, at least 2 pixels). Leave on "
+                "for camera data with an offset."));
+    addField(form, tr("Centre"), m_centre, "centre",
+             tr("Where the crop is centred: none (the image centre), the brightest pixel after 3 × 3 smoothing, or the iterated centroid. "
+                "One centre for the whole stack keeps the planes' relative positions."));
+    addField(form, tr("Crop"), m_crop, "crop",
+             tr("Crop every plane to N × N pixels (even) around the centre; no crop keeps the whole image. Smaller is faster; keep the "
+                "PSF's wings inside. Typical: 64 for a compact PSF."));
+    addField(form, QString(), m_maskSaturated, "no-saturation-mask",
+             tr("Leave out pixels at or above the saturation level (the data's SATURATE keyword, else the format's maximum, e.g. 65535 for "
+                "16-bit)."));
+    addField(form, QString(), m_maskHot, "hot-pixels",
+             tr("Leave out isolated hot pixels: more than 8 noise deviations above the brightest neighbour and 3 times as bright."));
+    addField(form, QString(), m_normalise, "normalise",
+             tr("Scale each plane to a sum of 1 after background subtraction (relative data; the Poisson objective then cannot be used)."));
     for (QCheckBox* c : {m_subtractBackground, m_maskSaturated, m_maskHot, m_normalise})
         connect(c, &QCheckBox::toggled, this, &SetupPanel::preparationChanged);
     connect(m_centre, &QComboBox::currentIndexChanged, this, &SetupPanel::preparationChanged);
@@ -442,18 +452,37 @@ QWidget* SetupPanel::buildModel()
     m_fixedTerms = new QLineEdit(box);
     m_fixedTerms->setPlaceholderText(tr("e.g. 2,3 (indices held at zero)"));
     m_fixedTerms->setToolTip(tr("Zernike terms not fitted, by index in the chosen ordering; piston is always fixed"));
-    addField(form, tr("Zernike order"), m_order, "order", tr("Highest Zernike radial order n fitted, 1 to %1; order 4 fits 15 terms (to spherical), 6 fits 28. Typical: 4 to 6.").arg(zernike::kMaxOrder));
-    addField(form, tr("Ordering"), m_ordering, "ordering", tr("How the Zernike terms are numbered: Noll (1 = piston, 4 = defocus, 11 = spherical) or OSA/ANSI (0 = piston, 4 = defocus, 12 = spherical)."));
-    addField(form, tr("Normalisation"), m_normalization, "normalization", tr("RMS (Noll 1976): a coefficient is the term's RMS over the pupil; unit: R(1) = 1 (Born & Wolf), a coefficient is the edge value."));
-    addField(form, tr("Objective"), m_objective, "objective", tr("The fit's cost: automatic (from the data unit), Poisson (photon counts), least squares (relative data), or Poisson + read noise (weighted least squares, χ²; camera counts)."));
-    addField(form, tr("Read noise"), m_readNoise, "read-noise", tr("Camera read noise in counts RMS, the weighted objective's noise floor and the χ²'s. 0: from the data (the border's noise, or RDNOISE). Typical: 1 to 3 for sCMOS."));
-    addField(form, tr("Grid N"), m_grid, "grid", tr("Size N of the model's FFT grid (even, pixels); the pupil spans N / Q samples. Data size: the prepared planes' size. At least the crop; larger is finer and slower. Typical: 64 to 256."));
-    addField(form, tr("Obscuration (of D)"), m_obscuration, "obscuration", tr("Diameter of a central obstruction as a fraction of the pupil diameter (no unit), e.g. 0.3 for a Cassegrain telescope; 0 for a clear pupil."));
-    addField(form, tr("Spider vanes"), m_spiders, "spiders", tr("Number of secondary-mirror support vanes across the pupil (0 to 16), e.g. 4."));
-    addField(form, tr("Vane width (of D)"), m_spiderWidth, "spider-width", tr("Width of each spider vane as a fraction of the pupil diameter, e.g. 0.01."));
-    addField(form, tr("Fixed terms"), m_fixedTerms, "fixed-terms", tr("Zernike terms not fitted, by index in the chosen ordering, e.g. 2,3 (tip and tilt in Noll); piston is always fixed."));
-    addField(form, QString(), m_fitFlux, "fit-flux", tr("Fit each plane's total flux (photons or counts); off holds it at the data's sum."));
-    addField(form, QString(), m_fitBackground, "fit-background", tr("Fit a constant background per plane (data units), what the subtraction left."));
+    addField(form, tr("Zernike order"), m_order, "order",
+             tr("Highest Zernike radial order n fitted, 1 to %1; order 4 fits 15 terms (to spherical), 6 fits 28. Typical: 4 to 6.")
+                 .arg(zernike::kMaxOrder));
+    addField(form, tr("Ordering"), m_ordering, "ordering",
+             tr("How the Zernike terms are numbered: Noll (1 = piston, 4 = defocus, 11 = spherical) or OSA/ANSI (0 = piston, 4 = defocus, "
+                "12 = spherical)."));
+    addField(form, tr("Normalisation"), m_normalization, "normalization",
+             tr("RMS (Noll 1976): a coefficient is the term's RMS over the pupil; unit: R(1) = 1 (Born & Wolf), a coefficient is the edge "
+                "value."));
+    addField(form, tr("Objective"), m_objective, "objective",
+             tr("The fit's cost: automatic (from the data unit), Poisson (photon counts), least squares (relative data), or Poisson + read "
+                "noise (weighted least squares, χ²; camera counts)."));
+    addField(form, tr("Read noise"), m_readNoise, "read-noise",
+             tr("Camera read noise in counts RMS, the weighted objective's noise floor and the χ²'s. 0: from the data (the border's noise, "
+                "or RDNOISE). Typical: 1 to 3 for sCMOS."));
+    addField(form, tr("Grid N"), m_grid, "grid",
+             tr("Size N of the model's FFT grid (even, pixels); the pupil spans N / Q samples. Data size: the prepared planes' size. At "
+                "least the crop; larger is finer and slower. Typical: 64 to 256."));
+    addField(form, tr("Obscuration (of D)"), m_obscuration, "obscuration",
+             tr("Diameter of a central obstruction as a fraction of the pupil diameter (no unit), e.g. 0.3 for a Cassegrain telescope; 0 "
+                "for a clear pupil."));
+    addField(form, tr("Spider vanes"), m_spiders, "spiders",
+             tr("Number of secondary-mirror support vanes across the pupil (0 to 16), e.g. 4."));
+    addField(form, tr("Vane width (of D)"), m_spiderWidth, "spider-width",
+             tr("Width of each spider vane as a fraction of the pupil diameter, e.g. 0.01."));
+    addField(form, tr("Fixed terms"), m_fixedTerms, "fixed-terms",
+             tr("Zernike terms not fitted, by index in the chosen ordering, e.g. 2,3 (tip and tilt in Noll); piston is always fixed."));
+    addField(form, QString(), m_fitFlux, "fit-flux",
+             tr("Fit each plane's total flux (photons or counts); off holds it at the data's sum."));
+    addField(form, QString(), m_fitBackground, "fit-background",
+             tr("Fit a constant background per plane (data units), what the subtraction left."));
     addField(form, QString(), m_fitShift, "fit-shift", tr("Fit a tip/tilt per plane (pixels), for drift between the planes of a stack."));
     return box;
 }
@@ -481,11 +510,12 @@ QWidget* SetupPanel::buildPupilFunction()
                                     "carries a common factor)."));
     m_regularization = new QLineEdit(numberText(ModelSettings{}.regularization), box);
     m_regularization->setObjectName(QStringLiteral("regularizationEdit"));
-    m_regularization->setToolTip(tr("Smoothness weight W of the zonal terms: (W/2) × the sum of squared differences between "
-                                    "neighbouring pupil pixels, in the objective's units (about χ²/2) per rad². Larger is "
-                                    "smoother; positive, 1e-12 to 1e12 (default %1), or auto: a sweep from 1000 to 0.1 keeps the strongest weight "
-                                    "at the noise level (the discrepancy principle). Used by a zonal phase or amplitude only.")
-                                     .arg(ModelSettings{}.regularization));
+    m_regularization->setToolTip(
+        tr("Smoothness weight W of the zonal terms: (W/2) × the sum of squared differences between "
+           "neighbouring pupil pixels, in the objective's units (about χ²/2) per rad². Larger is "
+           "smoother; positive, 1e-12 to 1e12 (default %1), or auto: a sweep from 1000 to 0.1 keeps the strongest weight "
+           "at the noise level (the discrepancy principle). Used by a zonal phase or amplitude only.")
+            .arg(ModelSettings{}.regularization));
     m_pixelIntegration = new QCheckBox(tr("integrate over square pixels"), box);
     m_pixelIntegration->setToolTip(tr("Model the camera's square pixels: the OTF times the pixel's sinc (transfer-function "
                                       "form, not oversampling; exact for a band-limited PSF at Q ≥ 1)."));
@@ -540,8 +570,9 @@ QWidget* SetupPanel::buildPupilFunction()
 
 void SetupPanel::updatePupilFunctionControls()
 {
-    m_regularization->setEnabled(hasZonalTerms(SettingEnum<PupilPhaseModel>::values[std::clamp(m_phaseModel->currentIndex(), 0, 2)],
-                                               SettingEnum<PupilAmplitudeModel>::values[std::clamp(m_amplitudeModel->currentIndex(), 0, 2)]));
+    m_regularization->setEnabled(
+        hasZonalTerms(SettingEnum<PupilPhaseModel>::values[std::clamp(m_phaseModel->currentIndex(), 0, 2)],
+                      SettingEnum<PupilAmplitudeModel>::values[std::clamp(m_amplitudeModel->currentIndex(), 0, 2)]));
 }
 
 QWidget* SetupPanel::buildImagingModel()
@@ -598,8 +629,9 @@ QWidget* SetupPanel::buildImagingModel()
              tr("free: a bead or a rotating molecule (the x, y and z dipoles add incoherently, six fields); x, y, z, or THETA,PHI "
                 "in degrees: a fixed dipole, θ from the optical axis (0 to 180), φ from +x counter-clockwise (−360 to 360); its "
                 "fields add coherently."));
-    addField(form, tr("Coverslip n"), m_coverslipIndex, "coverslip-index",
-             tr("The coverslip's refractive index (no unit), %1; '= immersion' (0): no second interface.").arg(range(Setting::CoverslipIndex)));
+    addField(
+        form, tr("Coverslip n"), m_coverslipIndex, "coverslip-index",
+        tr("The coverslip's refractive index (no unit), %1; '= immersion' (0): no second interface.").arg(range(Setting::CoverslipIndex)));
     addField(form, tr("Coverslip thickness"), m_coverslipThickness, "coverslip-thickness",
              tr("The coverslip's thickness with its unit, e.g. 170um, %1 (default %2).")
                  .arg(range(Setting::CoverslipThickness), lengthText(defaults.coverslipThickness)));
@@ -619,7 +651,7 @@ void SetupPanel::updateImagingModelControls()
 {
     const bool vectorial = SettingEnum<ImagingModel>::values[std::clamp(m_imagingModel->currentIndex(), 0, 1)] == ImagingModel::Vectorial;
     for (QWidget* w : std::initializer_list<QWidget*>{m_sampleIndex, m_emitterDepth, m_fitEmitterDepth, m_dipole, m_coverslipIndex,
-                                                       m_coverslipThickness, m_designCoverslipIndex, m_designCoverslipThickness})
+                                                      m_coverslipThickness, m_designCoverslipIndex, m_designCoverslipThickness})
         m_imagingForm->setRowVisible(w, vectorial);
 }
 
@@ -650,14 +682,23 @@ QWidget* SetupPanel::buildSolver()
     m_stages->setObjectName(QStringLiteral("stagesEdit"));
     m_stages->setPlaceholderText(tr("e.g. 2,4 (then the order above)"));
     m_stages->setToolTip(tr("Coarse-to-fine: Zernike orders fitted first, each seeding the next"));
-    addField(form, tr("Backend"), m_backend, "backend", tr("Where the model and its gradient are computed: the CPU (FFTW) or a CUDA GPU; unavailable ones say why."));
-    addField(form, tr("Gradient"), m_gradient, "gradient", tr("Exact adjoint gradient (one extra model evaluation per iteration) or finite differences (one per parameter; slow, for comparison)."));
-    addField(form, tr("Optimizer"), m_optimizer, "optimizer", tr("BFGS (dense, for up to a few hundred parameters) or L-BFGS (limited memory, for zonal pupils with thousands)."));
-    addField(form, tr("Precision"), m_precision, "precision", tr("Floating-point precision of the model: double (reference) or float (faster on GPUs, about 1e-6 relative)."));
-    addField(form, tr("Threads"), m_threads, "threads", tr("CPU threads for the model (1 to the cores of this machine); typical: the number of cores."));
-    addField(form, tr("Max iterations"), m_maxIterations, "max-iterations", tr("Stop after this many solver iterations (at least 1); typical: 200 to 2000."));
-    addField(form, tr("Gradient tolerance"), m_gtol, "gtol", m_gtol->toolTip() + tr(" (no unit, typical %1).").arg(defaults.gradientTolerance, 0, 'g', 4));
-    addField(form, tr("Cost tolerance"), m_ftol, "ftol", m_ftol->toolTip() + tr(" (no unit, typical %1).").arg(defaults.functionTolerance, 0, 'g', 4));
+    addField(form, tr("Backend"), m_backend, "backend",
+             tr("Where the model and its gradient are computed: the CPU (FFTW) or a CUDA GPU; unavailable ones say why."));
+    addField(form, tr("Gradient"), m_gradient, "gradient",
+             tr("Exact adjoint gradient (one extra model evaluation per iteration) or finite differences (one per parameter; slow, for "
+                "comparison)."));
+    addField(form, tr("Optimizer"), m_optimizer, "optimizer",
+             tr("BFGS (dense, for up to a few hundred parameters) or L-BFGS (limited memory, for zonal pupils with thousands)."));
+    addField(form, tr("Precision"), m_precision, "precision",
+             tr("Floating-point precision of the model: double (reference) or float (faster on GPUs, about 1e-6 relative)."));
+    addField(form, tr("Threads"), m_threads, "threads",
+             tr("CPU threads for the model (1 to the cores of this machine); typical: the number of cores."));
+    addField(form, tr("Max iterations"), m_maxIterations, "max-iterations",
+             tr("Stop after this many solver iterations (at least 1); typical: 200 to 2000."));
+    addField(form, tr("Gradient tolerance"), m_gtol, "gtol",
+             m_gtol->toolTip() + tr(" (no unit, typical %1).").arg(defaults.gradientTolerance, 0, 'g', 4));
+    addField(form, tr("Cost tolerance"), m_ftol, "ftol",
+             m_ftol->toolTip() + tr(" (no unit, typical %1).").arg(defaults.functionTolerance, 0, 'g', 4));
     addField(form, tr("Coarse stages"), m_stages, "stages", m_stages->toolTip() + tr(", e.g. 2,4 before order 6."));
     return box;
 }
@@ -710,7 +751,8 @@ QStringList SetupPanel::applyPlaneEdits(Dataset& dataset) const
         } else if (auto d = defocusFromText(text.toStdString())) {
             plane.defocus = *d;
         } else {
-            problems << tr("%1: defocus '%2' is neither waves ('1w') nor a length ('0.3um')").arg(QString::fromStdString(plane.raw.source), text);
+            problems << tr("%1: defocus '%2' is neither waves ('1w') nor a length ('0.3um')")
+                            .arg(QString::fromStdString(plane.raw.source), text);
         }
     }
     return problems;
@@ -824,8 +866,15 @@ std::vector<SettingProblem> SetupPanel::checkSettings(const Dataset& dataset)
     for (const QString& text : planeProblems)
         problems.push_back({"defocus", -1, {}, MessageLevel::Error, text.toStdString()});
     const QStringList textProblems = modelTextProblems();
-    const char* textFields[] = {"regularization", "object-diameter", "gain", "offset", "stages", "emitter-depth", "coverslip-thickness",
-                                "design-coverslip-thickness", "dipole"};
+    const char* textFields[] = {"regularization",
+                                "object-diameter",
+                                "gain",
+                                "offset",
+                                "stages",
+                                "emitter-depth",
+                                "coverslip-thickness",
+                                "design-coverslip-thickness",
+                                "dipole"};
     for (const QString& text : textProblems) {
         std::string setting = "model";
         const QString lower = text.toLower();
@@ -1015,8 +1064,8 @@ QStringList SetupPanel::modelTextProblems() const
     if (!isAuto(m_offset) && std::isnan(numberFromText(m_offset, 0.0)))
         problems << tr("Offset '%1' is neither a number (data units) nor 'auto'").arg(text(m_offset));
     const std::pair<const QLineEdit*, QString> lengths[] = {{m_emitterDepth, tr("Emitter depth")},
-                                                             {m_coverslipThickness, tr("Coverslip thickness")},
-                                                             {m_designCoverslipThickness, tr("Design thickness")}};
+                                                            {m_coverslipThickness, tr("Coverslip thickness")},
+                                                            {m_designCoverslipThickness, tr("Design thickness")}};
     for (const auto& [edit, name] : lengths)
         if (std::isnan(lengthOrDefault(edit, 0.0)))
             problems << tr("%1 '%2' is not a length (e.g. 2um; a bare number is metres)").arg(name, text(edit));

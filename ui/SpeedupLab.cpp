@@ -32,30 +32,29 @@
 namespace wfs::ui {
 
 namespace {
-const QColor kColors[] = {QColor(202, 0, 32), QColor(5, 113, 176), QColor(0, 150, 120), QColor(120, 80, 170),
-                          QColor(230, 150, 0), QColor(40, 40, 40), QColor(150, 150, 150)};
+const QColor kColors[] = {QColor(202, 0, 32),  QColor(5, 113, 176), QColor(0, 150, 120),  QColor(120, 80, 170),
+                          QColor(230, 150, 0), QColor(40, 40, 40),  QColor(150, 150, 150)};
 
 QString explanation()
 {
-    return QObject::tr(
-        "<h3>What is compared</h3>"
-        "<p>Every method runs the same BFGS fit of the OOF telescope problem (three defocused beams, Zernike "
-        "coefficients plus illumination centre and amplitude: P parameters) from the same start, and stops by the "
-        "same rule. Only the way the gradient is obtained, and the hardware, change.</p>"
-        "<p><b>Finite differences</b> (the NumPy-style baseline of Nikolic 2018) perturb each parameter in turn: one "
-        "gradient costs <b>P + 1</b> model evaluations, each three FFTs. <b>The exact adjoint gradient</b> "
-        "(reverse mode, what autograd computes) propagates the residual back through the model: one gradient costs "
-        "about <b>2</b> model evaluations (six FFTs), whatever P is. With P = 47 at order 8 that is a factor of about "
-        "24 before any hardware enters.</p>"
-        "<p>The work is FFT-bound: N x N transforms dominate, so time per evaluation grows like N² log N. More CPU "
-        "threads help the large transforms; single precision halves the memory traffic; a GPU runs the transforms and "
-        "the pointwise work in parallel at far higher memory bandwidth, which pays at large N and loses to launch "
-        "latency at small N. The table's last column checks that the methods agree: the largest difference of any "
-        "coefficient from the adjoint CPU float64 solution. Float32 runs stop at their precision limit (their gradient "
-        "cannot get below the 1e-8 rule), so they agree to a few thousandths of a wave, float64 runs far closer.</p>"
-        "<p>Times marked <i>≈</i> were estimated, not run: the reference fit's number of gradient "
-        "evaluations times this method's measured time per gradient. Use <i>Run estimated for real</i> to time "
-        "them.</p>");
+    return QObject::tr("<h3>What is compared</h3>"
+                       "<p>Every method runs the same BFGS fit of the OOF telescope problem (three defocused beams, Zernike "
+                       "coefficients plus illumination centre and amplitude: P parameters) from the same start, and stops by the "
+                       "same rule. Only the way the gradient is obtained, and the hardware, change.</p>"
+                       "<p><b>Finite differences</b> (the NumPy-style baseline of Nikolic 2018) perturb each parameter in turn: one "
+                       "gradient costs <b>P + 1</b> model evaluations, each three FFTs. <b>The exact adjoint gradient</b> "
+                       "(reverse mode, what autograd computes) propagates the residual back through the model: one gradient costs "
+                       "about <b>2</b> model evaluations (six FFTs), whatever P is. With P = 47 at order 8 that is a factor of about "
+                       "24 before any hardware enters.</p>"
+                       "<p>The work is FFT-bound: N x N transforms dominate, so time per evaluation grows like N² log N. More CPU "
+                       "threads help the large transforms; single precision halves the memory traffic; a GPU runs the transforms and "
+                       "the pointwise work in parallel at far higher memory bandwidth, which pays at large N and loses to launch "
+                       "latency at small N. The table's last column checks that the methods agree: the largest difference of any "
+                       "coefficient from the adjoint CPU float64 solution. Float32 runs stop at their precision limit (their gradient "
+                       "cannot get below the 1e-8 rule), so they agree to a few thousandths of a wave, float64 runs far closer.</p>"
+                       "<p>Times marked <i>≈</i> were estimated, not run: the reference fit's number of gradient "
+                       "evaluations times this method's measured time per gradient. Use <i>Run estimated for real</i> to time "
+                       "them.</p>");
 }
 
 // A method's name on one line, or on two split at the comma nearest its middle.
@@ -152,7 +151,8 @@ QWidget* SpeedupLab::buildControls()
     controlsScroll->setWidgetResizable(true);
     controlsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     controlsScroll->setFrameShape(QFrame::NoFrame);
-    controlsScroll->setFixedWidth(std::min(controlsWidget->minimumSizeHint().width(), 400) + controlsScroll->verticalScrollBar()->sizeHint().width() + 4);
+    controlsScroll->setFixedWidth(std::min(controlsWidget->minimumSizeHint().width(), 400)
+                                  + controlsScroll->verticalScrollBar()->sizeHint().width() + 4);
     connect(csv, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export the lab's table"), QString(), tr("CSV (*.csv)"));
         if (!path.isEmpty())
@@ -214,11 +214,27 @@ QWidget* SpeedupLab::buildResults()
     m_speedupPlot->yAxis->setLabel(tr("speed-up over the baseline (x)"));
     // Compact headers (two lines where long; the full meaning in tooltips), every column as wide as its
     // numbers, no wrapping inside a number.
-    const QStringList headers = {tr("method"), tr("grid"), tr("order"), tr("P"), tr("seconds"), tr("iterations"), tr("model\nevaluations"),
-                                 tr("eval\nms"), tr("evaluations\nper s"), tr("final\ncost"), tr("max |Δc|\n(waves)")};
-    const QStringList tips = {tr("gradient, hardware, precision and threads"), tr("grid size N"), tr("Zernike order"), tr("fitted parameters P"),
-                              tr("time to solution; ≈: estimated, not run"), tr("BFGS iterations"), tr("model (cost) evaluations, gradients included"),
-                              tr("milliseconds per model evaluation"), tr("model evaluations per second"), tr("the cost at the solution"),
+    const QStringList headers = {tr("method"),
+                                 tr("grid"),
+                                 tr("order"),
+                                 tr("P"),
+                                 tr("seconds"),
+                                 tr("iterations"),
+                                 tr("model\nevaluations"),
+                                 tr("eval\nms"),
+                                 tr("evaluations\nper s"),
+                                 tr("final\ncost"),
+                                 tr("max |Δc|\n(waves)")};
+    const QStringList tips = {tr("gradient, hardware, precision and threads"),
+                              tr("grid size N"),
+                              tr("Zernike order"),
+                              tr("fitted parameters P"),
+                              tr("time to solution; ≈: estimated, not run"),
+                              tr("BFGS iterations"),
+                              tr("model (cost) evaluations, gradients included"),
+                              tr("milliseconds per model evaluation"),
+                              tr("model evaluations per second"),
+                              tr("the cost at the solution"),
                               tr("the largest difference of any coefficient from the reference solution (adjoint, CPU float64), waves")};
     m_table = new QTableWidget(0, int(headers.size()), right);
     for (int c = 0; c < headers.size(); ++c) {
@@ -331,7 +347,10 @@ void SpeedupLab::start(const LabSettings& settings, const std::vector<LabRow>& r
             references[{row.grid, row.order}] = row.bench.summary.parameters;
 
     m_future = QtConcurrent::run([this, settings, redo, references] {
-        auto post = [this](const LabRow& row) { QMetaObject::invokeMethod(this, [this, row] { addRow(row); }, Qt::QueuedConnection); };
+        auto post = [this](const LabRow& row) {
+            QMetaObject::invokeMethod(
+                this, [this, row] { addRow(row); }, Qt::QueuedConnection);
+        };
         QString error;
         try {
             runSpeedupExperiment(settings, redo, references, post, m_cancelRequested);
@@ -339,7 +358,8 @@ void SpeedupLab::start(const LabSettings& settings, const std::vector<LabRow>& r
             error = QString::fromUtf8(e.what());
         }
         const bool wasCancelled = m_cancelRequested.load();
-        QMetaObject::invokeMethod(this, [this, wasCancelled, error] { workerDone(wasCancelled, error); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, wasCancelled, error] { workerDone(wasCancelled, error); }, Qt::QueuedConnection);
     });
 }
 
@@ -410,7 +430,8 @@ void SpeedupLab::refreshTable()
                                    QString::number(r.bench.evalMs, 'g', 4),
                                    QString::number(r.evaluationsPerSecond, 'g', 4),
                                    std::isfinite(r.finalCost) ? QString::number(r.finalCost, 'g', 7) : tr("—"),
-                                   std::isfinite(r.maxCoefficientDifferenceWaves) ? QString::number(r.maxCoefficientDifferenceWaves, 'g', 3) : tr("—")};
+                                   std::isfinite(r.maxCoefficientDifferenceWaves) ? QString::number(r.maxCoefficientDifferenceWaves, 'g', 3)
+                                                                                  : tr("—")};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c > 0)
@@ -420,7 +441,8 @@ void SpeedupLab::refreshTable()
                 item->setToolTip(methods[size_t(r.method)].name);
             }
             if (c == 4 && r.estimated)
-                item->setToolTip(tr("estimated, not run: the reference fit's gradient evaluations times this method's measured time per gradient"));
+                item->setToolTip(
+                    tr("estimated, not run: the reference fit's gradient evaluations times this method's measured time per gradient"));
             m_table->setItem(i, c, item);
         }
     }
@@ -488,7 +510,8 @@ void SpeedupLab::drawTimeAndRate(const std::vector<int>& grids)
             if (x.isEmpty() && xe.isEmpty())
                 continue;
             const QColor color = kColors[m % std::size(kColors)];
-            const QString label = m_lastSettings.orders.size() > 1 ? QStringLiteral("%1, n = %2").arg(methods[m].name).arg(order) : methods[m].name;
+            const QString label =
+                m_lastSettings.orders.size() > 1 ? QStringLiteral("%1, n = %2").arg(methods[m].name).arg(order) : methods[m].name;
             QCPGraph* measured = m_timePlot->addGraph();
             measured->setName(label);
             measured->setPen(QPen(color, 2));
@@ -553,8 +576,9 @@ bool SpeedupLab::exportCsv(const QString& path)
     const auto methods = labMethods();
     QString csv = QStringLiteral("# Wavefront Studio speed-up lab: OOF benchmark (Nikolic 2018), BFGS; seconds = time to solution; "
                                  "estimated rows were not run (reference gradient evaluations x measured time per gradient)\n");
-    csv += QStringLiteral("method,backend,gradient,precision,threads,grid,order,params,estimated,seconds,iterations,cost_evaluations,"
-                          "gradient_evaluations,eval_ms,cost_ms,fft_ms,evaluations_per_second,final_cost,max_coefficient_difference_waves\n");
+    csv +=
+        QStringLiteral("method,backend,gradient,precision,threads,grid,order,params,estimated,seconds,iterations,cost_evaluations,"
+                       "gradient_evaluations,eval_ms,cost_ms,fft_ms,evaluations_per_second,final_cost,max_coefficient_difference_waves\n");
     for (const LabRow& r : m_rows) {
         const LabMethod& m = methods[size_t(r.method)];
         csv += QStringLiteral("\"%1\",%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19\n")
@@ -574,7 +598,8 @@ bool SpeedupLab::exportCsv(const QString& path)
                    .arg(r.bench.fftMs, 0, 'g', 17)
                    .arg(r.evaluationsPerSecond, 0, 'g', 17)
                    .arg(std::isfinite(r.finalCost) ? QString::number(r.finalCost, 'g', 17) : QString())
-                   .arg(std::isfinite(r.maxCoefficientDifferenceWaves) ? QString::number(r.maxCoefficientDifferenceWaves, 'g', 17) : QString());
+                   .arg(std::isfinite(r.maxCoefficientDifferenceWaves) ? QString::number(r.maxCoefficientDifferenceWaves, 'g', 17)
+                                                                       : QString());
     }
     try {
         writeTextFile(path, csv.toUtf8(), true);

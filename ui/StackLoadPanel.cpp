@@ -260,7 +260,8 @@ void StackLoadPanel::buildProblemsAndStart(QVBoxLayout* layout)
     m_problemList->setWordWrap(true);
     m_problemList->setSelectionMode(QAbstractItemView::NoSelection);
     m_problemList->setMaximumHeight(110);
-    m_problemList->setToolTip(tr("Every setting still missing or invalid (red: Start waits for it) and what to check (orange), from the same checks the fit runs"));
+    m_problemList->setToolTip(tr(
+        "Every setting still missing or invalid (red: Start waits for it) and what to check (orange), from the same checks the fit runs"));
     layout->addWidget(m_problemList);
 
     auto* startRow = new QHBoxLayout;
@@ -275,7 +276,8 @@ void StackLoadPanel::buildProblemsAndStart(QVBoxLayout* layout)
     connect(m_start, &QPushButton::clicked, m_setup, &SetupPanel::requestStart);
 }
 
-void StackLoadPanel::addRow(QGridLayout* grid, const QString& label, const std::string& key, const std::string& setting, const QString& placeholder)
+void StackLoadPanel::addRow(QGridLayout* grid, const QString& label, const std::string& key, const std::string& setting,
+                            const QString& placeholder)
 {
     Row row;
     row.key = key;
@@ -426,11 +428,13 @@ void StackLoadPanel::commit(const Row& row)
         // Core's parser and its rule for bare numbers: a length without a unit is metres (and then
         // implausible, with a "did you mean" from core's checks).
         const auto parsed = valueFromText(text.toStdString());
-        const bool ok = parsed && (isLength(row.key) ? parsed->kind == ValueWithUnit::Kind::Length || parsed->kind == ValueWithUnit::Kind::Bare
-                                                     : parsed->kind == ValueWithUnit::Kind::Bare);
+        const bool ok = parsed
+                        && (isLength(row.key) ? parsed->kind == ValueWithUnit::Kind::Length || parsed->kind == ValueWithUnit::Kind::Bare
+                                              : parsed->kind == ValueWithUnit::Kind::Bare);
         std::string error;
         if (!ok)
-            error = (isLength(row.key) ? tr("'%1' is not a length (e.g. 605 nm, 0.1 um)") : tr("'%1' is not a number")).arg(text).toStdString();
+            error =
+                (isLength(row.key) ? tr("'%1' is not a length (e.g. 605 nm, 0.1 um)") : tr("'%1' is not a number")).arg(text).toStdString();
         else if (const auto setting = plausibleRange(row.key))
             error = plausibilityError(*setting, parsed->value); // "did you mean 605nm?"
         if (!error.empty()) {
@@ -442,7 +446,8 @@ void StackLoadPanel::commit(const Row& row)
         value = parsed->value;
     }
     m_rejected.erase(row.key);
-    if (valueOf(m, row.key) == value && !std::any_of(m.conflicts.begin(), m.conflicts.end(), [&](const auto& c) { return c.key == row.key; })) {
+    if (valueOf(m, row.key) == value
+        && !std::any_of(m.conflicts.begin(), m.conflicts.end(), [&](const auto& c) { return c.key == row.key; })) {
         refresh(); // unchanged: the value keeps its origin
         return;
     }
@@ -522,7 +527,9 @@ void StackLoadPanel::showRow(Row& row, const DatasetMetadata& m)
     row.status->setStyleSheet(colour.isEmpty() ? QString() : QStringLiteral("color: %1; font-weight: bold").arg(colour));
     row.status->setToolTip((errors + warnings).join(QLatin1Char('\n')));
     if (row.edit)
-        row.edit->setStyleSheet(ownError || (!errors.isEmpty() && !set) ? QStringLiteral("QLineEdit { border: 2px solid #b2182b; border-radius: 3px; }") : QString());
+        row.edit->setStyleSheet(ownError || (!errors.isEmpty() && !set)
+                                    ? QStringLiteral("QLineEdit { border: 2px solid #b2182b; border-radius: 3px; }")
+                                    : QString());
 }
 
 void StackLoadPanel::refresh()

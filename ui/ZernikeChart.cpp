@@ -63,18 +63,28 @@ QList<QRect> tickLabelRects(const QCPAxis* axis)
             QString exponent = text.mid(e + 1);
             exponent.remove(QLatin1Char('+'));
             const QRect baseBounds = metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip, base);
-            size = QSize(baseBounds.width() + exponentMetrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip, exponent).width() + 2, baseBounds.height());
+            size = QSize(baseBounds.width() + exponentMetrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip, exponent).width() + 2,
+                         baseBounds.height());
         }
         const double at = axis->coordToPixel(ticks[i]);
         QRect r;
         switch (axis->axisType()) {
-        case QCPAxis::atLeft: r = QRect(frame.left() - distance - size.width(), int(at - size.height() / 2.0), size.width(), size.height()); break;
-        case QCPAxis::atRight: r = QRect(frame.right() + distance, int(at - size.height() / 2.0), size.width(), size.height()); break;
-        case QCPAxis::atTop: r = QRect(int(at - size.width() / 2.0), frame.top() - distance - size.height(), size.width(), size.height()); break;
-        case QCPAxis::atBottom: r = QRect(int(at - size.width() / 2.0), frame.bottom() + distance, size.width(), size.height()); break;
+        case QCPAxis::atLeft:
+            r = QRect(frame.left() - distance - size.width(), int(at - size.height() / 2.0), size.width(), size.height());
+            break;
+        case QCPAxis::atRight:
+            r = QRect(frame.right() + distance, int(at - size.height() / 2.0), size.width(), size.height());
+            break;
+        case QCPAxis::atTop:
+            r = QRect(int(at - size.width() / 2.0), frame.top() - distance - size.height(), size.width(), size.height());
+            break;
+        case QCPAxis::atBottom:
+            r = QRect(int(at - size.width() / 2.0), frame.bottom() + distance, size.width(), size.height());
+            break;
         }
-        const bool clipped = QCPAxis::orientation(axis->axisType()) == Qt::Horizontal ? r.right() + 1 > viewport.right() || r.left() < viewport.left()
-                                                                                    : r.bottom() + 1 > viewport.bottom() || r.top() < viewport.top();
+        const bool clipped = QCPAxis::orientation(axis->axisType()) == Qt::Horizontal
+                                 ? r.right() + 1 > viewport.right() || r.left() < viewport.left()
+                                 : r.bottom() + 1 > viewport.bottom() || r.top() < viewport.top();
         if (!clipped)
             rects.append(r);
     }
@@ -124,8 +134,8 @@ QString shortName(const ZernikeMode& mode)
 {
     QString name = QString::fromStdString(zernike::name(mode));
     static const std::pair<const char*, const char*> words[] = {
-        {"Vertical", "vert."},  {"Horizontal", "horiz."}, {"Oblique", "obl."},   {"secondary", "2nd"}, {"tertiary", "3rd"},
-        {"astigmatism", "astig."}, {"Primary ", ""},     {"spherical", "sph."}, {"quadrafoil", "quadraf."}, {"pentafoil", "pentaf."}};
+        {"Vertical", "vert."},     {"Horizontal", "horiz."}, {"Oblique", "obl."},   {"secondary", "2nd"},       {"tertiary", "3rd"},
+        {"astigmatism", "astig."}, {"Primary ", ""},         {"spherical", "sph."}, {"quadrafoil", "quadraf."}, {"pentafoil", "pentaf."}};
     for (const auto& [word, abbreviation] : words)
         name.replace(QLatin1String(word), QLatin1String(abbreviation));
     if (!name.isEmpty())
@@ -139,7 +149,8 @@ ZernikeChart::ZernikeChart(QWidget* parent)
     , m_unit(new QComboBox(this))
     , m_unitBar(new QWidget(this))
     , m_hint(makeHint(tr("The fitted Zernike coefficients appear here while a fit runs, one bar per term.\n\n"
-                         "Load data (or the demo) and start a fit (Ctrl+R)."), this))
+                         "Load data (or the demo) and start a fit (Ctrl+R)."),
+                      this))
     , m_scroll(new QScrollArea(this))
     , m_pages(new QStackedWidget(this))
 {
@@ -294,8 +305,9 @@ void ZernikeChart::rebuild()
         m_pages->setCurrentWidget(m_terms.empty() ? static_cast<QWidget*>(m_hint) : m_scroll);
         m_unitBar->setVisible(!m_terms.empty());
     }
-    m_plot->xAxis->setLabel(tr("coefficient (%1) · %2 indices")
-                                .arg(showsNanometres() ? tr("nm") : tr("waves"), m_ordering == ZernikeOrdering::Noll ? tr("Noll") : tr("OSA/ANSI")));
+    m_plot->xAxis->setLabel(
+        tr("coefficient (%1) · %2 indices")
+            .arg(showsNanometres() ? tr("nm") : tr("waves"), m_ordering == ZernikeOrdering::Noll ? tr("Noll") : tr("OSA/ANSI")));
     double extent = 1e-3 * scale;
     for (int i = 0; i < value.size(); ++i)
         extent = std::max(extent, std::abs(value[i]) + sigma[i]);

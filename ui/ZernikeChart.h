@@ -17,12 +17,13 @@ class QMouseEvent;
 class QRect;
 class QScrollArea;
 class QStackedWidget;
-template <typename T> class QList;
+template <typename T>
+class QList;
 
 namespace wfs::ui {
 
 struct ChartTerm {
-    int index = 0;        // in the ordering
+    int index = 0; // in the ordering
     ZernikeMode mode;
     double waves = 0.0;
     std::optional<double> truthWaves;
@@ -56,7 +57,7 @@ public:
     void clear();
     bool showsNanometres() const;
     QCustomPlot* plot() const { return m_plot; }
-    QString hintShown() const; // the sentence shown instead of the chart while it has no terms; empty otherwise
+    QString hintShown() const;                  // the sentence shown instead of the chart while it has no terms; empty otherwise
     QString toolTipAt(double coordinate) const; // the tooltip of the row at a key-axis coordinate
 
 private:

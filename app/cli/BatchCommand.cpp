@@ -73,8 +73,8 @@ std::string progressLine(const BatchRow& row)
 {
     if (row.status == "ok") {
         char text[256];
-        std::snprintf(text, sizeof text, "ok  %s  rms %.4f waves  Strehl %.3f  chi2/pixel %.3f  %.1f s", row.termination.c_str(), row.rmsWaves,
-                      row.strehl, row.reducedChiSquare, row.seconds);
+        std::snprintf(text, sizeof text, "ok  %s  rms %.4f waves  Strehl %.3f  chi2/pixel %.3f  %.1f s", row.termination.c_str(),
+                      row.rmsWaves, row.strehl, row.reducedChiSquare, row.seconds);
         return text;
     }
     return (row.status == "failed" ? "FAILED: " : "not run: ") + row.error;
@@ -149,31 +149,42 @@ int exitStatus(const std::vector<BatchRow>& rows)
 
 void addBatchOptions(QCommandLineParser& parser, const QCommandLineOption& worker, int defaultJobs)
 {
-    parser.setApplicationDescription(QStringLiteral(
-        "Reconstruct many inputs with one set of settings: one result JSON per input in DIR (DIR/NAME.json, with\n"
-        "the run's output in DIR/NAME.log), DIR/summary.csv (one row per input, failures with their reason) and,\n"
-        "when the inputs have field positions, DIR/field-map.png. Resumable: an input whose result is complete,\n"
-        "made from the same input bytes with the same settings, is skipped; any other result is fitted again. INPUT: image files, a glob ('data/*.fits', quoted), a list file (*.txt, one path a line), or a\n"
-        "CSV manifest (*.csv) with a header row: file[,name][,x,y][,defocus][,planes][,wavelength][,sampling]\n"
-        "[,z-step][,focus-plane]; x,y is the field position, the others override the settings for that input.\n"
-        "A positional FILE.json is the settings file (same as --settings)."));
-    addOptions(parser, {
-        {QStringLiteral("settings"), QStringLiteral("Settings for every input: a saved session (its own inputs are ignored) or a settings file "
-                                                    "of the same format (default: the built-in defaults and each input's headers)."),
-         QStringLiteral("FILE.json")},
-        {QStringLiteral("manifest"), QStringLiteral("A CSV manifest of inputs (as an INPUT ending in .csv)."), QStringLiteral("FILE.csv")},
-        {QStringLiteral("out"), QStringLiteral("Output folder (created when missing; required)."), QStringLiteral("DIR")},
-        {QStringLiteral("jobs"), QStringLiteral("Worker processes (default: the %1 hardware threads divided by the settings' threads per fit, at most one per input; more is allowed, with a warning that the fits share cores).").arg(defaultJobs),
-         QStringLiteral("N")},
-        {QStringLiteral("field-map-coefficient"),
-         QStringLiteral("Zernike index (in the results' ordering) drawn against field position in DIR/field-map.png (default %1).").arg(kDefaultFieldMapCoefficient),
-         QStringLiteral("N"), QString::number(kDefaultFieldMapCoefficient)},
-        {QStringLiteral("summarize-only"), QStringLiteral("Run nothing: summarise the results DIR holds (e.g. after GNU parallel or a Slurm array "
-                                                          "ran 'reconstruct --json DIR/NAME.json' per input).")},
-        {QStringLiteral("quiet"), QStringLiteral("No progress lines.")},
-        worker,
-    });
-    parser.addPositionalArgument(QStringLiteral("inputs"), QStringLiteral("Image files, globs, list files or CSV manifests."), QStringLiteral("INPUT..."));
+    parser.setApplicationDescription(
+        QStringLiteral("Reconstruct many inputs with one set of settings: one result JSON per input in DIR (DIR/NAME.json, with\n"
+                       "the run's output in DIR/NAME.log), DIR/summary.csv (one row per input, failures with their reason) and,\n"
+                       "when the inputs have field positions, DIR/field-map.png. Resumable: an input whose result is complete,\n"
+                       "made from the same input bytes with the same settings, is skipped; any other result is fitted again. INPUT: image "
+                       "files, a glob ('data/*.fits', quoted), a list file (*.txt, one path a line), or a\n"
+                       "CSV manifest (*.csv) with a header row: file[,name][,x,y][,defocus][,planes][,wavelength][,sampling]\n"
+                       "[,z-step][,focus-plane]; x,y is the field position, the others override the settings for that input.\n"
+                       "A positional FILE.json is the settings file (same as --settings)."));
+    addOptions(
+        parser,
+        {
+            {QStringLiteral("settings"),
+             QStringLiteral("Settings for every input: a saved session (its own inputs are ignored) or a settings file "
+                            "of the same format (default: the built-in defaults and each input's headers)."),
+             QStringLiteral("FILE.json")},
+            {QStringLiteral("manifest"), QStringLiteral("A CSV manifest of inputs (as an INPUT ending in .csv)."),
+             QStringLiteral("FILE.csv")},
+            {QStringLiteral("out"), QStringLiteral("Output folder (created when missing; required)."), QStringLiteral("DIR")},
+            {QStringLiteral("jobs"),
+             QStringLiteral("Worker processes (default: the %1 hardware threads divided by the settings' threads per fit, at most one per "
+                            "input; more is allowed, with a warning that the fits share cores).")
+                 .arg(defaultJobs),
+             QStringLiteral("N")},
+            {QStringLiteral("field-map-coefficient"),
+             QStringLiteral("Zernike index (in the results' ordering) drawn against field position in DIR/field-map.png (default %1).")
+                 .arg(kDefaultFieldMapCoefficient),
+             QStringLiteral("N"), QString::number(kDefaultFieldMapCoefficient)},
+            {QStringLiteral("summarize-only"),
+             QStringLiteral("Run nothing: summarise the results DIR holds (e.g. after GNU parallel or a Slurm array "
+                            "ran 'reconstruct --json DIR/NAME.json' per input).")},
+            {QStringLiteral("quiet"), QStringLiteral("No progress lines.")},
+            worker,
+        });
+    parser.addPositionalArgument(QStringLiteral("inputs"), QStringLiteral("Image files, globs, list files or CSV manifests."),
+                                 QStringLiteral("INPUT..."));
 }
 
 // The reason a worker's standard error gives for its failure: its last "error: " line, else empty.
@@ -191,7 +202,8 @@ std::string workerError(const QByteArray& errors)
 // comes through a pipe and is appended to its log: when the log cannot hold it (a full disk), the reason is
 // still known. Returns, by input name, the failures that the files in DIR do not tell (the summary's rows).
 std::map<std::string, std::string> runWorkers(const QString& program, std::deque<const BatchInput*>& queue, int jobs, const QString& outDir,
-                                              const QString& settingsPath, const std::function<void(const BatchInput&, const std::string&)>& report)
+                                              const QString& settingsPath,
+                                              const std::function<void(const BatchInput&, const std::string&)>& report)
 {
     std::map<std::string, std::string> untold;
     QEventLoop loop;
@@ -250,7 +262,9 @@ std::map<std::string, std::string> runWorkers(const QString& program, std::deque
                 workerArgs << QStringLiteral("--settings") << settingsPath;
             ++running;
             QObject::connect(process, &QProcess::finished, &loop, [&, process, in, log](int, QProcess::ExitStatus exit) {
-                finished(process, in, log, exit == QProcess::CrashExit ? QStringLiteral("the worker stopped before it finished (killed or crashed)") : QString());
+                finished(process, in, log,
+                         exit == QProcess::CrashExit ? QStringLiteral("the worker stopped before it finished (killed or crashed)")
+                                                     : QString());
             });
             QObject::connect(process, &QProcess::errorOccurred, &loop, [&, process, in, log](QProcess::ProcessError error) {
                 // Said inside start(), so handled from the event loop: finishing here could quit the loop
@@ -272,10 +286,10 @@ std::map<std::string, std::string> runWorkers(const QString& program, std::deque
 
 // What the command line asks for beyond the options' own parsing; throws UsageError.
 struct BatchArguments {
-    QStringList positional;     // inputs
-    QString settingsPath;       // --settings, or a first positional FILE.json
+    QStringList positional; // inputs
+    QString settingsPath;   // --settings, or a first positional FILE.json
     int coefficient = kDefaultFieldMapCoefficient;
-    int jobs = 0;               // 0 = from the hardware threads and the settings' threads per fit
+    int jobs = 0; // 0 = from the hardware threads and the settings' threads per fit
 };
 
 BatchArguments batchArguments(const QCommandLineParser& parser)
@@ -285,7 +299,8 @@ BatchArguments batchArguments(const QCommandLineParser& parser)
     a.settingsPath = parser.value(QStringLiteral("settings"));
     if (!a.positional.isEmpty() && a.positional.front().endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) {
         if (!a.settingsPath.isEmpty())
-            throw UsageError(QStringLiteral("two settings files: --settings %1 and %2").arg(a.settingsPath, a.positional.front()).toStdString());
+            throw UsageError(
+                QStringLiteral("two settings files: --settings %1 and %2").arg(a.settingsPath, a.positional.front()).toStdString());
         a.settingsPath = a.positional.takeFirst();
     }
     a.coefficient = parseInt(parser.value(QStringLiteral("field-map-coefficient")), QStringLiteral("field-map-coefficient"));
@@ -334,8 +349,9 @@ std::deque<const BatchInput*> pendingInputs(const std::vector<BatchInput>& input
         if (const std::optional<QJsonObject> earlier = readCompleteResult(resultPath)) {
             const std::string stale = staleResultReason(*earlier, batchInputIdentity(in, settingsPath.toStdString()));
             if (stale.empty()) {
-                report(in, earlier->contains(QStringLiteral("batch_input")) ? "done earlier, skipped"
-                                                                             : "done earlier, skipped (by reconstruct: its input and settings unchecked)");
+                report(in, earlier->contains(QStringLiteral("batch_input"))
+                               ? "done earlier, skipped"
+                               : "done earlier, skipped (by reconstruct: its input and settings unchecked)");
                 continue;
             }
             if (!QFile::remove(QString::fromStdString(resultPath)))
@@ -353,7 +369,8 @@ int runBatch(const QStringList& args)
 {
     const QString program = args.value(0);
     QCommandLineParser parser;
-    QCommandLineOption worker(QStringLiteral("worker"), QStringLiteral("Internal: run one input (JSON) in this process."), QStringLiteral("json"));
+    QCommandLineOption worker(QStringLiteral("worker"), QStringLiteral("Internal: run one input (JSON) in this process."),
+                              QStringLiteral("json"));
     worker.setFlags(QCommandLineOption::HiddenFromHelp);
     const int defaultJobs = std::max(1, QThread::idealThreadCount());
     addBatchOptions(parser, worker, defaultJobs);
@@ -393,7 +410,8 @@ int runBatch(const QStringList& args)
     } catch (const SessionError& e) {
         return runFailure(program, QStringLiteral("invalid settings, nothing was run: ") + QString::fromStdString(e.what()));
     } catch (const DatasetError& e) {
-        return runFailure(program, QStringLiteral("invalid settings, nothing was run: %1: %2").arg(settingsPath, QString::fromStdString(e.what())));
+        return runFailure(program,
+                          QStringLiteral("invalid settings, nothing was run: %1: %2").arg(settingsPath, QString::fromStdString(e.what())));
     } catch (const std::exception& e) {
         return runFailure(program, describe(e));
     }

@@ -50,24 +50,30 @@ ThreadList takeThreadList(const QStringList& args)
 // The options of `bench oof`, with the benchmark's own defaults.
 void addBenchOptions(QCommandLineParser& parser)
 {
-    parser.setApplicationDescription(QStringLiteral(
-        "Time the OOF benchmark problem (oof), the pupil-function fit (pupil: the pupil preset's zonal phase and\n"
-        "amplitude to convergence, grids 64 and 256 unless --grid says), or the vectorial model's evaluation against\n"
-        "the scalar one's on the same grid (vectorial: 21 planes, order 6, a free and a fixed dipole); prints one JSON\n"
-        "object per line.\n"
-        "--grid, --order and --threads take comma-separated lists: one row per grid, order and thread count\n"
-        "(e.g. --threads 1,2 shows the scaling with CPU threads and each row's speedup and parallel_efficiency)."));
+    parser.setApplicationDescription(
+        QStringLiteral("Time the OOF benchmark problem (oof), the pupil-function fit (pupil: the pupil preset's zonal phase and\n"
+                       "amplitude to convergence, grids 64 and 256 unless --grid says), or the vectorial model's evaluation against\n"
+                       "the scalar one's on the same grid (vectorial: 21 planes, order 6, a free and a fixed dipole); prints one JSON\n"
+                       "object per line.\n"
+                       "--grid, --order and --threads take comma-separated lists: one row per grid, order and thread count\n"
+                       "(e.g. --threads 1,2 shows the scaling with CPU threads and each row's speedup and parallel_efficiency)."));
     parser.addPositionalArgument(QStringLiteral("problem"), QStringLiteral("oof, pupil or vectorial"));
     const OofBenchmarkSettings defaults; // the stated defaults are the benchmark's own
-    addOptions(parser, {
-        {QStringLiteral("grid"), QStringLiteral("Grid sizes, e.g. 64,128,256."), QStringLiteral("list"), QStringLiteral("64,128,256")},
-        {QStringLiteral("order"), QStringLiteral("Zernike orders (2..9 in the reference sweeps)."), QStringLiteral("list"), QString::number(defaults.order)},
-        {QStringLiteral("repeat"), QStringLiteral("Minimisations per row (the median is reported)."), QStringLiteral("R"), QString::number(defaults.repeat)},
-        {QStringLiteral("eval-repeat"), QStringLiteral("Evaluations timed for eval_ms and FFTs for fft_ms."), QStringLiteral("E"), QString::number(defaults.evalRepeat)},
-        {QStringLiteral("seed"), QStringLiteral("Noise seed of the data."), QStringLiteral("S"), QString::number(defaults.seed)},
-        {QStringLiteral("no-solve"), QStringLiteral("Only time evaluations and FFTs (no minimisation).")},
-        {QStringLiteral("no-cuda-graph"), QStringLiteral("GPU backend: launch each kernel and FFT separately instead of one CUDA graph per evaluation (to measure what the graphs save).")},
-    });
+    addOptions(
+        parser,
+        {
+            {QStringLiteral("grid"), QStringLiteral("Grid sizes, e.g. 64,128,256."), QStringLiteral("list"), QStringLiteral("64,128,256")},
+            {QStringLiteral("order"), QStringLiteral("Zernike orders (2..9 in the reference sweeps)."), QStringLiteral("list"),
+             QString::number(defaults.order)},
+            {QStringLiteral("repeat"), QStringLiteral("Minimisations per row (the median is reported)."), QStringLiteral("R"),
+             QString::number(defaults.repeat)},
+            {QStringLiteral("eval-repeat"), QStringLiteral("Evaluations timed for eval_ms and FFTs for fft_ms."), QStringLiteral("E"),
+             QString::number(defaults.evalRepeat)},
+            {QStringLiteral("seed"), QStringLiteral("Noise seed of the data."), QStringLiteral("S"), QString::number(defaults.seed)},
+            {QStringLiteral("no-solve"), QStringLiteral("Only time evaluations and FFTs (no minimisation).")},
+            {QStringLiteral("no-cuda-graph"), QStringLiteral("GPU backend: launch each kernel and FFT separately instead of one CUDA graph "
+                                                             "per evaluation (to measure what the graphs save).")},
+        });
     SolverSettings solverDefaults; // without --gtol / --ftol the OOF problem's own stopping rule
     solverDefaults.gradientTolerance = presetDefaults("oof").gradientTolerance;
     solverDefaults.functionTolerance = presetDefaults("oof").functionTolerance;
@@ -123,21 +129,25 @@ int runBench(const QStringList& originalArgs)
     QCommandLineParser parser;
     addBenchOptions(parser);
     // The usage line names the problem asked about (`bench pupil --help`), oof when none is.
-    const QString usage = QStringLiteral("bench %1 [options]").arg(args.contains(QStringLiteral("pupil")) ? QStringLiteral("pupil") : QStringLiteral("oof"));
+    const QString usage =
+        QStringLiteral("bench %1 [options]").arg(args.contains(QStringLiteral("pupil")) ? QStringLiteral("pupil") : QStringLiteral("oof"));
     if (auto status = parseOrExit(parser, args, usage))
         return *status;
     const QString program = args.value(0);
     try {
         const QStringList positional = parser.positionalArguments();
         if (positional.size() != 1
-            || (positional.front() != QLatin1String("oof") && positional.front() != QLatin1String("pupil") && positional.front() != QLatin1String("vectorial")))
+            || (positional.front() != QLatin1String("oof") && positional.front() != QLatin1String("pupil")
+                && positional.front() != QLatin1String("vectorial")))
             throw UsageError("expected the problem name: wavefront-cli bench oof|pupil|vectorial|live [options]");
         if (positional.front() == QLatin1String("vectorial")) {
             // Grids 32, 64, 128 and orders 6 unless given; 21 planes (the bead stack's), free and fixed dipoles.
-            const std::vector<int> grids = parseIntList(parser.isSet(QStringLiteral("grid")) ? parser.value(QStringLiteral("grid")) : QStringLiteral("32,64,128"),
-                                                        QStringLiteral("grid"));
-            const std::vector<int> orders = parseIntList(parser.isSet(QStringLiteral("order")) ? parser.value(QStringLiteral("order")) : QStringLiteral("6"),
-                                                         QStringLiteral("order"));
+            const std::vector<int> grids =
+                parseIntList(parser.isSet(QStringLiteral("grid")) ? parser.value(QStringLiteral("grid")) : QStringLiteral("32,64,128"),
+                             QStringLiteral("grid"));
+            const std::vector<int> orders =
+                parseIntList(parser.isSet(QStringLiteral("order")) ? parser.value(QStringLiteral("order")) : QStringLiteral("6"),
+                             QStringLiteral("order"));
             for (int grid : grids)
                 for (int order : orders)
                     for (bool free : {true, false}) {
@@ -152,7 +162,8 @@ int runBench(const QStringList& originalArgs)
         }
         const bool pupil = positional.front() == QLatin1String("pupil");
         // The pupil bench's grids: the preset's teaching size and the pupil samples of a real 128 x 128 stack.
-        const QString gridText = pupil && !parser.isSet(QStringLiteral("grid")) ? QStringLiteral("64,256") : parser.value(QStringLiteral("grid"));
+        const QString gridText =
+            pupil && !parser.isSet(QStringLiteral("grid")) ? QStringLiteral("64,256") : parser.value(QStringLiteral("grid"));
         const std::vector<int> grids = parseIntList(gridText, QStringLiteral("grid"));
         const std::vector<int> orders = parseIntList(parser.value(QStringLiteral("order")), QStringLiteral("order"));
         const int repeat = parseInt(parser.value(QStringLiteral("repeat")), QStringLiteral("repeat"));

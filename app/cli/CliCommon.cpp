@@ -87,7 +87,8 @@ void addOptions(QCommandLineParser& parser, QList<QCommandLineOption> options)
             const bool stop = description.endsWith(QLatin1Char('.'));
             if (stop)
                 description.chop(1);
-            description += QStringLiteral(" (default %1)").arg(o.defaultValues().join(QLatin1Char(','))) + (stop ? QStringLiteral(".") : QString());
+            description +=
+                QStringLiteral(" (default %1)").arg(o.defaultValues().join(QLatin1Char(','))) + (stop ? QStringLiteral(".") : QString());
             o.setDescription(description);
         }
         parser.addOption(o);
@@ -130,8 +131,8 @@ std::optional<int> parseOrExit(QCommandLineParser& parser, const QStringList& ar
         const qsizetype lineEnd = text.indexOf(QLatin1Char('\n'));
         const QString first = text.left(lineEnd);
         const qsizetype options = first.indexOf(QLatin1String(" [options]"));
-        const QString line = QStringLiteral("Usage: wavefront-cli ")
-                             + (usage.isEmpty() ? command + (options >= 0 ? first.mid(options) : QString()) : usage);
+        const QString line =
+            QStringLiteral("Usage: wavefront-cli ") + (usage.isEmpty() ? command + (options >= 0 ? first.mid(options) : QString()) : usage);
         text.replace(0, lineEnd, line);
         std::fputs(qPrintable(text), stdout);
         return 0;
@@ -205,7 +206,8 @@ void checkOutputs(const std::vector<OutputSpec>& outputs, const std::vector<std:
             if (!o.text)
                 throw UsageError("--" + o.option + ": '-' (standard output) is for text outputs; give a file name");
             if (onStdout)
-                throw UsageError("--" + onStdout->option + " and --" + o.option + " both name standard output ('-'); give one of them a file name");
+                throw UsageError("--" + onStdout->option + " and --" + o.option
+                                 + " both name standard output ('-'); give one of them a file name");
             onStdout = &o;
             continue;
         }

@@ -23,7 +23,10 @@ using UsageError = OptionError;
 // The command line's flags as core reads options: "--name" in messages.
 class ParserOptions : public OptionSource {
 public:
-    explicit ParserOptions(const QCommandLineParser& parser) : m_parser(parser) { }
+    explicit ParserOptions(const QCommandLineParser& parser)
+        : m_parser(parser)
+    {
+    }
     bool has(const char* name) const override { return m_parser.isSet(QLatin1String(name)); }
     std::string value(const char* name) const override { return m_parser.value(QLatin1String(name)).toStdString(); }
     std::string spell(const char* name) const override { return std::string("--") + name; }
@@ -99,7 +102,8 @@ namespace wfs::cli {
 // The backend and solver options shared by `reconstruct` and `bench` (the command-line contract).
 // `defaults` are the values used when an option is not given, stated in the help; `gtolNote` and
 // `ftolNote`, when not empty, are added to the stopping rules' defaults (e.g. a preset's own).
-void addSolverOptions(QCommandLineParser& parser, const SolverSettings& defaults = {}, const QString& gtolNote = {}, const QString& ftolNote = {});
+void addSolverOptions(QCommandLineParser& parser, const SolverSettings& defaults = {}, const QString& gtolNote = {},
+                      const QString& ftolNote = {});
 // Reads those given into the settings (the rest keep their values); throws UsageError for a word or
 // number that does not parse. Ranges are checked by core (engine/Workflow.h: checkSolverSettings).
 void applySolverFlags(const QCommandLineParser& parser, SolverSettings& settings);

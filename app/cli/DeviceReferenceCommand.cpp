@@ -39,7 +39,7 @@ using devicecheck::ReferenceWriter;
 // amplitude, a defocus scale and per-plane offsets on a fourth plane, pixel integration and a bead's size (the
 // device's hostPupil, defocus terms and blur).
 std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid, std::uint64_t seed, bool pupilFunction = false,
-                                          bool spectrum = false)
+                                           bool spectrum = false)
 {
     ProblemSpec s = richProblemSpec(objective, grid, 5);
     if (spectrum) { // three wavelengths on grids N - 2, N, N + 2, with pixel integration
@@ -83,10 +83,16 @@ std::vector<double> randomPoint(const Problem& problem, std::vector<double> x, s
         switch (problem.parameters()[i].kind) {
         case ParameterKind::Zernike:
         case ParameterKind::ShiftX:
-        case ParameterKind::ShiftY: x[i] += 0.2 * normal(rng); break;
+        case ParameterKind::ShiftY:
+            x[i] += 0.2 * normal(rng);
+            break;
         case ParameterKind::CentreX:
-        case ParameterKind::CentreY: x[i] += 0.05 * normal(rng); break;
-        default: x[i] += 0.03 * normal(rng) * scales[i]; break;
+        case ParameterKind::CentreY:
+            x[i] += 0.05 * normal(rng);
+            break;
+        default:
+            x[i] += 0.03 * normal(rng) * scales[i];
+            break;
         }
     }
     return x;
@@ -94,8 +100,18 @@ std::vector<double> randomPoint(const Problem& problem, std::vector<double> x, s
 
 std::vector<int> dimsRecord(const gpu::ModelDims& d)
 {
-    return {d.n,           d.planes,          d.rowBegin,        d.bandRows,          d.pixels,           d.terms,
-            int(d.objective), d.gaussian ? 1 : 0, d.weighted ? 1 : 0, d.hostPupil ? 1 : 0, d.defocusTerms ? 1 : 0, d.blur ? 1 : 0,
+    return {d.n,
+            d.planes,
+            d.rowBegin,
+            d.bandRows,
+            d.pixels,
+            d.terms,
+            int(d.objective),
+            d.gaussian ? 1 : 0,
+            d.weighted ? 1 : 0,
+            d.hostPupil ? 1 : 0,
+            d.defocusTerms ? 1 : 0,
+            d.blur ? 1 : 0,
             d.channels};
 }
 
@@ -201,8 +217,8 @@ void writeFasthCase(const std::string& path, int d, int k, int m, int block, std
     const fasth::BenchResult logdet = cpu->reference(fasth::BenchMethod::SvdLogDet, fasth::Pass::Forward);
 
     ReferenceWriter w(path);
-    w.putText("about", "FastH d=" + std::to_string(d) + " k=" + std::to_string(k) + " m=" + std::to_string(m) + " block="
-                           + std::to_string(block) + " tree levels 2, BenchData seed " + std::to_string(seed)
+    w.putText("about", "FastH d=" + std::to_string(d) + " k=" + std::to_string(k) + " m=" + std::to_string(m)
+                           + " block=" + std::to_string(block) + " tree levels 2, BenchData seed " + std::to_string(seed)
                            + ", CPU sequential (Eigen) float64");
     w.put("dims", std::vector<int>{d, k, m, block, config.treeLevels});
     w.put("reflectors", flat(data->reflectors));
@@ -260,11 +276,15 @@ void writeModelCases(const std::string& dir, std::vector<std::string>& index)
         const std::vector<double> x0 = problem->initialParameters();
         auto spectrum = richProblem(ObjectiveKind::WeightedLeastSquares, 48, 13, false, true);
         const std::vector<double> s0 = spectrum->initialParameters();
-        model("spectrum", "rich problem through three wavelengths (grids 46, 48, 50) and pixel integration, weighted, grid 48, order 5; "
-              "two random points", spectrum, {randomPoint(*spectrum, s0, 1), randomPoint(*spectrum, s0, 2)});
-        model("pupil-function", "rich problem with a zonal phase and amplitude, defocus scale and offsets, pixel integration and a 1.7-pixel "
+        model("spectrum",
+              "rich problem through three wavelengths (grids 46, 48, 50) and pixel integration, weighted, grid 48, order 5; "
+              "two random points",
+              spectrum, {randomPoint(*spectrum, s0, 1), randomPoint(*spectrum, s0, 2)});
+        model("pupil-function",
+              "rich problem with a zonal phase and amplitude, defocus scale and offsets, pixel integration and a 1.7-pixel "
               "sphere, poisson, grid 48, order 5; "
-              "two random points", problem, {randomPoint(*problem, x0, 1), randomPoint(*problem, x0, 2)});
+              "two random points",
+              problem, {randomPoint(*problem, x0, 1), randomPoint(*problem, x0, 2)});
     }
 }
 
@@ -273,8 +293,9 @@ int runDeviceReference(const QStringList& args)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Write the reference data of the GPU device check, computed by the CPU backend."));
     addOptions(parser, {
-        {QStringLiteral("out"), QStringLiteral("Folder to write (created; existing case files are replaced)."), QStringLiteral("DIR")},
-    });
+                           {QStringLiteral("out"), QStringLiteral("Folder to write (created; existing case files are replaced)."),
+                            QStringLiteral("DIR")},
+                       });
     if (auto status = parseOrExit(parser, args, QStringLiteral("device-reference --out DIR")))
         return *status;
     const QString program = args.value(0);
@@ -292,7 +313,8 @@ int runDeviceReference(const QStringList& args)
         writeModelCases(dir, index);
         // FastH: k < d with a ragged last block, k = d with a block that does not divide d, a larger case.
         for (const auto& [d, k, m, b] : {std::tuple<int, int, int, int>{100, 97, 5, 16}, {64, 64, 1, 12}, {512, 512, 8, 48}}) {
-            const std::string name = "d" + std::to_string(d) + "-k" + std::to_string(k) + "-m" + std::to_string(m) + "-b" + std::to_string(b);
+            const std::string name =
+                "d" + std::to_string(d) + "-k" + std::to_string(k) + "-m" + std::to_string(m) + "-b" + std::to_string(b);
             const std::string file = "fasth-" + name + ".bin";
             writeFasthCase(dir + "/" + file, d, k, m, b, 3);
             index.push_back("fasth " + name + " " + file);

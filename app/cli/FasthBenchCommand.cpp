@@ -49,39 +49,44 @@ QString note(BenchMethod method, Pass pass)
 // The options and their defaults (the command-line contract of fasth-bench).
 void addOptions(QCommandLineParser& parser)
 {
-    parser.setApplicationDescription(QStringLiteral(
-        "Times Householder products H_1 ... H_k X, one JSON object per line.\n"
-        "Without options: d = 64,128,256,512,1024, batch 32, float64, all hardware threads, passes forward,\n"
-        "backward and both; FastH at every block size of the grid (8,16,32,48,64,128), ut and tree at the\n"
-        "paper's block (32, 16 for d <= 128). gflops counts 4 d k m per apply, 12 d k m per backward and\n"
-        "16 d k m for both (the sequential algorithm's operations). The best FastH block per d goes to stderr."));
-    wfs::cli::addOptions(parser, {
-        {QStringLiteral("d"), QStringLiteral("Dimensions d (comma-separated; default 64,128,256,512,1024)."), QStringLiteral("list")},
-        {QStringLiteral("batch"), QStringLiteral("Batch sizes m (default 32)."), QStringLiteral("list"), QStringLiteral("32")},
-        {QStringLiteral("block"),
-         QStringLiteral("Block sizes b for fasth, ut, tree and svd-inverse (default: the grid for fasth, the paper's b for the others)."),
-         QStringLiteral("list")},
-        {QStringLiteral("reflectors"), QStringLiteral("Reflector counts k <= d (default k = d)."), QStringLiteral("list")},
-        {QStringLiteral("method"),
-         QStringLiteral("Methods: sequential,fasth,ut,tree,library,dense (default all six), also sequential-fused "
-                        "(GPU) and the SVD-layer use cases svd-inverse,lu-solve,svd-logdet,lu-logdet (forward)."),
-         QStringLiteral("list"), QStringLiteral("sequential,fasth,ut,tree,library,dense")},
-        {QStringLiteral("pass"), QStringLiteral("Passes: forward,backward,both (default all three)."), QStringLiteral("list"),
-         QStringLiteral("forward,backward,both")},
-        {QStringLiteral("precision"), QStringLiteral("double and/or float (default double)."), QStringLiteral("list"), QStringLiteral("double")},
-        {QStringLiteral("backend"), QStringLiteral("cpu or gpu (default cpu)."), QStringLiteral("name"), QStringLiteral("cpu")},
-        {QStringLiteral("threads"), QStringLiteral("CPU thread counts (default: all hardware threads)."), QStringLiteral("list")},
-        {QStringLiteral("repeat"), QStringLiteral("Timed repetitions after warm-up (default 20)."), QStringLiteral("R"), QStringLiteral("20")},
-        {QStringLiteral("warmup"), QStringLiteral("Untimed runs before timing (default 2)."), QStringLiteral("W"), QStringLiteral("2")},
-        {QStringLiteral("tree-levels"), QStringLiteral("Pairwise merge levels of the tree method (default 1)."), QStringLiteral("L"),
-         QStringLiteral("1")},
-        {QStringLiteral("seed"), QStringLiteral("Random seed of the data (default 1)."), QStringLiteral("S"), QStringLiteral("1")},
-        {QStringLiteral("cuda-graph"), QStringLiteral("GPU: capture each pass into a CUDA graph and time its replays.")},
-        {QStringLiteral("reflector-layout"),
-         QStringLiteral("lapack (default: [0..0,1,*] from a QR, needed by the library baseline; every method skips the "
-                        "leading zeros) or gaussian (dense reflectors as in a trained SVD layer; no library rows)."),
-         QStringLiteral("layout"), QStringLiteral("lapack")},
-    });
+    parser.setApplicationDescription(
+        QStringLiteral("Times Householder products H_1 ... H_k X, one JSON object per line.\n"
+                       "Without options: d = 64,128,256,512,1024, batch 32, float64, all hardware threads, passes forward,\n"
+                       "backward and both; FastH at every block size of the grid (8,16,32,48,64,128), ut and tree at the\n"
+                       "paper's block (32, 16 for d <= 128). gflops counts 4 d k m per apply, 12 d k m per backward and\n"
+                       "16 d k m for both (the sequential algorithm's operations). The best FastH block per d goes to stderr."));
+    wfs::cli::addOptions(
+        parser,
+        {
+            {QStringLiteral("d"), QStringLiteral("Dimensions d (comma-separated; default 64,128,256,512,1024)."), QStringLiteral("list")},
+            {QStringLiteral("batch"), QStringLiteral("Batch sizes m (default 32)."), QStringLiteral("list"), QStringLiteral("32")},
+            {QStringLiteral("block"),
+             QStringLiteral(
+                 "Block sizes b for fasth, ut, tree and svd-inverse (default: the grid for fasth, the paper's b for the others)."),
+             QStringLiteral("list")},
+            {QStringLiteral("reflectors"), QStringLiteral("Reflector counts k <= d (default k = d)."), QStringLiteral("list")},
+            {QStringLiteral("method"),
+             QStringLiteral("Methods: sequential,fasth,ut,tree,library,dense (default all six), also sequential-fused "
+                            "(GPU) and the SVD-layer use cases svd-inverse,lu-solve,svd-logdet,lu-logdet (forward)."),
+             QStringLiteral("list"), QStringLiteral("sequential,fasth,ut,tree,library,dense")},
+            {QStringLiteral("pass"), QStringLiteral("Passes: forward,backward,both (default all three)."), QStringLiteral("list"),
+             QStringLiteral("forward,backward,both")},
+            {QStringLiteral("precision"), QStringLiteral("double and/or float (default double)."), QStringLiteral("list"),
+             QStringLiteral("double")},
+            {QStringLiteral("backend"), QStringLiteral("cpu or gpu (default cpu)."), QStringLiteral("name"), QStringLiteral("cpu")},
+            {QStringLiteral("threads"), QStringLiteral("CPU thread counts (default: all hardware threads)."), QStringLiteral("list")},
+            {QStringLiteral("repeat"), QStringLiteral("Timed repetitions after warm-up (default 20)."), QStringLiteral("R"),
+             QStringLiteral("20")},
+            {QStringLiteral("warmup"), QStringLiteral("Untimed runs before timing (default 2)."), QStringLiteral("W"), QStringLiteral("2")},
+            {QStringLiteral("tree-levels"), QStringLiteral("Pairwise merge levels of the tree method (default 1)."), QStringLiteral("L"),
+             QStringLiteral("1")},
+            {QStringLiteral("seed"), QStringLiteral("Random seed of the data (default 1)."), QStringLiteral("S"), QStringLiteral("1")},
+            {QStringLiteral("cuda-graph"), QStringLiteral("GPU: capture each pass into a CUDA graph and time its replays.")},
+            {QStringLiteral("reflector-layout"),
+             QStringLiteral("lapack (default: [0..0,1,*] from a QR, needed by the library baseline; every method skips the "
+                            "leading zeros) or gaussian (dense reflectors as in a trained SVD layer; no library rows)."),
+             QStringLiteral("layout"), QStringLiteral("lapack")},
+        });
 }
 
 void requirePositive(const std::vector<int>& values, const char* option)
@@ -117,8 +122,9 @@ fasth::SweepOptions sweepFromFlags(const QCommandLineParser& parser)
     for (const QString& name : parseWordList(value("pass"), QStringLiteral("pass"),
                                              {QStringLiteral("forward"), QStringLiteral("backward"), QStringLiteral("both")}))
         sweep.passes.push_back(*fasth::passFromName(name.toStdString()));
-    for (const QString& name : parseWordList(value("precision"), QStringLiteral("precision"),
-                                             {QStringLiteral("double"), QStringLiteral("float"), QStringLiteral("float64"), QStringLiteral("float32")}))
+    for (const QString& name :
+         parseWordList(value("precision"), QStringLiteral("precision"),
+                       {QStringLiteral("double"), QStringLiteral("float"), QStringLiteral("float64"), QStringLiteral("float32")}))
         sweep.precisions.push_back(*precisionFromName(name.toStdString()));
     const std::vector<QString> layout = parseWordList(value("reflector-layout"), QStringLiteral("reflector-layout"),
                                                       {QStringLiteral("lapack"), QStringLiteral("gaussian")});
@@ -222,7 +228,8 @@ int runFasthBench(const QStringList& args)
     QString backend;
     try {
         sweep = sweepFromFlags(parser);
-        backend = parseWordList(parser.value(QStringLiteral("backend")), QStringLiteral("backend"), {QStringLiteral("cpu"), QStringLiteral("gpu")})
+        backend = parseWordList(parser.value(QStringLiteral("backend")), QStringLiteral("backend"),
+                                {QStringLiteral("cpu"), QStringLiteral("gpu")})
                       .front();
         if (parser.value(QStringLiteral("backend")).contains(QLatin1Char(',')))
             throw UsageError("--backend: give one backend, cpu or gpu");

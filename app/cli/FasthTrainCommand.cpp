@@ -89,29 +89,36 @@ int runFasthTrain(const QStringList& args)
     const QString program = args.value(0);
     const FasthTrainingSettings defaults;
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Trains an SVD layer W = U diag(sigma) V^T, U and V products of k Householder reflections applied by FastH,\n"
-        "with Adam towards a target of known singular values (log-spaced from 3 to 0.09), then times W^-1 Y and\n"
-        "log|det W| by the layer's SVD against LU of the formed W. Progress on stderr; one JSON object on stdout.\n"
-        "Ctrl-C stops the training and still reports what was learnt."));
-    addOptions(parser, {
-        {QStringLiteral("d"), QStringLiteral("Layer size d (default %1).").arg(defaults.d), QStringLiteral("d"), QString::number(defaults.d)},
-        {QStringLiteral("k"), QStringLiteral("Reflectors per factor, 1..d (default %1).").arg(defaults.k), QStringLiteral("k"), QString::number(defaults.k)},
-        {QStringLiteral("samples"), QStringLiteral("Training inputs (columns of X; default %1).").arg(defaults.samples), QStringLiteral("m"),
-         QString::number(defaults.samples)},
-        {QStringLiteral("steps"), QStringLiteral("Adam steps (default %1).").arg(defaults.steps), QStringLiteral("n"), QString::number(defaults.steps)},
-        {QStringLiteral("learning-rate"), QStringLiteral("Adam learning rate (default %1).").arg(defaults.learningRate), QStringLiteral("rate"),
-         QString::number(defaults.learningRate)},
-        {QStringLiteral("block"), QStringLiteral("FastH block size (default %1).").arg(defaults.blockSize), QStringLiteral("b"),
-         QString::number(defaults.blockSize)},
-        {QStringLiteral("precision"), QStringLiteral("double or float (default double)."), QStringLiteral("p"), QStringLiteral("double")},
-        {QStringLiteral("threads"), QStringLiteral("CPU threads (default %1).").arg(defaults.threads), QStringLiteral("T"), QString::number(defaults.threads)},
-        {QStringLiteral("repeat"), QStringLiteral("Repetitions of each inverse/determinant timing, median (default %1).").arg(defaults.timingRepeat),
-         QStringLiteral("R"), QString::number(defaults.timingRepeat)},
-        {QStringLiteral("seed"), QStringLiteral("Random seed of the layer, target and data (default %1).").arg(defaults.seed), QStringLiteral("S"),
-         QString::number(defaults.seed)},
-        {QStringLiteral("quiet"), QStringLiteral("No progress lines on stderr.")},
-    });
+    parser.setApplicationDescription(
+        QStringLiteral("Trains an SVD layer W = U diag(sigma) V^T, U and V products of k Householder reflections applied by FastH,\n"
+                       "with Adam towards a target of known singular values (log-spaced from 3 to 0.09), then times W^-1 Y and\n"
+                       "log|det W| by the layer's SVD against LU of the formed W. Progress on stderr; one JSON object on stdout.\n"
+                       "Ctrl-C stops the training and still reports what was learnt."));
+    addOptions(parser,
+               {
+                   {QStringLiteral("d"), QStringLiteral("Layer size d (default %1).").arg(defaults.d), QStringLiteral("d"),
+                    QString::number(defaults.d)},
+                   {QStringLiteral("k"), QStringLiteral("Reflectors per factor, 1..d (default %1).").arg(defaults.k), QStringLiteral("k"),
+                    QString::number(defaults.k)},
+                   {QStringLiteral("samples"), QStringLiteral("Training inputs (columns of X; default %1).").arg(defaults.samples),
+                    QStringLiteral("m"), QString::number(defaults.samples)},
+                   {QStringLiteral("steps"), QStringLiteral("Adam steps (default %1).").arg(defaults.steps), QStringLiteral("n"),
+                    QString::number(defaults.steps)},
+                   {QStringLiteral("learning-rate"), QStringLiteral("Adam learning rate (default %1).").arg(defaults.learningRate),
+                    QStringLiteral("rate"), QString::number(defaults.learningRate)},
+                   {QStringLiteral("block"), QStringLiteral("FastH block size (default %1).").arg(defaults.blockSize), QStringLiteral("b"),
+                    QString::number(defaults.blockSize)},
+                   {QStringLiteral("precision"), QStringLiteral("double or float (default double)."), QStringLiteral("p"),
+                    QStringLiteral("double")},
+                   {QStringLiteral("threads"), QStringLiteral("CPU threads (default %1).").arg(defaults.threads), QStringLiteral("T"),
+                    QString::number(defaults.threads)},
+                   {QStringLiteral("repeat"),
+                    QStringLiteral("Repetitions of each inverse/determinant timing, median (default %1).").arg(defaults.timingRepeat),
+                    QStringLiteral("R"), QString::number(defaults.timingRepeat)},
+                   {QStringLiteral("seed"), QStringLiteral("Random seed of the layer, target and data (default %1).").arg(defaults.seed),
+                    QStringLiteral("S"), QString::number(defaults.seed)},
+                   {QStringLiteral("quiet"), QStringLiteral("No progress lines on stderr.")},
+               });
     if (auto status = parseOrExit(parser, args))
         return *status;
 

@@ -32,19 +32,21 @@ QJsonValue number(double v)
 int runBenchLive(const QStringList& args)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Live mode's speed: a simulated camera writes STACKS noisy 3-plane stacks at each rate into a temporary folder\n"
-        "(each written to a temporary name and renamed in) while the watch fits them, warm-started. One JSON row per\n"
-        "rate: fitted, skipped, failed, stacks_per_s_sustained (fitted stacks over the time from the first stack's last\n"
-        "byte to the last row), latency_median_s and latency_p95_s (a stack's last byte to its coefficients in the log),\n"
-        "fit_median_s, event_loop_max_gap_ms (the longest this thread's event loop waited while watching) and load_1min."));
+    parser.setApplicationDescription(
+        QStringLiteral("Live mode's speed: a simulated camera writes STACKS noisy 3-plane stacks at each rate into a temporary folder\n"
+                       "(each written to a temporary name and renamed in) while the watch fits them, warm-started. One JSON row per\n"
+                       "rate: fitted, skipped, failed, stacks_per_s_sustained (fitted stacks over the time from the first stack's last\n"
+                       "byte to the last row), latency_median_s and latency_p95_s (a stack's last byte to its coefficients in the log),\n"
+                       "fit_median_s, event_loop_max_gap_ms (the longest this thread's event loop waited while watching) and load_1min."));
     parser.addPositionalArgument(QStringLiteral("problem"), QStringLiteral("live"));
-    addOptions(parser, {
-        {QStringLiteral("stacks"), QStringLiteral("Stacks written per rate."), QStringLiteral("N"), QStringLiteral("40")},
-        {QStringLiteral("order"), QStringLiteral("Fitted Zernike order."), QStringLiteral("n"), QStringLiteral("6")},
-        {QStringLiteral("threads"), QStringLiteral("Threads per fit."), QStringLiteral("N"), QStringLiteral("1")},
-        {QStringLiteral("no-uncertainty"), QStringLiteral("Skip the coefficients' uncertainties (a Hessian per fit, about 40 ms at 128 x 128, order 6).")},
-    });
+    addOptions(parser,
+               {
+                   {QStringLiteral("stacks"), QStringLiteral("Stacks written per rate."), QStringLiteral("N"), QStringLiteral("40")},
+                   {QStringLiteral("order"), QStringLiteral("Fitted Zernike order."), QStringLiteral("n"), QStringLiteral("6")},
+                   {QStringLiteral("threads"), QStringLiteral("Threads per fit."), QStringLiteral("N"), QStringLiteral("1")},
+                   {QStringLiteral("no-uncertainty"),
+                    QStringLiteral("Skip the coefficients' uncertainties (a Hessian per fit, about 40 ms at 128 x 128, order 6).")},
+               });
     addCameraOptions(parser, true);
     if (auto status = parseOrExit(parser, args, QStringLiteral("bench live [options]")))
         return *status;
@@ -110,8 +112,10 @@ int runBenchLive(const QStringList& args)
             warm += row.value(QStringLiteral("warm_started")).toBool();
             latencies.push_back(row.value(QStringLiteral("latency_seconds")).toDouble());
             fits.push_back(row.value(QStringLiteral("fit_seconds")).toDouble());
-            written.push_back(QDateTime::fromString(row.value(QStringLiteral("written")).toString(), Qt::ISODateWithMs).toMSecsSinceEpoch() * 1e-3);
-            finished.push_back(QDateTime::fromString(row.value(QStringLiteral("finished")).toString(), Qt::ISODateWithMs).toMSecsSinceEpoch() * 1e-3);
+            written.push_back(QDateTime::fromString(row.value(QStringLiteral("written")).toString(), Qt::ISODateWithMs).toMSecsSinceEpoch()
+                              * 1e-3);
+            finished.push_back(
+                QDateTime::fromString(row.value(QStringLiteral("finished")).toString(), Qt::ISODateWithMs).toMSecsSinceEpoch() * 1e-3);
         });
         probe.stop();
         if (status != 0)

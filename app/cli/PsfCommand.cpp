@@ -20,27 +20,33 @@ namespace {
 
 void addPsfOptions(QCommandLineParser& parser)
 {
-    parser.setApplicationDescription(QStringLiteral("Write the 3-D PSF of a microscope, without data: the scalar or vectorial model (README \"Model\"), "
-                                                    "optionally aberrated, as a FITS cube or a float32 TIFF stack. The unaberrated in-focus PSF sums to 1 "
-                                                    "over the grid."));
-    addOptions(parser, {
-        {QStringLiteral("wavelength"), QStringLiteral("Emission wavelength, e.g. 600nm."), QStringLiteral("length")},
-        {QStringLiteral("na"), QStringLiteral("Numerical aperture of the objective."), QStringLiteral("NA")},
-        {QStringLiteral("immersion"), QStringLiteral("Immersion refractive index (default 1)."), QStringLiteral("n")},
-        {QStringLiteral("pixel-scale"), QStringLiteral("Pixel size in the sample plane, e.g. 65nm."), QStringLiteral("length")},
-        {QStringLiteral("size"), QStringLiteral("Image size in pixels (even; also the model grid)."), QStringLiteral("N"), QStringLiteral("64")},
-        {QStringLiteral("psf-z"), QStringLiteral("Planes: START:STOP:STEP of the objective's focus, e.g. -2um:2um:100nm (default: one plane in focus)."),
-         QStringLiteral("range")},
-        {QStringLiteral("coefficients"), QStringLiteral("Zernike coefficients to apply (JSON, a result's or a truth file's coefficients)."),
-         QStringLiteral("FILE.json")},
-        {QStringLiteral("out"), QStringLiteral("Output file: .fits, or .tif/.tiff (float32 stack)."), QStringLiteral("FILE")},
-        {QStringLiteral("force"), QStringLiteral("Overwrite an existing file.")},
-        {QStringLiteral("float32"), QStringLiteral("FITS: 32-bit floats instead of 64-bit.")},
-    });
+    parser.setApplicationDescription(
+        QStringLiteral("Write the 3-D PSF of a microscope, without data: the scalar or vectorial model (README \"Model\"), "
+                       "optionally aberrated, as a FITS cube or a float32 TIFF stack. The unaberrated in-focus PSF sums to 1 "
+                       "over the grid."));
+    addOptions(parser,
+               {
+                   {QStringLiteral("wavelength"), QStringLiteral("Emission wavelength, e.g. 600nm."), QStringLiteral("length")},
+                   {QStringLiteral("na"), QStringLiteral("Numerical aperture of the objective."), QStringLiteral("NA")},
+                   {QStringLiteral("immersion"), QStringLiteral("Immersion refractive index (default 1)."), QStringLiteral("n")},
+                   {QStringLiteral("pixel-scale"), QStringLiteral("Pixel size in the sample plane, e.g. 65nm."), QStringLiteral("length")},
+                   {QStringLiteral("size"), QStringLiteral("Image size in pixels (even; also the model grid)."), QStringLiteral("N"),
+                    QStringLiteral("64")},
+                   {QStringLiteral("psf-z"),
+                    QStringLiteral("Planes: START:STOP:STEP of the objective's focus, e.g. -2um:2um:100nm (default: one plane in focus)."),
+                    QStringLiteral("range")},
+                   {QStringLiteral("coefficients"),
+                    QStringLiteral("Zernike coefficients to apply (JSON, a result's or a truth file's coefficients)."),
+                    QStringLiteral("FILE.json")},
+                   {QStringLiteral("out"), QStringLiteral("Output file: .fits, or .tif/.tiff (float32 stack)."), QStringLiteral("FILE")},
+                   {QStringLiteral("force"), QStringLiteral("Overwrite an existing file.")},
+                   {QStringLiteral("float32"), QStringLiteral("FITS: 32-bit floats instead of 64-bit.")},
+               });
     std::vector<OptionHelp> model;
     for (const OptionHelp& o : modelOptionHelp())
-        if (o.name == QLatin1String("model") || o.name == QLatin1String("order") || o.name == QLatin1String("dipole") || o.name.contains(QLatin1String("index"))
-            || o.name.contains(QLatin1String("coverslip")) || o.name == QLatin1String("emitter-depth"))
+        if (o.name == QLatin1String("model") || o.name == QLatin1String("order") || o.name == QLatin1String("dipole")
+            || o.name.contains(QLatin1String("index")) || o.name.contains(QLatin1String("coverslip"))
+            || o.name == QLatin1String("emitter-depth"))
             model.push_back(o);
     addCoreOptions(parser, model);
 }
@@ -58,7 +64,8 @@ int runPsf(const QStringList& args)
         if (!has(parser, "out"))
             throw UsageError("--out FILE.fits or FILE.tif is required");
         const QString out = value(parser, "out");
-        const bool tiff = out.endsWith(QLatin1String(".tif"), Qt::CaseInsensitive) || out.endsWith(QLatin1String(".tiff"), Qt::CaseInsensitive);
+        const bool tiff =
+            out.endsWith(QLatin1String(".tif"), Qt::CaseInsensitive) || out.endsWith(QLatin1String(".tiff"), Qt::CaseInsensitive);
         if (!tiff && !out.endsWith(QLatin1String(".fits"), Qt::CaseInsensitive))
             throw UsageError("--out: give a .fits, .tif or .tiff file");
         const ParserOptions options(parser);
@@ -71,7 +78,8 @@ int runPsf(const QStringList& args)
         if (has(parser, "psf-z")) {
             const auto range = defocusRangeFromText(value(parser, "psf-z").toStdString());
             if (!range || range->waves)
-                throw UsageError("--psf-z: '" + value(parser, "psf-z").toStdString() + "' is not START:STOP:STEP in lengths (e.g. -2um:2um:100nm, at most 1001 planes)");
+                throw UsageError("--psf-z: '" + value(parser, "psf-z").toStdString()
+                                 + "' is not START:STOP:STEP in lengths (e.g. -2um:2um:100nm, at most 1001 planes)");
             z = range->values;
         }
         std::vector<DatasetMessage> messages;
@@ -112,10 +120,11 @@ int runPsf(const QStringList& args)
         described.gridSize = stack.grid;
         ExportContext context;
         OutputTransaction transaction(has(parser, "force"));
-        transaction.add(out.toStdString(), tiff ? psfStackTiffBytes(stack, described) : psfStackFitsBytes(stack, described, context, has(parser, "float32")));
+        transaction.add(out.toStdString(),
+                        tiff ? psfStackTiffBytes(stack, described) : psfStackFitsBytes(stack, described, context, has(parser, "float32")));
         transaction.commit();
-        std::printf("wrote %s: %zu planes of %d x %d, %s model, Q %.3f\n", qPrintable(out), stack.planes.size(), size, size, imagingModelName(spec.model),
-                    stack.samplingQ);
+        std::printf("wrote %s: %zu planes of %d x %d, %s model, Q %.3f\n", qPrintable(out), stack.planes.size(), size, size,
+                    imagingModelName(spec.model), stack.samplingQ);
         return 0;
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));

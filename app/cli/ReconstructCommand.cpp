@@ -60,21 +60,29 @@ void addReconstructOptions(QCommandLineParser& parser)
 {
     // Defaults stated from core's own: the settings' structs and the presets' (engine/Presets.h).
     const PresetDefaults demo = presetDefaults("demo"), oof = presetDefaults("oof");
-    parser.setApplicationDescription(QStringLiteral(
-        "Reconstruct the wavefront (Zernike coefficients) from PSF images by BFGS on a Fourier-optics model.\n"
-        "Input: --preset demo|oof|pupil|vectorial, or --input FILE [...] (FITS images, cubes and HDUs; TIFF pages;\n"
-        "PNG) with metadata, or --session FILE.json (a saved session; options given here override it).\n"
-        "Numbers take unit suffixes; a bare number is in SI base units.\n"
-        "With --preset: %1, --seed\n"
-        "and the solver options override the preset's settings; the other data, optics and model options describe\n"
-        "files and are named as ignored.").arg(QStringLiteral("--") + presetOptions(true).join(QStringLiteral(", --"))));
-    addOptions(parser, {
-        {QStringLiteral("preset"), QStringLiteral("Built-in problem: demo, oof, pupil (a non-Zernike pupil fitted with zonal terms) or vectorial (an NA 1.4 "
-                                                   "oil objective onto water, the vectorial model) (no default: give one "
-                                                   "of --preset, --input, --session)."), QStringLiteral("name")},
-        {QStringLiteral("input"), QStringLiteral("FITS, TIFF or PNG file(s) with the PSF planes (repeat the option for several files)."), QStringLiteral("FILE")},
-        {QStringLiteral("session"), QStringLiteral("A saved session (JSON): inputs, metadata, preparation, model and solver settings."), QStringLiteral("FILE.json")},
-    });
+    parser.setApplicationDescription(
+        QStringLiteral("Reconstruct the wavefront (Zernike coefficients) from PSF images by BFGS on a Fourier-optics model.\n"
+                       "Input: --preset demo|oof|pupil|vectorial, or --input FILE [...] (FITS images, cubes and HDUs; TIFF pages;\n"
+                       "PNG) with metadata, or --session FILE.json (a saved session; options given here override it).\n"
+                       "Numbers take unit suffixes; a bare number is in SI base units.\n"
+                       "With --preset: %1, --seed\n"
+                       "and the solver options override the preset's settings; the other data, optics and model options describe\n"
+                       "files and are named as ignored.")
+            .arg(QStringLiteral("--") + presetOptions(true).join(QStringLiteral(", --"))));
+    addOptions(
+        parser,
+        {
+            {QStringLiteral("preset"),
+             QStringLiteral("Built-in problem: demo, oof, pupil (a non-Zernike pupil fitted with zonal terms) or vectorial (an NA 1.4 "
+                            "oil objective onto water, the vectorial model) (no default: give one "
+                            "of --preset, --input, --session)."),
+             QStringLiteral("name")},
+            {QStringLiteral("input"),
+             QStringLiteral("FITS, TIFF or PNG file(s) with the PSF planes (repeat the option for several files)."),
+             QStringLiteral("FILE")},
+            {QStringLiteral("session"), QStringLiteral("A saved session (JSON): inputs, metadata, preparation, model and solver settings."),
+             QStringLiteral("FILE.json")},
+        });
     // The options of file and session input are core's (io/SettingOptions.h), shared with the Python module.
     addCoreOptions(parser, metadataOptionHelp());
     addCoreOptions(parser, preprocessOptionHelp());
@@ -82,17 +90,20 @@ void addReconstructOptions(QCommandLineParser& parser)
                                                     QStringLiteral("--preset demo %1, oof %2").arg(demo.order).arg(oof.order));
     // The presets' noise seed, listed after the stages as before.
     const auto stages = std::find_if(model.begin(), model.end(), [](const OptionHelp& o) { return o.name == QLatin1String("stages"); });
-    model.insert(stages + 1, {QStringLiteral("seed"), QStringLiteral("Noise seed of a preset."), QStringLiteral("S"), QString::number(PresetOptions{}.seed)});
+    model.insert(stages + 1, {QStringLiteral("seed"), QStringLiteral("Noise seed of a preset."), QStringLiteral("S"),
+                              QString::number(PresetOptions{}.seed)});
     addCoreOptions(parser, model);
     addReconstructOutputOptions(parser);
     parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Input files (same as --input)."), QStringLiteral("[FILE...]"));
-    addSolverOptions(parser, SolverSettings{}, QStringLiteral("--preset demo %1, oof %2").arg(demo.gradientTolerance, 0, 'g', 6).arg(oof.gradientTolerance, 0, 'g', 6),
-                     QStringLiteral("--preset demo %1, oof %2").arg(demo.functionTolerance, 0, 'g', 6).arg(oof.functionTolerance, 0, 'g', 6));
+    addSolverOptions(
+        parser, SolverSettings{},
+        QStringLiteral("--preset demo %1, oof %2").arg(demo.gradientTolerance, 0, 'g', 6).arg(oof.gradientTolerance, 0, 'g', 6),
+        QStringLiteral("--preset demo %1, oof %2").arg(demo.functionTolerance, 0, 'g', 6).arg(oof.functionTolerance, 0, 'g', 6));
 }
 
 // A preset's run through core's workflow (preparePresetRun) with the flags that apply to it. Throws UsageError or SettingsError.
-void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& request, std::optional<Truth>& truth,
-                      ExportContext& context, std::vector<std::string>& notes)
+void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& request, std::optional<Truth>& truth, ExportContext& context,
+                      std::vector<std::string>& notes)
 {
     if (has(parser, "save-session"))
         throw UsageError("--save-session applies to file input; the presets are rebuilt from their names");
@@ -106,7 +117,8 @@ void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& r
     if (has(parser, "grid")) {
         settings.options.grid = parseInt(value(parser, "grid"), QStringLiteral("grid"));
         if (settings.options.grid < 1) // 0 would stand for the preset's own grid: leaving the option out says that
-            throw UsageError("--grid: " + std::to_string(settings.options.grid) + " is not a grid size (an even number of samples); leave --grid out for the preset's own");
+            throw UsageError("--grid: " + std::to_string(settings.options.grid)
+                             + " is not a grid size (an even number of samples); leave --grid out for the preset's own");
     }
     if (has(parser, "order"))
         settings.options.order = parseInt(value(parser, "order"), QStringLiteral("order"));
@@ -139,7 +151,8 @@ void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& r
         if (option != QLatin1String("ordering") && option != QLatin1String("normalization") && parser.isSet(option))
             ignored += (ignored.empty() ? "--" : ", --") + option.toStdString();
     if (!ignored.empty())
-        notes.push_back("warning: the preset " + name.toStdString() + " ignores " + ignored + " (they apply to file input; the preset fixes its own data and optics)");
+        notes.push_back("warning: the preset " + name.toStdString() + " ignores " + ignored
+                        + " (they apply to file input; the preset fixes its own data and optics)");
 }
 
 // Runs on the engine's worker thread, printing the latest snapshot about twice a second on stderr.
@@ -156,8 +169,8 @@ void runWithProgress(ReconstructionEngine& engine, const ReconstructionRequest& 
             continue;
         shown = version;
         lastPrint = std::chrono::steady_clock::now();
-        std::fprintf(stderr, "  stage %d/%d (order %d)  iteration %4d  cost %.8g  max|g| %.3g  %.1f s\n", snap->stage + 1,
-                     snap->stageCount, snap->order, snap->iteration.iteration, snap->iteration.cost, snap->iteration.gradientMaxNorm,
+        std::fprintf(stderr, "  stage %d/%d (order %d)  iteration %4d  cost %.8g  max|g| %.3g  %.1f s\n", snap->stage + 1, snap->stageCount,
+                     snap->order, snap->iteration.iteration, snap->iteration.cost, snap->iteration.gradientMaxNorm,
                      snap->iteration.elapsedSeconds);
     }
     engine.wait();
@@ -303,7 +316,8 @@ int runReconstruct(const QStringList& args)
         // Every output is checked before any input is read or any fitting done (issue 12, items 7, 8).
         // The images' sidecars and acquisition logs are inputs too: no output may overwrite them.
         std::vector<std::string> inputs;
-        for (const QString& input : parser.values(QStringLiteral("input")) + parser.positionalArguments() + parser.values(QStringLiteral("session"))) {
+        for (const QString& input :
+             parser.values(QStringLiteral("input")) + parser.positionalArguments() + parser.values(QStringLiteral("session"))) {
             inputs.push_back(input.toStdString());
             for (std::string& metadata : metadataFilesBeside(input.toStdString()))
                 inputs.push_back(std::move(metadata));
@@ -359,8 +373,8 @@ int runReconstruct(const QStringList& args)
 
     printReport(program, notes, result, truth ? &*truth : nullptr, outputs, session ? &session->dataset : nullptr);
     try {
-        const std::optional<PsfStack> stack = has(parser, "psf-stack-out") ? std::optional(psfStackFor(parser, request.spec, result, session))
-                                                                            : std::nullopt;
+        const std::optional<PsfStack> stack =
+            has(parser, "psf-stack-out") ? std::optional(psfStackFor(parser, request.spec, result, session)) : std::nullopt;
         writeOutputs(parser, outputs, {result, context, session ? &*session : nullptr, fitsUnit, pngUnit, stack ? &*stack : nullptr});
     } catch (const std::exception& e) {
         return runFailure(program, describe(e));

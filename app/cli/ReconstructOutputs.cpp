@@ -36,40 +36,63 @@ std::vector<OutputSpec> requestedOutputs(const QCommandLineParser& parser)
 
 void addReconstructOutputOptions(QCommandLineParser& parser)
 {
-    addOptions(parser, {
-        {QStringLiteral("json"), QStringLiteral("Write the result as JSON ('-' for stdout)."), QStringLiteral("FILE")},
-        {QStringLiteral("phase-out"), QStringLiteral("Write the phase map as FITS (radians unless --phase-unit)."), QStringLiteral("FILE.fits")},
-        {QStringLiteral("phase-unit"), QStringLiteral("Unit of --phase-out and --phase-png: rad, waves or nm (defaults rad and waves)."), QStringLiteral("unit")},
-        {QStringLiteral("phase-png"), QStringLiteral("Write the phase map as PNG with colour bar and units."), QStringLiteral("FILE.png")},
-        {QStringLiteral("wrapped"), QStringLiteral("--phase-png: wrap the phase to one wave, cyclic colour map.")},
-        {QStringLiteral("float32"), QStringLiteral("Write FITS images as 32-bit floats (default 64-bit).")},
-        {QStringLiteral("model-out"), QStringLiteral("Write the model images (one slice per plane) as FITS."), QStringLiteral("FILE.fits")},
-        {QStringLiteral("residual-out"), QStringLiteral("Write the residual images (data - model) as FITS."), QStringLiteral("FILE.fits")},
-        {QStringLiteral("csv"), QStringLiteral("Write the coefficient table as CSV ('-' for stdout)."), QStringLiteral("FILE")},
-        {QStringLiteral("psf-analysis"), QStringLiteral("Write the PSF analysis as CSV (radius, radial profiles of data and model, encircled "
-                                                        "energy, MTF of the fitted and diffraction-limited system, units in the column names; '-' for stdout)."),
-         QStringLiteral("FILE.csv")},
-        {QStringLiteral("psf-out"), QStringLiteral("Write the fitted and the diffraction-limited PSF (two planes, divided by the "
-                                                   "diffraction-limited peak) as FITS."),
-         QStringLiteral("FILE.fits")},
-        {QStringLiteral("results-fits"), QStringLiteral("Write data, model, residual, normalised residual, phase (and the fitted pupil "
-                                                        "amplitude) as one multi-extension FITS file, extensions named."),
-         QStringLiteral("FILE.fits")},
-        {QStringLiteral("coefficients-json"), QStringLiteral("Write the coefficient table as JSON ('-' for stdout)."), QStringLiteral("FILE")},
-        {QStringLiteral("pupil-out"), QStringLiteral("Write the pupil function as FITS: PHASE, AMPLITUDE (when fitted) and ZONAL (the zonal "
-                                                     "remainder) extensions with the pupil's WCS."), QStringLiteral("FILE.fits")},
-        {QStringLiteral("amplitude-png"), QStringLiteral("Write the fitted pupil amplitude as PNG with colour bar."), QStringLiteral("FILE.png")},
-        {QStringLiteral("psf-stack-out"), QStringLiteral("Write the fitted system's 3-D PSF (pupil and detector as fitted) as a FITS cube or, for "
-                                                         ".tif, a 32-bit float TIFF stack (ImageJ reads its z spacing)."), QStringLiteral("FILE")},
-        {QStringLiteral("psf-z"), QStringLiteral("The stack's planes: START:STOP:STEP as lengths (-2um:2um:0.1um) or waves (-1w:1w:0.25w), "
-                                                 "the fitted planes' unit (default: 21 planes over the fitted planes' range)."), QStringLiteral("range")},
-        {QStringLiteral("psf-pixel"), QStringLiteral("The stack's pixel size, e.g. 50nm (default: the data's; realised to within a grid step)."), QStringLiteral("length")},
-        {QStringLiteral("psf-crop"), QStringLiteral("The stack's image size in pixels, even (default: the data's)."), QStringLiteral("N")},
-        {QStringLiteral("zonal-png"), QStringLiteral("Write the zonal remainder (the phase the Zernike terms do not describe) as PNG."), QStringLiteral("FILE.png")},
-        {QStringLiteral("save-session"), QStringLiteral("Save the session (inputs, settings, result) as JSON ('-' for stdout)."), QStringLiteral("FILE.json")},
-        {QStringLiteral("force"), QStringLiteral("Overwrite existing output files (all outputs are written together, or none).")},
-        {QStringLiteral("quiet"), QStringLiteral("No progress lines on stderr.")},
-    });
+    addOptions(
+        parser,
+        {
+            {QStringLiteral("json"), QStringLiteral("Write the result as JSON ('-' for stdout)."), QStringLiteral("FILE")},
+            {QStringLiteral("phase-out"), QStringLiteral("Write the phase map as FITS (radians unless --phase-unit)."),
+             QStringLiteral("FILE.fits")},
+            {QStringLiteral("phase-unit"),
+             QStringLiteral("Unit of --phase-out and --phase-png: rad, waves or nm (defaults rad and waves)."), QStringLiteral("unit")},
+            {QStringLiteral("phase-png"), QStringLiteral("Write the phase map as PNG with colour bar and units."),
+             QStringLiteral("FILE.png")},
+            {QStringLiteral("wrapped"), QStringLiteral("--phase-png: wrap the phase to one wave, cyclic colour map.")},
+            {QStringLiteral("float32"), QStringLiteral("Write FITS images as 32-bit floats (default 64-bit).")},
+            {QStringLiteral("model-out"), QStringLiteral("Write the model images (one slice per plane) as FITS."),
+             QStringLiteral("FILE.fits")},
+            {QStringLiteral("residual-out"), QStringLiteral("Write the residual images (data - model) as FITS."),
+             QStringLiteral("FILE.fits")},
+            {QStringLiteral("csv"), QStringLiteral("Write the coefficient table as CSV ('-' for stdout)."), QStringLiteral("FILE")},
+            {QStringLiteral("psf-analysis"),
+             QStringLiteral("Write the PSF analysis as CSV (radius, radial profiles of data and model, encircled "
+                            "energy, MTF of the fitted and diffraction-limited system, units in the column names; '-' for stdout)."),
+             QStringLiteral("FILE.csv")},
+            {QStringLiteral("psf-out"),
+             QStringLiteral("Write the fitted and the diffraction-limited PSF (two planes, divided by the "
+                            "diffraction-limited peak) as FITS."),
+             QStringLiteral("FILE.fits")},
+            {QStringLiteral("results-fits"),
+             QStringLiteral("Write data, model, residual, normalised residual, phase (and the fitted pupil "
+                            "amplitude) as one multi-extension FITS file, extensions named."),
+             QStringLiteral("FILE.fits")},
+            {QStringLiteral("coefficients-json"), QStringLiteral("Write the coefficient table as JSON ('-' for stdout)."),
+             QStringLiteral("FILE")},
+            {QStringLiteral("pupil-out"),
+             QStringLiteral("Write the pupil function as FITS: PHASE, AMPLITUDE (when fitted) and ZONAL (the zonal "
+                            "remainder) extensions with the pupil's WCS."),
+             QStringLiteral("FILE.fits")},
+            {QStringLiteral("amplitude-png"), QStringLiteral("Write the fitted pupil amplitude as PNG with colour bar."),
+             QStringLiteral("FILE.png")},
+            {QStringLiteral("psf-stack-out"),
+             QStringLiteral("Write the fitted system's 3-D PSF (pupil and detector as fitted) as a FITS cube or, for "
+                            ".tif, a 32-bit float TIFF stack (ImageJ reads its z spacing)."),
+             QStringLiteral("FILE")},
+            {QStringLiteral("psf-z"),
+             QStringLiteral("The stack's planes: START:STOP:STEP as lengths (-2um:2um:0.1um) or waves (-1w:1w:0.25w), "
+                            "the fitted planes' unit (default: 21 planes over the fitted planes' range)."),
+             QStringLiteral("range")},
+            {QStringLiteral("psf-pixel"),
+             QStringLiteral("The stack's pixel size, e.g. 50nm (default: the data's; realised to within a grid step)."),
+             QStringLiteral("length")},
+            {QStringLiteral("psf-crop"), QStringLiteral("The stack's image size in pixels, even (default: the data's)."),
+             QStringLiteral("N")},
+            {QStringLiteral("zonal-png"), QStringLiteral("Write the zonal remainder (the phase the Zernike terms do not describe) as PNG."),
+             QStringLiteral("FILE.png")},
+            {QStringLiteral("save-session"), QStringLiteral("Save the session (inputs, settings, result) as JSON ('-' for stdout)."),
+             QStringLiteral("FILE.json")},
+            {QStringLiteral("force"), QStringLiteral("Overwrite existing output files (all outputs are written together, or none).")},
+            {QStringLiteral("quiet"), QStringLiteral("No progress lines on stderr.")},
+        });
 }
 
 // --psf-z as core parses it; without it, 21 planes over the fitted planes' defocus range. Throws UsageError.
@@ -91,12 +114,14 @@ std::optional<DefocusRange> psfStackRange(const QCommandLineParser& parser)
     const auto range = defocusRangeFromText(value(parser, "psf-z").toStdString());
     if (!range)
         throw UsageError("--psf-z: expected START:STOP:STEP in one unit, lengths (-2um:2um:0.1um) or waves (-1w:1w:0.25w), "
-                         "STOP >= START, at most 1001 planes; got '" + value(parser, "psf-z").toStdString() + "'");
+                         "STOP >= START, at most 1001 planes; got '"
+                         + value(parser, "psf-z").toStdString() + "'");
     return range;
 }
 
 // The fitted system's PSF stack (fit/PsfStack.h) at --psf-z, --psf-pixel and --psf-crop.
-PsfStack psfStackFor(const QCommandLineParser& parser, const ProblemSpec& spec, const FitResult& result, const std::optional<Session>& session)
+PsfStack psfStackFor(const QCommandLineParser& parser, const ProblemSpec& spec, const FitResult& result,
+                     const std::optional<Session>& session)
 {
     const Problem problem(fittedSpec(spec, result));
     PsfStackRequest request;
@@ -137,6 +162,5 @@ void writeOutputs(const QCommandLineParser& parser, const std::vector<OutputSpec
     }
     transaction.commit(); // all outputs or none
 }
-
 
 } // namespace wfs::cli

@@ -17,22 +17,39 @@ namespace {
 
 void addSimulateOptions(QCommandLineParser& parser)
 {
-    parser.setApplicationDescription(QStringLiteral("Write synthetic PSF data with known aberrations: one FITS file, one image plane per defocus, "
-                                                    "metadata in its header, and the truth next to it (FILE.truth.json)."));
+    parser.setApplicationDescription(
+        QStringLiteral("Write synthetic PSF data with known aberrations: one FITS file, one image plane per defocus, "
+                       "metadata in its header, and the truth next to it (FILE.truth.json)."));
     // Defaults stated from core's own (engine/Presets.h).
     const PresetDefaults demo = presetDefaults("demo"), oof = presetDefaults("oof"), pupil = presetDefaults("pupil");
-    addOptions(parser, {
-        {QStringLiteral("preset"), QStringLiteral("demo, oof, pupil (a non-Zernike pupil) or vectorial (NA 1.4 oil onto water, 3 um deep)."), QStringLiteral("name"), QStringLiteral("demo")},
-        {QStringLiteral("grid"), QStringLiteral("Grid size N (even; default: the preset's, demo %1, oof %2); pupil %3.").arg(demo.grid).arg(oof.grid).arg(pupil.grid), QStringLiteral("N")},
-        {QStringLiteral("order"), QStringLiteral("Zernike radial order of the model (default: the preset's, demo %1, oof %2); pupil %3.").arg(demo.order).arg(oof.order).arg(pupil.order),
-         QStringLiteral("n")},
-        {QStringLiteral("truth"), QStringLiteral("Coefficients to inject (JSON, same schema as a result's coefficients; default: the preset's aberrations)."),
-         QStringLiteral("FILE.json")},
-        {QStringLiteral("seed"), QStringLiteral("Random seed of the noise."), QStringLiteral("S"), QString::number(PresetOptions{}.seed)},
-        {QStringLiteral("noise"), QStringLiteral("none, or default: the preset's noise model (default: default)."), QStringLiteral("kind"), QStringLiteral("default")},
-        {QStringLiteral("out"), QStringLiteral("Output FITS file."), QStringLiteral("FILE.fits")},
-        {QStringLiteral("force"), QStringLiteral("Overwrite existing files.")},
-    });
+    addOptions(
+        parser,
+        {
+            {QStringLiteral("preset"),
+             QStringLiteral("demo, oof, pupil (a non-Zernike pupil) or vectorial (NA 1.4 oil onto water, 3 um deep)."),
+             QStringLiteral("name"), QStringLiteral("demo")},
+            {QStringLiteral("grid"),
+             QStringLiteral("Grid size N (even; default: the preset's, demo %1, oof %2); pupil %3.")
+                 .arg(demo.grid)
+                 .arg(oof.grid)
+                 .arg(pupil.grid),
+             QStringLiteral("N")},
+            {QStringLiteral("order"),
+             QStringLiteral("Zernike radial order of the model (default: the preset's, demo %1, oof %2); pupil %3.")
+                 .arg(demo.order)
+                 .arg(oof.order)
+                 .arg(pupil.order),
+             QStringLiteral("n")},
+            {QStringLiteral("truth"),
+             QStringLiteral("Coefficients to inject (JSON, same schema as a result's coefficients; default: the preset's aberrations)."),
+             QStringLiteral("FILE.json")},
+            {QStringLiteral("seed"), QStringLiteral("Random seed of the noise."), QStringLiteral("S"),
+             QString::number(PresetOptions{}.seed)},
+            {QStringLiteral("noise"), QStringLiteral("none, or default: the preset's noise model (default: default)."),
+             QStringLiteral("kind"), QStringLiteral("default")},
+            {QStringLiteral("out"), QStringLiteral("Output FITS file."), QStringLiteral("FILE.fits")},
+            {QStringLiteral("force"), QStringLiteral("Overwrite existing files.")},
+        });
 }
 
 // --grid, --order, --seed and --noise; throws UsageError for a bad value.
@@ -44,8 +61,10 @@ PresetOptions presetOptionsFrom(const QCommandLineParser& parser)
     if (parser.isSet(QStringLiteral("order")))
         options.order = parseInt(parser.value(QStringLiteral("order")), QStringLiteral("order"));
     options.seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
-    options.noise = parseWordList(parser.value(QStringLiteral("noise")), QStringLiteral("noise"), {QStringLiteral("none"), QStringLiteral("default")}).front()
-                    == QLatin1String("default");
+    options.noise =
+        parseWordList(parser.value(QStringLiteral("noise")), QStringLiteral("noise"), {QStringLiteral("none"), QStringLiteral("default")})
+            .front()
+        == QLatin1String("default");
     return options;
 }
 
@@ -110,7 +129,8 @@ int runSimulate(const QStringList& args)
             if (const std::optional<int> status = readTruthFile(program, parser.value(QStringLiteral("truth")), options))
                 return *status;
         const bool force = parser.isSet(QStringLiteral("force"));
-        const QString truthPath = (out.endsWith(QLatin1String(".fits"), Qt::CaseInsensitive) ? out.chopped(5) : out) + QStringLiteral(".truth.json");
+        const QString truthPath =
+            (out.endsWith(QLatin1String(".fits"), Qt::CaseInsensitive) ? out.chopped(5) : out) + QStringLiteral(".truth.json");
         std::vector<std::string> inputs;
         if (parser.isSet(QStringLiteral("truth")))
             inputs.push_back(parser.value(QStringLiteral("truth")).toStdString());

@@ -23,47 +23,61 @@ void addWatchOptions(QCommandLineParser& parser)
 {
     const StackFinderOptions finder;
     const LiveWatchOptions watch;
-    parser.setApplicationDescription(QStringLiteral(
-        "Live mode: watch DIR and fit every stack a camera writes there, each with the same settings and warm-started\n"
-        "from the previous stack's result; one JSON line per stack is appended to the log (the result JSON's keys plus\n"
-        "stack, inputs, status, error, written, detected, finished, latency_seconds, fit_seconds, warm_started, skipped).\n"
-        "A stack is a FITS file or cube, a (multi-page) TIFF, or one file per plane named by --plane-pattern. A file is\n"
-        "read once it is complete: renamed into DIR (write to a temporary name, e.g. .name.tmp, then rename), or unchanged\n"
-        "for --stable-ms. When stacks come faster than fits, the newest wins; the stacks passed over are listed in its\n"
-        "row's \"skipped\". A restart continues the log and fits no stack it holds. Exit status 0 when stopped by\n"
-        "--max-stacks or --exit-when-idle, 1 when the folder disappears or the log cannot be written (the log keeps\n"
-        "its whole rows)."));
+    parser.setApplicationDescription(
+        QStringLiteral("Live mode: watch DIR and fit every stack a camera writes there, each with the same settings and warm-started\n"
+                       "from the previous stack's result; one JSON line per stack is appended to the log (the result JSON's keys plus\n"
+                       "stack, inputs, status, error, written, detected, finished, latency_seconds, fit_seconds, warm_started, skipped).\n"
+                       "A stack is a FITS file or cube, a (multi-page) TIFF, or one file per plane named by --plane-pattern. A file is\n"
+                       "read once it is complete: renamed into DIR (write to a temporary name, e.g. .name.tmp, then rename), or unchanged\n"
+                       "for --stable-ms. When stacks come faster than fits, the newest wins; the stacks passed over are listed in its\n"
+                       "row's \"skipped\". A restart continues the log and fits no stack it holds. Exit status 0 when stopped by\n"
+                       "--max-stacks or --exit-when-idle, 1 when the folder disappears or the log cannot be written (the log keeps\n"
+                       "its whole rows)."));
     parser.addPositionalArgument(QStringLiteral("dir"), QStringLiteral("The folder to watch."), QStringLiteral("DIR"));
-    addOptions(parser, {
-        {QStringLiteral("settings"), QStringLiteral("Settings for every stack: a saved session (its own inputs are ignored) or a settings file of "
-                                                    "the same format, as for batch (default: the built-in defaults and each stack's headers)."),
-         QStringLiteral("FILE.json")},
-        {QStringLiteral("out"), QStringLiteral("The log, JSON Lines (required; continued when it exists)."), QStringLiteral("FILE.jsonl")},
-        {QStringLiteral("csv"), QStringLiteral("A trend table as well: one CSV row per stack (coefficients in waves, RMS, Strehl, latency)."),
-         QStringLiteral("FILE.csv")},
-        {QStringLiteral("save-results"), QStringLiteral("Write each fitted stack's result JSON (as reconstruct --json writes it) into DIR/NAME.json."),
-         QStringLiteral("DIR")},
-        {QStringLiteral("stable-ms"), QStringLiteral("A file unchanged in size and time for this long is complete."), QStringLiteral("N"),
-         QString::number(finder.stableMs)},
-        {QStringLiteral("scan-ms"), QStringLiteral("Interval of the folder scan beside the file-system watcher."), QStringLiteral("N"),
-         QString::number(watch.scanIntervalMs)},
-        {QStringLiteral("plane-pattern"), QStringLiteral("Regular expression for one-file-per-plane stacks, with the named groups 'stack' and 'plane' "
-                                                         "(default %1).").arg(defaultPlanePattern()),
-         QStringLiteral("REGEX")},
-        {QStringLiteral("planes-per-stack"), QStringLiteral("Planes of a one-file-per-plane stack (default: the settings' plane count; without one, "
-                                                            "a stack is complete when no plane has come for --stable-ms)."),
-         QStringLiteral("N")},
-        {QStringLiteral("max-stacks"), QStringLiteral("Stop after N stacks (fitted, failed or skipped; default: never)."), QStringLiteral("N")},
-        {QStringLiteral("exit-when-idle"), QStringLiteral("Stop when no file changed and no stack came for this many seconds (default: never)."),
-         QStringLiteral("SECONDS")},
-        {QStringLiteral("quiet"), QStringLiteral("No line per stack on standard output.")},
-        {QStringLiteral("preset"), QStringLiteral("live: a simulated camera writes noisy stacks into DIR (through the same folder, as a camera "
-                                                  "would), for teaching and demos; see --rate, --stacks, --terms, --photons, --read-noise (default: none, the folder's own writers)."),
-         QStringLiteral("live")},
-        {QStringLiteral("stacks"), QStringLiteral("With --preset live: stacks the camera writes (default: until stopped); also the default --max-stacks."),
-         QStringLiteral("N")},
-        {QStringLiteral("order"), QStringLiteral("With --preset live and no --settings: the fitted Zernike order (default 4)."), QStringLiteral("n")},
-    });
+    addOptions(parser,
+               {
+                   {QStringLiteral("settings"),
+                    QStringLiteral("Settings for every stack: a saved session (its own inputs are ignored) or a settings file of "
+                                   "the same format, as for batch (default: the built-in defaults and each stack's headers)."),
+                    QStringLiteral("FILE.json")},
+                   {QStringLiteral("out"), QStringLiteral("The log, JSON Lines (required; continued when it exists)."),
+                    QStringLiteral("FILE.jsonl")},
+                   {QStringLiteral("csv"),
+                    QStringLiteral("A trend table as well: one CSV row per stack (coefficients in waves, RMS, Strehl, latency)."),
+                    QStringLiteral("FILE.csv")},
+                   {QStringLiteral("save-results"),
+                    QStringLiteral("Write each fitted stack's result JSON (as reconstruct --json writes it) into DIR/NAME.json."),
+                    QStringLiteral("DIR")},
+                   {QStringLiteral("stable-ms"), QStringLiteral("A file unchanged in size and time for this long is complete."),
+                    QStringLiteral("N"), QString::number(finder.stableMs)},
+                   {QStringLiteral("scan-ms"), QStringLiteral("Interval of the folder scan beside the file-system watcher."),
+                    QStringLiteral("N"), QString::number(watch.scanIntervalMs)},
+                   {QStringLiteral("plane-pattern"),
+                    QStringLiteral("Regular expression for one-file-per-plane stacks, with the named groups 'stack' and 'plane' "
+                                   "(default %1).")
+                        .arg(defaultPlanePattern()),
+                    QStringLiteral("REGEX")},
+                   {QStringLiteral("planes-per-stack"),
+                    QStringLiteral("Planes of a one-file-per-plane stack (default: the settings' plane count; without one, "
+                                   "a stack is complete when no plane has come for --stable-ms)."),
+                    QStringLiteral("N")},
+                   {QStringLiteral("max-stacks"), QStringLiteral("Stop after N stacks (fitted, failed or skipped; default: never)."),
+                    QStringLiteral("N")},
+                   {QStringLiteral("exit-when-idle"),
+                    QStringLiteral("Stop when no file changed and no stack came for this many seconds (default: never)."),
+                    QStringLiteral("SECONDS")},
+                   {QStringLiteral("quiet"), QStringLiteral("No line per stack on standard output.")},
+                   {QStringLiteral("preset"),
+                    QStringLiteral("live: a simulated camera writes noisy stacks into DIR (through the same folder, as a camera "
+                                   "would), for teaching and demos; see --rate, --stacks, --terms, --photons, --read-noise (default: none, "
+                                   "the folder's own writers)."),
+                    QStringLiteral("live")},
+                   {QStringLiteral("stacks"),
+                    QStringLiteral("With --preset live: stacks the camera writes (default: until stopped); also the default --max-stacks."),
+                    QStringLiteral("N")},
+                   {QStringLiteral("order"), QStringLiteral("With --preset live and no --settings: the fitted Zernike order (default 4)."),
+                    QStringLiteral("n")},
+               });
     addCameraOptions(parser, false);
 }
 
@@ -81,8 +95,8 @@ std::string stackLine(const QJsonObject& row)
     if (row.value(QStringLiteral("status")).toString() == QLatin1String("ok"))
         std::snprintf(text, sizeof text, "%s  ok  rms %.4f waves  Strehl %.3f  %s  fit %.3f s  latency %.3f s", stack.c_str(),
                       row.value(QStringLiteral("rms_waves")).toDouble(), row.value(QStringLiteral("strehl")).toDouble(),
-                      row.value(QStringLiteral("warm_started")).toBool() ? "warm" : "cold", row.value(QStringLiteral("fit_seconds")).toDouble(),
-                      row.value(QStringLiteral("latency_seconds")).toDouble());
+                      row.value(QStringLiteral("warm_started")).toBool() ? "warm" : "cold",
+                      row.value(QStringLiteral("fit_seconds")).toDouble(), row.value(QStringLiteral("latency_seconds")).toDouble());
     else
         std::snprintf(text, sizeof text, "%s  FAILED: %s", stack.c_str(), qPrintable(row.value(QStringLiteral("error")).toString()));
     std::string line = text;
@@ -99,17 +113,22 @@ void addCameraOptions(QCommandLineParser& parser, bool rateList)
     QString terms;
     for (const TruthTerm& t : d.terms)
         terms += (terms.isEmpty() ? QString() : QStringLiteral(",")) + QStringLiteral("%1=%2").arg(t.index).arg(t.valueWaves);
-    addOptions(parser, {
-        {QStringLiteral("rate"), rateList ? QStringLiteral("Stacks per second the writer aims at, a comma-separated list: one row each.")
-                                          : QStringLiteral("Stacks per second the simulated camera writes."),
-         rateList ? QStringLiteral("list") : QStringLiteral("R"), rateList ? QStringLiteral("5,10,20") : QString::number(d.rate)},
-        {QStringLiteral("terms"), QStringLiteral("The simulated wavefront: Noll index = waves (RMS-normalised), comma-separated."),
-         QStringLiteral("i=w,..."), terms},
-        {QStringLiteral("photons"), QStringLiteral("Photons per plane of the simulated stacks."), QStringLiteral("N"), QString::number(d.photons)},
-        {QStringLiteral("read-noise"), QStringLiteral("Read noise of the simulated camera, counts RMS."), QStringLiteral("e"), QString::number(d.readNoise)},
-        {QStringLiteral("grid"), QStringLiteral("Size of the simulated planes (pixels; three planes at -1, 0, +1 wave of defocus)."), QStringLiteral("N"),
-         QStringLiteral("128")},
-    });
+    addOptions(
+        parser,
+        {
+            {QStringLiteral("rate"),
+             rateList ? QStringLiteral("Stacks per second the writer aims at, a comma-separated list: one row each.")
+                      : QStringLiteral("Stacks per second the simulated camera writes."),
+             rateList ? QStringLiteral("list") : QStringLiteral("R"), rateList ? QStringLiteral("5,10,20") : QString::number(d.rate)},
+            {QStringLiteral("terms"), QStringLiteral("The simulated wavefront: Noll index = waves (RMS-normalised), comma-separated."),
+             QStringLiteral("i=w,..."), terms},
+            {QStringLiteral("photons"), QStringLiteral("Photons per plane of the simulated stacks."), QStringLiteral("N"),
+             QString::number(d.photons)},
+            {QStringLiteral("read-noise"), QStringLiteral("Read noise of the simulated camera, counts RMS."), QStringLiteral("e"),
+             QString::number(d.readNoise)},
+            {QStringLiteral("grid"), QStringLiteral("Size of the simulated planes (pixels; three planes at -1, 0, +1 wave of defocus)."),
+             QStringLiteral("N"), QStringLiteral("128")},
+        });
 }
 
 LiveCameraSettings cameraSettingsFrom(const QCommandLineParser& parser, bool readRate)
@@ -161,7 +180,9 @@ int runLiveWatch(const QString& program, const LiveWatchOptions& options, bool q
         const LiveCounts c = watch.counts();
         const QString summary = QStringLiteral("%1 fitted, %2 failed, %3 skipped").arg(c.fitted).arg(c.failed).arg(c.skipped);
         if (failed) {
-            status = runFailure(program, QStringLiteral("the watch stopped: %1 (%2; log %3)").arg(reason, summary, QString::fromStdString(options.logPath)));
+            status = runFailure(
+                program,
+                QStringLiteral("the watch stopped: %1 (%2; log %3)").arg(reason, summary, QString::fromStdString(options.logPath)));
         } else if (!quiet) {
             std::printf("watch ended: %s (%s; log %s)\n", qPrintable(reason), qPrintable(summary), options.logPath.c_str());
             std::fflush(stdout);
@@ -191,11 +212,13 @@ LiveWatchOptions watchOptionsFrom(const QCommandLineParser& parser, const QStrin
         throw UsageError("--stable-ms must be >= 0 and --scan-ms >= 1");
     if (has(parser, "plane-pattern"))
         o.finder.planePattern = value(parser, "plane-pattern");
-    if (has(parser, "planes-per-stack") && (o.finder.planesPerStack = parseInt(value(parser, "planes-per-stack"), QStringLiteral("planes-per-stack"))) < 1)
+    if (has(parser, "planes-per-stack")
+        && (o.finder.planesPerStack = parseInt(value(parser, "planes-per-stack"), QStringLiteral("planes-per-stack"))) < 1)
         throw UsageError("--planes-per-stack must be at least 1");
     if (has(parser, "max-stacks") && (o.maxStacks = parseInt(value(parser, "max-stacks"), QStringLiteral("max-stacks"))) < 1)
         throw UsageError("--max-stacks must be at least 1");
-    if (has(parser, "exit-when-idle") && !((o.exitWhenIdleSeconds = parseNumber(value(parser, "exit-when-idle"), QStringLiteral("exit-when-idle"))) > 0))
+    if (has(parser, "exit-when-idle")
+        && !((o.exitWhenIdleSeconds = parseNumber(value(parser, "exit-when-idle"), QStringLiteral("exit-when-idle"))) > 0))
         throw UsageError("--exit-when-idle must be a positive number of seconds");
     try {
         StackFinder check(o.folder, o.finder); // the pattern's syntax and groups, before anything starts

@@ -16,21 +16,20 @@
 namespace {
 void printUsage(FILE* stream)
 {
-    std::fprintf(stream,
-                 "Usage: wavefront-cli <command> [options]\n\n"
-                 "Commands:\n"
-                 "  simulate      write synthetic PSF data with known aberrations (FITS)\n"
-                 "  reconstruct   fit Zernike coefficients to PSF images (a preset or your files)\n"
-                 "  psf           write a microscope's 3-D PSF without data (scalar or vectorial model)\n"
-                 "  bench oof     time the OOF benchmark problem, one JSON object per line\n"
-                 "  bench pupil   time the pupil-function fit (zonal phase and amplitude), one JSON object per line\n"
-                 "  bench live    stacks per second and latency of live mode against a writer at a given rate\n"
-                 "  fasth-bench   time Householder products (FastH), one JSON object per line\n"
-                 "  fasth-train   train an SVD layer built from Householder reflections (FastH), JSON summary\n"
-                 "  batch         reconstruct many inputs with one settings file: a result per input, a summary CSV\n"
-                 "  watch         live mode: fit every stack written into a folder, one JSON line per stack\n"
-                 "  device-reference  write the GPU device check's reference data (CPU backend)\n"
-                 "\nRun 'wavefront-cli <command> --help' for the options of a command.\n");
+    std::fprintf(stream, "Usage: wavefront-cli <command> [options]\n\n"
+                         "Commands:\n"
+                         "  simulate      write synthetic PSF data with known aberrations (FITS)\n"
+                         "  reconstruct   fit Zernike coefficients to PSF images (a preset or your files)\n"
+                         "  psf           write a microscope's 3-D PSF without data (scalar or vectorial model)\n"
+                         "  bench oof     time the OOF benchmark problem, one JSON object per line\n"
+                         "  bench pupil   time the pupil-function fit (zonal phase and amplitude), one JSON object per line\n"
+                         "  bench live    stacks per second and latency of live mode against a writer at a given rate\n"
+                         "  fasth-bench   time Householder products (FastH), one JSON object per line\n"
+                         "  fasth-train   train an SVD layer built from Householder reflections (FastH), JSON summary\n"
+                         "  batch         reconstruct many inputs with one settings file: a result per input, a summary CSV\n"
+                         "  watch         live mode: fit every stack written into a folder, one JSON line per stack\n"
+                         "  device-reference  write the GPU device check's reference data (CPU backend)\n"
+                         "\nRun 'wavefront-cli <command> --help' for the options of a command.\n");
 }
 } // namespace
 

@@ -39,7 +39,10 @@ public:
     {
         m_timer.setTimerType(Qt::PreciseTimer);
         m_timer.setInterval(intervalMs);
-        QObject::connect(&m_timer, &QTimer::timeout, &m_timer, [this] { m_gapsMs.push_back(double(m_clock.nsecsElapsed()) * 1e-6); m_clock.restart(); });
+        QObject::connect(&m_timer, &QTimer::timeout, &m_timer, [this] {
+            m_gapsMs.push_back(double(m_clock.nsecsElapsed()) * 1e-6);
+            m_clock.restart();
+        });
     }
     EventLoopGaps(const EventLoopGaps&) = delete;
     EventLoopGaps& operator=(const EventLoopGaps&) = delete;
@@ -56,7 +59,10 @@ public:
     int ticks() const { return int(m_gapsMs.size()); }
     double maxMs() const { return m_gapsMs.empty() ? std::nan("") : *std::max_element(m_gapsMs.begin(), m_gapsMs.end()); }
     double quantileMs(double q) const { return quantile(m_gapsMs, q); }
-    int countOver(double ms) const { return int(std::count_if(m_gapsMs.begin(), m_gapsMs.end(), [ms](double g) { return g > ms; })); }
+    int countOver(double ms) const
+    {
+        return int(std::count_if(m_gapsMs.begin(), m_gapsMs.end(), [ms](double g) { return g > ms; }));
+    }
 
 private:
     QTimer m_timer;

@@ -27,38 +27,47 @@ void addStudioOptions(QCommandLineParser& parser, const QCommandLineOption& help
     parser.addOption(version);
     parser.addOptions({
         {QStringLiteral("demo"), QStringLiteral("Open the built-in demo data and start a reconstruction at once.")},
-        {QStringLiteral("preset"), QStringLiteral("Like --demo with a built-in case: demo, or pupil (five planes of a pupil with a phase step, "
-                                                  "apodisation and dust, fitted with a Zernike + zonal phase, a zonal amplitude and the "
-                                                  "defocus scale), or vectorial (a bead 3 um deep in water under an NA 1.4 oil "
-                                                  "objective, fitted with the vectorial model)."),
+        {QStringLiteral("preset"),
+         QStringLiteral("Like --demo with a built-in case: demo, or pupil (five planes of a pupil with a phase step, "
+                        "apodisation and dust, fitted with a Zernike + zonal phase, a zonal amplitude and the "
+                        "defocus scale), or vectorial (a bead 3 um deep in water under an NA 1.4 oil "
+                        "objective, fitted with the vectorial model)."),
          QStringLiteral("NAME")},
-        {QStringLiteral("screenshot"), QStringLiteral("Save a picture of the main window to FILE.png and exit."), QStringLiteral("FILE.png")},
+        {QStringLiteral("screenshot"), QStringLiteral("Save a picture of the main window to FILE.png and exit."),
+         QStringLiteral("FILE.png")},
         {QStringLiteral("fit"), QStringLiteral("Start a fit as soon as the data (FILE... or --session) have loaded, with the session's "
                                                "or the default settings.")},
-        {QStringLiteral("quit-after-fit"), QStringLiteral("Exit when the fit has finished (status 0, or 1 when it failed or was refused), "
-                                                          "after the --screenshot if one is asked for. Needs a fit: --demo, --preset or --fit.")},
+        {QStringLiteral("quit-after-fit"),
+         QStringLiteral("Exit when the fit has finished (status 0, or 1 when it failed or was refused), "
+                        "after the --screenshot if one is asked for. Needs a fit: --demo, --preset or --fit.")},
         {QStringLiteral("session"), QStringLiteral("Open a saved session."), QStringLiteral("FILE.json")},
-        {QStringLiteral("watch"), QStringLiteral("Live mode: fit every stack written into DIR with the default settings, on the Live tab "
-                                                 "(the log is DIR/live.jsonl)."),
+        {QStringLiteral("watch"),
+         QStringLiteral("Live mode: fit every stack written into DIR with the default settings, on the Live tab "
+                        "(the log is DIR/live.jsonl)."),
          QStringLiteral("DIR")},
-        {QStringLiteral("live-demo"), QStringLiteral("Start the live demo: a simulated camera writes stacks that live mode fits, on the Live tab "
-                                                     "(with --screenshot: the picture is taken after 12 stacks).")},
-        {QStringLiteral("hold-reference-after"), QStringLiteral("Live mode: once N stacks are in, hold the stack shown as the reference "
-                                                                "(the Live tab then shows differences from it, as its Hold reference button)."),
+        {QStringLiteral("live-demo"),
+         QStringLiteral("Start the live demo: a simulated camera writes stacks that live mode fits, on the Live tab "
+                        "(with --screenshot: the picture is taken after 12 stacks).")},
+        {QStringLiteral("hold-reference-after"),
+         QStringLiteral("Live mode: once N stacks are in, hold the stack shown as the reference "
+                        "(the Live tab then shows differences from it, as its Hold reference button)."),
          QStringLiteral("N")},
-        {QStringLiteral("measure-stalls"), QStringLiteral("Live mode: from the first fitted stack on, measure the desktop's event loop for SECONDS "
-                                                          "(the gaps between ticks of a 5 ms timer while the Live tab updates), print one "
-                                                          "JSON line (max_gap_ms, p99_gap_ms, median_gap_ms, gaps_over_50ms, ...) and exit."),
+        {QStringLiteral("measure-stalls"),
+         QStringLiteral("Live mode: from the first fitted stack on, measure the desktop's event loop for SECONDS "
+                        "(the gaps between ticks of a 5 ms timer while the Live tab updates), print one "
+                        "JSON line (max_gap_ms, p99_gap_ms, median_gap_ms, gaps_over_50ms, ...) and exit."),
          QStringLiteral("SECONDS")},
         {QStringLiteral("tab"), QStringLiteral("Show this tab first: phase, planes, psf, runs, speedup, fasth or live (default: phase)."),
          QStringLiteral("NAME")},
-        {QStringLiteral("dock"), QStringLiteral("Bring this panel on the right to the front: coefficients, results or messages "
-                                                "(default: coefficients)."),
+        {QStringLiteral("dock"),
+         QStringLiteral("Bring this panel on the right to the front: coefficients, results or messages "
+                        "(default: coefficients)."),
          QStringLiteral("NAME")},
         {QStringLiteral("size"), QStringLiteral("Window size in pixels, e.g. 1600x1000 (default); a screenshot has exactly this size."),
          QStringLiteral("WxH")},
     });
-    parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("PSF images to open (FITS, TIFF, PNG)."), QStringLiteral("[FILE...]"));
+    parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("PSF images to open (FITS, TIFF, PNG)."),
+                                 QStringLiteral("[FILE...]"));
 }
 
 void printHelp(const QCommandLineParser& parser)
@@ -200,7 +209,8 @@ int main(int argc, char** argv)
     QCommandLineParser parser;
     // Our own help and version: Qt's --help-all would offer Qt's options, and Qt's handlers need the application object.
     const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help and exit."));
-    const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")}, QStringLiteral("Show the program's version and exit."));
+    const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")},
+                                     QStringLiteral("Show the program's version and exit."));
     addStudioOptions(parser, help, version);
     if (!parser.parse(arguments)) {
         QString error = parser.errorText();
@@ -244,19 +254,22 @@ int main(int argc, char** argv)
     bool okNumber = false;
     const int holdAfter = parser.value(QStringLiteral("hold-reference-after")).toInt(&okNumber);
     if (parser.isSet(QStringLiteral("hold-reference-after")) && (!okNumber || holdAfter < 1 || !live)) {
-        std::fprintf(stderr, "wavefront-studio: --hold-reference-after wants a number of stacks (1 or more) and live mode "
-                             "(--live-demo or --watch DIR); got \"%s\"\n",
+        std::fprintf(stderr,
+                     "wavefront-studio: --hold-reference-after wants a number of stacks (1 or more) and live mode "
+                     "(--live-demo or --watch DIR); got \"%s\"\n",
                      qPrintable(parser.value(QStringLiteral("hold-reference-after"))));
         return 2;
     }
     const double stallSeconds = parser.value(QStringLiteral("measure-stalls")).toDouble(&okNumber);
     if (parser.isSet(QStringLiteral("measure-stalls")) && (!okNumber || !(stallSeconds >= 0.5 && stallSeconds <= 3600) || !live)) {
-        std::fprintf(stderr, "wavefront-studio: --measure-stalls wants seconds (0.5 to 3600) and live mode (--live-demo or --watch DIR); "
-                             "got \"%s\"\n",
+        std::fprintf(stderr,
+                     "wavefront-studio: --measure-stalls wants seconds (0.5 to 3600) and live mode (--live-demo or --watch DIR); "
+                     "got \"%s\"\n",
                      qPrintable(parser.value(QStringLiteral("measure-stalls"))));
         return 2;
     }
-    const bool fitStarts = parser.isSet(QStringLiteral("demo")) || parser.isSet(QStringLiteral("preset")) || parser.isSet(QStringLiteral("fit"));
+    const bool fitStarts =
+        parser.isSet(QStringLiteral("demo")) || parser.isSet(QStringLiteral("preset")) || parser.isSet(QStringLiteral("fit"));
     if (parser.isSet(QStringLiteral("quit-after-fit")) && !fitStarts) {
         std::fprintf(stderr, "wavefront-studio: --quit-after-fit waits for a fit, and none starts: add --fit (with FILE... or "
                              "--session), --demo or --preset\n");

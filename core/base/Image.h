@@ -14,7 +14,12 @@ struct Image {
     std::string source;         // where it came from, for messages ("file.fits[2]")
 
     Image() = default;
-    Image(int w, int h, double fill = 0.0) : width(w), height(h), pixels(size_t(w) * size_t(h), fill) {}
+    Image(int w, int h, double fill = 0.0)
+        : width(w)
+        , height(h)
+        , pixels(size_t(w) * size_t(h), fill)
+    {
+    }
     bool isEmpty() const { return width <= 0 || height <= 0; }
     double& at(int row, int col) { return pixels[size_t(row) * size_t(width) + size_t(col)]; }
     double at(int row, int col) const { return pixels[size_t(row) * size_t(width) + size_t(col)]; }

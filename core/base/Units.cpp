@@ -1,6 +1,5 @@
 #include "base/Units.h"
 
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -23,7 +22,8 @@ bool splitNumber(const std::string& text, double& value, std::string& unit)
     if (end == begin || !std::isfinite(value))
         return false;
     // Decimal numbers only: strtod also reads hexadecimal ("0x10" would be 16, "0x1p3" 8).
-    if (!std::all_of(begin, static_cast<const char*>(end), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || std::strchr("+-.eE", c); }))
+    if (!std::all_of(begin, static_cast<const char*>(end),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) || std::strchr("+-.eE", c); }))
         return false;
     std::string rest(end);
     rest.erase(std::remove_if(rest.begin(), rest.end(), [](unsigned char c) { return std::isspace(c); }), rest.end());
@@ -93,28 +93,50 @@ std::optional<double> angleFromText(const std::string& text)
 const char* settingName(Setting setting)
 {
     switch (setting) {
-    case Setting::Wavelength: return "wavelength";
-    case Setting::PixelPitch: return "pixel pitch";
-    case Setting::PixelAngle: return "pixel angle";
-    case Setting::FNumber: return "f-number";
-    case Setting::NumericalAperture: return "numerical aperture";
-    case Setting::ImmersionIndex: return "immersion index";
-    case Setting::Aperture: return "aperture";
-    case Setting::SamplingQ: return "sampling Q";
-    case Setting::DefocusWaves: return "defocus";
-    case Setting::DefocusLength: return "defocus";
-    case Setting::ZStep: return "z step";
-    case Setting::ReadNoise: return "read noise";
-    case Setting::ZernikeWaves: return "Zernike coefficient";
-    case Setting::Gain: return "camera gain";
-    case Setting::CameraOffset: return "camera offset";
-    case Setting::ObjectDiameter: return "object diameter";
-    case Setting::Regularization: return "regularisation weight";
-    case Setting::Bandwidth: return "bandwidth";
-    case Setting::SampleIndex: return "sample index";
-    case Setting::CoverslipIndex: return "coverslip index";
-    case Setting::EmitterDepth: return "emitter depth";
-    case Setting::CoverslipThickness: return "coverslip thickness";
+    case Setting::Wavelength:
+        return "wavelength";
+    case Setting::PixelPitch:
+        return "pixel pitch";
+    case Setting::PixelAngle:
+        return "pixel angle";
+    case Setting::FNumber:
+        return "f-number";
+    case Setting::NumericalAperture:
+        return "numerical aperture";
+    case Setting::ImmersionIndex:
+        return "immersion index";
+    case Setting::Aperture:
+        return "aperture";
+    case Setting::SamplingQ:
+        return "sampling Q";
+    case Setting::DefocusWaves:
+        return "defocus";
+    case Setting::DefocusLength:
+        return "defocus";
+    case Setting::ZStep:
+        return "z step";
+    case Setting::ReadNoise:
+        return "read noise";
+    case Setting::ZernikeWaves:
+        return "Zernike coefficient";
+    case Setting::Gain:
+        return "camera gain";
+    case Setting::CameraOffset:
+        return "camera offset";
+    case Setting::ObjectDiameter:
+        return "object diameter";
+    case Setting::Regularization:
+        return "regularisation weight";
+    case Setting::Bandwidth:
+        return "bandwidth";
+    case Setting::SampleIndex:
+        return "sample index";
+    case Setting::CoverslipIndex:
+        return "coverslip index";
+    case Setting::EmitterDepth:
+        return "emitter depth";
+    case Setting::CoverslipThickness:
+        return "coverslip thickness";
     }
     return "value";
 }
@@ -123,28 +145,72 @@ PlausibleRange plausibleRange(Setting setting)
 {
     PlausibleRange r;
     switch (setting) {
-    case Setting::Wavelength: r = {1e-9, 1.0, false, "from 1 nm to 1 m"}; break;
-    case Setting::PixelPitch: r = {1e-9, 0.1, false, "from 1 nm to 10 cm"}; break;
-    case Setting::PixelAngle: r = {1e-12, 0.1, false, "from 1e-12 to 0.1 rad (0.2 uas to 5.7 deg)"}; break;
-    case Setting::FNumber: r = {0.5, 1e4, false, "from 0.5 to 10000"}; break;
-    case Setting::NumericalAperture: r = {1e-3, 1.7, false, "from 0.001 to 1.7"}; break;
-    case Setting::ImmersionIndex: r = {1.0, 3.0, false, "from 1 to 3"}; break;
-    case Setting::Aperture: r = {1e-4, 1e3, false, "from 0.1 mm to 1 km"}; break;
-    case Setting::SamplingQ: r = {0.1, 100.0, false, "from 0.1 to 100"}; break;
-    case Setting::DefocusWaves: r = {0.0, 1e3, true, "at most 1000 waves of W020 either way"}; break;
-    case Setting::DefocusLength: r = {0.0, 1.0, true, "at most 1 m either way"}; break;
-    case Setting::ZStep: r = {1e-9, 1.0, true, "from 1 nm to 1 m (either sign)"}; break;
-    case Setting::ReadNoise: r = {0.0, 1e9, false, "from 0 to 1e9 counts RMS"}; break;
-    case Setting::ZernikeWaves: r = {0.0, 1e3, true, "at most 1000 waves either way"}; break;
-    case Setting::Gain: r = {1e-3, 1e3, false, "from 0.001 to 1000 electrons per data unit"}; break;
-    case Setting::CameraOffset: r = {0.0, 1e9, true, "at most 1e9 data units either way"}; break;
-    case Setting::ObjectDiameter: r = {0.0, 1e-3, false, "from 0 to 1 mm"}; break;
-    case Setting::Regularization: r = {1e-12, 1e12, false, "from 1e-12 to 1e12 (positive)"}; break;
-    case Setting::Bandwidth: r = {0.0, 1e-6, false, "from 0 to 1 um"}; break;
-    case Setting::SampleIndex: r = {1.0, 3.0, false, "from 1 to 3 (water 1.33, cytosol about 1.37, glycerol 1.47, mounting media up to 1.52)"}; break;
-    case Setting::CoverslipIndex: r = {1.0, 3.0, false, "from 1 to 3 (glass 1.52)"}; break;
-    case Setting::EmitterDepth: r = {0.0, 1e-3, false, "from 0 to 1 mm below the coverslip"}; break;
-    case Setting::CoverslipThickness: r = {0.0, 2e-3, false, "from 0 to 2 mm (a #1.5 coverslip is 170 um)"}; break;
+    case Setting::Wavelength:
+        r = {1e-9, 1.0, false, "from 1 nm to 1 m"};
+        break;
+    case Setting::PixelPitch:
+        r = {1e-9, 0.1, false, "from 1 nm to 10 cm"};
+        break;
+    case Setting::PixelAngle:
+        r = {1e-12, 0.1, false, "from 1e-12 to 0.1 rad (0.2 uas to 5.7 deg)"};
+        break;
+    case Setting::FNumber:
+        r = {0.5, 1e4, false, "from 0.5 to 10000"};
+        break;
+    case Setting::NumericalAperture:
+        r = {1e-3, 1.7, false, "from 0.001 to 1.7"};
+        break;
+    case Setting::ImmersionIndex:
+        r = {1.0, 3.0, false, "from 1 to 3"};
+        break;
+    case Setting::Aperture:
+        r = {1e-4, 1e3, false, "from 0.1 mm to 1 km"};
+        break;
+    case Setting::SamplingQ:
+        r = {0.1, 100.0, false, "from 0.1 to 100"};
+        break;
+    case Setting::DefocusWaves:
+        r = {0.0, 1e3, true, "at most 1000 waves of W020 either way"};
+        break;
+    case Setting::DefocusLength:
+        r = {0.0, 1.0, true, "at most 1 m either way"};
+        break;
+    case Setting::ZStep:
+        r = {1e-9, 1.0, true, "from 1 nm to 1 m (either sign)"};
+        break;
+    case Setting::ReadNoise:
+        r = {0.0, 1e9, false, "from 0 to 1e9 counts RMS"};
+        break;
+    case Setting::ZernikeWaves:
+        r = {0.0, 1e3, true, "at most 1000 waves either way"};
+        break;
+    case Setting::Gain:
+        r = {1e-3, 1e3, false, "from 0.001 to 1000 electrons per data unit"};
+        break;
+    case Setting::CameraOffset:
+        r = {0.0, 1e9, true, "at most 1e9 data units either way"};
+        break;
+    case Setting::ObjectDiameter:
+        r = {0.0, 1e-3, false, "from 0 to 1 mm"};
+        break;
+    case Setting::Regularization:
+        r = {1e-12, 1e12, false, "from 1e-12 to 1e12 (positive)"};
+        break;
+    case Setting::Bandwidth:
+        r = {0.0, 1e-6, false, "from 0 to 1 um"};
+        break;
+    case Setting::SampleIndex:
+        r = {1.0, 3.0, false, "from 1 to 3 (water 1.33, cytosol about 1.37, glycerol 1.47, mounting media up to 1.52)"};
+        break;
+    case Setting::CoverslipIndex:
+        r = {1.0, 3.0, false, "from 1 to 3 (glass 1.52)"};
+        break;
+    case Setting::EmitterDepth:
+        r = {0.0, 1e-3, false, "from 0 to 1 mm below the coverslip"};
+        break;
+    case Setting::CoverslipThickness:
+        r = {0.0, 2e-3, false, "from 0 to 2 mm (a #1.5 coverslip is 170 um)"};
+        break;
     }
     return r;
 }
@@ -155,12 +221,12 @@ std::string plausibilityError(Setting setting, double v)
     const double a = r.symmetric ? std::abs(v) : v;
     if (std::isfinite(v) && a >= r.lo && a <= r.hi)
         return {};
-    std::string message = std::string("the ") + settingName(setting) + " " + number(v) + (setting == Setting::Wavelength || setting == Setting::PixelPitch
-                                                                                             || setting == Setting::Aperture || setting == Setting::DefocusLength
-                                                                                             || setting == Setting::ZStep || setting == Setting::EmitterDepth
-                                                                                             || setting == Setting::CoverslipThickness
-                                                                                         ? " m"
-                                                                                         : "")
+    std::string message = std::string("the ") + settingName(setting) + " " + number(v)
+                          + (setting == Setting::Wavelength || setting == Setting::PixelPitch || setting == Setting::Aperture
+                                     || setting == Setting::DefocusLength || setting == Setting::ZStep || setting == Setting::EmitterDepth
+                                     || setting == Setting::CoverslipThickness
+                                 ? " m"
+                                 : "")
                           + " is not plausible: expected " + r.text;
     // A unit left out: a bare 633 taken as metres was meant as 633nm, a bare 5.5 pitch as 5.5um.
     if ((setting == Setting::Wavelength || setting == Setting::PixelPitch) && v > r.hi) {

@@ -26,27 +26,27 @@ std::optional<double> angleFromText(const std::string& text);
 
 // The settings with a plausible range.
 enum class Setting {
-    Wavelength,        // metres: 1 nm .. 1 m
-    PixelPitch,        // metres: 1 nm .. 10 cm
-    PixelAngle,        // radians: 1e-12 .. 0.1
-    FNumber,           // 0.5 .. 10000
-    NumericalAperture, // 0.001 .. 1.7 (and at most the immersion index)
-    ImmersionIndex,    // 1 .. 3
-    Aperture,          // metres: 0.1 mm .. 1 km
-    SamplingQ,         // 0.1 .. 100
-    DefocusWaves,      // |W020| <= 1000 waves
-    DefocusLength,     // |z| <= 1 m
-    ZStep,             // |step| 1 nm .. 1 m
-    ReadNoise,         // counts RMS: 0 .. 1e9
-    ZernikeWaves,      // |coefficient| <= 1000 waves (aberrations to inject or to start from)
-    Gain,              // electrons per data unit: 1e-3 .. 1e3
-    CameraOffset,      // data units: -1e9 .. 1e9
-    ObjectDiameter,    // metres: 0 .. 1 mm
-    Regularization,    // weight of the zonal terms' smoothness prior: 1e-12 .. 1e12 (positive)
-    Bandwidth,         // metres: 0 .. 1 um (and below half the wavelength, checked with it)
-    SampleIndex,       // the vectorial model's sample around the emitter: 1 .. 3 (water 1.33)
-    CoverslipIndex,    // the vectorial model's coverslip, actual or design: 1 .. 3 (glass 1.52)
-    EmitterDepth,      // metres below the coverslip: 0 .. 1 mm
+    Wavelength,         // metres: 1 nm .. 1 m
+    PixelPitch,         // metres: 1 nm .. 10 cm
+    PixelAngle,         // radians: 1e-12 .. 0.1
+    FNumber,            // 0.5 .. 10000
+    NumericalAperture,  // 0.001 .. 1.7 (and at most the immersion index)
+    ImmersionIndex,     // 1 .. 3
+    Aperture,           // metres: 0.1 mm .. 1 km
+    SamplingQ,          // 0.1 .. 100
+    DefocusWaves,       // |W020| <= 1000 waves
+    DefocusLength,      // |z| <= 1 m
+    ZStep,              // |step| 1 nm .. 1 m
+    ReadNoise,          // counts RMS: 0 .. 1e9
+    ZernikeWaves,       // |coefficient| <= 1000 waves (aberrations to inject or to start from)
+    Gain,               // electrons per data unit: 1e-3 .. 1e3
+    CameraOffset,       // data units: -1e9 .. 1e9
+    ObjectDiameter,     // metres: 0 .. 1 mm
+    Regularization,     // weight of the zonal terms' smoothness prior: 1e-12 .. 1e12 (positive)
+    Bandwidth,          // metres: 0 .. 1 um (and below half the wavelength, checked with it)
+    SampleIndex,        // the vectorial model's sample around the emitter: 1 .. 3 (water 1.33)
+    CoverslipIndex,     // the vectorial model's coverslip, actual or design: 1 .. 3 (glass 1.52)
+    EmitterDepth,       // metres below the coverslip: 0 .. 1 mm
     CoverslipThickness, // metres: 0 .. 2 mm (a #1.5 coverslip is 170 um)
 };
 const char* settingName(Setting setting); // "wavelength", "pixel pitch", ...

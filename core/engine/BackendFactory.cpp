@@ -6,8 +6,8 @@
 namespace wfs {
 
 namespace {
-constexpr const char* kCudaNotBuilt
-    = "no GPU: this build has no CUDA backend (CUDA not built; configure with -DWFS_CUDA=ON and the CUDA toolkit)";
+constexpr const char* kCudaNotBuilt =
+    "no GPU: this build has no CUDA backend (CUDA not built; configure with -DWFS_CUDA=ON and the CUDA toolkit)";
 
 // A function-local static, so that a registration from another translation unit's static initialiser
 // never meets an unconstructed registry.
@@ -44,8 +44,8 @@ std::vector<BackendStatus> backendStatuses()
     return {backendStatus(BackendKind::Cpu), backendStatus(BackendKind::Gpu)};
 }
 
-std::unique_ptr<ModelEvaluator> makeEvaluator(BackendKind kind, std::shared_ptr<const Problem> problem,
-                                              const EvaluatorOptions& options, GradientKind gradient)
+std::unique_ptr<ModelEvaluator> makeEvaluator(BackendKind kind, std::shared_ptr<const Problem> problem, const EvaluatorOptions& options,
+                                              GradientKind gradient)
 {
     std::unique_ptr<ModelEvaluator> evaluator;
     if (kind == BackendKind::Cpu)

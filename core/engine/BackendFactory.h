@@ -13,7 +13,6 @@
 
 namespace wfs {
 
-
 struct BackendStatus {
     BackendKind kind = BackendKind::Cpu;
     bool available = false;
@@ -33,8 +32,8 @@ public:
 
 // Creates the evaluator (with finite differences around it when asked). Throws BackendUnavailable,
 // or std::invalid_argument for bad options.
-std::unique_ptr<ModelEvaluator> makeEvaluator(BackendKind kind, std::shared_ptr<const Problem> problem,
-                                              const EvaluatorOptions& options, GradientKind gradient);
+std::unique_ptr<ModelEvaluator> makeEvaluator(BackendKind kind, std::shared_ptr<const Problem> problem, const EvaluatorOptions& options,
+                                              GradientKind gradient);
 
 } // namespace wfs
 

@@ -154,7 +154,8 @@ void readManifestNumber(const ManifestColumns& columns, const QStringList& field
 }
 
 // One data row of a manifest; `where` names it ("manifest.csv line 7") in its messages.
-BatchInput readManifestRow(const ManifestColumns& columns, const QStringList& fields, const QString& folder, const std::string& where, int lineNo)
+BatchInput readManifestRow(const ManifestColumns& columns, const QStringList& fields, const QString& folder, const std::string& where,
+                           int lineNo)
 {
     BatchInput in;
     in.source = where;
@@ -243,7 +244,8 @@ PlaneDefocus parseDefocusOverride(const std::string& text)
     const auto d = defocusFromText(text);
     if (!d)
         throw DatasetError("defocus: '" + text + "' is neither waves of W020 (e.g. 1w) nor a length with its unit (e.g. 0.9um)");
-    const std::string error = plausibilityError(d->kind == PlaneDefocus::Kind::Waves ? Setting::DefocusWaves : Setting::DefocusLength, d->value);
+    const std::string error =
+        plausibilityError(d->kind == PlaneDefocus::Kind::Waves ? Setting::DefocusWaves : Setting::DefocusLength, d->value);
     if (!error.empty())
         throw DatasetError("defocus: " + error);
     return *d;
@@ -252,7 +254,9 @@ PlaneDefocus parseDefocusOverride(const std::string& text)
 std::optional<double> plausible(const std::string& column, const std::string& text, Setting setting, bool length)
 {
     const auto v = valueFromText(text);
-    if (!v || (length ? (v->kind != ValueWithUnit::Kind::Length && v->kind != ValueWithUnit::Kind::Bare) : v->kind != ValueWithUnit::Kind::Bare))
+    if (!v
+        || (length ? (v->kind != ValueWithUnit::Kind::Length && v->kind != ValueWithUnit::Kind::Bare)
+                   : v->kind != ValueWithUnit::Kind::Bare))
         throw DatasetError(column + ": '" + text + "' is not " + (length ? "a length (e.g. 633nm)" : "a number"));
     const std::string error = plausibilityError(setting, v->value);
     if (!error.empty())
@@ -285,7 +289,8 @@ void applyOverrides(Dataset& data, const std::map<std::string, std::string>& ove
     }
     if (const auto it = overrides.find("planes"); it != overrides.end()) {
         std::vector<int> planes;
-        for (const QString& part : QString::fromStdString(it->second).split(QRegularExpression(QStringLiteral("[,; ]")), Qt::SkipEmptyParts)) {
+        for (const QString& part :
+             QString::fromStdString(it->second).split(QRegularExpression(QStringLiteral("[,; ]")), Qt::SkipEmptyParts)) {
             bool ok = false;
             planes.push_back(part.toInt(&ok));
             if (!ok)
@@ -303,7 +308,8 @@ void applyOverrides(Dataset& data, const std::map<std::string, std::string>& ove
             entries.push_back(parseDefocusOverride(part.trimmed().toStdString()));
         const std::vector<int> used = usedPlanes(data);
         if (entries.size() != used.size())
-            throw DatasetError("defocus has " + std::to_string(entries.size()) + " entries but " + std::to_string(used.size()) + " planes take part");
+            throw DatasetError("defocus has " + std::to_string(entries.size()) + " entries but " + std::to_string(used.size())
+                               + " planes take part");
         for (size_t k = 0; k < used.size(); ++k) {
             data.planes[size_t(used[k])].defocus = entries[k];
             m.origin["defocus[" + std::to_string(used[k]) + "]"] = origin;
@@ -343,7 +349,8 @@ QJsonObject readSettingsObject(const std::string& path)
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
     if (error.error != QJsonParseError::NoError)
-        throw SessionError(path + ": not valid JSON (" + error.errorString().toStdString() + " at byte " + std::to_string(error.offset) + ")");
+        throw SessionError(path + ": not valid JSON (" + error.errorString().toStdString() + " at byte " + std::to_string(error.offset)
+                           + ")");
     if (!doc.isObject())
         throw SessionError(path + ": not a settings file (the JSON is not an object)");
     QJsonObject root = doc.object();
@@ -469,11 +476,12 @@ std::vector<BatchInput> resolveBatchInputs(const std::vector<std::string>& argum
         constexpr size_t kMaxNameBytes = 200;
         if (in.name.size() > kMaxNameBytes)
             throw BatchError(in.source + ": the name '" + in.name.substr(0, 40) + "...' (" + std::to_string(in.name.size())
-                             + " bytes) is too long for a result file (at most " + std::to_string(kMaxNameBytes) + " bytes); give the row a shorter 'name'");
+                             + " bytes) is too long for a result file (at most " + std::to_string(kMaxNameBytes)
+                             + " bytes); give the row a shorter 'name'");
         const auto [it, inserted] = byName.emplace(in.name, &in);
         if (!inserted)
-            throw BatchError("two inputs have the name '" + in.name + "' (" + it->second->source + ": " + it->second->path + ", and " + in.source
-                             + ": " + in.path + "); results would overwrite each other: give a manifest with a 'name' column");
+            throw BatchError("two inputs have the name '" + in.name + "' (" + it->second->source + ": " + it->second->path + ", and "
+                             + in.source + ": " + in.path + "); results would overwrite each other: give a manifest with a 'name' column");
     }
     return inputs;
 }
@@ -662,8 +670,9 @@ BatchJobs batchJobs(int requested, int threadsPerFit, int hardwareThreads, size_
     }
     out.jobs = requested;
     if (long(requested) * threads > hardware)
-        out.warning = std::to_string(requested) + " jobs x " + std::to_string(threads) + " thread(s) per fit = " + std::to_string(long(requested) * threads)
-                      + " threads on " + std::to_string(hardware) + " hardware threads: the fits will share cores and each run slower; --jobs "
+        out.warning = std::to_string(requested) + " jobs x " + std::to_string(threads)
+                      + " thread(s) per fit = " + std::to_string(long(requested) * threads) + " threads on " + std::to_string(hardware)
+                      + " hardware threads: the fits will share cores and each run slower; --jobs "
                       + std::to_string(std::max(1, hardware / threads)) + " uses every core once";
     return out;
 }
@@ -678,9 +687,11 @@ std::string staleResultReason(const QJsonObject& result, const QJsonObject& iden
         return "the result belongs to another input (" + text(then, "path") + ")";
     // The bytes decide: a copy or a `touch` keeps them (and the result), an edit of the same size does not.
     if (then.value(QStringLiteral("sha256")) != identity.value(QStringLiteral("sha256")))
-        return "the input changed since the result (then " + QString::number(then.value(QStringLiteral("bytes")).toDouble(), 'f', 0).toStdString()
-               + " bytes, modified " + text(then, "modified") + "; now " + QString::number(identity.value(QStringLiteral("bytes")).toDouble(), 'f', 0).toStdString()
-               + " bytes, modified " + text(identity, "modified") + ")";
+        return "the input changed since the result (then "
+               + QString::number(then.value(QStringLiteral("bytes")).toDouble(), 'f', 0).toStdString() + " bytes, modified "
+               + text(then, "modified") + "; now "
+               + QString::number(identity.value(QStringLiteral("bytes")).toDouble(), 'f', 0).toStdString() + " bytes, modified "
+               + text(identity, "modified") + ")";
     if (then.value(QStringLiteral("settings_sha256")) != identity.value(QStringLiteral("settings_sha256"))
         || then.value(QStringLiteral("overrides")) != identity.value(QStringLiteral("overrides")))
         return "the settings changed since the result (the settings file or the input's manifest row)";
@@ -720,10 +731,12 @@ std::vector<BatchRow> batchRows(const std::vector<BatchInput>& inputs, const std
             row.error = in.error;
         } else if (const QFileInfo info(QString::fromStdString(in.path)); !info.isFile()) {
             row.status = "failed";
-            row.error = in.path + (info.exists() ? ": " + std::string(info.isDir() ? "is a folder" : "is not a regular file (a FIFO, device or socket)")
-                                                       + "; give an image file"
-                                                 : std::string(": input file not found"))
-                        + (in.source.empty() || in.source == "command line" ? "" : " (" + in.source + ")");
+            row.error =
+                in.path
+                + (info.exists() ? ": " + std::string(info.isDir() ? "is a folder" : "is not a regular file (a FIFO, device or socket)")
+                                       + "; give an image file"
+                                 : std::string(": input file not found"))
+                + (in.source.empty() || in.source == "command line" ? "" : " (" + in.source + ")");
         } else if (const auto result = readCompleteResult(batchResultPath(outDir, in))) {
             const SolverSummary solver = solverSummaryFromJson(*result);
             const Truth coefficients = truthFromJson(*result, QString::fromStdString(in.name));
@@ -774,14 +787,17 @@ QByteArray batchSummaryCsv(const std::vector<BatchRow>& rows)
         if (std::find(orderings.begin(), orderings.end(), column.first) == orderings.end())
             orderings.push_back(column.first);
     auto rank = [&](const std::string& o) { return std::find(orderings.begin(), orderings.end(), o) - orderings.begin(); };
-    std::sort(columns.begin(), columns.end(), [&](const auto& a, const auto& b) { return std::make_pair(rank(a.first), a.second) < std::make_pair(rank(b.first), b.second); });
+    std::sort(columns.begin(), columns.end(), [&](const auto& a, const auto& b) {
+        return std::make_pair(rank(a.first), a.second) < std::make_pair(rank(b.first), b.second);
+    });
     std::string csv = "name,file,field_x,field_y,status,termination,rms_waves,strehl,reduced_chi_square";
     for (const auto& [ordering, index] : columns)
         csv += "," + ordering + "_" + std::to_string(index) + "_waves";
     csv += ",seconds,error\n";
     for (const BatchRow& r : rows) {
-        csv += csvField(r.name) + "," + csvField(r.file) + "," + (r.fieldX ? csvNumber(*r.fieldX) : "") + "," + (r.fieldY ? csvNumber(*r.fieldY) : "")
-               + "," + r.status + "," + r.termination + "," + csvNumber(r.rmsWaves) + "," + csvNumber(r.strehl) + "," + csvNumber(r.reducedChiSquare);
+        csv += csvField(r.name) + "," + csvField(r.file) + "," + (r.fieldX ? csvNumber(*r.fieldX) : "") + ","
+               + (r.fieldY ? csvNumber(*r.fieldY) : "") + "," + r.status + "," + r.termination + "," + csvNumber(r.rmsWaves) + ","
+               + csvNumber(r.strehl) + "," + csvNumber(r.reducedChiSquare);
         for (const auto& column : columns) {
             std::string value;
             if (column.first == r.ordering)

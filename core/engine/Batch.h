@@ -39,12 +39,12 @@ public:
 const std::vector<std::string>& batchOverrideNames();
 
 struct BatchInput {
-    std::string name;  // unique in the batch; DIR/NAME.json is its result
-    std::string path;  // the image file (a manifest's relative paths resolved against its folder)
-    std::optional<double> fieldX, fieldY; // field position, as the manifest gives it (its own unit)
+    std::string name;                             // unique in the batch; DIR/NAME.json is its result
+    std::string path;                             // the image file (a manifest's relative paths resolved against its folder)
+    std::optional<double> fieldX, fieldY;         // field position, as the manifest gives it (its own unit)
     std::map<std::string, std::string> overrides; // column -> text, see batchOverrideNames()
-    std::string source; // where it was listed, e.g. "beads.csv line 4"
-    std::string error;  // set when the row itself is unusable (a bad field position...); not run then
+    std::string source;                           // where it was listed, e.g. "beads.csv line 4"
+    std::string error;                            // set when the row itself is unusable (a bad field position...); not run then
 };
 
 // Inputs from command-line arguments, each one of: a glob ("data/*.fits", matched in its folder,
@@ -107,10 +107,10 @@ std::string staleResultReason(const QJsonObject& result, const QJsonObject& iden
 struct BatchRow {
     std::string name, file;
     std::optional<double> fieldX, fieldY;
-    std::string status;      // "ok", "failed" or "not-run"
-    std::string error;       // the reason when not "ok"
-    std::string termination; // converged, max-iterations, stalled, cancelled, failed
-    std::string ordering;    // of the coefficient indices
+    std::string status;                                    // "ok", "failed" or "not-run"
+    std::string error;                                     // the reason when not "ok"
+    std::string termination;                               // converged, max-iterations, stalled, cancelled, failed
+    std::string ordering;                                  // of the coefficient indices
     std::vector<std::pair<int, double>> coefficientsWaves; // (index in `ordering`, waves)
     double rmsWaves = 0.0, strehl = 0.0, reducedChiSquare = 0.0, seconds = 0.0;
 };

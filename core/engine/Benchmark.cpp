@@ -126,7 +126,6 @@ QJsonObject benchmarkRowJson(const OofBenchmarkRow& r)
     return row;
 }
 
-
 PupilBenchmarkRow runPupilBenchmark(const PupilBenchmarkSettings& settings)
 {
     PresetOptions options;
@@ -207,7 +206,8 @@ VectorialBenchmarkRow runVectorialBenchmark(const VectorialBenchmarkSettings& se
     }
     std::mt19937_64 rng(7);
     const Problem truth(spec);
-    const auto images = simulateImages(spec, truth.initialParameters(), settings.grid, settings.grid, {NoiseModel::PhotonAndRead, 1.0}, &rng);
+    const auto images =
+        simulateImages(spec, truth.initialParameters(), settings.grid, settings.grid, {NoiseModel::PhotonAndRead, 1.0}, &rng);
     for (size_t k = 0; k < images.size(); ++k)
         spec.planes[k].data = images[k];
     const auto time = [&](const ProblemSpec& s, int* parameters) {

@@ -23,9 +23,9 @@ struct OofBenchmarkSettings {
     int maxIterations = 2000;
     std::optional<double> gradientTolerance; // unset: the preset's (1e-8, the reference's rule)
     std::optional<double> functionTolerance; // unset: the preset's
-    int repeat = 1;      // minimisations; the median time is reported
-    int evalRepeat = 15; // evaluations timed for eval_ms and cost_ms, FFTs for fft_ms
-    bool solve = true;   // false: only evaluations and FFTs
+    int repeat = 1;                          // minimisations; the median time is reported
+    int evalRepeat = 15;                     // evaluations timed for eval_ms and cost_ms, FFTs for fft_ms
+    bool solve = true;                       // false: only evaluations and FFTs
     std::uint64_t seed = 20180518;
     const std::atomic<bool>* cancel = nullptr; // stops a minimisation; the row is then marked cancelled
 };
@@ -39,8 +39,8 @@ struct OofBenchmarkRow {
     double costMs = 0.0;       // median of one cost-only evaluation (one model evaluation)
     double fftMs = 0.0;        // median of one N x N complex FFT on this backend and precision
     bool solved = false;
-    double seconds = 0.0;      // time to solution, median over repeats
-    SolverSummary summary;     // of the last minimisation
+    double seconds = 0.0;  // time to solution, median over repeats
+    SolverSummary summary; // of the last minimisation
     // eval_ms of the same grid and order on one thread, when that row was run: gives the row's speed-up and
     // parallel efficiency (speed-up / threads).
     double oneThreadEvalMs = 0.0;

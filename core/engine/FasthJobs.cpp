@@ -159,8 +159,7 @@ FasthSweepResults runFasthSweep(const FasthSweepSettings& settings, FasthSweepSt
         // between which FastH's curve should lie.
         fasth::SweepOptions byBlock = byDimension;
         byBlock.dimensions = {settings.blockSweepDimension};
-        byBlock.reflectors = {settings.blockSweepReflectors > 0 ? settings.blockSweepReflectors
-                                                                : settings.blockSweepDimension};
+        byBlock.reflectors = {settings.blockSweepReflectors > 0 ? settings.blockSweepReflectors : settings.blockSweepDimension};
         byBlock.blocks = settings.blockSweepSizes();
         byBlock.methods = {fasth::BenchMethod::Sequential, fasth::BenchMethod::FastH, fasth::BenchMethod::Dense};
 
@@ -185,8 +184,7 @@ FasthSweepResults runFasthSweep(const FasthSweepSettings& settings, FasthSweepSt
                                        .arg(skip.d)
                                        .arg(skip.k)
                                        .arg(QString::fromLatin1(fasth::methodName(skip.method)),
-                                            QString::fromLatin1(fasth::passName(skip.pass)),
-                                            QString::fromStdString(skip.why));
+                                            QString::fromLatin1(fasth::passName(skip.pass)), QString::fromStdString(skip.why));
             };
             callbacks.progress = [&](int done, int) {
                 std::lock_guard lock(state.mutex);
@@ -206,13 +204,27 @@ FasthSweepResults runFasthSweep(const FasthSweepSettings& settings, FasthSweepSt
 
 QStringList fasthCsvHeader()
 {
-    return {QStringLiteral("sweep"),         QStringLiteral("d"),           QStringLiteral("k"),
-            QStringLiteral("batch"),         QStringLiteral("block"),       QStringLiteral("requested_block"),
-            QStringLiteral("method"),        QStringLiteral("pass"),        QStringLiteral("backend"),
-            QStringLiteral("device"),        QStringLiteral("precision"),   QStringLiteral("threads"),
-            QStringLiteral("ms"),            QStringLiteral("ms_q1"),       QStringLiteral("ms_q3"),
-            QStringLiteral("gflops"),        QStringLiteral("flops"),       QStringLiteral("max_abs_error"),
-            QStringLiteral("grad_v_checked"), QStringLiteral("repeat"),     QStringLiteral("tree_levels"),
+    return {QStringLiteral("sweep"),
+            QStringLiteral("d"),
+            QStringLiteral("k"),
+            QStringLiteral("batch"),
+            QStringLiteral("block"),
+            QStringLiteral("requested_block"),
+            QStringLiteral("method"),
+            QStringLiteral("pass"),
+            QStringLiteral("backend"),
+            QStringLiteral("device"),
+            QStringLiteral("precision"),
+            QStringLiteral("threads"),
+            QStringLiteral("ms"),
+            QStringLiteral("ms_q1"),
+            QStringLiteral("ms_q3"),
+            QStringLiteral("gflops"),
+            QStringLiteral("flops"),
+            QStringLiteral("max_abs_error"),
+            QStringLiteral("grad_v_checked"),
+            QStringLiteral("repeat"),
+            QStringLiteral("tree_levels"),
             QStringLiteral("reflector_layout")};
 }
 
@@ -288,9 +300,7 @@ void formFactors(FasthPictures& pictures)
     product.apply(qv);
 
     // In the chosen precision: float shows its own ~1e-7, double its ~1e-15.
-    auto orthogonality = [&](const MatrixType& q) {
-        return double((q.transpose() * q - identity).norm()) / std::sqrt(double(s.d));
-    };
+    auto orthogonality = [&](const MatrixType& q) { return double((q.transpose() * q - identity).norm()) / std::sqrt(double(s.d)); };
     pictures.uOrthogonalityError = orthogonality(qu);
     pictures.vOrthogonalityError = orthogonality(qv);
     pictures.uFactor = qu.template cast<double>();
@@ -364,8 +374,7 @@ TrainingTarget makeTrainingTarget(const FasthTrainingSettings& s, const fasth::O
     t.singularValues.resize(s.d);
     for (int i = 0; i < s.d; ++i)
         t.singularValues(i) = 3.0 * std::pow(0.03, s.d > 1 ? double(i) / double(s.d - 1) : 0.0);
-    const fasth::SvdLayer<double> targetLayer(gaussian(s.d, s.d, generator), gaussian(s.d, s.d, generator), t.singularValues,
-                                              options);
+    const fasth::SvdLayer<double> targetLayer(gaussian(s.d, s.d, generator), gaussian(s.d, s.d, generator), t.singularValues, options);
     t.inputs = gaussian(s.d, s.samples, generator);
     t.outputs = targetLayer.forward(t.inputs);
     return t;
@@ -403,7 +412,8 @@ void runTrainer(fasth::SvdTrainer<Scalar>& trainer, FasthTrainingState& state, F
 
 // W^{-1} Y by the layer's SVD and by LU of the formed W; returns W for the determinant comparison.
 template <typename Scalar>
-fasth::Matrix<Scalar> compareInverse(const fasth::SvdLayer<Scalar>& layer, const fasth::Matrix<Scalar>& rhs, int repeat, FasthUseCaseComparison& c)
+fasth::Matrix<Scalar> compareInverse(const fasth::SvdLayer<Scalar>& layer, const fasth::Matrix<Scalar>& rhs, int repeat,
+                                     FasthUseCaseComparison& c)
 {
     using MatrixType = fasth::Matrix<Scalar>;
     c.rightHandSides = int(rhs.cols());
@@ -417,8 +427,7 @@ fasth::Matrix<Scalar> compareInverse(const fasth::SvdLayer<Scalar>& layer, const
     });
     const double luScale = std::max(double(luSolution.cwiseAbs().maxCoeff()), 1e-300);
     c.inverseRelativeDifference = double((svdSolution - luSolution).cwiseAbs().maxCoeff()) / luScale;
-    c.inverseResidual = double((w * svdSolution - rhs).cwiseAbs().maxCoeff())
-                        / std::max(double(rhs.cwiseAbs().maxCoeff()), 1e-300);
+    c.inverseResidual = double((w * svdSolution - rhs).cwiseAbs().maxCoeff()) / std::max(double(rhs.cwiseAbs().maxCoeff()), 1e-300);
     return w;
 }
 
@@ -456,8 +465,7 @@ void train(const FasthTrainingSettings& s, FasthTrainingState& state, FasthTrain
     std::mt19937_64 generator(s.seed);
     const TrainingTarget target = makeTrainingTarget(s, options, generator);
 
-    fasth::SvdLayer<Scalar> initial(gaussian(s.d, s.k, generator).cast<Scalar>(),
-                                    gaussian(s.d, s.k, generator).cast<Scalar>(),
+    fasth::SvdLayer<Scalar> initial(gaussian(s.d, s.k, generator).cast<Scalar>(), gaussian(s.d, s.k, generator).cast<Scalar>(),
                                     randomSigma(s.d, generator).cast<Scalar>(), options);
     {
         std::lock_guard lock(state.mutex);

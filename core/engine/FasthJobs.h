@@ -41,13 +41,12 @@ struct FasthSweepSettings {
     // The d sweep; k = d at each (the paper's setting). Kept small by default so that a class (and an
     // offscreen test) sees the whole sweep in seconds on a two-core machine.
     std::vector<int> dimensions{32, 64, 128, 256};
-    std::vector<fasth::BenchMethod> methods{fasth::BenchMethod::Sequential, fasth::BenchMethod::FastH,
-                                            fasth::BenchMethod::CompactWY,  fasth::BenchMethod::TreeMerge,
-                                            fasth::BenchMethod::Library,    fasth::BenchMethod::Dense};
+    std::vector<fasth::BenchMethod> methods{fasth::BenchMethod::Sequential, fasth::BenchMethod::FastH,   fasth::BenchMethod::CompactWY,
+                                            fasth::BenchMethod::TreeMerge,  fasth::BenchMethod::Library, fasth::BenchMethod::Dense};
     std::vector<fasth::Pass> passes{fasth::Pass::Forward, fasth::Pass::Backward, fasth::Pass::Both};
-    int batch = 32;      // m, the paper's mini-batch
-    int blockSize = 16;  // b of FastH, UT and tree in the d sweep (the paper's 16 for d <= 128)
-    int treeLevels = 1;  // merge levels of the tree method
+    int batch = 32;     // m, the paper's mini-batch
+    int blockSize = 16; // b of FastH, UT and tree in the d sweep (the paper's 16 for d <= 128)
+    int treeLevels = 1; // merge levels of the tree method
     // The block sweep: FastH at each block size for one (d, k), plus sequential and dense GEMM there.
     bool blockSweep = true;
     int blockSweepDimension = 64;
@@ -74,8 +73,8 @@ struct FasthSweepResults {
     QStringList skipped;              // grid points not measured, and why
     QString backend;                  // "cpu" or "gpu"
     QString device;
-    int threads = 0;                  // the thread count used
-    int total = 0;                    // grid points planned
+    int threads = 0; // the thread count used
+    int total = 0;   // grid points planned
     bool cancelled = false;
     QString error; // non-empty when the sweep could not run or stopped on an error
 };
@@ -102,8 +101,8 @@ QStringList fasthCsvHeader();
 
 struct FasthPictureSettings {
     int d = 64;
-    int k = 64;          // reflectors per factor
-    int blockSize = 16;  // FastH block size used to form the factors, and the blocks shown
+    int k = 64;         // reflectors per factor
+    int blockSize = 16; // FastH block size used to form the factors, and the blocks shown
     Precision precision = Precision::Double;
     int threads = 1;
     std::uint64_t seed = 1;
@@ -111,12 +110,12 @@ struct FasthPictureSettings {
 
 struct FasthPictures {
     FasthPictureSettings settings;
-    Eigen::MatrixXd uReflectors; // d x k, Gaussian as in an SVD layer
-    Eigen::MatrixXd vReflectors; // d x k
-    Eigen::VectorXd sigma;       // d values in +-[0.5, 2]
-    Eigen::MatrixXd uFactor;     // apply(U reflectors, I), formed by FastH
-    Eigen::MatrixXd vFactor;     // apply(V reflectors, I)
-    Eigen::MatrixXd w;           // U diag(sigma) V^T
+    Eigen::MatrixXd uReflectors;      // d x k, Gaussian as in an SVD layer
+    Eigen::MatrixXd vReflectors;      // d x k
+    Eigen::VectorXd sigma;            // d values in +-[0.5, 2]
+    Eigen::MatrixXd uFactor;          // apply(U reflectors, I), formed by FastH
+    Eigen::MatrixXd vFactor;          // apply(V reflectors, I)
+    Eigen::MatrixXd w;                // U diag(sigma) V^T
     double uOrthogonalityError = 0.0; // ||Q^T Q - I||_F / sqrt(d), in the chosen precision
     double vOrthogonalityError = 0.0;
     std::vector<std::pair<int, int>> blocks; // FastH blocks: (first column, reflector count)
@@ -129,14 +128,14 @@ FasthPictures computeFasthPictures(const FasthPictureSettings& settings);
 
 struct FasthTrainingSettings {
     int d = 64;
-    int k = 64;             // reflectors per factor of the trained layer
-    int samples = 128;      // columns of X; at least d, or W is only seen on a subspace
+    int k = 64;        // reflectors per factor of the trained layer
+    int samples = 128; // columns of X; at least d, or W is only seen on a subspace
     int steps = 300;
     double learningRate = 0.01;
     int blockSize = 16;
     Precision precision = Precision::Double;
     int threads = 1;
-    int timingRepeat = 5;   // repetitions of each inverse/determinant timing (median)
+    int timingRepeat = 5; // repetitions of each inverse/determinant timing (median)
     std::uint64_t seed = 1;
 
     bool isValid(QString* error = nullptr) const;
@@ -144,8 +143,8 @@ struct FasthTrainingSettings {
 
 // One use case (W^{-1} Y or log|det W|) by the SVD layer and by LU.
 struct FasthUseCaseComparison {
-    double svdInverseMs = 0.0;  // V diag(1/sigma) U^T Y through FastH
-    double luSolveMs = 0.0;     // PartialPivLU of the formed W, factor and solve (forming W not counted)
+    double svdInverseMs = 0.0;              // V diag(1/sigma) U^T Y through FastH
+    double luSolveMs = 0.0;                 // PartialPivLU of the formed W, factor and solve (forming W not counted)
     double inverseRelativeDifference = 0.0; // max |X_svd - X_lu| / max |X_lu|
     double inverseResidual = 0.0;           // max |W X_svd - Y| / max |Y|
     double svdLogDetMs = 0.0;
@@ -162,9 +161,9 @@ struct FasthTrainingResult {
     fasth::TrainingSummary summary;
     std::vector<double> iterations; // steps taken when each loss was measured: 0, 1, ..., n
     std::vector<double> losses;
-    Eigen::VectorXd sigma;                 // trained sigma
-    Eigen::VectorXd targetSingularValues;  // of the target matrix, descending
-    FasthUseCaseComparison useCases;       // on the trained layer (not computed when cancelled)
+    Eigen::VectorXd sigma;                // trained sigma
+    Eigen::VectorXd targetSingularValues; // of the target matrix, descending
+    FasthUseCaseComparison useCases;      // on the trained layer (not computed when cancelled)
     bool cancelled = false;
     QString error;
 };
@@ -174,9 +173,9 @@ struct FasthTrainingState {
     std::mutex mutex;
     std::vector<double> iterations; // appended per step
     std::vector<double> losses;
-    Eigen::VectorXd sigma;          // the latest
+    Eigen::VectorXd sigma; // the latest
     Eigen::VectorXd targetSingularValues;
-    int steps = 0;                  // planned
+    int steps = 0; // planned
 };
 
 // Trains a layer W = U diag(sigma) V^T with Adam on L = ||W X - T X||^2 / (2 m), T a fixed target with

@@ -29,14 +29,16 @@ std::string liveCameraSettingsError(const LiveCameraSettings& s)
         return "background: " + std::to_string(s.background) + " counts is outside [0, 1e6]";
     for (const TruthTerm& t : s.terms) {
         if (t.index < 2 || t.index > zernike::termCount(10))
-            return "term " + std::to_string(t.index) + ": Noll indices 2.." + std::to_string(zernike::termCount(10)) + " (order 10 at most)";
+            return "term " + std::to_string(t.index) + ": Noll indices 2.." + std::to_string(zernike::termCount(10))
+                   + " (order 10 at most)";
         if (!inRange(t.valueWaves, -5.0, 5.0))
             return "term " + std::to_string(t.index) + ": " + std::to_string(t.valueWaves) + " waves is outside +-5";
     }
     return {};
 }
 
-LiveCamera::LiveCamera(LiveCameraOptions options) : m_options(std::move(options))
+LiveCamera::LiveCamera(LiveCameraOptions options)
+    : m_options(std::move(options))
 {
     if (m_options.grid < 16 || m_options.grid > 1024 || m_options.grid % 2 != 0)
         throw std::invalid_argument("grid: " + std::to_string(m_options.grid) + " must be even, 16..1024");
@@ -130,13 +132,14 @@ public:
             m_truthSpec.readNoise = s.readNoise;
             m_parameters = parametersForTruth(Problem(m_truthSpec), m_preset->truth);
             m_preset->spec.readNoise = s.readNoise;
-            m_preset->noiseDescription = "live camera: Poisson, " + QString::number(s.photons, 'g', 3).toStdString() + " photons/plane, read noise "
-                                         + QString::number(s.readNoise, 'g', 3).toStdString();
+            m_preset->noiseDescription = "live camera: Poisson, " + QString::number(s.photons, 'g', 3).toStdString()
+                                         + " photons/plane, read noise " + QString::number(s.readNoise, 'g', 3).toStdString();
             m_key = s;
             m_grid = grid;
         }
         std::mt19937_64 rng(seed);
-        const std::vector<Image> images = simulateImages(m_truthSpec, m_parameters, grid, grid, {NoiseModel::PhotonAndRead, s.readNoise}, &rng);
+        const std::vector<Image> images =
+            simulateImages(m_truthSpec, m_parameters, grid, grid, {NoiseModel::PhotonAndRead, s.readNoise}, &rng);
         for (size_t k = 0; k < images.size(); ++k)
             m_preset->spec.planes[k].data = images[k];
         return presetFitsBytes(*m_preset, "demo", seed).toStdString();
@@ -162,7 +165,8 @@ void LiveCamera::run()
     const QDir dir(QString::fromStdString(m_options.folder));
     // Numbered on after the files of an earlier run, whose names live mode has already handled.
     int next = 1;
-    const QRegularExpression numbered(QStringLiteral("^%1(\\d+)\\.fits$").arg(QRegularExpression::escape(QString::fromStdString(m_options.prefix))));
+    const QRegularExpression numbered(
+        QStringLiteral("^%1(\\d+)\\.fits$").arg(QRegularExpression::escape(QString::fromStdString(m_options.prefix))));
     for (const QString& name : dir.entryList(QDir::Files)) {
         const QRegularExpressionMatch m = numbered.match(name);
         if (m.hasMatch())
@@ -175,7 +179,8 @@ void LiveCamera::run()
         const LiveCameraSettings s = settings();
         try {
             const std::string bytes = maker.make(m_options.grid, s, m_options.seed + std::uint64_t(next));
-            const QString name = QStringLiteral("%1%2.fits").arg(QString::fromStdString(m_options.prefix)).arg(next, 6, 10, QLatin1Char('0'));
+            const QString name =
+                QStringLiteral("%1%2.fits").arg(QString::fromStdString(m_options.prefix)).arg(next, 6, 10, QLatin1Char('0'));
             // A temporary name beside it, then a rename: live mode takes the file as complete at the rename.
             writeFileAtomically(dir.filePath(name).toStdString(), QByteArray::fromStdString(bytes), false);
         } catch (const std::exception& e) {

@@ -21,10 +21,10 @@ namespace wfs {
 
 struct LiveCameraSettings {
     std::vector<TruthTerm> terms = {{4, 0.05}, {5, -0.08}, {7, 0.04}}; // Noll indices, RMS-normalised, waves
-    double photons = 1e6;   // per plane
-    double readNoise = 2.0; // counts RMS (Gaussian), on top of the photon (Poisson) noise
-    double background = 10.0; // counts per pixel
-    double rate = 5.0;      // stacks per second
+    double photons = 1e6;                                              // per plane
+    double readNoise = 2.0;                                            // counts RMS (Gaussian), on top of the photon (Poisson) noise
+    double background = 10.0;                                          // counts per pixel
+    double rate = 5.0;                                                 // stacks per second
 };
 // Empty when usable, else why not ("rate: ...", "photons: ...", "term 5: ..."): rate in (0, 1000], photons in
 // [10, 1e12], read noise and background in [0, 1e6], terms Noll 2..66 within +-5 waves.
@@ -32,10 +32,10 @@ std::string liveCameraSettingsError(const LiveCameraSettings& settings);
 
 struct LiveCameraOptions {
     std::string folder;
-    int grid = 128;          // image size (pixels); the planes are grid x grid
-    int count = 0;           // stacks to write; 0 = until stop()
+    int grid = 128;               // image size (pixels); the planes are grid x grid
+    int count = 0;                // stacks to write; 0 = until stop()
     std::string prefix = "live_"; // files PREFIX000001.fits, numbered on after those already in the folder
-    std::uint64_t seed = 1;  // of the noise; stack i uses seed + i
+    std::uint64_t seed = 1;       // of the noise; stack i uses seed + i
     LiveCameraSettings settings;
     bool background = false; // its thread yields to the caller's (engine/LiveWatch.h lowerThisThreadsPriority)
 };

@@ -47,8 +47,9 @@ bool isImageName(const QString& name)
     for (const QString& t : temporary)
         if (name.endsWith(t, Qt::CaseInsensitive))
             return false;
-    static const QStringList images = {QStringLiteral(".fits"), QStringLiteral(".fit"), QStringLiteral(".fts"), QStringLiteral(".fits.gz"),
-                                       QStringLiteral(".fits.fz"), QStringLiteral(".tif"), QStringLiteral(".tiff"), QStringLiteral(".png")};
+    static const QStringList images = {QStringLiteral(".fits"),    QStringLiteral(".fit"),     QStringLiteral(".fts"),
+                                       QStringLiteral(".fits.gz"), QStringLiteral(".fits.fz"), QStringLiteral(".tif"),
+                                       QStringLiteral(".tiff"),    QStringLiteral(".png")};
     for (const QString& e : images)
         if (name.endsWith(e, Qt::CaseInsensitive))
             return true;
@@ -78,7 +79,11 @@ std::string errnoText(int error)
 // A stack whose shape does not fit what the watch expects; said once per shape.
 class ShapeMismatch : public std::runtime_error {
 public:
-    ShapeMismatch(const std::string& text, std::string shape) : std::runtime_error(text), m_shape(std::move(shape)) { }
+    ShapeMismatch(const std::string& text, std::string shape)
+        : std::runtime_error(text)
+        , m_shape(std::move(shape))
+    {
+    }
     const std::string& shape() const { return m_shape; }
 
 private:
@@ -95,8 +100,9 @@ std::string shapeText(size_t planes, int width, int height)
 // ---- StackFinder ------------------------------------------------------------------------------------
 
 StackFinder::StackFinder(std::string folder, StackFinderOptions options)
-    : m_folder(std::move(folder)), m_options(std::move(options)),
-      m_pattern(m_options.planePattern, QRegularExpression::CaseInsensitiveOption)
+    : m_folder(std::move(folder))
+    , m_options(std::move(options))
+    , m_pattern(m_options.planePattern, QRegularExpression::CaseInsensitiveOption)
 {
     if (!m_pattern.isValid())
         throw std::invalid_argument("plane pattern: " + m_pattern.errorString().toStdString());
@@ -199,8 +205,8 @@ std::vector<CompleteStack> StackFinder::scan(qint64 now)
         if (!g.complete)
             continue;
         std::sort(g.planes.begin(), g.planes.end());
-        const bool allPlanes = m_options.planesPerStack > 0 ? int(g.planes.size()) >= m_options.planesPerStack
-                                                            : now - g.lastSeen >= m_options.stableMs;
+        const bool allPlanes =
+            m_options.planesPerStack > 0 ? int(g.planes.size()) >= m_options.planesPerStack : now - g.lastSeen >= m_options.stableMs;
         if (!allPlanes)
             continue;
         CompleteStack s{stack, {}, "all planes", g.lastWrite};
@@ -223,7 +229,7 @@ void appendLine(const std::string& path, const QByteArray& line)
     const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
         throw LiveLogError(path + ": cannot open for appending (" + errnoText(errno) + ")");
-    struct stat before {};
+    struct stat before { };
     ::fstat(fd, &before);
     const QByteArray bytes = line + '\n';
     qsizetype written = 0;
@@ -304,11 +310,17 @@ QJsonArray inputsOf(const CompleteStack& stack)
 // Lives on the watch's thread: the file-system watcher, the scan timer, inotify, the fits and the log.
 class LiveWatchWorker : public QObject {
 public:
-    LiveWatchWorker(LiveWatch* owner) : m_owner(owner), m_options(owner->m_options), m_finder(m_options.folder, m_options.finder) { }
+    LiveWatchWorker(LiveWatch* owner)
+        : m_owner(owner)
+        , m_options(owner->m_options)
+        , m_finder(m_options.folder, m_options.finder)
+    {
+    }
 
     void begin();
     void finish(bool failed, const QString& reason);
-    void compareKept(const std::shared_ptr<const LiveFit>& reference, unsigned long generation); // holds it; compares the kept stacks after it
+    void compareKept(const std::shared_ptr<const LiveFit>& reference,
+                     unsigned long generation); // holds it; compares the kept stacks after it
 
 private:
     void scheduleProcess();
@@ -343,12 +355,12 @@ private:
     int m_sequence = 0;
     int m_handledThisRun = 0;
     qint64 m_lastActivity = 0;
-    std::vector<double> m_warm;          // the last fitted stack's parameters
-    size_t m_expectedPlanes = 0;         // 0: not known yet
+    std::vector<double> m_warm;  // the last fitted stack's parameters
+    size_t m_expectedPlanes = 0; // 0: not known yet
     int m_expectedWidth = 0, m_expectedHeight = 0;
     std::string m_expectedFrom;
     std::set<std::string> m_saidShapes;
-    std::vector<int> m_csvIndices;       // the trend table's coefficient columns
+    std::vector<int> m_csvIndices; // the trend table's coefficient columns
 };
 
 void LiveWatchWorker::begin()
@@ -393,7 +405,9 @@ void LiveWatchWorker::begin()
         for (int i = first + 1; i < first + zernike::termCount(order); ++i)
             m_csvIndices.push_back(i);
         // An empty log, or none: the trend table starts with its header.
-        if (!m_options.csvPath.empty() && (!QFileInfo::exists(QString::fromStdString(m_options.csvPath)) || QFileInfo(QString::fromStdString(m_options.csvPath)).size() == 0)) {
+        if (!m_options.csvPath.empty()
+            && (!QFileInfo::exists(QString::fromStdString(m_options.csvPath))
+                || QFileInfo(QString::fromStdString(m_options.csvPath)).size() == 0)) {
             std::string header = "sequence,stack,status,warm_started,written,finished,latency_seconds,fit_seconds,rms_waves,strehl";
             const char* ordering = zernike::orderingName(m_options.settings.model.ordering);
             for (int i : m_csvIndices)
@@ -415,7 +429,8 @@ void LiveWatchWorker::begin()
     QObject::connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, [this] { scheduleProcess(); });
 #ifdef Q_OS_LINUX
     m_inotify = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-    if (m_inotify >= 0 && inotify_add_watch(m_inotify, m_options.folder.c_str(), IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT) >= 0) {
+    if (m_inotify >= 0
+        && inotify_add_watch(m_inotify, m_options.folder.c_str(), IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_UNMOUNT) >= 0) {
         m_notifier = new QSocketNotifier(qintptr(m_inotify), QSocketNotifier::Read, this);
         QObject::connect(m_notifier, &QSocketNotifier::activated, this, [this] { readInotify(); });
     } else if (m_inotify >= 0) {
@@ -528,8 +543,8 @@ void LiveWatchWorker::checkShape(const PreparedRun& run)
         same = same && p.raw.width == m_expectedWidth && p.raw.height == m_expectedHeight;
     if (!same) {
         const std::string shape = shapeText(planes, first.width, first.height);
-        throw ShapeMismatch("the stack has " + shape + "; the watch expects " + shapeText(m_expectedPlanes, m_expectedWidth, m_expectedHeight)
-                                + " (" + m_expectedFrom + ")",
+        throw ShapeMismatch("the stack has " + shape + "; the watch expects "
+                                + shapeText(m_expectedPlanes, m_expectedWidth, m_expectedHeight) + " (" + m_expectedFrom + ")",
                             shape);
     }
 }
@@ -719,10 +734,13 @@ void LiveWatchWorker::writeCsv(const QJsonObject& row, const FitResult* result)
         const QJsonValue v = row.value(QLatin1String(key));
         return v.isDouble() ? QString::number(v.toDouble(), 'g', 8).toStdString() : std::string();
     };
-    std::string line = std::to_string(row.value(QStringLiteral("sequence")).toInt()) + "," + csvField(row.value(QStringLiteral("stack")).toString().toStdString()) + ","
-                       + row.value(QStringLiteral("status")).toString().toStdString() + "," + (row.value(QStringLiteral("warm_started")).toBool() ? "yes" : "no")
-                       + "," + row.value(QStringLiteral("written")).toString().toStdString() + "," + row.value(QStringLiteral("finished")).toString().toStdString()
-                       + "," + number("latency_seconds") + "," + number("fit_seconds") + "," + number("rms_waves") + "," + number("strehl");
+    std::string line = std::to_string(row.value(QStringLiteral("sequence")).toInt()) + ","
+                       + csvField(row.value(QStringLiteral("stack")).toString().toStdString()) + ","
+                       + row.value(QStringLiteral("status")).toString().toStdString() + ","
+                       + (row.value(QStringLiteral("warm_started")).toBool() ? "yes" : "no") + ","
+                       + row.value(QStringLiteral("written")).toString().toStdString() + ","
+                       + row.value(QStringLiteral("finished")).toString().toStdString() + "," + number("latency_seconds") + ","
+                       + number("fit_seconds") + "," + number("rms_waves") + "," + number("strehl");
     for (int index : m_csvIndices) {
         std::string value;
         if (result)
@@ -734,7 +752,8 @@ void LiveWatchWorker::writeCsv(const QJsonObject& row, const FitResult* result)
     QStringList skipped;
     for (const QJsonValue& s : row.value(QStringLiteral("skipped")).toArray())
         skipped << s.toString();
-    line += "," + csvField(skipped.join(QLatin1Char(' ')).toStdString()) + "," + csvField(row.value(QStringLiteral("error")).toString().toStdString());
+    line += "," + csvField(skipped.join(QLatin1Char(' ')).toStdString()) + ","
+            + csvField(row.value(QStringLiteral("error")).toString().toStdString());
     appendLine(m_options.csvPath, QByteArray::fromStdString(line));
 }
 
@@ -774,7 +793,9 @@ bool lowerThisThreadsPriority()
 
 // ---- LiveWatch ----------------------------------------------------------------------------------------
 
-LiveWatch::LiveWatch(LiveWatchOptions options, QObject* parent) : QObject(parent), m_options(std::move(options))
+LiveWatch::LiveWatch(LiveWatchOptions options, QObject* parent)
+    : QObject(parent)
+    , m_options(std::move(options))
 {
     qRegisterMetaType<wfs::LiveDifference>(); // crosses from the watch's thread in a queued signal
 }
@@ -799,7 +820,8 @@ void LiveWatch::start()
     } catch (const std::exception& e) {
         m_running.store(false);
         const QString reason = QString::fromStdString(e.what());
-        QMetaObject::invokeMethod(this, [this, reason] { emit finished(true, reason); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, reason] { emit finished(true, reason); }, Qt::QueuedConnection);
         return;
     }
     m_thread = new QThread;
@@ -815,7 +837,8 @@ void LiveWatch::stop()
     m_cancel.store(true); // a fit in progress ends at its next iteration
     if (m_worker) {
         LiveWatchWorker* worker = m_worker;
-        QMetaObject::invokeMethod(worker, [worker] { worker->finish(false, QStringLiteral("stopped")); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            worker, [worker] { worker->finish(false, QStringLiteral("stopped")); }, Qt::QueuedConnection);
     }
 }
 
@@ -855,7 +878,8 @@ bool LiveWatch::holdReference(int sequence)
         generation = ++m_referenceGeneration;
     }
     LiveWatchWorker* worker = m_worker;
-    QMetaObject::invokeMethod(worker, [worker, chosen, generation] { worker->compareKept(chosen, generation); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        worker, [worker, chosen, generation] { worker->compareKept(chosen, generation); }, Qt::QueuedConnection);
     return true;
 }
 

@@ -64,7 +64,7 @@ public:
 QString defaultPlanePattern(); // ^(?<stack>.+)_z(?<plane>\d+)\.(fits?|fts|tiff?)$, case-insensitive
 
 struct StackFinderOptions {
-    int stableMs = 1000;        // unchanged size and modification time for this long = complete
+    int stableMs = 1000; // unchanged size and modification time for this long = complete
     QString planePattern = defaultPlanePattern();
     // Planes of a one-file-per-plane stack. 0: not known, and a stack is complete once every plane file is
     // complete and no new plane has come for stableMs.
@@ -94,7 +94,7 @@ public:
     // Lists the folder and returns the stacks that became complete (each once). `steadyMs` is a monotonic
     // clock in ms. Throws FolderGoneError when the folder is gone or cannot be listed.
     std::vector<CompleteStack> scan(qint64 steadyMs);
-    bool sawChange() const { return m_sawChange; }  // the last scan found a new, changed or vanished file
+    bool sawChange() const { return m_sawChange; }           // the last scan found a new, changed or vanished file
     int pendingFiles() const { return int(m_files.size()); } // seen, not yet part of a complete stack
 
 private:
@@ -105,15 +105,15 @@ private:
         qint64 firstSeenMs = 0;
         bool renamed = false;
         bool complete = false;
-        std::string stack;           // its stack's name
-        int plane = -1;              // -1: a file that is a stack by itself
+        std::string stack; // its stack's name
+        int plane = -1;    // -1: a file that is a stack by itself
     };
     std::string m_folder;
     StackFinderOptions m_options;
     QRegularExpression m_pattern;
     std::map<QString, FileState> m_files; // not yet handled
     std::set<std::string> m_handled;
-    std::set<QString> m_renamed;          // renames seen before the file was listed
+    std::set<QString> m_renamed; // renames seen before the file was listed
     bool m_sawChange = false;
 };
 
@@ -127,13 +127,13 @@ std::vector<QJsonObject> readLiveLog(const std::string& path);
 
 struct LiveWatchOptions {
     std::string folder;
-    Session settings;         // engine/Batch.h loadBatchSettings(), or a preset's settings
-    std::string logPath;      // JSON Lines; continued when it exists
-    std::string csvPath;      // optional trend table: one row per stack
-    std::string resultsDir;   // optional: each fitted stack's result JSON as `reconstruct --json` writes it
+    Session settings;       // engine/Batch.h loadBatchSettings(), or a preset's settings
+    std::string logPath;    // JSON Lines; continued when it exists
+    std::string csvPath;    // optional trend table: one row per stack
+    std::string resultsDir; // optional: each fitted stack's result JSON as `reconstruct --json` writes it
     StackFinderOptions finder;
-    int scanIntervalMs = 100; // the periodic scan beside the file-system watcher
-    int maxStacks = 0;        // stop once this many stacks were handled (fitted, failed or skipped); 0 = never
+    int scanIntervalMs = 100;         // the periodic scan beside the file-system watcher
+    int maxStacks = 0;                // stop once this many stacks were handled (fitted, failed or skipped); 0 = never
     double exitWhenIdleSeconds = 0.0; // stop when no file changed and no stack came for this long; 0 = never
     // The watch's thread yields to the caller's (a desktop's event loop) when the two want one core: on Linux its
     // nice value is raised by kBackgroundNice. Off for the command line, whose one job is the watch.
@@ -150,10 +150,10 @@ constexpr int kBackgroundNice = 5;
 bool lowerThisThreadsPriority();
 
 struct LiveCounts {
-    int fitted = 0;   // rows with a result
-    int failed = 0;   // rows with an error
-    int skipped = 0;  // listed in a row's "skipped"
-    int resumed = 0;  // stacks the log already held when the watch started
+    int fitted = 0;  // rows with a result
+    int failed = 0;  // rows with an error
+    int skipped = 0; // listed in a row's "skipped"
+    int resumed = 0; // stacks the log already held when the watch started
 };
 
 // A held reference's comparison with one later stack: core's runs comparison (reference first, the stack
@@ -226,7 +226,7 @@ private:
     std::shared_ptr<const LiveFit> m_latest;
     std::shared_ptr<const LiveFit> m_reference;
     std::map<int, std::shared_ptr<const LiveFit>> m_kept; // by sequence; planes left out
-    unsigned long m_referenceGeneration = 0; // each hold or release: a chosen hold queued before a later one yields
+    unsigned long m_referenceGeneration = 0;              // each hold or release: a chosen hold queued before a later one yields
     unsigned long m_version = 0;
 };
 

@@ -42,7 +42,8 @@ std::vector<double> parametersForTruth(const Problem& problem, const Truth& trut
             throw std::invalid_argument("truth term " + std::to_string(term.index) + " (n=" + std::to_string(mode.n)
                                         + ") is above the basis order " + std::to_string(spec.basis.maxOrder));
         // Same physical wavefront in the spec's normalisation: c_spec N_spec = c_truth N_truth.
-        const double factor = zernike::normalizationFactor(mode, truth.normalization) / zernike::normalizationFactor(mode, spec.basis.normalization);
+        const double factor =
+            zernike::normalizationFactor(mode, truth.normalization) / zernike::normalizationFactor(mode, spec.basis.normalization);
         spec.basis.start[size_t(it - problem.modes().begin())] = 2.0 * M_PI * term.valueWaves * factor;
     }
     ProblemSpec noData = spec;
@@ -191,7 +192,8 @@ PresetCase oofPreset(const PresetOptions& options)
     c.start = noData.initialParameters(); // the spec's p0 = (0, ..., 0, 0, 0, 1)
     c.solver.gradientTolerance = defaults.gradientTolerance;
     c.solver.functionTolerance = defaults.functionTolerance;
-    c.noiseDescription = options.noise ? "D = P (1 + N(0, 0.01)) + N(0, 0.024 max P_stack), mt19937_64 seed " + std::to_string(options.seed) : "none";
+    c.noiseDescription =
+        options.noise ? "D = P (1 + N(0, 0.01)) + N(0, 0.024 max P_stack), mt19937_64 seed " + std::to_string(options.seed) : "none";
     return c;
 }
 
@@ -253,9 +255,10 @@ void addDefocusPlanes(ProblemSpec& s, std::initializer_list<double> defocusWaves
 // The simulated presets' noise in words (background 5 and read noise 1 counts RMS in each).
 std::string photonNoiseText(const char* photons, const PresetOptions& options)
 {
-    return options.noise ? std::string("Poisson, ") + photons + " photons per plane, background 5, read noise 1 (counts RMS), mt19937_64 seed "
-                               + std::to_string(options.seed)
-                         : "none";
+    return options.noise
+               ? std::string("Poisson, ") + photons + " photons per plane, background 5, read noise 1 (counts RMS), mt19937_64 seed "
+                     + std::to_string(options.seed)
+               : "none";
 }
 
 // A pupil no Zernike basis describes (issue 13's simulated truth): low-order aberrations plus a phase
@@ -289,8 +292,9 @@ PresetCase pupilPreset(const PresetOptions& options)
     for (const TruthTerm& t : c.truth.terms)
         truthSpec.basis.maxOrder = std::max(truthSpec.basis.maxOrder, zernike::modeFromIndex(t.index, c.truth.ordering).n);
     const Problem geometry(truthSpec);
-    const Eigen::VectorXd zernikePart = geometry.basis() * Eigen::Map<const Eigen::VectorXd>(
-                                            geometry.unpack(parametersForTruth(geometry, c.truth).data()).zernike.data(),
+    const Eigen::VectorXd zernikePart =
+        geometry.basis()
+        * Eigen::Map<const Eigen::VectorXd>(geometry.unpack(parametersForTruth(geometry, c.truth).data()).zernike.data(),
                                             Eigen::Index(geometry.modes().size()));
     for (int i = 0; i < geometry.pupilPixelCount(); ++i) {
         const double x = geometry.pupilX()[size_t(i)], y = geometry.pupilY()[size_t(i)];
@@ -416,8 +420,8 @@ std::vector<FitsKeyword> presetKeywords(const PresetCase& preset, const std::str
         for (const PlaneSpec& p : s.planes)
             diversities.push_back(p.diversity);
         const Image& first = s.planes.front().data;
-        const std::vector<FitsKeyword> wcs = focalPlaneWcsKeywords(first.width, first.height, s.grid.rowIsX ? 0.0 : s.grid.spacing * s.grid.size / 2.0,
-                                                                   defocusAxis(diversities));
+        const std::vector<FitsKeyword> wcs = focalPlaneWcsKeywords(
+            first.width, first.height, s.grid.rowIsX ? 0.0 : s.grid.spacing * s.grid.size / 2.0, defocusAxis(diversities));
         k.insert(k.end(), wcs.begin(), wcs.end());
     }
     return k;

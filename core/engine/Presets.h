@@ -22,20 +22,20 @@
 namespace wfs {
 
 struct PresetOptions {
-    int grid = 0;               // 0: the preset's default (oof 128, demo 256)
-    int order = 0;              // 0: the preset's default (oof 8, demo 4)
+    int grid = 0;  // 0: the preset's default (oof 128, demo 256)
+    int order = 0; // 0: the preset's default (oof 8, demo 4)
     std::uint64_t seed = 20180518;
     bool noise = true;          // false: data equal the model at the truth
     std::optional<Truth> truth; // replaces the preset's injected aberrations
 };
 
 struct PresetCase {
-    ProblemSpec spec;                  // with data
-    std::vector<double> start;         // where the fit starts (problem parameter order)
-    Truth truth;                       // injected aberrations (waves)
+    ProblemSpec spec;                    // with data
+    std::vector<double> start;           // where the fit starts (problem parameter order)
+    Truth truth;                         // injected aberrations (waves)
     std::vector<double> truthParameters; // the truth in problem parameter order
-    SolverOptions solver;              // the preset's stopping rules
-    std::string noiseDescription;      // e.g. "Poisson, 1e6 photons per plane, read noise 2 e-, seed 1"
+    SolverOptions solver;                // the preset's stopping rules
+    std::string noiseDescription;        // e.g. "Poisson, 1e6 photons per plane, read noise 2 e-, seed 1"
     // The "pupil" preset's truth per pupil pixel (Problem::pupilIndex order): phase in radians (piston
     // included) and field amplitude; empty for the other presets.
     std::vector<double> truthPhase, truthAmplitude;

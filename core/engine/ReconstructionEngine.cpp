@@ -72,7 +72,8 @@ double overallReducedChiSquare(const FitResult& result, long* pixels)
 
 // The progress of a fit that continues earlier ones (a sweep's, a profile's): its iterations and seconds count on
 // from `before`, so the live convergence history runs on instead of starting again at each fit.
-std::function<void(const ProgressSnapshot&)> continuing(const std::function<void(const ProgressSnapshot&)>& progress, const SolverSummary& before)
+std::function<void(const ProgressSnapshot&)> continuing(const std::function<void(const ProgressSnapshot&)>& progress,
+                                                        const SolverSummary& before)
 {
     if (!progress)
         return {};
@@ -85,7 +86,8 @@ std::function<void(const ProgressSnapshot&)> continuing(const std::function<void
 }
 
 // `request` at smoothness weight `weight`, started where `previous` ended (its Zernike and zonal values).
-ReconstructionRequest seededAt(const ReconstructionRequest& request, double weight, const FitResult& previous, const ProblemSpec& previousSpec)
+ReconstructionRequest seededAt(const ReconstructionRequest& request, double weight, const FitResult& previous,
+                               const ProblemSpec& previousSpec)
 {
     ReconstructionRequest next = request;
     next.autoRegularization = false;
@@ -101,8 +103,8 @@ ReconstructionRequest seededAt(const ReconstructionRequest& request, double weig
 // weight does, so the search starts in the middle of the ladder and walks one way: stronger while the noise level
 // holds, weaker until it does. Each fit starts where the last one ended. Only when no weight reaches the noise
 // level are the rest fitted, for the fallback rule (the strongest within 2 % of the least chi-square).
-FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
-                                             const std::atomic<bool>* cancel)
+FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& request,
+                                             const std::function<void(const ProgressSnapshot&)>& progress, const std::atomic<bool>* cancel)
 {
     const std::vector<double> weights = regularizationSweepWeights(); // strongest first
     std::vector<std::optional<FitResult>> fits(weights.size());
@@ -110,7 +112,7 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
     ReconstructionRequest step = request;
     step.autoRegularization = false;
     step.analysis.computeUncertainty = false; // for the chosen fit only, below
-    SolverSummary done; // the sweep's fits so far
+    SolverSummary done;                       // the sweep's fits so far
     long pixels = 0;
     std::optional<FitResult> stopped; // a cancelled or failed fit ends the sweep
     std::vector<size_t> order;        // the weights in the order they were fitted
@@ -189,8 +191,9 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
     }
     char head[96];
     std::snprintf(head, sizeof head, "weight %g chosen by ", weight);
-    result.regularizationChoice = head + rule + "; chi2/pixel by weight, in the order fitted: " + sweep + "; " + std::to_string(order.size())
-        + " fits, " + std::to_string(done.iterations) + " iterations, " + std::to_string(int(std::lround(done.seconds))) + " s";
+    result.regularizationChoice = head + rule + "; chi2/pixel by weight, in the order fitted: " + sweep + "; "
+                                  + std::to_string(order.size()) + " fits, " + std::to_string(done.iterations) + " iterations, "
+                                  + std::to_string(int(std::lround(done.seconds))) + " s";
     return result;
 }
 
@@ -217,8 +220,11 @@ double axialNumericalAperture(const ProblemSpec& spec)
 // The sampling fit's profile: one fit per aperture scale, each seeded from the best fit so far.
 class SamplingProfile {
 public:
-    SamplingProfile(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress, const std::atomic<bool>* cancel)
-        : m_request(request), m_progress(progress), m_cancel(cancel)
+    SamplingProfile(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
+                    const std::atomic<bool>* cancel)
+        : m_request(request)
+        , m_progress(progress)
+        , m_cancel(cancel)
     {
         m_request.fitSampling = false;
         m_request.autoRegularization = false;
@@ -283,7 +289,8 @@ private:
 };
 
 // The vertex and curvature (second derivative) of the parabola through three points (x ascending).
-std::pair<double, double> parabola(const std::pair<double, double>& a, const std::pair<double, double>& b, const std::pair<double, double>& c)
+std::pair<double, double> parabola(const std::pair<double, double>& a, const std::pair<double, double>& b,
+                                   const std::pair<double, double>& c)
 {
     const double d1 = (b.second - a.second) / (b.first - a.first), d2 = (c.second - b.second) / (c.first - b.first);
     const double curvature = 2.0 * (d2 - d1) / (c.first - a.first);
@@ -495,7 +502,8 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
                 SolverSummary more = minimise(*evaluator, *unwrapped, solver, callback);
                 if (more.termination != Termination::Failed) {
                     char note[160];
-                    std::snprintf(note, sizeof note, "zonal phase unwrapped (zones a whole wave apart) and the fit continued: cost %.6g -> %.6g",
+                    std::snprintf(note, sizeof note,
+                                  "zonal phase unwrapped (zones a whole wave apart) and the fit continued: cost %.6g -> %.6g",
                                   summary.finalCost, more.finalCost);
                     unwrapNote = note;
                     more.initialCost = summary.initialCost;
@@ -511,8 +519,8 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
                 }
             }
         }
-        const bool last = s + 1 == stages.size() || summary.termination == Termination::Cancelled
-                          || summary.termination == Termination::Failed;
+        const bool last =
+            s + 1 == stages.size() || summary.termination == Termination::Cancelled || summary.termination == Termination::Failed;
         if (last) {
             result = finishedFit(*evaluator, *problem, summary, request, switchedToLbfgs);
             if (!unwrapNote.empty())
@@ -578,7 +586,8 @@ std::thread ReconstructionEngine::startThread(ReconstructionRequest request)
         } catch (const std::bad_alloc&) {
             std::lock_guard lock(m_mutex);
             m_error = "out of memory: the problem (grid " + std::to_string(request.spec.grid.size) + ", "
-                      + std::to_string(request.spec.planes.size()) + " planes) needs more memory than this process may use; "
+                      + std::to_string(request.spec.planes.size())
+                      + " planes) needs more memory than this process may use; "
                         "use a smaller --grid or --crop"
                       + std::string(request.evaluator.threads > 1 ? " or fewer threads (each takes memory of its own)" : "");
         } catch (const std::exception& e) {

@@ -15,12 +15,12 @@
 namespace wfs {
 
 struct ReconstructionRequest {
-    ProblemSpec spec;                 // with data
-    std::vector<double> start;        // empty: the spec's start values
+    ProblemSpec spec;          // with data
+    std::vector<double> start; // empty: the spec's start values
     BackendKind backend = BackendKind::Cpu;
     EvaluatorOptions evaluator;
     GradientKind gradient = GradientKind::Adjoint;
-    SolverOptions solver;             // its `cancel` is set by the engine
+    SolverOptions solver; // its `cancel` is set by the engine
     AnalysisOptions analysis;
     // Coarse-to-fine: Zernike orders fitted in turn, each seeded from the previous; the last one
     // should be spec.basis.maxOrder. Empty: one stage at spec.basis.maxOrder.
@@ -54,14 +54,14 @@ std::vector<double> regularizationSweepWeights();
 void applySolverSettings(const SolverSettings& settings, ReconstructionRequest& request);
 
 struct ProgressSnapshot {
-    int stage = 0;        // 0-based
+    int stage = 0; // 0-based
     int stageCount = 1;
-    int order = 0;        // Zernike order of this stage
+    int order = 0; // Zernike order of this stage
     IterationSnapshot iteration;
-    std::vector<double> zernikeWaves; // every basis term (piston first) at this iterate
-    Image phase;                      // radians over the pupil's bounding box, NaN outside
-    PupilMapGeometry phaseGeometry;   // where `phase` lies in the pupil (its stage's grid)
-    std::vector<Image> models;        // model images in the data layout, when due (liveImageInterval)
+    std::vector<double> zernikeWaves;      // every basis term (piston first) at this iterate
+    Image phase;                           // radians over the pupil's bounding box, NaN outside
+    PupilMapGeometry phaseGeometry;        // where `phase` lies in the pupil (its stage's grid)
+    std::vector<Image> models;             // model images in the data layout, when due (liveImageInterval)
     std::vector<PlaneResiduals> residuals; // data - model and normalised, with `models`
 };
 
@@ -103,7 +103,7 @@ public:
     std::optional<FitResult> result() const; // set when a job has finished (also when cancelled)
     // The same without a copy (a result at grid 512 holds tens of megabytes of images); null before.
     std::shared_ptr<const FitResult> sharedResult() const;
-    std::string error() const;               // set when a job failed to start or run
+    std::string error() const; // set when a job failed to start or run
 
     // Tests: makes the next starts fail as a refused std::thread creation does (ulimit -u).
     static void setThreadCreationFailsForTesting(bool fails);

@@ -43,7 +43,8 @@ std::vector<std::string> pupilFunctionLines(const FitResult& r)
 {
     std::vector<std::string> lines;
     if (r.phaseModel != PupilPhaseModel::Zernike || r.amplitudeModel != PupilAmplitudeModel::Uniform) {
-        std::string line = format("pupil: phase %s, amplitude %s", pupilPhaseModelName(r.phaseModel), pupilAmplitudeModelName(r.amplitudeModel));
+        std::string line =
+            format("pupil: phase %s, amplitude %s", pupilPhaseModelName(r.phaseModel), pupilAmplitudeModelName(r.amplitudeModel));
         if (std::isfinite(r.zonalRemainderRmsWaves))
             line += format("; beyond the Zernike terms: %.4f waves RMS", r.zonalRemainderRmsWaves);
         if (hasZonalTerms(r.phaseModel, r.amplitudeModel))
@@ -53,9 +54,11 @@ std::vector<std::string> pupilFunctionLines(const FitResult& r)
             lines.push_back("smoothness " + r.regularizationChoice);
     }
     if (!r.detector.isIdentity() || r.gain != 1.0)
-        lines.push_back(format("detector: %s%s, gain %.4g electrons per data unit", r.detector.pixelIntegration ? "pixel integration" : "point samples",
-                               r.detector.objectDiameterPixels > 0.0 ? format(", object %.3g px across (sphere)", r.detector.objectDiameterPixels).c_str() : "",
-                               r.gain));
+        lines.push_back(format(
+            "detector: %s%s, gain %.4g electrons per data unit", r.detector.pixelIntegration ? "pixel integration" : "point samples",
+            r.detector.objectDiameterPixels > 0.0 ? format(", object %.3g px across (sphere)", r.detector.objectDiameterPixels).c_str()
+                                                  : "",
+            r.gain));
     if (!r.spectrumWavelengths.empty())
         lines.push_back(format("source: %zu wavelengths, %.1f to %.1f nm (a flat band)", r.spectrumWavelengths.size(),
                                r.spectrumWavelengths.front() * 1e9, r.spectrumWavelengths.back() * 1e9));
@@ -76,7 +79,8 @@ std::vector<std::string> pupilFunctionLines(const FitResult& r)
         const std::string unit = i < r.parameterUnits.size() ? r.parameterUnits[i] : std::string();
         const double factor = unit == "m" ? 1e6 : 1.0; // offsets in metres are shown in micrometres
         const std::string shown = unit == "m" ? " um" : unit.empty() ? "" : " " + unit;
-        lines.push_back(format("%s %.5g +/- %.2g%s", label.c_str(), r.parameterValues[i] * factor, r.parameterUncertainties[i] * factor, shown.c_str()));
+        lines.push_back(format("%s %.5g +/- %.2g%s", label.c_str(), r.parameterValues[i] * factor, r.parameterUncertainties[i] * factor,
+                               shown.c_str()));
     }
     return lines;
 }
@@ -122,7 +126,8 @@ std::vector<std::string> metadataSourceLines(const Dataset& dataset)
         if (value)
             lines.push_back(key + " " + metadataValueText(key, *value) + " (" + source(key) + ")");
     lines.push_back("immersionIndex " + metadataValueText("immersionIndex", m.immersionIndex) + " (" + source("immersionIndex") + ")");
-    lines.push_back(std::string("defocusModel ") + (m.defocusModel == DefocusModel::HighNa ? "high-na" : "paraxial") + " (" + source("defocusModel") + ")");
+    lines.push_back(std::string("defocusModel ") + (m.defocusModel == DefocusModel::HighNa ? "high-na" : "paraxial") + " ("
+                    + source("defocusModel") + ")");
     if (m.zStep)
         lines.push_back(std::string("zDirection ") + (m.zIndexDown ? "down" : "up") + " (" + source("zIndexDown") + ")");
     lines.push_back("dataUnit " + (m.dataUnit.empty() ? std::string("counts") : m.dataUnit) + " (" + source("dataUnit") + ")");

@@ -29,7 +29,8 @@ RunComparison compareRuns(const FitResult& first, const FitResult& second)
     if (first.normalization != second.normalization)
         c.notes.push_back("the runs use different Zernike normalisations; coefficients are not directly comparable");
     if (first.ordering != second.ordering)
-        c.notes.push_back(std::string("terms matched by (n, m); indices in the first run's ordering (") + zernike::orderingName(first.ordering) + ")");
+        c.notes.push_back(std::string("terms matched by (n, m); indices in the first run's ordering (")
+                          + zernike::orderingName(first.ordering) + ")");
 
     for (const CoefficientResult& a : first.coefficients)
         c.terms.push_back({a.mode, indexIn(a.mode, c.ordering), zernike::name(a.mode), a.waves, std::nullopt, 0.0});

@@ -59,7 +59,8 @@ std::vector<LabMethod> labMethods()
 {
     const int all = std::max(1, QThread::idealThreadCount());
     return {
-        {QObject::tr("finite differences, CPU float64, 1 thread (baseline)"), BackendKind::Cpu, GradientKind::FiniteDifference, Precision::Double, 1},
+        {QObject::tr("finite differences, CPU float64, 1 thread (baseline)"), BackendKind::Cpu, GradientKind::FiniteDifference,
+         Precision::Double, 1},
         {QObject::tr("adjoint, CPU float64, 1 thread (reference)"), BackendKind::Cpu, GradientKind::Adjoint, Precision::Double, 1},
         {QObject::tr("adjoint, CPU float32, 1 thread"), BackendKind::Cpu, GradientKind::Adjoint, Precision::Float, 1},
         {QObject::tr("adjoint, CPU float64, %1 threads").arg(all), BackendKind::Cpu, GradientKind::Adjoint, Precision::Double, all},
@@ -87,7 +88,8 @@ void runSpeedupExperiment(const LabSettings& settings, const std::vector<LabRow>
             for (int grid : settings.grids) {
                 if (cancel)
                     break;
-                const OofBenchmarkRow ref = runOofBenchmark(benchSettings(methods[kReferenceMethod], grid, order, settings.evalRepeat, &cancel));
+                const OofBenchmarkRow ref =
+                    runOofBenchmark(benchSettings(methods[kReferenceMethod], grid, order, settings.evalRepeat, &cancel));
                 if (ref.summary.termination == Termination::Cancelled)
                     break;
                 post(measuredRow(kReferenceMethod, grid, order, ref, nullptr));

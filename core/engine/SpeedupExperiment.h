@@ -33,8 +33,8 @@ constexpr int kReferenceMethod = 1;
 struct LabSettings {
     std::vector<int> grids = {64, 128};
     std::vector<int> orders = {4};
-    std::vector<int> methods = {0, 1, 2};   // indices into labMethods(); the reference always runs
-    bool runBaselinesForReal = false;       // false: baselines longer than estimateAboveSeconds are estimated
+    std::vector<int> methods = {0, 1, 2}; // indices into labMethods(); the reference always runs
+    bool runBaselinesForReal = false;     // false: baselines longer than estimateAboveSeconds are estimated
     double estimateAboveSeconds = 10.0;
     int evalRepeat = 5;
 };
@@ -43,13 +43,13 @@ struct LabRow {
     int method = 0;
     int grid = 0;
     int order = 0;
-    bool estimated = false;    // time and counts from measured per-evaluation times, not a real fit
-    OofBenchmarkRow bench;     // measured figures (for an estimated row: its evaluation timings only)
-    double seconds = 0.0;      // time to solution (measured or estimated)
+    bool estimated = false; // time and counts from measured per-evaluation times, not a real fit
+    OofBenchmarkRow bench;  // measured figures (for an estimated row: its evaluation timings only)
+    double seconds = 0.0;   // time to solution (measured or estimated)
     long iterations = 0;
-    long costEvaluations = 0;  // model evaluations, finite-difference ones included
+    long costEvaluations = 0; // model evaluations, finite-difference ones included
     double evaluationsPerSecond = 0.0;
-    double finalCost = 0.0;    // NaN for an estimated row
+    double finalCost = 0.0;                     // NaN for an estimated row
     double maxCoefficientDifferenceWaves = 0.0; // against the reference's solution; NaN when none
 };
 

@@ -84,8 +84,9 @@ PresetSession presetSession(const std::string& name, const PresetOptions& option
     const QByteArray bytes = presetFitsBytes(c, name, options.seed);
     const std::string source = name + " (simulated, seed " + std::to_string(options.seed) + ")";
     PresetSession preset;
-    preset.messages = addImages(preset.session.dataset,
-                                readFitsMemory(reinterpret_cast<const std::uint8_t*>(bytes.constData()), size_t(bytes.size()), source), source);
+    preset.messages =
+        addImages(preset.session.dataset,
+                  readFitsMemory(reinterpret_cast<const std::uint8_t*>(bytes.constData()), size_t(bytes.size()), source), source);
     preset.session.model.order = c.spec.basis.maxOrder;
     preset.session.solver = presetSolverSettings(name);
     applyPresetSettings(name, preset.session.model, preset.session.solver);

@@ -18,10 +18,10 @@
 namespace wfs {
 
 struct PreparedRun {
-    Dataset dataset;          // the input with its preparation record updated
-    BuiltProblem problem;     // the problem the engine fits: prepared planes, sampling, plane map
+    Dataset dataset;      // the input with its preparation record updated
+    BuiltProblem problem; // the problem the engine fits: prepared planes, sampling, plane map
     ReconstructionRequest request;
-    ExportContext context;    // pupil, sampling and inputs, for export headers
+    ExportContext context;                // pupil, sampling and inputs, for export headers
     std::vector<DatasetMessage> messages; // preparation and problem warnings and notes, in order
 };
 

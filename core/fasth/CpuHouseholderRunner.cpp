@@ -38,10 +38,14 @@ std::string cpuModel()
 Algorithm algorithmOf(BenchMethod method)
 {
     switch (method) {
-    case BenchMethod::FastH: return Algorithm::FastH;
-    case BenchMethod::CompactWY: return Algorithm::CompactWY;
-    case BenchMethod::TreeMerge: return Algorithm::TreeMerge;
-    default: return Algorithm::Sequential;
+    case BenchMethod::FastH:
+        return Algorithm::FastH;
+    case BenchMethod::CompactWY:
+        return Algorithm::CompactWY;
+    case BenchMethod::TreeMerge:
+        return Algorithm::TreeMerge;
+    default:
+        return Algorithm::Sequential;
     }
 }
 
@@ -141,8 +145,7 @@ public:
             // Only the layer is needed, not the dense W that prepare(LuSolve) would form in O(d^3).
             prepare(BenchMethod::SvdInverse, pass);
             if (m_svdReference.size() == 0) {
-                SvdLayer<Scalar> layer(m_layer->uReflectors(), m_layer->vReflectors(), m_layer->sigma(),
-                                       options(Algorithm::Sequential));
+                SvdLayer<Scalar> layer(m_layer->uReflectors(), m_layer->vReflectors(), m_layer->sigma(), options(Algorithm::Sequential));
                 m_svdReference = layer.inverse(m_x).template cast<double>();
             }
             reference.output = m_svdReference;
@@ -231,14 +234,18 @@ private:
                 m_denseGrad.noalias() = m_g * m_x.transpose();
             }
             return;
-        case BenchMethod::SvdInverse: m_output = m_layer->inverse(m_x); return;
+        case BenchMethod::SvdInverse:
+            m_output = m_layer->inverse(m_x);
+            return;
         case BenchMethod::LuSolve: {
             // Factor and solve: the weight changes at every training step, so the factorisation counts.
             const Eigen::PartialPivLU<MatrixType> lu(m_w);
             m_output = lu.solve(m_x);
             return;
         }
-        case BenchMethod::SvdLogDet: m_scalarResult = double(m_layer->logAbsDeterminant()); return;
+        case BenchMethod::SvdLogDet:
+            m_scalarResult = double(m_layer->logAbsDeterminant());
+            return;
         case BenchMethod::LuLogDet: {
             const Eigen::PartialPivLU<MatrixType> lu(m_w);
             // Summing logs of the pivots instead of lu.determinant() avoids overflow for large d.
@@ -248,7 +255,8 @@ private:
             m_scalarResult = sum;
             return;
         }
-        case BenchMethod::SequentialFused: break;
+        case BenchMethod::SequentialFused:
+            break;
         }
         throw std::logic_error(std::string("fasth bench: the CPU backend has no method ") + methodName(method));
     }
@@ -335,10 +343,12 @@ public:
     {
         switch (method) {
         case BenchMethod::Sequential:
-        case BenchMethod::SequentialFused: return 1;
+        case BenchMethod::SequentialFused:
+            return 1;
         case BenchMethod::FastH:
         case BenchMethod::CompactWY:
-        case BenchMethod::SvdInverse: return std::min(m_config.blockSize, m_blockK);
+        case BenchMethod::SvdInverse:
+            return std::min(m_config.blockSize, m_blockK);
         case BenchMethod::TreeMerge: {
             long long block = std::min(m_config.blockSize, m_blockK);
             for (int level = 0; level < m_config.treeLevels && block < m_blockK; ++level)
@@ -351,7 +361,8 @@ public:
             if (m_blockK < 48 || m_batch < 2)
                 return 1;
             return m_blockK < 96 ? (m_blockK + 1) / 2 : 48;
-        default: return 0;
+        default:
+            return 0;
         }
     }
 

@@ -50,14 +50,11 @@ bool SweepOptions::isValid(std::string* error) const
             *error = message;
         return false;
     };
-    auto positive = [](const std::vector<int>& values) {
-        return std::all_of(values.begin(), values.end(), [](int v) { return v >= 1; });
-    };
-    if (dimensions.empty() || batches.empty() || methods.empty() || passes.empty() || precisions.empty()
-        || threads.empty())
+    auto positive = [](const std::vector<int>& values) { return std::all_of(values.begin(), values.end(), [](int v) { return v >= 1; }); };
+    if (dimensions.empty() || batches.empty() || methods.empty() || passes.empty() || precisions.empty() || threads.empty())
         return fail("the sweep needs at least one d, batch, method, pass, precision and thread count");
-    if (!positive(dimensions) || !positive(reflectors) || !positive(batches) || !positive(blocks)
-        || !positive(fasthBlockGrid) || !positive(threads))
+    if (!positive(dimensions) || !positive(reflectors) || !positive(batches) || !positive(blocks) || !positive(fasthBlockGrid)
+        || !positive(threads))
         return fail("d, k, batch, block and thread counts must be positive");
     if (repeat < 1)
         return fail("repeat must be at least 1");
@@ -121,7 +118,9 @@ namespace {
 class SweepRun {
 public:
     SweepRun(HouseholderRunner& runner, const SweepOptions& options, const SweepCallbacks& callbacks)
-        : m_runner(runner), m_options(options), m_callbacks(callbacks)
+        : m_runner(runner)
+        , m_options(options)
+        , m_callbacks(callbacks)
     {
         m_summary.total = sweepSize(options);
     }
@@ -192,9 +191,8 @@ public:
         row.backend = m_runner.backend();
         row.device = m_runner.device();
         if (row.backend == "cpu") {
-            const bool dispatched = method == BenchMethod::Sequential || method == BenchMethod::FastH
-                                    || method == BenchMethod::CompactWY || method == BenchMethod::TreeMerge
-                                    || method == BenchMethod::SvdInverse;
+            const bool dispatched = method == BenchMethod::Sequential || method == BenchMethod::FastH || method == BenchMethod::CompactWY
+                                    || method == BenchMethod::TreeMerge || method == BenchMethod::SvdInverse;
             row.simd = dispatched ? simd::fasthKernelsName(simd::active()) : simd::name(simd::Level::Baseline);
         }
         row.ms = stats.median;

@@ -40,9 +40,9 @@ struct SweepOptions {
     std::vector<Pass> passes{Pass::Forward, Pass::Backward, Pass::Both};
     std::vector<Precision> precisions{Precision::Double};
     std::vector<int> threads{1};
-    int repeat = 20;     // timed repetitions per measurement (>= 1); the median and quartiles are reported
-    int warmup = 2;      // untimed runs before the timed ones (>= 0)
-    int treeLevels = 1;  // TreeMerge merge levels (0..30)
+    int repeat = 20;    // timed repetitions per measurement (>= 1); the median and quartiles are reported
+    int warmup = 2;     // untimed runs before the timed ones (>= 0)
+    int treeLevels = 1; // TreeMerge merge levels (0..30)
     std::uint64_t seed = 1;
     bool lapackLayout = true; // reflectors from a QR ([0..0, 1, *]); false: Gaussian, no library rows
     bool cudaGraph = false;   // GPU runner: time CUDA-graph replays
@@ -54,7 +54,7 @@ struct SweepOptions {
 // One measurement: a method and pass at one grid point, in the engine's own numbers.
 struct SweepRow {
     int d = 0;
-    int k = 0;              // d for the use-case methods (they work on the d x d SVD layer)
+    int k = 0; // d for the use-case methods (they work on the d x d SVD layer)
     int batch = 0;
     int block = 0;          // the block the method really used (HouseholderRunner::effectiveBlock)
     int requestedBlock = 0; // the block asked for (0 or 1 for the methods without blocks)
@@ -71,8 +71,8 @@ struct SweepRow {
     double ms = 0.0; // median of the timed repetitions
     double msQ1 = 0.0;
     double msQ3 = 0.0;
-    double flops = 0.0;  // nominalFlops of the pass
-    double gflops = 0.0; // flops / median time
+    double flops = 0.0;       // nominalFlops of the pass
+    double gflops = 0.0;      // flops / median time
     double maxAbsError = 0.0; // against the sequential result in the same precision on the same backend
     bool gradVChecked = false;
     int repeat = 0;
@@ -108,9 +108,9 @@ struct SweepCallbacks {
 };
 
 struct SweepSummary {
-    int rows = 0;        // measurements reported
-    int skipped = 0;     // grid points skipped
-    int total = 0;       // grid points of the request (rows + skipped when not cancelled)
+    int rows = 0;    // measurements reported
+    int skipped = 0; // grid points skipped
+    int total = 0;   // grid points of the request (rows + skipped when not cancelled)
     bool cancelled = false;
 };
 

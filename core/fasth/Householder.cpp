@@ -16,10 +16,14 @@ namespace wfs::fasth {
 const char* algorithmName(Algorithm algorithm)
 {
     switch (algorithm) {
-    case Algorithm::Sequential: return "sequential";
-    case Algorithm::FastH: return "fasth";
-    case Algorithm::CompactWY: return "ut";
-    case Algorithm::TreeMerge: return "tree";
+    case Algorithm::Sequential:
+        return "sequential";
+    case Algorithm::FastH:
+        return "fasth";
+    case Algorithm::CompactWY:
+        return "ut";
+    case Algorithm::TreeMerge:
+        return "tree";
     }
     return "unknown";
 }
@@ -116,8 +120,8 @@ template <typename Scalar>
 void HouseholderProduct<Scalar>::prepare(const MatrixType& v)
 {
     if (v.rows() < 1 || v.cols() < 1 || v.cols() > v.rows())
-        throw std::invalid_argument("fasth: reflector matrix must be d x k with 1 <= k <= d, got "
-                                    + std::to_string(v.rows()) + " x " + std::to_string(v.cols()));
+        throw std::invalid_argument("fasth: reflector matrix must be d x k with 1 <= k <= d, got " + std::to_string(v.rows()) + " x "
+                                    + std::to_string(v.cols()));
     // Leading zeros first (reflectors from a QR have them), so that every later pass over V, the norms
     // included, reads only the rows that can be non-zero.
     m_firstRow.resize(size_t(v.cols()));
@@ -207,8 +211,8 @@ void HouseholderProduct<Scalar>::buildWy(Block& block)
     for (Eigen::Index r = 0; r < block.size; ++r) {
         const Scalar c = m_scale(block.begin + r);
         if (r > 0) {
-            coefficients.col(r).head(r).noalias()
-                = coefficients.topLeftCorner(r, r).template triangularView<Eigen::Upper>() * gram.col(r).head(r);
+            coefficients.col(r).head(r).noalias() =
+                coefficients.topLeftCorner(r, r).template triangularView<Eigen::Upper>() * gram.col(r).head(r);
             coefficients.col(r).head(r) *= -c;
         }
         coefficients(r, r) = c;
@@ -251,8 +255,7 @@ void HouseholderProduct<Scalar>::mergeLevel()
         const Block& b = m_blocks[size_t(2 * p + 1)];
         const Eigen::Index first = std::min(a.firstRow, b.firstRow);
         const Eigen::Index rows = m_rows - first;
-        const MatrixType cross = reflectors().block(first, a.begin, rows, a.size).transpose()
-                                 * m_u.block(first, b.begin, rows, b.size);
+        const MatrixType cross = reflectors().block(first, a.begin, rows, a.size).transpose() * m_u.block(first, b.begin, rows, b.size);
         m_u.block(first, b.begin, rows, b.size).noalias() -= m_u.block(first, a.begin, rows, a.size) * cross;
     }
     std::vector<Block> merged;
@@ -269,8 +272,7 @@ void HouseholderProduct<Scalar>::mergeLevel()
 }
 
 template <typename Scalar>
-void HouseholderProduct<Scalar>::applyBlock(const Block& block, bool transposed, Eigen::Ref<MatrixType> x,
-                                            MatrixType& z) const
+void HouseholderProduct<Scalar>::applyBlock(const Block& block, bool transposed, Eigen::Ref<MatrixType> x, MatrixType& z) const
 {
     // The two products go through the kernels built for the CPU's instruction set (core/simd); the small
     // triangular solve of CompactWY stays here.
@@ -287,18 +289,18 @@ void HouseholderProduct<Scalar>::applyBlock(const Block& block, bool transposed,
         return;
     }
     if (m_options.algorithm == Algorithm::CompactWY) {
-        kernels.productTransposed(v, long(m_rows), long(rows), long(block.size), xb.data(), long(xb.outerStride()), long(m),
-                                  zb.data(), long(z.outerStride()));
+        kernels.productTransposed(v, long(m_rows), long(rows), long(block.size), xb.data(), long(xb.outerStride()), long(m), zb.data(),
+                                  long(z.outerStride()));
         if (transposed)
             block.tInverse.transpose().template triangularView<Eigen::Lower>().solveInPlace(zb);
         else
             block.tInverse.template triangularView<Eigen::Upper>().solveInPlace(zb);
-        kernels.subtractProduct(v, long(m_rows), long(rows), long(block.size), zb.data(), long(z.outerStride()), long(m),
-                                xb.data(), long(xb.outerStride()));
+        kernels.subtractProduct(v, long(m_rows), long(rows), long(block.size), zb.data(), long(z.outerStride()), long(m), xb.data(),
+                                long(xb.outerStride()));
         return;
     }
     const Scalar* u = m_u.data() + block.firstRow + block.begin * m_u.outerStride();
-    const Scalar* first = transposed ? u : v;  // P^T = I - V U^T, P = I - U V^T
+    const Scalar* first = transposed ? u : v; // P^T = I - V U^T, P = I - U V^T
     const Scalar* second = transposed ? v : u;
     const long ldFirst = long(transposed ? m_u.outerStride() : m_rows), ldSecond = long(transposed ? m_rows : m_u.outerStride());
     kernels.productTransposed(first, ldFirst, long(rows), long(block.size), xb.data(), long(xb.outerStride()), long(m), zb.data(),
@@ -318,8 +320,8 @@ void HouseholderProduct<Scalar>::applySequential(bool transposed, Eigen::Ref<Mat
         const Eigen::Index r = transposed ? i : k - 1 - i;
         const Eigen::Index first = m_firstRow[size_t(r)];
         auto xb = x.bottomRows(m_rows - first);
-        kernels.reflect(m_vData + first + r * m_rows, long(m_rows - first), m_scale(r), xb.data(), long(xb.outerStride()),
-                        long(x.cols()), p.data());
+        kernels.reflect(m_vData + first + r * m_rows, long(m_rows - first), m_scale(r), xb.data(), long(xb.outerStride()), long(x.cols()),
+                        p.data());
     }
 }
 
@@ -329,8 +331,7 @@ void HouseholderProduct<Scalar>::applyAll(bool transposed, Eigen::Ref<MatrixType
     if (!isPrepared())
         throw std::logic_error("fasth: apply before prepare");
     if (x.rows() != m_rows)
-        throw std::invalid_argument("fasth: X has " + std::to_string(x.rows()) + " rows, reflectors have "
-                                    + std::to_string(m_rows));
+        throw std::invalid_argument("fasth: X has " + std::to_string(x.rows()) + " rows, reflectors have " + std::to_string(m_rows));
     Eigen::Index maxBlock = 0;
     for (const Block& block : m_blocks)
         maxBlock = std::max(maxBlock, block.size);
@@ -374,9 +375,8 @@ void HouseholderProduct<Scalar>::applyTranspose(Eigen::Ref<MatrixType> x) const
 }
 
 template <typename Scalar>
-void HouseholderProduct<Scalar>::walkReflectors(Eigen::Index begin, Eigen::Index end, bool transposed,
-                                                Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g,
-                                                Eigen::Ref<MatrixType> gradV, bool accumulate) const
+void HouseholderProduct<Scalar>::walkReflectors(Eigen::Index begin, Eigen::Index end, bool transposed, Eigen::Ref<MatrixType> a,
+                                                Eigen::Ref<MatrixType> g, Eigen::Ref<MatrixType> gradV, bool accumulate) const
 {
     Eigen::Matrix<Scalar, 1, Eigen::Dynamic> pa(a.cols());
     Eigen::Matrix<Scalar, 1, Eigen::Dynamic> pg(a.cols());
@@ -428,8 +428,7 @@ void sumOverBatchSlices(int slices, Eigen::Index m, Matrix& gradV, std::vector<M
 } // namespace
 
 template <typename Scalar>
-void HouseholderProduct<Scalar>::backwardImpl(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g,
-                                              MatrixType& gradV) const
+void HouseholderProduct<Scalar>::backwardImpl(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV) const
 {
     if (!isPrepared())
         throw std::logic_error("fasth: backward before prepare");
@@ -511,14 +510,13 @@ void HouseholderProduct<Scalar>::backwardImpl(bool transposed, Eigen::Ref<Matrix
     for (int j = 0; j < n; ++j) {
         const Block& block = m_blocks[size_t(j)];
         MatrixType& state = m_states[size_t(j)];
-        walkReflectors(block.begin, block.begin + block.size, transposed, state.leftCols(m), state.rightCols(m),
-                       gradV, false);
+        walkReflectors(block.begin, block.begin + block.size, transposed, state.leftCols(m), state.rightCols(m), gradV, false);
     }
 }
 
 template <typename Scalar>
-void HouseholderProduct<Scalar>::backwardBlocked(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g,
-                                                 MatrixType& gradV, MatrixType& state) const
+void HouseholderProduct<Scalar>::backwardBlocked(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV,
+                                                 MatrixType& state) const
 {
     // The paper's two steps fused: one pass over the blocks in the order that undoes the forward product
     // recovers each block's input and gradient from its output and, from the same state, the block's
@@ -553,8 +551,7 @@ void HouseholderProduct<Scalar>::backward(Eigen::Ref<MatrixType> a, Eigen::Ref<M
 }
 
 template <typename Scalar>
-void HouseholderProduct<Scalar>::backwardTranspose(Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g,
-                                                   MatrixType& gradV) const
+void HouseholderProduct<Scalar>::backwardTranspose(Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV) const
 {
     backwardImpl(true, a, g, gradV);
 }

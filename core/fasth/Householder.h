@@ -120,13 +120,12 @@ private:
     // FastH's backward: both steps fused per block in blocked form (simd::FasthKernels::backwardCompact), on
     // the batch columns of a and g; writes the reflector gradients of these columns to gradV (d x k).
     // state is scratch (d x 2 a.cols()), kept by the caller between calls.
-    void backwardBlocked(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV,
-                         MatrixType& state) const;
+    void backwardBlocked(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV, MatrixType& state) const;
     // Walks reflectors [begin, end) backwards through their application (ascending for apply, descending
     // for the transpose), turning the pair (output, output gradient) into (input, input gradient) and
     // adding each reflector's gradient, summed over the columns of a and g, to gradV.
-    void walkReflectors(Eigen::Index begin, Eigen::Index end, bool transposed, Eigen::Ref<MatrixType> a,
-                        Eigen::Ref<MatrixType> g, Eigen::Ref<MatrixType> gradV, bool accumulate) const;
+    void walkReflectors(Eigen::Index begin, Eigen::Index end, bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g,
+                        Eigen::Ref<MatrixType> gradV, bool accumulate) const;
 
     Options m_options;
     Eigen::Map<const MatrixType> reflectors() const { return {m_vData, m_rows, m_cols}; }
@@ -139,7 +138,7 @@ private:
     std::vector<Eigen::Index> m_firstRow; // first row where v_i is not zero
     MatrixType m_u;                       // U of every block (TreeMerge), in its reflectors' columns
     std::vector<Block> m_blocks;
-    mutable std::vector<MatrixType> m_states; // backward: each block's (output | gradient)
+    mutable std::vector<MatrixType> m_states;   // backward: each block's (output | gradient)
     mutable std::vector<MatrixType> m_partials; // backward over batch slices: the other slices' dL/dV
     mutable std::vector<MatrixType> m_scratch;  // FastH backward: each slice's (state | gradient)
 };

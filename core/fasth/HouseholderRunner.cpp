@@ -48,9 +48,12 @@ std::vector<BenchMethod> allMethods()
 const char* passName(Pass pass)
 {
     switch (pass) {
-    case Pass::Forward: return "forward";
-    case Pass::Backward: return "backward";
-    case Pass::Both: return "both";
+    case Pass::Forward:
+        return "forward";
+    case Pass::Backward:
+        return "backward";
+    case Pass::Both:
+        return "both";
     }
     return "unknown";
 }
@@ -79,22 +82,27 @@ double nominalFlops(BenchMethod method, Pass pass, int d, int k, int m)
     const double dd = d, kk = k, mm = m;
     switch (method) {
     case BenchMethod::SvdInverse:
-    case BenchMethod::LuSolve: return 4.0 * dd * dd * mm;
+    case BenchMethod::LuSolve:
+        return 4.0 * dd * dd * mm;
     case BenchMethod::SvdLogDet:
-    case BenchMethod::LuLogDet: return dd;
-    default: break;
+    case BenchMethod::LuLogDet:
+        return dd;
+    default:
+        break;
     }
     const double apply = 4.0 * dd * kk * mm;
     switch (pass) {
-    case Pass::Forward: return apply;
-    case Pass::Backward: return 3.0 * apply;
-    case Pass::Both: return 4.0 * apply;
+    case Pass::Forward:
+        return apply;
+    case Pass::Backward:
+        return 3.0 * apply;
+    case Pass::Both:
+        return 4.0 * apply;
     }
     return apply;
 }
 
-std::shared_ptr<const BenchData> BenchData::generate(int d, int k, int m, std::uint64_t seed, bool withSvdLayer,
-                                                     bool lapackLayout)
+std::shared_ptr<const BenchData> BenchData::generate(int d, int k, int m, std::uint64_t seed, bool withSvdLayer, bool lapackLayout)
 {
     auto data = std::make_shared<BenchData>();
     data->d = d;

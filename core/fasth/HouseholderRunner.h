@@ -37,8 +37,8 @@ std::optional<BenchMethod> methodFromName(std::string_view name);
 std::vector<BenchMethod> allMethods();
 const char* passName(Pass pass);
 std::optional<Pass> passFromName(std::string_view name);
-bool isUseCase(BenchMethod method);  // SvdInverse, LuSolve, SvdLogDet, LuLogDet: forward only
-bool isBlocked(BenchMethod method);  // FastH, CompactWY, TreeMerge: take the block size
+bool isUseCase(BenchMethod method); // SvdInverse, LuSolve, SvdLogDet, LuLogDet: forward only
+bool isBlocked(BenchMethod method); // FastH, CompactWY, TreeMerge: take the block size
 
 // Nominal floating-point operations of one pass, for GFLOP/s: 4 d k m for an apply (the spec's count),
 // 12 d k m for the backward pass of the sequential algorithm, 16 d k m for both. Use cases: 4 d^2 m for
@@ -68,8 +68,7 @@ struct BenchData {
     Eigen::VectorXd sigma;
 
     // Deterministic for a seed. The SVD layer is only drawn when withSvdLayer (it costs O(d^2)).
-    static std::shared_ptr<const BenchData> generate(int d, int k, int m, std::uint64_t seed, bool withSvdLayer,
-                                                     bool lapackLayout = true);
+    static std::shared_ptr<const BenchData> generate(int d, int k, int m, std::uint64_t seed, bool withSvdLayer, bool lapackLayout = true);
     // The same reflectors (and SVD layer) with a new batch of m columns: the O(d^2 k) QR is not redone
     // when only the batch size changes. Deterministic for a seed.
     std::shared_ptr<const BenchData> withBatch(int batch, std::uint64_t seed) const;
@@ -77,9 +76,9 @@ struct BenchData {
 
 struct BenchConfig {
     Precision precision = Precision::Double;
-    int blockSize = 32;  // FastH, CompactWY, TreeMerge
-    int treeLevels = 1;  // TreeMerge
-    int threads = 1;     // CPU threads (the GPU backend ignores it)
+    int blockSize = 32;     // FastH, CompactWY, TreeMerge
+    int treeLevels = 1;     // TreeMerge
+    int threads = 1;        // CPU threads (the GPU backend ignores it)
     bool cudaGraph = false; // GPU: capture one pass into a CUDA graph and time its replays (CPU ignores it)
 };
 

@@ -15,8 +15,7 @@ SvdLayer<Scalar>::SvdLayer(MatrixType uReflectors, MatrixType vReflectors, Vecto
     , m_vProduct(options)
 {
     const Eigen::Index d = m_sigma.size();
-    if (d < 1 || m_u.rows() != d || m_v.rows() != d || m_u.cols() < 1 || m_u.cols() > d || m_v.cols() < 1
-        || m_v.cols() > d)
+    if (d < 1 || m_u.rows() != d || m_v.rows() != d || m_u.cols() < 1 || m_u.cols() > d || m_v.cols() < 1 || m_v.cols() > d)
         throw std::invalid_argument("SvdLayer: reflectors must be d x k (1 <= k <= d) with d = sigma's size");
 }
 
@@ -112,10 +111,14 @@ auto SvdLayer<Scalar>::backward(const MatrixType& x, const MatrixType& gradOutpu
 const char* terminationName(TrainingTermination termination)
 {
     switch (termination) {
-    case TrainingTermination::Converged: return "converged";
-    case TrainingTermination::MaxIterations: return "max-iterations";
-    case TrainingTermination::Cancelled: return "cancelled";
-    case TrainingTermination::Diverged: return "diverged";
+    case TrainingTermination::Converged:
+        return "converged";
+    case TrainingTermination::MaxIterations:
+        return "max-iterations";
+    case TrainingTermination::Cancelled:
+        return "cancelled";
+    case TrainingTermination::Diverged:
+        return "diverged";
     }
     return "unknown";
 }
@@ -141,8 +144,7 @@ bool TrainingOptions::isValid(std::string* error) const
 }
 
 template <typename Scalar>
-SvdTrainer<Scalar>::SvdTrainer(SvdLayer<Scalar> layer, MatrixType inputs, MatrixType targets,
-                               const TrainingOptions& options)
+SvdTrainer<Scalar>::SvdTrainer(SvdLayer<Scalar> layer, MatrixType inputs, MatrixType targets, const TrainingOptions& options)
     : m_layer(std::move(layer))
     , m_inputs(std::move(inputs))
     , m_targets(std::move(targets))
@@ -151,8 +153,8 @@ SvdTrainer<Scalar>::SvdTrainer(SvdLayer<Scalar> layer, MatrixType inputs, Matrix
     std::string error;
     if (!options.isValid(&error))
         throw std::invalid_argument("TrainingOptions: " + error);
-    if (m_inputs.rows() != m_layer.dimension() || m_targets.rows() != m_inputs.rows()
-        || m_targets.cols() != m_inputs.cols() || m_inputs.cols() < 1)
+    if (m_inputs.rows() != m_layer.dimension() || m_targets.rows() != m_inputs.rows() || m_targets.cols() != m_inputs.cols()
+        || m_inputs.cols() < 1)
         throw std::invalid_argument("SvdTrainer: inputs and targets must both be d x m with m >= 1");
 }
 
@@ -163,8 +165,7 @@ double SvdTrainer<Scalar>::loss() const
 }
 
 template <typename Scalar>
-void SvdTrainer<Scalar>::update(MatrixType& parameter, const MatrixType& gradient, MatrixType& first,
-                                MatrixType& second)
+void SvdTrainer<Scalar>::update(MatrixType& parameter, const MatrixType& gradient, MatrixType& first, MatrixType& second)
 {
     const Scalar rate = Scalar(m_options.learningRate);
     if (m_options.optimizer == Optimizer::GradientDescent) {
@@ -194,8 +195,8 @@ TrainingProgress SvdTrainer<Scalar>::step()
     TrainingProgress progress;
     progress.loss = 0.5 * double(residual.squaredNorm()) / m;
     const auto gradients = m_layer.backward(m_inputs, residual / Scalar(m));
-    progress.gradientNorm = std::sqrt(double(gradients.u.squaredNorm()) + double(gradients.v.squaredNorm())
-                                      + double(gradients.sigma.squaredNorm()));
+    progress.gradientNorm =
+        std::sqrt(double(gradients.u.squaredNorm()) + double(gradients.v.squaredNorm()) + double(gradients.sigma.squaredNorm()));
     ++m_iteration;
     update(m_layer.uReflectors(), gradients.u, m_firstU, m_secondU);
     update(m_layer.vReflectors(), gradients.v, m_firstV, m_secondV);

@@ -17,10 +17,10 @@ public:
     using VectorType = Vector<Scalar>;
 
     struct Gradients {
-        MatrixType x;      // dL/dX, d x m
-        MatrixType u;      // dL/d(U reflectors), d x ku
-        MatrixType v;      // dL/d(V reflectors), d x kv
-        VectorType sigma;  // dL/dsigma, d
+        MatrixType x;     // dL/dX, d x m
+        MatrixType u;     // dL/d(U reflectors), d x ku
+        MatrixType v;     // dL/d(V reflectors), d x kv
+        VectorType sigma; // dL/dsigma, d
     };
 
     // uReflectors: d x ku, vReflectors: d x kv (1 <= k <= d, no zero column), sigma: d values.
@@ -40,10 +40,10 @@ public:
     const Options& options() const { return m_uProduct.options(); }
     void setOptions(const Options& options);
 
-    MatrixType forward(const MatrixType& x) const;   // W X
-    MatrixType inverse(const MatrixType& y) const;   // W^{-1} Y = V diag(1/sigma) U^T Y
-    Scalar logAbsDeterminant() const;                // sum log|sigma_i|
-    MatrixType dense() const;                        // W formed explicitly, d x d (for checks and baselines)
+    MatrixType forward(const MatrixType& x) const; // W X
+    MatrixType inverse(const MatrixType& y) const; // W^{-1} Y = V diag(1/sigma) U^T Y
+    Scalar logAbsDeterminant() const;              // sum log|sigma_i|
+    MatrixType dense() const;                      // W formed explicitly, d x d (for checks and baselines)
 
     // Gradients of L at Y = W X, given X and dL/dY. Recomputes the forward pass (no stored activations).
     Gradients backward(const MatrixType& x, const MatrixType& gradOutput) const;
@@ -61,20 +61,20 @@ enum class Optimizer { GradientDescent, Adam };
 
 struct TrainingOptions {
     Optimizer optimizer = Optimizer::Adam;
-    double learningRate = 1e-2;        // step size (both optimisers)
-    double beta1 = 0.9;                // Adam first-moment decay
-    double beta2 = 0.999;              // Adam second-moment decay
-    double epsilon = 1e-8;             // Adam denominator guard
-    int maxIterations = 200;           // run() stops after this many steps
-    double lossTolerance = 0.0;        // run() stops when the loss falls to this value or below
+    double learningRate = 1e-2; // step size (both optimisers)
+    double beta1 = 0.9;         // Adam first-moment decay
+    double beta2 = 0.999;       // Adam second-moment decay
+    double epsilon = 1e-8;      // Adam denominator guard
+    int maxIterations = 200;    // run() stops after this many steps
+    double lossTolerance = 0.0; // run() stops when the loss falls to this value or below
     bool isValid(std::string* error = nullptr) const;
 };
 
 struct TrainingProgress {
-    int iteration = 0;          // steps taken so far
-    double loss = 0.0;          // loss before the step just taken (the one its gradient belongs to)
-    double gradientNorm = 0.0;  // Euclidean norm over all parameters
-    double seconds = 0.0;       // wall time of the step
+    int iteration = 0;         // steps taken so far
+    double loss = 0.0;         // loss before the step just taken (the one its gradient belongs to)
+    double gradientNorm = 0.0; // Euclidean norm over all parameters
+    double seconds = 0.0;      // wall time of the step
 };
 
 enum class TrainingTermination { Converged, MaxIterations, Cancelled, Diverged };

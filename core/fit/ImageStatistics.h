@@ -59,14 +59,14 @@ std::pair<double, double> centroidOf(const WorkImage& image, int radius);
 // and the gain is the least-squares slope over the planes (brighter planes weigh more). A separable Hann
 // window keeps the crop's edges from leaking power; frequencies within 3 / size of the cut-off are left out.
 struct PhotonTransferPlane {
-    double signal = 0.0;       // sum w^2 s (data units)
-    double excessPower = 0.0;  // out-of-band power less the floor's share (data units^2)
+    double signal = 0.0;      // sum w^2 s (data units)
+    double excessPower = 0.0; // out-of-band power less the floor's share (data units^2)
 };
 struct PhotonTransfer {
-    double gain = 0.0;             // electrons per data unit; 0 when there is no estimate (see `problem`)
+    double gain = 0.0;              // electrons per data unit; 0 when there is no estimate (see `problem`)
     double outOfBandFraction = 0.0; // of the frequencies used
     std::vector<PhotonTransferPlane> planes;
-    std::string problem;           // why there is no estimate; empty when there is one
+    std::string problem; // why there is no estimate; empty when there is one
 };
 // `planes`: background-subtracted images (NaN where masked), all of one size; `floorVariance`: each plane's
 // noise floor (data units^2, the border's variance); `samplingQ`: lambda / (2 NA pixel) or lambda F# / pixel.

@@ -297,7 +297,8 @@ std::string psfAnalysisCsv(const PsfAnalysis& a)
     out.precision(10);
     // One header row, no comment lines (spreadsheets read the file as it is); the summary numbers are
     // columns of the first row.
-    out << "strehl,fwhm_fitted_px,fwhm_diffraction_px,lambda_over_d_per_px,mtf_cutoff_cycles_per_px,radius_px,radius_lambda_over_d,encircled_energy_fitted_fraction,encircled_energy_diffraction_fraction";
+    out << "strehl,fwhm_fitted_px,fwhm_diffraction_px,lambda_over_d_per_px,mtf_cutoff_cycles_per_px,radius_px,radius_lambda_over_d,"
+           "encircled_energy_fitted_fraction,encircled_energy_diffraction_fraction";
     for (size_t k = 0; k < a.planeNames.size(); ++k)
         out << ",data_profile_plane" << k << "_counts,model_profile_plane" << k << "_counts";
     out << ",frequency_cycles_per_px,frequency_of_cutoff_fraction,mtf_fitted,mtf_diffraction\n";
@@ -313,7 +314,8 @@ std::string psfAnalysisCsv(const PsfAnalysis& a)
         else
             out << ",,,,,";
         if (i < a.radius.size()) {
-            out << a.radius[i] << ',' << a.radius[i] * a.lambdaOverDPerPixel << ',' << a.encircledFitted[i] << ',' << a.encircledDiffraction[i];
+            out << a.radius[i] << ',' << a.radius[i] * a.lambdaOverDPerPixel << ',' << a.encircledFitted[i] << ','
+                << a.encircledDiffraction[i];
         } else {
             out << ",,,";
         }
@@ -326,7 +328,8 @@ std::string psfAnalysisCsv(const PsfAnalysis& a)
                 number(a.modelProfiles[k][i]);
         }
         if (i < a.frequency.size())
-            out << ',' << a.frequency[i] << ',' << a.frequency[i] / a.cutoffCyclesPerPixel << ',' << a.mtfFitted[i] << ',' << a.mtfDiffraction[i];
+            out << ',' << a.frequency[i] << ',' << a.frequency[i] / a.cutoffCyclesPerPixel << ',' << a.mtfFitted[i] << ','
+                << a.mtfDiffraction[i];
         else
             out << ",,,,";
         out << '\n';

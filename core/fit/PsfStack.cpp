@@ -136,7 +136,8 @@ std::string psfStackRangeError(const Problem& problem, const DefocusRange& range
     const std::string unit = psfStackUnit(problem);
     if (range.waves == (unit == "waves"))
         return {};
-    return "the fitted planes' defocus is in " + std::string(unit == "m" ? "lengths (e.g. um)" : "waves (w)") + "; give the range in the same unit";
+    return "the fitted planes' defocus is in " + std::string(unit == "m" ? "lengths (e.g. um)" : "waves (w)")
+           + "; give the range in the same unit";
 }
 
 } // namespace wfs

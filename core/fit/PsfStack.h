@@ -18,11 +18,11 @@ struct PsfStackRequest {
 };
 
 struct PsfStack {
-    std::vector<Image> planes;  // row 0 at the bottom; the unaberrated in-focus PSF sums to 1 over the grid
+    std::vector<Image> planes;            // row 0 at the bottom; the unaberrated in-focus PSF sums to 1 over the grid
     std::vector<DiversitySpec> diversity; // each plane's defocus as the model has it
-    double pixelScale = 1.0;    // output pixel / data pixel as realised: N / N' for the grid N' used
-    double samplingQ = 0.0;     // of the output pixels
-    int grid = 0;               // N'
+    double pixelScale = 1.0;              // output pixel / data pixel as realised: N / N' for the grid N' used
+    double samplingQ = 0.0;               // of the output pixels
+    int grid = 0;                         // N'
 };
 
 // "m" when the problem's planes are defocused by axial lengths, "waves" (W020) otherwise.

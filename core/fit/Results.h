@@ -16,7 +16,7 @@
 namespace wfs {
 
 struct CoefficientResult {
-    int index = 0;           // in the problem's ordering
+    int index = 0; // in the problem's ordering
     ZernikeMode mode;
     std::string name;
     double radians = 0.0;
@@ -27,14 +27,14 @@ struct CoefficientResult {
 };
 
 struct PlaneResult {
-    std::string diversity;   // described in words
-    DiversitySpec diversitySpec; // the same as the model has it (exports give the defocus as a number)
-    double cost = 0.0;       // this plane's share of the objective
+    std::string diversity;         // described in words
+    DiversitySpec diversitySpec;   // the same as the model has it (exports give the defocus as a number)
+    double cost = 0.0;             // this plane's share of the objective
     double reducedChiSquare = 0.0; // sum (D - M)^2 / (max(M, 0) + readNoise^2) per used pixel; NaN for least squares
     int usedPixels = 0;
-    Image data;              // the data as fitted, in the data's layout, NaN where not used
-    Image model;             // in the data's layout
-    Image residual;          // data - model, NaN where not used
+    Image data;               // the data as fitted, in the data's layout, NaN where not used
+    Image model;              // in the data's layout
+    Image residual;           // data - model, NaN where not used
     Image normalizedResidual; // (data - model) / sigma of the objective's noise model, NaN where not used
 };
 
@@ -49,7 +49,7 @@ struct PlaneResiduals {
 PlaneResiduals planeResiduals(const Problem& problem, int plane, const Image& model);
 
 struct AnalysisOptions {
-    bool removeDefocus = false;    // RMS / PV also without defocus
+    bool removeDefocus = false;     // RMS / PV also without defocus
     bool computeUncertainty = true; // 2 P extra gradient evaluations
     bool psfAnalysis = false;       // FitResult::psf: fitted and diffraction-limited PSFs, profiles, MTF
 };
@@ -67,20 +67,20 @@ struct PupilMapGeometry {
 // The sampling fit (ReconstructionRequest::fitSampling): the final cost profiled over the aperture scale
 // (withApertureScale), each point a full fit, and its minimum.
 struct SamplingFit {
-    double scale = 1.0;                 // NA relative to the metadata's (or 1 / Q's scale without an axial defocus)
+    double scale = 1.0; // NA relative to the metadata's (or 1 / Q's scale without an axial defocus)
     double scaleSigma = std::numeric_limits<double>::quiet_NaN(); // 1 sigma, from the profile's curvature
-    double numericalAperture = 0.0;     // the fitted NA of the planes' axial defocus; 0 when there is none
+    double numericalAperture = 0.0;                               // the fitted NA of the planes' axial defocus; 0 when there is none
     double numericalApertureSigma = std::numeric_limits<double>::quiet_NaN();
     double samplingQSigma = std::numeric_limits<double>::quiet_NaN();
-    bool atLimit = false;               // the least cost lies at the searched range's end
-    std::vector<double> scales, costs;  // the profile, in the order fitted
+    bool atLimit = false;              // the least cost lies at the searched range's end
+    std::vector<double> scales, costs; // the profile, in the order fitted
 };
 
 struct FitResult {
     std::string problemName;
     ZernikeOrdering ordering = ZernikeOrdering::Noll;
     ZernikeNormalization normalization = ZernikeNormalization::Rms;
-    double wavelength = 0.0;    // metres
+    double wavelength = 0.0;                     // metres
     std::vector<CoefficientResult> coefficients; // every basis term except piston
     std::vector<std::string> parameterLabels;
     std::vector<double> parameterValues;
@@ -89,15 +89,15 @@ struct FitResult {
     // (Gaussian centre and width), "data_units" (flux), "data_units_per_px" (background), "" (amplitude).
     std::vector<std::string> parameterUnits;
     ObjectiveKind objective = ObjectiveKind::LeastSquares;
-    int gridSize = 0;           // model grid N
-    double samplingQ = 0.0;     // Q = lambda F# / pixel: N * (pupil radii per sample) / 2
-    double rmsWaves = 0.0;      // piston, tip, tilt removed (and defocus with removeDefocus)
+    int gridSize = 0;       // model grid N
+    double samplingQ = 0.0; // Q = lambda F# / pixel: N * (pupil radii per sample) / 2
+    double rmsWaves = 0.0;  // piston, tip, tilt removed (and defocus with removeDefocus)
     double pvWaves = 0.0;
     bool defocusRemoved = false;
-    double strehl = 0.0;        // peak of the aberrated PSF / peak of the unaberrated PSF
-    double strehlMarechal = 0.0;// exp(-(2 pi rms)^2)
+    double strehl = 0.0;         // peak of the aberrated PSF / peak of the unaberrated PSF
+    double strehlMarechal = 0.0; // exp(-(2 pi rms)^2)
     std::vector<PlaneResult> planes;
-    Image phaseMap;             // radians over the pupil's bounding box, NaN outside the pupil
+    Image phaseMap; // radians over the pupil's bounding box, NaN outside the pupil
     PupilMapGeometry phaseMapGeometry;
     // The field amplitude over the same box (NaN outside the pupil) when the illumination (amplitude,
     // Gaussian centre or width) was fitted; empty otherwise.
@@ -116,10 +116,10 @@ struct FitResult {
     PupilAmplitudeModel amplitudeModel = PupilAmplitudeModel::Uniform;
     double regularization = 0.0;
     DetectorSpec detector;
-    double gain = 1.0; // electrons per data unit
+    double gain = 1.0;                       // electrons per data unit
     std::vector<double> spectrumWavelengths; // metres, the wavelengths summed (Problem::spectrum); empty for one
-    std::string regularizationChoice; // how an automatic smoothness weight was chosen; empty when it was given
-    std::optional<SamplingFit> samplingFit; // with --fit-sampling; samplingQ is then the fitted Q
+    std::string regularizationChoice;        // how an automatic smoothness weight was chosen; empty when it was given
+    std::optional<SamplingFit> samplingFit;  // with --fit-sampling; samplingQ is then the fitted Q
     // The imaging model (ProblemSpec::model); the vectorial model's settings at their start values (a fitted depth is
     // the parameter "emitter depth").
     ImagingModel imagingModel = ImagingModel::Scalar;
@@ -141,8 +141,7 @@ Image pupilMap(const Problem& problem, const double* values, const std::string& 
 Eigen::VectorXd flattenedPhase(const Problem& problem, const ModelParameters& p, bool removeDefocus);
 
 // Builds the result of a finished (or cancelled) fit. Throws std::runtime_error if the backend fails.
-FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, GradientKind gradient,
-                     const AnalysisOptions& options = {});
+FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, GradientKind gradient, const AnalysisOptions& options = {});
 
 // One standard deviation per parameter from the curvature of the objective at `parameters`
 // (central differences of the gradient), scaled by the objective's noise model; NaN where the

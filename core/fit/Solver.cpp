@@ -186,8 +186,8 @@ class Callback final : public ceres::IterationCallback {
 public:
     using Clock = std::chrono::steady_clock;
 
-    Callback(const CeresFunction& function, const double* state, const std::atomic<bool>* cancel,
-             const wfs::IterationCallback& user, Clock::time_point start)
+    Callback(const CeresFunction& function, const double* state, const std::atomic<bool>* cancel, const wfs::IterationCallback& user,
+             Clock::time_point start)
         : m_function(function)
         , m_state(state)
         , m_cancel(cancel)
@@ -282,7 +282,8 @@ SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& sta
     }
     const int count = evaluator.parameterCount();
     if (int(start.size()) != count) {
-        result.message = "start vector has " + std::to_string(start.size()) + " values, the problem has " + std::to_string(count) + " parameters";
+        result.message =
+            "start vector has " + std::to_string(start.size()) + " values, the problem has " + std::to_string(count) + " parameters";
         return result;
     }
 

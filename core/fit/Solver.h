@@ -65,7 +65,7 @@ struct SolverSummary {
     double finalCost = 0.0;
     double gradientMaxNorm = 0.0;
     int iterations = 0;
-    long costEvaluations = 0;     // model evaluations, including those of finite-difference gradients
+    long costEvaluations = 0; // model evaluations, including those of finite-difference gradients
     long gradientEvaluations = 0;
     double seconds = 0.0;
 };

@@ -22,9 +22,8 @@ const std::vector<Stop> kViridis = {
 };
 // magma (matplotlib; CC0) at t = 0, 1/8, ..., 1.
 const std::vector<Stop> kMagma = {
-    {0.0, {0, 0, 4}},         {0.125, {28, 16, 68}},   {0.25, {79, 18, 123}},
-    {0.375, {129, 37, 129}},  {0.5, {181, 54, 122}},   {0.625, {229, 80, 100}},
-    {0.75, {251, 135, 97}},   {0.875, {254, 194, 135}}, {1.0, {252, 253, 191}},
+    {0.0, {0, 0, 4}},        {0.125, {28, 16, 68}},  {0.25, {79, 18, 123}},    {0.375, {129, 37, 129}}, {0.5, {181, 54, 122}},
+    {0.625, {229, 80, 100}}, {0.75, {251, 135, 97}}, {0.875, {254, 194, 135}}, {1.0, {252, 253, 191}},
 };
 const std::vector<Stop> kGray = {{0.0, {0, 0, 0}}, {1.0, {255, 255, 255}}};
 // ColorBrewer RdBu (reversed: blue for negative), five classes.
@@ -70,7 +69,8 @@ struct CyclicTable {
         for (int i = 1; i <= fine; ++i) {
             const auto& p = lab[size_t(i - 1)];
             const auto& q = lab[size_t(i)];
-            length[size_t(i)] = length[size_t(i - 1)] + std::sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
+            length[size_t(i)] = length[size_t(i - 1)]
+                                + std::sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
         }
         size_t j = 0;
         for (size_t k = 0; k < colours.size(); ++k) {

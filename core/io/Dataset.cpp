@@ -163,9 +163,9 @@ std::optional<QJsonObject> readSidecar(const DatasetFile& f, const std::string& 
     const QJsonObject o = doc.object();
     for (const char* outputKey : {"coefficients", "termination", "format_version"})
         if (o.contains(QLatin1String(outputKey))) {
-            messages.push_back({MessageLevel::Warning, f.path,
-                                sidecar + ": a result or session of this program (it has \"" + outputKey
-                                    + "\"), not a metadata sidecar; ignored"});
+            messages.push_back(
+                {MessageLevel::Warning, f.path,
+                 sidecar + ": a result or session of this program (it has \"" + outputKey + "\"), not a metadata sidecar; ignored"});
             return std::nullopt;
         }
     return o;
@@ -297,9 +297,9 @@ void applyHeaders(Dataset& d, int fileIndex, std::vector<DatasetMessage>& messag
     // The metadata field a keyword gives (DEFOCUSk and DEFOCZk: the plane's defocus).
     auto fieldOf = [&](const std::string& k) -> std::string {
         static const std::map<std::string, std::string> fields = {
-            {"WAVELENG", "wavelength"}, {"SAMPLING", "samplingQ"},  {"PIXPITCH", "pixelPitch"}, {"XPIXSZ", "pixelPitch"},
-            {"FOCRATIO", "fNumber"},    {"NA", "numericalAperture"}, {"APTDIA", "aperture"},     {"PIXSCALE", "pixelAngle"},
-            {"ZSTEP", "zStep"},         {"FOCPLANE", "focusPlane"},  {"SATURATE", "saturationLevel"}, {"RDNOISE", "readNoise"},
+            {"WAVELENG", "wavelength"},   {"SAMPLING", "samplingQ"},   {"PIXPITCH", "pixelPitch"},      {"XPIXSZ", "pixelPitch"},
+            {"FOCRATIO", "fNumber"},      {"NA", "numericalAperture"}, {"APTDIA", "aperture"},          {"PIXSCALE", "pixelAngle"},
+            {"ZSTEP", "zStep"},           {"FOCPLANE", "focusPlane"},  {"SATURATE", "saturationLevel"}, {"RDNOISE", "readNoise"},
             {"IMMERSN", "immersionIndex"}};
         if (const auto it = fields.find(k); it != fields.end())
             return it->second;
@@ -442,9 +442,9 @@ void applyInstrumentLog(Dataset& d, int fileIndex, const std::string& log, std::
         if (line.startsWith(QLatin1String("Z motion"))) {
             const QString motion = line.section(QLatin1Char(':'), 1).trimmed().toLower();
             stage = motion.startsWith(QLatin1String("sample")) ? QStringLiteral("S PZT")
-                  : motion.contains(QLatin1String("galvo"))   ? QStringLiteral("Z Galvo")
-                  : motion.contains(QLatin1String("piezo"))   ? QStringLiteral("Z PZT")
-                                                              : QString();
+                    : motion.contains(QLatin1String("galvo"))  ? QStringLiteral("Z Galvo")
+                    : motion.contains(QLatin1String("piezo"))  ? QStringLiteral("Z PZT")
+                                                               : QString();
         }
     if (stage.isEmpty())
         return;
@@ -500,19 +500,27 @@ std::string unusablePlaneReason(const std::vector<double>& pixels)
     if (nonZero == 0)
         return "the plane is all zero";
     if (largest < kSmallestPixel) // their squares underflow: the cost is 0 whatever the model, a "perfect" fit
-        return "pixel values are at most " + format("%.3g", largest) + " in magnitude, below what can be fitted (at least " + format("%.0e", kSmallestPixel)
-               + "); check the file's scaling (BSCALE) or scale the data up";
+        return "pixel values are at most " + format("%.3g", largest) + " in magnitude, below what can be fitted (at least "
+               + format("%.0e", kSmallestPixel) + "); check the file's scaling (BSCALE) or scale the data up";
     if (sum <= 0.0)
-        return "the pixels sum to " + format("%.4g", sum) + ": an intensity image sums to a positive total; check the file's scaling (a negative BSCALE) or the data";
+        return "the pixels sum to " + format("%.4g", sum)
+               + ": an intensity image sums to a positive total; check the file's scaling (a negative BSCALE) or the data";
     return {};
 }
 
 std::vector<std::pair<std::string, std::optional<double>>> metadataNumbers(const DatasetMetadata& m)
 {
-    return {{"wavelength", m.wavelength}, {"pixelPitch", m.pixelPitch}, {"pixelAngle", m.pixelAngle},
-            {"fNumber", m.fNumber},       {"numericalAperture", m.numericalAperture}, {"aperture", m.aperture},
-            {"samplingQ", m.samplingQ},   {"zStep", m.zStep},           {"focusPlane", m.focusPlane},
-            {"saturationLevel", m.saturationLevel}, {"readNoise", m.readNoise}};
+    return {{"wavelength", m.wavelength},
+            {"pixelPitch", m.pixelPitch},
+            {"pixelAngle", m.pixelAngle},
+            {"fNumber", m.fNumber},
+            {"numericalAperture", m.numericalAperture},
+            {"aperture", m.aperture},
+            {"samplingQ", m.samplingQ},
+            {"zStep", m.zStep},
+            {"focusPlane", m.focusPlane},
+            {"saturationLevel", m.saturationLevel},
+            {"readNoise", m.readNoise}};
 }
 
 std::string ignoredNote(const DatasetMetadata& metadata, std::initializer_list<std::string> fields)
@@ -550,11 +558,12 @@ int appendContent(Dataset& dataset, ImageFileContent& content, DatasetFile file,
     file.floatingPoint = content.floatingPoint;
     const int fileIndex = int(dataset.files.size());
     const Image& first = content.planes.front();
-    messages.push_back({MessageLevel::Info, path,
-                        path + ": " + imageFormatName(content.format) + ", " + std::to_string(content.planes.size()) + " plane(s) of "
-                            + std::to_string(first.width) + " x " + std::to_string(first.height) + ", " + bitDescription(content)
-                            + " -> dataset plane(s) " + std::to_string(file.firstPlane)
-                            + (content.planes.size() > 1 ? ".." + std::to_string(file.firstPlane + int(content.planes.size()) - 1) : std::string())});
+    messages.push_back(
+        {MessageLevel::Info, path,
+         path + ": " + imageFormatName(content.format) + ", " + std::to_string(content.planes.size()) + " plane(s) of "
+             + std::to_string(first.width) + " x " + std::to_string(first.height) + ", " + bitDescription(content) + " -> dataset plane(s) "
+             + std::to_string(file.firstPlane)
+             + (content.planes.size() > 1 ? ".." + std::to_string(file.firstPlane + int(content.planes.size()) - 1) : std::string())});
     for (const std::string& w : content.warnings)
         messages.push_back({MessageLevel::Warning, path, w});
     for (size_t k = 0; k < content.planes.size(); ++k) {
@@ -586,8 +595,8 @@ int appendContent(Dataset& dataset, ImageFileContent& content, DatasetFile file,
         messages.push_back({MessageLevel::Warning, path,
                             path + ": " + std::to_string(differing) + " plane(s) of " + std::to_string(differingWidth) + " x "
                                 + std::to_string(differingHeight) + (differing > 1 ? " (the first of them)" : "")
-                                + " differ in size from dataset plane 0 (" + std::to_string(ref.width) + " x "
-                                + std::to_string(ref.height) + "); they do not take part unless selected with a crop that makes them equal"});
+                                + " differ in size from dataset plane 0 (" + std::to_string(ref.width) + " x " + std::to_string(ref.height)
+                                + "); they do not take part unless selected with a crop that makes them equal"});
     return fileIndex;
 }
 
@@ -597,8 +606,8 @@ void warnConflicts(const DatasetMetadata& metadata, size_t knownConflicts, const
     for (size_t k = knownConflicts; k < metadata.conflicts.size(); ++k) {
         const DatasetMetadata::Conflict& c = metadata.conflicts[k];
         messages.push_back({MessageLevel::Warning, path,
-                            path + ": " + c.key + " is " + format("%.6g", c.kept) + " (" + c.keptOrigin + ") but " + format("%.6g", c.other) + " ("
-                                + c.otherOrigin + "); keeping " + format("%.6g", c.kept) + " -- check which is right"});
+                            path + ": " + c.key + " is " + format("%.6g", c.kept) + " (" + c.keptOrigin + ") but " + format("%.6g", c.other)
+                                + " (" + c.otherOrigin + "); keeping " + format("%.6g", c.kept) + " -- check which is right"});
     }
 }
 
@@ -613,7 +622,9 @@ std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::st
             content = readImageFile(path, limits);
         } catch (const std::bad_alloc&) {
             messages.push_back({MessageLevel::Error, path,
-                                path + ": not enough memory to read it (the process's memory limit, ulimit -v, or the machine's); crop it or raise the limit"});
+                                path
+                                    + ": not enough memory to read it (the process's memory limit, ulimit -v, or the machine's); crop it "
+                                      "or raise the limit"});
             continue;
         } catch (const std::exception& e) {
             messages.push_back({MessageLevel::Error, path, e.what()});
@@ -647,8 +658,8 @@ std::vector<DatasetMessage> addImages(Dataset& dataset, ImageFileContent content
         throw DatasetError(name + ": no image planes");
     for (const Image& plane : content.planes)
         if (plane.isEmpty() || plane.pixels.size() != size_t(plane.width) * size_t(plane.height))
-            throw DatasetError(name + ": a plane of " + std::to_string(plane.width) + " x " + std::to_string(plane.height) + " pixels holds "
-                               + std::to_string(plane.pixels.size()) + " values");
+            throw DatasetError(name + ": a plane of " + std::to_string(plane.width) + " x " + std::to_string(plane.height)
+                               + " pixels holds " + std::to_string(plane.pixels.size()) + " values");
     DatasetFile file;
     file.path = name;
     const int fileIndex = appendContent(dataset, content, std::move(file), messages);
@@ -682,7 +693,8 @@ void selectPlanes(Dataset& dataset, const std::vector<int>& planeIndices)
             throw DatasetError("plane " + std::to_string(index) + " does not exist (the data have " + std::to_string(dataset.planes.size())
                                + " planes, numbered from 0)");
     for (size_t k = 0; k < planeIndices.size(); ++k)
-        if (std::find(planeIndices.begin(), planeIndices.begin() + std::ptrdiff_t(k), planeIndices[k]) != planeIndices.begin() + std::ptrdiff_t(k))
+        if (std::find(planeIndices.begin(), planeIndices.begin() + std::ptrdiff_t(k), planeIndices[k])
+            != planeIndices.begin() + std::ptrdiff_t(k))
             throw DatasetError("plane " + std::to_string(planeIndices[k]) + " is listed twice (a plane takes part once)");
     for (DatasetPlane& p : dataset.planes)
         p.use = false;
@@ -694,7 +706,8 @@ void requireWholeFiles(const Dataset& dataset, const std::string& howToChoose)
 {
     for (const DatasetFile& f : dataset.files)
         if (!f.damage.empty())
-            throw DatasetError(f.damage + ": the planes left are not the stack the file holds; repair the file, or fit the planes left on purpose ("
+            throw DatasetError(f.damage
+                               + ": the planes left are not the stack the file holds; repair the file, or fit the planes left on purpose ("
                                + howToChoose + ")");
 }
 
@@ -713,8 +726,8 @@ PlaneDefocus planeDefocus(const Dataset& dataset, int planeIndex)
     if (plane.defocus.kind != PlaneDefocus::Kind::Unknown)
         return plane.defocus;
     if (dataset.metadata.zStep)
-        return {PlaneDefocus::Kind::Length, (dataset.metadata.zIndexDown ? -1.0 : 1.0) * (planeIndex - dataset.metadata.focusPlane.value_or(0.0))
-                                                * *dataset.metadata.zStep};
+        return {PlaneDefocus::Kind::Length, (dataset.metadata.zIndexDown ? -1.0 : 1.0)
+                                                * (planeIndex - dataset.metadata.focusPlane.value_or(0.0)) * *dataset.metadata.zStep};
     return {};
 }
 
@@ -731,7 +744,7 @@ std::optional<PlaneDefocus> defocusFromText(const std::string& text)
     case ValueWithUnit::Kind::Bare:
         if (v->value == 0.0)
             return PlaneDefocus{PlaneDefocus::Kind::Waves, 0.0}; // "0" is in focus whatever the unit
-        return std::nullopt;                                      // waves or metres? ambiguous
+        return std::nullopt;                                     // waves or metres? ambiguous
     case ValueWithUnit::Kind::Angle:
         break;
     }

@@ -74,60 +74,60 @@ std::string unusablePlaneReason(const std::vector<double>& pixels);
 std::string sha256Of(const std::string& path, long long* bytes = nullptr);
 
 struct DatasetFile {
-    std::string path;       // as given (absolute or relative to the working directory)
+    std::string path; // as given (absolute or relative to the working directory)
     ImageFormat format = ImageFormat::Unknown;
-    std::string sha256;     // of the file's bytes, lower-case hex; sessions use it to detect changes
+    std::string sha256; // of the file's bytes, lower-case hex; sessions use it to detect changes
     long long bytes = 0;
-    int firstPlane = 0;     // index of its first plane in Dataset::planes
+    int firstPlane = 0; // index of its first plane in Dataset::planes
     int planeCount = 0;
-    std::map<std::string, double> numbers;      // header keywords (FITS), see ImageFileContent
+    std::map<std::string, double> numbers; // header keywords (FITS), see ImageFileContent
     std::map<std::string, std::string> strings;
-    std::string sidecar;    // path of the JSON sidecar that was read, empty when none
-    std::string damage;     // the reader's note on planes it could not read (a truncated file), empty when none
+    std::string sidecar; // path of the JSON sidecar that was read, empty when none
+    std::string damage;  // the reader's note on planes it could not read (a truncated file), empty when none
     int bitsPerSample = 0;
     bool floatingPoint = false;
 };
 
 struct DatasetPlane {
-    Image raw;              // as read, row 0 at the bottom; raw.source = "path[k]"
-    int file = 0;           // index into Dataset::files
-    int indexInFile = 0;    // 0-based plane (page, slice) within that file
-    bool use = true;        // takes part in the fit
-    PlaneDefocus defocus;   // this plane's own defocus; Unknown = from zStep or none
+    Image raw;                  // as read, row 0 at the bottom; raw.source = "path[k]"
+    int file = 0;               // index into Dataset::files
+    int indexInFile = 0;        // 0-based plane (page, slice) within that file
+    bool use = true;            // takes part in the fit
+    PlaneDefocus defocus;       // this plane's own defocus; Unknown = from zStep or none
     double formatMaximum = 0.0; // the stored type's largest value, 0 for floats (saturation default)
 };
 
 // ---- Preparation (the options: settings/PreparationSettings.h) ----------------------------------
 
 struct PlanePreparation {
-    Image image;                // prepared pixels (background subtracted, cropped, scaled); NaN where masked
-    std::vector<uint8_t> mask;  // per prepared pixel: 1 = used, 0 = excluded (saturated, bad, NaN)
-    int cropColumn = 0;         // raw-image column and row of the prepared image's pixel (0, 0)
+    Image image;               // prepared pixels (background subtracted, cropped, scaled); NaN where masked
+    std::vector<uint8_t> mask; // per prepared pixel: 1 = used, 0 = excluded (saturated, bad, NaN)
+    int cropColumn = 0;        // raw-image column and row of the prepared image's pixel (0, 0)
     int cropRow = 0;
-    double centreX = 0.0;       // raw-image coordinates (pixels, x = column, y = row) of the found centre
+    double centreX = 0.0; // raw-image coordinates (pixels, x = column, y = row) of the found centre
     double centreY = 0.0;
-    double background = 0.0;    // subtracted per pixel (raw units)
-    double backgroundSigma = 0.0; // robust standard deviation of the border (raw units): the noise floor
+    double background = 0.0;       // subtracted per pixel (raw units)
+    double backgroundSigma = 0.0;  // robust standard deviation of the border (raw units): the noise floor
     double readNoiseSquared = 0.0; // from the border's neighbour differences, for photon counts (raw units^2)
-    double scale = 1.0;         // factor applied after background subtraction (normalisation)
-    double signal = 0.0;        // sum of the prepared, unmasked pixels
+    double scale = 1.0;            // factor applied after background subtraction (normalisation)
+    double signal = 0.0;           // sum of the prepared, unmasked pixels
     int saturatedPixels = 0;
-    int badPixels = 0;          // listed, hot, or NaN in the raw image
-    bool clipped = false;       // the PSF's light reaches the crop (or image) edge
+    int badPixels = 0;    // listed, hot, or NaN in the raw image
+    bool clipped = false; // the PSF's light reaches the crop (or image) edge
 };
 
 struct Preparation {
-    PreprocessOptions options;            // the options that produced it
+    PreprocessOptions options;             // the options that produced it
     std::optional<double> saturationLevel; // DatasetMetadata::saturationLevel when it was made
-    std::vector<PlanePreparation> planes; // one per dataset plane, also the unused ones
-    std::vector<DatasetMessage> messages; // warnings (saturation, clipped PSF, empty plane, ...)
+    std::vector<PlanePreparation> planes;  // one per dataset plane, also the unused ones
+    std::vector<DatasetMessage> messages;  // warnings (saturation, clipped PSF, empty plane, ...)
 };
 
 // ---- The dataset --------------------------------------------------------------------------------
 
 struct Dataset {
     std::vector<DatasetFile> files;
-    std::vector<DatasetPlane> planes;   // every plane of every file, in file order
+    std::vector<DatasetPlane> planes; // every plane of every file, in file order
     DatasetMetadata metadata;
     PreprocessOptions preprocess;
     std::optional<Preparation> preparation; // the last prepare(); see isPrepared()
@@ -180,9 +180,9 @@ bool isPrepared(const Dataset& dataset);
 // ---- The model (the settings: settings/ModelSettings.h) -------------------------------------------
 
 struct BuiltProblem {
-    ProblemSpec spec;               // with the prepared data of the planes that take part
-    std::vector<double> start;      // start parameters (zero aberration, flux and background from the data)
-    std::vector<int> planes;        // dataset plane index of each problem plane
+    ProblemSpec spec;          // with the prepared data of the planes that take part
+    std::vector<double> start; // start parameters (zero aberration, flux and background from the data)
+    std::vector<int> planes;   // dataset plane index of each problem plane
     double samplingQ = 0.0;
     std::vector<DatasetMessage> messages; // warnings: Q < 2, one in-focus plane only, preparation warnings
 };

@@ -44,7 +44,8 @@ double samplingFromMetadata(const DatasetMetadata& m, std::vector<DatasetMessage
     try {
         s = computeSampling(in);
     } catch (const std::invalid_argument& e) {
-        throw DatasetError(e.what() + ignoredNote(m, {"samplingQ", "pixelPitch", "fNumber", "numericalAperture", "aperture", "pixelAngle"}));
+        throw DatasetError(e.what()
+                           + ignoredNote(m, {"samplingQ", "pixelPitch", "fNumber", "numericalAperture", "aperture", "pixelAngle"}));
     }
     if (messages)
         for (const std::string& w : s.warnings)
@@ -112,12 +113,14 @@ void checkPlaneDefocus(const Dataset& dataset, const ModelSettings& model, int i
     const PlaneDefocus d = planeDefocus(dataset, index);
     if (d.kind == PlaneDefocus::Kind::Unknown) {
         if (!onlyPlane)
-            throw DatasetError(source + " (plane " + std::to_string(index)
-                               + "): its defocus is unknown; set it for every plane (e.g. -1w, 0, 1w) or give the stack's z step and focus plane"
-                               + ignoredNote(m, {"defocus[" + std::to_string(index) + "]", "zStep"}));
+            throw DatasetError(
+                source + " (plane " + std::to_string(index)
+                + "): its defocus is unknown; set it for every plane (e.g. -1w, 0, 1w) or give the stack's z step and focus plane"
+                + ignoredNote(m, {"defocus[" + std::to_string(index) + "]", "zStep"}));
         return;
     }
-    const std::string error = plausibilityError(d.kind == PlaneDefocus::Kind::Waves ? Setting::DefocusWaves : Setting::DefocusLength, d.value);
+    const std::string error =
+        plausibilityError(d.kind == PlaneDefocus::Kind::Waves ? Setting::DefocusWaves : Setting::DefocusLength, d.value);
     if (!error.empty())
         throw DatasetError(source + " (plane " + std::to_string(index) + "): " + error);
     const bool toPhase = d.kind == PlaneDefocus::Kind::Length && (d.value != 0.0 || model.fitDefocusOffsets);
@@ -198,14 +201,16 @@ PlaneSpec planeSpecFor(const Dataset& dataset, const ModelSettings& model, const
 // transfer, var = (mean - offset) / gain + read^2, so offset = mean - gain (var - read^2), the median over the planes.
 // Mean and variance alone cannot tell the bias from read noise, so the read noise must be known. Only the Poisson
 // objective uses the offset: the others subtract the background and measure its noise.
-double offsetFor(const Dataset& dataset, const ModelSettings& model, const Preparation& prep, const std::vector<int>& planes, ObjectiveKind objective,
-                 double gain, std::vector<DatasetMessage>& messages)
+double offsetFor(const Dataset& dataset, const ModelSettings& model, const Preparation& prep, const std::vector<int>& planes,
+                 ObjectiveKind objective, double gain, std::vector<DatasetMessage>& messages)
 {
     if (!model.estimateOffset)
         return model.offset;
     if (objective != ObjectiveKind::Poisson) {
-        messages.push_back({MessageLevel::Info, {}, "the camera offset is not estimated: only the Poisson objective uses it (the " + std::string(objectiveName(objective))
-                                                        + " objective subtracts the background and measures its noise)"});
+        messages.push_back({MessageLevel::Info,
+                            {},
+                            "the camera offset is not estimated: only the Poisson objective uses it (the "
+                                + std::string(objectiveName(objective)) + " objective subtracts the background and measures its noise)"});
         return model.offset;
     }
     const double read = model.readNoise > 0.0 ? model.readNoise : dataset.metadata.readNoise.value_or(-1.0);
@@ -223,11 +228,14 @@ double offsetFor(const Dataset& dataset, const ModelSettings& model, const Prepa
     const double offset = median(estimates);
     const std::string error = plausibilityError(Setting::CameraOffset, offset);
     if (!error.empty() || offset > median(means))
-        throw DatasetError("photon transfer on the border gives an implausible camera offset (" + format("%.4g", offset) + " data units for a border mean of "
-                           + format("%.4g", median(means)) + "): check the gain and read noise, or give the offset");
-    messages.push_back({MessageLevel::Info, {}, "camera offset " + format("%.4g", offset) + " data units from the border (mean " + format("%.4g", median(means))
-                                                    + ", noise variance " + format("%.4g", median(variances)) + ", gain " + format("%.3g", gain)
-                                                    + " e-/unit, read noise " + format("%.3g", read) + ")"});
+        throw DatasetError("photon transfer on the border gives an implausible camera offset (" + format("%.4g", offset)
+                           + " data units for a border mean of " + format("%.4g", median(means))
+                           + "): check the gain and read noise, or give the offset");
+    messages.push_back({MessageLevel::Info,
+                        {},
+                        "camera offset " + format("%.4g", offset) + " data units from the border (mean " + format("%.4g", median(means))
+                            + ", noise variance " + format("%.4g", median(variances)) + ", gain " + format("%.3g", gain)
+                            + " e-/unit, read noise " + format("%.3g", read) + ")"});
     return offset;
 }
 
@@ -238,8 +246,8 @@ double offsetFor(const Dataset& dataset, const ModelSettings& model, const Prepa
 // - Poisson on counts: the data's RDNOISE keyword, else the border's excess of variance over its photon noise
 //   (mean - offset) / gain (PlanePreparation::readNoiseSquared is the excess over the mean), so that chi-square is 1
 //   on clean data. `counted`: the model settings with the offset in use (offsetFor).
-double readNoiseFor(const Dataset& dataset, const ModelSettings& counted, double gain, const Preparation& prep, const std::vector<int>& planes,
-                    ObjectiveKind objective, std::vector<DatasetMessage>& messages)
+double readNoiseFor(const Dataset& dataset, const ModelSettings& counted, double gain, const Preparation& prep,
+                    const std::vector<int>& planes, ObjectiveKind objective, std::vector<DatasetMessage>& messages)
 {
     if (counted.readNoise > 0.0)
         return counted.readNoise;
@@ -248,7 +256,9 @@ double readNoiseFor(const Dataset& dataset, const ModelSettings& counted, double
         for (int index : planes)
             sigmas.push_back(prep.planes[size_t(index)].backgroundSigma * prep.planes[size_t(index)].scale);
         const double noise = std::max(median(sigmas), 1e-12);
-        messages.push_back({MessageLevel::Info, {}, "weighted least squares with the border noise " + format("%.4g", noise) + " (data units) as read noise"});
+        messages.push_back({MessageLevel::Info,
+                            {},
+                            "weighted least squares with the border noise " + format("%.4g", noise) + " (data units) as read noise"});
         return noise;
     }
     if (objective != ObjectiveKind::Poisson)
@@ -263,9 +273,11 @@ double readNoiseFor(const Dataset& dataset, const ModelSettings& counted, double
     if (excess.empty())
         return 0.0;
     const double noise = std::sqrt(std::max(median(excess), 0.0));
-    messages.push_back({MessageLevel::Info, {}, "read noise " + format("%.3g", noise)
-                                                    + " counts RMS from the border (neighbour differences less the photon noise); "
-                                                      "give the read noise to override"});
+    messages.push_back({MessageLevel::Info,
+                        {},
+                        "read noise " + format("%.3g", noise)
+                            + " counts RMS from the border (neighbour differences less the photon noise); "
+                              "give the read noise to override"});
     return noise;
 }
 
@@ -289,8 +301,10 @@ double gainFor(const ModelSettings& model, const Preparation& prep, const std::v
     const std::string error = plausibilityError(Setting::Gain, transfer.gain);
     if (!error.empty())
         throw DatasetError("photon transfer gives an implausible gain: " + error + "; give the gain");
-    messages.push_back({MessageLevel::Info, {}, "camera gain " + format("%.3g", transfer.gain) + " electrons per data unit from photon transfer ("
-                                                    + std::to_string(images.size()) + " planes, power above the OTF cut-off)"});
+    messages.push_back({MessageLevel::Info,
+                        {},
+                        "camera gain " + format("%.3g", transfer.gain) + " electrons per data unit from photon transfer ("
+                            + std::to_string(images.size()) + " planes, power above the OTF cut-off)"});
     return transfer.gain;
 }
 
@@ -351,9 +365,12 @@ void applyImagingModel(const DatasetMetadata& m, const ModelSettings& model, Pro
     // (NA / n)^2 / 4 is the pupil's polarisation taper (tests/core/tst_vectorial.cpp: 1.3e-4 of the peak at NA 0.1 in oil).
     const double taper = 0.25 * std::pow(v.numericalAperture / v.immersionIndex, 2);
     if (v.numericalAperture < 0.5 && v.sampleIndex == v.immersionIndex)
-        messages.push_back({MessageLevel::Info, {}, "at NA " + format("%.3g", v.numericalAperture) + " the vectorial model differs from the scalar one by about "
-                                                        + format("%.1g", taper) + " of the pupil's amplitude: the scalar model (--model scalar) gives the "
-                                                          "same answer several times faster"});
+        messages.push_back({MessageLevel::Info,
+                            {},
+                            "at NA " + format("%.3g", v.numericalAperture) + " the vectorial model differs from the scalar one by about "
+                                + format("%.1g", taper)
+                                + " of the pupil's amplitude: the scalar model (--model scalar) gives the "
+                                  "same answer several times faster"});
 }
 
 // The model grid: the user's, or the prepared planes' size rounded up to even.
@@ -366,8 +383,8 @@ int gridFor(const ModelSettings& model, const Image& first)
         grid = std::max(grid, 16);
     }
     if (grid < std::max(first.width, first.height))
-        throw DatasetError("the model grid (" + std::to_string(grid) + ") is smaller than the prepared planes (" + std::to_string(first.width) + " x "
-                           + std::to_string(first.height) + "); crop them or use a larger grid");
+        throw DatasetError("the model grid (" + std::to_string(grid) + ") is smaller than the prepared planes ("
+                           + std::to_string(first.width) + " x " + std::to_string(first.height) + "); crop them or use a larger grid");
     return grid;
 }
 
@@ -376,7 +393,8 @@ int gridFor(const ModelSettings& model, const Image& first)
 ProblemSpec psfGeneratorSpec(const DatasetMetadata& m, const ModelSettings& model, int size, std::vector<DatasetMessage>* messages)
 {
     if (!m.numericalAperture || !m.pixelPitch)
-        throw DatasetError("a PSF of a microscope needs the numerical aperture (e.g. --na 1.4) and the sample-plane pixel size (e.g. --pixel-scale 65nm)");
+        throw DatasetError(
+            "a PSF of a microscope needs the numerical aperture (e.g. --na 1.4) and the sample-plane pixel size (e.g. --pixel-scale 65nm)");
     if (size < 16 || size > 4096 || size % 2 != 0)
         throw DatasetError("the PSF's size must be an even number of pixels from 16 to 4096, got " + std::to_string(size));
     std::vector<DatasetMessage> notes;
@@ -409,7 +427,8 @@ BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
     const DatasetMetadata& m = dataset.metadata;
     built.planes = usedPlanes(dataset);
     if (built.planes.empty())
-        throw DatasetError(dataset.planes.empty() ? "no data: load PSF images first" : "no plane takes part: " + whyNoPlaneTakesPart(dataset));
+        throw DatasetError(dataset.planes.empty() ? "no data: load PSF images first"
+                                                  : "no plane takes part: " + whyNoPlaneTakesPart(dataset));
     built.samplingQ = checkedSamplingQ(m, model, &built.messages);
 
     const Preparation fresh = isPrepared(dataset) ? Preparation{} : computePreparation(dataset);
@@ -419,7 +438,8 @@ BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
 
     const ObjectiveKind objective = chooseObjective(dataset, model);
     ProblemSpec& spec = built.spec;
-    spec.name = dataset.files.empty() ? std::string("data") : QFileInfo(QString::fromStdString(dataset.files.front().path)).fileName().toStdString();
+    spec.name = dataset.files.empty() ? std::string("data")
+                                      : QFileInfo(QString::fromStdString(dataset.files.front().path)).fileName().toStdString();
     spec.wavelength = *m.wavelength;
     spec.objective = objective;
     spec.basis.maxOrder = model.order;
@@ -451,7 +471,8 @@ BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model)
     applyPupilFunction(m, model, spec);
     applyImagingModel(m, model, spec, built.messages);
     if (spec.phaseModel != PupilPhaseModel::Zernike && !anyDefocus)
-        built.messages.push_back({MessageLevel::Warning, {},
+        built.messages.push_back({MessageLevel::Warning,
+                                  {},
                                   "a zonal phase from one plane is ambiguous (the pupil and its conjugate twin give the same image): "
                                   "add defocused planes"});
     try {

@@ -42,8 +42,10 @@ const std::vector<ResultExport>& resultExports()
         {K::ResultsFits, "results-fits", "All results as one FITS file", kFits, "-results.fits", false, nullptr},
         {K::PupilFits, "pupil-out", "Pupil function as FITS", kFits, "-pupil.fits", false, nullptr},
         {K::AmplitudePng, "amplitude-png", "Pupil amplitude as PNG", "PNG image (*.png)", "-amplitude.png", false, "Pupil amplitude"},
-        {K::ZonalPng, "zonal-png", "Zonal phase remainder as PNG", "PNG image (*.png)", "-zonal.png", false, "Phase beyond the Zernike terms"},
-        {K::PsfStack, "psf-stack-out", "3-D PSF stack as FITS or TIFF", "FITS cube (*.fits);;TIFF stack (*.tif *.tiff)", "-psf-stack.fits", false, nullptr},
+        {K::ZonalPng, "zonal-png", "Zonal phase remainder as PNG", "PNG image (*.png)", "-zonal.png", false,
+         "Phase beyond the Zernike terms"},
+        {K::PsfStack, "psf-stack-out", "3-D PSF stack as FITS or TIFF", "FITS cube (*.fits);;TIFF stack (*.tif *.tiff)", "-psf-stack.fits",
+         false, nullptr},
     };
     return exports;
 }

@@ -52,7 +52,10 @@ const std::vector<ResultExport>& resultExports();
 const ResultExport* findResultExport(const std::string& key);
 const ResultExport& resultExport(ExportKind kind);
 // Drawn with text by render/ (a PNG), rather than made by core.
-inline bool isPictureExport(ExportKind kind) { return resultExport(kind).title != nullptr; }
+inline bool isPictureExport(ExportKind kind)
+{
+    return resultExport(kind).title != nullptr;
+}
 // The export a file name suggests: an entry's own ending ("-phase.fits"), else by extension (.json the
 // whole result, .csv the coefficients, .png the phase map, .fits/.fit/.fts all results); nullptr when neither tells.
 const ResultExport* resultExportForFileName(const std::string& path);

@@ -80,9 +80,11 @@ std::vector<FitsKeyword> resultKeywords(const FitResult& r, const ExportContext&
     };
     k.insert(k.end(), fit.begin(), fit.end());
     if (context.pupilSampleSpacing > 0.0)
-        k.push_back({"PUPSAMP", context.pupilSampleSpacing / (r.samplingFit ? r.samplingFit->scale : 1.0), "pupil radii per phase-map pixel"});
+        k.push_back(
+            {"PUPSAMP", context.pupilSampleSpacing / (r.samplingFit ? r.samplingFit->scale : 1.0), "pupil radii per phase-map pixel"});
     if (samplingOf(r, context) > 0.0)
-        k.push_back({"SAMPLING", samplingOf(r, context), r.samplingFit ? "Q = lambda F# / pixel, fitted" : "Q = lambda F# / pixel of the data"});
+        k.push_back(
+            {"SAMPLING", samplingOf(r, context), r.samplingFit ? "Q = lambda F# / pixel, fitted" : "Q = lambda F# / pixel of the data"});
     if (context.apertureDiameter > 0.0)
         k.push_back({"APERTURE", context.apertureDiameter, "[m] pupil (aperture) diameter"});
     k.push_back({"IMGMODEL", std::string(imagingModelName(r.imagingModel)), "imaging model: scalar or vectorial"});
@@ -105,9 +107,11 @@ std::vector<FitsKeyword> resultKeywords(const FitResult& r, const ExportContext&
         k.push_back({"SPIDERA", context.pupil->spiderAngleDeg, "[deg] first vane angle from +x"});
     }
     for (const CoefficientResult& c : r.coefficients) {
-        k.push_back({"ZC" + std::to_string(c.index), c.waves, "[waves] Z(" + std::to_string(c.mode.n) + "," + std::to_string(c.mode.m) + ") " + c.name});
+        k.push_back({"ZC" + std::to_string(c.index), c.waves,
+                     "[waves] Z(" + std::to_string(c.mode.n) + "," + std::to_string(c.mode.m) + ") " + c.name});
         if (std::isfinite(c.uncertaintyWaves) && c.free)
-            k.push_back({"ZE" + std::to_string(c.index), c.uncertaintyWaves, "[waves] 1-sigma uncertainty of ZC" + std::to_string(c.index)});
+            k.push_back(
+                {"ZE" + std::to_string(c.index), c.uncertaintyWaves, "[waves] 1-sigma uncertainty of ZC" + std::to_string(c.index)});
     }
     for (size_t i = 0; i < context.inputs.size() && i < 999; ++i)
         k.push_back({"INPUT" + std::to_string(i + 1), context.inputs[i], "input file"});
@@ -267,9 +271,10 @@ FitsHdu defocusTable(const std::vector<std::string>& descriptions, const Defocus
         words.texts.push_back(descriptions[k].empty() ? std::string("none") : descriptions[k]);
     }
     table.columns = {plane, value, words};
-    table.keywords = {{"COMMENT", std::string("The defocus of each slice of the image cubes (PLANE = slice number). "
-                                              "W020 in waves: the wavefront W020 rho^2 added to the plane; DEFOCUSZ in m: "
-                                              "axial displacement of the detector or sample; NaN: another diversity."),
+    table.keywords = {{"COMMENT",
+                       std::string("The defocus of each slice of the image cubes (PLANE = slice number). "
+                                   "W020 in waves: the wavefront W020 rho^2 added to the plane; DEFOCUSZ in m: "
+                                   "axial displacement of the detector or sample; NaN: another diversity."),
                        ""}};
     return table;
 }
@@ -305,10 +310,12 @@ FitsHdu planeCube(const FitResult& result, const ExportContext& context, const D
     for (const PlaneResult& p : result.planes)
         hdu.planes.push_back(p.*member);
     hdu.keywords = {{"BUNIT", bunit, bunitComment}, {"IMAGETYP", imageType, typeComment}};
-    const std::vector<FitsKeyword> wcs = focalPlaneWcsKeywords(hdu.planes.front().width, hdu.planes.front().height, samplingOf(result, context), axis);
+    const std::vector<FitsKeyword> wcs =
+        focalPlaneWcsKeywords(hdu.planes.front().width, hdu.planes.front().height, samplingOf(result, context), axis);
     hdu.keywords.insert(hdu.keywords.end(), wcs.begin(), wcs.end());
     for (size_t k = 0; k < result.planes.size() && k < 999; ++k)
-        hdu.keywords.push_back({"PLANE" + std::to_string(k + 1), result.planes[k].diversity, "diversity of slice " + std::to_string(k + 1)});
+        hdu.keywords.push_back(
+            {"PLANE" + std::to_string(k + 1), result.planes[k].diversity, "diversity of slice " + std::to_string(k + 1)});
     return hdu;
 }
 
@@ -333,8 +340,10 @@ QByteArray planesFitsBytes(const FitResult& result, const ExportContext& context
     requireModels(result);
     const DefocusAxis axis = defocusAxis(result.planes);
     const std::string unit = dataUnitOf(context);
-    FitsHdu cube = residual ? planeCube(result, context, axis, "", unit, "unit of the data", "residual", "data - model, NaN where not fitted", &PlaneResult::residual)
-                            : planeCube(result, context, axis, "", unit, "unit of the data", "model", "model intensity at the solution", &PlaneResult::model);
+    FitsHdu cube = residual ? planeCube(result, context, axis, "", unit, "unit of the data", "residual",
+                                        "data - model, NaN where not fitted", &PlaneResult::residual)
+                            : planeCube(result, context, axis, "", unit, "unit of the data", "model", "model intensity at the solution",
+                                        &PlaneResult::model);
     std::vector<FitsKeyword> keywords = resultKeywords(result, context, "");
     keywords.insert(keywords.begin(), cube.keywords.begin(), cube.keywords.end());
     cube.keywords = keywords;
@@ -401,7 +410,8 @@ std::vector<FitsHdu> pupilHdus(const FitResult& result, const ExportContext& con
     };
     const std::string phaseComment = phaseUnit == PhaseUnit::Radians ? "phase in radians; waves = rad / (2 pi)" : "unit of the phase";
     std::vector<FitsHdu> hdus;
-    hdus.push_back(map("PHASE", result.phaseMap, factor, phaseUnitName(phaseUnit), phaseComment, "phase", "wavefront phase over the pupil, NaN outside"));
+    hdus.push_back(map("PHASE", result.phaseMap, factor, phaseUnitName(phaseUnit), phaseComment, "phase",
+                       "wavefront phase over the pupil, NaN outside"));
     if (!result.pupilAmplitude.isEmpty())
         hdus.push_back(map("AMPLITUDE", result.pupilAmplitude, 1.0, "", "dimensionless field amplitude", "pupil amplitude",
                            "fitted field amplitude, NaN outside"));
@@ -441,12 +451,13 @@ QByteArray psfStackTiffBytes(const PsfStack& stack, const FitResult& result)
 {
     const DefocusAxis axis = defocusAxis(stack.diversity);
     // ImageJ's keys first (it reads "key=value" lines), then the rest for people.
-    std::string description = "ImageJ=1.11a\nimages=" + std::to_string(stack.planes.size()) + "\nslices=" + std::to_string(stack.planes.size()) + "\n";
+    std::string description =
+        "ImageJ=1.11a\nimages=" + std::to_string(stack.planes.size()) + "\nslices=" + std::to_string(stack.planes.size()) + "\n";
     if (axis.evenlySpaced && axis.unit == "m")
         description += "unit=micron\nspacing=" + std::to_string((axis.values[1] - axis.values[0]) * 1e6) + "\n";
-    description += "software=Wavefront Studio " + std::string(softwareVersion()) + "\nproblem=" + result.problemName + "\nfirst=" + stack.diversity.front().describe()
-                   + "\nlast=" + stack.diversity.back().describe() + "\npixel_scale=" + std::to_string(stack.pixelScale)
-                   + " (output pixel / data pixel)\nsampling=" + std::to_string(stack.samplingQ)
+    description += "software=Wavefront Studio " + std::string(softwareVersion()) + "\nproblem=" + result.problemName
+                   + "\nfirst=" + stack.diversity.front().describe() + "\nlast=" + stack.diversity.back().describe() + "\npixel_scale="
+                   + std::to_string(stack.pixelScale) + " (output pixel / data pixel)\nsampling=" + std::to_string(stack.samplingQ)
                    + "\nnormalisation=the unaberrated in-focus PSF sums to 1 over the model grid"
                    + "\naxes=x to the right, y up (the first row stored is the top one); the page index runs along +z "
                      "(README Conventions)\n";
@@ -477,9 +488,11 @@ QByteArray resultsFitsBytes(const FitResult& result, const ExportContext& contex
     std::vector<FitsHdu> hdus;
     FitsHdu primary;
     primary.keywords = resultKeywords(result, context, "");
-    primary.keywords.push_back({"COMMENT", std::string("Extensions: DATA, MODEL, RESIDUAL (data - model), NRESID ((data - model) / sigma "
-                                                       "of the objective's noise model), ") + pupilExtensionNames(result)
-                                               + (result.planes.size() > 1 && !axis.evenlySpaced ? ", DEFOCUS (table)." : "."),
+    primary.keywords.push_back({"COMMENT",
+                                std::string("Extensions: DATA, MODEL, RESIDUAL (data - model), NRESID ((data - model) / sigma "
+                                            "of the objective's noise model), ")
+                                    + pupilExtensionNames(result)
+                                    + (result.planes.size() > 1 && !axis.evenlySpaced ? ", DEFOCUS (table)." : "."),
                                 ""});
     hdus.push_back(primary);
     const FitsKeyword inherit{"INHERIT", true, "the primary header applies too"};

@@ -121,11 +121,13 @@ FitsContent readOpenFits(fitsfile* raw, const std::string& name, const ReadLimit
         for (int a = 3; a < naxis; ++a)
             degenerate = degenerate && axes[a] == 1;
         if (!degenerate) {
-            damaged(where + " has " + std::to_string(naxis) + " axes of which more than three are longer than 1; only 2-D images and 3-D cubes are supported");
+            damaged(where + " has " + std::to_string(naxis)
+                    + " axes of which more than three are longer than 1; only 2-D images and 3-D cubes are supported");
             break;
         }
         const long width = axes[0], height = axes[1], depth = naxis >= 3 ? axes[2] : 1;
-        const std::string size = std::to_string(width) + " x " + std::to_string(height) + (depth > 1 ? " x " + std::to_string(depth) : std::string());
+        const std::string size =
+            std::to_string(width) + " x " + std::to_string(height) + (depth > 1 ? " x " + std::to_string(depth) : std::string());
         if (width <= 0 || height <= 0 || depth <= 0) {
             damaged(where + " has a zero-size image (" + size + ")");
             break;
@@ -159,8 +161,8 @@ FitsContent readOpenFits(fitsfile* raw, const std::string& name, const ReadLimit
             int anyNull = 0;
             if (!limits.headersOnly && fits_read_pix(raw, TDOUBLE, first, width * height, &nan, image.pixels.data(), &anyNull, &status)) {
                 fits_clear_errmsg();
-                damaged(where + (depth > 1 ? " plane " + std::to_string(slice) : std::string()) + ": pixels unreadable (" + fitsError(status)
-                        + "); the file may be truncated");
+                damaged(where + (depth > 1 ? " plane " + std::to_string(slice) : std::string()) + ": pixels unreadable ("
+                        + fitsError(status) + "); the file may be truncated");
                 stop = true;
                 break;
             }

@@ -19,13 +19,13 @@ struct FitsKeyword {
 };
 
 struct FitsContent {
-    std::vector<Image> planes;                   // every plane of every image HDU, in file order
-    std::map<std::string, double> numbers;       // numeric keywords of the first image HDU
-    std::map<std::string, std::string> strings;  // string keywords of the first image HDU
-    std::vector<std::string> warnings;           // e.g. later HDUs or slices unreadable (planes before them kept)
-    std::string damage;                          // that warning (planes lost), also in `warnings`
-    int bitpix = 0;                              // BITPIX of the first image HDU
-    double formatMaximum = 0.0;                  // largest scaled value of an integer BITPIX, 0 for floats
+    std::vector<Image> planes;                  // every plane of every image HDU, in file order
+    std::map<std::string, double> numbers;      // numeric keywords of the first image HDU
+    std::map<std::string, std::string> strings; // string keywords of the first image HDU
+    std::vector<std::string> warnings;          // e.g. later HDUs or slices unreadable (planes before them kept)
+    std::string damage;                         // that warning (planes lost), also in `warnings`
+    int bitpix = 0;                             // BITPIX of the first image HDU
+    double formatMaximum = 0.0;                 // largest scaled value of an integer BITPIX, 0 for floats
 };
 
 // Throws ImageReadError (a std::runtime_error) with a message that names the file and the problem.
@@ -71,8 +71,8 @@ std::string fitsBytes(const std::vector<Image>& planes, const std::vector<FitsKe
 // every write checked, renamed into place, so a failure never leaves a half-written file or a
 // temporary; the name is used as it is (no CFITSIO syntax). Refuses to replace an existing file
 // unless `overwrite`.
-void writeFits(const std::string& path, const std::vector<Image>& planes, const std::vector<FitsKeyword>& keywords,
-               bool float32 = false, bool overwrite = false);
+void writeFits(const std::string& path, const std::vector<Image>& planes, const std::vector<FitsKeyword>& keywords, bool float32 = false,
+               bool overwrite = false);
 
 // Splits text into lines of at most `width` characters at spaces (a word longer than `width` is the
 // only thing ever split). For COMMENT and HISTORY cards (width 72).

@@ -52,7 +52,7 @@ void writeValue(fitsfile* f, const FitsKeyword& k, const std::string& comment, i
         fits_update_key(f, TLOGICAL, name, &v, text, status);
     } else {
         const std::string& value = std::get<std::string>(k.value);
-        if (value.size() > 68) { // the long-string (CONTINUE) convention keeps paths whole
+        if (value.size() > 68) {                // the long-string (CONTINUE) convention keeps paths whole
             fits_write_key_longwarn(f, status); // LONGSTRN, which announces the convention (once per HDU)
             fits_update_key_longstr(f, name, const_cast<char*>(value.c_str()), text, status);
         } else {
@@ -244,7 +244,8 @@ std::string fitsBytes(const std::vector<Image>& planes, const std::vector<FitsKe
     return fitsBytes(std::vector<FitsHdu>{FitsHdu{"", planes, {}, keywords}}, float32);
 }
 
-void writeFits(const std::string& path, const std::vector<Image>& planes, const std::vector<FitsKeyword>& keywords, bool float32, bool overwrite)
+void writeFits(const std::string& path, const std::vector<Image>& planes, const std::vector<FitsKeyword>& keywords, bool float32,
+               bool overwrite)
 {
     std::string bytes;
     try {

@@ -42,7 +42,6 @@ void requireReadableFile(const std::string& path, const char* what)
         throw ImageReadError(path + ": the file is empty (0 bytes)");
 }
 
-
 const char* imageFormatName(ImageFormat format)
 {
     switch (format) {
@@ -62,8 +61,9 @@ ImageFormat detectImageFormat(const std::uint8_t* data, std::size_t size)
 {
     if (size >= 8 && std::memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0)
         return ImageFormat::Png;
-    if (size >= 4 && (std::memcmp(data, "II*\0", 4) == 0 || std::memcmp(data, "MM\0*", 4) == 0 || std::memcmp(data, "II+\0", 4) == 0
-                      || std::memcmp(data, "MM\0+", 4) == 0))
+    if (size >= 4
+        && (std::memcmp(data, "II*\0", 4) == 0 || std::memcmp(data, "MM\0*", 4) == 0 || std::memcmp(data, "II+\0", 4) == 0
+            || std::memcmp(data, "MM\0+", 4) == 0))
         return ImageFormat::Tiff;
     if (size >= 9 && std::memcmp(data, "SIMPLE  =", 9) == 0)
         return ImageFormat::Fits;
@@ -110,7 +110,7 @@ struct MemoryStream {
     std::size_t position = 0;
     std::string errors; // libtiff's error messages for this file
     std::string lastWarning;
-    int fd = -1;        // >= 0: read with pread instead of from `data`
+    int fd = -1; // >= 0: read with pread instead of from `data`
 };
 
 // Up to `count` bytes at the stream's position; fewer at the end of the data or on a read error.
@@ -335,7 +335,8 @@ std::string readTiffPage(TIFF* tif, const TiffPage& page, Image& image, bool& co
         TIFFGetField(tif, TIFFTAG_TILELENGTH, &tileHeight);
         const tmsize_t tileSize = TIFFTileSize(tif);
         if (tileWidth == 0 || tileHeight == 0 || tileSize <= 0 || tileWidth > 65536 || tileHeight > 65536
-            || (unsigned long long)tileSize < (unsigned long long)tileWidth * tileHeight * bytes * (separate ? 1 : spp) || tileSize > (256 << 20))
+            || (unsigned long long)tileSize < (unsigned long long)tileWidth * tileHeight * bytes * (separate ? 1 : spp)
+            || tileSize > (256 << 20))
             return failed("bad tile layout");
         std::vector<std::uint8_t> tile(static_cast<std::size_t>(tileSize));
         const int planes = separate ? spp : 1;
@@ -444,8 +445,8 @@ ImageFileContent readTiffStream(MemoryStream& stream, const std::string& name, c
             break;
         }
         const long long pixels = (long long)page.width * page.height;
-        if (page.width > std::uint32_t(limits.maxDimension) || page.height > std::uint32_t(limits.maxDimension) || pixels > limits.maxPlanePixels
-            || total + pixels > limits.maxPixels || pageIndex >= limits.maxPlanes) {
+        if (page.width > std::uint32_t(limits.maxDimension) || page.height > std::uint32_t(limits.maxDimension)
+            || pixels > limits.maxPlanePixels || total + pixels > limits.maxPixels || pageIndex >= limits.maxPlanes) {
             damaged(where + " is " + sizeText(page.width, page.height) + " pixels, more than this program loads (at most "
                     + std::to_string(limits.maxPlanePixels) + " pixels per plane, " + std::to_string(limits.maxPixels) + " per file, "
                     + std::to_string(limits.maxPlanes) + " pages)");
@@ -462,10 +463,11 @@ ImageFileContent readTiffStream(MemoryStream& stream, const std::string& name, c
         const bool direct = (page.photometric == PHOTOMETRIC_MINISBLACK || page.photometric == PHOTOMETRIC_MINISWHITE
                              || (page.photometric == PHOTOMETRIC_RGB && page.samplesPerPixel >= 3))
                             && page.compression != COMPRESSION_OJPEG;
-        const bool sampleOk = page.sampleFormat == SAMPLEFORMAT_IEEEFP ? (page.bitsPerSample == 32 || page.bitsPerSample == 64)
-                              : (page.sampleFormat == SAMPLEFORMAT_UINT || page.sampleFormat == SAMPLEFORMAT_INT || page.sampleFormat == SAMPLEFORMAT_VOID)
-                                  ? (page.bitsPerSample == 8 || page.bitsPerSample == 16 || page.bitsPerSample == 32)
-                                  : false;
+        const bool sampleOk =
+            page.sampleFormat == SAMPLEFORMAT_IEEEFP ? (page.bitsPerSample == 32 || page.bitsPerSample == 64)
+            : (page.sampleFormat == SAMPLEFORMAT_UINT || page.sampleFormat == SAMPLEFORMAT_INT || page.sampleFormat == SAMPLEFORMAT_VOID)
+                ? (page.bitsPerSample == 8 || page.bitsPerSample == 16 || page.bitsPerSample == 32)
+                : false;
         if (page.sampleFormat == SAMPLEFORMAT_VOID)
             page.sampleFormat = SAMPLEFORMAT_UINT;
         Image image = limits.headersOnly ? Image{} : Image(int(page.width), int(page.height));
@@ -483,10 +485,10 @@ ImageFileContent readTiffStream(MemoryStream& stream, const std::string& name, c
                     content.warnings.push_back(name + ": photometric 'min-is-white': values inverted so that light is high");
             }
         } else if (!sampleOk && direct) {
-            const char* kind = page.sampleFormat == SAMPLEFORMAT_IEEEFP ? "floating-point"
-                               : page.sampleFormat == SAMPLEFORMAT_INT  ? "signed"
-                               : page.sampleFormat == SAMPLEFORMAT_UINT ? "unsigned"
-                               : page.sampleFormat == SAMPLEFORMAT_COMPLEXINT ? "complex integer"
+            const char* kind = page.sampleFormat == SAMPLEFORMAT_IEEEFP          ? "floating-point"
+                               : page.sampleFormat == SAMPLEFORMAT_INT           ? "signed"
+                               : page.sampleFormat == SAMPLEFORMAT_UINT          ? "unsigned"
+                               : page.sampleFormat == SAMPLEFORMAT_COMPLEXINT    ? "complex integer"
                                : page.sampleFormat == SAMPLEFORMAT_COMPLEXIEEEFP ? "complex floating-point"
                                                                                  : "unknown-format";
             damaged(where + ": " + std::to_string(page.bitsPerSample) + "-bit " + kind
@@ -506,7 +508,8 @@ ImageFileContent readTiffStream(MemoryStream& stream, const std::string& name, c
             break;
         }
         if (colour && !colourWarned) {
-            content.warnings.push_back(name + ": colour image converted to luminance (0.2126 R + 0.7152 G + 0.0722 B); PSF data should be greyscale");
+            content.warnings.push_back(
+                name + ": colour image converted to luminance (0.2126 R + 0.7152 G + 0.0722 B); PSF data should be greyscale");
             colourWarned = true;
         }
         if (!colour && page.samplesPerPixel > 1 && !extraWarned) {
@@ -551,8 +554,9 @@ ImageFileContent readTiffStream(MemoryStream& stream, const std::string& name, c
         const int next = TIFFReadDirectory(tif.get());
         if (!next) {
             if (!stream.errors.empty()) {
-                content.warnings.push_back(name + ": page " + std::to_string(pageIndex) + " unreadable (" + stream.errors + "); the file may be truncated; kept the "
-                                           + std::to_string(content.planes.size()) + " page(s) before it");
+                content.warnings.push_back(name + ": page " + std::to_string(pageIndex) + " unreadable (" + stream.errors
+                                           + "); the file may be truncated; kept the " + std::to_string(content.planes.size())
+                                           + " page(s) before it");
                 content.damage = content.warnings.back();
             }
             break;
@@ -645,15 +649,16 @@ std::string decodePng(PngContext& context, PngReadState& state, PngLayout& layou
         return context.error[0] ? context.error : "corrupt PNG data";
     png_set_read_fn(state.png, &context, pngRead);
     png_set_user_limits(state.png, 0x7fffffffu, 0x7fffffffu); // sizes are checked below, with a message that says them
-    png_set_chunk_malloc_max(state.png, 8u << 20); // text and ICC chunks; the image rows are ours
+    png_set_chunk_malloc_max(state.png, 8u << 20);            // text and ICC chunks; the image rows are ours
     png_read_info(state.png, state.info);
     int interlace = PNG_INTERLACE_NONE;
-    png_get_IHDR(state.png, state.info, &layout.width, &layout.height, &layout.sourceBitDepth, &layout.sourceColourType, &interlace, nullptr,
-                 nullptr);
+    png_get_IHDR(state.png, state.info, &layout.width, &layout.height, &layout.sourceBitDepth, &layout.sourceColourType, &interlace,
+                 nullptr, nullptr);
     if ((long long)layout.width * layout.height > limits.maxPlanePixels || (long long)layout.width * layout.height > limits.maxPixels
         || layout.width > png_uint_32(limits.maxDimension) || layout.height > png_uint_32(limits.maxDimension)) {
-        std::snprintf(context.error, sizeof context.error, "the image is %u x %u pixels, more than this program loads (at most %lld pixels)",
-                      unsigned(layout.width), unsigned(layout.height), limits.maxPlanePixels);
+        std::snprintf(context.error, sizeof context.error,
+                      "the image is %u x %u pixels, more than this program loads (at most %lld pixels)", unsigned(layout.width),
+                      unsigned(layout.height), limits.maxPlanePixels);
         return context.error;
     }
     if (layout.sourceColourType == PNG_COLOR_TYPE_PALETTE)
@@ -674,15 +679,18 @@ std::string decodePng(PngContext& context, PngReadState& state, PngLayout& layou
         return "inconsistent row size";
     // Deflate expands at most 1032:1, so a small file cannot hold a huge image: refuse it before
     // allocating what the header claims (a 62 KB file declaring 8000 x 8000 RGBA).
-    const int storedChannels = layout.sourceColourType == PNG_COLOR_TYPE_RGB_ALPHA ? 4 : layout.sourceColourType == PNG_COLOR_TYPE_RGB ? 3
-                               : layout.sourceColourType == PNG_COLOR_TYPE_GRAY_ALPHA                                        ? 2
-                                                                                                                             : 1;
-    const unsigned long long stored
-        = ((unsigned long long)layout.width * unsigned(layout.sourceBitDepth) * unsigned(storedChannels) + 7) / 8 * layout.height + layout.height;
+    const int storedChannels = layout.sourceColourType == PNG_COLOR_TYPE_RGB_ALPHA    ? 4
+                               : layout.sourceColourType == PNG_COLOR_TYPE_RGB        ? 3
+                               : layout.sourceColourType == PNG_COLOR_TYPE_GRAY_ALPHA ? 2
+                                                                                      : 1;
+    const unsigned long long stored =
+        ((unsigned long long)layout.width * unsigned(layout.sourceBitDepth) * unsigned(storedChannels) + 7) / 8 * layout.height
+        + layout.height;
     if (stored > (unsigned long long)context.stream.size * 1032ULL + 4096ULL) {
-        std::snprintf(context.error, sizeof context.error,
-                      "the image is declared as %u x %u pixels, more than the file's %zu bytes of compressed data can hold; the file is corrupt",
-                      unsigned(layout.width), unsigned(layout.height), context.stream.size);
+        std::snprintf(
+            context.error, sizeof context.error,
+            "the image is declared as %u x %u pixels, more than the file's %zu bytes of compressed data can hold; the file is corrupt",
+            unsigned(layout.width), unsigned(layout.height), context.stream.size);
         return context.error;
     }
     if (limits.headersOnly)
@@ -730,7 +738,8 @@ ImageFileContent readPngStream(PngContext& context, const std::string& name, con
     content.bitsPerSample = layout.sourceColourType == PNG_COLOR_TYPE_PALETTE ? 8 : layout.sourceBitDepth;
     content.formatMaximum = std::ldexp(1.0, content.bitsPerSample) - 1.0;
     if (layout.colour)
-        content.warnings.push_back(name + ": colour image converted to luminance (0.2126 R + 0.7152 G + 0.0722 B); PSF data should be greyscale");
+        content.warnings.push_back(
+            name + ": colour image converted to luminance (0.2126 R + 0.7152 G + 0.0722 B); PSF data should be greyscale");
     if (layout.alpha)
         content.warnings.push_back(name + ": the alpha channel is ignored");
     image.width = int(layout.width);

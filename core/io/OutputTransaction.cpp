@@ -52,7 +52,7 @@ enum EntryState : int {
 struct SignalEntry {
     char temporary[kPathBytes];
     char target[kPathBytes];
-    char backup[kPathBytes];  // a hard link to the replaced file, empty when nothing was replaced
+    char backup[kPathBytes];      // a hard link to the replaced file, empty when nothing was replaced
     std::atomic<bool> keepTarget; // replaced without a backup: the new file stays on roll-back
     std::atomic<int> state;
 };
@@ -296,7 +296,8 @@ void renameAllIntoPlace()
         s.state.store(kRenaming);
         if (systemCalls().rename(s.temporary, s.target) != 0) {
             const int error = errno;
-            rollBackAndFail(std::string(s.target) + ": cannot move the finished file into place (" + errnoText(error) + "); nothing was written");
+            rollBackAndFail(std::string(s.target) + ": cannot move the finished file into place (" + errnoText(error)
+                            + "); nothing was written");
         }
         s.state.store(kInPlace);
     }

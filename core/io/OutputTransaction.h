@@ -43,7 +43,10 @@ bool samePath(const std::string& a, const std::string& b);
 
 class OutputTransaction {
 public:
-    explicit OutputTransaction(bool overwrite) : m_overwrite(overwrite) {}
+    explicit OutputTransaction(bool overwrite)
+        : m_overwrite(overwrite)
+    {
+    }
     ~OutputTransaction();
     OutputTransaction(const OutputTransaction&) = delete;
     OutputTransaction& operator=(const OutputTransaction&) = delete;

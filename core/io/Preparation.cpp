@@ -91,7 +91,8 @@ PlaneStats planeStats(const DatasetPlane& plane, const PreprocessOptions& o, std
     frame.reserve(img.pixels.size() - size_t(std::max(0, img.width - 2 * border)) * size_t(std::max(0, img.height - 2 * border)));
     for (int r = 0; r < img.height; ++r)
         for (int c = 0; c < img.width; ++c)
-            if ((r < border || r >= img.height - border || c < border || c >= img.width - border) && s.rawMask[size_t(r) * size_t(img.width) + size_t(c)])
+            if ((r < border || r >= img.height - border || c < border || c >= img.width - border)
+                && s.rawMask[size_t(r) * size_t(img.width) + size_t(c)])
                 frame.push_back(img.at(r, c));
     s.border = sigmaClipped(std::move(frame), o.clipSigma > 0.0 ? o.clipSigma : 3.0);
     s.readNoiseSquared = borderReadNoiseSquared(img, s.rawMask, border, s.border);
@@ -111,7 +112,8 @@ PlaneStats planeStats(const DatasetPlane& plane, const PreprocessOptions& o, std
                             brightest = std::max(brightest, img.at(rr, cc));
                     }
                 const double v = img.pixels[i];
-                if (std::isfinite(brightest) && v - brightest > o.hotPixelSigma * s.border.sigma && v - b > 3.0 * std::max(brightest - b, 0.0))
+                if (std::isfinite(brightest) && v - brightest > o.hotPixelSigma * s.border.sigma
+                    && v - b > 3.0 * std::max(brightest - b, 0.0))
                     hot.push_back(i);
             }
         for (size_t i : hot) {
@@ -155,8 +157,10 @@ int checkWindow(const Dataset& dataset, PreprocessOptions& effective, std::vecto
 {
     const PreprocessOptions& o = dataset.preprocess;
     if (o.cropSize < 0 || o.cropSize % 2 != 0)
-        messages.push_back({MessageLevel::Warning, {}, "crop size " + std::to_string(o.cropSize) + " is not a positive even number; "
-                                                       + (o.cropSize > 0 ? "using " + std::to_string(o.cropSize + 1) : std::string("no crop"))});
+        messages.push_back({MessageLevel::Warning,
+                            {},
+                            "crop size " + std::to_string(o.cropSize) + " is not a positive even number; "
+                                + (o.cropSize > 0 ? "using " + std::to_string(o.cropSize + 1) : std::string("no crop"))});
     int cropSize = o.cropSize > 0 ? o.cropSize + o.cropSize % 2 : 0;
     // A window larger than the images holds only padding, and its buffers are allocated per plane: an
     // absurd crop (16384 on 64 x 64) is refused before any allocation instead of exhausting memory.
@@ -168,15 +172,19 @@ int checkWindow(const Dataset& dataset, PreprocessOptions& effective, std::vecto
         smallest = smallest == 0 ? std::min(plane.raw.width, plane.raw.height) : std::min({smallest, plane.raw.width, plane.raw.height});
     if (o.borderWidth > 0 && smallest > 0 && 2 * o.borderWidth >= smallest) {
         // A frame as wide as half the image leaves no inside: the "background" would be the PSF itself.
-        messages.push_back({MessageLevel::Error, {}, "the border (" + std::to_string(o.borderWidth) + " pixels) leaves nothing inside images of "
-                                                     + std::to_string(smallest) + " pixels across; use a border of at most "
-                                                     + std::to_string(std::max(1, (smallest - 1) / 2))});
+        messages.push_back({MessageLevel::Error,
+                            {},
+                            "the border (" + std::to_string(o.borderWidth) + " pixels) leaves nothing inside images of "
+                                + std::to_string(smallest) + " pixels across; use a border of at most "
+                                + std::to_string(std::max(1, (smallest - 1) / 2))});
         effective.borderWidth = 0;
     }
     if (cropSize > largest && largest > 0) {
-        messages.push_back({MessageLevel::Error, {}, "the crop (" + std::to_string(cropSize) + " x " + std::to_string(cropSize)
-                                                     + ") is larger than the images (at most " + std::to_string(largest)
-                                                     + " pixels across); use a crop of at most " + std::to_string(largest)});
+        messages.push_back({MessageLevel::Error,
+                            {},
+                            "the crop (" + std::to_string(cropSize) + " x " + std::to_string(cropSize)
+                                + ") is larger than the images (at most " + std::to_string(largest)
+                                + " pixels across); use a crop of at most " + std::to_string(largest)});
         cropSize = 0;
     }
     return cropSize;
@@ -284,8 +292,8 @@ PlanePreparation preparePlane(const DatasetPlane& plane, const PlaneStats& s, co
     // Without centring the window sits on the image's centre: no background-subtracted copy of the whole
     // plane is made (for a large image with a small crop it would double the memory, issue 28 item 12).
     const std::pair<double, double> centre = o.centre == CentreMethod::None ? std::pair<double, double>(raw.width / 2, raw.height / 2)
-                                             : common                        ? *common
-                                                                             : findCentre(workImage(plane, s, p.background), o.centre, cropSize);
+                                             : common                       ? *common
+                                                      : findCentre(workImage(plane, s, p.background), o.centre, cropSize);
     p.centreX = centre.first;
     p.centreY = centre.second;
 
@@ -304,9 +312,9 @@ PlanePreparation preparePlane(const DatasetPlane& plane, const PlaneStats& s, co
     }
     const auto [outside, sum] = cutWindow(raw, s, outW, outH, p);
     if (outside > 0 && plane.use)
-        warn(plane, "the " + std::to_string(outW) + " x " + std::to_string(outH) + " window around the centre (" + format("%.1f", centre.first)
-                        + ", " + format("%.1f", centre.second) + ") extends beyond the image; " + std::to_string(outside)
-                        + " pixels outside it are masked");
+        warn(plane, "the " + std::to_string(outW) + " x " + std::to_string(outH) + " window around the centre ("
+                        + format("%.1f", centre.first) + ", " + format("%.1f", centre.second) + ") extends beyond the image; "
+                        + std::to_string(outside) + " pixels outside it are masked");
     if (o.normalise) {
         if (sum > 0.0) {
             p.scale = 1.0 / sum;
@@ -319,7 +327,8 @@ PlanePreparation preparePlane(const DatasetPlane& plane, const PlaneStats& s, co
     }
     const auto [peak, edge] = measureSignal(s, p);
     if (p.clipped && plane.use)
-        warn(plane, "the PSF reaches the edge of the " + std::string(cropSize > 0 ? "crop" : "image") + " (" + format("%.1f", 100.0 * edge / peak)
+        warn(plane, "the PSF reaches the edge of the " + std::string(cropSize > 0 ? "crop" : "image") + " ("
+                        + format("%.1f", 100.0 * edge / peak)
                         + " % of the peak there): light outside is lost to the fit; use a larger crop or grid");
     if (plane.use && !(peak > 0.0))
         warn(plane, "no signal above the background");

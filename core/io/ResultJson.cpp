@@ -31,7 +31,8 @@ ZernikeOrdering orderingFrom(const QString& text, const QString& source)
 
 QJsonObject softwareJson()
 {
-    return QJsonObject{{QStringLiteral("name"), QString::fromLatin1(softwareName())}, {QStringLiteral("version"), QString::fromLatin1(softwareVersion())}};
+    return QJsonObject{{QStringLiteral("name"), QString::fromLatin1(softwareName())},
+                       {QStringLiteral("version"), QString::fromLatin1(softwareVersion())}};
 }
 
 QJsonObject conventionJson(ZernikeOrdering ordering, ZernikeNormalization normalization, double wavelength)
@@ -164,7 +165,8 @@ QJsonObject resultToJson(const FitResult& r)
         {QStringLiteral("pv_waves"), r.pvWaves},
         {QStringLiteral("rms_nm"), r.rmsWaves * r.wavelength * 1e9},
         {QStringLiteral("pv_nm"), r.pvWaves * r.wavelength * 1e9},
-        {QStringLiteral("wavefront_removed_terms"), r.defocusRemoved ? QStringLiteral("piston, tip, tilt, defocus") : QStringLiteral("piston, tip, tilt")},
+        {QStringLiteral("wavefront_removed_terms"),
+         r.defocusRemoved ? QStringLiteral("piston, tip, tilt, defocus") : QStringLiteral("piston, tip, tilt")},
         {QStringLiteral("strehl"), r.strehl},
         {QStringLiteral("strehl_marechal"), r.strehlMarechal},
         {QStringLiteral("initial_cost"), r.solver.initialCost},
@@ -193,7 +195,8 @@ QString coefficientsCsv(const FitResult& r)
     // One header row, then one row per term. The conventions are columns (the same in every row), not a
     // comment line: spreadsheets and CSV readers take the file as it is, and a row copied elsewhere
     // keeps its meaning. Phase = 2 pi * waves; nm = waves * wavelength.
-    QString csv = QStringLiteral("index,n,m,name,value_waves,value_nm,value_rad,uncertainty_waves,uncertainty_nm,free,ordering,normalization,wavelength_nm\n");
+    QString csv = QStringLiteral(
+        "index,n,m,name,value_waves,value_nm,value_rad,uncertainty_waves,uncertainty_nm,free,ordering,normalization,wavelength_nm\n");
     const QString ordering = QString::fromLatin1(zernike::orderingName(r.ordering));
     const QString normalization = QString::fromLatin1(zernike::normalizationName(r.normalization));
     const QString wavelength = QString::number(r.wavelength * 1e9, 'g', 8);
@@ -241,19 +244,21 @@ Truth truthFromJson(const QJsonObject& object, const QString& source)
                                 : QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact).mid(1).chopped(1).toStdString();
         };
         if (!c.value(QStringLiteral("index")).isDouble())
-            throw std::runtime_error(source.toStdString() + ": coefficient index " + written("index") + " is not a number (a Zernike index, a whole number from 1)");
+            throw std::runtime_error(source.toStdString() + ": coefficient index " + written("index")
+                                     + " is not a number (a Zernike index, a whole number from 1)");
         if (!(index >= 1 && index <= 1000 && index == std::floor(index)))
-            throw std::runtime_error(source.toStdString() + ": coefficient index " + c.value(QStringLiteral("index")).toVariant().toString().toStdString()
+            throw std::runtime_error(source.toStdString() + ": coefficient index "
+                                     + c.value(QStringLiteral("index")).toVariant().toString().toStdString()
                                      + " is not a Zernike index (a whole number from 1)");
         if (!c.value(QStringLiteral("value_waves")).isDouble())
-            throw std::runtime_error(source.toStdString() + ": index " + std::to_string(int(index)) + ": value_waves " + written("value_waves")
-                                     + " is not a number (waves, e.g. 0.1)");
+            throw std::runtime_error(source.toStdString() + ": index " + std::to_string(int(index)) + ": value_waves "
+                                     + written("value_waves") + " is not a number (waves, e.g. 0.1)");
         if (const std::string error = plausibilityError(Setting::ZernikeWaves, waves); !error.empty())
             throw std::runtime_error(source.toStdString() + ": index " + std::to_string(int(index)) + ": " + error);
         for (const TruthTerm& t : truth.terms) // one value per term: which of two would be the truth?
             if (t.index == int(index))
-                throw std::runtime_error(source.toStdString() + ": index " + std::to_string(int(index)) + " is given twice (" + std::to_string(t.valueWaves)
-                                         + " and " + std::to_string(waves) + " waves)");
+                throw std::runtime_error(source.toStdString() + ": index " + std::to_string(int(index)) + " is given twice ("
+                                         + std::to_string(t.valueWaves) + " and " + std::to_string(waves) + " waves)");
         truth.terms.push_back({int(index), waves});
     }
     return truth;
@@ -287,7 +292,9 @@ std::optional<SamplingFit> samplingFitFromJson(const QJsonObject& result)
     const QJsonObject o = result.value(QStringLiteral("pupil_function")).toObject().value(QStringLiteral("sampling_fit")).toObject();
     if (!(o.value(QStringLiteral("aperture_scale")).toDouble() > 0.0))
         return std::nullopt;
-    const auto numberOr = [&](const char* key) { return o.value(QLatin1String(key)).isDouble() ? o.value(QLatin1String(key)).toDouble() : std::nan(""); };
+    const auto numberOr = [&](const char* key) {
+        return o.value(QLatin1String(key)).isDouble() ? o.value(QLatin1String(key)).toDouble() : std::nan("");
+    };
     SamplingFit f;
     f.scale = o.value(QStringLiteral("aperture_scale")).toDouble();
     f.scaleSigma = numberOr("aperture_scale_sigma");
@@ -314,7 +321,8 @@ SolverSummary solverSummaryFromJson(const QJsonObject& saved)
     summary.seconds = saved.value(QStringLiteral("seconds")).toDouble();
     summary.message = saved.value(QStringLiteral("termination_message")).toString().toStdString();
     const QString termination = saved.value(QStringLiteral("termination")).toString();
-    for (Termination t : {Termination::Converged, Termination::MaxIterations, Termination::Stalled, Termination::Cancelled, Termination::Failed})
+    for (Termination t :
+         {Termination::Converged, Termination::MaxIterations, Termination::Stalled, Termination::Cancelled, Termination::Failed})
         if (termination == QLatin1String(terminationName(t)))
             summary.termination = t;
     return summary;

@@ -41,7 +41,7 @@ QJsonArray coefficientsJsonArray(const FitResult& result);
 QString coefficientsCsv(const FitResult& result);
 
 struct TruthTerm {
-    int index = 0;       // in `ordering`
+    int index = 0; // in `ordering`
     double valueWaves = 0.0;
 };
 struct Truth {

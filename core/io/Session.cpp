@@ -42,7 +42,10 @@ QJsonObject defocusJson(const PlaneDefocus& d)
 // Reads typed values out of the session object; every problem names the file and the key.
 class Reader {
 public:
-    explicit Reader(std::string source) : m_source(std::move(source)) {}
+    explicit Reader(std::string source)
+        : m_source(std::move(source))
+    {
+    }
 
     [[noreturn]] void fail(const QString& key, const std::string& what) const
     {
@@ -336,7 +339,6 @@ void readSettings(const Reader& r, const QJsonObject& root, const QString& prefi
     } catch (const SettingsError& e) {
         r.fail(prefix + QString::fromStdString(sessionKeyOf(e.setting())), e.problem());
     }
-
 }
 
 // --- Writing: one helper per top-level key of the session object, so sessionToJson reads as its layout.
@@ -447,7 +449,8 @@ void checkSessionFormat(const Reader& r, const QJsonObject& root, const std::str
 {
     const QString format = r.text(root, QStringLiteral("format"), {}, {});
     if (format != kFormat)
-        throw SessionError(source + ": not a Wavefront Studio session (\"format\" is '" + format.toStdString() + "', expected '" + kFormat.toStdString() + "')");
+        throw SessionError(source + ": not a Wavefront Studio session (\"format\" is '" + format.toStdString() + "', expected '"
+                           + kFormat.toStdString() + "')");
     const int version = r.integer(root, QStringLiteral("format_version"), {}, -1);
     if (version < 1)
         throw SessionError(source + ": \"format_version\" is missing or not a positive integer");
@@ -458,7 +461,10 @@ void checkSessionFormat(const Reader& r, const QJsonObject& root, const std::str
 
 ImageFormat imageFormatFromName(const QString& name)
 {
-    return name == QLatin1String("FITS") ? ImageFormat::Fits : name == QLatin1String("TIFF") ? ImageFormat::Tiff : name == QLatin1String("PNG") ? ImageFormat::Png : ImageFormat::Unknown;
+    return name == QLatin1String("FITS")   ? ImageFormat::Fits
+           : name == QLatin1String("TIFF") ? ImageFormat::Tiff
+           : name == QLatin1String("PNG")  ? ImageFormat::Png
+                                           : ImageFormat::Unknown;
 }
 
 void readInputs(const Reader& r, const QJsonObject& root, std::vector<DatasetFile>& files)
@@ -680,7 +686,8 @@ QJsonDocument readSessionDocument(const std::string& path)
     QJsonParseError error;
     const QJsonDocument doc = QJsonDocument::fromJson(in.readAll(), &error);
     if (error.error != QJsonParseError::NoError)
-        throw SessionError(path + ": not valid JSON (" + error.errorString().toStdString() + " at byte " + std::to_string(error.offset) + ")");
+        throw SessionError(path + ": not valid JSON (" + error.errorString().toStdString() + " at byte " + std::to_string(error.offset)
+                           + ")");
     if (!doc.isObject())
         throw SessionError(path + ": not a session (the JSON is not an object)");
     return doc;
@@ -700,14 +707,16 @@ std::string resolveInputPath(const DatasetFile& stored, const std::string& relat
 }
 
 // Warnings for a file that loaded but no longer matches what the session recorded.
-void checkLoadedAgainstStored(const DatasetFile& stored, const DatasetFile& loaded, const std::string& resolved, std::vector<DatasetMessage>& messages)
+void checkLoadedAgainstStored(const DatasetFile& stored, const DatasetFile& loaded, const std::string& resolved,
+                              std::vector<DatasetMessage>& messages)
 {
     if (!stored.sha256.empty() && !loaded.sha256.empty() && loaded.sha256 != stored.sha256)
         messages.push_back({MessageLevel::Warning, resolved,
                             resolved + ": the file has changed since the session was saved (SHA-256 differs); results may not match"});
     if (stored.planeCount > 0 && loaded.planeCount != stored.planeCount)
         messages.push_back({MessageLevel::Warning, resolved,
-                            resolved + ": has " + std::to_string(loaded.planeCount) + " planes, the session expected " + std::to_string(stored.planeCount)});
+                            resolved + ": has " + std::to_string(loaded.planeCount) + " planes, the session expected "
+                                + std::to_string(stored.planeCount)});
 }
 
 // Loads the session's inputs into opened.session.dataset; returns stored input index -> loaded file index
@@ -723,7 +732,8 @@ std::map<int, int> loadSessionInputs(const Session& stored, const QJsonArray& in
         const std::string resolved = resolveInputPath(f, relativePath, sessionFolder);
         if (resolved.empty()) {
             opened.messages.push_back({MessageLevel::Error, f.path,
-                                       f.path + ": input of the session not found (also not as " + relativePath + " beside the session); its planes are missing"});
+                                       f.path + ": input of the session not found (also not as " + relativePath
+                                           + " beside the session); its planes are missing"});
             continue;
         }
         const size_t before = d.files.size();
@@ -750,8 +760,9 @@ void applyStoredPlanes(const Session& stored, const std::map<int, int>& fileMap,
             continue;
         const DatasetFile& loaded = d.files[size_t(it->second)];
         if (sp.indexInFile >= loaded.planeCount) {
-            opened.messages.push_back({MessageLevel::Warning, loaded.path,
-                                       loaded.path + ": plane " + std::to_string(sp.indexInFile) + " of the session is missing from the file"});
+            opened.messages.push_back(
+                {MessageLevel::Warning, loaded.path,
+                 loaded.path + ": plane " + std::to_string(sp.indexInFile) + " of the session is missing from the file"});
             continue;
         }
         DatasetPlane& p = d.planes[size_t(loaded.firstPlane + sp.indexInFile)];

@@ -30,7 +30,7 @@ constexpr int kSessionFormatVersion = 1;
 // problem parameters (to re-evaluate it on the session's data, as for the last result).
 struct SessionRun {
     std::string name;
-    std::string time;       // ISO 8601, UTC
+    std::string time; // ISO 8601, UTC
     ModelSettings model;
     SolverSettings solver;
     QJsonObject result;
@@ -38,10 +38,10 @@ struct SessionRun {
 };
 
 struct Session {
-    Dataset dataset;        // on save: files, plane use/defocus, metadata, preprocess options (no pixels)
+    Dataset dataset; // on save: files, plane use/defocus, metadata, preprocess options (no pixels)
     ModelSettings model;
     SolverSettings solver;
-    QJsonObject result;     // the last result as resultToJson() wrote it; empty when none
+    QJsonObject result;                   // the last result as resultToJson() wrote it; empty when none
     std::vector<double> resultParameters; // its problem parameters (to re-evaluate model images)
     // Every fit kept, oldest first ("runs"; sessions written before runs existed have none, and a
     // saved result then reads back as one run named "saved result").
@@ -61,8 +61,8 @@ QByteArray sessionBytes(const std::string& path, const Session& session);
 void saveSession(const std::string& path, const Session& session, bool overwrite);
 
 struct OpenedSession {
-    Session session;                      // dataset re-loaded (pixels) and re-prepared
-    std::vector<DatasetMessage> messages; // per file: missing, unreadable, changed since saved (checksum), plane count differs
+    Session session;                        // dataset re-loaded (pixels) and re-prepared
+    std::vector<DatasetMessage> messages;   // per file: missing, unreadable, changed since saved (checksum), plane count differs
     std::vector<std::string> sessionValues; // the metadata fields (origin keys) whose values the session file gave
 };
 // Reads the session and re-loads its inputs (a path is tried as stored, then relative to the session's

@@ -37,8 +37,8 @@ public:
 };
 
 // The text parsers behind every option; `label` is the option as spelled in messages. Throw OptionError.
-int parseIntOption(const QString& text, const std::string& label);       // "1e3" is a thousand
-double parseNumberOption(const QString& text, const std::string& label); // finite
+int parseIntOption(const QString& text, const std::string& label);                  // "1e3" is a thousand
+double parseNumberOption(const QString& text, const std::string& label);            // finite
 std::vector<int> parseIntListOption(const QString& text, const std::string& label); // "2,4,6"
 // Lower-cased words, each one of `allowed`.
 std::vector<QString> parseWordListOption(const QString& text, const std::string& label, const QStringList& allowed);

@@ -17,10 +17,10 @@ struct SettingProblem {
     // "immersion", "sampling", "aperture", "z-step", "focus-plane", "defocus-model", "defocus" (with
     // `plane`), "planes", "grid", "crop", "order", "stages", "read-noise", "gain", ... (SettingsError::setting()).
     std::string setting;
-    int plane = -1;                    // the dataset plane concerned ("defocus"), else -1
-    std::vector<std::string> alternatives; // settings that would also settle it ("f-number" for a missing NA)
+    int plane = -1;                           // the dataset plane concerned ("defocus"), else -1
+    std::vector<std::string> alternatives;    // settings that would also settle it ("f-number" for a missing NA)
     MessageLevel level = MessageLevel::Error; // Error: the fit cannot start; Warning: it can, but check
-    std::string message;               // a whole sentence with a typical value
+    std::string message;                      // a whole sentence with a typical value
 };
 
 // Every problem of the session's data selection, metadata (missing, implausible, contradicting), model and

@@ -73,9 +73,10 @@ StackPlan proposeStackPlan(const std::vector<PlaneStatistics>& statistics, const
         plan.focusPlane = int(std::lround(*options.focusPlane));
         plan.focusFromMetadata = true;
     } else {
-        const auto brightest = std::max_element(statistics.begin(), statistics.end(), [](const PlaneStatistics& a, const PlaneStatistics& b) {
-            return (a.usable ? a.peak : -1.0) < (b.usable ? b.peak : -1.0);
-        });
+        const auto brightest =
+            std::max_element(statistics.begin(), statistics.end(), [](const PlaneStatistics& a, const PlaneStatistics& b) {
+                return (a.usable ? a.peak : -1.0) < (b.usable ? b.peak : -1.0);
+            });
         plan.focusPlane = brightest->plane;
     }
     const int focus = plan.focusPlane;

@@ -29,10 +29,10 @@ struct PlaneStatistics {
 std::vector<PlaneStatistics> stackStatistics(const Dataset& dataset);
 
 struct StackPlanOptions {
-    int count = 5;                     // planes to propose (the focus plane among them); all when the stack has fewer
-    std::optional<double> focusPlane;  // given (metadata): taken as focus instead of the brightest plane
-    std::optional<double> zStep;       // metres per plane; unset: offsets in steps only
-    bool zIndexDown = false;           // DatasetMetadata::zIndexDown
+    int count = 5;                    // planes to propose (the focus plane among them); all when the stack has fewer
+    std::optional<double> focusPlane; // given (metadata): taken as focus instead of the brightest plane
+    std::optional<double> zStep;      // metres per plane; unset: offsets in steps only
+    bool zIndexDown = false;          // DatasetMetadata::zIndexDown
 };
 // The options from a dataset's metadata (focus plane, z step, z direction).
 StackPlanOptions planOptionsFor(const Dataset& dataset, int count = 5);

@@ -131,8 +131,9 @@ public:
                 m_diversity[i] = c.phaseScale * diversity[i];
             }
             std::fill(c.buffer.data(), c.buffer.data() + c.buffer.size(), Complex(0, 0));
-            m_kernels.pupilField(long(m_phase.size()), m_phase.data(), m_diversity.data(), c.phaseScale * sx, c.phaseScale * sy, pr.pupilX().data(),
-                                 pr.pupilY().data(), amplitude.data(), c.index.data(), pr.checkerboard().data(), c.field.data(), c.buffer.data());
+            m_kernels.pupilField(long(m_phase.size()), m_phase.data(), m_diversity.data(), c.phaseScale * sx, c.phaseScale * sy,
+                                 pr.pupilX().data(), pr.pupilY().data(), amplitude.data(), c.index.data(), pr.checkerboard().data(),
+                                 c.field.data(), c.buffer.data());
             if (!c.vectorial) {
                 fftw::Traits<Real>::execute(c.backward, c.buffer.raw(), c.buffer.raw());
                 continue;
@@ -155,7 +156,8 @@ public:
     double objective(double intensityScale, double background, const std::vector<Real>& data, const std::vector<Real>& weight, bool poisson,
                      double* dFlux, double* dBackground, bool gradient)
     {
-        const double cost = intensityObjective(m_intensity, intensityScale, background, data, weight, poisson, dFlux, dBackground, m_dPower.data());
+        const double cost =
+            intensityObjective(m_intensity, intensityScale, background, data, weight, poisson, dFlux, dBackground, m_dPower.data());
         if (!std::isfinite(cost))
             return cost;
         Complex* f = m_image.data();
@@ -184,8 +186,9 @@ public:
                     fftw::Traits<Real>::execute(c.forward, b.raw(), b.raw());
                     c.vectorial->gather(f, b.data(), c.index.data(), pr.checkerboard().data());
                 }
-                m_kernels.adjointGather(long(c.field.size()), c.vectorial->adjoint(), c.vectorial->identity(), c.vectorial->ones(), c.field.data(),
-                                        amplitude.data(), pr.pupilX().data(), pr.pupilY().data(), m_gatherPhase.data(), dAmplitude, shift);
+                m_kernels.adjointGather(long(c.field.size()), c.vectorial->adjoint(), c.vectorial->identity(), c.vectorial->ones(),
+                                        c.field.data(), amplitude.data(), pr.pupilX().data(), pr.pupilY().data(), m_gatherPhase.data(),
+                                        dAmplitude, shift);
                 *dDepth += c.vectorial->depthDerivative(c.field.data());
             } else {
                 fftw::Traits<Real>::execute(c.forward, c.buffer.raw(), c.buffer.raw());
@@ -207,7 +210,7 @@ private:
         std::vector<int> index;
         fftw::ComplexBuffer<Real> buffer; // the far field (scalar model), or the pupil field's scratch (vectorial)
         std::vector<Complex> field;
-        std::unique_ptr<VectorialFields<Real>> vectorial;                 // null for the scalar model
+        std::unique_ptr<VectorialFields<Real>> vectorial;                     // null for the scalar model
         std::vector<std::unique_ptr<fftw::ComplexBuffer<Real>>> fieldBuffers; // the vectorial fields' far fields
         // The far fields whose intensities add: the one buffer, or every vectorial field's.
         std::vector<Complex*> farFields()
@@ -284,9 +287,9 @@ private:
     const simd::OpticsKernels<Real>& m_kernels;
     int m_n;
     std::vector<std::unique_ptr<Channel>> m_channels; // owned: the FFT buffers do not move
-    fftw::ComplexBuffer<Real> m_image;  // the intensity and its adjoint, in turn (for the blur)
-    std::vector<double> m_intensity;    // the current plane's blurred, summed |S|^2
-    std::vector<double> m_dPower;       // dL/d(m_intensity)
+    fftw::ComplexBuffer<Real> m_image;                // the intensity and its adjoint, in turn (for the blur)
+    std::vector<double> m_intensity;                  // the current plane's blurred, summed |S|^2
+    std::vector<double> m_dPower;                     // dL/d(m_intensity)
     std::vector<Real> m_phase, m_diversity;
     Vector m_gatherPhase;
     typename fftw::Traits<Real>::Plan m_imageForward = nullptr, m_imageBackward = nullptr;

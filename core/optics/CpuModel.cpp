@@ -225,8 +225,8 @@ private:
         const bool general = !pr.transferFunction().empty() || !pr.spectrum().empty();
         const bool allowed = !(env && std::string_view(env) == "off") && !general;
         if (allowed && !index.empty() && PrunedFft<Real>::applicable(m_n, pr.rowBegin(), pr.rowEnd(), colBegin, colEnd)) {
-            m_pruned = std::make_unique<PrunedFft<Real>>(m_n, pr.rowBegin(), pr.rowEnd(), colBegin, colEnd, *m_kernels,
-                                                         m_options.threads, m_options.measurePlans);
+            m_pruned = std::make_unique<PrunedFft<Real>>(m_n, pr.rowBegin(), pr.rowEnd(), colBegin, colEnd, *m_kernels, m_options.threads,
+                                                         m_options.measurePlans);
             m_blockIndex.resize(index.size());
             for (size_t i = 0; i < index.size(); ++i)
                 m_blockIndex[i] = m_pruned->blockIndex(index[i]);
@@ -381,9 +381,9 @@ private:
         const Problem& pr = *m_problem;
         synthesiseFields(p, k);
         double dFlux = 0.0, dBackground = 0.0;
-        const double cost = detail::intensityObjective(m_intensity, p.flux[size_t(k)] * pr.intensityScale(), p.background[size_t(k)], m_data[size_t(k)],
-                                                       m_weights[size_t(k)], pr.spec().objective == ObjectiveKind::Poisson, &dFlux, &dBackground,
-                                                       grad ? m_dPower.data() : nullptr);
+        const double cost = detail::intensityObjective(
+            m_intensity, p.flux[size_t(k)] * pr.intensityScale(), p.background[size_t(k)], m_data[size_t(k)], m_weights[size_t(k)],
+            pr.spec().objective == ObjectiveKind::Poisson, &dFlux, &dBackground, grad ? m_dPower.data() : nullptr);
         if (!grad || !std::isfinite(cost))
             return cost;
         grad->flux[size_t(k)] += dFlux * pr.intensityScale();
@@ -416,8 +416,8 @@ private:
     {
         const Problem& pr = *m_problem;
         const double norm = 1.0 / (double(m_n) * double(m_n));
-        const Real fieldScale = Real(norm);                                            // buffer -> S
-        const Real intensity = Real(p.flux[size_t(k)] * pr.intensityScale());          // |S|^2 -> counts
+        const Real fieldScale = Real(norm);                                   // buffer -> S
+        const Real intensity = Real(p.flux[size_t(k)] * pr.intensityScale()); // |S|^2 -> counts
         const Real background = Real(p.background[size_t(k)]);
         const Real* data = m_data[size_t(k)].data();
         const Real* weight = m_weights[size_t(k)].data();
@@ -483,8 +483,8 @@ private:
         // Per-pixel sums are disjoint between chunks; the shift's sums are added in chunk order.
         std::vector<std::array<double, 2>> shifts(size_t(chunkCount()), {0.0, 0.0});
         inChunks(long(pr.pupilPixelCount()), [&](int c, long i0, long i1) {
-            m_kernels->adjointGather(i1 - i0, b, index + i0, chk + i0, m_field.data() + i0, m_amplitude.data() + i0,
-                                     x.data() + i0, y.data() + i0, dPhase + i0, m_dAmplitude.data() + i0, shifts[size_t(c)].data());
+            m_kernels->adjointGather(i1 - i0, b, index + i0, chk + i0, m_field.data() + i0, m_amplitude.data() + i0, x.data() + i0,
+                                     y.data() + i0, dPhase + i0, m_dAmplitude.data() + i0, shifts[size_t(c)].data());
         });
         double dShift[2] = {0.0, 0.0};
         for (const auto& shift : shifts) {
@@ -527,8 +527,8 @@ private:
         m_formation->synthesise(m_phase0, planeDiversity(p, k), Real(p.shiftX[size_t(k)]), Real(p.shiftY[size_t(k)]), m_amplitude);
         double dFlux = 0.0, dBackground = 0.0;
         const double cost = m_formation->objective(p.flux[size_t(k)] * pr.intensityScale(), p.background[size_t(k)], m_data[size_t(k)],
-                                                   m_weights[size_t(k)], pr.spec().objective == ObjectiveKind::Poisson, &dFlux, &dBackground,
-                                                   grad != nullptr);
+                                                   m_weights[size_t(k)], pr.spec().objective == ObjectiveKind::Poisson, &dFlux,
+                                                   &dBackground, grad != nullptr);
         if (!grad || !std::isfinite(cost))
             return cost;
         grad->flux[size_t(k)] += dFlux * pr.intensityScale();
@@ -537,7 +537,8 @@ private:
         if (perPlane)
             m_planeDPhase.setZero();
         double dShift[2] = {0.0, 0.0};
-        m_formation->adjoint(m_amplitude, perPlane ? m_planeDPhase.data() : m_dPhase.data(), m_dAmplitude.data(), dShift, &grad->emitterDepth);
+        m_formation->adjoint(m_amplitude, perPlane ? m_planeDPhase.data() : m_dPhase.data(), m_dAmplitude.data(), dShift,
+                             &grad->emitterDepth);
         grad->shiftX[size_t(k)] += dShift[0];
         grad->shiftY[size_t(k)] += dShift[1];
         if (perPlane)
@@ -571,19 +572,19 @@ private:
     fftw::ComplexBuffer<Real> m_buffer;
     std::vector<Matrix> m_basisChunks; // the basis (pupil pixels x terms) in inChunks' row blocks
     Vector m_phase0, m_dPhase, m_dAmplitude, m_planeDPhase;
-    std::vector<Real> m_planeDiversity;       // this plane's diversity at the current defocus parameters
+    std::vector<Real> m_planeDiversity; // this plane's diversity at the current defocus parameters
     std::vector<double> m_planeDiversityDouble;
     std::unique_ptr<detail::CpuImageFormation<Real>> m_formation; // a spectrum or a blurring detector
     std::vector<double> m_amplitude;
     std::vector<Complex> m_field;
     std::vector<std::vector<Real>> m_diversity, m_data, m_weights;
-    simd::Level m_simd;                             // the instruction set of the kernels, chosen once
-    const simd::OpticsKernels<Real>* m_kernels;     // the hot loops built for m_simd (core/simd)
-    std::unique_ptr<PrunedFft<Real>> m_pruned; // null: the row and column plans below
-    std::vector<int> m_blockIndex;             // pupil pixel -> m_pruned->block()
-    std::unique_ptr<VectorialFields<Real>> m_vectorial; // the vectorial model on the plain path; null otherwise
+    simd::Level m_simd;                                                     // the instruction set of the kernels, chosen once
+    const simd::OpticsKernels<Real>* m_kernels;                             // the hot loops built for m_simd (core/simd)
+    std::unique_ptr<PrunedFft<Real>> m_pruned;                              // null: the row and column plans below
+    std::vector<int> m_blockIndex;                                          // pupil pixel -> m_pruned->block()
+    std::unique_ptr<VectorialFields<Real>> m_vectorial;                     // the vectorial model on the plain path; null otherwise
     std::vector<std::unique_ptr<fftw::ComplexBuffer<Real>>> m_fieldBuffers; // its fields' far fields (output order)
-    std::vector<double> m_intensity, m_dPower; // their summed |S|^2 and dL/d|S|^2 (output order)
+    std::vector<double> m_intensity, m_dPower;                              // their summed |S|^2 and dL/d|S|^2 (output order)
     typename fftw::Traits<Real>::Plan m_rowsBackward = nullptr, m_columnsBackward = nullptr, m_columnsForward = nullptr,
                                       m_rowsForward = nullptr;
 };

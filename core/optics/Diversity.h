@@ -25,13 +25,13 @@ enum class DefocusMeasure {
 
 struct DiversitySpec {
     DiversityKind kind = DiversityKind::None;
-    double defocusWaves = 0.0;                            // ZernikeDefocus
+    double defocusWaves = 0.0; // ZernikeDefocus
     DefocusMeasure measure = DefocusMeasure::PeakToValley;
-    double axialDistance = 0.0;      // metres; Axial*: detector/sample displacement, PrimeFocus: dz
-    double numericalAperture = 0.0;  // Axial*: image-side NA (1 / (2 F#) for an f-number system)
-    double immersionIndex = 1.0;     // Axial*: refractive index n
-    double focalLength = 0.0;        // PrimeFocus: F, metres
-    double dishRadius = 0.0;         // PrimeFocus: R, metres
+    double axialDistance = 0.0;                     // metres; Axial*: detector/sample displacement, PrimeFocus: dz
+    double numericalAperture = 0.0;                 // Axial*: image-side NA (1 / (2 F#) for an f-number system)
+    double immersionIndex = 1.0;                    // Axial*: refractive index n
+    double focalLength = 0.0;                       // PrimeFocus: F, metres
+    double dishRadius = 0.0;                        // PrimeFocus: R, metres
     std::vector<std::pair<int, double>> extraTerms; // known Zernike terms (problem's ordering index, radians)
 
     // Every kind is linear in one amount: defocusWaves (ZernikeDefocus, unit "waves") or axialDistance

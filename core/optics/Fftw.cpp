@@ -96,8 +96,7 @@ public:
         std::filesystem::create_directories(std::filesystem::path(wisdom).parent_path(), ec);
         m_fd = ::open((wisdom + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0666); // never waits on a FIFO
         if (m_fd >= 0)
-            while (::flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {
-            }
+            while (::flock(m_fd, LOCK_EX) != 0 && errno == EINTR) { }
     }
     ~WisdomLock()
     {
@@ -121,7 +120,7 @@ std::string readWisdom(const std::string& path)
     if (fd < 0)
         return {};
     std::string text;
-    struct stat info {};
+    struct stat info { };
     if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0 && info.st_size <= kMaxWisdomBytes) {
         text.resize(size_t(info.st_size));
         size_t done = 0;
@@ -224,8 +223,8 @@ typename Traits<Real>::Plan plan(const PlanKey& key)
         return it->second;
 
     const size_t extent = key.axes == Axes::Batch
-        ? size_t(key.length - 1) * size_t(key.stride) + size_t(key.count - 1) * size_t(key.distance) + 1
-        : size_t(key.n) * size_t(key.n);
+                              ? size_t(key.length - 1) * size_t(key.stride) + size_t(key.count - 1) * size_t(key.distance) + 1
+                              : size_t(key.n) * size_t(key.n);
     requirePlanningRoom((key.axes == Axes::Batch ? 2 : 1) * extent * sizeof(std::complex<Real>));
     initThreads();
     // Reproducibility: a measured plan depends on timings, and another plan rounds differently, so two
@@ -269,10 +268,11 @@ typename Traits<Real>::Plan plan(const PlanKey& key)
         break;
     }
     if (!p && key.axes == Axes::Batch)
-        throw std::runtime_error("FFTW could not create a plan for " + std::to_string(key.count) + " transforms of " + std::to_string(key.length)
-                                 + " points");
+        throw std::runtime_error("FFTW could not create a plan for " + std::to_string(key.count) + " transforms of "
+                                 + std::to_string(key.length) + " points");
     if (!p)
-        throw std::runtime_error("FFTW could not create a plan for a " + std::to_string(key.n) + " x " + std::to_string(key.n) + " transform");
+        throw std::runtime_error("FFTW could not create a plan for a " + std::to_string(key.n) + " x " + std::to_string(key.n)
+                                 + " transform");
     cache.emplace(key, p);
     if (measure) {
         char* text = Api<Real>::exportWisdom();

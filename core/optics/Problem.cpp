@@ -83,8 +83,8 @@ Problem::Problem(ProblemSpec spec)
         fail("central obscuration must be in [0, 1), got " + std::to_string(pupil.obscuration));
     // No telescope has more than a few dozen vanes; a million is a typo that would still "converge".
     if (pupil.spiderCount < 0 || pupil.spiderCount > 64 || pupil.spiderWidth < 0.0 || pupil.spiderWidth >= 0.5)
-        fail("spider vanes: count must be from 0 to 64 and width in [0, 0.5) of the pupil diameter, got " + std::to_string(pupil.spiderCount)
-             + " of width " + std::to_string(pupil.spiderWidth));
+        fail("spider vanes: count must be from 0 to 64 and width in [0, 0.5) of the pupil diameter, got "
+             + std::to_string(pupil.spiderCount) + " of width " + std::to_string(pupil.spiderWidth));
     if (!pupil.customMask.empty() && pupil.customMask.size() != size_t(n) * size_t(n))
         fail("custom pupil mask has " + std::to_string(pupil.customMask.size()) + " values, the grid needs " + std::to_string(n * n));
     if (pupil.illumination.gaussian && !(pupil.illumination.sigma > 0.0))
@@ -95,7 +95,8 @@ Problem::Problem(ProblemSpec spec)
         fail("the pupil does not fit in the grid (sampling Q < 1); use a larger grid or coarser sampling");
     if (!(m_spec.gain > 0.0) || !std::isfinite(m_spec.gain))
         fail("camera gain must be a positive number of electrons per data unit, got " + std::to_string(m_spec.gain));
-    if (hasZonalTerms(m_spec.phaseModel, m_spec.amplitudeModel) && (!(m_spec.regularization > 0.0) || !std::isfinite(m_spec.regularization)))
+    if (hasZonalTerms(m_spec.phaseModel, m_spec.amplitudeModel)
+        && (!(m_spec.regularization > 0.0) || !std::isfinite(m_spec.regularization)))
         fail("the regularisation weight of the zonal terms must be a positive number, got " + std::to_string(m_spec.regularization));
     const double object = m_spec.detector.objectDiameterPixels;
     if (!(object >= 0.0) || !std::isfinite(object))
@@ -227,8 +228,8 @@ void Problem::compileData()
             fail("planes have different sizes: " + where + " is " + std::to_string(img.width) + " x " + std::to_string(img.height)
                  + ", plane 0 is " + std::to_string(w) + " x " + std::to_string(h));
         if (w > n || h > n)
-            fail(where + " is " + std::to_string(w) + " x " + std::to_string(h) + ", larger than the model grid of "
-                 + std::to_string(n) + "; crop it or use a larger grid");
+            fail(where + " is " + std::to_string(w) + " x " + std::to_string(h) + ", larger than the model grid of " + std::to_string(n)
+                 + "; crop it or use a larger grid");
         if (img.pixels.size() != size_t(w) * size_t(h))
             fail(where + ": pixel buffer does not match its size");
         if (!planes[k].mask.empty() && planes[k].mask.size() != img.pixels.size())
@@ -400,9 +401,7 @@ void Problem::compilePupilFunction()
     if (!hasZonalPhase())
         return;
     // Zonal only: piston does nothing. Both: the Zernike terms describe their span, the zonal part the rest.
-    const Eigen::MatrixXd span = m_spec.phaseModel == PupilPhaseModel::Both
-                                     ? m_basis
-                                     : Eigen::MatrixXd::Ones(pupilPixelCount(), 1);
+    const Eigen::MatrixXd span = m_spec.phaseModel == PupilPhaseModel::Both ? m_basis : Eigen::MatrixXd::Ones(pupilPixelCount(), 1);
     Eigen::HouseholderQR<Eigen::MatrixXd> qr(span);
     m_zonalProjector = qr.householderQ() * Eigen::MatrixXd::Identity(span.rows(), span.cols());
 }
@@ -800,15 +799,17 @@ ProblemSpec withApertureScale(ProblemSpec spec, double naScale)
             continue;
         d.numericalAperture *= naScale;
         if (d.numericalAperture >= d.immersionIndex)
-            throw std::invalid_argument("an aperture scale of " + std::to_string(naScale) + " takes the NA to " + std::to_string(d.numericalAperture)
-                                        + ", at or above the immersion index " + std::to_string(d.immersionIndex));
+            throw std::invalid_argument("an aperture scale of " + std::to_string(naScale) + " takes the NA to "
+                                        + std::to_string(d.numericalAperture) + ", at or above the immersion index "
+                                        + std::to_string(d.immersionIndex));
     }
     if (spec.model == ImagingModel::Vectorial) {
         VectorialSpec& v = spec.vectorial;
         v.numericalAperture *= naScale;
         if (v.numericalAperture >= v.immersionIndex)
-            throw std::invalid_argument("an aperture scale of " + std::to_string(naScale) + " takes the NA to " + std::to_string(v.numericalAperture)
-                                        + ", at or above the immersion index " + std::to_string(v.immersionIndex));
+            throw std::invalid_argument("an aperture scale of " + std::to_string(naScale) + " takes the NA to "
+                                        + std::to_string(v.numericalAperture) + ", at or above the immersion index "
+                                        + std::to_string(v.immersionIndex));
     }
     spec.zonalPhaseStart.clear();
     spec.zonalAmplitudeStart.clear();

@@ -14,12 +14,20 @@
 namespace wfs {
 
 enum class ParameterKind {
-    Zernike, CentreX, CentreY, Amplitude, Sigma, Flux, Background, ShiftX, ShiftY,
+    Zernike,
+    CentreX,
+    CentreY,
+    Amplitude,
+    Sigma,
+    Flux,
+    Background,
+    ShiftX,
+    ShiftY,
     ZonalPhase,     // index: pupil pixel
     ZonalAmplitude, // index: pupil pixel (log-amplitude)
     DefocusScale,
-    DefocusOffset,  // index: plane
-    EmitterDepth,   // the vectorial model's emitter depth below the coverslip, metres
+    DefocusOffset, // index: plane
+    EmitterDepth,  // the vectorial model's emitter depth below the coverslip, metres
 };
 
 struct ParameterInfo {
@@ -35,8 +43,8 @@ struct ModelParameters {
     std::vector<double> flux, background, shiftX, shiftY; // per plane
     std::vector<double> zonalPhase, zonalAmplitude;       // per pupil pixel (empty without zonal terms)
     double defocusScale = 1.0;
-    std::vector<double> defocusOffset;                    // per plane, in the diversity's unit
-    double emitterDepth = 0.0;                            // metres (the vectorial model)
+    std::vector<double> defocusOffset; // per plane, in the diversity's unit
+    double emitterDepth = 0.0;         // metres (the vectorial model)
 };
 
 // The width x height window at the centre of an N x N grid-layout image (where data sit on the grid).
@@ -58,12 +66,12 @@ public:
     const std::vector<double>& pupilY() const { return m_pupilY; }
     const std::vector<double>& transmission() const { return m_transmission; }
     const std::vector<int>& checkerboard() const { return m_checkerboard; } // (-1)^(row + col)
-    int rowBegin() const { return m_rowBegin; } // grid rows [rowBegin, rowEnd) hold every pupil pixel
+    int rowBegin() const { return m_rowBegin; }                             // grid rows [rowBegin, rowEnd) hold every pupil pixel
     int rowEnd() const { return m_rowEnd; }
 
     const std::vector<ZernikeMode>& modes() const { return m_modes; }
-    int termIndex(int position) const; // index in the spec's ordering of basis position
-    const Eigen::MatrixXd& basis() const { return m_basis; } // pupil pixels x terms
+    int termIndex(int position) const;                                                     // index in the spec's ordering of basis position
+    const Eigen::MatrixXd& basis() const { return m_basis; }                               // pupil pixels x terms
     const std::vector<std::vector<double>>& diversityPhase() const { return m_diversity; } // radians, at the start values
 
     // ---- The pupil function (what every backend shares; CPU and GPU call these) ----
@@ -80,8 +88,8 @@ public:
     std::vector<double> pupilAmplitude(const ModelParameters& p) const;
     // Chain rule from dL/dphase and dL/damplitude (per pupil pixel) to every pupil parameter except the
     // Zernike terms (each backend does B^T dphase with its own kernels): zonal values and illumination.
-    void chainPupilGradient(const ModelParameters& p, const double* dPhase, const double* dAmplitude,
-                            const std::vector<double>& amplitude, ModelParameters& grad) const;
+    void chainPupilGradient(const ModelParameters& p, const double* dPhase, const double* dAmplitude, const std::vector<double>& amplitude,
+                            ModelParameters& grad) const;
     // The smoothness prior of the zonal terms (ProblemSpec::regularization); adds its gradient to *grad.
     double regularization(const ModelParameters& p, ModelParameters* grad) const;
     // Pairs of pupil pixels that are neighbours along a row or a column (indices into the pupil pixels).
@@ -105,10 +113,10 @@ public:
     // ---- Spectrum ----
     // One channel per wavelength used (SpectrumSpec); empty for one wavelength.
     struct SpectralChannel {
-        int grid = 0;          // FFT size N'
-        double wavelength = 0; // metres: ProblemSpec::wavelength N' / N
-        double phaseScale = 1; // lambda / lambda' = N / N': the pupil phase at this wavelength
-        double weight = 0;     // share of the flux (the weights add to 1)
+        int grid = 0;           // FFT size N'
+        double wavelength = 0;  // metres: ProblemSpec::wavelength N' / N
+        double phaseScale = 1;  // lambda / lambda' = N / N': the pupil phase at this wavelength
+        double weight = 0;      // share of the flux (the weights add to 1)
         std::vector<int> index; // each pupil pixel's place in the N' x N' grid
     };
     const std::vector<SpectralChannel>& spectrum() const { return m_spectrum; }

@@ -93,25 +93,25 @@ struct SpectrumSpec {
 // Optional parameters for what the metadata only roughly know. The defocus of plane k becomes
 // scale * amount_k + offset_k, in the plane diversity's own unit (metres, or waves of W020).
 struct NuisanceSpec {
-    bool fitDefocusScale = false;   // a z-step (or defocus) calibration error, shared by the planes
+    bool fitDefocusScale = false; // a z-step (or defocus) calibration error, shared by the planes
     // Per-plane defocus offsets (positioning errors). The plane nearest focus is the reference and held at
     // 0 (a common offset is the Zernike defocus); with fitDefocusScale the two outermost planes are held too
     // (the scale carries the stack's stretch).
     bool fitDefocusOffsets = false;
-    double defocusScale = 1.0;      // start values
+    double defocusScale = 1.0;          // start values
     std::vector<double> defocusOffsets; // per plane (empty = 0)
 };
 
 struct PlaneSpec {
     DiversitySpec diversity;
-    Image data;                  // observed PSF; smaller than the grid = compared with the grid's centre
-    std::vector<uint8_t> mask;   // per data pixel, 0 = excluded (saturated, bad); empty = all used
-    double flux = 1.0;           // photons in the plane for an unaberrated PSF (see ProblemSpec::intensityScale)
+    Image data;                // observed PSF; smaller than the grid = compared with the grid's centre
+    std::vector<uint8_t> mask; // per data pixel, 0 = excluded (saturated, bad); empty = all used
+    double flux = 1.0;         // photons in the plane for an unaberrated PSF (see ProblemSpec::intensityScale)
     bool fitFlux = false;
-    double background = 0.0;     // per pixel
+    double background = 0.0; // per pixel
     bool fitBackground = false;
-    bool fitShift = false;       // per-plane tip/tilt (radians at the pupil edge), for image drift
-    double shiftX = 0.0;         // start values of that tip/tilt
+    bool fitShift = false; // per-plane tip/tilt (radians at the pupil edge), for image drift
+    double shiftX = 0.0;   // start values of that tip/tilt
     double shiftY = 0.0;
 };
 
@@ -122,8 +122,8 @@ struct ProblemSpec {
     BasisSpec basis;
     std::vector<PlaneSpec> planes;
     ObjectiveKind objective = ObjectiveKind::LeastSquares;
-    double readNoise = 0.0;       // data units RMS: WeightedLeastSquares weights, and every objective's chi-square
-    double gain = 1.0;            // electrons (photons) per data unit: the photon noise of a pixel (pixelVariance)
+    double readNoise = 0.0; // data units RMS: WeightedLeastSquares weights, and every objective's chi-square
+    double gain = 1.0;      // electrons (photons) per data unit: the photon noise of a pixel (pixelVariance)
     PupilPhaseModel phaseModel = PupilPhaseModel::Zernike;
     PupilAmplitudeModel amplitudeModel = PupilAmplitudeModel::Uniform; // Gaussian also sets pupil.illumination.gaussian
     // Zonal terms: the smoothness prior (weight / 2) sum over neighbouring pupil pixels (v_i - v_j)^2, which
@@ -135,7 +135,7 @@ struct ProblemSpec {
     DetectorSpec detector;
     SpectrumSpec spectrum;
     NuisanceSpec nuisance;
-    double wavelength = 633e-9;   // metres
+    double wavelength = 633e-9; // metres
     // Model intensity = flux * intensityScale * |field|^2 + background, with the field's inverse DFT
     // including the 1/N^2 factor. 0 = choose the scale so that flux is the total of an unaberrated
     // plane over the whole grid (the OOF preset sets 1 with flux fixed at 1).

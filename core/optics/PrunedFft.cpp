@@ -50,13 +50,14 @@ bool PrunedFft<Real>::applicable(int n, int rowBegin, int rowEnd, int colBegin, 
     // Every block that a plan runs on starts a multiple of 64 bytes from its array, as FFTW's new-array
     // execution needs; any even grid with a power-of-two band meets this.
     const size_t bytes = sizeof(Complex);
-    const bool aligned = (size_t(n) * size_t(rows.length) * bytes) % 64 == 0 && (size_t(cols.length) * size_t(rows.length) * bytes) % 64 == 0;
+    const bool aligned =
+        (size_t(n) * size_t(rows.length) * bytes) % 64 == 0 && (size_t(cols.length) * size_t(rows.length) * bytes) % 64 == 0;
     return rows.blocks >= 2 && aligned;
 }
 
 template <class Real>
-PrunedFft<Real>::PrunedFft(int n, int rowBegin, int rowEnd, int colBegin, int colEnd, const simd::OpticsKernels<Real>& kernels,
-                           int threads, bool measure)
+PrunedFft<Real>::PrunedFft(int n, int rowBegin, int rowEnd, int colBegin, int colEnd, const simd::OpticsKernels<Real>& kernels, int threads,
+                           bool measure)
     : m_n(n)
     , m_rows(n, rowBegin, rowEnd - rowBegin)
     , m_cols(n, colBegin, colEnd - colBegin)

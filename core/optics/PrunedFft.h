@@ -83,7 +83,7 @@ private:
     };
     // A stage's work split among the threads, and which threads' sums hold each slice.
     struct Stage {
-        std::vector<std::vector<Item>> items; // items[w]: what thread w does, in order
+        std::vector<std::vector<Item>> items;   // items[w]: what thread w does, in order
         std::vector<std::vector<char>> touched; // touched[w][slice]
         long rows = 0, sliceRows = 0;
         int threads() const { return int(items.size()); }
@@ -101,13 +101,13 @@ private:
     PrunedAxis m_rows, m_cols;
     const simd::OpticsKernels<Real>& m_kernels;
     int m_workers = 1;
-    fftw::ComplexBuffer<Real> m_block;         // Bc x B: the pupil
-    fftw::ComplexBuffer<Real> m_middle;        // N x B: after the columns stage (row t as in the output)
-    Buffers m_scratchMiddle; // N x B: a residue's twiddled middle (or its transform, in the adjoint)
-    Buffers m_scratchBlock;  // Bc x B: the same for the block
-    Buffers m_sumMiddle;     // N x B: a thread's partial sum of the adjoint (thread 0 sums into m_middle)
-    Buffers m_sumBlock;      // Bc x B: the same for the block (thread 0 sums into m_block)
-    std::vector<Complex> m_rowTwiddles, m_colTwiddles;      // [residue][j], [residue][m]
+    fftw::ComplexBuffer<Real> m_block;                 // Bc x B: the pupil
+    fftw::ComplexBuffer<Real> m_middle;                // N x B: after the columns stage (row t as in the output)
+    Buffers m_scratchMiddle;                           // N x B: a residue's twiddled middle (or its transform, in the adjoint)
+    Buffers m_scratchBlock;                            // Bc x B: the same for the block
+    Buffers m_sumMiddle;                               // N x B: a thread's partial sum of the adjoint (thread 0 sums into m_middle)
+    Buffers m_sumBlock;                                // Bc x B: the same for the block (thread 0 sums into m_block)
+    std::vector<Complex> m_rowTwiddles, m_colTwiddles; // [residue][j], [residue][m]
     Plan m_colsBackward, m_colsForward;
     std::vector<Plan> m_rowsBackward, m_rowsForward; // [0]: a slice of sliceRows rows; [1]: the last, shorter one
 };

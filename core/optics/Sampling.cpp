@@ -24,7 +24,8 @@ Sampling computeSampling(const SamplingInput& in)
         requirePositive(in.wavelength, "wavelength");
         if (in.pixelAngle || in.aperture) {
             if (!in.pixelAngle || !in.aperture)
-                throw std::invalid_argument("an angular pixel scale needs the aperture diameter, and the aperture needs an angular pixel scale");
+                throw std::invalid_argument(
+                    "an angular pixel scale needs the aperture diameter, and the aperture needs an angular pixel scale");
             requirePositive(*in.pixelAngle, "pixel scale");
             requirePositive(*in.aperture, "aperture");
             s.q = in.wavelength / (*in.aperture * *in.pixelAngle);

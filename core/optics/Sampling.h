@@ -7,14 +7,14 @@
 namespace wfs {
 
 struct SamplingInput {
-    double wavelength = 0.0;              // metres
-    std::optional<double> samplingQ;      // given directly
-    std::optional<double> pixelPitch;     // metres: detector pitch (with fNumber) or sample pitch (with NA)
+    double wavelength = 0.0;          // metres
+    std::optional<double> samplingQ;  // given directly
+    std::optional<double> pixelPitch; // metres: detector pitch (with fNumber) or sample pitch (with NA)
     std::optional<double> fNumber;
     std::optional<double> numericalAperture;
     double immersionIndex = 1.0;
-    std::optional<double> pixelAngle;     // radians per pixel (with aperture)
-    std::optional<double> aperture;       // metres (telescope diameter)
+    std::optional<double> pixelAngle; // radians per pixel (with aperture)
+    std::optional<double> aperture;   // metres (telescope diameter)
 };
 
 struct Sampling {

@@ -169,8 +169,9 @@ void parallelFor(int count, const std::function<void(int)>& job)
 namespace {
 [[noreturn]] void refuse(int count, int started, const std::string& reason)
 {
-    throw std::runtime_error("cannot start " + std::to_string(count) + " threads: the system refused a new thread after " + std::to_string(started)
-                             + " (" + reason + "); ask for fewer threads, or raise the process or memory limit (ulimit -u, ulimit -v)");
+    throw std::runtime_error("cannot start " + std::to_string(count) + " threads: the system refused a new thread after "
+                             + std::to_string(started) + " (" + reason
+                             + "); ask for fewer threads, or raise the process or memory limit (ulimit -u, ulimit -v)");
 }
 } // namespace
 

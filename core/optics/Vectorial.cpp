@@ -78,7 +78,8 @@ std::string vectorialSpecError(const VectorialSpec& s)
         return "the emitter's depth below the coverslip must be from 0 to 1 mm, got " + number(s.emitterDepth * 1e6) + " um";
     if (!s.dipole.free) {
         if (!(s.dipole.theta >= 0.0 && s.dipole.theta <= M_PI + 1e-12))
-            return "the dipole's polar angle must be from 0 to 180 degrees (from the optical axis), got " + number(s.dipole.theta * 180.0 / M_PI);
+            return "the dipole's polar angle must be from 0 to 180 degrees (from the optical axis), got "
+                   + number(s.dipole.theta * 180.0 / M_PI);
         if (!(std::abs(s.dipole.phi) <= 2.0 * M_PI + 1e-12))
             return "the dipole's azimuth must be from -360 to 360 degrees (from +x), got " + number(s.dipole.phi * 180.0 / M_PI);
     }

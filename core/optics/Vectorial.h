@@ -50,12 +50,12 @@ std::string dipoleText(const DipoleSpec& dipole); // "free" or "theta 90 deg, ph
 struct VectorialSpec {
     double numericalAperture = 0.0; // the pupil's edge (pupil radius 1); below the immersion index
     double immersionIndex = 1.515;
-    double sampleIndex = 1.515;     // = the immersion's: no mismatch, no depth aberration
-    double coverslipIndex = 0.0;    // 0 = the immersion's (then the coverslip is no interface)
-    double coverslipThickness = 170e-6;      // metres
-    double designCoverslipIndex = 0.0;       // 0 = coverslipIndex
-    double designCoverslipThickness = 0.0;   // 0 = coverslipThickness
-    double emitterDepth = 0.0;      // metres below the coverslip: the start value when fitted
+    double sampleIndex = 1.515;            // = the immersion's: no mismatch, no depth aberration
+    double coverslipIndex = 0.0;           // 0 = the immersion's (then the coverslip is no interface)
+    double coverslipThickness = 170e-6;    // metres
+    double designCoverslipIndex = 0.0;     // 0 = coverslipIndex
+    double designCoverslipThickness = 0.0; // 0 = coverslipThickness
+    double emitterDepth = 0.0;             // metres below the coverslip: the start value when fitted
     bool fitEmitterDepth = false;
     DipoleSpec dipole;
 };

@@ -186,8 +186,8 @@ double evaluate(ZernikeMode mode, ZernikeNormalization norm, double r, double th
     return value;
 }
 
-void evaluateBasis(const std::vector<ZernikeMode>& modes, ZernikeNormalization norm, const double* x, const double* y,
-                   size_t count, double* out)
+void evaluateBasis(const std::vector<ZernikeMode>& modes, ZernikeNormalization norm, const double* x, const double* y, size_t count,
+                   double* out)
 {
     struct Term {
         double coefficient;

@@ -30,8 +30,8 @@ constexpr int kMaxOrder = 15; // highest radial order the program supports
 // orders): empty within 1..kMaxOrder, else "must be between 1 and 15 (got 16)".
 std::string orderError(int order);
 
-int termCount(int maxOrder);                       // (n + 1)(n + 2) / 2 terms of radial order <= n
-int firstIndex(ZernikeOrdering ordering);          // 1 for Noll, 0 for ANSI (both are piston)
+int termCount(int maxOrder);                                    // (n + 1)(n + 2) / 2 terms of radial order <= n
+int firstIndex(ZernikeOrdering ordering);                       // 1 for Noll, 0 for ANSI (both are piston)
 ZernikeMode modeFromIndex(int index, ZernikeOrdering ordering); // throws std::invalid_argument
 int indexFromMode(ZernikeMode mode, ZernikeOrdering ordering);  // throws std::invalid_argument
 int convertIndex(int index, ZernikeOrdering from, ZernikeOrdering to);
@@ -42,8 +42,8 @@ std::vector<ZernikeMode> modes(int maxOrder, ZernikeOrdering ordering);
 // Classical name ("Defocus", "Horizontal coma", ...) or "Z(n,m)" for the unnamed ones.
 std::string name(ZernikeMode mode);
 
-const char* orderingName(ZernikeOrdering ordering);           // "noll" / "ansi"
-const char* normalizationName(ZernikeNormalization norm);     // "rms" / "unit"
+const char* orderingName(ZernikeOrdering ordering);       // "noll" / "ansi"
+const char* normalizationName(ZernikeNormalization norm); // "rms" / "unit"
 
 double normalizationFactor(ZernikeMode mode, ZernikeNormalization norm);
 double radial(int n, int absM, double r);
@@ -52,8 +52,8 @@ double evaluate(ZernikeMode mode, ZernikeNormalization norm, double r, double th
 // Every mode at every point (x[p], y[p]): out[p + t * count] for mode t (column-major, as Eigen
 // stores a points x modes matrix). The radial coefficients are worked out once per mode and the
 // powers of r and multiples of theta once per point, which is what makes large pupils quick.
-void evaluateBasis(const std::vector<ZernikeMode>& modes, ZernikeNormalization norm, const double* x, const double* y,
-                   size_t count, double* out);
+void evaluateBasis(const std::vector<ZernikeMode>& modes, ZernikeNormalization norm, const double* x, const double* y, size_t count,
+                   double* out);
 
 } // namespace zernike
 } // namespace wfs

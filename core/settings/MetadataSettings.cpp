@@ -10,10 +10,10 @@ using detail::format;
 std::string metadataSettingName(const std::string& key)
 {
     static const std::pair<const char*, const char*> names[] = {
-        {"wavelength", "wavelength"},      {"pixelPitch", "pixel-scale"},    {"pixelAngle", "pixel-scale"},     {"fNumber", "f-number"},
-        {"numericalAperture", "na"},       {"immersionIndex", "immersion"},  {"aperture", "aperture"},          {"samplingQ", "sampling"},
-        {"zStep", "z-step"},               {"focusPlane", "focus-plane"},    {"defocusModel", "defocus-model"}, {"saturationLevel", "saturation"},
-        {"readNoise", "read-noise"},       {"zIndexDown", "z-direction"},    {"dataUnit", "data-unit"},
+        {"wavelength", "wavelength"}, {"pixelPitch", "pixel-scale"},   {"pixelAngle", "pixel-scale"},     {"fNumber", "f-number"},
+        {"numericalAperture", "na"},  {"immersionIndex", "immersion"}, {"aperture", "aperture"},          {"samplingQ", "sampling"},
+        {"zStep", "z-step"},          {"focusPlane", "focus-plane"},   {"defocusModel", "defocus-model"}, {"saturationLevel", "saturation"},
+        {"readNoise", "read-noise"},  {"zIndexDown", "z-direction"},   {"dataUnit", "data-unit"},
     };
     for (const auto& [field, setting] : names)
         if (key == field)
@@ -49,8 +49,10 @@ std::vector<MetadataIssue> DatasetMetadata::issues() const
     check(Setting::SamplingQ, samplingQ, "samplingQ");
     check(Setting::ZStep, zStep, "zStep");
     if (numericalAperture && *numericalAperture > immersionIndex)
-        found.push_back({"na", {"immersion"},
-                         "the numerical aperture " + format("%.4g", *numericalAperture) + " exceeds the immersion index " + format("%.4g", immersionIndex)
+        found.push_back({"na",
+                         {"immersion"},
+                         "the numerical aperture " + format("%.4g", *numericalAperture) + " exceeds the immersion index "
+                             + format("%.4g", immersionIndex)
                              + " (NA = n sin(theta) cannot exceed n): set the immersion index (e.g. 1.518 for oil)"});
     return found;
 }

@@ -47,15 +47,15 @@ struct DatasetMetadata {
     std::optional<double> samplingQ;         // given directly: overrides the quantities above
     // Microscope stacks: plane i (dataset plane index) is at axial position (i - focusPlane) * zStep,
     // used for every plane whose own defocus is unknown.
-    std::optional<double> zStep;             // metres
-    std::optional<double> focusPlane;        // dataset plane index at focus (may be fractional)
+    std::optional<double> zStep;      // metres
+    std::optional<double> focusPlane; // dataset plane index at focus (may be fractional)
     // Which way the plane index runs along +z (README "Conventions"): up (the default) puts plane i at
     // (i - focusPlane) * zStep, down at -(i - focusPlane) * zStep, for stacks recorded the other way.
     bool zIndexDown = false;
     DefocusModel defocusModel = DefocusModel::Paraxial;
-    std::string dataUnit;                    // FITS BUNIT: "photons", "counts", "adu", "relative"; empty = counts
-    std::optional<double> saturationLevel;   // data units; unset = the format's maximum (65535 for 16-bit)
-    std::optional<double> readNoise;         // counts RMS (FITS RDNOISE); unset = estimated (ModelSettings::readNoise)
+    std::string dataUnit;                  // FITS BUNIT: "photons", "counts", "adu", "relative"; empty = counts
+    std::optional<double> saturationLevel; // data units; unset = the format's maximum (65535 for 16-bit)
+    std::optional<double> readNoise;       // counts RMS (FITS RDNOISE); unset = estimated (ModelSettings::readNoise)
     // Where each value came from, by field name ("wavelength", "pixelPitch", "defocus[3]", ...):
     // "a.fits: keyword WAVELENG", "a.tif.json", "command line", "user". Informational only.
     std::map<std::string, std::string> origin;
@@ -66,10 +66,10 @@ struct DatasetMetadata {
     // WAVELENG): the first source's value is kept, and addFiles() warns. A front end asks the user to
     // choose (settingsProblems() lists each as an error) and removes the entry once chosen.
     struct Conflict {
-        std::string key;        // field name, as in `origin`
-        double kept = 0.0;      // the value in the field (SI units)
+        std::string key;   // field name, as in `origin`
+        double kept = 0.0; // the value in the field (SI units)
         std::string keptOrigin;
-        double other = 0.0;     // the value the later source gave
+        double other = 0.0; // the value the later source gave
         std::string otherOrigin;
     };
     std::vector<Conflict> conflicts;

@@ -19,8 +19,8 @@ std::optional<SettingsError> ModelSettings::orderError() const
 std::optional<SettingsError> ModelSettings::geometryError() const
 {
     if (grid != 0 && (grid < 16 || grid > kMaxGrid || grid % 2 != 0))
-        return SettingsError("grid", "must be an even number of samples from 16 to " + std::to_string(kMaxGrid) + " (got " + std::to_string(grid)
-                                         + "), or 0 for the data's size");
+        return SettingsError("grid", "must be an even number of samples from 16 to " + std::to_string(kMaxGrid) + " (got "
+                                         + std::to_string(grid) + "), or 0 for the data's size");
     if (!(obscuration >= 0.0 && obscuration < 1.0))
         return SettingsError("obscuration", "must be in [0, 1) of the pupil diameter (got " + std::to_string(obscuration) + ")");
     // No telescope has more than a few dozen vanes; a million is a typo that would still "converge".

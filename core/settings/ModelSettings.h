@@ -12,7 +12,7 @@
 namespace wfs {
 
 struct ModelSettings {
-    int order = 4;                 // highest Zernike radial order (1..15)
+    int order = 4; // highest Zernike radial order (1..15)
     ZernikeOrdering ordering = ZernikeOrdering::Noll;
     ZernikeNormalization normalization = ZernikeNormalization::Rms;
     // Unset: chosen from the data: Poisson for dataUnit "photons" or "electrons"; least squares for
@@ -25,15 +25,15 @@ struct ModelSettings {
     // data: the border noise (weighted least squares), or RDNOISE / the border's variance less its mean
     // (Poisson; one count per photon).
     double readNoise = 0.0;
-    int grid = 0;                  // model grid N (even); 0 = the prepared image size (rounded up to even)
-    double obscuration = 0.0;      // fractions of the pupil diameter
+    int grid = 0;             // model grid N (even); 0 = the prepared image size (rounded up to even)
+    double obscuration = 0.0; // fractions of the pupil diameter
     int spiderCount = 0;
     double spiderWidth = 0.0;
     double spiderAngleDeg = 0.0;
-    bool fitFlux = true;           // per plane
-    bool fitBackground = true;     // per plane (a residual background after subtraction)
-    bool fitShift = false;         // per-plane tip/tilt, for drift between planes
-    std::vector<int> fixedTerms;   // Zernike indices (in `ordering`) held at zero
+    bool fitFlux = true;         // per plane
+    bool fitBackground = true;   // per plane (a residual background after subtraction)
+    bool fitShift = false;       // per-plane tip/tilt, for drift between planes
+    std::vector<int> fixedTerms; // Zernike indices (in `ordering`) held at zero
     // ---- The pupil function and the detector (ProblemSpec's fields of the same names) ----
     PupilPhaseModel phaseModel = PupilPhaseModel::Zernike;
     PupilAmplitudeModel amplitudeModel = PupilAmplitudeModel::Uniform;
@@ -43,27 +43,27 @@ struct ModelSettings {
     // Electrons per data unit. 0 = estimated from the data (photon transfer, estimatePhotonTransfer);
     // the default 1 takes a count as one photon.
     double gain = 1.0;
-    double offset = 0.0;           // the camera's bias in data units, removed before the Poisson objective
+    double offset = 0.0; // the camera's bias in data units, removed before the Poisson objective
     // Estimate the offset from the border instead (photon transfer: its mean and noise variance, var = (mean - offset)
     // / gain + read^2, with the read noise given or from the data's RDNOISE keyword). The Poisson objective only.
     bool estimateOffset = false;
-    double bandwidth = 0.0;        // metres, full width of the source's (flat) band; 0 = one wavelength (SpectrumSpec)
-    int spectralSamples = 1;       // wavelengths across the band
-    bool fitDefocusScale = false;  // NuisanceSpec
+    double bandwidth = 0.0;       // metres, full width of the source's (flat) band; 0 = one wavelength (SpectrumSpec)
+    int spectralSamples = 1;      // wavelengths across the band
+    bool fitDefocusScale = false; // NuisanceSpec
     bool fitDefocusOffsets = false;
     // The sampling (NA, so Q and a high-NA defocus) profiled by whole fits (ReconstructionRequest::fitSampling).
     bool fitSampling = false;
     // ---- The imaging model (optics/Vectorial.h; ProblemSpec::model and ::vectorial). The NA and the immersion
     // index are the metadata's; the vectorial model needs the NA (a microscope objective). ----
     ImagingModel imagingModel = ImagingModel::Scalar;
-    double sampleIndex = 0.0;            // 0 = the immersion's (no mismatch)
-    double emitterDepth = 0.0;           // metres below the coverslip (the start value when fitted)
+    double sampleIndex = 0.0;  // 0 = the immersion's (no mismatch)
+    double emitterDepth = 0.0; // metres below the coverslip (the start value when fitted)
     bool fitEmitterDepth = false;
-    double coverslipIndex = 0.0;         // 0 = the immersion's (no second interface)
-    double coverslipThickness = 170e-6;  // metres
-    double designCoverslipIndex = 0.0;   // 0 = coverslipIndex
+    double coverslipIndex = 0.0;           // 0 = the immersion's (no second interface)
+    double coverslipThickness = 170e-6;    // metres
+    double designCoverslipIndex = 0.0;     // 0 = coverslipIndex
     double designCoverslipThickness = 0.0; // 0 = coverslipThickness
-    DipoleSpec dipole;                   // free (a bead, a rotating dipole) or fixed at (theta, phi)
+    DipoleSpec dipole;                     // free (a bead, a rotating dipole) or fixed at (theta, phi)
     bool operator==(const ModelSettings&) const = default;
 
     // Whether the smoothness weight applies (a zonal or mixed phase, or a zonal amplitude).

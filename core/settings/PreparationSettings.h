@@ -27,15 +27,15 @@ struct PreprocessOptions {
     // false: one centre for the whole stack (found on the sum of the planes that take part), which
     // keeps the relative positions of through-focus planes; true: every plane centred on its own.
     bool centreEachPlane = false;
-    int cropSize = 0;               // 0 = no crop; else an even size: cropSize x cropSize around the centre
-    bool maskSaturated = true;      // pixels at or above the saturation level (DatasetMetadata::saturationLevel)
+    int cropSize = 0;          // 0 = no crop; else an even size: cropSize x cropSize around the centre
+    bool maskSaturated = true; // pixels at or above the saturation level (DatasetMetadata::saturationLevel)
     // Isolated hot pixels: more than hotPixelSigma noise deviations (of the border) above the brightest
     // of their 8 neighbours and more than 3 times as bright (above the background), which a PSF
     // sampled at Q >= 1 never is.
     bool maskHotPixels = false;
     double hotPixelSigma = 8.0;
     std::vector<std::pair<int, int>> badPixels; // (column, row) in raw-image coordinates, masked in every plane
-    bool normalise = false;         // scale each plane to a sum of 1 after background subtraction
+    bool normalise = false;                     // scale each plane to a sum of 1 after background subtraction
     bool operator==(const PreprocessOptions&) const = default;
 
     // The first value out of range, named as the command line spells it ("border", "clip-sigma", "crop",

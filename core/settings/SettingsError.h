@@ -10,7 +10,11 @@ namespace wfs {
 class SettingsError : public std::invalid_argument {
 public:
     SettingsError(std::string setting, std::string problem)
-        : std::invalid_argument(setting + ": " + problem), m_setting(std::move(setting)), m_problem(std::move(problem)) { }
+        : std::invalid_argument(setting + ": " + problem)
+        , m_setting(std::move(setting))
+        , m_problem(std::move(problem))
+    {
+    }
     const std::string& setting() const { return m_setting; }
     const std::string& problem() const { return m_problem; }
 

@@ -37,11 +37,11 @@ const char* objectiveOptionName(ObjectiveKind kind);    // the command line's: "
 template <typename E>
 struct SettingEnum;
 
-#define WFS_SETTING_ENUM(Type, nameFunction, ...)                             \
-    template <>                                                               \
-    struct SettingEnum<Type> {                                                \
-        static constexpr Type values[] = {__VA_ARGS__};                       \
-        static const char* text(Type value) { return nameFunction(value); }   \
+#define WFS_SETTING_ENUM(Type, nameFunction, ...)                                                                                          \
+    template <>                                                                                                                            \
+    struct SettingEnum<Type> {                                                                                                             \
+        static constexpr Type values[] = {__VA_ARGS__};                                                                                    \
+        static const char* text(Type value) { return nameFunction(value); }                                                                \
     }
 
 WFS_SETTING_ENUM(ZernikeOrdering, zernike::orderingName, ZernikeOrdering::Noll, ZernikeOrdering::Ansi);
@@ -51,7 +51,8 @@ WFS_SETTING_ENUM(PupilAmplitudeModel, pupilAmplitudeModelName, PupilAmplitudeMod
                  PupilAmplitudeModel::Zonal);
 WFS_SETTING_ENUM(DefocusModel, defocusModelName, DefocusModel::Paraxial, DefocusModel::HighNa);
 WFS_SETTING_ENUM(CentreMethod, centreMethodName, CentreMethod::None, CentreMethod::Peak, CentreMethod::Centroid);
-WFS_SETTING_ENUM(PlaneDefocus::Kind, planeDefocusKindName, PlaneDefocus::Kind::Unknown, PlaneDefocus::Kind::Waves, PlaneDefocus::Kind::Length);
+WFS_SETTING_ENUM(PlaneDefocus::Kind, planeDefocusKindName, PlaneDefocus::Kind::Unknown, PlaneDefocus::Kind::Waves,
+                 PlaneDefocus::Kind::Length);
 WFS_SETTING_ENUM(BackendKind, backendName, BackendKind::Cpu, BackendKind::Gpu);
 WFS_SETTING_ENUM(GradientKind, gradientName, GradientKind::Adjoint, GradientKind::FiniteDifference);
 WFS_SETTING_ENUM(OptimizerKind, optimizerName, OptimizerKind::Bfgs, OptimizerKind::Lbfgs);
@@ -64,7 +65,8 @@ WFS_SETTING_ENUM(ImagingModel, imagingModelName, ImagingModel::Scalar, ImagingMo
 template <>
 struct SettingEnum<ObjectiveKind> {
     static constexpr ObjectiveKind values[] = {ObjectiveKind::LeastSquares, ObjectiveKind::Poisson, ObjectiveKind::WeightedLeastSquares};
-    static constexpr ObjectiveKind optionValues[] = {ObjectiveKind::Poisson, ObjectiveKind::LeastSquares, ObjectiveKind::WeightedLeastSquares};
+    static constexpr ObjectiveKind optionValues[] = {ObjectiveKind::Poisson, ObjectiveKind::LeastSquares,
+                                                     ObjectiveKind::WeightedLeastSquares};
     static const char* text(ObjectiveKind value) { return objectiveName(value); }
     static const char* option(ObjectiveKind value) { return objectiveOptionName(value); }
 };

@@ -6,7 +6,8 @@ std::optional<SettingsError> SolverSettings::stagesError() const
 {
     for (size_t i = 0; i < stages.size(); ++i)
         if (!zernike::orderError(stages[i]).empty() || (i > 0 && stages[i] <= stages[i - 1]))
-            return SettingsError("stages", "must be increasing Zernike orders from 1 to " + std::to_string(zernike::kMaxOrder) + " (e.g. 2,4,6)");
+            return SettingsError("stages",
+                                 "must be increasing Zernike orders from 1 to " + std::to_string(zernike::kMaxOrder) + " (e.g. 2,4,6)");
     return std::nullopt;
 }
 

@@ -70,13 +70,12 @@ int runBenchOof(const Options& o)
                     row = "{\"kind\": \"oof\", \"grid\": " + std::to_string(grid) + ", \"order\": " + std::to_string(order)
                           + ", \"precision\": " + jsonString(precision) + ", \"launch_request\": " + jsonString(launch)
                           + ", \"launch\": " + jsonString(model.launchMode()) + ", \"eval_ms\": " + jsonNumber(evalMs)
-                          + ", \"eval_p25_ms\": " + jsonNumber(quantile(gradientMs, 0.25)) + ", \"eval_p75_ms\": "
-                          + jsonNumber(quantile(gradientMs, 0.75)) + ", \"cost_ms\": " + jsonNumber(median(costMs))
+                          + ", \"eval_p25_ms\": " + jsonNumber(quantile(gradientMs, 0.25))
+                          + ", \"eval_p75_ms\": " + jsonNumber(quantile(gradientMs, 0.75)) + ", \"cost_ms\": " + jsonNumber(median(costMs))
                           + ", \"fft_ms\": " + jsonNumber(fftMs) + ", \"setup_ms\": " + jsonNumber(setupMs)
                           + ", \"hbm_bytes\": " + jsonNumber(bytes) + ", \"bound_ms\": " + jsonNumber(boundMs)
-                          + ", \"bound_x\": " + jsonNumber(evalMs / boundMs) + ", \"pupil_pixels\": "
-                          + std::to_string(c.input.dims.pixels) + ", \"band_rows\": " + std::to_string(c.input.dims.bandRows)
-                          + ", \"device\": " + jsonString(device) + "}";
+                          + ", \"bound_x\": " + jsonNumber(evalMs / boundMs) + ", \"pupil_pixels\": " + std::to_string(c.input.dims.pixels)
+                          + ", \"band_rows\": " + std::to_string(c.input.dims.bandRows) + ", \"device\": " + jsonString(device) + "}";
                 } catch (const std::exception& e) {
                     cudaGetLastError();
                     row = "{\"kind\": \"oof\", \"grid\": " + std::to_string(grid) + ", \"precision\": " + jsonString(precision)
@@ -155,11 +154,11 @@ std::string fasthRow(gpu::DeviceFasth<T>& device, const FasthRow& r, int repeat,
     const double flops = 4.0 * r.d * double(r.d) * r.m * (r.pass == gpu::DevicePass::Both ? 4.0 : 1.0);
     return "{\"kind\": \"fasth\", \"method\": " + jsonString(methodName(r.method)) + ", \"pass\": " + jsonString(passName(r.pass))
            + ", \"d\": " + std::to_string(r.d) + ", \"k\": " + std::to_string(r.d) + ", \"batch\": " + std::to_string(r.m)
-           + ", \"block\": " + std::to_string(std::min(r.block, r.d)) + ", \"precision\": " + jsonString(r.precision) + ", \"graph\": "
-           + (r.graph ? "true" : "false") + ", \"launch\": " + jsonString(device.launchMode()) + ", \"ms\": " + jsonNumber(ms)
-           + ", \"iqr_ms\": " + jsonNumber(quantile(times, 0.75) - quantile(times, 0.25)) + ", \"gflops\": "
-           + jsonNumber(flops / (ms * 1e-3) / 1e9) + ", \"max_abs_error\": " + jsonNumber(err) + ", \"repeat\": "
-           + std::to_string(repeat) + "}";
+           + ", \"block\": " + std::to_string(std::min(r.block, r.d)) + ", \"precision\": " + jsonString(r.precision)
+           + ", \"graph\": " + (r.graph ? "true" : "false") + ", \"launch\": " + jsonString(device.launchMode())
+           + ", \"ms\": " + jsonNumber(ms) + ", \"iqr_ms\": " + jsonNumber(quantile(times, 0.75) - quantile(times, 0.25))
+           + ", \"gflops\": " + jsonNumber(flops / (ms * 1e-3) / 1e9) + ", \"max_abs_error\": " + jsonNumber(err)
+           + ", \"repeat\": " + std::to_string(repeat) + "}";
 }
 
 template <typename T>
@@ -200,8 +199,8 @@ std::vector<FasthRow> fasthBenchRows(const std::vector<int>& ds, const std::vect
     std::vector<FasthRow> rows;
     auto add = [&](const FasthRow& r) {
         for (const FasthRow& e : rows)
-            if (e.d == r.d && e.m == r.m && e.block == r.block && e.precision == r.precision && e.method == r.method
-                && e.pass == r.pass && e.graph == r.graph)
+            if (e.d == r.d && e.m == r.m && e.block == r.block && e.precision == r.precision && e.method == r.method && e.pass == r.pass
+                && e.graph == r.graph)
                 return;
         rows.push_back(r);
     };
@@ -308,8 +307,8 @@ int runBenchFasth(const Options& o)
         std::fflush(stdout);
     }
     if (skipped > 0)
-        std::printf("{\"kind\": \"trimmed\", \"bench\": \"fasth\", \"rows_skipped\": %d, \"rows_total\": %zu, \"budget_s\": %s}\n",
-                    skipped, rows.size(), jsonNumber(budget).c_str());
+        std::printf("{\"kind\": \"trimmed\", \"bench\": \"fasth\", \"rows_skipped\": %d, \"rows_total\": %zu, \"budget_s\": %s}\n", skipped,
+                    rows.size(), jsonNumber(budget).c_str());
     return 0;
 }
 

@@ -38,8 +38,7 @@ int runCheck(const std::string& folder, bool quick)
         std::printf("device: %s, sm_%d%d, %.1f GiB\n", info.name.c_str(), info.computeMajor, info.computeMinor,
                     double(info.memoryBytes) / double(1 << 30));
     } else {
-        std::printf("device: none (%s): the device cases are skipped; the reference data are still read and checked\n",
-                    noDevice.c_str());
+        std::printf("device: none (%s): the device cases are skipped; the reference data are still read and checked\n", noDevice.c_str());
     }
     std::printf("reference: %s%s\n", folder.c_str(), quick ? " (quick subset)" : "");
 

@@ -64,17 +64,28 @@ std::vector<double> hostApply(const FasthCase& c)
 const char* methodName(gpu::DeviceMethod m)
 {
     switch (m) {
-    case gpu::DeviceMethod::SequentialCublas: return "sequential";
-    case gpu::DeviceMethod::SequentialFused: return "sequential-fused";
-    case gpu::DeviceMethod::FastH: return "fasth";
-    case gpu::DeviceMethod::CompactWY: return "ut";
-    case gpu::DeviceMethod::TreeMerge: return "tree";
-    case gpu::DeviceMethod::Library: return "library";
-    case gpu::DeviceMethod::Dense: return "dense";
-    case gpu::DeviceMethod::SvdInverse: return "svd-inverse";
-    case gpu::DeviceMethod::LuSolve: return "lu-solve";
-    case gpu::DeviceMethod::SvdLogDet: return "svd-logdet";
-    case gpu::DeviceMethod::LuLogDet: return "lu-logdet";
+    case gpu::DeviceMethod::SequentialCublas:
+        return "sequential";
+    case gpu::DeviceMethod::SequentialFused:
+        return "sequential-fused";
+    case gpu::DeviceMethod::FastH:
+        return "fasth";
+    case gpu::DeviceMethod::CompactWY:
+        return "ut";
+    case gpu::DeviceMethod::TreeMerge:
+        return "tree";
+    case gpu::DeviceMethod::Library:
+        return "library";
+    case gpu::DeviceMethod::Dense:
+        return "dense";
+    case gpu::DeviceMethod::SvdInverse:
+        return "svd-inverse";
+    case gpu::DeviceMethod::LuSolve:
+        return "lu-solve";
+    case gpu::DeviceMethod::SvdLogDet:
+        return "svd-logdet";
+    case gpu::DeviceMethod::LuLogDet:
+        return "lu-logdet";
     }
     return "?";
 }
@@ -82,10 +93,9 @@ const char* methodName(gpu::DeviceMethod m)
 const std::vector<gpu::DeviceMethod>& allMethods()
 {
     static const std::vector<gpu::DeviceMethod> methods = {
-        gpu::DeviceMethod::SequentialCublas, gpu::DeviceMethod::SequentialFused, gpu::DeviceMethod::FastH,
-        gpu::DeviceMethod::CompactWY,        gpu::DeviceMethod::TreeMerge,       gpu::DeviceMethod::Library,
-        gpu::DeviceMethod::Dense,            gpu::DeviceMethod::SvdInverse,      gpu::DeviceMethod::LuSolve,
-        gpu::DeviceMethod::SvdLogDet,        gpu::DeviceMethod::LuLogDet};
+        gpu::DeviceMethod::SequentialCublas, gpu::DeviceMethod::SequentialFused, gpu::DeviceMethod::FastH,   gpu::DeviceMethod::CompactWY,
+        gpu::DeviceMethod::TreeMerge,        gpu::DeviceMethod::Library,         gpu::DeviceMethod::Dense,   gpu::DeviceMethod::SvdInverse,
+        gpu::DeviceMethod::LuSolve,          gpu::DeviceMethod::SvdLogDet,       gpu::DeviceMethod::LuLogDet};
     return methods;
 }
 
@@ -125,8 +135,8 @@ FasthOutcome outcome(gpu::DeviceFasth<T>& device, gpu::DeviceMethod method, gpu:
 }
 
 // Empty when the outcome matches the CPU reference; tolerance relative to max(1, largest reference).
-std::string compareFasth(const FasthCase& c, gpu::DeviceMethod method, gpu::DevicePass pass, const FasthOutcome& o,
-                         double tolerance, double* worst)
+std::string compareFasth(const FasthCase& c, gpu::DeviceMethod method, gpu::DevicePass pass, const FasthOutcome& o, double tolerance,
+                         double* worst)
 {
     auto check = [&](const char* what, const std::vector<double>& got, const std::vector<double>& ref) -> std::string {
         const double err = maxError(got, ref, std::max(1.0, maxAbs(ref)));
@@ -148,9 +158,10 @@ std::string compareFasth(const FasthCase& c, gpu::DeviceMethod method, gpu::Devi
 
 std::string compareOutcomes(const FasthOutcome& a, const FasthOutcome& b, double tolerance)
 {
-    for (const auto& [x, y, what] : {std::tuple<const std::vector<double>*, const std::vector<double>*, const char*>{&a.output, &b.output, "output"},
-                                     {&a.gradX, &b.gradX, "dL/dX"},
-                                     {&a.gradV, &b.gradV, "dL/dV"}}) {
+    for (const auto& [x, y, what] :
+         {std::tuple<const std::vector<double>*, const std::vector<double>*, const char*>{&a.output, &b.output, "output"},
+          {&a.gradX, &b.gradX, "dL/dX"},
+          {&a.gradV, &b.gradV, "dL/dV"}}) {
         const double err = maxError(*x, *y, std::max(1.0, maxAbs(*y)));
         if (!(err <= tolerance))
             return std::string(what) + " of the graph differs from the eager run's by " + sci(err);

@@ -39,7 +39,8 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
     if (d.channels < 0 || d.channels > gpu::ModelDims::kMaxChannels || (d.channels > 0 && !d.hostPupil))
         throw std::runtime_error(f.path() + ": implausible channel count " + std::to_string(d.channels));
     d.realBytes = 8;
-    if (d.n < 2 || d.planes < 1 || d.pixels < 1 || (d.terms < 1 && !d.hostPupil) || d.rowBegin < 0 || d.bandRows < 1 || d.rowBegin + d.bandRows > d.n)
+    if (d.n < 2 || d.planes < 1 || d.pixels < 1 || (d.terms < 1 && !d.hostPupil) || d.rowBegin < 0 || d.bandRows < 1
+        || d.rowBegin + d.bandRows > d.n)
         throw std::runtime_error(f.path() + ": implausible dims");
     const long long pixels = d.pixels;
     c.input.pupilIndex = f.ints("pupilIndex", pixels);
@@ -84,8 +85,7 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
         p.mapRow = f.ints("mapRow" + s, (long long)p.mapFree.size());
         p.mapCoefficient = f.doubles("mapCoefficient" + s, (long long)p.mapFree.size());
         for (std::size_t j = 0; j < p.mapFree.size(); ++j)
-            if (p.mapFree[j] < 0 || std::size_t(p.mapFree[j]) >= c.scales.size() || p.mapRow[j] < 0
-                || p.mapRow[j] >= d.resultSize())
+            if (p.mapFree[j] < 0 || std::size_t(p.mapFree[j]) >= c.scales.size() || p.mapRow[j] < 0 || p.mapRow[j] >= d.resultSize())
                 throw std::runtime_error(f.path() + ": gradient map entry " + std::to_string(j) + " out of range");
         if (i == 0)
             p.images = f.doubles("images" + s, (long long)d.gridElements());
@@ -157,8 +157,8 @@ std::vector<double> gradientOf(const ModelCase& c, const ModelPoint& p, const do
 
 // Empty when a matches b: every component |a_i - b_i| s_i <= tolerance (relative ? |b_i s_i| : 0) +
 // tolerance * largest |b s| (tst_gpumodel's rule); else what differs.
-std::string compareGradient(const ModelCase& c, const std::vector<double>& a, const std::vector<double>& b, double tolerance,
-                            bool relative, double* worst)
+std::string compareGradient(const ModelCase& c, const std::vector<double>& a, const std::vector<double>& b, double tolerance, bool relative,
+                            double* worst)
 {
     double largest = 0.0;
     for (std::size_t i = 0; i < b.size(); ++i)
@@ -170,8 +170,8 @@ std::string compareGradient(const ModelCase& c, const std::vector<double>& a, co
         const double allowed = tolerance * largest + (relative ? tolerance * std::abs(b[i] * c.scales[i]) : 0.0);
         *worst = std::max(*worst, largest > 0 ? diff / largest : diff);
         if (!(diff <= allowed) && why.empty())
-            why = "gradient[" + std::to_string(i) + "] " + sci(a[i]) + ", reference " + sci(b[i]) + " (largest scaled "
-                  + sci(largest) + ")";
+            why =
+                "gradient[" + std::to_string(i) + "] " + sci(a[i]) + ", reference " + sci(b[i]) + " (largest scaled " + sci(largest) + ")";
     }
     return why;
 }
@@ -260,8 +260,7 @@ void checkModelFile(Tally& tally, const ModelCase& c)
         const double cost = costFromImages(c) + c.points[0].offsetCost;
         const double err = std::abs(cost - c.points[0].cost) / std::abs(c.points[0].cost);
         tally.detail("relative " + sci(err));
-        return err <= 1e-9 ? std::string()
-                           : "the CPU images and data give cost " + sci(cost) + ", the file says " + sci(c.points[0].cost);
+        return err <= 1e-9 ? std::string() : "the CPU images and data give cost " + sci(cost) + ", the file says " + sci(c.points[0].cost);
     });
     if (c.name.rfind("oof-", 0) == 0) {
         tally.run("reference/model/" + c.name + "/oof-generator", [&]() -> std::string {
@@ -271,8 +270,8 @@ void checkModelFile(Tally& tally, const ModelCase& c)
                 ++order;
             const dc::OofCase g = dc::makeOofCase(d.n, order, 8);
             const gpu::ModelDims& e = g.input.dims;
-            if (e.n != d.n || e.planes != d.planes || e.rowBegin != d.rowBegin || e.bandRows != d.bandRows
-                || e.pixels != d.pixels || e.terms != d.terms || e.gaussian != d.gaussian || e.weighted != d.weighted)
+            if (e.n != d.n || e.planes != d.planes || e.rowBegin != d.rowBegin || e.bandRows != d.bandRows || e.pixels != d.pixels
+                || e.terms != d.terms || e.gaussian != d.gaussian || e.weighted != d.weighted)
                 return "the generator's dims differ from the engine's OOF preset";
             if (g.input.pupilIndex != c.input.pupilIndex)
                 return "the generator's pupil differs from the engine's";

@@ -34,7 +34,10 @@ public:
             throw std::runtime_error("cannot write " + path);
         m_out.write(kReferenceMagic, 8);
     }
-    void put(const std::string& name, const std::vector<double>& values) { record(name, RecordType::Float64, values.data(), values.size(), 8); }
+    void put(const std::string& name, const std::vector<double>& values)
+    {
+        record(name, RecordType::Float64, values.data(), values.size(), 8);
+    }
     void put(const std::string& name, const std::vector<int>& values)
     {
         std::vector<std::int32_t> v(values.begin(), values.end());
@@ -156,8 +159,8 @@ private:
         if (it == map.end())
             throw std::runtime_error(m_path + ": no " + type + " record '" + name + "'");
         if (expected >= 0 && it->second.size() != std::size_t(expected))
-            throw std::runtime_error(m_path + ": record '" + name + "' has " + std::to_string(it->second.size())
-                                     + " values, expected " + std::to_string(expected));
+            throw std::runtime_error(m_path + ": record '" + name + "' has " + std::to_string(it->second.size()) + " values, expected "
+                                     + std::to_string(expected));
         return it->second;
     }
 
@@ -179,8 +182,8 @@ inline std::vector<IndexEntry> readIndex(const std::string& folder)
     const std::string path = folder + "/index.txt";
     std::ifstream in(path);
     if (!in)
-        throw std::runtime_error(path + ": cannot open (make the reference data with `wavefront-cli device-reference --out "
-                                 + folder + "`)");
+        throw std::runtime_error(path + ": cannot open (make the reference data with `wavefront-cli device-reference --out " + folder
+                                 + "`)");
     std::vector<IndexEntry> entries;
     std::string line;
     int number = 0;

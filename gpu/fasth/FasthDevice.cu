@@ -40,8 +40,8 @@ struct DeviceFasth<T>::Impl {
     CudaEvent stop;
 
     DeviceProblem problem;
-    std::vector<Block> blocks;                          // blocks of blockSize reflectors
-    std::vector<Block> merged;                          // after the tree merge levels
+    std::vector<Block> blocks;                                   // blocks of blockSize reflectors
+    std::vector<Block> merged;                                   // after the tree merge levels
     std::vector<std::vector<std::pair<Block, Block>>> mergePlan; // pairs merged at each level
     int maxMergedBlock = 0;
 
@@ -49,8 +49,7 @@ struct DeviceFasth<T>::Impl {
     DeviceBuffer<int> blockBegin, blockSize, mergedBegin, mergedSize;
     DeviceBuffer<T> q, qWorkspace, denseGrad;
     // The SVD layer of the use cases.
-    DeviceBuffer<T> svdU, svdV, sigma, svdUScale, svdUNeg, svdUFactors, svdVScale, svdVNeg, svdVFactors, w, luWork,
-        scalar;
+    DeviceBuffer<T> svdU, svdV, sigma, svdUScale, svdUNeg, svdUFactors, svdVScale, svdVNeg, svdVFactors, w, luWork, scalar;
     DeviceBuffer<int> ipiv, info;
     DeviceBuffer<T> solverWork;
     int solverWorkSize = 0;
@@ -94,9 +93,8 @@ struct DeviceFasth<T>::Impl {
         const int full = k / b;
         // Gram matrices of all full blocks in one batched GEMM, the ragged last block on its own.
         if (full > 0)
-            WFS_CUBLAS_CHECK(gemmStridedBatched(cublas.get(), CUBLAS_OP_T, CUBLAS_OP_N, b, b, d, one(), v.data(), d,
-                                                (long long)b * d, v.data(), d, (long long)b * d, zero(), tInverse.data(),
-                                                b, (long long)b * b, full));
+            WFS_CUBLAS_CHECK(gemmStridedBatched(cublas.get(), CUBLAS_OP_T, CUBLAS_OP_N, b, b, d, one(), v.data(), d, (long long)b * d,
+                                                v.data(), d, (long long)b * d, zero(), tInverse.data(), b, (long long)b * b, full));
         const int rest = k - full * b;
         if (rest > 0) {
             const T* last = v.data() + std::size_t(full) * b * d;
@@ -117,10 +115,10 @@ struct DeviceFasth<T>::Impl {
                 const T* va = v.data() + std::size_t(a.begin) * d;
                 const T* ua = u.data() + std::size_t(a.begin) * d;
                 T* ub = u.data() + std::size_t(b.begin) * d;
-                WFS_CUBLAS_CHECK(gemm(cublas.get(), CUBLAS_OP_T, CUBLAS_OP_N, a.size, b.size, d, one(), va, d, ub, d,
-                                      zero(), cross.data(), a.size));
-                WFS_CUBLAS_CHECK(gemm(cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, d, b.size, a.size, minusOne(), ua, d,
-                                      cross.data(), a.size, one(), ub, d));
+                WFS_CUBLAS_CHECK(
+                    gemm(cublas.get(), CUBLAS_OP_T, CUBLAS_OP_N, a.size, b.size, d, one(), va, d, ub, d, zero(), cross.data(), a.size));
+                WFS_CUBLAS_CHECK(
+                    gemm(cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, d, b.size, a.size, minusOne(), ua, d, cross.data(), a.size, one(), ub, d));
             }
     }
 
@@ -139,37 +137,34 @@ struct DeviceFasth<T>::Impl {
     // ---- step 2: block products ----
 
     // x (d x cols) <- P_j x or P_j^T x.
-    void applyBlock(DeviceMethod method, const T* reflectors, const T* factors, int tIndex, const Block& block, T* xs,
-                    int cols, bool transposed)
+    void applyBlock(DeviceMethod method, const T* reflectors, const T* factors, int tIndex, const Block& block, T* xs, int cols,
+                    bool transposed)
     {
         const int d = problem.d;
         const T* vj = reflectors + std::size_t(block.begin) * d;
         if (method == DeviceMethod::CompactWY) {
-            WFS_CUBLAS_CHECK(gemm(cublas.get(), CUBLAS_OP_T, CUBLAS_OP_N, block.size, cols, d, one(), vj, d, xs, d,
-                                  zero(), z.data(), block.size));
+            WFS_CUBLAS_CHECK(
+                gemm(cublas.get(), CUBLAS_OP_T, CUBLAS_OP_N, block.size, cols, d, one(), vj, d, xs, d, zero(), z.data(), block.size));
             const T* tj = tInverse.data() + std::size_t(tIndex) * problem.blockSize * problem.blockSize;
-            WFS_CUBLAS_CHECK(trsm(cublas.get(), transposed ? CUBLAS_OP_T : CUBLAS_OP_N, block.size, cols, one(), tj,
-                                  problem.blockSize, z.data(), block.size));
-            WFS_CUBLAS_CHECK(gemm(cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, d, cols, block.size, minusOne(), vj, d, z.data(),
-                                  block.size, one(), xs, d));
+            WFS_CUBLAS_CHECK(trsm(cublas.get(), transposed ? CUBLAS_OP_T : CUBLAS_OP_N, block.size, cols, one(), tj, problem.blockSize,
+                                  z.data(), block.size));
+            WFS_CUBLAS_CHECK(
+                gemm(cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, d, cols, block.size, minusOne(), vj, d, z.data(), block.size, one(), xs, d));
             return;
         }
         const T* uj = factors + std::size_t(block.begin) * d;
         // P = I - U V^T, P^T = I - V U^T.
-        WFS_CUBLAS_CHECK(gemm(cublas.get(), CUBLAS_OP_T, CUBLAS_OP_N, block.size, cols, d, one(), transposed ? uj : vj, d,
-                              xs, d, zero(), z.data(), block.size));
-        WFS_CUBLAS_CHECK(gemm(cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, d, cols, block.size, minusOne(),
-                              transposed ? vj : uj, d, z.data(), block.size, one(), xs, d));
+        WFS_CUBLAS_CHECK(gemm(cublas.get(), CUBLAS_OP_T, CUBLAS_OP_N, block.size, cols, d, one(), transposed ? uj : vj, d, xs, d, zero(),
+                              z.data(), block.size));
+        WFS_CUBLAS_CHECK(gemm(cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, d, cols, block.size, minusOne(), transposed ? vj : uj, d, z.data(),
+                              block.size, one(), xs, d));
     }
 
-    const std::vector<Block>& blocksOf(DeviceMethod method) const
-    {
-        return method == DeviceMethod::TreeMerge ? merged : blocks;
-    }
+    const std::vector<Block>& blocksOf(DeviceMethod method) const { return method == DeviceMethod::TreeMerge ? merged : blocks; }
 
     // apply (P_1 ... P_n x: last block first) or its transpose (P_1^T first).
-    void applyBlocks(DeviceMethod method, const T* reflectors, const T* factors, const std::vector<Block>& list, T* xs,
-                     int cols, bool transposed)
+    void applyBlocks(DeviceMethod method, const T* reflectors, const T* factors, const std::vector<Block>& list, T* xs, int cols,
+                     bool transposed)
     {
         const int n = int(list.size());
         for (int i = 0; i < n; ++i) {
@@ -252,8 +247,7 @@ struct DeviceFasth<T>::Impl {
         WFS_KERNEL_CHECK("identityKernel");
         // W = U diag(sigma) V^T applied to the identity.
         svdApply(svdV.data(), svdVScale.data(), svdVNeg.data(), svdVFactors.data(), w.data(), d, true);
-        scaleRowsKernel<T><<<blocksFor(std::size_t(d) * d), kThreads, 0, s()>>>(w.data(), d, std::size_t(d) * d,
-                                                                              sigma.data(), false);
+        scaleRowsKernel<T><<<blocksFor(std::size_t(d) * d), kThreads, 0, s()>>>(w.data(), d, std::size_t(d) * d, sigma.data(), false);
         WFS_KERNEL_CHECK("scaleRowsKernel");
         svdApply(svdU.data(), svdUScale.data(), svdUNeg.data(), svdUFactors.data(), w.data(), d, false);
     }
@@ -277,8 +271,8 @@ struct DeviceFasth<T>::Impl {
         case DeviceMethod::SequentialFused:
             computeScale(v.data(), problem.k, scale.data(), negScale.data());
             copy(out.data(), x.data(), dm);
-            fusedSequentialKernel<T><<<m, kThreads, std::size_t(d) * sizeof(T), s()>>>(v.data(), d, problem.k,
-                                                                                     scale.data(), out.data(), false);
+            fusedSequentialKernel<T>
+                <<<m, kThreads, std::size_t(d) * sizeof(T), s()>>>(v.data(), d, problem.k, scale.data(), out.data(), false);
             WFS_KERNEL_CHECK("fusedSequentialKernel");
             return;
         case DeviceMethod::FastH:
@@ -298,25 +292,25 @@ struct DeviceFasth<T>::Impl {
         case DeviceMethod::Library:
             if (pass != DevicePass::Backward) {
                 copy(out.data(), x.data(), dm);
-                WFS_CUSOLVER_CHECK(ormqr(cusolver.get(), CUBLAS_OP_N, d, m, problem.k, v.data(), d, tau.data(),
-                                         out.data(), d, solverWork.data(), solverWorkSize, info.data()));
+                WFS_CUSOLVER_CHECK(ormqr(cusolver.get(), CUBLAS_OP_N, d, m, problem.k, v.data(), d, tau.data(), out.data(), d,
+                                         solverWork.data(), solverWorkSize, info.data()));
             }
             if (pass != DevicePass::Forward) {
                 // No reflector gradients in cuSOLVER: the block input and dL/dX, Q^T [A G], as on the CPU.
                 fillStacked(pass);
-                WFS_CUSOLVER_CHECK(ormqr(cusolver.get(), CUBLAS_OP_T, d, 2 * m, problem.k, v.data(), d, tau.data(),
-                                         ag.data(), d, solverWork.data(), solverWorkSize, info.data()));
+                WFS_CUSOLVER_CHECK(ormqr(cusolver.get(), CUBLAS_OP_T, d, 2 * m, problem.k, v.data(), d, tau.data(), ag.data(), d,
+                                         solverWork.data(), solverWorkSize, info.data()));
             }
             return;
         case DeviceMethod::Dense:
             if (pass != DevicePass::Backward)
-                WFS_CUBLAS_CHECK(gemm(cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, d, m, d, one(), q.data(), d, x.data(), d,
-                                      zero(), out.data(), d));
+                WFS_CUBLAS_CHECK(
+                    gemm(cublas.get(), CUBLAS_OP_N, CUBLAS_OP_N, d, m, d, one(), q.data(), d, x.data(), d, zero(), out.data(), d));
             if (pass != DevicePass::Forward) {
-                WFS_CUBLAS_CHECK(gemm(cublas.get(), CUBLAS_OP_T, CUBLAS_OP_N, d, m, d, one(), q.data(), d, g.data(), d,
-                                      zero(), ag.data() + dm, d));
-                WFS_CUBLAS_CHECK(gemm(cublas.get(), CUBLAS_OP_N, CUBLAS_OP_T, d, d, m, one(), g.data(), d, x.data(), d,
-                                      zero(), denseGrad.data(), d));
+                WFS_CUBLAS_CHECK(
+                    gemm(cublas.get(), CUBLAS_OP_T, CUBLAS_OP_N, d, m, d, one(), q.data(), d, g.data(), d, zero(), ag.data() + dm, d));
+                WFS_CUBLAS_CHECK(
+                    gemm(cublas.get(), CUBLAS_OP_N, CUBLAS_OP_T, d, d, m, one(), g.data(), d, x.data(), d, zero(), denseGrad.data(), d));
             }
             return;
         case DeviceMethod::SvdInverse:
@@ -404,11 +398,10 @@ void upload(DeviceBuffer<T>& buffer, const std::vector<T>& host, std::size_t exp
 } // namespace
 
 template <typename T>
-void DeviceFasth<T>::setProblem(const DeviceProblem& problem, const std::vector<T>& reflectors,
-                                const std::vector<T>& tau, const std::vector<T>& x, const std::vector<T>& outputGradient)
+void DeviceFasth<T>::setProblem(const DeviceProblem& problem, const std::vector<T>& reflectors, const std::vector<T>& tau,
+                                const std::vector<T>& x, const std::vector<T>& outputGradient)
 {
-    if (problem.d < 1 || problem.k < 1 || problem.k > problem.d || problem.m < 1 || problem.blockSize < 1
-        || problem.treeLevels < 0)
+    if (problem.d < 1 || problem.k < 1 || problem.k > problem.d || problem.m < 1 || problem.blockSize < 1 || problem.treeLevels < 0)
         throw std::invalid_argument("DeviceFasth: need 1 <= k <= d, m >= 1, block >= 1, tree levels >= 0");
     Impl& impl = *m_impl;
     WFS_CUDA_CHECK(cudaSetDevice(impl.device));
@@ -483,8 +476,7 @@ void DeviceFasth<T>::setProblem(const DeviceProblem& problem, const std::vector<
 }
 
 template <typename T>
-void DeviceFasth<T>::setSvdLayer(const std::vector<T>& u, const std::vector<T>& v, const std::vector<T>& sigma,
-                                 const std::vector<T>& dense)
+void DeviceFasth<T>::setSvdLayer(const std::vector<T>& u, const std::vector<T>& v, const std::vector<T>& sigma, const std::vector<T>& dense)
 {
     Impl& impl = *m_impl;
     const std::size_t d = std::size_t(impl.problem.d);
@@ -540,8 +532,8 @@ bool DeviceFasth<T>::supports(DeviceMethod method, DevicePass pass, std::string*
         return false;
     };
     const Impl& impl = *m_impl;
-    const bool useCase = method == DeviceMethod::SvdInverse || method == DeviceMethod::LuSolve
-                         || method == DeviceMethod::SvdLogDet || method == DeviceMethod::LuLogDet;
+    const bool useCase = method == DeviceMethod::SvdInverse || method == DeviceMethod::LuSolve || method == DeviceMethod::SvdLogDet
+                         || method == DeviceMethod::LuLogDet;
     if (useCase && pass != DevicePass::Forward)
         return no("the use-case methods have only a forward pass");
     if (useCase && !impl.haveSvd)
@@ -572,10 +564,10 @@ void DeviceFasth<T>::prepare(DeviceMethod method, DevicePass pass, bool useGraph
         throw std::invalid_argument("DeviceFasth: " + why);
     if (method == DeviceMethod::Library) {
         int forwardWork = 0, backwardWork = 0;
-        WFS_CUSOLVER_CHECK(ormqrBufferSize(impl.cusolver.get(), CUBLAS_OP_N, d, m, k, impl.v.data(), d, impl.tau.data(),
-                                           impl.out.data(), d, &forwardWork));
-        WFS_CUSOLVER_CHECK(ormqrBufferSize(impl.cusolver.get(), CUBLAS_OP_T, d, 2 * m, k, impl.v.data(), d,
-                                           impl.tau.data(), impl.ag.data(), d, &backwardWork));
+        WFS_CUSOLVER_CHECK(ormqrBufferSize(impl.cusolver.get(), CUBLAS_OP_N, d, m, k, impl.v.data(), d, impl.tau.data(), impl.out.data(), d,
+                                           &forwardWork));
+        WFS_CUSOLVER_CHECK(ormqrBufferSize(impl.cusolver.get(), CUBLAS_OP_T, d, 2 * m, k, impl.v.data(), d, impl.tau.data(), impl.ag.data(),
+                                           d, &backwardWork));
         impl.ensureSolverWork(std::max(forwardWork, backwardWork));
     }
     if (method == DeviceMethod::Dense && impl.q.size() == 0)
@@ -672,7 +664,8 @@ std::vector<T> DeviceFasth<T>::gradientV() const
         if (impl.lastPass != DevicePass::Forward)
             return impl.download(impl.gradV.data(), std::size_t(impl.problem.d) * impl.problem.k);
         break;
-    default: break;
+    default:
+        break;
     }
     return {};
 }

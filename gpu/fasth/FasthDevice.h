@@ -46,11 +46,10 @@ public:
 
     // Column-major host arrays: reflectors d x k (LAPACK layout), tau k, x and outputGradient d x m.
     // Uploads them, computes the forward output H X once (sequential, untimed) and allocates workspaces.
-    void setProblem(const DeviceProblem& problem, const std::vector<T>& reflectors, const std::vector<T>& tau,
-                    const std::vector<T>& x, const std::vector<T>& outputGradient);
+    void setProblem(const DeviceProblem& problem, const std::vector<T>& reflectors, const std::vector<T>& tau, const std::vector<T>& x,
+                    const std::vector<T>& outputGradient);
     // The SVD layer of the use cases: reflector sets d x d, sigma d, and the dense W d x d.
-    void setSvdLayer(const std::vector<T>& u, const std::vector<T>& v, const std::vector<T>& sigma,
-                     const std::vector<T>& dense);
+    void setSvdLayer(const std::vector<T>& u, const std::vector<T>& v, const std::vector<T>& sigma, const std::vector<T>& dense);
     // The pre-formed Q (d x d) of the dense baseline.
     void setDenseQ(const std::vector<T>& q);
 
@@ -69,7 +68,7 @@ public:
     float run(DeviceMethod method, DevicePass pass, bool useGraph);
 
     // Results of the last run, downloaded (synchronising the stream).
-    std::vector<T> output() const;   // forward: d x m (or 1 value for the log-determinants)
+    std::vector<T> output() const;    // forward: d x m (or 1 value for the log-determinants)
     std::vector<T> gradientX() const; // backward/both: d x m
     std::vector<T> gradientV() const; // backward/both: d x k (empty for the methods without it)
 

@@ -132,8 +132,8 @@ __global__ void fusedSequentialKernel(const T* v, int d, int k, const T* scale, 
 // (output | output gradient), d x 2m, walk its reflectors in the reverse of their application (ascending
 // for apply), recovering (input | input gradient) and writing dL/dv_r = c (G_in pa^T - A_in pg^T).
 template <typename T>
-__global__ void reflectorGradientKernel(const T* v, int d, const int* blockBegin, const int* blockSize, const T* scale,
-                                        T* states, int m, T* gradV)
+__global__ void reflectorGradientKernel(const T* v, int d, const int* blockBegin, const int* blockSize, const T* scale, T* states, int m,
+                                        T* gradV)
 {
     extern __shared__ __align__(16) unsigned char sharedBytes[];
     T* p = reinterpret_cast<T*>(sharedBytes); // v^T A_out (m values), then v^T G_out (m values)

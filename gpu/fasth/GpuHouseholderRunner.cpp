@@ -21,17 +21,28 @@ using fasth::Pass;
 DeviceMethod deviceMethod(BenchMethod method)
 {
     switch (method) {
-    case BenchMethod::Sequential: return DeviceMethod::SequentialCublas;
-    case BenchMethod::SequentialFused: return DeviceMethod::SequentialFused;
-    case BenchMethod::FastH: return DeviceMethod::FastH;
-    case BenchMethod::CompactWY: return DeviceMethod::CompactWY;
-    case BenchMethod::TreeMerge: return DeviceMethod::TreeMerge;
-    case BenchMethod::Library: return DeviceMethod::Library;
-    case BenchMethod::Dense: return DeviceMethod::Dense;
-    case BenchMethod::SvdInverse: return DeviceMethod::SvdInverse;
-    case BenchMethod::LuSolve: return DeviceMethod::LuSolve;
-    case BenchMethod::SvdLogDet: return DeviceMethod::SvdLogDet;
-    case BenchMethod::LuLogDet: return DeviceMethod::LuLogDet;
+    case BenchMethod::Sequential:
+        return DeviceMethod::SequentialCublas;
+    case BenchMethod::SequentialFused:
+        return DeviceMethod::SequentialFused;
+    case BenchMethod::FastH:
+        return DeviceMethod::FastH;
+    case BenchMethod::CompactWY:
+        return DeviceMethod::CompactWY;
+    case BenchMethod::TreeMerge:
+        return DeviceMethod::TreeMerge;
+    case BenchMethod::Library:
+        return DeviceMethod::Library;
+    case BenchMethod::Dense:
+        return DeviceMethod::Dense;
+    case BenchMethod::SvdInverse:
+        return DeviceMethod::SvdInverse;
+    case BenchMethod::LuSolve:
+        return DeviceMethod::LuSolve;
+    case BenchMethod::SvdLogDet:
+        return DeviceMethod::SvdLogDet;
+    case BenchMethod::LuLogDet:
+        return DeviceMethod::LuLogDet;
     }
     throw std::logic_error("unknown FastH method");
 }
@@ -95,10 +106,7 @@ public:
             // dominate the setup for large d).
             m_device.setSvdLayer(toVector<T>(data.svdU), toVector<T>(data.svdV), toVector<T>(data.sigma), {});
     }
-    bool supports(DeviceMethod method, DevicePass pass, std::string* why) const override
-    {
-        return m_device.supports(method, pass, why);
-    }
+    bool supports(DeviceMethod method, DevicePass pass, std::string* why) const override { return m_device.supports(method, pass, why); }
     void prepare(DeviceMethod method, DevicePass pass, bool graph) override { m_device.prepare(method, pass, graph); }
     float run(DeviceMethod method, DevicePass pass, bool graph) override { return m_device.run(method, pass, graph); }
     fasth::BenchResult result(DeviceMethod method, DevicePass pass, int d, int k, int m) const override
@@ -161,10 +169,7 @@ public:
         return engineFor(m_config.precision).supports(deviceMethod(method), devicePass(pass), why);
     }
 
-    void prepare(BenchMethod method, Pass pass) override
-    {
-        engine().prepare(deviceMethod(method), devicePass(pass), m_config.cudaGraph);
-    }
+    void prepare(BenchMethod method, Pass pass) override { engine().prepare(deviceMethod(method), devicePass(pass), m_config.cudaGraph); }
 
     double run(BenchMethod method, Pass pass) override
     {
@@ -177,8 +182,7 @@ public:
     {
         if (!m_data)
             throw std::logic_error("fasth bench: result before setProblem");
-        return engineFor(m_config.precision)
-            .result(deviceMethod(m_lastMethod), devicePass(m_lastPass), m_data->d, m_data->k, m_data->m);
+        return engineFor(m_config.precision).result(deviceMethod(m_lastMethod), devicePass(m_lastPass), m_data->d, m_data->k, m_data->m);
     }
 
     fasth::BenchResult reference(BenchMethod method, Pass pass) override
@@ -204,8 +208,7 @@ public:
             Engine& e = engine();
             e.prepare(DeviceMethod::SequentialCublas, devicePass(refPass), false);
             e.run(DeviceMethod::SequentialCublas, devicePass(refPass), false);
-            fasth::BenchResult computed =
-                e.result(DeviceMethod::SequentialCublas, devicePass(refPass), m_data->d, m_data->k, m_data->m);
+            fasth::BenchResult computed = e.result(DeviceMethod::SequentialCublas, devicePass(refPass), m_data->d, m_data->k, m_data->m);
             // This replaces the device's last result and drops a captured graph: callers take result()
             // first and prepare() again before the next timed run (as fasth-bench does).
             cached = m_references.emplace(key, std::move(computed)).first;
@@ -219,17 +222,20 @@ public:
         const int b = std::min(m_config.blockSize, k);
         switch (method) {
         case BenchMethod::Sequential:
-        case BenchMethod::SequentialFused: return 1;
+        case BenchMethod::SequentialFused:
+            return 1;
         case BenchMethod::FastH:
         case BenchMethod::CompactWY:
-        case BenchMethod::SvdInverse: return b;
+        case BenchMethod::SvdInverse:
+            return b;
         case BenchMethod::TreeMerge: {
             long long block = b;
             for (int level = 0; level < m_config.treeLevels && block < k; ++level)
                 block *= 2;
             return int(std::min<long long>(block, k));
         }
-        default: return 0; // dense GEMM, and cuSOLVER's ormqr/getrf choose their own blocking
+        default:
+            return 0; // dense GEMM, and cuSOLVER's ormqr/getrf choose their own blocking
         }
     }
 

@@ -86,8 +86,8 @@ __device__ inline void blockPupilPartials(const ModelDims& d, const double* warp
 
 // One thread per grid sample (row, col), writing it in every plane.
 template <typename Real>
-__global__ void __launch_bounds__(kThreads) fillKernel(ModelDims d, const double* __restrict__ block, math::Arrays<Real> a,
-                                                       typename Fft<Real>::Complex* __restrict__ field)
+__global__ void __launch_bounds__(kThreads)
+    fillKernel(ModelDims d, const double* __restrict__ block, math::Arrays<Real> a, typename Fft<Real>::Complex* __restrict__ field)
 {
     extern __shared__ double sharedMemory[];
     Real* coefficients = reinterpret_cast<Real*>(sharedMemory);
@@ -102,9 +102,9 @@ __global__ void __launch_bounds__(kThreads) fillKernel(ModelDims d, const double
 // blockIdx.y = plane. Block sums go to partials[row * stride + blockIdx.x] for the plane's four
 // objective rows.
 template <typename Real>
-__global__ void __launch_bounds__(kThreads) objectiveKernel(ModelDims d, const double* __restrict__ block, math::Arrays<Real> a,
-                                                            typename Fft<Real>::Complex* __restrict__ field,
-                                                            double* __restrict__ partials, int stride, bool gradient)
+__global__ void __launch_bounds__(kThreads)
+    objectiveKernel(ModelDims d, const double* __restrict__ block, math::Arrays<Real> a, typename Fft<Real>::Complex* __restrict__ field,
+                    double* __restrict__ partials, int stride, bool gradient)
 {
     __shared__ double sums[ModelDims::kObjectiveValues][kWarps];
     const int k = blockIdx.y;
@@ -131,8 +131,8 @@ __global__ void __launch_bounds__(kThreads) objectiveKernel(ModelDims d, const d
 // ---- the detector blur (ModelDims::blur): one thread per grid element of every plane ----
 
 template <typename Real>
-__global__ void __launch_bounds__(kThreads) powerKernel(ModelDims d, const typename Fft<Real>::Complex* __restrict__ field,
-                                                        typename Fft<Real>::Complex* __restrict__ intensity)
+__global__ void __launch_bounds__(kThreads)
+    powerKernel(ModelDims d, const typename Fft<Real>::Complex* __restrict__ field, typename Fft<Real>::Complex* __restrict__ intensity)
 {
     for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < d.gridElements(); e += std::size_t(gridDim.x) * blockDim.x)
         intensity[e] = math::powerSample<Real>(d, field, e);
@@ -140,15 +140,16 @@ __global__ void __launch_bounds__(kThreads) powerKernel(ModelDims d, const typen
 
 // Element e = (row K + k) N + col: its grid sample is (row, col) whatever the plane.
 template <typename Real>
-__global__ void __launch_bounds__(kThreads) blurKernel(ModelDims d, math::Arrays<Real> a, typename Fft<Real>::Complex* __restrict__ intensity)
+__global__ void __launch_bounds__(kThreads)
+    blurKernel(ModelDims d, math::Arrays<Real> a, typename Fft<Real>::Complex* __restrict__ intensity)
 {
     for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < d.gridElements(); e += std::size_t(gridDim.x) * blockDim.x)
         math::blurSample(d, a, int(e / (std::size_t(d.n) * std::size_t(d.planes))), int(e % std::size_t(d.n)), intensity, e);
 }
 
 template <typename Real>
-__global__ void __launch_bounds__(kThreads) scatterKernel(ModelDims d, const typename Fft<Real>::Complex* __restrict__ intensity,
-                                                          typename Fft<Real>::Complex* __restrict__ field)
+__global__ void __launch_bounds__(kThreads)
+    scatterKernel(ModelDims d, const typename Fft<Real>::Complex* __restrict__ intensity, typename Fft<Real>::Complex* __restrict__ field)
 {
     for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < d.gridElements(); e += std::size_t(gridDim.x) * blockDim.x)
         math::scatterSample<Real>(d, intensity, e, field);
@@ -158,8 +159,9 @@ __global__ void __launch_bounds__(kThreads) scatterKernel(ModelDims d, const typ
 
 // One thread per pupil pixel, writing it in every plane of channel c's (cleared) field.
 template <typename Real>
-__global__ void __launch_bounds__(kThreads) channelFillKernel(ModelDims d, int c, const double* __restrict__ block, math::Arrays<Real> a,
-                                                              const int* __restrict__ index, typename Fft<Real>::Complex* __restrict__ field)
+__global__ void __launch_bounds__(kThreads)
+    channelFillKernel(ModelDims d, int c, const double* __restrict__ block, math::Arrays<Real> a, const int* __restrict__ index,
+                      typename Fft<Real>::Complex* __restrict__ field)
 {
     const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
     if (p >= d.pixels)
@@ -167,7 +169,8 @@ __global__ void __launch_bounds__(kThreads) channelFillKernel(ModelDims d, int c
     const ChannelDims& ch = d.channel[c];
     const int i = index[p];
     for (int k = 0; k < d.planes; ++k)
-        field[ch.element(d.planes, k, i / ch.n, i % ch.n)] = math::channelFieldSample<Real, typename Fft<Real>::Complex>(d, ch, block, a, p, k, i);
+        field[ch.element(d.planes, k, i / ch.n, i % ch.n)] =
+            math::channelFieldSample<Real, typename Fft<Real>::Complex>(d, ch, block, a, p, k, i);
 }
 
 // Every model element: the intensity buffer (re)set or added to with channel c's |field|^2.
@@ -177,27 +180,30 @@ __global__ void __launch_bounds__(kThreads) channelPowerKernel(ModelDims d, int 
 {
     const std::size_t rowLength = std::size_t(d.n) * std::size_t(d.planes);
     for (std::size_t e = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; e < d.gridElements(); e += std::size_t(gridDim.x) * blockDim.x)
-        intensity[e] = math::channelPowerSample<Real>(d, d.channel[c], field, intensity, int((e % rowLength) / std::size_t(d.n)), int(e / rowLength),
-                                                      int(e % std::size_t(d.n)), first);
+        intensity[e] = math::channelPowerSample<Real>(d, d.channel[c], field, intensity, int((e % rowLength) / std::size_t(d.n)),
+                                                      int(e / rowLength), int(e % std::size_t(d.n)), first);
 }
 
 // Every element of channel c: dL/d(buffer) from dL/d|S|^2 in the intensity buffer.
 template <typename Real>
-__global__ void __launch_bounds__(kThreads) channelScatterKernel(ModelDims d, int c, const typename Fft<Real>::Complex* __restrict__ intensity,
-                                                                 typename Fft<Real>::Complex* __restrict__ field)
+__global__ void __launch_bounds__(kThreads)
+    channelScatterKernel(ModelDims d, int c, const typename Fft<Real>::Complex* __restrict__ intensity,
+                         typename Fft<Real>::Complex* __restrict__ field)
 {
     const ChannelDims& ch = d.channel[c];
     const std::size_t rowLength = std::size_t(ch.n) * std::size_t(d.planes);
-    for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < ch.elements(d.planes); j += std::size_t(gridDim.x) * blockDim.x)
-        math::channelScatterSample<Real>(d, ch, intensity, int((j % rowLength) / std::size_t(ch.n)), int(j / rowLength), int(j % std::size_t(ch.n)),
-                                         field);
+    for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < ch.elements(d.planes);
+         j += std::size_t(gridDim.x) * blockDim.x)
+        math::channelScatterSample<Real>(d, ch, intensity, int((j % rowLength) / std::size_t(ch.n)), int(j / rowLength),
+                                         int(j % std::size_t(ch.n)), field);
 }
 
 // One thread per pupil pixel: channel c's dL/dphase per plane and dL/da added to the spectrum's sums.
 template <typename Real>
-__global__ void __launch_bounds__(kThreads) channelGatherKernel(ModelDims d, int c, const double* __restrict__ block, math::Arrays<Real> a,
-                                                                const int* __restrict__ index, const typename Fft<Real>::Complex* __restrict__ field,
-                                                                double* __restrict__ dPhasePlane, double* __restrict__ dAmplitude, bool first)
+__global__ void __launch_bounds__(kThreads)
+    channelGatherKernel(ModelDims d, int c, const double* __restrict__ block, math::Arrays<Real> a, const int* __restrict__ index,
+                        const typename Fft<Real>::Complex* __restrict__ field, double* __restrict__ dPhasePlane,
+                        double* __restrict__ dAmplitude, bool first)
 {
     const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
     if (p >= d.pixels)
@@ -216,9 +222,9 @@ __global__ void __launch_bounds__(kThreads) channelGatherKernel(ModelDims d, int
 // One thread per pupil pixel, after every channel's gather: the pupil rows' block sums (shifts, defocus; no basis
 // and no illumination sums with hostPupil) and the pixel's own dL/dphase and dL/da, as gatherKernel's.
 template <typename Real>
-__global__ void __launch_bounds__(kThreads) pixelReduceKernel(ModelDims d, math::Arrays<Real> a, const double* __restrict__ dPhasePlane,
-                                                              const double* __restrict__ dAmplitude, double* __restrict__ partials, int stride,
-                                                              double* __restrict__ result)
+__global__ void __launch_bounds__(kThreads)
+    pixelReduceKernel(ModelDims d, math::Arrays<Real> a, const double* __restrict__ dPhasePlane, const double* __restrict__ dAmplitude,
+                      double* __restrict__ partials, int stride, double* __restrict__ result)
 {
     extern __shared__ double warpSums[]; // [pupilRows][kWarps]
     const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -247,9 +253,9 @@ __global__ void __launch_bounds__(kThreads) pixelReduceKernel(ModelDims d, math:
 // sums of every pupil row of the result block (ModelDims::pupilRows) go to the partials; with hostPupil
 // the pixel's own dL/dphase and dL/da go straight to the result block.
 template <typename Real>
-__global__ void __launch_bounds__(kThreads) gatherKernel(ModelDims d, const double* __restrict__ block, math::Arrays<Real> a,
-                                                         const typename Fft<Real>::Complex* __restrict__ field,
-                                                         double* __restrict__ partials, int stride, double* __restrict__ result)
+__global__ void __launch_bounds__(kThreads)
+    gatherKernel(ModelDims d, const double* __restrict__ block, math::Arrays<Real> a, const typename Fft<Real>::Complex* __restrict__ field,
+                 double* __restrict__ partials, int stride, double* __restrict__ result)
 {
     extern __shared__ double warpSums[]; // [pupilRows][kWarps]
     const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -313,8 +319,8 @@ __global__ void __launch_bounds__(kThreads) reduceKernel(const double* __restric
 
 // Plane k's model image, N x N row-major (the CPU backend's layout); `field` is the blurred intensity with blur.
 template <typename Real>
-__global__ void intensityKernel(ModelDims d, const double* __restrict__ block, int k,
-                                const typename Fft<Real>::Complex* __restrict__ field, double* __restrict__ out)
+__global__ void intensityKernel(ModelDims d, const double* __restrict__ block, int k, const typename Fft<Real>::Complex* __restrict__ field,
+                                double* __restrict__ out)
 {
     const std::size_t perPlane = std::size_t(d.n) * std::size_t(d.n);
     for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < perPlane; j += std::size_t(gridDim.x) * blockDim.x) {
@@ -351,10 +357,10 @@ void checkDeviceMemory(const ModelDims& dims, std::size_t workBytes, std::size_t
     if (needed <= freeBytes)
         return;
     throw CudaError("out of GPU memory: grid " + std::to_string(dims.n) + " x " + std::to_string(dims.n) + ", "
-                    + std::to_string(dims.planes) + " planes, " + (dims.realBytes == 8 ? "float64" : "float32")
-                    + " needs " + gibText(needed) + " of device memory (" + gibText(resident) + " of arrays, "
-                    + gibText(workBytes) + " of FFT work area) but " + gibText(freeBytes) + " of " + gibText(totalBytes)
-                    + " are free on " + device + "; use a smaller grid, float precision or the CPU backend");
+                    + std::to_string(dims.planes) + " planes, " + (dims.realBytes == 8 ? "float64" : "float32") + " needs "
+                    + gibText(needed) + " of device memory (" + gibText(resident) + " of arrays, " + gibText(workBytes)
+                    + " of FFT work area) but " + gibText(freeBytes) + " of " + gibText(totalBytes) + " are free on " + device
+                    + "; use a smaller grid, float precision or the CPU backend");
 }
 
 struct ModelDevice::Impl {
@@ -428,8 +434,7 @@ public:
         WFS_CUDA_CHECK(cudaSetDevice(m_device));
         std::copy(parameterBlock, parameterBlock + m_dims.parameterBlockSize(), m_hostBlock.data());
         const cudaStream_t s = m_stream->get();
-        WFS_CUDA_CHECK(cudaMemcpyAsync(m_block.data(), m_hostBlock.data(), m_block.size() * sizeof(double),
-                                       cudaMemcpyHostToDevice, s));
+        WFS_CUDA_CHECK(cudaMemcpyAsync(m_block.data(), m_hostBlock.data(), m_block.size() * sizeof(double), cudaMemcpyHostToDevice, s));
         enqueueForward();
         // One plane at a time through a resident N x N buffer: the live display asks for images
         // repeatedly, and a K N^2 buffer would be the largest allocation of all at big grids.
@@ -491,12 +496,12 @@ private:
         const ModelDims::BatchedTransform rows = m_dims.bandRowTransforms(), columns = m_dims.columnTransforms();
         m_rowPlan.create();
         WFS_CUFFT_CHECK(cufftSetAutoAllocation(m_rowPlan.get(), 0));
-        WFS_CUFFT_CHECK(cufftMakePlanMany(m_rowPlan.get(), 1, length, embed, rows.stride, rows.distance, embed, rows.stride,
-                                          rows.distance, Fft<Real>::kType, rows.batch, &rowWork));
+        WFS_CUFFT_CHECK(cufftMakePlanMany(m_rowPlan.get(), 1, length, embed, rows.stride, rows.distance, embed, rows.stride, rows.distance,
+                                          Fft<Real>::kType, rows.batch, &rowWork));
         m_columnPlan.create();
         WFS_CUFFT_CHECK(cufftSetAutoAllocation(m_columnPlan.get(), 0));
-        WFS_CUFFT_CHECK(cufftMakePlanMany(m_columnPlan.get(), 1, length, embed, columns.stride, columns.distance, embed,
-                                          columns.stride, columns.distance, Fft<Real>::kType, columns.batch, &columnWork));
+        WFS_CUFFT_CHECK(cufftMakePlanMany(m_columnPlan.get(), 1, length, embed, columns.stride, columns.distance, embed, columns.stride,
+                                          columns.distance, Fft<Real>::kType, columns.batch, &columnWork));
         m_fullPlan.create();
         WFS_CUFFT_CHECK(cufftSetAutoAllocation(m_fullPlan.get(), 0));
         WFS_CUFFT_CHECK(cufftMakePlan2d(m_fullPlan.get(), n, n, Fft<Real>::kType, &fullWork));
@@ -506,8 +511,8 @@ private:
             int planeEmbed[2] = {n, m_dims.planeEmbedColumns()};
             m_blurPlan.create();
             WFS_CUFFT_CHECK(cufftSetAutoAllocation(m_blurPlan.get(), 0));
-            WFS_CUFFT_CHECK(cufftMakePlanMany(m_blurPlan.get(), 2, sizes, planeEmbed, 1, n, planeEmbed, 1, n, Fft<Real>::kType, m_dims.planes,
-                                              &blurWork));
+            WFS_CUFFT_CHECK(cufftMakePlanMany(m_blurPlan.get(), 2, sizes, planeEmbed, 1, n, planeEmbed, 1, n, Fft<Real>::kType,
+                                              m_dims.planes, &blurWork));
         }
         m_channels.resize(std::size_t(m_dims.channels));
         for (int c = 0; c < m_dims.channels; ++c) {
@@ -518,7 +523,8 @@ private:
             CufftPlan& plan = m_channels[std::size_t(c)].plan;
             plan.create();
             WFS_CUFFT_CHECK(cufftSetAutoAllocation(plan.get(), 0));
-            WFS_CUFFT_CHECK(cufftMakePlanMany(plan.get(), 2, sizes, planeEmbed, 1, nc, planeEmbed, 1, nc, Fft<Real>::kType, m_dims.planes, &work));
+            WFS_CUFFT_CHECK(
+                cufftMakePlanMany(plan.get(), 2, sizes, planeEmbed, 1, nc, planeEmbed, 1, nc, Fft<Real>::kType, m_dims.planes, &work));
             blurWork = std::max(blurWork, work);
         }
         for (const CufftPlan* plan : plans())
@@ -538,10 +544,9 @@ private:
     {
         const ModelDims& d = m_dims;
         const std::size_t pixels = std::size_t(d.pixels);
-        if (input.pupilIndex.size() != pixels || input.x.size() != pixels || input.y.size() != pixels
-            || input.transmission.size() != pixels || input.basis.size() != pixels * std::size_t(d.terms)
-            || input.diversity.size() != pixels * std::size_t(d.planes) || input.data.size() != d.gridElements()
-            || input.defocusUnit.size() != (d.defocusTerms ? pixels * std::size_t(d.planes) : 0)
+        if (input.pupilIndex.size() != pixels || input.x.size() != pixels || input.y.size() != pixels || input.transmission.size() != pixels
+            || input.basis.size() != pixels * std::size_t(d.terms) || input.diversity.size() != pixels * std::size_t(d.planes)
+            || input.data.size() != d.gridElements() || input.defocusUnit.size() != (d.defocusTerms ? pixels * std::size_t(d.planes) : 0)
             || input.transfer.size() != (d.blur ? std::size_t(d.n) * std::size_t(d.n) : 0)
             || input.channelIndex.size() != std::size_t(d.channels) || (d.channels > 0 && !d.hostPupil)
             || input.weights.size() != (d.weighted ? d.gridElements() : 0))
@@ -644,7 +649,8 @@ private:
         for (int c = 0; c < m_dims.channels; ++c) {
             Channel& ch = m_channels[std::size_t(c)];
             WFS_CUDA_CHECK(cudaMemsetAsync(ch.field.data(), 0, ch.field.size() * sizeof(Complex), s));
-            channelFillKernel<Real><<<m_gatherBlocks, kThreads, 0, s>>>(m_dims, c, m_block.data(), arrays(), ch.index.data(), ch.field.data());
+            channelFillKernel<Real>
+                <<<m_gatherBlocks, kThreads, 0, s>>>(m_dims, c, m_block.data(), arrays(), ch.index.data(), ch.field.data());
             WFS_KERNEL_CHECK("channelFillKernel");
             Fft<Real>::exec(ch.plan.get(), ch.field.data(), CUFFT_INVERSE, __FILE__, __LINE__);
             channelPowerKernel<Real><<<m_gridBlocks, kThreads, 0, s>>>(m_dims, c, ch.field.data(), m_intensity.data(), c == 0);
@@ -665,8 +671,8 @@ private:
             channelScatterKernel<Real><<<blocks, kThreads, 0, s>>>(m_dims, c, m_intensity.data(), ch.field.data());
             WFS_KERNEL_CHECK("channelScatterKernel");
             Fft<Real>::exec(ch.plan.get(), ch.field.data(), CUFFT_FORWARD, __FILE__, __LINE__);
-            channelGatherKernel<Real><<<m_gatherBlocks, kThreads, 0, s>>>(m_dims, c, m_block.data(), arrays(), ch.index.data(), ch.field.data(),
-                                                                          m_dPhasePlane.data(), m_dAmplitude.data(), c == 0);
+            channelGatherKernel<Real><<<m_gatherBlocks, kThreads, 0, s>>>(
+                m_dims, c, m_block.data(), arrays(), ch.index.data(), ch.field.data(), m_dPhasePlane.data(), m_dAmplitude.data(), c == 0);
             WFS_KERNEL_CHECK("channelGatherKernel");
         }
         const std::size_t shared = std::size_t(m_dims.pupilRows()) * kWarps * sizeof(double);
@@ -682,8 +688,7 @@ private:
     void enqueue(bool gradient)
     {
         const cudaStream_t s = m_stream->get();
-        WFS_CUDA_CHECK(cudaMemcpyAsync(m_block.data(), m_hostBlock.data(), m_block.size() * sizeof(double),
-                                       cudaMemcpyHostToDevice, s));
+        WFS_CUDA_CHECK(cudaMemcpyAsync(m_block.data(), m_hostBlock.data(), m_block.size() * sizeof(double), cudaMemcpyHostToDevice, s));
         enqueueForward();
         objectiveKernel<Real><<<dim3(unsigned(m_objectiveBlocks), unsigned(m_dims.planes)), kThreads, 0, s>>>(
             m_dims, m_block.data(), arrays(), objectiveInput(), m_partials.data(), m_partialStride, gradient);
@@ -702,8 +707,8 @@ private:
             Fft<Real>::exec(m_columnPlan.get(), m_field.data(), CUFFT_FORWARD, __FILE__, __LINE__);
             Fft<Real>::exec(m_rowPlan.get(), m_field.data() + m_dims.bandRowTransforms().offset, CUFFT_FORWARD, __FILE__, __LINE__);
             const std::size_t shared = std::size_t(m_dims.pupilRows()) * kWarps * sizeof(double);
-            gatherKernel<Real><<<m_gatherBlocks, kThreads, shared, s>>>(m_dims, m_block.data(), arrays(), m_field.data(),
-                                                                        m_partials.data(), m_partialStride, m_result.data());
+            gatherKernel<Real><<<m_gatherBlocks, kThreads, shared, s>>>(m_dims, m_block.data(), arrays(), m_field.data(), m_partials.data(),
+                                                                        m_partialStride, m_result.data());
             WFS_KERNEL_CHECK("gatherKernel");
             rows = m_dims.reducedRows();
         }
@@ -711,8 +716,8 @@ private:
                                                m_gatherBlocks, m_result.data());
         WFS_KERNEL_CHECK("reduceKernel");
         const int copied = gradient ? m_dims.resultSize() : rows; // with hostPupil, the gather's per-pixel rows too
-        WFS_CUDA_CHECK(cudaMemcpyAsync(m_hostResult.data(), m_result.data(), std::size_t(copied) * sizeof(double),
-                                       cudaMemcpyDeviceToHost, s));
+        WFS_CUDA_CHECK(
+            cudaMemcpyAsync(m_hostResult.data(), m_result.data(), std::size_t(copied) * sizeof(double), cudaMemcpyDeviceToHost, s));
     }
 
     // Both kinds of evaluation as graphs. First one eager evaluation of each kind: cuFFT and the
@@ -747,7 +752,7 @@ private:
     struct Channel {                            // one wavelength of a spectrum (ModelDims::channels)
         CufftPlan plan;                         // its 2-D transforms, all planes
         DeviceBuffer<Complex> field;
-        DeviceBuffer<int> index;                // each pupil pixel's place in its grid
+        DeviceBuffer<int> index; // each pupil pixel's place in its grid
     };
     std::vector<Channel> m_channels;
     DeviceBuffer<double> m_dPhasePlane, m_dAmplitude; // a spectrum's gathers summed over the wavelengths

@@ -39,12 +39,12 @@ struct ChannelDims {
 };
 
 struct ModelDims {
-    int n = 0;         // grid size N
-    int planes = 0;    // K
-    int rowBegin = 0;  // first grid row holding a pupil pixel
-    int bandRows = 0;  // rows [rowBegin, rowBegin + bandRows) hold every pupil pixel
-    int pixels = 0;    // pupil pixels P
-    int terms = 0;     // basis terms J (piston included)
+    int n = 0;        // grid size N
+    int planes = 0;   // K
+    int rowBegin = 0; // first grid row holding a pupil pixel
+    int bandRows = 0; // rows [rowBegin, rowBegin + bandRows) hold every pupil pixel
+    int pixels = 0;   // pupil pixels P
+    int terms = 0;    // basis terms J (piston included)
     DeviceObjective objective = DeviceObjective::LeastSquares;
     bool gaussian = false; // Gaussian illumination (x0, y0, sigma enter the amplitude)
     bool weighted = false; // a per-pixel weight array is kept; false when every weight is 1
@@ -107,7 +107,7 @@ struct ModelDims {
     WFS_HOST_DEVICE int background(int plane) const { return terms + 4 + planes + plane; }
     WFS_HOST_DEVICE int shiftX(int plane) const { return terms + 4 + 2 * planes + plane; }
     WFS_HOST_DEVICE int shiftY(int plane) const { return terms + 4 + 3 * planes + plane; }
-    WFS_HOST_DEVICE int pupilPhase(int pixel) const { return terms + 4 + 4 * planes + pixel; }            // hostPupil: radians
+    WFS_HOST_DEVICE int pupilPhase(int pixel) const { return terms + 4 + 4 * planes + pixel; }              // hostPupil: radians
     WFS_HOST_DEVICE int pupilAmplitude(int pixel) const { return terms + 4 + 4 * planes + pixels + pixel; } // hostPupil
     WFS_HOST_DEVICE int hostPupilValues() const { return hostPupil ? 2 * pixels : 0; }
     WFS_HOST_DEVICE int defocusDelta(int plane) const { return terms + 4 + 4 * planes + hostPupilValues() + plane; } // defocusTerms
@@ -145,13 +145,13 @@ struct ModelDims {
     {
         const std::size_t r = std::size_t(realBytes), p = std::size_t(pixels);
         std::size_t bytes = channels > 0 ? 0 : gridElements() * 2 * r; // the complex field, all planes (one wavelength)
-        bytes += gridElements() * r * (weighted ? 2 : 1);         // data (+ weights)
-        bytes += p * r * std::size_t(terms);                      // basis on pupil pixels
+        bytes += gridElements() * r * (weighted ? 2 : 1);              // data (+ weights)
+        bytes += p * r * std::size_t(terms);                           // basis on pupil pixels
         bytes += p * r * std::size_t(planes) * (defocusTerms ? 2 : 1); // diversity phases (+ unit defocus phases)
-        bytes += p * r * 5;                                       // x, y, transmission, phase, amplitude
-        bytes += p * sizeof(int);                                 // pupil pixel -> grid index
+        bytes += p * r * 5;                                            // x, y, transmission, phase, amplitude
+        bytes += p * sizeof(int);                                      // pupil pixel -> grid index
         bytes += std::size_t(bandRows) * std::size_t(n) * sizeof(int); // band pixel -> pupil pixel
-        bytes += std::size_t(n) * std::size_t(n) * sizeof(double);    // one model image (modelImages)
+        bytes += std::size_t(n) * std::size_t(n) * sizeof(double);     // one model image (modelImages)
         if (blur || channels > 0)
             bytes += gridElements() * 2 * r + std::size_t(n) * std::size_t(n) * r; // the intensity buffer and H
         for (int c = 0; c < channels; ++c) // each wavelength's field, its pupil index, the per-plane gradients
@@ -180,9 +180,9 @@ struct ModelDims {
         const double single = channels > 0 ? 0.0 : 1.0;
         double bytes = single * (grid * c + double(bandRows) * n * sizeof(int)) + p * r * (terms + planes + 3) + p * r * 2;
         bytes += double(hostPupilValues()) * 8.0 + (defocusTerms ? p * r * planes : 0.0); // per-pixel block values, unit phases
-        bytes += single * 2.0 * band * c;                   // inverse row FFTs
-        bytes += single * 2.0 * grid * c;                   // inverse column FFTs
-        bytes += grid * c + grid * r * (weighted ? 2 : 1);  // objective reads
+        bytes += single * 2.0 * band * c;                                                 // inverse row FFTs
+        bytes += single * 2.0 * grid * c;                                                 // inverse column FFTs
+        bytes += grid * c + grid * r * (weighted ? 2 : 1);                                // objective reads
         // The blur: |S|^2 into the intensity buffer, a 2-D FFT each way (two passes, read + write), times H.
         if (blur)
             bytes += 2.0 * grid * c + 8.0 * grid * c + 2.0 * grid * c;
@@ -190,13 +190,13 @@ struct ModelDims {
         for (int k = 0; k < channels; ++k)
             bytes += double(channel[k].elements(planes)) * c * (1.0 + 4.0 + 1.0) + grid * c;
         if (gradient) {
-            bytes += grid * c;                              // objective writes dL/dS
+            bytes += grid * c;                                   // objective writes dL/dS
             bytes += single * (2.0 * grid * c + 2.0 * band * c); // forward column and row FFTs
             bytes += p * planes * c + p * r * (2 + planes + 2 + terms) + p * sizeof(int);
             bytes += double(hostPupilValues()) * 8.0 + (defocusTerms ? p * r * planes : 0.0); // per-pixel results, unit phases
             if (blur)
                 bytes += 12.0 * grid * c + 3.0 * grid * c; // dL/dI through the blur, then dL/dS from it and the field
-            for (int k = 0; k < channels; ++k) // dL/dS per wavelength, its 2-D FFT back, the gather
+            for (int k = 0; k < channels; ++k)             // dL/dS per wavelength, its 2-D FFT back, the gather
                 bytes += double(channel[k].elements(planes)) * c * (2.0 + 4.0) + grid * c + p * planes * (c + 16.0);
         }
         return bytes;
@@ -206,15 +206,15 @@ struct ModelDims {
 // What the device keeps resident for a problem, on the host, in the layouts above.
 struct ModelInput {
     ModelDims dims;
-    std::vector<int> pupilIndex;            // per pupil pixel: row * N + col, in grid order
-    std::vector<double> x, y, transmission; // per pupil pixel, pupil coordinates
-    std::vector<double> basis;              // terms x pixels, term-major (basis[t * P + p])
-    std::vector<double> diversity;          // planes x pixels, radians
-    std::vector<double> defocusUnit;        // planes x pixels, radians per unit defocus amount; empty unless dims.defocusTerms
-    std::vector<double> transfer;           // N x N in FFT order (Problem::transferFunction); empty unless dims.blur
+    std::vector<int> pupilIndex;                // per pupil pixel: row * N + col, in grid order
+    std::vector<double> x, y, transmission;     // per pupil pixel, pupil coordinates
+    std::vector<double> basis;                  // terms x pixels, term-major (basis[t * P + p])
+    std::vector<double> diversity;              // planes x pixels, radians
+    std::vector<double> defocusUnit;            // planes x pixels, radians per unit defocus amount; empty unless dims.defocusTerms
+    std::vector<double> transfer;               // N x N in FFT order (Problem::transferFunction); empty unless dims.blur
     std::vector<std::vector<int>> channelIndex; // per channel, each pupil pixel's row N' + column (dims.channels)
-    std::vector<double> data;               // device grid layout (ModelDims::element)
-    std::vector<double> weights;            // device grid layout; empty unless dims.weighted
+    std::vector<double> data;                   // device grid layout (ModelDims::element)
+    std::vector<double> weights;                // device grid layout; empty unless dims.weighted
 };
 
 // Band pixel -> pupil pixel (-1 where the band holds none), bandRows x N: how a thread of the fill

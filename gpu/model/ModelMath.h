@@ -14,19 +14,19 @@ namespace wfs::gpu::math {
 // Pointers to the resident arrays (device memory in the kernels, host memory in the emulation).
 template <typename Real>
 struct Arrays {
-    const Real* basis = nullptr;        // terms x pixels
-    const Real* x = nullptr;            // per pupil pixel
+    const Real* basis = nullptr; // terms x pixels
+    const Real* x = nullptr;     // per pupil pixel
     const Real* y = nullptr;
     const Real* transmission = nullptr;
-    const Real* diversity = nullptr;    // planes x pixels
-    const Real* defocusUnit = nullptr;  // planes x pixels (ModelDims::defocusTerms)
-    const Real* transfer = nullptr;     // N x N (ModelDims::blur)
-    const int* bandMap = nullptr;       // band rows x N: pupil pixel or -1
-    const int* pupilIndex = nullptr;    // per pupil pixel: row * N + col
-    const Real* data = nullptr;         // grid layout
-    const Real* weights = nullptr;      // grid layout; null = every weight 1
-    Real* phase = nullptr;              // per pupil pixel, written by fillSample: basis . c
-    Real* amplitude = nullptr;          // per pupil pixel, written by fillSample
+    const Real* diversity = nullptr;   // planes x pixels
+    const Real* defocusUnit = nullptr; // planes x pixels (ModelDims::defocusTerms)
+    const Real* transfer = nullptr;    // N x N (ModelDims::blur)
+    const int* bandMap = nullptr;      // band rows x N: pupil pixel or -1
+    const int* pupilIndex = nullptr;   // per pupil pixel: row * N + col
+    const Real* data = nullptr;        // grid layout
+    const Real* weights = nullptr;     // grid layout; null = every weight 1
+    Real* phase = nullptr;             // per pupil pixel, written by fillSample: basis . c
+    Real* amplitude = nullptr;         // per pupil pixel, written by fillSample
 };
 
 WFS_HOST_DEVICE inline void sinCos(double v, double* s, double* c)
@@ -84,8 +84,8 @@ WFS_HOST_DEVICE inline double poissonDeviance(double d, double m)
 
 // Pupil pixel p's aberration phase (basis . c, the same for every plane) and amplitude.
 template <typename Real>
-WFS_HOST_DEVICE inline void pupilPixel(const ModelDims& d, const double* block, const Real* coefficients,
-                                       const Arrays<Real>& a, int p, Real* phase0, Real* amplitude)
+WFS_HOST_DEVICE inline void pupilPixel(const ModelDims& d, const double* block, const Real* coefficients, const Arrays<Real>& a, int p,
+                                       Real* phase0, Real* amplitude)
 {
     if (d.hostPupil) {
         *phase0 = Real(block[d.pupilPhase(p)]);
@@ -120,8 +120,8 @@ WFS_HOST_DEVICE inline Real planePhase(const ModelDims& d, const double* block, 
 // the checkerboard (-1)^(row + col) that stands in for fftshift, or 0 off the pupil. Pupil samples
 // also store their phase and amplitude for the adjoint.
 template <typename Real, typename Complex>
-WFS_HOST_DEVICE inline void fillSample(const ModelDims& d, const double* block, const Real* coefficients, const Arrays<Real>& a,
-                                       int row, int col, Complex* field)
+WFS_HOST_DEVICE inline void fillSample(const ModelDims& d, const double* block, const Real* coefficients, const Arrays<Real>& a, int row,
+                                       int col, Complex* field)
 {
     const int band = row - d.rowBegin;
     const int p = band >= 0 && band < d.bandRows ? a.bandMap[std::size_t(band) * std::size_t(d.n) + std::size_t(col)] : -1;
@@ -253,8 +253,8 @@ WFS_HOST_DEVICE inline Complex channelFieldSample(const ModelDims& d, const Chan
 // Model element (plane k, row, col): the intensity buffer there plus channel ch's share powerScale |field|^2 when
 // the channel's grid covers the sample (`first`: the buffer's old value is not read).
 template <typename Real, typename Complex>
-WFS_HOST_DEVICE inline Complex channelPowerSample(const ModelDims& d, const ChannelDims& ch, const Complex* channelField, const Complex* intensity,
-                                                  int k, int row, int col, bool first)
+WFS_HOST_DEVICE inline Complex channelPowerSample(const ModelDims& d, const ChannelDims& ch, const Complex* channelField,
+                                                  const Complex* intensity, int k, int row, int col, bool first)
 {
     Real sum = first ? Real(0) : intensity[d.element(k, row, col)].x;
     const int r = row + ch.shift, c = col + ch.shift;
@@ -284,8 +284,8 @@ WFS_HOST_DEVICE inline void channelScatterSample(const ModelDims& d, const Chann
 // Pupil pixel p of plane k in channel ch after the forward FFT (the channel buffer holds dL/dE): dL/dphase (the
 // model's phase, so times phaseScale) and dL/da.
 template <typename Real, typename Complex>
-WFS_HOST_DEVICE inline void channelAdjointSample(const ModelDims& d, const ChannelDims& ch, const double* block, const Arrays<Real>& a, int p,
-                                                 int k, int index, const Complex* channelField, Real* dPhase, Real* dAmplitude)
+WFS_HOST_DEVICE inline void channelAdjointSample(const ModelDims& d, const ChannelDims& ch, const double* block, const Arrays<Real>& a,
+                                                 int p, int k, int index, const Complex* channelField, Real* dPhase, Real* dAmplitude)
 {
     const int row = index / ch.n, col = index % ch.n;
     const Real sign = ((row + col) & 1) ? Real(-1) : Real(1);
@@ -345,8 +345,7 @@ WFS_HOST_DEVICE inline double defocusTerm(const ModelDims& d, const Arrays<Real>
 // The four illumination sums' terms at pupil pixel p from q = sum_k a dL/da: q, q dx, q dy, q |d|^2
 // (ModelDims::illuminationSum).
 template <typename Real>
-WFS_HOST_DEVICE inline void illuminationTerms(const ModelDims& d, const double* block, const Arrays<Real>& a, int p, double q,
-                                              double* out)
+WFS_HOST_DEVICE inline void illuminationTerms(const ModelDims& d, const double* block, const Arrays<Real>& a, int p, double q, double* out)
 {
     const double dx = double(a.x[p]) - block[d.centreX()], dy = double(a.y[p]) - block[d.centreY()];
     out[0] = q;

@@ -139,8 +139,7 @@ std::vector<double> parameterBlock(const Problem& problem, const ModelDims& d, c
     return block;
 }
 
-double costAndGradient(const Problem& problem, const ModelDims& d, const ModelParameters& p, const double* result,
-                       double* gradient)
+double costAndGradient(const Problem& problem, const ModelDims& d, const ModelParameters& p, const double* result, double* gradient)
 {
     double cost = 0.0;
     bool invalid = false;
@@ -168,7 +167,8 @@ double costAndGradient(const Problem& problem, const ModelDims& d, const ModelPa
             const Eigen::VectorXd dz = problem.basis().transpose() * dPhase;
             for (Eigen::Index t = 0; t < dz.size(); ++t)
                 g.zernike[size_t(t)] = dz[t];
-            problem.chainPupilGradient(p, result + d.pixelPhaseGradient(0), result + d.pixelAmplitudeGradient(0), problem.pupilAmplitude(p), g);
+            problem.chainPupilGradient(p, result + d.pixelPhaseGradient(0), result + d.pixelAmplitudeGradient(0), problem.pupilAmplitude(p),
+                                       g);
             problem.pack(g, gradient);
             return invalid ? std::numeric_limits<double>::infinity() : cost;
         }

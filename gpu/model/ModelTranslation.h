@@ -17,7 +17,6 @@ ModelInput modelInput(const Problem& problem, Precision precision);
 std::vector<double> parameterBlock(const Problem& problem, const ModelDims& dims, const ModelParameters& p);
 // The cost from a result block (+infinity where the Poisson model is not positive under data), and with
 // `gradient` the free-parameter gradient (needs the pupil rows, i.e. an evaluation with the gradient).
-double costAndGradient(const Problem& problem, const ModelDims& dims, const ModelParameters& p, const double* result,
-                       double* gradient);
+double costAndGradient(const Problem& problem, const ModelDims& dims, const ModelParameters& p, const double* result, double* gradient);
 
 } // namespace wfs::gpu

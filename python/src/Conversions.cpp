@@ -99,7 +99,8 @@ KeywordOptions::KeywordOptions(const py::kwargs& kwargs, const char* function)
                 joined += (joined.empty() ? "" : ",") + itemText(item, name);
             m_values[optionName] = joined;
         } else {
-            throw py::type_error(name + ": expected a str, a number or a list, got " + py::str(py::type::of(value).attr("__name__")).cast<std::string>());
+            throw py::type_error(name + ": expected a str, a number or a list, got "
+                                 + py::str(py::type::of(value).attr("__name__")).cast<std::string>());
         }
     }
 }
@@ -114,9 +115,11 @@ ImageFileContent contentFromArray(const py::array& array, const std::string& nam
 {
     const char kind = array.dtype().kind();
     if (kind != 'i' && kind != 'u' && kind != 'f')
-        throw py::type_error(name + ": the stack's dtype " + py::str(array.dtype()).cast<std::string>() + " is not an integer or floating-point type");
+        throw py::type_error(name + ": the stack's dtype " + py::str(array.dtype()).cast<std::string>()
+                             + " is not an integer or floating-point type");
     if (array.ndim() != 2 && array.ndim() != 3)
-        throw py::value_error(name + ": expected a (planes, ny, nx) or (ny, nx) array, got " + std::to_string(array.ndim()) + " dimensions");
+        throw py::value_error(name + ": expected a (planes, ny, nx) or (ny, nx) array, got " + std::to_string(array.ndim())
+                              + " dimensions");
     // One conversion to C-ordered doubles (none when the array is one already), then copied into the planes.
     const auto values = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(array);
     if (!values)

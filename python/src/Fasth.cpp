@@ -27,7 +27,8 @@ fasth::Options fasthOptions(const std::string& algorithm, int blockSize, int thr
 
 MatrixXd product(const MatrixXd& v, const MatrixXd& x, bool transpose, const std::string& algorithm, int blockSize, int threads)
 {
-    fasth::HouseholderProduct<double> h(fasthOptions(algorithm, blockSize > 0 ? blockSize : fasth::defaultBlockSize(int(v.rows())), threads));
+    fasth::HouseholderProduct<double> h(
+        fasthOptions(algorithm, blockSize > 0 ? blockSize : fasth::defaultBlockSize(int(v.rows())), threads));
     MatrixXd a = x;
     py::gil_scoped_release nogil;
     h.prepare(v);
@@ -35,10 +36,11 @@ MatrixXd product(const MatrixXd& v, const MatrixXd& x, bool transpose, const std
     return a;
 }
 
-py::tuple productGradient(const MatrixXd& v, const MatrixXd& x, const MatrixXd& gradA, bool transpose, const std::string& algorithm, int blockSize,
-                          int threads)
+py::tuple productGradient(const MatrixXd& v, const MatrixXd& x, const MatrixXd& gradA, bool transpose, const std::string& algorithm,
+                          int blockSize, int threads)
 {
-    fasth::HouseholderProduct<double> h(fasthOptions(algorithm, blockSize > 0 ? blockSize : fasth::defaultBlockSize(int(v.rows())), threads));
+    fasth::HouseholderProduct<double> h(
+        fasthOptions(algorithm, blockSize > 0 ? blockSize : fasth::defaultBlockSize(int(v.rows())), threads));
     MatrixXd a = x, g = gradA, gradV;
     {
         py::gil_scoped_release nogil;

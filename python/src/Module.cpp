@@ -64,7 +64,7 @@ py::list defocusList(const Dataset& data)
     py::list list;
     for (int k = 0; k < int(data.planes.size()); ++k) {
         const PlaneDefocus d = planeDefocus(data, k);
-        list.append(d.kind == PlaneDefocus::Kind::Waves ? py::str(QString::number(d.value, 'g', 10).toStdString() + "w")
+        list.append(d.kind == PlaneDefocus::Kind::Waves    ? py::str(QString::number(d.value, 'g', 10).toStdString() + "w")
                     : d.kind == PlaneDefocus::Kind::Length ? py::str(QString::number(d.value, 'g', 10).toStdString() + "m")
                                                            : py::object(py::none()));
     }
@@ -157,7 +157,8 @@ std::shared_ptr<FitResult> runEngine(const ReconstructionRequest& request, const
     return std::const_pointer_cast<FitResult>(engine.sharedResult());
 }
 
-std::shared_ptr<PyResult> reconstruct(const py::object& stack, const py::object& settings, const py::object& progress, bool psfAnalysis, const py::kwargs& kwargs)
+std::shared_ptr<PyResult> reconstruct(const py::object& stack, const py::object& settings, const py::object& progress, bool psfAnalysis,
+                                      const py::kwargs& kwargs)
 {
     const KeywordOptions options(kwargs, "reconstruct");
     if (!progress.is_none() && !PyCallable_Check(progress.ptr()))
@@ -255,8 +256,8 @@ std::string optionsDoc()
 {
     std::string doc;
     for (const OptionHelp& o : KeywordOptions::all())
-        doc += "    " + KeywordOptions::pythonName(o.name.toStdString()) + (o.valueName.isEmpty() ? "=True" : "=" + o.valueName.toStdString()) + ": "
-               + o.description.toStdString() + "\n";
+        doc += "    " + KeywordOptions::pythonName(o.name.toStdString())
+               + (o.valueName.isEmpty() ? "=True" : "=" + o.valueName.toStdString()) + ": " + o.description.toStdString() + "\n";
     return doc;
 }
 
@@ -282,44 +283,55 @@ stack[:, ::-1] for images stored top row first). Keyword options have wavefront-
     registerExceptions();
 
     py::class_<PyStack>(m, "Stack", "PSF planes with their metadata: from read(), simulate() or a session. Pass it to reconstruct().")
-        .def_property_readonly("data", [](const PyStack& s) {
-            std::vector<const Image*> planes;
-            for (const DatasetPlane& p : s.dataset.planes)
-                planes.push_back(&p.raw);
-            for (const Image* p : planes)
-                if (p->width != planes.front()->width || p->height != planes.front()->height)
-                    throw py::value_error("the planes differ in size; see planes");
-            return imageStack(planes);
-        }, "The planes as read, shape (planes, ny, nx), float64 (a copy), row 0 at the bottom.")
-        .def_property_readonly("metadata", [](const PyStack& s) { return metadataDict(s.dataset.metadata); },
-                               "What the files' headers and sidecars say (SI units; None where unknown), and where each value came from.")
-        .def_property_readonly("defocus", [](const PyStack& s) { return defocusList(s.dataset); },
-                               "Each plane's defocus as the metadata give it ('1w', '9e-07m'), None where unknown.")
-        .def_property_readonly("files", [](const PyStack& s) {
-            std::vector<std::string> files;
-            for (const DatasetFile& f : s.dataset.files)
-                files.push_back(f.path);
-            return files;
-        }, "The files read.")
+        .def_property_readonly(
+            "data",
+            [](const PyStack& s) {
+                std::vector<const Image*> planes;
+                for (const DatasetPlane& p : s.dataset.planes)
+                    planes.push_back(&p.raw);
+                for (const Image* p : planes)
+                    if (p->width != planes.front()->width || p->height != planes.front()->height)
+                        throw py::value_error("the planes differ in size; see planes");
+                return imageStack(planes);
+            },
+            "The planes as read, shape (planes, ny, nx), float64 (a copy), row 0 at the bottom.")
+        .def_property_readonly(
+            "metadata", [](const PyStack& s) { return metadataDict(s.dataset.metadata); },
+            "What the files' headers and sidecars say (SI units; None where unknown), and where each value came from.")
+        .def_property_readonly(
+            "defocus", [](const PyStack& s) { return defocusList(s.dataset); },
+            "Each plane's defocus as the metadata give it ('1w', '9e-07m'), None where unknown.")
+        .def_property_readonly(
+            "files",
+            [](const PyStack& s) {
+                std::vector<std::string> files;
+                for (const DatasetFile& f : s.dataset.files)
+                    files.push_back(f.path);
+                return files;
+            },
+            "The files read.")
         .def_readonly("notes", &PyStack::notes, "What reading said (warnings were issued as UserWarning).")
         .def_readonly("truth", &PyStack::truth, "simulate(): the injected aberrations (the CLI's truth-file schema); None otherwise.")
         .def("__len__", [](const PyStack& s) { return s.dataset.planes.size(); })
         .def("__repr__", [](const PyStack& s) {
             const Image& first = s.dataset.planes.front().raw;
-            return "<wavefront_studio.Stack " + std::to_string(s.dataset.planes.size()) + " planes of " + std::to_string(first.width) + " x "
-                   + std::to_string(first.height) + ">";
+            return "<wavefront_studio.Stack " + std::to_string(s.dataset.planes.size()) + " planes of " + std::to_string(first.width)
+                   + " x " + std::to_string(first.height) + ">";
         });
 
     py::class_<PySettings>(m, "Settings", "A saved session's inputs and settings (metadata, preparation, model, solver).")
-        .def_static("from_session", [](const py::object& pathObject) {
-            const std::string path = pathArgument(pathObject);
-            PySettings s;
-            OpenedSession opened = openSession(path);
-            s.session = std::move(opened.session);
-            s.path = path;
-            s.notes = takeMessages(opened.messages);
-            return s;
-        }, py::arg("path"), R"doc(
+        .def_static(
+            "from_session",
+            [](const py::object& pathObject) {
+                const std::string path = pathArgument(pathObject);
+                PySettings s;
+                OpenedSession opened = openSession(path);
+                s.session = std::move(opened.session);
+                s.path = path;
+                s.notes = takeMessages(opened.messages);
+                return s;
+            },
+            py::arg("path"), R"doc(
 Opens a session file (wavefront-cli --save-session, the desktop program's Save Session) and re-reads its
 inputs. reconstruct(settings=...) then fits them with its settings, keyword options overriding them, as
 wavefront-cli reconstruct --session does; a stack given too replaces the inputs (keeping the session's
@@ -327,17 +339,23 @@ metadata, preparation, and the planes' defocus when the plane counts agree). Rai
 cannot be read, is malformed or too new.)doc")
         .def_readonly("path", &PySettings::path)
         .def_readonly("notes", &PySettings::notes, "What opening said.")
-        .def_property_readonly("stack", [](const PySettings& s) {
-            PyStack stack;
-            stack.dataset = s.session.dataset;
-            return stack;
-        }, "The session's inputs as a Stack.")
-        .def_property_readonly("order", [](const PySettings& s) { return s.session.model.order; }, "The model's Zernike order.")
-        .def_property_readonly("metadata", [](const PySettings& s) { return metadataDict(s.session.dataset.metadata); }, "The session's metadata.");
+        .def_property_readonly(
+            "stack",
+            [](const PySettings& s) {
+                PyStack stack;
+                stack.dataset = s.session.dataset;
+                return stack;
+            },
+            "The session's inputs as a Stack.")
+        .def_property_readonly(
+            "order", [](const PySettings& s) { return s.session.model.order; }, "The model's Zernike order.")
+        .def_property_readonly(
+            "metadata", [](const PySettings& s) { return metadataDict(s.session.dataset.metadata); }, "The session's metadata.");
 
     bindResult(m);
 
-    const std::string reconstructDoc = R"doc(reconstruct(stack=None, *, settings=None, progress=None, psf_analysis=False, **options) -> Result
+    const std::string reconstructDoc =
+        R"doc(reconstruct(stack=None, *, settings=None, progress=None, psf_analysis=False, **options) -> Result
 
 Fits the Zernike coefficients (and the rest of the model) to `stack`, through core's workflow, as
 `wavefront-cli reconstruct` does.
@@ -360,35 +378,41 @@ units, a list is joined by commas, a switch is True:
     m.def("reconstruct", &wfs::python::reconstruct, py::arg("stack") = py::none(), py::kw_only(), py::arg("settings") = py::none(),
           py::arg("progress") = py::none(), py::arg("psf_analysis") = false, reconstructDoc.c_str());
 
-    m.def("read", [](const py::object& paths) {
-        std::vector<std::string> list;
-        if (py::isinstance<py::str>(paths) || py::hasattr(paths, "__fspath__"))
-            list.push_back(pathArgument(paths));
-        else
-            for (const py::handle p : py::iter(paths))
-                list.push_back(pathArgument(p));
-        return wfs::python::read(list);
-    }, py::arg("path"), R"doc(
+    m.def(
+        "read",
+        [](const py::object& paths) {
+            std::vector<std::string> list;
+            if (py::isinstance<py::str>(paths) || py::hasattr(paths, "__fspath__"))
+                list.push_back(pathArgument(paths));
+            else
+                for (const py::handle p : py::iter(paths))
+                    list.push_back(pathArgument(p));
+            return wfs::python::read(list);
+        },
+        py::arg("path"), R"doc(
 Reads FITS (images, cubes, HDUs), TIFF (pages) or PNG files, with their metadata (FITS keywords, a JSON
 sidecar, an acquisition log), as wavefront-cli --input does. `path` is one path or a list (planes in file
 order). Returns a Stack. Raises FileNotFoundError / OSError with core's message for a file that is missing
 or unreadable.)doc");
 
-    m.def("simulate", &wfs::python::simulate, py::arg("preset") = "demo", py::kw_only(), py::arg("seed") = PresetOptions{}.seed, py::arg("grid") = 0,
-          py::arg("order") = 0, py::arg("noise") = true, R"doc(
+    m.def("simulate", &wfs::python::simulate, py::arg("preset") = "demo", py::kw_only(), py::arg("seed") = PresetOptions{}.seed,
+          py::arg("grid") = 0, py::arg("order") = 0, py::arg("noise") = true, R"doc(
 Synthetic PSF planes with known aberrations, as wavefront-cli simulate writes them (the same FITS cube,
 read back in memory): preset demo, oof or pupil; seed of the noise; grid and order 0 for the preset's own;
 noise=False for data equal to the model. Returns a Stack whose truth holds the injected aberrations.
 Raises ValueError for an unknown preset or bad options.)doc");
 
-    m.def("psf_stack", [](const PyResult& r, const py::object& z, const py::object& pixel, int crop) { return makePsfStack(r, z, pixel, crop); },
-          py::arg("result"), py::arg("z") = py::none(), py::kw_only(), py::arg("pixel") = py::none(), py::arg("crop") = 0, R"doc(
+    m.def(
+        "psf_stack",
+        [](const PyResult& r, const py::object& z, const py::object& pixel, int crop) { return makePsfStack(r, z, pixel, crop); },
+        py::arg("result"), py::arg("z") = py::none(), py::kw_only(), py::arg("pixel") = py::none(), py::arg("crop") = 0, R"doc(
 The fitted system's 3-D PSF (pupil and detector as fitted), as wavefront-cli --psf-stack-out makes it.
 z: "START:STOP:STEP" in the fitted planes' unit, lengths ("-2um:2um:0.1um") or waves ("-1w:1w:0.25w");
 default 21 planes over the fitted planes' range. pixel: the output pixel size ("50nm"; needs the data's
 pixel size). crop: output size in pixels (even; 0 = the data's). Returns a PsfStack.)doc");
 
-    m.def("analyse_psf", [](std::shared_ptr<PyResult> r) { return psfAnalysisOf(*r); }, py::arg("result"), R"doc(
+    m.def(
+        "analyse_psf", [](std::shared_ptr<PyResult> r) { return psfAnalysisOf(*r); }, py::arg("result"), R"doc(
 The fitted PSF against the diffraction-limited PSF of the same pupil: Strehl, FWHM, encircled energy, MTF
 (as wavefront-cli --psf-analysis). Made once and kept with the result. Returns a PsfAnalysis.)doc");
 

@@ -6,7 +6,6 @@
 #include "io/OutputTransaction.h"
 #include "io/ResultJson.h"
 
-
 namespace wfs::python {
 
 namespace {
@@ -44,8 +43,8 @@ PhaseUnit phaseUnit(const std::string& text)
     return parseSettingOption<PhaseUnit>(QString::fromStdString(text), "phase_unit");
 }
 
-void save(PyResult& r, const py::object& pathObject, const py::object& what, const py::object& phaseUnitText, bool wrapped, bool float32, bool overwrite,
-          const py::object& stack)
+void save(PyResult& r, const py::object& pathObject, const py::object& what, const py::object& phaseUnitText, bool wrapped, bool float32,
+          bool overwrite, const py::object& stack)
 {
     const std::string path = pathArgument(pathObject);
     const std::string key = what.is_none() ? std::string() : what.cast<std::string>();
@@ -124,7 +123,8 @@ PyPsfStack makePsfStack(const PyResult& r, const py::object& z, const py::object
         const auto range = defocusRangeFromText(text);
         if (!range)
             throw py::value_error("z: expected START:STOP:STEP in one unit, lengths (-2um:2um:0.1um) or waves (-1w:1w:0.25w), "
-                                  "STOP >= START, at most 1001 planes; got '" + text + "'");
+                                  "STOP >= START, at most 1001 planes; got '"
+                                  + text + "'");
         if (const std::string error = psfStackRangeError(problem, *range); !error.empty())
             throw py::value_error("z: " + error);
         request.defocus = range->values;
@@ -132,7 +132,8 @@ PyPsfStack makePsfStack(const PyResult& r, const py::object& z, const py::object
     if (!pixel.is_none()) {
         if (!r.metadata.pixelPitch)
             throw py::value_error("pixel: needs the data's pixel size (pixel_scale as a length)");
-        request.pixelScale = parsePlausibleOption(QString::fromStdString(py::str(pixel).cast<std::string>()), "pixel", Setting::PixelPitch) / *r.metadata.pixelPitch;
+        request.pixelScale = parsePlausibleOption(QString::fromStdString(py::str(pixel).cast<std::string>()), "pixel", Setting::PixelPitch)
+                             / *r.metadata.pixelPitch;
     }
     request.crop = crop;
     try {
@@ -164,68 +165,107 @@ single images (phase, amplitude, zonal_remainder) are read-only views of the res
 change them); the per-plane stacks (data, model, residual, normalized_residual) are copies, shape
 (planes, ny, nx). Phase in radians; coefficients in waves, nm and radians at the fit's wavelength.
 )doc")
-        .def_property_readonly("coefficients", [](const PyResult& r) { return coefficientTable(*r.fit); },
-                               "The Zernike coefficients (every term but piston) as a NumPy structured array with fields index (in the "
-                               "ordering), n, m, name, waves, nm, rad, uncertainty_waves, uncertainty_nm (one standard deviation; NaN "
-                               "when not available, 0 for fixed terms) and free.")
-        .def_property_readonly("phase", [](const PyResult& r) { return imageView(r.fit->phaseMap, owner(r)); },
-                               "The aberration phase (radians) over the pupil's bounding box, NaN outside the pupil (a read-only view).")
-        .def_property_readonly("amplitude", [](const PyResult& r) -> py::object {
-            if (r.fit->pupilAmplitude.isEmpty())
-                return py::none();
-            return imageView(r.fit->pupilAmplitude, owner(r));
-        }, "The fitted field amplitude over the same box as phase (a read-only view), or None when the illumination was not fitted.")
-        .def_property_readonly("zonal_remainder", [](const PyResult& r) -> py::object {
-            if (r.fit->zonalRemainderMap.isEmpty())
-                return py::none();
-            return imageView(r.fit->zonalRemainderMap, owner(r));
-        }, "With a zonal phase: what the Zernike terms do not describe (radians, a read-only view); None otherwise.")
-        .def_property_readonly("data", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::data)); },
-                               "The data as fitted (prepared), NaN where not used; shape (planes, ny, nx).")
-        .def_property_readonly("model", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::model)); },
-                               "The model images in the data's layout; shape (planes, ny, nx).")
-        .def_property_readonly("residual", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::residual)); },
-                               "data - model, NaN where not used; shape (planes, ny, nx).")
-        .def_property_readonly("normalized_residual", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::normalizedResidual)); },
-                               "(data - model) / sigma of the objective's noise model; shape (planes, ny, nx).")
-        .def_property_readonly("chi2_per_plane", [](const PyResult& r) {
-            std::vector<double> chi2;
-            for (const PlaneResult& p : r.fit->planes)
-                chi2.push_back(p.reducedChiSquare);
-            return vectorArray(chi2);
-        }, "Reduced chi-square per plane: sum (D - M)^2 / (max(M, 0) + read noise^2) per used pixel (NaN for least squares).")
-        .def_property_readonly("rms", [](const PyResult& r) { return r.fit->rmsWaves; },
-                               "Wavefront RMS in waves (piston, tip and tilt removed; defocus too with remove_defocus=True).")
-        .def_property_readonly("rms_nm", [](const PyResult& r) { return r.fit->rmsWaves * r.fit->wavelength * 1e9; }, "Wavefront RMS in nm.")
-        .def_property_readonly("pv", [](const PyResult& r) { return r.fit->pvWaves; }, "Wavefront peak-to-valley in waves.")
-        .def_property_readonly("strehl", [](const PyResult& r) { return r.fit->strehl; },
-                               "Strehl ratio: peak of the aberrated PSF over the unaberrated one's.")
-        .def_property_readonly("wavelength", [](const PyResult& r) { return r.fit->wavelength; }, "Wavelength in metres.")
-        .def_property_readonly("sampling_q", [](const PyResult& r) { return r.fit->samplingQ; }, "Sampling Q = lambda F# / pixel.")
-        .def_property_readonly("ordering", [](const PyResult& r) { return zernike::orderingName(r.fit->ordering); }, "Zernike ordering: noll or ansi.")
-        .def_property_readonly("normalization", [](const PyResult& r) { return zernike::normalizationName(r.fit->normalization); },
-                               "Zernike normalisation: rms (Noll) or unit (R(1) = 1).")
-        .def_property_readonly("objective", [](const PyResult& r) { return objectiveName(r.fit->objective); }, "The objective fitted.")
-        .def_property_readonly("termination", [](const PyResult& r) { return terminationName(r.fit->solver.termination); },
-                               "converged, max-iterations, stalled, cancelled or failed.")
-        .def_property_readonly("iterations", [](const PyResult& r) { return r.fit->solver.iterations; }, "BFGS iterations.")
-        .def_property_readonly("seconds", [](const PyResult& r) { return r.fit->solver.seconds; }, "The solver's own time, seconds.")
-        .def_property_readonly("core_seconds", [](const PyResult& r) { return r.coreSeconds; },
-                               "Preparation, fit and analysis in core, seconds: what wavefront-cli spends in its process on the same fit.")
-        .def_property_readonly("solver", [](const PyResult& r) { return solverDict(*r.fit); }, "The solver's record as a dict.")
-        .def_property_readonly("parameters", [](const PyResult& r) {
-            py::dict d;
-            for (size_t i = 0; i < r.fit->parameterLabels.size(); ++i)
-                d[py::str(r.fit->parameterLabels[i])] = py::make_tuple(r.fit->parameterValues[i], r.fit->parameterUncertainties[i], r.fit->parameterUnits[i]);
-            return d;
-        }, "Every fitted parameter: label -> (value, uncertainty, unit).")
-        .def_property_readonly("warnings", [](const PyResult& r) { return r.fit->warnings; }, "The fit's warnings (also issued as UserWarning).")
-        .def_property_readonly("notes", [](const PyResult& r) { return r.notes; }, "Notes of loading and preparation.")
-        .def("summary", [](const PyResult& r) { return fullReport(*r.fit, r.notes); },
-             "The report wavefront-cli prints: the summary and the coefficient table, as text.")
-        .def("to_json", [](const PyResult& r) {
-            return resultExportBytes(ExportKind::ResultJson, "", {*r.fit, r.context}).toStdString();
-        }, "The result as JSON text, the bytes wavefront-cli --json writes.")
+        .def_property_readonly(
+            "coefficients", [](const PyResult& r) { return coefficientTable(*r.fit); },
+            "The Zernike coefficients (every term but piston) as a NumPy structured array with fields index (in the "
+            "ordering), n, m, name, waves, nm, rad, uncertainty_waves, uncertainty_nm (one standard deviation; NaN "
+            "when not available, 0 for fixed terms) and free.")
+        .def_property_readonly(
+            "phase", [](const PyResult& r) { return imageView(r.fit->phaseMap, owner(r)); },
+            "The aberration phase (radians) over the pupil's bounding box, NaN outside the pupil (a read-only view).")
+        .def_property_readonly(
+            "amplitude",
+            [](const PyResult& r) -> py::object {
+                if (r.fit->pupilAmplitude.isEmpty())
+                    return py::none();
+                return imageView(r.fit->pupilAmplitude, owner(r));
+            },
+            "The fitted field amplitude over the same box as phase (a read-only view), or None when the illumination was not fitted.")
+        .def_property_readonly(
+            "zonal_remainder",
+            [](const PyResult& r) -> py::object {
+                if (r.fit->zonalRemainderMap.isEmpty())
+                    return py::none();
+                return imageView(r.fit->zonalRemainderMap, owner(r));
+            },
+            "With a zonal phase: what the Zernike terms do not describe (radians, a read-only view); None otherwise.")
+        .def_property_readonly(
+            "data", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::data)); },
+            "The data as fitted (prepared), NaN where not used; shape (planes, ny, nx).")
+        .def_property_readonly(
+            "model", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::model)); },
+            "The model images in the data's layout; shape (planes, ny, nx).")
+        .def_property_readonly(
+            "residual", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::residual)); },
+            "data - model, NaN where not used; shape (planes, ny, nx).")
+        .def_property_readonly(
+            "normalized_residual", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::normalizedResidual)); },
+            "(data - model) / sigma of the objective's noise model; shape (planes, ny, nx).")
+        .def_property_readonly(
+            "chi2_per_plane",
+            [](const PyResult& r) {
+                std::vector<double> chi2;
+                for (const PlaneResult& p : r.fit->planes)
+                    chi2.push_back(p.reducedChiSquare);
+                return vectorArray(chi2);
+            },
+            "Reduced chi-square per plane: sum (D - M)^2 / (max(M, 0) + read noise^2) per used pixel (NaN for least squares).")
+        .def_property_readonly(
+            "rms", [](const PyResult& r) { return r.fit->rmsWaves; },
+            "Wavefront RMS in waves (piston, tip and tilt removed; defocus too with remove_defocus=True).")
+        .def_property_readonly(
+            "rms_nm", [](const PyResult& r) { return r.fit->rmsWaves * r.fit->wavelength * 1e9; }, "Wavefront RMS in nm.")
+        .def_property_readonly(
+            "pv", [](const PyResult& r) { return r.fit->pvWaves; }, "Wavefront peak-to-valley in waves.")
+        .def_property_readonly(
+            "strehl", [](const PyResult& r) { return r.fit->strehl; },
+            "Strehl ratio: peak of the aberrated PSF over the unaberrated one's.")
+        .def_property_readonly(
+            "wavelength", [](const PyResult& r) { return r.fit->wavelength; }, "Wavelength in metres.")
+        .def_property_readonly(
+            "sampling_q", [](const PyResult& r) { return r.fit->samplingQ; }, "Sampling Q = lambda F# / pixel.")
+        .def_property_readonly(
+            "ordering", [](const PyResult& r) { return zernike::orderingName(r.fit->ordering); }, "Zernike ordering: noll or ansi.")
+        .def_property_readonly(
+            "normalization", [](const PyResult& r) { return zernike::normalizationName(r.fit->normalization); },
+            "Zernike normalisation: rms (Noll) or unit (R(1) = 1).")
+        .def_property_readonly(
+            "objective", [](const PyResult& r) { return objectiveName(r.fit->objective); }, "The objective fitted.")
+        .def_property_readonly(
+            "termination", [](const PyResult& r) { return terminationName(r.fit->solver.termination); },
+            "converged, max-iterations, stalled, cancelled or failed.")
+        .def_property_readonly(
+            "iterations", [](const PyResult& r) { return r.fit->solver.iterations; }, "BFGS iterations.")
+        .def_property_readonly(
+            "seconds", [](const PyResult& r) { return r.fit->solver.seconds; }, "The solver's own time, seconds.")
+        .def_property_readonly(
+            "core_seconds", [](const PyResult& r) { return r.coreSeconds; },
+            "Preparation, fit and analysis in core, seconds: what wavefront-cli spends in its process on the same fit.")
+        .def_property_readonly(
+            "solver", [](const PyResult& r) { return solverDict(*r.fit); }, "The solver's record as a dict.")
+        .def_property_readonly(
+            "parameters",
+            [](const PyResult& r) {
+                py::dict d;
+                for (size_t i = 0; i < r.fit->parameterLabels.size(); ++i)
+                    d[py::str(r.fit->parameterLabels[i])] =
+                        py::make_tuple(r.fit->parameterValues[i], r.fit->parameterUncertainties[i], r.fit->parameterUnits[i]);
+                return d;
+            },
+            "Every fitted parameter: label -> (value, uncertainty, unit).")
+        .def_property_readonly(
+            "warnings", [](const PyResult& r) { return r.fit->warnings; }, "The fit's warnings (also issued as UserWarning).")
+        .def_property_readonly(
+            "notes", [](const PyResult& r) { return r.notes; }, "Notes of loading and preparation.")
+        .def(
+            "summary", [](const PyResult& r) { return fullReport(*r.fit, r.notes); },
+            "The report wavefront-cli prints: the summary and the coefficient table, as text.")
+        .def(
+            "to_json",
+            [](const PyResult& r) {
+                return resultExportBytes(ExportKind::ResultJson, "", {*r.fit, r.context}).toStdString();
+            },
+            "The result as JSON text, the bytes wavefront-cli --json writes.")
         .def("save", &save, py::arg("path"), py::arg("what") = py::none(), py::kw_only(), py::arg("phase_unit") = py::none(),
              py::arg("wrapped") = false, py::arg("float32") = false, py::arg("overwrite") = false, py::arg("psf_stack") = py::none(),
              R"doc(
@@ -239,22 +279,29 @@ psf_stack: a PsfStack from psf_stack() for psf-stack-out (default: 21 planes ove
 "session" needs file input (wfs.read or a session). Raises OSError when the file cannot be written.
 )doc")
         .def("__repr__", [](const PyResult& r) {
-            return "<wavefront_studio.Result " + std::string(terminationName(r.fit->solver.termination)) + ", " + std::to_string(r.fit->solver.iterations)
-                   + " iterations, rms " + QString::number(r.fit->rmsWaves, 'g', 4).toStdString() + " waves, Strehl "
-                   + QString::number(r.fit->strehl, 'g', 4).toStdString() + ">";
+            return "<wavefront_studio.Result " + std::string(terminationName(r.fit->solver.termination)) + ", "
+                   + std::to_string(r.fit->solver.iterations) + " iterations, rms " + QString::number(r.fit->rmsWaves, 'g', 4).toStdString()
+                   + " waves, Strehl " + QString::number(r.fit->strehl, 'g', 4).toStdString() + ">";
         });
 
     py::class_<PyPsfStack>(m, "PsfStack", "The fitted system's 3-D PSF (psf_stack()).")
-        .def_property_readonly("planes", [](const PyPsfStack& s) {
-            std::vector<const Image*> planes;
-            for (const Image& image : s.stack.planes)
-                planes.push_back(&image);
-            return imageStack(planes);
-        }, "The PSF planes, shape (planes, ny, nx), row 0 at the bottom; the unaberrated in-focus PSF sums to 1 over the grid.")
-        .def_property_readonly("z", [](const PyPsfStack& s) { return vectorArray(s.defocus); }, "Each plane's defocus, in `unit`.")
-        .def_property_readonly("unit", [](const PyPsfStack& s) { return s.unit; }, "m (axial lengths) or waves (W020).")
-        .def_property_readonly("pixel_scale", [](const PyPsfStack& s) { return s.stack.pixelScale; }, "Output pixel over data pixel, as realised.")
-        .def_property_readonly("sampling_q", [](const PyPsfStack& s) { return s.stack.samplingQ; }, "Sampling Q of the output pixels.");
+        .def_property_readonly(
+            "planes",
+            [](const PyPsfStack& s) {
+                std::vector<const Image*> planes;
+                for (const Image& image : s.stack.planes)
+                    planes.push_back(&image);
+                return imageStack(planes);
+            },
+            "The PSF planes, shape (planes, ny, nx), row 0 at the bottom; the unaberrated in-focus PSF sums to 1 over the grid.")
+        .def_property_readonly(
+            "z", [](const PyPsfStack& s) { return vectorArray(s.defocus); }, "Each plane's defocus, in `unit`.")
+        .def_property_readonly(
+            "unit", [](const PyPsfStack& s) { return s.unit; }, "m (axial lengths) or waves (W020).")
+        .def_property_readonly(
+            "pixel_scale", [](const PyPsfStack& s) { return s.stack.pixelScale; }, "Output pixel over data pixel, as realised.")
+        .def_property_readonly(
+            "sampling_q", [](const PyPsfStack& s) { return s.stack.samplingQ; }, "Sampling Q of the output pixels.");
 
     py::class_<PsfAnalysis>(m, "PsfAnalysis", "The fitted PSF against the diffraction-limited one of the same pupil (analyse_psf()).")
         .def_readonly("strehl", &PsfAnalysis::strehl, "Strehl ratio.")
@@ -262,17 +309,29 @@ psf_stack: a PsfStack from psf_stack() for psf-stack-out (default: 21 planes ove
         .def_readonly("fwhm_fitted_pixels", &PsfAnalysis::fwhmFittedPixels, "FWHM of the fitted PSF, pixels.")
         .def_readonly("fwhm_diffraction_pixels", &PsfAnalysis::fwhmDiffractionPixels, "FWHM of the diffraction-limited PSF, pixels.")
         .def_readonly("cutoff_cycles_per_pixel", &PsfAnalysis::cutoffCyclesPerPixel, "The incoherent cut-off, cycles per pixel (1 / Q).")
-        .def_property_readonly("fitted_psf", [](const PsfAnalysis& a) { return imageStack({&a.fittedPsf}).attr("reshape")(a.fittedPsf.height, a.fittedPsf.width); },
-                               "The fitted PSF divided by the diffraction-limited peak.")
-        .def_property_readonly("diffraction_psf", [](const PsfAnalysis& a) { return imageStack({&a.diffractionPsf}).attr("reshape")(a.diffractionPsf.height, a.diffractionPsf.width); },
-                               "The diffraction-limited PSF divided by its peak.")
-        .def_property_readonly("radius", [](const PsfAnalysis& a) { return vectorArray(a.radius); }, "Radii of the profiles, pixels.")
-        .def_property_readonly("encircled_fitted", [](const PsfAnalysis& a) { return vectorArray(a.encircledFitted); }, "Encircled energy of the fitted PSF.")
-        .def_property_readonly("encircled_diffraction", [](const PsfAnalysis& a) { return vectorArray(a.encircledDiffraction); },
-                               "Encircled energy of the diffraction-limited PSF.")
-        .def_property_readonly("frequency", [](const PsfAnalysis& a) { return vectorArray(a.frequency); }, "MTF frequencies, cycles per pixel.")
-        .def_property_readonly("mtf_fitted", [](const PsfAnalysis& a) { return vectorArray(a.mtfFitted); }, "Radial MTF of the fitted system.")
-        .def_property_readonly("mtf_diffraction", [](const PsfAnalysis& a) { return vectorArray(a.mtfDiffraction); }, "Radial MTF, diffraction-limited.")
+        .def_property_readonly(
+            "fitted_psf",
+            [](const PsfAnalysis& a) { return imageStack({&a.fittedPsf}).attr("reshape")(a.fittedPsf.height, a.fittedPsf.width); },
+            "The fitted PSF divided by the diffraction-limited peak.")
+        .def_property_readonly(
+            "diffraction_psf",
+            [](const PsfAnalysis& a) {
+                return imageStack({&a.diffractionPsf}).attr("reshape")(a.diffractionPsf.height, a.diffractionPsf.width);
+            },
+            "The diffraction-limited PSF divided by its peak.")
+        .def_property_readonly(
+            "radius", [](const PsfAnalysis& a) { return vectorArray(a.radius); }, "Radii of the profiles, pixels.")
+        .def_property_readonly(
+            "encircled_fitted", [](const PsfAnalysis& a) { return vectorArray(a.encircledFitted); }, "Encircled energy of the fitted PSF.")
+        .def_property_readonly(
+            "encircled_diffraction", [](const PsfAnalysis& a) { return vectorArray(a.encircledDiffraction); },
+            "Encircled energy of the diffraction-limited PSF.")
+        .def_property_readonly(
+            "frequency", [](const PsfAnalysis& a) { return vectorArray(a.frequency); }, "MTF frequencies, cycles per pixel.")
+        .def_property_readonly(
+            "mtf_fitted", [](const PsfAnalysis& a) { return vectorArray(a.mtfFitted); }, "Radial MTF of the fitted system.")
+        .def_property_readonly(
+            "mtf_diffraction", [](const PsfAnalysis& a) { return vectorArray(a.mtfDiffraction); }, "Radial MTF, diffraction-limited.")
         .def("to_csv", &psfAnalysisCsv, "The CSV wavefront-cli --psf-analysis writes.");
 }
 

@@ -15,12 +15,12 @@ namespace wfs::python {
 
 struct PyResult {
     std::shared_ptr<FitResult> fit;
-    ReconstructionRequest request;  // the spec fitted, with its data
+    ReconstructionRequest request; // the spec fitted, with its data
     ExportContext context;
     DatasetMetadata metadata;       // for the PSF stack's pixel size
     std::optional<Session> session; // file or session input: what "session" saves
     std::vector<std::string> notes;
-    double coreSeconds = 0.0;       // options, preparation, fit and analysis: the work wavefront-cli does in its process
+    double coreSeconds = 0.0; // options, preparation, fit and analysis: the work wavefront-cli does in its process
 };
 
 // The fitted system's PSF stack (wfs.psf_stack).

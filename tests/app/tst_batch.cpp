@@ -108,8 +108,8 @@ private slots:
         for (int seed = 1; seed <= 3; ++seed) {
             const QString out = path(QStringLiteral("data/bead_%1.fits").arg(seed));
             QDir().mkpath(path(QStringLiteral("data")));
-            const Run sim = cli({QStringLiteral("simulate"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"), QStringLiteral("64"),
-                                 QStringLiteral("--seed"), QString::number(seed), QStringLiteral("--out"), out},
+            const Run sim = cli({QStringLiteral("simulate"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"),
+                                 QStringLiteral("64"), QStringLiteral("--seed"), QString::number(seed), QStringLiteral("--out"), out},
                                 m_dir.path());
             QVERIFY2(sim.status == 0, sim.err.constData());
             m_inputs << out;
@@ -126,8 +126,8 @@ private slots:
         if (parallel.isEmpty())
             QFAIL("GNU parallel is not installed (Debian package 'parallel'; scripts/setup.sh installs it)");
 
-        const Run batch = cli(QStringList{QStringLiteral("batch"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), path(QStringLiteral("batch")),
-                                          QStringLiteral("--jobs"), QStringLiteral("2")}
+        const Run batch = cli(QStringList{QStringLiteral("batch"), path(QStringLiteral("settings.json")), QStringLiteral("--out"),
+                                          path(QStringLiteral("batch")), QStringLiteral("--jobs"), QStringLiteral("2")}
                                   + m_inputs,
                               m_dir.path());
         QVERIFY2(batch.status == 0, batch.err.constData());
@@ -136,21 +136,24 @@ private slots:
 
         QDir().mkpath(path(QStringLiteral("parallel")));
         const Run tasks = run(parallel,
-                              QStringList{QStringLiteral("--will-cite"), QStringLiteral("-j"), QStringLiteral("2"), QStringLiteral(WFS_CLI_PATH),
-                                          QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("{}"), QStringLiteral("--order"),
-                                          QStringLiteral("3"), QStringLiteral("--json"), path(QStringLiteral("parallel/{/.}.json")), QStringLiteral("--quiet"),
-                                          QStringLiteral(">"), path(QStringLiteral("parallel/{/.}.log")), QStringLiteral("2>&1"), QStringLiteral(":::")}
+                              QStringList{QStringLiteral("--will-cite"), QStringLiteral("-j"), QStringLiteral("2"),
+                                          QStringLiteral(WFS_CLI_PATH), QStringLiteral("reconstruct"), QStringLiteral("--input"),
+                                          QStringLiteral("{}"), QStringLiteral("--order"), QStringLiteral("3"), QStringLiteral("--json"),
+                                          path(QStringLiteral("parallel/{/.}.json")), QStringLiteral("--quiet"), QStringLiteral(">"),
+                                          path(QStringLiteral("parallel/{/.}.log")), QStringLiteral("2>&1"), QStringLiteral(":::")}
                                   + m_inputs,
                               m_dir.path());
         QVERIFY2(tasks.status == 0, tasks.err.constData());
-        const Run summary = cli(QStringList{QStringLiteral("batch"), QStringLiteral("--summarize-only"), QStringLiteral("--out"), path(QStringLiteral("parallel"))}
+        const Run summary = cli(QStringList{QStringLiteral("batch"), QStringLiteral("--summarize-only"), QStringLiteral("--out"),
+                                            path(QStringLiteral("parallel"))}
                                     + m_inputs,
                                 m_dir.path());
         QVERIFY2(summary.status == 0, summary.err.constData());
 
         const QByteArray a = readAll(path(QStringLiteral("batch/summary.csv"))), b = readAll(path(QStringLiteral("parallel/summary.csv")));
         QCOMPARE(a.trimmed().split('\n').size(), 4); // header and one row per input
-        QVERIFY2(a.startsWith("name,file,field_x,field_y,status,termination,rms_waves,strehl,reduced_chi_square,noll_2_waves"), a.constData());
+        QVERIFY2(a.startsWith("name,file,field_x,field_y,status,termination,rms_waves,strehl,reduced_chi_square,noll_2_waves"),
+                 a.constData());
         QVERIFY(!a.contains("noll_11_waves")); // order 3 from the settings: Noll 2..10
         const QList<QByteArray> rowsA = withoutSeconds(a), rowsB = withoutSeconds(b);
         QVERIFY(!rowsA.isEmpty());
@@ -165,18 +168,20 @@ private slots:
     {
         const QString out = path(QStringLiteral("resume"));
         QDir().mkpath(out);
-        const Run first = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), m_inputs[0], QStringLiteral("--order"), QStringLiteral("3"),
-                               QStringLiteral("--json"), out + QStringLiteral("/bead_1.json"), QStringLiteral("--quiet")},
-                              m_dir.path());
+        const Run first =
+            cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), m_inputs[0], QStringLiteral("--order"), QStringLiteral("3"),
+                 QStringLiteral("--json"), out + QStringLiteral("/bead_1.json"), QStringLiteral("--quiet")},
+                m_dir.path());
         QVERIFY2(first.status == 0, first.err.constData());
         const QByteArray complete = readAll(out + QStringLiteral("/bead_1.json"));
         QVERIFY(complete.size() > 200);
         write(out + QStringLiteral("/bead_2.json"), complete.left(complete.size() / 2)); // cut mid-write
-        write(out + QStringLiteral("/.bead_3.json.wfs-AbC123"), complete);                // a temporary left by a kill
+        write(out + QStringLiteral("/.bead_3.json.wfs-AbC123"), complete);               // a temporary left by a kill
 
-        const Run resumed = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), out,
-                                 QStringLiteral("--jobs"), QStringLiteral("2"), path(QStringLiteral("data/bead_*.fits"))},
-                                m_dir.path());
+        const Run resumed =
+            cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), out,
+                 QStringLiteral("--jobs"), QStringLiteral("2"), path(QStringLiteral("data/bead_*.fits"))},
+                m_dir.path());
         QVERIFY2(resumed.status == 0, resumed.err.constData());
         QVERIFY2(resumed.out.contains("bead_1: done earlier, skipped"), resumed.out.constData());
         QVERIFY2(!resumed.out.contains("bead_2: done earlier"), resumed.out.constData());
@@ -194,8 +199,8 @@ private slots:
         QVERIFY(row(summary, "bead_2").value("noll_4_waves") != row(summary, "bead_1").value("noll_4_waves"));
 
         // Run again: everything is done, nothing runs.
-        const Run again = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), out,
-                               path(QStringLiteral("data/bead_*.fits"))},
+        const Run again = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("settings.json")),
+                               QStringLiteral("--out"), out, path(QStringLiteral("data/bead_*.fits"))},
                               m_dir.path());
         QVERIFY2(again.status == 0, again.err.constData());
         QCOMPARE(again.out.count("done earlier, skipped"), 3);
@@ -209,8 +214,9 @@ private slots:
         const QString out = path(QStringLiteral("killed"));
         QProcess batch;
         batch.setWorkingDirectory(m_dir.path());
-        batch.start(QStringLiteral(WFS_CLI_PATH), QStringList{QStringLiteral("batch"), QStringLiteral("--out"), out, QStringLiteral("--jobs"), QStringLiteral("1")}
-                                                      + m_inputs);
+        batch.start(QStringLiteral(WFS_CLI_PATH),
+                    QStringList{QStringLiteral("batch"), QStringLiteral("--out"), out, QStringLiteral("--jobs"), QStringLiteral("1")}
+                        + m_inputs);
         QByteArray seen;
         while (!seen.contains("[1/3]") && batch.state() != QProcess::NotRunning && batch.waitForReadyRead(60000))
             seen += batch.readAllStandardOutput();
@@ -228,13 +234,15 @@ private slots:
         QVERIFY2(temporaries.isEmpty(), qPrintable(temporaries.join(QLatin1Char(' '))));
         int complete = 0;
         for (const char* name : {"bead_1", "bead_2", "bead_3"}) {
-            const QJsonObject result = QJsonDocument::fromJson(readAll(out + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".json"))).object();
+            const QJsonObject result =
+                QJsonDocument::fromJson(readAll(out + QLatin1Char('/') + QLatin1String(name) + QStringLiteral(".json"))).object();
             complete += result.contains(QStringLiteral("termination"));
         }
         QVERIFY(complete >= 1);
 
-        const Run resumed = cli(QStringList{QStringLiteral("batch"), QStringLiteral("--out"), out, QStringLiteral("--jobs"), QStringLiteral("1")} + m_inputs,
-                                m_dir.path());
+        const Run resumed = cli(
+            QStringList{QStringLiteral("batch"), QStringLiteral("--out"), out, QStringLiteral("--jobs"), QStringLiteral("1")} + m_inputs,
+            m_dir.path());
         QVERIFY2(resumed.status == 0, resumed.err.constData());
         QCOMPARE(int(resumed.out.count("done earlier, skipped")), complete);
         QVERIFY2(resumed.out.contains("summary: ") && resumed.out.contains("(3 of 3 inputs ok)"), resumed.out.constData());
@@ -251,8 +259,8 @@ private slots:
         const QString victim = path(QStringLiteral("precious.txt"));
         write(victim, "keep me\n");
         QVERIFY(QFile::link(victim, out + QStringLiteral("/bead_1.log")));
-        const Run r = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), out,
-                           QStringLiteral("--jobs"), QStringLiteral("1"), m_inputs[0]},
+        const Run r = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("settings.json")),
+                           QStringLiteral("--out"), out, QStringLiteral("--jobs"), QStringLiteral("1"), m_inputs[0]},
                           m_dir.path());
         QVERIFY2(r.status == 0, r.err.constData());
         QCOMPARE(readAll(victim), QByteArray("keep me\n"));
@@ -267,13 +275,13 @@ private slots:
         const QString out = path(QStringLiteral("nostart"));
         QDir().mkpath(out + QStringLiteral("/bead_1.log"));
         // Alone: its failure is known before the batch's event loop runs (it used to quit the loop too early).
-        const Run alone = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), out,
-                               QStringLiteral("--jobs"), QStringLiteral("1"), m_inputs[0]},
+        const Run alone = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("settings.json")),
+                               QStringLiteral("--out"), out, QStringLiteral("--jobs"), QStringLiteral("1"), m_inputs[0]},
                               m_dir.path());
         QVERIFY2(alone.status >= 0, "the batch hung (or crashed)");
         QVERIFY2(alone.out.count("[1/1]") == 1 && alone.out.contains("could not start"), alone.out.constData());
-        const Run r = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), out,
-                           QStringLiteral("--jobs"), QStringLiteral("1"), m_inputs[0], m_inputs[1]},
+        const Run r = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("settings.json")),
+                           QStringLiteral("--out"), out, QStringLiteral("--jobs"), QStringLiteral("1"), m_inputs[0], m_inputs[1]},
                           m_dir.path());
         QVERIFY2(r.status >= 0, "the batch hung (or crashed)");
         QVERIFY2(r.out.contains("[1/2]") && r.out.contains("[2/2]") && !r.out.contains("[3/2]"), r.out.constData());
@@ -292,8 +300,9 @@ private slots:
                                                       "garbage.fits,broken,-1,1,\n"
                                                       "bead_3.fits,short,1,1,\"-1w,0\"\n");
         const QString out = path(QStringLiteral("field"));
-        const Run r = cli({QStringLiteral("batch"), QStringLiteral("--out"), out, QStringLiteral("--jobs"), QStringLiteral("2"), QStringLiteral("--manifest"),
-                           path(QStringLiteral("data/field.csv")), QStringLiteral("--field-map-coefficient"), QStringLiteral("5")},
+        const Run r = cli({QStringLiteral("batch"), QStringLiteral("--out"), out, QStringLiteral("--jobs"), QStringLiteral("2"),
+                           QStringLiteral("--manifest"), path(QStringLiteral("data/field.csv")), QStringLiteral("--field-map-coefficient"),
+                           QStringLiteral("5")},
                           m_dir.path());
         QCOMPARE(r.status, 0); // failed inputs are rows, not a crash
         QVERIFY2(r.out.contains("[5/5]"), r.out.constData());
@@ -320,24 +329,30 @@ private slots:
     // What makes the whole batch unusable stops it before any worker starts, naming the setting or file.
     void invalidSettingsAndManifestsStopBeforeAnyWorker()
     {
-        write(path(QStringLiteral("bad-threads.json")), R"({"format": "wavefront-studio-session", "format_version": 1, "solver": {"threads": 0}})");
+        write(path(QStringLiteral("bad-threads.json")),
+              R"({"format": "wavefront-studio-session", "format_version": 1, "solver": {"threads": 0}})");
         const QString out = path(QStringLiteral("refused"));
-        Run r = cli({QStringLiteral("batch"), path(QStringLiteral("bad-threads.json")), QStringLiteral("--out"), out, m_inputs[0]}, m_dir.path());
+        Run r = cli({QStringLiteral("batch"), path(QStringLiteral("bad-threads.json")), QStringLiteral("--out"), out, m_inputs[0]},
+                    m_dir.path());
         QCOMPARE(r.status, 1);
         QVERIFY2(r.err.contains("solver.threads") && r.err.contains("nothing was run"), r.err.constData());
         QCOMPARE(r.err.count('\n'), 1);
         QVERIFY(!QDir(out).exists()); // no worker, no output folder
 
-        write(path(QStringLiteral("bad-wavelength.json")), R"({"format": "wavefront-studio-session", "format_version": 1, "metadata": {"wavelength_m": 633}})");
-        r = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("bad-wavelength.json")), QStringLiteral("--out"), out, m_inputs[0]},
+        write(path(QStringLiteral("bad-wavelength.json")),
+              R"({"format": "wavefront-studio-session", "format_version": 1, "metadata": {"wavelength_m": 633}})");
+        r = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("bad-wavelength.json")),
+                 QStringLiteral("--out"), out, m_inputs[0]},
                 m_dir.path());
         QCOMPARE(r.status, 1);
         QVERIFY2(r.err.contains("wavelength") && r.err.contains("633nm"), r.err.constData());
         QVERIFY(!QDir(out).exists());
 
         // A model setting that no input could be fitted with (checked where the problem is built).
-        write(path(QStringLiteral("bad-obscuration.json")), R"({"format": "wavefront-studio-session", "format_version": 1, "model": {"obscuration": 1.5}})");
-        r = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("bad-obscuration.json")), QStringLiteral("--out"), out, m_inputs[0]},
+        write(path(QStringLiteral("bad-obscuration.json")),
+              R"({"format": "wavefront-studio-session", "format_version": 1, "model": {"obscuration": 1.5}})");
+        r = cli({QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("bad-obscuration.json")),
+                 QStringLiteral("--out"), out, m_inputs[0]},
                 m_dir.path());
         QCOMPARE(r.status, 1);
         QVERIFY2(r.err.contains("bad-obscuration.json") && r.err.contains("obscuration"), r.err.constData());
@@ -345,12 +360,14 @@ private slots:
 
         // A name too long for a file name (the log and result are NAME.log and NAME.json): refused by name, at once.
         write(path(QStringLiteral("data/long.csv")), "file,name\nbead_1.fits," + QByteArray(300, 'n') + "\nbead_2.fits,short\n");
-        r = cli({QStringLiteral("batch"), QStringLiteral("--out"), out, QStringLiteral("--jobs"), QStringLiteral("1"), QStringLiteral("--manifest"),
-                 path(QStringLiteral("data/long.csv"))},
+        r = cli({QStringLiteral("batch"), QStringLiteral("--out"), out, QStringLiteral("--jobs"), QStringLiteral("1"),
+                 QStringLiteral("--manifest"), path(QStringLiteral("data/long.csv"))},
                 m_dir.path());
         QVERIFY2(r.status != 0 && r.err.contains("too long"), r.err.constData());
         QVERIFY(!QFile::exists(out + QStringLiteral("/short.json")));
-        r = cli({QStringLiteral("batch"), QStringLiteral("--out"), out, QStringLiteral("--manifest"), path(QStringLiteral("no-such-manifest.csv"))}, m_dir.path());
+        r = cli({QStringLiteral("batch"), QStringLiteral("--out"), out, QStringLiteral("--manifest"),
+                 path(QStringLiteral("no-such-manifest.csv"))},
+                m_dir.path());
         QCOMPARE(r.status, 1);
         QVERIFY2(r.err.contains("no-such-manifest.csv"), r.err.constData());
         QVERIFY(!QDir(out).exists());
@@ -363,7 +380,8 @@ private slots:
         // Two inputs that would write one result file.
         QDir().mkpath(path(QStringLiteral("other")));
         QVERIFY(QFile::copy(m_inputs[0], path(QStringLiteral("other/bead_1.fits"))));
-        r = cli({QStringLiteral("batch"), QStringLiteral("--out"), out, m_inputs[0], path(QStringLiteral("other/bead_1.fits"))}, m_dir.path());
+        r = cli({QStringLiteral("batch"), QStringLiteral("--out"), out, m_inputs[0], path(QStringLiteral("other/bead_1.fits"))},
+                m_dir.path());
         QCOMPARE(r.status, 1);
         QVERIFY2(r.err.contains("two inputs have the name 'bead_1'"), r.err.constData());
 

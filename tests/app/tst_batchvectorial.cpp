@@ -39,18 +39,22 @@ private slots:
         QVERIFY(dir.isValid());
         const QString cli = QStringLiteral(WFS_CLI_PATH);
         for (const char* name : {"bead_1", "bead_2"}) {
-            const ProgramRun sim = runProgramIn(cli, {QStringLiteral("simulate"), QStringLiteral("--preset"), QStringLiteral("vectorial"), QStringLiteral("--seed"),
-                                                      QString::fromLatin1(name).right(1), QStringLiteral("--out"), dir.filePath(QString::fromLatin1(name) + ".fits")},
+            const ProgramRun sim = runProgramIn(cli,
+                                                {QStringLiteral("simulate"), QStringLiteral("--preset"), QStringLiteral("vectorial"),
+                                                 QStringLiteral("--seed"), QString::fromLatin1(name).right(1), QStringLiteral("--out"),
+                                                 dir.filePath(QString::fromLatin1(name) + ".fits")},
                                                 dir.path());
             QVERIFY2(sim.status == 0, sim.err.constData());
         }
         QVERIFY(writeFile(dir.filePath(QStringLiteral("vectorial.json")),
                           R"({"format": "wavefront-studio-session", "format_version": 1, "model": {"order": 4, "imaging_model": "vectorial",
                               "sample_index": 1.33, "emitter_depth_m": 3e-6}, "solver": {"threads": 1}})"));
-        const ProgramRun batch = runProgramIn(cli,
-                                              {QStringLiteral("batch"), dir.filePath(QStringLiteral("vectorial.json")), QStringLiteral("--out"), dir.filePath(QStringLiteral("out")),
-                                               QStringLiteral("--jobs"), QStringLiteral("2"), dir.filePath(QStringLiteral("bead_1.fits")), dir.filePath(QStringLiteral("bead_2.fits"))},
-                                              dir.path());
+        const ProgramRun batch =
+            runProgramIn(cli,
+                         {QStringLiteral("batch"), dir.filePath(QStringLiteral("vectorial.json")), QStringLiteral("--out"),
+                          dir.filePath(QStringLiteral("out")), QStringLiteral("--jobs"), QStringLiteral("2"),
+                          dir.filePath(QStringLiteral("bead_1.fits")), dir.filePath(QStringLiteral("bead_2.fits"))},
+                         dir.path());
         QVERIFY2(batch.status == 0, batch.err.constData());
         QVERIFY2(batch.out.contains("(2 of 2 inputs ok)"), batch.out.constData());
 
@@ -58,7 +62,8 @@ private slots:
             const QJsonObject result = readJson(dir.filePath(QStringLiteral("out/%1.json").arg(QLatin1String(name))));
             QVERIFY2(!result.isEmpty(), name);
             QCOMPARE(result.value(QStringLiteral("termination")).toString(), QStringLiteral("converged"));
-            const QJsonObject model = result.value(QStringLiteral("pupil_function")).toObject().value(QStringLiteral("imaging_model")).toObject();
+            const QJsonObject model =
+                result.value(QStringLiteral("pupil_function")).toObject().value(QStringLiteral("imaging_model")).toObject();
             QCOMPARE(model.value(QStringLiteral("model")).toString(), QStringLiteral("vectorial"));
             QCOMPARE(model.value(QStringLiteral("sample_index")).toDouble(), 1.33);
             QCOMPARE(model.value(QStringLiteral("emitter_depth_start_m")).toDouble(), 3e-6);
@@ -69,7 +74,11 @@ private slots:
             QVERIFY(!truth.isEmpty());
             for (auto t = truth.begin(); t != truth.end(); ++t)
                 QVERIFY2(fitted.contains(t.key()) && std::abs(fitted.value(t.key()) - t.value()) < 0.005,
-                         qPrintable(QStringLiteral("%1 Noll %2: fitted %3, truth %4").arg(QLatin1String(name)).arg(t.key()).arg(fitted.value(t.key())).arg(t.value())));
+                         qPrintable(QStringLiteral("%1 Noll %2: fitted %3, truth %4")
+                                        .arg(QLatin1String(name))
+                                        .arg(t.key())
+                                        .arg(fitted.value(t.key()))
+                                        .arg(t.value())));
         }
     }
 };

@@ -28,8 +28,8 @@ private:
 
     static QStringList bench(const QStringList& extra)
     {
-        return QStringList{QStringLiteral("bench"), QStringLiteral("oof"), QStringLiteral("--grid"), QStringLiteral("32"),
-                           QStringLiteral("--order"), QStringLiteral("2"), QStringLiteral("--eval-repeat"), QStringLiteral("2"),
+        return QStringList{QStringLiteral("bench"),     QStringLiteral("oof"), QStringLiteral("--grid"),        QStringLiteral("32"),
+                           QStringLiteral("--order"),   QStringLiteral("2"),   QStringLiteral("--eval-repeat"), QStringLiteral("2"),
                            QStringLiteral("--no-solve")}
                + extra;
     }

@@ -26,7 +26,8 @@ private:
         return start(QStringLiteral(WFS_CLI_PATH), args, env);
     }
 
-    static Run start(const QString& program, const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
+    static Run start(const QString& program, const QStringList& args,
+                     const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
     {
         return wfs::test::runProgram(program, args, env);
     }
@@ -50,7 +51,10 @@ private slots:
         QCOMPARE(bogus.status, 2);
         QCOMPARE(bogus.err.count('\n'), 1); // one clear line
         QCOMPARE(cli({QStringLiteral("reconstruct")}).status, 2);
-        QCOMPARE(cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--order"), QStringLiteral("16")}).status, 2);
+        QCOMPARE(cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--order"),
+                      QStringLiteral("16")})
+                     .status,
+                 2);
         QCOMPARE(cli({QStringLiteral("bench"), QStringLiteral("oof"), QStringLiteral("--grid"), QStringLiteral("x")}).status, 2);
     }
 
@@ -68,8 +72,9 @@ private slots:
     {
         QTemporaryDir dir;
         const QString fits = dir.filePath(QStringLiteral("demo.fits"));
-        const QStringList simulate = {QStringLiteral("simulate"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"),
-                                      QStringLiteral("64"), QStringLiteral("--seed"), QStringLiteral("3"), QStringLiteral("--out"), fits};
+        const QStringList simulate = {QStringLiteral("simulate"), QStringLiteral("--preset"), QStringLiteral("demo"),
+                                      QStringLiteral("--grid"),   QStringLiteral("64"),       QStringLiteral("--seed"),
+                                      QStringLiteral("3"),        QStringLiteral("--out"),    fits};
         const Run sim = cli(simulate);
         QVERIFY2(sim.status == 0, sim.err.constData());
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("demo.truth.json"))));
@@ -80,15 +85,16 @@ private slots:
         const QString json = dir.filePath(QStringLiteral("result.json"));
         const QString csv = dir.filePath(QStringLiteral("coefficients.csv"));
         const QString phase = dir.filePath(QStringLiteral("phase.fits"));
-        const Run rec = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), fits, QStringLiteral("--json"), json, QStringLiteral("--csv"),
-                             csv, QStringLiteral("--phase-out"), phase, QStringLiteral("--quiet")});
+        const Run rec = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), fits, QStringLiteral("--json"), json,
+                             QStringLiteral("--csv"), csv, QStringLiteral("--phase-out"), phase, QStringLiteral("--quiet")});
         QVERIFY2(rec.status == 0, rec.err.constData());
         QVERIFY(rec.out.contains("Zernike coefficients"));
         const QJsonObject result = readJson(json);
-        for (const char* key : {"convention", "coefficients", "rms_waves", "pv_waves", "strehl", "final_cost", "iterations", "cost_evaluations",
-                                "gradient_evaluations", "seconds", "backend", "device", "precision", "termination"})
+        for (const char* key : {"convention", "coefficients", "rms_waves", "pv_waves", "strehl", "final_cost", "iterations",
+                                "cost_evaluations", "gradient_evaluations", "seconds", "backend", "device", "precision", "termination"})
             QVERIFY2(result.contains(QLatin1String(key)), key);
-        QCOMPARE(result.value(QStringLiteral("convention")).toObject().value(QStringLiteral("ordering")).toString(), QStringLiteral("noll"));
+        QCOMPARE(result.value(QStringLiteral("convention")).toObject().value(QStringLiteral("ordering")).toString(),
+                 QStringLiteral("noll"));
         // Issue 14: the result passes resources/schema/result.schema.json (units in every key).
         const wfs::test::ToolResult schema = wfs::test::validateResultJson({json});
         if (!schema.missing)
@@ -98,7 +104,8 @@ private slots:
             const int index = t.toObject().value(QStringLiteral("index")).toInt();
             for (const QJsonValue& c : result.value(QStringLiteral("coefficients")).toArray())
                 if (c.toObject().value(QStringLiteral("index")).toInt() == index)
-                    WFS_VERIFY_CLOSE(c.toObject().value(QStringLiteral("value_waves")).toDouble(), t.toObject().value(QStringLiteral("value_waves")).toDouble(), 0.0, 0.01);
+                    WFS_VERIFY_CLOSE(c.toObject().value(QStringLiteral("value_waves")).toDouble(),
+                                     t.toObject().value(QStringLiteral("value_waves")).toDouble(), 0.0, 0.01);
         }
         QVERIFY(QFile::exists(csv));
         QVERIFY(QFile::exists(phase));
@@ -112,8 +119,8 @@ private slots:
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write("SIMPLE  =  garbage");
         file.close();
-        const Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), bad, QStringLiteral("--wavelength"), QStringLiteral("633nm"),
-                             QStringLiteral("--sampling"), QStringLiteral("2")});
+        const Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), bad, QStringLiteral("--wavelength"),
+                             QStringLiteral("633nm"), QStringLiteral("--sampling"), QStringLiteral("2")});
         QCOMPARE(run.status, 1);
         QVERIFY2(run.err.contains("bad.fits"), run.err.constData());
     }
@@ -126,14 +133,40 @@ private slots:
         QTemporaryDir dir;
         const QString json = dir.filePath(QStringLiteral("r.json")), png = dir.filePath(QStringLiteral("phase.png"));
         const QString session = dir.filePath(QStringLiteral("s.json")), residual = dir.filePath(QStringLiteral("res.fits"));
-        const QStringList run = {QStringLiteral("reconstruct"), QStringLiteral("--input"), wfs::test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")),
-                                 QStringLiteral("--wavelength"), QStringLiteral("605nm"), QStringLiteral("--na"), QStringLiteral("1.1"),
-                                 QStringLiteral("--immersion"), QStringLiteral("1.33"), QStringLiteral("--pixel-scale"), QStringLiteral("0.1um"),
-                                 QStringLiteral("--z-step"), QStringLiteral("0.3um"), QStringLiteral("--focus-plane"), QStringLiteral("10"),
-                                 QStringLiteral("--defocus-model"), QStringLiteral("high-na"), QStringLiteral("--planes"), QStringLiteral("7,10,13"),
-                                 QStringLiteral("--centre"), QStringLiteral("peak"), QStringLiteral("--crop"), QStringLiteral("64"),
-                                 QStringLiteral("--order"), QStringLiteral("4"), QStringLiteral("--json"), json, QStringLiteral("--phase-png"), png,
-                                 QStringLiteral("--residual-out"), residual, QStringLiteral("--save-session"), session, QStringLiteral("--quiet")};
+        const QStringList run = {QStringLiteral("reconstruct"),
+                                 QStringLiteral("--input"),
+                                 wfs::test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")),
+                                 QStringLiteral("--wavelength"),
+                                 QStringLiteral("605nm"),
+                                 QStringLiteral("--na"),
+                                 QStringLiteral("1.1"),
+                                 QStringLiteral("--immersion"),
+                                 QStringLiteral("1.33"),
+                                 QStringLiteral("--pixel-scale"),
+                                 QStringLiteral("0.1um"),
+                                 QStringLiteral("--z-step"),
+                                 QStringLiteral("0.3um"),
+                                 QStringLiteral("--focus-plane"),
+                                 QStringLiteral("10"),
+                                 QStringLiteral("--defocus-model"),
+                                 QStringLiteral("high-na"),
+                                 QStringLiteral("--planes"),
+                                 QStringLiteral("7,10,13"),
+                                 QStringLiteral("--centre"),
+                                 QStringLiteral("peak"),
+                                 QStringLiteral("--crop"),
+                                 QStringLiteral("64"),
+                                 QStringLiteral("--order"),
+                                 QStringLiteral("4"),
+                                 QStringLiteral("--json"),
+                                 json,
+                                 QStringLiteral("--phase-png"),
+                                 png,
+                                 QStringLiteral("--residual-out"),
+                                 residual,
+                                 QStringLiteral("--save-session"),
+                                 session,
+                                 QStringLiteral("--quiet")};
         const Run first = cli(run);
         QVERIFY2(first.status == 0, first.err.constData());
         QVERIFY2(first.out.contains("21 plane(s) of 128 x 128"), first.out.constData());
@@ -149,9 +182,11 @@ private slots:
         QVERIFY(again.err.contains("--force"));
 
         const QString json2 = dir.filePath(QStringLiteral("r2.json"));
-        const Run replay = cli({QStringLiteral("reconstruct"), QStringLiteral("--session"), session, QStringLiteral("--json"), json2, QStringLiteral("--quiet")});
+        const Run replay = cli({QStringLiteral("reconstruct"), QStringLiteral("--session"), session, QStringLiteral("--json"), json2,
+                                QStringLiteral("--quiet")});
         QVERIFY2(replay.status == 0, replay.err.constData());
-        const QJsonArray ca = a.value(QStringLiteral("coefficients")).toArray(), cb = readJson(json2).value(QStringLiteral("coefficients")).toArray();
+        const QJsonArray ca = a.value(QStringLiteral("coefficients")).toArray(),
+                         cb = readJson(json2).value(QStringLiteral("coefficients")).toArray();
         QCOMPARE(cb.size(), ca.size());
         for (int i = 0; i < ca.size(); ++i)
             WFS_VERIFY_CLOSE(cb.at(i).toObject().value(QStringLiteral("value_waves")).toDouble(),
@@ -160,8 +195,9 @@ private slots:
         // The desktop program fits the session at once with --fit, and --quit-after-fit ends it when the fit
         // has (status 0, after the screenshot); without a fit to wait for it refuses at once (status 2).
         const QString shot = dir.filePath(QStringLiteral("fitted.png"));
-        const Run studio = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--session"), session, QStringLiteral("--fit"), QStringLiteral("--quit-after-fit"),
-                                                                    QStringLiteral("--screenshot"), shot, QStringLiteral("--size"), QStringLiteral("1280x800")});
+        const Run studio = start(QStringLiteral(WFS_STUDIO_PATH),
+                                 {QStringLiteral("--session"), session, QStringLiteral("--fit"), QStringLiteral("--quit-after-fit"),
+                                  QStringLiteral("--screenshot"), shot, QStringLiteral("--size"), QStringLiteral("1280x800")});
         QVERIFY2(studio.status == 0, studio.err.constData());
         QFile picture(shot);
         QVERIFY(picture.open(QIODevice::ReadOnly));
@@ -169,7 +205,8 @@ private slots:
         QCOMPARE(header.left(8), QByteArray("\x89PNG\r\n\x1a\n", 8));
         QCOMPARE(qFromBigEndian<quint32>(header.constData() + 16), quint32(1280));
         QCOMPARE(qFromBigEndian<quint32>(header.constData() + 20), quint32(800));
-        const Run waiting = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--session"), session, QStringLiteral("--quit-after-fit")});
+        const Run waiting =
+            start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--session"), session, QStringLiteral("--quit-after-fit")});
         QCOMPARE(waiting.status, 2);
         QVERIFY2(waiting.err.contains("--fit"), waiting.err.constData());
     }
@@ -183,8 +220,8 @@ private slots:
             QVERIFY(::mkfifo(QFile::encodeName(dir.filePath(QLatin1String(name))).constData(), 0644) == 0);
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("WFS_FFTW_WISDOM_DIR"), dir.path());
-        const Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"), QStringLiteral("64"),
-                             QStringLiteral("--max-iterations"), QStringLiteral("3"), QStringLiteral("--quiet")},
+        const Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"),
+                             QStringLiteral("64"), QStringLiteral("--max-iterations"), QStringLiteral("3"), QStringLiteral("--quiet")},
                             env);
         QVERIFY2(run.status == 0, run.status < 0 ? "the run hung (or crashed)" : run.err.constData());
     }
@@ -217,11 +254,12 @@ private slots:
         const QString image = dir.filePath(QStringLiteral("b.fits"));
         Run run = cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("64"), QStringLiteral("--out"), image});
         QVERIFY2(run.status == 0, run.err.constData());
-        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), image, QStringLiteral("--json"), dir.filePath(QStringLiteral("b.json")),
-                   QStringLiteral("--sampling"), QStringLiteral("3"), QStringLiteral("--quiet")});
+        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), image, QStringLiteral("--json"),
+                   dir.filePath(QStringLiteral("b.json")), QStringLiteral("--sampling"), QStringLiteral("3"), QStringLiteral("--quiet")});
         QVERIFY2(run.status == 0, run.err.constData());
         const QString again = dir.filePath(QStringLiteral("c.json"));
-        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), image, QStringLiteral("--json"), again, QStringLiteral("--quiet")});
+        run = cli(
+            {QStringLiteral("reconstruct"), QStringLiteral("--input"), image, QStringLiteral("--json"), again, QStringLiteral("--quiet")});
         QVERIFY2(run.status == 0, run.err.constData());
         QVERIFY2(run.err.contains("not a metadata sidecar"), run.err.constData());
         for (const QJsonValue& plane : readJson(again).value(QStringLiteral("planes")).toArray())
@@ -248,25 +286,42 @@ private slots:
         // Stack planes without their defocus: the stack alone, without the acquisition log that gives its z step.
         const QString alone = dir.filePath(QStringLiteral("stack.tif"));
         QVERIFY(QFile::copy(wfs::test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")), alone));
-        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), alone,
-                   QStringLiteral("--planes"), QStringLiteral("9,10"), QStringLiteral("--wavelength"), QStringLiteral("605nm"), QStringLiteral("--sampling"),
-                   QStringLiteral("2.75"), QStringLiteral("--quiet")});
+        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), alone, QStringLiteral("--planes"), QStringLiteral("9,10"),
+                   QStringLiteral("--wavelength"), QStringLiteral("605nm"), QStringLiteral("--sampling"), QStringLiteral("2.75"),
+                   QStringLiteral("--quiet")});
         QCOMPARE(run.status, 2);
         QVERIFY2(run.err.contains("defocus is unknown"), run.err.constData());
     }
 
     void benchRowHasTheContractKeys()
     {
-        const Run run = cli({QStringLiteral("bench"), QStringLiteral("oof"), QStringLiteral("--grid"), QStringLiteral("32"), QStringLiteral("--order"),
-                             QStringLiteral("2,3"), QStringLiteral("--eval-repeat"), QStringLiteral("3")});
+        const Run run = cli({QStringLiteral("bench"), QStringLiteral("oof"), QStringLiteral("--grid"), QStringLiteral("32"),
+                             QStringLiteral("--order"), QStringLiteral("2,3"), QStringLiteral("--eval-repeat"), QStringLiteral("3")});
         QVERIFY2(run.status == 0, run.err.constData());
         const QList<QByteArray> lines = run.out.trimmed().split('\n');
         QCOMPARE(lines.size(), 2);
         for (const QByteArray& line : lines) {
             const QJsonObject row = QJsonDocument::fromJson(line).object();
-            for (const char* key : {"problem", "grid", "order", "params", "backend", "device", "gradient", "precision", "threads", "setup_seconds",
-                                    "seconds", "iterations", "cost_evaluations", "gradient_evaluations", "final_cost", "gradient_max_norm",
-                                    "termination", "eval_ms", "fft_ms", "solution"})
+            for (const char* key : {"problem",
+                                    "grid",
+                                    "order",
+                                    "params",
+                                    "backend",
+                                    "device",
+                                    "gradient",
+                                    "precision",
+                                    "threads",
+                                    "setup_seconds",
+                                    "seconds",
+                                    "iterations",
+                                    "cost_evaluations",
+                                    "gradient_evaluations",
+                                    "final_cost",
+                                    "gradient_max_norm",
+                                    "termination",
+                                    "eval_ms",
+                                    "fft_ms",
+                                    "solution"})
                 QVERIFY2(row.contains(QLatin1String(key)), key);
             QCOMPARE(row.value(QStringLiteral("solution")).toArray().size(), row.value(QStringLiteral("params")).toInt());
         }
@@ -278,9 +333,15 @@ private slots:
     // a default stated for every option that takes a value (files and folders aside).
     void helpNamesTheCommandAndStatesDefaults()
     {
-        const QList<QStringList> commands = {{QStringLiteral("simulate")},    {QStringLiteral("reconstruct")}, {QStringLiteral("bench"), QStringLiteral("oof")},
-                                             {QStringLiteral("bench"), QStringLiteral("pupil")}, {QStringLiteral("fasth-bench")}, {QStringLiteral("fasth-train")},
-                                             {QStringLiteral("batch")}, {QStringLiteral("device-reference")}, {QStringLiteral("watch")},
+        const QList<QStringList> commands = {{QStringLiteral("simulate")},
+                                             {QStringLiteral("reconstruct")},
+                                             {QStringLiteral("bench"), QStringLiteral("oof")},
+                                             {QStringLiteral("bench"), QStringLiteral("pupil")},
+                                             {QStringLiteral("fasth-bench")},
+                                             {QStringLiteral("fasth-train")},
+                                             {QStringLiteral("batch")},
+                                             {QStringLiteral("device-reference")},
+                                             {QStringLiteral("watch")},
                                              {QStringLiteral("bench"), QStringLiteral("live")}};
         for (const QStringList& command : commands) {
             const Run run = cli(command + QStringList{QStringLiteral("--help")});
@@ -312,15 +373,18 @@ private slots:
         }
         // The defaults the issue names, with the values core uses.
         const QString reconstruct = QString::fromUtf8(cli({QStringLiteral("reconstruct"), QStringLiteral("--help")}).out).simplified();
-        for (const char* text : {"--order <n> Highest Zernike radial order, 1..15 (default 4;", "(default 1e-06;", "(default 1e-11;",
-                                 "--threads <T> CPU threads for FFTs and pointwise work (default 1)", "--objective <name> poisson, least-squares or weighted",
-                                 "(default: from the data unit", "--max-iterations <K> Iteration limit (default 2000)"})
+        for (const char* text :
+             {"--order <n> Highest Zernike radial order, 1..15 (default 4;", "(default 1e-06;", "(default 1e-11;",
+              "--threads <T> CPU threads for FFTs and pointwise work (default 1)", "--objective <name> poisson, least-squares or weighted",
+              "(default: from the data unit", "--max-iterations <K> Iteration limit (default 2000)"})
             QVERIFY2(reconstruct.contains(QLatin1String(text)), text);
         const QString simulate = QString::fromUtf8(cli({QStringLiteral("simulate"), QStringLiteral("--help")}).out).simplified();
-        for (const char* text : {"--grid <N> Grid size N (even; default: the preset's, demo 256, oof 128)", "--seed <S> Random seed of the noise (default 20180518)",
+        for (const char* text : {"--grid <N> Grid size N (even; default: the preset's, demo 256, oof 128)",
+                                 "--seed <S> Random seed of the noise (default 20180518)",
                                  "--noise <kind> none, or default: the preset's noise model (default: default)"})
             QVERIFY2(simulate.contains(QLatin1String(text)), text);
-        const QString bench = QString::fromUtf8(cli({QStringLiteral("bench"), QStringLiteral("oof"), QStringLiteral("--help")}).out).simplified();
+        const QString bench =
+            QString::fromUtf8(cli({QStringLiteral("bench"), QStringLiteral("oof"), QStringLiteral("--help")}).out).simplified();
         QVERIFY2(bench.contains(QLatin1String("is at most X (default 1e-08)")), qPrintable(bench)); // the OOF problem's own rule
     }
 
@@ -329,8 +393,12 @@ private slots:
         const Run top = cli({QStringLiteral("--version")});
         QCOMPARE(top.status, 0);
         QVERIFY(top.out.startsWith("wavefront-cli "));
-        for (const QStringList& command : QList<QStringList>{{QStringLiteral("simulate")}, {QStringLiteral("reconstruct")}, {QStringLiteral("bench")},
-                                                             {QStringLiteral("fasth-bench")}, {QStringLiteral("fasth-train")}, {QStringLiteral("batch")},
+        for (const QStringList& command : QList<QStringList>{{QStringLiteral("simulate")},
+                                                             {QStringLiteral("reconstruct")},
+                                                             {QStringLiteral("bench")},
+                                                             {QStringLiteral("fasth-bench")},
+                                                             {QStringLiteral("fasth-train")},
+                                                             {QStringLiteral("batch")},
                                                              {QStringLiteral("device-reference")}}) {
             const Run run = cli(command + QStringList{QStringLiteral("--version")});
             QVERIFY2(run.status == 0, qPrintable(command.join(QLatin1Char(' '))));
@@ -360,9 +428,11 @@ private slots:
 
     void presetIgnoredOptionsAreNamed()
     {
-        const QStringList base = {QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"), QStringLiteral("64"),
-                                  QStringLiteral("--max-iterations"), QStringLiteral("3"), QStringLiteral("--quiet")};
-        Run run = cli(base + QStringList{QStringLiteral("--wavelength"), QStringLiteral("700nm"), QStringLiteral("--crop"), QStringLiteral("32")});
+        const QStringList base = {QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"),
+                                  QStringLiteral("--grid"),      QStringLiteral("64"),       QStringLiteral("--max-iterations"),
+                                  QStringLiteral("3"),           QStringLiteral("--quiet")};
+        Run run = cli(
+            base + QStringList{QStringLiteral("--wavelength"), QStringLiteral("700nm"), QStringLiteral("--crop"), QStringLiteral("32")});
         QVERIFY2(run.status == 0, run.err.constData());
         QVERIFY2(run.err.contains("warning: the preset demo ignores --wavelength, --crop"), run.err.constData());
         run = cli(base);
@@ -382,22 +452,26 @@ private slots:
         env.insert(QStringLiteral("XDG_RUNTIME_DIR"), runtime);
         env.remove(QStringLiteral("WFS_QT_MESSAGES"));
         const QString png = dir.filePath(QStringLiteral("phase.png"));
-        Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"), QStringLiteral("64"),
-                       QStringLiteral("--max-iterations"), QStringLiteral("3"), QStringLiteral("--quiet"), QStringLiteral("--phase-png"), png},
+        Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"),
+                       QStringLiteral("64"), QStringLiteral("--max-iterations"), QStringLiteral("3"), QStringLiteral("--quiet"),
+                       QStringLiteral("--phase-png"), png},
                       env);
         QVERIFY2(run.status == 0, run.err.constData());
         for (const QByteArray& line : run.err.split('\n'))
             QVERIFY2(line.isEmpty() || line.contains("wavefront-cli reconstruct: "), line.constData()); // only the program's own lines
         env.remove(QStringLiteral("XDG_RUNTIME_DIR"));
-        run = cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("64"), QStringLiteral("--out"), dir.filePath(QStringLiteral("s.fits"))}, env);
+        run = cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("64"), QStringLiteral("--out"),
+                   dir.filePath(QStringLiteral("s.fits"))},
+                  env);
         QVERIFY2(run.status == 0, run.err.constData());
         QCOMPARE(run.err, QByteArray());
 
         // The desktop program: a screenshot on the offscreen platform says nothing on stderr either.
         env.insert(QStringLiteral("XDG_RUNTIME_DIR"), runtime);
-        run = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--screenshot"), dir.filePath(QStringLiteral("shot.png")), QStringLiteral("--size"),
-                                                      QStringLiteral("800x600")},
-                    env);
+        run = start(
+            QStringLiteral(WFS_STUDIO_PATH),
+            {QStringLiteral("--screenshot"), dir.filePath(QStringLiteral("shot.png")), QStringLiteral("--size"), QStringLiteral("800x600")},
+            env);
         QVERIFY2(run.status == 0, run.err.constData());
         QCOMPARE(run.err, QByteArray());
 
@@ -418,8 +492,8 @@ private slots:
         QCOMPARE(run.status, 2);
         QCOMPARE(run.err.count('\n'), 1);
         // A screenshot into a folder that does not exist: refused before anything is loaded or fitted.
-        run = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--demo"), QStringLiteral("--quit-after-fit"), QStringLiteral("--screenshot"),
-                                                      QStringLiteral("/nonexistent/x.png")});
+        run = start(QStringLiteral(WFS_STUDIO_PATH), {QStringLiteral("--demo"), QStringLiteral("--quit-after-fit"),
+                                                      QStringLiteral("--screenshot"), QStringLiteral("/nonexistent/x.png")});
         QCOMPARE(run.status, 2);
         QVERIFY2(run.err.contains("/nonexistent"), run.err.constData());
         // Without a display the program says so and how to do without one (Qt alone would abort).

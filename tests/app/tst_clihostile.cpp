@@ -33,8 +33,8 @@ Run cli(const QStringList& args, const QString& dir, const std::function<void()>
 
 QString simulated(const QTemporaryDir& dir)
 {
-    const Run sim = cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("64"), QStringLiteral("--order"), QStringLiteral("3"),
-                         QStringLiteral("--out"), QStringLiteral("d.fits")},
+    const Run sim = cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("64"), QStringLiteral("--order"),
+                         QStringLiteral("3"), QStringLiteral("--out"), QStringLiteral("d.fits")},
                         dir.path());
     return sim.status == 0 ? dir.filePath(QStringLiteral("d.fits")) : QString();
 }
@@ -80,13 +80,14 @@ private slots:
         QVERIFY(!simulated(dir).isEmpty());
         QFile::setPermissions(dir.path(), QFileDevice::Permissions(0x7777));
         for (int limit : {3, 5, 8}) {
-            const Run r = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("d.fits"), QStringLiteral("--threads"),
-                               QStringLiteral("8"), QStringLiteral("--max-iterations"), QStringLiteral("5"), QStringLiteral("--quiet")},
-                              dir.path(), [limit] {
-                                  const rlimit l{rlim_t(limit), rlim_t(limit)};
-                                  if (::setgid(65534) != 0 || ::setuid(65534) != 0 || ::setrlimit(RLIMIT_NPROC, &l) != 0)
-                                      ::_exit(99);
-                              });
+            const Run r =
+                cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("d.fits"), QStringLiteral("--threads"),
+                     QStringLiteral("8"), QStringLiteral("--max-iterations"), QStringLiteral("5"), QStringLiteral("--quiet")},
+                    dir.path(), [limit] {
+                        const rlimit l{rlim_t(limit), rlim_t(limit)};
+                        if (::setgid(65534) != 0 || ::setuid(65534) != 0 || ::setrlimit(RLIMIT_NPROC, &l) != 0)
+                            ::_exit(99);
+                    });
             if (r.status == 99)
                 QSKIP("cannot become nobody here");
             // Before: a hang in fftw_spawn_loop (3 to 6) or libgomp's "Thread creation failed" (8).
@@ -109,10 +110,13 @@ private slots:
         // least limit (to 10 MB) under which `--version` runs. The scan then covers the 300 MB above it, where the
         // data, the threads and the planner run out in turn.
         auto versionRuns = [&](int megabytes) {
-            return cli({QStringLiteral("--version")}, dir.path(), [megabytes] {
-                       const rlimit l{rlim_t(megabytes) << 20, rlim_t(megabytes) << 20};
-                       ::setrlimit(RLIMIT_AS, &l);
-                   }).status == 0;
+            return cli({QStringLiteral("--version")}, dir.path(),
+                       [megabytes] {
+                           const rlimit l{rlim_t(megabytes) << 20, rlim_t(megabytes) << 20};
+                           ::setrlimit(RLIMIT_AS, &l);
+                       })
+                       .status
+                   == 0;
         };
         int low = 64, high = 8192;
         QVERIFY2(versionRuns(high), "the program does not start under 8 GB of address space");
@@ -122,17 +126,19 @@ private slots:
         }
         int refusals = 0;
         for (int megabytes = high; megabytes <= high + 300; megabytes += 10) {
-            const Run r = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("d.fits"), QStringLiteral("--threads"),
-                               QStringLiteral("8"), QStringLiteral("--max-iterations"), QStringLiteral("5"), QStringLiteral("--quiet")},
-                              dir.path(), [megabytes] {
-                                  const rlimit l{rlim_t(megabytes) << 20, rlim_t(megabytes) << 20};
-                                  ::setrlimit(RLIMIT_AS, &l);
-                              });
+            const Run r =
+                cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("d.fits"), QStringLiteral("--threads"),
+                     QStringLiteral("8"), QStringLiteral("--max-iterations"), QStringLiteral("5"), QStringLiteral("--quiet")},
+                    dir.path(), [megabytes] {
+                        const rlimit l{rlim_t(megabytes) << 20, rlim_t(megabytes) << 20};
+                        ::setrlimit(RLIMIT_AS, &l);
+                    });
             if (r.status == 127 && r.err.contains("error while loading shared libraries"))
                 continue; // too little for the program's libraries: the loader's word, before any code of ours
             if (r.status != 0)
                 QVERIFY2(programsOwnRefusal(r),
-                         qPrintable(QStringLiteral("%1 MB: status %2: %3").arg(megabytes).arg(r.status).arg(QString::fromUtf8(r.err.right(300)))));
+                         qPrintable(
+                             QStringLiteral("%1 MB: status %2: %3").arg(megabytes).arg(r.status).arg(QString::fromUtf8(r.err.right(300)))));
             refusals += r.status == 1;
         }
         QVERIFY2(refusals > 0, "no limit was low enough to refuse the run: the test tried nothing");
@@ -146,16 +152,18 @@ private slots:
         QVERIFY(dir.isValid());
         const QString d = dir.path();
         for (const auto& [name, seed] : {std::pair{"a.fits", "1"}, std::pair{"b.fits", "7"}})
-            QCOMPARE(cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("32"), QStringLiteral("--order"), QStringLiteral("2"),
-                          QStringLiteral("--seed"), QString::fromLatin1(seed), QStringLiteral("--out"), QString::fromLatin1(name)},
+            QCOMPARE(cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("32"), QStringLiteral("--order"),
+                          QStringLiteral("2"), QStringLiteral("--seed"), QString::fromLatin1(seed), QStringLiteral("--out"),
+                          QString::fromLatin1(name)},
                          d)
                          .status,
                      0);
         QVERIFY(QFile::copy(d + QStringLiteral("/a.fits"), d + QStringLiteral("/a-original.fits")));
         const QByteArray settings = R"({"format": "wavefront-studio-session", "format_version": 1, "solver": {"max_iterations": 40}})";
         QVERIFY(writeFile(d + QStringLiteral("/s.json"), settings));
-        const QStringList batch{QStringLiteral("batch"), QStringLiteral("--out"), QStringLiteral("out"), QStringLiteral("--jobs"), QStringLiteral("1"),
-                                QStringLiteral("--settings"), QStringLiteral("s.json"), QStringLiteral("a.fits"), QStringLiteral("b.fits")};
+        const QStringList batch{QStringLiteral("batch"),  QStringLiteral("--out"),  QStringLiteral("out"),
+                                QStringLiteral("--jobs"), QStringLiteral("1"),      QStringLiteral("--settings"),
+                                QStringLiteral("s.json"), QStringLiteral("a.fits"), QStringLiteral("b.fits")};
         const QString summary = d + QStringLiteral("/out/summary.csv");
         Run first = cli(batch, d);
         QVERIFY2(first.status == 0, first.err.constData());
@@ -167,7 +175,8 @@ private slots:
         QCOMPARE(again.out.count("done earlier, skipped"), 2);
 
         // b's result copied in a's place (before: "a: done earlier, skipped" and b's numbers in a's row).
-        QVERIFY(QFile::remove(d + QStringLiteral("/out/a.json")) && QFile::copy(d + QStringLiteral("/out/b.json"), d + QStringLiteral("/out/a.json")));
+        QVERIFY(QFile::remove(d + QStringLiteral("/out/a.json"))
+                && QFile::copy(d + QStringLiteral("/out/b.json"), d + QStringLiteral("/out/a.json")));
         Run foreign = cli(batch, d);
         QVERIFY2(foreign.status == 0, foreign.err.constData());
         QVERIFY2(foreign.out.contains("a: run again: the result belongs to another input") && foreign.out.contains("b.fits)")
@@ -218,14 +227,17 @@ private slots:
                 data += char((bits >> (8 * b)) & 0xff);
         }
         QVERIFY(writeFile(dir.filePath(QStringLiteral("ramp.fits")), header.leftJustified(2880, ' ') + data.leftJustified(2880, '\0')));
-        const Run r = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("ramp.fits"), QStringLiteral("--order"), QStringLiteral("4"),
-                           QStringLiteral("--max-iterations"), QStringLiteral("20"), QStringLiteral("--json"), QStringLiteral("r.json"), QStringLiteral("--quiet")},
+        const Run r = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("ramp.fits"), QStringLiteral("--order"),
+                           QStringLiteral("4"), QStringLiteral("--max-iterations"), QStringLiteral("20"), QStringLiteral("--json"),
+                           QStringLiteral("r.json"), QStringLiteral("--quiet")},
                           dir.path());
         QVERIFY2(r.status == 0, r.err.constData());
-        QVERIFY2(r.err.contains("16 data pixels for 16 fitted parameters: more parameters than the data support") && r.err.contains("80 here"),
+        QVERIFY2(r.err.contains("16 data pixels for 16 fitted parameters: more parameters than the data support")
+                     && r.err.contains("80 here"),
                  r.err.constData());
         const QJsonObject result = QJsonDocument::fromJson(readAll(dir.filePath(QStringLiteral("r.json")))).object();
-        QVERIFY(QJsonDocument(result.value(QStringLiteral("warnings")).toArray()).toJson().contains("more parameters than the data support"));
+        QVERIFY(
+            QJsonDocument(result.value(QStringLiteral("warnings")).toArray()).toJson().contains("more parameters than the data support"));
     }
 
     // BSCALE = 1E-300 or -1: no plane takes part, said with the scaling (before: converged, RMS 0, Strehl 1, exit 0).
@@ -243,8 +255,11 @@ private slots:
             edited.replace(end, 80, card.leftJustified(80, ' ') + QByteArray("END").leftJustified(80, ' ').left(80));
             edited.remove(end + 160, 80); // the header keeps its length (blank cards after END)
             QVERIFY(writeFile(dir.filePath(QStringLiteral("s.fits")), edited));
-            const Run r = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("s.fits"), QStringLiteral("--quiet")}, dir.path());
-            QVERIFY2((r.status == 1 || r.status == 2) && r.err.contains(expected) && r.err.contains("no plane takes part"), r.err.constData());
+            const Run r =
+                cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("s.fits"), QStringLiteral("--quiet")},
+                    dir.path());
+            QVERIFY2((r.status == 1 || r.status == 2) && r.err.contains(expected) && r.err.contains("no plane takes part"),
+                     r.err.constData());
         }
     }
 };

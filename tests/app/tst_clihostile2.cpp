@@ -70,10 +70,11 @@ bool writeStack(const QString& path, int n, int planes)
     if (!f.open(QIODevice::WriteOnly))
         return false;
     QByteArray header;
-    for (const QByteArray& card : {QByteArray("SIMPLE  =                    T"), QByteArray("BITPIX  =                   16"),
-                                   QByteArray("NAXIS   =                    3"), "NAXIS1  = " + QByteArray::number(n).rightJustified(20),
-                                   "NAXIS2  = " + QByteArray::number(n).rightJustified(20), "NAXIS3  = " + QByteArray::number(planes).rightJustified(20),
-                                   QByteArray("BZERO   =                32768"), QByteArray("END")})
+    for (const QByteArray& card :
+         {QByteArray("SIMPLE  =                    T"), QByteArray("BITPIX  =                   16"),
+          QByteArray("NAXIS   =                    3"), "NAXIS1  = " + QByteArray::number(n).rightJustified(20),
+          "NAXIS2  = " + QByteArray::number(n).rightJustified(20), "NAXIS3  = " + QByteArray::number(planes).rightJustified(20),
+          QByteArray("BZERO   =                32768"), QByteArray("END")})
         header += card.leftJustified(80, ' ');
     header = header.leftJustified(int((header.size() + 2879) / 2880 * 2880), ' ');
     f.write(header);
@@ -116,7 +117,8 @@ QByteArray largePng(int n)
         QByteArray row(n + 1, '\0');
         if (std::abs(r - n / 2) < 12)
             for (int c = n / 2 - 12; c < n / 2 + 12; ++c)
-                row[c + 1] = char(std::min(255, int(10 + 240 * std::exp(-(double(c - n / 2) * (c - n / 2) + double(r - n / 2) * (r - n / 2)) / 18.0))));
+                row[c + 1] = char(
+                    std::min(255, int(10 + 240 * std::exp(-(double(c - n / 2) * (c - n / 2) + double(r - n / 2) * (r - n / 2)) / 18.0))));
         for (int c = 1; c <= n; c += 997)
             row[c] = 10; // a faint background: a border with some spread
         raw += row;
@@ -147,23 +149,27 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         QVERIFY(writeStack(dir.filePath(QStringLiteral("small.fits")), 32, 4));
-        const long long floor = addressSpaceFloor(args({"reconstruct", "--input", "small.fits", "--sampling", "2", "--quiet"}), dir.path(),
-                                                  [](const Run& r) { return r.status == 2 && r.err.contains("the wavelength is unknown"); });
+        const long long floor =
+            addressSpaceFloor(args({"reconstruct", "--input", "small.fits", "--sampling", "2", "--quiet"}), dir.path(),
+                              [](const Run& r) { return r.status == 2 && r.err.contains("the wavelength is unknown"); });
         QVERIFY2(floor > 0, "the refusal of a small stack was not seen under any limit");
         const auto limit = addressSpace(floor + 150);
         QVERIFY(writeStack(dir.filePath(QStringLiteral("stack.fits")), 4096, 4));
-        const Run noWavelength = cli(args({"reconstruct", "--input", "stack.fits", "--sampling", "2", "--z-step", "1um", "--na", "0.5", "--quiet"}),
-                                     dir.path(), limit);
-        QVERIFY2(noWavelength.status == 2 && noWavelength.err.contains("the wavelength is unknown: give --wavelength"), noWavelength.err.constData());
-        const Run noStep = cli(args({"reconstruct", "--input", "stack.fits", "--wavelength", "633nm", "--sampling", "2", "--quiet"}), dir.path(), limit);
+        const Run noWavelength =
+            cli(args({"reconstruct", "--input", "stack.fits", "--sampling", "2", "--z-step", "1um", "--na", "0.5", "--quiet"}), dir.path(),
+                limit);
+        QVERIFY2(noWavelength.status == 2 && noWavelength.err.contains("the wavelength is unknown: give --wavelength"),
+                 noWavelength.err.constData());
+        const Run noStep =
+            cli(args({"reconstruct", "--input", "stack.fits", "--wavelength", "633nm", "--sampling", "2", "--quiet"}), dir.path(), limit);
         QVERIFY2(noStep.status == 2 && noStep.err.contains("stack.fits[0,0] (plane 0): its defocus is unknown"), noStep.err.constData());
-        const Run badOrder = cli(args({"reconstruct", "--input", "stack.fits", "--wavelength", "633nm", "--sampling", "2", "--z-step", "1um", "--na",
-                                       "0.5", "--order", "99", "--quiet"}),
+        const Run badOrder = cli(args({"reconstruct", "--input", "stack.fits", "--wavelength", "633nm", "--sampling", "2", "--z-step",
+                                       "1um", "--na", "0.5", "--order", "99", "--quiet"}),
                                  dir.path(), limit);
         QVERIFY2(badOrder.status == 2 && badOrder.err.contains("order"), badOrder.err.constData());
         // With every setting given, the same limit does stop the read: the pixels are needed now, and said so.
-        const Run complete = cli(args({"reconstruct", "--input", "stack.fits", "--wavelength", "633nm", "--sampling", "2", "--z-step", "1um", "--na",
-                                       "0.5", "--quiet"}),
+        const Run complete = cli(args({"reconstruct", "--input", "stack.fits", "--wavelength", "633nm", "--sampling", "2", "--z-step",
+                                       "1um", "--na", "0.5", "--quiet"}),
                                  dir.path(), limit);
         QVERIFY2(complete.status == 1 && complete.err.contains("memory"), complete.err.constData());
     }
@@ -176,15 +182,15 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         QVERIFY(writeStack(dir.filePath(QStringLiteral("small.fits")), 32, 1));
-        const long long floor = addressSpaceFloor(args({"reconstruct", "--input", "small.fits", "--wavelength", "633nm", "--sampling", "2",
-                                                        "--max-iterations", "5", "--quiet"}),
-                                                  dir.path(), [](const Run& r) { return r.status == 0; });
+        const long long floor = addressSpaceFloor(
+            args({"reconstruct", "--input", "small.fits", "--wavelength", "633nm", "--sampling", "2", "--max-iterations", "5", "--quiet"}),
+            dir.path(), [](const Run& r) { return r.status == 0; });
         QVERIFY2(floor > 0, "a small fit did not run under any limit");
         const QByteArray png = largePng(8000);
         QVERIFY(png.size() < 1 << 20);
         QVERIFY(writeFile(dir.filePath(QStringLiteral("big.png")), png));
-        const Run r = cli(args({"reconstruct", "--input", "big.png", "--wavelength", "633nm", "--sampling", "2", "--crop", "64", "--max-iterations",
-                                "5", "--quiet", "--json", "r.json"}),
+        const Run r = cli(args({"reconstruct", "--input", "big.png", "--wavelength", "633nm", "--sampling", "2", "--crop", "64",
+                                "--max-iterations", "5", "--quiet", "--json", "r.json"}),
                           dir.path(), addressSpace(floor + 1100));
         QVERIFY2(r.status == 0, r.err.constData());
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("r.json"))));
@@ -207,11 +213,13 @@ private slots:
         QVERIFY(writeFile(dir.filePath(QStringLiteral("w.fits")), bad));
         const Run refused = cli(args({"reconstruct", "--input", "w.fits", "--quiet"}), dir.path());
         QVERIFY2(refused.status == 2 && refused.err.contains("warning: w.fits: keyword WAVELENG = 'abc' is not a number; ignored")
-                     && refused.err.contains("the wavelength is unknown: give --wavelength (e.g. 633nm); w.fits: keyword WAVELENG = 'abc' is not a number"),
+                     && refused.err.contains(
+                         "the wavelength is unknown: give --wavelength (e.g. 633nm); w.fits: keyword WAVELENG = 'abc' is not a number"),
                  refused.err.constData());
 
         // The simulated PSF reaches the edge of its 32 x 32 planes: a preparation warning, now in the JSON too.
-        const Run fitted = cli(args({"reconstruct", "--input", "d.fits", "--max-iterations", "5", "--quiet", "--json", "r.json"}), dir.path());
+        const Run fitted =
+            cli(args({"reconstruct", "--input", "d.fits", "--max-iterations", "5", "--quiet", "--json", "r.json"}), dir.path());
         QVERIFY2(fitted.status == 0 && fitted.err.contains("the PSF reaches the edge of the image"), fitted.err.constData());
         QFile json(dir.filePath(QStringLiteral("r.json")));
         QVERIFY(json.open(QIODevice::ReadOnly));
@@ -260,7 +268,8 @@ private slots:
         const Run manifest = cli(args({"batch", "--out", "out", "--manifest", "pipe"}), dir.path());
         QVERIFY2(manifest.status == 1 && manifest.err.contains("give a manifest (text)"), manifest.err.constData());
         const Run input = cli(args({"batch", "--out", "out", "pipe"}), dir.path());
-        QVERIFY2(input.out.contains("pipe: is not a regular file (a FIFO, device or socket); give an image file") && !input.out.contains("not found"),
+        QVERIFY2(input.out.contains("pipe: is not a regular file (a FIFO, device or socket); give an image file")
+                     && !input.out.contains("not found"),
                  input.out.constData());
     }
 
@@ -272,21 +281,26 @@ private slots:
         QVERIFY(dir.isValid());
         QCOMPARE(cli(args({"simulate", "--grid", "32", "--order", "2", "--out", "d.fits"}), dir.path()).status, 0);
         QVERIFY(writeFile(dir.filePath(QStringLiteral("d.fits.json")), R"({"pixel_pitch": "6.5um", "na": 0.1})"));
-        const Run files = cli(args({"reconstruct", "--input", "d.fits", "--immersion", "1.33", "--max-iterations", "3", "--save-session", "s.json"}),
-                              dir.path());
+        const Run files =
+            cli(args({"reconstruct", "--input", "d.fits", "--immersion", "1.33", "--max-iterations", "3", "--save-session", "s.json"}),
+                dir.path());
         QVERIFY2(files.status == 0, files.err.constData());
-        for (const char* line : {"metadata: wavelength 633 nm (d.fits: keyword WAVELENG)", "metadata: samplingQ 2 (d.fits: keyword SAMPLING)",
-                                 "metadata: pixelPitch 6.5 um (d.fits.json)", "metadata: numericalAperture 0.1 (d.fits.json)",
-                                 "metadata: immersionIndex 1.33 (command line)", "metadata: defocusModel paraxial (default)",
-                                 "metadata: defocus of d.fits[0,0] -1 waves (d.fits: keyword DEFOCUS1)"})
-            QVERIFY2(files.out.contains(line), qPrintable(QStringLiteral("%1 not in\n%2").arg(QString::fromUtf8(line), QString::fromUtf8(files.out))));
+        for (const char* line :
+             {"metadata: wavelength 633 nm (d.fits: keyword WAVELENG)", "metadata: samplingQ 2 (d.fits: keyword SAMPLING)",
+              "metadata: pixelPitch 6.5 um (d.fits.json)", "metadata: numericalAperture 0.1 (d.fits.json)",
+              "metadata: immersionIndex 1.33 (command line)", "metadata: defocusModel paraxial (default)",
+              "metadata: defocus of d.fits[0,0] -1 waves (d.fits: keyword DEFOCUS1)"})
+            QVERIFY2(files.out.contains(line),
+                     qPrintable(QStringLiteral("%1 not in\n%2").arg(QString::fromUtf8(line), QString::fromUtf8(files.out))));
         QCOMPARE(files.out.count("metadata: wavelength"), 1);
 
         const Run session = cli(args({"reconstruct", "--session", "s.json", "--wavelength", "600nm", "--max-iterations", "3"}), dir.path());
         QVERIFY2(session.status == 0, session.err.constData());
-        for (const char* line : {"metadata: wavelength 600 nm (command line)", "metadata: immersionIndex 1.33 (session s.json (command line))",
-                                 "metadata: pixelPitch 6.5 um (session s.json (d.fits.json))"})
-            QVERIFY2(session.out.contains(line), qPrintable(QStringLiteral("%1 not in\n%2").arg(QString::fromUtf8(line), QString::fromUtf8(session.out))));
+        for (const char* line :
+             {"metadata: wavelength 600 nm (command line)", "metadata: immersionIndex 1.33 (session s.json (command line))",
+              "metadata: pixelPitch 6.5 um (session s.json (d.fits.json))"})
+            QVERIFY2(session.out.contains(line),
+                     qPrintable(QStringLiteral("%1 not in\n%2").arg(QString::fromUtf8(line), QString::fromUtf8(session.out))));
     }
 
     // The recount's nonsense accepted: a truncated stack fitted as the planes it kept, --grid 0 taken as the data's
@@ -301,12 +315,15 @@ private slots:
         const QByteArray bytes = fits.readAll();
         for (qsizetype size : {bytes.size() / 2, bytes.size() - 1}) {
             QVERIFY(writeFile(dir.filePath(QStringLiteral("t.fits")), bytes.left(size)));
-            const Run r = cli(args({"reconstruct", "--input", "t.fits", "--quiet", "--max-iterations", "5", "--json", "r.json"}), dir.path());
-            QVERIFY2(r.status == 1 && r.err.contains("the file may be truncated") && r.err.contains("the planes left are not the stack the file holds")
-                         && r.err.count("pixels unreadable") == 1 && !QFile::exists(dir.filePath(QStringLiteral("r.json"))),
+            const Run r =
+                cli(args({"reconstruct", "--input", "t.fits", "--quiet", "--max-iterations", "5", "--json", "r.json"}), dir.path());
+            QVERIFY2(r.status == 1 && r.err.contains("the file may be truncated")
+                         && r.err.contains("the planes left are not the stack the file holds") && r.err.count("pixels unreadable") == 1
+                         && !QFile::exists(dir.filePath(QStringLiteral("r.json"))),
                      r.err.constData());
         }
-        const Run chosen = cli(args({"reconstruct", "--input", "t.fits", "--planes", "0,1", "--quiet", "--max-iterations", "5"}), dir.path());
+        const Run chosen =
+            cli(args({"reconstruct", "--input", "t.fits", "--planes", "0,1", "--quiet", "--max-iterations", "5"}), dir.path());
         QVERIFY2(chosen.status == 0 && chosen.err.contains("kept the 2 plane(s) before it"), chosen.err.constData());
 
         const Run grid = cli(args({"reconstruct", "--input", "d.fits", "--grid", "0", "--quiet"}), dir.path());

@@ -102,16 +102,16 @@ private:
     // A reconstruct of the simulated data that takes a moment: outputs are written after it.
     static QStringList quickFit()
     {
-        return {QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("d.fits"), QStringLiteral("--max-iterations"),
-                QStringLiteral("15"), QStringLiteral("--quiet")};
+        return {QStringLiteral("reconstruct"),      QStringLiteral("--input"), QStringLiteral("d.fits"),
+                QStringLiteral("--max-iterations"), QStringLiteral("15"),      QStringLiteral("--quiet")};
     }
 
 private slots:
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
-        const Run sim = cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("32"), QStringLiteral("--order"), QStringLiteral("2"),
-                             QStringLiteral("--out"), QStringLiteral("d.fits")});
+        const Run sim = cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("32"), QStringLiteral("--order"),
+                             QStringLiteral("2"), QStringLiteral("--out"), QStringLiteral("d.fits")});
         QVERIFY2(sim.status == 0, sim.err.constData());
     }
 
@@ -123,7 +123,8 @@ private slots:
         QVERIFY2(run.out.startsWith("index,n,m,name,value_waves,"), run.out.constData()); // the table (its header row), not the summary
         QVERIFY(run.err.contains("Wavefront Studio reconstruction"));
         QVERIFY(!QFile::exists(m_dir.filePath(QStringLiteral("-"))));
-        const Run two = cli(quickFit() << QStringLiteral("--csv") << QStringLiteral("-") << QStringLiteral("--json") << QStringLiteral("-"));
+        const Run two =
+            cli(quickFit() << QStringLiteral("--csv") << QStringLiteral("-") << QStringLiteral("--json") << QStringLiteral("-"));
         QCOMPARE(two.status, 2);
         QCOMPARE(cli(quickFit() << QStringLiteral("--phase-out") << QStringLiteral("-")).status, 2); // FITS is not text
     }
@@ -138,14 +139,15 @@ private slots:
                                  << QStringLiteral("--psf-out") << QStringLiteral("f-psf.fits") << QStringLiteral("--results-fits")
                                  << QStringLiteral("f-all.fits") << QStringLiteral("--json") << QStringLiteral("f.json"));
         QVERIFY2(run.status == 0, run.err.constData());
-        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"), QStringLiteral("32"),
-                   QStringLiteral("--max-iterations"), QStringLiteral("5"), QStringLiteral("--quiet"), QStringLiteral("--phase-out"),
-                   QStringLiteral("p-phase.fits"), QStringLiteral("--results-fits"), QStringLiteral("p-all.fits"), QStringLiteral("--psf-out"),
-                   QStringLiteral("p-psf.fits"), QStringLiteral("--json"), QStringLiteral("p.json")});
+        run = cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"),
+                   QStringLiteral("32"), QStringLiteral("--max-iterations"), QStringLiteral("5"), QStringLiteral("--quiet"),
+                   QStringLiteral("--phase-out"), QStringLiteral("p-phase.fits"), QStringLiteral("--results-fits"),
+                   QStringLiteral("p-all.fits"), QStringLiteral("--psf-out"), QStringLiteral("p-psf.fits"), QStringLiteral("--json"),
+                   QStringLiteral("p.json")});
         QVERIFY2(run.status == 0, run.err.constData());
-        for (const QString& name : {QStringLiteral("d.fits"), QStringLiteral("f-phase.fits"), QStringLiteral("f-model.fits"), QStringLiteral("f-res.fits"),
-                                    QStringLiteral("f-psf.fits"), QStringLiteral("f-all.fits"), QStringLiteral("p-phase.fits"), QStringLiteral("p-all.fits"),
-                                    QStringLiteral("p-psf.fits")}) {
+        for (const QString& name : {QStringLiteral("d.fits"), QStringLiteral("f-phase.fits"), QStringLiteral("f-model.fits"),
+                                    QStringLiteral("f-res.fits"), QStringLiteral("f-psf.fits"), QStringLiteral("f-all.fits"),
+                                    QStringLiteral("p-phase.fits"), QStringLiteral("p-all.fits"), QStringLiteral("p-psf.fits")}) {
             const wfs::test::ToolResult verified = wfs::test::fitsverify(m_dir.filePath(name));
             if (verified.missing)
                 QSKIP("fitsverify is not installed (scripts/setup.sh installs it)");
@@ -159,14 +161,16 @@ private slots:
             at = bytes.indexOf(QByteArray("EXTNAME = '") + ext, at);
             QVERIFY2(at > 0, ext);
         }
-        const wfs::test::ToolResult schema = wfs::test::validateResultJson({m_dir.filePath(QStringLiteral("f.json")), m_dir.filePath(QStringLiteral("p.json"))});
+        const wfs::test::ToolResult schema =
+            wfs::test::validateResultJson({m_dir.filePath(QStringLiteral("f.json")), m_dir.filePath(QStringLiteral("p.json"))});
         if (!schema.missing)
             QVERIFY2(schema.ok, qPrintable(schema.output));
         // The same header keywords for a preset as for a file (apart from what names the input).
         auto described = [](QStringList names) {
             names.removeIf([](const QString& n) {
-                return n.startsWith(QLatin1String("INPUT")) || n.startsWith(QLatin1String("ZC")) || n.startsWith(QLatin1String("ZE")) || n == QLatin1String("PRESET")
-                       || n == QLatin1String("LONGSTRN") || n == QLatin1String("COMMENT") || n == QLatin1String("CONTINUE");
+                return n.startsWith(QLatin1String("INPUT")) || n.startsWith(QLatin1String("ZC")) || n.startsWith(QLatin1String("ZE"))
+                       || n == QLatin1String("PRESET") || n == QLatin1String("LONGSTRN") || n == QLatin1String("COMMENT")
+                       || n == QLatin1String("CONTINUE");
             });
             return names;
         };
@@ -188,19 +192,21 @@ private slots:
     void pupilFunctionOutputs()
     {
         const Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("pupil"), QStringLiteral("--quiet"),
-                             QStringLiteral("--no-uncertainty"), QStringLiteral("--pupil-out"), QStringLiteral("pupil.fits"), QStringLiteral("--amplitude-png"),
-                             QStringLiteral("amp.png"), QStringLiteral("--zonal-png"), QStringLiteral("zonal.png"), QStringLiteral("--psf-stack-out"),
-                             QStringLiteral("stack.fits"), QStringLiteral("--psf-z=-2w:2w:0.5w"), QStringLiteral("--json"), QStringLiteral("pupil.json")});
+                             QStringLiteral("--no-uncertainty"), QStringLiteral("--pupil-out"), QStringLiteral("pupil.fits"),
+                             QStringLiteral("--amplitude-png"), QStringLiteral("amp.png"), QStringLiteral("--zonal-png"),
+                             QStringLiteral("zonal.png"), QStringLiteral("--psf-stack-out"), QStringLiteral("stack.fits"),
+                             QStringLiteral("--psf-z=-2w:2w:0.5w"), QStringLiteral("--json"), QStringLiteral("pupil.json")});
         QVERIFY2(run.status == 0, run.err.constData());
         QVERIFY2(run.out.contains("pupil: phase both, amplitude zonal; beyond the Zernike terms:"), run.out.constData());
         const Run tiff = cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("pupil"), QStringLiteral("--quiet"),
-                              QStringLiteral("--no-uncertainty"), QStringLiteral("--psf-stack-out"), QStringLiteral("stack.tif"), QStringLiteral("--psf-crop"),
-                              QStringLiteral("32")});
+                              QStringLiteral("--no-uncertainty"), QStringLiteral("--psf-stack-out"), QStringLiteral("stack.tif"),
+                              QStringLiteral("--psf-crop"), QStringLiteral("32")});
         QVERIFY2(tiff.status == 0, tiff.err.constData());
         QFile tif(m_dir.filePath(QStringLiteral("stack.tif")));
         QVERIFY(tif.open(QIODevice::ReadOnly));
         const QByteArray tifBytes = tif.readAll();
-        const wfs::ImageFileContent pages = wfs::readTiffMemory(reinterpret_cast<const std::uint8_t*>(tifBytes.constData()), size_t(tifBytes.size()), "stack.tif");
+        const wfs::ImageFileContent pages =
+            wfs::readTiffMemory(reinterpret_cast<const std::uint8_t*>(tifBytes.constData()), size_t(tifBytes.size()), "stack.tif");
         QCOMPARE(int(pages.planes.size()), 21); // the default: 21 planes over the fitted range
         QCOMPARE(pages.planes.front().width, 32);
         QFile fits(m_dir.filePath(QStringLiteral("pupil.fits")));
@@ -225,11 +231,14 @@ private slots:
             {{QStringLiteral("--regularization"), QStringLiteral("nan")}, "regularization"},
             {{QStringLiteral("--gain"), QStringLiteral("-1")}, "camera gain"},
             {{QStringLiteral("--pupil-phase"), QStringLiteral("zonall")}, "pupil-phase"},
-            {{QStringLiteral("--psf-z"), QStringLiteral("1um:-1um:0.1um"), QStringLiteral("--psf-stack-out"), QStringLiteral("x.fits")}, "--psf-z"},
+            {{QStringLiteral("--psf-z"), QStringLiteral("1um:-1um:0.1um"), QStringLiteral("--psf-stack-out"), QStringLiteral("x.fits")},
+             "--psf-z"},
             {{QStringLiteral("--psf-crop"), QStringLiteral("32")}, "applies to --psf-stack-out"},
-            {{QStringLiteral("--psf-crop"), QStringLiteral("nan"), QStringLiteral("--psf-stack-out"), QStringLiteral("x.fits")}, "--psf-crop"},
+            {{QStringLiteral("--psf-crop"), QStringLiteral("nan"), QStringLiteral("--psf-stack-out"), QStringLiteral("x.fits")},
+             "--psf-crop"},
             {{QStringLiteral("--psf-crop"), QStringLiteral("33"), QStringLiteral("--psf-stack-out"), QStringLiteral("x.fits")}, "even"},
-            {{QStringLiteral("--psf-pixel"), QStringLiteral("banana"), QStringLiteral("--psf-stack-out"), QStringLiteral("x.fits")}, "--psf-pixel"},
+            {{QStringLiteral("--psf-pixel"), QStringLiteral("banana"), QStringLiteral("--psf-stack-out"), QStringLiteral("x.fits")},
+             "--psf-pixel"},
         };
         for (const auto& [flags, message] : bad) {
             const Run refused = cli(quickFit() << flags);
@@ -243,7 +252,8 @@ private slots:
     {
         // Defect 7: the same file twice, or an input as an output (even with --force), exit 2 before fitting.
         const QStringList before = files();
-        Run run = cli(quickFit() << QStringLiteral("--json") << QStringLiteral("s.out") << QStringLiteral("--csv") << QStringLiteral("./s.out"));
+        Run run =
+            cli(quickFit() << QStringLiteral("--json") << QStringLiteral("s.out") << QStringLiteral("--csv") << QStringLiteral("./s.out"));
         QCOMPARE(run.status, 2);
         QVERIFY2(run.err.contains("name the same file"), run.err.constData());
         const QByteArray input = md5(m_dir.filePath(QStringLiteral("d.fits")));
@@ -253,8 +263,8 @@ private slots:
         QCOMPARE(md5(m_dir.filePath(QStringLiteral("d.fits"))), input);
         QCOMPARE(files(), before);
         // simulate: --out whose truth file is the --truth input.
-        run = cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("32"), QStringLiteral("--truth"), QStringLiteral("d.truth.json"),
-                   QStringLiteral("--out"), QStringLiteral("d.fits"), QStringLiteral("--force")});
+        run = cli({QStringLiteral("simulate"), QStringLiteral("--grid"), QStringLiteral("32"), QStringLiteral("--truth"),
+                   QStringLiteral("d.truth.json"), QStringLiteral("--out"), QStringLiteral("d.fits"), QStringLiteral("--force")});
         QCOMPARE(run.status, 2);
         QCOMPARE(md5(m_dir.filePath(QStringLiteral("d.fits"))), input);
     }
@@ -275,8 +285,8 @@ private slots:
         // Defect 1 through a real limit: with ulimit -f 16 KiB the model cube (3 x 32 x 32 doubles) cannot
         // be written; exit 1 naming it, and neither it, the JSON and CSV written before it, nor a temporary remain.
         const QStringList before = files();
-        const Run run = cli(quickFit() << QStringLiteral("--json") << QStringLiteral("r.json") << QStringLiteral("--csv") << QStringLiteral("c.csv")
-                                       << QStringLiteral("--model-out") << QStringLiteral("m.fits"),
+        const Run run = cli(quickFit() << QStringLiteral("--json") << QStringLiteral("r.json") << QStringLiteral("--csv")
+                                       << QStringLiteral("c.csv") << QStringLiteral("--model-out") << QStringLiteral("m.fits"),
                             true);
         QCOMPARE(run.status, 1);
         QVERIFY2(run.err.contains("m.fits") && run.err.contains("File too large"), run.err.constData());
@@ -287,8 +297,8 @@ private slots:
     {
         // Defect 3: used to hang forever.
         QCOMPARE(::mkfifo(m_dir.filePath(QStringLiteral("pipe.fits")).toLocal8Bit().constData(), 0600), 0);
-        const Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("pipe.fits"), QStringLiteral("--wavelength"),
-                             QStringLiteral("633nm")});
+        const Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), QStringLiteral("pipe.fits"),
+                             QStringLiteral("--wavelength"), QStringLiteral("633nm")});
         QCOMPARE(run.status, 1);
         QVERIFY2(run.err.contains("not a regular file"), run.err.constData());
         QFile::remove(m_dir.filePath(QStringLiteral("pipe.fits")));
@@ -323,7 +333,8 @@ private slots:
     void warningsOnceOnStandardError()
     {
         // One in-focus plane: the sign-ambiguity warning, once, on stderr only.
-        const Run run = cli(quickFit() << QStringLiteral("--planes") << QStringLiteral("1") << QStringLiteral("--defocus") << QStringLiteral("0"));
+        const Run run =
+            cli(quickFit() << QStringLiteral("--planes") << QStringLiteral("1") << QStringLiteral("--defocus") << QStringLiteral("0"));
         QVERIFY2(run.status == 0, run.err.constData());
         QVERIFY(!run.out.contains("warning"));
         QCOMPARE(run.err.count("no plane is defocused"), 1);
@@ -351,14 +362,15 @@ private slots:
         QList<QProcess*> runs;
         for (int i = 0; i < 3; ++i)
             runs << startCli(quickFit() << QStringLiteral("--threads") << QStringLiteral("2") << QStringLiteral("--csv")
-                                        << QStringLiteral("c%1.csv").arg(i) << QStringLiteral("--phase-out") << QStringLiteral("p%1.fits").arg(i),
+                                        << QStringLiteral("c%1.csv").arg(i) << QStringLiteral("--phase-out")
+                                        << QStringLiteral("p%1.fits").arg(i),
                              m_dir.path(), &owner);
         for (QProcess* p : runs) {
             const Run r = finish(p);
             QVERIFY2(r.status == 0, r.err.constData());
         }
-        const Run last = cli(quickFit() << QStringLiteral("--threads") << QStringLiteral("2") << QStringLiteral("--csv") << QStringLiteral("c3.csv")
-                                        << QStringLiteral("--phase-out") << QStringLiteral("p3.fits"));
+        const Run last = cli(quickFit() << QStringLiteral("--threads") << QStringLiteral("2") << QStringLiteral("--csv")
+                                        << QStringLiteral("c3.csv") << QStringLiteral("--phase-out") << QStringLiteral("p3.fits"));
         QVERIFY2(last.status == 0, last.err.constData());
         for (int i = 1; i < 4; ++i) {
             QCOMPARE(md5(m_dir.filePath(QStringLiteral("c%1.csv").arg(i))), md5(m_dir.filePath(QStringLiteral("c0.csv"))));

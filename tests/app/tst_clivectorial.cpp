@@ -24,12 +24,15 @@ private:
     // The PSF-generator case at a test's size: NA 1.4 oil onto a water sample, 2 um deep, 5 planes.
     static QStringList psf(const QStringList& extra)
     {
-        return QStringList{QStringLiteral("psf"),          QStringLiteral("--model"),        QStringLiteral("vectorial"),
-                           QStringLiteral("--na"),         QStringLiteral("1.4"),            QStringLiteral("--immersion"),
-                           QStringLiteral("1.515"),        QStringLiteral("--sample-index"), QStringLiteral("1.33"),
-                           QStringLiteral("--emitter-depth"), QStringLiteral("2um"),         QStringLiteral("--wavelength"),
-                           QStringLiteral("600nm"),        QStringLiteral("--pixel-scale"),  QStringLiteral("65nm"),
-                           QStringLiteral("--size"),       QStringLiteral("32"),             QStringLiteral("--psf-z=-1um:1um:500nm")}
+        return QStringList{QStringLiteral("psf"),       QStringLiteral("--model"),
+                           QStringLiteral("vectorial"), QStringLiteral("--na"),
+                           QStringLiteral("1.4"),       QStringLiteral("--immersion"),
+                           QStringLiteral("1.515"),     QStringLiteral("--sample-index"),
+                           QStringLiteral("1.33"),      QStringLiteral("--emitter-depth"),
+                           QStringLiteral("2um"),       QStringLiteral("--wavelength"),
+                           QStringLiteral("600nm"),     QStringLiteral("--pixel-scale"),
+                           QStringLiteral("65nm"),      QStringLiteral("--size"),
+                           QStringLiteral("32"),        QStringLiteral("--psf-z=-1um:1um:500nm")}
                + extra;
     }
 
@@ -60,7 +63,8 @@ private slots:
                 }
             QVERIFY2(peak > 0.0, qPrintable(QStringLiteral("plane %1 is empty").arg(k)));
             // Both formats store 32-bit floats or better: the same values to float rounding.
-            QVERIFY2(largest <= 1e-6 * peak, qPrintable(QStringLiteral("plane %1: FITS and TIFF differ by %2 of the peak").arg(k).arg(largest / peak)));
+            QVERIFY2(largest <= 1e-6 * peak,
+                     qPrintable(QStringLiteral("plane %1: FITS and TIFF differ by %2 of the peak").arg(k).arg(largest / peak)));
         }
     }
 
@@ -81,7 +85,8 @@ private slots:
                     asymmetry = std::max(asymmetry, std::abs(p.at(r, c) - p.at(r, 32 - c)));
                     asymmetry = std::max(asymmetry, std::abs(p.at(r, c) - p.at(32 - r, c)));
                 }
-            QVERIFY2(asymmetry <= 1e-5 * peak, qPrintable(QStringLiteral("plane %1: mirror asymmetry %2 of the peak").arg(k).arg(asymmetry / peak)));
+            QVERIFY2(asymmetry <= 1e-5 * peak,
+                     qPrintable(QStringLiteral("plane %1: mirror asymmetry %2 of the peak").arg(k).arg(asymmetry / peak)));
         }
     }
 
@@ -89,14 +94,14 @@ private slots:
     {
         QTest::addColumn<QStringList>("extra");
         QTest::addColumn<QString>("named");
-        QTest::newRow("NA above the immersion index") << QStringList{QStringLiteral("--na"), QStringLiteral("1.6")}
-                                                      << QStringLiteral("exceeds the immersion index");
+        QTest::newRow("NA above the immersion index")
+            << QStringList{QStringLiteral("--na"), QStringLiteral("1.6")} << QStringLiteral("exceeds the immersion index");
         QTest::newRow("sample index below 1") << QStringList{QStringLiteral("--sample-index"), QStringLiteral("0.8")}
                                               << QStringLiteral("--sample-index");
         QTest::newRow("negative depth") << QStringList{QStringLiteral("--emitter-depth"), QStringLiteral("-1um")}
                                         << QStringLiteral("--emitter-depth");
-        QTest::newRow("dipole angle out of range") << QStringList{QStringLiteral("--dipole"), QStringLiteral("200,0")}
-                                                   << QStringLiteral("--dipole");
+        QTest::newRow("dipole angle out of range")
+            << QStringList{QStringLiteral("--dipole"), QStringLiteral("200,0")} << QStringLiteral("--dipole");
     }
 
     void badOpticsAreRefusedByName()
@@ -133,7 +138,8 @@ private slots:
             const QJsonObject row = QJsonDocument::fromJson(line).object();
             QCOMPARE(row.value(QStringLiteral("grid")).toInt(), 32);
             for (const char* key : {"planes", "order", "fields", "eval_ms", "ratio_to_scalar"})
-                QVERIFY2(row.contains(QLatin1String(key)), qPrintable(QStringLiteral("no %1 in %2").arg(QLatin1String(key), QString::fromUtf8(line))));
+                QVERIFY2(row.contains(QLatin1String(key)),
+                         qPrintable(QStringLiteral("no %1 in %2").arg(QLatin1String(key), QString::fromUtf8(line))));
             QVERIFY(row.value(QStringLiteral("eval_ms")).toDouble() > 0.0);
         }
     }

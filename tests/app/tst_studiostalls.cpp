@@ -59,10 +59,11 @@ private slots:
 
     void refusals()
     {
-        for (const QStringList& args : {QStringList{QStringLiteral("--measure-stalls"), QStringLiteral("5")},
-                                        QStringList{QStringLiteral("--live-demo"), QStringLiteral("--measure-stalls"), QStringLiteral("soon")},
-                                        QStringList{QStringLiteral("--live-demo"), QStringLiteral("--hold-reference-after"), QStringLiteral("0")},
-                                        QStringList{QStringLiteral("--hold-reference-after"), QStringLiteral("3")}}) {
+        for (const QStringList& args :
+             {QStringList{QStringLiteral("--measure-stalls"), QStringLiteral("5")},
+              QStringList{QStringLiteral("--live-demo"), QStringLiteral("--measure-stalls"), QStringLiteral("soon")},
+              QStringList{QStringLiteral("--live-demo"), QStringLiteral("--hold-reference-after"), QStringLiteral("0")},
+              QStringList{QStringLiteral("--hold-reference-after"), QStringLiteral("3")}}) {
             const Run run = studio(args);
             QCOMPARE(run.status, 2);
             QCOMPARE(run.err.count('\n'), 1);

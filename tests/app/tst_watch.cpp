@@ -91,7 +91,8 @@ public:
             QStringList quoted;
             for (const QString& a : QStringList{QStringLiteral(WFS_CLI_PATH), QStringLiteral("watch")} + args)
                 quoted << QLatin1Char('\'') + a + QLatin1Char('\'');
-            m_process.start(QStringLiteral("bash"), {QStringLiteral("-c"), shell + QStringLiteral(" exec ") + quoted.join(QLatin1Char(' '))});
+            m_process.start(QStringLiteral("bash"),
+                            {QStringLiteral("-c"), shell + QStringLiteral(" exec ") + quoted.join(QLatin1Char(' '))});
         }
     }
     ~Watch()
@@ -154,9 +155,10 @@ private:
 
     void simulate(const QString& out, int grid, int seed)
     {
-        const wfs::test::ProgramRun p = wfs::test::runProgram(QStringLiteral(WFS_CLI_PATH), {QStringLiteral("simulate"), QStringLiteral("--preset"), QStringLiteral("demo"),
-                                                                                             QStringLiteral("--grid"), QString::number(grid), QStringLiteral("--seed"),
-                                                                                             QString::number(seed), QStringLiteral("--out"), out});
+        const wfs::test::ProgramRun p =
+            wfs::test::runProgram(QStringLiteral(WFS_CLI_PATH),
+                                  {QStringLiteral("simulate"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"),
+                                   QString::number(grid), QStringLiteral("--seed"), QString::number(seed), QStringLiteral("--out"), out});
         QVERIFY2(p.status == 0, p.err.constData());
     }
 
@@ -171,8 +173,9 @@ private slots:
             simulate(source(seed), 64, seed);
         simulate(path(QStringLiteral("src/small.fits")), 32, 9); // another shape
         // Order 3 keeps each fit short; the metadata come from each stack's FITS header.
-        QVERIFY(wfs::test::writeFile(path(QStringLiteral("settings.json")),
-                  R"({"format": "wavefront-studio-session", "format_version": 1, "model": {"order": 3}, "solver": {"threads": 1}})"));
+        QVERIFY(wfs::test::writeFile(
+            path(QStringLiteral("settings.json")),
+            R"({"format": "wavefront-studio-session", "format_version": 1, "model": {"order": 3}, "solver": {"threads": 1}})"));
     }
 
     // The writer process writes in chunks, renames, writes noise and dies mid-file; the watch fits only the
@@ -181,16 +184,18 @@ private slots:
     {
         const QString in = path(QStringLiteral("in"));
         QVERIFY(QDir().mkpath(in));
-        Watch watch({in, QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), path(QStringLiteral("live.jsonl")),
-                     QStringLiteral("--csv"), path(QStringLiteral("trend.csv")), QStringLiteral("--save-results"), path(QStringLiteral("results")),
-                     QStringLiteral("--stable-ms"), QStringLiteral("1500"), QStringLiteral("--max-stacks"), QStringLiteral("5")},
+        Watch watch({in, QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"),
+                     path(QStringLiteral("live.jsonl")), QStringLiteral("--csv"), path(QStringLiteral("trend.csv")),
+                     QStringLiteral("--save-results"), path(QStringLiteral("results")), QStringLiteral("--stable-ms"),
+                     QStringLiteral("1500"), QStringLiteral("--max-stacks"), QStringLiteral("5")},
                     m_dir.path());
         QVERIFY(watch.waitFor("watching ")); // set up: a rename from now on counts as one
         QProcess writer;
-        writer.start(m_python, {QStringLiteral(WFS_SOURCE_DIR "/tests/app/live_writer.py"), in, QStringLiteral("--pause"), QStringLiteral("0.5"),
-                                QStringLiteral("chunks:%1:s_0001.fits").arg(source(1)), QStringLiteral("rename:%1:s_0002.fits").arg(source(2)),
-                                QStringLiteral("chunks:%1:s_0003.fits").arg(source(3)), QStringLiteral("corrupt:%1:s_0004.fits").arg(source(4)),
-                                QStringLiteral("kill:%1:s_0005.fits").arg(source(4))});
+        writer.start(m_python,
+                     {QStringLiteral(WFS_SOURCE_DIR "/tests/app/live_writer.py"), in, QStringLiteral("--pause"), QStringLiteral("0.5"),
+                      QStringLiteral("chunks:%1:s_0001.fits").arg(source(1)), QStringLiteral("rename:%1:s_0002.fits").arg(source(2)),
+                      QStringLiteral("chunks:%1:s_0003.fits").arg(source(3)), QStringLiteral("corrupt:%1:s_0004.fits").arg(source(4)),
+                      QStringLiteral("kill:%1:s_0005.fits").arg(source(4))});
         QVERIFY(writer.waitForFinished(kGuardMs));
         QCOMPARE(writer.exitStatus(), QProcess::CrashExit); // it killed itself mid-file
         QCOMPARE(writer.readAllStandardOutput().count("wrote "), 4);
@@ -211,8 +216,9 @@ private slots:
             for (const QJsonValue& s : r.value(QStringLiteral("skipped")).toArray())
                 accounted.insert(s.toString());
         }
-        QCOMPARE(accounted, (std::multiset<QString>{QStringLiteral("s_0001.fits"), QStringLiteral("s_0002.fits"), QStringLiteral("s_0003.fits"),
-                                                    QStringLiteral("s_0004.fits"), QStringLiteral("s_0005.fits")}));
+        QCOMPARE(accounted,
+                 (std::multiset<QString>{QStringLiteral("s_0001.fits"), QStringLiteral("s_0002.fits"), QStringLiteral("s_0003.fits"),
+                                         QStringLiteral("s_0004.fits"), QStringLiteral("s_0005.fits")}));
         // The noise and the half-written file are error rows, unless a newer stack won over them.
         for (const char* bad : {"s_0004.fits", "s_0005.fits"})
             if (byStack.count(QLatin1String(bad))) {
@@ -229,25 +235,32 @@ private slots:
             if (r.value(QStringLiteral("status")).toString() == QLatin1String("ok"))
                 fitted << QDir(in).filePath(stack);
         QVERIFY2(fitted.size() >= 1, "at least the first complete stack is fitted");
-        const wfs::test::ProgramRun batch = wfs::test::runProgram(QStringLiteral(WFS_CLI_PATH), QStringList{QStringLiteral("batch"), QStringLiteral("--settings"),
-                                                                                                      path(QStringLiteral("settings.json")), QStringLiteral("--out"),
-                                                                                                      path(QStringLiteral("batch")), QStringLiteral("--quiet")}
-                                                                                               + fitted);
+        const wfs::test::ProgramRun batch =
+            wfs::test::runProgram(QStringLiteral(WFS_CLI_PATH),
+                                  QStringList{QStringLiteral("batch"), QStringLiteral("--settings"), path(QStringLiteral("settings.json")),
+                                              QStringLiteral("--out"), path(QStringLiteral("batch")), QStringLiteral("--quiet")}
+                                      + fitted);
         QVERIFY2(batch.status == 0, batch.err.constData());
         int warm = 0;
         for (const QString& file : fitted) {
             const QString stack = QFileInfo(file).fileName();
             const QJsonObject live = byStack[stack];
-            QCOMPARE(live.value(QStringLiteral("complete_rule")).toString(), stack == QLatin1String("s_0002.fits") ? QStringLiteral("renamed") : QStringLiteral("stable"));
+            QCOMPARE(live.value(QStringLiteral("complete_rule")).toString(),
+                     stack == QLatin1String("s_0002.fits") ? QStringLiteral("renamed") : QStringLiteral("stable"));
             warm += live.value(QStringLiteral("warm_started")).toBool();
             const std::map<int, double> a = coefficients(live);
-            const std::map<int, double> b = coefficients(QJsonDocument::fromJson(readAll(path(QStringLiteral("batch/%1.json").arg(QFileInfo(file).completeBaseName())))).object());
+            const std::map<int, double> b = coefficients(
+                QJsonDocument::fromJson(readAll(path(QStringLiteral("batch/%1.json").arg(QFileInfo(file).completeBaseName())))).object());
             QCOMPARE(a.size(), b.size());
             QVERIFY(a.size() >= 8);
             for (const auto& [index, waves] : a)
-                QVERIFY2(std::abs(waves - b.at(index)) < 2e-3, qPrintable(QStringLiteral("%1 Noll %2: live %3, batch %4").arg(stack).arg(index).arg(waves).arg(b.at(index))));
+                QVERIFY2(std::abs(waves - b.at(index)) < 2e-3,
+                         qPrintable(QStringLiteral("%1 Noll %2: live %3, batch %4").arg(stack).arg(index).arg(waves).arg(b.at(index))));
             // --save-results: the result as reconstruct writes it, beside its input's name.
-            QVERIFY(coefficients(QJsonDocument::fromJson(readAll(path(QStringLiteral("results/%1.json").arg(QFileInfo(file).completeBaseName())))).object()) == a);
+            QVERIFY(coefficients(
+                        QJsonDocument::fromJson(readAll(path(QStringLiteral("results/%1.json").arg(QFileInfo(file).completeBaseName()))))
+                            .object())
+                    == a);
         }
         QCOMPARE(warm, int(fitted.size()) - 1); // every fit after the first starts from the one before
         // The trend table: a header and one row per log row.
@@ -265,8 +278,9 @@ private slots:
         const QList<QJsonObject> before = logRows(path(QStringLiteral("live.jsonl")));
         QVERIFY(!before.isEmpty());
         renameIn(source(1), in, QStringLiteral("s_0006.fits"));
-        Watch watch({in, QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), path(QStringLiteral("live.jsonl")),
-                     QStringLiteral("--csv"), path(QStringLiteral("trend.csv")), QStringLiteral("--stable-ms"), QStringLiteral("200")},
+        Watch watch({in, QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"),
+                     path(QStringLiteral("live.jsonl")), QStringLiteral("--csv"), path(QStringLiteral("trend.csv")),
+                     QStringLiteral("--stable-ms"), QStringLiteral("200")},
                     m_dir.path());
         QVERIFY2(watch.waitFor("s_0006.fits"), watch.out().constData());
         // Two stacks of another size, one at a time (each waits for the row before it).
@@ -291,7 +305,9 @@ private slots:
             const QJsonObject t = after[before.size() + k];
             QCOMPARE(t.value(QStringLiteral("status")).toString(), QStringLiteral("failed"));
             QVERIFY(t.value(QStringLiteral("settings_mismatch")).toBool());
-            QVERIFY2(t.value(QStringLiteral("error")).toString().contains(QStringLiteral("3 planes of 32 x 32; the watch expects 3 planes of 64 x 64")),
+            QVERIFY2(t.value(QStringLiteral("error"))
+                         .toString()
+                         .contains(QStringLiteral("3 planes of 32 x 32; the watch expects 3 planes of 64 x 64")),
                      qPrintable(t.value(QStringLiteral("error")).toString()));
         }
         QCOMPARE(after.back().value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
@@ -306,8 +322,8 @@ private slots:
         const QString in = path(QStringLiteral("gone"));
         QVERIFY(QDir().mkpath(in));
         renameIn(source(1), in, QStringLiteral("g_0001.fits"));
-        Watch watch({in, QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), path(QStringLiteral("gone.jsonl")),
-                     QStringLiteral("--stable-ms"), QStringLiteral("200")},
+        Watch watch({in, QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"),
+                     path(QStringLiteral("gone.jsonl")), QStringLiteral("--stable-ms"), QStringLiteral("200")},
                     m_dir.path());
         QVERIFY(watch.waitFor("g_0001.fits"));
         QVERIFY(QDir(in).removeRecursively());
@@ -324,8 +340,8 @@ private slots:
     {
         const QString in = path(QStringLiteral("full"));
         QVERIFY(QDir().mkpath(in));
-        Watch watch({in, QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), path(QStringLiteral("full.jsonl")),
-                     QStringLiteral("--stable-ms"), QStringLiteral("200")},
+        Watch watch({in, QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"),
+                     path(QStringLiteral("full.jsonl")), QStringLiteral("--stable-ms"), QStringLiteral("200")},
                     m_dir.path(), QStringLiteral("ulimit -f 24;")); // 24 KiB: two or three rows
         QVERIFY(watch.waitFor("watching "));
         int written = 0;
@@ -355,14 +371,17 @@ private slots:
         simulate(path(QStringLiteral("src/tiny.fits")), 16, 5);
         const QString in = path(QStringLiteral("soak"));
         QVERIFY(QDir().mkpath(in));
-        QVERIFY(wfs::test::writeFile(path(QStringLiteral("tiny.json")),
-                  R"({"format": "wavefront-studio-session", "format_version": 1, "model": {"order": 2}, "solver": {"threads": 1, "uncertainty": false}})"));
-        Watch watch({in, QStringLiteral("--settings"), path(QStringLiteral("tiny.json")), QStringLiteral("--out"), path(QStringLiteral("soak.jsonl")),
-                     QStringLiteral("--stable-ms"), QStringLiteral("60000"), QStringLiteral("--max-stacks"), QStringLiteral("1000")},
+        QVERIFY(wfs::test::writeFile(
+            path(QStringLiteral("tiny.json")),
+            R"({"format": "wavefront-studio-session", "format_version": 1, "model": {"order": 2}, "solver": {"threads": 1, "uncertainty": false}})"));
+        Watch watch({in, QStringLiteral("--settings"), path(QStringLiteral("tiny.json")), QStringLiteral("--out"),
+                     path(QStringLiteral("soak.jsonl")), QStringLiteral("--stable-ms"), QStringLiteral("60000"),
+                     QStringLiteral("--max-stacks"), QStringLiteral("1000")},
                     m_dir.path());
         QVERIFY(watch.waitFor("watching "));
         QProcess writer;
-        writer.start(m_python, {QStringLiteral(WFS_SOURCE_DIR "/tests/app/live_writer.py"), in, QStringLiteral("--repeat"), QStringLiteral("1000"), QStringLiteral("--pause"), QStringLiteral("0.01"),
+        writer.start(m_python, {QStringLiteral(WFS_SOURCE_DIR "/tests/app/live_writer.py"), in, QStringLiteral("--repeat"),
+                                QStringLiteral("1000"), QStringLiteral("--pause"), QStringLiteral("0.01"),
                                 QStringLiteral("rename:%1:tiny_{}.fits").arg(path(QStringLiteral("src/tiny.fits")))});
         long rssEarly = -1, rssLate = -1;
         int lines = 0;
@@ -387,8 +406,8 @@ private slots:
             (r.value(QStringLiteral("status")).toString() == QLatin1String("ok") ? fitted : failed) += 1;
             skipped += int(r.value(QStringLiteral("skipped")).toArray().size());
         }
-        qInfo("soak: 1000 stacks: %d fitted, %d skipped, %d failed; watch RSS %ld KiB after stack 100, %ld KiB after stack 900+", fitted, skipped,
-              failed, rssEarly, rssLate);
+        qInfo("soak: 1000 stacks: %d fitted, %d skipped, %d failed; watch RSS %ld KiB after stack 100, %ld KiB after stack 900+", fitted,
+              skipped, failed, rssEarly, rssLate);
         QCOMPARE(failed, 0);
         QCOMPARE(fitted + skipped, 1000);
         QCOMPARE(lines, fitted);
@@ -402,9 +421,10 @@ private slots:
     {
         const QString in = path(QStringLiteral("camera"));
         QVERIFY(QDir().mkpath(in));
-        Watch watch({in, QStringLiteral("--preset"), QStringLiteral("live"), QStringLiteral("--stacks"), QStringLiteral("4"), QStringLiteral("--rate"),
-                     QStringLiteral("20"), QStringLiteral("--grid"), QStringLiteral("64"), QStringLiteral("--terms"), QStringLiteral("5=0.1,7=-0.05"),
-                     QStringLiteral("--out"), path(QStringLiteral("camera.jsonl"))},
+        Watch watch({in, QStringLiteral("--preset"), QStringLiteral("live"), QStringLiteral("--stacks"), QStringLiteral("4"),
+                     QStringLiteral("--rate"), QStringLiteral("20"), QStringLiteral("--grid"), QStringLiteral("64"),
+                     QStringLiteral("--terms"), QStringLiteral("5=0.1,7=-0.05"), QStringLiteral("--out"),
+                     path(QStringLiteral("camera.jsonl"))},
                     m_dir.path());
         QVERIFY2(watch.finish() == 0, watch.err().constData());
         QCOMPARE(QDir(in).entryList({QStringLiteral("live_*.fits")}, QDir::Files).size(), 4); // through the folder
@@ -415,13 +435,14 @@ private slots:
             QCOMPARE(r.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
             QCOMPARE(r.value(QStringLiteral("complete_rule")).toString(), QStringLiteral("renamed"));
             const std::map<int, double> c = coefficients(r);
-            QVERIFY2(std::abs(c.at(5) - 0.1) < 0.01 && std::abs(c.at(7) + 0.05) < 0.01, qPrintable(QStringLiteral("Noll 5 %1, Noll 7 %2").arg(c.at(5)).arg(c.at(7))));
+            QVERIFY2(std::abs(c.at(5) - 0.1) < 0.01 && std::abs(c.at(7) + 0.05) < 0.01,
+                     qPrintable(QStringLiteral("Noll 5 %1, Noll 7 %2").arg(c.at(5)).arg(c.at(7))));
             QVERIFY(std::abs(c.at(6)) < 0.01);
         }
         QCOMPARE(accounted, 4);
         // A camera setting out of range is refused before anything runs.
-        Watch bad({in, QStringLiteral("--preset"), QStringLiteral("live"), QStringLiteral("--rate"), QStringLiteral("0"), QStringLiteral("--out"),
-                   path(QStringLiteral("bad.jsonl"))},
+        Watch bad({in, QStringLiteral("--preset"), QStringLiteral("live"), QStringLiteral("--rate"), QStringLiteral("0"),
+                   QStringLiteral("--out"), path(QStringLiteral("bad.jsonl"))},
                   m_dir.path());
         QCOMPARE(bad.finish(), 2);
         QVERIFY2(bad.err().contains("rate"), bad.err().constData());
@@ -430,10 +451,10 @@ private slots:
     // bench live: one JSON row per rate with the contract's keys; every stack written is fitted or skipped.
     void benchLiveRows()
     {
-        const wfs::test::ProgramRun bench = wfs::test::runProgram(QStringLiteral(WFS_CLI_PATH), {QStringLiteral("bench"), QStringLiteral("live"), QStringLiteral("--rate"),
-                                                                                                 QStringLiteral("10,40"), QStringLiteral("--stacks"), QStringLiteral("6"),
-                                                                                                 QStringLiteral("--grid"), QStringLiteral("64"), QStringLiteral("--order"),
-                                                                                                 QStringLiteral("3")});
+        const wfs::test::ProgramRun bench = wfs::test::runProgram(
+            QStringLiteral(WFS_CLI_PATH),
+            {QStringLiteral("bench"), QStringLiteral("live"), QStringLiteral("--rate"), QStringLiteral("10,40"), QStringLiteral("--stacks"),
+             QStringLiteral("6"), QStringLiteral("--grid"), QStringLiteral("64"), QStringLiteral("--order"), QStringLiteral("3")});
         QVERIFY2(bench.status == 0, bench.err.constData());
         const QList<QByteArray> lines = bench.out.trimmed().split('\n');
         QCOMPARE(lines.size(), 2);

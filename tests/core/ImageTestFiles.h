@@ -36,9 +36,9 @@ struct TiffLayout {
     int sampleFormat = SAMPLEFORMAT_UINT;
     int compression = COMPRESSION_NONE;
     bool tiled = false;
-    int samplesPerPixel = 1;                 // 3: RGB
-    bool separate = false;                   // PLANARCONFIG_SEPARATE
-    int photometric = -1;                    // -1: MINISBLACK for 1 sample, RGB for 3
+    int samplesPerPixel = 1; // 3: RGB
+    bool separate = false;   // PLANARCONFIG_SEPARATE
+    int photometric = -1;    // -1: MINISBLACK for 1 sample, RGB for 3
     int orientation = ORIENTATION_TOPLEFT;
 };
 
@@ -59,7 +59,9 @@ inline void writeTiff(const std::string& path, const std::vector<Image>& pages, 
         TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, std::uint16_t(layout.sampleFormat));
         TIFFSetField(tif, TIFFTAG_COMPRESSION, std::uint16_t(layout.compression));
         TIFFSetField(tif, TIFFTAG_PHOTOMETRIC,
-                     std::uint16_t(layout.photometric >= 0 ? layout.photometric : spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK));
+                     std::uint16_t(layout.photometric >= 0 ? layout.photometric
+                                   : spp >= 3              ? PHOTOMETRIC_RGB
+                                                           : PHOTOMETRIC_MINISBLACK));
         TIFFSetField(tif, TIFFTAG_PLANARCONFIG, std::uint16_t(layout.separate ? PLANARCONFIG_SEPARATE : PLANARCONFIG_CONTIG));
         TIFFSetField(tif, TIFFTAG_ORIENTATION, std::uint16_t(layout.orientation));
         if (spp == 2 || spp == 4) {
@@ -122,7 +124,8 @@ inline void writeTiff(const std::string& path, const std::vector<Image>& pages, 
                         for (int y = y0; y < std::min(h, y0 + th); ++y)
                             for (int x = x0; x < std::min(w, x0 + tw); ++x)
                                 for (int k = 0; k < perPixel; ++k)
-                                    put(tile.data() + ((size_t(y - y0) * tw + size_t(x - x0)) * perPixel + k) * bytes, sample(imageRow(y), x, layout.separate ? p : k));
+                                    put(tile.data() + ((size_t(y - y0) * tw + size_t(x - x0)) * perPixel + k) * bytes,
+                                        sample(imageRow(y), x, layout.separate ? p : k));
                         TIFFWriteTile(tif, tile.data(), std::uint32_t(x0), std::uint32_t(y0), 0, std::uint16_t(p));
                     }
         } else {

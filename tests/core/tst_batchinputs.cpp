@@ -48,7 +48,8 @@ private slots:
         QCOMPARE(QString::fromStdString(in[1].overrides.at("wavelength")), QStringLiteral("600nm"));
         QCOMPARE(QString::fromStdString(in[2].name), QStringLiteral("c")); // .fits.gz stripped
         QCOMPARE(QString::fromStdString(in[2].path), QStringLiteral("/abs/c.fits.gz"));
-        QVERIFY2(QString::fromStdString(in[2].error).contains(QLatin1String("m.csv line 6: x 'nope' is not a number")), in[2].error.c_str());
+        QVERIFY2(QString::fromStdString(in[2].error).contains(QLatin1String("m.csv line 6: x 'nope' is not a number")),
+                 in[2].error.c_str());
         QVERIFY2(QString::fromStdString(in[3].error).contains(QLatin1String("no file given")), in[3].error.c_str());
         QCOMPARE(QString::fromStdString(in[1].source), QStringLiteral("m.csv line 5"));
 
@@ -141,11 +142,13 @@ private slots:
         QCOMPARE(QString::fromStdString(rows[2].status), QStringLiteral("failed"));
         QCOMPARE(QString::fromStdString(rows[2].error), QStringLiteral("x.fits: bad, very bad"));
         QCOMPARE(QString::fromStdString(rows[3].status), QStringLiteral("failed"));
-        QVERIFY2(QString::fromStdString(rows[3].error).contains(QLatin1String("lost.fits: input file not found (m.csv line 3)")), rows[3].error.c_str());
+        QVERIFY2(QString::fromStdString(rows[3].error).contains(QLatin1String("lost.fits: input file not found (m.csv line 3)")),
+                 rows[3].error.c_str());
 
         const QList<QByteArray> lines = batchSummaryCsv(rows).trimmed().split('\n');
         QCOMPARE(lines.size(), 5);
-        QCOMPARE(lines[0], QByteArray("name,file,field_x,field_y,status,termination,rms_waves,strehl,reduced_chi_square,noll_4_waves,seconds,error"));
+        QCOMPARE(lines[0],
+                 QByteArray("name,file,field_x,field_y,status,termination,rms_waves,strehl,reduced_chi_square,noll_4_waves,seconds,error"));
         QCOMPARE(lines[1], "done," + data.toUtf8() + ",1,2,ok,converged,0.25,0.5,2,0.125,1.5,");
         QVERIFY2(lines[3].endsWith(",failed,,,,,,,\"x.fits: bad, very bad\""), lines[3].constData()); // quoted: the reason has a comma
     }
@@ -164,7 +167,8 @@ private slots:
         QVERIFY(batchJobs(4, 4, 16, 100).warning.empty());
         const BatchJobs over = batchJobs(8, 4, 16, 100);
         QCOMPARE(over.jobs, 8); // what was asked for, said
-        QVERIFY2(over.warning.find("8 jobs x 4 thread(s) per fit = 32 threads on 16 hardware threads") != std::string::npos, over.warning.c_str());
+        QVERIFY2(over.warning.find("8 jobs x 4 thread(s) per fit = 32 threads on 16 hardware threads") != std::string::npos,
+                 over.warning.c_str());
         QVERIFY2(over.warning.find("--jobs 4") != std::string::npos, over.warning.c_str());
     }
 };

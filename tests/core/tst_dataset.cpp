@@ -59,7 +59,8 @@ Image spot(int width, int height, double x0, double y0, double width0, double fl
     return img;
 }
 
-std::string writeFitsFile(const QTemporaryDir& dir, const QString& name, const std::vector<Image>& planes, const std::vector<FitsKeyword>& keywords = {})
+std::string writeFitsFile(const QTemporaryDir& dir, const QString& name, const std::vector<Image>& planes,
+                          const std::vector<FitsKeyword>& keywords = {})
 {
     const std::string path = dir.filePath(name).toStdString();
     writeFits(path, planes, keywords, false, true);
@@ -165,8 +166,9 @@ private slots:
     void absurdKeywordsAreSaidAndIgnored()
     {
         QTemporaryDir dir;
-        const std::string path = writeFitsFile(dir, QStringLiteral("bad.fits"), {asymmetricImage(16, 16)},
-                                               {{"RDNOISE", -5.0, ""}, {"SATURATE", 0.0, ""}, {"FOCPLANE", std::string("x"), ""}, {"WAVELENG", 6.33e-7, ""}});
+        const std::string path =
+            writeFitsFile(dir, QStringLiteral("bad.fits"), {asymmetricImage(16, 16)},
+                          {{"RDNOISE", -5.0, ""}, {"SATURATE", 0.0, ""}, {"FOCPLANE", std::string("x"), ""}, {"WAVELENG", 6.33e-7, ""}});
         Dataset data;
         const std::vector<DatasetMessage> messages = addFiles(data, {path});
         const std::string said = messagesText(messages, MessageLevel::Warning);
@@ -336,7 +338,8 @@ private slots:
         const Preparation again = computePreparation(data);
         QCOMPARE(again.planes[0].image.pixels.size(), q.image.pixels.size());
         for (size_t i = 0; i < q.image.pixels.size(); ++i)
-            QVERIFY(again.planes[0].image.pixels[i] == q.image.pixels[i] || (std::isnan(q.image.pixels[i]) && std::isnan(again.planes[0].image.pixels[i])));
+            QVERIFY(again.planes[0].image.pixels[i] == q.image.pixels[i]
+                    || (std::isnan(q.image.pixels[i]) && std::isnan(again.planes[0].image.pixels[i])));
         // Changing an option makes the stored preparation stale.
         data.preprocess.clipSigma = 2.5;
         QVERIFY(!isPrepared(data));
@@ -392,7 +395,8 @@ private slots:
         QCOMPARE(p.mask[size_t(24) * 48 + 24], uint8_t(0)); // the saturated peak
         QCOMPARE(p.mask[size_t(24) * 48 + 25], uint8_t(1)); // its unsaturated neighbour
         QVERIFY(std::isnan(p.image.at(24, 24)));
-        QVERIFY2(anyMessage(messages, MessageLevel::Warning, "cam: " + std::to_string(saturated) + " saturated pixel(s) masked"), allText(messages).c_str());
+        QVERIFY2(anyMessage(messages, MessageLevel::Warning, "cam: " + std::to_string(saturated) + " saturated pixel(s) masked"),
+                 allText(messages).c_str());
 
         // A sharp but unsaturated PSF peak is not a hot pixel.
         data.planes[0].raw = spot(48, 48, 24.0, 24.0, 1.0, 1e5, 100.0, 2.0, 4);
@@ -468,7 +472,8 @@ private slots:
         BuiltProblem built = buildProblem(data, model);
         QVERIFY2(anyMessage(built.messages, MessageLevel::Info, "camera offset"), allText(built.messages).c_str());
         // The counts lose the estimated bias: the background's start value is the background light in counts.
-        qInfo("background after the estimated offset: %.2f counts (true %.1f)", built.spec.planes[0].background, backgroundElectrons / gain);
+        qInfo("background after the estimated offset: %.2f counts (true %.1f)", built.spec.planes[0].background,
+              backgroundElectrons / gain);
         WFS_VERIFY_CLOSE(built.spec.planes[0].background, backgroundElectrons / gain, 0.0, 6.0);
         // A known bias and gain: the read noise from the border.
         model.estimateOffset = false;
@@ -556,7 +561,8 @@ private slots:
         // One in-focus plane: allowed, with the sign-ambiguity warning; a grid too small is refused.
         selectPlanes(data, {1});
         built = buildProblem(data, {});
-        QVERIFY2(anyMessage(built.messages, MessageLevel::Warning, "cannot tell the sign of even aberrations"), allText(built.messages).c_str());
+        QVERIFY2(anyMessage(built.messages, MessageLevel::Warning, "cannot tell the sign of even aberrations"),
+                 allText(built.messages).c_str());
         ModelSettings small;
         small.grid = 16;
         try {

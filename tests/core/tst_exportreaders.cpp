@@ -140,18 +140,22 @@ private slots:
 #else
         const QString interpreter = QStringLiteral("python3");
 #endif
-        python.start(interpreter.isEmpty() || interpreter.endsWith(QLatin1String("NOTFOUND")) ? QStringLiteral("python3") : interpreter, arguments);
+        python.start(interpreter.isEmpty() || interpreter.endsWith(QLatin1String("NOTFOUND")) ? QStringLiteral("python3") : interpreter,
+                     arguments);
         if (!python.waitForStarted())
             QSKIP("python3 is not installed (scripts/setup.sh installs it)");
         QVERIFY(python.waitForFinished(120000));
         if (python.exitCode() == 77)
-            QSKIP(qPrintable(QStringLiteral("python3 lacks astropy or numpy (scripts/setup.sh installs them): ") + QString::fromUtf8(python.readAllStandardError())));
+            QSKIP(qPrintable(QStringLiteral("python3 lacks astropy or numpy (scripts/setup.sh installs them): ")
+                             + QString::fromUtf8(python.readAllStandardError())));
         QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
         QJsonParseError parseError;
         const QJsonObject read = QJsonDocument::fromJson(python.readAllStandardOutput(), &parseError).object();
         QVERIFY2(parseError.error == QJsonParseError::NoError, qPrintable(parseError.errorString()));
         const QJsonObject fitsRead = read.value(QStringLiteral("fits")).toObject();
-        auto hdusOf = [&](const char* name) { return fitsRead.value(QLatin1String(name)).toObject().value(QStringLiteral("hdus")).toArray(); };
+        auto hdusOf = [&](const char* name) {
+            return fitsRead.value(QLatin1String(name)).toObject().value(QStringLiteral("hdus")).toArray();
+        };
         auto numbers = [](const QJsonValue& v) {
             std::vector<double> out;
             for (const QJsonValue& x : v.toArray())
@@ -165,7 +169,8 @@ private slots:
             QVERIFY2(warnings.isEmpty(), qPrintable(it.key() + QStringLiteral(": ") + QJsonDocument(warnings).toJson()));
             const QJsonArray hdus = it.value().toObject().value(QStringLiteral("hdus")).toArray();
             const QJsonObject primary = hdus.at(0).toObject().value(QStringLiteral("header")).toObject();
-            QVERIFY2(primary.value(QStringLiteral("CREATOR")).toString() == QString::fromLatin1(softwareName()) + QLatin1Char(' ') + QString::fromLatin1(softwareVersion()),
+            QVERIFY2(primary.value(QStringLiteral("CREATOR")).toString()
+                         == QString::fromLatin1(softwareName()) + QLatin1Char(' ') + QString::fromLatin1(softwareVersion()),
                      qPrintable(it.key()));
             QVERIFY2(primary.value(QStringLiteral("DATE")).toString().size() == 19, qPrintable(it.key()));
             for (const QJsonValue& h : hdus)
@@ -209,7 +214,8 @@ private slots:
         const QJsonArray modelPlanes = model.value(QStringLiteral("planes")).toArray();
         QCOMPARE(modelPlanes.size(), int(r.planes.size()));
         for (size_t k = 0; k < r.planes.size(); ++k)
-            QVERIFY2(samePlane(modelPlanes.at(int(k)).toArray(), r.planes[k].model, &why), qPrintable(QStringLiteral("plane %1: ").arg(k) + why));
+            QVERIFY2(samePlane(modelPlanes.at(int(k)).toArray(), r.planes[k].model, &why),
+                     qPrintable(QStringLiteral("plane %1: ").arg(k) + why));
         const QJsonObject cubeWcs = model.value(QStringLiteral("wcs")).toObject();
         QCOMPARE(cubeWcs.value(QStringLiteral("ctype")).toArray().at(2).toString(), QStringLiteral("W020"));
         QCOMPARE(cubeWcs.value(QStringLiteral("cunit")).toArray().at(2).toString(), QString()); // waves: a count
@@ -217,8 +223,9 @@ private slots:
         // Focal plane: 0 at the centre pixel, 1/Q lambda/D per pixel.
         WFS_VERIFY_CLOSE(numbers(cubeWcs.value(QStringLiteral("first"))).at(0), -(r.planes[0].model.width / 2) * 0.5, 1e-12, 0.0);
         QCOMPARE(model.value(QStringLiteral("header")).toObject().value(QStringLiteral("BUNIT")).toString(), QStringLiteral("counts"));
-        QCOMPARE(hdusOf("residual").at(0).toObject().value(QStringLiteral("header")).toObject().value(QStringLiteral("IMAGETYP")).toString(),
-                 QStringLiteral("residual"));
+        QCOMPARE(
+            hdusOf("residual").at(0).toObject().value(QStringLiteral("header")).toObject().value(QStringLiteral("IMAGETYP")).toString(),
+            QStringLiteral("residual"));
 
         // The results file: named extensions in order, each plane what the fit holds.
         const QJsonArray results = hdusOf("results");
@@ -229,28 +236,40 @@ private slots:
                                      QStringLiteral("NRESID"), QStringLiteral("PHASE")}));
         QVERIFY(!results.at(0).toObject().contains(QStringLiteral("planes")));
         for (size_t k = 0; k < r.planes.size(); ++k) {
-            QVERIFY2(samePlane(results.at(1).toObject().value(QStringLiteral("planes")).toArray().at(int(k)).toArray(), r.planes[k].data, &why), qPrintable(why));
-            QVERIFY2(samePlane(results.at(3).toObject().value(QStringLiteral("planes")).toArray().at(int(k)).toArray(), r.planes[k].residual, &why), qPrintable(why));
-            QVERIFY2(samePlane(results.at(4).toObject().value(QStringLiteral("planes")).toArray().at(int(k)).toArray(), r.planes[k].normalizedResidual, &why),
+            QVERIFY2(
+                samePlane(results.at(1).toObject().value(QStringLiteral("planes")).toArray().at(int(k)).toArray(), r.planes[k].data, &why),
+                qPrintable(why));
+            QVERIFY2(samePlane(results.at(3).toObject().value(QStringLiteral("planes")).toArray().at(int(k)).toArray(),
+                               r.planes[k].residual, &why),
+                     qPrintable(why));
+            QVERIFY2(samePlane(results.at(4).toObject().value(QStringLiteral("planes")).toArray().at(int(k)).toArray(),
+                               r.planes[k].normalizedResidual, &why),
                      qPrintable(why));
         }
         QCOMPARE(results.at(4).toObject().value(QStringLiteral("header")).toObject().value(QStringLiteral("BUNIT")).toString(), QString());
-        QCOMPARE(results.at(5).toObject().value(QStringLiteral("header")).toObject().value(QStringLiteral("BUNIT")).toString(), QStringLiteral("rad"));
-        QCOMPARE(numbers(results.at(2).toObject().value(QStringLiteral("wcs")).toObject().value(QStringLiteral("slices"))), (std::vector<double>{-1.0, 0.0, 1.0}));
+        QCOMPARE(results.at(5).toObject().value(QStringLiteral("header")).toObject().value(QStringLiteral("BUNIT")).toString(),
+                 QStringLiteral("rad"));
+        QCOMPARE(numbers(results.at(2).toObject().value(QStringLiteral("wcs")).toObject().value(QStringLiteral("slices"))),
+                 (std::vector<double>{-1.0, 0.0, 1.0}));
 
         // The OOF results: the fitted pupil amplitude, planes at 0, -50, +50 mm in the DEFOCUS table.
         const QJsonArray oofHdus = hdusOf("oofresults");
         QCOMPARE(oofHdus.at(6).toObject().value(QStringLiteral("name")).toString(), QStringLiteral("AMPLITUDE"));
-        QVERIFY2(samePlane(oofHdus.at(6).toObject().value(QStringLiteral("planes")).toArray().at(0).toArray(), oof.pupilAmplitude, &why), qPrintable(why));
+        QVERIFY2(samePlane(oofHdus.at(6).toObject().value(QStringLiteral("planes")).toArray().at(0).toArray(), oof.pupilAmplitude, &why),
+                 qPrintable(why));
         const QJsonObject table = oofHdus.at(7).toObject();
         QCOMPARE(table.value(QStringLiteral("name")).toString(), QStringLiteral("DEFOCUS"));
         const QJsonObject dz = table.value(QStringLiteral("table")).toObject().value(QStringLiteral("DEFOCUSZ")).toObject();
         QCOMPARE(dz.value(QStringLiteral("unit")).toString(), QStringLiteral("m"));
         QCOMPARE(numbers(dz.value(QStringLiteral("values"))), (std::vector<double>{0.0, -0.05, 0.05}));
-        QCOMPARE(numbers(table.value(QStringLiteral("table")).toObject().value(QStringLiteral("PLANE")).toObject().value(QStringLiteral("values"))),
-                 (std::vector<double>{1.0, 2.0, 3.0}));
-        QCOMPARE(oofHdus.at(1).toObject().value(QStringLiteral("wcs")).toObject().value(QStringLiteral("ctype")).toArray().at(2).toString(), QStringLiteral("PLANE"));
-        QCOMPARE(oofHdus.at(1).toObject().value(QStringLiteral("header")).toObject().value(QStringLiteral("BUNIT")).toString(), QStringLiteral("relative"));
+        QCOMPARE(
+            numbers(
+                table.value(QStringLiteral("table")).toObject().value(QStringLiteral("PLANE")).toObject().value(QStringLiteral("values"))),
+            (std::vector<double>{1.0, 2.0, 3.0}));
+        QCOMPARE(oofHdus.at(1).toObject().value(QStringLiteral("wcs")).toObject().value(QStringLiteral("ctype")).toArray().at(2).toString(),
+                 QStringLiteral("PLANE"));
+        QCOMPARE(oofHdus.at(1).toObject().value(QStringLiteral("header")).toObject().value(QStringLiteral("BUNIT")).toString(),
+                 QStringLiteral("relative"));
         const QJsonObject oofPrimary = oofHdus.at(0).toObject().value(QStringLiteral("header")).toObject();
         QCOMPARE(oofPrimary.value(QStringLiteral("PRESET")).toString(), QStringLiteral("oof"));
         for (const char* key : {"SAMPLING", "PUPSAMP", "OBSCUR", "SPIDERS"})
@@ -261,14 +280,16 @@ private slots:
 
         // PSF file: lambda/D axes, slices labelled.
         const QJsonObject psf = hdusOf("psf").at(0).toObject();
-        QCOMPARE(psf.value(QStringLiteral("wcs")).toObject().value(QStringLiteral("ctype")).toArray().at(0).toString(), QStringLiteral("XLOD"));
+        QCOMPARE(psf.value(QStringLiteral("wcs")).toObject().value(QStringLiteral("ctype")).toArray().at(0).toString(),
+                 QStringLiteral("XLOD"));
         const std::vector<double> psfFirst = numbers(psf.value(QStringLiteral("wcs")).toObject().value(QStringLiteral("first")));
         WFS_VERIFY_CLOSE(psfFirst.at(0), -(oof.psf->fittedPsf.width / 2) * oof.psf->lambdaOverDPerPixel, 1e-12, 0.0);
         QCOMPARE(psf.value(QStringLiteral("planes")).toArray().size(), 2);
 
         // Simulated data: W020 axis and the preset's unit.
         const QJsonObject simulated = hdusOf("simulated").at(0).toObject();
-        QCOMPARE(numbers(simulated.value(QStringLiteral("wcs")).toObject().value(QStringLiteral("slices"))), (std::vector<double>{-1.0, 0.0, 1.0}));
+        QCOMPARE(numbers(simulated.value(QStringLiteral("wcs")).toObject().value(QStringLiteral("slices"))),
+                 (std::vector<double>{-1.0, 0.0, 1.0}));
         QCOMPARE(simulated.value(QStringLiteral("header")).toObject().value(QStringLiteral("BUNIT")).toString(), QStringLiteral("photons"));
 
         // CSV as csv.DictReader takes the file as it is: a header row first, every row's numbers
@@ -297,7 +318,8 @@ private slots:
 
         // JSON: the convention and every coefficient.
         const QJsonObject doc = read.value(QStringLiteral("json")).toObject();
-        QCOMPARE(doc.value(QStringLiteral("software")).toObject().value(QStringLiteral("version")).toString(), QString::fromLatin1(softwareVersion()));
+        QCOMPARE(doc.value(QStringLiteral("software")).toObject().value(QStringLiteral("version")).toString(),
+                 QString::fromLatin1(softwareVersion()));
         const QJsonObject convention = doc.value(QStringLiteral("convention")).toObject();
         QCOMPARE(convention.value(QStringLiteral("ordering")).toString(), QStringLiteral("noll"));
         QCOMPARE(convention.value(QStringLiteral("normalization")).toString(), QStringLiteral("rms"));
@@ -349,7 +371,8 @@ private slots:
         QStringList keys;
         for (const QJsonValue& v : parameters)
             keys << v.toObject().keys();
-        QVERIFY(keys.contains(QStringLiteral("value_pupil_radii")) && keys.contains(QStringLiteral("value")) && keys.contains(QStringLiteral("value_rad")));
+        QVERIFY(keys.contains(QStringLiteral("value_pupil_radii")) && keys.contains(QStringLiteral("value"))
+                && keys.contains(QStringLiteral("value_rad")));
         QCOMPARE(good[0].second.value(QStringLiteral("grid")).toInt(), 32);
         WFS_VERIFY_CLOSE(good[0].second.value(QStringLiteral("sampling")).toDouble(), smallResult().samplingQ, 1e-12, 0.0);
 
@@ -359,7 +382,9 @@ private slots:
         anonymous.remove(QStringLiteral("software"));
         QJsonObject badParameter = good[0].second;
         QJsonArray list = badParameter.value(QStringLiteral("parameters")).toArray();
-        list[0] = QJsonObject{{QStringLiteral("name"), QStringLiteral("x")}, {QStringLiteral("value_furlongs"), 1.0}, {QStringLiteral("uncertainty_furlongs"), 0.1}};
+        list[0] = QJsonObject{{QStringLiteral("name"), QStringLiteral("x")},
+                              {QStringLiteral("value_furlongs"), 1.0},
+                              {QStringLiteral("uncertainty_furlongs"), 0.1}};
         badParameter.insert(QStringLiteral("parameters"), list);
         int k = 0;
         for (const QJsonObject& bad : {unitless, anonymous, badParameter}) {
@@ -397,7 +422,14 @@ private slots:
                 const auto p = pixelAt(png, x, y);
                 if (p[0] != qRed(q) || p[1] != qGreen(q) || p[2] != qBlue(q))
                     QFAIL(qPrintable(QStringLiteral("pixel (%1, %2): libpng %3,%4,%5, rendered %6,%7,%8")
-                                         .arg(x).arg(y).arg(p[0]).arg(p[1]).arg(p[2]).arg(qRed(q)).arg(qGreen(q)).arg(qBlue(q))));
+                                         .arg(x)
+                                         .arg(y)
+                                         .arg(p[0])
+                                         .arg(p[1])
+                                         .arg(p[2])
+                                         .arg(qRed(q))
+                                         .arg(qGreen(q))
+                                         .arg(qBlue(q))));
             }
 
         // Orientation and colours without Qt on the reading side: a map rising with the row (row 0 at
@@ -413,7 +445,7 @@ private slots:
         writePhasePng(rampPath, r, options, false);
         const DecodedPng rp = decodePng(rampPath);
         QVERIFY2(rp.error.empty(), rp.error.c_str());
-        const int margin = 16; // the map's origin in the picture (no title)
+        const int margin = 16;                                                                // the map's origin in the picture (no title)
         QCOMPARE(pixelAt(rp, margin + 55, margin + 5), colorMapRgb(ColorMap::Viridis, 1.0));  // top: row 9, the highest
         QCOMPARE(pixelAt(rp, margin + 55, margin + 95), colorMapRgb(ColorMap::Viridis, 0.0)); // bottom: row 0, the lowest
         QCOMPARE(pixelAt(rp, margin + 5, margin + 95), (std::array<std::uint8_t, 3>{255, 255, 255}));

@@ -153,10 +153,12 @@ private slots:
         const QImage image = renderPhaseImage(phase, options);
         QCOMPARE(image.format(), QImage::Format_RGB32);
         const int margin = 16; // the map's origin in the picture (no title)
-        auto rgb = [](QRgb p) { return std::array<std::uint8_t, 3>{std::uint8_t(qRed(p)), std::uint8_t(qGreen(p)), std::uint8_t(qBlue(p))}; };
-        QCOMPARE(rgb(image.pixel(margin + 55, margin + 5)), colorMapRgb(ColorMap::Viridis, 1.0)); // top row = highest
+        auto rgb = [](QRgb p) {
+            return std::array<std::uint8_t, 3>{std::uint8_t(qRed(p)), std::uint8_t(qGreen(p)), std::uint8_t(qBlue(p))};
+        };
+        QCOMPARE(rgb(image.pixel(margin + 55, margin + 5)), colorMapRgb(ColorMap::Viridis, 1.0));  // top row = highest
         QCOMPARE(rgb(image.pixel(margin + 55, margin + 95)), colorMapRgb(ColorMap::Viridis, 0.0)); // bottom row = lowest
-        QCOMPARE(image.pixel(margin + 5, margin + 95), qRgb(255, 255, 255)); // NaN (row 0, column 0): white
+        QCOMPARE(image.pixel(margin + 5, margin + 95), qRgb(255, 255, 255));                       // NaN (row 0, column 0): white
         // The colour bar beside it runs from the top colour down to the bottom one.
         const int barX = margin + 200 + margin + 12;
         QCOMPARE(rgb(image.pixel(barX, margin + 1)), colorMapRgb(ColorMap::Viridis, 1.0 - 1.5 / 100.0));
@@ -205,7 +207,8 @@ private slots:
             QVERIFY2(t.size() >= 4 && t.size() <= 11, qPrintable(QStringLiteral("%1 ticks on [%2, %3]").arg(t.size()).arg(lo).arg(hi)));
             const double step = t[1] - t[0];
             const double mantissa = step / std::pow(10.0, std::floor(std::log10(step) + 1e-9));
-            QVERIFY2(closeTo(mantissa, 1.0, 1e-6) || closeTo(mantissa, 2.0, 1e-6) || closeTo(mantissa, 5.0, 1e-6), qPrintable(QString::number(step)));
+            QVERIFY2(closeTo(mantissa, 1.0, 1e-6) || closeTo(mantissa, 2.0, 1e-6) || closeTo(mantissa, 5.0, 1e-6),
+                     qPrintable(QString::number(step)));
             for (size_t i = 0; i < t.size(); ++i) {
                 QVERIFY(t[i] >= lo - 1e-9 * (hi - lo) && t[i] <= hi + 1e-9 * (hi - lo));
                 QVERIFY(closeTo(t[i], t[0] + double(i) * step, 1e-9, 1e-9 * step));
@@ -278,10 +281,12 @@ private slots:
         QCOMPARE(z4.value(QStringLiteral("n")).toInt(), 2);
         QCOMPARE(z4.value(QStringLiteral("m")).toInt(), 0);
         QVERIFY(z4.value(QStringLiteral("uncertainty_waves")).toDouble() > 0.0);
-        WFS_VERIFY_CLOSE(z4.value(QStringLiteral("uncertainty_nm")).toDouble(), z4.value(QStringLiteral("uncertainty_waves")).toDouble() * r.wavelength * 1e9, 1e-9, 0.0);
+        WFS_VERIFY_CLOSE(z4.value(QStringLiteral("uncertainty_nm")).toDouble(),
+                         z4.value(QStringLiteral("uncertainty_waves")).toDouble() * r.wavelength * 1e9, 1e-9, 0.0);
         // The CSV: a header row first (no comment lines), the conventions as columns of every row.
         const QString csv = QString::fromUtf8(coefficientsCsvBytes(r));
-        QVERIFY(csv.startsWith(QStringLiteral("index,n,m,name,value_waves,value_nm,value_rad,uncertainty_waves,uncertainty_nm,free,ordering,normalization,wavelength_nm\n")));
+        QVERIFY(csv.startsWith(QStringLiteral(
+            "index,n,m,name,value_waves,value_nm,value_rad,uncertainty_waves,uncertainty_nm,free,ordering,normalization,wavelength_nm\n")));
         QVERIFY(!csv.contains(QLatin1Char('#')));
         const QStringList lines = csv.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), int(r.coefficients.size()) + 1);

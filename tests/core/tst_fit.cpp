@@ -62,7 +62,8 @@ private slots:
         injected = std::sqrt(injected); // RMS of an orthonormal expansion (none of the truth is tip/tilt)
         WFS_VERIFY_CLOSE(r.rmsWaves, injected, 0.05, 0.0);
         for (const PlaneResult& plane : r.planes)
-            QVERIFY2(plane.reducedChiSquare > 0.8 && plane.reducedChiSquare < 1.2, "chi-square per pixel should be about 1 at the truth's noise");
+            QVERIFY2(plane.reducedChiSquare > 0.8 && plane.reducedChiSquare < 1.2,
+                     "chi-square per pixel should be about 1 at the truth's noise");
         for (const CoefficientResult& c : r.coefficients)
             QVERIFY(std::isfinite(c.uncertaintyWaves) && c.uncertaintyWaves > 0 && c.uncertaintyWaves < 0.01);
         QVERIFY(r.strehl > 0 && r.strehl < 1);
@@ -101,7 +102,8 @@ private slots:
         request.stages = {2, 3, 4};
         request.start.clear(); // a start vector belongs to the first stage's problem
         int stagesSeen = 0;
-        const FitResult staged = reconstruct(request, [&](const ProgressSnapshot& s) { stagesSeen = std::max(stagesSeen, s.stage + 1); }, nullptr);
+        const FitResult staged = reconstruct(
+            request, [&](const ProgressSnapshot& s) { stagesSeen = std::max(stagesSeen, s.stage + 1); }, nullptr);
         QCOMPARE(stagesSeen, 3);
         QCOMPARE(staged.coefficients.size(), direct.coefficients.size());
         for (size_t i = 0; i < direct.coefficients.size(); ++i)

@@ -148,9 +148,11 @@ private slots:
         QTest::newRow("poisson: zernike, flux, background") << int(ObjectiveKind::Poisson) << int(FluxBackground);
         QTest::newRow("weighted: per-plane shifts") << int(ObjectiveKind::WeightedLeastSquares) << int(FluxBackground | Shifts);
         QTest::newRow("poisson: per-plane shifts") << int(ObjectiveKind::Poisson) << int(Shifts);
-        QTest::newRow("weighted: illumination centre and width") << int(ObjectiveKind::WeightedLeastSquares) << int(FluxBackground | IlluminationFree);
+        QTest::newRow("weighted: illumination centre and width")
+            << int(ObjectiveKind::WeightedLeastSquares) << int(FluxBackground | IlluminationFree);
         QTest::newRow("poisson: obscured, spidered pupil") << int(ObjectiveKind::Poisson) << int(FluxBackground | ObscuredSpiders);
-        QTest::newRow("least squares: obscured, spidered pupil, shifts") << int(ObjectiveKind::LeastSquares) << int(ObscuredSpiders | Shifts);
+        QTest::newRow("least squares: obscured, spidered pupil, shifts")
+            << int(ObjectiveKind::LeastSquares) << int(ObscuredSpiders | Shifts);
     }
 
     void recoversEveryParameterKind()

@@ -123,9 +123,10 @@ private slots:
             {"oofresults.fits", resultsFitsBytes(oof, presetExportContext(makePreset("oof", small), "oof"), true, PhaseUnit::Nanometres)},
             {"demodata.fits", presetFitsBytes(makePreset("demo", small), "demo", small.seed)},
             {"oofdata.fits", presetFitsBytes(makePreset("oof", small), "oof", small.seed)},
-            {"comment.fits", QByteArray::fromStdString(fitsBytes({Image(4, 4, 1.0)},
-                                                                 {{"BUNIT", std::string("counts"), ""},
-                                                                  {"LONGCMT", 1.5, "a comment far too long for one card of eighty columns, so it must be shortened"}}))},
+            {"comment.fits", QByteArray::fromStdString(fitsBytes(
+                                 {Image(4, 4, 1.0)},
+                                 {{"BUNIT", std::string("counts"), ""},
+                                  {"LONGCMT", 1.5, "a comment far too long for one card of eighty columns, so it must be shortened"}}))},
         };
         for (const auto& [name, bytes] : files) {
             const std::string path = dir.filePath(QString::fromStdString(name)).toStdString();
@@ -153,7 +154,9 @@ private slots:
         const HeaderCards h = headerCards(phase, 1);
         QCOMPARE(text(h, "CREATOR"), softwareText());
         QVERIFY(QString::fromStdString(softwareVersion()).contains(QRegularExpression(QStringLiteral("^[0-9]+\\.[0-9]+\\.[0-9]+$"))));
-        QVERIFY2(QRegularExpression(QStringLiteral("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$")).match(QString::fromStdString(text(h, "DATE"))).hasMatch(),
+        QVERIFY2(QRegularExpression(QStringLiteral("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}$"))
+                     .match(QString::fromStdString(text(h, "DATE")))
+                     .hasMatch(),
                  text(h, "DATE").c_str());
         for (const FitsKeyword& k : resultKeywords(demo, context, "rad")) {
             QVERIFY2(h.keys.count(k.name), k.name.c_str());
@@ -230,11 +233,13 @@ private slots:
         writeFile(dir.filePath(QStringLiteral("q.fits")).toStdString(), phaseFitsBytes(demo, {}, {false, PhaseUnit::Radians, false}));
         QVERIFY(!headerCards(dir.filePath(QStringLiteral("q.fits")).toStdString(), 1).keys.count("CDELT1A"));
         // The OOF grid runs rows along x: the columns are pupil y.
-        const HeaderCards o = headerCards([&] {
-            const std::string p = dir.filePath(QStringLiteral("o.fits")).toStdString();
-            writeFile(p, phaseFitsBytes(smallOofResult(), {}, {false, PhaseUnit::Radians, false}));
-            return p;
-        }(), 1);
+        const HeaderCards o = headerCards(
+            [&] {
+                const std::string p = dir.filePath(QStringLiteral("o.fits")).toStdString();
+                writeFile(p, phaseFitsBytes(smallOofResult(), {}, {false, PhaseUnit::Radians, false}));
+                return p;
+            }(),
+            1);
         QCOMPARE(text(o, "CTYPE1"), std::string("PUPY"));
         QCOMPARE(text(o, "CTYPE2"), std::string("PUPX"));
     }
@@ -348,7 +353,8 @@ private slots:
         const PsfAnalysis& a = *smallOofResult().psf;
         const QStringList lines = QString::fromStdString(psfAnalysisCsv(a)).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QVERIFY(lines.size() > 3);
-        QVERIFY2(lines[0].startsWith(QStringLiteral("strehl,fwhm_fitted_px,fwhm_diffraction_px,lambda_over_d_per_px,mtf_cutoff_cycles_per_px,radius_px,")),
+        QVERIFY2(lines[0].startsWith(
+                     QStringLiteral("strehl,fwhm_fitted_px,fwhm_diffraction_px,lambda_over_d_per_px,mtf_cutoff_cycles_per_px,radius_px,")),
                  qPrintable(lines[0]));
         const int columns = int(lines[0].split(QLatin1Char(',')).size());
         for (const QString& line : lines) {
@@ -360,7 +366,6 @@ private slots:
         WFS_VERIFY_CLOSE(first[3].toDouble(), a.lambdaOverDPerPixel, 1e-9, 0.0);
         QVERIFY(lines[2].startsWith(QStringLiteral(",,,,,")));
     }
-
 };
 
 QTEST_MAIN(TestFitsExports)

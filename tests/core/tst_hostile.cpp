@@ -152,8 +152,9 @@ private slots:
         QFile in(bomb);
         QVERIFY(in.open(QIODevice::ReadOnly));
         const QByteArray bytes = in.readAll();
-        QVERIFY(contains(errorOf([&] { readFitsBuffer(reinterpret_cast<const std::uint8_t*>(bytes.constData()), size_t(bytes.size()), "mem", small); }),
-                         "expand to more than"));
+        QVERIFY(contains(
+            errorOf([&] { readFitsBuffer(reinterpret_cast<const std::uint8_t*>(bytes.constData()), size_t(bytes.size()), "mem", small); }),
+            "expand to more than"));
         // Other compressions CFITSIO would undo in memory are refused by name.
         const QString z = dir.filePath(QStringLiteral("b.fits"));
         writeBytes(z, QByteArray("\x1f\x9d\x90", 3) + QByteArray(3000, 'x'));
@@ -164,7 +165,8 @@ private slots:
     {
         // A few bytes declaring 8000 x 8000 RGB: refused before the pixel buffer is allocated.
         const QByteArray png = pngWithHeader(8000, 8000, 8, 2);
-        const std::string m = errorOf([&] { readPngMemory(reinterpret_cast<const std::uint8_t*>(png.constData()), size_t(png.size()), "claim.png"); });
+        const std::string m =
+            errorOf([&] { readPngMemory(reinterpret_cast<const std::uint8_t*>(png.constData()), size_t(png.size()), "claim.png"); });
         QVERIFY2(contains(m, "claim.png") && contains(m, "8000 x 8000") && contains(m, "compressed data can hold"), m.c_str());
     }
 
@@ -174,7 +176,8 @@ private slots:
         Dataset data = spotDataset(dir);
         data.preprocess.cropSize = 16384;
         const auto messages = prepare(data);
-        QVERIFY2(contains(allText(messages), "error: the crop (16384 x 16384) is larger than the images (at most 32"), allText(messages).c_str());
+        QVERIFY2(contains(allText(messages), "error: the crop (16384 x 16384) is larger than the images (at most 32"),
+                 allText(messages).c_str());
         QCOMPARE(data.preparation->planes[0].image.width, 32); // not padded to 16384
     }
 
@@ -197,7 +200,8 @@ private slots:
     {
         // Defect 10: sizes of the planes that differ, the reason no plane takes part.
         QTemporaryDir dir;
-        const std::string a = dir.filePath(QStringLiteral("a.fits")).toStdString(), b = dir.filePath(QStringLiteral("b.fits")).toStdString();
+        const std::string a = dir.filePath(QStringLiteral("a.fits")).toStdString(),
+                          b = dir.filePath(QStringLiteral("b.fits")).toStdString();
         writeFits(a, {asymmetricImage(16, 16)}, {}, false, false);
         writeFits(b, {Image(1, 1, 5.0), Image(1, 1, 6.0)}, {}, false, false);
         Dataset data;
@@ -231,8 +235,16 @@ private slots:
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("c.tif"));
         // 1 x 1, 64 bits per sample, SampleFormat 6 (complex IEEE float).
-        writeBytes(path, rawTiff({{256, 3, 1, 1}, {257, 3, 1, 1}, {258, 3, 1, 64}, {259, 3, 1, 1}, {262, 3, 1, 1}, {273, 4, 1, 200},
-                                  {277, 3, 1, 1}, {278, 3, 1, 1}, {279, 4, 1, 8}, {339, 3, 1, 6}},
+        writeBytes(path, rawTiff({{256, 3, 1, 1},
+                                  {257, 3, 1, 1},
+                                  {258, 3, 1, 64},
+                                  {259, 3, 1, 1},
+                                  {262, 3, 1, 1},
+                                  {273, 4, 1, 200},
+                                  {277, 3, 1, 1},
+                                  {278, 3, 1, 1},
+                                  {279, 4, 1, 8},
+                                  {339, 3, 1, 6}},
                                  QByteArray(200, '\0')));
         const std::string m = errorOf([&] { readImageFile(path.toStdString()); });
         QVERIFY2(contains(m, "complex floating-point") && !contains(m, "unsigned"), m.c_str());
@@ -251,7 +263,7 @@ private slots:
         QVERIFY(plausibilityError(Setting::DefocusWaves, -2.0).empty());
         QVERIFY(!plausibilityError(Setting::ReadNoise, -1.0).empty());
         QVERIFY(!plausibilityError(Setting::ZernikeWaves, 1e300).empty());
-        QVERIFY(!defocusFromText("2"));             // waves or metres? refused
+        QVERIFY(!defocusFromText("2")); // waves or metres? refused
         QVERIFY(valueFromText("5mas")->kind == ValueWithUnit::Kind::Angle);
         // Decimal numbers only: "0x10" is not 16 (--aperture 0x10 was a 16 m aperture).
         for (const char* hex : {"0x10", "0x10m", "0X1p3um", "-0x2"})
@@ -333,8 +345,11 @@ private slots:
         QJsonObject truth{{QStringLiteral("coefficients"), QJsonArray{c}}};
         QVERIFY(contains(errorOf([&] { truthFromJson(truth, QStringLiteral("t.json")); }), "at most 1000 waves"));
         // One term given twice: refused, both values named (one of them used to be kept silently).
-        const QJsonObject a{{QStringLiteral("index"), 5}, {QStringLiteral("value_waves"), 0.1}}, b{{QStringLiteral("index"), 5}, {QStringLiteral("value_waves"), 0.2}};
-        const std::string twice = errorOf([&] { truthFromJson(QJsonObject{{QStringLiteral("coefficients"), QJsonArray{a, b}}}, QStringLiteral("t.json")); });
+        const QJsonObject a{{QStringLiteral("index"), 5}, {QStringLiteral("value_waves"), 0.1}},
+            b{{QStringLiteral("index"), 5}, {QStringLiteral("value_waves"), 0.2}};
+        const std::string twice = errorOf([&] {
+            truthFromJson(QJsonObject{{QStringLiteral("coefficients"), QJsonArray{a, b}}}, QStringLiteral("t.json"));
+        });
         QVERIFY2(contains(twice, "index 5 is given twice"), twice.c_str());
     }
 
@@ -353,7 +368,8 @@ private slots:
         ReconstructionEngine::setThreadCreationFailsForTesting(false);
         QVERIFY(!engine.isRunning());
         engine.wait();
-        QVERIFY2(contains(engine.error(), "cannot start the reconstruction thread") && contains(engine.error(), "ulimit"), engine.error().c_str());
+        QVERIFY2(contains(engine.error(), "cannot start the reconstruction thread") && contains(engine.error(), "ulimit"),
+                 engine.error().c_str());
         QVERIFY(!engine.result());
         // And the engine works again once threads can be made.
         request.solver.maxIterations = 2;

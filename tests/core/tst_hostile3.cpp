@@ -245,7 +245,8 @@ private slots:
         QVERIFY(truncated.planes.size() < 3);
         QVERIFY(!truncated.files.front().damage.empty());
         const std::string lost = errorOf([&] { applyMetadataOptions(options, truncated); });
-        QVERIFY2(lost.find("--defocus has 3 entries but " + std::to_string(truncated.planes.size()) + " planes take part") != std::string::npos
+        QVERIFY2(lost.find("--defocus has 3 entries but " + std::to_string(truncated.planes.size()) + " planes take part")
+                         != std::string::npos
                      && lost.find("cut.tif: page " + std::to_string(truncated.planes.size())) != std::string::npos
                      && lost.find("truncated") != std::string::npos,
                  lost.c_str());
@@ -293,7 +294,8 @@ private slots:
         stack.metadata.ignored["defocus[1]"] = "d.fits: keyword DEFOCUS2 = 'one' is not a number";
         stack.planes[0].defocus = {PlaneDefocus::Kind::Waves, -1.0};
         const std::string plane = errorOf([&] { checkPlaneDefocus(stack, ModelSettings{}, 1, false); });
-        QVERIFY2(plane.find("its defocus is unknown") != std::string::npos && plane.find("DEFOCUS2 = 'one' is not a number (ignored)") != std::string::npos,
+        QVERIFY2(plane.find("its defocus is unknown") != std::string::npos
+                     && plane.find("DEFOCUS2 = 'one' is not a number (ignored)") != std::string::npos,
                  plane.c_str());
     }
 
@@ -301,17 +303,19 @@ private slots:
     // as what they are.
     void wrongValuesAndFilesAreSaidAsWhatTheyAre()
     {
-        const QJsonObject truth{{QStringLiteral("coefficients"),
-                                 QJsonArray{QJsonObject{{QStringLiteral("index"), 4}, {QStringLiteral("value_waves"), QStringLiteral("x")}}}}};
+        const QJsonObject truth{
+            {QStringLiteral("coefficients"),
+             QJsonArray{QJsonObject{{QStringLiteral("index"), 4}, {QStringLiteral("value_waves"), QStringLiteral("x")}}}}};
         const std::string x = errorOf([&] { truthFromJson(truth, QStringLiteral("t.json")); });
         QVERIFY2(x.find("t.json: index 4: value_waves \"x\" is not a number") != std::string::npos, x.c_str());
-        const QJsonObject noIndex{{QStringLiteral("coefficients"),
-                                   QJsonArray{QJsonObject{{QStringLiteral("index"), QStringLiteral("four")}, {QStringLiteral("value_waves"), 0.1}}}}};
+        const QJsonObject noIndex{{QStringLiteral("coefficients"), QJsonArray{QJsonObject{{QStringLiteral("index"), QStringLiteral("four")},
+                                                                                          {QStringLiteral("value_waves"), 0.1}}}}};
         const std::string four = errorOf([&] { truthFromJson(noIndex, QStringLiteral("t.json")); });
         QVERIFY2(four.find("coefficient index \"four\" is not a number") != std::string::npos, four.c_str());
 
         QJsonObject session{{QStringLiteral("format"), QStringLiteral("wavefront-studio-session")}, {QStringLiteral("format_version"), 1}};
-        session.insert(QStringLiteral("inputs"), QJsonArray{QJsonObject{{QStringLiteral("path"), QStringLiteral("a") + QChar(0) + QStringLiteral("b.fits")}}});
+        session.insert(QStringLiteral("inputs"),
+                       QJsonArray{QJsonObject{{QStringLiteral("path"), QStringLiteral("a") + QChar(0) + QStringLiteral("b.fits")}}});
         const std::string nul = errorOf([&] { sessionFromJson(session, "s.json"); });
         QVERIFY2(nul.find("inputs[0].path") != std::string::npos && nul.find("NUL") != std::string::npos, nul.c_str());
 
@@ -319,7 +323,8 @@ private slots:
         const std::string fifo = dir.filePath(QStringLiteral("s.json")).toStdString();
         QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
         const std::string opened = errorOf([&] { openSession(fifo); });
-        QVERIFY2(opened.find("is not a regular file (a FIFO, device or socket); give a session file (JSON)") != std::string::npos, opened.c_str());
+        QVERIFY2(opened.find("is not a regular file (a FIFO, device or socket); give a session file (JSON)") != std::string::npos,
+                 opened.c_str());
     }
 };
 

@@ -84,12 +84,16 @@ double projectedSphereTransfer(double frequency, double diameter)
     double sum = 0.0;
     for (int k = 0; k <= m; ++k) {
         const double theta = 0.5 * M_PI * k / m, w = k == 0 || k == m ? 1.0 : k % 2 ? 4.0 : 2.0;
-        sum += w * std::cos(theta) * std::cos(theta) * std::sin(theta) * std::cyl_bessel_j(0.0, 2.0 * M_PI * frequency * radius * std::sin(theta));
+        sum += w * std::cos(theta) * std::cos(theta) * std::sin(theta)
+               * std::cyl_bessel_j(0.0, 2.0 * M_PI * frequency * radius * std::sin(theta));
     }
     return 3.0 * sum * (0.5 * M_PI / m) / 3.0; // the integral over theta, divided by its value 1/3 at f = 0
 }
 
-double frequencyOf(int index) { return double(index < kGrid / 2 ? index : index - kGrid) / kGrid; }
+double frequencyOf(int index)
+{
+    return double(index < kGrid / 2 ? index : index - kGrid) / kGrid;
+}
 
 } // namespace
 

@@ -120,10 +120,12 @@ private slots:
         QTest::addColumn<int>("format");
         QTest::addColumn<int>("compression");
         QTest::addColumn<bool>("tiled");
-        const QList<QPair<int, int>> types = {{8, SAMPLEFORMAT_UINT}, {16, SAMPLEFORMAT_UINT}, {32, SAMPLEFORMAT_UINT}, {16, SAMPLEFORMAT_INT},
-                                              {32, SAMPLEFORMAT_IEEEFP}, {64, SAMPLEFORMAT_IEEEFP}};
-        const QList<QPair<int, const char*>> compressions = {
-            {COMPRESSION_NONE, "none"}, {COMPRESSION_LZW, "lzw"}, {COMPRESSION_ADOBE_DEFLATE, "deflate"}, {COMPRESSION_PACKBITS, "packbits"}};
+        const QList<QPair<int, int>> types = {{8, SAMPLEFORMAT_UINT}, {16, SAMPLEFORMAT_UINT},   {32, SAMPLEFORMAT_UINT},
+                                              {16, SAMPLEFORMAT_INT}, {32, SAMPLEFORMAT_IEEEFP}, {64, SAMPLEFORMAT_IEEEFP}};
+        const QList<QPair<int, const char*>> compressions = {{COMPRESSION_NONE, "none"},
+                                                             {COMPRESSION_LZW, "lzw"},
+                                                             {COMPRESSION_ADOBE_DEFLATE, "deflate"},
+                                                             {COMPRESSION_PACKBITS, "packbits"}};
         for (const auto& [bits, format] : types)
             for (const auto& [compression, name] : compressions)
                 for (bool tiled : {false, true}) {
@@ -188,7 +190,8 @@ private slots:
             for (int r = 0; r < img.height; ++r)
                 for (int col = 0; col < img.width; ++col) {
                     const double v = img.at(r, col);
-                    WFS_VERIFY_CLOSE(c.planes[0].at(r, col), 0.2126 * v + 0.7152 * std::floor(v / 2) + 0.0722 * std::floor(v / 4), 1e-12, 1e-9);
+                    WFS_VERIFY_CLOSE(c.planes[0].at(r, col), 0.2126 * v + 0.7152 * std::floor(v / 2) + 0.0722 * std::floor(v / 4), 1e-12,
+                                     1e-9);
                 }
         }
         // Grey plus alpha: the first sample, and a warning that the others are ignored.
@@ -291,16 +294,31 @@ private slots:
         // Half floats: a sample format the reader refuses by name.
         const std::string half = dir.filePath(QStringLiteral("half.tif")).toStdString();
         const QByteArray payload(8 * 8 * 2, '\0');
-        const QByteArray raw = rawTiff({{256, 3, 1, 8}, {257, 3, 1, 8}, {258, 3, 1, 16}, {259, 3, 1, 1}, {262, 3, 1, 1},
-                                        {273, 4, 1, 8 + 2 + 12 * 10 + 4}, {277, 3, 1, 1}, {278, 3, 1, 8}, {279, 4, 1, 128}, {339, 3, 1, 3}},
+        const QByteArray raw = rawTiff({{256, 3, 1, 8},
+                                        {257, 3, 1, 8},
+                                        {258, 3, 1, 16},
+                                        {259, 3, 1, 1},
+                                        {262, 3, 1, 1},
+                                        {273, 4, 1, 8 + 2 + 12 * 10 + 4},
+                                        {277, 3, 1, 1},
+                                        {278, 3, 1, 8},
+                                        {279, 4, 1, 128},
+                                        {339, 3, 1, 3}},
                                        payload);
         writeBytes(QString::fromStdString(half), raw);
         std::string m = failure([&] { readTiff(half); });
         QVERIFY2(contains(m, "half.tif") && contains(m, "16-bit floating-point samples are not supported"), m.c_str());
         // 4-bit grey.
         const std::string nibble = dir.filePath(QStringLiteral("nibble.tif")).toStdString();
-        const QByteArray raw4 = rawTiff({{256, 3, 1, 8}, {257, 3, 1, 8}, {258, 3, 1, 4}, {259, 3, 1, 1}, {262, 3, 1, 1},
-                                         {273, 4, 1, 8 + 2 + 12 * 9 + 4}, {277, 3, 1, 1}, {278, 3, 1, 8}, {279, 4, 1, 32}},
+        const QByteArray raw4 = rawTiff({{256, 3, 1, 8},
+                                         {257, 3, 1, 8},
+                                         {258, 3, 1, 4},
+                                         {259, 3, 1, 1},
+                                         {262, 3, 1, 1},
+                                         {273, 4, 1, 8 + 2 + 12 * 9 + 4},
+                                         {277, 3, 1, 1},
+                                         {278, 3, 1, 8},
+                                         {279, 4, 1, 32}},
                                         QByteArray(32, '\x11'));
         writeBytes(QString::fromStdString(nibble), raw4);
         m = failure([&] { readTiff(nibble); });
@@ -312,8 +330,15 @@ private slots:
         QTemporaryDir dir;
         // TIFF claiming 60000 x 60000 16-bit pixels (7.2 GB) in a 200-byte file.
         const QString tif = dir.filePath(QStringLiteral("huge.tif"));
-        writeBytes(tif, rawTiff({{256, 4, 1, 60000}, {257, 4, 1, 60000}, {258, 3, 1, 16}, {259, 3, 1, 1}, {262, 3, 1, 1},
-                                 {273, 4, 1, 200}, {277, 3, 1, 1}, {278, 4, 1, 60000}, {279, 4, 1, 64}},
+        writeBytes(tif, rawTiff({{256, 4, 1, 60000},
+                                 {257, 4, 1, 60000},
+                                 {258, 3, 1, 16},
+                                 {259, 3, 1, 1},
+                                 {262, 3, 1, 1},
+                                 {273, 4, 1, 200},
+                                 {277, 3, 1, 1},
+                                 {278, 4, 1, 60000},
+                                 {279, 4, 1, 64}},
                                 QByteArray(64, '\0')));
         std::string m = failure([&] { readTiff(tif.toStdString()); });
         QVERIFY2(contains(m, "huge.tif") && contains(m, "60000 x 60000") && contains(m, "more than this program loads"), m.c_str());
@@ -411,9 +436,10 @@ private slots:
                 limits.maxPixels = 1 << 22;
                 limits.maxPlanePixels = 1 << 20;
                 try {
-                    const ImageFileContent c = format == QLatin1String("tiff") ? readTiffMemory(data, size_t(bytes.size()), name.toStdString(), limits)
-                                               : format == QLatin1String("png") ? readPngMemory(data, size_t(bytes.size()), name.toStdString(), limits)
-                                                                               : readFitsMemory(data, size_t(bytes.size()), name.toStdString(), limits);
+                    const ImageFileContent c =
+                        format == QLatin1String("tiff")  ? readTiffMemory(data, size_t(bytes.size()), name.toStdString(), limits)
+                        : format == QLatin1String("png") ? readPngMemory(data, size_t(bytes.size()), name.toStdString(), limits)
+                                                         : readFitsMemory(data, size_t(bytes.size()), name.toStdString(), limits);
                     for (const Image& plane : c.planes)
                         QCOMPARE(plane.pixels.size(), size_t(plane.width) * size_t(plane.height));
                 } catch (const ImageReadError& e) {
@@ -432,11 +458,13 @@ private slots:
         const QString tif = dir.filePath(QStringLiteral("m.tif"));
         writeTiff(tif.toStdString(), {asymmetricImage(9, 7)}, {});
         const QByteArray t = fileBytes(tif);
-        QVERIFY(samePixels(readTiffMemory(reinterpret_cast<const std::uint8_t*>(t.constData()), size_t(t.size()), "mem").planes[0], asymmetricImage(9, 7)));
+        QVERIFY(samePixels(readTiffMemory(reinterpret_cast<const std::uint8_t*>(t.constData()), size_t(t.size()), "mem").planes[0],
+                           asymmetricImage(9, 7)));
         const QString fits = dir.filePath(QStringLiteral("m.fits"));
         writeFitsBitpix(fits.toStdString(), {asymmetricImage(9, 7)}, 16);
         const QByteArray f = fileBytes(fits);
-        QVERIFY(samePixels(readFitsMemory(reinterpret_cast<const std::uint8_t*>(f.constData()), size_t(f.size()), "mem").planes[0], asymmetricImage(9, 7)));
+        QVERIFY(samePixels(readFitsMemory(reinterpret_cast<const std::uint8_t*>(f.constData()), size_t(f.size()), "mem").planes[0],
+                           asymmetricImage(9, 7)));
         std::string m = failure([&] { readFitsMemory(reinterpret_cast<const std::uint8_t*>("SIMPLE"), 6, "tiny"); });
         QVERIFY2(contains(m, "tiny"), m.c_str());
     }

@@ -58,7 +58,8 @@ private slots:
         std::vector<size_t> all(x.size());
         for (size_t i = 0; i < all.size(); ++i)
             all[i] = i;
-        const QString mismatch = test::adjointMismatch(*problem, *evaluator, *reference, x, all, Precision(precision) == Precision::Double ? 1e-6 : 2e-3);
+        const QString mismatch =
+            test::adjointMismatch(*problem, *evaluator, *reference, x, all, Precision(precision) == Precision::Double ? 1e-6 : 2e-3);
         if (!mismatch.isEmpty())
             QFAIL(qPrintable(mismatch));
     }

@@ -111,7 +111,10 @@ private slots:
             for (size_t i = 0; i < b.gradient.size(); ++i)
                 QVERIFY2(std::abs(a.gradient[i] - b.gradient[i]) <= 1e-12 * scale,
                          qPrintable(QStringLiteral("gradient %1: %2 vs %3 (max-norm %4)")
-                                        .arg(i).arg(a.gradient[i], 0, 'g', 17).arg(b.gradient[i], 0, 'g', 17).arg(scale)));
+                                        .arg(i)
+                                        .arg(a.gradient[i], 0, 'g', 17)
+                                        .arg(b.gradient[i], 0, 'g', 17)
+                                        .arg(scale)));
             QCOMPARE(a.images.size(), b.images.size());
             for (size_t k = 0; k < b.images.size(); ++k) {
                 const double peak = maxAbs(b.images[k]);

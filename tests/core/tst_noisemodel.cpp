@@ -16,7 +16,10 @@ using namespace wfs;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 // Camera counts of known statistics on every pixel: a border of `mean` +- `step` in a checkerboard (every pair of
 // neighbours differs by 2 step, the border's mean is `mean` exactly) and a compact PSF inside, far from the border.
@@ -60,8 +63,8 @@ private slots:
     {
         QCOMPARE(pixelVariance(400.0, 3.0, 0.5), 809.0); // 800 photon + 9 read
         QCOMPARE(pixelVariance(400.0, 3.0, 4.0), 109.0);
-        QCOMPARE(pixelVariance(-5.0, 3.0, 2.0), 9.0);    // no negative light
-        QCOMPARE(pixelVariance(0.2, 0.5, 1.0), 1.0);     // the floor
+        QCOMPARE(pixelVariance(-5.0, 3.0, 2.0), 9.0); // no negative light
+        QCOMPARE(pixelVariance(0.2, 0.5, 1.0), 1.0);  // the floor
     }
 
     // Simulated camera counts: electrons ~ Poisson(gain x model), counts = electrons / gain + N(0, read). Their mean

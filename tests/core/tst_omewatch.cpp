@@ -40,8 +40,9 @@ std::string omeXml(int width, int height, int planes, const char* type)
            "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" Creator=\"tst_omewatch\">"
            "<Image ID=\"Image:0\" Name=\"stack\"><Pixels ID=\"Pixels:0\" DimensionOrder=\"XYZCT\" Type=\""
            + std::string(type) + "\" SizeX=\"" + std::to_string(width) + "\" SizeY=\"" + std::to_string(height) + "\" SizeZ=\""
-           + std::to_string(planes) + "\" SizeC=\"1\" SizeT=\"1\" PhysicalSizeX=\"0.1\" PhysicalSizeY=\"0.1\" PhysicalSizeZ=\"1.0\">"
-           "<Channel ID=\"Channel:0:0\" SamplesPerPixel=\"1\"/><TiffData FirstZ=\"0\" IFD=\"0\" PlaneCount=\""
+           + std::to_string(planes)
+           + "\" SizeC=\"1\" SizeT=\"1\" PhysicalSizeX=\"0.1\" PhysicalSizeY=\"0.1\" PhysicalSizeZ=\"1.0\">"
+             "<Channel ID=\"Channel:0:0\" SamplesPerPixel=\"1\"/><TiffData FirstZ=\"0\" IFD=\"0\" PlaneCount=\""
            + std::to_string(planes) + "\"/>" + planeList + "</Pixels></Image></OME>";
 }
 
@@ -52,7 +53,8 @@ QByteArray micromanagerBytes(const std::vector<Image>& planes, double scale, con
     if (!tif)
         return {};
     // Micro-Manager's own tag on every page: its per-image metadata as JSON (not a tag the readers know).
-    static const TIFFFieldInfo micromanagerTag[] = {{51123, -1, -1, TIFF_ASCII, FIELD_CUSTOM, 1, 0, const_cast<char*>("MicroManagerMetadata")}};
+    static const TIFFFieldInfo micromanagerTag[] = {
+        {51123, -1, -1, TIFF_ASCII, FIELD_CUSTOM, 1, 0, const_cast<char*>("MicroManagerMetadata")}};
     TIFFMergeFieldInfo(tif, micromanagerTag, 1);
     const std::string description = omeXml(planes.front().width, planes.front().height, int(planes.size()), "uint16");
     for (size_t k = 0; k < planes.size(); ++k) {
@@ -233,7 +235,8 @@ private slots:
             for (int t = 0; t < a.size(); ++t) {
                 const double x = a[t].toObject().value(QStringLiteral("value_waves")).toDouble();
                 const double y = b[t].toObject().value(QStringLiteral("value_waves")).toDouble();
-                QVERIFY2(std::abs(x - y) < tolerance, qPrintable(QStringLiteral("%1 term %2: cube %3, OME-TIFF %4").arg(stack).arg(t).arg(x).arg(y)));
+                QVERIFY2(std::abs(x - y) < tolerance,
+                         qPrintable(QStringLiteral("%1 term %2: cube %3, OME-TIFF %4").arg(stack).arg(t).arg(x).arg(y)));
             }
         }
         QCOMPARE(rows[2].at(0).toJsonObject().value(QStringLiteral("stack")).toString(), QStringLiteral("MMStack_Pos0.ome.tif"));

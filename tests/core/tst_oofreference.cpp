@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 
-
 using namespace wfs;
 
 class TestOofReference : public QObject {
@@ -85,7 +84,10 @@ private slots:
             const double measured = std::sqrt(std::max(sum / double(dk.size()), 0.0));
             QVERIFY2(std::abs(measured / expected - 1.0) < tolerance,
                      qPrintable(QStringLiteral("plane %1: additive noise s.d. %2, expected 0.024 x stack peak = %3 (plane peak %4)")
-                                    .arg(k).arg(measured, 0, 'g', 6).arg(expected, 0, 'g', 6).arg(planePeaks[k], 0, 'g', 6)));
+                                    .arg(k)
+                                    .arg(measured, 0, 'g', 6)
+                                    .arg(expected, 0, 'g', 6)
+                                    .arg(planePeaks[k], 0, 'g', 6)));
             // The test separates the two rules only where a plane's own peak is well below the stack's.
             if (planePeaks[k] < (1.0 - 3.0 * tolerance) * stackPeak)
                 ++planesBelowStackPeak;

@@ -215,7 +215,8 @@ private slots:
         const int status = inChild([&] {
             struct rlimit limit = {8192, 8192};
             ::setrlimit(RLIMIT_FSIZE, &limit);
-            const std::string error = errorOf([&] { writeFileAtomically(dir.filePath(QStringLiteral("big.fits")).toStdString(), QByteArray(65536, 'x'), false); });
+            const std::string error = errorOf(
+                [&] { writeFileAtomically(dir.filePath(QStringLiteral("big.fits")).toStdString(), QByteArray(65536, 'x'), false); });
             ::_exit(error.find("File too large") != std::string::npos ? 0 : 3);
         });
         QVERIFY2(WIFEXITED(status) && WEXITSTATUS(status) == 0, qPrintable(QString::number(status)));
@@ -271,7 +272,8 @@ private slots:
         const std::string underFile = dir.filePath(QStringLiteral("file/r.json")).toStdString();
         QVERIFY(!errorOf([&] { checkOutputPath(underFile, false); }).empty());
         QVERIFY(errorOf([&] { checkOutputPath(dir.path().toStdString(), true); }).find("is a folder") != std::string::npos);
-        QVERIFY(errorOf([&] { checkOutputPath(dir.filePath(QStringLiteral("file")).toStdString(), false); }).find("use --force") != std::string::npos);
+        QVERIFY(errorOf([&] { checkOutputPath(dir.filePath(QStringLiteral("file")).toStdString(), false); }).find("use --force")
+                != std::string::npos);
         QVERIFY(errorOf([&] { checkOutputPath(dir.filePath(QStringLiteral("file")).toStdString(), true); }).empty());
         const QString fifo = dir.filePath(QStringLiteral("fifo"));
         QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);

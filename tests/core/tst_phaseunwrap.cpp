@@ -106,7 +106,8 @@ private slots:
         QVERIFY2(fromTruth.cwiseAbs().maxCoeff() < 1e-9, qPrintable(QString::number(fromTruth.cwiseAbs().maxCoeff())));
         // The prior: the smooth map's again, far below the jumped one's.
         const double prior = problem.regularization(problem.unpack(unwrapped->data()), nullptr);
-        QVERIFY2(std::abs(prior - problem.regularization(problem.unpack(smooth.data()), nullptr)) <= 1e-9 * prior, qPrintable(QString::number(prior)));
+        QVERIFY2(std::abs(prior - problem.regularization(problem.unpack(smooth.data()), nullptr)) <= 1e-9 * prior,
+                 qPrintable(QString::number(prior)));
         QVERIFY(prior < 0.5 * problem.regularization(problem.unpack(jumped.data()), nullptr));
     }
 

@@ -127,7 +127,7 @@ private slots:
         const PupilGrid grid = PupilGrid::centred(64, 2.0);
         QCOMPARE(grid.x(10, 40), grid.coordinate(40));
         QCOMPARE(grid.y(10, 40), grid.coordinate(10));
-        QVERIFY(grid.coordinate(32) == 0.0); // the FFT's zero frequency sits at N / 2
+        QVERIFY(grid.coordinate(32) == 0.0);                         // the FFT's zero frequency sits at N / 2
         WFS_VERIFY_CLOSE(grid.coordinate(32 + 16), 1.0, 1e-12, 0.0); // radius 1 spans N / (2 Q) samples
     }
 

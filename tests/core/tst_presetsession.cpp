@@ -189,8 +189,9 @@ private slots:
                     taken << o.name;
             }
         std::sort(taken.begin(), taken.end());
-        QCOMPARE(taken, (QStringList{QStringLiteral("grid"), QStringLiteral("no-uncertainty"), QStringLiteral("objective"), QStringLiteral("order"),
-                                     QStringLiteral("read-noise"), QStringLiteral("remove-defocus"), QStringLiteral("stages")}));
+        QCOMPARE(taken, (QStringList{QStringLiteral("grid"), QStringLiteral("no-uncertainty"), QStringLiteral("objective"),
+                                     QStringLiteral("order"), QStringLiteral("read-noise"), QStringLiteral("remove-defocus"),
+                                     QStringLiteral("stages")}));
         QVERIFY(total - taken.size() > 41); // the vectorial model's options are named too, not only the old hand list's 41
     }
 };

@@ -85,7 +85,8 @@ private slots:
         const std::pair<double, double> rings[] = {{1.2197, 0.838}, {2.2331, 0.910}, {3.2383, 0.938}};
         for (const auto& [ring, published] : rings) {
             const double measured = encircledAt(a, ring * kQ);
-            qInfo("EE inside the dark ring at %.4f lambda/D: %.4f (published %.3f, closed form %.4f)", ring, measured, published, airyEncircled(ring));
+            qInfo("EE inside the dark ring at %.4f lambda/D: %.4f (published %.3f, closed form %.4f)", ring, measured, published,
+                  airyEncircled(ring));
             WFS_VERIFY_CLOSE(measured, published, 0.0, 0.004);
             WFS_VERIFY_CLOSE(measured, airyEncircled(ring), 0.0, 0.004);
         }

@@ -139,7 +139,8 @@ private slots:
             if (!zonal || zonalSeen++ % 17 == 0)
                 checked.push_back(i);
         }
-        const QString mismatch = test::adjointMismatch(*problem, *evaluator, *reference, x, checked, Precision(precision) == Precision::Double ? 1e-6 : 2e-3);
+        const QString mismatch =
+            test::adjointMismatch(*problem, *evaluator, *reference, x, checked, Precision(precision) == Precision::Double ? 1e-6 : 2e-3);
         if (!mismatch.isEmpty())
             QFAIL(qPrintable(mismatch));
     }
@@ -247,12 +248,18 @@ private slots:
     {
         QTest::addColumn<QString>("what");
         QTest::addColumn<QString>("message");
-        QTest::newRow("zero weight") << "zero" << "regularisation weight";
-        QTest::newRow("negative weight") << "negative" << "regularisation weight";
-        QTest::newRow("NaN weight") << "nan" << "regularisation weight";
-        QTest::newRow("object larger than the field") << "object" << "larger than the field of view";
-        QTest::newRow("gain zero") << "gain" << "camera gain";
-        QTest::newRow("zonal amplitude with Gaussian illumination") << "gaussian" << "choose one";
+        QTest::newRow("zero weight") << "zero"
+                                     << "regularisation weight";
+        QTest::newRow("negative weight") << "negative"
+                                         << "regularisation weight";
+        QTest::newRow("NaN weight") << "nan"
+                                    << "regularisation weight";
+        QTest::newRow("object larger than the field") << "object"
+                                                      << "larger than the field of view";
+        QTest::newRow("gain zero") << "gain"
+                                   << "camera gain";
+        QTest::newRow("zonal amplitude with Gaussian illumination") << "gaussian"
+                                                                    << "choose one";
     }
 
     void badSettingsAreRefused()
@@ -304,7 +311,8 @@ private slots:
         double phaseError = 0.0, amplitudeError = 0.0;
         for (int i = 0; i < pixels; ++i) {
             phaseError += std::pow(phase[i] - preset.truthPhase[size_t(i)] - phaseDifferenceMean, 2) / pixels;
-            amplitudeError += std::pow(amplitude[size_t(i)] / amplitudeMean - preset.truthAmplitude[size_t(i)] / truthAmplitudeMean, 2) / pixels;
+            amplitudeError +=
+                std::pow(amplitude[size_t(i)] / amplitudeMean - preset.truthAmplitude[size_t(i)] / truthAmplitudeMean, 2) / pixels;
         }
         const double phaseRmsWaves = std::sqrt(phaseError) / (2 * M_PI), amplitudeRms = std::sqrt(amplitudeError);
         qInfo("pupil preset: %d iterations, %ld evaluations in %.2f s; phase error %.4f wave RMS, amplitude error %.2f %% RMS, "
@@ -370,7 +378,8 @@ private slots:
                 sumStack += stack.planes[size_t(k)].pixels[i];
             }
             for (size_t i = 0; i < expected.pixels.size(); ++i)
-                WFS_VERIFY_CLOSE(stack.planes[size_t(k)].pixels[i] / sumStack, (expected.pixels[i] - p.background[size_t(k)]) / sumModel, 1e-9, 1e-12);
+                WFS_VERIFY_CLOSE(stack.planes[size_t(k)].pixels[i] / sumStack, (expected.pixels[i] - p.background[size_t(k)]) / sumModel,
+                                 1e-9, 1e-12);
         }
         // Half the pixel: the grid doubles and the same light falls on four times as many pixels.
         request.pixelScale = 0.5;

@@ -140,8 +140,8 @@ private slots:
         const Fit four = fit(data, model);
         model.order = 6;
         const Fit six = fit(data, model, {4, 6}); // seeded from order 4, as a user would step up
-        std::printf("focus plane %d; final cost: unaberrated %.6g, order 4 %.6g (%s, %d iterations), order 6 %.6g (%s, %d iterations)\n", focus,
-                    flat.cost, four.cost, terminationName(four.result.solver.termination), four.result.solver.iterations, six.cost,
+        std::printf("focus plane %d; final cost: unaberrated %.6g, order 4 %.6g (%s, %d iterations), order 6 %.6g (%s, %d iterations)\n",
+                    focus, flat.cost, four.cost, terminationName(four.result.solver.termination), four.result.solver.iterations, six.cost,
                     terminationName(six.result.solver.termination), six.result.solver.iterations);
         for (const FitResult* r : {&flat.result, &four.result, &six.result}) {
             std::printf("  order %d: chi2/pixel", r->coefficients.empty() ? 0 : r->coefficients.back().mode.n);
@@ -158,7 +158,8 @@ private slots:
         // The aberrated model explains the data far better than the unaberrated one: the objective
         // (weighted least squares, noise floor about one per pixel) drops by more than a quarter
         // (measured: to 0.68), and the in-focus plane's chi^2 per pixel by more than 3x (measured 6x).
-        QVERIFY2(four.cost < 0.75 * flat.cost, qPrintable(QStringLiteral("order 4 cost %1 vs unaberrated %2").arg(four.cost).arg(flat.cost)));
+        QVERIFY2(four.cost < 0.75 * flat.cost,
+                 qPrintable(QStringLiteral("order 4 cost %1 vs unaberrated %2").arg(four.cost).arg(flat.cost)));
         QVERIFY(four.result.planes[1].reducedChiSquare < flat.result.planes[1].reducedChiSquare / 3.0);
         QVERIFY(six.cost <= four.cost * (1.0 + 1e-9)); // a larger, nested model seeded from the smaller one
         // Low-order terms (defocus, astigmatism, coma, trefoil, spherical) stay within 0.01 wave
@@ -199,7 +200,8 @@ private slots:
         }
         QVERIFY2(detector.result.gain > 0.35 && detector.result.gain < 0.6, qPrintable(QString::number(detector.result.gain)));
         for (size_t k = 0; k < plain.result.planes.size(); ++k)
-            QVERIFY2(scaled.result.planes[k].reducedChiSquare < 0.9 * plain.result.planes[k].reducedChiSquare, qPrintable(QString::number(k)));
+            QVERIFY2(scaled.result.planes[k].reducedChiSquare < 0.9 * plain.result.planes[k].reducedChiSquare,
+                     qPrintable(QString::number(k)));
         double scale = 0.0;
         for (size_t i = 0; i < scaled.result.parameterLabels.size(); ++i)
             if (scaled.result.parameterLabels[i] == "defocus scale")

@@ -116,7 +116,7 @@ private slots:
         for (int r = 0; r < 3; ++r)
             for (int col = 0; col < 3; ++col)
                 QVERIFY(std::isnan(coarse[size_t(r * 3 + col)]) ? std::isnan(c.phaseDifferenceWaves.at(r, col))
-                                                                 : near(c.phaseDifferenceWaves.at(r, col), 0.05, 1e-12));
+                                                                : near(c.phaseDifferenceWaves.at(r, col), 0.05, 1e-12));
         QVERIFY(near(c.rmsDifferenceWaves, 0.0, 1e-9));
         QVERIFY(near(c.pvDifferenceWaves, 0.0, 1e-12));
         QCOMPARE(c.notes.size(), size_t(2)); // orderings, map sizes

@@ -53,8 +53,8 @@ private slots:
         QVERIFY(!iterations.empty() && iterations.back() <= result.solver.iterations);
         QVERIFY2(result.samplingFit.has_value(), "no sampling fit in the result");
         const SamplingFit& fit = *result.samplingFit;
-        qInfo("aperture scale %.4f +/- %.4f (truth %.2f), %zu profile fits, Q %.4f", fit.scale, fit.scaleSigma, trueScale, fit.scales.size(),
-              result.samplingQ);
+        qInfo("aperture scale %.4f +/- %.4f (truth %.2f), %zu profile fits, Q %.4f", fit.scale, fit.scaleSigma, trueScale,
+              fit.scales.size(), result.samplingQ);
         // The profile's grid points (all but the last fit) and the vertex of the parabola through the lowest and its neighbours.
         QVERIFY(fit.scales.size() >= 4);
         std::vector<std::pair<double, double>> grid;
@@ -66,7 +66,8 @@ private slots:
         const auto [a, fa] = *(lowest - 1);
         const auto [b, fb] = *lowest;
         const auto [c, fc] = *(lowest + 1);
-        const double vertex = b - 0.5 * ((b - a) * (b - a) * (fb - fc) - (b - c) * (b - c) * (fb - fa)) / ((b - a) * (fb - fc) - (b - c) * (fb - fa));
+        const double vertex =
+            b - 0.5 * ((b - a) * (b - a) * (fb - fc) - (b - c) * (b - c) * (fb - fa)) / ((b - a) * (fb - fc) - (b - c) * (fb - fa));
         qInfo("profile minimum at %.2f, parabola vertex %.5f, last fit at %.5f", b, vertex, fit.scales.back());
         WFS_VERIFY_CLOSE(fit.scales.back(), vertex, 1e-9, 0.0);
         QVERIFY2(std::abs(fit.scale - trueScale) <= 0.005, qPrintable(QString::number(fit.scale)));

@@ -51,7 +51,8 @@ bool sameMetadata(const DatasetMetadata& a, const DatasetMetadata& b)
     return a.wavelength == b.wavelength && a.pixelPitch == b.pixelPitch && a.pixelAngle == b.pixelAngle && a.fNumber == b.fNumber
            && a.numericalAperture == b.numericalAperture && a.immersionIndex == b.immersionIndex && a.aperture == b.aperture
            && a.samplingQ == b.samplingQ && a.zStep == b.zStep && a.focusPlane == b.focusPlane && a.zIndexDown == b.zIndexDown
-           && a.defocusModel == b.defocusModel && a.dataUnit == b.dataUnit && a.saturationLevel == b.saturationLevel && a.origin == b.origin;
+           && a.defocusModel == b.defocusModel && a.dataUnit == b.dataUnit && a.saturationLevel == b.saturationLevel
+           && a.origin == b.origin;
 }
 
 std::vector<Change<ModelSettings>> modelChanges()
@@ -70,7 +71,10 @@ std::vector<Change<ModelSettings>> modelChanges()
         {"fitFlux", [](ModelSettings& m) { m.fitFlux = false; }},
         {"fitBackground", [](ModelSettings& m) { m.fitBackground = false; }},
         {"fitShift", [](ModelSettings& m) { m.fitShift = true; }},
-        {"fixedTerms", [](ModelSettings& m) { m.fixedTerms = {4, 11}; }},
+        {"fixedTerms",
+         [](ModelSettings& m) {
+             m.fixedTerms = {4, 11};
+         }},
         {"phaseModel", [](ModelSettings& m) { m.phaseModel = PupilPhaseModel::Both; }},
         {"amplitudeModel", [](ModelSettings& m) { m.amplitudeModel = PupilAmplitudeModel::Zonal; }},
         {"regularization", [](ModelSettings& m) { m.regularization = 0.25; }},
@@ -98,7 +102,10 @@ std::vector<Change<SolverSettings>> solverChanges()
         {"maxIterations", [](SolverSettings& s) { s.maxIterations = 77; }},
         {"gradientTolerance", [](SolverSettings& s) { s.gradientTolerance = 3e-8; }},
         {"functionTolerance", [](SolverSettings& s) { s.functionTolerance = 4e-13; }},
-        {"stages", [](SolverSettings& s) { s.stages = {2, 4}; }},
+        {"stages",
+         [](SolverSettings& s) {
+             s.stages = {2, 4};
+         }},
         {"removeDefocus", [](SolverSettings& s) { s.removeDefocus = true; }},
         {"computeUncertainty", [](SolverSettings& s) { s.computeUncertainty = false; }},
     };
@@ -116,7 +123,10 @@ std::vector<Change<PreprocessOptions>> preprocessChanges()
         {"maskSaturated", [](PreprocessOptions& o) { o.maskSaturated = false; }},
         {"maskHotPixels", [](PreprocessOptions& o) { o.maskHotPixels = true; }},
         {"hotPixelSigma", [](PreprocessOptions& o) { o.hotPixelSigma = 5.5; }},
-        {"badPixels", [](PreprocessOptions& o) { o.badPixels = {{3, 7}, {0, 65535}}; }},
+        {"badPixels",
+         [](PreprocessOptions& o) {
+             o.badPixels = {{3, 7}, {0, 65535}};
+         }},
         {"normalise", [](PreprocessOptions& o) { o.normalise = true; }},
     };
 }
@@ -152,7 +162,10 @@ std::string sessionError(const QByteArray& json)
     return "accepted";
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 } // namespace
 
@@ -265,13 +278,19 @@ private slots:
         QTest::addColumn<QString>("key");
         QTest::newRow("model number") << QByteArray(R"("model": {"gain": "high"})") << QStringLiteral("\"model.gain\" must be a number");
         QTest::newRow("model range") << QByteArray(R"("model": {"spectral_samples": 40})") << QStringLiteral("\"model.spectral_samples\"");
-        QTest::newRow("model choice") << QByteArray(R"("model": {"pupil_phase": "wavy"})") << QStringLiteral("\"model.pupil_phase\" must be one of zernike|zonal|both");
-        QTest::newRow("model flag") << QByteArray(R"("model": {"estimate_offset": 1})") << QStringLiteral("\"model.estimate_offset\" must be true or false");
+        QTest::newRow("model choice") << QByteArray(R"("model": {"pupil_phase": "wavy"})")
+                                      << QStringLiteral("\"model.pupil_phase\" must be one of zernike|zonal|both");
+        QTest::newRow("model flag") << QByteArray(R"("model": {"estimate_offset": 1})")
+                                    << QStringLiteral("\"model.estimate_offset\" must be true or false");
         QTest::newRow("solver range") << QByteArray(R"("solver": {"threads": 0})") << QStringLiteral("\"solver.threads\"");
-        QTest::newRow("solver integer") << QByteArray(R"("solver": {"max_iterations": 2.5})") << QStringLiteral("\"solver.max_iterations\" must be an integer");
-        QTest::newRow("preprocess") << QByteArray(R"("preprocess": {"centre_each_plane": "yes"})") << QStringLiteral("\"preprocess.centre_each_plane\" must be true or false");
-        QTest::newRow("bad pixels") << QByteArray(R"("preprocess": {"bad_pixels": [[1.5, 2]]})") << QStringLiteral("\"preprocess.bad_pixels\"");
-        QTest::newRow("metadata") << QByteArray(R"("metadata": {"z_direction": "sideways"})") << QStringLiteral("\"metadata.z_direction\" must be one of up|down");
+        QTest::newRow("solver integer") << QByteArray(R"("solver": {"max_iterations": 2.5})")
+                                        << QStringLiteral("\"solver.max_iterations\" must be an integer");
+        QTest::newRow("preprocess") << QByteArray(R"("preprocess": {"centre_each_plane": "yes"})")
+                                    << QStringLiteral("\"preprocess.centre_each_plane\" must be true or false");
+        QTest::newRow("bad pixels") << QByteArray(R"("preprocess": {"bad_pixels": [[1.5, 2]]})")
+                                    << QStringLiteral("\"preprocess.bad_pixels\"");
+        QTest::newRow("metadata") << QByteArray(R"("metadata": {"z_direction": "sideways"})")
+                                  << QStringLiteral("\"metadata.z_direction\" must be one of up|down");
         QTest::newRow("plane defocus") << QByteArray(R"("planes": [{"file": 0, "index": 0, "defocus": {"kind": "waves", "value": "x"}}])")
                                        << QStringLiteral("\"planes[0].defocus.value\"");
         QTest::newRow("run model") << QByteArray(R"("runs": [{"model": {"order": 99}, "result": {}, "result_parameters": []}])")
@@ -294,11 +313,14 @@ private slots:
         QVERIFY2(contains(m, "\"model.order\" must be an integer"), m.c_str());
         m = sessionError(R"({"format": "wavefront-studio-session", "format_version": 1, "inputs": [], "model": {"order": 40}})");
         QVERIFY2(contains(m, "\"model.order\" must be between 1 and 15"), m.c_str());
-        m = sessionError(R"({"format": "wavefront-studio-session", "format_version": 1, "inputs": [], "planes": [{"file": 3, "index": 0}]})");
+        m = sessionError(
+            R"({"format": "wavefront-studio-session", "format_version": 1, "inputs": [], "planes": [{"file": 3, "index": 0}]})");
         QVERIFY2(contains(m, "\"planes[0].file\" must name one of the inputs"), m.c_str());
-        m = sessionError(R"({"format": "wavefront-studio-session", "format_version": 1, "inputs": [], "preprocess": {"centre": "middle"}})");
+        m = sessionError(
+            R"({"format": "wavefront-studio-session", "format_version": 1, "inputs": [], "preprocess": {"centre": "middle"}})");
         QVERIFY2(contains(m, "\"preprocess.centre\" must be one of none|peak|centroid"), m.c_str());
-        m = sessionError(R"({"format": "wavefront-studio-session", "format_version": 1, "inputs": [], "metadata": {"wavelength_m": "red"}})");
+        m = sessionError(
+            R"({"format": "wavefront-studio-session", "format_version": 1, "inputs": [], "metadata": {"wavelength_m": "red"}})");
         QVERIFY2(contains(m, "\"metadata.wavelength_m\" must be a number or null"), m.c_str());
 
         QTemporaryDir dir;
@@ -323,7 +345,8 @@ private slots:
         QFETCH(QByteArray, fields);
         QFETCH(QString, key);
         const QByteArray json = R"({"format": "wavefront-studio-session", "format_version": 1,
-            "inputs": [{"path": "/data/a.fits", "planes": 1}], )" + fields + "}";
+            "inputs": [{"path": "/data/a.fits", "planes": 1}], )"
+                                + fields + "}";
         const std::string message = sessionError(json);
         QVERIFY2(message.rfind("s.json: ", 0) == 0 && message.find(key.toStdString()) != std::string::npos, message.c_str());
     }

@@ -18,7 +18,10 @@ namespace {
 // Options given by name, as the command line or the Python module would give them.
 class MapOptions : public OptionSource {
 public:
-    MapOptions(const std::string& name, const std::string& value) : m_values{{name, value}} { }
+    MapOptions(const std::string& name, const std::string& value)
+        : m_values{{name, value}}
+    {
+    }
     bool has(const char* name) const override { return m_values.count(name) > 0; }
     std::string value(const char* name) const override { return m_values.at(name); }
     std::string spell(const char* name) const override { return std::string("--") + name; }
@@ -219,7 +222,8 @@ private slots:
             sessionFromJson(json, "s.json");
             QFAIL("a bad pupil phase was read");
         } catch (const SessionError& e) {
-            QVERIFY2(QString::fromUtf8(e.what()).contains(QLatin1String("\"model.pupil_phase\" must be one of zernike|zonal|both")), e.what());
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QLatin1String("\"model.pupil_phase\" must be one of zernike|zonal|both")),
+                     e.what());
         }
     }
 

@@ -132,12 +132,14 @@ private slots:
         // The z step from the instrument's log (sample piezo, 0.3 um, 21 steps).
         QVERIFY(data.metadata.zStep);
         WFS_VERIFY_CLOSE(*data.metadata.zStep, 0.3e-6, 1e-9, 0.0);
-        QVERIFY2(data.metadata.origin.at("zStep").find("bead_zstack_BIL113_settings.txt") != std::string::npos, data.metadata.origin.at("zStep").c_str());
+        QVERIFY2(data.metadata.origin.at("zStep").find("bead_zstack_BIL113_settings.txt") != std::string::npos,
+                 data.metadata.origin.at("zStep").c_str());
         QVERIFY(data.metadata.conflicts.empty());
 
         const std::vector<PlaneStatistics> stats = stackStatistics(data);
         QCOMPARE(int(stats.size()), 21);
-        const int brightest = int(std::max_element(stats.begin(), stats.end(), [](auto& a, auto& b) { return a.peak < b.peak; }) - stats.begin());
+        const int brightest =
+            int(std::max_element(stats.begin(), stats.end(), [](auto& a, auto& b) { return a.peak < b.peak; }) - stats.begin());
         // A bead through focus: the peak falls off on both sides of the brightest plane.
         QVERIFY(brightest > 2 && brightest < 18);
         QVERIFY(stats[size_t(brightest)].peak > 3.0 * stats.front().peak);
@@ -261,8 +263,9 @@ private slots:
             validateMetadata(m);
             QFAIL("an NA above the immersion index passed");
         } catch (const DatasetError& e) {
-            QCOMPARE(std::string(e.what()), std::string("the numerical aperture 1.4 exceeds the immersion index 1 (NA = n sin(theta) cannot exceed n): "
-                                                        "set the immersion index (e.g. 1.518 for oil)"));
+            QCOMPARE(std::string(e.what()),
+                     std::string("the numerical aperture 1.4 exceeds the immersion index 1 (NA = n sin(theta) cannot exceed n): "
+                                 "set the immersion index (e.g. 1.518 for oil)"));
         }
         m = {};
         m.wavelength = 633.0; // metres: a unit left out

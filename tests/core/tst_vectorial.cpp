@@ -261,7 +261,8 @@ private slots:
                     const double radius = pixel * std::hypot(row, col), phi = std::atan2(row, col);
                     // The model's defocus z moves the focus deeper: Richards-Wolf's e^{i k n z cos} at -z.
                     const RichardsWolf rw = richardsWolf(radius, -z[k], alpha, n, lambda);
-                    const double xq = (std::norm(rw.i0 + rw.i2 * std::cos(2 * phi)) + std::norm(rw.i2 * std::sin(2 * phi))) / peakQuadrature;
+                    const double xq =
+                        (std::norm(rw.i0 + rw.i2 * std::cos(2 * phi)) + std::norm(rw.i2 * std::sin(2 * phi))) / peakQuadrature;
                     const double zq = 4.0 * std::norm(rw.i1) / peakQuadrature;
                     const double xm = at(xImages[k], grid, row, col) / peakModel, zm = at(zImages[k], grid, row, col) / peakModel;
                     worst = std::max({worst, std::abs(xm - xq), std::abs(zm - zq)});
@@ -385,7 +386,8 @@ private slots:
         double mirror = 0.0;
         for (int r = -10; r <= 10; ++r)
             for (int c = -10; c <= 10; ++c)
-                mirror = std::max({mirror, std::abs(at(x, grid, r, c) - at(x, grid, -r, c)), std::abs(at(x, grid, r, c) - at(x, grid, r, -c))});
+                mirror =
+                    std::max({mirror, std::abs(at(x, grid, r, c) - at(x, grid, -r, c)), std::abs(at(x, grid, r, c) - at(x, grid, r, -c))});
         QVERIFY(mirror < 1e-12 * px);
         const auto halfWidth = [&](int dr, int dc) {
             for (double t = 0.0; t < 10.0; t += 0.01) {

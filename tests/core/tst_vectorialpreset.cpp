@@ -93,7 +93,8 @@ private slots:
                      qPrintable(QStringLiteral("Noll %1: fitted %2, truth %3 waves").arg(t.index).arg(fitted).arg(t.valueWaves)));
         }
         for (const CoefficientResult& c : result.coefficients) {
-            const bool injected = std::any_of(preset.truth.terms.begin(), preset.truth.terms.end(), [&](const TruthTerm& t) { return t.index == c.index; });
+            const bool injected =
+                std::any_of(preset.truth.terms.begin(), preset.truth.terms.end(), [&](const TruthTerm& t) { return t.index == c.index; });
             if (!injected)
                 QVERIFY2(std::abs(c.waves) < 0.005, qPrintable(QStringLiteral("Noll %1: %2 waves, truth 0").arg(c.index).arg(c.waves)));
         }

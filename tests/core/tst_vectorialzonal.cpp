@@ -48,7 +48,8 @@ ZonalCase simulatedCase(Phase phaseOf, double photons)
     truthSpec.zonalPhaseStart = c.truthPhase;
     const Problem truthProblem(truthSpec);
     std::mt19937_64 rng(20261202);
-    const auto images = simulateImages(truthSpec, truthProblem.initialParameters(), 64, 64, {NoiseModel::PhotonAndRead, truthSpec.readNoise}, &rng);
+    const auto images =
+        simulateImages(truthSpec, truthProblem.initialParameters(), 64, 64, {NoiseModel::PhotonAndRead, truthSpec.readNoise}, &rng);
     for (size_t k = 0; k < images.size(); ++k)
         c.spec.planes[k].data = images[k];
     estimateFluxAndBackground(c.spec); // the fit starts from the data and a flat pupil, not from the truth
@@ -124,8 +125,10 @@ private slots:
             worstChi2 = std::max(worstChi2, p.reducedChiSquare);
             bestChi2 = std::min(bestChi2, p.reducedChiSquare);
         }
-        qInfo("truth %.2f waves PV; %d iterations (%s); phase error %.4f wave RMS modulo one wave, %.4f unwrapped; chi2/pixel %.3f .. %.3f; zonal remainder %.3f wave RMS",
-              truthPv, result.solver.iterations, result.solver.message.c_str(), errorWaves, unwrappedErrorWaves, bestChi2, worstChi2, result.zonalRemainderRmsWaves);
+        qInfo("truth %.2f waves PV; %d iterations (%s); phase error %.4f wave RMS modulo one wave, %.4f unwrapped; chi2/pixel %.3f .. "
+              "%.3f; zonal remainder %.3f wave RMS",
+              truthPv, result.solver.iterations, result.solver.message.c_str(), errorWaves, unwrappedErrorWaves, bestChi2, worstChi2,
+              result.zonalRemainderRmsWaves);
         QVERIFY2(result.solver.termination != Termination::Failed, result.solver.message.c_str());
         QVERIFY2(errorWaves < 0.05, qPrintable(QString::number(errorWaves)));
         QVERIFY2(bestChi2 > 0.8 && worstChi2 < 1.25, qPrintable(QStringLiteral("%1 .. %2").arg(bestChi2).arg(worstChi2)));

@@ -122,7 +122,8 @@ private slots:
     {
         QTemporaryDir dir;
         StackFinder finder(dir.path().toStdString(), {});
-        for (const char* name : {".x.fits", "x.fits.tmp", "x.fits.part", "x.tif.partial", "x.tif~", "x.fits.crdownload", "notes.txt", "x.fits.json"})
+        for (const char* name :
+             {".x.fits", "x.fits.tmp", "x.fits.part", "x.tif.partial", "x.tif~", "x.fits.crdownload", "notes.txt", "x.fits.json"})
             appendBytes(dir.filePath(QLatin1String(name)), QByteArray(64, 'x'));
         QVERIFY(finder.scan(0).empty());
         QVERIFY(finder.scan(1000000).empty());
@@ -281,7 +282,8 @@ private slots:
         const QJsonArray ca = a.value(QStringLiteral("coefficients")).toArray(), cb = b.value(QStringLiteral("coefficients")).toArray();
         QCOMPARE(ca.size(), cb.size());
         for (int i = 0; i < ca.size(); ++i) {
-            const double x = ca[i].toObject().value(QStringLiteral("value_waves")).toDouble(), y = cb[i].toObject().value(QStringLiteral("value_waves")).toDouble();
+            const double x = ca[i].toObject().value(QStringLiteral("value_waves")).toDouble(),
+                         y = cb[i].toObject().value(QStringLiteral("value_waves")).toDouble();
             QVERIFY2(std::abs(x - y) < 1e-4, qPrintable(QStringLiteral("term %1: cube %2, planes %3").arg(i).arg(x).arg(y)));
         }
         const LiveCounts c = watch.counts();

@@ -89,7 +89,7 @@ private slots:
         PreparedRun run = prepareRun(session);
         QCOMPARE(run.request.spec.basis.maxOrder, 4); // from the stages
         QCOMPARE(run.request.stages, (std::vector<int>{2, 4}));
-        QVERIFY(run.request.start.empty());           // stages seed each other
+        QVERIFY(run.request.start.empty()); // stages seed each other
         QVERIFY(run.dataset.preparation.has_value());
         QCOMPARE(run.context.inputs.size(), size_t(1));
         QVERIFY(run.context.samplingQ > 1.9 && run.context.samplingQ < 2.1);
@@ -198,7 +198,8 @@ private slots:
         r.coefficients.push_back(c);
         r.warnings.push_back("one plane only");
         const QString brief = QString::fromStdString(briefReport(r));
-        QVERIFY2(brief.contains(QLatin1String("converged after 28 iterations")) && brief.contains(QLatin1String("63.3 nm RMS")), qPrintable(brief));
+        QVERIFY2(brief.contains(QLatin1String("converged after 28 iterations")) && brief.contains(QLatin1String("63.3 nm RMS")),
+                 qPrintable(brief));
         QVERIFY(!brief.contains(QLatin1Char('\n')));
         Truth truth;
         truth.terms.push_back({4, 0.05});
@@ -207,7 +208,7 @@ private slots:
         QVERIFY(full.contains(QLatin1String("  note: simulated data\n")));
         QVERIFY(full.contains(QLatin1String("Defocus")));
         QVERIFY2(full.endsWith(QLatin1String("0.05000\n")), qPrintable(full)); // the truth column ends the table
-        QVERIFY(!full.contains(QLatin1String("one plane only"))); // warnings are shown once, by the front end
+        QVERIFY(!full.contains(QLatin1String("one plane only")));              // warnings are shown once, by the front end
     }
 };
 

@@ -68,9 +68,8 @@ private slots:
     void nollTable()
     {
         // Noll (1976), Table 1.
-        const ZernikeMode expected[] = {{0, 0}, {1, 1}, {1, -1}, {2, 0}, {2, -2}, {2, 2}, {3, -1}, {3, 1},
-                                        {3, -3}, {3, 3}, {4, 0}, {4, 2}, {4, -2}, {4, 4}, {4, -4}, {5, 1},
-                                        {5, -1}, {5, 3}, {5, -3}, {5, 5}, {5, -5}, {6, 0}};
+        const ZernikeMode expected[] = {{0, 0}, {1, 1},  {1, -1}, {2, 0},  {2, -2}, {2, 2},  {3, -1}, {3, 1},  {3, -3}, {3, 3},  {4, 0},
+                                        {4, 2}, {4, -2}, {4, 4},  {4, -4}, {5, 1},  {5, -1}, {5, 3},  {5, -3}, {5, 5},  {5, -5}, {6, 0}};
         for (int j = 1; j <= 22; ++j) {
             const ZernikeMode m = zernike::modeFromIndex(j, ZernikeOrdering::Noll);
             QCOMPARE(m.n, expected[j - 1].n);
@@ -87,8 +86,9 @@ private slots:
         QCOMPARE(int(rows.size()), 136);
         for (const TableRow& row : rows) {
             const ZernikeMode m = zernike::modeFromIndex(row.j, ZernikeOrdering::Noll);
-            QVERIFY2(m.n == row.n && m.m == row.m,
-                     qPrintable(QStringLiteral("Noll j=%1: program (%2,%3), table (%4,%5)").arg(row.j).arg(m.n).arg(m.m).arg(row.n).arg(row.m)));
+            QVERIFY2(
+                m.n == row.n && m.m == row.m,
+                qPrintable(QStringLiteral("Noll j=%1: program (%2,%3), table (%4,%5)").arg(row.j).arg(m.n).arg(m.m).arg(row.n).arg(row.m)));
             QCOMPARE(zernike::indexFromMode({row.n, row.m}, ZernikeOrdering::Noll), row.j);
         }
         const auto modes = zernike::modes(15, ZernikeOrdering::Noll);
@@ -128,14 +128,14 @@ private slots:
         const double r = 0.7, t = 0.9;
         const double r2 = r * r, r4 = r2 * r2, r6 = r4 * r2, r8 = r4 * r4;
         const Case cases[] = {
-            {2, r, t, 2 * r * std::cos(t)},                                                     // tilt
+            {2, r, t, 2 * r * std::cos(t)}, // tilt
             {3, r, t, 2 * r * std::sin(t)},
-            {4, r, t, std::sqrt(3.0) * (2 * r2 - 1)},                                           // defocus
+            {4, r, t, std::sqrt(3.0) * (2 * r2 - 1)}, // defocus
             {5, r, t, std::sqrt(6.0) * r2 * std::sin(2 * t)},
             {6, r, t, std::sqrt(6.0) * r2 * std::cos(2 * t)},
-            {7, r, t, std::sqrt(8.0) * (3 * r2 * r - 2 * r) * std::sin(t)},                    // coma
+            {7, r, t, std::sqrt(8.0) * (3 * r2 * r - 2 * r) * std::sin(t)}, // coma
             {8, r, t, std::sqrt(8.0) * (3 * r2 * r - 2 * r) * std::cos(t)},
-            {11, r, t, std::sqrt(5.0) * (6 * r4 - 6 * r2 + 1)},                                 // spherical
+            {11, r, t, std::sqrt(5.0) * (6 * r4 - 6 * r2 + 1)}, // spherical
             {22, r, t, std::sqrt(7.0) * (20 * r6 - 30 * r4 + 12 * r2 - 1)},
             {23, r, t, std::sqrt(14.0) * (15 * r6 - 20 * r4 + 6 * r2) * std::sin(2 * t)},
             {24, r, t, std::sqrt(14.0) * (15 * r6 - 20 * r4 + 6 * r2) * std::cos(2 * t)},
@@ -143,8 +143,8 @@ private slots:
             {36, r, t, 4.0 * std::pow(r, 7) * std::cos(7 * t)},
             {135, r, t, std::sqrt(32.0) * std::pow(r, 15) * std::sin(15 * t)},
             {136, 1.0, 0.0, std::sqrt(32.0)},
-            {79, 0.0, 0.0, std::sqrt(13.0)},   // (12, 0): R_n^0(0) = (-1)^(n/2) = 1
-            {56, 0.0, 0.0, -std::sqrt(11.0)},  // (10, 0): (-1)^5
+            {79, 0.0, 0.0, std::sqrt(13.0)},  // (12, 0): R_n^0(0) = (-1)^(n/2) = 1
+            {56, 0.0, 0.0, -std::sqrt(11.0)}, // (10, 0): (-1)^5
         };
         for (Case c : cases) {
             const ZernikeMode mode = zernike::modeFromIndex(c.noll, ZernikeOrdering::Noll);
@@ -233,7 +233,8 @@ private slots:
     void names()
     {
         QCOMPARE(QString::fromStdString(zernike::name(zernike::modeFromIndex(4, ZernikeOrdering::Noll))), QStringLiteral("Defocus"));
-        QCOMPARE(QString::fromStdString(zernike::name(zernike::modeFromIndex(11, ZernikeOrdering::Noll))), QStringLiteral("Primary spherical"));
+        QCOMPARE(QString::fromStdString(zernike::name(zernike::modeFromIndex(11, ZernikeOrdering::Noll))),
+                 QStringLiteral("Primary spherical"));
         QCOMPARE(QString::fromStdString(zernike::name({7, 3})), QStringLiteral("Z(7,3)"));
     }
 
@@ -259,7 +260,8 @@ private slots:
             for (size_t t = 0; t < modes.size(); ++t)
                 for (size_t p = 0; p < x.size(); ++p)
                     WFS_VERIFY_CLOSE(out[p + t * x.size()],
-                                     zernike::evaluate(modes[t], norm, std::hypot(x[p], y[p]), std::atan2(y[p], x[p])), 1e-10, 1e-10); // n = 15 sums cancel terms of ~1e4
+                                     zernike::evaluate(modes[t], norm, std::hypot(x[p], y[p]), std::atan2(y[p], x[p])), 1e-10,
+                                     1e-10); // n = 15 sums cancel terms of ~1e4
         }
     }
 

@@ -53,4 +53,3 @@ double maxRelativeDifference(const A& a, const B& b)
 }
 
 } // namespace wfs::fasth::test
-

@@ -70,8 +70,8 @@ void TestFasthBenchCli::rowsHaveContractKeys()
     const auto parsed = rows(run.out);
     // Six methods times three passes.
     QCOMPARE(parsed.size(), 18);
-    const QStringList keys = {"d", "k", "batch", "block", "method", "pass", "backend", "device", "precision",
-                              "threads", "ms", "ms_q1", "ms_q3", "gflops", "max_abs_error"};
+    const QStringList keys = {"d",         "k",       "batch", "block", "method", "pass",   "backend",      "device",
+                              "precision", "threads", "ms",    "ms_q1", "ms_q3",  "gflops", "max_abs_error"};
     QSet<QString> methods;
     for (const QJsonObject& row : parsed) {
         for (const QString& key : keys)
@@ -90,10 +90,19 @@ void TestFasthBenchCli::rowsHaveContractKeys()
 
 void TestFasthBenchCli::everyOptionWorks()
 {
-    const Run run = runCli({"--d", "40,30", "--batch", "1,3", "--block", "7", "--reflectors", "25,35", "--method",
-                            "fasth,tree,svd-inverse,lu-solve,svd-logdet,lu-logdet", "--pass", "forward,both",
-                            "--precision", "float", "--backend", "cpu", "--threads", "1,2", "--repeat", "2",
-                            "--warmup", "0", "--tree-levels", "2", "--seed", "5"});
+    const Run run = runCli({"--d",           "40,30",
+                            "--batch",       "1,3",
+                            "--block",       "7",
+                            "--reflectors",  "25,35",
+                            "--method",      "fasth,tree,svd-inverse,lu-solve,svd-logdet,lu-logdet",
+                            "--pass",        "forward,both",
+                            "--precision",   "float",
+                            "--backend",     "cpu",
+                            "--threads",     "1,2",
+                            "--repeat",      "2",
+                            "--warmup",      "0",
+                            "--tree-levels", "2",
+                            "--seed",        "5"});
     QCOMPARE(run.status, 0);
     const auto parsed = rows(run.out);
     QVERIFY(!parsed.isEmpty());
@@ -115,8 +124,8 @@ void TestFasthBenchCli::everyOptionWorks()
 
 void TestFasthBenchCli::gaussianLayoutHasNoLibraryRows()
 {
-    const Run run = runCli({"--d", "40", "--batch", "2", "--repeat", "2", "--pass", "forward", "--block", "8",
-                            "--reflector-layout", "gaussian"});
+    const Run run =
+        runCli({"--d", "40", "--batch", "2", "--repeat", "2", "--pass", "forward", "--block", "8", "--reflector-layout", "gaussian"});
     QCOMPARE(run.status, 0);
     const auto parsed = rows(run.out);
     QCOMPARE(parsed.size(), 5); // the six default methods but the library
@@ -166,19 +175,19 @@ void TestFasthBenchCli::help()
     const Run run = runCli({"--help"});
     QCOMPARE(run.status, 0);
     // QCommandLineParser lists the one-letter option as -d; --d is accepted as well (rowsHaveContractKeys).
-    for (const char* option : {"-d <", "--batch", "--block", "--reflectors", "--method", "--pass", "--precision",
-                               "--backend", "--threads", "--repeat"})
+    for (const char* option :
+         {"-d <", "--batch", "--block", "--reflectors", "--method", "--pass", "--precision", "--backend", "--threads", "--repeat"})
         QVERIFY2(run.out.contains(option), option);
 }
-
 
 // fasth-train drives core's SVD-layer training job (the FastH panel's): a small layer learns the target's
 // singular values, and its inverse and log-determinant agree with LU's.
 void TestFasthBenchCli::trainingReportsWhatWasLearnt()
 {
-    const Run run = runCommand(QStringLiteral("fasth-train"), {QStringLiteral("--d"), QStringLiteral("16"), QStringLiteral("--k"),
-                                                               QStringLiteral("16"), QStringLiteral("--steps"), QStringLiteral("400"),
-                                                               QStringLiteral("--learning-rate"), QStringLiteral("0.05"), QStringLiteral("--quiet")});
+    const Run run =
+        runCommand(QStringLiteral("fasth-train"),
+                   {QStringLiteral("--d"), QStringLiteral("16"), QStringLiteral("--k"), QStringLiteral("16"), QStringLiteral("--steps"),
+                    QStringLiteral("400"), QStringLiteral("--learning-rate"), QStringLiteral("0.05"), QStringLiteral("--quiet")});
     QVERIFY2(run.status == 0, run.err.constData());
     const auto parsed = rows(run.out);
     QCOMPARE(parsed.size(), 1);
@@ -193,7 +202,8 @@ void TestFasthBenchCli::trainingReportsWhatWasLearnt()
 
 void TestFasthBenchCli::trainingRefusesBadLayers()
 {
-    const Run run = runCommand(QStringLiteral("fasth-train"), {QStringLiteral("--d"), QStringLiteral("8"), QStringLiteral("--k"), QStringLiteral("9")});
+    const Run run =
+        runCommand(QStringLiteral("fasth-train"), {QStringLiteral("--d"), QStringLiteral("8"), QStringLiteral("--k"), QStringLiteral("9")});
     QCOMPARE(run.status, 2);
     QVERIFY(run.err.contains("k <= d"));
 }

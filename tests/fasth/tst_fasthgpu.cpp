@@ -40,8 +40,7 @@ void TestFasthGpu::failuresNameTheCall()
         QFAIL("a GPU runner without a device did not throw");
     } catch (const std::runtime_error& error) {
         const QString what = QString::fromLatin1(error.what());
-        QVERIFY2(what.contains(QLatin1String("cudaSetDevice")) && what.contains(QLatin1String("FasthDevice.cu:")),
-                 qPrintable(what));
+        QVERIFY2(what.contains(QLatin1String("cudaSetDevice")) && what.contains(QLatin1String("FasthDevice.cu:")), qPrintable(what));
     }
 }
 

@@ -44,8 +44,8 @@ void addAlgorithmRows(bool withTranspose)
             for (bool lapack : {false, true}) {
                 if (transposed && !withTranspose)
                     continue;
-                const QByteArray name = QByteArray(algorithmName(algorithm)) + (transposed ? " transpose" : " apply")
-                                        + (lapack ? " lapack" : " gaussian");
+                const QByteArray name =
+                    QByteArray(algorithmName(algorithm)) + (transposed ? " transpose" : " apply") + (lapack ? " lapack" : " gaussian");
                 QTest::newRow(name.constData()) << algorithm << transposed << lapack;
             }
 }
@@ -60,8 +60,7 @@ double loss(const Eigen::MatrixXd& v, const Eigen::MatrixXd& x, const Eigen::Mat
     return (g.array() * a.array()).sum();
 }
 
-void runBackward(HouseholderProduct<double>& product, bool transposed, Eigen::MatrixXd& a, Eigen::MatrixXd& g,
-                 Eigen::MatrixXd& gradV)
+void runBackward(HouseholderProduct<double>& product, bool transposed, Eigen::MatrixXd& a, Eigen::MatrixXd& g, Eigen::MatrixXd& gradV)
 {
     if (transposed)
         product.backwardTranspose(a, g, gradV);

@@ -57,16 +57,16 @@ void addProductRows()
     QTest::addColumn<int>("levels");
     QTest::addColumn<bool>("lapackLayout");
     // Block sizes chosen so that they divide neither d nor k: the last block is ragged.
-    const int cases[][3] = {{7, 4, 3}, {7, 7, 3}, {64, 61, 12}, {64, 64, 12}, {100, 97, 16}, {100, 100, 16},
-                            {512, 509, 48}, {512, 512, 48}};
-    const std::pair<Algorithm, int> algorithms[] = {{Algorithm::FastH, 0}, {Algorithm::CompactWY, 0},
-                                                    {Algorithm::TreeMerge, 1}, {Algorithm::TreeMerge, 3}};
+    const int cases[][3] = {{7, 4, 3},     {7, 7, 3},      {64, 61, 12},   {64, 64, 12},
+                            {100, 97, 16}, {100, 100, 16}, {512, 509, 48}, {512, 512, 48}};
+    const std::pair<Algorithm, int> algorithms[] = {
+        {Algorithm::FastH, 0}, {Algorithm::CompactWY, 0}, {Algorithm::TreeMerge, 1}, {Algorithm::TreeMerge, 3}};
     for (const auto& c : cases)
         for (const auto& [algorithm, levels] : algorithms)
             for (bool lapack : {false, true}) {
-                const QByteArray name = QByteArray(algorithmName(algorithm)) + (levels > 1 ? "3" : "") + " d="
-                                        + QByteArray::number(c[0]) + " k=" + QByteArray::number(c[1]) + " b="
-                                        + QByteArray::number(c[2]) + (lapack ? " lapack" : " gaussian");
+                const QByteArray name = QByteArray(algorithmName(algorithm)) + (levels > 1 ? "3" : "") + " d=" + QByteArray::number(c[0])
+                                        + " k=" + QByteArray::number(c[1]) + " b=" + QByteArray::number(c[2])
+                                        + (lapack ? " lapack" : " gaussian");
                 QTest::newRow(name.constData()) << c[0] << c[1] << c[2] << algorithm << levels << lapack;
             }
 }
@@ -126,8 +126,7 @@ void TestFasthProduct::orthogonality_data()
     QTest::addColumn<Algorithm>("algorithm");
     for (int d : {7, 64, 100, 512})
         for (Algorithm algorithm : {Algorithm::Sequential, Algorithm::FastH, Algorithm::CompactWY, Algorithm::TreeMerge})
-            QTest::newRow(QByteArray(algorithmName(algorithm)).append(" d=").append(QByteArray::number(d)).constData())
-                << d << algorithm;
+            QTest::newRow(QByteArray(algorithmName(algorithm)).append(" d=").append(QByteArray::number(d)).constData()) << d << algorithm;
 }
 
 void TestFasthProduct::orthogonality()
@@ -180,8 +179,8 @@ void TestFasthProduct::singleColumnAndSingleReflector()
     // Block larger than k: a single ragged block.
     const Eigen::MatrixXd v = gaussian<double>(30, 5, generator);
     const Eigen::MatrixXd x = gaussian<double>(30, 1, generator);
-    WFS_VERIFY_CLOSE(maxAbsDifference(apply(v, x, makeOptions(Algorithm::FastH, 64)),
-                                      apply(v, x, makeOptions(Algorithm::Sequential, 1))), 0.0, 0.0, 1e-13);
+    WFS_VERIFY_CLOSE(maxAbsDifference(apply(v, x, makeOptions(Algorithm::FastH, 64)), apply(v, x, makeOptions(Algorithm::Sequential, 1))),
+                     0.0, 0.0, 1e-13);
 }
 
 void TestFasthProduct::rejectsBadInput()

@@ -85,8 +85,8 @@ void TestFasthRunner::methodsMatchReference()
             const double scale = std::max(1.0, reference.output.cwiseAbs().maxCoeff());
             const double error = (result.output - reference.output).cwiseAbs().maxCoeff() / scale;
             QVERIFY2(error < tolerance, qPrintable(what + QStringLiteral(": error %1").arg(error)));
-            const bool hasGradients = pass != Pass::Forward && !isUseCase(method) && method != BenchMethod::Library
-                                      && method != BenchMethod::Dense;
+            const bool hasGradients =
+                pass != Pass::Forward && !isUseCase(method) && method != BenchMethod::Library && method != BenchMethod::Dense;
             QCOMPARE(result.gradV.size() > 0, hasGradients);
             if (hasGradients) {
                 const double gradScale = std::max(1.0, reference.gradV.cwiseAbs().maxCoeff());

@@ -47,8 +47,12 @@ void compareLevels(double tolerance)
                     const double error = fasth::test::maxAbsDifference(a, b);
                     QVERIFY2(error <= tolerance * scale,
                              qPrintable(QStringLiteral("d %1 k %2 %3%4: max |avx2 - baseline| = %5, max |X| = %6")
-                                            .arg(d).arg(k).arg(algorithmName(algorithm)).arg(transposed ? " transposed" : "")
-                                            .arg(error).arg(scale)));
+                                            .arg(d)
+                                            .arg(k)
+                                            .arg(algorithmName(algorithm))
+                                            .arg(transposed ? " transposed" : "")
+                                            .arg(error)
+                                            .arg(scale)));
                     QVERIFY(scale > 0.0);
                 }
             }

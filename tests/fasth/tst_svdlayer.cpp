@@ -111,8 +111,7 @@ void TestSvdLayer::logDeterminantMatchesLu()
     if (d <= 64)
         WFS_VERIFY_CLOSE(std::abs(svdLog - std::log(std::abs(lu.determinant()))) / std::max(1.0, std::abs(svdLog)), 0.0, 0.0, 1e-11);
     // The float layer gives the same value to single precision.
-    const SvdLayer<float> single(layer.uReflectors().cast<float>(), layer.vReflectors().cast<float>(),
-                                 layer.sigma().cast<float>());
+    const SvdLayer<float> single(layer.uReflectors().cast<float>(), layer.vReflectors().cast<float>(), layer.sigma().cast<float>());
     WFS_VERIFY_CLOSE(std::abs(single.logAbsDeterminant() - luLog) / std::max(1.0, std::abs(luLog)), 0.0, 0.0, 1e-5);
 }
 
@@ -132,8 +131,7 @@ void TestSvdLayer::gradientsMatchCentralDifferences()
     const Eigen::MatrixXd x = gaussian<double>(d, m, generator);
     const Eigen::MatrixXd g = gaussian<double>(d, m, generator);
     const auto gradients = layer.backward(x, g);
-    auto loss = [&](const Eigen::MatrixXd& u, const Eigen::MatrixXd& v, const Eigen::VectorXd& sigma,
-                    const Eigen::MatrixXd& input) {
+    auto loss = [&](const Eigen::MatrixXd& u, const Eigen::MatrixXd& v, const Eigen::VectorXd& sigma, const Eigen::MatrixXd& input) {
         const SvdLayer<double> perturbed(u, v, sigma);
         return (g.array() * perturbed.forward(input).array()).sum();
     };
@@ -143,7 +141,10 @@ void TestSvdLayer::gradientsMatchCentralDifferences()
             const double numeric = (perturb(i, h) - perturb(i, -h)) / (2 * h);
             QVERIFY2(std::abs(numeric - analytic.data()[i]) <= 1e-7 * std::max(1.0, std::abs(numeric)),
                      qPrintable(QStringLiteral("%1[%2]: analytic %3, central difference %4")
-                                    .arg(QLatin1String(what)).arg(i).arg(analytic.data()[i]).arg(numeric)));
+                                    .arg(QLatin1String(what))
+                                    .arg(i)
+                                    .arg(analytic.data()[i])
+                                    .arg(numeric)));
         }
         QVERIFY(analytic.norm() > 1e-3);
     };
@@ -255,11 +256,9 @@ void TestSvdLayer::rejectsBadInput()
     QVERIFY(!options.isValid());
     const Eigen::MatrixXd x = Eigen::MatrixXd::Random(8, 4);
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument, SvdTrainer<double>(randomLayer(8, 8, 1), x, x, options));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, SvdTrainer<double>(randomLayer(8, 8, 1), x, Eigen::MatrixXd::Random(8, 3)));
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                             SvdTrainer<double>(randomLayer(8, 8, 1), x, Eigen::MatrixXd::Random(8, 3)));
-    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                             SvdLayer<double>(Eigen::MatrixXd::Random(8, 8), Eigen::MatrixXd::Random(7, 7),
-                                              Eigen::VectorXd::Ones(8)));
+                             SvdLayer<double>(Eigen::MatrixXd::Random(8, 8), Eigen::MatrixXd::Random(7, 7), Eigen::VectorXd::Ones(8)));
 }
 
 QTEST_APPLESS_MAIN(TestSvdLayer)

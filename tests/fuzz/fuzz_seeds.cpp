@@ -25,7 +25,9 @@ int main(int argc, char** argv)
     for (const char* sub : {"tiff", "png", "fits"})
         if (!root.mkpath(QString::fromLatin1(sub)))
             return 1;
-    const auto path = [&](const char* sub, const QString& name) { return root.filePath(QString::fromLatin1(sub) + QLatin1Char('/') + name).toStdString(); };
+    const auto path = [&](const char* sub, const QString& name) {
+        return root.filePath(QString::fromLatin1(sub) + QLatin1Char('/') + name).toStdString();
+    };
     try {
         const wfs::Image small = asymmetricImage(13, 9, 200);
         int n = 0;

@@ -154,7 +154,7 @@ struct HostFft<float> {
 // FFT (sign +1), |field|^2 added to the intensity buffer. Returns the fields for the way back.
 template <typename Real>
 std::vector<std::vector<HostComplex<Real>>> spectrumForward(const gpu::ModelInput& in, const std::vector<double>& block,
-                                                           const gpu::math::Arrays<Real>& a, HostComplex<Real>* intensity)
+                                                            const gpu::math::Arrays<Real>& a, HostComplex<Real>* intensity)
 {
     const gpu::ModelDims& d = in.dims;
     std::vector<std::vector<HostComplex<Real>>> fields(size_t(d.channels));
@@ -165,15 +165,15 @@ std::vector<std::vector<HostComplex<Real>>> spectrumForward(const gpu::ModelInpu
         for (int p = 0; p < d.pixels; ++p) {
             const int i = in.channelIndex[size_t(c)][size_t(p)];
             for (int k = 0; k < d.planes; ++k)
-                field[ch.element(d.planes, k, i / ch.n, i % ch.n)]
-                    = gpu::math::channelFieldSample<Real, HostComplex<Real>>(d, ch, block.data(), a, p, k, i);
+                field[ch.element(d.planes, k, i / ch.n, i % ch.n)] =
+                    gpu::math::channelFieldSample<Real, HostComplex<Real>>(d, ch, block.data(), a, p, k, i);
         }
         HostFft<Real>::run(HostFft<Real>::channelPlan(ch, d.planes, field.data(), +1));
         const size_t rowLength = size_t(d.n) * size_t(d.planes);
         for (size_t e = 0; e < d.gridElements(); ++e)
-            intensity[e] = gpu::math::channelPowerSample<Real>(d, ch, static_cast<const HostComplex<Real>*>(field.data()),
-                                                                static_cast<const HostComplex<Real>*>(intensity), int((e % rowLength) / size_t(d.n)),
-                                                                int(e / rowLength), int(e % size_t(d.n)), c == 0);
+            intensity[e] = gpu::math::channelPowerSample<Real>(
+                d, ch, static_cast<const HostComplex<Real>*>(field.data()), static_cast<const HostComplex<Real>*>(intensity),
+                int((e % rowLength) / size_t(d.n)), int(e / rowLength), int(e % size_t(d.n)), c == 0);
     }
     return fields;
 }
@@ -191,8 +191,8 @@ void spectrumAdjoint(const gpu::ModelInput& in, const std::vector<double>& block
         HostComplex<Real>* field = fields[size_t(c)].data();
         const size_t rowLength = size_t(ch.n) * size_t(d.planes);
         for (size_t j = 0; j < ch.elements(d.planes); ++j)
-            gpu::math::channelScatterSample<Real>(d, ch, intensity, int((j % rowLength) / size_t(ch.n)), int(j / rowLength), int(j % size_t(ch.n)),
-                                                  field);
+            gpu::math::channelScatterSample<Real>(d, ch, intensity, int((j % rowLength) / size_t(ch.n)), int(j / rowLength),
+                                                  int(j % size_t(ch.n)), field);
         HostFft<Real>::run(HostFft<Real>::channelPlan(ch, d.planes, field, -1));
         for (int p = 0; p < d.pixels; ++p)
             for (int k = 0; k < d.planes; ++k) {
@@ -479,8 +479,7 @@ private slots:
             QFAIL("a device model was made without a device");
         } catch (const gpu::CudaError& error) {
             const QString what = QString::fromLatin1(error.what());
-            QVERIFY2(what.contains(QLatin1String("cudaSetDevice")) && what.contains(QLatin1String("ModelDevice.cu:")),
-                     qPrintable(what));
+            QVERIFY2(what.contains(QLatin1String("cudaSetDevice")) && what.contains(QLatin1String("ModelDevice.cu:")), qPrintable(what));
         }
     }
 
@@ -582,17 +581,33 @@ private slots:
             const ParameterInfo& info = problem->parameters()[i];
             double expected = 0;
             switch (info.kind) {
-            case ParameterKind::Zernike: expected = result[size_t(d.zernikeGradient(info.index))]; break;
-            case ParameterKind::CentreX: expected = result[size_t(d.illuminationSum(1))] / s2; break;
-            case ParameterKind::CentreY: expected = result[size_t(d.illuminationSum(2))] / s2; break;
-            case ParameterKind::Amplitude: expected = result[size_t(d.illuminationSum(0))] / p.amplitude; break;
-            case ParameterKind::Sigma: expected = result[size_t(d.illuminationSum(3))] / (s2 * p.sigma); break;
+            case ParameterKind::Zernike:
+                expected = result[size_t(d.zernikeGradient(info.index))];
+                break;
+            case ParameterKind::CentreX:
+                expected = result[size_t(d.illuminationSum(1))] / s2;
+                break;
+            case ParameterKind::CentreY:
+                expected = result[size_t(d.illuminationSum(2))] / s2;
+                break;
+            case ParameterKind::Amplitude:
+                expected = result[size_t(d.illuminationSum(0))] / p.amplitude;
+                break;
+            case ParameterKind::Sigma:
+                expected = result[size_t(d.illuminationSum(3))] / (s2 * p.sigma);
+                break;
             case ParameterKind::Flux:
                 expected = result[size_t(d.intensityGradient(info.index))] * problem->intensityScale();
                 break;
-            case ParameterKind::Background: expected = result[size_t(d.backgroundGradient(info.index))]; break;
-            case ParameterKind::ShiftX: expected = result[size_t(d.shiftXGradient(info.index))]; break;
-            case ParameterKind::ShiftY: expected = result[size_t(d.shiftYGradient(info.index))]; break;
+            case ParameterKind::Background:
+                expected = result[size_t(d.backgroundGradient(info.index))];
+                break;
+            case ParameterKind::ShiftX:
+                expected = result[size_t(d.shiftXGradient(info.index))];
+                break;
+            case ParameterKind::ShiftY:
+                expected = result[size_t(d.shiftYGradient(info.index))];
+                break;
             }
             WFS_VERIFY_CLOSE(g[i], expected, 1e-15, 0.0);
         }
@@ -644,14 +659,12 @@ private slots:
             const std::vector<double> x = randomParameters(*problem, seed);
             const ModelParameters p = problem->unpack(x.data());
             const std::vector<double> block = gpu::parameterBlock(*problem, in.dims, p);
-            const std::vector<double> result
-                = isDouble ? emulate<double>(in, block, true) : emulate<float>(in, block, true);
+            const std::vector<double> result = isDouble ? emulate<double>(in, block, true) : emulate<float>(in, block, true);
             std::vector<double> g(x.size()), gc(x.size());
             const double cost = gpu::costAndGradient(*problem, in.dims, p, result.data(), g.data());
             const double cpuCost = cpu->evaluate(x.data(), gc.data());
             compareWithCpu(*problem, cost, g, cpuCost, gc, tolerance, isDouble, QStringLiteral("seed %1").arg(seed));
-            const std::vector<double> costOnly
-                = isDouble ? emulate<double>(in, block, false) : emulate<float>(in, block, false);
+            const std::vector<double> costOnly = isDouble ? emulate<double>(in, block, false) : emulate<float>(in, block, false);
             WFS_VERIFY_CLOSE(gpu::costAndGradient(*problem, in.dims, p, costOnly.data(), nullptr), cost, 1e-14, 0.0);
 
             std::vector<double> images;
@@ -665,7 +678,11 @@ private slots:
                 const double peak = *std::max_element(reference[k].begin(), reference[k].end());
                 for (size_t j = 0; j < perPlane; ++j)
                     if (!test::closeTo(images[k * perPlane + j], reference[k][j], 0.0, (isDouble ? 1e-12 : 1e-5) * peak))
-                        QFAIL(qPrintable(QStringLiteral("plane %1 pixel %2: %3, CPU %4").arg(k).arg(j).arg(images[k * perPlane + j]).arg(reference[k][j])));
+                        QFAIL(qPrintable(QStringLiteral("plane %1 pixel %2: %3, CPU %4")
+                                             .arg(k)
+                                             .arg(j)
+                                             .arg(images[k * perPlane + j])
+                                             .arg(reference[k][j])));
             }
         }
     }
@@ -855,7 +872,8 @@ private slots:
             try {
                 hog = std::make_unique<gpu::DeviceBuffer<char>>(freeBytes - leave);
             } catch (const gpu::CudaError& error) {
-                QFAIL(qPrintable(QStringLiteral("could not take the memory to leave too little: %1").arg(QString::fromLatin1(error.what()))));
+                QFAIL(
+                    qPrintable(QStringLiteral("could not take the memory to leave too little: %1").arg(QString::fromLatin1(error.what()))));
             }
             try {
                 makeEvaluator(BackendKind::Gpu, problem, options(Precision::Double), GradientKind::Adjoint);

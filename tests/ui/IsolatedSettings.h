@@ -36,10 +36,7 @@ public:
     }
 
     // Whether `path` lies in the temporary folder.
-    bool isInside(const QString& path) const
-    {
-        return QDir::cleanPath(path).startsWith(QDir::cleanPath(m_dir.path()) + QLatin1Char('/'));
-    }
+    bool isInside(const QString& path) const { return QDir::cleanPath(path).startsWith(QDir::cleanPath(m_dir.path()) + QLatin1Char('/')); }
 
     QString path() const { return m_dir.path(); }
 

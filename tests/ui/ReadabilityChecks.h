@@ -140,7 +140,8 @@ inline QStringList overlappingLabels(QCustomPlot* plot)
             if (std::abs(theta) < 1e-6)
                 needed = horizontal ? 0.5 * (a.size.width() + b.size.width()) : 0.5 * (a.size.height() + b.size.height());
             else
-                needed = std::max(a.size.height(), b.size.height()) / std::max(1e-6, std::abs(horizontal ? std::sin(theta) : std::cos(theta)));
+                needed =
+                    std::max(a.size.height(), b.size.height()) / std::max(1e-6, std::abs(horizontal ? std::sin(theta) : std::cos(theta)));
             const double gap = b.position - a.position;
             if (gap + 0.5 < needed)
                 problems << QStringLiteral("%1: axis '%2': labels '%3' and '%4' are %5 px apart and need %6 px")

@@ -109,8 +109,14 @@ QString overlap(const QList<QRect>& rects)
         for (int j = i + 1; j < rects.size(); ++j)
             if (rects[i].intersects(rects[j]))
                 return QStringLiteral("labels at (%1,%2 %3x%4) and (%5,%6 %7x%8) overlap")
-                    .arg(rects[i].x()).arg(rects[i].y()).arg(rects[i].width()).arg(rects[i].height())
-                    .arg(rects[j].x()).arg(rects[j].y()).arg(rects[j].width()).arg(rects[j].height());
+                    .arg(rects[i].x())
+                    .arg(rects[i].y())
+                    .arg(rects[i].width())
+                    .arg(rects[i].height())
+                    .arg(rects[j].x())
+                    .arg(rects[j].y())
+                    .arg(rects[j].width())
+                    .arg(rects[j].height());
     return {};
 }
 
@@ -150,11 +156,20 @@ QString cutCells(const QTableWidget* table, int except = -1)
             if (const QTableWidgetItem* item = table->item(r, c))
                 for (const QString& line : item->text().split(QLatin1Char('\n')))
                     if (metrics.horizontalAdvance(line) + margin > width)
-                        return QStringLiteral("row %1, column %2: \"%3\" needs %4 px, has %5").arg(r).arg(c).arg(line).arg(metrics.horizontalAdvance(line) + margin).arg(width);
+                        return QStringLiteral("row %1, column %2: \"%3\" needs %4 px, has %5")
+                            .arg(r)
+                            .arg(c)
+                            .arg(line)
+                            .arg(metrics.horizontalAdvance(line) + margin)
+                            .arg(width);
         const QString header = table->horizontalHeaderItem(c) ? table->horizontalHeaderItem(c)->text() : QString();
         for (const QString& line : header.split(QLatin1Char('\n')))
             if (headerMetrics.horizontalAdvance(line) + margin > width)
-                return QStringLiteral("header of column %1: \"%2\" needs %3 px, has %4").arg(c).arg(line).arg(headerMetrics.horizontalAdvance(line) + margin).arg(width);
+                return QStringLiteral("header of column %1: \"%2\" needs %3 px, has %4")
+                    .arg(c)
+                    .arg(line)
+                    .arg(headerMetrics.horizontalAdvance(line) + margin)
+                    .arg(width);
     }
     return {};
 }
@@ -270,7 +285,8 @@ private slots:
         panel.setRuns({runEntry(1, 4, 1.0)});
         settle(&panel);
         savePicture(&panel, QStringLiteral("empty-runs"));
-        QVERIFY2(!isShown(panel.coefficientPlot()) || tickLabelRects(panel.coefficientPlot()).isEmpty(), "one run: the comparison chart draws axes");
+        QVERIFY2(!isShown(panel.coefficientPlot()) || tickLabelRects(panel.coefficientPlot()).isEmpty(),
+                 "one run: the comparison chart draws axes");
         QVERIFY2(shownLabel(&panel, QStringLiteral("fit again")), "one run: nothing says to fit again");
     }
 
@@ -314,11 +330,14 @@ private slots:
         document.setHtml(key->text());
         document.setTextWidth(key->contentsRect().width());
         QVERIFY2(document.idealWidth() <= key->contentsRect().width(),
-                 qPrintable(QStringLiteral("a word of the key line needs %1 px, the line has %2").arg(document.idealWidth()).arg(key->contentsRect().width())));
+                 qPrintable(QStringLiteral("a word of the key line needs %1 px, the line has %2")
+                                .arg(document.idealWidth())
+                                .arg(key->contentsRect().width())));
 
         QTableWidget* table = panel.table();
         QCOMPARE(table->rowCount(), 14);
-        QVERIFY2(table->horizontalScrollBar()->maximum() == 0, qPrintable(QStringLiteral("the table scrolls sideways by %1 px").arg(table->horizontalScrollBar()->maximum())));
+        QVERIFY2(table->horizontalScrollBar()->maximum() == 0,
+                 qPrintable(QStringLiteral("the table scrolls sideways by %1 px").arg(table->horizontalScrollBar()->maximum())));
         const int name = 3; // may elide, at the narrowest only
         const QString cut = cutCells(table, size.width() < 390 ? name : -1);
         QVERIFY2(cut.isEmpty(), qPrintable(cut));
@@ -362,11 +381,13 @@ private slots:
         // The tab itself does not scroll: plot and table in view together, whichever way it was scrolled.
         auto* tab = qobject_cast<QScrollArea*>(lab->parentWidget() ? lab->parentWidget()->parentWidget() : nullptr);
         QVERIFY(tab);
-        QVERIFY2(tab->verticalScrollBar()->maximum() == 0, qPrintable(QStringLiteral("the lab needs %1 px more height than the tab has").arg(tab->verticalScrollBar()->maximum())));
+        QVERIFY2(tab->verticalScrollBar()->maximum() == 0,
+                 qPrintable(QStringLiteral("the lab needs %1 px more height than the tab has").arg(tab->verticalScrollBar()->maximum())));
         auto* table = lab->findChild<QTableWidget*>();
         QVERIFY(table && isShown(table));
         QCOMPARE(table->rowCount(), 6);
-        QVERIFY2(table->horizontalScrollBar()->maximum() == 0, qPrintable(QStringLiteral("the table scrolls sideways by %1 px").arg(table->horizontalScrollBar()->maximum())));
+        QVERIFY2(table->horizontalScrollBar()->maximum() == 0,
+                 qPrintable(QStringLiteral("the table scrolls sideways by %1 px").arg(table->horizontalScrollBar()->maximum())));
         const QString cut = cutCells(table);
         QVERIFY2(cut.isEmpty(), qPrintable(cut));
     }

@@ -164,7 +164,8 @@ private slots:
     void cliAndDesktopWriteTheSameFiles()
     {
         // Every kind is an option of `reconstruct` (the amplitude and zonal maps, which the demo's fit has none of, only so).
-        const test::ProgramRun help = test::runProgram(QStringLiteral(WFS_CLI_PATH), {QStringLiteral("reconstruct"), QStringLiteral("--help")});
+        const test::ProgramRun help =
+            test::runProgram(QStringLiteral(WFS_CLI_PATH), {QStringLiteral("reconstruct"), QStringLiteral("--help")});
         for (const ResultExport& e : resultExports())
             QVERIFY2(help.out.contains(QByteArray("--") + e.key + ' '), e.key);
         const QString session = m_dir.filePath(QStringLiteral("same-session.json"));
@@ -175,7 +176,8 @@ private slots:
         for (const ResultExport& e : resultExports()) {
             if (e.kind == ExportKind::AmplitudePng || e.kind == ExportKind::ZonalPng)
                 continue; // nothing of these in the demo's fit
-            args << QStringLiteral("--") + QString::fromLatin1(e.key) << QDir(cliDir).filePath(QStringLiteral("same") + QString::fromLatin1(e.suffix));
+            args << QStringLiteral("--") + QString::fromLatin1(e.key)
+                 << QDir(cliDir).filePath(QStringLiteral("same") + QString::fromLatin1(e.suffix));
         }
         const test::ProgramRun cli = test::runProgram(QStringLiteral(WFS_CLI_PATH), args);
         QVERIFY2(cli.status == 0, cli.err.constData());
@@ -205,12 +207,19 @@ private slots:
                 for (size_t p = 0; p < a.planes.size(); ++p)
                     for (size_t i = 0; i < a.planes[p].pixels.size(); ++i)
                         if (!test::closeTo(b.planes[p].pixels[i], a.planes[p].pixels[i], 1e-9, 1e-15))
-                            QFAIL(qPrintable(QStringLiteral("psf stack plane %1 pixel %2: %3 vs %4").arg(p).arg(i).arg(a.planes[p].pixels[i]).arg(b.planes[p].pixels[i])));
+                            QFAIL(qPrintable(QStringLiteral("psf stack plane %1 pixel %2: %3 vs %4")
+                                                 .arg(p)
+                                                 .arg(i)
+                                                 .arg(a.planes[p].pixels[i])
+                                                 .arg(b.planes[p].pixels[i])));
             } else if (e.kind == ExportKind::ResultJson) {
-                QCOMPARE(withoutClock(QJsonDocument::fromJson(fromCli).object()), withoutClock(QJsonDocument::fromJson(fromDesktop).object()));
+                QCOMPARE(withoutClock(QJsonDocument::fromJson(fromCli).object()),
+                         withoutClock(QJsonDocument::fromJson(fromDesktop).object()));
             } else {
                 QVERIFY2(fromCli == fromDesktop, qPrintable(QStringLiteral("%1: %2 bytes from the CLI, %3 from the desktop")
-                                                                .arg(QString::fromLatin1(e.key)).arg(fromCli.size()).arg(fromDesktop.size())));
+                                                                .arg(QString::fromLatin1(e.key))
+                                                                .arg(fromCli.size())
+                                                                .arg(fromDesktop.size())));
             }
         }
     }
@@ -239,10 +248,7 @@ private slots:
         QCOMPARE(left, QStringList{QStringLiteral("kept-results.fits")}); // no partial file beside it
     }
 
-    void cleanupTestCase()
-    {
-        m_window.reset();
-    }
+    void cleanupTestCase() { m_window.reset(); }
 };
 
 QTEST_MAIN(TestExportMenu)

@@ -81,7 +81,7 @@ class TestFasthPanel : public QObject {
 
 private:
     wfs::test::IsolatedSettings m_settings; // declared first: outlives the panel
-    std::unique_ptr<FasthPanel> m_panel; // one panel; the sweep tests build on each other's results
+    std::unique_ptr<FasthPanel> m_panel;    // one panel; the sweep tests build on each other's results
     QTemporaryDir m_dir;
 
 private slots:
@@ -202,9 +202,9 @@ private slots:
         for (const FasthTimingRow& t : rows) {
             const fasth::SweepRow& r = t.row;
             QVERIFY2(r.maxAbsError < 1e-12, qPrintable(QStringLiteral("%1 %2 d=%3: %4")
-                                                             .arg(fasth::methodName(r.method), fasth::passName(r.pass))
-                                                             .arg(r.d)
-                                                             .arg(r.maxAbsError)));
+                                                           .arg(fasth::methodName(r.method), fasth::passName(r.pass))
+                                                           .arg(r.d)
+                                                           .arg(r.maxAbsError)));
             QVERIFY(r.msQ1 <= r.ms && r.ms <= r.msQ3);
             QCOMPARE(r.repeat, 2);
             QCOMPARE(r.batch, 4);
@@ -214,8 +214,7 @@ private slots:
                 // The tree merges pairs of blocks once (one level): it works with blocks of 16.
                 QCOMPARE(r.block, r.method == fasth::BenchMethod::TreeMerge ? 16 : 8);
             }
-            if (t.sweep == FasthSweepKind::BlockSize && r.method == fasth::BenchMethod::FastH
-                && r.pass == fasth::Pass::Forward)
+            if (t.sweep == FasthSweepKind::BlockSize && r.method == fasth::BenchMethod::FastH && r.pass == fasth::Pass::Forward)
                 fasthBlocks.push_back(r.block);
         }
         QCOMPARE(fasthBlocks, (std::vector<int>{1, 2, 4, 8, 16, 32}));
@@ -281,8 +280,8 @@ private slots:
 
     void plotsExportAsPng()
     {
-        for (FasthPlot plot : {FasthPlot::Timing, FasthPlot::SpeedUp, FasthPlot::BlockSize, FasthPlot::Pictures,
-                               FasthPlot::SingularValues, FasthPlot::Loss, FasthPlot::TrainedSingularValues}) {
+        for (FasthPlot plot : {FasthPlot::Timing, FasthPlot::SpeedUp, FasthPlot::BlockSize, FasthPlot::Pictures, FasthPlot::SingularValues,
+                               FasthPlot::Loss, FasthPlot::TrainedSingularValues}) {
             const QString path = m_dir.filePath(QStringLiteral("%1.png").arg(fasthPlotName(plot)));
             QVERIFY2(m_panel->exportPng(path, plot), fasthPlotName(plot));
             const QImage image(path);
@@ -414,10 +413,7 @@ private slots:
         QCoreApplication::processEvents();
     }
 
-    void cleanupTestCase()
-    {
-        m_panel.reset();
-    }
+    void cleanupTestCase() { m_panel.reset(); }
 };
 
 QTEST_MAIN(TestFasthPanel)

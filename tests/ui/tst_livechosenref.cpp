@@ -129,8 +129,10 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(std::abs(lastTrendValue(live->trendPlot(), 6).value_or(0.0) - 0.1) < kNoiseWaves, kGuardMs);
         for (int noll = 4; noll <= 11; ++noll)
             if (noll != 6)
-                QVERIFY2(std::abs(lastTrendValue(live->trendPlot(), noll).value_or(1.0)) < kNoiseWaves,
-                         qPrintable(QStringLiteral("Z%1 differs by %2 wave").arg(noll).arg(lastTrendValue(live->trendPlot(), noll).value_or(1.0))));
+                QVERIFY2(
+                    std::abs(lastTrendValue(live->trendPlot(), noll).value_or(1.0)) < kNoiseWaves,
+                    qPrintable(
+                        QStringLiteral("Z%1 differs by %2 wave").arg(noll).arg(lastTrendValue(live->trendPlot(), noll).value_or(1.0))));
 
         // Another stack chosen while one is held is held instead: stack 4, by a click on its point in the trend.
         QCustomPlot* trend = live->trendPlot();

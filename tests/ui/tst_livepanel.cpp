@@ -58,7 +58,9 @@ class TestLivePanel : public QObject {
         ImageView* model = live->planesPanel()->modelView();
         if (test::isShownOnScreen(data->plot())
             && std::abs(data->screenPixelsPerImagePixel() - model->screenPixelsPerImagePixel()) > 0.01 * data->screenPixelsPerImagePixel())
-            problems << QStringLiteral("data at %1 px per pixel, model at %2").arg(data->screenPixelsPerImagePixel()).arg(model->screenPixelsPerImagePixel());
+            problems << QStringLiteral("data at %1 px per pixel, model at %2")
+                            .arg(data->screenPixelsPerImagePixel())
+                            .arg(model->screenPixelsPerImagePixel());
         for (QCustomPlot* plot : live->findChildren<QCustomPlot*>()) {
             if (!test::isShownOnScreen(plot))
                 continue;
@@ -82,7 +84,10 @@ class TestLivePanel : public QObject {
                 if (const QString cut = test::cutComboText(combo); !cut.isEmpty())
                     problems << cut;
         if (const QString shot = qEnvironmentVariable("WFS_LIVE_SCREENSHOT_DIR"); !shot.isEmpty())
-            window.grab().save(QStringLiteral("%1/live-%2-%3x%4.png").arg(shot, page.section(QLatin1Char(' '), 0, 0)).arg(size.width()).arg(size.height()));
+            window.grab().save(QStringLiteral("%1/live-%2-%3x%4.png")
+                                   .arg(shot, page.section(QLatin1Char(' '), 0, 0))
+                                   .arg(size.width())
+                                   .arg(size.height()));
         for (int i = before; i < problems.size(); ++i)
             problems[i] = page + QStringLiteral(": ") + problems[i];
     }

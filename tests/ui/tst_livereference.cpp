@@ -92,22 +92,28 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(std::abs(lastTrendValue(live->trendPlot(), 6).value_or(0.0) - 0.1) < kToleranceWaves, kGuardMs);
         for (int noll = 4; noll <= 11; ++noll)
             if (noll != 6)
-                QVERIFY2(std::abs(lastTrendValue(live->trendPlot(), noll).value_or(1.0)) < kToleranceWaves,
-                         qPrintable(QStringLiteral("Z%1 differs by %2 wave").arg(noll).arg(lastTrendValue(live->trendPlot(), noll).value_or(1.0))));
+                QVERIFY2(
+                    std::abs(lastTrendValue(live->trendPlot(), noll).value_or(1.0)) < kToleranceWaves,
+                    qPrintable(
+                        QStringLiteral("Z%1 differs by %2 wave").arg(noll).arg(lastTrendValue(live->trendPlot(), noll).value_or(1.0))));
         QCPGraph* z6 = termGraph(live->trendPlot(), 6);
         QVERIFY(z6->data()->constBegin()->key > reference); // only stacks after the reference
 
         // The phase map shows core's difference map, titled as one: RMS about 0.1 wave (Noll 6 is RMS-normalised).
-        QTRY_VERIFY_WITH_TIMEOUT(live->shownDifference() && [&] {
-            for (const ComparedTerm& t : live->shownDifference()->terms)
-                if (t.index == 6)
-                    return std::abs(t.differenceWaves - 0.1) < kToleranceWaves;
-            return false;
-        }(), kGuardMs);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            live->shownDifference() &&
+                [&] {
+                    for (const ComparedTerm& t : live->shownDifference()->terms)
+                        if (t.index == 6)
+                            return std::abs(t.differenceWaves - 0.1) < kToleranceWaves;
+                    return false;
+                }(),
+            kGuardMs);
         QVERIFY(std::abs(live->shownDifference()->rmsDifferenceWaves - 0.1) < kToleranceWaves);
         ImageView* phase = live->phasePanel()->view();
         QVERIFY(phase->hasImage());
-        QVERIFY2(phase->title().startsWith(QStringLiteral("Phase difference: stack")) && phase->title().endsWith(QStringLiteral("− stack %1").arg(reference)),
+        QVERIFY2(phase->title().startsWith(QStringLiteral("Phase difference: stack"))
+                     && phase->title().endsWith(QStringLiteral("− stack %1").arg(reference)),
                  qPrintable(phase->title()));
 
         // The pictures with the reference held.
@@ -141,7 +147,7 @@ private slots:
         const double noll6Now = noll6->value() / 100.0;
         QVERIFY(std::abs(lastTrendValue(live->trendPlot(), 6).value_or(1.0) - noll6Now) < 0.01);
         QVERIFY(std::abs(lastTrendValue(live->trendPlot(), 5).value_or(1.0) + 0.08) < 0.01); // the camera's -0.08 wave
-        QVERIFY(termGraph(live->trendPlot(), 6)->data()->constBegin()->key <= reference); // the stacks before it too
+        QVERIFY(termGraph(live->trendPlot(), 6)->data()->constBegin()->key <= reference);    // the stacks before it too
         QTRY_COMPARE_WITH_TIMEOUT(phase->title(), QStringLiteral("Phase"), kGuardMs);
         live->stop();
     }

@@ -43,7 +43,8 @@ bool anyMessageBox()
 
 bool hasError(const std::vector<SettingProblem>& problems, const std::string& setting)
 {
-    return std::any_of(problems.begin(), problems.end(), [&](const SettingProblem& p) { return p.setting == setting && p.level == MessageLevel::Error; });
+    return std::any_of(problems.begin(), problems.end(),
+                       [&](const SettingProblem& p) { return p.setting == setting && p.level == MessageLevel::Error; });
 }
 
 QString problemsText(const std::vector<SettingProblem>& problems)
@@ -111,16 +112,19 @@ private slots:
     void everySettingHasATooltip()
     {
         // Meaning, unit and a typical value: each tooltip is a sentence that gives a number.
-        const char* fields[] = {"wavelengthSpin", "pixelPitchSpin", "fNumberSpin", "naSpin", "immersionSpin", "samplingQSpin", "zStepSpin",
-                                "focusPlaneSpin", "zDirectionCombo", "defocusModelCombo", "orderSpin", "field_grid", "field_ordering",
-                                "field_read_noise", "field_threads", "field_max_iterations", "field_crop", "regularizationEdit",
-                                "gainEdit", "offsetEdit", "field_obscuration"};
+        const char* fields[] = {"wavelengthSpin",   "pixelPitchSpin",     "fNumberSpin",   "naSpin",
+                                "immersionSpin",    "samplingQSpin",      "zStepSpin",     "focusPlaneSpin",
+                                "zDirectionCombo",  "defocusModelCombo",  "orderSpin",     "field_grid",
+                                "field_ordering",   "field_read_noise",   "field_threads", "field_max_iterations",
+                                "field_crop",       "regularizationEdit", "gainEdit",      "offsetEdit",
+                                "field_obscuration"};
         for (const char* name : fields) {
             auto* widget = m_window->setupPanel()->findChild<QWidget*>(QString::fromLatin1(name));
             QVERIFY2(widget, name);
             const QString tip = widget->toolTip();
             QVERIFY2(tip.size() > 40, qPrintable(QStringLiteral("%1: '%2'").arg(QString::fromLatin1(name), tip)));
-            QVERIFY2(tip.contains(QRegularExpression(QStringLiteral("\\d"))), qPrintable(QStringLiteral("%1 has no typical value: %2").arg(QString::fromLatin1(name), tip)));
+            QVERIFY2(tip.contains(QRegularExpression(QStringLiteral("\\d"))),
+                     qPrintable(QStringLiteral("%1 has no typical value: %2").arg(QString::fromLatin1(name), tip)));
         }
         // Choices without a number: the tooltip explains each choice.
         for (const char* name : {"field_objective", "field_gradient", "field_optimizer", "field_centre"}) {
@@ -164,7 +168,8 @@ private slots:
 
         // Every missing setting at once, in the step and beside the setup panel's fields.
         const std::vector<SettingProblem>& problems = panel->problems();
-        QVERIFY2(hasError(problems, "wavelength") && hasError(problems, "pixel-scale") && hasError(problems, "na"), qPrintable(problemsText(problems)));
+        QVERIFY2(hasError(problems, "wavelength") && hasError(problems, "pixel-scale") && hasError(problems, "na"),
+                 qPrintable(problemsText(problems)));
         QCOMPARE(errorCount(problems), 3);
         auto* list = m_window->findChild<QListWidget*>(QStringLiteral("loadProblems"));
         QVERIFY(list && list->count() >= 3);
@@ -214,13 +219,14 @@ private slots:
         QVERIFY(hasError(panel->problems(), "wavelength"));
         QVERIFY(!panel->canStart());
         const QString refusal = m_window->findChild<QLabel*>(QStringLiteral("loadStatus_wavelength"))->toolTip();
-        QVERIFY2(refusal.contains(QStringLiteral("605nm")), qPrintable(refusal)); // core's "did you mean 605nm?"
+        QVERIFY2(refusal.contains(QStringLiteral("605nm")), qPrintable(refusal));                         // core's "did you mean 605nm?"
         QCOMPARE(m_window->findChild<QDoubleSpinBox*>(QStringLiteral("wavelengthSpin"))->value(), 605.0); // not taken
         type(QStringLiteral("load_wavelength"), QStringLiteral("605nm"));
         QVERIFY(panel->canStart());
 
         // At NA 1.1 in water the step suggests the high-NA defocus; then Start runs the fit.
-        QVERIFY2(std::any_of(panel->problems().begin(), panel->problems().end(), [](const SettingProblem& p) { return p.setting == "defocus-model"; }),
+        QVERIFY2(std::any_of(panel->problems().begin(), panel->problems().end(),
+                             [](const SettingProblem& p) { return p.setting == "defocus-model"; }),
                  qPrintable(problemsText(panel->problems())));
         auto* model = m_window->findChild<QComboBox*>(QStringLiteral("load_defocusModel"));
         model->setCurrentIndex(1);
@@ -246,7 +252,8 @@ private slots:
         // An ImageJ stack whose z step (0.5 um) its sidecar contradicts (0.3 um).
         const std::string bytes = tiffStackBytes(planes, "ImageJ=1.11a\nimages=3\nslices=3\nunit=micron\nspacing=0.5\n");
         QVERIFY(wfs::test::writeFile(tif, QByteArray::fromStdString(bytes)));
-        QVERIFY(wfs::test::writeFile(tif + QStringLiteral(".json"), R"({"z_step": "0.3um", "wavelength": "605nm", "pixel_size": "0.1um", "na": 1.4})"));
+        QVERIFY(wfs::test::writeFile(tif + QStringLiteral(".json"),
+                                     R"({"z_step": "0.3um", "wavelength": "605nm", "pixel_size": "0.1um", "na": 1.4})"));
         open(tif);
         StackLoadPanel* panel = step();
         QVERIFY(panel);

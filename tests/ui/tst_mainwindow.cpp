@@ -41,13 +41,10 @@ class TestMainWindow : public QObject {
 
 private:
     wfs::test::IsolatedSettings m_settings; // declared first: outlives the window
-    std::unique_ptr<MainWindow> m_window; // one window with a finished demo fit, shared by the tests
+    std::unique_ptr<MainWindow> m_window;   // one window with a finished demo fit, shared by the tests
     QTemporaryDir m_dir;
 
-    static bool waitFor(QSignalSpy& spy, int timeoutMs = 300000)
-    {
-        return spy.count() > 0 || spy.wait(timeoutMs);
-    }
+    static bool waitFor(QSignalSpy& spy, int timeoutMs = 300000) { return spy.count() > 0 || spy.wait(timeoutMs); }
 
     // Sets a solver that would run for long (no tolerance, a million iterations), for fits to cancel; returns
     // the settings it replaced.
@@ -188,10 +185,12 @@ private slots:
         QVERIFY(m_window->exportResult(QStringLiteral("coefficients-json"), json));
         QFile jsonFile(json);
         QVERIFY(jsonFile.open(QIODevice::ReadOnly));
-        const QJsonArray coefficients = QJsonDocument::fromJson(jsonFile.readAll()).object().value(QStringLiteral("coefficients")).toArray();
+        const QJsonArray coefficients =
+            QJsonDocument::fromJson(jsonFile.readAll()).object().value(QStringLiteral("coefficients")).toArray();
         QCOMPARE(coefficients.size(), qsizetype(r.coefficients.size()));
         for (int i = 0; i < coefficients.size(); ++i)
-            WFS_VERIFY_CLOSE(coefficients[i].toObject().value(QStringLiteral("value_waves")).toDouble(), r.coefficients[size_t(i)].waves, 1e-12, 1e-15);
+            WFS_VERIFY_CLOSE(coefficients[i].toObject().value(QStringLiteral("value_waves")).toDouble(), r.coefficients[size_t(i)].waves,
+                             1e-12, 1e-15);
 
         const QString resultJson = m_dir.filePath(QStringLiteral("result.json"));
         QVERIFY(m_window->exportResult(QStringLiteral("json"), resultJson));
@@ -227,7 +226,8 @@ private slots:
             const QString key = QString::fromLatin1(e.key);
             const QString suggested = m_window->suggestedExportName(key);
             QVERIFY2(QFileInfo(suggested).fileName() == dataName + QString::fromLatin1(e.suffix), qPrintable(suggested));
-            QVERIFY2(!QString::fromLatin1(e.fileFilter).contains(QLatin1Char('*') + QStringLiteral(")")), e.fileFilter); // never "All files (*)"
+            QVERIFY2(!QString::fromLatin1(e.fileFilter).contains(QLatin1Char('*') + QStringLiteral(")")),
+                     e.fileFilter); // never "All files (*)"
             const QString path = m_dir.filePath(QStringLiteral("menu") + QString::fromLatin1(e.suffix));
             const bool pupilMap = key == QLatin1String("amplitude-png") || key == QLatin1String("zonal-png");
             QSignalSpy errors(m_window.get(), &MainWindow::errorShown);
@@ -269,7 +269,7 @@ private slots:
         for (QWidget* top : QApplication::topLevelWidgets())
             QVERIFY2(!(top->isVisible() && top->inherits("QMessageBox")), "a message box was opened");
         QCOMPARE(m_window->dataset().planes.size(), planes); // what was loaded stays
-        QVERIFY(m_window->result() != nullptr);            // and so does the result
+        QVERIFY(m_window->result() != nullptr);              // and so does the result
     }
 
     void sessionSavesAndReopens()
@@ -331,9 +331,11 @@ private slots:
         for (QAction* action : m_window->findChildren<QAction*>()) {
             const QString keys = action->shortcut().toString();
             // A shortcut of a widget's own (Ctrl+C in a table) is no rival to the window's.
-            if (keys.isEmpty() || action->shortcutContext() == Qt::WidgetShortcut || action->shortcutContext() == Qt::WidgetWithChildrenShortcut)
+            if (keys.isEmpty() || action->shortcutContext() == Qt::WidgetShortcut
+                || action->shortcutContext() == Qt::WidgetWithChildrenShortcut)
                 continue;
-            QVERIFY2(!owners.contains(keys), qPrintable(QStringLiteral("%1 is bound to '%2' and '%3'").arg(keys, owners.value(keys), action->text())));
+            QVERIFY2(!owners.contains(keys),
+                     qPrintable(QStringLiteral("%1 is bound to '%2' and '%3'").arg(keys, owners.value(keys), action->text())));
             owners.insert(keys, action->text());
         }
         for (const char* keys : {"Ctrl+R", "Esc", "Ctrl+O", "Ctrl+S"})
@@ -342,7 +344,8 @@ private slots:
         QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
 
         // Ctrl+O and Ctrl+S open their file dialogs (closed again by a timer once they are up).
-        for (const auto& [key, title] : {std::pair{Qt::Key_O, QStringLiteral("Open PSF images")}, std::pair{Qt::Key_S, QStringLiteral("Save session")}}) {
+        for (const auto& [key, title] :
+             {std::pair{Qt::Key_O, QStringLiteral("Open PSF images")}, std::pair{Qt::Key_S, QStringLiteral("Save session")}}) {
             QString seen;
             QTimer closer;
             closer.setInterval(50);
@@ -441,10 +444,7 @@ private slots:
         QCOMPARE(m_window->setupPanel()->solverSettings().backend, BackendKind::Cpu);
     }
 
-    void cleanupTestCase()
-    {
-        m_window.reset();
-    }
+    void cleanupTestCase() { m_window.reset(); }
 };
 
 QTEST_MAIN(TestMainWindow)

@@ -223,8 +223,11 @@ private slots:
                 int widest = 0;
                 for (int i = 0; i < box->count(); ++i)
                     widest = std::max(widest, metrics.horizontalAdvance(box->itemText(i)));
-                QVERIFY2(box->width() >= widest + 20,
-                         qPrintable(at + QStringLiteral("combo box '%1' is %2 px for a text of %3 px").arg(box->currentText()).arg(box->width()).arg(widest)));
+                QVERIFY2(box->width() >= widest + 20, qPrintable(at
+                                                                 + QStringLiteral("combo box '%1' is %2 px for a text of %3 px")
+                                                                       .arg(box->currentText())
+                                                                       .arg(box->width())
+                                                                       .arg(widest)));
             }
         }
         QCOMPARE(panel.dataView()->title(), QStringLiteral("Data"));
@@ -268,13 +271,16 @@ private slots:
             ticks.insert(ticks.begin(), 0.0);
             ticks.push_back(1.0);
             for (size_t i = 1; i < ticks.size(); ++i)
-                QVERIFY2(ticks[i] - ticks[i - 1] <= 0.4, qPrintable(at + QStringLiteral("no label between %1 and %2 of the log bar").arg(ticks[i - 1]).arg(ticks[i])));
+                QVERIFY2(ticks[i] - ticks[i - 1] <= 0.4,
+                         qPrintable(at + QStringLiteral("no label between %1 and %2 of the log bar").arg(ticks[i - 1]).arg(ticks[i])));
         }
         // Physical axes: PSFs in lambda / D about the centre (121 px at 0.25 lambda / D: +-15), MTFs in
         // fractions of the cutoff (+-1).
         QVERIFY(fitted->plot()->xAxis->label().contains(QStringLiteral("λ/D")));
         QVERIFY(mtfFitted->plot()->xAxis->label().contains(QStringLiteral("cutoff")));
-        QVERIFY(std::abs(fitted->screenPixelsPerImagePixel() - std::abs(fitted->plot()->xAxis->coordToPixel(0.25) - fitted->plot()->xAxis->coordToPixel(0.0))) < 1e-6);
+        QVERIFY(std::abs(fitted->screenPixelsPerImagePixel()
+                         - std::abs(fitted->plot()->xAxis->coordToPixel(0.25) - fitted->plot()->xAxis->coordToPixel(0.0)))
+                < 1e-6);
         QVERIFY(std::abs(mtfFitted->plot()->xAxis->coordToPixel(1.0) - mtfFitted->plot()->xAxis->coordToPixel(-1.0))
                     - 32 * mtfFitted->screenPixelsPerImagePixel()
                 < 1e-6 + 0.001 * mtfFitted->screenPixelsPerImagePixel());
@@ -282,7 +288,9 @@ private slots:
         panel.setPixelPitch(0.1e-6);
         settle(&panel);
         QVERIFY2(fitted->plot()->xAxis->label().contains(QStringLiteral("µm")), qPrintable(fitted->plot()->xAxis->label()));
-        QVERIFY(std::abs(fitted->screenPixelsPerImagePixel() - std::abs(fitted->plot()->xAxis->coordToPixel(0.1) - fitted->plot()->xAxis->coordToPixel(0.0))) < 1e-6);
+        QVERIFY(std::abs(fitted->screenPixelsPerImagePixel()
+                         - std::abs(fitted->plot()->xAxis->coordToPixel(0.1) - fitted->plot()->xAxis->coordToPixel(0.0)))
+                < 1e-6);
         for (const char* name : {"encircledEnergyPlot", "profilePlot"}) {
             auto* plot = panel.findChild<QCustomPlot*>(QLatin1String(name));
             QVERIFY2(plot && plot->xAxis->label() == QStringLiteral("radius (µm)"), name);
@@ -340,7 +348,8 @@ private slots:
         // Normalised pupil radius: the map's edge pixels are at about +-1, the axis says so.
         QVERIFY(phase->plot()->xAxis->label().contains(QStringLiteral("pupil radius")));
         const QCPRange x = phase->plot()->xAxis->range();
-        QVERIFY2(x.lower < -0.95 && x.upper > 0.95 && x.lower > -4 && x.upper < 4, qPrintable(QStringLiteral("%1 .. %2").arg(x.lower).arg(x.upper)));
+        QVERIFY2(x.lower < -0.95 && x.upper > 0.95 && x.lower > -4 && x.upper < 4,
+                 qPrintable(QStringLiteral("%1 .. %2").arg(x.lower).arg(x.upper)));
     }
 
     void fasthMatrices()
@@ -400,8 +409,10 @@ private slots:
             along.push_back(stretchPosition(v, range, Stretch(stretch)) * length);
         }
         for (size_t i = 1; i < along.size(); ++i) {
-            QVERIFY2(along[i] - along[i - 1] >= label, qPrintable(QStringLiteral("%1 and %2 are %3 px apart").arg(ticks[i - 1]).arg(ticks[i]).arg(along[i] - along[i - 1])));
-            QVERIFY2(along[i] - along[i - 1] <= 0.4 * length, qPrintable(QStringLiteral("nothing between %1 and %2").arg(ticks[i - 1]).arg(ticks[i])));
+            QVERIFY2(along[i] - along[i - 1] >= label,
+                     qPrintable(QStringLiteral("%1 and %2 are %3 px apart").arg(ticks[i - 1]).arg(ticks[i]).arg(along[i] - along[i - 1])));
+            QVERIFY2(along[i] - along[i - 1] <= 0.4 * length,
+                     qPrintable(QStringLiteral("nothing between %1 and %2").arg(ticks[i - 1]).arg(ticks[i])));
         }
         QVERIFY2(along.front() <= 0.25 * length && along.back() >= 0.75 * length,
                  qPrintable(QStringLiteral("ticks only from %1 to %2 px").arg(along.front()).arg(along.back())));

@@ -34,10 +34,7 @@ private:
     std::unique_ptr<MainWindow> m_window;
     QTemporaryDir m_dir;
 
-    static bool waitFor(QSignalSpy& spy, int timeoutMs = 300000)
-    {
-        return spy.count() > 0 || spy.wait(timeoutMs);
-    }
+    static bool waitFor(QSignalSpy& spy, int timeoutMs = 300000) { return spy.count() > 0 || spy.wait(timeoutMs); }
 
     PhasePanel* phasePanel() const { return m_window->findChild<PhasePanel*>(); }
     ResultsPanel* resultsPanel() const { return m_window->findChild<ResultsPanel*>(); }
@@ -108,8 +105,10 @@ private slots:
         for (size_t i = 0; i < remainder.pixels.size(); ++i)
             if (!std::isnan(result->zonalRemainderMap.pixels[i]))
                 WFS_VERIFY_CLOSE(remainder.pixels[i], result->zonalRemainderMap.pixels[i] / (2.0 * M_PI), 1e-12, 1e-15);
-        QVERIFY2(colorBarLabel(panel->amplitudeView()).contains(QStringLiteral("amplitude")), qPrintable(colorBarLabel(panel->amplitudeView())));
-        QVERIFY2(colorBarLabel(panel->remainderView()).contains(QStringLiteral("waves")), qPrintable(colorBarLabel(panel->remainderView())));
+        QVERIFY2(colorBarLabel(panel->amplitudeView()).contains(QStringLiteral("amplitude")),
+                 qPrintable(colorBarLabel(panel->amplitudeView())));
+        QVERIFY2(colorBarLabel(panel->remainderView()).contains(QStringLiteral("waves")),
+                 qPrintable(colorBarLabel(panel->remainderView())));
     }
 
     void mapsHaveSquarePixelsAndRoom_data()
@@ -160,7 +159,7 @@ private slots:
         QVERIFY(!panel->summaryText().contains(QStringLiteral("defocus scale"))); // once, not twice
         // The truth markers are the injected Zernike terms only: the results say why the fit differs from them.
         QVERIFY2(panel->keyText().contains(QStringLiteral("differ from them by design")), qPrintable(panel->keyText()));
-        QVERIFY(panel->summaryText().contains(QStringLiteral("chi2/pixel")));     // the rest of core's summary
+        QVERIFY(panel->summaryText().contains(QStringLiteral("chi2/pixel"))); // the rest of core's summary
         auto* pupilLabel = panel->findChild<QWidget*>(QStringLiteral("pupilFunctionSummary"));
         QVERIFY(pupilLabel && pupilLabel->isVisibleTo(panel));
         // The other parameters with their uncertainties: the defocus scale, flux and background per plane;
@@ -280,7 +279,10 @@ private slots:
         QVERIFY(!m_window->isFitting());
         // Zero is not a weight ('auto' is the automatic choice, core's 0).
         weight->setText(QStringLiteral("0"));
-        QVERIFY(m_window->setupPanel()->modelTextProblems().join(QLatin1Char('\n')).contains(QStringLiteral("Smoothness weight '0' must be positive")));
+        QVERIFY(m_window->setupPanel()
+                    ->modelTextProblems()
+                    .join(QLatin1Char('\n'))
+                    .contains(QStringLiteral("Smoothness weight '0' must be positive")));
         weight->setText(QStringLiteral("auto"));
         QCOMPARE(m_window->setupPanel()->modelSettings().regularization, 0.0);
         QVERIFY(m_window->setupPanel()->modelTextProblems().isEmpty());
@@ -289,10 +291,12 @@ private slots:
         QSignalSpy failed(m_window.get(), &MainWindow::fitFailed);
         m_window->startFit();
         QVERIFY(waitFor(failed, 30000));
-        QVERIFY2(failed.first().first().toString().contains(QStringLiteral("regularization")), qPrintable(failed.first().first().toString()));
+        QVERIFY2(failed.first().first().toString().contains(QStringLiteral("regularization")),
+                 qPrintable(failed.first().first().toString()));
         auto* diameter = m_window->findChild<QLineEdit*>(QStringLiteral("objectDiameterEdit"));
         diameter->setText(QStringLiteral("5 parsecs"));
-        QVERIFY(m_window->setupPanel()->modelTextProblems().join(QLatin1Char('\n')).contains(QStringLiteral("Object diameter '5 parsecs'")));
+        QVERIFY(
+            m_window->setupPanel()->modelTextProblems().join(QLatin1Char('\n')).contains(QStringLiteral("Object diameter '5 parsecs'")));
         QCOMPARE(m_window->runs().size(), runs);
         m_window->setupPanel()->setModelSettings(normal);
         QVERIFY(m_window->setupPanel()->modelTextProblems().isEmpty());
@@ -321,10 +325,7 @@ private slots:
         QVERIFY(results->zonalText().isEmpty());
     }
 
-    void cleanupTestCase()
-    {
-        m_window.reset();
-    }
+    void cleanupTestCase() { m_window.reset(); }
 };
 
 QTEST_MAIN(TestPupilUi)

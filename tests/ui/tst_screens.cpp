@@ -51,10 +51,7 @@ private:
         QCOMPARE(m_window->size(), size);
     }
 
-    static bool isShown(const QWidget* widget)
-    {
-        return test::isShownOnScreen(widget);
-    }
+    static bool isShown(const QWidget* widget) { return test::isShownOnScreen(widget); }
 
     // What a reader needs of the screen shown now: every colour bar's colours along its length, no two
     // tick or category labels running into each other, no legend wider than its plot, no spin box or combo box cutting its text (the plane's name
@@ -94,7 +91,10 @@ private:
         if (auto* key = m_window->findChild<QLabel*>(QStringLiteral("resultKeyLine")); key && isShown(key)) {
             const int needed = key->heightForWidth(key->width());
             if (key->text().isEmpty() || key->height() < needed || key->visibleRegion().boundingRect().height() < needed)
-                problems << QStringLiteral("the key result line shows %1 px of %2 ('%3')").arg(key->visibleRegion().boundingRect().height()).arg(needed).arg(key->text());
+                problems << QStringLiteral("the key result line shows %1 px of %2 ('%3')")
+                                .arg(key->visibleRegion().boundingRect().height())
+                                .arg(needed)
+                                .arg(key->text());
         }
         // The coefficient table without a sideways scroll bar.
         if (auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("resultsDock")); dock && isShown(dock))
@@ -148,7 +148,10 @@ private:
                   plot->parentWidget() && !plot->parentWidget()->objectName().isEmpty() ? " " : "",
                   plot->parentWidget() ? qPrintable(plot->parentWidget()->objectName()) : "", axes.width(), axes.height());
             QVERIFY2(axes.width() >= 200 && axes.height() >= 150,
-                     qPrintable(QStringLiteral("%1 %2: axis rectangle %3 x %4").arg(name, plot->parentWidget() ? plot->parentWidget()->objectName() : QString()).arg(axes.width()).arg(axes.height())));
+                     qPrintable(QStringLiteral("%1 %2: axis rectangle %3 x %4")
+                                    .arg(name, plot->parentWidget() ? plot->parentWidget()->objectName() : QString())
+                                    .arg(axes.width())
+                                    .arg(axes.height())));
             if (plot->legend && plot->legend->visible() && plot->legend->itemCount() > 0)
                 QVERIFY2(!plot->legend->outerRect().intersects(axes), qPrintable(name + QStringLiteral(": the legend covers the axes")));
         }
@@ -176,8 +179,10 @@ private slots:
         // Every iterate the solver reported, from 0 on (its count may include a last, rejected step).
         const FitResult& r = *m_window->result();
         QCOMPARE(m_window->convergencePlot()->firstIteration(), 0);
-        QVERIFY2(m_window->convergencePlot()->pointCount() >= r.solver.iterations,
-                 qPrintable(QStringLiteral("%1 points for %2 iterations").arg(m_window->convergencePlot()->pointCount()).arg(r.solver.iterations)));
+        QVERIFY2(
+            m_window->convergencePlot()->pointCount() >= r.solver.iterations,
+            qPrintable(
+                QStringLiteral("%1 points for %2 iterations").arg(m_window->convergencePlot()->pointCount()).arg(r.solver.iterations)));
     }
 
     void screens_data()
@@ -227,7 +232,8 @@ private slots:
         if (tab == QLatin1String("runs")) {
             // The demo's two runs compared: the chart and the difference map are there to measure.
             QVERIFY(isShown(m_window->runsPanel()->coefficientPlot()));
-            QVERIFY2(m_window->runsPanel()->differenceView()->hasImage() && isShown(m_window->runsPanel()->differenceView()->plot()), qPrintable(m_window->runsPanel()->summaryText()));
+            QVERIFY2(m_window->runsPanel()->differenceView()->hasImage() && isShown(m_window->runsPanel()->differenceView()->plot()),
+                     qPrintable(m_window->runsPanel()->summaryText()));
         }
 
         auto* scroll = m_window->findChild<QScrollArea*>(QStringLiteral("setupScroll"));
@@ -236,7 +242,9 @@ private slots:
         // The teaching tabs hide the fit's docks; the setup panel is checked where it shows.
         if (isShown(scroll))
             QVERIFY2(m_window->setupPanel()->minimumSizeHint().width() <= scroll->viewport()->width(),
-                 qPrintable(QStringLiteral("setup panel needs %1 px, has %2").arg(m_window->setupPanel()->minimumSizeHint().width()).arg(scroll->viewport()->width())));
+                     qPrintable(QStringLiteral("setup panel needs %1 px, has %2")
+                                    .arg(m_window->setupPanel()->minimumSizeHint().width())
+                                    .arg(scroll->viewport()->width())));
 
         QAction* start = m_window->startAction();
         QWidget* button = nullptr;
@@ -313,10 +321,7 @@ private slots:
         m_window->setupPanel()->setModelSettings(model);
     }
 
-    void cleanupTestCase()
-    {
-        m_window.reset();
-    }
+    void cleanupTestCase() { m_window.reset(); }
 };
 
 QTEST_MAIN(TestScreens)

@@ -16,7 +16,8 @@ namespace {
 
 bool names(const std::vector<SettingProblem>& problems, const std::string& setting)
 {
-    return std::any_of(problems.begin(), problems.end(), [&](const SettingProblem& p) { return p.setting == setting && p.level == MessageLevel::Error; });
+    return std::any_of(problems.begin(), problems.end(),
+                       [&](const SettingProblem& p) { return p.setting == setting && p.level == MessageLevel::Error; });
 }
 
 } // namespace

@@ -92,7 +92,8 @@ private slots:
         QVERIFY(estimated.estimated);
         const LabRow& reference = lab.rows()[0];
         // The estimate: the reference's gradient evaluations times one measured finite-difference gradient.
-        WFS_VERIFY_CLOSE(estimated.seconds, double(reference.bench.summary.gradientEvaluations) * estimated.bench.evalMs * 1e-3, 1e-12, 0.0);
+        WFS_VERIFY_CLOSE(estimated.seconds, double(reference.bench.summary.gradientEvaluations) * estimated.bench.evalMs * 1e-3, 1e-12,
+                         0.0);
         QVERIFY(std::isnan(estimated.finalCost));
 
         // And then for real.

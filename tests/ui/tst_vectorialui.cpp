@@ -28,7 +28,10 @@ namespace {
 // Options given by name, as the command line gives them.
 class MapOptions : public OptionSource {
 public:
-    explicit MapOptions(std::map<std::string, std::string> values) : m_values(std::move(values)) { }
+    explicit MapOptions(std::map<std::string, std::string> values)
+        : m_values(std::move(values))
+    {
+    }
     bool has(const char* name) const override { return m_values.count(name) > 0; }
     std::string value(const char* name) const override { return m_values.at(name); }
     std::string spell(const char* name) const override { return std::string("--") + name; }
@@ -136,12 +139,18 @@ private slots:
     {
         QTest::addColumn<QString>("setting");
         QTest::addColumn<QString>("value");
-        QTest::newRow("sample index below 1") << "sample-index" << "0.9";
-        QTest::newRow("negative depth") << "emitter-depth" << "-1um";
-        QTest::newRow("depth beyond 1 mm") << "emitter-depth" << "2mm";
-        QTest::newRow("coverslip thickness") << "coverslip-thickness" << "3mm";
-        QTest::newRow("dipole polar angle") << "dipole" << "200,0";
-        QTest::newRow("dipole azimuth") << "dipole" << "45,400";
+        QTest::newRow("sample index below 1") << "sample-index"
+                                              << "0.9";
+        QTest::newRow("negative depth") << "emitter-depth"
+                                        << "-1um";
+        QTest::newRow("depth beyond 1 mm") << "emitter-depth"
+                                           << "2mm";
+        QTest::newRow("coverslip thickness") << "coverslip-thickness"
+                                             << "3mm";
+        QTest::newRow("dipole polar angle") << "dipole"
+                                            << "200,0";
+        QTest::newRow("dipole azimuth") << "dipole"
+                                        << "45,400";
     }
 
     void badValuesAreRefusedByName()
@@ -170,7 +179,8 @@ private slots:
         // The field is marked, and the words are the command line's.
         QVERIFY(!panel->problemText(setting.toStdString()).isEmpty());
         QCOMPARE(QString::fromStdString(message),
-                 setting + QStringLiteral(": ") + QString::fromStdString(cliProblem({{"model", "vectorial"}, {setting.toStdString(), value.toStdString()}})));
+                 setting + QStringLiteral(": ")
+                     + QString::fromStdString(cliProblem({{"model", "vectorial"}, {setting.toStdString(), value.toStdString()}})));
         // The workflow refuses what the panel refuses (one check, core's).
         QVERIFY(!panel->modelSettings().isValid(nullptr));
     }
