@@ -108,17 +108,25 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
 {
     const std::vector<double> weights = regularizationSweepWeights(); // strongest first
     std::vector<std::optional<FitResult>> fits(weights.size());
+    std::vector<std::optional<ProblemSpec>> fittedSpecs(weights.size()); // the spec each fit ran with
     std::vector<double> chi(weights.size(), std::nan(""));
-    ReconstructionRequest step = request;
-    step.autoRegularization = false;
-    step.analysis.computeUncertainty = false; // for the chosen fit only, below
-    SolverSummary done;                       // the sweep's fits so far
+    ReconstructionRequest first = request;
+    first.autoRegularization = false;
+    first.analysis.computeUncertainty = false; // for the chosen fit only, below
+    SolverSummary done;                        // the sweep's fits so far
     long pixels = 0;
     std::optional<FitResult> stopped; // a cancelled or failed fit ends the sweep
     std::vector<size_t> order;        // the weights in the order they were fitted
     auto fitAt = [&](size_t i) {
         if (fits[i])
             return true;
+        // Seeded by the fitted weight nearest to this one (the search walks from neighbour to neighbour): a strong
+        // weight started from a much weaker weight's rough map may stall where it starts and inherit its chi-square.
+        std::optional<size_t> nearest;
+        for (size_t k = 0; k < weights.size(); ++k)
+            if (fits[k] && (!nearest || (k > i ? k - i : i - k) < (*nearest > i ? *nearest - i : i - *nearest)))
+                nearest = k;
+        ReconstructionRequest step = nearest ? seededAt(first, weights[i], *fits[*nearest], *fittedSpecs[*nearest]) : first;
         step.spec.regularization = weights[i];
         FitResult result = reconstruct(step, continuing(progress, done), cancel);
         done.seconds += result.solver.seconds;
@@ -127,10 +135,9 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
             stopped = std::move(result);
             return false;
         }
-        const ProblemSpec fitted = step.spec;
-        step = seededAt(step, weights[i], result, fitted); // the next weight starts where this one ended
         chi[i] = overallReducedChiSquare(result, &pixels);
         fits[i] = std::move(result);
+        fittedSpecs[i] = step.spec;
         order.push_back(i);
         return true;
     };
@@ -178,13 +185,14 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
     const double weight = weights[*chosen];
     FitResult result = std::move(*fits[*chosen]);
     if (request.analysis.computeUncertainty) {
-        // The spec the chosen fit ran with (seeded by the weight before it: the same basis and zonal layout).
-        ReconstructionRequest last = seededAt(request, weight, result, request.spec);
+        ReconstructionRequest last = seededAt(request, weight, result, *fittedSpecs[*chosen]);
         last.start = result.solver.parameters;
         result = reconstruct(last, continuing(progress, done), cancel);
     }
     std::string sweep;
+    result.regularizationSweep.clear();
     for (size_t j : order) {
+        result.regularizationSweep.push_back({weights[j], chi[j]});
         char text[64];
         std::snprintf(text, sizeof text, "%s%g: %.3f", sweep.empty() ? "" : ", ", weights[j], chi[j]);
         sweep += text;

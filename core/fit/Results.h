@@ -119,6 +119,11 @@ struct FitResult {
     double gain = 1.0;                       // electrons per data unit
     std::vector<double> spectrumWavelengths; // metres, the wavelengths summed (Problem::spectrum); empty for one
     std::string regularizationChoice;        // how an automatic smoothness weight was chosen; empty when it was given
+    struct SweepPoint {
+        double weight = 0.0;
+        double reducedChiSquare = 0.0; // over every plane
+    };
+    std::vector<SweepPoint> regularizationSweep; // the automatic choice's fits, in the order fitted
     std::optional<SamplingFit> samplingFit;  // with --fit-sampling; samplingQ is then the fitted Q
     // The imaging model (ProblemSpec::model); the vectorial model's settings at their start values (a fitted depth is
     // the parameter "emitter depth").

@@ -9,6 +9,7 @@
 #include "io/Dataset.h"
 
 #include <cstdio>
+#include <map>
 
 using namespace wfs;
 
@@ -301,6 +302,99 @@ private slots:
         QVERIFY2(result.solver.iterations <= 300, qPrintable(QString::number(result.solver.iterations)));
         for (const PlaneResult& p : result.planes)
             QVERIFY2(p.reducedChiSquare <= 1.2, qPrintable(QString::number(p.reducedChiSquare)));
+    }
+
+    // Issue 24: the vectorial model fits the five planes to chi2/pixel <= 1.5 with the NA held at 1.133, 3 % above the
+    // objective's nominal 1.1 (a water objective, so the sample's index is the immersion's), where the scalar model
+    // needs 1.232. A zonal phase and amplitude at weight 1 carry what the Zernike terms cannot. Measured: chi2/pixel
+    // 1.33, 1.42, 1.40, 1.18, 1.00 after 696 iterations. The Zernike terms the NA does not trade with (Noll 5-10,
+    // 12-15) stay within 0.01 wave of the scalar Zernike fit at its NA; defocus (Z4) and spherical (Z11) are how
+    // the two models differ, and are left out.
+    void vectorialFitsAtTheObjectivesAperture()
+    {
+        ModelSettings model;
+        model.order = 6;
+        model.objective = ObjectiveKind::Poisson;
+        model.offset = 100.0;
+        model.gain = 0.0;
+        model.grid = 128;
+        model.pixelIntegration = true;
+        model.objectDiameter = 100e-9;
+        Dataset scalarData = fivePlaneBead();
+        scalarData.metadata.numericalAperture = 1.232; // the scalar model's fitted NA (countsFitToTheNoise)
+        const Fit scalar = fit(scalarData, model);
+
+        Dataset data = fivePlaneBead();
+        data.metadata.numericalAperture = 1.133;
+        model.imagingModel = ImagingModel::Vectorial;
+        model.sampleIndex = 1.33;
+        model.phaseModel = PupilPhaseModel::Both;
+        model.amplitudeModel = PupilAmplitudeModel::Zonal;
+        model.regularization = 1.0;
+        const Fit vectorial = fit(data, model);
+        std::printf("  vectorial at NA 1.133: %s after %d iterations; chi2/pixel", terminationName(vectorial.result.solver.termination),
+                    vectorial.result.solver.iterations);
+        for (const PlaneResult& p : vectorial.result.planes)
+            std::printf(" %.3f", p.reducedChiSquare);
+        QCOMPARE(vectorial.result.solver.termination, Termination::Converged);
+        for (const PlaneResult& p : vectorial.result.planes)
+            QVERIFY2(p.reducedChiSquare <= 1.5, qPrintable(QString::number(p.reducedChiSquare)));
+        double largest = 0.0;
+        for (int j = 5; j <= 15; ++j)
+            if (j != 11)
+                largest = std::max(largest, std::abs(coefficient(vectorial.result, j) - coefficient(scalar.result, j)));
+        std::printf("; Noll 5-10, 12-15 within %.4f wave of the scalar fit\n", largest);
+        QVERIFY2(largest <= 0.01, qPrintable(QString::number(largest)));
+    }
+
+    // Issue 29: --regularization auto where no weight reaches the noise level (the vectorial model at the nominal
+    // NA 1.1 with a z-step scale: chi2/pixel 1.2-1.4), so every weight is fitted for the fallback rule, each from the
+    // nearest weight already fitted. Fits at true minima give a chi-square that only grows with the weight, and the
+    // rule (the strongest within 2 % of the least) then picks a middle weight. From the CLI (measured FFTW plans) the
+    // strong weights once started from the weakest's rough map, stalled there at iteration 0 with its chi-square
+    // (1.218 at 1000, 100 and 0.1) and weight 1000 was chosen; with this test's estimated plans that start happens not
+    // to stall, so the test guards the rule's outcome, not that particular stall.
+    void regularizationFallbackFitsEveryWeight()
+    {
+        Dataset data = fivePlaneBead();
+        ModelSettings model;
+        model.order = 6;
+        model.objective = ObjectiveKind::Poisson;
+        model.offset = 100.0;
+        model.gain = 0.0;
+        model.grid = 128;
+        model.pixelIntegration = true;
+        model.objectDiameter = 100e-9;
+        model.imagingModel = ImagingModel::Vectorial;
+        model.sampleIndex = 1.33;
+        model.phaseModel = PupilPhaseModel::Both;
+        model.amplitudeModel = PupilAmplitudeModel::Zonal;
+        model.fitDefocusScale = true;
+        const BuiltProblem built = buildProblem(data, model);
+        ReconstructionRequest request;
+        request.spec = built.spec;
+        request.start = built.start;
+        request.evaluator.measurePlans = false;
+        request.evaluator.threads = 1;
+        request.analysis.computeUncertainty = false;
+        request.solver.gradientTolerance = 1e-6; // the CLI's defaults
+        request.solver.functionTolerance = 1e-11;
+        request.autoRegularization = true;
+        const FitResult result = reconstruct(request, {}, nullptr);
+        std::printf("  %s\n", result.regularizationChoice.c_str());
+        const std::vector<double> weights = regularizationSweepWeights();
+        QCOMPARE(result.regularizationSweep.size(), weights.size()); // the fallback fits them all
+        std::map<double, double> chi;                                // weight -> chi2/pixel
+        for (const FitResult::SweepPoint& point : result.regularizationSweep)
+            chi[point.weight] = point.reducedChiSquare;
+        for (auto weaker = chi.begin(), stronger = std::next(chi.begin()); stronger != chi.end(); ++weaker, ++stronger)
+            QVERIFY2(stronger->second >= weaker->second - 1e-3, qPrintable(QStringLiteral("weight %1: %2, weight %3: %4")
+                                                                               .arg(stronger->first)
+                                                                               .arg(stronger->second)
+                                                                               .arg(weaker->first)
+                                                                               .arg(weaker->second)));
+        QVERIFY2(chi[weights.front()] > chi[weights.back()] + 0.05, result.regularizationChoice.c_str());
+        QVERIFY(result.regularization < weights.front());
     }
 };
 
