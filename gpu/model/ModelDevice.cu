@@ -4,13 +4,16 @@
 //
 // One evaluation, all planes at once:
 //   copy in   the parameter block (pinned host -> device)
-//   fill      pupil pixels: phase = basis . c (+ diversity + tip/tilt), field = checkerboard * a e^{i phase};
-//             every other element 0 (the whole buffer is rewritten, since the FFTs leave it dirty)
-//   FFT       inverse rows of the band, then inverse columns: two cuFFT executions for all planes
+//   factors   the vectorial model only: each field's factor per pupil pixel at the block's emitter depth
+//   fill      pupil pixels: phase = basis . c (+ diversity + tip/tilt), field = checkerboard * a e^{i phase}
+//             (times each factor: F fields per plane, vectorial); every other element 0 (the whole buffer is
+//             rewritten, since the FFTs leave it dirty)
+//   FFT       inverse rows of the band, then inverse columns: two cuFFT executions for all planes (and fields)
 //   objective cost per pixel, reduced per block; with the gradient, dL/dS written in place
 //   FFT       forward columns, then forward rows of the band (the adjoint)
-//   gather    per pupil pixel dL/dphase and a dL/da from every plane, then block sums of
-//             basis * dL/dphase (the Zernike gradient), tip/tilt and illumination terms
+//   gather    per pupil pixel dL/dphase and a dL/da from every plane (the vectorial fields' adjoints summed into
+//             one pupil field first), then block sums of basis * dL/dphase (the Zernike gradient), tip/tilt,
+//             illumination and emitter-depth terms
 //   reduce    one block per result value sums the blocks' partial sums (fixed order: reproducible)
 //   copy out  the result block (device -> pinned host)
 // Captured into one CUDA graph per kind of evaluation and replayed with a single launch.
@@ -99,6 +102,15 @@ __global__ void __launch_bounds__(kThreads)
         math::fillSample(d, block, coefficients, a, int(i / std::size_t(d.n)), int(i % std::size_t(d.n)), field);
 }
 
+// The vectorial factors: one thread per (field, pupil pixel).
+template <typename Real>
+__global__ void __launch_bounds__(kThreads) factorKernel(ModelDims d, const double* __restrict__ block, math::Arrays<Real> a)
+{
+    const std::size_t total = std::size_t(d.fields) * std::size_t(d.pixels);
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += std::size_t(gridDim.x) * blockDim.x)
+        math::factorSample(d, block, a, int(i / std::size_t(d.pixels)), int(i % std::size_t(d.pixels)));
+}
+
 // blockIdx.y = plane. Block sums go to partials[row * stride + blockIdx.x] for the plane's four
 // objective rows.
 template <typename Real>
@@ -111,11 +123,11 @@ __global__ void __launch_bounds__(kThreads)
     double local[ModelDims::kObjectiveValues] = {0.0, 0.0, 0.0, 0.0};
     const std::size_t perPlane = std::size_t(d.n) * std::size_t(d.n);
     for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < perPlane; j += std::size_t(gridDim.x) * blockDim.x) {
-        const std::size_t e = d.element(k, int(j / std::size_t(d.n)), int(j % std::size_t(d.n)));
+        const int row = int(j / std::size_t(d.n)), col = int(j % std::size_t(d.n));
         if (d.intensityPath()) // `field` is the intensity buffer then
-            math::blurredObjectiveSample(d, block, a, k, e, gradient, field, local);
+            math::blurredObjectiveSample(d, block, a, k, d.element(k, row, col), gradient, field, local);
         else
-            math::objectiveSample(d, block, a, k, e, gradient, field, local);
+            math::objectiveSample(d, block, a, k, row, col, gradient, field, local);
     }
     for (int v = 0; v < ModelDims::kObjectiveValues; ++v)
         warpPartial(local[v], sums[v]);
@@ -138,7 +150,7 @@ __global__ void __launch_bounds__(kThreads)
         intensity[e] = math::powerSample<Real>(d, field, e);
 }
 
-// Element e = (row K + k) N + col: its grid sample is (row, col) whatever the plane.
+// Element e = (row K + k) N + col of the intensity buffer: its grid sample is (row, col) whatever the plane.
 template <typename Real>
 __global__ void __launch_bounds__(kThreads)
     blurKernel(ModelDims d, math::Arrays<Real> a, typename Fft<Real>::Complex* __restrict__ intensity)
@@ -260,7 +272,7 @@ __global__ void __launch_bounds__(kThreads)
     extern __shared__ double warpSums[]; // [pupilRows][kWarps]
     const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
     const bool active = p < d.pixels;
-    double dPhaseTotal = 0.0, q = 0.0, dAmplitudeTotal = 0.0;
+    double dPhaseTotal = 0.0, q = 0.0, dAmplitudeTotal = 0.0, depth = 0.0;
     for (int k = 0; k < d.planes; ++k) {
         double dPhaseX = 0.0, dPhaseY = 0.0, defocus = 0.0;
         if (active) {
@@ -269,6 +281,8 @@ __global__ void __launch_bounds__(kThreads)
             dPhaseTotal += double(dPhase);
             q += double(qk);
             dAmplitudeTotal += double(dAmplitude);
+            if (d.vectorial())
+                depth += math::depthTerm(a, p, dPhase, qk);
             dPhaseX = double(dPhase) * double(a.x[p]);
             dPhaseY = double(dPhase) * double(a.y[p]);
             if (d.defocusTerms)
@@ -293,6 +307,8 @@ __global__ void __launch_bounds__(kThreads)
         math::illuminationTerms(d, block, a, p, q, illumination);
     for (int v = 0; v < ModelDims::kIlluminationValues; ++v)
         warpPartial(illumination[v], warpSums + std::size_t(d.terms + 2 * d.planes + v) * kWarps);
+    if (d.vectorial())
+        warpPartial(depth, warpSums + std::size_t(d.depthGradient() - d.objectiveRows()) * kWarps);
     __syncthreads();
     blockPupilPartials(d, warpSums, partials, stride);
 }
@@ -324,8 +340,9 @@ __global__ void intensityKernel(ModelDims d, const double* __restrict__ block, i
 {
     const std::size_t perPlane = std::size_t(d.n) * std::size_t(d.n);
     for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < perPlane; j += std::size_t(gridDim.x) * blockDim.x) {
-        const auto& value = field[d.element(k, int(j / std::size_t(d.n)), int(j % std::size_t(d.n)))];
-        out[j] = d.intensityPath() ? math::blurredIntensitySample(d, block, k, value) : math::intensitySample(d, block, k, value);
+        const int row = int(j / std::size_t(d.n)), col = int(j % std::size_t(d.n));
+        out[j] = d.intensityPath() ? math::blurredIntensitySample(d, block, k, field[d.element(k, row, col)])
+                                   : math::intensitySample(d, block, k, field, row, col);
     }
 }
 
@@ -549,11 +566,18 @@ private:
             || input.data.size() != d.gridElements() || input.defocusUnit.size() != (d.defocusTerms ? pixels * std::size_t(d.planes) : 0)
             || input.transfer.size() != (d.blur ? std::size_t(d.n) * std::size_t(d.n) : 0)
             || input.channelIndex.size() != std::size_t(d.channels) || (d.channels > 0 && !d.hostPupil)
-            || input.weights.size() != (d.weighted ? d.gridElements() : 0))
+            || input.weights.size() != (d.weighted ? d.gridElements() : 0)
+            || input.vectorialMatrix.size() != pixels * std::size_t(d.fields) * 2
+            || input.depthRate.size() != (d.vectorial() ? pixels * 2 : 0) || input.coverslipPhase.size() != (d.vectorial() ? pixels * 2 : 0)
+            || (d.vectorial() && d.channels > 0))
             throw std::invalid_argument("ModelDevice: input arrays do not match their dimensions");
 
         if (d.channels == 0)
-            m_field.resize(d.gridElements()); // a spectrum's fields are the channels'
+            m_field.resize(d.fieldElements()); // a spectrum's fields are the channels'
+        put(m_vectorialMatrix, input.vectorialMatrix);
+        put(m_depthRate, input.depthRate);
+        put(m_coverslipPhase, input.coverslipPhase);
+        m_factor.resize(input.vectorialMatrix.size());
         put(m_data, converted<Real>(input.data));
         if (d.weighted)
             put(m_weights, converted<Real>(input.weights));
@@ -607,6 +631,12 @@ private:
         a.weights = m_dims.weighted ? m_weights.data() : nullptr;
         a.phase = m_phase.data();
         a.amplitude = m_amplitude.data();
+        if (m_dims.vectorial()) {
+            a.vectorialMatrix = m_vectorialMatrix.data();
+            a.depthRate = m_depthRate.data();
+            a.coverslipPhase = m_coverslipPhase.data();
+            a.factor = m_factor.data();
+        }
         return a;
     }
 
@@ -617,6 +647,11 @@ private:
         if (m_dims.channels > 0) {
             enqueueSpectrum();
             return;
+        }
+        if (m_dims.vectorial()) {
+            const int blocks = blocksFor(std::size_t(m_dims.fields) * std::size_t(m_dims.pixels), kThreads, std::size_t(1) << 20);
+            factorKernel<Real><<<blocks, kThreads, 0, s>>>(m_dims, m_block.data(), arrays());
+            WFS_KERNEL_CHECK("factorKernel");
         }
         const std::size_t shared = std::size_t(m_dims.terms) * sizeof(Real);
         fillKernel<Real><<<m_fillBlocks, kThreads, shared, s>>>(m_dims, m_block.data(), arrays(), m_field.data());
@@ -757,6 +792,8 @@ private:
     std::vector<Channel> m_channels;
     DeviceBuffer<double> m_dPhasePlane, m_dAmplitude; // a spectrum's gathers summed over the wavelengths
     DeviceBuffer<Real> m_data, m_weights, m_basis, m_diversity, m_defocusUnit, m_transfer, m_x, m_y, m_transmission, m_phase, m_amplitude;
+    DeviceBuffer<double> m_vectorialMatrix, m_depthRate, m_coverslipPhase; // the vectorial model's, as (re, im) pairs
+    DeviceBuffer<Real> m_factor;                                           // its factors at the current depth (re, im)
     DeviceBuffer<int> m_pupilIndex, m_bandMap;
     DeviceBuffer<double> m_block, m_result, m_partials, m_image;
     PinnedBuffer<double> m_hostBlock, m_hostResult;

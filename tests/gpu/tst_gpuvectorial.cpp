@@ -1,0 +1,393 @@
+// The GPU backend's vectorial model (issue 24): every field of every plane in the two batched cuFFT plans, their
+// intensities summed, their adjoints summed into one pupil field for the gather, the emitter's depth fitted through
+// the factors the device forms from core's matrix, depth rate and coverslip phase (optics/Vectorial.h).
+//
+// Without a device: the device layout of the fields, the translation of core's factors, the backend factory's
+// refusals, and the whole evaluation emulated on the host (GpuEmulation.h: the kernels' per-sample functions and
+// FFTW plans of the cuFFT plans' layout) against the CPU backend: cost and gradient to 1e-10 relative in float64
+// (component-wise), 1e-4 of the largest scaled component in float32; model images to 1e-12 (float64) and 1e-5
+// (float32) of the peak. With a device, the same comparisons on the GPU; those cases QSKIP without one.
+#include "ModelFixtures.h"
+
+#include "GpuEmulation.h"
+#include "engine/BackendFactory.h"
+#include "gpu/GpuDevice.h"
+#include "gpu/model/ModelTranslation.h"
+
+#include <complex>
+#include <set>
+
+using namespace wfs;
+
+namespace {
+
+bool haveDevice()
+{
+    return gpu::probeDevices().status == gpu::DeviceProbe::Status::Ok;
+}
+
+// Which parts of the model a case switches on besides the vectorial fields.
+struct VectorialCase {
+    ObjectiveKind objective = ObjectiveKind::LeastSquares;
+    bool freeDipole = true;
+    bool fitDepth = true;
+    bool pupilFunction = false; // zonal phase and amplitude, defocus scale and offsets (the device's hostPupil)
+    bool blur = false;          // pixel integration and a bead's size (the device's intensity path)
+};
+
+// The rich problem (every parameter kind) under the vectorial model: an oil objective of NA 1.45 above the water
+// sample's index (supercritical light), an emitter 0.6 um deep, a fixed dipole at theta 57 deg, phi 23 deg.
+std::shared_ptr<const Problem> vectorialProblem(const VectorialCase& c)
+{
+    ProblemSpec s = test::richSpec(c.objective, 32, 4);
+    s.model = ImagingModel::Vectorial;
+    s.vectorial.numericalAperture = 1.45;
+    s.vectorial.immersionIndex = 1.515;
+    s.vectorial.sampleIndex = 1.33;
+    s.vectorial.emitterDepth = 0.6e-6;
+    s.vectorial.fitEmitterDepth = c.fitDepth;
+    s.vectorial.dipole.free = c.freeDipole;
+    s.vectorial.dipole.theta = 1.0;
+    s.vectorial.dipole.phi = 0.4;
+    for (PlaneSpec& plane : s.planes)
+        if (plane.diversity.kind == DiversityKind::AxialHighNa || plane.diversity.kind == DiversityKind::AxialParaxial) {
+            plane.diversity.numericalAperture = 1.45;
+            plane.diversity.immersionIndex = 1.515;
+        }
+    if (c.pupilFunction) {
+        s.pupil.illumination = Illumination{};
+        s.phaseModel = PupilPhaseModel::Both;
+        s.amplitudeModel = PupilAmplitudeModel::Zonal;
+        s.regularization = 3.0;
+        s.nuisance.fitDefocusScale = s.nuisance.fitDefocusOffsets = true;
+        s.planes.push_back(s.planes[1]);
+        s.planes.back().diversity.axialDistance = -0.3e-6;
+    }
+    if (c.blur) {
+        s.detector.pixelIntegration = true;
+        s.detector.objectDiameterPixels = 1.7;
+    }
+    return test::richProblemFrom(s, 28, 11);
+}
+
+VectorialCase namedCase(const QString& name)
+{
+    VectorialCase c;
+    if (name.contains(QLatin1String("poisson")))
+        c.objective = ObjectiveKind::Poisson;
+    if (name.contains(QLatin1String("weighted")))
+        c.objective = ObjectiveKind::WeightedLeastSquares;
+    c.freeDipole = !name.contains(QLatin1String("fixed"));
+    c.fitDepth = !name.contains(QLatin1String("depth held"));
+    c.pupilFunction = name.contains(QLatin1String("pupil function"));
+    c.blur = name.contains(QLatin1String("detector"));
+    return c;
+}
+
+const char* const kCases[] = {"free, poisson",
+                              "fixed, least-squares",
+                              "free, weighted, depth held",
+                              "fixed, poisson, depth held",
+                              "free, pupil function, poisson",
+                              "free, detector, weighted",
+                              "fixed, detector, pupil function, least-squares"};
+
+// A point near the start: phases N(0, 0.2) rad, the rest (the depth included) a few per cent of its scale.
+std::vector<double> randomParameters(const Problem& problem, std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::vector<double> x = problem.initialParameters();
+    const std::vector<double> scales = problem.parameterScales();
+    for (size_t i = 0; i < x.size(); ++i) {
+        const ParameterKind kind = problem.parameters()[i].kind;
+        const bool phase = kind == ParameterKind::Zernike || kind == ParameterKind::ShiftX || kind == ParameterKind::ShiftY;
+        x[i] += phase ? 0.2 * normal(rng) : 0.03 * normal(rng) * scales[i];
+    }
+    return x;
+}
+
+EvaluatorOptions options(Precision precision)
+{
+    EvaluatorOptions o;
+    o.precision = precision;
+    o.measurePlans = false;
+    return o;
+}
+
+// Cost and gradient against the float64 CPU backend's: the gradient component-wise to `tolerance` relative (float64)
+// or to `tolerance` times the largest scaled component (float32, and as the floor of the relative rule).
+QString mismatch(const Problem& problem, double cost, const std::vector<double>& g, double cpuCost, const std::vector<double>& gc,
+                 double tolerance, bool relative)
+{
+    if (!test::closeTo(cost, cpuCost, tolerance, 0.0))
+        return QStringLiteral("cost %1, CPU %2").arg(cost, 0, 'g', 15).arg(cpuCost, 0, 'g', 15);
+    const std::vector<double> scales = problem.parameterScales();
+    double largest = 0.0;
+    for (size_t i = 0; i < gc.size(); ++i)
+        largest = std::max(largest, std::abs(gc[i] * scales[i]));
+    for (size_t i = 0; i < g.size(); ++i)
+        if (!test::closeTo(g[i] * scales[i], gc[i] * scales[i], relative ? tolerance : 0.0, tolerance * largest))
+            return QStringLiteral("%1: %2, CPU %3 (largest scaled component %4)")
+                .arg(QString::fromStdString(problem.parameters()[i].label))
+                .arg(g[i], 0, 'g', 15)
+                .arg(gc[i], 0, 'g', 15)
+                .arg(largest, 0, 'g', 6);
+    return {};
+}
+
+// Every plane's model image against the CPU's to `tolerance` of the plane's peak.
+QString imageMismatch(const std::vector<std::vector<double>>& reference, const std::vector<double>& images, int n, double tolerance)
+{
+    const size_t perPlane = size_t(n) * size_t(n);
+    if (images.size() != reference.size() * perPlane)
+        return QStringLiteral("%1 image values, expected %2").arg(images.size()).arg(reference.size() * perPlane);
+    for (size_t k = 0; k < reference.size(); ++k) {
+        const double peak = *std::max_element(reference[k].begin(), reference[k].end());
+        for (size_t j = 0; j < perPlane; ++j)
+            if (!test::closeTo(images[k * perPlane + j], reference[k][j], 0.0, tolerance * peak))
+                return QStringLiteral("plane %1 pixel %2: %3, CPU %4").arg(k).arg(j).arg(images[k * perPlane + j]).arg(reference[k][j]);
+    }
+    return {};
+}
+
+int depthIndex(const Problem& problem)
+{
+    for (size_t i = 0; i < problem.parameters().size(); ++i)
+        if (problem.parameters()[i].kind == ParameterKind::EmitterDepth)
+            return int(i);
+    return -1;
+}
+
+} // namespace
+
+class TestGpuVectorial : public QObject {
+    Q_OBJECT
+
+private slots:
+    // ---- host side: runs everywhere ----
+
+    // F fields per plane side by side: slice f K + k is field f of plane k, each (plane, field, row, column) once, and
+    // the two batched plans cover every slice's band rows and columns.
+    void fieldLayout()
+    {
+        for (bool free : {true, false}) {
+            VectorialCase c;
+            c.freeDipole = free;
+            auto problem = vectorialProblem(c);
+            const gpu::ModelDims d = gpu::modelDims(*problem, Precision::Double);
+            const int fields = free ? 6 : 2;
+            QCOMPARE(d.fields, fields);
+            QCOMPARE(d.slices(), fields * d.planes);
+            QCOMPARE(d.fieldElements(), d.gridElements() * size_t(fields));
+            std::set<size_t> seen;
+            for (int f = 0; f < fields; ++f)
+                for (int k = 0; k < d.planes; ++k)
+                    for (int row = 0; row < d.n; ++row)
+                        for (int col = 0; col < d.n; ++col) {
+                            const size_t e = d.fieldElement(f, k, row, col);
+                            QVERIFY(e < d.fieldElements());
+                            QVERIFY(seen.insert(e).second);
+                        }
+            QCOMPARE(seen.size(), d.fieldElements());
+            const auto rows = d.bandRowTransforms(), columns = d.columnTransforms();
+            QCOMPARE(rows.batch, fields * d.planes * d.bandRows);
+            QCOMPARE(rows.offset, d.fieldElement(0, 0, d.rowBegin, 0));
+            QCOMPARE(size_t(rows.offset) + size_t(rows.batch) * size_t(rows.distance), d.fieldElement(0, 0, d.rowBegin + d.bandRows, 0));
+            QCOMPARE(columns.batch, fields * d.planes * d.n);
+            QCOMPARE(columns.stride, fields * d.planes * d.n);
+            // The field buffer is F times the scalar model's: the memory per plane the docs state.
+            gpu::ModelDims scalar = d;
+            scalar.fields = 0;
+            const size_t extra = d.residentBytes() - scalar.residentBytes();
+            const size_t fieldBytes = d.gridElements() * 16 * size_t(fields - 1);
+            const size_t factorBytes = size_t(d.pixels) * size_t(fields + 2) * 16 + size_t(d.pixels) * size_t(fields) * 16;
+            QCOMPARE(extra, fieldBytes + factorBytes);
+            QVERIFY(d.trafficBytes(true) > double(fields) * scalar.trafficBytes(true) * 0.5);
+        }
+    }
+
+    // The host sends core's factors unchanged and the depth in the block; the result block's depth row comes back as
+    // the depth's gradient.
+    void translationCarriesTheFactors()
+    {
+        auto problem = vectorialProblem({});
+        const gpu::ModelInput in = gpu::modelInput(*problem, Precision::Float);
+        const gpu::ModelDims& d = in.dims;
+        const VectorialPupil& pupil = *problem->vectorial();
+        QCOMPARE(in.vectorialMatrix.size(), size_t(6 * d.pixels * 2));
+        for (int f = 0; f < 6; ++f)
+            for (int p = 0; p < d.pixels; p += 5) {
+                const std::complex<double> m = pupil.matrix(f)[size_t(p)];
+                QCOMPARE(in.vectorialMatrix[2 * (size_t(f) * size_t(d.pixels) + size_t(p))], m.real());
+                QCOMPARE(in.vectorialMatrix[2 * (size_t(f) * size_t(d.pixels) + size_t(p)) + 1], m.imag());
+            }
+        for (int p = 0; p < d.pixels; ++p) {
+            QCOMPARE(in.depthRate[2 * size_t(p)], pupil.depthRate()[size_t(p)].real());
+            QCOMPARE(in.depthRate[2 * size_t(p) + 1], pupil.depthRate()[size_t(p)].imag());
+            QCOMPARE(in.coverslipPhase[2 * size_t(p) + 1], pupil.coverslipPhase()[size_t(p)].imag());
+        }
+        // Supercritical light: NA 1.45 above the sample's 1.33, so some depth rates are complex (evanescent decay).
+        bool evanescent = false;
+        for (const auto& r : pupil.depthRate())
+            evanescent = evanescent || r.imag() != 0.0;
+        QVERIFY(evanescent);
+
+        std::vector<double> x = randomParameters(*problem, 4);
+        const ModelParameters p = problem->unpack(x.data());
+        const std::vector<double> block = gpu::parameterBlock(*problem, d, p);
+        QCOMPARE(int(block.size()), d.parameterBlockSize());
+        QCOMPARE(block[size_t(d.emitterDepth())], p.emitterDepth);
+        QVERIFY(p.emitterDepth != 0.6e-6); // moved by the random point
+        std::vector<double> result(size_t(d.resultSize()), 0.0), g(x.size());
+        result[size_t(d.depthGradient())] = 2.5;
+        gpu::costAndGradient(*problem, d, p, result.data(), g.data());
+        const int depth = depthIndex(*problem);
+        QVERIFY(depth >= 0);
+        QCOMPARE(g[size_t(depth)], 2.5);
+    }
+
+    // A vectorial problem is the GPU's now; what it does not compute is refused by name, before any device is asked.
+    void factoryRefusesOnlyWhatIsMissing()
+    {
+        VectorialCase c;
+        auto problem = vectorialProblem(c);
+        try {
+            auto gpu = makeEvaluator(BackendKind::Gpu, problem, options(Precision::Double), GradientKind::Adjoint);
+            QVERIFY(haveDevice());
+            QCOMPARE(QString::fromStdString(gpu->info().backend), QStringLiteral("gpu"));
+        } catch (const BackendUnavailable& error) {
+            // Without a device the reason is the missing device, not the vectorial model.
+            QVERIFY(!haveDevice());
+            QVERIFY2(QString::fromLatin1(error.what()).startsWith(QLatin1String("no GPU")), error.what());
+        }
+        ProblemSpec spectrum = problem->spec();
+        spectrum.spectrum.bandwidth = 0.1 * spectrum.wavelength;
+        spectrum.spectrum.samples = 3;
+        try {
+            makeEvaluator(BackendKind::Gpu, std::make_shared<const Problem>(spectrum), options(Precision::Double), GradientKind::Adjoint);
+            QFAIL("the GPU accepted the vectorial model with a spectrum");
+        } catch (const BackendUnavailable& error) {
+            const QString what = QString::fromLatin1(error.what());
+            QVERIFY2(what.contains(QLatin1String("vectorial model with a spectrum")) && what.contains(QLatin1String("CPU backend")),
+                     error.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, gpu::modelDims(Problem(spectrum), Precision::Double));
+    }
+
+    void emulationMatchesCpu_data()
+    {
+        QTest::addColumn<QString>("caseName");
+        QTest::addColumn<int>("precision");
+        for (const char* name : kCases) {
+            QTest::newRow((QByteArray(name) + ", double").constData()) << QString::fromLatin1(name) << int(Precision::Double);
+            QTest::newRow((QByteArray(name) + ", float").constData()) << QString::fromLatin1(name) << int(Precision::Float);
+        }
+    }
+
+    // The device algorithm run on the host against the CPU backend (float64) at two random points: cost, gradient
+    // (the depth's included where it is fitted), the cost-only evaluation, and the model images.
+    void emulationMatchesCpu()
+    {
+        QFETCH(QString, caseName);
+        QFETCH(int, precision);
+        const VectorialCase c = namedCase(caseName);
+        auto problem = vectorialProblem(c);
+        const bool isDouble = Precision(precision) == Precision::Double;
+        const double tolerance = isDouble ? 1e-10 : 1e-4;
+        const gpu::ModelInput in = gpu::modelInput(*problem, Precision(precision));
+        QCOMPARE(in.dims.fields, c.freeDipole ? 6 : 2);
+        QCOMPARE(in.dims.hostPupil, c.pupilFunction);
+        QCOMPARE(in.dims.blur, c.blur);
+        const int depth = depthIndex(*problem);
+        QCOMPARE(depth >= 0, c.fitDepth);
+        auto cpu = makeEvaluator(BackendKind::Cpu, problem, options(Precision::Double), GradientKind::Adjoint);
+        for (std::uint64_t seed : {1u, 2u}) {
+            const std::vector<double> x = randomParameters(*problem, seed);
+            const ModelParameters p = problem->unpack(x.data());
+            const std::vector<double> block = gpu::parameterBlock(*problem, in.dims, p);
+            const std::vector<double> result = isDouble ? test::emulate<double>(in, block, true) : test::emulate<float>(in, block, true);
+            std::vector<double> g(x.size()), gc(x.size());
+            const double cost = gpu::costAndGradient(*problem, in.dims, p, result.data(), g.data());
+            const double cpuCost = cpu->evaluate(x.data(), gc.data());
+            QVERIFY(std::isfinite(cpuCost));
+            if (depth >= 0) // the depth's derivative is there to be matched
+                QVERIFY(gc[size_t(depth)] != 0.0);
+            const QString why = mismatch(*problem, cost, g, cpuCost, gc, tolerance, isDouble);
+            if (!why.isEmpty())
+                QFAIL(qPrintable(QStringLiteral("seed %1: %2").arg(seed).arg(why)));
+            const std::vector<double> costOnly =
+                isDouble ? test::emulate<double>(in, block, false) : test::emulate<float>(in, block, false);
+            WFS_VERIFY_CLOSE(gpu::costAndGradient(*problem, in.dims, p, costOnly.data(), nullptr), cost, 1e-14, 0.0);
+
+            std::vector<double> images;
+            if (isDouble)
+                test::emulate<double>(in, block, false, &images);
+            else
+                test::emulate<float>(in, block, false, &images);
+            const QString imageWhy = imageMismatch(cpu->modelImages(x.data()), images, in.dims.n, isDouble ? 1e-12 : 1e-5);
+            if (!imageWhy.isEmpty())
+                QFAIL(qPrintable(imageWhy));
+        }
+    }
+
+    // The fields add as intensities (free dipole) or as amplitudes (fixed): a fixed dipole's image is not the free
+    // one's, so the emulation's agreement above is not an accident of the layout.
+    void fixedAndFreeDiffer()
+    {
+        VectorialCase c;
+        auto free = vectorialProblem(c);
+        c.freeDipole = false;
+        auto fixed = vectorialProblem(c);
+        std::vector<double> a, b;
+        const std::vector<double> x = free->initialParameters();
+        const gpu::ModelInput inFree = gpu::modelInput(*free, Precision::Double), inFixed = gpu::modelInput(*fixed, Precision::Double);
+        test::emulate<double>(inFree, gpu::parameterBlock(*free, inFree.dims, free->unpack(x.data())), false, &a);
+        test::emulate<double>(inFixed, gpu::parameterBlock(*fixed, inFixed.dims, fixed->unpack(x.data())), false, &b);
+        QCOMPARE(a.size(), b.size());
+        double difference = 0.0, peak = 0.0;
+        for (size_t i = 0; i < a.size(); ++i) {
+            difference = std::max(difference, std::abs(a[i] - b[i]));
+            peak = std::max(peak, a[i]);
+        }
+        QVERIFY2(difference > 0.05 * peak, qPrintable(QString::number(difference / peak)));
+    }
+
+    // ---- on a device ----
+
+    void matchesCpu_data() { emulationMatchesCpu_data(); }
+
+    // The GPU against the CPU backend at three random points, as the emulation above; with CUDA graphs.
+    void matchesCpu()
+    {
+        if (!haveDevice())
+            QSKIP("no CUDA device");
+        QFETCH(QString, caseName);
+        QFETCH(int, precision);
+        auto problem = vectorialProblem(namedCase(caseName));
+        const bool isDouble = Precision(precision) == Precision::Double;
+        const double tolerance = isDouble ? 1e-10 : 1e-4;
+        auto cpu = makeEvaluator(BackendKind::Cpu, problem, options(Precision::Double), GradientKind::Adjoint);
+        auto gpu = makeEvaluator(BackendKind::Gpu, problem, options(Precision(precision)), GradientKind::Adjoint);
+        QCOMPARE(QString::fromStdString(gpu->info().launch), QStringLiteral("graph"));
+        for (std::uint64_t seed : {1u, 2u, 3u}) {
+            const std::vector<double> x = randomParameters(*problem, seed);
+            std::vector<double> gc(x.size()), gg(x.size());
+            const double cc = cpu->evaluate(x.data(), gc.data());
+            const double cg = gpu->evaluate(x.data(), gg.data());
+            const QString why = mismatch(*problem, cg, gg, cc, gc, tolerance, isDouble);
+            if (!why.isEmpty())
+                QFAIL(qPrintable(QStringLiteral("seed %1: %2").arg(seed).arg(why)));
+            WFS_VERIFY_CLOSE(gpu->evaluate(x.data(), nullptr), cg, isDouble ? 1e-14 : 1e-6, 0.0);
+            std::vector<double> images;
+            for (const std::vector<double>& plane : gpu->modelImages(x.data()))
+                images.insert(images.end(), plane.begin(), plane.end());
+            const QString imageWhy = imageMismatch(cpu->modelImages(x.data()), images, problem->gridSize(), isDouble ? 1e-12 : 1e-5);
+            if (!imageWhy.isEmpty())
+                QFAIL(qPrintable(imageWhy));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestGpuVectorial)
+#include "tst_gpuvectorial.moc"
