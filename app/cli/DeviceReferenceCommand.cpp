@@ -33,6 +33,27 @@ namespace {
 
 using devicecheck::ReferenceWriter;
 
+// The spec with noisy data simulated at random aberrations (N(0, 0.3) rad per Zernike term), of the grid less 8 pixels
+// on a side; with `maskOne`, one masked pixel in plane 1.
+std::shared_ptr<const Problem> withData(ProblemSpec s, std::uint64_t seed, bool maskOne)
+{
+    const Problem plain(s);
+    std::vector<double> truth = plain.initialParameters();
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 0.3);
+    for (size_t i = 0; i + 1 < plain.modes().size(); ++i)
+        truth[i] = normal(rng);
+    const int side = s.grid.size - 8;
+    const auto images = simulateImages(s, truth, side, side, {NoiseModel::PhotonAndRead, 3.0}, &rng);
+    for (size_t k = 0; k < images.size(); ++k)
+        s.planes[k].data = images[k];
+    if (maskOne) {
+        s.planes[1].mask.assign(size_t(side) * size_t(side), 1);
+        s.planes[1].mask[size_t(side / 2) * size_t(side) + size_t(side / 2)] = 0;
+    }
+    return std::make_shared<const Problem>(s);
+}
+
 // The rich problem (engine/Presets.h: every parameter kind) at order 5 with noisy data smaller than the
 // grid and one masked pixel: every branch of the device's per-sample formulas. With `pupilFunction`, the
 // pupil-function model instead of the Gaussian illumination: Zernike terms plus a zonal phase remainder, a zonal
@@ -58,19 +79,7 @@ std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid, st
         s.detector.pixelIntegration = true;
         s.detector.objectDiameterPixels = 1.7;
     }
-    const Problem plain(s);
-    std::vector<double> truth = plain.initialParameters();
-    std::mt19937_64 rng(seed);
-    std::normal_distribution<double> normal(0.0, 0.3);
-    for (size_t i = 0; i + 1 < plain.modes().size(); ++i)
-        truth[i] = normal(rng);
-    const int side = grid - 8;
-    const auto images = simulateImages(s, truth, side, side, {NoiseModel::PhotonAndRead, 3.0}, &rng);
-    for (size_t k = 0; k < images.size(); ++k)
-        s.planes[k].data = images[k];
-    s.planes[1].mask.assign(size_t(side) * size_t(side), 1);
-    s.planes[1].mask[size_t(side / 2) * size_t(side) + size_t(side / 2)] = 0;
-    return std::make_shared<const Problem>(s);
+    return withData(s, seed, true);
 }
 
 // The rich problem under the vectorial model (optics/Vectorial.h): an oil objective of NA 1.45 above the water
@@ -98,16 +107,7 @@ std::shared_ptr<const Problem> vectorialProblem(ObjectiveKind objective, bool fr
         s.detector.pixelIntegration = true;
         s.detector.objectDiameterPixels = 1.7;
     }
-    const Problem plain(s);
-    std::vector<double> truth = plain.initialParameters();
-    std::mt19937_64 rng(seed);
-    std::normal_distribution<double> normal(0.0, 0.3);
-    for (size_t i = 0; i + 1 < plain.modes().size(); ++i)
-        truth[i] = normal(rng);
-    const auto images = simulateImages(s, truth, 40, 40, {NoiseModel::PhotonAndRead, 3.0}, &rng);
-    for (size_t k = 0; k < images.size(); ++k)
-        s.planes[k].data = images[k];
-    return std::make_shared<const Problem>(s);
+    return withData(s, seed, false);
 }
 
 // A random point around x0: phases N(0, 0.2) rad, centres N(0, 0.05), the rest a few per cent of scale.

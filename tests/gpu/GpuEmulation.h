@@ -3,10 +3,17 @@
 // functions (gpu/model/ModelMath.h) in the kernels' order, with FFTW plans of the cuFFT plans' batched layout in
 // place of cuFFT, so that the device layout, the formulas and the result block are checked against the CPU backend
 // on machines without a device.
+#include "TestSupport.h"
+
 #include "gpu/model/ModelLayout.h"
 #include "gpu/model/ModelMath.h"
+#include "gpu/model/ModelTranslation.h"
 
 #include <fftw3.h>
+
+#include <QString>
+
+#include <algorithm>
 
 #include <limits>
 #include <vector>
@@ -274,6 +281,46 @@ std::vector<double> emulate(const gpu::ModelInput& in, const std::vector<double>
             result[size_t(d.illuminationSum(v))] += terms[v];
     }
     return result;
+}
+
+// The emulated device at x, in the input's precision: cost and gradient (through the host's chain rule, as GpuModel
+// does), the cost-only evaluation's cost, and the model images plane after plane.
+struct EmulatedPoint {
+    double cost = 0.0, costOnly = 0.0;
+    std::vector<double> gradient, images;
+};
+
+inline EmulatedPoint emulatePoint(const Problem& problem, const gpu::ModelInput& in, const std::vector<double>& x)
+{
+    const ModelParameters p = problem.unpack(x.data());
+    const std::vector<double> block = gpu::parameterBlock(problem, in.dims, p);
+    auto run = [&](bool gradient, std::vector<double>* images) {
+        return in.dims.realBytes == 8 ? emulate<double>(in, block, gradient, images) : emulate<float>(in, block, gradient, images);
+    };
+    EmulatedPoint e;
+    e.gradient.resize(x.size());
+    const std::vector<double> result = run(true, nullptr);
+    e.cost = gpu::costAndGradient(problem, in.dims, p, result.data(), e.gradient.data());
+    const std::vector<double> costOnly = run(false, nullptr);
+    e.costOnly = gpu::costAndGradient(problem, in.dims, p, costOnly.data(), nullptr);
+    run(false, &e.images);
+    return e;
+}
+
+// Model images (plane after plane, N x N each) against the CPU's to `tolerance` of each plane's peak; empty when
+// they agree, else the first pixel that does not.
+inline QString imageMismatch(const std::vector<std::vector<double>>& reference, const std::vector<double>& images, int n, double tolerance)
+{
+    const size_t perPlane = size_t(n) * size_t(n);
+    if (images.size() != reference.size() * perPlane)
+        return QStringLiteral("%1 image values, expected %2").arg(images.size()).arg(reference.size() * perPlane);
+    for (size_t k = 0; k < reference.size(); ++k) {
+        const double peak = *std::max_element(reference[k].begin(), reference[k].end());
+        for (size_t j = 0; j < perPlane; ++j)
+            if (!closeTo(images[k * perPlane + j], reference[k][j], 0.0, tolerance * peak))
+                return QStringLiteral("plane %1 pixel %2: %3, CPU %4").arg(k).arg(j).arg(images[k * perPlane + j]).arg(reference[k][j]);
+    }
+    return {};
 }
 
 } // namespace wfs::test

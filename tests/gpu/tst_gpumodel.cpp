@@ -407,34 +407,14 @@ private slots:
         auto cpu = makeEvaluator(BackendKind::Cpu, problem, options(Precision::Double), GradientKind::Adjoint);
         for (std::uint64_t seed : {1u, 2u}) {
             const std::vector<double> x = randomParameters(*problem, seed);
-            const ModelParameters p = problem->unpack(x.data());
-            const std::vector<double> block = gpu::parameterBlock(*problem, in.dims, p);
-            const std::vector<double> result = isDouble ? test::emulate<double>(in, block, true) : test::emulate<float>(in, block, true);
-            std::vector<double> g(x.size()), gc(x.size());
-            const double cost = gpu::costAndGradient(*problem, in.dims, p, result.data(), g.data());
+            const test::EmulatedPoint e = test::emulatePoint(*problem, in, x);
+            std::vector<double> gc(x.size());
             const double cpuCost = cpu->evaluate(x.data(), gc.data());
-            compareWithCpu(*problem, cost, g, cpuCost, gc, tolerance, isDouble, QStringLiteral("seed %1").arg(seed));
-            const std::vector<double> costOnly =
-                isDouble ? test::emulate<double>(in, block, false) : test::emulate<float>(in, block, false);
-            WFS_VERIFY_CLOSE(gpu::costAndGradient(*problem, in.dims, p, costOnly.data(), nullptr), cost, 1e-14, 0.0);
-
-            std::vector<double> images;
-            if (isDouble)
-                test::emulate<double>(in, block, false, &images);
-            else
-                test::emulate<float>(in, block, false, &images);
-            const auto reference = cpu->modelImages(x.data());
-            const size_t perPlane = size_t(in.dims.n) * size_t(in.dims.n);
-            for (size_t k = 0; k < reference.size(); ++k) {
-                const double peak = *std::max_element(reference[k].begin(), reference[k].end());
-                for (size_t j = 0; j < perPlane; ++j)
-                    if (!test::closeTo(images[k * perPlane + j], reference[k][j], 0.0, (isDouble ? 1e-12 : 1e-5) * peak))
-                        QFAIL(qPrintable(QStringLiteral("plane %1 pixel %2: %3, CPU %4")
-                                             .arg(k)
-                                             .arg(j)
-                                             .arg(images[k * perPlane + j])
-                                             .arg(reference[k][j])));
-            }
+            compareWithCpu(*problem, e.cost, e.gradient, cpuCost, gc, tolerance, isDouble, QStringLiteral("seed %1").arg(seed));
+            WFS_VERIFY_CLOSE(e.costOnly, e.cost, 1e-14, 0.0);
+            const QString images = test::imageMismatch(cpu->modelImages(x.data()), e.images, in.dims.n, isDouble ? 1e-12 : 1e-5);
+            if (!images.isEmpty())
+                QFAIL(qPrintable(images));
         }
     }
 

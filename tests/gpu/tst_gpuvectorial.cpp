@@ -136,21 +136,6 @@ QString mismatch(const Problem& problem, double cost, const std::vector<double>&
     return {};
 }
 
-// Every plane's model image against the CPU's to `tolerance` of the plane's peak.
-QString imageMismatch(const std::vector<std::vector<double>>& reference, const std::vector<double>& images, int n, double tolerance)
-{
-    const size_t perPlane = size_t(n) * size_t(n);
-    if (images.size() != reference.size() * perPlane)
-        return QStringLiteral("%1 image values, expected %2").arg(images.size()).arg(reference.size() * perPlane);
-    for (size_t k = 0; k < reference.size(); ++k) {
-        const double peak = *std::max_element(reference[k].begin(), reference[k].end());
-        for (size_t j = 0; j < perPlane; ++j)
-            if (!test::closeTo(images[k * perPlane + j], reference[k][j], 0.0, tolerance * peak))
-                return QStringLiteral("plane %1 pixel %2: %3, CPU %4").arg(k).arg(j).arg(images[k * perPlane + j]).arg(reference[k][j]);
-    }
-    return {};
-}
-
 int depthIndex(const Problem& problem)
 {
     for (size_t i = 0; i < problem.parameters().size(); ++i)
@@ -304,28 +289,17 @@ private slots:
         auto cpu = makeEvaluator(BackendKind::Cpu, problem, options(Precision::Double), GradientKind::Adjoint);
         for (std::uint64_t seed : {1u, 2u}) {
             const std::vector<double> x = randomParameters(*problem, seed);
-            const ModelParameters p = problem->unpack(x.data());
-            const std::vector<double> block = gpu::parameterBlock(*problem, in.dims, p);
-            const std::vector<double> result = isDouble ? test::emulate<double>(in, block, true) : test::emulate<float>(in, block, true);
-            std::vector<double> g(x.size()), gc(x.size());
-            const double cost = gpu::costAndGradient(*problem, in.dims, p, result.data(), g.data());
+            const test::EmulatedPoint e = test::emulatePoint(*problem, in, x);
+            std::vector<double> gc(x.size());
             const double cpuCost = cpu->evaluate(x.data(), gc.data());
             QVERIFY(std::isfinite(cpuCost));
             if (depth >= 0) // the depth's derivative is there to be matched
                 QVERIFY(gc[size_t(depth)] != 0.0);
-            const QString why = mismatch(*problem, cost, g, cpuCost, gc, tolerance, isDouble);
+            const QString why = mismatch(*problem, e.cost, e.gradient, cpuCost, gc, tolerance, isDouble);
             if (!why.isEmpty())
                 QFAIL(qPrintable(QStringLiteral("seed %1: %2").arg(seed).arg(why)));
-            const std::vector<double> costOnly =
-                isDouble ? test::emulate<double>(in, block, false) : test::emulate<float>(in, block, false);
-            WFS_VERIFY_CLOSE(gpu::costAndGradient(*problem, in.dims, p, costOnly.data(), nullptr), cost, 1e-14, 0.0);
-
-            std::vector<double> images;
-            if (isDouble)
-                test::emulate<double>(in, block, false, &images);
-            else
-                test::emulate<float>(in, block, false, &images);
-            const QString imageWhy = imageMismatch(cpu->modelImages(x.data()), images, in.dims.n, isDouble ? 1e-12 : 1e-5);
+            WFS_VERIFY_CLOSE(e.costOnly, e.cost, 1e-14, 0.0);
+            const QString imageWhy = test::imageMismatch(cpu->modelImages(x.data()), e.images, in.dims.n, isDouble ? 1e-12 : 1e-5);
             if (!imageWhy.isEmpty())
                 QFAIL(qPrintable(imageWhy));
         }
@@ -339,11 +313,9 @@ private slots:
         auto free = vectorialProblem(c);
         c.freeDipole = false;
         auto fixed = vectorialProblem(c);
-        std::vector<double> a, b;
         const std::vector<double> x = free->initialParameters();
-        const gpu::ModelInput inFree = gpu::modelInput(*free, Precision::Double), inFixed = gpu::modelInput(*fixed, Precision::Double);
-        test::emulate<double>(inFree, gpu::parameterBlock(*free, inFree.dims, free->unpack(x.data())), false, &a);
-        test::emulate<double>(inFixed, gpu::parameterBlock(*fixed, inFixed.dims, fixed->unpack(x.data())), false, &b);
+        const std::vector<double> a = test::emulatePoint(*free, gpu::modelInput(*free, Precision::Double), x).images;
+        const std::vector<double> b = test::emulatePoint(*fixed, gpu::modelInput(*fixed, Precision::Double), x).images;
         QCOMPARE(a.size(), b.size());
         double difference = 0.0, peak = 0.0;
         for (size_t i = 0; i < a.size(); ++i) {
@@ -382,7 +354,7 @@ private slots:
             std::vector<double> images;
             for (const std::vector<double>& plane : gpu->modelImages(x.data()))
                 images.insert(images.end(), plane.begin(), plane.end());
-            const QString imageWhy = imageMismatch(cpu->modelImages(x.data()), images, problem->gridSize(), isDouble ? 1e-12 : 1e-5);
+            const QString imageWhy = test::imageMismatch(cpu->modelImages(x.data()), images, problem->gridSize(), isDouble ? 1e-12 : 1e-5);
             if (!imageWhy.isEmpty())
                 QFAIL(qPrintable(imageWhy));
         }
