@@ -2,7 +2,7 @@
 // The GPU model's evaluation emulated on the host (tst_gpumodel, tst_gpuvectorial): the kernels' per-sample
 // functions (gpu/model/ModelMath.h) in the kernels' order, with FFTW plans of the cuFFT plans' batched layout in
 // place of cuFFT, so that the device layout, the formulas and the result block are checked against the CPU backend
-// on machines without a device.
+// on machines without a device; and the random points and comparisons both suites use.
 #include "TestSupport.h"
 
 #include "gpu/model/ModelLayout.h"
@@ -14,6 +14,7 @@
 #include <QString>
 
 #include <algorithm>
+#include <random>
 
 #include <limits>
 #include <vector>
@@ -281,6 +282,32 @@ std::vector<double> emulate(const gpu::ModelInput& in, const std::vector<double>
             result[size_t(d.illuminationSum(v))] += terms[v];
     }
     return result;
+}
+
+// A random point around the start: phases N(0, 0.2) rad, scaled parameters within a few per cent.
+inline std::vector<double> randomParameters(const Problem& problem, std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::vector<double> x = problem.initialParameters();
+    const std::vector<double> scales = problem.parameterScales();
+    for (size_t i = 0; i < x.size(); ++i) {
+        switch (problem.parameters()[i].kind) {
+        case ParameterKind::Zernike:
+        case ParameterKind::ShiftX:
+        case ParameterKind::ShiftY:
+            x[i] += 0.2 * normal(rng);
+            break;
+        case ParameterKind::CentreX:
+        case ParameterKind::CentreY:
+            x[i] += 0.05 * normal(rng);
+            break;
+        default:
+            x[i] += 0.03 * normal(rng) * scales[i];
+            break;
+        }
+    }
+    return x;
 }
 
 // The emulated device at x, in the input's precision: cost and gradient (through the host's chain rule, as GpuModel

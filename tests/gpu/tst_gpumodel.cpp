@@ -49,31 +49,7 @@ std::shared_ptr<const Problem> oofProblem(int grid, int order)
     return std::make_shared<const Problem>(makePreset("oof", options).spec);
 }
 
-// A random point around the start: phases N(0, 0.2) rad, scaled parameters within a few per cent.
-std::vector<double> randomParameters(const Problem& problem, std::uint64_t seed)
-{
-    std::mt19937_64 rng(seed);
-    std::normal_distribution<double> normal(0.0, 1.0);
-    std::vector<double> x = problem.initialParameters();
-    const std::vector<double> scales = problem.parameterScales();
-    for (size_t i = 0; i < x.size(); ++i) {
-        switch (problem.parameters()[i].kind) {
-        case ParameterKind::Zernike:
-        case ParameterKind::ShiftX:
-        case ParameterKind::ShiftY:
-            x[i] += 0.2 * normal(rng);
-            break;
-        case ParameterKind::CentreX:
-        case ParameterKind::CentreY:
-            x[i] += 0.05 * normal(rng);
-            break;
-        default:
-            x[i] += 0.03 * normal(rng) * scales[i];
-            break;
-        }
-    }
-    return x;
-}
+using test::randomParameters;
 
 EvaluatorOptions options(Precision precision, bool graphs = true)
 {

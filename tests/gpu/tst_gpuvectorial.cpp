@@ -92,20 +92,7 @@ const char* const kCases[] = {"free, poisson",
                               "free, detector, weighted",
                               "fixed, detector, pupil function, least-squares"};
 
-// A point near the start: phases N(0, 0.2) rad, the rest (the depth included) a few per cent of its scale.
-std::vector<double> randomParameters(const Problem& problem, std::uint64_t seed)
-{
-    std::mt19937_64 rng(seed);
-    std::normal_distribution<double> normal(0.0, 1.0);
-    std::vector<double> x = problem.initialParameters();
-    const std::vector<double> scales = problem.parameterScales();
-    for (size_t i = 0; i < x.size(); ++i) {
-        const ParameterKind kind = problem.parameters()[i].kind;
-        const bool phase = kind == ParameterKind::Zernike || kind == ParameterKind::ShiftX || kind == ParameterKind::ShiftY;
-        x[i] += phase ? 0.2 * normal(rng) : 0.03 * normal(rng) * scales[i];
-    }
-    return x;
-}
+using test::randomParameters;
 
 EvaluatorOptions options(Precision precision)
 {
