@@ -84,8 +84,9 @@ std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid, st
 
 // The rich problem under the vectorial model (optics/Vectorial.h): an oil objective of NA 1.45 above the water
 // sample's index (supercritical light), an emitter 0.6 um deep with its depth fitted; a free dipole, or a fixed one
-// (theta 57 deg, phi 23 deg) with pixel integration and a bead's size (the device's intensity path).
-std::shared_ptr<const Problem> vectorialProblem(ObjectiveKind objective, bool freeDipole, std::uint64_t seed)
+// (theta 57 deg, phi 23 deg) with pixel integration and a bead's size (the device's intensity path); with
+// `spectrum`, three wavelengths 10 % apart.
+std::shared_ptr<const Problem> vectorialProblem(ObjectiveKind objective, bool freeDipole, std::uint64_t seed, bool spectrum = false)
 {
     ProblemSpec s = richProblemSpec(objective, 48, 5);
     s.model = ImagingModel::Vectorial;
@@ -106,6 +107,10 @@ std::shared_ptr<const Problem> vectorialProblem(ObjectiveKind objective, bool fr
     if (!freeDipole) {
         s.detector.pixelIntegration = true;
         s.detector.objectDiameterPixels = 1.7;
+    }
+    if (spectrum) {
+        s.spectrum.bandwidth = 0.1 * s.wavelength;
+        s.spectrum.samples = 3;
     }
     return withData(s, seed, false);
 }
@@ -321,14 +326,16 @@ void writeModelCases(const std::string& dir, std::vector<std::string>& index)
               "rich problem through three wavelengths (grids 46, 48, 50) and pixel integration, weighted, grid 48, order 5; "
               "two random points",
               spectrum, {randomPoint(*spectrum, s0, 1), randomPoint(*spectrum, s0, 2)});
-        for (const auto& [name, objective, free] :
-             {std::tuple<std::string, ObjectiveKind, bool>{"vectorial-free", ObjectiveKind::Poisson, true},
-              {"vectorial-fixed", ObjectiveKind::LeastSquares, false}}) {
-            auto vectorial = vectorialProblem(objective, free, 14);
+        for (const auto& [name, objective, free, spectrum] :
+             {std::tuple<std::string, ObjectiveKind, bool, bool>{"vectorial-free", ObjectiveKind::Poisson, true, false},
+              {"vectorial-fixed", ObjectiveKind::LeastSquares, false, false},
+              {"vectorial-spectrum", ObjectiveKind::WeightedLeastSquares, true, true}}) {
+            auto vectorial = vectorialProblem(objective, free, 14, spectrum);
             const std::vector<double> v0 = vectorial->initialParameters();
             model(name,
                   std::string("rich problem under the vectorial model, NA 1.45 oil into water, emitter depth fitted (0.6 um), ")
-                      + (free ? "free dipole (6 fields), poisson" : "fixed dipole (2 fields), pixel integration, least squares")
+                      + (free ? "free dipole (6 fields), " : "fixed dipole (2 fields), pixel integration, ")
+                      + (spectrum ? "three wavelengths (grids 46, 48, 50), " : "") + objectiveName(objective)
                       + ", grid 48, order 5; two random points",
                   vectorial, {randomPoint(*vectorial, v0, 1), randomPoint(*vectorial, v0, 2)});
         }

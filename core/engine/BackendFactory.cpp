@@ -50,12 +50,10 @@ std::unique_ptr<ModelEvaluator> makeEvaluator(BackendKind kind, std::shared_ptr<
     std::unique_ptr<ModelEvaluator> evaluator;
     if (kind == BackendKind::Cpu)
         evaluator = makeCpuEvaluator(std::move(problem), options);
-    else if (!gpuBackend())
-        throw BackendUnavailable(kCudaNotBuilt);
-    else if (problem->vectorial() && !problem->spectrum().empty()) // one wavelength's fields only (gpu/model/ModelLayout.h)
-        throw BackendUnavailable("the GPU backend does not run the vectorial model with a spectrum (--bandwidth); use the CPU backend");
-    else
+    else if (gpuBackend())
         evaluator = gpuBackend()->makeEvaluator(std::move(problem), options);
+    else
+        throw BackendUnavailable(kCudaNotBuilt);
     if (gradient == GradientKind::FiniteDifference)
         evaluator = makeFiniteDifferenceEvaluator(std::move(evaluator));
     return evaluator;

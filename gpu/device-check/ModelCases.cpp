@@ -39,7 +39,7 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
     if (d.channels < 0 || d.channels > gpu::ModelDims::kMaxChannels || (d.channels > 0 && !d.hostPupil))
         throw std::runtime_error(f.path() + ": implausible channel count " + std::to_string(d.channels));
     d.fields = dims[13];
-    if (d.fields < 0 || d.fields > 6 || (d.fields > 0 && d.channels > 0))
+    if (d.fields < 0 || d.fields > 6)
         throw std::runtime_error(f.path() + ": implausible vectorial field count " + std::to_string(d.fields));
     d.realBytes = 8;
     if (d.n < 2 || d.planes < 1 || d.pixels < 1 || (d.terms < 1 && !d.hostPupil) || d.rowBegin < 0 || d.bandRows < 1

@@ -102,13 +102,13 @@ __global__ void __launch_bounds__(kThreads)
         math::fillSample(d, block, coefficients, a, int(i / std::size_t(d.n)), int(i % std::size_t(d.n)), field);
 }
 
-// The vectorial factors: one thread per (field, pupil pixel).
+// The vectorial factors: one thread per (wavelength, field, pupil pixel).
 template <typename Real>
 __global__ void __launch_bounds__(kThreads) factorKernel(ModelDims d, const double* __restrict__ block, math::Arrays<Real> a)
 {
-    const std::size_t total = std::size_t(d.fields) * std::size_t(d.pixels);
+    const std::size_t perSet = std::size_t(d.fields) * std::size_t(d.pixels), total = perSet * std::size_t(d.factorSets());
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += std::size_t(gridDim.x) * blockDim.x)
-        math::factorSample(d, block, a, int(i / std::size_t(d.pixels)), int(i % std::size_t(d.pixels)));
+        math::factorSample(d, block, a, int(i / perSet), int((i % perSet) / std::size_t(d.pixels)), int(i % std::size_t(d.pixels)));
 }
 
 // blockIdx.y = plane. Block sums go to partials[row * stride + blockIdx.x] for the plane's four
@@ -169,7 +169,7 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- a spectrum (ModelDims::channels): one wavelength's field at a time ----
 
-// One thread per pupil pixel, writing it in every plane of channel c's (cleared) field.
+// One thread per pupil pixel, writing it in every plane (and field) of channel c's (cleared) field.
 template <typename Real>
 __global__ void __launch_bounds__(kThreads)
     channelFillKernel(ModelDims d, int c, const double* __restrict__ block, math::Arrays<Real> a, const int* __restrict__ index,
@@ -178,11 +178,8 @@ __global__ void __launch_bounds__(kThreads)
     const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
     if (p >= d.pixels)
         return;
-    const ChannelDims& ch = d.channel[c];
-    const int i = index[p];
     for (int k = 0; k < d.planes; ++k)
-        field[ch.element(d.planes, k, i / ch.n, i % ch.n)] =
-            math::channelFieldSample<Real, typename Fft<Real>::Complex>(d, ch, block, a, p, k, i);
+        math::channelFillSample(d, c, block, a, p, k, index[p], field);
 }
 
 // Every model element: the intensity buffer (re)set or added to with channel c's |field|^2.
@@ -203,32 +200,38 @@ __global__ void __launch_bounds__(kThreads)
                          typename Fft<Real>::Complex* __restrict__ field)
 {
     const ChannelDims& ch = d.channel[c];
-    const std::size_t rowLength = std::size_t(ch.n) * std::size_t(d.planes);
-    for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < ch.elements(d.planes);
+    const std::size_t rowLength = std::size_t(ch.n) * std::size_t(d.slices());
+    for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < ch.elements(d.slices());
          j += std::size_t(gridDim.x) * blockDim.x)
         math::channelScatterSample<Real>(d, ch, intensity, int((j % rowLength) / std::size_t(ch.n)), int(j / rowLength),
                                          int(j % std::size_t(ch.n)), field);
 }
 
-// One thread per pupil pixel: channel c's dL/dphase per plane and dL/da added to the spectrum's sums.
+// One thread per pupil pixel: channel c's dL/dphase per plane, dL/da and (vectorial) dL/d(depth) added to the
+// spectrum's sums.
 template <typename Real>
 __global__ void __launch_bounds__(kThreads)
     channelGatherKernel(ModelDims d, int c, const double* __restrict__ block, math::Arrays<Real> a, const int* __restrict__ index,
                         const typename Fft<Real>::Complex* __restrict__ field, double* __restrict__ dPhasePlane,
-                        double* __restrict__ dAmplitude, bool first)
+                        double* __restrict__ dAmplitude, double* __restrict__ dDepth, bool first)
 {
     const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
     if (p >= d.pixels)
         return;
     double amplitudeSum = first ? 0.0 : dAmplitude[p];
+    double depthSum = first || !d.vectorial() ? 0.0 : dDepth[p];
     for (int k = 0; k < d.planes; ++k) {
         Real dPhase, dA;
-        math::channelAdjointSample(d, d.channel[c], block, a, p, k, index[p], field, &dPhase, &dA);
+        double depth;
+        math::channelAdjointSample(d, c, block, a, p, k, index[p], field, &dPhase, &dA, &depth);
         const std::size_t i = std::size_t(k) * std::size_t(d.pixels) + std::size_t(p);
         dPhasePlane[i] = (first ? 0.0 : dPhasePlane[i]) + double(dPhase);
         amplitudeSum += double(dA);
+        depthSum += depth;
     }
     dAmplitude[p] = amplitudeSum;
+    if (d.vectorial())
+        dDepth[p] = depthSum;
 }
 
 // One thread per pupil pixel, after every channel's gather: the pupil rows' block sums (shifts, defocus; no basis
@@ -236,7 +239,7 @@ __global__ void __launch_bounds__(kThreads)
 template <typename Real>
 __global__ void __launch_bounds__(kThreads)
     pixelReduceKernel(ModelDims d, math::Arrays<Real> a, const double* __restrict__ dPhasePlane, const double* __restrict__ dAmplitude,
-                      double* __restrict__ partials, int stride, double* __restrict__ result)
+                      const double* __restrict__ dDepth, double* __restrict__ partials, int stride, double* __restrict__ result)
 {
     extern __shared__ double warpSums[]; // [pupilRows][kWarps]
     const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -253,6 +256,8 @@ __global__ void __launch_bounds__(kThreads)
     }
     for (int v = 0; v < ModelDims::kIlluminationValues; ++v)
         warpPartial(0.0, warpSums + std::size_t(d.terms + 2 * d.planes + v) * kWarps);
+    if (d.vectorial())
+        warpPartial(active ? dDepth[p] : 0.0, warpSums + std::size_t(d.depthGradient() - d.objectiveRows()) * kWarps);
     if (active) {
         result[d.pixelPhaseGradient(p)] = dPhaseTotal;
         result[d.pixelAmplitudeGradient(p)] = dAmplitude[p];
@@ -535,13 +540,13 @@ private:
         for (int c = 0; c < m_dims.channels; ++c) {
             const int nc = m_dims.channel[c].n;
             int sizes[2] = {nc, nc};
-            int planeEmbed[2] = {nc, nc * m_dims.planes};
+            int planeEmbed[2] = {nc, nc * m_dims.slices()}; // every plane's (and vectorial field's) slice
             std::size_t work = 0;
             CufftPlan& plan = m_channels[std::size_t(c)].plan;
             plan.create();
             WFS_CUFFT_CHECK(cufftSetAutoAllocation(plan.get(), 0));
             WFS_CUFFT_CHECK(
-                cufftMakePlanMany(plan.get(), 2, sizes, planeEmbed, 1, nc, planeEmbed, 1, nc, Fft<Real>::kType, m_dims.planes, &work));
+                cufftMakePlanMany(plan.get(), 2, sizes, planeEmbed, 1, nc, planeEmbed, 1, nc, Fft<Real>::kType, m_dims.slices(), &work));
             blurWork = std::max(blurWork, work);
         }
         for (const CufftPlan* plan : plans())
@@ -568,8 +573,8 @@ private:
             || input.channelIndex.size() != std::size_t(d.channels) || (d.channels > 0 && !d.hostPupil)
             || input.weights.size() != (d.weighted ? d.gridElements() : 0)
             || input.vectorialMatrix.size() != pixels * std::size_t(d.fields) * 2
-            || input.depthRate.size() != (d.vectorial() ? pixels * 2 : 0) || input.coverslipPhase.size() != (d.vectorial() ? pixels * 2 : 0)
-            || (d.vectorial() && d.channels > 0))
+            || input.depthRate.size() != (d.vectorial() ? pixels * 2 : 0)
+            || input.coverslipPhase.size() != (d.vectorial() ? pixels * 2 : 0))
             throw std::invalid_argument("ModelDevice: input arrays do not match their dimensions");
 
         if (d.channels == 0)
@@ -577,7 +582,7 @@ private:
         put(m_vectorialMatrix, input.vectorialMatrix);
         put(m_depthRate, input.depthRate);
         put(m_coverslipPhase, input.coverslipPhase);
-        m_factor.resize(input.vectorialMatrix.size());
+        m_factor.resize(input.vectorialMatrix.size() * std::size_t(d.factorSets()));
         put(m_data, converted<Real>(input.data));
         if (d.weighted)
             put(m_weights, converted<Real>(input.weights));
@@ -588,12 +593,14 @@ private:
         if (d.intensityPath())
             m_intensity.resize(d.gridElements());
         for (int c = 0; c < d.channels; ++c) {
-            m_channels[std::size_t(c)].field.resize(d.channel[c].elements(d.planes));
+            m_channels[std::size_t(c)].field.resize(d.channel[c].elements(d.slices()));
             put(m_channels[std::size_t(c)].index, input.channelIndex[std::size_t(c)]);
         }
         if (d.channels > 0) {
             m_dPhasePlane.resize(pixels * std::size_t(d.planes));
             m_dAmplitude.resize(pixels);
+            if (d.vectorial())
+                m_dDepth.resize(pixels);
         }
         put(m_x, converted<Real>(input.x));
         put(m_y, converted<Real>(input.y));
@@ -644,14 +651,14 @@ private:
     void enqueueForward()
     {
         const cudaStream_t s = m_stream->get();
+        if (m_dims.vectorial()) {
+            const std::size_t factors = std::size_t(m_dims.factorSets()) * std::size_t(m_dims.fields) * std::size_t(m_dims.pixels);
+            factorKernel<Real><<<blocksFor(factors, kThreads, std::size_t(1) << 20), kThreads, 0, s>>>(m_dims, m_block.data(), arrays());
+            WFS_KERNEL_CHECK("factorKernel");
+        }
         if (m_dims.channels > 0) {
             enqueueSpectrum();
             return;
-        }
-        if (m_dims.vectorial()) {
-            const int blocks = blocksFor(std::size_t(m_dims.fields) * std::size_t(m_dims.pixels), kThreads, std::size_t(1) << 20);
-            factorKernel<Real><<<blocks, kThreads, 0, s>>>(m_dims, m_block.data(), arrays());
-            WFS_KERNEL_CHECK("factorKernel");
         }
         const std::size_t shared = std::size_t(m_dims.terms) * sizeof(Real);
         fillKernel<Real><<<m_fillBlocks, kThreads, shared, s>>>(m_dims, m_block.data(), arrays(), m_field.data());
@@ -702,17 +709,19 @@ private:
         const cudaStream_t s = m_stream->get();
         for (int c = 0; c < m_dims.channels; ++c) {
             Channel& ch = m_channels[std::size_t(c)];
-            const int blocks = blocksFor(m_dims.channel[c].elements(m_dims.planes), kThreads, std::size_t(1) << 20);
+            const int blocks = blocksFor(m_dims.channel[c].elements(m_dims.slices()), kThreads, std::size_t(1) << 20);
             channelScatterKernel<Real><<<blocks, kThreads, 0, s>>>(m_dims, c, m_intensity.data(), ch.field.data());
             WFS_KERNEL_CHECK("channelScatterKernel");
             Fft<Real>::exec(ch.plan.get(), ch.field.data(), CUFFT_FORWARD, __FILE__, __LINE__);
-            channelGatherKernel<Real><<<m_gatherBlocks, kThreads, 0, s>>>(
-                m_dims, c, m_block.data(), arrays(), ch.index.data(), ch.field.data(), m_dPhasePlane.data(), m_dAmplitude.data(), c == 0);
+            channelGatherKernel<Real><<<m_gatherBlocks, kThreads, 0, s>>>(m_dims, c, m_block.data(), arrays(), ch.index.data(),
+                                                                          ch.field.data(), m_dPhasePlane.data(), m_dAmplitude.data(),
+                                                                          m_dDepth.data(), c == 0);
             WFS_KERNEL_CHECK("channelGatherKernel");
         }
         const std::size_t shared = std::size_t(m_dims.pupilRows()) * kWarps * sizeof(double);
         pixelReduceKernel<Real><<<m_gatherBlocks, kThreads, shared, s>>>(m_dims, arrays(), m_dPhasePlane.data(), m_dAmplitude.data(),
-                                                                         m_partials.data(), m_partialStride, m_result.data());
+                                                                         m_dDepth.data(), m_partials.data(), m_partialStride,
+                                                                         m_result.data());
         WFS_KERNEL_CHECK("pixelReduceKernel");
     }
 
@@ -790,7 +799,7 @@ private:
         DeviceBuffer<int> index; // each pupil pixel's place in its grid
     };
     std::vector<Channel> m_channels;
-    DeviceBuffer<double> m_dPhasePlane, m_dAmplitude; // a spectrum's gathers summed over the wavelengths
+    DeviceBuffer<double> m_dPhasePlane, m_dAmplitude, m_dDepth; // a spectrum's gathers summed over the wavelengths
     DeviceBuffer<Real> m_data, m_weights, m_basis, m_diversity, m_defocusUnit, m_transfer, m_x, m_y, m_transmission, m_phase, m_amplitude;
     DeviceBuffer<double> m_vectorialMatrix, m_depthRate, m_coverslipPhase; // the vectorial model's, as (re, im) pairs
     DeviceBuffer<Real> m_factor;                                           // its factors at the current depth (re, im)

@@ -31,16 +31,17 @@ enum class DeviceObjective : int { LeastSquares = 0, Poisson = 1, WeightedLeastS
 
 // One wavelength of a spectrum (ModelDims::channels, Problem::spectrum): imaged on its own even FFT size N',
 // centred on the model grid, as core/optics/CpuImageFormation.h does. Its field of all planes is interleaved like
-// the model grid's: element (plane k, row r, column c) at (r K + k) N' + c.
+// the model grid's: element (slice s, row r, column c) at (r S + s) N' + c, with S = ModelDims::slices() slices
+// (plane k is slice k; with the vectorial model field f of plane k is slice f K + k).
 struct ChannelDims {
     int n = 0;             // N'
     int shift = 0;         // (N' - N) / 2: model row r is channel row r + shift (columns likewise)
     double phaseScale = 1; // lambda / lambda': the pupil phase at this wavelength
     double powerScale = 1; // weight (N'/N)^2 / N'^4: |channel buffer|^2 -> this wavelength's share of |S|^2
-    WFS_HOST_DEVICE std::size_t elements(int planes) const { return std::size_t(n) * std::size_t(n) * std::size_t(planes); }
-    WFS_HOST_DEVICE std::size_t element(int planes, int plane, int row, int col) const
+    WFS_HOST_DEVICE std::size_t elements(int slices) const { return std::size_t(n) * std::size_t(n) * std::size_t(slices); }
+    WFS_HOST_DEVICE std::size_t element(int slices, int slice, int row, int col) const
     {
-        return (std::size_t(row) * std::size_t(planes) + std::size_t(plane)) * std::size_t(n) + std::size_t(col);
+        return (std::size_t(row) * std::size_t(slices) + std::size_t(slice)) * std::size_t(n) + std::size_t(col);
     }
 };
 
@@ -80,10 +81,13 @@ struct ModelDims {
     // pupil pixel; the host sends core's matrix, rate and coverslip phase once (ModelInput), the depth in the
     // parameter block, and the device forms the factors per evaluation, so the depth can be fitted: the result
     // block carries dL/d(depth) = sum Re(i rate E0 conj(h)), h = sum_f conj(factor_f) dL/dE_f (ModelDims::depthGradient).
-    // No spectrum with it (BackendFactory refuses that combination).
+    // With a spectrum each wavelength has its F fields and its own factors (the phase scaled to its wavelength).
     int fields = 0;
     WFS_HOST_DEVICE bool vectorial() const { return fields > 0; }
     WFS_HOST_DEVICE int fieldCount() const { return fields > 0 ? fields : 1; }
+    // The factors: one set per wavelength (one without a spectrum), F x P complex values each.
+    WFS_HOST_DEVICE int factorSets() const { return channels > 0 ? channels : 1; }
+    WFS_HOST_DEVICE double factorPhaseScale(int set) const { return channels > 0 ? channel[set].phaseScale : 1.0; }
     // The objective reads the intensity buffer (blurred, or a spectrum's sum) instead of the field.
     WFS_HOST_DEVICE bool intensityPath() const { return blur || channels > 0; }
 
@@ -194,11 +198,11 @@ struct ModelDims {
         if (blur || channels > 0)
             bytes += gridElements() * 2 * r + std::size_t(n) * std::size_t(n) * r; // the intensity buffer and H
         for (int c = 0; c < channels; ++c) // each wavelength's field, its pupil index, the per-plane gradients
-            bytes += channel[c].elements(planes) * 2 * r + p * sizeof(int);
+            bytes += channel[c].elements(slices()) * 2 * r + p * sizeof(int);
         if (channels > 0)
-            bytes += p * std::size_t(planes + 1) * sizeof(double);
+            bytes += p * std::size_t(planes + 1 + (vectorial() ? 1 : 0)) * sizeof(double);
         if (vectorial()) // core's matrix, depth rate and coverslip phase (complex float64), the factors (complex Real)
-            bytes += p * std::size_t(fields + 2) * 16 + p * std::size_t(fields) * 2 * r;
+            bytes += p * std::size_t(fields + 2) * 16 + p * std::size_t(fields) * std::size_t(factorSets()) * 2 * r;
         return bytes;
     }
 
@@ -227,24 +231,24 @@ struct ModelDims {
         bytes += field * c + grid * r * (weighted ? 2 : 1);                               // objective reads
         // The vectorial factors: core's arrays read and the factors written once, the factors read by the fill.
         if (vectorial())
-            bytes += p * (fields + 2) * 16.0 + 2.0 * p * fields * c;
+            bytes += factorSets() * (p * (fields + 2) * 16.0 + 2.0 * p * fields * c);
         // The blur: |S|^2 into the intensity buffer, a 2-D FFT each way (two passes, read + write), times H.
         if (blur)
             bytes += field * c + grid * c + 8.0 * grid * c + 2.0 * grid * c;
         // A spectrum: per wavelength, clear and fill its field, a 2-D FFT (two passes), add |field|^2 to the intensity.
         for (int k = 0; k < channels; ++k)
-            bytes += double(channel[k].elements(planes)) * c * (1.0 + 4.0 + 1.0) + grid * c;
+            bytes += double(channel[k].elements(slices())) * c * (1.0 + 4.0 + 1.0) + grid * c;
         if (gradient) {
             bytes += field * c;                                   // objective writes dL/dS
             bytes += single * (2.0 * field * c + 2.0 * band * c); // forward column and row FFTs
             bytes += p * slices() * c + p * r * (2 + planes + 2 + terms) + p * sizeof(int);
             bytes += double(hostPupilValues()) * 8.0 + (defocusTerms ? p * r * planes : 0.0); // per-pixel results, unit phases
             if (vectorial())
-                bytes += p * fields * c + p * 16.0; // the factors and the depth rate, read by the gather
+                bytes += factorSets() * (p * fields * c + p * 16.0); // the factors and the depth rate, read by the gather
             if (blur)
                 bytes += 12.0 * grid * c + grid * c + 2.0 * field * c; // dL/dI through the blur, then dL/dS from it and the field
             for (int k = 0; k < channels; ++k)                         // dL/dS per wavelength, its 2-D FFT back, the gather
-                bytes += double(channel[k].elements(planes)) * c * (2.0 + 4.0) + grid * c + p * planes * (c + 16.0);
+                bytes += double(channel[k].elements(slices())) * c * (2.0 + 4.0) + grid * c + p * (slices() * c + planes * 16.0);
         }
         return bytes;
     }

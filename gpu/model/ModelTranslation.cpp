@@ -40,11 +40,8 @@ ModelDims modelDims(const Problem& problem, Precision precision)
     }
     d.defocusTerms = problem.hasDefocusParameters();
     // The vectorial model: core's factors (optics/Vectorial.h) go down once, the depth per evaluation.
-    if (const VectorialPupil* vectorial = problem.vectorial()) {
-        if (!problem.spectrum().empty())
-            throw std::invalid_argument("the GPU model does not run the vectorial model with a spectrum");
+    if (const VectorialPupil* vectorial = problem.vectorial())
         d.fields = vectorial->fieldCount();
-    }
     d.blur = !problem.transferFunction().empty();
     const std::vector<Problem::SpectralChannel>& spectrum = problem.spectrum();
     if (int(spectrum.size()) > ModelDims::kMaxChannels)

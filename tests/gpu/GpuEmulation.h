@@ -86,14 +86,11 @@ std::vector<std::vector<HostComplex<Real>>> spectrumForward(const gpu::ModelInpu
     for (int c = 0; c < d.channels; ++c) {
         const gpu::ChannelDims& ch = d.channel[c];
         std::vector<HostComplex<Real>>& field = fields[size_t(c)];
-        field.assign(ch.elements(d.planes), HostComplex<Real>{0, 0});
-        for (int p = 0; p < d.pixels; ++p) {
-            const int i = in.channelIndex[size_t(c)][size_t(p)];
+        field.assign(ch.elements(d.slices()), HostComplex<Real>{0, 0});
+        for (int p = 0; p < d.pixels; ++p)
             for (int k = 0; k < d.planes; ++k)
-                field[ch.element(d.planes, k, i / ch.n, i % ch.n)] =
-                    gpu::math::channelFieldSample<Real, HostComplex<Real>>(d, ch, block.data(), a, p, k, i);
-        }
-        HostFft<Real>::run(HostFft<Real>::channelPlan(ch, d.planes, field.data(), +1));
+                gpu::math::channelFillSample(d, c, block.data(), a, p, k, in.channelIndex[size_t(c)][size_t(p)], field.data());
+        HostFft<Real>::run(HostFft<Real>::channelPlan(ch, d.slices(), field.data(), +1));
         const size_t rowLength = size_t(d.n) * size_t(d.planes);
         for (size_t e = 0; e < d.gridElements(); ++e)
             intensity[e] = gpu::math::channelPowerSample<Real>(
@@ -114,18 +111,21 @@ void spectrumAdjoint(const gpu::ModelInput& in, const std::vector<double>& block
     for (int c = 0; c < d.channels; ++c) {
         const gpu::ChannelDims& ch = d.channel[c];
         HostComplex<Real>* field = fields[size_t(c)].data();
-        const size_t rowLength = size_t(ch.n) * size_t(d.planes);
-        for (size_t j = 0; j < ch.elements(d.planes); ++j)
+        const size_t rowLength = size_t(ch.n) * size_t(d.slices());
+        for (size_t j = 0; j < ch.elements(d.slices()); ++j)
             gpu::math::channelScatterSample<Real>(d, ch, intensity, int((j % rowLength) / size_t(ch.n)), int(j / rowLength),
                                                   int(j % size_t(ch.n)), field);
-        HostFft<Real>::run(HostFft<Real>::channelPlan(ch, d.planes, field, -1));
+        HostFft<Real>::run(HostFft<Real>::channelPlan(ch, d.slices(), field, -1));
         for (int p = 0; p < d.pixels; ++p)
             for (int k = 0; k < d.planes; ++k) {
                 Real dPhase, dA;
-                gpu::math::channelAdjointSample(d, ch, block.data(), a, p, k, in.channelIndex[size_t(c)][size_t(p)],
-                                                static_cast<const HostComplex<Real>*>(field), &dPhase, &dA);
+                double depth;
+                gpu::math::channelAdjointSample(d, c, block.data(), a, p, k, in.channelIndex[size_t(c)][size_t(p)],
+                                                static_cast<const HostComplex<Real>*>(field), &dPhase, &dA, &depth);
                 dPhasePlane[size_t(k) * size_t(d.pixels) + size_t(p)] += double(dPhase);
                 dAmplitude[size_t(p)] += double(dA);
+                if (d.vectorial())
+                    result[size_t(d.depthGradient())] += depth;
             }
     }
     for (int p = 0; p < d.pixels; ++p) {
@@ -174,15 +174,16 @@ std::vector<double> emulate(const gpu::ModelInput& in, const std::vector<double>
     a.phase = phase.data();
     a.amplitude = amplitude.data();
     // The vectorial model: core's factors as sent, and the factors at the block's depth (factorKernel).
-    std::vector<Real> factor(in.vectorialMatrix.size());
+    std::vector<Real> factor(in.vectorialMatrix.size() * size_t(d.factorSets()));
     if (d.vectorial()) {
         a.vectorialMatrix = in.vectorialMatrix.data();
         a.depthRate = in.depthRate.data();
         a.coverslipPhase = in.coverslipPhase.data();
         a.factor = factor.data();
-        for (int fi = 0; fi < d.fields; ++fi)
-            for (int p = 0; p < d.pixels; ++p)
-                gpu::math::factorSample(d, block.data(), a, fi, p);
+        for (int set = 0; set < d.factorSets(); ++set)
+            for (int fi = 0; fi < d.fields; ++fi)
+                for (int p = 0; p < d.pixels; ++p)
+                    gpu::math::factorSample(d, block.data(), a, set, fi, p);
     }
 
     // Dirty, as the device's buffer is after an evaluation: the fill must write every element of every slice.
