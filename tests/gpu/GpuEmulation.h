@@ -335,6 +335,27 @@ inline EmulatedPoint emulatePoint(const Problem& problem, const gpu::ModelInput&
     return e;
 }
 
+// Cost and gradient against the float64 CPU backend's: the gradient component-wise to `tolerance` relative (float64)
+// or to `tolerance` times the largest scaled component (float32, and as the floor of the relative rule).
+inline QString costGradientMismatch(const Problem& problem, double cost, const std::vector<double>& g, double cpuCost,
+                                    const std::vector<double>& gc, double tolerance, bool relative)
+{
+    if (!closeTo(cost, cpuCost, tolerance, 0.0))
+        return QStringLiteral("cost %1, CPU %2").arg(cost, 0, 'g', 15).arg(cpuCost, 0, 'g', 15);
+    const std::vector<double> scales = problem.parameterScales();
+    double largest = 0.0;
+    for (size_t i = 0; i < gc.size(); ++i)
+        largest = std::max(largest, std::abs(gc[i] * scales[i]));
+    for (size_t i = 0; i < g.size(); ++i)
+        if (!closeTo(g[i] * scales[i], gc[i] * scales[i], relative ? tolerance : 0.0, tolerance * largest))
+            return QStringLiteral("%1: %2, CPU %3 (largest scaled component %4)")
+                .arg(QString::fromStdString(problem.parameters()[i].label))
+                .arg(g[i], 0, 'g', 15)
+                .arg(gc[i], 0, 'g', 15)
+                .arg(largest, 0, 'g', 6);
+    return {};
+}
+
 // Model images (plane after plane, N x N each) against the CPU's to `tolerance` of each plane's peak; empty when
 // they agree, else the first pixel that does not.
 inline QString imageMismatch(const std::vector<std::vector<double>>& reference, const std::vector<double>& images, int n, double tolerance)

@@ -127,17 +127,9 @@ std::shared_ptr<const Problem> namedProblem(const QString& name)
 void compareWithCpu(const Problem& problem, double cost, const std::vector<double>& g, double cpuCost,
                     const std::vector<double>& cpuGradient, double tolerance, bool relative, const QString& what)
 {
-    WFS_VERIFY_CLOSE(cost, cpuCost, tolerance, 0.0);
-    const double largest = largestScaled(problem, cpuGradient);
-    for (size_t i = 0; i < g.size(); ++i) {
-        const double scale = problem.parameterScales()[i];
-        if (!test::closeTo(g[i] * scale, cpuGradient[i] * scale, relative ? tolerance : 0.0, tolerance * largest))
-            QFAIL(qPrintable(QStringLiteral("%1, %2: %3, CPU %4 (largest scaled component %5)")
-                                 .arg(what, QString::fromStdString(problem.parameters()[i].label))
-                                 .arg(g[i], 0, 'g', 15)
-                                 .arg(cpuGradient[i], 0, 'g', 15)
-                                 .arg(largest, 0, 'g', 6)));
-    }
+    const QString why = test::costGradientMismatch(problem, cost, g, cpuCost, cpuGradient, tolerance, relative);
+    if (!why.isEmpty())
+        QFAIL(qPrintable(what + ", " + why));
 }
 
 } // namespace

@@ -111,27 +111,6 @@ EvaluatorOptions options(Precision precision)
     return o;
 }
 
-// Cost and gradient against the float64 CPU backend's: the gradient component-wise to `tolerance` relative (float64)
-// or to `tolerance` times the largest scaled component (float32, and as the floor of the relative rule).
-QString mismatch(const Problem& problem, double cost, const std::vector<double>& g, double cpuCost, const std::vector<double>& gc,
-                 double tolerance, bool relative)
-{
-    if (!test::closeTo(cost, cpuCost, tolerance, 0.0))
-        return QStringLiteral("cost %1, CPU %2").arg(cost, 0, 'g', 15).arg(cpuCost, 0, 'g', 15);
-    const std::vector<double> scales = problem.parameterScales();
-    double largest = 0.0;
-    for (size_t i = 0; i < gc.size(); ++i)
-        largest = std::max(largest, std::abs(gc[i] * scales[i]));
-    for (size_t i = 0; i < g.size(); ++i)
-        if (!test::closeTo(g[i] * scales[i], gc[i] * scales[i], relative ? tolerance : 0.0, tolerance * largest))
-            return QStringLiteral("%1: %2, CPU %3 (largest scaled component %4)")
-                .arg(QString::fromStdString(problem.parameters()[i].label))
-                .arg(g[i], 0, 'g', 15)
-                .arg(gc[i], 0, 'g', 15)
-                .arg(largest, 0, 'g', 6);
-    return {};
-}
-
 int depthIndex(const Problem& problem)
 {
     for (size_t i = 0; i < problem.parameters().size(); ++i)
@@ -287,7 +266,7 @@ private slots:
             QVERIFY(std::isfinite(cpuCost));
             if (depth >= 0) // the depth's derivative is there to be matched
                 QVERIFY(gc[size_t(depth)] != 0.0);
-            const QString why = mismatch(*problem, e.cost, e.gradient, cpuCost, gc, tolerance, isDouble);
+            const QString why = test::costGradientMismatch(*problem, e.cost, e.gradient, cpuCost, gc, tolerance, isDouble);
             if (!why.isEmpty())
                 QFAIL(qPrintable(QStringLiteral("seed %1: %2").arg(seed).arg(why)));
             WFS_VERIFY_CLOSE(e.costOnly, e.cost, 1e-14, 0.0);
@@ -339,7 +318,7 @@ private slots:
             std::vector<double> gc(x.size()), gg(x.size());
             const double cc = cpu->evaluate(x.data(), gc.data());
             const double cg = gpu->evaluate(x.data(), gg.data());
-            const QString why = mismatch(*problem, cg, gg, cc, gc, tolerance, isDouble);
+            const QString why = test::costGradientMismatch(*problem, cg, gg, cc, gc, tolerance, isDouble);
             if (!why.isEmpty())
                 QFAIL(qPrintable(QStringLiteral("seed %1: %2").arg(seed).arg(why)));
             WFS_VERIFY_CLOSE(gpu->evaluate(x.data(), nullptr), cg, isDouble ? 1e-14 : 1e-6, 0.0);
