@@ -3,8 +3,8 @@
 // file format (gpu/device-check/ReferenceFormat.h), so that the harness on a machine without Qt, FFTW
 // or the engine can hold the CUDA model and FastH against them.
 //
-// Model cases: the OOF preset (grid 64 order 4, grid 128 order 8), the demo preset (grid 128) and one
-// "rich" problem per objective (every parameter kind, masked data), each in the device layout
+// Model cases: the OOF preset (grid 64 order 4, grid 128 order 8), the demo preset (grid 128), one "rich" problem
+// per objective (every parameter kind, masked data), a spectrum, the pupil-function and the vectorial model, each in the device layout
 // (gpu/model/ModelTranslation.h) with the parameter block, the float64 CPU cost and gradient at several
 // points (the preset start and random ones), the linear map from the device's result block to the
 // free-parameter gradient at each point (so the harness needs no Problem), and the CPU model images
@@ -33,6 +33,27 @@ namespace {
 
 using devicecheck::ReferenceWriter;
 
+// The spec with noisy data simulated at random aberrations (N(0, 0.3) rad per Zernike term), of the grid less 8 pixels
+// on a side; with `maskOne`, one masked pixel in plane 1.
+std::shared_ptr<const Problem> withData(ProblemSpec s, std::uint64_t seed, bool maskOne)
+{
+    const Problem plain(s);
+    std::vector<double> truth = plain.initialParameters();
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal(0.0, 0.3);
+    for (size_t i = 0; i + 1 < plain.modes().size(); ++i)
+        truth[i] = normal(rng);
+    const int side = s.grid.size - 8;
+    const auto images = simulateImages(s, truth, side, side, {NoiseModel::PhotonAndRead, 3.0}, &rng);
+    for (size_t k = 0; k < images.size(); ++k)
+        s.planes[k].data = images[k];
+    if (maskOne) {
+        s.planes[1].mask.assign(size_t(side) * size_t(side), 1);
+        s.planes[1].mask[size_t(side / 2) * size_t(side) + size_t(side / 2)] = 0;
+    }
+    return std::make_shared<const Problem>(s);
+}
+
 // The rich problem (engine/Presets.h: every parameter kind) at order 5 with noisy data smaller than the
 // grid and one masked pixel: every branch of the device's per-sample formulas. With `pupilFunction`, the
 // pupil-function model instead of the Gaussian illumination: Zernike terms plus a zonal phase remainder, a zonal
@@ -58,19 +79,40 @@ std::shared_ptr<const Problem> richProblem(ObjectiveKind objective, int grid, st
         s.detector.pixelIntegration = true;
         s.detector.objectDiameterPixels = 1.7;
     }
-    const Problem plain(s);
-    std::vector<double> truth = plain.initialParameters();
-    std::mt19937_64 rng(seed);
-    std::normal_distribution<double> normal(0.0, 0.3);
-    for (size_t i = 0; i + 1 < plain.modes().size(); ++i)
-        truth[i] = normal(rng);
-    const int side = grid - 8;
-    const auto images = simulateImages(s, truth, side, side, {NoiseModel::PhotonAndRead, 3.0}, &rng);
-    for (size_t k = 0; k < images.size(); ++k)
-        s.planes[k].data = images[k];
-    s.planes[1].mask.assign(size_t(side) * size_t(side), 1);
-    s.planes[1].mask[size_t(side / 2) * size_t(side) + size_t(side / 2)] = 0;
-    return std::make_shared<const Problem>(s);
+    return withData(s, seed, true);
+}
+
+// The rich problem under the vectorial model (optics/Vectorial.h): an oil objective of NA 1.45 above the water
+// sample's index (supercritical light), an emitter 0.6 um deep with its depth fitted; a free dipole, or a fixed one
+// (theta 57 deg, phi 23 deg) with pixel integration and a bead's size (the device's intensity path); with
+// `spectrum`, three wavelengths 10 % apart.
+std::shared_ptr<const Problem> vectorialProblem(ObjectiveKind objective, bool freeDipole, std::uint64_t seed, bool spectrum = false)
+{
+    ProblemSpec s = richProblemSpec(objective, 48, 5);
+    s.model = ImagingModel::Vectorial;
+    VectorialSpec& v = s.vectorial;
+    v.numericalAperture = 1.45;
+    v.immersionIndex = 1.515;
+    v.sampleIndex = 1.33;
+    v.emitterDepth = 0.6e-6;
+    v.fitEmitterDepth = true;
+    v.dipole.free = freeDipole;
+    v.dipole.theta = 1.0;
+    v.dipole.phi = 0.4;
+    for (PlaneSpec& plane : s.planes)
+        if (plane.diversity.kind == DiversityKind::AxialHighNa || plane.diversity.kind == DiversityKind::AxialParaxial) {
+            plane.diversity.numericalAperture = v.numericalAperture;
+            plane.diversity.immersionIndex = v.immersionIndex;
+        }
+    if (!freeDipole) {
+        s.detector.pixelIntegration = true;
+        s.detector.objectDiameterPixels = 1.7;
+    }
+    if (spectrum) {
+        s.spectrum.bandwidth = 0.1 * s.wavelength;
+        s.spectrum.samples = 3;
+    }
+    return withData(s, seed, false);
 }
 
 // A random point around x0: phases N(0, 0.2) rad, centres N(0, 0.05), the rest a few per cent of scale.
@@ -112,7 +154,8 @@ std::vector<int> dimsRecord(const gpu::ModelDims& d)
             d.hostPupil ? 1 : 0,
             d.defocusTerms ? 1 : 0,
             d.blur ? 1 : 0,
-            d.channels};
+            d.channels,
+            d.fields};
 }
 
 // One model case: the problem in the device layout, then per point the block, the CPU's cost and
@@ -147,6 +190,9 @@ void writeModelCase(const std::string& path, const std::string& about, const std
     }
     w.put("channels", channelSizes);
     w.put("channelScales", channelScales);
+    w.put("vectorialMatrix", in.vectorialMatrix);
+    w.put("depthRate", in.depthRate);
+    w.put("coverslipPhase", in.coverslipPhase);
     w.put("data", in.data);
     w.put("weights", in.weights);
     w.put("scales", problem->parameterScales());
@@ -238,7 +284,7 @@ void writeFasthCase(const std::string& path, int d, int k, int m, int block, std
 
 } // namespace
 
-// Every model case: the presets, the rich problem per objective, a spectrum, the pupil-function model. Adds each
+// Every model case: the presets, the rich problem per objective, a spectrum, the pupil-function and vectorial models. Adds each
 // file to `index`.
 void writeModelCases(const std::string& dir, std::vector<std::string>& index)
 {
@@ -280,6 +326,19 @@ void writeModelCases(const std::string& dir, std::vector<std::string>& index)
               "rich problem through three wavelengths (grids 46, 48, 50) and pixel integration, weighted, grid 48, order 5; "
               "two random points",
               spectrum, {randomPoint(*spectrum, s0, 1), randomPoint(*spectrum, s0, 2)});
+        for (const auto& [name, objective, free, spectrum] :
+             {std::tuple<std::string, ObjectiveKind, bool, bool>{"vectorial-free", ObjectiveKind::Poisson, true, false},
+              {"vectorial-fixed", ObjectiveKind::LeastSquares, false, false},
+              {"vectorial-spectrum", ObjectiveKind::WeightedLeastSquares, true, true}}) {
+            auto vectorial = vectorialProblem(objective, free, 14, spectrum);
+            const std::vector<double> v0 = vectorial->initialParameters();
+            model(name,
+                  std::string("rich problem under the vectorial model, NA 1.45 oil into water, emitter depth fitted (0.6 um), ")
+                      + (free ? "free dipole (6 fields), " : "fixed dipole (2 fields), pixel integration, ")
+                      + (spectrum ? "three wavelengths (grids 46, 48, 50), " : "") + objectiveName(objective)
+                      + ", grid 48, order 5; two random points",
+                  vectorial, {randomPoint(*vectorial, v0, 1), randomPoint(*vectorial, v0, 2)});
+        }
         model("pupil-function",
               "rich problem with a zonal phase and amplitude, defocus scale and offsets, pixel integration and a 1.7-pixel "
               "sphere, poisson, grid 48, order 5; "

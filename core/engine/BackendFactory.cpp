@@ -50,8 +50,6 @@ std::unique_ptr<ModelEvaluator> makeEvaluator(BackendKind kind, std::shared_ptr<
     std::unique_ptr<ModelEvaluator> evaluator;
     if (kind == BackendKind::Cpu)
         evaluator = makeCpuEvaluator(std::move(problem), options);
-    else if (problem->vectorial()) // the GPU model has no vectorial fields yet (issue 24's GPU part)
-        throw BackendUnavailable("the GPU backend does not run the vectorial model yet; use the CPU backend");
     else if (gpuBackend())
         evaluator = gpuBackend()->makeEvaluator(std::move(problem), options);
     else

@@ -19,7 +19,7 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
     ModelCase c;
     c.name = name;
     c.about = f.text("about");
-    const std::vector<int>& dims = f.ints("dims", 13);
+    const std::vector<int>& dims = f.ints("dims", 14);
     gpu::ModelDims& d = c.input.dims;
     d.n = dims[0];
     d.planes = dims[1];
@@ -38,6 +38,9 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
     d.channels = dims[12];
     if (d.channels < 0 || d.channels > gpu::ModelDims::kMaxChannels || (d.channels > 0 && !d.hostPupil))
         throw std::runtime_error(f.path() + ": implausible channel count " + std::to_string(d.channels));
+    d.fields = dims[13];
+    if (d.fields < 0 || d.fields > 6)
+        throw std::runtime_error(f.path() + ": implausible vectorial field count " + std::to_string(d.fields));
     d.realBytes = 8;
     if (d.n < 2 || d.planes < 1 || d.pixels < 1 || (d.terms < 1 && !d.hostPupil) || d.rowBegin < 0 || d.bandRows < 1
         || d.rowBegin + d.bandRows > d.n)
@@ -66,6 +69,9 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
             if (i < 0 || i >= ch.n * ch.n)
                 throw std::runtime_error(f.path() + ": a channel's pupil index is out of its grid");
     }
+    c.input.vectorialMatrix = f.doubles("vectorialMatrix", 2 * pixels * d.fields);
+    c.input.depthRate = f.doubles("depthRate", d.fields > 0 ? 2 * pixels : 0);
+    c.input.coverslipPhase = f.doubles("coverslipPhase", d.fields > 0 ? 2 * pixels : 0);
     c.input.data = f.doubles("data", (long long)d.gridElements());
     c.input.weights = f.doubles("weights", d.weighted ? (long long)d.gridElements() : 0);
     gpu::makeBandMap(d, c.input.pupilIndex); // throws when a pupil pixel lies outside the band

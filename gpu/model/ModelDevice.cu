@@ -4,13 +4,16 @@
 //
 // One evaluation, all planes at once:
 //   copy in   the parameter block (pinned host -> device)
-//   fill      pupil pixels: phase = basis . c (+ diversity + tip/tilt), field = checkerboard * a e^{i phase};
-//             every other element 0 (the whole buffer is rewritten, since the FFTs leave it dirty)
-//   FFT       inverse rows of the band, then inverse columns: two cuFFT executions for all planes
+//   factors   the vectorial model only: each field's factor per pupil pixel at the block's emitter depth
+//   fill      pupil pixels: phase = basis . c (+ diversity + tip/tilt), field = checkerboard * a e^{i phase}
+//             (times each factor: F fields per plane, vectorial); every other element 0 (the whole buffer is
+//             rewritten, since the FFTs leave it dirty)
+//   FFT       inverse rows of the band, then inverse columns: two cuFFT executions for all planes (and fields)
 //   objective cost per pixel, reduced per block; with the gradient, dL/dS written in place
 //   FFT       forward columns, then forward rows of the band (the adjoint)
-//   gather    per pupil pixel dL/dphase and a dL/da from every plane, then block sums of
-//             basis * dL/dphase (the Zernike gradient), tip/tilt and illumination terms
+//   gather    per pupil pixel dL/dphase and a dL/da from every plane (the vectorial fields' adjoints summed into
+//             one pupil field first), then block sums of basis * dL/dphase (the Zernike gradient), tip/tilt,
+//             illumination and emitter-depth terms
 //   reduce    one block per result value sums the blocks' partial sums (fixed order: reproducible)
 //   copy out  the result block (device -> pinned host)
 // Captured into one CUDA graph per kind of evaluation and replayed with a single launch.
@@ -99,6 +102,15 @@ __global__ void __launch_bounds__(kThreads)
         math::fillSample(d, block, coefficients, a, int(i / std::size_t(d.n)), int(i % std::size_t(d.n)), field);
 }
 
+// The vectorial factors: one thread per (wavelength, field, pupil pixel).
+template <typename Real>
+__global__ void __launch_bounds__(kThreads) factorKernel(ModelDims d, const double* __restrict__ block, math::Arrays<Real> a)
+{
+    const std::size_t perSet = std::size_t(d.fields) * std::size_t(d.pixels), total = perSet * std::size_t(d.factorSets());
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += std::size_t(gridDim.x) * blockDim.x)
+        math::factorSample(d, block, a, int(i / perSet), int((i % perSet) / std::size_t(d.pixels)), int(i % std::size_t(d.pixels)));
+}
+
 // blockIdx.y = plane. Block sums go to partials[row * stride + blockIdx.x] for the plane's four
 // objective rows.
 template <typename Real>
@@ -111,11 +123,11 @@ __global__ void __launch_bounds__(kThreads)
     double local[ModelDims::kObjectiveValues] = {0.0, 0.0, 0.0, 0.0};
     const std::size_t perPlane = std::size_t(d.n) * std::size_t(d.n);
     for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < perPlane; j += std::size_t(gridDim.x) * blockDim.x) {
-        const std::size_t e = d.element(k, int(j / std::size_t(d.n)), int(j % std::size_t(d.n)));
+        const int row = int(j / std::size_t(d.n)), col = int(j % std::size_t(d.n));
         if (d.intensityPath()) // `field` is the intensity buffer then
-            math::blurredObjectiveSample(d, block, a, k, e, gradient, field, local);
+            math::blurredObjectiveSample(d, block, a, k, d.element(k, row, col), gradient, field, local);
         else
-            math::objectiveSample(d, block, a, k, e, gradient, field, local);
+            math::objectiveSample(d, block, a, k, row, col, gradient, field, local);
     }
     for (int v = 0; v < ModelDims::kObjectiveValues; ++v)
         warpPartial(local[v], sums[v]);
@@ -138,7 +150,7 @@ __global__ void __launch_bounds__(kThreads)
         intensity[e] = math::powerSample<Real>(d, field, e);
 }
 
-// Element e = (row K + k) N + col: its grid sample is (row, col) whatever the plane.
+// Element e = (row K + k) N + col of the intensity buffer: its grid sample is (row, col) whatever the plane.
 template <typename Real>
 __global__ void __launch_bounds__(kThreads)
     blurKernel(ModelDims d, math::Arrays<Real> a, typename Fft<Real>::Complex* __restrict__ intensity)
@@ -157,7 +169,7 @@ __global__ void __launch_bounds__(kThreads)
 
 // ---- a spectrum (ModelDims::channels): one wavelength's field at a time ----
 
-// One thread per pupil pixel, writing it in every plane of channel c's (cleared) field.
+// One thread per pupil pixel, writing it in every plane (and field) of channel c's (cleared) field.
 template <typename Real>
 __global__ void __launch_bounds__(kThreads)
     channelFillKernel(ModelDims d, int c, const double* __restrict__ block, math::Arrays<Real> a, const int* __restrict__ index,
@@ -166,11 +178,8 @@ __global__ void __launch_bounds__(kThreads)
     const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
     if (p >= d.pixels)
         return;
-    const ChannelDims& ch = d.channel[c];
-    const int i = index[p];
     for (int k = 0; k < d.planes; ++k)
-        field[ch.element(d.planes, k, i / ch.n, i % ch.n)] =
-            math::channelFieldSample<Real, typename Fft<Real>::Complex>(d, ch, block, a, p, k, i);
+        math::channelFillSample(d, c, block, a, p, k, index[p], field);
 }
 
 // Every model element: the intensity buffer (re)set or added to with channel c's |field|^2.
@@ -191,32 +200,38 @@ __global__ void __launch_bounds__(kThreads)
                          typename Fft<Real>::Complex* __restrict__ field)
 {
     const ChannelDims& ch = d.channel[c];
-    const std::size_t rowLength = std::size_t(ch.n) * std::size_t(d.planes);
-    for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < ch.elements(d.planes);
+    const std::size_t rowLength = std::size_t(ch.n) * std::size_t(d.slices());
+    for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < ch.elements(d.slices());
          j += std::size_t(gridDim.x) * blockDim.x)
         math::channelScatterSample<Real>(d, ch, intensity, int((j % rowLength) / std::size_t(ch.n)), int(j / rowLength),
                                          int(j % std::size_t(ch.n)), field);
 }
 
-// One thread per pupil pixel: channel c's dL/dphase per plane and dL/da added to the spectrum's sums.
+// One thread per pupil pixel: channel c's dL/dphase per plane, dL/da and (vectorial) dL/d(depth) added to the
+// spectrum's sums.
 template <typename Real>
 __global__ void __launch_bounds__(kThreads)
     channelGatherKernel(ModelDims d, int c, const double* __restrict__ block, math::Arrays<Real> a, const int* __restrict__ index,
                         const typename Fft<Real>::Complex* __restrict__ field, double* __restrict__ dPhasePlane,
-                        double* __restrict__ dAmplitude, bool first)
+                        double* __restrict__ dAmplitude, double* __restrict__ dDepth, bool first)
 {
     const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
     if (p >= d.pixels)
         return;
     double amplitudeSum = first ? 0.0 : dAmplitude[p];
+    double depthSum = first || !d.vectorial() ? 0.0 : dDepth[p];
     for (int k = 0; k < d.planes; ++k) {
         Real dPhase, dA;
-        math::channelAdjointSample(d, d.channel[c], block, a, p, k, index[p], field, &dPhase, &dA);
+        double depth;
+        math::channelAdjointSample(d, c, block, a, p, k, index[p], field, &dPhase, &dA, &depth);
         const std::size_t i = std::size_t(k) * std::size_t(d.pixels) + std::size_t(p);
         dPhasePlane[i] = (first ? 0.0 : dPhasePlane[i]) + double(dPhase);
         amplitudeSum += double(dA);
+        depthSum += depth;
     }
     dAmplitude[p] = amplitudeSum;
+    if (d.vectorial())
+        dDepth[p] = depthSum;
 }
 
 // One thread per pupil pixel, after every channel's gather: the pupil rows' block sums (shifts, defocus; no basis
@@ -224,7 +239,7 @@ __global__ void __launch_bounds__(kThreads)
 template <typename Real>
 __global__ void __launch_bounds__(kThreads)
     pixelReduceKernel(ModelDims d, math::Arrays<Real> a, const double* __restrict__ dPhasePlane, const double* __restrict__ dAmplitude,
-                      double* __restrict__ partials, int stride, double* __restrict__ result)
+                      const double* __restrict__ dDepth, double* __restrict__ partials, int stride, double* __restrict__ result)
 {
     extern __shared__ double warpSums[]; // [pupilRows][kWarps]
     const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -241,6 +256,8 @@ __global__ void __launch_bounds__(kThreads)
     }
     for (int v = 0; v < ModelDims::kIlluminationValues; ++v)
         warpPartial(0.0, warpSums + std::size_t(d.terms + 2 * d.planes + v) * kWarps);
+    if (d.vectorial())
+        warpPartial(active ? dDepth[p] : 0.0, warpSums + std::size_t(d.depthGradient() - d.objectiveRows()) * kWarps);
     if (active) {
         result[d.pixelPhaseGradient(p)] = dPhaseTotal;
         result[d.pixelAmplitudeGradient(p)] = dAmplitude[p];
@@ -260,7 +277,7 @@ __global__ void __launch_bounds__(kThreads)
     extern __shared__ double warpSums[]; // [pupilRows][kWarps]
     const int p = int(blockIdx.x) * blockDim.x + threadIdx.x;
     const bool active = p < d.pixels;
-    double dPhaseTotal = 0.0, q = 0.0, dAmplitudeTotal = 0.0;
+    double dPhaseTotal = 0.0, q = 0.0, dAmplitudeTotal = 0.0, depth = 0.0;
     for (int k = 0; k < d.planes; ++k) {
         double dPhaseX = 0.0, dPhaseY = 0.0, defocus = 0.0;
         if (active) {
@@ -269,6 +286,8 @@ __global__ void __launch_bounds__(kThreads)
             dPhaseTotal += double(dPhase);
             q += double(qk);
             dAmplitudeTotal += double(dAmplitude);
+            if (d.vectorial())
+                depth += math::depthTerm(a, p, dPhase, qk);
             dPhaseX = double(dPhase) * double(a.x[p]);
             dPhaseY = double(dPhase) * double(a.y[p]);
             if (d.defocusTerms)
@@ -293,6 +312,8 @@ __global__ void __launch_bounds__(kThreads)
         math::illuminationTerms(d, block, a, p, q, illumination);
     for (int v = 0; v < ModelDims::kIlluminationValues; ++v)
         warpPartial(illumination[v], warpSums + std::size_t(d.terms + 2 * d.planes + v) * kWarps);
+    if (d.vectorial())
+        warpPartial(depth, warpSums + std::size_t(d.depthGradient() - d.objectiveRows()) * kWarps);
     __syncthreads();
     blockPupilPartials(d, warpSums, partials, stride);
 }
@@ -324,8 +345,9 @@ __global__ void intensityKernel(ModelDims d, const double* __restrict__ block, i
 {
     const std::size_t perPlane = std::size_t(d.n) * std::size_t(d.n);
     for (std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; j < perPlane; j += std::size_t(gridDim.x) * blockDim.x) {
-        const auto& value = field[d.element(k, int(j / std::size_t(d.n)), int(j % std::size_t(d.n)))];
-        out[j] = d.intensityPath() ? math::blurredIntensitySample(d, block, k, value) : math::intensitySample(d, block, k, value);
+        const int row = int(j / std::size_t(d.n)), col = int(j % std::size_t(d.n));
+        out[j] = d.intensityPath() ? math::blurredIntensitySample(d, block, k, field[d.element(k, row, col)])
+                                   : math::intensitySample(d, block, k, field, row, col);
     }
 }
 
@@ -518,13 +540,13 @@ private:
         for (int c = 0; c < m_dims.channels; ++c) {
             const int nc = m_dims.channel[c].n;
             int sizes[2] = {nc, nc};
-            int planeEmbed[2] = {nc, nc * m_dims.planes};
+            int planeEmbed[2] = {nc, nc * m_dims.slices()}; // every plane's (and vectorial field's) slice
             std::size_t work = 0;
             CufftPlan& plan = m_channels[std::size_t(c)].plan;
             plan.create();
             WFS_CUFFT_CHECK(cufftSetAutoAllocation(plan.get(), 0));
             WFS_CUFFT_CHECK(
-                cufftMakePlanMany(plan.get(), 2, sizes, planeEmbed, 1, nc, planeEmbed, 1, nc, Fft<Real>::kType, m_dims.planes, &work));
+                cufftMakePlanMany(plan.get(), 2, sizes, planeEmbed, 1, nc, planeEmbed, 1, nc, Fft<Real>::kType, m_dims.slices(), &work));
             blurWork = std::max(blurWork, work);
         }
         for (const CufftPlan* plan : plans())
@@ -549,11 +571,18 @@ private:
             || input.data.size() != d.gridElements() || input.defocusUnit.size() != (d.defocusTerms ? pixels * std::size_t(d.planes) : 0)
             || input.transfer.size() != (d.blur ? std::size_t(d.n) * std::size_t(d.n) : 0)
             || input.channelIndex.size() != std::size_t(d.channels) || (d.channels > 0 && !d.hostPupil)
-            || input.weights.size() != (d.weighted ? d.gridElements() : 0))
+            || input.weights.size() != (d.weighted ? d.gridElements() : 0)
+            || input.vectorialMatrix.size() != pixels * std::size_t(d.fields) * 2
+            || input.depthRate.size() != (d.vectorial() ? pixels * 2 : 0)
+            || input.coverslipPhase.size() != (d.vectorial() ? pixels * 2 : 0))
             throw std::invalid_argument("ModelDevice: input arrays do not match their dimensions");
 
         if (d.channels == 0)
-            m_field.resize(d.gridElements()); // a spectrum's fields are the channels'
+            m_field.resize(d.fieldElements()); // a spectrum's fields are the channels'
+        put(m_vectorialMatrix, input.vectorialMatrix);
+        put(m_depthRate, input.depthRate);
+        put(m_coverslipPhase, input.coverslipPhase);
+        m_factor.resize(input.vectorialMatrix.size() * std::size_t(d.factorSets()));
         put(m_data, converted<Real>(input.data));
         if (d.weighted)
             put(m_weights, converted<Real>(input.weights));
@@ -564,12 +593,14 @@ private:
         if (d.intensityPath())
             m_intensity.resize(d.gridElements());
         for (int c = 0; c < d.channels; ++c) {
-            m_channels[std::size_t(c)].field.resize(d.channel[c].elements(d.planes));
+            m_channels[std::size_t(c)].field.resize(d.channel[c].elements(d.slices()));
             put(m_channels[std::size_t(c)].index, input.channelIndex[std::size_t(c)]);
         }
         if (d.channels > 0) {
             m_dPhasePlane.resize(pixels * std::size_t(d.planes));
             m_dAmplitude.resize(pixels);
+            if (d.vectorial())
+                m_dDepth.resize(pixels);
         }
         put(m_x, converted<Real>(input.x));
         put(m_y, converted<Real>(input.y));
@@ -607,6 +638,12 @@ private:
         a.weights = m_dims.weighted ? m_weights.data() : nullptr;
         a.phase = m_phase.data();
         a.amplitude = m_amplitude.data();
+        if (m_dims.vectorial()) {
+            a.vectorialMatrix = m_vectorialMatrix.data();
+            a.depthRate = m_depthRate.data();
+            a.coverslipPhase = m_coverslipPhase.data();
+            a.factor = m_factor.data();
+        }
         return a;
     }
 
@@ -614,6 +651,11 @@ private:
     void enqueueForward()
     {
         const cudaStream_t s = m_stream->get();
+        if (m_dims.vectorial()) {
+            const std::size_t factors = std::size_t(m_dims.factorSets()) * std::size_t(m_dims.fields) * std::size_t(m_dims.pixels);
+            factorKernel<Real><<<blocksFor(factors, kThreads, std::size_t(1) << 20), kThreads, 0, s>>>(m_dims, m_block.data(), arrays());
+            WFS_KERNEL_CHECK("factorKernel");
+        }
         if (m_dims.channels > 0) {
             enqueueSpectrum();
             return;
@@ -667,17 +709,19 @@ private:
         const cudaStream_t s = m_stream->get();
         for (int c = 0; c < m_dims.channels; ++c) {
             Channel& ch = m_channels[std::size_t(c)];
-            const int blocks = blocksFor(m_dims.channel[c].elements(m_dims.planes), kThreads, std::size_t(1) << 20);
+            const int blocks = blocksFor(m_dims.channel[c].elements(m_dims.slices()), kThreads, std::size_t(1) << 20);
             channelScatterKernel<Real><<<blocks, kThreads, 0, s>>>(m_dims, c, m_intensity.data(), ch.field.data());
             WFS_KERNEL_CHECK("channelScatterKernel");
             Fft<Real>::exec(ch.plan.get(), ch.field.data(), CUFFT_FORWARD, __FILE__, __LINE__);
-            channelGatherKernel<Real><<<m_gatherBlocks, kThreads, 0, s>>>(
-                m_dims, c, m_block.data(), arrays(), ch.index.data(), ch.field.data(), m_dPhasePlane.data(), m_dAmplitude.data(), c == 0);
+            channelGatherKernel<Real><<<m_gatherBlocks, kThreads, 0, s>>>(m_dims, c, m_block.data(), arrays(), ch.index.data(),
+                                                                          ch.field.data(), m_dPhasePlane.data(), m_dAmplitude.data(),
+                                                                          m_dDepth.data(), c == 0);
             WFS_KERNEL_CHECK("channelGatherKernel");
         }
         const std::size_t shared = std::size_t(m_dims.pupilRows()) * kWarps * sizeof(double);
         pixelReduceKernel<Real><<<m_gatherBlocks, kThreads, shared, s>>>(m_dims, arrays(), m_dPhasePlane.data(), m_dAmplitude.data(),
-                                                                         m_partials.data(), m_partialStride, m_result.data());
+                                                                         m_dDepth.data(), m_partials.data(), m_partialStride,
+                                                                         m_result.data());
         WFS_KERNEL_CHECK("pixelReduceKernel");
     }
 
@@ -755,8 +799,10 @@ private:
         DeviceBuffer<int> index; // each pupil pixel's place in its grid
     };
     std::vector<Channel> m_channels;
-    DeviceBuffer<double> m_dPhasePlane, m_dAmplitude; // a spectrum's gathers summed over the wavelengths
+    DeviceBuffer<double> m_dPhasePlane, m_dAmplitude, m_dDepth; // a spectrum's gathers summed over the wavelengths
     DeviceBuffer<Real> m_data, m_weights, m_basis, m_diversity, m_defocusUnit, m_transfer, m_x, m_y, m_transmission, m_phase, m_amplitude;
+    DeviceBuffer<double> m_vectorialMatrix, m_depthRate, m_coverslipPhase; // the vectorial model's, as (re, im) pairs
+    DeviceBuffer<Real> m_factor;                                           // its factors at the current depth (re, im)
     DeviceBuffer<int> m_pupilIndex, m_bandMap;
     DeviceBuffer<double> m_block, m_result, m_partials, m_image;
     PinnedBuffer<double> m_hostBlock, m_hostResult;

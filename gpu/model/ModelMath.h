@@ -27,6 +27,13 @@ struct Arrays {
     const Real* weights = nullptr;     // grid layout; null = every weight 1
     Real* phase = nullptr;             // per pupil pixel, written by fillSample: basis . c
     Real* amplitude = nullptr;         // per pupil pixel, written by fillSample
+    // The vectorial model (ModelDims::fields), complex values as (re, im) pairs: core's per-pixel matrix factors
+    // (fields x pixels), depth rate and coverslip phase in float64, and the factors at the block's depth (written by
+    // factorSample, once per evaluation; ModelDims::factorSets() x fields x pixels).
+    const double* vectorialMatrix = nullptr;
+    const double* depthRate = nullptr;
+    const double* coverslipPhase = nullptr;
+    Real* factor = nullptr;
 };
 
 WFS_HOST_DEVICE inline void sinCos(double v, double* s, double* c)
@@ -116,7 +123,64 @@ WFS_HOST_DEVICE inline Real planePhase(const ModelDims& d, const double* block, 
     return phase0 + diversity + Real(block[d.shiftX(k)]) * a.x[p] + Real(block[d.shiftY(k)]) * a.y[p];
 }
 
-// Grid sample (row, col) of every plane before the inverse FFTs: the pupil field a e^{i phase} times
+// ---- the vectorial model (ModelDims::fields) ----
+
+// Where factor f of set `set` (a wavelength; ModelDims::factorSets) at pupil pixel p starts in Arrays::factor.
+WFS_HOST_DEVICE inline std::size_t factorIndex(const ModelDims& d, int set, int f, int p)
+{
+    return 2 * ((std::size_t(set) * std::size_t(d.fields) + std::size_t(f)) * std::size_t(d.pixels) + std::size_t(p));
+}
+
+// That factor at the block's emitter depth: matrix_f exp(i s (depth rate + coverslip phase)) at the set's phase
+// scale s, in float64 and then rounded, as VectorialPupil::depthFactor and VectorialFields::prepare compute it. The
+// exponent is complex above the sample's critical angle: exp(i s z) = exp(-s Im z) e^{i s Re z}.
+template <typename Real>
+WFS_HOST_DEVICE inline void factorSample(const ModelDims& d, const double* block, const Arrays<Real>& a, int set, int f, int p)
+{
+    const double depth = block[d.emitterDepth()], scale = d.factorPhaseScale(set);
+    const double zr = depth * a.depthRate[2 * p] + a.coverslipPhase[2 * p];
+    const double zi = depth * a.depthRate[2 * p + 1] + a.coverslipPhase[2 * p + 1];
+    double s, c;
+    sinCos(scale * zr, &s, &c);
+    const double decay = expOf(-scale * zi);
+    const double er = decay * c, ei = decay * s;
+    const double* m = a.vectorialMatrix + 2 * (std::size_t(f) * std::size_t(d.pixels) + std::size_t(p));
+    const std::size_t i = factorIndex(d, set, f, p);
+    a.factor[i] = Real(m[0] * er - m[1] * ei);
+    a.factor[i + 1] = Real(m[0] * ei + m[1] * er);
+}
+
+// The vectorial fields of pupil pixel p (checkerboard-signed pupil field e) into out[f * stride]: e times each
+// factor of the set (VectorialFields::scatter's product, in the same order). Field f of a plane lies `stride`
+// elements after field f - 1 in the model's and in a wavelength's buffer.
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline void scatterFields(const ModelDims& d, const Arrays<Real>& a, int set, int p, Complex e, Complex* out,
+                                          std::size_t stride)
+{
+    for (int f = 0; f < d.fields; ++f) {
+        const Real* v = a.factor + factorIndex(d, set, f, p);
+        out[std::size_t(f) * stride] = Complex{e.x * v[0] - e.y * v[1], e.x * v[1] + e.y * v[0]};
+    }
+}
+
+// Their adjoint: h = sum_f conj(factor_f) sign dL/dE_f (VectorialFields::gather), with dL/dE_f at in[f * stride].
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline void gatherFields(const ModelDims& d, const Arrays<Real>& a, int set, int p, Real sign, const Complex* in,
+                                         std::size_t stride, Real* hr, Real* hi)
+{
+    Real sumR = Real(0), sumI = Real(0);
+    for (int f = 0; f < d.fields; ++f) {
+        const Complex g = in[std::size_t(f) * stride];
+        const Real sr = sign * g.x, si = sign * g.y;
+        const Real* v = a.factor + factorIndex(d, set, f, p);
+        sumR += v[0] * sr + v[1] * si; // conj(v) g
+        sumI += v[0] * si - v[1] * sr;
+    }
+    *hr = sumR;
+    *hi = sumI;
+}
+
+// Grid sample (row, col) of every plane (and field) before the inverse FFTs: the pupil field a e^{i phase} times
 // the checkerboard (-1)^(row + col) that stands in for fftshift, or 0 off the pupil. Pupil samples
 // also store their phase and amplitude for the adjoint.
 template <typename Real, typename Complex>
@@ -126,8 +190,9 @@ WFS_HOST_DEVICE inline void fillSample(const ModelDims& d, const double* block, 
     const int band = row - d.rowBegin;
     const int p = band >= 0 && band < d.bandRows ? a.bandMap[std::size_t(band) * std::size_t(d.n) + std::size_t(col)] : -1;
     if (p < 0) {
-        for (int k = 0; k < d.planes; ++k)
-            field[d.element(k, row, col)] = Complex{Real(0), Real(0)};
+        for (int f = 0; f < d.fieldCount(); ++f)
+            for (int k = 0; k < d.planes; ++k)
+                field[d.fieldElement(f, k, row, col)] = Complex{Real(0), Real(0)};
         return;
     }
     Real phase0, amplitude;
@@ -138,8 +203,38 @@ WFS_HOST_DEVICE inline void fillSample(const ModelDims& d, const double* block, 
     for (int k = 0; k < d.planes; ++k) {
         Real s, c;
         sinCos(planePhase(d, block, a, p, k, phase0), &s, &c);
-        field[d.element(k, row, col)] = Complex{signedAmplitude * c, signedAmplitude * s};
+        const Complex e{signedAmplitude * c, signedAmplitude * s};
+        if (!d.vectorial()) {
+            field[d.element(k, row, col)] = e;
+            continue;
+        }
+        scatterFields(d, a, 0, p, e, field + d.fieldElement(0, k, row, col), std::size_t(d.planes) * std::size_t(d.n));
     }
+}
+
+// The adjoint pupil field of plane k at pupil pixel p (grid row, col) after the forward FFTs: the scalar model's
+// checkerboard-signed dL/dE, or the vectorial model's h (gatherFields).
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline void adjointField(const ModelDims& d, const Arrays<Real>& a, int p, int k, int row, int col, const Complex* field,
+                                         Real* gr, Real* gi)
+{
+    const Real sign = ((row + col) & 1) ? Real(-1) : Real(1);
+    if (d.vectorial()) {
+        gatherFields(d, a, 0, p, sign, field + d.fieldElement(0, k, row, col), std::size_t(d.planes) * std::size_t(d.n), gr, gi);
+        return;
+    }
+    const Complex g = field[d.element(k, row, col)];
+    *gr = sign * g.x;
+    *gi = sign * g.y;
+}
+
+// Plane k's share of dL/d(depth) at pupil pixel p, Re(i s rate E0 conj(h)) at phase scale s
+// (VectorialFields::depthDerivative), from Im(conj(E0) h) (adjointSample's dL/dphase at s = 1) and
+// q = Re(conj(E0) h): s (Re(rate) Im(conj(E0) h) - Im(rate) q).
+template <typename Real>
+WFS_HOST_DEVICE inline double depthTerm(const Arrays<Real>& a, int p, Real dPhase, Real q, double scale = 1.0)
+{
+    return scale * (a.depthRate[2 * p] * double(dPhase) - a.depthRate[2 * p + 1] * double(q));
 }
 
 // The objective of plane k at grid element e whose |S|^2 (blurred, with ModelDims::blur) is `power`. Adds to
@@ -176,32 +271,55 @@ WFS_HOST_DEVICE inline Real objectiveTerms(const ModelDims& d, const double* blo
     return dModel;
 }
 
-// The objective at grid element e of plane k, after the inverse FFTs (the buffer holds N^2 S); sums as
-// objectiveTerms. With the gradient, the buffer there becomes dL/dS (scaled for the forward FFTs).
+// The objective at grid sample (row, col) of plane k, after the inverse FFTs (the buffer holds N^2 S, per field);
+// sums as objectiveTerms. |S|^2 is summed over the vectorial model's fields. With the gradient, the buffer there
+// becomes dL/dS (scaled for the forward FFTs), each field's.
 template <typename Real, typename Complex>
-WFS_HOST_DEVICE inline void objectiveSample(const ModelDims& d, const double* block, const Arrays<Real>& a, int k, std::size_t e,
+WFS_HOST_DEVICE inline void objectiveSample(const ModelDims& d, const double* block, const Arrays<Real>& a, int k, int row, int col,
                                             bool gradient, Complex* field, double* sums)
 {
     const Real fieldScale = Real(1.0 / (double(d.n) * double(d.n))); // buffer -> S
-    const Complex b = field[e];
-    const Real sr = b.x * fieldScale, si = b.y * fieldScale;
-    const Real dModel = objectiveTerms(d, block, a, k, e, gradient, sr * sr + si * si, sums);
+    Real power = Real(0);
+    for (int f = 0; f < d.fieldCount(); ++f) {
+        const Complex b = field[d.fieldElement(f, k, row, col)];
+        const Real sr = b.x * fieldScale, si = b.y * fieldScale;
+        power += sr * sr + si * si;
+    }
+    const Real dModel = objectiveTerms(d, block, a, k, d.element(k, row, col), gradient, power, sums);
     if (gradient) {
         // dL/dS = 2 dL/d|S|^2 S, with one more fieldScale: the adjoint of (1/N^2) B is (1/N^2) F.
-        const Real f = Real(2) * dModel * Real(block[d.intensity(k)]) * fieldScale;
-        field[e] = Complex{sr * f, si * f};
+        const Real g = Real(2) * dModel * Real(block[d.intensity(k)]) * fieldScale;
+        for (int f = 0; f < d.fieldCount(); ++f) {
+            Complex& b = field[d.fieldElement(f, k, row, col)];
+            b = Complex{b.x * fieldScale * g, b.y * fieldScale * g};
+        }
     }
 }
 
 // ---- the detector blur (ModelDims::blur): the intensity buffer between the field and the objective ----
 
-// |S|^2 at element e (the field buffer holds N^2 S) as the intensity buffer's value there.
+// Plane k, row and column of the intensity buffer's element e ((row K + k) N + col).
+WFS_HOST_DEVICE inline void gridPlace(const ModelDims& d, std::size_t e, int* k, int* row, int* col)
+{
+    *row = int(e / (std::size_t(d.n) * std::size_t(d.planes)));
+    *k = int((e / std::size_t(d.n)) % std::size_t(d.planes));
+    *col = int(e % std::size_t(d.n));
+}
+
+// |S|^2 at the intensity buffer's element e (the field buffer holds N^2 S), summed over the fields.
 template <typename Real, typename Complex>
 WFS_HOST_DEVICE inline Complex powerSample(const ModelDims& d, const Complex* field, std::size_t e)
 {
     const Real fieldScale = Real(1.0 / (double(d.n) * double(d.n)));
-    const Real sr = field[e].x * fieldScale, si = field[e].y * fieldScale;
-    return Complex{sr * sr + si * si, Real(0)};
+    int k, row, col;
+    gridPlace(d, e, &k, &row, &col);
+    Real power = Real(0);
+    for (int f = 0; f < d.fieldCount(); ++f) {
+        const Complex b = field[d.fieldElement(f, k, row, col)];
+        const Real sr = b.x * fieldScale, si = b.y * fieldScale;
+        power += sr * sr + si * si;
+    }
+    return Complex{power, Real(0)};
 }
 
 // The intensity's spectrum at element e (grid row, col) times H / N^2 (the unnormalised inverse FFT's factor).
@@ -223,15 +341,19 @@ WFS_HOST_DEVICE inline void blurredObjectiveSample(const ModelDims& d, const dou
         intensity[e] = Complex{dModel * Real(block[d.intensity(k)]), Real(0)};
 }
 
-// dL/dS at element e from dL/d|S|^2 (the intensity buffer after the blur's way back), scaled for the forward FFTs
-// as objectiveSample's.
+// dL/dS of every field at the intensity buffer's element e from dL/d|S|^2 there (after the blur's way back),
+// scaled for the forward FFTs as objectiveSample's.
 template <typename Real, typename Complex>
 WFS_HOST_DEVICE inline void scatterSample(const ModelDims& d, const Complex* intensity, std::size_t e, Complex* field)
 {
     const Real fieldScale = Real(1.0 / (double(d.n) * double(d.n)));
-    const Real sr = field[e].x * fieldScale, si = field[e].y * fieldScale;
-    const Real f = Real(2) * intensity[e].x * fieldScale;
-    field[e] = Complex{sr * f, si * f};
+    const Real g = Real(2) * intensity[e].x * fieldScale;
+    int k, row, col;
+    gridPlace(d, e, &k, &row, &col);
+    for (int f = 0; f < d.fieldCount(); ++f) {
+        Complex& b = field[d.fieldElement(f, k, row, col)];
+        b = Complex{b.x * fieldScale * g, b.y * fieldScale * g};
+    }
 }
 
 // ---- a spectrum (ModelDims::channels): each wavelength's field on its own grid, summed as intensities ----
@@ -250,8 +372,23 @@ WFS_HOST_DEVICE inline Complex channelFieldSample(const ModelDims& d, const Chan
     return Complex{signedAmplitude * c, signedAmplitude * s};
 }
 
-// Model element (plane k, row, col): the intensity buffer there plus channel ch's share powerScale |field|^2 when
-// the channel's grid covers the sample (`first`: the buffer's old value is not read).
+// Pupil pixel p of plane k into channel `channel`'s field at its grid element `index` (row N' + column): the
+// scalar field, or each vectorial field (slice f K + k, K N' elements after field f - 1).
+template <typename Real, typename Complex>
+WFS_HOST_DEVICE inline void channelFillSample(const ModelDims& d, int channel, const double* block, const Arrays<Real>& a, int p, int k,
+                                              int index, Complex* channelField)
+{
+    const ChannelDims& ch = d.channel[channel];
+    const Complex e = channelFieldSample<Real, Complex>(d, ch, block, a, p, k, index);
+    Complex* first = channelField + ch.element(d.slices(), k, index / ch.n, index % ch.n);
+    if (d.vectorial())
+        scatterFields(d, a, channel, p, e, first, std::size_t(d.planes) * std::size_t(ch.n));
+    else
+        *first = e;
+}
+
+// Model element (plane k, row, col): the intensity buffer there plus channel ch's share powerScale |field|^2 (summed
+// over the vectorial fields) when the channel's grid covers the sample (`first`: the buffer's old value is not read).
 template <typename Real, typename Complex>
 WFS_HOST_DEVICE inline Complex channelPowerSample(const ModelDims& d, const ChannelDims& ch, const Complex* channelField,
                                                   const Complex* intensity, int k, int row, int col, bool first)
@@ -259,38 +396,47 @@ WFS_HOST_DEVICE inline Complex channelPowerSample(const ModelDims& d, const Chan
     Real sum = first ? Real(0) : intensity[d.element(k, row, col)].x;
     const int r = row + ch.shift, c = col + ch.shift;
     if (r >= 0 && r < ch.n && c >= 0 && c < ch.n) {
-        const Complex v = channelField[ch.element(d.planes, k, r, c)];
-        sum += Real(ch.powerScale) * (v.x * v.x + v.y * v.y);
+        for (int f = 0; f < d.fieldCount(); ++f) {
+            const Complex v = channelField[ch.element(d.slices(), f * d.planes + k, r, c)];
+            sum += Real(ch.powerScale) * (v.x * v.x + v.y * v.y);
+        }
     }
     return Complex{sum, Real(0)};
 }
 
-// Channel element (plane k, row r, column c): dL/d(buffer) = 2 powerScale dL/d|S|^2 buffer where the model grid
-// holds the sample, 0 where it does not (such samples are not seen).
+// Channel element (slice s = field f K + plane k, row r, column c): dL/d(buffer) = 2 powerScale dL/d|S|^2 buffer
+// where the model grid holds the sample, 0 where it does not (such samples are not seen).
 template <typename Real, typename Complex>
-WFS_HOST_DEVICE inline void channelScatterSample(const ModelDims& d, const ChannelDims& ch, const Complex* intensity, int k, int r, int c,
-                                                 Complex* channelField)
+WFS_HOST_DEVICE inline void channelScatterSample(const ModelDims& d, const ChannelDims& ch, const Complex* intensity, int slice, int r,
+                                                 int c, Complex* channelField)
 {
     const int row = r - ch.shift, col = c - ch.shift;
-    Complex& v = channelField[ch.element(d.planes, k, r, c)];
+    Complex& v = channelField[ch.element(d.slices(), slice, r, c)];
     if (row < 0 || row >= d.n || col < 0 || col >= d.n) {
         v = Complex{Real(0), Real(0)};
         return;
     }
-    const Real f = Real(2.0 * ch.powerScale) * intensity[d.element(k, row, col)].x;
+    const Real f = Real(2.0 * ch.powerScale) * intensity[d.element(slice % d.planes, row, col)].x;
     v = Complex{v.x * f, v.y * f};
 }
 
-// Pupil pixel p of plane k in channel ch after the forward FFT (the channel buffer holds dL/dE): dL/dphase (the
-// model's phase, so times phaseScale) and dL/da.
+// Pupil pixel p of plane k in channel `channel` after the forward FFT (the channel buffer holds dL/dE, per vectorial
+// field): dL/dphase (the model's phase, so times phaseScale), dL/da and (vectorial) the share of dL/d(depth).
 template <typename Real, typename Complex>
-WFS_HOST_DEVICE inline void channelAdjointSample(const ModelDims& d, const ChannelDims& ch, const double* block, const Arrays<Real>& a,
-                                                 int p, int k, int index, const Complex* channelField, Real* dPhase, Real* dAmplitude)
+WFS_HOST_DEVICE inline void channelAdjointSample(const ModelDims& d, int channel, const double* block, const Arrays<Real>& a, int p, int k,
+                                                 int index, const Complex* channelField, Real* dPhase, Real* dAmplitude, double* dDepth)
 {
+    const ChannelDims& ch = d.channel[channel];
     const int row = index / ch.n, col = index % ch.n;
     const Real sign = ((row + col) & 1) ? Real(-1) : Real(1);
-    const Complex g = channelField[ch.element(d.planes, k, row, col)];
-    const Real gr = sign * g.x, gi = sign * g.y;
+    const std::size_t first = ch.element(d.slices(), k, row, col);
+    Real gr, gi;
+    if (d.vectorial()) {
+        gatherFields(d, a, channel, p, sign, channelField + first, std::size_t(d.planes) * std::size_t(ch.n), &gr, &gi);
+    } else {
+        gr = sign * channelField[first].x;
+        gi = sign * channelField[first].y;
+    }
     Real phase0, amplitude;
     pupilPixel(d, block, static_cast<const Real*>(nullptr), a, p, &phase0, &amplitude);
     Real s, c;
@@ -298,6 +444,7 @@ WFS_HOST_DEVICE inline void channelAdjointSample(const ModelDims& d, const Chann
     const Real er = amplitude * c, ei = amplitude * s;
     *dPhase = Real(ch.phaseScale) * (gi * er - gr * ei);
     *dAmplitude = gr * c + gi * s;
+    *dDepth = d.vectorial() ? depthTerm(a, p, gi * er - gr * ei, gr * er + gi * ei, ch.phaseScale) : 0.0;
 }
 
 // The model image of plane k from the blurred intensity (ModelDims::blur).
@@ -307,26 +454,28 @@ WFS_HOST_DEVICE inline double blurredIntensitySample(const ModelDims& d, const d
     return block[d.intensity(k)] * double(intensity.x) + block[d.background(k)];
 }
 
-// The model image of plane k from the buffer value b (N^2 S) after the inverse FFTs.
+// The model image of plane k at (row, col) from the field buffer (N^2 S per field) after the inverse FFTs.
 template <typename Complex>
-WFS_HOST_DEVICE inline double intensitySample(const ModelDims& d, const double* block, int k, const Complex& b)
+WFS_HOST_DEVICE inline double intensitySample(const ModelDims& d, const double* block, int k, const Complex* field, int row, int col)
 {
     const double norm = 1.0 / (double(d.n) * double(d.n));
-    const auto power = b.x * b.x + b.y * b.y; // in the model's precision, as on the CPU
-    return block[d.intensity(k)] * norm * norm * double(power) + block[d.background(k)];
+    double power = 0.0;
+    for (int f = 0; f < d.fieldCount(); ++f) {
+        const Complex b = field[d.fieldElement(f, k, row, col)];
+        power += double(b.x * b.x + b.y * b.y); // each field's in the model's precision, as on the CPU
+    }
+    return block[d.intensity(k)] * norm * norm * power + block[d.background(k)];
 }
 
-// Pupil pixel p of plane k after the forward FFTs (the buffer holds dL/dE, checkerboard-signed):
-// dL/dphase = Re(conj(g) i e), q = a dL/da = Re(conj(g) e) and dL/da = Re(conj(g) e^{i phase}).
+// Pupil pixel p of plane k after the forward FFTs (the buffer holds dL/dE, checkerboard-signed; the vectorial
+// model's fields are summed into one adjoint pupil field first, adjointField): dL/dphase = Re(conj(g) i e), q = a dL/da = Re(conj(g) e) and dL/da = Re(conj(g) e^{i phase}).
 template <typename Real, typename Complex>
 WFS_HOST_DEVICE inline void adjointSample(const ModelDims& d, const double* block, const Arrays<Real>& a, int p, int k,
                                           const Complex* field, Real* dPhase, Real* q, Real* dAmplitude)
 {
     const int index = a.pupilIndex[p];
-    const int row = index / d.n, col = index % d.n;
-    const Real sign = ((row + col) & 1) ? Real(-1) : Real(1);
-    const Complex g = field[d.element(k, row, col)];
-    const Real gr = sign * g.x, gi = sign * g.y;
+    Real gr, gi;
+    adjointField(d, a, p, k, index / d.n, index % d.n, field, &gr, &gi);
     Real s, c;
     sinCos(planePhase(d, block, a, p, k, a.phase[p]), &s, &c);
     const Real er = a.amplitude[p] * c, ei = a.amplitude[p] * s;

@@ -2,6 +2,7 @@
 #include "gpu/model/ModelTranslation.h"
 
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -38,6 +39,9 @@ ModelDims modelDims(const Problem& problem, Precision precision)
         d.gaussian = false;
     }
     d.defocusTerms = problem.hasDefocusParameters();
+    // The vectorial model: core's factors (optics/Vectorial.h) go down once, the depth per evaluation.
+    if (const VectorialPupil* vectorial = problem.vectorial())
+        d.fields = vectorial->fieldCount();
     d.blur = !problem.transferFunction().empty();
     const std::vector<Problem::SpectralChannel>& spectrum = problem.spectrum();
     if (int(spectrum.size()) > ModelDims::kMaxChannels)
@@ -88,6 +92,16 @@ ModelInput modelInput(const Problem& problem, Precision precision)
     if (d.defocusTerms)
         for (int k = 0; k < d.planes; ++k)
             in.defocusUnit.insert(in.defocusUnit.end(), problem.diversityUnitPhase(k).begin(), problem.diversityUnitPhase(k).end());
+    if (const VectorialPupil* vectorial = problem.vectorial()) {
+        auto pairs = [](const std::vector<std::complex<double>>& values, std::vector<double>& out) {
+            for (const std::complex<double>& v : values)
+                out.insert(out.end(), {v.real(), v.imag()});
+        };
+        for (int f = 0; f < vectorial->fieldCount(); ++f)
+            pairs(vectorial->matrix(f), in.vectorialMatrix);
+        pairs(vectorial->depthRate(), in.depthRate);
+        pairs(vectorial->coverslipPhase(), in.coverslipPhase);
+    }
     if (problem.hasData()) {
         in.data.resize(d.gridElements());
         if (d.weighted)
@@ -136,6 +150,8 @@ std::vector<double> parameterBlock(const Problem& problem, const ModelDims& d, c
     if (d.defocusTerms)
         for (int k = 0; k < d.planes; ++k)
             block[size_t(d.defocusDelta(k))] = problem.defocusAmountChange(p, k);
+    if (d.vectorial())
+        block[size_t(d.emitterDepth())] = p.emitterDepth;
     return block;
 }
 
@@ -160,6 +176,8 @@ double costAndGradient(const Problem& problem, const ModelDims& d, const ModelPa
             g.shiftX[size_t(k)] = result[d.shiftXGradient(k)];
             g.shiftY[size_t(k)] = result[d.shiftYGradient(k)];
         }
+        if (d.vectorial())
+            g.emitterDepth = result[d.depthGradient()]; // packed only where the depth is fitted
         cost += problem.regularization(p, &g);
         if (d.hostPupil) {
             // Per pixel dL/dphase and dL/da: the Zernike terms through the basis, the rest as the CPU model does.

@@ -37,6 +37,11 @@ listing=$(tar -tzf "$work/out/logs.tar.gz") || fail "logs.tar.gz is not a gzip t
 for f in logs/check.log logs/build.log logs/configure.log logs/machine.txt; do
   grep -qx "$f" <<< "$listing" || fail "logs.tar.gz lacks $f"
 done
+# The vectorial model's cases (issue 24) are written, read and held to their own images.
+check_log=$(tar -xzf "$work/out/logs.tar.gz" -O logs/check.log) || fail "logs/check.log does not unpack"
+for c in vectorial-free vectorial-fixed vectorial-spectrum; do
+  grep -q "^PASS reference/model/$c/cost-from-images" <<< "$check_log" || fail "the device check did not read and check the vectorial case $c"
+done
 # The check can fail: a truncated case file and one FastH product value moved by 1e-6 must each be
 # reported as FAIL, with a non-zero exit status.
 rm -rf "$work/broken"
