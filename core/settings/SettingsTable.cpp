@@ -47,6 +47,7 @@ constexpr const char* kFromHeaders = " (default: from the files' headers or side
 
 std::vector<SettingDescription> metadataSettings()
 {
+    // A table, one entry per setting (settings/SettingsTable.h): its length is its settings'.
     // The metadata's own words: unknown until the files or the user say, so their defaults are said in words.
     static const std::string wavelength = std::string("Wavelength, e.g. 633nm") + kFromHeaders;
     static const std::string pixelScale =
@@ -145,6 +146,7 @@ std::vector<SettingDescription> metadataSettings()
 
 std::vector<SettingDescription> preparationSettings()
 {
+    // A table, one entry per setting (settings/SettingsTable.h): its length is its settings'.
     return {
         {"saturation",
          Group::Preparation,
@@ -274,6 +276,7 @@ std::vector<SettingDescription> preparationSettings()
 // The geometry and the Zernike basis, the objective, the pupil function, the detector and the source.
 std::vector<SettingDescription> modelBasisSettings()
 {
+    // A table, one entry per setting (settings/SettingsTable.h): its length is its settings'.
     return {
         {"obscuration",
          Group::Model,
@@ -463,6 +466,7 @@ std::vector<SettingDescription> modelBasisSettings()
 // The imaging model (ModelSettings' block of that name), then the stack's direction and the run's own.
 std::vector<SettingDescription> modelImagingSettings()
 {
+    // A table, one entry per setting (settings/SettingsTable.h): its length is its settings'.
     return {
         {"model",
          Group::Model,
@@ -610,6 +614,7 @@ std::vector<SettingDescription> modelImagingSettings()
 
 std::vector<SettingDescription> solverSettings()
 {
+    // A table, one entry per setting (settings/SettingsTable.h): its length is its settings'.
     return {
         {"backend",
          Group::Solver,
