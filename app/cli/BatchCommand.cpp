@@ -31,6 +31,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sys/prctl.h>
 
 namespace wfs::cli {
@@ -363,6 +364,77 @@ std::deque<const BatchInput*> pendingInputs(const std::vector<BatchInput>& input
     return queue;
 }
 
+// Everything that can stop the batch is checked before any worker starts: the settings, the input list, the
+// output folder. Returns the failure's exit status, or nothing when the batch can go on.
+std::optional<int> loadBatch(const QString& program, const QCommandLineParser& parser, const BatchArguments& arguments,
+                             const QString& outDir, Session& settings, std::vector<BatchInput>& inputs)
+{
+    try {
+        if (!arguments.settingsPath.isEmpty())
+            settings = loadBatchSettings(arguments.settingsPath.toStdString());
+        std::vector<std::string> paths;
+        for (const QString& p : arguments.positional)
+            paths.push_back(p.toStdString());
+        inputs = resolveBatchInputs(paths, parser.value(QStringLiteral("manifest")).toStdString());
+        if (!QDir().mkpath(outDir))
+            throw OutputError(outDir.toStdString() + ": cannot create the output folder");
+        checkOutputPath(QDir(outDir).filePath(QStringLiteral("summary.csv")).toStdString(), true);
+    } catch (const SessionError& e) {
+        return runFailure(program, QStringLiteral("invalid settings, nothing was run: ") + QString::fromStdString(e.what()));
+    } catch (const DatasetError& e) {
+        return runFailure(
+            program,
+            QStringLiteral("invalid settings, nothing was run: %1: %2").arg(arguments.settingsPath, QString::fromStdString(e.what())));
+    } catch (const std::exception& e) {
+        return runFailure(program, describe(e));
+    }
+    return std::nullopt;
+}
+
+// Runs the inputs not done yet in worker processes, a progress line as each ends, then writes the summary.
+int runInputs(const QString& program, const BatchArguments& arguments, const Session& settings, std::vector<BatchInput>& inputs,
+              const QString& outDir, int defaultJobs, bool quiet)
+{
+    const size_t total = inputs.size();
+    size_t finished = 0;
+    auto report = [&](const BatchInput& in, const std::string& line) {
+        ++finished;
+        if (!quiet) {
+            std::printf("[%zu/%zu] %s: %s\n", finished, total, in.name.c_str(), line.c_str());
+            std::fflush(stdout);
+        }
+    };
+    std::deque<const BatchInput*> queue;
+    try {
+        queue = pendingInputs(inputs, outDir, arguments.settingsPath, report, [&](const BatchInput& in, const std::string& line) {
+            if (!quiet)
+                std::printf("%s: %s\n", in.name.c_str(), line.c_str());
+        });
+    } catch (const std::exception& e) {
+        return runFailure(program, describe(e));
+    }
+
+    if (!queue.empty()) {
+        const BatchJobs planned = batchJobs(arguments.jobs, settings.solver.threads, defaultJobs, queue.size());
+        if (!planned.warning.empty())
+            std::fprintf(stderr, "%s: warning: %s\n", qPrintable(program), planned.warning.c_str());
+        if (!quiet) {
+            std::printf("running %zu of %zu inputs with %d worker process(es) of %d thread(s) each\n", queue.size(), total, planned.jobs,
+                        std::max(1, settings.solver.threads));
+            std::fflush(stdout);
+        }
+        const std::map<std::string, std::string> untold = runWorkers(program, queue, planned.jobs, outDir, arguments.settingsPath, report);
+        for (BatchInput& in : inputs) // the summary's rows say them too
+            if (const auto it = untold.find(in.name); it != untold.end())
+                in.error = it->second;
+    }
+    try {
+        return exitStatus(writeSummary(program, inputs, outDir, arguments.coefficient));
+    } catch (const std::exception& e) {
+        return runFailure(program, describe(e));
+    }
+}
+
 } // namespace
 
 int runBatch(const QStringList& args)
@@ -387,78 +459,15 @@ int runBatch(const QStringList& args)
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     }
-    const QStringList& positional = arguments.positional;
-    const QString& settingsPath = arguments.settingsPath;
-    const int coefficient = arguments.coefficient;
-    int jobs = arguments.jobs;
-
-    // Everything that can stop the batch is checked before any worker starts: the settings, the input
-    // list, the output folder.
     Session settings;
     std::vector<BatchInput> inputs;
     const QString outDir = parser.value(QStringLiteral("out"));
-    try {
-        if (!settingsPath.isEmpty())
-            settings = loadBatchSettings(settingsPath.toStdString());
-        std::vector<std::string> arguments;
-        for (const QString& p : positional)
-            arguments.push_back(p.toStdString());
-        inputs = resolveBatchInputs(arguments, parser.value(QStringLiteral("manifest")).toStdString());
-        if (!QDir().mkpath(outDir))
-            throw OutputError(outDir.toStdString() + ": cannot create the output folder");
-        checkOutputPath(QDir(outDir).filePath(QStringLiteral("summary.csv")).toStdString(), true);
-    } catch (const SessionError& e) {
-        return runFailure(program, QStringLiteral("invalid settings, nothing was run: ") + QString::fromStdString(e.what()));
-    } catch (const DatasetError& e) {
-        return runFailure(program,
-                          QStringLiteral("invalid settings, nothing was run: %1: %2").arg(settingsPath, QString::fromStdString(e.what())));
-    } catch (const std::exception& e) {
-        return runFailure(program, describe(e));
-    }
-
-    if (parser.isSet(QStringLiteral("summarize-only")))
-        return summarizeOnly(program, inputs, outDir, coefficient, parser.isSet(QStringLiteral("quiet")));
-
+    if (const std::optional<int> status = loadBatch(program, parser, arguments, outDir, settings, inputs))
+        return *status;
     const bool quiet = parser.isSet(QStringLiteral("quiet"));
-    const size_t total = inputs.size();
-    size_t finished = 0;
-    auto report = [&](const BatchInput& in, const std::string& line) {
-        ++finished;
-        if (!quiet) {
-            std::printf("[%zu/%zu] %s: %s\n", finished, total, in.name.c_str(), line.c_str());
-            std::fflush(stdout);
-        }
-    };
-    std::deque<const BatchInput*> queue;
-    try {
-        queue = pendingInputs(inputs, outDir, settingsPath, report, [&](const BatchInput& in, const std::string& line) {
-            if (!quiet)
-                std::printf("%s: %s\n", in.name.c_str(), line.c_str());
-        });
-    } catch (const std::exception& e) {
-        return runFailure(program, describe(e));
-    }
-
-    if (!queue.empty()) {
-        const BatchJobs planned = batchJobs(jobs, settings.solver.threads, defaultJobs, queue.size());
-        jobs = planned.jobs;
-        if (!planned.warning.empty())
-            std::fprintf(stderr, "%s: warning: %s\n", qPrintable(program), planned.warning.c_str());
-        if (!quiet) {
-            std::printf("running %zu of %zu inputs with %d worker process(es) of %d thread(s) each\n", queue.size(), total, jobs,
-                        std::max(1, settings.solver.threads));
-            std::fflush(stdout);
-        }
-        const std::map<std::string, std::string> untold = runWorkers(program, queue, jobs, outDir, settingsPath, report);
-        for (BatchInput& in : inputs) // the summary's rows say them too
-            if (const auto it = untold.find(in.name); it != untold.end())
-                in.error = it->second;
-    }
-    try {
-        return exitStatus(writeSummary(program, inputs, outDir, coefficient));
-    } catch (const std::exception& e) {
-        return runFailure(program, describe(e));
-    }
+    if (parser.isSet(QStringLiteral("summarize-only")))
+        return summarizeOnly(program, inputs, outDir, arguments.coefficient, quiet);
+    return runInputs(program, arguments, settings, inputs, outDir, defaultJobs, quiet);
 }
 
 } // namespace wfs::cli

@@ -118,6 +118,82 @@ void printBenchRows(const QCommandLineParser& parser, const ReconstructionReques
     }
 }
 
+// bench vectorial: grids 32, 64, 128 and order 6 unless given; 21 planes (the bead stack's), free and fixed dipoles.
+void runVectorialBench(const QCommandLineParser& parser)
+{
+    const std::vector<int> grids = parseIntList(
+        parser.isSet(QStringLiteral("grid")) ? parser.value(QStringLiteral("grid")) : QStringLiteral("32,64,128"), QStringLiteral("grid"));
+    const std::vector<int> orders = parseIntList(
+        parser.isSet(QStringLiteral("order")) ? parser.value(QStringLiteral("order")) : QStringLiteral("6"), QStringLiteral("order"));
+    for (int grid : grids)
+        for (int order : orders)
+            for (bool free : {true, false}) {
+                VectorialBenchmarkSettings settings;
+                settings.grid = grid;
+                settings.order = order;
+                settings.freeDipole = free;
+                settings.evalRepeat = parseInt(parser.value(QStringLiteral("eval-repeat")), QStringLiteral("eval-repeat"));
+                printJsonLine(vectorialBenchmarkRowJson(runVectorialBenchmark(settings)));
+            }
+}
+
+// The solver flags as a request's options, and the thread counts to sweep (--threads 1,2,4), each checked as a
+// single --threads is. Throws UsageError or SettingsError.
+ReconstructionRequest benchSolverOptions(const QCommandLineParser& parser, const ThreadList& threadList, std::vector<int>& threadCounts)
+{
+    SolverSettings solverSettings;
+    applySolverFlags(parser, solverSettings);
+    checkSolverSettings(solverSettings);
+    ReconstructionRequest options;
+    applySolverSettings(solverSettings, options);
+    threadCounts = {options.evaluator.threads};
+    if (!threadList.list.isEmpty()) {
+        threadCounts = parseIntList(threadList.list, QStringLiteral("threads"));
+        for (int t : threadCounts) {
+            SolverSettings one = solverSettings;
+            one.threads = t;
+            checkSolverSettings(one);
+        }
+    }
+    options.evaluator.cudaGraphs = !parser.isSet(QStringLiteral("no-cuda-graph"));
+    return options;
+}
+
+// bench oof and bench pupil. Throws UsageError or SettingsError.
+void runOofOrPupilBench(const QCommandLineParser& parser, const ThreadList& threadList, bool pupil)
+{
+    // The pupil bench's grids: the preset's teaching size and the pupil samples of a real 128 x 128 stack.
+    const QString gridText =
+        pupil && !parser.isSet(QStringLiteral("grid")) ? QStringLiteral("64,256") : parser.value(QStringLiteral("grid"));
+    const std::vector<int> grids = parseIntList(gridText, QStringLiteral("grid"));
+    const std::vector<int> orders = parseIntList(parser.value(QStringLiteral("order")), QStringLiteral("order"));
+    const int repeat = parseInt(parser.value(QStringLiteral("repeat")), QStringLiteral("repeat"));
+    const int evalRepeat = parseInt(parser.value(QStringLiteral("eval-repeat")), QStringLiteral("eval-repeat"));
+    if (repeat < 1 || evalRepeat < 1)
+        throw UsageError("--repeat and --eval-repeat must be at least 1");
+    for (int g : grids)
+        if (g < 16 || g % 2)
+            throw UsageError("--grid: sizes must be even and at least 16");
+    for (int o : orders)
+        if (const std::string error = zernike::orderError(o); !error.empty())
+            throw UsageError("--order: " + error);
+    std::vector<int> threadCounts;
+    const ReconstructionRequest options = benchSolverOptions(parser, threadList, threadCounts);
+    if (!pupil) {
+        printBenchRows(parser, options, grids, orders, threadCounts, repeat, evalRepeat);
+        return;
+    }
+    const std::uint64_t seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
+    for (int grid : grids)
+        for (int threads : threadCounts) {
+            PupilBenchmarkSettings settings;
+            settings.grid = grid;
+            settings.threads = threads;
+            settings.seed = seed;
+            printJsonLine(pupilBenchmarkRowJson(runPupilBenchmark(settings)));
+        }
+}
+
 } // namespace
 
 int runBench(const QStringList& originalArgs)
@@ -140,71 +216,10 @@ int runBench(const QStringList& originalArgs)
             || (positional.front() != QLatin1String("oof") && positional.front() != QLatin1String("pupil")
                 && positional.front() != QLatin1String("vectorial")))
             throw UsageError("expected the problem name: wavefront-cli bench oof|pupil|vectorial|live [options]");
-        if (positional.front() == QLatin1String("vectorial")) {
-            // Grids 32, 64, 128 and orders 6 unless given; 21 planes (the bead stack's), free and fixed dipoles.
-            const std::vector<int> grids =
-                parseIntList(parser.isSet(QStringLiteral("grid")) ? parser.value(QStringLiteral("grid")) : QStringLiteral("32,64,128"),
-                             QStringLiteral("grid"));
-            const std::vector<int> orders =
-                parseIntList(parser.isSet(QStringLiteral("order")) ? parser.value(QStringLiteral("order")) : QStringLiteral("6"),
-                             QStringLiteral("order"));
-            for (int grid : grids)
-                for (int order : orders)
-                    for (bool free : {true, false}) {
-                        VectorialBenchmarkSettings settings;
-                        settings.grid = grid;
-                        settings.order = order;
-                        settings.freeDipole = free;
-                        settings.evalRepeat = parseInt(parser.value(QStringLiteral("eval-repeat")), QStringLiteral("eval-repeat"));
-                        printJsonLine(vectorialBenchmarkRowJson(runVectorialBenchmark(settings)));
-                    }
-            return 0;
-        }
-        const bool pupil = positional.front() == QLatin1String("pupil");
-        // The pupil bench's grids: the preset's teaching size and the pupil samples of a real 128 x 128 stack.
-        const QString gridText =
-            pupil && !parser.isSet(QStringLiteral("grid")) ? QStringLiteral("64,256") : parser.value(QStringLiteral("grid"));
-        const std::vector<int> grids = parseIntList(gridText, QStringLiteral("grid"));
-        const std::vector<int> orders = parseIntList(parser.value(QStringLiteral("order")), QStringLiteral("order"));
-        const int repeat = parseInt(parser.value(QStringLiteral("repeat")), QStringLiteral("repeat"));
-        const int evalRepeat = parseInt(parser.value(QStringLiteral("eval-repeat")), QStringLiteral("eval-repeat"));
-        if (repeat < 1 || evalRepeat < 1)
-            throw UsageError("--repeat and --eval-repeat must be at least 1");
-        for (int g : grids)
-            if (g < 16 || g % 2)
-                throw UsageError("--grid: sizes must be even and at least 16");
-        for (int o : orders)
-            if (const std::string error = zernike::orderError(o); !error.empty())
-                throw UsageError("--order: " + error);
-        SolverSettings solverSettings;
-        applySolverFlags(parser, solverSettings);
-        checkSolverSettings(solverSettings);
-        ReconstructionRequest options;
-        applySolverSettings(solverSettings, options);
-        std::vector<int> threadCounts{options.evaluator.threads};
-        if (!threadList.list.isEmpty()) {
-            threadCounts = parseIntList(threadList.list, QStringLiteral("threads"));
-            for (int t : threadCounts) {
-                // Every count passes the same check as a single --threads.
-                SolverSettings one = solverSettings;
-                one.threads = t;
-                checkSolverSettings(one);
-            }
-        }
-        options.evaluator.cudaGraphs = !parser.isSet(QStringLiteral("no-cuda-graph"));
-        if (pupil) {
-            const std::uint64_t seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
-            for (int grid : grids)
-                for (int threads : threadCounts) {
-                    PupilBenchmarkSettings settings;
-                    settings.grid = grid;
-                    settings.threads = threads;
-                    settings.seed = seed;
-                    printJsonLine(pupilBenchmarkRowJson(runPupilBenchmark(settings)));
-                }
-            return 0;
-        }
-        printBenchRows(parser, options, grids, orders, threadCounts, repeat, evalRepeat);
+        if (positional.front() == QLatin1String("vectorial"))
+            runVectorialBench(parser);
+        else
+            runOofOrPupilBench(parser, threadList, positional.front() == QLatin1String("pupil"));
         return 0;
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));

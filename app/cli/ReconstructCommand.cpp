@@ -297,24 +297,11 @@ Session prepareFileRun(const QCommandLineParser& parser, const std::vector<Outpu
     return settings;
 }
 
-int runReconstruct(const QStringList& args)
+// Every output is checked before any input is read or any fitting done (issue 12, items 7, 8). The images'
+// sidecars and acquisition logs are inputs too: no output may overwrite them. Returns the failure's exit status.
+std::optional<int> checkOutputsFirst(const QString& program, const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs)
 {
-    QCommandLineParser parser;
-    addReconstructOptions(parser);
-    if (auto status = parseOrExit(parser, args))
-        return *status;
-    const QString program = args.value(0);
-
-    ReconstructionRequest request;
-    std::vector<std::string> notes;
-    std::optional<Truth> truth;
-    std::optional<Session> session; // file and session input
-    ExportContext context;
-    const bool force = has(parser, "force");
-    const std::vector<OutputSpec> outputs = requestedOutputs(parser);
     try {
-        // Every output is checked before any input is read or any fitting done (issue 12, items 7, 8).
-        // The images' sidecars and acquisition logs are inputs too: no output may overwrite them.
         std::vector<std::string> inputs;
         for (const QString& input :
              parser.values(QStringLiteral("input")) + parser.positionalArguments() + parser.values(QStringLiteral("session"))) {
@@ -322,13 +309,21 @@ int runReconstruct(const QStringList& args)
             for (std::string& metadata : metadataFilesBeside(input.toStdString()))
                 inputs.push_back(std::move(metadata));
         }
-        checkOutputs(outputs, inputs, force);
+        checkOutputs(outputs, inputs, has(parser, "force"));
         psfStackRange(parser); // its flags' syntax, before any fitting
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
         return runFailure(program, describe(e));
     }
+    return std::nullopt;
+}
+
+// The run's request from the one input given (a preset, files or a session). Returns the failure's exit status.
+std::optional<int> prepareInput(const QString& program, const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs,
+                                ReconstructionRequest& request, std::optional<Truth>& truth, std::optional<Session>& session,
+                                ExportContext& context, std::vector<std::string>& notes)
+{
     try {
         const bool fromPreset = has(parser, "preset");
         const bool fromFiles = has(parser, "input") || !parser.positionalArguments().isEmpty();
@@ -353,6 +348,27 @@ int runReconstruct(const QStringList& args)
         printWarningsBefore(program, notes, e.what());
         return runFailure(program, describe(e));
     }
+    return std::nullopt;
+}
+
+int runReconstruct(const QStringList& args)
+{
+    QCommandLineParser parser;
+    addReconstructOptions(parser);
+    if (auto status = parseOrExit(parser, args))
+        return *status;
+    const QString program = args.value(0);
+
+    ReconstructionRequest request;
+    std::vector<std::string> notes;
+    std::optional<Truth> truth;
+    std::optional<Session> session; // file and session input
+    ExportContext context;
+    const std::vector<OutputSpec> outputs = requestedOutputs(parser);
+    if (const std::optional<int> status = checkOutputsFirst(program, parser, outputs))
+        return *status;
+    if (const std::optional<int> status = prepareInput(program, parser, outputs, request, truth, session, context, notes))
+        return *status;
 
     PhaseUnit fitsUnit = PhaseUnit::Radians, pngUnit = PhaseUnit::Waves;
     try {

@@ -4,6 +4,7 @@
 #include "io/ResultJson.h"
 #include "base/Units.h"
 #include "optics/Zernike.h"
+#include "settings/SettingsTable.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -440,7 +441,7 @@ std::string csvField(const std::string& text)
 
 const std::vector<std::string>& batchOverrideNames()
 {
-    static const std::vector<std::string> names = {"defocus", "planes", "wavelength", "sampling", "z-step", "focus-plane"};
+    static const std::vector<std::string> names = manifestColumns(); // settings/SettingsTable.h
     return names;
 }
 

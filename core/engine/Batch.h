@@ -35,7 +35,8 @@ public:
 };
 
 // The per-input overrides a manifest may carry, as column names (the same spelling and values as
-// `reconstruct`'s options): defocus, planes, wavelength, sampling, z-step, focus-plane.
+// `reconstruct`'s options): defocus, planes, wavelength, sampling, z-step, focus-plane, the settings table's
+// manifest columns (settings/SettingsTable.h, SettingDescription::manifestColumn).
 const std::vector<std::string>& batchOverrideNames();
 
 struct BatchInput {

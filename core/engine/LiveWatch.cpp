@@ -136,8 +136,19 @@ std::vector<CompleteStack> StackFinder::scan(qint64 now)
         throw FolderGoneError("the watched folder " + m_folder + " is gone (deleted, moved or unmounted)");
     if (!folderInfo.isDir() || !folderInfo.isReadable())
         throw FolderGoneError("the watched folder " + m_folder + " can no longer be listed (not a folder, or no permission)");
-    const QStringList names = dir.entryList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name);
+    updateFiles(dir, now);
+    std::vector<CompleteStack> ready = completeStacks(dir, now);
+    // Each is returned once: the caller handles it (fits, fails or skips it) and marks it.
+    for (const CompleteStack& s : ready)
+        m_handled.insert(s.name);
+    for (auto it = m_files.begin(); it != m_files.end();)
+        it = m_handled.count(it->second.stack) ? m_files.erase(it) : std::next(it);
+    return ready;
+}
 
+void StackFinder::updateFiles(const QDir& dir, qint64 now)
+{
+    const QStringList names = dir.entryList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name);
     std::set<QString> listed;
     for (const QString& name : names) {
         if (!isImageName(name))
@@ -179,7 +190,10 @@ std::vector<CompleteStack> StackFinder::scan(qint64 now)
         }
     }
     m_renamed.clear(); // a rename whose file is not listed now was a temporary name, or is gone
+}
 
+std::vector<CompleteStack> StackFinder::completeStacks(const QDir& dir, qint64 now) const
+{
     // Stacks: single files, and per-plane groups.
     struct Group {
         std::vector<std::pair<int, const QString*>> planes;
@@ -214,11 +228,6 @@ std::vector<CompleteStack> StackFinder::scan(qint64 now)
             s.paths.push_back(dir.filePath(*name).toStdString());
         ready.push_back(std::move(s));
     }
-    // Each is returned once: the caller handles it (fits, fails or skips it) and marks it.
-    for (const CompleteStack& s : ready)
-        m_handled.insert(s.name);
-    for (auto it = m_files.begin(); it != m_files.end();)
-        it = m_handled.count(it->second.stack) ? m_files.erase(it) : std::next(it);
     return ready;
 }
 

@@ -30,6 +30,7 @@
 
 #include <QJsonObject>
 #include <QObject>
+#include <QDir>
 #include <QRegularExpression>
 #include <QString>
 
@@ -115,6 +116,11 @@ private:
     std::set<std::string> m_handled;
     std::set<QString> m_renamed; // renames seen before the file was listed
     bool m_sawChange = false;
+
+    // scan's steps: each listed image file's state brought up to date (files no longer listed dropped), then the
+    // stacks whose files are complete.
+    void updateFiles(const QDir& dir, qint64 now);
+    std::vector<CompleteStack> completeStacks(const QDir& dir, qint64 now) const;
 };
 
 // Appends `line` (a newline is added) to `path` with one write, creating the file. A write that fails (a

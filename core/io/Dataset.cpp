@@ -286,16 +286,44 @@ void applySidecar(Dataset& d, int fileIndex, const std::string& sidecar, std::ve
         messages.push_back({MessageLevel::Warning, f.path, sidecar + ": \"" + key + "\" is not a valid value; ignored"});
 }
 
-// FITS keywords, ImageJ descriptions and TIFF resolution into unset metadata fields. A table of
-// keywords, one line each (README "Metadata" lists the same), hence its length.
-void applyHeaders(Dataset& d, int fileIndex, std::vector<DatasetMessage>& messages)
-{
-    const DatasetFile& f = d.files[size_t(fileIndex)];
-    DatasetMetadata& m = d.metadata;
-    const std::string name = QFileInfo(QString::fromStdString(f.path)).fileName().toStdString();
-    auto origin = [&](const char* k) { return name + ": keyword " + k; };
+// One file's header keywords as metadata values: each with its origin ("a.fits: keyword WAVELENG"), and a keyword
+// holding what cannot be used said as a warning and kept for the message that the field is unknown, never
+// dropped in silence.
+class HeaderKeywords {
+public:
+    HeaderKeywords(const DatasetFile& f, DatasetMetadata& m, std::vector<DatasetMessage>& messages)
+        : m_file(f)
+        , m_metadata(m)
+        , m_messages(messages)
+        , m_name(QFileInfo(QString::fromStdString(f.path)).fileName().toStdString())
+    {
+    }
+    const std::string& fileName() const { return m_name; }
+    std::string origin(const char* k) const { return m_name + ": keyword " + k; }
+    // A metadata keyword's number; a keyword of the right name holding text is said and ignored (FOCPLANE = 'x').
+    std::optional<double> key(const char* k)
+    {
+        if (const auto it = m_file.numbers.find(k); it != m_file.numbers.end())
+            return it->second;
+        if (const auto it = m_file.strings.find(k); it != m_file.strings.end())
+            ignore(k, "'" + it->second + "' is not a number");
+        return std::nullopt;
+    }
+    // The same for a quantity that must be positive (RDNOISE = -5, SATURATE = 0 are said and ignored).
+    std::optional<double> positive(const char* k)
+    {
+        const std::optional<double> v = key(k);
+        if (v && !(*v > 0.0)) {
+            ignore(k, format("%.6g", *v) + " is not positive");
+            return std::nullopt;
+        }
+        return v;
+    }
+
+private:
     // The metadata field a keyword gives (DEFOCUSk and DEFOCZk: the plane's defocus).
-    auto fieldOf = [&](const std::string& k) -> std::string {
+    std::string fieldOf(const std::string& k) const
+    {
         static const std::map<std::string, std::string> fields = {
             {"WAVELENG", "wavelength"},   {"SAMPLING", "samplingQ"},   {"PIXPITCH", "pixelPitch"},      {"XPIXSZ", "pixelPitch"},
             {"FOCRATIO", "fNumber"},      {"NA", "numericalAperture"}, {"APTDIA", "aperture"},          {"PIXSCALE", "pixelAngle"},
@@ -305,112 +333,123 @@ void applyHeaders(Dataset& d, int fileIndex, std::vector<DatasetMessage>& messag
             return it->second;
         for (const char* prefix : {"DEFOCUS", "DEFOCZ"})
             if (k.rfind(prefix, 0) == 0 && k.size() > std::strlen(prefix))
-                return "defocus[" + std::to_string(f.firstPlane + std::atoi(k.c_str() + std::strlen(prefix)) - 1) + "]";
+                return "defocus[" + std::to_string(m_file.firstPlane + std::atoi(k.c_str() + std::strlen(prefix)) - 1) + "]";
         return k;
-    };
-    // Said as a warning and kept for the message that the field is unknown, never dropped in silence.
-    auto ignore = [&](const char* k, const std::string& why) {
-        m.ignored.emplace(fieldOf(k), origin(k) + " = " + why);
-        messages.push_back({MessageLevel::Warning, f.path, origin(k) + " = " + why + "; ignored"});
-    };
-    // A metadata keyword's number; a keyword of the right name holding text is said and ignored (FOCPLANE = 'x').
-    auto key = [&](const char* k) -> std::optional<double> {
-        if (const auto it = f.numbers.find(k); it != f.numbers.end())
-            return it->second;
-        if (const auto it = f.strings.find(k); it != f.strings.end())
-            ignore(k, "'" + it->second + "' is not a number");
-        return std::nullopt;
-    };
-    // The same for a quantity that must be positive (RDNOISE = -5, SATURATE = 0 are said and ignored).
-    auto positive = [&](const char* k) -> std::optional<double> {
-        const std::optional<double> v = key(k);
-        if (v && !(*v > 0.0)) {
-            ignore(k, format("%.6g", *v) + " is not positive");
-            return std::nullopt;
+    }
+    void ignore(const char* k, const std::string& why)
+    {
+        m_metadata.ignored.emplace(fieldOf(k), origin(k) + " = " + why);
+        m_messages.push_back({MessageLevel::Warning, m_file.path, origin(k) + " = " + why + "; ignored"});
+    }
+
+    const DatasetFile& m_file;
+    DatasetMetadata& m_metadata;
+    std::vector<DatasetMessage>& m_messages;
+    std::string m_name;
+};
+
+// The FITS keywords of the optics, the camera and the data (README "Metadata" lists the same), into unset fields.
+void applyFitsKeywords(DatasetMetadata& m, const DatasetFile& f, HeaderKeywords& h)
+{
+    fill(m, m.wavelength, "wavelength", h.positive("WAVELENG"), h.origin("WAVELENG"));
+    fill(m, m.samplingQ, "samplingQ", h.positive("SAMPLING"), h.origin("SAMPLING"));
+    fill(m, m.pixelPitch, "pixelPitch", h.positive("PIXPITCH"), h.origin("PIXPITCH"));
+    if (auto um = h.positive("XPIXSZ"))
+        fill(m, m.pixelPitch, "pixelPitch", *um * 1e-6, h.origin("XPIXSZ"));
+    fill(m, m.fNumber, "fNumber", h.positive("FOCRATIO"), h.origin("FOCRATIO"));
+    fill(m, m.numericalAperture, "numericalAperture", h.positive("NA"), h.origin("NA"));
+    if (auto mm = h.positive("APTDIA"))
+        fill(m, m.aperture, "aperture", *mm * 1e-3, h.origin("APTDIA"));
+    if (auto arcsec = h.positive("PIXSCALE"))
+        fill(m, m.pixelAngle, "pixelAngle", *arcsec * M_PI / (180.0 * 3600.0), h.origin("PIXSCALE"));
+    fill(m, m.zStep, "zStep", h.key("ZSTEP"), h.origin("ZSTEP"));
+    fill(m, m.focusPlane, "focusPlane", h.key("FOCPLANE"), h.origin("FOCPLANE"));
+    fill(m, m.saturationLevel, "saturationLevel", h.positive("SATURATE"), h.origin("SATURATE"));
+    fill(m, m.readNoise, "readNoise", h.positive("RDNOISE"), h.origin("RDNOISE"));
+    if (auto n = h.key("IMMERSN"); n && *n >= 1.0)
+        fillImmersion(m, *n, h.origin("IMMERSN"));
+    if (auto it = f.strings.find("DEFMODEL"); it != f.strings.end() && !m.origin.count("defocusModel")) {
+        if (it->second == "high-na" || it->second == "paraxial") {
+            m.defocusModel = it->second == "high-na" ? DefocusModel::HighNa : DefocusModel::Paraxial;
+            m.origin["defocusModel"] = h.origin("DEFMODEL");
         }
-        return v;
-    };
+    }
+    if (auto it = f.strings.find("BUNIT"); it != f.strings.end() && m.dataUnit.empty()) {
+        std::string unit = it->second;
+        std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        m.dataUnit = unit;
+        m.origin["dataUnit"] = h.origin("BUNIT");
+    }
+}
+
+// DEFOCUSk (waves) or DEFOCZk (metres): the defocus of the file's plane k (1-based), where the plane has none yet.
+void applyFitsPlaneDefocus(Dataset& d, const DatasetFile& f, HeaderKeywords& h)
+{
+    for (int k = 0; k < f.planeCount; ++k) {
+        DatasetPlane& plane = d.planes[size_t(f.firstPlane + k)];
+        if (plane.defocus.kind != PlaneDefocus::Kind::Unknown)
+            continue;
+        const std::string waves = "DEFOCUS" + std::to_string(k + 1), axial = "DEFOCZ" + std::to_string(k + 1);
+        if (auto v = h.key(waves.c_str())) {
+            plane.defocus = {PlaneDefocus::Kind::Waves, *v};
+            d.metadata.origin["defocus[" + std::to_string(f.firstPlane + k) + "]"] = h.origin(waves.c_str());
+        } else if (auto z = h.key(axial.c_str())) {
+            plane.defocus = {PlaneDefocus::Kind::Length, *z};
+            d.metadata.origin["defocus[" + std::to_string(f.firstPlane + k) + "]"] = h.origin(axial.c_str());
+        }
+    }
+}
+
+// ImageJ writes "ImageJ=...\nspacing=0.3\nunit=micron\n" and the pixel size as 1 / XResolution.
+void applyImageJDescription(DatasetMetadata& m, const DatasetFile& f, const std::string& name)
+{
+    const auto it = f.strings.find("ImageDescription");
+    if (it == f.strings.end() || it->second.rfind("ImageJ=", 0) != 0)
+        return;
+    std::map<std::string, std::string> values;
+    size_t start = 0;
+    const std::string& text = it->second;
+    while (start < text.size()) {
+        size_t end = text.find('\n', start);
+        if (end == std::string::npos)
+            end = text.size();
+        const std::string line = text.substr(start, end - start);
+        const size_t eq = line.find('=');
+        if (eq != std::string::npos)
+            values[line.substr(0, eq)] = line.substr(eq + 1);
+        start = end + 1;
+    }
+    double unitScale = 0.0;
+    const std::string unit = values.count("unit") ? values["unit"] : std::string();
+    if (unit == "micron" || unit == "um" || unit == "\\u00B5m" || unit == "\xc2\xb5m")
+        unitScale = 1e-6;
+    else if (unit == "nm")
+        unitScale = 1e-9;
+    else if (unit == "mm")
+        unitScale = 1e-3;
+    if (unitScale == 0.0)
+        return;
+    const std::string from = name + ": ImageJ description";
+    if (values.count("spacing") && f.planeCount > 1) {
+        const double spacing = std::atof(values["spacing"].c_str());
+        if (spacing > 0.0)
+            fill(m, m.zStep, "zStep", spacing * unitScale, from);
+    }
+    if (auto xres = f.numbers.find("XResolution"); xres != f.numbers.end() && xres->second > 0.0)
+        fill(m, m.pixelPitch, "pixelPitch", unitScale / xres->second, from);
+}
+
+// FITS keywords, ImageJ descriptions and TIFF resolution into unset metadata fields.
+void applyHeaders(Dataset& d, int fileIndex, std::vector<DatasetMessage>& messages)
+{
+    const DatasetFile& f = d.files[size_t(fileIndex)];
+    HeaderKeywords keywords(f, d.metadata, messages);
     if (f.format == ImageFormat::Fits) {
-        fill(m, m.wavelength, "wavelength", positive("WAVELENG"), origin("WAVELENG"));
-        fill(m, m.samplingQ, "samplingQ", positive("SAMPLING"), origin("SAMPLING"));
-        fill(m, m.pixelPitch, "pixelPitch", positive("PIXPITCH"), origin("PIXPITCH"));
-        if (auto um = positive("XPIXSZ"))
-            fill(m, m.pixelPitch, "pixelPitch", *um * 1e-6, origin("XPIXSZ"));
-        fill(m, m.fNumber, "fNumber", positive("FOCRATIO"), origin("FOCRATIO"));
-        fill(m, m.numericalAperture, "numericalAperture", positive("NA"), origin("NA"));
-        if (auto mm = positive("APTDIA"))
-            fill(m, m.aperture, "aperture", *mm * 1e-3, origin("APTDIA"));
-        if (auto arcsec = positive("PIXSCALE"))
-            fill(m, m.pixelAngle, "pixelAngle", *arcsec * M_PI / (180.0 * 3600.0), origin("PIXSCALE"));
-        fill(m, m.zStep, "zStep", key("ZSTEP"), origin("ZSTEP"));
-        fill(m, m.focusPlane, "focusPlane", key("FOCPLANE"), origin("FOCPLANE"));
-        fill(m, m.saturationLevel, "saturationLevel", positive("SATURATE"), origin("SATURATE"));
-        fill(m, m.readNoise, "readNoise", positive("RDNOISE"), origin("RDNOISE"));
-        if (auto n = key("IMMERSN"); n && *n >= 1.0)
-            fillImmersion(m, *n, origin("IMMERSN"));
-        if (auto it = f.strings.find("DEFMODEL"); it != f.strings.end() && !m.origin.count("defocusModel")) {
-            if (it->second == "high-na" || it->second == "paraxial") {
-                m.defocusModel = it->second == "high-na" ? DefocusModel::HighNa : DefocusModel::Paraxial;
-                m.origin["defocusModel"] = origin("DEFMODEL");
-            }
-        }
-        if (auto it = f.strings.find("BUNIT"); it != f.strings.end() && m.dataUnit.empty()) {
-            std::string unit = it->second;
-            std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-            m.dataUnit = unit;
-            m.origin["dataUnit"] = origin("BUNIT");
-        }
-        for (int k = 0; k < f.planeCount; ++k) {
-            DatasetPlane& plane = d.planes[size_t(f.firstPlane + k)];
-            if (plane.defocus.kind != PlaneDefocus::Kind::Unknown)
-                continue;
-            const std::string waves = "DEFOCUS" + std::to_string(k + 1), axial = "DEFOCZ" + std::to_string(k + 1);
-            if (auto v = key(waves.c_str())) {
-                plane.defocus = {PlaneDefocus::Kind::Waves, *v};
-                m.origin["defocus[" + std::to_string(f.firstPlane + k) + "]"] = origin(waves.c_str());
-            } else if (auto z = key(axial.c_str())) {
-                plane.defocus = {PlaneDefocus::Kind::Length, *z};
-                m.origin["defocus[" + std::to_string(f.firstPlane + k) + "]"] = origin(axial.c_str());
-            }
-        }
+        applyFitsKeywords(d.metadata, f, keywords);
+        applyFitsPlaneDefocus(d, f, keywords);
     }
-    if (f.format == ImageFormat::Tiff) {
-        // ImageJ writes "ImageJ=...\nspacing=0.3\nunit=micron\n" and the pixel size as 1 / XResolution.
-        const auto it = f.strings.find("ImageDescription");
-        if (it == f.strings.end() || it->second.rfind("ImageJ=", 0) != 0)
-            return;
-        std::map<std::string, std::string> values;
-        size_t start = 0;
-        const std::string& text = it->second;
-        while (start < text.size()) {
-            size_t end = text.find('\n', start);
-            if (end == std::string::npos)
-                end = text.size();
-            const std::string line = text.substr(start, end - start);
-            const size_t eq = line.find('=');
-            if (eq != std::string::npos)
-                values[line.substr(0, eq)] = line.substr(eq + 1);
-            start = end + 1;
-        }
-        double unitScale = 0.0;
-        const std::string unit = values.count("unit") ? values["unit"] : std::string();
-        if (unit == "micron" || unit == "um" || unit == "\\u00B5m" || unit == "\xc2\xb5m")
-            unitScale = 1e-6;
-        else if (unit == "nm")
-            unitScale = 1e-9;
-        else if (unit == "mm")
-            unitScale = 1e-3;
-        if (unitScale == 0.0)
-            return;
-        const std::string from = name + ": ImageJ description";
-        if (values.count("spacing") && f.planeCount > 1) {
-            const double spacing = std::atof(values["spacing"].c_str());
-            if (spacing > 0.0)
-                fill(m, m.zStep, "zStep", spacing * unitScale, from);
-        }
-        if (auto xres = f.numbers.find("XResolution"); xres != f.numbers.end() && xres->second > 0.0)
-            fill(m, m.pixelPitch, "pixelPitch", unitScale / xres->second, from);
-    }
+    if (f.format == ImageFormat::Tiff)
+        applyImageJDescription(d.metadata, f, keywords.fileName());
 }
 
 // The acquisition log some microscopes write beside a stack, "<name>_settings.txt" (e.g. the lattice

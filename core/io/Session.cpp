@@ -1,6 +1,7 @@
 #include "io/Session.h"
 
 #include "io/OutputTransaction.h"
+#include "settings/SettingsTable.h"
 #include "settings/SettingsText.h"
 
 #include <QDateTime>
@@ -199,32 +200,6 @@ void insertPupilFunctionJson(const ModelSettings& md, QJsonObject& model)
     model.insert(QStringLiteral("dipole_phi_rad"), md.dipole.phi);
 }
 
-// The session's own key for a setting as the checks name it (the command line's spelling): the model's
-// settings under "model", lengths with their unit in the name, the solver's under "solver".
-std::string sessionKeyOf(const std::string& setting)
-{
-    static const std::map<std::string, std::string> keys = {
-        {"order", "model.order"},
-        {"regularization", "model.regularization"},
-        {"object-diameter", "model.object_diameter_m"},
-        {"gain", "model.gain"},
-        {"offset", "model.offset"},
-        {"bandwidth", "model.bandwidth_m"},
-        {"spectral-samples", "model.spectral_samples"},
-        {"stages", "solver.stages"},
-        {"threads", "solver.threads"},
-        {"max-iterations", "solver.max_iterations"},
-        {"gtol", "solver.gtol"},
-        {"ftol", "solver.ftol"},
-    };
-    const auto it = keys.find(setting);
-    if (it != keys.end())
-        return it->second;
-    std::string key = "solver." + setting;
-    std::replace(key.begin(), key.end(), '-', '_');
-    return key;
-}
-
 void readPupilFunctionSettings(const Reader& r, const QJsonObject& model, const QString& mo, ModelSettings& ms)
 {
     ms.phaseModel = r.setting(model, QStringLiteral("pupil_phase"), mo, PupilPhaseModel::Zernike);
@@ -337,7 +312,7 @@ void readSettings(const Reader& r, const QJsonObject& root, const QString& prefi
     try {
         checkSettings(ms, sv); // the same checks as the command line's and the desktop's
     } catch (const SettingsError& e) {
-        r.fail(prefix + QString::fromStdString(sessionKeyOf(e.setting())), e.problem());
+        r.fail(prefix + QString::fromStdString(settingSessionKey(e.setting())), e.problem()); // settings/SettingsTable.h
     }
 }
 

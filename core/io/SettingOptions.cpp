@@ -433,309 +433,44 @@ void applyRunOptions(const OptionSource& options, Session& session, bool fromSes
                           + ignoredNote(session.dataset.metadata, {"wavelength"}));
 }
 
-// ---- The options' help ----------------------------------------------------------------------------
+// ---- The options' help: the settings table's (settings/SettingsTable.h) ----------------------------
+
+std::vector<OptionHelp> optionHelp(SettingGroup group, const SettingDefaults& defaults)
+{
+    std::vector<OptionHelp> list;
+    for (const SettingDescription& s : settingsTable())
+        if (s.isOption && s.group == group)
+            list.push_back({QString::fromLatin1(s.name),
+                            settingHelp(s, defaults),
+                            s.valueName ? QString::fromLatin1(s.valueName) : QString(),
+                            {},
+                            s.withPreset});
+    return list;
+}
 
 std::vector<OptionHelp> metadataOptionHelp()
 {
-    const DatasetMetadata metadata;
-    const QString fromHeaders = QStringLiteral(" (default: from the files' headers or sidecars)");
-    return {
-        {QStringLiteral("wavelength"), QStringLiteral("Wavelength, e.g. 633nm") + fromHeaders, QStringLiteral("length"), {}},
-        {QStringLiteral("pixel-scale"),
-         QStringLiteral("Pixel pitch (with --f-number or --na) or angle (arcsec, mas, rad; with --aperture)") + fromHeaders,
-         QStringLiteral("value"),
-         {}},
-        {QStringLiteral("f-number"), QStringLiteral("Focal ratio F#: Q = lambda F# / pitch") + fromHeaders, QStringLiteral("F"), {}},
-        {QStringLiteral("na"), QStringLiteral("Numerical aperture: Q = lambda / (2 NA pitch)") + fromHeaders, QStringLiteral("NA"), {}},
-        {QStringLiteral("immersion"),
-         QStringLiteral("Immersion refractive index (default: the headers', else %1).").arg(metadata.immersionIndex),
-         QStringLiteral("n"),
-         {}},
-        {QStringLiteral("aperture"),
-         QStringLiteral("Aperture diameter, with an angular pixel scale") + fromHeaders,
-         QStringLiteral("length"),
-         {}},
-        {QStringLiteral("sampling"),
-         QStringLiteral(
-             "Sampling Q = lambda F# / pixel, given directly (default: the headers', else from the pixel scale and the optics)."),
-         QStringLiteral("Q"),
-         {}},
-        {QStringLiteral("defocus"),
-         QStringLiteral("One entry per plane that takes part: waves of W020 ('1w') or an axial length ('0.9um') (default: the headers', "
-                        "sidecars' or --z-step's)."),
-         QStringLiteral("list"),
-         {}},
-        {QStringLiteral("defocus-model"),
-         QStringLiteral("paraxial or high-na, for defocus given as lengths (default: the headers', else %1).")
-             .arg(QLatin1String(settingText(metadata.defocusModel))),
-         QStringLiteral("model"),
-         {}},
-        {QStringLiteral("planes"),
-         QStringLiteral("Planes that take part (0-based, in file order; default: all)."),
-         QStringLiteral("list"),
-         {}},
-        {QStringLiteral("z-step"),
-         QStringLiteral("Stacks: axial step between planes (e.g. 0.3um); plane i is at (i - focus plane) * step") + fromHeaders,
-         QStringLiteral("length"),
-         {}},
-        {QStringLiteral("focus-plane"),
-         QStringLiteral("Stacks: the plane (0-based, may be fractional) at focus, for --z-step") + fromHeaders,
-         QStringLiteral("index"),
-         {}},
-        {QStringLiteral("data-unit"),
-         QStringLiteral("photons, electrons, counts, adu or relative; chooses the objective (default: the FITS BUNIT, else counts)."),
-         QStringLiteral("unit"),
-         {}},
-    };
+    return optionHelp(SettingGroup::Metadata, {});
 }
 
 std::vector<OptionHelp> preprocessOptionHelp()
 {
-    const PreprocessOptions preprocess;
-    return {
-        {QStringLiteral("saturation"),
-         QStringLiteral("Saturation level in data units (default: the format's maximum)."),
-         QStringLiteral("level"),
-         {}},
-        {QStringLiteral("no-saturation-mask"), QStringLiteral("Keep saturated pixels in the fit."), {}, {}},
-        {QStringLiteral("no-background"), QStringLiteral("Do not subtract the border background."), {}, {}},
-        {QStringLiteral("border"),
-         QStringLiteral("Border width for the background, pixels (default: the image size / 16, at least 2)."),
-         QStringLiteral("pixels"),
-         {}},
-        {QStringLiteral("clip-sigma"),
-         QStringLiteral("Sigma clipping of the border statistics (default %1).").arg(preprocess.clipSigma),
-         QStringLiteral("k"),
-         {}},
-        {QStringLiteral("centre"),
-         QStringLiteral("Centre the PSF: none, peak or centroid (default %1).").arg(QLatin1String(settingText(preprocess.centre))),
-         QStringLiteral("method"),
-         {}},
-        {QStringLiteral("centre-each-plane"), QStringLiteral("Centre every plane on its own (default: one centre for the stack)."), {}, {}},
-        {QStringLiteral("crop"),
-         QStringLiteral("Crop to N x N pixels around the centre (even N; default: no crop)."),
-         QStringLiteral("N"),
-         {}},
-        {QStringLiteral("hot-pixels"),
-         QStringLiteral(
-             "Mask isolated hot pixels more than k noise deviations above their neighbours (default: off; k = %1 in the desktop program).")
-             .arg(preprocess.hotPixelSigma),
-         QStringLiteral("k"),
-         {}},
-        {QStringLiteral("bad-pixels"),
-         QStringLiteral("Mask these pixels in every plane: column:row,... (raw image coordinates; default: none)."),
-         QStringLiteral("list"),
-         {}},
-        {QStringLiteral("normalise"), QStringLiteral("Scale every plane to unit sum (least-squares objective)."), {}, {}},
-    };
+    return optionHelp(SettingGroup::Preparation, {});
 }
 
 std::vector<OptionHelp> modelOptionHelp(const QString& gridNote, const QString& orderNote)
 {
-    const ModelSettings model;
-    auto note = [](const QString& text) { return text.isEmpty() ? QString() : QStringLiteral("; ") + text; };
-    return {
-        {QStringLiteral("obscuration"),
-         QStringLiteral("Central obscuration, fraction of the pupil diameter (default %1).").arg(model.obscuration),
-         QStringLiteral("ratio"),
-         {}},
-        {QStringLiteral("spiders"),
-         QStringLiteral("Number of spider vanes (default %1).").arg(model.spiderCount),
-         QStringLiteral("count"),
-         {}},
-        {QStringLiteral("spider-width"),
-         QStringLiteral("Vane width, fraction of the pupil diameter (default %1).").arg(model.spiderWidth),
-         QStringLiteral("w"),
-         {}},
-        {QStringLiteral("grid"),
-         QStringLiteral("Model grid size N (even; default: the data size%1).").arg(note(gridNote)),
-         QStringLiteral("N"),
-         {},
-         true},
-        {QStringLiteral("order"),
-         QStringLiteral("Highest Zernike radial order, 1..%1 (default %2%3).")
-             .arg(zernike::kMaxOrder)
-             .arg(model.order)
-             .arg(note(orderNote)),
-         QStringLiteral("n"),
-         {},
-         true},
-        {QStringLiteral("ordering"),
-         QStringLiteral("noll or ansi (default %1).").arg(QLatin1String(settingText(model.ordering))),
-         QStringLiteral("name"),
-         {}},
-        {QStringLiteral("normalization"),
-         QStringLiteral("rms (Noll) or unit (R(1) = 1) (default %1).").arg(QLatin1String(settingText(model.normalization))),
-         QStringLiteral("name"),
-         {}},
-        {QStringLiteral("objective"),
-         QStringLiteral("poisson, least-squares or weighted (Poisson plus read noise) (default: from the data unit: poisson for photons "
-                        "or electrons, least-squares for relative or normalised data, weighted for counts; a preset's own)."),
-         QStringLiteral("name"),
-         {},
-         true},
-        {QStringLiteral("read-noise"),
-         QStringLiteral("Read noise in counts RMS, for --objective weighted (default: the noise of the image border)."),
-         QStringLiteral("e"),
-         {},
-         true},
-        {QStringLiteral("fit-shift"), QStringLiteral("Fit a tip/tilt per plane (drift between planes)."), {}, {}},
-        {QStringLiteral("pupil-phase"),
-         QStringLiteral("zernike, zonal (one value per pupil pixel) or both (Zernike terms plus a zonal remainder "
-                        "orthogonal to them) (default %1).")
-             .arg(QLatin1String(settingText(model.phaseModel))),
-         QStringLiteral("model"),
-         {}},
-        {QStringLiteral("pupil-amplitude"),
-         QStringLiteral("uniform, gaussian (fitted centre and width) or zonal (exp of one value per pupil pixel) "
-                        "(default %1).")
-             .arg(QLatin1String(settingText(model.amplitudeModel))),
-         QStringLiteral("model"),
-         {}},
-        {QStringLiteral("regularization"),
-         QStringLiteral("Smoothness weight W of the zonal terms: (W/2) x the sum of squared neighbour differences, "
-                        "in units of the objective (about chi^2/2) per rad^2, or auto (a sweep from 1000 to 0.1: the discrepancy "
-                        "principle) (default %1).")
-             .arg(model.regularization),
-         QStringLiteral("W|auto"),
-         {}},
-        {QStringLiteral("pixel-integration"), QStringLiteral("Model square detector pixels: the OTF times the pixel's sinc."), {}, {}},
-        {QStringLiteral("object-diameter"),
-         QStringLiteral("Diameter of the imaged object (a uniform sphere, e.g. a bead), e.g. 100nm; needs the "
-                        "sample-plane pixel size (default: a point)."),
-         QStringLiteral("length"),
-         {}},
-        {QStringLiteral("gain"),
-         QStringLiteral("Camera gain in electrons per data unit, or auto (photon transfer: the noise power above the OTF "
-                        "cut-off against the signal, plane by plane) (default %1: a count is a photon).")
-             .arg(model.gain),
-         QStringLiteral("e/unit"),
-         {}},
-        {QStringLiteral("offset"),
-         QStringLiteral(
-             "Camera offset (bias) in data units, removed before the Poisson objective (default %1). auto: from each plane's border by "
-             "photon transfer, mean - gain (variance - read noise^2); needs the read noise (--read-noise or RDNOISE).")
-             .arg(model.offset),
-         QStringLiteral("units|auto"),
-         {}},
-        {QStringLiteral("bandwidth"),
-         QStringLiteral("Full width of the source's band (flat), e.g. 30nm: the image is the sum over wavelengths, each "
-                        "on its own FFT size, so they fall 2/N of the wavelength apart (default: one wavelength)."),
-         QStringLiteral("length"),
-         {}},
-        {QStringLiteral("spectral-samples"),
-         QStringLiteral("Wavelengths across --bandwidth, 1..15 (default %1; those closer than the grid's "
-                        "2/N merge).")
-             .arg(model.spectralSamples),
-         QStringLiteral("n"),
-         {}},
-        {QStringLiteral("fit-defocus-scale"), QStringLiteral("Fit a scale of every plane's defocus (a z-step calibration error)."), {}, {}},
-        {QStringLiteral("fit-defocus-offsets"),
-         QStringLiteral("Fit a defocus offset per plane (the plane nearest focus is held; with --fit-defocus-scale "
-                        "the two outermost too)."),
-         {},
-         {}},
-        {QStringLiteral("fit-sampling"),
-         QStringLiteral("Fit the sampling Q as an NA error (with an axial defocus the defocus follows the NA; "
-                        "otherwise a pixel-size error): the cost profiled over the NA by whole fits in 4 % steps, "
-                        "then the parabola's vertex; reported with a 1-sigma error."),
-         {},
-         {}},
-        {QStringLiteral("model"),
-         QStringLiteral("scalar or vectorial: the fields of a dipole or bead through a high-NA objective (polarisation, "
-                        "Fresnel transmission, aplanatic apodisation, index mismatch, the emitter's depth, supercritical light); "
-                        "needs --na and --immersion (default %1).")
-             .arg(QLatin1String(imagingModelName(model.imagingModel))),
-         QStringLiteral("name"),
-         {}},
-        {QStringLiteral("sample-index"),
-         QStringLiteral("Vectorial model: refractive index of the sample around the emitter, e.g. 1.33 for water "
-                        "(default: the immersion's, no mismatch)."),
-         QStringLiteral("n"),
-         {}},
-        {QStringLiteral("emitter-depth"),
-         QStringLiteral("Vectorial model: the emitter's depth below the coverslip, e.g. 2um (default 0); the planes' "
-                        "z is the objective's nominal focus relative to that depth."),
-         QStringLiteral("length"),
-         {}},
-        {QStringLiteral("fit-emitter-depth"),
-         QStringLiteral("Vectorial model: fit the emitter's depth (needs --sample-index other than the immersion's)."),
-         {},
-         {}},
-        {QStringLiteral("dipole"),
-         QStringLiteral("Vectorial model: free (a bead or rotating molecule: x, y, z dipoles add incoherently), x, y, z, or "
-                        "THETA,PHI in degrees from the optical axis and from +x (default free)."),
-         QStringLiteral("free|x|y|z|T,P"),
-         {}},
-        {QStringLiteral("coverslip-index"),
-         QStringLiteral("Vectorial model: the coverslip's index (default: the immersion's, no second interface)."),
-         QStringLiteral("n"),
-         {}},
-        {QStringLiteral("coverslip-thickness"),
-         QStringLiteral("Vectorial model: the coverslip's thickness (default %1um).").arg(model.coverslipThickness * 1e6),
-         QStringLiteral("length"),
-         {}},
-        {QStringLiteral("design-coverslip-index"),
-         QStringLiteral("Vectorial model: the index the objective is designed for (default: --coverslip-index)."),
-         QStringLiteral("n"),
-         {}},
-        {QStringLiteral("design-coverslip-thickness"),
-         QStringLiteral("Vectorial model: the thickness the objective is designed for (default: --coverslip-thickness)."),
-         QStringLiteral("length"),
-         {}},
-        {QStringLiteral("z-direction"),
-         QStringLiteral("Stacks: up (plane index increases along +z) or down (default up)."),
-         QStringLiteral("up|down"),
-         {}},
-        {QStringLiteral("stages"),
-         QStringLiteral("Coarse-to-fine Zernike orders, e.g. 2,4,6 (the last is the fitted order; default: one stage at --order)."),
-         QStringLiteral("list"),
-         {},
-         true},
-        {QStringLiteral("remove-defocus"), QStringLiteral("Report RMS and PV with defocus removed too."), {}, {}, true},
-        {QStringLiteral("no-uncertainty"), QStringLiteral("Skip the uncertainty estimate (2 P extra gradients)."), {}, {}, true},
-    };
+    SettingDefaults defaults;
+    defaults.notes = {{"grid", gridNote}, {"order", orderNote}};
+    return optionHelp(SettingGroup::Model, defaults);
 }
 
-std::vector<OptionHelp> solverOptionHelp(const SolverSettings& d, const QString& gtolNote, const QString& ftolNote)
+std::vector<OptionHelp> solverOptionHelp(const SolverSettings& solver, const QString& gtolNote, const QString& ftolNote)
 {
-    auto note = [](const QString& text) { return text.isEmpty() ? QString() : QStringLiteral("; ") + text; };
-    // The stated defaults are the settings' own (io/Session.h), so help and behaviour cannot part.
-    return {
-        {QStringLiteral("backend"),
-         QStringLiteral("cpu or gpu (default %1).").arg(QLatin1String(settingText(d.backend))),
-         QStringLiteral("name"),
-         {}},
-        {QStringLiteral("gradient"),
-         QStringLiteral("adjoint (exact) or fd (forward differences) (default %1).").arg(QLatin1String(settingText(d.gradient))),
-         QStringLiteral("kind"),
-         {}},
-        {QStringLiteral("optimizer"),
-         QStringLiteral("bfgs or lbfgs (default %1).").arg(QLatin1String(settingText(d.optimizer))),
-         QStringLiteral("name"),
-         {}},
-        {QStringLiteral("precision"),
-         QStringLiteral("double or float (default %1).").arg(QLatin1String(settingText(d.precision))),
-         QStringLiteral("p"),
-         {}},
-        {QStringLiteral("threads"),
-         QStringLiteral("CPU threads for FFTs and pointwise work (default %1).").arg(d.threads),
-         QStringLiteral("T"),
-         {}},
-        {QStringLiteral("max-iterations"), QStringLiteral("Iteration limit (default %1).").arg(d.maxIterations), QStringLiteral("K"), {}},
-        {QStringLiteral("gtol"),
-         QStringLiteral("Stop when the gradient's max-norm is at most X (default %1%2).")
-             .arg(d.gradientTolerance, 0, 'g', 6)
-             .arg(note(gtolNote)),
-         QStringLiteral("X"),
-         {}},
-        {QStringLiteral("ftol"),
-         QStringLiteral("Stop when the relative cost change is below X (default %1%2).")
-             .arg(d.functionTolerance, 0, 'g', 6)
-             .arg(note(ftolNote)),
-         QStringLiteral("X"),
-         {}},
-    };
+    SettingDefaults defaults;
+    defaults.solver = solver; // the stated defaults are the settings' own, so help and behaviour cannot part
+    defaults.notes = {{"gtol", gtolNote}, {"ftol", ftolNote}};
+    return optionHelp(SettingGroup::Solver, defaults);
 }
 
 } // namespace wfs

@@ -9,6 +9,7 @@
 //   PreparedRun run = prepareRun(session);         // engine/Workflow.h
 #include "io/Session.h"
 #include "base/Units.h"
+#include "settings/SettingsTable.h"
 #include "settings/SettingsText.h"
 
 #include <QString>
@@ -58,15 +59,16 @@ double parsePlausibleOption(const QString& text, const std::string& label, Setti
 
 // One option as a front end lists it: the command line's help, the Python module's docstring.
 struct OptionHelp {
-    QString name;         // without dashes
-    QString description;  // states its default
-    QString valueName;    // empty: a switch (given or not)
-    QString defaultValue; // only where the command line fills it in when not given
-    // A preset's run takes it over the preset's own setting (engine/Workflow.h, preparePresetRun); the other
-    // metadata, preparation and model options describe files, whose data and optics a preset brings itself.
-    bool withPreset = false;
+    QString name;            // without dashes
+    QString description;     // states its default
+    QString valueName;       // empty: a switch (given or not)
+    QString defaultValue;    // only where the command line fills it in when not given
+    bool withPreset = false; // SettingDescription::withPreset
 };
-// The options of a reconstruction from files or a session, by group, with their defaults from core's structs.
+// The options of a reconstruction from files or a session, by group, as the settings table
+// (settings/SettingsTable.h) describes them, with `defaults`' values and notes.
+std::vector<OptionHelp> optionHelp(SettingGroup group, const SettingDefaults& defaults);
+// The same with core's structs' defaults.
 std::vector<OptionHelp> metadataOptionHelp();
 std::vector<OptionHelp> preprocessOptionHelp();
 // The model options, then stages, remove-defocus and no-uncertainty. `gridNote` and `orderNote`, when

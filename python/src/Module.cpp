@@ -261,27 +261,9 @@ std::string optionsDoc()
     return doc;
 }
 
-} // namespace
-
-} // namespace wfs::python
-
-PYBIND11_MODULE(wavefront_studio, m)
+// Stack: planes with their metadata.
+void bindStack(py::module_& m)
 {
-    using namespace wfs;
-    using namespace wfs::python;
-    m.doc() = R"doc(Wavefront Studio: wavefront reconstruction (phase retrieval) from PSF images, over the same core as
-wavefront-cli and the desktop program.
-
-    import wavefront_studio as wfs
-    result = wfs.reconstruct(stack, wavelength="633nm", pixel_scale="5.5um", f_number=20, defocus=["-1w", "0", "1w"])
-    result.coefficients, result.phase, result.rms, result.save("fit.json")
-
-Arrays are (planes, ny, nx) with row 0 at the bottom (FITS orientation, as astropy reads a cube; flip
-stack[:, ::-1] for images stored top row first). Keyword options have wavefront-cli's names with '_' for
-'-', its units (core's parser: "605nm", "0.3um"; a bare number is in SI units) and its defaults.)doc";
-    m.attr("__version__") = WFS_VERSION;
-    registerExceptions();
-
     py::class_<PyStack>(m, "Stack", "PSF planes with their metadata: from read(), simulate() or a session. Pass it to reconstruct().")
         .def_property_readonly(
             "data",
@@ -318,7 +300,11 @@ stack[:, ::-1] for images stored top row first). Keyword options have wavefront-
             return "<wavefront_studio.Stack " + std::to_string(s.dataset.planes.size()) + " planes of " + std::to_string(first.width)
                    + " x " + std::to_string(first.height) + ">";
         });
+}
 
+// Settings: a saved session's inputs and settings.
+void bindSettings(py::module_& m)
+{
     py::class_<PySettings>(m, "Settings", "A saved session's inputs and settings (metadata, preparation, model, solver).")
         .def_static(
             "from_session",
@@ -351,9 +337,11 @@ cannot be read, is malformed or too new.)doc")
             "order", [](const PySettings& s) { return s.session.model.order; }, "The model's Zernike order.")
         .def_property_readonly(
             "metadata", [](const PySettings& s) { return metadataDict(s.session.dataset.metadata); }, "The session's metadata.");
+}
 
-    bindResult(m);
-
+// reconstruct(), with the keyword options listed from core's option lists (the settings table).
+void bindReconstruct(py::module_& m)
+{
     const std::string reconstructDoc =
         R"doc(reconstruct(stack=None, *, settings=None, progress=None, psf_analysis=False, **options) -> Result
 
@@ -377,7 +365,11 @@ units, a list is joined by commas, a switch is True:
 )doc" + optionsDoc();
     m.def("reconstruct", &wfs::python::reconstruct, py::arg("stack") = py::none(), py::kw_only(), py::arg("settings") = py::none(),
           py::arg("progress") = py::none(), py::arg("psf_analysis") = false, reconstructDoc.c_str());
+}
 
+// read(), simulate(), psf_stack(), analyse_psf().
+void bindFunctions(py::module_& m)
+{
     m.def(
         "read",
         [](const py::object& paths) {
@@ -415,6 +407,33 @@ pixel size). crop: output size in pixels (even; 0 = the data's). Returns a PsfSt
         "analyse_psf", [](std::shared_ptr<PyResult> r) { return psfAnalysisOf(*r); }, py::arg("result"), R"doc(
 The fitted PSF against the diffraction-limited PSF of the same pupil: Strehl, FWHM, encircled energy, MTF
 (as wavefront-cli --psf-analysis). Made once and kept with the result. Returns a PsfAnalysis.)doc");
+}
 
+} // namespace
+
+} // namespace wfs::python
+
+PYBIND11_MODULE(wavefront_studio, m)
+{
+    using namespace wfs;
+    using namespace wfs::python;
+    m.doc() = R"doc(Wavefront Studio: wavefront reconstruction (phase retrieval) from PSF images, over the same core as
+wavefront-cli and the desktop program.
+
+    import wavefront_studio as wfs
+    result = wfs.reconstruct(stack, wavelength="633nm", pixel_scale="5.5um", f_number=20, defocus=["-1w", "0", "1w"])
+    result.coefficients, result.phase, result.rms, result.save("fit.json")
+
+Arrays are (planes, ny, nx) with row 0 at the bottom (FITS orientation, as astropy reads a cube; flip
+stack[:, ::-1] for images stored top row first). Keyword options have wavefront-cli's names with '_' for
+'-', its units (core's parser: "605nm", "0.3um"; a bare number is in SI units) and its defaults.)doc";
+    m.attr("__version__") = WFS_VERSION;
+    registerExceptions();
+
+    bindStack(m);
+    bindSettings(m);
+    bindResult(m);
+    bindReconstruct(m);
+    bindFunctions(m);
     bindFasth(m);
 }
