@@ -393,6 +393,18 @@ bool MainWindow::showDock(const QString& key)
     return true;
 }
 
+bool MainWindow::showSetupSection(const QString& key)
+{
+    QWidget* box = m_setup->section(key);
+    auto* scroll = findChild<QScrollArea*>(QStringLiteral("setupScroll"));
+    if (!box || !scroll)
+        return false;
+    m_setupDock->show();
+    m_setupDock->raise();
+    scroll->verticalScrollBar()->setValue(box->mapTo(scroll->widget(), QPoint(0, 0)).y());
+    return true;
+}
+
 QStringList MainWindow::tabKeys() const
 {
     QStringList keys;

@@ -91,6 +91,9 @@ public:
     // there is none.
     bool showDock(const QString& key);
     static QStringList dockKeys();
+    // Scrolls the setup panel so that its box `key` (SetupPanel::sectionKeys) starts at the top of the dock, as far as
+    // the panel scrolls; false when there is no such box.
+    bool showSetupSection(const QString& key);
     QTabWidget* tabs() const { return m_tabs; }
     ConvergencePlot* convergencePlot() const { return m_convergence; }
     ZernikeChart* zernikeChart() const { return m_chart; }

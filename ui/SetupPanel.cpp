@@ -197,15 +197,17 @@ SetupPanel::SetupPanel(QWidget* parent)
     : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(buildData());
-    m_metadataBox = buildMetadata();
-    layout->addWidget(m_metadataBox);
-    m_preparationBox = buildPreparation();
-    layout->addWidget(m_preparationBox);
-    layout->addWidget(buildModel());
-    layout->addWidget(buildPupilFunction());
-    layout->addWidget(buildImagingModel());
-    layout->addWidget(buildSolver());
+    // The model's choices together, the scalar or vectorial imaging model right after the basis and before the pupil
+    // function's details: it decides which of the settings below matter.
+    const std::pair<const char*, QWidget*> sections[] = {
+        {"data", buildData()},     {"metadata", m_metadataBox = buildMetadata()}, {"preparation", m_preparationBox = buildPreparation()},
+        {"model", buildModel()},   {"imaging-model", buildImagingModel()},        {"pupil-function", buildPupilFunction()},
+        {"solver", buildSolver()},
+    };
+    for (const auto& [key, box] : sections) {
+        box->setProperty("setupSection", QString::fromLatin1(key));
+        layout->addWidget(box);
+    }
     auto* buttons = new QHBoxLayout;
     m_start = new QPushButton(tr("Start"), this);
     m_start->setObjectName(QStringLiteral("startButton"));
@@ -219,6 +221,20 @@ SetupPanel::SetupPanel(QWidget* parent)
     connect(m_start, &QPushButton::clicked, this, &SetupPanel::startRequested);
     connect(m_cancel, &QPushButton::clicked, this, &SetupPanel::cancelRequested);
     watchEdits();
+}
+
+QStringList SetupPanel::sectionKeys()
+{
+    return {QStringLiteral("data"),          QStringLiteral("metadata"),       QStringLiteral("preparation"), QStringLiteral("model"),
+            QStringLiteral("imaging-model"), QStringLiteral("pupil-function"), QStringLiteral("solver")};
+}
+
+QWidget* SetupPanel::section(const QString& key) const
+{
+    for (QWidget* box : findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+        if (box->property("setupSection").toString() == key)
+            return box;
+    return nullptr;
 }
 
 void SetupPanel::watchEdits()
