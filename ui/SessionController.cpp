@@ -35,8 +35,9 @@ QByteArray readFileBytes(const QString& path)
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
-// Input `from` of the data called `to` from now on: the file, its planes' sources and the metadata's origins.
-void renameInput(Dataset& dataset, const std::string& from, const std::string& to)
+// Input `from` of the data called `to` from now on: the file, its planes' sources and the metadata's origins. (`from`
+// is a copy: a caller may pass the file's own path, which this renames.)
+void renameInput(Dataset& dataset, std::string from, const std::string& to)
 {
     const auto renamed = [&](std::string& text) {
         if (text.rfind(from, 0) == 0)

@@ -473,15 +473,12 @@ QWidget* SetupPanel::buildModel()
     m_grid->setSpecialValueText(tr("data size"));
     // The pupil geometry's ranges are core's (what the command line and sessions accept).
     m_obscuration = new QDoubleSpinBox(box);
-    m_obscuration->setObjectName(QStringLiteral("obscurationSpin"));
     m_obscuration->setDecimals(2);
     m_obscuration->setRange(0.0, largestAcceptedGeometry([](ModelSettings& m, double v) { m.obscuration = v; }, 0.01));
     m_obscuration->setSingleStep(0.05);
     m_spiders = new QSpinBox(box);
-    m_spiders->setObjectName(QStringLiteral("spidersSpin"));
     m_spiders->setRange(0, int(largestAcceptedGeometry([](ModelSettings& m, double v) { m.spiderCount = int(v); }, 1.0)));
     m_spiderWidth = new QDoubleSpinBox(box);
-    m_spiderWidth->setObjectName(QStringLiteral("spiderWidthSpin"));
     m_spiderWidth->setDecimals(3);
     m_spiderWidth->setRange(0.0, largestAcceptedGeometry([](ModelSettings& m, double v) { m.spiderWidth = v; }, 0.001));
     m_spiderWidth->setSingleStep(0.005);

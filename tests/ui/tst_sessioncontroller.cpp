@@ -107,6 +107,8 @@ private slots:
         QCOMPARE(data.files.size(), size_t(1));
         QCOMPARE(data.files.front().path, std::string("pupil.fits"));
         QVERIFY(controller.isInMemory(data.files.front()));
+        for (const DatasetPlane& plane : data.planes) // named after the file too: the plane list, the problem
+            QVERIFY2(plane.raw.source.rfind("pupil.fits[", 0) == 0, plane.raw.source.c_str());
         QVERIFY(!QFileInfo::exists(QStringLiteral("pupil.fits")));
         QStringList after;
         for (const QString& folder : folders)
@@ -170,6 +172,7 @@ private slots:
         QCOMPARE(QString::fromStdString(m_window->dataset().files.front().path), data);
         QVERIFY(!m_window->session()->isInMemory(m_window->dataset().files.front()));
         QCOMPARE(QString::fromStdString(m_window->session()->exportContext().inputs.front()), data);
+        QVERIFY(QString::fromStdString(m_window->dataset().planes.front().raw.source).startsWith(data + QLatin1Char('[')));
 
         SessionController controller;
         QSignalSpy opened(&controller, &SessionController::sessionOpened);

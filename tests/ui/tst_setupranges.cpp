@@ -35,8 +35,8 @@ private slots:
     void geometryBoxesEndWhereCoreDoes_data()
     {
         QTest::addColumn<QString>("box");
-        QTest::newRow("obscuration") << QStringLiteral("obscurationSpin");
-        QTest::newRow("spider width") << QStringLiteral("spiderWidthSpin");
+        QTest::newRow("obscuration") << QStringLiteral("field_obscuration");
+        QTest::newRow("spider width") << QStringLiteral("field_spider_width");
     }
 
     void geometryBoxesEndWhereCoreDoes()
@@ -47,7 +47,7 @@ private slots:
         QVERIFY(spin);
         const double step = std::pow(10.0, -spin->decimals()); // the finest value the box shows
         const auto set = [&](double v) {
-            return [box, v](ModelSettings& m) { (box == QLatin1String("obscurationSpin") ? m.obscuration : m.spiderWidth) = v; };
+            return [box, v](ModelSettings& m) { (box == QLatin1String("field_obscuration") ? m.obscuration : m.spiderWidth) = v; };
         };
         QCOMPARE(spin->minimum(), 0.0);
         QVERIFY(geometryAccepts(set(spin->minimum())));
@@ -59,7 +59,7 @@ private slots:
     void spiderCountEndsWhereCoreDoes()
     {
         SetupPanel panel;
-        auto* spin = panel.findChild<QSpinBox*>(QStringLiteral("spidersSpin"));
+        auto* spin = panel.findChild<QSpinBox*>(QStringLiteral("field_spiders"));
         QVERIFY(spin);
         const auto set = [](int n) { return [n](ModelSettings& m) { m.spiderCount = n; }; };
         QCOMPARE(spin->minimum(), 0);
