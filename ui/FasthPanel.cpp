@@ -538,20 +538,11 @@ void FasthPanel::onTrainingDone(FasthTrainingResult result)
 
 std::vector<FasthSpeedUp> FasthPanel::speedUps(Pass pass) const
 {
-    std::map<int, double> sequential;
+    std::vector<fasth::SweepRow> rows;
     for (const FasthTimingRow& t : m_rows)
-        if (t.sweep == FasthSweepKind::Dimension && t.row.pass == pass && t.row.method == BenchMethod::Sequential)
-            sequential[t.row.d] = t.row.ms;
-    std::vector<FasthSpeedUp> result;
-    for (const FasthTimingRow& t : m_rows) {
-        if (t.sweep != FasthSweepKind::Dimension || t.row.pass != pass || t.row.method == BenchMethod::Sequential)
-            continue;
-        const auto it = sequential.find(t.row.d);
-        if (it == sequential.end() || !(t.row.ms > 0.0))
-            continue;
-        result.push_back({t.row.d, t.row.method, pass, it->second / t.row.ms});
-    }
-    return result;
+        if (t.sweep == FasthSweepKind::Dimension)
+            rows.push_back(t.row);
+    return fasth::speedUps(rows, pass);
 }
 
 void FasthPanel::rebuildTimingPlots()

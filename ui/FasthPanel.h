@@ -44,14 +44,8 @@ enum class FasthPlot {
 };
 const char* fasthPlotName(FasthPlot plot); // "timing", "speedup", "blocks", "pictures", "sigma", "loss", "trained-sigma"
 
-// Speed-up of a method over the sequential algorithm at one d: t(sequential) / t(method), medians of
-// the same sweep.
-struct FasthSpeedUp {
-    int d = 0;
-    fasth::BenchMethod method = fasth::BenchMethod::FastH;
-    fasth::Pass pass = fasth::Pass::Both;
-    double speedUp = 0.0;
-};
+// Speed-up of a method over the sequential algorithm at one d: core's (fasth/FasthSweep.h).
+using FasthSpeedUp = fasth::SpeedUp;
 
 class FasthPanel : public QWidget {
     Q_OBJECT
@@ -85,7 +79,7 @@ public:
     // The rows of the last sweep (also while one runs: the rows measured so far), the engine's numbers.
     const std::vector<FasthTimingRow>& timingRows() const { return m_rows; }
     const std::optional<FasthSweepResults>& lastSweep() const { return m_lastSweep; }
-    // t(sequential) / t(method) for every method and d of the d sweep measured in this pass.
+    // t(sequential) / t(method) for every method and d of the d sweep measured in this pass (core computes it).
     std::vector<FasthSpeedUp> speedUps(fasth::Pass pass) const;
     const std::optional<FasthPictures>& pictures() const { return m_pictures; }
     const std::optional<FasthTrainingResult>& lastTraining() const { return m_lastTraining; }

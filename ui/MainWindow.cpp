@@ -61,6 +61,7 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_setup(new SetupPanel(this))
     , m_engine(new EngineController(this))
+    , m_session(new SessionController(this))
 {
     setWindowTitle(tr("Wavefront Studio"));
     setAcceptDrops(true);
@@ -91,6 +92,20 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_engine, &EngineController::progress, this, &MainWindow::onProgress);
     connect(m_engine, &EngineController::historyAppended, m_convergence, &ConvergencePlot::addRows);
     connect(m_engine, &EngineController::finished, this, &MainWindow::onFinished);
+    connect(m_session, &SessionController::presetLoaded, this, &MainWindow::applyPresetSettings);
+    connect(m_session, &SessionController::datasetChanged, this, &MainWindow::datasetChanged);
+    connect(m_session, &SessionController::planesChanged, this, [this] { m_planesPanel->setPlanes(m_session->planeEntries()); });
+    connect(m_session, &SessionController::resultChanged, this, &MainWindow::showResult);
+    connect(m_session, &SessionController::runsChanged, this, [this] { m_runsPanel->setRuns(m_session->runs()); });
+    connect(m_session, &SessionController::sessionOpened, this, &MainWindow::applySessionSettings);
+    connect(m_session, &SessionController::dataLoadFinished, this, &MainWindow::loadFinished);
+    connect(m_session, &SessionController::fitPrepared, this, &MainWindow::fitPrepared);
+    connect(m_session, &SessionController::fitPreparationFailed, this, [this](const QString& message) {
+        setRunning(false);
+        m_demoFollowUpOrder = 0;
+        showError(message);
+        emit fitFailed(message);
+    });
     connect(m_engine, &EngineController::failed, this, [this](const QString& message) {
         setRunning(false);
         m_demoFollowUpOrder = 0; // the runs and the data stay as they were
@@ -101,20 +116,6 @@ MainWindow::MainWindow(QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
-
-QString MainWindow::errorText(const std::exception& e)
-{
-    if (const auto* wrapped = dynamic_cast<const QUnhandledException*>(&e); wrapped && wrapped->exception()) {
-        try {
-            std::rethrow_exception(wrapped->exception());
-        } catch (const std::exception& original) {
-            return QString::fromUtf8(original.what());
-        } catch (...) {
-            return tr("an unknown error");
-        }
-    }
-    return QString::fromUtf8(e.what());
-}
 
 namespace {
 
@@ -392,6 +393,18 @@ bool MainWindow::showDock(const QString& key)
     return true;
 }
 
+bool MainWindow::showSetupSection(const QString& key)
+{
+    QWidget* box = m_setup->section(key);
+    auto* scroll = findChild<QScrollArea*>(QStringLiteral("setupScroll"));
+    if (!box || !scroll)
+        return false;
+    m_setupDock->show();
+    m_setupDock->raise();
+    scroll->verticalScrollBar()->setValue(box->mapTo(scroll->widget(), QPoint(0, 0)).y());
+    return true;
+}
+
 QStringList MainWindow::tabKeys() const
 {
     QStringList keys;
@@ -458,7 +471,7 @@ void MainWindow::buildMenus()
         const QString key = QString::fromLatin1(e.key), label = tr(e.label);
         QAction* action =
             exports->addAction(label + QStringLiteral("…"), this, [this, key, label, filter = QString::fromLatin1(e.fileFilter)] {
-                if (!m_result) {
+                if (!result()) {
                     showError(tr("Nothing to export yet: run a fit first."));
                     return;
                 }
@@ -473,8 +486,8 @@ void MainWindow::buildMenus()
     connect(exports, &QMenu::aboutToShow, this, [this, exports] {
         for (QAction* action : exports->actions()) {
             const ResultExport* e = findResultExport(action->data().toString().toStdString());
-            const QString why = !m_result ? tr("Nothing to export yet: run a fit first.")
-                                          : QString::fromStdString(e ? exportUnavailable(e->kind, *m_result) : std::string());
+            const QString why = !result() ? tr("Nothing to export yet: run a fit first.")
+                                          : QString::fromStdString(e ? exportUnavailable(e->kind, *result()) : std::string());
             action->setEnabled(why.isEmpty());
             action->setToolTip(why.isEmpty() ? action->text() : why);
         }
@@ -547,52 +560,40 @@ QString MainWindow::messageBarText() const
 
 void MainWindow::loadDemo(bool startAfterLoading, const QString& preset)
 {
-    if (m_busy || isFitting())
+    if (m_session->isBusy() || isFitting())
         return;
-    const bool pupil = preset == QLatin1String("pupil"), vectorial = preset == QLatin1String("vectorial");
-    if (!pupil && !vectorial && preset != QLatin1String("demo")) {
+    if (!presetSessionNames().contains(preset)) {
         showError(tr("Unknown demo '%1' (demo, pupil or vectorial).").arg(preset));
         return;
     }
-    m_busy = true;
+    // Started at once, the demo fits twice, order 2 and then order 4, so that the Runs tab has two runs to compare
+    // (what the higher orders add); fitFinished() comes after the second. The other presets fit once.
+    m_demoFollowUpOrder = preset == QLatin1String("demo") && startAfterLoading ? 4 : 0;
+    m_demoStartOrder = startAfterLoading ? 2 : 4;
     statusBar()->showMessage(tr("simulating the demo data…"));
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
-    QDir().mkpath(dir);
-    const QString path =
-        QDir(dir).filePath(preset == QLatin1String("demo") ? QStringLiteral("demo.fits") : preset + QStringLiteral("-demo.fits"));
-    QtConcurrent::run([path, name = preset.toStdString()] {
-        const PresetCase demo = makePreset(name, {});
-        writePresetFits(path.toStdString(), demo, name, PresetOptions{}.seed, true);
-        return demo.truth;
-    })
-        .then(this,
-              [this, path, startAfterLoading, name = preset.toStdString()](Truth truth) {
-                  m_busy = false;
-                  ModelSettings model = m_setup->modelSettings();
-                  if (name != "demo") {
-                      // The model the preset is made for (engine/Presets.h). One fit.
-                      SolverSettings solver = m_setup->solverSettings();
-                      applyPresetSettings(name, model, solver);
-                      m_demoFollowUpOrder = 0;
-                      m_setup->setSolverSettings(solver);
-                  } else {
-                      // Started at once, the demo fits twice, order 2 and then order 4, so that the Runs tab has two
-                      // runs to compare (what the higher orders add); fitFinished() comes after the second.
-                      model.order = startAfterLoading ? 2 : 4;
-                      m_demoFollowUpOrder = startAfterLoading ? 4 : 0;
-                  }
-                  m_setup->setModelSettings(model);
-                  m_pendingTruth = truth; // becomes m_truth when the file has loaded
-                  // Connected before the file is opened: a small file can be read before openFiles() returns, and
-                  // then its continuation (and dataLoaded) runs at once, inside openFiles().
-                  if (startAfterLoading)
-                      fitWhenLoaded();
-                  openFiles({path});
-              })
-        .onFailed(this, [this](const std::exception& e) {
-            m_busy = false;
-            showError(tr("The demo could not be created: %1").arg(errorText(e)));
-        });
+    // Connected before the preset is made: its continuation (and dataLoaded) may come before loadPreset() returns.
+    if (startAfterLoading)
+        fitWhenLoaded();
+    m_session->loadPreset(preset, m_setup->preprocessOptions());
+}
+
+QStringList MainWindow::presetSessionNames()
+{
+    return {QStringLiteral("demo"), QStringLiteral("pupil"), QStringLiteral("vectorial")};
+}
+
+void MainWindow::applyPresetSettings(const QString& name)
+{
+    ModelSettings model = m_setup->modelSettings();
+    if (name != QLatin1String("demo")) {
+        // The model the preset is made for (core's applyPresetSettings) over the settings on the left.
+        SolverSettings solver = m_setup->solverSettings();
+        wfs::applyPresetSettings(name.toStdString(), model, solver);
+        m_setup->setSolverSettings(solver);
+    } else {
+        model.order = m_demoStartOrder;
+    }
+    m_setup->setModelSettings(model);
 }
 
 void MainWindow::fitWhenLoaded()
@@ -606,81 +607,89 @@ void MainWindow::fitWhenLoaded()
 
 void MainWindow::openFiles(const QStringList& paths, bool append)
 {
-    if (m_busy || isFitting()) {
+    if (m_session->isBusy() || isFitting()) {
         showError(tr("Wait for the running job to end (or cancel the fit) before loading data."));
         return;
     }
-    m_busy = true;
     statusBar()->showMessage(tr("reading %1 file(s)…").arg(paths.size()));
-    Dataset start = append ? m_dataset : Dataset();
-    start.preprocess = m_setup->preprocessOptions();
-    std::vector<std::string> files;
-    for (const QString& p : paths)
-        files.push_back(p.toStdString());
-    QtConcurrent::run([start = std::move(start), files] {
-        Dataset dataset = start;
-        std::vector<DatasetMessage> messages = addFiles(dataset, files);
-        return std::make_pair(std::move(dataset), std::move(messages));
-    }).then(this, [this, paths](std::pair<Dataset, std::vector<DatasetMessage>> loaded) {
-        m_busy = false;
-        m_loggedMessages.clear(); // notes about other data may be said again
-        logMessages(loaded.second);
-        const QString errors = QString::fromStdString(messagesText(loaded.second, MessageLevel::Error));
-        if (loaded.first.planes.empty()) {
-            // Nothing usable: keep what was loaded before.
-            m_pendingTruth.reset();
-            statusBar()->clearMessage();
-            showError(errors.isEmpty() ? tr("No image planes were read.") : errors);
-            emit dataLoaded();
-            return;
-        }
-        m_dataset = std::move(loaded.first);
-        m_truth = std::exchange(m_pendingTruth, std::nullopt);
-        addRecent(paths);
-        datasetChanged();
+    m_session->openFiles(paths, append, m_setup->preprocessOptions());
+}
+
+// Every load (files, a preset, a session) ends here: what it said, then dataLoaded().
+void MainWindow::loadFinished(const LoadOutcome& outcome)
+{
+    statusBar()->clearMessage();
+    m_loggedMessages.clear(); // notes about other data may be said again
+    logMessages(outcome.messages);
+    const QString errors = QString::fromStdString(messagesText(outcome.messages, MessageLevel::Error));
+    if (!outcome.loaded) {
+        // Nothing usable: what was loaded before stays.
+        m_demoFollowUpOrder = 0;
+        showError(!outcome.error.isEmpty() ? outcome.error : errors.isEmpty() ? tr("No image planes were read.") : errors);
+        emit dataLoaded();
+        return;
+    }
+    const Dataset& dataset = m_session->dataset();
+    switch (outcome.source) {
+    case LoadOutcome::Source::Files:
+        addRecent(outcome.paths);
         // Real data open on the loading step (the planes, a proposal, every missing setting at once); the demos come set up.
-        showLoadStep(this, m_setup, m_dataset, !m_truth);
+        showLoadStep(this, m_setup, dataset, !m_session->truth());
         if (!errors.isEmpty())
             showError(errors); // some files failed; the planes that loaded stay
-        statusBar()->showMessage(tr("%1 plane(s) loaded").arg(m_dataset.planes.size()), 5000);
-        emit dataLoaded();
-    });
+        statusBar()->showMessage(tr("%1 plane(s) loaded").arg(dataset.planes.size()), 5000);
+        break;
+    case LoadOutcome::Source::Preset:
+        showLoadStep(this, m_setup, dataset, false);
+        statusBar()->showMessage(tr("%1 plane(s) simulated").arg(dataset.planes.size()), 5000);
+        break;
+    case LoadOutcome::Source::Session: {
+        const QString warnings = QString::fromStdString(messagesText(outcome.messages, MessageLevel::Warning));
+        if (!errors.isEmpty() || !warnings.isEmpty()) // said in Messages already; the bar keeps them in sight
+            showInMessageBar((errors + QLatin1Char('\n') + warnings).trimmed(), !errors.isEmpty());
+        logLine(tr("session %1 opened").arg(outcome.paths.value(0)));
+        if (outcome.resultRestored)
+            logLine(tr("saved result restored: final cost %1").arg(result()->solver.finalCost, 0, 'g', 10));
+        else if (!outcome.error.isEmpty())
+            showError(outcome.error);
+        break;
+    }
+    }
+    emit dataLoaded();
+}
+
+void MainWindow::applySessionSettings(const Session& settings)
+{
+    m_setup->setModelSettings(settings.model);
+    m_setup->setSolverSettings(settings.solver);
 }
 
 void MainWindow::datasetChanged()
 {
-    m_setup->showPlanes(m_dataset);
-    m_setup->showMetadata(m_dataset.metadata);
-    m_setup->setPreprocessOptions(m_dataset.preprocess);
+    const Dataset& dataset = m_session->dataset();
+    m_setup->showPlanes(dataset);
+    m_setup->showMetadata(dataset.metadata);
+    m_setup->setPreprocessOptions(dataset.preprocess);
     m_setup->setDataMode(true);
     updateSampling();
-    // Show the raw planes until a fit gives prepared data and models.
-    m_planeEntries.clear();
-    for (const DatasetPlane& plane : m_dataset.planes) {
-        const QString source = QString::fromStdString(plane.raw.source);
-        m_planeEntries.push_back({QFileInfo(source).fileName(), source, plane.raw});
-    }
-    m_planesPanel->setPlanes(m_planeEntries);
 }
 
 void MainWindow::previewPreparation()
 {
     // Shows what the preparation does (background, centring, crop, masks as blank pixels) on the
     // planes before a fit; computed on a worker, and only the newest request is shown.
-    if (m_dataset.planes.empty() || isFitting())
+    if (m_session->dataset().planes.empty() || isFitting())
         return;
-    Dataset dataset = m_dataset;
+    Dataset dataset = m_session->dataset();
     dataset.preprocess = m_setup->preprocessOptions();
     const int generation = ++m_previewGeneration;
     QtConcurrent::run([dataset = std::move(dataset)] { return computePreparation(dataset); })
         .then(this,
               [this, generation](Preparation preparation) {
-                  if (generation != m_previewGeneration || isFitting() || preparation.planes.size() != m_dataset.planes.size())
+                  if (generation != m_previewGeneration || isFitting() || preparation.planes.size() != m_session->dataset().planes.size())
                       return;
                   logMessages(preparation.messages);
-                  for (size_t k = 0; k < preparation.planes.size() && k < m_planeEntries.size(); ++k)
-                      m_planeEntries[k].data = preparation.planes[k].image;
-                  m_planesPanel->setPlanes(m_planeEntries);
+                  m_session->showPreparedPlanes(preparation);
                   int masked = 0;
                   for (const PlanePreparation& plane : preparation.planes)
                       masked += plane.saturatedPixels + plane.badPixels;
@@ -688,12 +697,12 @@ void MainWindow::previewPreparation()
                       tr("preparation preview: %1 plane(s), %2 masked pixel(s)").arg(preparation.planes.size()).arg(masked), 5000);
                   emit preparationPreviewed();
               })
-        .onFailed(this, [this](const std::exception& e) { showError(tr("Preparation failed: %1").arg(errorText(e))); });
+        .onFailed(this, [this](const std::exception& e) { showError(tr("Preparation failed: %1").arg(workerErrorText(e))); });
 }
 
 void MainWindow::updateSampling()
 {
-    DatasetMetadata metadata = m_dataset.metadata;
+    DatasetMetadata metadata = m_session->dataset().metadata;
     m_setup->applyMetadata(metadata);
     std::vector<DatasetMessage> messages;
     try {
@@ -703,7 +712,7 @@ void MainWindow::updateSampling()
             tr("Sampling Q = %1 (Nyquist at 2)%2").arg(q, 0, 'g', 4).arg(warnings.isEmpty() ? QString() : QStringLiteral("\n") + warnings),
             !warnings.isEmpty());
     } catch (const std::exception& e) {
-        m_setup->setSamplingInfo(errorText(e), true);
+        m_setup->setSamplingInfo(workerErrorText(e), true);
     }
 }
 
@@ -714,17 +723,18 @@ bool MainWindow::isFitting() const
 
 void MainWindow::startFit()
 {
-    if (isFitting() || m_busy)
+    if (isFitting() || m_session->isBusy())
         return;
     // A fit refused before it starts ends like one that failed: fitFailed() says why.
-    if (m_dataset.planes.empty()) {
+    Dataset& dataset = m_session->editableDataset();
+    if (dataset.planes.empty()) {
         const QString message = tr("No data: open PSF images (Ctrl+O) or try the demo first.");
         showError(message);
         emit fitFailed(message);
         return;
     }
     // Every missing or invalid setting at once (core's list), each also marked beside its field.
-    if (const std::vector<SettingProblem> missing = m_setup->checkSettings(m_dataset); hasErrors(missing)) {
+    if (const std::vector<SettingProblem> missing = m_setup->checkSettings(dataset); hasErrors(missing)) {
         QStringList texts;
         for (const SettingProblem& p : missing)
             if (p.level == MessageLevel::Error)
@@ -735,74 +745,45 @@ void MainWindow::startFit()
         emit fitFailed(message);
         return;
     }
-    const QStringList problems = m_setup->applyPlaneEdits(m_dataset) + m_setup->modelTextProblems();
+    const QStringList problems = m_setup->applyPlaneEdits(dataset) + m_setup->modelTextProblems();
     if (!problems.isEmpty()) {
         showError(problems.join(QLatin1Char('\n')));
         emit fitFailed(problems.join(QLatin1Char('\n')));
         return;
     }
-    m_setup->applyMetadata(m_dataset.metadata);
-    m_dataset.preprocess = m_setup->preprocessOptions();
+    m_setup->applyMetadata(dataset.metadata);
+    dataset.preprocess = m_setup->preprocessOptions();
     Session settings;
-    settings.dataset = m_dataset;
+    settings.dataset = dataset;
     settings.model = m_setup->modelSettings();
     settings.solver = m_setup->solverSettings();
-    m_busy = true;
     setRunning(true);
-    m_fitSettings.model = settings.model;
-    m_fitSettings.solver = settings.solver;
     statusBar()->showMessage(tr("preparing the data…"));
-    // Settings checked, data prepared, problem built: numerical work, so a worker does it, through the
-    // same workflow as the command line (engine/Workflow.h).
-    QtConcurrent::run([settings]() { return prepareRun(settings); })
-        .then(this,
-              [this](PreparedRun run) {
-                  m_busy = false;
-                  m_dataset.preparation = run.dataset.preparation;
-                  const BuiltProblem& built = run.problem;
-                  logMessages(run.messages);
-                  statusBar()->clearMessage();
-                  ReconstructionRequest request = std::move(run.request);
-                  request.liveImageInterval = 0.25;
-                  request.analysis.psfAnalysis = true; // the PSF tab's pictures, computed with the result on the worker
-
-                  adoptProblem(built, run.context);
-                  m_convergence->clear();
-                  m_result.reset();
-                  m_results->clear(tr("Fitting…"));
-                  m_psfPanel->setAnalysis(nullptr);
-                  m_phasePanel->clear(tr("waiting for the first iterate…"));
-                  logLine(tr("fit started: %1 planes, grid %2, order %3, %4 parameters, Q = %5")
-                              .arg(built.spec.planes.size())
-                              .arg(built.spec.grid.size)
-                              .arg(built.spec.basis.maxOrder)
-                              .arg(built.start.size())
-                              .arg(built.samplingQ, 0, 'g', 4));
-                  m_engine->start(std::move(request));
-              })
-        .onFailed(this, [this](const std::exception& e) {
-            m_busy = false;
-            setRunning(false);
-            m_demoFollowUpOrder = 0;
-            showError(errorText(e));
-            emit fitFailed(errorText(e));
-        });
+    m_session->prepareFit(std::move(settings)); // fitPrepared() or fitPreparationFailed()
 }
 
-void MainWindow::adoptProblem(const BuiltProblem& built, const ExportContext& context)
+void MainWindow::fitPrepared(const PreparedRun& run)
 {
-    m_ordering = built.spec.basis.ordering;
-    m_wavelength = built.spec.wavelength;
-    m_exportContext = context;
-    m_spec = built.spec;
-    m_planeEntries.clear();
-    for (size_t k = 0; k < built.spec.planes.size(); ++k) {
-        const QString source = QString::fromStdString(m_dataset.planes[size_t(built.planes[k])].raw.source);
-        const QString diversity = QString::fromStdString(built.spec.planes[k].diversity.describe());
-        m_planeEntries.push_back({QStringLiteral("%1 · %2").arg(QFileInfo(source).fileName(), diversity),
-                                  QStringLiteral("%1 (%2)").arg(source, diversity), built.spec.planes[k].data});
-    }
-    m_planesPanel->setPlanes(m_planeEntries);
+    const BuiltProblem& built = run.problem;
+    logMessages(run.messages);
+    statusBar()->clearMessage();
+    ReconstructionRequest request = run.request;
+    request.liveImageInterval = 0.25;
+    request.analysis.psfAnalysis = true; // the PSF tab's pictures, computed with the result on the worker
+
+    m_session->adoptProblem(built, run.context);
+    m_convergence->clear();
+    m_session->setResult(nullptr);
+    m_results->clear(tr("Fitting…"));
+    m_psfPanel->setAnalysis(nullptr);
+    m_phasePanel->clear(tr("waiting for the first iterate…"));
+    logLine(tr("fit started: %1 planes, grid %2, order %3, %4 parameters, Q = %5")
+                .arg(built.spec.planes.size())
+                .arg(built.spec.grid.size)
+                .arg(built.spec.basis.maxOrder)
+                .arg(built.start.size())
+                .arg(built.samplingQ, 0, 'g', 4));
+    m_engine->start(std::move(request));
 }
 
 void MainWindow::cancelFit()
@@ -813,21 +794,30 @@ void MainWindow::cancelFit()
     }
 }
 
+namespace {
+// The truth's value of `mode`, when the data are simulated and the truth has that term.
+std::optional<double> truthWaves(const std::optional<Truth>& truth, const ZernikeMode& mode)
+{
+    std::optional<double> waves;
+    if (truth)
+        for (const TruthTerm& tt : truth->terms)
+            if (zernike::modeFromIndex(tt.index, truth->ordering) == mode)
+                waves = tt.valueWaves;
+    return waves;
+}
+} // namespace
+
 void MainWindow::onProgress(const ProgressSnapshot& s)
 {
     std::vector<ChartTerm> terms;
-    const auto modes = zernike::modes(s.order, m_ordering);
-    for (size_t t = 1; t < s.zernikeWaves.size() && t < modes.size(); ++t) {
-        ChartTerm term{zernike::indexFromMode(modes[t], m_ordering), modes[t], s.zernikeWaves[t], std::nullopt, 0.0};
-        if (m_truth)
-            for (const TruthTerm& tt : m_truth->terms)
-                if (zernike::modeFromIndex(tt.index, m_truth->ordering) == modes[t])
-                    term.truthWaves = tt.valueWaves;
-        terms.push_back(term);
-    }
-    m_chart->setTerms(terms, m_wavelength, m_ordering);
+    const ZernikeOrdering ordering = m_session->ordering();
+    const auto modes = zernike::modes(s.order, ordering);
+    for (size_t t = 1; t < s.zernikeWaves.size() && t < modes.size(); ++t)
+        terms.push_back(
+            {zernike::indexFromMode(modes[t], ordering), modes[t], s.zernikeWaves[t], truthWaves(m_session->truth(), modes[t]), 0.0});
+    m_chart->setTerms(terms, m_session->wavelength(), ordering);
     m_phasePanel->setPupilGeometry(s.phaseGeometry);
-    m_phasePanel->setPhase(s.phase, m_wavelength);
+    m_phasePanel->setPhase(s.phase, m_session->wavelength());
     if (!s.models.empty())
         m_planesPanel->setModels(s.models, s.residuals);
     const int maxIterations = std::max(1, m_setup->solverSettings().maxIterations);
@@ -854,7 +844,7 @@ void MainWindow::onFinished(std::shared_ptr<const FitResult> shared)
     setRunning(false);
     // The engine's result, shared from here on by the views, the exports and the run that keeps it.
     const FitResult& result = *shared;
-    showResult(shared);
+    m_session->setResult(shared);
     logLine(tr("fit %1: %2")
                 .arg(QString::fromLatin1(terminationName(result.solver.termination)), QString::fromStdString(result.solver.message)));
     for (const std::string& w : result.warnings)
@@ -869,7 +859,7 @@ void MainWindow::onFinished(std::shared_ptr<const FitResult> shared)
     // The run's record (the result as JSON) in an event of its own, so that drawing the result and
     // recording it do not add up to one long stall of the event loop.
     QTimer::singleShot(0, this, [this, shared] {
-        addRun(shared);
+        m_session->addRun(shared);
         concludeFit(shared->solver.termination);
     });
 }
@@ -887,18 +877,6 @@ void MainWindow::concludeFit(Termination termination)
     }
     m_demoFollowUpOrder = 0;
     emit fitFinished();
-}
-
-void MainWindow::addRun(std::shared_ptr<const FitResult> shared)
-{
-    const FitResult& result = *shared;
-    const int order = fittedOrders(m_fitSettings.model, m_fitSettings.solver).back();
-    QString name = tr("run %1 · order %2").arg(m_runs.size() + 1).arg(order);
-    if (result.solver.termination == Termination::Cancelled)
-        name += tr(" (cancelled)");
-    RunEntry run{makeRun(result, m_fitSettings.model, m_fitSettings.solver, name.toStdString()), std::move(shared), {}};
-    m_runs.push_back(std::move(run));
-    m_runsPanel->setRuns(m_runs);
 }
 
 void MainWindow::watchFolder(const QString& folder)
@@ -920,21 +898,16 @@ void MainWindow::startLiveDemo()
     m_livePanel->startDemo(settings);
 }
 
-void MainWindow::showResult(std::shared_ptr<const FitResult> shown)
+void MainWindow::showResult()
 {
-    m_result = std::move(shown);
-    const FitResult& result = *m_result;
-    m_resultParameters = result.solver.parameters;
-    m_results->showResult(result, m_truth);
+    if (!m_session->result())
+        return; // cleared for a fit starting: the views say so themselves
+    const FitResult& result = *m_session->result();
+    const std::optional<Truth>& truth = m_session->truth();
+    m_results->showResult(result, truth);
     std::vector<ChartTerm> terms;
-    for (const CoefficientResult& c : result.coefficients) {
-        ChartTerm term{c.index, c.mode, c.waves, std::nullopt, c.uncertaintyWaves};
-        if (m_truth)
-            for (const TruthTerm& tt : m_truth->terms)
-                if (zernike::modeFromIndex(tt.index, m_truth->ordering) == c.mode)
-                    term.truthWaves = tt.valueWaves;
-        terms.push_back(term);
-    }
+    for (const CoefficientResult& c : result.coefficients)
+        terms.push_back({c.index, c.mode, c.waves, truthWaves(truth, c.mode), c.uncertaintyWaves});
     m_chart->setTerms(terms, result.wavelength, result.ordering);
     m_phasePanel->setPupilGeometry(result.phaseMapGeometry);
     m_phasePanel->setPhase(result.phaseMap, result.wavelength);
@@ -946,8 +919,8 @@ void MainWindow::showResult(std::shared_ptr<const FitResult> shown)
         residuals.push_back({plane.residual, plane.normalizedResidual});
     }
     m_planesPanel->setModels(std::move(models), std::move(residuals));
-    m_psfPanel->setPixelPitch(m_dataset.metadata.pixelPitch.value_or(0.0));
-    m_psfPanel->setAnalysis(result.psf ? std::shared_ptr<const PsfAnalysis>(m_result, &*result.psf) : nullptr);
+    m_psfPanel->setPixelPitch(m_session->dataset().metadata.pixelPitch.value_or(0.0));
+    m_psfPanel->setAnalysis(result.psf ? std::shared_ptr<const PsfAnalysis>(m_session->result(), &*result.psf) : nullptr);
     m_statusFit->setText(tr("%1 · %2 iterations · %3 evaluations · %4 s · %5 waves RMS · Strehl %6")
                              .arg(QString::fromLatin1(terminationName(result.solver.termination)))
                              .arg(result.solver.iterations)
@@ -989,7 +962,7 @@ void MainWindow::dropEvent(QDropEvent* event)
         if (url.isLocalFile())
             paths << url.toLocalFile();
     if (!paths.isEmpty())
-        openFiles(paths, !m_dataset.planes.empty()); // dropped files join what is loaded
+        openFiles(paths, !dataset().planes.empty()); // dropped files join what is loaded
 }
 
 } // namespace wfs::ui

@@ -7,6 +7,7 @@
 #include "ImageView.h"
 #include "PlanesPanel.h"
 #include "RunsPanel.h"
+#include "SessionController.h"
 
 #include "io/Dataset.h"
 #include "io/Exports.h"
@@ -54,7 +55,8 @@ public:
     // ends with dataLoaded(); a fit ends with fitFinished() or fitFailed().
     // `preset` "demo": three planes, Zernike aberrations; "pupil": five planes of a pupil no Zernike basis
     // describes (a phase step, apodisation, dust), set up for a Zernike + zonal phase and a zonal amplitude
-    // with the defocus scale fitted. Both are written to FITS and opened as files.
+    // with the defocus scale fitted; "vectorial": a bead under an NA 1.4 objective. Each is core's presetSession:
+    // planes simulated and held in memory (a saved session writes them beside it).
     void loadDemo(bool startFit, const QString& preset = QStringLiteral("demo"));
     void openFiles(const QStringList& paths, bool append = false);
     void startFit();
@@ -62,6 +64,8 @@ public:
     // fit is then refused and says why). Call it before the loading starts: a small file can load at once.
     void fitWhenLoaded();
     void cancelFit();
+    // The presets loadDemo() takes.
+    static QStringList presetSessionNames();
     // Writes the export `key` of the result shown (io/ExportKinds.h: "phase-out", "csv", ...), the
     // same bytes as the command line's option of that name; false (and the reason shown) on failure.
     // Blocks while the export is made (for scripts and tests); the Export menu uses exportResultInBackground.
@@ -87,15 +91,20 @@ public:
     // there is none.
     bool showDock(const QString& key);
     static QStringList dockKeys();
+    // Scrolls the setup panel so that its box `key` (SetupPanel::sectionKeys) starts at the top of the dock, as far as
+    // the panel scrolls; false when there is no such box.
+    bool showSetupSection(const QString& key);
     QTabWidget* tabs() const { return m_tabs; }
     ConvergencePlot* convergencePlot() const { return m_convergence; }
     ZernikeChart* zernikeChart() const { return m_chart; }
     QAction* startAction() const { return m_startAction; }
     // The message bar above the views: the latest error or warning, until closed or replaced (also in Messages).
     QString messageBarText() const;
-    const Dataset& dataset() const { return m_dataset; }
+    // The session's state (data, truth, planes, result, runs), which the views draw.
+    SessionController* session() const { return m_session; }
+    const Dataset& dataset() const { return m_session->dataset(); }
     // The result shown (null before any fit); shared with the run that keeps it, never copied.
-    const std::shared_ptr<const FitResult>& result() const { return m_result; }
+    const std::shared_ptr<const FitResult>& result() const { return m_session->result(); }
     QString lastError() const { return m_lastError; }
     SetupPanel* setupPanel() const { return m_setup; }
     EngineController* engine() const { return m_engine; }
@@ -105,7 +114,7 @@ public:
     SpeedupLab* speedupLab() const { return m_speedupLab; }
     RunsPanel* runsPanel() const { return m_runsPanel; }
     // Every fit of the session, oldest first (finished and cancelled ones; a failed fit adds none).
-    const std::vector<RunEntry>& runs() const { return m_runs; }
+    const std::vector<RunEntry>& runs() const { return m_session->runs(); }
 
 signals:
     void dataLoaded();
@@ -136,30 +145,26 @@ private:
     void logLine(const QString& text);
     void logMessages(const std::vector<DatasetMessage>& messages);
     void datasetChanged();
+    void loadFinished(const LoadOutcome& outcome);
+    void applySessionSettings(const Session& settings);
+    void applyPresetSettings(const QString& name);
+    void fitPrepared(const PreparedRun& run);
     void updateSampling();
     void onProgress(const ProgressSnapshot& snapshot);
     void onFinished(std::shared_ptr<const FitResult> result);
     void concludeFit(Termination termination);
-    void showResult(std::shared_ptr<const FitResult> result);
-    void adoptProblem(const BuiltProblem& built,
-                      const ExportContext& context);      // the planes, names, conventions and export context of the fit shown
-    void restoreResult(const Session& session);           // re-evaluates a saved result and the runs, then dataLoaded()
-    void addRun(std::shared_ptr<const FitResult> result); // keeps a finished fit as a run of the session
+    void showResult(); // draws the session's result
     void previewPreparation();
     void addRecent(const QStringList& paths);
     void rebuildRecentMenu();
     void restoreSettings();
     void saveSettings() const;
-    ExportContext exportContext() const;
     // The export `key` to `path` as a task that throws with the reason, made from copies so that a worker can
     // run it; empty (and the reason shown) when there is nothing to export or no such export.
     std::function<void()> exportTask(const QString& key, const QString& path);
-    // The message of an exception a worker threw: QtConcurrent hands non-Qt exceptions on wrapped in a
-    // QUnhandledException (whose what() says only "std::exception"), so the original is unwrapped.
-    static QString errorText(const std::exception& e);
-
     SetupPanel* m_setup;
     EngineController* m_engine;
+    SessionController* m_session;
     QTabWidget* m_tabs;
     QList<QDockWidget*> m_hiddenDocks, m_raisedDocks; // hidden while a teaching tab is shown
     QDockWidget *m_setupDock, *m_convergenceDock, *m_chartDock, *m_resultsDock;
@@ -185,20 +190,7 @@ private:
     QTimer* m_previewTimer;
     int m_previewGeneration = 0; // newer previews supersede older ones
 
-    Dataset m_dataset;
-    bool m_busy = false;                 // loading or preparing on a worker
-    std::optional<Truth> m_truth;        // injected aberrations of simulated data
-    std::optional<Truth> m_pendingTruth; // the truth of data being loaded
-    // The fit being shown: its planes' data, names and conventions.
-    std::vector<PlaneEntry> m_planeEntries;
-    ZernikeOrdering m_ordering = ZernikeOrdering::Noll;
-    double m_wavelength = 0.0;
-    ExportContext m_exportContext;     // of the problem fitted or restored last (engine/Workflow's)
-    std::optional<ProblemSpec> m_spec; // of the problem fitted or restored last: the 3-D PSF export images it
-    std::shared_ptr<const FitResult> m_result;
-    std::vector<double> m_resultParameters;
-    std::vector<RunEntry> m_runs;
-    Session m_fitSettings;       // the model and solver settings of the fit running (no data)
+    int m_demoStartOrder = 4;    // the demo's order, 2 when it fits twice
     int m_demoFollowUpOrder = 0; // the demo's second fit, started when its first has finished
     QString m_lastError;
 };

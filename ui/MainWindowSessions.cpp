@@ -27,77 +27,16 @@ namespace {
 constexpr int kMaxRecent = 8;
 } // namespace
 
-void MainWindow::restoreResult(const Session& session)
-{
-    // The session holds the fitted parameters, not the images: rebuild the problem from the re-read,
-    // re-prepared data and evaluate the model there (on a worker), so the views and exports are live.
-    // The session's runs are re-evaluated the same way, each with its own settings; one that no longer
-    // fits the data stays listed with the reason.
-    m_busy = true;
-    statusBar()->showMessage(tr("re-evaluating the saved result and %1 run(s)…").arg(session.runs.size()));
-    struct Restored {
-        std::optional<std::pair<BuiltProblem, FitResult>> last;
-        ExportContext context;
-        QString lastError;
-        std::vector<RunEntry> runs;
-    };
-    QtConcurrent::run([dataset = m_dataset, session]() mutable {
-        Session settings = session;
-        settings.dataset = std::move(dataset);
-        Restored restored;
-        if (!settings.resultParameters.empty()) {
-            try {
-                PreparedRun run = prepareRun(settings);
-                FitResult result = restoreSavedResult(settings, run.problem, true);
-                restored.context = run.context;
-                restored.last.emplace(std::move(run.problem), std::move(result));
-            } catch (const std::exception& e) {
-                restored.lastError = QString::fromUtf8(e.what());
-            }
-        }
-        for (const SessionRun& record : settings.runs) {
-            RunEntry entry{record, nullptr, {}};
-            try {
-                entry.result = std::make_shared<const FitResult>(restoreRun(settings, record));
-            } catch (const std::exception& e) {
-                entry.note = QString::fromUtf8(e.what());
-            }
-            restored.runs.push_back(std::move(entry));
-        }
-        return restored;
-    }).then(this, [this](Restored restored) {
-        m_busy = false;
-        statusBar()->clearMessage();
-        m_runs = std::move(restored.runs);
-        m_runsPanel->setRuns(m_runs);
-        for (const RunEntry& run : m_runs)
-            if (!run.result)
-                logLine(tr("run \"%1\" could not be re-evaluated: %2").arg(QString::fromStdString(run.record.name), run.note));
-        if (restored.last) {
-            adoptProblem(restored.last->first, restored.context);
-            showResult(std::make_shared<const FitResult>(std::move(restored.last->second)));
-            logLine(tr("saved result restored: final cost %1").arg(m_result->solver.finalCost, 0, 'g', 10));
-        } else if (!restored.lastError.isEmpty()) {
-            showError(tr("The saved result could not be restored: %1").arg(restored.lastError));
-        }
-        emit dataLoaded();
-    });
-}
-
-ExportContext MainWindow::exportContext() const
-{
-    return m_exportContext;
-}
-
 QString MainWindow::suggestedExportName(const QString& key) const
 {
     // In the folder the data came from, named after its first file: "bead_zstack-phase.fits".
     QString stem = QStringLiteral("wavefront");
     QString folder = QSettings().value(QStringLiteral("lastDirectory")).toString();
-    if (!m_dataset.files.empty()) {
-        const QFileInfo first(QString::fromStdString(m_dataset.files.front().path));
+    if (const Dataset& dataset = m_session->dataset(); !dataset.files.empty()) {
+        const QFileInfo first(QString::fromStdString(dataset.files.front().path));
         stem = first.completeBaseName();
-        folder = first.absolutePath();
+        if (!m_session->isInMemory(dataset.files.front())) // a preset's planes: the folder used last
+            folder = first.absolutePath();
     }
     const ResultExport* e = findResultExport(key.toStdString());
     const QString ending = e ? QString::fromLatin1(e->suffix) : QStringLiteral("-%1.json").arg(key);
@@ -106,7 +45,7 @@ QString MainWindow::suggestedExportName(const QString& key) const
 
 std::function<void()> MainWindow::exportTask(const QString& key, const QString& path)
 {
-    if (!m_result) {
+    if (!result()) {
         showError(tr("Nothing to export yet: run a fit first."));
         return {};
     }
@@ -118,8 +57,8 @@ std::function<void()> MainWindow::exportTask(const QString& key, const QString& 
     // Copies of what the export is made from: the worker's export stays whole while the window fits again.
     // The command line's defaults (FITS in radians, 64-bit) but the picture as the Phase tab shows it.
     const PhaseUnit pngUnit = m_phasePanel->nanometres() ? PhaseUnit::Nanometres : PhaseUnit::Waves;
-    return [kind = kind->kind, result = m_result, context = exportContext(), spec = m_spec, pngUnit, wrapped = m_phasePanel->wrapped(),
-            file = path.toStdString()] {
+    return [kind = kind->kind, result = result(), context = m_session->exportContext(), spec = m_session->spec(), pngUnit,
+            wrapped = m_phasePanel->wrapped(), file = path.toStdString()] {
         // The fitted system's 3-D PSF is imaged first, at the command line's defaults (21 planes over the
         // fitted planes' range, the data's pixels and size).
         std::optional<PsfStack> stack;
@@ -179,31 +118,21 @@ void MainWindow::exportResultInBackground(const QString& key, const QString& pat
 
 bool MainWindow::saveSessionTo(const QString& path)
 {
-    if (m_dataset.files.empty()) {
-        showError(tr("Nothing to save: open data first."));
-        return false;
-    }
-    if (const QStringList problems = m_setup->modelTextProblems(); !problems.isEmpty()) {
+    if (const QStringList problems = m_setup->modelTextProblems(); !problems.isEmpty() && !dataset().files.empty()) {
         showError(tr("The session was not saved: %1").arg(problems.join(QLatin1Char('\n'))));
         return false;
     }
-    Session session;
-    session.dataset = m_dataset;
-    m_setup->applyPlaneEdits(session.dataset);
-    m_setup->applyMetadata(session.dataset.metadata);
-    session.dataset.preprocess = m_setup->preprocessOptions();
-    session.model = m_setup->modelSettings();
-    session.solver = m_setup->solverSettings();
-    if (m_result) {
-        session.result = resultToJson(*m_result);
-        session.resultParameters = m_resultParameters;
-    }
-    for (const RunEntry& run : m_runs)
-        session.runs.push_back(run.record);
-    try {
-        saveSession(path.toStdString(), session, true);
-    } catch (const std::exception& e) {
-        showError(tr("The session could not be saved: %1").arg(QString::fromUtf8(e.what())));
+    // The data as the setup panel shows them (planes taking part, metadata, preparation) and its settings.
+    Session settings;
+    settings.dataset = dataset();
+    m_setup->applyPlaneEdits(settings.dataset);
+    m_setup->applyMetadata(settings.dataset.metadata);
+    settings.dataset.preprocess = m_setup->preprocessOptions();
+    settings.model = m_setup->modelSettings();
+    settings.solver = m_setup->solverSettings();
+    QString error;
+    if (!m_session->saveSession(path, std::move(settings), &error)) {
+        showError(error);
         return false;
     }
     logLine(tr("session saved to %1").arg(path));
@@ -212,45 +141,12 @@ bool MainWindow::saveSessionTo(const QString& path)
 
 void MainWindow::openSessionFrom(const QString& path)
 {
-    if (m_busy || isFitting()) {
+    if (m_session->isBusy() || isFitting()) {
         showError(tr("Wait for the running job to end before opening a session."));
         return;
     }
-    m_busy = true;
-    QtConcurrent::run([file = path.toStdString()] { return openSession(file); })
-        .then(this,
-              [this, path](OpenedSession opened) {
-                  m_busy = false;
-                  m_loggedMessages.clear(); // notes about other data may be said again
-                  logMessages(opened.messages);
-                  const QString errors = QString::fromStdString(messagesText(opened.messages, MessageLevel::Error));
-                  if (opened.session.dataset.planes.empty()) {
-                      showError(tr("%1: no input of the session could be read.%2")
-                                    .arg(path, errors.isEmpty() ? QString() : QStringLiteral("\n") + errors));
-                      emit dataLoaded();
-                      return;
-                  }
-                  m_dataset = opened.session.dataset;
-                  m_truth.reset();
-                  m_runs.clear();
-                  m_runsPanel->setRuns(m_runs);
-                  datasetChanged();
-                  m_setup->setModelSettings(opened.session.model);
-                  m_setup->setSolverSettings(opened.session.solver);
-                  const QString warnings = QString::fromStdString(messagesText(opened.messages, MessageLevel::Warning));
-                  if (!errors.isEmpty() || !warnings.isEmpty()) // said in Messages already; the bar keeps them in sight
-                      showInMessageBar((errors + QLatin1Char('\n') + warnings).trimmed(), !errors.isEmpty());
-                  logLine(tr("session %1 opened").arg(path));
-                  if (!opened.session.resultParameters.empty() || !opened.session.runs.empty())
-                      restoreResult(opened.session); // emits dataLoaded when done
-                  else
-                      emit dataLoaded();
-              })
-        .onFailed(this, [this, path](const std::exception& e) {
-            m_busy = false;
-            showError(errorText(e));
-            emit dataLoaded();
-        });
+    m_session->openSession(path); // sessionOpened(), then dataLoadFinished() once its result and runs are restored
+    statusBar()->showMessage(tr("opening %1 and re-evaluating its result and runs…").arg(path));
 }
 
 void MainWindow::addRecent(const QStringList& paths)

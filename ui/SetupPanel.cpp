@@ -77,6 +77,26 @@ QImage planeThumbnail(const Image& image)
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// The largest value a box showing steps of `step` from 0 can hold that core's check of the model's geometry
+// (ModelSettings::geometryError, the command line's and a session's check) accepts for the setting `set` writes; the
+// limits are written there once, so the box asks it. The accepted values run from 0 up to the limit.
+double largestAcceptedGeometry(void (*set)(ModelSettings&, double), double step)
+{
+    const auto accepted = [&](long long k) {
+        ModelSettings model;
+        set(model, double(k) * step);
+        return !model.geometryError();
+    };
+    long long lo = 0, hi = 1;
+    while (accepted(hi) && hi < (1LL << 40))
+        hi *= 2;
+    while (hi - lo > 1) { // accepted(lo), !accepted(hi)
+        const long long mid = lo + (hi - lo) / 2;
+        (accepted(mid) ? lo : hi) = mid;
+    }
+    return double(lo) * step;
+}
+
 // A plain number typed by the user, read by core's parser (base/Units.h); `empty` for an empty field, NaN
 // when the text is not a number (the workflow's checks then refuse it by name).
 double numberFromText(const QLineEdit* edit, double empty)
@@ -177,15 +197,17 @@ SetupPanel::SetupPanel(QWidget* parent)
     : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(buildData());
-    m_metadataBox = buildMetadata();
-    layout->addWidget(m_metadataBox);
-    m_preparationBox = buildPreparation();
-    layout->addWidget(m_preparationBox);
-    layout->addWidget(buildModel());
-    layout->addWidget(buildPupilFunction());
-    layout->addWidget(buildImagingModel());
-    layout->addWidget(buildSolver());
+    // The model's choices together, the scalar or vectorial imaging model right after the basis and before the pupil
+    // function's details: it decides which of the settings below matter.
+    const std::pair<const char*, QWidget*> sections[] = {
+        {"data", buildData()},     {"metadata", m_metadataBox = buildMetadata()}, {"preparation", m_preparationBox = buildPreparation()},
+        {"model", buildModel()},   {"imaging-model", buildImagingModel()},        {"pupil-function", buildPupilFunction()},
+        {"solver", buildSolver()},
+    };
+    for (const auto& [key, box] : sections) {
+        box->setProperty("setupSection", QString::fromLatin1(key));
+        layout->addWidget(box);
+    }
     auto* buttons = new QHBoxLayout;
     m_start = new QPushButton(tr("Start"), this);
     m_start->setObjectName(QStringLiteral("startButton"));
@@ -199,6 +221,20 @@ SetupPanel::SetupPanel(QWidget* parent)
     connect(m_start, &QPushButton::clicked, this, &SetupPanel::startRequested);
     connect(m_cancel, &QPushButton::clicked, this, &SetupPanel::cancelRequested);
     watchEdits();
+}
+
+QStringList SetupPanel::sectionKeys()
+{
+    return {QStringLiteral("data"),          QStringLiteral("metadata"),       QStringLiteral("preparation"), QStringLiteral("model"),
+            QStringLiteral("imaging-model"), QStringLiteral("pupil-function"), QStringLiteral("solver")};
+}
+
+QWidget* SetupPanel::section(const QString& key) const
+{
+    for (QWidget* box : findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+        if (box->property("setupSection").toString() == key)
+            return box;
+    return nullptr;
 }
 
 void SetupPanel::watchEdits()
@@ -277,7 +313,7 @@ QWidget* SetupPanel::buildMetadata()
     m_na->setObjectName(QStringLiteral("naSpin"));
     m_immersion = new QDoubleSpinBox(box);
     m_immersion->setObjectName(QStringLiteral("immersionSpin"));
-    m_immersion->setRange(1.0, 2.0);
+    m_immersion->setRange(plausibleRange(Setting::ImmersionIndex).lo, plausibleRange(Setting::ImmersionIndex).hi);
     m_immersion->setDecimals(3);
     m_immersion->setKeyboardTracking(false);
     m_samplingQ = optionalBox(box, 100.0, 3, QString());
@@ -435,14 +471,16 @@ QWidget* SetupPanel::buildModel()
     m_grid->setRange(0, kMaxGrid); // 0 = the data size; the rest as ModelSettings::geometryError allows
     m_grid->setSingleStep(2);
     m_grid->setSpecialValueText(tr("data size"));
+    // The pupil geometry's ranges are core's (what the command line and sessions accept).
     m_obscuration = new QDoubleSpinBox(box);
-    m_obscuration->setRange(0.0, 0.95);
+    m_obscuration->setDecimals(2);
+    m_obscuration->setRange(0.0, largestAcceptedGeometry([](ModelSettings& m, double v) { m.obscuration = v; }, 0.01));
     m_obscuration->setSingleStep(0.05);
     m_spiders = new QSpinBox(box);
-    m_spiders->setRange(0, 16);
+    m_spiders->setRange(0, int(largestAcceptedGeometry([](ModelSettings& m, double v) { m.spiderCount = int(v); }, 1.0)));
     m_spiderWidth = new QDoubleSpinBox(box);
-    m_spiderWidth->setRange(0.0, 0.45);
     m_spiderWidth->setDecimals(3);
+    m_spiderWidth->setRange(0.0, largestAcceptedGeometry([](ModelSettings& m, double v) { m.spiderWidth = v; }, 0.001));
     m_spiderWidth->setSingleStep(0.005);
     m_fitShift = new QCheckBox(tr("fit per-plane tip/tilt (drift)"), box);
     m_fitFlux = new QCheckBox(tr("fit flux per plane"), box);

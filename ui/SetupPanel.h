@@ -32,6 +32,10 @@ class SetupPanel : public QWidget {
 public:
     explicit SetupPanel(QWidget* parent = nullptr);
 
+    // The panel's boxes by key, top to bottom: data, metadata, preparation, model, imaging-model, pupil-function, solver.
+    static QStringList sectionKeys();
+    QWidget* section(const QString& key) const; // null for another key
+
     // Planes: one row per dataset plane (thumbnail, source, use, defocus as text).
     void showPlanes(const Dataset& dataset);
     void showPresetPlanes(const std::vector<Image>& images, const std::vector<std::string>& diversity);

@@ -2,6 +2,7 @@
 // documentation and tests can save a screenshot (after the fit with --quit-after-fit) and exit.
 #include "LivePanel.h"
 #include "MainWindow.h"
+#include "SetupPanel.h"
 #include "../common/EventLoopGaps.h"
 #include "../common/QuietQt.h"
 
@@ -63,6 +64,10 @@ void addStudioOptions(QCommandLineParser& parser, const QCommandLineOption& help
          QStringLiteral("Bring this panel on the right to the front: coefficients, results or messages "
                         "(default: coefficients)."),
          QStringLiteral("NAME")},
+        {QStringLiteral("setup-section"),
+         QStringLiteral("Scroll the setup panel on the left to this box: data, metadata, preparation, model, imaging-model, "
+                        "pupil-function or solver (for a screenshot of a box below the fold)."),
+         QStringLiteral("NAME")},
         {QStringLiteral("size"), QStringLiteral("Window size in pixels, e.g. 1600x1000 (default); a screenshot has exactly this size."),
          QStringLiteral("WxH")},
     });
@@ -97,10 +102,14 @@ std::optional<QSize> windowSize(const QCommandLineParser& parser)
 }
 
 // Saves a picture of the window to `screenshot` (when one is asked for) and exits, with status 1 when the
-// picture or the fit failed: when the fit has finished if `afterFit`, otherwise after 1.5 s.
-void scheduleExit(wfs::ui::MainWindow& window, const QString& screenshot, bool afterFit)
+// picture or the fit failed: when the fit has finished if `afterFit`, otherwise after 1.5 s; the setup panel scrolled to
+// `setupSection` first when one is given.
+void scheduleExit(wfs::ui::MainWindow& window, const QString& screenshot, bool afterFit, const QString& setupSection)
 {
-    auto saveAndQuit = [&window, screenshot] {
+    auto saveAndQuit = [&window, screenshot, setupSection] {
+        // The setup panel scrolled where its boxes are laid out for good (loading data changes the plane table's height).
+        if (!setupSection.isEmpty())
+            window.showSetupSection(setupSection);
         // Give queued replots one turn of the event loop before grabbing.
         QTimer::singleShot(200, &window, [&window, screenshot] {
             const bool ok = screenshot.isEmpty() || window.grab().save(screenshot);
@@ -230,9 +239,15 @@ int main(int argc, char** argv)
 
     // Checked before the application object, like the options above, so that no display is needed to hear it.
     const QString preset = parser.value(QStringLiteral("preset")), dock = parser.value(QStringLiteral("dock"));
-    if (parser.isSet(QStringLiteral("preset")) && preset != QLatin1String("demo") && preset != QLatin1String("pupil")
-        && preset != QLatin1String("vectorial")) {
-        std::fprintf(stderr, "wavefront-studio: --preset wants demo, pupil or vectorial; got \"%s\"\n", qPrintable(preset));
+    if (parser.isSet(QStringLiteral("preset")) && !wfs::ui::MainWindow::presetSessionNames().contains(preset)) {
+        std::fprintf(stderr, "wavefront-studio: --preset wants %s; got \"%s\"\n",
+                     qPrintable(wfs::ui::MainWindow::presetSessionNames().join(QStringLiteral(", "))), qPrintable(preset));
+        return 2;
+    }
+    const QString section = parser.value(QStringLiteral("setup-section"));
+    if (parser.isSet(QStringLiteral("setup-section")) && !wfs::ui::SetupPanel::sectionKeys().contains(section)) {
+        std::fprintf(stderr, "wavefront-studio: --setup-section wants one of %s; got \"%s\"\n",
+                     qPrintable(wfs::ui::SetupPanel::sectionKeys().join(QStringLiteral(", "))), qPrintable(section));
         return 2;
     }
     if (parser.isSet(QStringLiteral("dock")) && !wfs::ui::MainWindow::dockKeys().contains(dock)) {
@@ -319,6 +334,8 @@ int main(int argc, char** argv)
     if (parser.isSet(QStringLiteral("measure-stalls")))
         measureStalls(window, gaps, stallSeconds);
     if (!screenshot.isEmpty() || afterFit)
-        scheduleExit(window, screenshot, afterFit);
+        scheduleExit(window, screenshot, afterFit, section);
+    else if (!section.isEmpty())
+        QTimer::singleShot(0, &window, [&window, section] { window.showSetupSection(section); });
     return QApplication::exec();
 }

@@ -93,6 +93,7 @@ PresetSession presetSession(const std::string& name, const PresetOptions& option
     preset.truth = c.truth;
     preset.noiseDescription = c.noiseDescription;
     preset.wavelength = c.spec.wavelength;
+    preset.fitsBytes = bytes;
     return preset;
 }
 
@@ -172,6 +173,30 @@ FitResult restoreRun(const Session& session, const SessionRun& run)
     settings.resultParameters = run.parameters;
     const PreparedRun prepared = prepareRun(settings);
     return restoreSavedResult(settings, prepared.problem);
+}
+
+RestoredSession restoreSession(const Session& session, bool psfAnalysis)
+{
+    RestoredSession restored;
+    if (!session.resultParameters.empty()) {
+        try {
+            PreparedRun run = prepareRun(session);
+            restored.result = restoreSavedResult(session, run.problem, psfAnalysis);
+            restored.run = std::move(run);
+        } catch (const std::exception& e) {
+            restored.resultError = e.what();
+        }
+    }
+    for (const SessionRun& record : session.runs) {
+        RestoredRun entry{record, std::nullopt, {}};
+        try {
+            entry.result = restoreRun(session, record);
+        } catch (const std::exception& e) {
+            entry.error = e.what();
+        }
+        restored.runs.push_back(std::move(entry));
+    }
+    return restored;
 }
 
 } // namespace wfs

@@ -67,6 +67,9 @@ struct PresetSession {
     std::string noiseDescription;
     double wavelength = 0.0;              // metres, as simulated (the truth's nm)
     std::vector<DatasetMessage> messages; // reading the planes
+    // The cube the planes were read from (presetFitsBytes): a session file keeps paths, not pixels, so a front end
+    // that saves this session writes these bytes as its input file.
+    QByteArray fitsBytes;
 };
 // Throws std::invalid_argument for an unknown name or bad options.
 PresetSession presetSession(const std::string& name, const PresetOptions& options);
@@ -90,5 +93,22 @@ SessionRun makeRun(const FitResult& result, const ModelSettings& model, const So
 // as restoreSavedResult does for the last result. Throws SettingsError, DatasetError or
 // std::runtime_error when the run does not fit the data any more.
 FitResult restoreRun(const Session& session, const SessionRun& run);
+
+// What a session file brings back beside its data and settings, as every front end restores it: the saved result
+// re-evaluated on its re-prepared problem (prepareRun, restoreSavedResult) and each run with its own settings
+// (restoreRun). A result or run that no longer fits the data says why instead; nothing throws.
+struct RestoredRun {
+    SessionRun record;
+    std::optional<FitResult> result; // unset when it could not be re-evaluated
+    std::string error;               // why not
+};
+struct RestoredSession {
+    std::optional<PreparedRun> run;  // the saved result's problem and export context, with `result`
+    std::optional<FitResult> result; // unset when the session has none or it could not be re-evaluated
+    std::string resultError;         // why a saved result was not restored
+    std::vector<RestoredRun> runs;   // the session's, in its order
+};
+// With `psfAnalysis`, the saved result carries the PSF analysis (restoreSavedResult).
+RestoredSession restoreSession(const Session& session, bool psfAnalysis = false);
 
 } // namespace wfs

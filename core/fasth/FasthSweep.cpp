@@ -94,6 +94,24 @@ std::vector<int> methodBlocks(const SweepOptions& options, BenchMethod method, i
 
 } // namespace
 
+std::vector<SpeedUp> speedUps(const std::vector<SweepRow>& rows, Pass pass)
+{
+    const auto sameProblem = [](const SweepRow& a, const SweepRow& b) {
+        return a.d == b.d && a.k == b.k && a.batch == b.batch && a.precision == b.precision && a.threads == b.threads;
+    };
+    std::vector<SpeedUp> result;
+    for (const SweepRow& row : rows) {
+        if (row.pass != pass || row.method == BenchMethod::Sequential || !(row.ms > 0.0))
+            continue;
+        const auto sequential = std::find_if(rows.rbegin(), rows.rend(), [&](const SweepRow& s) {
+            return s.pass == pass && s.method == BenchMethod::Sequential && sameProblem(s, row);
+        });
+        if (sequential != rows.rend())
+            result.push_back({row.d, row.k, row.method, pass, sequential->ms / row.ms});
+    }
+    return result;
+}
+
 int sweepSize(const SweepOptions& options)
 {
     int total = 0;

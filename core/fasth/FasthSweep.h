@@ -114,6 +114,19 @@ struct SweepSummary {
     bool cancelled = false;
 };
 
+// Speed-up of a method over the sequential algorithm at one grid point: t(sequential) / t(method), the medians of the
+// same sweep, what `wavefront-cli fasth-bench` rows and the FastH panel's plot report.
+struct SpeedUp {
+    int d = 0;
+    int k = 0;
+    BenchMethod method = BenchMethod::FastH;
+    Pass pass = Pass::Both;
+    double speedUp = 0.0;
+};
+// For every row of `pass` but the sequential ones, in the rows' order: its speed-up over the sequential row of the
+// same d, k, batch, precision and threads. A row without such a sequential row, or with no time, has none.
+std::vector<SpeedUp> speedUps(const std::vector<SweepRow>& rows, Pass pass);
+
 // Grid points (measurements and skips) the sweep will visit, for a progress bar.
 int sweepSize(const SweepOptions& options);
 
