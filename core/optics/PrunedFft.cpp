@@ -107,14 +107,18 @@ PrunedFft<Real>::PrunedFft(int n, int rowBegin, int rowEnd, int colBegin, int co
     m_colsForward = fftw::plan<Real>(key(false, fftw::Direction::Forward, 0));
 }
 
-// Residues (and, with more threads than residues, slices of each residue's rows) dealt to the threads in
-// turn: thread w does items w, w + T, w + 2T, ... of the residue-major list.
+// The stage's work dealt to the threads. With sliceMultiple < rows (the rows stage) and more than one thread, each
+// thread owns one slice of rows in every residue: the threads do equal work (residue 0's transforms skip the
+// twiddle, so a residue per thread would leave the first thread idle while the others twiddle), and the adjoint's
+// sums over residues stay within one thread, in residue order, with no partial sums to add afterwards. Otherwise
+// (the columns stage, whose block is not split) the residues go to the threads in turn.
 template <class Real>
 typename PrunedFft<Real>::Stage PrunedFft<Real>::split(int threads, int residues, long rows, long sliceMultiple)
 {
     Stage stage;
     stage.rows = rows;
-    const int slices = threads > residues ? (threads + residues - 1) / residues : 1;
+    const bool sliced = threads > 1 && sliceMultiple < rows;
+    const int slices = sliced ? threads : 1;
     stage.sliceRows = std::min(rows, ((rows + slices - 1) / slices + sliceMultiple - 1) / sliceMultiple * sliceMultiple);
     const int sliceCount = int((rows + stage.sliceRows - 1) / stage.sliceRows);
     stage.items.resize(size_t(threads));
@@ -122,7 +126,7 @@ typename PrunedFft<Real>::Stage PrunedFft<Real>::split(int threads, int residues
     int next = 0;
     for (int s = 0; s < residues; ++s)
         for (int c = 0; c < sliceCount; ++c, ++next) {
-            const int w = next % threads;
+            const int w = sliced ? c % threads : next % threads;
             Item item;
             item.residue = s;
             item.slice = c;
@@ -132,6 +136,18 @@ typename PrunedFft<Real>::Stage PrunedFft<Real>::split(int threads, int residues
             stage.touched[size_t(w)][size_t(c)] = 1;
             stage.items[size_t(w)].push_back(item);
         }
+    // A slice one thread alone touches is summed by that thread straight into the result.
+    stage.owner.assign(size_t(sliceCount), -1);
+    for (int c = 0; c < sliceCount; ++c) {
+        int count = 0, last = -1;
+        for (int w = 0; w < threads; ++w)
+            if (stage.touched[size_t(w)][size_t(c)]) {
+                ++count;
+                last = w;
+            }
+        if (count == 1)
+            stage.owner[size_t(c)] = last;
+    }
     return stage;
 }
 
@@ -149,12 +165,14 @@ template <class Real>
 void PrunedFft<Real>::reduce(const Stage& stage, Complex* target, Buffers& sums, long width)
 {
     const int threads = stage.threads();
-    if (threads == 1)
-        return; // thread 0 summed into the target itself
+    if (std::all_of(stage.owner.begin(), stage.owner.end(), [](int w) { return w >= 0; }))
+        return; // every slice was summed by its one thread into the target itself
     // Row by row in thread order: the same bits for a given thread count, whichever thread adds which rows.
     threads::parallelFor(threads, [&](int part) {
         for (long r = stage.rows * part / threads; r < stage.rows * (part + 1) / threads; ++r) {
             const size_t slice = size_t(r / stage.sliceRows);
+            if (stage.owner[slice] >= 0)
+                continue;
             Complex* d = target + r * width;
             if (!stage.touched[0][slice])
                 std::fill(d, d + width, Complex(0, 0));
@@ -252,7 +270,7 @@ void PrunedFft<Real>::adjoint(Complex* input)
     auto stage = [&](const Stage& st, const std::vector<Plan>& plans, Complex* in, size_t inSize, Complex* result, Buffers& sums,
                      Buffers& scratch, bool rows) {
         run(st, [&](int w, const Item& item) {
-            Complex* sum = w == 0 ? result : sums[size_t(w)]->data();
+            Complex* sum = (w == 0 || st.owner[size_t(item.slice)] == w) ? result : sums[size_t(w)]->data();
             const size_t offset = size_t(item.begin * width), count = size_t((item.end - item.begin) * width);
             Complex* source = in + size_t(item.residue) * inSize + offset;
             const Plan plan = rows ? rowsPlan(plans, st, item) : plans[0];

@@ -17,12 +17,12 @@
 // residue s, of N x B: row t = s' Bc + q' holds grid column L_cols q' + s', element q grid row
 // L_rows q + s. The caller permutes its data into that order once (outputIndex).
 //
-// Threads. Each stage is a set of independent residues, so the threads split the residues (and, with more
-// threads than row residues, each residue's N rows into slices) with a scratch array each: one parallel
+// Threads. Each stage is a set of independent residues: in the rows stage each thread takes one slice of the N
+// rows in every residue, in the columns stage the threads take whole residues, with a scratch array each: one parallel
 // loop per stage on the program's pool (optics/Threads.h), single-threaded FFTW plans on disjoint arrays, no
-// lock. The adjoint's sums over residues
-// go to one accumulator per thread, added afterwards in thread order, so a result is the same to the bit for
-// a given thread count and the same to rounding across counts. Below kParallelPoints points per residue
+// lock. The adjoint's sums over residues stay in one thread where it owns the rows (the rows stage); in the
+// columns stage they go to one accumulator per thread, added afterwards in thread order. So a result is the same
+// to the bit for a given thread count and the same to rounding across counts. Below kParallelPoints points per residue
 // (grid 256 at Q = 2 and smaller) a second thread costs more than it saves and one thread does it all.
 #include "optics/Fftw.h"
 #include "simd/Kernels.h"
@@ -85,6 +85,7 @@ private:
     struct Stage {
         std::vector<std::vector<Item>> items;   // items[w]: what thread w does, in order
         std::vector<std::vector<char>> touched; // touched[w][slice]
+        std::vector<int> owner;                 // owner[slice]: the one thread that touches it, or -1
         long rows = 0, sliceRows = 0;
         int threads() const { return int(items.size()); }
     };
