@@ -113,6 +113,19 @@ def classify_message(name, status, out, err, expect_err, expect_out):
     return True
 
 
+def own_font_cache(folder):
+    """A fontconfig whose cache is in `folder`, for a run under a resource limit: there fontconfig may fail to map or
+    write the machine's cache and leave an empty one that every later program trusts (no fonts). Same fonts and rules
+    (tests/TestSupport.h, isolateFontCache)."""
+    path = os.path.join(folder, "fonts.conf")
+    with open(path, "w") as f:
+        f.write('<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<fontconfig>\n'
+                '  <dir>/usr/share/fonts</dir>\n  <dir>/usr/local/share/fonts</dir>\n'
+                f'  <cachedir>{folder}/fontconfig</cachedir>\n'
+                '  <include ignore_missing="yes">/etc/fonts/conf.d</include>\n</fontconfig>\n')
+    return path
+
+
 def run_case(name, args, outputs, base, prepare=None, pre_exec=None, kill_after=None, expect_signal=False, expect_ok=None,
              expect_err=None, expect_out=None, check_outputs=True, check=None):
     counts["tried"] += 1
@@ -123,6 +136,8 @@ def run_case(name, args, outputs, base, prepare=None, pre_exec=None, kill_after=
             prepare(work)
         before = set(os.listdir(work))
         env = dict(os.environ, WFS_FFTW_WISDOM_DIR=os.path.join(base, "wisdom"), QT_QPA_PLATFORM="offscreen")
+        if pre_exec:
+            env["FONTCONFIG_FILE"] = own_font_cache(base)
         proc = subprocess.Popen([CLI] + args, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                                 preexec_fn=pre_exec, start_new_session=True)
         if kill_after is not None:

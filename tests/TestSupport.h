@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QProcess>
 #include <QString>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
@@ -58,8 +59,29 @@ std::string errorOf(F f)
     return {};
 }
 
+// A fontconfig of its own for programs run under a resource limit, its cache in a folder of this test process (removed
+// when it ends). Under an address-space limit fontconfig cannot map the machine's cache, scans the fonts, fails to
+// read them and writes an empty cache for their folder in /var/cache/fontconfig (root may); every later program on
+// the machine trusts it and has no fonts (the desktop's tables then measure text in a fallback font and the layout
+// tests fail). The same fonts and rules, only the cache moved.
+inline void isolateFontCache(QProcessEnvironment& env)
+{
+    static QTemporaryDir own;
+    const QString path = own.filePath(QStringLiteral("fonts.conf"));
+    QFile file(path);
+    if (!file.exists() && file.open(QIODevice::WriteOnly))
+        file.write(QStringLiteral("<?xml version=\"1.0\"?>\n<!DOCTYPE fontconfig SYSTEM \"urn:fontconfig:fonts.dtd\">\n"
+                                  "<fontconfig>\n  <dir>/usr/share/fonts</dir>\n  <dir>/usr/local/share/fonts</dir>\n"
+                                  "  <cachedir>%1/cache</cachedir>\n"
+                                  "  <include ignore_missing=\"yes\">/etc/fonts/conf.d</include>\n</fontconfig>\n")
+                       .arg(own.path())
+                       .toUtf8());
+    env.insert(QStringLiteral("FONTCONFIG_FILE"), path);
+}
+
 // A program run to its end in `dir` (at most 5 minutes), with `modifier` run in the child before it starts (a
-// resource limit, dropping root) and no FFTW wisdom shared between the runs.
+// resource limit, dropping root; with one, fontconfig's cache is the run's own) and no FFTW wisdom shared between
+// the runs.
 inline ProgramRun runProgramIn(const QString& program, const QStringList& args, const QString& dir,
                                const std::function<void()>& modifier = {})
 {
@@ -67,6 +89,8 @@ inline ProgramRun runProgramIn(const QString& program, const QStringList& args, 
     process.setWorkingDirectory(dir);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("WFS_FFTW_WISDOM_DIR"), QString());
+    if (modifier)
+        isolateFontCache(env);
     process.setProcessEnvironment(env);
     if (modifier)
         process.setChildProcessModifier(modifier);

@@ -11,6 +11,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 
 #include <cstring>
@@ -142,6 +143,11 @@ private slots:
             refusals += r.status == 1;
         }
         QVERIFY2(refusals > 0, "no limit was low enough to refuse the run: the test tried nothing");
+        // The scan left the machine's fonts as they were: the runs kept fontconfig's cache in their own folder.
+        if (!QStandardPaths::findExecutable(QStringLiteral("fc-list")).isEmpty()) {
+            const Run fonts = wfs::test::runProgram(QStringLiteral("fc-list"), {});
+            QVERIFY2(fonts.status == 0 && !fonts.out.trimmed().isEmpty(), "fontconfig lists no fonts after the scan");
+        }
     }
 
     // A resumed batch reuses a result only when it was made from the same input bytes with the same

@@ -32,6 +32,8 @@ QProcess* startCli(const QStringList& args, const QString& dir, QObject* parent,
     // A fixed time of writing (the reproducible-builds convention): FITS DATE and JSON "date" then do not
     // differ between runs that are compared byte for byte.
     env.insert(QStringLiteral("SOURCE_DATE_EPOCH"), QStringLiteral("1764460800"));
+    if (fileSizeLimit)
+        wfs::test::isolateFontCache(env); // fontconfig could not write its cache whole either
     process->setProcessEnvironment(env);
     if (fileSizeLimit) // ulimit -f 16: every output beyond 16 KiB hits SIGXFSZ / EFBIG
         process->setChildProcessModifier([] {
