@@ -46,8 +46,13 @@ int main(int argc, char** argv)
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     wfs::app::quietQtMessages(); // before Qt says anything (app/common/QuietQt.h)
-    int guiArgc = 1;
-    QGuiApplication application(guiArgc, argv);
+    // Never destroyed: Qt's teardown initialises fontconfig only to destroy it (QFontconfigDatabase's destructor)
+    // when no text was drawn, and under a memory limit fontconfig 2.14 crashes there (FcRuleDestroy after a failed
+    // parse), after the program has said its error and chosen its exit status. The system reclaims it at exit; held
+    // by a static, it is not a leak to a leak checker.
+    static int guiArgc = 1;
+    static QGuiApplication* application = new QGuiApplication(guiArgc, argv);
+    Q_UNUSED(application);
     QCoreApplication::setApplicationName(QStringLiteral("wavefront-cli"));
     QCoreApplication::setApplicationVersion(QStringLiteral(WFS_VERSION));
 
