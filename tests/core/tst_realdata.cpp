@@ -90,6 +90,21 @@ Fit fit(const Dataset& data, ModelSettings model, std::vector<int> stages = {})
     return f;
 }
 
+// Issue 13's model of the counts: order 6, Poisson with the camera's 100-count bias, the gain by photon transfer,
+// grid 128, pixel integration and the 100 nm bead.
+ModelSettings countsModel()
+{
+    ModelSettings model;
+    model.order = 6;
+    model.objective = ObjectiveKind::Poisson;
+    model.offset = 100.0;
+    model.gain = 0.0;
+    model.grid = 128;
+    model.pixelIntegration = true;
+    model.objectDiameter = 100e-9;
+    return model;
+}
+
 double coefficient(const FitResult& r, int index)
 {
     for (const CoefficientResult& c : r.coefficients)
@@ -220,14 +235,7 @@ private slots:
     void countsFitToTheNoise()
     {
         Dataset data = fivePlaneBead();
-        ModelSettings model;
-        model.order = 6;
-        model.objective = ObjectiveKind::Poisson;
-        model.offset = 100.0;
-        model.gain = 0.0;
-        model.grid = 128;
-        model.pixelIntegration = true;
-        model.objectDiameter = 100e-9;
+        ModelSettings model = countsModel();
         const BuiltProblem built = buildProblem(data, model);
         ReconstructionRequest request;
         request.spec = built.spec;
@@ -276,13 +284,9 @@ private slots:
         data.preprocess.centre = CentreMethod::Peak;
         data.preprocess.cropSize = 128;
         prepare(data);
-        ModelSettings model;
-        model.order = 6;
-        model.objective = ObjectiveKind::Poisson;
-        model.offset = 100.0;
-        model.gain = 0.0;
+        ModelSettings model = countsModel();
         model.grid = 256;
-        model.pixelIntegration = true;
+        model.objectDiameter = ModelSettings{}.objectDiameter; // a point, as measured
         model.phaseModel = PupilPhaseModel::Both;
         model.amplitudeModel = PupilAmplitudeModel::Zonal;
         model.regularization = 10.0;
@@ -312,14 +316,7 @@ private slots:
     // the two models differ, and are left out.
     void vectorialFitsAtTheObjectivesAperture()
     {
-        ModelSettings model;
-        model.order = 6;
-        model.objective = ObjectiveKind::Poisson;
-        model.offset = 100.0;
-        model.gain = 0.0;
-        model.grid = 128;
-        model.pixelIntegration = true;
-        model.objectDiameter = 100e-9;
+        ModelSettings model = countsModel();
         Dataset scalarData = fivePlaneBead();
         scalarData.metadata.numericalAperture = 1.232; // the scalar model's fitted NA (countsFitToTheNoise)
         const Fit scalar = fit(scalarData, model);
@@ -357,14 +354,7 @@ private slots:
     void regularizationFallbackFitsEveryWeight()
     {
         Dataset data = fivePlaneBead();
-        ModelSettings model;
-        model.order = 6;
-        model.objective = ObjectiveKind::Poisson;
-        model.offset = 100.0;
-        model.gain = 0.0;
-        model.grid = 128;
-        model.pixelIntegration = true;
-        model.objectDiameter = 100e-9;
+        ModelSettings model = countsModel();
         model.imagingModel = ImagingModel::Vectorial;
         model.sampleIndex = 1.33;
         model.phaseModel = PupilPhaseModel::Both;
