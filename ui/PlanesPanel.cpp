@@ -23,6 +23,27 @@ PlanesPanel::PlanesPanel(QWidget* parent)
     : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
+    layout->addLayout(buildControlBar());
+    m_grid = new QGridLayout;
+    buildViews();
+    layout->addLayout(m_grid, 1);
+    for (QComboBox* box : {m_planeChoice, m_stretch, m_clip, m_colorMap})
+        connect(box, &QComboBox::currentIndexChanged, this, [this] {
+            m_dataShown = -1;
+            show();
+        });
+    connect(m_planeChoice, &QComboBox::currentIndexChanged, this, &PlanesPanel::applyZoom);
+    connect(m_zoom, &QComboBox::currentIndexChanged, this, &PlanesPanel::applyZoom);
+    connect(m_sharedScale, &QCheckBox::toggled, this, [this] {
+        m_dataShown = -1;
+        show();
+    });
+    show();
+}
+
+// The plane, view, stretch, clip, colour map and scale controls, in two rows.
+QVBoxLayout* PlanesPanel::buildControlBar()
+{
     auto* bar = new QVBoxLayout;
     m_planeChoice = new QComboBox(this);
     m_planeChoice->setObjectName(QStringLiteral("planeChoice"));
@@ -71,8 +92,12 @@ PlanesPanel::PlanesPanel(QWidget* parent)
     second->addStretch();
     bar->addLayout(first);
     bar->addLayout(second);
-    layout->addLayout(bar);
-    m_grid = new QGridLayout;
+    return bar;
+}
+
+// The four image views: data, model, residual and normalised residual (the residuals on a diverging map).
+void PlanesPanel::buildViews()
+{
     m_data = new ImageView(this);
     m_model = new ImageView(this);
     m_residual = new ImageView(this);
@@ -93,19 +118,6 @@ PlanesPanel::PlanesPanel(QWidget* parent)
     m_model->setTitle(tr("Model"));
     m_residual->setTitle(tr("Data − model"));
     m_normalized->setTitle(tr("(data − model) / σ"));
-    layout->addLayout(m_grid, 1);
-    for (QComboBox* box : {m_planeChoice, m_stretch, m_clip, m_colorMap})
-        connect(box, &QComboBox::currentIndexChanged, this, [this] {
-            m_dataShown = -1;
-            show();
-        });
-    connect(m_planeChoice, &QComboBox::currentIndexChanged, this, &PlanesPanel::applyZoom);
-    connect(m_zoom, &QComboBox::currentIndexChanged, this, &PlanesPanel::applyZoom);
-    connect(m_sharedScale, &QCheckBox::toggled, this, [this] {
-        m_dataShown = -1;
-        show();
-    });
-    show();
 }
 
 void PlanesPanel::resizeEvent(QResizeEvent* event)

@@ -16,6 +16,7 @@
 class QCheckBox;
 class QComboBox;
 class QGridLayout;
+class QVBoxLayout;
 
 namespace wfs::ui {
 
@@ -47,6 +48,8 @@ protected:
     QComboBox* planeChoice() const { return m_planeChoice; }
 
 private:
+    QVBoxLayout* buildControlBar();
+    void buildViews();
     void show();
     void applyZoom();
 

@@ -369,6 +369,14 @@ QWidget* SetupPanel::buildMetadata()
     m_samplingInfo = new QLabel(box);
     m_samplingInfo->setWordWrap(true);
     form->addRow(m_samplingInfo);
+    connectMetadataEdits();
+    return box;
+}
+
+// Every metadata field the user edits is remembered (a dataset's own values are shown with signals blocked),
+// and said.
+void SetupPanel::connectMetadataEdits()
+{
     const std::pair<QDoubleSpinBox*, const char*> keys[] = {
         {m_wavelength, "wavelength"},    {m_pixelPitch, "pixelPitch"}, {m_fNumber, "fNumber"}, {m_na, "numericalAperture"},
         {m_immersion, "immersionIndex"}, {m_samplingQ, "samplingQ"},   {m_zStep, "zStep"},     {m_focusPlane, "focusPlane"},
@@ -386,7 +394,6 @@ QWidget* SetupPanel::buildMetadata()
         m_editedMetadata.insert("zIndexDown");
         emit metadataChanged();
     });
-    return box;
 }
 
 void SetupPanel::addField(QFormLayout* form, const QString& label, QWidget* widget, const std::string& setting, const QString& tooltip)

@@ -99,6 +99,7 @@ signals:
 private:
     QWidget* buildData();
     QWidget* buildMetadata();
+    void connectMetadataEdits();
     QWidget* buildPreparation();
     QWidget* buildModel();
     QWidget* buildPupilFunction();

@@ -69,6 +69,62 @@ QString methodText(const QString& name, bool twoLines)
     return best < 0 ? name : name.left(best + 1) + QLatin1Char('\n') + name.mid(best + 2);
 }
 
+// A lab plot's size floor and its legend in a row of its own under the axes: every series keyed, none covered.
+void styleLabPlot(QCustomPlot* plot)
+{
+    plot->setMinimumSize(260, 240);
+    plot->plotLayout()->addElement(1, 0, plot->legend);
+    plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot->legend->setWrap(2);
+    plot->legend->setBorderPen(Qt::NoPen);
+    plot->legend->setVisible(true);
+    QFont small = plot->legend->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    plot->legend->setFont(small);
+}
+
+// The results table: compact headers with their meaning in tooltips.
+QTableWidget* newResultsTable(QWidget* parent)
+{
+    // Compact headers (two lines where long; the full meaning in tooltips), every column as wide as its
+    // numbers, no wrapping inside a number.
+    const QStringList headers = {SpeedupLab::tr("method"),
+                                 SpeedupLab::tr("grid"),
+                                 SpeedupLab::tr("order"),
+                                 SpeedupLab::tr("P"),
+                                 SpeedupLab::tr("seconds"),
+                                 SpeedupLab::tr("iterations"),
+                                 SpeedupLab::tr("model\nevaluations"),
+                                 SpeedupLab::tr("eval\nms"),
+                                 SpeedupLab::tr("evaluations\nper s"),
+                                 SpeedupLab::tr("final\ncost"),
+                                 SpeedupLab::tr("max |Δc|\n(waves)")};
+    const QStringList tips = {
+        SpeedupLab::tr("gradient, hardware, precision and threads"),
+        SpeedupLab::tr("grid size N"),
+        SpeedupLab::tr("Zernike order"),
+        SpeedupLab::tr("fitted parameters P"),
+        SpeedupLab::tr("time to solution; ≈: estimated, not run"),
+        SpeedupLab::tr("BFGS iterations"),
+        SpeedupLab::tr("model (cost) evaluations, gradients included"),
+        SpeedupLab::tr("milliseconds per model evaluation"),
+        SpeedupLab::tr("model evaluations per second"),
+        SpeedupLab::tr("the cost at the solution"),
+        SpeedupLab::tr("the largest difference of any coefficient from the reference solution (adjoint, CPU float64), waves")};
+    auto* table = new QTableWidget(0, int(headers.size()), parent);
+    for (int c = 0; c < headers.size(); ++c) {
+        auto* item = new QTableWidgetItem(headers[c]);
+        item->setToolTip(tips[c]);
+        table->setHorizontalHeaderItem(c, item);
+    }
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->horizontalHeader()->setStretchLastSection(false);
+    table->setWordWrap(false);
+    table->verticalHeader()->setVisible(false);
+    return table;
+}
+
 } // namespace
 
 SpeedupLab::SpeedupLab(QWidget* parent)
@@ -86,26 +142,7 @@ SpeedupLab::SpeedupLab(QWidget* parent)
 QWidget* SpeedupLab::buildControls()
 {
     auto* controls = new QVBoxLayout;
-    auto* methodsBox = new QGroupBox(tr("Methods"), this);
-    auto* methodsLayout = new QVBoxLayout(methodsBox);
-    const BackendStatus gpu = backendStatus(BackendKind::Gpu);
-    const auto methods = labMethods();
-    for (size_t i = 0; i < methods.size(); ++i) {
-        auto* box = new QCheckBox(methods[i].name, methodsBox);
-        box->setChecked(i <= 2);
-        if (int(i) == kReferenceMethod) {
-            box->setEnabled(false); // every comparison is made against it
-            box->setToolTip(tr("Always run: the other methods are compared with its solution"));
-        }
-        if (methods[i].backend == BackendKind::Gpu && !gpu.available) {
-            box->setChecked(false);
-            box->setEnabled(false);
-            box->setToolTip(QString::fromStdString(gpu.reason));
-        }
-        methodsLayout->addWidget(box);
-        m_methodBoxes.push_back(box);
-    }
-    controls->addWidget(methodsBox);
+    controls->addWidget(buildMethods());
     auto* form = new QFormLayout;
     m_grids = new QLineEdit(QStringLiteral("64,128,256"), this);
     m_grids->setToolTip(tr("Grid sizes N (even, 64..2048)"));
@@ -166,6 +203,31 @@ QWidget* SpeedupLab::buildControls()
     return controlsScroll;
 }
 
+// One box per method, the reference always on, GPU methods off (with the reason) where there is no GPU.
+QGroupBox* SpeedupLab::buildMethods()
+{
+    auto* methodsBox = new QGroupBox(tr("Methods"), this);
+    auto* methodsLayout = new QVBoxLayout(methodsBox);
+    const BackendStatus gpu = backendStatus(BackendKind::Gpu);
+    const auto methods = labMethods();
+    for (size_t i = 0; i < methods.size(); ++i) {
+        auto* box = new QCheckBox(methods[i].name, methodsBox);
+        box->setChecked(i <= 2);
+        if (int(i) == kReferenceMethod) {
+            box->setEnabled(false); // every comparison is made against it
+            box->setToolTip(tr("Always run: the other methods are compared with its solution"));
+        }
+        if (methods[i].backend == BackendKind::Gpu && !gpu.available) {
+            box->setChecked(false);
+            box->setEnabled(false);
+            box->setToolTip(QString::fromStdString(gpu.reason));
+        }
+        methodsLayout->addWidget(box);
+        m_methodBoxes.push_back(box);
+    }
+    return methodsBox;
+}
+
 QWidget* SpeedupLab::buildResults()
 {
     // Before a run a sentence says what to do; after it, the three plots as tabs (each gets the whole
@@ -190,19 +252,8 @@ QWidget* SpeedupLab::buildResults()
     m_plotTabs->addTab(m_timePlot, tr("Time to solution"));
     m_plotTabs->addTab(m_speedupPlot, tr("Speed-up"));
     m_plotTabs->addTab(m_ratePlot, tr("Evaluation rate"));
-    for (QCustomPlot* plot : {m_timePlot, m_speedupPlot, m_ratePlot}) {
-        plot->setMinimumSize(260, 240);
-        // The legend in a row of its own under the axes: every series keyed, none covered.
-        plot->plotLayout()->addElement(1, 0, plot->legend);
-        plot->plotLayout()->setRowStretchFactor(1, 0.001);
-        plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-        plot->legend->setWrap(2);
-        plot->legend->setBorderPen(Qt::NoPen);
-        plot->legend->setVisible(true);
-        QFont small = plot->legend->font();
-        small.setPointSizeF(small.pointSizeF() * 0.9);
-        plot->legend->setFont(small);
-    }
+    for (QCustomPlot* plot : {m_timePlot, m_speedupPlot, m_ratePlot})
+        styleLabPlot(plot);
     for (QCustomPlot* plot : {m_timePlot, m_ratePlot}) {
         plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
         plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -212,40 +263,7 @@ QWidget* SpeedupLab::buildResults()
     m_timePlot->yAxis->setLabel(tr("time to solution (s)"));
     m_ratePlot->yAxis->setLabel(tr("model evaluations per second"));
     m_speedupPlot->yAxis->setLabel(tr("speed-up over the baseline (x)"));
-    // Compact headers (two lines where long; the full meaning in tooltips), every column as wide as its
-    // numbers, no wrapping inside a number.
-    const QStringList headers = {tr("method"),
-                                 tr("grid"),
-                                 tr("order"),
-                                 tr("P"),
-                                 tr("seconds"),
-                                 tr("iterations"),
-                                 tr("model\nevaluations"),
-                                 tr("eval\nms"),
-                                 tr("evaluations\nper s"),
-                                 tr("final\ncost"),
-                                 tr("max |Δc|\n(waves)")};
-    const QStringList tips = {tr("gradient, hardware, precision and threads"),
-                              tr("grid size N"),
-                              tr("Zernike order"),
-                              tr("fitted parameters P"),
-                              tr("time to solution; ≈: estimated, not run"),
-                              tr("BFGS iterations"),
-                              tr("model (cost) evaluations, gradients included"),
-                              tr("milliseconds per model evaluation"),
-                              tr("model evaluations per second"),
-                              tr("the cost at the solution"),
-                              tr("the largest difference of any coefficient from the reference solution (adjoint, CPU float64), waves")};
-    m_table = new QTableWidget(0, int(headers.size()), right);
-    for (int c = 0; c < headers.size(); ++c) {
-        auto* item = new QTableWidgetItem(headers[c]);
-        item->setToolTip(tips[c]);
-        m_table->setHorizontalHeaderItem(c, item);
-    }
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(false);
-    m_table->setWordWrap(false);
-    m_table->verticalHeader()->setVisible(false);
+    m_table = newResultsTable(right);
     m_table->viewport()->installEventFilter(this);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     right->addWidget(m_plotTabs);

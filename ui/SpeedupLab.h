@@ -13,6 +13,7 @@
 
 class QCheckBox;
 class QCustomPlot;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -48,6 +49,7 @@ signals:
 
 private:
     QWidget* buildControls();
+    QGroupBox* buildMethods();
     QWidget* buildResults(); // the hint before a run, then the plots above the table
     void start(const LabSettings& settings, const std::vector<LabRow>& redo);
     void addRow(const LabRow& row);

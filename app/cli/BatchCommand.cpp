@@ -198,6 +198,54 @@ std::string workerError(const QByteArray& errors)
     return {};
 }
 
+// Appends a worker's standard error to its log; false when the log could not take it (a full disk). A link
+// in the log's place is not written through.
+bool appendToLog(const QString& log, const QByteArray& errors)
+{
+    if (errors.isEmpty())
+        return true;
+    if (QFileInfo(log).isSymLink())
+        return false;
+    QFile file(log);
+    return file.open(QIODevice::Append) && file.write(errors) == errors.size() && file.flush();
+}
+
+// Why an ended worker failed, from its standard error or its exit status; empty when neither says.
+std::string workerFailure(const QProcess& process, const QByteArray& errors)
+{
+    std::string reason = workerError(errors);
+    if (reason.empty() && process.exitStatus() == QProcess::NormalExit && process.exitCode() != 0)
+        reason = "the worker ended with status " + std::to_string(process.exitCode()) + " without a reason";
+    return reason;
+}
+
+// A worker process, not started, writing its standard output to `log`.
+QProcess* newWorkerProcess(QObject* parent, const QString& log)
+{
+    auto* process = new QProcess(parent);
+    // The log is the batch's own file: a link put in its place is removed, not followed (truncating
+    // its target would destroy a file that is not the batch's).
+    if (QFileInfo(log).isSymLink())
+        QFile::remove(log);
+    process->setProcessChannelMode(QProcess::SeparateChannels);
+    process->setStandardOutputFile(log, QIODevice::Truncate);
+    process->setStandardInputFile(QProcess::nullDevice());
+    // A worker ends with the batch (SIGTERM: its output transaction removes its temporary), so a
+    // killed batch leaves no worker running on beside the next one.
+    process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
+    return process;
+}
+
+// The hidden worker mode's command line for one input.
+QStringList workerArguments(const BatchInput& in, const QString& outDir, const QString& settingsPath)
+{
+    QStringList args = {QStringLiteral("batch"), QStringLiteral("--out"), outDir, QStringLiteral("--worker"),
+                        QString::fromUtf8(QJsonDocument(batchInputToJson(in)).toJson(QJsonDocument::Compact))};
+    if (!settingsPath.isEmpty())
+        args << QStringLiteral("--settings") << settingsPath;
+    return args;
+}
+
 // Runs the queued inputs in at most `jobs` worker processes (this program's hidden worker mode), one
 // input each, its output in the input's log; `report` is called as each one ends. A worker's standard error
 // comes through a pipe and is appended to its log: when the log cannot hold it (a full disk), the reason is
@@ -219,16 +267,10 @@ std::map<std::string, std::string> runWorkers(const QString& program, std::deque
         process->setProperty("wfsEnded", true);
         const QByteArray errors = process->readAllStandardError()
                                   + (note.isEmpty() ? QByteArray() : QStringLiteral("%1: error: %2\n").arg(program, note).toUtf8());
-        bool logged = errors.isEmpty();
-        if (!errors.isEmpty() && !QFileInfo(log).isSymLink()) {
-            QFile file(log);
-            logged = file.open(QIODevice::Append) && file.write(errors) == errors.size() && file.flush();
-        }
+        const bool logged = appendToLog(log, errors);
         const BatchRow row = batchRows({*in}, outDir.toStdString()).front();
         std::string line = progressLine(row);
-        std::string reason = workerError(errors);
-        if (reason.empty() && process->exitStatus() == QProcess::NormalExit && process->exitCode() != 0)
-            reason = "the worker ended with status " + std::to_string(process->exitCode()) + " without a reason";
+        const std::string reason = workerFailure(*process, errors);
         if (row.status != "ok" && !reason.empty() && row.error != reason) {
             // The log could not take the reason (a full disk cut it short or left it empty): said from the pipe.
             line = "FAILED: " + reason + (logged ? std::string() : " (the log " + log.toStdString() + " could not hold it)");
@@ -245,22 +287,8 @@ std::map<std::string, std::string> runWorkers(const QString& program, std::deque
         while (running < jobs && !queue.empty()) {
             const BatchInput* in = queue.front();
             queue.pop_front();
-            auto* process = new QProcess(&loop);
             const QString log = QString::fromStdString(batchLogPath(outDir.toStdString(), *in));
-            // The log is the batch's own file: a link put in its place is removed, not followed (truncating
-            // its target would destroy a file that is not the batch's).
-            if (QFileInfo(log).isSymLink())
-                QFile::remove(log);
-            process->setProcessChannelMode(QProcess::SeparateChannels);
-            process->setStandardOutputFile(log, QIODevice::Truncate);
-            process->setStandardInputFile(QProcess::nullDevice());
-            // A worker ends with the batch (SIGTERM: its output transaction removes its temporary), so a
-            // killed batch leaves no worker running on beside the next one.
-            process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
-            QStringList workerArgs = {QStringLiteral("batch"), QStringLiteral("--out"), outDir, QStringLiteral("--worker"),
-                                      QString::fromUtf8(QJsonDocument(batchInputToJson(*in)).toJson(QJsonDocument::Compact))};
-            if (!settingsPath.isEmpty())
-                workerArgs << QStringLiteral("--settings") << settingsPath;
+            QProcess* process = newWorkerProcess(&loop, log);
             ++running;
             QObject::connect(process, &QProcess::finished, &loop, [&, process, in, log](int, QProcess::ExitStatus exit) {
                 finished(process, in, log,
@@ -275,7 +303,7 @@ std::map<std::string, std::string> runWorkers(const QString& program, std::deque
                         finished(process, in, log, QStringLiteral("the worker could not start (%1)").arg(why));
                     });
             });
-            process->start(self, workerArgs);
+            process->start(self, workerArguments(*in, outDir, settingsPath));
         }
     };
     if (queue.empty())

@@ -82,18 +82,8 @@ QJsonObject resultJson(const FasthTrainingResult& r)
     return o;
 }
 
-} // namespace
-
-int runFasthTrain(const QStringList& args)
+void addTrainingOptions(QCommandLineParser& parser, const FasthTrainingSettings& defaults)
 {
-    const QString program = args.value(0);
-    const FasthTrainingSettings defaults;
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Trains an SVD layer W = U diag(sigma) V^T, U and V products of k Householder reflections applied by FastH,\n"
-                       "with Adam towards a target of known singular values (log-spaced from 3 to 0.09), then times W^-1 Y and\n"
-                       "log|det W| by the layer's SVD against LU of the formed W. Progress on stderr; one JSON object on stdout.\n"
-                       "Ctrl-C stops the training and still reports what was learnt."));
     addOptions(parser,
                {
                    {QStringLiteral("d"), QStringLiteral("Layer size d (default %1).").arg(defaults.d), QStringLiteral("d"),
@@ -119,40 +109,42 @@ int runFasthTrain(const QStringList& args)
                     QStringLiteral("S"), QString::number(defaults.seed)},
                    {QStringLiteral("quiet"), QStringLiteral("No progress lines on stderr.")},
                });
-    if (auto status = parseOrExit(parser, args))
-        return *status;
+}
 
+// The settings from the parsed options; throws UsageError for a value out of range.
+FasthTrainingSettings trainingSettings(const QCommandLineParser& parser)
+{
     FasthTrainingSettings settings;
-    try {
-        settings.d = parseInt(parser.value(QStringLiteral("d")), QStringLiteral("d"));
-        settings.k = parseInt(parser.value(QStringLiteral("k")), QStringLiteral("k"));
-        settings.samples = parseInt(parser.value(QStringLiteral("samples")), QStringLiteral("samples"));
-        settings.steps = parseInt(parser.value(QStringLiteral("steps")), QStringLiteral("steps"));
-        settings.learningRate = parseNumber(parser.value(QStringLiteral("learning-rate")), QStringLiteral("learning-rate"));
-        settings.blockSize = parseInt(parser.value(QStringLiteral("block")), QStringLiteral("block"));
-        settings.precision = parseWordList(parser.value(QStringLiteral("precision")), QStringLiteral("precision"),
-                                           {QStringLiteral("double"), QStringLiteral("float")})
-                                         .front()
-                                     == QLatin1String("float")
-                                 ? Precision::Float
-                                 : Precision::Double;
-        settings.threads = parseInt(parser.value(QStringLiteral("threads")), QStringLiteral("threads"));
-        settings.timingRepeat = parseInt(parser.value(QStringLiteral("repeat")), QStringLiteral("repeat"));
-        settings.seed = std::uint64_t(parseInt(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
-        if (settings.d > 4096)
-            throw UsageError("--d: at most 4096 (the dense comparison forms d x d matrices)");
-        QString invalid;
-        if (!settings.isValid(&invalid))
-            throw UsageError(invalid.toStdString());
-    } catch (const UsageError& e) {
-        return usageFailure(program, QString::fromStdString(e.what()));
-    }
+    settings.d = parseInt(parser.value(QStringLiteral("d")), QStringLiteral("d"));
+    settings.k = parseInt(parser.value(QStringLiteral("k")), QStringLiteral("k"));
+    settings.samples = parseInt(parser.value(QStringLiteral("samples")), QStringLiteral("samples"));
+    settings.steps = parseInt(parser.value(QStringLiteral("steps")), QStringLiteral("steps"));
+    settings.learningRate = parseNumber(parser.value(QStringLiteral("learning-rate")), QStringLiteral("learning-rate"));
+    settings.blockSize = parseInt(parser.value(QStringLiteral("block")), QStringLiteral("block"));
+    settings.precision = parseWordList(parser.value(QStringLiteral("precision")), QStringLiteral("precision"),
+                                       {QStringLiteral("double"), QStringLiteral("float")})
+                                     .front()
+                                 == QLatin1String("float")
+                             ? Precision::Float
+                             : Precision::Double;
+    settings.threads = parseInt(parser.value(QStringLiteral("threads")), QStringLiteral("threads"));
+    settings.timingRepeat = parseInt(parser.value(QStringLiteral("repeat")), QStringLiteral("repeat"));
+    settings.seed = std::uint64_t(parseInt(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
+    if (settings.d > 4096)
+        throw UsageError("--d: at most 4096 (the dense comparison forms d x d matrices)");
+    QString invalid;
+    if (!settings.isValid(&invalid))
+        throw UsageError(invalid.toStdString());
+    return settings;
+}
 
+// Runs the job on a thread of its own, printing progress on stderr twice a second unless quiet.
+FasthTrainingResult trainWithProgress(const FasthTrainingSettings& settings, bool quiet)
+{
     FasthTrainingState state;
     g_state = &state;
     std::signal(SIGINT, cancelTraining);
     auto job = std::async(std::launch::async, [&] { return runFasthTraining(settings, state); });
-    const bool quiet = parser.isSet(QStringLiteral("quiet"));
     size_t shown = 0;
     while (job.wait_for(std::chrono::milliseconds(500)) != std::future_status::ready) {
         std::lock_guard lock(state.mutex);
@@ -161,9 +153,36 @@ int runFasthTrain(const QStringList& args)
         shown = state.losses.size();
         std::fprintf(stderr, "  step %5d / %d  loss %.6g\n", int(state.iterations.back()), state.steps, state.losses.back());
     }
-    const FasthTrainingResult result = job.get();
+    FasthTrainingResult result = job.get();
     std::signal(SIGINT, SIG_DFL);
     g_state = nullptr;
+    return result;
+}
+
+} // namespace
+
+int runFasthTrain(const QStringList& args)
+{
+    const QString program = args.value(0);
+    const FasthTrainingSettings defaults;
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Trains an SVD layer W = U diag(sigma) V^T, U and V products of k Householder reflections applied by FastH,\n"
+                       "with Adam towards a target of known singular values (log-spaced from 3 to 0.09), then times W^-1 Y and\n"
+                       "log|det W| by the layer's SVD against LU of the formed W. Progress on stderr; one JSON object on stdout.\n"
+                       "Ctrl-C stops the training and still reports what was learnt."));
+    addTrainingOptions(parser, defaults);
+    if (auto status = parseOrExit(parser, args))
+        return *status;
+
+    FasthTrainingSettings settings;
+    try {
+        settings = trainingSettings(parser);
+    } catch (const UsageError& e) {
+        return usageFailure(program, QString::fromStdString(e.what()));
+    }
+
+    const FasthTrainingResult result = trainWithProgress(settings, parser.isSet(QStringLiteral("quiet")));
     if (!result.error.isEmpty())
         return runFailure(program, result.error);
     printJsonLine(resultJson(result));

@@ -204,6 +204,77 @@ void openStartupData(wfs::ui::MainWindow& window, const QCommandLineParser& pars
     }
 }
 
+// What main needs of the options, checked before the application object (like --help and --version) so that
+// no display is needed to hear a mistake; none, after the message, when one is wrong.
+struct CheckedOptions {
+    QString section;
+    int holdAfter = 0;
+    double stallSeconds = 0.0;
+};
+
+std::optional<CheckedOptions> checkedOptions(const QCommandLineParser& parser)
+{
+    const QString preset = parser.value(QStringLiteral("preset")), dock = parser.value(QStringLiteral("dock"));
+    if (parser.isSet(QStringLiteral("preset")) && !wfs::ui::MainWindow::presetSessionNames().contains(preset)) {
+        std::fprintf(stderr, "wavefront-studio: --preset wants %s; got \"%s\"\n",
+                     qPrintable(wfs::ui::MainWindow::presetSessionNames().join(QStringLiteral(", "))), qPrintable(preset));
+        return std::nullopt;
+    }
+    CheckedOptions checked;
+    checked.section = parser.value(QStringLiteral("setup-section"));
+    if (parser.isSet(QStringLiteral("setup-section")) && !wfs::ui::SetupPanel::sectionKeys().contains(checked.section)) {
+        std::fprintf(stderr, "wavefront-studio: --setup-section wants one of %s; got \"%s\"\n",
+                     qPrintable(wfs::ui::SetupPanel::sectionKeys().join(QStringLiteral(", "))), qPrintable(checked.section));
+        return std::nullopt;
+    }
+    if (parser.isSet(QStringLiteral("dock")) && !wfs::ui::MainWindow::dockKeys().contains(dock)) {
+        std::fprintf(stderr, "wavefront-studio: --dock wants one of %s; got \"%s\"\n",
+                     qPrintable(wfs::ui::MainWindow::dockKeys().join(QStringLiteral(", "))), qPrintable(dock));
+        return std::nullopt;
+    }
+
+    // Where the screenshot goes is checked now, not after a fit of minutes.
+    if (const QString shot = parser.value(QStringLiteral("screenshot")); !shot.isEmpty()) {
+        const QFileInfo target(shot);
+        if (!target.absoluteDir().exists() || !QFileInfo(target.absolutePath()).isWritable() || target.isDir()) {
+            std::fprintf(stderr, "wavefront-studio: --screenshot %s: the folder %s does not exist or cannot be written\n", qPrintable(shot),
+                         qPrintable(target.absolutePath()));
+            return std::nullopt;
+        }
+    }
+    const bool live = parser.isSet(QStringLiteral("live-demo")) || parser.isSet(QStringLiteral("watch"));
+    bool okNumber = false;
+    checked.holdAfter = parser.value(QStringLiteral("hold-reference-after")).toInt(&okNumber);
+    if (parser.isSet(QStringLiteral("hold-reference-after")) && (!okNumber || checked.holdAfter < 1 || !live)) {
+        std::fprintf(stderr,
+                     "wavefront-studio: --hold-reference-after wants a number of stacks (1 or more) and live mode "
+                     "(--live-demo or --watch DIR); got \"%s\"\n",
+                     qPrintable(parser.value(QStringLiteral("hold-reference-after"))));
+        return std::nullopt;
+    }
+    checked.stallSeconds = parser.value(QStringLiteral("measure-stalls")).toDouble(&okNumber);
+    if (parser.isSet(QStringLiteral("measure-stalls"))
+        && (!okNumber || !(checked.stallSeconds >= 0.5 && checked.stallSeconds <= 3600) || !live)) {
+        std::fprintf(stderr,
+                     "wavefront-studio: --measure-stalls wants seconds (0.5 to 3600) and live mode (--live-demo or --watch DIR); "
+                     "got \"%s\"\n",
+                     qPrintable(parser.value(QStringLiteral("measure-stalls"))));
+        return std::nullopt;
+    }
+    const bool fitStarts =
+        parser.isSet(QStringLiteral("demo")) || parser.isSet(QStringLiteral("preset")) || parser.isSet(QStringLiteral("fit"));
+    if (parser.isSet(QStringLiteral("quit-after-fit")) && !fitStarts) {
+        std::fprintf(stderr, "wavefront-studio: --quit-after-fit waits for a fit, and none starts: add --fit (with FILE... or "
+                             "--session), --demo or --preset\n");
+        return std::nullopt;
+    }
+    if (parser.isSet(QStringLiteral("fit")) && !parser.isSet(QStringLiteral("session")) && parser.positionalArguments().isEmpty()) {
+        std::fprintf(stderr, "wavefront-studio: --fit needs data: FILE... or --session FILE.json\n");
+        return std::nullopt;
+    }
+    return checked;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -237,63 +308,10 @@ int main(int argc, char** argv)
         return 0;
     }
 
-    // Checked before the application object, like the options above, so that no display is needed to hear it.
-    const QString preset = parser.value(QStringLiteral("preset")), dock = parser.value(QStringLiteral("dock"));
-    if (parser.isSet(QStringLiteral("preset")) && !wfs::ui::MainWindow::presetSessionNames().contains(preset)) {
-        std::fprintf(stderr, "wavefront-studio: --preset wants %s; got \"%s\"\n",
-                     qPrintable(wfs::ui::MainWindow::presetSessionNames().join(QStringLiteral(", "))), qPrintable(preset));
+    const std::optional<CheckedOptions> checked = checkedOptions(parser);
+    if (!checked)
         return 2;
-    }
-    const QString section = parser.value(QStringLiteral("setup-section"));
-    if (parser.isSet(QStringLiteral("setup-section")) && !wfs::ui::SetupPanel::sectionKeys().contains(section)) {
-        std::fprintf(stderr, "wavefront-studio: --setup-section wants one of %s; got \"%s\"\n",
-                     qPrintable(wfs::ui::SetupPanel::sectionKeys().join(QStringLiteral(", "))), qPrintable(section));
-        return 2;
-    }
-    if (parser.isSet(QStringLiteral("dock")) && !wfs::ui::MainWindow::dockKeys().contains(dock)) {
-        std::fprintf(stderr, "wavefront-studio: --dock wants one of %s; got \"%s\"\n",
-                     qPrintable(wfs::ui::MainWindow::dockKeys().join(QStringLiteral(", "))), qPrintable(dock));
-        return 2;
-    }
-
-    // Where the screenshot goes is checked now, not after a fit of minutes.
-    if (const QString shot = parser.value(QStringLiteral("screenshot")); !shot.isEmpty()) {
-        const QFileInfo target(shot);
-        if (!target.absoluteDir().exists() || !QFileInfo(target.absolutePath()).isWritable() || target.isDir()) {
-            std::fprintf(stderr, "wavefront-studio: --screenshot %s: the folder %s does not exist or cannot be written\n", qPrintable(shot),
-                         qPrintable(target.absolutePath()));
-            return 2;
-        }
-    }
-    const bool live = parser.isSet(QStringLiteral("live-demo")) || parser.isSet(QStringLiteral("watch"));
-    bool okNumber = false;
-    const int holdAfter = parser.value(QStringLiteral("hold-reference-after")).toInt(&okNumber);
-    if (parser.isSet(QStringLiteral("hold-reference-after")) && (!okNumber || holdAfter < 1 || !live)) {
-        std::fprintf(stderr,
-                     "wavefront-studio: --hold-reference-after wants a number of stacks (1 or more) and live mode "
-                     "(--live-demo or --watch DIR); got \"%s\"\n",
-                     qPrintable(parser.value(QStringLiteral("hold-reference-after"))));
-        return 2;
-    }
-    const double stallSeconds = parser.value(QStringLiteral("measure-stalls")).toDouble(&okNumber);
-    if (parser.isSet(QStringLiteral("measure-stalls")) && (!okNumber || !(stallSeconds >= 0.5 && stallSeconds <= 3600) || !live)) {
-        std::fprintf(stderr,
-                     "wavefront-studio: --measure-stalls wants seconds (0.5 to 3600) and live mode (--live-demo or --watch DIR); "
-                     "got \"%s\"\n",
-                     qPrintable(parser.value(QStringLiteral("measure-stalls"))));
-        return 2;
-    }
-    const bool fitStarts =
-        parser.isSet(QStringLiteral("demo")) || parser.isSet(QStringLiteral("preset")) || parser.isSet(QStringLiteral("fit"));
-    if (parser.isSet(QStringLiteral("quit-after-fit")) && !fitStarts) {
-        std::fprintf(stderr, "wavefront-studio: --quit-after-fit waits for a fit, and none starts: add --fit (with FILE... or "
-                             "--session), --demo or --preset\n");
-        return 2;
-    }
-    if (parser.isSet(QStringLiteral("fit")) && !parser.isSet(QStringLiteral("session")) && parser.positionalArguments().isEmpty()) {
-        std::fprintf(stderr, "wavefront-studio: --fit needs data: FILE... or --session FILE.json\n");
-        return 2;
-    }
+    const QString section = checked->section;
 
     // Without a display Qt aborts in QApplication's constructor ("Reinstalling the application may fix
     // this problem"); say what is missing instead.
@@ -329,10 +347,10 @@ int main(int argc, char** argv)
     const bool afterFit = parser.isSet(QStringLiteral("quit-after-fit"));
     openStartupData(window, parser); // loads and fits on workers: what follows is connected before any ends
     if (parser.isSet(QStringLiteral("hold-reference-after")))
-        holdReferenceAfter(window, holdAfter);
+        holdReferenceAfter(window, checked->holdAfter);
     wfs::app::EventLoopGaps gaps(5);
     if (parser.isSet(QStringLiteral("measure-stalls")))
-        measureStalls(window, gaps, stallSeconds);
+        measureStalls(window, gaps, checked->stallSeconds);
     if (!screenshot.isEmpty() || afterFit)
         scheduleExit(window, screenshot, afterFit, section);
     else if (!section.isEmpty())

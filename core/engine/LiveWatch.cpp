@@ -342,6 +342,9 @@ private:
         qint64 detected = 0, finished = 0; // ms since the epoch
         double fitSeconds = 0.0;
     };
+    void resumeFromLog();
+    void startTrendTable();
+    void startWatching();
     void handle(const CompleteStack& stack, const QJsonArray& skipped);
     bool fitStack(const CompleteStack& stack, StackOutcome& outcome);
     QJsonObject logRow(const CompleteStack& stack, const StackOutcome& outcome, const QJsonArray& skipped) const;
@@ -381,49 +384,12 @@ void LiveWatchWorker::begin()
             say(QStringLiteral("%1: its last line was unfinished (%2 bytes, a crash mid-write) and was removed")
                     .arg(QString::fromStdString(m_options.logPath))
                     .arg(cut));
-        const std::vector<QJsonObject> rows = readLiveLog(m_options.logPath);
-        int resumed = 0;
-        for (const QJsonObject& row : rows) {
-            const std::string stack = row.value(QStringLiteral("stack")).toString().toStdString();
-            if (!stack.empty()) {
-                m_finder.markHandled(stack);
-                ++resumed;
-            }
-            for (const QJsonValue& s : row.value(QStringLiteral("skipped")).toArray()) {
-                m_finder.markHandled(s.toString().toStdString());
-                ++resumed;
-            }
-        }
-        m_sequence = int(rows.size());
-        {
-            std::lock_guard<std::mutex> lock(m_owner->m_mutex);
-            m_owner->m_counts.resumed = resumed;
-        }
-        if (!rows.empty())
-            say(QStringLiteral("%1: continued after %2 rows (%3 stacks done are not fitted again)")
-                    .arg(QString::fromStdString(m_options.logPath))
-                    .arg(rows.size())
-                    .arg(resumed));
+        resumeFromLog();
         if (!m_options.settings.dataset.planes.empty()) {
             m_expectedPlanes = m_options.settings.dataset.planes.size();
             m_expectedFrom = "as the settings say";
         }
-        // The trend table's coefficient columns: every term but piston at the fitted order, in the settings' ordering.
-        const int order = fittedOrders(m_options.settings.model, m_options.settings.solver).back();
-        const int first = zernike::firstIndex(m_options.settings.model.ordering);
-        for (int i = first + 1; i < first + zernike::termCount(order); ++i)
-            m_csvIndices.push_back(i);
-        // An empty log, or none: the trend table starts with its header.
-        if (!m_options.csvPath.empty()
-            && (!QFileInfo::exists(QString::fromStdString(m_options.csvPath))
-                || QFileInfo(QString::fromStdString(m_options.csvPath)).size() == 0)) {
-            std::string header = "sequence,stack,status,warm_started,written,finished,latency_seconds,fit_seconds,rms_waves,strehl";
-            const char* ordering = zernike::orderingName(m_options.settings.model.ordering);
-            for (int i : m_csvIndices)
-                header += "," + std::string(ordering) + "_" + std::to_string(i) + "_waves";
-            header += ",skipped,error";
-            appendLine(m_options.csvPath, QByteArray::fromStdString(header));
-        }
+        startTrendTable();
         if (!m_options.resultsDir.empty() && !QDir().mkpath(QString::fromStdString(m_options.resultsDir)))
             throw LiveLogError(m_options.resultsDir + ": cannot create the results folder");
         m_finder.scan(steadyMs()); // the folder exists now, and what is in it starts its clock
@@ -433,6 +399,62 @@ void LiveWatchWorker::begin()
     }
     m_lastActivity = steadyMs();
 
+    startWatching();
+    emit m_owner->watching();
+    scheduleProcess();
+}
+
+// The log of an earlier run: the stacks it fitted or skipped are not fitted again, and the sequence goes on.
+void LiveWatchWorker::resumeFromLog()
+{
+    const std::vector<QJsonObject> rows = readLiveLog(m_options.logPath);
+    int resumed = 0;
+    for (const QJsonObject& row : rows) {
+        const std::string stack = row.value(QStringLiteral("stack")).toString().toStdString();
+        if (!stack.empty()) {
+            m_finder.markHandled(stack);
+            ++resumed;
+        }
+        for (const QJsonValue& s : row.value(QStringLiteral("skipped")).toArray()) {
+            m_finder.markHandled(s.toString().toStdString());
+            ++resumed;
+        }
+    }
+    m_sequence = int(rows.size());
+    {
+        std::lock_guard<std::mutex> lock(m_owner->m_mutex);
+        m_owner->m_counts.resumed = resumed;
+    }
+    if (!rows.empty())
+        say(QStringLiteral("%1: continued after %2 rows (%3 stacks done are not fitted again)")
+                .arg(QString::fromStdString(m_options.logPath))
+                .arg(rows.size())
+                .arg(resumed));
+}
+
+void LiveWatchWorker::startTrendTable()
+{
+    // The trend table's coefficient columns: every term but piston at the fitted order, in the settings' ordering.
+    const int order = fittedOrders(m_options.settings.model, m_options.settings.solver).back();
+    const int first = zernike::firstIndex(m_options.settings.model.ordering);
+    for (int i = first + 1; i < first + zernike::termCount(order); ++i)
+        m_csvIndices.push_back(i);
+    // An empty log, or none: the trend table starts with its header.
+    if (!m_options.csvPath.empty()
+        && (!QFileInfo::exists(QString::fromStdString(m_options.csvPath))
+            || QFileInfo(QString::fromStdString(m_options.csvPath)).size() == 0)) {
+        std::string header = "sequence,stack,status,warm_started,written,finished,latency_seconds,fit_seconds,rms_waves,strehl";
+        const char* ordering = zernike::orderingName(m_options.settings.model.ordering);
+        for (int i : m_csvIndices)
+            header += "," + std::string(ordering) + "_" + std::to_string(i) + "_waves";
+        header += ",skipped,error";
+        appendLine(m_options.csvPath, QByteArray::fromStdString(header));
+    }
+}
+
+// The folder's watchers: Qt's, inotify's renames on Linux (a file moved in complete), and the periodic scan.
+void LiveWatchWorker::startWatching()
+{
     m_watcher = new QFileSystemWatcher(this);
     m_watcher->addPath(QString::fromStdString(m_options.folder));
     QObject::connect(m_watcher, &QFileSystemWatcher::directoryChanged, this, [this] { scheduleProcess(); });
@@ -451,8 +473,6 @@ void LiveWatchWorker::begin()
     m_timer->setInterval(std::max(10, m_options.scanIntervalMs));
     QObject::connect(m_timer, &QTimer::timeout, this, [this] { process(); });
     m_timer->start();
-    emit m_owner->watching();
-    scheduleProcess();
 }
 
 void LiveWatchWorker::readInotify()

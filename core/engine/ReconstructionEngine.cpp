@@ -98,11 +98,41 @@ ReconstructionRequest seededAt(const ReconstructionRequest& request, double weig
     return next;
 }
 
+// The fitted entry nearest to index i, or none.
+std::optional<size_t> nearestFitted(const std::vector<std::optional<FitResult>>& fits, size_t i)
+{
+    std::optional<size_t> nearest;
+    for (size_t k = 0; k < fits.size(); ++k)
+        if (fits[k] && (!nearest || (k > i ? k - i : i - k) < (*nearest > i ? *nearest - i : i - *nearest)))
+            nearest = k;
+    return nearest;
+}
+
+// The sweep in the result: each weight fitted with its chi-square (in the order fitted), and the choice in words.
+void recordSweep(FitResult& result, const std::vector<double>& weights, const std::vector<double>& chi, const std::vector<size_t>& order,
+                 double weight, const std::string& rule, const SolverSummary& done)
+{
+    std::string sweep;
+    result.regularizationSweep.clear();
+    for (size_t j : order) {
+        result.regularizationSweep.push_back({weights[j], chi[j]});
+        char text[64];
+        std::snprintf(text, sizeof text, "%s%g: %.3f", sweep.empty() ? "" : ", ", weights[j], chi[j]);
+        sweep += text;
+    }
+    char head[96];
+    std::snprintf(head, sizeof head, "weight %g chosen by ", weight);
+    result.regularizationChoice = head + rule + "; chi2/pixel by weight, in the order fitted: " + sweep + "; "
+                                  + std::to_string(order.size()) + " fits, " + std::to_string(done.iterations) + " iterations, "
+                                  + std::to_string(int(std::lround(done.seconds))) + " s";
+}
+
 // ReconstructionRequest::autoRegularization: a bracketing search over the weights, then the choice and the fits in
 // words. The discrepancy principle wants the strongest weight at the noise level, and chi-square only falls as the
 // weight does, so the search starts in the middle of the ladder and walks one way: stronger while the noise level
 // holds, weaker until it does. Each fit starts where the last one ended. Only when no weight reaches the noise
 // level are the rest fitted, for the fallback rule (the strongest within 2 % of the least chi-square).
+// Kept whole (86 lines): the search's steps share its fits, chi-squares and counts and read in the order it walks.
 FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& request,
                                              const std::function<void(const ProgressSnapshot&)>& progress, const std::atomic<bool>* cancel)
 {
@@ -122,10 +152,7 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
             return true;
         // Seeded by the fitted weight nearest to this one (the search walks from neighbour to neighbour): a strong
         // weight started from a much weaker weight's rough map may stall where it starts and inherit its chi-square.
-        std::optional<size_t> nearest;
-        for (size_t k = 0; k < weights.size(); ++k)
-            if (fits[k] && (!nearest || (k > i ? k - i : i - k) < (*nearest > i ? *nearest - i : i - *nearest)))
-                nearest = k;
+        const std::optional<size_t> nearest = nearestFitted(fits, i);
         ReconstructionRequest step = nearest ? seededAt(first, weights[i], *fits[*nearest], *fittedSpecs[*nearest]) : first;
         step.spec.regularization = weights[i];
         FitResult result = reconstruct(step, continuing(progress, done), cancel);
@@ -189,19 +216,7 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
         last.start = result.solver.parameters;
         result = reconstruct(last, continuing(progress, done), cancel);
     }
-    std::string sweep;
-    result.regularizationSweep.clear();
-    for (size_t j : order) {
-        result.regularizationSweep.push_back({weights[j], chi[j]});
-        char text[64];
-        std::snprintf(text, sizeof text, "%s%g: %.3f", sweep.empty() ? "" : ", ", weights[j], chi[j]);
-        sweep += text;
-    }
-    char head[96];
-    std::snprintf(head, sizeof head, "weight %g chosen by ", weight);
-    result.regularizationChoice = head + rule + "; chi2/pixel by weight, in the order fitted: " + sweep + "; "
-                                  + std::to_string(order.size()) + " fits, " + std::to_string(done.iterations) + " iterations, "
-                                  + std::to_string(int(std::lround(done.seconds))) + " s";
+    recordSweep(result, weights, chi, order, weight, rule, done);
     return result;
 }
 
@@ -427,6 +442,58 @@ FitResult finishedFit(ModelEvaluator& evaluator, const Problem& problem, const S
                                   + std::to_string(kLargeProblem) + ")");
     return result;
 }
+// The request's solver for one stage's problem, cancellable. BFGS keeps a dense P x P inverse Hessian: past a
+// few hundred parameters (zonal pupils) its O(P^2) work per iteration outweighs the model's, and L-BFGS is the
+// method (said in the result).
+SolverOptions stageSolver(const SolverOptions& requested, const Problem& problem, const std::atomic<bool>* cancel)
+{
+    SolverOptions solver = requested;
+    solver.cancel = cancel;
+    if (solver.optimizer == OptimizerKind::Bfgs && problem.parameterCount() > kLargeProblem)
+        solver.optimizer = OptimizerKind::Lbfgs;
+    return solver;
+}
+
+// The solver's counts over the stages so far: each stage's summary goes on from them, so the result reads as
+// one fit (its time, evaluations and iterations) and the progress's iterations count on.
+struct RunningTotals {
+    double seconds = 0.0;
+    long cost = 0, gradient = 0;
+    int iterations = 0;
+    // Adds the totals to the summary of the fit since, whose sums become the totals.
+    void carryInto(SolverSummary& summary)
+    {
+        summary.seconds += seconds;
+        summary.costEvaluations += cost;
+        summary.gradientEvaluations += gradient;
+        summary.iterations += iterations;
+        seconds = summary.seconds;
+        cost = summary.costEvaluations;
+        gradient = summary.gradientEvaluations;
+        iterations = summary.iterations;
+    }
+};
+
+// A zonal phase fitted with zones a whole wave apart (the same field): unwrapped, the fit goes on from the
+// smooth map, whose smoothness prior is lower (optics/PhaseUnwrap.h). Returns the note saying so (the summary
+// then the continued fit's), or empty when there was nothing to unwrap or the continued fit failed.
+std::string continueUnwrapped(const Problem& problem, ModelEvaluator& evaluator, const SolverOptions& solver,
+                              const IterationCallback& callback, SolverSummary& summary, RunningTotals& soFar)
+{
+    const auto unwrapped = unwrappedPupilPhase(problem, summary.parameters);
+    if (!unwrapped)
+        return {};
+    SolverSummary more = minimise(evaluator, *unwrapped, solver, callback);
+    if (more.termination == Termination::Failed)
+        return {};
+    char note[160];
+    std::snprintf(note, sizeof note, "zonal phase unwrapped (zones a whole wave apart) and the fit continued: cost %.6g -> %.6g",
+                  summary.finalCost, more.finalCost);
+    more.initialCost = summary.initialCost;
+    soFar.carryInto(more);
+    summary = std::move(more);
+    return note;
+}
 } // namespace
 
 FitResult reconstruct(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
@@ -450,9 +517,7 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
     std::vector<double> start = request.start;
     std::optional<FitResult> result;
     std::shared_ptr<const Problem> previous;
-    double secondsSoFar = 0.0;
-    long costSoFar = 0, gradientSoFar = 0;
-    int iterationsSoFar = 0;
+    RunningTotals soFar;
     auto lastImages = std::chrono::steady_clock::now() - std::chrono::hours(1);
     for (size_t s = 0; s < stages.size(); ++s) {
         if (s > 0) {
@@ -468,15 +533,10 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
         if (int(start.size()) != problem->parameterCount())
             throw std::invalid_argument("start vector has " + std::to_string(start.size()) + " values, the problem has "
                                         + std::to_string(problem->parameterCount()) + " parameters");
-        SolverOptions solver = request.solver;
-        solver.cancel = cancel;
-        // BFGS keeps a dense P x P inverse Hessian: past a few hundred parameters (zonal pupils) its O(P^2)
-        // work per iteration outweighs the model's, and L-BFGS is the method (said in the result).
-        const bool switchedToLbfgs = solver.optimizer == OptimizerKind::Bfgs && problem->parameterCount() > kLargeProblem;
-        if (switchedToLbfgs)
-            solver.optimizer = OptimizerKind::Lbfgs;
+        const SolverOptions solver = stageSolver(request.solver, *problem, cancel);
+        const bool switchedToLbfgs = solver.optimizer != request.solver.optimizer;
         const int stage = int(s);
-        auto callback = [&](const IterationSnapshot& it) {
+        const IterationCallback callback = [&](const IterationSnapshot& it) {
             if (progress) {
                 const auto now = std::chrono::steady_clock::now();
                 const bool images = request.liveImageInterval >= 0.0
@@ -487,46 +547,17 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
                 snap.stage = stage;
                 snap.stageCount = int(stages.size());
                 snap.order = stages[size_t(stage)];
-                snap.iteration.iteration += iterationsSoFar;
-                snap.iteration.elapsedSeconds += secondsSoFar;
+                snap.iteration.iteration += soFar.iterations;
+                snap.iteration.elapsedSeconds += soFar.seconds;
                 progress(snap);
             }
             return CallbackResult::Continue;
         };
         SolverSummary summary = minimise(*evaluator, start, solver, callback);
-        summary.seconds += secondsSoFar;
-        summary.costEvaluations += costSoFar;
-        summary.gradientEvaluations += gradientSoFar;
-        summary.iterations += iterationsSoFar;
-        secondsSoFar = summary.seconds;
-        costSoFar = summary.costEvaluations;
-        gradientSoFar = summary.gradientEvaluations;
-        iterationsSoFar = summary.iterations;
-        // A zonal phase fitted with zones a whole wave apart (the same field): unwrapped, the fit goes on from the
-        // smooth map, whose smoothness prior is lower (optics/PhaseUnwrap.h).
+        soFar.carryInto(summary);
         std::string unwrapNote;
-        if (summary.termination != Termination::Cancelled && summary.termination != Termination::Failed) {
-            if (const auto unwrapped = unwrappedPupilPhase(*problem, summary.parameters)) {
-                SolverSummary more = minimise(*evaluator, *unwrapped, solver, callback);
-                if (more.termination != Termination::Failed) {
-                    char note[160];
-                    std::snprintf(note, sizeof note,
-                                  "zonal phase unwrapped (zones a whole wave apart) and the fit continued: cost %.6g -> %.6g",
-                                  summary.finalCost, more.finalCost);
-                    unwrapNote = note;
-                    more.initialCost = summary.initialCost;
-                    more.seconds += secondsSoFar;
-                    more.costEvaluations += costSoFar;
-                    more.gradientEvaluations += gradientSoFar;
-                    more.iterations += iterationsSoFar;
-                    summary = std::move(more);
-                    secondsSoFar = summary.seconds;
-                    costSoFar = summary.costEvaluations;
-                    gradientSoFar = summary.gradientEvaluations;
-                    iterationsSoFar = summary.iterations;
-                }
-            }
-        }
+        if (summary.termination != Termination::Cancelled && summary.termination != Termination::Failed)
+            unwrapNote = continueUnwrapped(*problem, *evaluator, solver, callback, summary, soFar);
         const bool last =
             s + 1 == stages.size() || summary.termination == Termination::Cancelled || summary.termination == Termination::Failed;
         if (last) {

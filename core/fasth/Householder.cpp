@@ -469,6 +469,17 @@ void HouseholderProduct<Scalar>::backwardImpl(bool transposed, Eigen::Ref<Matrix
         return;
     }
 
+    backwardByBlockStates(transposed, a, g, gradV, threads);
+}
+
+// The paper's two steps for the block algorithms without a fused backward (compact WY, tree merge): first
+// sequential over the blocks, then independent over them.
+template <typename Scalar>
+void HouseholderProduct<Scalar>::backwardByBlockStates(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g,
+                                                       MatrixType& gradV, int threads) const
+{
+    const Eigen::Index d = m_rows;
+    const Eigen::Index m = a.cols();
     // Step 1, sequential over blocks: recover each block's input from its output with the block's inverse
     // (its transpose) and carry the gradient along; keep every block's (output | gradient).
     const int n = int(m_blocks.size());

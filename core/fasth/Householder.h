@@ -117,6 +117,9 @@ private:
     void applyAll(bool transposed, Eigen::Ref<MatrixType> x) const;
     void applySequential(bool transposed, Eigen::Ref<MatrixType> x) const;
     void backwardImpl(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV) const;
+    // The backward pass of the other block algorithms: each block's (output | gradient) recovered in turn, then
+    // every block's reflectors walked from it in parallel.
+    void backwardByBlockStates(bool transposed, Eigen::Ref<MatrixType> a, Eigen::Ref<MatrixType> g, MatrixType& gradV, int threads) const;
     // FastH's backward: both steps fused per block in blocked form (simd::FasthKernels::backwardCompact), on
     // the batch columns of a and g; writes the reflector gradients of these columns to gradV (d x k).
     // state is scratch (d x 2 a.cols()), kept by the caller between calls.

@@ -104,11 +104,9 @@ QJsonObject imagingModelJson(const FitResult& r)
     return model;
 }
 
-} // namespace
-
-QJsonObject resultToJson(const FitResult& r)
+// One entry per plane: its diversity, cost, reduced chi-square and used pixels.
+QJsonArray planesJson(const FitResult& r)
 {
-    const QJsonArray coefficients = coefficientsJsonArray(r);
     QJsonArray planes;
     for (const PlaneResult& p : r.planes) {
         planes.append(QJsonObject{
@@ -118,6 +116,12 @@ QJsonObject resultToJson(const FitResult& r)
             {QStringLiteral("used_pixels"), p.usedPixels},
         });
     }
+    return planes;
+}
+
+// Every fitted parameter with its uncertainty.
+QJsonArray parametersJson(const FitResult& r)
+{
     QJsonArray parameters;
     for (size_t i = 0; i < r.parameterLabels.size(); ++i) {
         // The unit rule (result.schema.json): the unit is the last part of the key.
@@ -129,10 +133,12 @@ QJsonObject resultToJson(const FitResult& r)
             {QStringLiteral("uncertainty") + suffix, number(r.parameterUncertainties[i])},
         });
     }
-    QJsonArray warnings;
-    for (const std::string& w : r.warnings)
-        warnings.append(QString::fromStdString(w));
-    // The model beyond the Zernike basis (README "Pupil function"); units in the keys as everywhere.
+    return parameters;
+}
+
+// The model beyond the Zernike basis (README "Pupil function"); units in the keys as everywhere.
+QJsonObject pupilFunctionJson(const FitResult& r)
+{
     QJsonObject pupilFunction{
         {QStringLiteral("phase"), QString::fromLatin1(pupilPhaseModelName(r.phaseModel))},
         {QStringLiteral("amplitude"), QString::fromLatin1(pupilAmplitudeModelName(r.amplitudeModel))},
@@ -152,6 +158,20 @@ QJsonObject resultToJson(const FitResult& r)
     if (r.samplingFit)
         pupilFunction.insert(QStringLiteral("sampling_fit"), samplingFitJson(r));
     pupilFunction.insert(QStringLiteral("imaging_model"), imagingModelJson(r));
+    return pupilFunction;
+}
+
+} // namespace
+
+QJsonObject resultToJson(const FitResult& r)
+{
+    const QJsonArray coefficients = coefficientsJsonArray(r);
+    const QJsonArray planes = planesJson(r);
+    const QJsonArray parameters = parametersJson(r);
+    QJsonArray warnings;
+    for (const std::string& w : r.warnings)
+        warnings.append(QString::fromStdString(w));
+    const QJsonObject pupilFunction = pupilFunctionJson(r);
     return QJsonObject{
         {QStringLiteral("software"), softwareJson()},
         {QStringLiteral("date"), QString::fromStdString(creationDateUtc()) + QLatin1Char('Z')},

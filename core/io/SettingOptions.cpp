@@ -222,6 +222,48 @@ void applyImagingModelOptions(const Reader& r, ModelSettings& m)
     }
 }
 
+// --pixel-scale: a pitch (a length; a bare number is metres) or, with an angle unit, an angle; the other is cleared.
+void applyPixelScaleOption(const Reader& r, const OptionSource& options, DatasetMetadata& m, const std::string& origin)
+{
+    const auto v = valueFromText(options.value("pixel-scale"));
+    if (v && v->kind == ValueWithUnit::Kind::Angle) {
+        const std::string error = plausibilityError(Setting::PixelAngle, v->value);
+        if (!error.empty())
+            throw OptionError(r.label("pixel-scale") + ": " + error);
+        m.pixelAngle = v->value;
+        m.pixelPitch.reset();
+        m.origin["pixelAngle"] = origin;
+    } else {
+        m.pixelPitch = r.plausible("pixel-scale", Setting::PixelPitch);
+        m.pixelAngle.reset();
+        m.origin["pixelPitch"] = origin;
+    }
+}
+
+// --defocus: one entry per plane taking part, in their order.
+void applyDefocusOption(const Reader& r, Dataset& data, const std::string& origin)
+{
+    std::vector<PlaneDefocus> entries;
+    for (const QString& part : r.text("defocus").split(QLatin1Char(','), Qt::KeepEmptyParts))
+        entries.push_back(parseDefocusEntry(part, r.label("defocus")));
+    const std::vector<int> used = usedPlanes(data);
+    if (entries.size() != used.size()) {
+        // Say where the planes went: a truncated file's lost pages, planes of another size or without signal.
+        std::string loaded = " (" + std::to_string(data.planes.size()) + " plane(s) read from the files";
+        if (data.planes.size() > used.size())
+            loaded += ", " + std::to_string(data.planes.size() - used.size()) + " of them not taking part";
+        for (const DatasetFile& f : data.files)
+            if (!f.damage.empty())
+                loaded += "; " + f.damage;
+        throw OptionError(r.label("defocus") + " has " + std::to_string(entries.size()) + " entries but " + std::to_string(used.size())
+                          + " planes take part" + loaded + ")");
+    }
+    for (size_t k = 0; k < used.size(); ++k) {
+        data.planes[size_t(used[k])].defocus = entries[k];
+        data.metadata.origin["defocus[" + std::to_string(used[k]) + "]"] = origin;
+    }
+}
+
 } // namespace
 
 void applyMetadataOptions(const OptionSource& options, Dataset& data)
@@ -246,22 +288,8 @@ void applyMetadataOptions(const OptionSource& options, Dataset& data)
         m.origin["immersionIndex"] = origin;
     }
     set("aperture", Setting::Aperture, m.aperture, "aperture");
-    if (r.has("pixel-scale")) {
-        // A pitch (a length; a bare number is metres) or, with an angle unit, an angle.
-        const auto v = valueFromText(options.value("pixel-scale"));
-        if (v && v->kind == ValueWithUnit::Kind::Angle) {
-            const std::string error = plausibilityError(Setting::PixelAngle, v->value);
-            if (!error.empty())
-                throw OptionError(r.label("pixel-scale") + ": " + error);
-            m.pixelAngle = v->value;
-            m.pixelPitch.reset();
-            m.origin["pixelAngle"] = origin;
-        } else {
-            m.pixelPitch = r.plausible("pixel-scale", Setting::PixelPitch);
-            m.pixelAngle.reset();
-            m.origin["pixelPitch"] = origin;
-        }
-    }
+    if (r.has("pixel-scale"))
+        applyPixelScaleOption(r, options, m, origin);
     // A sampling given here beats header quantities, and header Q yields to a pitch given here.
     if (r.has("pixel-scale") && !r.has("sampling"))
         m.samplingQ.reset();
@@ -287,27 +315,8 @@ void applyMetadataOptions(const OptionSource& options, Dataset& data)
             throw OptionError(r.label("planes") + ": " + e.what());
         }
     }
-    if (r.has("defocus")) {
-        std::vector<PlaneDefocus> entries;
-        for (const QString& part : r.text("defocus").split(QLatin1Char(','), Qt::KeepEmptyParts))
-            entries.push_back(parseDefocusEntry(part, r.label("defocus")));
-        const std::vector<int> used = usedPlanes(data);
-        if (entries.size() != used.size()) {
-            // Say where the planes went: a truncated file's lost pages, planes of another size or without signal.
-            std::string loaded = " (" + std::to_string(data.planes.size()) + " plane(s) read from the files";
-            if (data.planes.size() > used.size())
-                loaded += ", " + std::to_string(data.planes.size() - used.size()) + " of them not taking part";
-            for (const DatasetFile& f : data.files)
-                if (!f.damage.empty())
-                    loaded += "; " + f.damage;
-            throw OptionError(r.label("defocus") + " has " + std::to_string(entries.size()) + " entries but " + std::to_string(used.size())
-                              + " planes take part" + loaded + ")");
-        }
-        for (size_t k = 0; k < used.size(); ++k) {
-            data.planes[size_t(used[k])].defocus = entries[k];
-            m.origin["defocus[" + std::to_string(used[k]) + "]"] = origin;
-        }
-    }
+    if (r.has("defocus"))
+        applyDefocusOption(r, data, origin);
 }
 
 void applyPreprocessOptions(const OptionSource& options, PreprocessOptions& o)

@@ -14,13 +14,13 @@ namespace wfs::devicecheck {
 
 namespace dc = ::wfs::devicecheck;
 
-ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
+namespace {
+
+// The case's sizes and switches (the "dims" record), checked for plausibility.
+gpu::ModelDims readModelDims(const ReferenceFile& f)
 {
-    ModelCase c;
-    c.name = name;
-    c.about = f.text("about");
     const std::vector<int>& dims = f.ints("dims", 14);
-    gpu::ModelDims& d = c.input.dims;
+    gpu::ModelDims d;
     d.n = dims[0];
     d.planes = dims[1];
     d.rowBegin = dims[2];
@@ -45,15 +45,13 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
     if (d.n < 2 || d.planes < 1 || d.pixels < 1 || (d.terms < 1 && !d.hostPupil) || d.rowBegin < 0 || d.bandRows < 1
         || d.rowBegin + d.bandRows > d.n)
         throw std::runtime_error(f.path() + ": implausible dims");
-    const long long pixels = d.pixels;
-    c.input.pupilIndex = f.ints("pupilIndex", pixels);
-    c.input.x = f.doubles("x", pixels);
-    c.input.y = f.doubles("y", pixels);
-    c.input.transmission = f.doubles("transmission", pixels);
-    c.input.basis = f.doubles("basis", pixels * d.terms);
-    c.input.diversity = f.doubles("diversity", pixels * d.planes);
-    c.input.defocusUnit = f.doubles("defocusUnit", d.defocusTerms ? pixels * d.planes : 0);
-    c.input.transfer = f.doubles("transfer", d.blur ? (long long)d.n * d.n : 0);
+    return d;
+}
+
+// The wavelength channels' grids, scales and pupil indices (polychromatic cases), each checked against its grid.
+void readChannels(const ReferenceFile& f, long long pixels, ModelCase& c)
+{
+    gpu::ModelDims& d = c.input.dims;
     const std::vector<int> channelSizes = f.ints("channels", 2LL * d.channels);
     const std::vector<double> channelScales = f.doubles("channelScales", 2LL * d.channels);
     for (int k = 0; k < d.channels; ++k) {
@@ -69,6 +67,51 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
             if (i < 0 || i >= ch.n * ch.n)
                 throw std::runtime_error(f.path() + ": a channel's pupil index is out of its grid");
     }
+}
+
+// Point i: the parameters, the cost and gradient the reference computed there, and its gradient map.
+ModelPoint readModelPoint(const ReferenceFile& f, const ModelCase& c, int i)
+{
+    const gpu::ModelDims& d = c.input.dims;
+    const std::string s = "." + std::to_string(i);
+    ModelPoint p;
+    p.block = f.doubles("block" + s, d.parameterBlockSize());
+    p.cost = f.doubles("cost" + s, 1)[0];
+    p.gradient = f.doubles("gradient" + s, (long long)c.scales.size());
+    p.offsetCost = f.doubles("offsetCost" + s, 1)[0];
+    p.offsetGradient = f.doubles("offsetGradient" + s, (long long)c.scales.size());
+    p.mapFree = f.ints("mapFree" + s);
+    p.mapRow = f.ints("mapRow" + s, (long long)p.mapFree.size());
+    p.mapCoefficient = f.doubles("mapCoefficient" + s, (long long)p.mapFree.size());
+    for (std::size_t j = 0; j < p.mapFree.size(); ++j)
+        if (p.mapFree[j] < 0 || std::size_t(p.mapFree[j]) >= c.scales.size() || p.mapRow[j] < 0 || p.mapRow[j] >= d.resultSize())
+            throw std::runtime_error(f.path() + ": gradient map entry " + std::to_string(j) + " out of range");
+    if (i == 0)
+        p.images = f.doubles("images" + s, (long long)d.gridElements());
+    if (!std::isfinite(p.cost) || maxAbs(p.gradient) != maxAbs(p.gradient) || !std::isfinite(maxAbs(p.block)))
+        throw std::runtime_error(f.path() + ": point " + std::to_string(i) + " has non-finite values");
+    return p;
+}
+
+} // namespace
+
+ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
+{
+    ModelCase c;
+    c.name = name;
+    c.about = f.text("about");
+    c.input.dims = readModelDims(f);
+    const gpu::ModelDims& d = c.input.dims;
+    const long long pixels = d.pixels;
+    c.input.pupilIndex = f.ints("pupilIndex", pixels);
+    c.input.x = f.doubles("x", pixels);
+    c.input.y = f.doubles("y", pixels);
+    c.input.transmission = f.doubles("transmission", pixels);
+    c.input.basis = f.doubles("basis", pixels * d.terms);
+    c.input.diversity = f.doubles("diversity", pixels * d.planes);
+    c.input.defocusUnit = f.doubles("defocusUnit", d.defocusTerms ? pixels * d.planes : 0);
+    c.input.transfer = f.doubles("transfer", d.blur ? (long long)d.n * d.n : 0);
+    readChannels(f, pixels, c);
     c.input.vectorialMatrix = f.doubles("vectorialMatrix", 2 * pixels * d.fields);
     c.input.depthRate = f.doubles("depthRate", d.fields > 0 ? 2 * pixels : 0);
     c.input.coverslipPhase = f.doubles("coverslipPhase", d.fields > 0 ? 2 * pixels : 0);
@@ -79,26 +122,8 @@ ModelCase loadModelCase(const ReferenceFile& f, const std::string& name)
     const int count = f.ints("points", 1)[0];
     if (count < 1)
         throw std::runtime_error(f.path() + ": no points");
-    for (int i = 0; i < count; ++i) {
-        const std::string s = "." + std::to_string(i);
-        ModelPoint p;
-        p.block = f.doubles("block" + s, d.parameterBlockSize());
-        p.cost = f.doubles("cost" + s, 1)[0];
-        p.gradient = f.doubles("gradient" + s, (long long)c.scales.size());
-        p.offsetCost = f.doubles("offsetCost" + s, 1)[0];
-        p.offsetGradient = f.doubles("offsetGradient" + s, (long long)c.scales.size());
-        p.mapFree = f.ints("mapFree" + s);
-        p.mapRow = f.ints("mapRow" + s, (long long)p.mapFree.size());
-        p.mapCoefficient = f.doubles("mapCoefficient" + s, (long long)p.mapFree.size());
-        for (std::size_t j = 0; j < p.mapFree.size(); ++j)
-            if (p.mapFree[j] < 0 || std::size_t(p.mapFree[j]) >= c.scales.size() || p.mapRow[j] < 0 || p.mapRow[j] >= d.resultSize())
-                throw std::runtime_error(f.path() + ": gradient map entry " + std::to_string(j) + " out of range");
-        if (i == 0)
-            p.images = f.doubles("images" + s, (long long)d.gridElements());
-        if (!std::isfinite(p.cost) || maxAbs(p.gradient) != maxAbs(p.gradient) || !std::isfinite(maxAbs(p.block)))
-            throw std::runtime_error(f.path() + ": point " + std::to_string(i) + " has non-finite values");
-        c.points.push_back(std::move(p));
-    }
+    for (int i = 0; i < count; ++i)
+        c.points.push_back(readModelPoint(f, c, i));
     return c;
 }
 

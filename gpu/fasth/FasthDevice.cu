@@ -252,6 +252,7 @@ struct DeviceFasth<T>::Impl {
         svdApply(svdU.data(), svdUScale.data(), svdUNeg.data(), svdUFactors.data(), w.data(), d, false);
     }
 
+    // A dispatch table, one short case per method with its whole pass: kept whole so the methods read side by side.
     void execute(DeviceMethod method, DevicePass pass)
     {
         const int d = problem.d, m = problem.m;

@@ -157,14 +157,14 @@ const PsfAnalysis& psfAnalysisOf(PyResult& r)
     return *r.fit->psf;
 }
 
-void bindResult(py::module_& m)
+namespace {
+
+using ResultClass = py::class_<PyResult, std::shared_ptr<PyResult>>;
+
+// Result's arrays: the coefficient table, the maps and the per-plane stacks.
+void bindResultArrays(ResultClass& result)
 {
-    py::class_<PyResult, std::shared_ptr<PyResult>>(m, "Result", R"doc(
-A finished fit (from reconstruct). Arrays are NumPy arrays, row 0 at the bottom (FITS orientation); the
-single images (phase, amplitude, zonal_remainder) are read-only views of the result's memory (copy them to
-change them); the per-plane stacks (data, model, residual, normalized_residual) are copies, shape
-(planes, ny, nx). Phase in radians; coefficients in waves, nm and radians at the fit's wavelength.
-)doc")
+    result
         .def_property_readonly(
             "coefficients", [](const PyResult& r) { return coefficientTable(*r.fit); },
             "The Zernike coefficients (every term but piston) as a NumPy structured array with fields index (in the "
@@ -209,7 +209,13 @@ change them); the per-plane stacks (data, model, residual, normalized_residual) 
                     chi2.push_back(p.reducedChiSquare);
                 return vectorArray(chi2);
             },
-            "Reduced chi-square per plane: sum (D - M)^2 / (max(M, 0) + read noise^2) per used pixel (NaN for least squares).")
+            "Reduced chi-square per plane: sum (D - M)^2 / (max(M, 0) + read noise^2) per used pixel (NaN for least squares).");
+}
+
+// Result's numbers and records: the figures of merit, the conventions, the solver's record, the parameters.
+void bindResultFigures(ResultClass& result)
+{
+    result
         .def_property_readonly(
             "rms", [](const PyResult& r) { return r.fit->rmsWaves; },
             "Wavefront RMS in waves (piston, tip and tilt removed; defocus too with remove_defocus=True).")
@@ -256,7 +262,13 @@ change them); the per-plane stacks (data, model, residual, normalized_residual) 
         .def_property_readonly(
             "warnings", [](const PyResult& r) { return r.fit->warnings; }, "The fit's warnings (also issued as UserWarning).")
         .def_property_readonly(
-            "notes", [](const PyResult& r) { return r.notes; }, "Notes of loading and preparation.")
+            "notes", [](const PyResult& r) { return r.notes; }, "Notes of loading and preparation.");
+}
+
+// Result's methods: the report, the JSON, the exports.
+void bindResultMethods(ResultClass& result)
+{
+    result
         .def(
             "summary", [](const PyResult& r) { return fullReport(*r.fit, r.notes); },
             "The report wavefront-cli prints: the summary and the coefficient table, as text.")
@@ -283,7 +295,10 @@ psf_stack: a PsfStack from psf_stack() for psf-stack-out (default: 21 planes ove
                    + std::to_string(r.fit->solver.iterations) + " iterations, rms " + QString::number(r.fit->rmsWaves, 'g', 4).toStdString()
                    + " waves, Strehl " + QString::number(r.fit->strehl, 'g', 4).toStdString() + ">";
         });
+}
 
+void bindPsfStack(py::module_& m)
+{
     py::class_<PyPsfStack>(m, "PsfStack", "The fitted system's 3-D PSF (psf_stack()).")
         .def_property_readonly(
             "planes",
@@ -302,7 +317,10 @@ psf_stack: a PsfStack from psf_stack() for psf-stack-out (default: 21 planes ove
             "pixel_scale", [](const PyPsfStack& s) { return s.stack.pixelScale; }, "Output pixel over data pixel, as realised.")
         .def_property_readonly(
             "sampling_q", [](const PyPsfStack& s) { return s.stack.samplingQ; }, "Sampling Q of the output pixels.");
+}
 
+void bindPsfAnalysis(py::module_& m)
+{
     py::class_<PsfAnalysis>(m, "PsfAnalysis", "The fitted PSF against the diffraction-limited one of the same pupil (analyse_psf()).")
         .def_readonly("strehl", &PsfAnalysis::strehl, "Strehl ratio.")
         .def_readonly("lambda_over_d_per_pixel", &PsfAnalysis::lambdaOverDPerPixel, "lambda / D per detector pixel.")
@@ -333,6 +351,23 @@ psf_stack: a PsfStack from psf_stack() for psf-stack-out (default: 21 planes ove
         .def_property_readonly(
             "mtf_diffraction", [](const PsfAnalysis& a) { return vectorArray(a.mtfDiffraction); }, "Radial MTF, diffraction-limited.")
         .def("to_csv", &psfAnalysisCsv, "The CSV wavefront-cli --psf-analysis writes.");
+}
+
+} // namespace
+
+void bindResult(py::module_& m)
+{
+    ResultClass result(m, "Result", R"doc(
+A finished fit (from reconstruct). Arrays are NumPy arrays, row 0 at the bottom (FITS orientation); the
+single images (phase, amplitude, zonal_remainder) are read-only views of the result's memory (copy them to
+change them); the per-plane stacks (data, model, residual, normalized_residual) are copies, shape
+(planes, ny, nx). Phase in radians; coefficients in waves, nm and radians at the fit's wavelength.
+)doc");
+    bindResultArrays(result);
+    bindResultFigures(result);
+    bindResultMethods(result);
+    bindPsfStack(m);
+    bindPsfAnalysis(m);
 }
 
 } // namespace wfs::python
