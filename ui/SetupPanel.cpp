@@ -3,6 +3,7 @@
 #include "ImageView.h"
 
 #include "fit/PsfAnalysis.h"
+#include "settings/ModelSettings.h"
 #include "settings/SettingsText.h"
 #include "base/Units.h"
 
@@ -32,11 +33,14 @@
 namespace wfs::ui {
 
 namespace {
-// A spin box whose minimum (0) reads "unknown", for metadata that may be missing.
-QDoubleSpinBox* optionalBox(QWidget* parent, double max, int decimals, const QString& suffix)
+// A spin box whose minimum (0) reads "unknown", for metadata that may be missing; its top is core's plausible range
+// (base/Units.h) in the box's unit (SI per `scale`), so a value core accepts (a file's, a session's) is never clipped.
+// Between 0 and the range's bottom a value can be typed: core refuses it by name. Qt sizes a spin box by at most 18
+// characters of its extreme values, so even the widest range (a wavelength up to 1 m in nm) keeps the box narrow.
+QDoubleSpinBox* optionalBox(QWidget* parent, Setting setting, double scale, int decimals, const QString& suffix)
 {
     auto* box = new QDoubleSpinBox(parent);
-    box->setRange(0.0, max);
+    box->setRange(0.0, plausibleRange(setting).hi / scale);
     box->setDecimals(decimals);
     box->setSpecialValueText(QObject::tr("unknown"));
     box->setSuffix(suffix);
@@ -77,24 +81,11 @@ QImage planeThumbnail(const Image& image)
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// The largest value a box showing steps of `step` from 0 can hold that core's check of the model's geometry
-// (ModelSettings::geometryError, the command line's and a session's check) accepts for the setting `set` writes; the
-// limits are written there once, so the box asks it. The accepted values run from 0 up to the limit.
-double largestAcceptedGeometry(void (*set)(ModelSettings&, double), double step)
+// The last value a box with `decimals` decimals shows below `limit`, a limit core refuses itself (settings/ModelSettings.h).
+double lastShownBelow(double limit, int decimals)
 {
-    const auto accepted = [&](long long k) {
-        ModelSettings model;
-        set(model, double(k) * step);
-        return !model.geometryError();
-    };
-    long long lo = 0, hi = 1;
-    while (accepted(hi) && hi < (1LL << 40))
-        hi *= 2;
-    while (hi - lo > 1) { // accepted(lo), !accepted(hi)
-        const long long mid = lo + (hi - lo) / 2;
-        (accepted(mid) ? lo : hi) = mid;
-    }
-    return double(lo) * step;
+    const double scale = std::pow(10.0, decimals);
+    return (std::round(limit * scale) - 1.0) / scale;
 }
 
 // A plain number typed by the user, read by core's parser (base/Units.h); `empty` for an empty field, NaN
@@ -303,22 +294,22 @@ QWidget* SetupPanel::buildMetadata()
     auto* box = new QGroupBox(tr("Metadata"), this);
     auto* form = new QFormLayout(box);
     form->setRowWrapPolicy(QFormLayout::WrapLongRows); // labels above their fields where the dock is narrow
-    m_wavelength = optionalBox(box, 100000.0, 2, tr(" nm"));
+    m_wavelength = optionalBox(box, Setting::Wavelength, 1e-9, 2, tr(" nm"));
     m_wavelength->setObjectName(QStringLiteral("wavelengthSpin"));
-    m_pixelPitch = optionalBox(box, 100000.0, 4, tr(" µm"));
+    m_pixelPitch = optionalBox(box, Setting::PixelPitch, 1e-6, 4, tr(" µm"));
     m_pixelPitch->setObjectName(QStringLiteral("pixelPitchSpin"));
-    m_fNumber = optionalBox(box, 10000.0, 3, QString());
+    m_fNumber = optionalBox(box, Setting::FNumber, 1.0, 3, QString());
     m_fNumber->setObjectName(QStringLiteral("fNumberSpin"));
-    m_na = optionalBox(box, 1.7, 3, QString());
+    m_na = optionalBox(box, Setting::NumericalAperture, 1.0, 3, QString());
     m_na->setObjectName(QStringLiteral("naSpin"));
     m_immersion = new QDoubleSpinBox(box);
     m_immersion->setObjectName(QStringLiteral("immersionSpin"));
     m_immersion->setRange(plausibleRange(Setting::ImmersionIndex).lo, plausibleRange(Setting::ImmersionIndex).hi);
     m_immersion->setDecimals(3);
     m_immersion->setKeyboardTracking(false);
-    m_samplingQ = optionalBox(box, 100.0, 3, QString());
+    m_samplingQ = optionalBox(box, Setting::SamplingQ, 1.0, 3, QString());
     m_samplingQ->setObjectName(QStringLiteral("samplingQSpin"));
-    m_zStep = optionalBox(box, 1e6, 4, tr(" µm"));
+    m_zStep = optionalBox(box, Setting::ZStep, 1e-6, 4, tr(" µm"));
     m_zStep->setObjectName(QStringLiteral("zStepSpin"));
     m_focusPlane = new QDoubleSpinBox(box);
     m_focusPlane->setObjectName(QStringLiteral("focusPlaneSpin"));
@@ -472,7 +463,7 @@ QWidget* SetupPanel::buildModel()
     m_objective = new QComboBox(box);
     m_objective->addItems({tr("automatic"), tr("Poisson"), tr("least squares"), tr("Poisson + read noise (χ²)")});
     m_readNoise = new QDoubleSpinBox(box);
-    m_readNoise->setRange(0.0, 1e4);
+    m_readNoise->setRange(plausibleRange(Setting::ReadNoise).lo, plausibleRange(Setting::ReadNoise).hi); // a session's is never clipped
     m_readNoise->setSuffix(tr(" counts RMS"));
     m_grid = new QSpinBox(box);
     m_grid->setRange(0, kMaxGrid); // 0 = the data size; the rest as ModelSettings::geometryError allows
@@ -481,13 +472,13 @@ QWidget* SetupPanel::buildModel()
     // The pupil geometry's ranges are core's (what the command line and sessions accept).
     m_obscuration = new QDoubleSpinBox(box);
     m_obscuration->setDecimals(2);
-    m_obscuration->setRange(0.0, largestAcceptedGeometry([](ModelSettings& m, double v) { m.obscuration = v; }, 0.01));
+    m_obscuration->setRange(0.0, lastShownBelow(kObscurationBelow, m_obscuration->decimals()));
     m_obscuration->setSingleStep(0.05);
     m_spiders = new QSpinBox(box);
-    m_spiders->setRange(0, int(largestAcceptedGeometry([](ModelSettings& m, double v) { m.spiderCount = int(v); }, 1.0)));
+    m_spiders->setRange(0, kMaxSpiderCount);
     m_spiderWidth = new QDoubleSpinBox(box);
     m_spiderWidth->setDecimals(3);
-    m_spiderWidth->setRange(0.0, largestAcceptedGeometry([](ModelSettings& m, double v) { m.spiderWidth = v; }, 0.001));
+    m_spiderWidth->setRange(0.0, lastShownBelow(kSpiderWidthBelow, m_spiderWidth->decimals()));
     m_spiderWidth->setSingleStep(0.005);
     m_fitShift = new QCheckBox(tr("fit per-plane tip/tilt (drift)"), box);
     m_fitFlux = new QCheckBox(tr("fit flux per plane"), box);
@@ -519,7 +510,7 @@ QWidget* SetupPanel::buildModel()
              tr("Diameter of a central obstruction as a fraction of the pupil diameter (no unit), e.g. 0.3 for a Cassegrain telescope; 0 "
                 "for a clear pupil."));
     addField(form, tr("Spider vanes"), m_spiders, "spiders",
-             tr("Number of secondary-mirror support vanes across the pupil (0 to 16), e.g. 4."));
+             tr("Number of secondary-mirror support vanes across the pupil (0 to %1), e.g. 4.").arg(kMaxSpiderCount));
     addField(form, tr("Vane width (of D)"), m_spiderWidth, "spider-width",
              tr("Width of each spider vane as a fraction of the pupil diameter, e.g. 0.01."));
     addField(form, tr("Fixed terms"), m_fixedTerms, "fixed-terms",

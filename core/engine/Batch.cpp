@@ -2,6 +2,7 @@
 
 #include "io/ImageReaders.h"
 #include "io/ResultJson.h"
+#include "io/SettingOptions.h"
 #include "base/Units.h"
 #include "optics/Zernike.h"
 #include "settings/SettingsTable.h"
@@ -240,83 +241,22 @@ void expandGlob(const std::string& pattern, std::vector<BatchInput>& inputs)
     }
 }
 
-PlaneDefocus parseDefocusOverride(const std::string& text)
-{
-    const auto d = defocusFromText(text);
-    if (!d)
-        throw DatasetError("defocus: '" + text + "' is neither waves of W020 (e.g. 1w) nor a length with its unit (e.g. 0.9um)");
-    const std::string error =
-        plausibilityError(d->kind == PlaneDefocus::Kind::Waves ? Setting::DefocusWaves : Setting::DefocusLength, d->value);
-    if (!error.empty())
-        throw DatasetError("defocus: " + error);
-    return *d;
-}
+// A manifest row's overrides as options (io/SettingOptions.h): the columns are the command line's flags, read by
+// the same parsers, named by their column in messages.
+class ManifestOptions : public OptionSource {
+public:
+    explicit ManifestOptions(const std::map<std::string, std::string>& overrides)
+        : m_overrides(overrides)
+    {
+    }
+    bool has(const char* name) const override { return m_overrides.count(name) > 0; }
+    std::string value(const char* name) const override { return m_overrides.at(name); }
+    std::string spell(const char* name) const override { return name; }
+    std::string origin() const override { return "batch manifest"; }
 
-std::optional<double> plausible(const std::string& column, const std::string& text, Setting setting, bool length)
-{
-    const auto v = valueFromText(text);
-    if (!v
-        || (length ? (v->kind != ValueWithUnit::Kind::Length && v->kind != ValueWithUnit::Kind::Bare)
-                   : v->kind != ValueWithUnit::Kind::Bare))
-        throw DatasetError(column + ": '" + text + "' is not " + (length ? "a length (e.g. 633nm)" : "a number"));
-    const std::string error = plausibilityError(setting, v->value);
-    if (!error.empty())
-        throw DatasetError(column + ": " + error);
-    return v->value;
-}
-
-// A manifest row's overrides, applied as `reconstruct`'s options of the same names would be.
-void applyOverrides(Dataset& data, const std::map<std::string, std::string>& overrides)
-{
-    DatasetMetadata& m = data.metadata;
-    const std::string origin = "batch manifest";
-    for (const auto& [key, text] : overrides) {
-        if (key == "wavelength") {
-            m.wavelength = plausible(key, text, Setting::Wavelength, true);
-            m.origin["wavelength"] = origin;
-        } else if (key == "sampling") {
-            m.samplingQ = plausible(key, text, Setting::SamplingQ, false);
-            m.origin["samplingQ"] = origin;
-        } else if (key == "z-step") {
-            m.zStep = plausible(key, text, Setting::ZStep, true);
-            m.origin["zStep"] = origin;
-        } else if (key == "focus-plane") {
-            bool ok = false;
-            m.focusPlane = QString::fromStdString(text).toDouble(&ok);
-            if (!ok)
-                throw DatasetError("focus-plane: '" + text + "' is not a number");
-            m.origin["focusPlane"] = origin;
-        }
-    }
-    if (const auto it = overrides.find("planes"); it != overrides.end()) {
-        std::vector<int> planes;
-        for (const QString& part :
-             QString::fromStdString(it->second).split(QRegularExpression(QStringLiteral("[,; ]")), Qt::SkipEmptyParts)) {
-            bool ok = false;
-            planes.push_back(part.toInt(&ok));
-            if (!ok)
-                throw DatasetError("planes: '" + it->second + "' is not a list of plane indices (e.g. 3,10,17)");
-        }
-        try {
-            selectPlanes(data, planes);
-        } catch (const DatasetError& e) {
-            throw DatasetError(std::string("planes: ") + e.what());
-        }
-    }
-    if (const auto it = overrides.find("defocus"); it != overrides.end()) {
-        std::vector<PlaneDefocus> entries;
-        for (const QString& part : QString::fromStdString(it->second).split(QRegularExpression(QStringLiteral("[,;]")), Qt::KeepEmptyParts))
-            entries.push_back(parseDefocusOverride(part.trimmed().toStdString()));
-        const std::vector<int> used = usedPlanes(data);
-        if (entries.size() != used.size())
-            throw DatasetError("defocus has " + std::to_string(entries.size()) + " entries but " + std::to_string(used.size())
-                               + " planes take part");
-        for (size_t k = 0; k < used.size(); ++k) {
-            data.planes[size_t(used[k])].defocus = entries[k];
-            m.origin["defocus[" + std::to_string(used[k]) + "]"] = origin;
-        }
-    }
-}
+private:
+    const std::map<std::string, std::string>& m_overrides;
+};
 
 // Whether a metadata value was set by a person (kept for every input) rather than read from the
 // session's own input files (each batch input's files say it for themselves).
@@ -584,6 +524,18 @@ bool settingsChoosePlanes(const Session& settings)
 
 } // namespace
 
+void applyManifestOverrides(Dataset& data, const std::map<std::string, std::string>& overrides)
+{
+    for (const auto& [column, text] : overrides)
+        if (std::find(batchOverrideNames().begin(), batchOverrideNames().end(), column) == batchOverrideNames().end())
+            throw DatasetError("'" + column + "' is not a manifest column");
+    try {
+        applyMetadataOptions(ManifestOptions(overrides), data);
+    } catch (const OptionError& e) {
+        throw DatasetError(e.what());
+    }
+}
+
 PreparedRun prepareBatchRun(const Session& settings, const BatchInput& input)
 {
     if (!input.error.empty())
@@ -592,7 +544,7 @@ PreparedRun prepareBatchRun(const Session& settings, const BatchInput& input)
     if (!input.overrides.count("planes") && !settingsChoosePlanes(settings))
         requireWholeFiles(s.dataset, "a manifest's planes column, or planes chosen in the settings");
     try {
-        applyOverrides(s.dataset, input.overrides);
+        applyManifestOverrides(s.dataset, input.overrides);
     } catch (const DatasetError& e) {
         throw DatasetError(input.source + ": " + e.what());
     }

@@ -77,6 +77,11 @@ struct BatchJobs {
 };
 BatchJobs batchJobs(int requested, int threadsPerFit, int hardwareThreads, size_t pending);
 
+// A manifest row's overrides (column -> text) applied to `data` as `reconstruct`'s options of the same names are
+// (io/SettingOptions.h, applyMetadataOptions: one parser, one message), with the origin "batch manifest". Throws
+// DatasetError naming the column ("wavelength: ...", as the command line's message names "--wavelength").
+void applyManifestOverrides(Dataset& data, const std::map<std::string, std::string>& overrides);
+
 // The settings with one input loaded, its overrides applied, through the one workflow (prepareRun).
 // Throws DatasetError / SettingsError / std::runtime_error with a message for the summary.
 PreparedRun prepareBatchRun(const Session& settings, const BatchInput& input);

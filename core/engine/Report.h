@@ -3,7 +3,7 @@
 // the CLI prints the full report, the desktop program shows the brief one in its status bar and the
 // summary lines above its coefficient table.
 #include "fit/Results.h"
-#include "io/Dataset.h"
+#include "io/DatasetPlanes.h"
 #include "io/ResultJson.h"
 
 #include <string>

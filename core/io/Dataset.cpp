@@ -1,4 +1,5 @@
-#include "io/Dataset.h"
+#include "io/DatasetPlanes.h"
+#include "base/Units.h"
 #include "base/NumberText.h"
 
 #include "fit/ImageStatistics.h"

@@ -1,7 +1,7 @@
 // The problem from a prepared dataset (io/Dataset.h, "The model"): sampling from the metadata, one problem
 // plane per plane that takes part (data as the objective wants it, mask, flux, background, diversity), the
 // noise model (read noise, camera gain), the pupil function and the detector, and the start values.
-#include "io/Dataset.h"
+#include "io/DatasetProblem.h"
 #include "base/NumberText.h"
 #include "io/SettingsProblems.h"
 

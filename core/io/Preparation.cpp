@@ -1,7 +1,8 @@
 // Preparation of a dataset's planes (io/Dataset.h: computePreparation, prepare, isPrepared): masks
 // (non-finite, saturated, hot and listed bad pixels), the sigma-clipped border background, centring on
 // the peak or centroid, cropping and normalisation, recorded so that a session can say what was done.
-#include "io/Dataset.h"
+#include "io/DatasetPlanes.h"
+#include "io/Preparation.h"
 #include "base/NumberText.h"
 
 #include "fit/ImageStatistics.h"

@@ -95,6 +95,7 @@ public:
     bool has(const char* name) const { return m_source.has(name); }
     QString text(const char* name) const { return QString::fromStdString(m_source.value(name)); }
     std::string label(const char* name) const { return m_source.spell(name); }
+    std::string origin() const { return m_source.origin(); }
     int integer(const char* name) const { return parseIntOption(text(name), label(name)); }
     double number(const char* name) const { return parseNumberOption(text(name), label(name)); }
     std::vector<int> integers(const char* name) const { return parseIntListOption(text(name), label(name)); }
@@ -135,7 +136,7 @@ PlaneDefocus parseDefocusEntry(const QString& text, const std::string& label)
 // Where the planes of a stack are along z and how their defocus becomes phase.
 void applyStackOptions(const Reader& r, DatasetMetadata& m)
 {
-    const std::string origin = "command line";
+    const std::string origin = r.origin();
     if (r.has("z-step")) {
         m.zStep = r.plausible("z-step", Setting::ZStep);
         m.origin["zStep"] = origin;
@@ -270,7 +271,7 @@ void applyMetadataOptions(const OptionSource& options, Dataset& data)
 {
     const Reader r(options);
     DatasetMetadata& m = data.metadata;
-    const std::string origin = "command line";
+    const std::string origin = options.origin();
     // Every value through core's parser and its plausible ranges (base/Units.h): "--wavelength 633" is
     // refused with "did you mean 633nm?" rather than taken as 633 m.
     auto set = [&](const char* name, Setting setting, std::optional<double>& field, const char* key) {

@@ -35,6 +35,8 @@ public:
     virtual std::string value(const char* name) const = 0; // as given; a switch's is empty
     // The name as this front end writes it in messages: "--pixel-scale" or "pixel_scale".
     virtual std::string spell(const char* name) const = 0;
+    // Where the values come from, as DatasetMetadata::origin records it ("command line", "batch manifest").
+    virtual std::string origin() const { return "command line"; }
 };
 
 // The text parsers behind every option; `label` is the option as spelled in messages. Throw OptionError.

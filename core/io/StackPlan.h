@@ -7,7 +7,7 @@
 //     std::vector<PlaneStatistics> stats = stackStatistics(dataset);     // numerical: on a worker
 //     StackPlan plan = proposeStackPlan(stats, planOptionsFor(dataset));
 //     applyStackPlan(dataset, plan);                                      // selects planes, sets the focus plane
-#include "io/Dataset.h"
+#include "io/DatasetPlanes.h"
 
 #include <optional>
 #include <string>

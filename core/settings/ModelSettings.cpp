@@ -1,5 +1,6 @@
 #include "settings/ModelSettings.h"
 
+#include "base/NumberText.h"
 #include "base/Units.h"
 #include "optics/Vectorial.h"
 
@@ -21,13 +22,14 @@ std::optional<SettingsError> ModelSettings::geometryError() const
     if (grid != 0 && (grid < 16 || grid > kMaxGrid || grid % 2 != 0))
         return SettingsError("grid", "must be an even number of samples from 16 to " + std::to_string(kMaxGrid) + " (got "
                                          + std::to_string(grid) + "), or 0 for the data's size");
-    if (!(obscuration >= 0.0 && obscuration < 1.0))
-        return SettingsError("obscuration", "must be in [0, 1) of the pupil diameter (got " + std::to_string(obscuration) + ")");
-    // No telescope has more than a few dozen vanes; a million is a typo that would still "converge".
-    if (spiderCount < 0 || spiderCount > 64)
-        return SettingsError("spiders", "must be from 0 to 64 (got " + std::to_string(spiderCount) + ")");
-    if (!(spiderWidth >= 0.0 && spiderWidth < 0.5))
-        return SettingsError("spider-width", "must be in [0, 0.5) of the pupil diameter (got " + std::to_string(spiderWidth) + ")");
+    const auto fraction = [](double below) { return "must be in [0, " + detail::format("%g", below) + ") of the pupil diameter (got "; };
+    if (!(obscuration >= 0.0 && obscuration < kObscurationBelow))
+        return SettingsError("obscuration", fraction(kObscurationBelow) + std::to_string(obscuration) + ")");
+    if (spiderCount < 0 || spiderCount > kMaxSpiderCount)
+        return SettingsError("spiders",
+                             "must be from 0 to " + std::to_string(kMaxSpiderCount) + " (got " + std::to_string(spiderCount) + ")");
+    if (!(spiderWidth >= 0.0 && spiderWidth < kSpiderWidthBelow))
+        return SettingsError("spider-width", fraction(kSpiderWidthBelow) + std::to_string(spiderWidth) + ")");
     for (int index : fixedTerms) {
         try {
             zernike::modeFromIndex(index, ordering);

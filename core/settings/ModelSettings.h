@@ -11,6 +11,15 @@
 
 namespace wfs {
 
+// The pupil geometry's limits, which geometryError() states and front ends' controls end at. The obscuration and the
+// vane width are fractions of the pupil diameter, each limit itself refused: an obscuration of 1 blocks the whole
+// pupil, and vanes half the diameter wide meet at the centre and leave no light along them.
+inline constexpr double kObscurationBelow = 1.0; // obscuration in [0, kObscurationBelow)
+inline constexpr double kSpiderWidthBelow = 0.5; // spider width in [0, kSpiderWidthBelow)
+// Vanes counted, the limit accepted: no telescope has more than a few dozen, and a million is a typo that would
+// still "converge".
+inline constexpr int kMaxSpiderCount = 64; // spider count in [0, kMaxSpiderCount]
+
 struct ModelSettings {
     int order = 4; // highest Zernike radial order (1..15)
     ZernikeOrdering ordering = ZernikeOrdering::Noll;
@@ -26,9 +35,9 @@ struct ModelSettings {
     // (Poisson; one count per photon).
     double readNoise = 0.0;
     int grid = 0;             // model grid N (even); 0 = the prepared image size (rounded up to even)
-    double obscuration = 0.0; // fractions of the pupil diameter
-    int spiderCount = 0;
-    double spiderWidth = 0.0;
+    double obscuration = 0.0; // fractions of the pupil diameter, below kObscurationBelow
+    int spiderCount = 0;      // at most kMaxSpiderCount
+    double spiderWidth = 0.0; // fractions of the pupil diameter, below kSpiderWidthBelow
     double spiderAngleDeg = 0.0;
     bool fitFlux = true;         // per plane
     bool fitBackground = true;   // per plane (a residual background after subtraction)
