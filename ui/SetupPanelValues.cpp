@@ -1,0 +1,535 @@
+#include "SetupPanel.h"
+#include "SetupPanelFields.h"
+
+#include "ImageView.h"
+#include "fit/PsfAnalysis.h"
+#include "settings/ModelSettings.h"
+#include "settings/SettingsText.h"
+#include "base/Units.h"
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QSignalBlocker>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QTableWidget>
+#include <QThread>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <limits>
+
+namespace wfs::ui {
+
+using namespace setupfields;
+
+void SetupPanel::showPlanes(const Dataset& dataset)
+{
+    m_planes->setRowCount(int(dataset.planes.size()));
+    for (int i = 0; i < int(dataset.planes.size()); ++i) {
+        const DatasetPlane& plane = dataset.planes[size_t(i)];
+        auto* use = new QTableWidgetItem;
+        use->setCheckState(plane.use ? Qt::Checked : Qt::Unchecked);
+        m_planes->setItem(i, 0, use);
+        const QString source = QString::fromStdString(plane.raw.source); // "path[k]"
+        auto* name = new QTableWidgetItem(QIcon(QPixmap::fromImage(planeThumbnail(plane.raw))), QFileInfo(source).fileName());
+        name->setFlags(name->flags() & ~Qt::ItemIsEditable);
+        name->setToolTip(QStringLiteral("%1\n%2 x %3 pixels").arg(source).arg(plane.raw.width).arg(plane.raw.height));
+        m_planes->setItem(i, 1, name);
+        m_planes->setItem(i, 2, new QTableWidgetItem(defocusText(plane.defocus)));
+        m_planes->setRowHeight(i, 44);
+    }
+}
+
+void SetupPanel::showPresetPlanes(const std::vector<Image>& images, const std::vector<std::string>& diversity)
+{
+    m_planes->setRowCount(int(images.size()));
+    for (int i = 0; i < int(images.size()); ++i) {
+        auto* use = new QTableWidgetItem;
+        use->setCheckState(Qt::Checked);
+        use->setFlags(use->flags() & ~Qt::ItemIsUserCheckable);
+        m_planes->setItem(i, 0, use);
+        auto* name = new QTableWidgetItem(QIcon(QPixmap::fromImage(planeThumbnail(images[size_t(i)]))), tr("demo plane %1").arg(i));
+        name->setFlags(name->flags() & ~Qt::ItemIsEditable);
+        m_planes->setItem(i, 1, name);
+        auto* div = new QTableWidgetItem(QString::fromStdString(diversity[size_t(i)]));
+        div->setFlags(div->flags() & ~Qt::ItemIsEditable);
+        m_planes->setItem(i, 2, div);
+        m_planes->setRowHeight(i, 44);
+    }
+}
+
+QStringList SetupPanel::applyPlaneEdits(Dataset& dataset) const
+{
+    QStringList problems;
+    for (int i = 0; i < m_planes->rowCount() && i < int(dataset.planes.size()); ++i) {
+        DatasetPlane& plane = dataset.planes[size_t(i)];
+        plane.use = m_planes->item(i, 0)->checkState() == Qt::Checked;
+        const QString text = m_planes->item(i, 2) ? m_planes->item(i, 2)->text().trimmed() : QString();
+        if (text.isEmpty()) {
+            plane.defocus = {};
+        } else if (auto d = defocusFromText(text.toStdString())) {
+            plane.defocus = *d;
+        } else {
+            problems << tr("%1: defocus '%2' is neither waves ('1w') nor a length ('0.3um')")
+                            .arg(QString::fromStdString(plane.raw.source), text);
+        }
+    }
+    return problems;
+}
+
+void SetupPanel::showMetadata(const DatasetMetadata& m)
+{
+    setOptional(m_wavelength, m.wavelength, 1e-9);
+    setOptional(m_pixelPitch, m.pixelPitch, 1e-6);
+    setOptional(m_fNumber, m.fNumber, 1.0);
+    setOptional(m_na, m.numericalAperture, 1.0);
+    setOptional(m_samplingQ, m.samplingQ, 1.0);
+    setOptional(m_zStep, m.zStep, 1e-6);
+    {
+        const QSignalBlocker block(m_focusPlane);
+        m_focusPlane->setValue(m.focusPlane ? *m.focusPlane : -1.0);
+    }
+    m_editedMetadata.clear();
+    const QSignalBlocker b1(m_immersion), b2(m_defocusModel), b3(m_zDirection);
+    m_immersion->setValue(m.immersionIndex);
+    m_zDirection->setCurrentIndex(m.zIndexDown ? 1 : 0);
+    m_defocusModel->setCurrentIndex(m.defocusModel == DefocusModel::HighNa ? 1 : 0);
+}
+
+void SetupPanel::applyMetadata(DatasetMetadata& m) const
+{
+    m.wavelength = optionalValue(m_wavelength, 1e-9);
+    m.pixelPitch = optionalValue(m_pixelPitch, 1e-6);
+    m.fNumber = optionalValue(m_fNumber, 1.0);
+    m.numericalAperture = optionalValue(m_na, 1.0);
+    m.samplingQ = optionalValue(m_samplingQ, 1.0);
+    m.zStep = optionalValue(m_zStep, 1e-6);
+    m.immersionIndex = m_immersion->value();
+    m.defocusModel = m_defocusModel->currentIndex() == 1 ? DefocusModel::HighNa : DefocusModel::Paraxial;
+    m.zIndexDown = m_zDirection->currentIndex() == 1;
+    m.focusPlane = m_focusPlane->value() >= 0.0 ? std::optional<double>(m_focusPlane->value()) : std::nullopt;
+    // What the user set is the user's, whatever the files said; and it settles their disagreement.
+    for (const std::string& key : m_editedMetadata)
+        m.origin[key] = "user";
+    std::erase_if(m.conflicts, [this](const DatasetMetadata::Conflict& c) { return m_editedMetadata.count(c.key) > 0; });
+}
+
+void SetupPanel::editMetadata(const DatasetMetadata& metadata, const std::string& key)
+{
+    std::set<std::string> edited = m_editedMetadata;
+    showMetadata(metadata);
+    edited.insert(key);
+    m_editedMetadata = std::move(edited);
+    emit metadataChanged();
+    emit settingsEdited();
+}
+
+void SetupPanel::setPlanesInUse(const std::vector<int>& planes)
+{
+    {
+        const QSignalBlocker block(m_planes);
+        for (int row = 0; row < m_planes->rowCount(); ++row)
+            if (QTableWidgetItem* use = m_planes->item(row, 0))
+                use->setCheckState(std::find(planes.begin(), planes.end(), row) != planes.end() ? Qt::Checked : Qt::Unchecked);
+    }
+    emit settingsEdited();
+}
+
+std::vector<int> SetupPanel::planesInUse() const
+{
+    std::vector<int> planes;
+    for (int row = 0; row < m_planes->rowCount(); ++row)
+        if (QTableWidgetItem* use = m_planes->item(row, 0); use && use->checkState() == Qt::Checked)
+            planes.push_back(row);
+    return planes;
+}
+
+Session SetupPanel::sessionFor(const Dataset& dataset) const
+{
+    // The checks need the planes' sizes, sources and defocus, not their pixels.
+    Session session;
+    Dataset& d = session.dataset;
+    d.files = dataset.files;
+    d.metadata = dataset.metadata;
+    for (const DatasetPlane& plane : dataset.planes) {
+        DatasetPlane p;
+        p.raw.width = plane.raw.width;
+        p.raw.height = plane.raw.height;
+        p.raw.source = plane.raw.source;
+        p.file = plane.file;
+        p.indexInFile = plane.indexInFile;
+        p.use = plane.use;
+        p.defocus = plane.defocus;
+        p.formatMaximum = plane.formatMaximum;
+        d.planes.push_back(std::move(p));
+    }
+    applyPlaneEdits(d);
+    applyMetadata(d.metadata);
+    d.preprocess = preprocessOptions();
+    session.model = modelSettings();
+    session.solver = solverSettings();
+    return session;
+}
+
+std::vector<SettingProblem> SetupPanel::checkSettings(const Dataset& dataset)
+{
+    std::vector<SettingProblem> problems;
+    // Text that holds no value: named with the field, before core's checks (which would see NaN).
+    Dataset scratch;
+    for (const DatasetPlane& plane : dataset.planes) {
+        DatasetPlane p;
+        p.raw.source = plane.raw.source;
+        scratch.planes.push_back(std::move(p));
+    }
+    const QStringList planeProblems = applyPlaneEdits(scratch);
+    for (const QString& text : planeProblems)
+        problems.push_back({"defocus", -1, {}, MessageLevel::Error, text.toStdString()});
+    const QStringList textProblems = modelTextProblems();
+    const char* textFields[] = {"regularization",
+                                "object-diameter",
+                                "gain",
+                                "offset",
+                                "stages",
+                                "emitter-depth",
+                                "coverslip-thickness",
+                                "design-coverslip-thickness",
+                                "dipole"};
+    for (const QString& text : textProblems) {
+        std::string setting = "model";
+        const QString lower = text.toLower();
+        if (lower.startsWith(QLatin1String("smoothness")))
+            setting = textFields[0];
+        else if (lower.startsWith(QLatin1String("object")))
+            setting = textFields[1];
+        else if (lower.startsWith(QLatin1String("gain")))
+            setting = textFields[2];
+        else if (lower.startsWith(QLatin1String("offset")))
+            setting = textFields[3];
+        else if (lower.startsWith(QLatin1String("coarse")))
+            setting = textFields[4];
+        else if (lower.startsWith(QLatin1String("emitter")))
+            setting = textFields[5];
+        else if (lower.startsWith(QLatin1String("coverslip")))
+            setting = textFields[6];
+        else if (lower.startsWith(QLatin1String("design")))
+            setting = textFields[7];
+        else if (lower.startsWith(QLatin1String("dipole")))
+            setting = textFields[8];
+        problems.push_back({setting, -1, {}, MessageLevel::Error, text.toStdString()});
+    }
+    if (problems.empty())
+        problems = settingsProblems(sessionFor(dataset));
+    showProblems(problems);
+    return problems;
+}
+
+void SetupPanel::showProblems(const std::vector<SettingProblem>& problems)
+{
+    // Beside the field a short note (the message up to its advice), in its tooltip the whole message.
+    auto shortText = [](const std::string& message) {
+        const size_t colon = message.find(": ");
+        return QString::fromStdString(colon != std::string::npos && colon > 10 ? message.substr(0, colon) : message);
+    };
+    std::map<std::string, QStringList> notes, tips;
+    std::map<std::string, bool> errors;
+    for (const SettingProblem& p : problems) {
+        const QString text = QString::fromStdString(p.message);
+        const bool error = p.level == MessageLevel::Error;
+        notes[p.setting] << (error ? shortText(p.message) : tr("check: %1").arg(shortText(p.message)));
+        tips[p.setting] << text;
+        errors[p.setting] = errors[p.setting] || error;
+        if (error)
+            for (const std::string& other : p.alternatives)
+                if (other != "sampling") { // the override is optional: its field stays unmarked
+                    notes[other] << tr("or set this instead");
+                    tips[other] << tr("or: %1").arg(text);
+                    errors[other] = true;
+                }
+    }
+    for (auto& [setting, field] : m_fields) {
+        const auto it = notes.find(setting);
+        const bool marked = it != notes.end();
+        field.note->setText(marked ? it->second.join(QLatin1Char('\n')) : QString());
+        field.note->setToolTip(marked ? tips[setting].join(QLatin1Char('\n')) : QString());
+        field.note->setStyleSheet(marked && !errors[setting] ? QStringLiteral("color: #b35806") : QStringLiteral("color: #b2182b"));
+        if (auto* form = qobject_cast<QFormLayout*>(field.note->parentWidget()->layout()))
+            form->setRowVisible(field.note, marked);
+        field.widget->setToolTip(marked ? field.tooltip + QStringLiteral("\n\n") + tips[setting].join(QLatin1Char('\n')) : field.tooltip);
+        field.widget->setProperty("problem", marked && errors[setting]);
+        // A tinted field (its palette, so that spin-box arrows and check marks keep the style's look).
+        if (marked) {
+            QPalette palette = field.widget->palette();
+            palette.setColor(QPalette::Base, errors[setting] ? QColor(0xfd, 0xdb, 0xc7) : QColor(0xfe, 0xe0, 0xb6));
+            field.widget->setPalette(palette);
+        } else {
+            field.widget->setPalette(QPalette()); // inherits again
+        }
+    }
+    m_blocked = hasErrors(problems);
+    m_start->setEnabled(!m_running && !m_blocked);
+    m_start->setToolTip(m_blocked ? tr("Settings are missing or invalid: see the fields marked in red") : QString());
+}
+
+QString SetupPanel::fieldToolTip(const std::string& setting) const
+{
+    const auto it = m_fields.find(setting);
+    return it == m_fields.end() ? QString() : it->second.tooltip;
+}
+
+QString SetupPanel::problemText(const std::string& setting) const
+{
+    const auto it = m_fields.find(setting);
+    return it == m_fields.end() ? QString() : it->second.note->text();
+}
+
+void SetupPanel::setSamplingInfo(const QString& text, bool warning)
+{
+    m_samplingInfo->setText(text);
+    m_samplingInfo->setStyleSheet(warning ? QStringLiteral("color: #b35806") : QString());
+}
+
+PreprocessOptions SetupPanel::preprocessOptions() const
+{
+    PreprocessOptions o;
+    o.subtractBackground = m_subtractBackground->isChecked();
+    o.centre = CentreMethod(m_centre->currentIndex());
+    o.cropSize = m_crop->value() - m_crop->value() % 2;
+    o.maskSaturated = m_maskSaturated->isChecked();
+    o.maskHotPixels = m_maskHot->isChecked();
+    o.normalise = m_normalise->isChecked();
+    return o;
+}
+
+void SetupPanel::setPreprocessOptions(const PreprocessOptions& o)
+{
+    m_subtractBackground->setChecked(o.subtractBackground);
+    m_centre->setCurrentIndex(int(o.centre));
+    m_crop->setValue(o.cropSize);
+    m_maskSaturated->setChecked(o.maskSaturated);
+    m_maskHot->setChecked(o.maskHotPixels);
+    m_normalise->setChecked(o.normalise);
+}
+
+ModelSettings SetupPanel::modelSettings() const
+{
+    ModelSettings s;
+    s.order = m_order->value();
+    s.ordering = m_ordering->currentIndex() == 1 ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
+    s.normalization = m_normalization->currentIndex() == 1 ? ZernikeNormalization::Unit : ZernikeNormalization::Rms;
+    switch (m_objective->currentIndex()) {
+    case 1:
+        s.objective = ObjectiveKind::Poisson;
+        break;
+    case 2:
+        s.objective = ObjectiveKind::LeastSquares;
+        break;
+    case 3:
+        s.objective = ObjectiveKind::WeightedLeastSquares;
+        break;
+    default:
+        break;
+    }
+    s.readNoise = m_readNoise->value();
+    s.grid = m_grid->value() - m_grid->value() % 2;
+    s.obscuration = m_obscuration->value();
+    s.spiderCount = m_spiders->value();
+    s.spiderWidth = m_spiderWidth->value();
+    s.fitShift = m_fitShift->isChecked();
+    s.fitFlux = m_fitFlux->isChecked();
+    s.fitBackground = m_fitBackground->isChecked();
+    for (const QString& part : m_fixedTerms->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int index = part.trimmed().toInt(&ok);
+        if (ok)
+            s.fixedTerms.push_back(index); // the problem checks the index and names a bad one
+    }
+    s.phaseModel = SettingEnum<PupilPhaseModel>::values[std::clamp(m_phaseModel->currentIndex(), 0, 2)];
+    s.amplitudeModel = SettingEnum<PupilAmplitudeModel>::values[std::clamp(m_amplitudeModel->currentIndex(), 0, 2)];
+    s.regularization = regularizationFromText(m_regularization);
+    s.pixelIntegration = m_pixelIntegration->isChecked();
+    s.objectDiameter = diameterFromText(m_objectDiameter);
+    s.gain = gainFromText(m_gain);
+    s.estimateOffset = isAuto(m_offset);
+    s.offset = s.estimateOffset ? ModelSettings{}.offset : numberFromText(m_offset, 0.0);
+    s.fitDefocusScale = m_fitDefocusScale->isChecked();
+    s.fitDefocusOffsets = m_fitDefocusOffsets->isChecked();
+    s.fitSampling = m_fitSampling->isChecked();
+    s.imagingModel = SettingEnum<ImagingModel>::values[std::clamp(m_imagingModel->currentIndex(), 0, 1)];
+    s.sampleIndex = m_sampleIndex->value();
+    s.emitterDepth = lengthOrDefault(m_emitterDepth, 0.0);
+    s.fitEmitterDepth = m_fitEmitterDepth->isChecked();
+    s.dipole = dipoleFromText(m_dipole->currentText().trimmed().toLower().toStdString()).value_or(DipoleSpec{});
+    s.coverslipIndex = m_coverslipIndex->value();
+    s.coverslipThickness = lengthOrDefault(m_coverslipThickness, ModelSettings{}.coverslipThickness);
+    s.designCoverslipIndex = m_designCoverslipIndex->value();
+    s.designCoverslipThickness = lengthOrDefault(m_designCoverslipThickness, 0.0);
+    return s;
+}
+
+QStringList SetupPanel::modelTextProblems() const
+{
+    // Ranges are core's to check (the workflow refuses them by name); here only text that holds no value.
+    QStringList problems;
+    const auto text = [](const QLineEdit* edit) { return edit->text().trimmed(); };
+    const double weight = regularizationFromText(m_regularization);
+    if (std::isnan(weight))
+        problems << tr("Smoothness weight '%1' is neither a number (e.g. 1 or 1e-3) nor 'auto'").arg(text(m_regularization));
+    else if (weight <= 0.0 && text(m_regularization).compare(QLatin1String("auto"), Qt::CaseInsensitive) != 0)
+        problems << tr("Smoothness weight '%1' must be positive (or 'auto')").arg(text(m_regularization));
+    if (std::isnan(diameterFromText(m_objectDiameter)))
+        problems << tr("Object diameter '%1' is not a length (e.g. 100nm or 0.2um; a bare number is metres)").arg(text(m_objectDiameter));
+    if (std::isnan(gainFromText(m_gain)))
+        problems << tr("Gain '%1' is neither a number (electrons per data unit) nor 'auto'").arg(text(m_gain));
+    if (!isAuto(m_offset) && std::isnan(numberFromText(m_offset, 0.0)))
+        problems << tr("Offset '%1' is neither a number (data units) nor 'auto'").arg(text(m_offset));
+    const std::pair<const QLineEdit*, QString> lengths[] = {{m_emitterDepth, tr("Emitter depth")},
+                                                            {m_coverslipThickness, tr("Coverslip thickness")},
+                                                            {m_designCoverslipThickness, tr("Design thickness")}};
+    for (const auto& [edit, name] : lengths)
+        if (std::isnan(lengthOrDefault(edit, 0.0)))
+            problems << tr("%1 '%2' is not a length (e.g. 2um; a bare number is metres)").arg(name, text(edit));
+    if (!dipoleFromText(m_dipole->currentText().trimmed().toLower().toStdString()))
+        problems << tr("Dipole '%1' is not free, x, y, z or THETA,PHI in degrees (e.g. 45,30)").arg(m_dipole->currentText().trimmed());
+    for (const QString& part : m_stages->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        part.trimmed().toInt(&ok);
+        if (!ok) {
+            problems << tr("Coarse stages '%1' are not Zernike orders (e.g. 2,4 before order 6)").arg(text(m_stages));
+            break;
+        }
+    }
+    return problems;
+}
+
+void SetupPanel::setModelSettings(const ModelSettings& s)
+{
+    m_order->setValue(s.order);
+    m_ordering->setCurrentIndex(s.ordering == ZernikeOrdering::Ansi ? 1 : 0);
+    m_normalization->setCurrentIndex(s.normalization == ZernikeNormalization::Unit ? 1 : 0);
+    int objective = 0;
+    if (s.objective)
+        objective = *s.objective == ObjectiveKind::Poisson ? 1 : *s.objective == ObjectiveKind::LeastSquares ? 2 : 3;
+    m_objective->setCurrentIndex(objective);
+    m_readNoise->setValue(s.readNoise);
+    m_grid->setValue(s.grid);
+    m_obscuration->setValue(s.obscuration);
+    m_spiders->setValue(s.spiderCount);
+    m_spiderWidth->setValue(s.spiderWidth);
+    m_fitShift->setChecked(s.fitShift);
+    m_fitFlux->setChecked(s.fitFlux);
+    m_fitBackground->setChecked(s.fitBackground);
+    QStringList fixed;
+    for (int index : s.fixedTerms)
+        fixed << QString::number(index);
+    m_fixedTerms->setText(fixed.join(QLatin1Char(',')));
+    m_phaseModel->setCurrentIndex(settingIndex(s.phaseModel));
+    m_amplitudeModel->setCurrentIndex(settingIndex(s.amplitudeModel));
+    m_regularization->setText(s.regularization == 0.0 ? QStringLiteral("auto") : numberText(s.regularization));
+    m_pixelIntegration->setChecked(s.pixelIntegration);
+    m_objectDiameter->setText(lengthText(s.objectDiameter));
+    m_gain->setText(s.gain == 0.0 ? QStringLiteral("auto") : numberText(s.gain));
+    m_offset->setText(s.estimateOffset ? QStringLiteral("auto") : numberText(s.offset));
+    m_fitDefocusScale->setChecked(s.fitDefocusScale);
+    m_fitDefocusOffsets->setChecked(s.fitDefocusOffsets);
+    m_fitSampling->setChecked(s.fitSampling);
+    m_imagingModel->setCurrentIndex(settingIndex(s.imagingModel));
+    m_sampleIndex->setValue(s.sampleIndex);
+    m_emitterDepth->setText(s.emitterDepth == 0.0 ? QStringLiteral("0") : lengthText(s.emitterDepth));
+    m_fitEmitterDepth->setChecked(s.fitEmitterDepth);
+    m_dipole->setCurrentText(dipoleOptionText(s.dipole));
+    m_coverslipIndex->setValue(s.coverslipIndex);
+    m_coverslipThickness->setText(s.coverslipThickness == 0.0 ? QStringLiteral("0") : lengthText(s.coverslipThickness));
+    m_designCoverslipIndex->setValue(s.designCoverslipIndex);
+    m_designCoverslipThickness->setText(lengthText(s.designCoverslipThickness));
+}
+
+SolverSettings SetupPanel::solverSettings() const
+{
+    SolverSettings s;
+    s.backend = BackendKind(m_backend->currentData().toInt());
+    s.gradient = m_gradient->currentIndex() == 1 ? GradientKind::FiniteDifference : GradientKind::Adjoint;
+    s.optimizer = m_optimizer->currentIndex() == 1 ? OptimizerKind::Lbfgs : OptimizerKind::Bfgs;
+    s.precision = m_precision->currentIndex() == 1 ? Precision::Float : Precision::Double;
+    s.threads = m_threads->value();
+    s.maxIterations = m_maxIterations->value();
+    s.gradientTolerance = parseTolerance(m_gtol, SolverSettings{}.gradientTolerance);
+    s.functionTolerance = parseTolerance(m_ftol, SolverSettings{}.functionTolerance);
+    // Every stage typed, the bad ones too: core refuses them by name (SolverSettings::stagesError), as it does the
+    // command line's, instead of this panel dropping them unseen. Text that is no number is modelTextProblems'.
+    for (const QString& part : m_stages->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const int order = part.trimmed().toInt(&ok);
+        if (ok)
+            s.stages.push_back(order);
+    }
+    if (!s.stages.empty())
+        s.stages.push_back(m_order->value());
+    return s;
+}
+
+void SetupPanel::setSolverSettings(const SolverSettings& s)
+{
+    const int backend = m_backend->findData(int(s.backend));
+    if (backend >= 0 && m_backend->model()->flags(m_backend->model()->index(backend, 0)) & Qt::ItemIsEnabled)
+        m_backend->setCurrentIndex(backend);
+    m_gradient->setCurrentIndex(s.gradient == GradientKind::FiniteDifference ? 1 : 0);
+    m_optimizer->setCurrentIndex(s.optimizer == OptimizerKind::Lbfgs ? 1 : 0);
+    m_precision->setCurrentIndex(s.precision == Precision::Float ? 1 : 0);
+    m_threads->setValue(s.threads);
+    m_maxIterations->setValue(s.maxIterations);
+    m_gtol->setText(QString::number(s.gradientTolerance, 'g', 4));
+    m_ftol->setText(QString::number(s.functionTolerance, 'g', 4));
+    QStringList stages;
+    for (size_t i = 0; i + 1 < s.stages.size(); ++i) // the last stage is the model order itself
+        stages << QString::number(s.stages[i]);
+    m_stages->setText(stages.join(QLatin1Char(',')));
+}
+
+void SetupPanel::setBackends(const std::vector<BackendStatus>& backends)
+{
+    m_backend->clear();
+    for (const BackendStatus& b : backends) {
+        const QString label = b.kind == BackendKind::Cpu ? tr("CPU (FFTW)") : tr("GPU (CUDA)");
+        m_backend->addItem(b.available ? QStringLiteral("%1 — %2").arg(label, QString::fromStdString(b.device)) : label, int(b.kind));
+        const int row = m_backend->count() - 1;
+        if (!b.available) {
+            // Only available backends are selectable; the tooltip says why this one is not.
+            m_backend->setItemData(row, QString::fromStdString(b.reason), Qt::ToolTipRole);
+            if (auto* item = qobject_cast<QStandardItemModel*>(m_backend->model())->item(row))
+                item->setEnabled(false);
+        } else {
+            m_backend->setItemData(row, QString::fromStdString(b.device), Qt::ToolTipRole);
+        }
+    }
+    m_backend->setCurrentIndex(0);
+}
+
+void SetupPanel::setRunning(bool running)
+{
+    m_running = running;
+    m_start->setEnabled(!running && !m_blocked);
+    m_cancel->setEnabled(running);
+}
+
+bool SetupPanel::metadataEditable() const
+{
+    return m_metadataBox->isEnabled();
+}
+
+void SetupPanel::setDataMode(bool files)
+{
+    m_metadataBox->setEnabled(files);
+    m_preparationBox->setEnabled(files);
+}
+
+} // namespace wfs::ui
