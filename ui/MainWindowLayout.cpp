@@ -1,0 +1,461 @@
+// The main window's construction: its tabs, centre, docks, status bar, tool bar, actions and menus, and the
+// switching between tabs, docks and setup sections (MainWindow.cpp holds what it does once built).
+#include "MainWindow.h"
+
+#include "engine/Workflow.h"
+
+#include "ConvergencePlot.h"
+#include "FasthPanel.h"
+#include "LivePanel.h"
+#include "PhasePanel.h"
+#include "PlanesPanel.h"
+#include "PsfPanel.h"
+#include "ResultsPanel.h"
+#include "RunsPanel.h"
+#include "SetupPanel.h"
+#include "SpeedupLab.h"
+#include "StackLoadPanel.h"
+#include "ZernikeChart.h"
+
+#include "engine/Presets.h"
+#include "ResultExports.h"
+#include "io/Exports.h"
+#include "PhaseImage.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QStyle>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTime>
+#include <QException>
+#include <QtConcurrent>
+
+#include <cmath>
+
+namespace wfs::ui {
+
+namespace {
+
+// A teaching panel as a tab that scrolls vertically when the window is short; its width follows the window.
+QScrollArea* scrolledTab(QTabWidget* tabs, QWidget* panel, const QString& key)
+{
+    auto* area = new QScrollArea(tabs);
+    area->setWidget(panel);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setProperty("tabKey", key);
+    return area;
+}
+
+// The setup panel, scrollable. Vertical scrolling only: the panel's width follows the dock, so nothing
+// is clipped sideways.
+QScrollArea* setupScrollArea(QWidget* parent, QWidget* setup)
+{
+    auto* scroll = new QScrollArea(parent);
+    scroll->setObjectName(QStringLiteral("setupScroll"));
+    scroll->setWidget(setup);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setMinimumWidth(setup->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
+    return scroll;
+}
+
+// `content` in a new dock of `window`, in `area`.
+QDockWidget* addDock(QMainWindow* window, Qt::DockWidgetArea area, const QString& title, const QString& objectName, QWidget* content)
+{
+    auto* dock = new QDockWidget(title, window);
+    dock->setObjectName(objectName);
+    dock->setWidget(content);
+    window->addDockWidget(area, dock);
+    return dock;
+}
+
+// The teaching tabs have nothing to do with the fit: while one is shown, the fit's docks make room
+// for it (and come back as they were with the fit's tabs). `hidden` and `raised` remember the docks
+// between the two calls; `fallback` is raised when none of them was in front.
+void makeRoomForTeachingTab(QMainWindow* window, bool teaching, QList<QDockWidget*>& hidden, QList<QDockWidget*>& raised,
+                            QDockWidget* fallback)
+{
+    if (teaching && hidden.isEmpty()) {
+        // Open docks (tabified ones too), and which of each tab group was in front.
+        raised.clear();
+        for (QDockWidget* dock : window->findChildren<QDockWidget*>())
+            if (!dock->isHidden() || dock->toggleViewAction()->isChecked()) {
+                hidden.append(dock);
+                if (dock->isVisible())
+                    raised.append(dock);
+            }
+        for (QDockWidget* dock : std::as_const(hidden))
+            dock->hide();
+    } else if (!teaching && !hidden.isEmpty()) {
+        for (QDockWidget* dock : std::as_const(hidden))
+            dock->show();
+        for (QDockWidget* dock : std::as_const(raised))
+            dock->raise();
+        if (raised.isEmpty())
+            fallback->raise();
+        hidden.clear();
+    }
+}
+
+} // namespace
+
+void MainWindow::buildViews()
+{
+    buildTabs();
+    buildCentre();
+    buildDocks();
+    buildStatusBar();
+}
+
+// The centre's tabs: phase map, the planes, PSF analysis, runs, and the teaching and live panels.
+void MainWindow::buildTabs()
+{
+    // Centre: phase map, the planes, the teaching panels.
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("mainTabs"));
+    // An explicit minimum: the widest page must not widen the window beyond the size asked for (pages
+    // arrange themselves in the room they get).
+    m_tabs->setMinimumWidth(440);
+    m_phasePanel = new PhasePanel(m_tabs);
+    m_phaseView = m_phasePanel->view();
+    m_tabs->addTab(m_phasePanel, tr("Phase"));
+    m_tabs->setTabToolTip(m_tabs->count() - 1, tr("The fitted wavefront over the pupil, and the fitted pupil amplitude and zonal phase"));
+    m_phasePanel->setProperty("tabKey", QStringLiteral("phase"));
+    m_planesPanel = new PlanesPanel(m_tabs);
+    m_dataView = m_planesPanel->dataView();
+    m_modelView = m_planesPanel->modelView();
+    m_residualView = m_planesPanel->residualView();
+    // Short tab names (the tooltips say more): every tab in view at 1280 px, the loading step's too, without
+    // scroll arrows.
+    m_tabs->addTab(m_planesPanel, tr("Data / model"));
+    m_tabs->setTabToolTip(m_tabs->count() - 1, tr("Data, model, residual and normalised residual of each plane"));
+    m_planesPanel->setProperty("tabKey", QStringLiteral("planes"));
+    m_psfPanel = new PsfPanel(m_tabs);
+    m_tabs->addTab(m_psfPanel, tr("PSF"));
+    m_tabs->setTabToolTip(m_tabs->count() - 1,
+                          tr("PSF analysis: fitted and diffraction-limited PSF, MTF, profiles, encircled energy, Strehl"));
+    m_psfPanel->setProperty("tabKey", QStringLiteral("psf"));
+    m_runsPanel = new RunsPanel(m_tabs);
+    m_tabs->addTab(m_runsPanel, tr("Runs"));
+    m_runsPanel->setProperty("tabKey", QStringLiteral("runs"));
+    m_speedupLab = new SpeedupLab;
+    m_tabs->addTab(scrolledTab(m_tabs, m_speedupLab, QStringLiteral("speedup")), tr("Speed-up"));
+    m_tabs->setTabToolTip(m_tabs->count() - 1,
+                          tr("Speed-up lab: finite differences against the exact gradient, CPU and GPU, on this machine"));
+    m_fasthPanel = new FasthPanel;
+    m_fasthPanel->setProperty("tabKey", QStringLiteral("fasth")); // its controls scroll on their own
+    m_tabs->addTab(m_fasthPanel, tr("FastH"));
+    m_livePanel = new LivePanel(m_tabs);
+    m_livePanel->setProperty("tabKey", QStringLiteral("live"));
+    m_tabs->addTab(m_livePanel, tr("Live"));
+    m_tabs->setTabToolTip(m_tabs->count() - 1, tr("Live mode: every stack a camera writes into a folder, fitted at once, with the trend"));
+    connect(m_livePanel, &LivePanel::watchFolderRequested, this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Watch folder"));
+        if (!folder.isEmpty())
+            watchFolder(folder);
+    });
+    connect(m_livePanel, &LivePanel::demoRequested, this, &MainWindow::startLiveDemo);
+    connect(m_livePanel, &LivePanel::message, this, [this](const QString& text, bool error) {
+        if (error)
+            showInMessageBar(text, true);
+        logLine(text);
+    });
+    // Before any data, the centre says how to begin.
+    m_phasePanel->clear(tr("No data yet: open PSF images (Ctrl+O), or try the Demo or the Pupil demo (buttons on the left)"));
+}
+
+// The centre: the tabs under a bar with the latest error or warning.
+void MainWindow::buildCentre()
+{
+    // Above the views, a bar with the latest error or warning: seen without a dialog in the way, closed
+    // with its button (every message stays in Messages).
+    m_messageBar = new QFrame(this);
+    m_messageBar->setObjectName(QStringLiteral("messageBar"));
+    m_messageBar->setAutoFillBackground(true);
+    auto* barLayout = new QHBoxLayout(m_messageBar);
+    barLayout->setContentsMargins(8, 4, 4, 4);
+    m_messageText = new QLabel(m_messageBar);
+    m_messageText->setObjectName(QStringLiteral("messageBarText"));
+    m_messageText->setWordWrap(true);
+    m_messageText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* closeBar = new QToolButton(m_messageBar);
+    closeBar->setObjectName(QStringLiteral("messageBarClose"));
+    closeBar->setAutoRaise(true);
+    closeBar->setText(QStringLiteral("✕"));
+    closeBar->setToolTip(tr("Close this message (it stays in Messages)"));
+    connect(closeBar, &QToolButton::clicked, m_messageBar, &QWidget::hide);
+    barLayout->addWidget(m_messageText, 1);
+    barLayout->addWidget(closeBar, 0, Qt::AlignTop);
+    m_messageBar->hide();
+    auto* centre = new QWidget(this);
+    auto* centreLayout = new QVBoxLayout(centre);
+    centreLayout->setContentsMargins(0, 0, 0, 0);
+    centreLayout->setSpacing(0);
+    centreLayout->addWidget(m_messageBar);
+    centreLayout->addWidget(m_tabs, 1);
+    setCentralWidget(centre);
+}
+
+// The setup panel on the left; convergence, coefficients, results and messages on the right.
+void MainWindow::buildDocks()
+{
+    // Left: the setup panel, scrollable.
+    m_setupDock = addDock(this, Qt::LeftDockWidgetArea, tr("Setup"), QStringLiteral("setupDock"), setupScrollArea(this, m_setup));
+
+    // Right, the whole height: convergence on top; below it the coefficients as a chart, as a table
+    // (the results) and the message log, as tabs. The centre keeps the full height for images.
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    m_convergence = new ConvergencePlot(this);
+    m_convergenceDock = addDock(this, Qt::RightDockWidgetArea, tr("Convergence"), QStringLiteral("convergenceDock"), m_convergence);
+    m_chart = new ZernikeChart(this);
+    m_chartDock = addDock(this, Qt::RightDockWidgetArea, tr("Zernike coefficients"), QStringLiteral("chartDock"), m_chart);
+    m_results = new ResultsPanel(this);
+    m_resultsDock = addDock(this, Qt::RightDockWidgetArea, tr("Results"), QStringLiteral("resultsDock"), m_results);
+    m_log = new QPlainTextEdit(this);
+    m_log->setReadOnly(true);
+    m_log->setObjectName(QStringLiteral("messageLog"));
+    QDockWidget* logDock = addDock(this, Qt::RightDockWidgetArea, tr("Messages"), QStringLiteral("logDock"), m_log);
+    tabifyDockWidget(m_chartDock, m_resultsDock);
+    tabifyDockWidget(m_resultsDock, logDock);
+    m_chartDock->raise();
+
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        const QString key = m_tabs->currentWidget()->property("tabKey").toString();
+        const bool teaching = key == QLatin1String("speedup") || key == QLatin1String("fasth") || key == QLatin1String("live");
+        makeRoomForTeachingTab(this, teaching, m_hiddenDocks, m_raisedDocks, m_chartDock);
+    });
+}
+
+// The fit's state and the cursor's value in the status bar.
+void MainWindow::buildStatusBar()
+{
+    m_statusFit = new QLabel(tr("ready"), this);
+    m_statusCursor = new QLabel(this);
+    statusBar()->addWidget(m_statusFit, 1);
+    statusBar()->addPermanentWidget(m_statusCursor);
+    for (ImageView* view : {m_phaseView, m_dataView, m_modelView, m_residualView})
+        connect(view, &ImageView::cursorMoved, m_statusCursor, &QLabel::setText);
+}
+
+void MainWindow::buildToolBar()
+{
+    // Start and Cancel stay in reach whatever the window size and however far the setup panel scrolls.
+    auto* bar = addToolBar(tr("Fit"));
+    bar->setObjectName(QStringLiteral("fitToolBar"));
+    bar->setMovable(false);
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->addAction(m_openAction);
+    bar->addAction(style()->standardIcon(QStyle::SP_FileIcon), tr("Demo data"), this, [this] { loadDemo(false); });
+    bar->addSeparator();
+    bar->addAction(m_startAction);
+    bar->addAction(m_cancelAction);
+    bar->addSeparator();
+    m_progress = new QProgressBar(bar);
+    m_progress->setObjectName(QStringLiteral("fitProgress"));
+    m_progress->setMaximumWidth(180);
+    m_progress->setTextVisible(false);
+    m_progress->setVisible(false);
+    m_progressAction = bar->addWidget(m_progress);
+    m_progressAction->setVisible(false);
+    m_progressLabel = new QLabel(bar);
+    m_progressLabel->setObjectName(QStringLiteral("fitProgressLabel"));
+    m_progressLabel->setContentsMargins(6, 0, 6, 0);
+    bar->addWidget(m_progressLabel);
+}
+
+void MainWindow::setRunning(bool running)
+{
+    m_setup->setRunning(running);
+    m_startAction->setEnabled(!running);
+    m_cancelAction->setEnabled(running);
+    m_progressAction->setVisible(running);
+    m_progress->setVisible(running);
+    if (running) {
+        m_progress->setRange(0, 0); // busy until the first iterate tells the stage
+        m_progressLabel->setText(tr("preparing…"));
+    } else {
+        m_progressLabel->clear();
+    }
+}
+
+bool MainWindow::showTab(const QString& key)
+{
+    for (int i = 0; i < m_tabs->count(); ++i)
+        if (m_tabs->widget(i)->property("tabKey").toString() == key) {
+            m_tabs->setCurrentIndex(i);
+            return true;
+        }
+    return false;
+}
+
+QStringList MainWindow::dockKeys()
+{
+    return {QStringLiteral("coefficients"), QStringLiteral("results"), QStringLiteral("messages")};
+}
+
+bool MainWindow::showDock(const QString& key)
+{
+    const QString names[] = {QStringLiteral("chartDock"), QStringLiteral("resultsDock"), QStringLiteral("logDock")};
+    const int index = int(dockKeys().indexOf(key));
+    if (index < 0)
+        return false;
+    auto* dock = findChild<QDockWidget*>(names[index]);
+    if (!dock)
+        return false;
+    dock->show();
+    dock->raise();
+    return true;
+}
+
+bool MainWindow::showSetupSection(const QString& key)
+{
+    QWidget* box = m_setup->section(key);
+    auto* scroll = findChild<QScrollArea*>(QStringLiteral("setupScroll"));
+    if (!box || !scroll)
+        return false;
+    m_setupDock->show();
+    m_setupDock->raise();
+    scroll->verticalScrollBar()->setValue(box->mapTo(scroll->widget(), QPoint(0, 0)).y());
+    return true;
+}
+
+QStringList MainWindow::tabKeys() const
+{
+    QStringList keys;
+    for (int i = 0; i < m_tabs->count(); ++i)
+        keys << m_tabs->widget(i)->property("tabKey").toString();
+    return keys;
+}
+
+void MainWindow::buildActions()
+{
+    // Each command is one action, in the menu and on the tool bar alike, so its shortcut is bound once
+    // (two actions with one shortcut are ambiguous, and Qt then fires neither).
+    m_openAction = new QAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open images…"), this);
+    m_openAction->setObjectName(QStringLiteral("openAction"));
+    m_openAction->setShortcut(QKeySequence::Open);
+    m_openAction->setToolTip(tr("Open PSF images: FITS, TIFF stacks, PNG (Ctrl+O)"));
+    connect(m_openAction, &QAction::triggered, m_setup, &SetupPanel::openRequested);
+    m_startAction = new QAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Start fit"), this);
+    m_startAction->setObjectName(QStringLiteral("startAction"));
+    m_startAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_startAction->setToolTip(tr("Start the reconstruction with the settings on the left (Ctrl+R)"));
+    connect(m_startAction, &QAction::triggered, this, &MainWindow::startFit);
+    m_cancelAction = new QAction(style()->standardIcon(QStyle::SP_MediaStop), tr("&Cancel fit"), this);
+    m_cancelAction->setObjectName(QStringLiteral("cancelAction"));
+    m_cancelAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_cancelAction->setToolTip(tr("Stop the fit; the last accepted iterate is kept (Esc)"));
+    m_cancelAction->setEnabled(false);
+    connect(m_cancelAction, &QAction::triggered, this, &MainWindow::cancelFit);
+    m_saveSessionAction = new QAction(tr("&Save session…"), this);
+    m_saveSessionAction->setObjectName(QStringLiteral("saveSessionAction"));
+    m_saveSessionAction->setShortcut(QKeySequence::Save);
+    connect(m_saveSessionAction, &QAction::triggered, this, [this] {
+        const QString path =
+            QFileDialog::getSaveFileName(this, tr("Save session"), suggestedExportName(QStringLiteral("session")), tr("Sessions (*.json)"));
+        if (!path.isEmpty())
+            saveSessionTo(path);
+    });
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_openAction);
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addAction(tr("&Demo data"), this, [this] { loadDemo(false); });
+    file->addAction(tr("&Pupil demo data (zonal pupil)"), this, [this] { loadDemo(false, QStringLiteral("pupil")); });
+    file->addSeparator();
+    file->addAction(tr("Open &session…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(), tr("Sessions (*.json)"));
+        if (!path.isEmpty())
+            openSessionFrom(path);
+    });
+    file->addAction(m_saveSessionAction);
+    file->addAction(tr("&Watch folder…"), this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Watch folder"));
+        if (!folder.isEmpty())
+            watchFolder(folder);
+    });
+    // Everything the command line writes after a fit (core's table, io/ExportKinds.h), each with its file type
+    // and a name made from the data's.
+    QMenu* exports = file->addMenu(tr("&Export"));
+    exports->setObjectName(QStringLiteral("exportMenu"));
+    for (const ResultExport& e : resultExports()) {
+        const QString key = QString::fromLatin1(e.key), label = tr(e.label);
+        QAction* action =
+            exports->addAction(label + QStringLiteral("…"), this, [this, key, label, filter = QString::fromLatin1(e.fileFilter)] {
+                if (!result()) {
+                    showError(tr("Nothing to export yet: run a fit first."));
+                    return;
+                }
+                const QString path = QFileDialog::getSaveFileName(this, tr("Export: %1").arg(label), suggestedExportName(key), filter);
+                if (!path.isEmpty())
+                    exportResultInBackground(key, path); // the dialog has asked about replacing a file
+            });
+        action->setData(key);
+    }
+    // What the fit shown has nothing of is greyed out, saying why (e.g. no fitted pupil amplitude).
+    exports->setToolTipsVisible(true);
+    connect(exports, &QMenu::aboutToShow, this, [this, exports] {
+        for (QAction* action : exports->actions()) {
+            const ResultExport* e = findResultExport(action->data().toString().toStdString());
+            const QString why = !result() ? tr("Nothing to export yet: run a fit first.")
+                                          : QString::fromStdString(e ? exportUnavailable(e->kind, *result()) : std::string());
+            action->setEnabled(why.isEmpty());
+            action->setToolTip(why.isEmpty() ? action->text() : why);
+        }
+    });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* fit = menuBar()->addMenu(tr("F&it"));
+    fit->addAction(m_startAction);
+    fit->addAction(m_cancelAction);
+    fit->addAction(tr("Copy coefficient table"), m_results, &ResultsPanel::copySelection);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Conventions"), this, [this] {
+        QMessageBox::information(this, tr("Conventions"),
+                                 tr("Zernike ordering Noll (default) or OSA/ANSI; normalisation RMS (Noll 1976) or unit (R(1) = 1).\n"
+                                    "Phase in radians internally, shown in waves or nm at the stated wavelength.\n"
+                                    "RMS and PV with piston, tip and tilt removed. Strehl from the PSF peak.\n"
+                                    "Images: row 0 at the bottom, x right, y up. Pupil radius 1, angles counter-clockwise from +x.\n"
+                                    "Sampling Q = lambda F# / pixel; Q < 2 is undersampled.\n"
+                                    "One in-focus image cannot tell the sign of even aberrations: use defocused planes."));
+    });
+}
+
+} // namespace wfs::ui
