@@ -161,7 +161,12 @@ private slots:
     void savedSessionRestoresAsCoreRestoresIt()
     {
         const QString path = m_dir.filePath(QStringLiteral("desktop.json"));
-        const QString other = m_dir.filePath(QStringLiteral("demo.fits")); // the file of the test before: other bytes (its DATE)
+        // A file of the preset's name with other pixels (another seed). The test before wrote one there too, but with
+        // the same pixels its bytes differ only when its DATE fell in another second.
+        const QString other = m_dir.filePath(QStringLiteral("demo.fits"));
+        PresetOptions otherSeed;
+        otherSeed.seed += 1;
+        writePresetFits(other.toStdString(), makePreset("demo", otherSeed), "demo", otherSeed.seed, true);
         const QByteArray otherBytes = fileBytes(other);
         QVERIFY(!otherBytes.isEmpty());
         QVERIFY(m_window->saveSessionTo(path));
