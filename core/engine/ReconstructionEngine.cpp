@@ -101,9 +101,10 @@ ReconstructionRequest seededAt(const ReconstructionRequest& request, double weig
 // The fitted entry nearest to index i, or none.
 std::optional<size_t> nearestFitted(const std::vector<std::optional<FitResult>>& fits, size_t i)
 {
+    const auto distance = [i](size_t k) { return k > i ? k - i : i - k; };
     std::optional<size_t> nearest;
     for (size_t k = 0; k < fits.size(); ++k)
-        if (fits[k] && (!nearest || (k > i ? k - i : i - k) < (*nearest > i ? *nearest - i : i - *nearest)))
+        if (fits[k] && (!nearest || distance(k) < distance(*nearest)))
             nearest = k;
     return nearest;
 }
@@ -130,7 +131,7 @@ void recordSweep(FitResult& result, const std::vector<double>& weights, const st
 // ReconstructionRequest::autoRegularization: a bracketing search over the weights, then the choice and the fits in
 // words. The discrepancy principle wants the strongest weight at the noise level, and chi-square only falls as the
 // weight does, so the search starts in the middle of the ladder and walks one way: stronger while the noise level
-// holds, weaker until it does. Each fit starts where the last one ended. Only when no weight reaches the noise
+// holds, weaker until it does. Each fit starts from the nearest weight already fitted. Only when no weight reaches the noise
 // level are the rest fitted, for the fallback rule (the strongest within 2 % of the least chi-square).
 // Kept whole (86 lines): the search's steps share its fits, chi-squares and counts and read in the order it walks.
 FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& request,

@@ -74,11 +74,11 @@ PrunedFft<Real>::PrunedFft(int n, int rowBegin, int rowEnd, int colBegin, int co
     m_colStage = split(std::min(m_workers, m_cols.blocks), m_cols.blocks, m_cols.length, m_cols.length);
     for (int w = 0; w < m_rowStage.threads(); ++w) {
         m_scratchMiddle.push_back(std::make_unique<fftw::ComplexBuffer<Real>>(m_middle.size()));
-        m_sumMiddle.push_back(std::make_unique<fftw::ComplexBuffer<Real>>(w > 0 ? m_middle.size() : 0));
+        m_sumMiddle.push_back(std::make_unique<fftw::ComplexBuffer<Real>>(w > 0 && m_rowStage.sharesSlices() ? m_middle.size() : 0));
     }
     for (int w = 0; w < m_colStage.threads(); ++w) {
         m_scratchBlock.push_back(std::make_unique<fftw::ComplexBuffer<Real>>(m_block.size()));
-        m_sumBlock.push_back(std::make_unique<fftw::ComplexBuffer<Real>>(w > 0 ? m_block.size() : 0));
+        m_sumBlock.push_back(std::make_unique<fftw::ComplexBuffer<Real>>(w > 0 && m_colStage.sharesSlices() ? m_block.size() : 0));
     }
     // Single-threaded plans: the threads above share out the transforms, so FFTW's own threads would only
     // compete with them for the cores.
@@ -165,7 +165,7 @@ template <class Real>
 void PrunedFft<Real>::reduce(const Stage& stage, Complex* target, Buffers& sums, long width)
 {
     const int threads = stage.threads();
-    if (std::all_of(stage.owner.begin(), stage.owner.end(), [](int w) { return w >= 0; }))
+    if (!stage.sharesSlices())
         return; // every slice was summed by its one thread into the target itself
     // Row by row in thread order: the same bits for a given thread count, whichever thread adds which rows.
     threads::parallelFor(threads, [&](int part) {

@@ -27,6 +27,7 @@
 #include "optics/Fftw.h"
 #include "simd/Kernels.h"
 
+#include <algorithm>
 #include <complex>
 #include <memory>
 #include <vector>
@@ -88,6 +89,11 @@ private:
         std::vector<int> owner;                 // owner[slice]: the one thread that touches it, or -1
         long rows = 0, sliceRows = 0;
         int threads() const { return int(items.size()); }
+        // Whether some slice is touched by more than one thread: only then are partial sums kept and added.
+        bool sharesSlices() const
+        {
+            return std::any_of(owner.begin(), owner.end(), [](int w) { return w < 0; });
+        }
     };
     static Stage split(int threads, int residues, long rows, long sliceMultiple);
     template <class Work>
