@@ -81,7 +81,7 @@ mutations=(
   "session-centre-each-plane|core/io/Session.cpp|tst_sessions|session loses the per-plane centring on reading"
   "session-run-solver|core/io/Session.cpp|tst_sessions tst_runcomparison|a kept run's solver settings written as the defaults"
   "batch-resume-checksum|core/engine/Batch.cpp|tst_clihostile|batch resume trusts a result whose input's bytes changed"
-  "live-complete-while-written|core/engine/LiveWatch.cpp|tst_watcher|live mode reads a file still being written (no stable time, no rename)"
+  "live-complete-while-written|core/engine/StackFinder.cpp|tst_watcher|live mode reads a file still being written (no stable time, no rename)"
   "runs-rms-piston|core/engine/RunComparison.cpp|tst_runcomparison|run comparison's RMS difference keeps the piston"
 )
 

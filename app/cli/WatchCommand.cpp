@@ -5,6 +5,7 @@
 #include "LiveCommon.h"
 
 #include "engine/Batch.h"
+#include "engine/StackFinder.h"
 #include "optics/Zernike.h"
 
 #include <QDir>

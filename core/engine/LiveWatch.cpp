@@ -1,6 +1,10 @@
+// Live mode's watch (engine/LiveWatch.h): its worker on the watch's own thread (the folder's watchers, the fits, the
+// rows of the log and the trend table, a held reference's comparisons) and the LiveWatch facade. The completeness
+// rules are StackFinder.cpp's and the log's file handling LiveLog.cpp's.
 #include "engine/LiveWatch.h"
 
 #include "engine/Batch.h"
+#include "engine/LiveLog.h"
 #include "io/OutputTransaction.h"
 #include "io/ResultJson.h"
 #include "optics/Zernike.h"
@@ -8,7 +12,6 @@
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
 #include <QJsonArray>
@@ -19,9 +22,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
+#include <set>
+#include <stdexcept>
 #include <unistd.h>
 #ifdef Q_OS_LINUX
 #include <sys/inotify.h>
@@ -31,30 +33,7 @@
 
 namespace wfs {
 
-QString defaultPlanePattern()
-{
-    return QStringLiteral("^(?<stack>.+)_z(?<plane>\\d+)\\.(fits?|fts|tiff?)$");
-}
-
 namespace {
-
-bool isImageName(const QString& name)
-{
-    static const QStringList temporary = {QStringLiteral(".tmp"), QStringLiteral(".part"), QStringLiteral(".partial"),
-                                          QStringLiteral(".crdownload"), QStringLiteral("~")};
-    if (name.startsWith(QLatin1Char('.')))
-        return false;
-    for (const QString& t : temporary)
-        if (name.endsWith(t, Qt::CaseInsensitive))
-            return false;
-    static const QStringList images = {QStringLiteral(".fits"),    QStringLiteral(".fit"),     QStringLiteral(".fts"),
-                                       QStringLiteral(".fits.gz"), QStringLiteral(".fits.fz"), QStringLiteral(".tif"),
-                                       QStringLiteral(".tiff"),    QStringLiteral(".png")};
-    for (const QString& e : images)
-        if (name.endsWith(e, Qt::CaseInsensitive))
-            return true;
-    return false;
-}
 
 QString isoMs(qint64 msSinceEpoch)
 {
@@ -69,11 +48,6 @@ qint64 steadyMs()
         return t;
     }();
     return clock.elapsed();
-}
-
-std::string errnoText(int error)
-{
-    return std::strerror(error);
 }
 
 // A stack whose shape does not fit what the watch expects; said once per shape.
@@ -93,214 +67,6 @@ private:
 std::string shapeText(size_t planes, int width, int height)
 {
     return std::to_string(planes) + (planes == 1 ? " plane" : " planes") + " of " + std::to_string(width) + " x " + std::to_string(height);
-}
-
-} // namespace
-
-// ---- StackFinder ------------------------------------------------------------------------------------
-
-StackFinder::StackFinder(std::string folder, StackFinderOptions options)
-    : m_folder(std::move(folder))
-    , m_options(std::move(options))
-    , m_pattern(m_options.planePattern, QRegularExpression::CaseInsensitiveOption)
-{
-    if (!m_pattern.isValid())
-        throw std::invalid_argument("plane pattern: " + m_pattern.errorString().toStdString());
-    const QStringList groups = m_pattern.namedCaptureGroups();
-    if (!groups.contains(QStringLiteral("stack")) || !groups.contains(QStringLiteral("plane")))
-        throw std::invalid_argument("plane pattern: needs the named groups (?<stack>...) and (?<plane>...)");
-}
-
-void StackFinder::markRenamed(const QString& fileName)
-{
-    const auto it = m_files.find(fileName);
-    if (it != m_files.end())
-        it->second.renamed = true;
-    else
-        m_renamed.insert(fileName);
-}
-
-void StackFinder::markHandled(const std::string& stackName)
-{
-    m_handled.insert(stackName);
-    for (auto it = m_files.begin(); it != m_files.end();)
-        it = it->second.stack == stackName ? m_files.erase(it) : std::next(it);
-}
-
-std::vector<CompleteStack> StackFinder::scan(qint64 now)
-{
-    m_sawChange = false;
-    const QDir dir(QString::fromStdString(m_folder));
-    const QFileInfo folderInfo(dir.absolutePath());
-    if (!folderInfo.exists())
-        throw FolderGoneError("the watched folder " + m_folder + " is gone (deleted, moved or unmounted)");
-    if (!folderInfo.isDir() || !folderInfo.isReadable())
-        throw FolderGoneError("the watched folder " + m_folder + " can no longer be listed (not a folder, or no permission)");
-    updateFiles(dir, now);
-    std::vector<CompleteStack> ready = completeStacks(dir, now);
-    // Each is returned once: the caller handles it (fits, fails or skips it) and marks it.
-    for (const CompleteStack& s : ready)
-        m_handled.insert(s.name);
-    for (auto it = m_files.begin(); it != m_files.end();)
-        it = m_handled.count(it->second.stack) ? m_files.erase(it) : std::next(it);
-    return ready;
-}
-
-void StackFinder::updateFiles(const QDir& dir, qint64 now)
-{
-    const QStringList names = dir.entryList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name);
-    std::set<QString> listed;
-    for (const QString& name : names) {
-        if (!isImageName(name))
-            continue;
-        const QRegularExpressionMatch match = m_pattern.match(name);
-        const std::string stack = match.hasMatch() ? match.captured(QStringLiteral("stack")).toStdString() : name.toStdString();
-        if (m_handled.count(stack))
-            continue;
-        listed.insert(name);
-        const QFileInfo info(dir.filePath(name));
-        const qint64 size = info.size();
-        const qint64 mtime = info.lastModified().toMSecsSinceEpoch();
-        auto [it, added] = m_files.try_emplace(name);
-        FileState& f = it->second;
-        if (added) {
-            f.firstSeenMs = now;
-            f.stack = stack;
-            f.plane = match.hasMatch() ? match.captured(QStringLiteral("plane")).toInt() : -1;
-            f.renamed = m_renamed.erase(name) > 0;
-        }
-        if (added || size != f.size || mtime != f.mtimeMs) {
-            // A renamed file is complete as it came; a later write makes it a file being written again.
-            if (!added && f.renamed)
-                f.renamed = false;
-            f.size = size;
-            f.mtimeMs = mtime;
-            f.unchangedSinceMs = now;
-            f.complete = false;
-            m_sawChange = true;
-        }
-        f.complete = size > 0 && (f.renamed || now - f.unchangedSinceMs >= m_options.stableMs);
-    }
-    for (auto it = m_files.begin(); it != m_files.end();) {
-        if (!listed.count(it->first)) {
-            m_sawChange = true;
-            it = m_files.erase(it);
-        } else {
-            ++it;
-        }
-    }
-    m_renamed.clear(); // a rename whose file is not listed now was a temporary name, or is gone
-}
-
-std::vector<CompleteStack> StackFinder::completeStacks(const QDir& dir, qint64 now) const
-{
-    // Stacks: single files, and per-plane groups.
-    struct Group {
-        std::vector<std::pair<int, const QString*>> planes;
-        bool complete = true, renamed = true;
-        qint64 lastWrite = 0, lastSeen = 0;
-    };
-    std::map<std::string, Group> groups;
-    std::vector<CompleteStack> ready;
-    for (const auto& [name, f] : m_files) {
-        if (f.plane < 0) {
-            if (f.complete)
-                ready.push_back({f.stack, {dir.filePath(name).toStdString()}, f.renamed ? "renamed" : "stable", f.mtimeMs});
-            continue;
-        }
-        Group& g = groups[f.stack];
-        g.planes.emplace_back(f.plane, &name);
-        g.complete = g.complete && f.complete;
-        g.renamed = g.renamed && f.renamed;
-        g.lastWrite = std::max(g.lastWrite, f.mtimeMs);
-        g.lastSeen = std::max(g.lastSeen, f.firstSeenMs);
-    }
-    for (auto& [stack, g] : groups) {
-        if (!g.complete)
-            continue;
-        std::sort(g.planes.begin(), g.planes.end());
-        const bool allPlanes =
-            m_options.planesPerStack > 0 ? int(g.planes.size()) >= m_options.planesPerStack : now - g.lastSeen >= m_options.stableMs;
-        if (!allPlanes)
-            continue;
-        CompleteStack s{stack, {}, "all planes", g.lastWrite};
-        for (const auto& [plane, name] : g.planes)
-            s.paths.push_back(dir.filePath(*name).toStdString());
-        ready.push_back(std::move(s));
-    }
-    return ready;
-}
-
-// ---- The log ----------------------------------------------------------------------------------------
-
-void appendLine(const std::string& path, const QByteArray& line)
-{
-    const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        throw LiveLogError(path + ": cannot open for appending (" + errnoText(errno) + ")");
-    struct stat before { };
-    ::fstat(fd, &before);
-    const QByteArray bytes = line + '\n';
-    qsizetype written = 0;
-    int error = 0;
-    while (written < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.constData() + written, size_t(bytes.size() - written));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            error = n < 0 ? errno : ENOSPC;
-            break;
-        }
-        written += n;
-    }
-    if (error != 0) {
-        // Whole lines only: what of this line got in is cut back.
-        if (written > 0 && S_ISREG(before.st_mode))
-            (void)!::ftruncate(fd, before.st_size);
-        ::close(fd);
-        throw LiveLogError(path + ": cannot append (" + errnoText(error) + ")");
-    }
-    if (::close(fd) != 0)
-        throw LiveLogError(path + ": cannot append (" + errnoText(errno) + ")");
-}
-
-std::vector<QJsonObject> readLiveLog(const std::string& path)
-{
-    std::vector<QJsonObject> rows;
-    QFile file(QString::fromStdString(path));
-    if (!file.exists())
-        return rows;
-    if (!file.open(QIODevice::ReadOnly))
-        throw LiveLogError(path + ": cannot read (" + file.errorString().toStdString() + ")");
-    while (!file.atEnd()) {
-        const QByteArray line = file.readLine();
-        if (!line.endsWith('\n'))
-            break; // being written, or cut by a crash
-        const QJsonDocument doc = QJsonDocument::fromJson(line);
-        if (doc.isObject())
-            rows.push_back(doc.object());
-    }
-    return rows;
-}
-
-namespace {
-
-// A log's tail without its newline (a crash mid-line) is cut, so that the next row starts a line of its own.
-// Returns the bytes cut.
-qint64 cutPartialLine(const std::string& path)
-{
-    QFile file(QString::fromStdString(path));
-    if (!file.exists() || file.size() == 0)
-        return 0;
-    if (!file.open(QIODevice::ReadWrite))
-        throw LiveLogError(path + ": cannot open (" + file.errorString().toStdString() + ")");
-    const QByteArray all = file.readAll();
-    if (all.endsWith('\n'))
-        return 0;
-    const qint64 keep = all.lastIndexOf('\n') + 1;
-    if (!file.resize(keep))
-        throw LiveLogError(path + ": cannot cut its unfinished last line (" + file.errorString().toStdString() + ")");
-    return all.size() - keep;
 }
 
 // A stack's files as the log lists them.

@@ -9,37 +9,35 @@
 //   QObject::connect(&watch, &LiveWatch::finished, ...);       // why it stopped
 //   watch.start();                                              // returns at once: all work is on its own thread
 //
-// When a file is complete (docs/live.md says which writers this covers): when it was renamed into the
-// folder (inotify's IN_MOVED_TO, Linux), or when its size and modification time have not changed for
-// `stableMs` (any system: a scan of the folder every `scanIntervalMs` beside a QFileSystemWatcher, which
-// alone misses events on network and FUSE file systems); a stack held one file per plane (names matching
-// `planePattern`, e.g. stack_0007_z03.tif) is complete when it has all `planesPerStack` planes, each
-// complete. A file still being written is never read; a file whose writer died mid-way stops changing,
-// is then read, and becomes an error row, so it blocks nothing after it.
+// When a file is complete (the rules: engine/StackFinder.h; docs/live.md says which writers they cover): when it
+// was renamed into the folder (inotify's IN_MOVED_TO, Linux), or when its size and modification time have not
+// changed for `stableMs` (any system: a scan of the folder every `scanIntervalMs` beside a QFileSystemWatcher,
+// which alone misses events on network and FUSE file systems); a stack held one file per plane (names matching
+// `planePattern`, e.g. stack_0007_z03.tif) is complete when it has all `planesPerStack` planes, each complete. A
+// file still being written is never read; a file whose writer died mid-way stops changing, is then read, and
+// becomes an error row, so it blocks nothing after it.
 //
 // When stacks arrive faster than they are fitted, the newest wins: the older complete stacks are not
 // fitted, and the row of the stack that won lists them ("skipped"), so none is lost unsaid. Nothing queues
 // beyond the folder's own listing.
 //
-// The log (JSON Lines): one object per stack, appended with one write of a whole line (a reader sees whole
-// lines; a last line without its newline is being written); a failed write is cut back, so the log keeps
-// whole lines only. A restart reads the log and fits no stack it already holds (fitted, failed or skipped).
+// The log (JSON Lines; its file handling: engine/LiveLog.h): one object per stack, appended with one write of a
+// whole line (a reader sees whole lines; a last line without its newline is being written); a failed write is cut
+// back, so the log keeps whole lines only. A restart reads the log and fits no stack it already holds (fitted,
+// failed or skipped).
 #include "engine/RunComparison.h"
+#include "engine/StackFinder.h"
 #include "engine/Workflow.h"
 #include "io/Session.h"
 
 #include <QJsonObject>
 #include <QObject>
-#include <QDir>
-#include <QRegularExpression>
 #include <QString>
 
 #include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -48,88 +46,6 @@ class QThread;
 namespace wfs {
 
 class LiveWatchWorker;
-
-// The folder is gone, unmounted or unreadable; the watch stops.
-class FolderGoneError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
-// The log cannot be read or written (a full disk, a file-size limit, no permission); the watch stops.
-class LiveLogError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
-// One file per plane: the default pattern's named groups "stack" (the stack's name) and "plane" (its index).
-QString defaultPlanePattern(); // ^(?<stack>.+)_z(?<plane>\d+)\.(fits?|fts|tiff?)$, case-insensitive
-
-struct StackFinderOptions {
-    int stableMs = 1000; // unchanged size and modification time for this long = complete
-    QString planePattern = defaultPlanePattern();
-    // Planes of a one-file-per-plane stack. 0: not known, and a stack is complete once every plane file is
-    // complete and no new plane has come for stableMs.
-    int planesPerStack = 0;
-};
-
-struct CompleteStack {
-    std::string name;               // the file's name, or a per-plane stack's "stack" group
-    std::vector<std::string> paths; // its files, in plane order
-    std::string rule;               // why it counts as complete: "renamed", "stable" or "all planes"
-    qint64 lastWriteMs = 0;         // the newest modification time of its files, ms since 1970 (UTC)
-};
-
-// The completeness rules, on the folder's listing; a plain class (no thread, no Qt events) so that the rules
-// can be tested by driving its clock. Image files only (FITS, TIFF, PNG names, gzip'd FITS); names starting
-// with '.' or ending in .tmp, .part, .partial, .crdownload or '~' are a writer's temporaries and not looked at.
-class StackFinder {
-public:
-    // Throws std::invalid_argument for a plane pattern that is not a valid expression with the groups
-    // "stack" and "plane".
-    StackFinder(std::string folder, StackFinderOptions options);
-
-    void markRenamed(const QString& fileName);      // renamed into the folder: complete now
-    void markHandled(const std::string& stackName); // fitted, failed or skipped: never returned again
-    bool isHandled(const std::string& stackName) const { return m_handled.count(stackName) > 0; }
-
-    // Lists the folder and returns the stacks that became complete (each once). `steadyMs` is a monotonic
-    // clock in ms. Throws FolderGoneError when the folder is gone or cannot be listed.
-    std::vector<CompleteStack> scan(qint64 steadyMs);
-    bool sawChange() const { return m_sawChange; }           // the last scan found a new, changed or vanished file
-    int pendingFiles() const { return int(m_files.size()); } // seen, not yet part of a complete stack
-
-private:
-    struct FileState {
-        qint64 size = -1;
-        qint64 mtimeMs = 0;
-        qint64 unchangedSinceMs = 0; // steady clock: when its size and time were last seen to change
-        qint64 firstSeenMs = 0;
-        bool renamed = false;
-        bool complete = false;
-        std::string stack; // its stack's name
-        int plane = -1;    // -1: a file that is a stack by itself
-    };
-    std::string m_folder;
-    StackFinderOptions m_options;
-    QRegularExpression m_pattern;
-    std::map<QString, FileState> m_files; // not yet handled
-    std::set<std::string> m_handled;
-    std::set<QString> m_renamed; // renames seen before the file was listed
-    bool m_sawChange = false;
-
-    // scan's steps: each listed image file's state brought up to date (files no longer listed dropped), then the
-    // stacks whose files are complete.
-    void updateFiles(const QDir& dir, qint64 now);
-    std::vector<CompleteStack> completeStacks(const QDir& dir, qint64 now) const;
-};
-
-// Appends `line` (a newline is added) to `path` with one write, creating the file. A write that fails (a
-// full disk, a file-size limit) is cut back to the size before it, so the file keeps whole lines only.
-// Throws LiveLogError naming the file and the reason.
-void appendLine(const std::string& path, const QByteArray& line);
-
-// The rows of a log: every whole line that is a JSON object (a last line without its newline is skipped).
-std::vector<QJsonObject> readLiveLog(const std::string& path);
 
 struct LiveWatchOptions {
     std::string folder;

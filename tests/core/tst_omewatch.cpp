@@ -7,6 +7,7 @@
 
 #include "engine/LiveWatch.h"
 #include "engine/Presets.h"
+#include "engine/StackFinder.h"
 #include "io/ImageReaders.h"
 #include "io/TiffWriter.h"
 

@@ -1,12 +1,14 @@
-// Live mode's core (engine/LiveWatch.h, issue 25): the completeness rules driven by a clock the test sets (a
-// file being written is never complete; renamed in, stable for the set time, all planes of a one-file-per-plane
-// stack), writers' temporaries ignored, each stack returned once, a vanished folder said; the log's whole-line
-// appends and reads; and the watch in-process on a one-file-per-plane stack, which must fit as the same planes
-// in one FITS cube do. No assertion here is about time: the clock is an argument.
+// Live mode's core (engine/LiveWatch.h, StackFinder.h, LiveLog.h; issue 25): the completeness rules driven by a
+// clock the test sets (a file being written is never complete; renamed in, stable for the set time, all planes of a
+// one-file-per-plane stack), writers' temporaries ignored, each stack returned once, a vanished folder said; the
+// log's whole-line appends and reads; and the watch in-process on a one-file-per-plane stack, which must fit as the
+// same planes in one FITS cube do. No assertion here is about time: the clock is an argument.
 #include "TestSupport.h"
 
+#include "engine/LiveLog.h"
 #include "engine/LiveWatch.h"
 #include "engine/Presets.h"
+#include "engine/StackFinder.h"
 #include "io/Fits.h"
 
 #include <QDir>
