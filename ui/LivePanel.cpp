@@ -487,7 +487,13 @@ void LivePanel::start(LiveWatchOptions options, std::unique_ptr<LiveCamera> came
         if (failed)
             emit message(tr("Live: the watch stopped: %1").arg(reason), true);
         m_stopButton->setEnabled(false);
+        // The last fit drawn now and the timer stopped: once stopped, what is shown is final.
+        m_refresh->stop();
+        if (m_replot)
+            replotTrends();
+        showLatest();
         setStatus();
+        emit stopped();
     });
     m_stopButton->setEnabled(true);
     m_watch->start();

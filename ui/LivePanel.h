@@ -81,6 +81,7 @@ signals:
     void demoRequested();        // the "Live demo" button: the main window starts it with its settings
     void message(const QString& text, bool error);
     void rowAdded(int stacksShown);
+    void stopped(); // the watch has ended (stop(), an error or its limits); the last fit is drawn and stays
 
 private:
     void buildControls(QVBoxLayout* layout);

@@ -148,7 +148,10 @@ private slots:
         // The pictures, as drawn once the demo has stopped: the phase page, then the data / model page. Checked at
         // rest, so that no stack arriving mid-check (on a loaded machine) can catch a view between its new image and
         // its layout; what a reader studies is the last stack's picture.
+        QSignalSpy stopped(live, &LivePanel::stopped);
         live->stop();
+        QVERIFY(stopped.wait(kGuardMs));
+        QVERIFY(!live->isWatching());
         test::settle(&window);
         QStringList problems;
         checkPictures(window, size, problems);
