@@ -221,6 +221,79 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
     return result;
 }
 
+// The weights a zonal fit at `request`'s smoothness weight passes through first, strongest first: the search's
+// ladder from its middle weight down to the requested one, when that lies below the middle and the fit starts from
+// flat zonal maps. Empty when the fit goes straight to its weight.
+std::vector<double> continuationWeights(const ReconstructionRequest& request)
+{
+    const ProblemSpec& spec = request.spec;
+    if (!spec.zonalPhaseStart.empty() || !spec.zonalAmplitudeStart.empty())
+        return {};                // already seeded: a step of a search, a profile or a continuation, or the caller's own maps
+    if (!request.start.empty()) { // the caller's start vector: flat zonal maps only if the problem's own
+        const Problem problem(spec);
+        if (int(request.start.size()) != problem.parameterCount())
+            return {};
+        const ModelParameters given = problem.unpack(request.start.data());
+        const ModelParameters flat = problem.unpack(problem.initialParameters().data());
+        if (given.zonalPhase != flat.zonalPhase || given.zonalAmplitude != flat.zonalAmplitude)
+            return {};
+    }
+    const std::vector<double> ladder = regularizationSweepWeights(); // strongest first
+    std::vector<double> weights;
+    for (size_t i = ladder.size() / 2; i < ladder.size() && ladder[i] > spec.regularization; ++i)
+        weights.push_back(ladder[i]);
+    return weights;
+}
+
+// A zonal fit at a weak smoothness weight, reached by continuation: fitted first at the ladder's middle weight, then
+// at each weaker ladder weight above the requested one, each seeded by the one before, and last at the requested
+// weight. From flat zonal maps a weak weight lets every pupil pixel move on its own and L-BFGS crawls (the bead
+// stack at weight 1: 795 iterations, to a higher cost); the strong weight first settles the smooth part of the
+// pupil in a few dozen iterations, and the weak weight only refines it. The result reads as one fit: its counts
+// and time are the totals, and the weights passed through are said in FitResult::regularizationSweep.
+FitResult reconstructByContinuation(const ReconstructionRequest& request, const std::vector<double>& through,
+                                    const std::function<void(const ProgressSnapshot&)>& progress, const std::atomic<bool>* cancel)
+{
+    ReconstructionRequest step = request;
+    step.analysis.computeUncertainty = false; // for the requested weight only
+    step.analysis.psfAnalysis = false;
+    SolverSummary done; // the fits so far
+    std::vector<FitResult::SweepPoint> path;
+    std::optional<FitResult> previous;
+    ProblemSpec previousSpec;
+    double initialCost = 0.0; // the first fit's
+    const auto fitAt = [&](const ReconstructionRequest& at) {
+        FitResult result = reconstruct(at, continuing(progress, done), cancel);
+        done.seconds += result.solver.seconds;
+        done.iterations += result.solver.iterations;
+        done.costEvaluations += result.solver.costEvaluations;
+        done.gradientEvaluations += result.solver.gradientEvaluations;
+        long pixels = 0;
+        path.push_back({at.spec.regularization, overallReducedChiSquare(result, &pixels)});
+        return result;
+    };
+    for (double weight : through) {
+        ReconstructionRequest at = previous ? seededAt(step, weight, *previous, previousSpec) : step;
+        at.spec.regularization = weight;
+        FitResult fitted = fitAt(at);
+        if (fitted.solver.termination == Termination::Cancelled || fitted.solver.termination == Termination::Failed)
+            return fitted;
+        if (!previous)
+            initialCost = fitted.solver.initialCost;
+        previousSpec = at.spec;
+        previous = std::move(fitted);
+    }
+    const SolverSummary before = done;
+    FitResult result = fitAt(seededAt(request, request.spec.regularization, *previous, previousSpec));
+    result.solver.initialCost = initialCost;
+    result.solver.seconds += before.seconds;
+    result.solver.iterations += before.iterations;
+    result.solver.costEvaluations += before.costEvaluations;
+    result.solver.gradientEvaluations += before.gradientEvaluations;
+    result.regularizationSweep = std::move(path);
+    return result;
+}
+
 // The largest aperture scale the planes' axial defocus allows (NA below 0.99 n), or +infinity.
 double apertureScaleLimit(const ProblemSpec& spec)
 {
@@ -487,11 +560,23 @@ std::string continueUnwrapped(const Problem& problem, ModelEvaluator& evaluator,
     SolverSummary more = minimise(evaluator, *unwrapped, solver, callback);
     if (more.termination == Termination::Failed)
         return {};
-    char note[160];
-    std::snprintf(note, sizeof note, "zonal phase unwrapped (zones a whole wave apart) and the fit continued: cost %.6g -> %.6g",
-                  summary.finalCost, more.finalCost);
+    char note[200];
     more.initialCost = summary.initialCost;
     soFar.carryInto(more);
+    if (more.termination != Termination::Cancelled && more.finalCost >= summary.finalCost) {
+        // The unwrapped map led to a higher minimum: the fit as it was stands, with the continued fit's work counted.
+        std::snprintf(note, sizeof note,
+                      "zonal phase unwrapped (zones a whole wave apart), but the continued fit ended higher "
+                      "(cost %.6g -> %.6g): the fit before it is kept",
+                      summary.finalCost, more.finalCost);
+        summary.seconds = more.seconds;
+        summary.iterations = more.iterations;
+        summary.costEvaluations = more.costEvaluations;
+        summary.gradientEvaluations = more.gradientEvaluations;
+        return note;
+    }
+    std::snprintf(note, sizeof note, "zonal phase unwrapped (zones a whole wave apart) and the fit continued: cost %.6g -> %.6g",
+                  summary.finalCost, more.finalCost);
     summary = std::move(more);
     return note;
 }
@@ -505,6 +590,9 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
         return reconstructWithSamplingProfile(request, progress, cancel);
     if (request.autoRegularization && zonal)
         return reconstructWithRegularizationSweep(request, progress, cancel);
+    if (zonal)
+        if (const std::vector<double> through = continuationWeights(request); !through.empty())
+            return reconstructByContinuation(request, through, progress, cancel);
     std::vector<int> stages = request.stages;
     if (stages.empty())
         stages.push_back(request.spec.basis.maxOrder);

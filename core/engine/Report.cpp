@@ -50,8 +50,15 @@ std::vector<std::string> pupilFunctionLines(const FitResult& r)
         if (hasZonalTerms(r.phaseModel, r.amplitudeModel))
             line += format(" (smoothness weight %g)", r.regularization);
         lines.push_back(line);
-        if (!r.regularizationChoice.empty())
+        if (!r.regularizationChoice.empty()) {
             lines.push_back("smoothness " + r.regularizationChoice);
+        } else if (r.regularizationSweep.size() > 1) {
+            std::string path;
+            for (size_t i = 0; i + 1 < r.regularizationSweep.size(); ++i)
+                path += format("%s%g (chi2/pixel %.3f)", i > 0 ? ", " : "", r.regularizationSweep[i].weight,
+                               r.regularizationSweep[i].reducedChiSquare);
+            lines.push_back(format("smoothness weight %g reached by continuation from flat zonal maps, through ", r.regularization) + path);
+        }
     }
     if (!r.detector.isIdentity() || r.gain != 1.0)
         lines.push_back(format(

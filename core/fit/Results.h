@@ -123,8 +123,10 @@ struct FitResult {
         double weight = 0.0;
         double reducedChiSquare = 0.0; // over every plane
     };
-    std::vector<SweepPoint> regularizationSweep; // the automatic choice's fits, in the order fitted
-    std::optional<SamplingFit> samplingFit;  // with --fit-sampling; samplingQ is then the fitted Q
+    // The smoothness weights fitted, in order: the automatic choice's search, or the continuation that reached a weak
+    // given weight (the last point); empty when the fit went straight to its weight.
+    std::vector<SweepPoint> regularizationSweep;
+    std::optional<SamplingFit> samplingFit; // with --fit-sampling; samplingQ is then the fitted Q
     // The imaging model (ProblemSpec::model); the vectorial model's settings at their start values (a fitted depth is
     // the parameter "emitter depth").
     ImagingModel imagingModel = ImagingModel::Scalar;

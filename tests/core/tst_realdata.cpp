@@ -270,12 +270,9 @@ private slots:
         QVERIFY2(largest <= 0.01, qPrintable(QString::number(largest)));
     }
 
-    // Issue 29: the zonal pupil at full size converges by the solver's own criteria, and quickly. Seven planes
-    // (-2.7 .. +2.7 um), 128 x 128, grid 256 (8529 pupil pixels, 17099 parameters), Poisson with the bias, NA 1.232.
-    // Before the zonal terms were scaled by their curvature it took 909 L-BFGS iterations (and 2000 on another
-    // stack); now 58. Held to 300 iterations, the issue's target, with every plane's chi2/pixel at most 1.2
-    // (measured 0.97-1.14, as before the change).
-    void zonalPupilConvergesAtFullSize()
+    // Issue 29: the bead stack's seven planes (-2.7 .. +2.7 um), 128 x 128, grid 256 (8529 pupil pixels, 17099
+    // parameters), Poisson with the bias, NA 1.232, a zonal phase and amplitude at smoothness weight `weight`, one thread.
+    static ReconstructionRequest fullSizeZonalRequest(double weight)
     {
         Dataset data = beadData();
         data.metadata.focusPlane = 10;
@@ -289,7 +286,7 @@ private slots:
         model.objectDiameter = ModelSettings{}.objectDiameter; // a point, as measured
         model.phaseModel = PupilPhaseModel::Both;
         model.amplitudeModel = PupilAmplitudeModel::Zonal;
-        model.regularization = 10.0;
+        model.regularization = weight;
         const BuiltProblem built = buildProblem(data, model);
         ReconstructionRequest request;
         request.spec = built.spec;
@@ -297,22 +294,57 @@ private slots:
         request.evaluator.measurePlans = false;
         request.evaluator.threads = 1;
         request.analysis.computeUncertainty = false;
-        const FitResult result = reconstruct(request, {}, nullptr);
+        return request;
+    }
+
+    static void printFit(const FitResult& result)
+    {
         std::printf("  %s after %d iterations; chi2/pixel", terminationName(result.solver.termination), result.solver.iterations);
         for (const PlaneResult& p : result.planes)
             std::printf(" %.3f", p.reducedChiSquare);
-        std::printf("\n");
+        std::printf("; cost %.2f\n", result.solver.finalCost);
+    }
+
+    // Issue 29: the zonal pupil at full size converges by the solver's own criteria, and quickly. Before the zonal
+    // terms were scaled by their curvature it took 909 L-BFGS iterations (and 2000 on another stack); now 58. Held to
+    // 300 iterations, the issue's target, with every plane's chi2/pixel at most 1.2 (measured 0.97-1.14, as before the
+    // change).
+    void zonalPupilConvergesAtFullSize()
+    {
+        const FitResult result = reconstruct(fullSizeZonalRequest(10.0), {}, nullptr);
+        printFit(result);
         QCOMPARE(result.solver.termination, Termination::Converged);
         QVERIFY2(result.solver.iterations <= 300, qPrintable(QString::number(result.solver.iterations)));
         for (const PlaneResult& p : result.planes)
             QVERIFY2(p.reducedChiSquare <= 1.2, qPrintable(QString::number(p.reducedChiSquare)));
     }
 
+    // Issue 29: a weak weight (1, the default) from flat zonal maps is reached by continuation, through weight 10.
+    // Fitted straight at weight 1 (wavefront-cli, measured plans) the same problem took 798 iterations to cost 98955.2;
+    // through weight 10 it takes 382 here (63 + 319) to 98945.69, every plane's chi2/pixel within 0.005 of the
+    // straight fit's (0.92-1.11). Held to 450 iterations and to a cost no higher than the straight fit's; the straight
+    // fit is not rerun here, for time.
+    void weakWeightReachedByContinuation()
+    {
+        const FitResult result = reconstruct(fullSizeZonalRequest(1.0), {}, nullptr);
+        printFit(result);
+        QCOMPARE(result.solver.termination, Termination::Converged);
+        QCOMPARE(result.regularizationSweep.size(), size_t(2));
+        QCOMPARE(result.regularizationSweep[0].weight, 10.0);
+        QCOMPARE(result.regularizationSweep[1].weight, 1.0);
+        QCOMPARE(result.regularization, 1.0);
+        QVERIFY2(result.solver.iterations <= 450, qPrintable(QString::number(result.solver.iterations)));
+        QVERIFY2(result.solver.finalCost <= 98955.2, qPrintable(QString::number(result.solver.finalCost, 'f', 2)));
+        for (const PlaneResult& p : result.planes)
+            QVERIFY2(p.reducedChiSquare <= 1.15, qPrintable(QString::number(p.reducedChiSquare)));
+    }
+
     // Issue 24: the vectorial model fits the five planes to chi2/pixel <= 1.5 with the NA held at 1.133, 3 % above the
     // objective's nominal 1.1 (a water objective, so the sample's index is the immersion's), where the scalar model
     // needs 1.232. A zonal phase and amplitude at weight 1 carry what the Zernike terms cannot. Measured: chi2/pixel
-    // 1.33, 1.42, 1.40, 1.18, 1.00 after 696 iterations. The Zernike terms the NA does not trade with (Noll 5-10,
-    // 12-15) stay within 0.01 wave of the scalar Zernike fit at its NA; defocus (Z4) and spherical (Z11) are how
+    // 1.42, 1.50, 1.30, 1.09, 1.01 after 1216 iterations, through weight 10 (fitted straight at weight 1: 1.33, 1.42,
+    // 1.40, 1.18, 1.00 after 696, at a higher cost). The Zernike terms the NA does not trade with (Noll 5-10,
+    // 12-15) stay within 0.01 wave of the scalar Zernike fit at its NA (measured 0.0019); defocus (Z4) and spherical (Z11) are how
     // the two models differ, and are left out.
     void vectorialFitsAtTheObjectivesAperture()
     {
