@@ -157,6 +157,12 @@ private slots:
         QVERIFY(panel->pupilText().contains(QStringLiteral("beyond the Zernike terms")));
         QVERIFY(panel->pupilText().contains(QStringLiteral("defocus scale")));
         QVERIFY(!panel->summaryText().contains(QStringLiteral("defocus scale"))); // once, not twice
+        // The preset's weight 1 from flat zonal maps is reached through weight 10, and the results say so.
+        QCOMPARE(r.regularization, 1.0);
+        QCOMPARE(r.regularizationSweep.size(), size_t(2));
+        QCOMPARE(r.regularizationSweep.front().weight, 10.0);
+        QVERIFY2(panel->pupilText().contains(QStringLiteral("reached by continuation from flat zonal maps, through 10")),
+                 qPrintable(panel->pupilText()));
         // The truth markers are the injected Zernike terms only: the results say why the fit differs from them.
         QVERIFY2(panel->keyText().contains(QStringLiteral("differ from them by design")), qPrintable(panel->keyText()));
         QVERIFY(panel->summaryText().contains(QStringLiteral("chi2/pixel"))); // the rest of core's summary
