@@ -245,29 +245,38 @@ std::vector<double> continuationWeights(const ReconstructionRequest& request)
     return weights;
 }
 
+// Adds the work of `more` (time, iterations, evaluations) to `to`.
+void addWork(SolverSummary& to, const SolverSummary& more)
+{
+    to.seconds += more.seconds;
+    to.iterations += more.iterations;
+    to.costEvaluations += more.costEvaluations;
+    to.gradientEvaluations += more.gradientEvaluations;
+}
+
 // A zonal fit at a weak smoothness weight, reached by continuation: fitted first at the ladder's middle weight, then
 // at each weaker ladder weight above the requested one, each seeded by the one before, and last at the requested
 // weight. From flat zonal maps a weak weight lets every pupil pixel move on its own and L-BFGS crawls (the bead
-// stack at weight 1: 795 iterations, to a higher cost); the strong weight first settles the smooth part of the
-// pupil in a few dozen iterations, and the weak weight only refines it. The result reads as one fit: its counts
-// and time are the totals, and the weights passed through are said in FitResult::regularizationSweep.
+// stack at weight 1: 798 iterations, to a higher cost); the strong weight first settles the smooth part of the
+// pupil in a few dozen iterations, and the weak weight only refines it (361 in all). The result reads as one fit:
+// its counts and time are the totals, and the weights passed through are said in FitResult::regularizationSweep.
 FitResult reconstructByContinuation(const ReconstructionRequest& request, const std::vector<double>& through,
                                     const std::function<void(const ProgressSnapshot&)>& progress, const std::atomic<bool>* cancel)
 {
     ReconstructionRequest step = request;
     step.analysis.computeUncertainty = false; // for the requested weight only
     step.analysis.psfAnalysis = false;
-    SolverSummary done; // the fits so far
+    SolverSummary done; // the work of the fits before the current one
     std::vector<FitResult::SweepPoint> path;
     std::optional<FitResult> previous;
     ProblemSpec previousSpec;
     double initialCost = 0.0; // the first fit's
+    // Fits `at`; its summary's counts become the totals so far.
     const auto fitAt = [&](const ReconstructionRequest& at) {
         FitResult result = reconstruct(at, continuing(progress, done), cancel);
-        done.seconds += result.solver.seconds;
-        done.iterations += result.solver.iterations;
-        done.costEvaluations += result.solver.costEvaluations;
-        done.gradientEvaluations += result.solver.gradientEvaluations;
+        const SolverSummary own = result.solver;
+        addWork(result.solver, done);
+        addWork(done, own);
         long pixels = 0;
         path.push_back({at.spec.regularization, overallReducedChiSquare(result, &pixels)});
         return result;
@@ -283,13 +292,8 @@ FitResult reconstructByContinuation(const ReconstructionRequest& request, const 
         previousSpec = at.spec;
         previous = std::move(fitted);
     }
-    const SolverSummary before = done;
     FitResult result = fitAt(seededAt(request, request.spec.regularization, *previous, previousSpec));
     result.solver.initialCost = initialCost;
-    result.solver.seconds += before.seconds;
-    result.solver.iterations += before.iterations;
-    result.solver.costEvaluations += before.costEvaluations;
-    result.solver.gradientEvaluations += before.gradientEvaluations;
     result.regularizationSweep = std::move(path);
     return result;
 }
