@@ -102,7 +102,8 @@ private:
     void redrawThresholds();
     void replotTrends();
     void setStatus();
-    void fillReferenceChoice(); // the kept stacks, newest first, the choice kept
+    void fillReferenceChoice();         // the kept stacks, newest first, the choice kept
+    static QColor termColour(int noll); // a trend term's colour: its graph and its threshold lines
 
     QLabel* m_status;
     QPushButton *m_watchButton, *m_demoButton, *m_stopButton, *m_holdButton;

@@ -1,6 +1,6 @@
 #pragma once
 // The per-sample mathematics of the GPU model, callable from the kernels and from host code. The
-// kernels in ModelDevice.cu are loops and reductions around these functions; the host emulation in
+// kernels in ModelKernels.cuh are loops and reductions around these functions; the host emulation in
 // tests/gpu/tst_gpumodel.cpp runs the same functions with FFTW plans of the same batched layout in
 // place of cuFFT, so that the layout, the formulas and the result block are checked against the CPU
 // backend on machines without a device. Formulas and their order of operations follow
