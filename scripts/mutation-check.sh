@@ -52,7 +52,7 @@ mutations=(
   "diversity-highna-na|core/optics/Diversity.cpp|tst_physics|high-NA screen uses NA instead of NA^2"
   "solver-gradient-scaling|core/fit/Solver.cpp|tst_fit tst_fitkinds|solver divides the gradient by the parameter scales"
   "uncertainty-weighted-scale|core/fit/Results.cpp|tst_fitkinds|weighted least squares uncertainty scale 1 instead of 2"
-  "tiff-orientation|core/io/ImageReaders.cpp|tst_imageio|TIFF rows not flipped to bottom-up"
+  "tiff-orientation|core/io/TiffReader.cpp|tst_imageio|TIFF rows not flipped to bottom-up"
   "png-orientation|core/io/ImageReaders.cpp|tst_imageio|PNG rows not flipped to bottom-up"
   "session-spider-angle|core/io/Session.cpp|tst_exports|session loses the spider angle on reading"
   "fasth-backward-sign|core/fasth/Householder.cpp|tst_fasthgradient|FastH backward pass: wrong sign of one gradient term"
