@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <new>
 #include <string>
 
 namespace {
@@ -99,5 +100,11 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "wavefront-cli: unknown command '%s' (try --help)\n", qPrintable(command));
         return 2;
     }
-    return it->second(rest);
+    try {
+        return it->second(rest);
+    } catch (const std::bad_alloc& e) {
+        // Where a command has no handler of its own yet: under a tight memory limit even building its options can
+        // fail (QCommandLineParser allocates); the program's message, not std::terminate's.
+        return wfs::cli::runFailure(rest.front(), wfs::cli::describe(e));
+    }
 }
