@@ -159,8 +159,7 @@ int runFailure(const QString& program, const QString& message)
 QString describe(const std::exception& e)
 {
     if (dynamic_cast<const std::bad_alloc*>(&e))
-        return QStringLiteral("out of memory: the data or the model need more memory than this process may use; "
-                              "use a smaller --crop or --grid, fewer planes, or raise the memory limit (ulimit -v)");
+        return QString::fromLatin1(kOutOfMemory);
     return QString::fromStdString(e.what());
 }
 

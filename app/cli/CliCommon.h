@@ -53,7 +53,11 @@ QString closestName(const QString& word, const QStringList& candidates);
 
 int usageFailure(const QString& program, const QString& message); // prints, returns 2
 int runFailure(const QString& program, const QString& message);   // prints, returns 1
-// An exception's message for the user: std::bad_alloc's bare "std::bad_alloc" becomes what to do.
+// What to do when memory runs out (std::bad_alloc's bare "std::bad_alloc" says nothing); plain text, so that it can
+// be printed with no allocation.
+inline constexpr const char* kOutOfMemory = "out of memory: the data or the model need more memory than this process may use; "
+                                            "use a smaller --crop or --grid, fewer planes, or raise the memory limit (ulimit -v)";
+// An exception's message for the user: kOutOfMemory for std::bad_alloc.
 QString describe(const std::exception& e);
 
 // Whether an option was given, and its value.

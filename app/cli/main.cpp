@@ -102,9 +102,10 @@ int main(int argc, char** argv)
     }
     try {
         return it->second(rest);
-    } catch (const std::bad_alloc& e) {
+    } catch (const std::bad_alloc&) {
         // Where a command has no handler of its own yet: under a tight memory limit even building its options can
-        // fail (QCommandLineParser allocates); the program's message, not std::terminate's.
-        return wfs::cli::runFailure(rest.front(), wfs::cli::describe(e));
+        // fail (QCommandLineParser allocates). Said without allocating, since the handler runs just as short.
+        std::fprintf(stderr, "%s %s: error: %s\n", argv[0], argv[1], wfs::cli::kOutOfMemory);
+        return 1;
     }
 }
