@@ -9,6 +9,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <new>
@@ -36,6 +37,16 @@ void printUsage(FILE* stream)
 
 int main(int argc, char** argv)
 {
+    // Under an address-space limit just above what the libraries take (ulimit -v), an allocation can fail inside
+    // Qt's noexcept code (QCommandLineParser's lists), which ends in std::terminate whatever main catches. So the
+    // headroom every command needs to start is asked for first: without it the program says so and stops.
+    constexpr std::size_t kStartHeadroom = std::size_t(64) << 20;
+    if (void* probe = std::malloc(kStartHeadroom)) {
+        std::free(probe);
+    } else {
+        std::fprintf(stderr, "%s%s%s: error: %s\n", argv[0], argc > 1 ? " " : "", argc > 1 ? argv[1] : "", wfs::cli::kOutOfMemory);
+        return 1;
+    }
     // Over a file-size limit (ulimit -f) a write then fails with EFBIG, which the output layer reports
     // with the file's name and cleans up after, instead of SIGXFSZ killing the program mid-write (or
     // while a library such as fontconfig updates a cache of its own).
