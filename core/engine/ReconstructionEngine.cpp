@@ -85,6 +85,15 @@ std::function<void(const ProgressSnapshot&)> continuing(const std::function<void
     };
 }
 
+// Adds the work of `more` (time, iterations, evaluations) to `to`.
+void addWork(SolverSummary& to, const SolverSummary& more)
+{
+    to.seconds += more.seconds;
+    to.iterations += more.iterations;
+    to.costEvaluations += more.costEvaluations;
+    to.gradientEvaluations += more.gradientEvaluations;
+}
+
 // `request` at smoothness weight `weight`, started where `previous` ended (its Zernike and zonal values).
 ReconstructionRequest seededAt(const ReconstructionRequest& request, double weight, const FitResult& previous,
                                const ProblemSpec& previousSpec)
@@ -157,8 +166,7 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
         ReconstructionRequest step = nearest ? seededAt(first, weights[i], *fits[*nearest], *fittedSpecs[*nearest]) : first;
         step.spec.regularization = weights[i];
         FitResult result = reconstruct(step, continuing(progress, done), cancel);
-        done.seconds += result.solver.seconds;
-        done.iterations += result.solver.iterations;
+        addWork(done, result.solver);
         if (result.solver.termination == Termination::Cancelled || result.solver.termination == Termination::Failed) {
             stopped = std::move(result);
             return false;
@@ -243,15 +251,6 @@ std::vector<double> continuationWeights(const ReconstructionRequest& request)
     for (size_t i = ladder.size() / 2; i < ladder.size() && ladder[i] > spec.regularization; ++i)
         weights.push_back(ladder[i]);
     return weights;
-}
-
-// Adds the work of `more` (time, iterations, evaluations) to `to`.
-void addWork(SolverSummary& to, const SolverSummary& more)
-{
-    to.seconds += more.seconds;
-    to.iterations += more.iterations;
-    to.costEvaluations += more.costEvaluations;
-    to.gradientEvaluations += more.gradientEvaluations;
 }
 
 // A zonal fit at a weak smoothness weight, reached by continuation: fitted first at the ladder's middle weight, then
@@ -346,8 +345,7 @@ public:
             step.stages.clear();
         }
         FitResult result = reconstruct(step, continuing(m_progress, m_work), m_cancel);
-        m_work.seconds += result.solver.seconds;
-        m_work.iterations += result.solver.iterations;
+        addWork(m_work, result.solver);
         m_work.costEvaluations += result.solver.costEvaluations;
         m_work.gradientEvaluations += result.solver.gradientEvaluations;
         if (result.solver.termination == Termination::Cancelled || result.solver.termination == Termination::Failed) {
@@ -457,10 +455,7 @@ FitResult reconstructWithSamplingProfile(const ReconstructionRequest& request, c
         fit.numericalApertureSigma = fit.numericalAperture * fit.scaleSigma / fit.scale;
     result.samplingFit = fit;
     // The summary counts the whole search: every profile fit and the final one.
-    result.solver.seconds += profile.work().seconds;
-    result.solver.iterations += profile.work().iterations;
-    result.solver.costEvaluations += profile.work().costEvaluations;
-    result.solver.gradientEvaluations += profile.work().gradientEvaluations;
+    addWork(result.solver, profile.work());
     if (fit.atLimit)
         result.warnings.push_back("the sampling fit's least cost lies at the end of the searched range (aperture scale "
                                   + std::to_string(fit.scale).substr(0, 5) + "): check the NA, pixel size and wavelength");
