@@ -138,6 +138,15 @@ void SessionController::openSession(const QString& path)
                   m_busy = false;
                   LoadOutcome outcome{LoadOutcome::Source::Session, {path}, !opened.session.dataset.planes.empty(),
                                       std::move(opened.messages),   {},     false};
+                  if (opened.session.simulated) { // its planes are remade by core's prepareRun, not read from files
+                      outcome.loaded = false;
+                      outcome.error = tr("%1 holds a fit of the %2 preset's simulated data (saved by wavefront-cli reconstruct "
+                                         "--preset --save-session), not of image files. Run it again with: wavefront-cli "
+                                         "reconstruct --session %1; or load a preset's data from the File menu.")
+                                          .arg(path, QString::fromStdString(opened.session.simulated->preset));
+                      emit dataLoadFinished(outcome);
+                      return;
+                  }
                   if (!outcome.loaded) {
                       const QString errors = QString::fromStdString(messagesText(outcome.messages, MessageLevel::Error));
                       outcome.error = tr("%1: no input of the session could be read.%2")

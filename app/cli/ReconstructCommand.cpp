@@ -101,58 +101,53 @@ void addReconstructOptions(QCommandLineParser& parser)
         QStringLiteral("--preset demo %1, oof %2").arg(demo.functionTolerance, 0, 'g', 6).arg(oof.functionTolerance, 0, 'g', 6));
 }
 
-// A preset's run through core's workflow (preparePresetRun) with the flags that apply to it. Throws UsageError or SettingsError.
-void preparePresetRun(const QCommandLineParser& parser, ReconstructionRequest& request, std::optional<Truth>& truth, ExportContext& context,
-                      std::vector<std::string>& notes)
+// The flags a preset's run takes over its simulated data and stopping rules (a preset named on the command line, or
+// a session that holds one); the others are named as ignored. Throws UsageError.
+void applyPresetFlags(const QCommandLineParser& parser, Session& session, std::vector<std::string>& notes)
 {
-    if (has(parser, "save-session"))
-        throw UsageError("--save-session applies to file input; the presets are rebuilt from their names");
     if (has(parser, "ordering") || has(parser, "normalization"))
         throw UsageError("--ordering and --normalization apply to file input; the presets fix their conventions");
-    QStringList presets;
-    for (const std::string& preset : presetNames())
-        presets << QString::fromStdString(preset);
-    const QString name = parseWordList(value(parser, "preset"), QStringLiteral("preset"), presets).front();
-    PresetSettings settings;
+    SimulatedSource& source = *session.simulated;
     if (has(parser, "grid")) {
-        settings.options.grid = parseInt(value(parser, "grid"), QStringLiteral("grid"));
-        if (settings.options.grid < 1) // 0 would stand for the preset's own grid: leaving the option out says that
-            throw UsageError("--grid: " + std::to_string(settings.options.grid)
+        source.options.grid = parseInt(value(parser, "grid"), QStringLiteral("grid"));
+        if (source.options.grid < 1) // 0 would stand for the preset's own grid: leaving the option out says that
+            throw UsageError("--grid: " + std::to_string(source.options.grid)
                              + " is not a grid size (an even number of samples); leave --grid out for the preset's own");
     }
     if (has(parser, "order"))
-        settings.options.order = parseInt(value(parser, "order"), QStringLiteral("order"));
-    settings.options.seed = std::uint64_t(parseNumber(value(parser, "seed"), QStringLiteral("seed")));
+        source.options.order = parseInt(value(parser, "order"), QStringLiteral("order"));
+    if (has(parser, "seed"))
+        source.options.seed = std::uint64_t(parseNumber(value(parser, "seed"), QStringLiteral("seed")));
     if (has(parser, "objective") || has(parser, "read-noise")) {
         ModelSettings m;
         applyModelOptions(ParserOptions(parser), m);
-        settings.objective = m.objective;
+        if (has(parser, "objective"))
+            source.objective = m.objective;
         if (has(parser, "read-noise"))
-            settings.readNoise = m.readNoise;
+            source.readNoise = m.readNoise;
     }
-    // The preset's stopping rules, overridden by the same solver flags as file input.
-    settings.solver = presetSolverSettings(name.toStdString());
-    applyReconstructSolverOptions(ParserOptions(parser), settings.solver);
-    PresetRun preset;
-    try {
-        preset = wfs::preparePresetRun(name.toStdString(), settings);
-    } catch (const SettingsError&) {
-        throw;
-    } catch (const std::invalid_argument& e) { // every preset input is a command-line argument
-        throw UsageError(e.what());
-    }
-    request = std::move(preset.run.request);
-    context = std::move(preset.run.context);
-    truth = std::move(preset.truth);
-    notes.push_back("simulated data: " + preset.noiseDescription);
+    // The same solver flags as file input, over the preset's (or the session's) stopping rules.
+    applyReconstructSolverOptions(ParserOptions(parser), session.solver);
     // Given ones are named, not silently dropped.
     std::string ignored;
     for (const QString& option : presetOptions(false))
         if (option != QLatin1String("ordering") && option != QLatin1String("normalization") && parser.isSet(option))
             ignored += (ignored.empty() ? "--" : ", --") + option.toStdString();
     if (!ignored.empty())
-        notes.push_back("warning: the preset " + name.toStdString() + " ignores " + ignored
+        notes.push_back("warning: the preset " + source.preset + " ignores " + ignored
                         + " (they apply to file input; the preset fixes its own data and optics)");
+}
+
+// --preset NAME: the preset's run as a session (core's simulatedSession) with the flags over it. Throws UsageError.
+Session presetRunSession(const QCommandLineParser& parser, std::vector<std::string>& notes)
+{
+    QStringList presets;
+    for (const std::string& preset : presetNames())
+        presets << QString::fromStdString(preset);
+    const QString name = parseWordList(value(parser, "preset"), QStringLiteral("preset"), presets).front();
+    Session session = simulatedSession(name.toStdString());
+    applyPresetFlags(parser, session, notes);
+    return session;
 }
 
 // Runs on the engine's worker thread, printing the latest snapshot about twice a second on stderr.
@@ -225,6 +220,10 @@ Session loadRunSession(const QCommandLineParser& parser, const std::vector<Outpu
         session = std::move(opened.session);
         markSessionOrigins(session.dataset.metadata, value(parser, "session").toStdString(), opened.sessionValues);
         takeMessages(opened.messages, notes);
+        if (session.simulated) { // a preset's run: no files, the preset's flags
+            applyPresetFlags(parser, session, notes);
+            return session;
+        }
         std::vector<std::string> inputs;
         for (const DatasetFile& f : session.dataset.files) {
             inputs.push_back(f.path);
@@ -257,12 +256,46 @@ auto settingsChecked(const QCommandLineParser& parser, Work work)
     }
 }
 
+// A session (files, a saved session or a preset's) through core's workflow (prepareRun): the run's request, export
+// context and, for simulated data, the truth. Returns the settings as --save-session keeps them.
+Session prepareSessionRun(const QCommandLineParser& parser, Session session, ReconstructionRequest& request, std::optional<Truth>& truth,
+                          ExportContext& context, std::vector<std::string>& notes)
+{
+    // The run gets the data (moved, not copied: a large image is held once) and a copy of the settings.
+    Dataset data = std::move(session.dataset);
+    session.dataset = {};
+    Session settings = session;
+    session.dataset = std::move(data);
+    PreparedRun run = settingsChecked(parser, [&] {
+        try {
+            return prepareRun(std::move(session));
+        } catch (const std::invalid_argument& e) { // a simulated session's preset, grid or order
+            if (!settings.simulated)
+                throw;
+            if (has(parser, "session"))
+                throw std::runtime_error(value(parser, "session").toStdString() + ": " + e.what());
+            throw UsageError(e.what()); // every preset input is a command-line argument
+        }
+    });
+    takeMessages(run.messages, notes);
+    if (run.truth) {
+        truth = std::move(run.truth);
+        notes.push_back("simulated data: " + run.noiseDescription);
+    }
+    settings.dataset = std::move(run.dataset);
+    request = std::move(run.request);
+    context = std::move(run.context);
+    settings.model.order = request.spec.basis.maxOrder; // the stages' last, as a saved session says
+    return settings;
+}
+
 // File or session input: loaded, the flags applied over what the files or the session say, then
 // through core's workflow. The settings are checked on the files' headers before any pixel is read
 // (issue 28 item 9): a missing wavelength or z step is said at once, not after reading a large stack.
-// Throws UsageError for what the flags leave undetermined.
+// A session holding a preset's run has no files: it is run as --preset is. Throws UsageError for what the flags
+// leave undetermined.
 Session prepareFileRun(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, ReconstructionRequest& request,
-                       ExportContext& context, std::vector<std::string>& notes)
+                       std::optional<Truth>& truth, ExportContext& context, std::vector<std::string>& notes)
 {
     {
         ReadLimits headers;
@@ -276,6 +309,8 @@ Session prepareFileRun(const QCommandLineParser& parser, const std::vector<Outpu
             if (!has(parser, "defocus"))
                 throw;
         }
+        if (described && described->simulated)
+            return prepareSessionRun(parser, std::move(*described), request, truth, context, notes);
         if (described)
             settingsChecked(parser, [&] { checkSettingsBeforePixels(*described); });
         notes.clear(); // said again by the full read (kept until here: a refusal shows the warnings behind it)
@@ -283,18 +318,7 @@ Session prepareFileRun(const QCommandLineParser& parser, const std::vector<Outpu
     Session session = loadRunSession(parser, outputs, {}, notes);
     if (has(parser, "seed"))
         notes.push_back("warning: --seed applies to the presets' simulated noise; file input ignores it");
-    // The run gets the data (moved, not copied: a large image is held once) and a copy of the settings.
-    Dataset data = std::move(session.dataset);
-    session.dataset = {};
-    Session settings = session;
-    session.dataset = std::move(data);
-    PreparedRun run = settingsChecked(parser, [&] { return prepareRun(std::move(session)); });
-    takeMessages(run.messages, notes);
-    settings.dataset = std::move(run.dataset);
-    request = std::move(run.request);
-    context = std::move(run.context);
-    settings.model.order = request.spec.basis.maxOrder; // the stages' last, as a saved session says
-    return settings;
+    return prepareSessionRun(parser, std::move(session), request, truth, context, notes);
 }
 
 // Every output is checked before any input is read or any fitting done (issue 12, items 7, 8). The images'
@@ -330,11 +354,10 @@ std::optional<int> prepareInput(const QString& program, const QCommandLineParser
         const bool fromSession = has(parser, "session");
         if (int(fromPreset) + int(fromFiles) + int(fromSession) != 1)
             throw UsageError("give exactly one input: --preset demo|oof|pupil|vectorial, --input FILE or --session FILE.json");
-        if (fromPreset) {
-            preparePresetRun(parser, request, truth, context, notes);
-        } else {
-            session = prepareFileRun(parser, outputs, request, context, notes);
-        }
+        if (fromPreset)
+            session = prepareSessionRun(parser, presetRunSession(parser, notes), request, truth, context, notes);
+        else
+            session = prepareFileRun(parser, outputs, request, truth, context, notes);
     } catch (const UsageError& e) {
         printWarningsBefore(program, notes, e.what());
         return usageFailure(program, QString::fromStdString(e.what()));
@@ -362,7 +385,7 @@ int runReconstruct(const QStringList& args)
     ReconstructionRequest request;
     std::vector<std::string> notes;
     std::optional<Truth> truth;
-    std::optional<Session> session; // file and session input
+    std::optional<Session> session; // the run's settings and data (a preset's: its simulated source, no files)
     ExportContext context;
     const std::vector<OutputSpec> outputs = requestedOutputs(parser);
     if (const std::optional<int> status = checkOutputsFirst(program, parser, outputs))
@@ -387,7 +410,7 @@ int runReconstruct(const QStringList& args)
     FitResult result = *engine.result();
     prependWarnings(result, noteWarnings(notes)); // the result JSON's "warnings" hold the data's too
 
-    printReport(program, notes, result, truth ? &*truth : nullptr, outputs, session ? &session->dataset : nullptr);
+    printReport(program, notes, result, truth ? &*truth : nullptr, outputs, session && !session->simulated ? &session->dataset : nullptr);
     try {
         const std::optional<PsfStack> stack =
             has(parser, "psf-stack-out") ? std::optional(psfStackFor(parser, request.spec, result, session)) : std::nullopt;

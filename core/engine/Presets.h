@@ -9,6 +9,7 @@
 #include "settings/SolverSettings.h"
 #include "io/Exports.h"
 #include "io/ResultJson.h"
+#include "io/SimulatedSource.h"
 #include "optics/Problem.h"
 
 #include <QByteArray>
@@ -20,14 +21,6 @@
 #include <vector>
 
 namespace wfs {
-
-struct PresetOptions {
-    int grid = 0;  // 0: the preset's default (oof 128, demo 256)
-    int order = 0; // 0: the preset's default (oof 8, demo 4)
-    std::uint64_t seed = 20180518;
-    bool noise = true;          // false: data equal the model at the truth
-    std::optional<Truth> truth; // replaces the preset's injected aberrations
-};
 
 struct PresetCase {
     ProblemSpec spec;                    // with data

@@ -9,8 +9,47 @@
 
 namespace wfs {
 
+namespace {
+
+// prepareRun for a simulated session: the preset's planes and problem, the same checks and stages as a file's.
+PreparedRun prepareSimulatedRun(const Session& session)
+{
+    const SimulatedSource& source = *session.simulated;
+    PresetCase c = makePreset(source.preset, source.options);
+    PreparedRun run;
+    ReconstructionRequest& request = run.request;
+    request.spec = c.spec;
+    request.start = c.start;
+    request.solver = c.solver;
+    if (source.objective)
+        request.spec.objective = *source.objective;
+    if (source.readNoise)
+        request.spec.readNoise = *source.readNoise;
+    // The order is the preset's grid and basis; the stages are checked against it.
+    ModelSettings model;
+    model.order = request.spec.basis.maxOrder;
+    checkSettings(model, session.solver);
+    request.spec.basis.maxOrder = fittedOrders(model, session.solver).back();
+    if (!session.solver.stages.empty())
+        request.start.clear(); // start values belong to the full-order problem
+    applySolverSettings(session.solver, request);
+    run.context = presetExportContext(c, source.preset);
+    run.problem.spec = request.spec;
+    run.problem.start = c.start;
+    run.problem.samplingQ = run.context.samplingQ;
+    for (int k = 0; k < int(c.spec.planes.size()); ++k)
+        run.problem.planes.push_back(k);
+    run.truth = std::move(c.truth);
+    run.noiseDescription = std::move(c.noiseDescription);
+    return run;
+}
+
+} // namespace
+
 PreparedRun prepareRun(Session session)
 {
+    if (session.simulated)
+        return prepareSimulatedRun(session);
     checkSettings(session.model, session.solver);
     session.model.order = fittedOrders(session.model, session.solver).back();
 
@@ -52,30 +91,13 @@ SolverSettings presetSolverSettings(const std::string& name)
     return solver;
 }
 
-PresetRun preparePresetRun(const std::string& name, const PresetSettings& settings)
+Session simulatedSession(const std::string& name)
 {
-    PresetCase c = makePreset(name, settings.options);
-    PresetRun preset;
-    ReconstructionRequest& request = preset.run.request;
-    request.spec = c.spec;
-    request.start = c.start;
-    request.solver = c.solver;
-    if (settings.objective)
-        request.spec.objective = *settings.objective;
-    if (settings.readNoise)
-        request.spec.readNoise = *settings.readNoise;
-    // The same checks and stages as a session's run (prepareRun); the order is the preset's grid and basis.
-    ModelSettings model;
-    model.order = request.spec.basis.maxOrder;
-    checkSettings(model, settings.solver);
-    request.spec.basis.maxOrder = fittedOrders(model, settings.solver).back();
-    if (!settings.solver.stages.empty())
-        request.start.clear(); // start values belong to the full-order problem
-    applySolverSettings(settings.solver, request);
-    preset.run.context = presetExportContext(c, name);
-    preset.truth = std::move(c.truth);
-    preset.noiseDescription = std::move(c.noiseDescription);
-    return preset;
+    Session session;
+    session.simulated = SimulatedSource{};
+    session.simulated->preset = name;
+    session.solver = presetSolverSettings(name);
+    return session;
 }
 
 PresetSession presetSession(const std::string& name, const PresetOptions& options)
@@ -171,6 +193,7 @@ FitResult restoreRun(const Session& session, const SessionRun& run)
     settings.solver = run.solver;
     settings.result = run.result;
     settings.resultParameters = run.parameters;
+    settings.simulated = session.simulated;
     const PreparedRun prepared = prepareRun(settings);
     return restoreSavedResult(settings, prepared.problem);
 }

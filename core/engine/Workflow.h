@@ -23,11 +23,16 @@ struct PreparedRun {
     ReconstructionRequest request;
     ExportContext context;                // pupil, sampling and inputs, for export headers
     std::vector<DatasetMessage> messages; // preparation and problem warnings and notes, in order
+    // A simulated session's (Session::simulated): the injected aberrations and how the data were simulated.
+    std::optional<Truth> truth;
+    std::string noiseDescription;
 };
 
 // Checks the settings, prepares the data, builds the problem and fills the request (solver settings,
 // stages, analysis). Throws SettingsError for a setting out of range, DatasetError for data that cannot
-// be fitted as set (no wavelength, no plane taking part, planes of different sizes...).
+// be fitted as set (no wavelength, no plane taking part, planes of different sizes...). A simulated session's
+// planes and problem are the preset's (makePreset, with its grid and order; the dataset stays empty), with the
+// objective and read noise it gives; std::invalid_argument for an unknown preset or a grid or order out of range.
 PreparedRun prepareRun(Session session);
 
 // prepareRun's checks that need no pixels: the settings (checkSettings), the metadata (wavelength, plausible values,
@@ -37,25 +42,12 @@ PreparedRun prepareRun(Session session);
 // are read stops taking part; the check counts it, so it asks for the defocus of a stack whose other planes are empty.)
 void checkSettingsBeforePixels(const Session& session);
 
-// A preset's run, through the same checks and request as prepareRun: the preset's simulated planes and problem
-// (engine/Presets.h) with the settings a front end gives over the preset's own. Which command-line options these
-// are is core's table (OptionHelp::withPreset, io/SettingOptions.h); a front end names the others as ignored.
-struct PresetSettings {
-    PresetOptions options;                  // grid and order (0: the preset's), seed, noise, truth
-    std::optional<ObjectiveKind> objective; // unset: the preset's
-    std::optional<double> readNoise;        // unset: the preset's (counts RMS)
-    SolverSettings solver;                  // the stages, stopping rules and analysis; start from presetSolverSettings()
-};
 // The solver settings a preset runs with when a front end changes none: its stopping rules (presetDefaults) and
 // the solver's iteration limit. Throws std::invalid_argument for an unknown name.
 SolverSettings presetSolverSettings(const std::string& name);
-struct PresetRun {
-    PreparedRun run;              // dataset empty: the planes are the request's spec's
-    Truth truth;                  // the injected aberrations
-    std::string noiseDescription; // how the data were simulated
-};
-// Throws std::invalid_argument (an unknown name, a grid or order out of range) or SettingsError (a setting out of range).
-PresetRun preparePresetRun(const std::string& name, const PresetSettings& settings);
+// A preset's run as a session: its simulated planes (Session::simulated, the model settings the preset's own) and
+// solver settings (presetSolverSettings) for prepareRun; a front end sets what its user gave over them.
+Session simulatedSession(const std::string& name);
 
 // A preset as a session file's data and settings: its planes in memory, read as the FITS cube `wavefront-cli simulate`
 // writes (its header is the metadata: wavelength, sampling, defocus, read noise), named `<preset> (simulated, seed S)`,

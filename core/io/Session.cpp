@@ -1,5 +1,7 @@
 #include "io/Session.h"
 
+#include "io/SessionJson.h"
+
 #include "io/OutputTransaction.h"
 #include "settings/SettingsTable.h"
 #include "settings/SettingsText.h"
@@ -40,137 +42,6 @@ QJsonObject defocusJson(const PlaneDefocus& d)
     return {{QStringLiteral("kind"), settingJson(d.kind)}, {QStringLiteral("value"), d.value}};
 }
 
-// Reads typed values out of the session object; every problem names the file and the key.
-class Reader {
-public:
-    explicit Reader(std::string source)
-        : m_source(std::move(source))
-    {
-    }
-
-    [[noreturn]] void fail(const QString& key, const std::string& what) const
-    {
-        throw SessionError(m_source + ": \"" + key.toStdString() + "\" " + what);
-    }
-    QJsonObject object(const QJsonObject& o, const QString& key, const QString& path, bool required = true) const
-    {
-        const QJsonValue v = o.value(key);
-        if (v.isUndefined() && !required)
-            return {};
-        if (!v.isObject())
-            fail(path + key, "must be an object");
-        return v.toObject();
-    }
-    QJsonArray array(const QJsonObject& o, const QString& key, const QString& path, bool required = true) const
-    {
-        const QJsonValue v = o.value(key);
-        if (v.isUndefined() && !required)
-            return {};
-        if (!v.isArray())
-            fail(path + key, "must be an array");
-        return v.toArray();
-    }
-    double number(const QJsonObject& o, const QString& key, const QString& path, double fallback) const
-    {
-        const QJsonValue v = o.value(key);
-        if (v.isUndefined())
-            return fallback;
-        if (!v.isDouble())
-            fail(path + key, "must be a number");
-        return v.toDouble();
-    }
-    std::optional<double> optional(const QJsonObject& o, const QString& key, const QString& path) const
-    {
-        const QJsonValue v = o.value(key);
-        if (v.isUndefined() || v.isNull())
-            return std::nullopt;
-        if (!v.isDouble())
-            fail(path + key, "must be a number or null");
-        return v.toDouble();
-    }
-    int integer(const QJsonObject& o, const QString& key, const QString& path, int fallback) const
-    {
-        const QJsonValue v = o.value(key);
-        if (v.isUndefined())
-            return fallback;
-        const double d = v.toDouble(std::nan(""));
-        if (!v.isDouble() || d != std::floor(d) || std::abs(d) > 1e9)
-            fail(path + key, "must be an integer");
-        return int(d);
-    }
-    bool boolean(const QJsonObject& o, const QString& key, const QString& path, bool fallback) const
-    {
-        const QJsonValue v = o.value(key);
-        if (v.isUndefined())
-            return fallback;
-        if (!v.isBool())
-            fail(path + key, "must be true or false");
-        return v.toBool();
-    }
-    QString text(const QJsonObject& o, const QString& key, const QString& path, const QString& fallback) const
-    {
-        const QJsonValue v = o.value(key);
-        if (v.isUndefined())
-            return fallback;
-        if (!v.isString())
-            fail(path + key, "must be a string");
-        // No file name or setting holds one, and C strings (messages, file names) would end there.
-        if (v.toString().contains(QChar(0)))
-            fail(path + key, "contains a NUL character (\\u0000)");
-        return v.toString();
-    }
-    // One of `allowed` (index returned).
-    int choice(const QJsonObject& o, const QString& key, const QString& path, const QStringList& allowed, int fallback) const
-    {
-        const QJsonValue v = o.value(key);
-        if (v.isUndefined())
-            return fallback;
-        const int i = v.isString() ? int(allowed.indexOf(v.toString())) : -1;
-        if (i < 0)
-            fail(path + key, "must be one of " + allowed.join(QLatin1Char('|')).toStdString());
-        return i;
-    }
-    // A settings enum by its text (settings/SettingsText.h); `fallback` when the key is absent.
-    template <typename E>
-    E setting(const QJsonObject& o, const QString& key, const QString& path, E fallback) const
-    {
-        QStringList allowed;
-        for (const std::string& text : settingTexts<E>())
-            allowed << QString::fromStdString(text);
-        return SettingEnum<E>::values[choice(o, key, path, allowed, settingIndex(fallback))];
-    }
-    std::vector<int> integers(const QJsonObject& o, const QString& key, const QString& path) const
-    {
-        std::vector<int> values;
-        const QJsonArray a = array(o, key, path, false);
-        for (int i = 0; i < a.size(); ++i) {
-            const double d = a.at(i).toDouble(std::nan(""));
-            if (!a.at(i).isDouble() || d != std::floor(d) || std::abs(d) > 1e9)
-                fail(path + key, "must hold integers");
-            values.push_back(int(d));
-        }
-        return values;
-    }
-    PlaneDefocus defocus(const QJsonValue& v, const QString& path) const
-    {
-        if (v.isUndefined() || v.isNull())
-            return {};
-        if (!v.isObject())
-            fail(path, "must be an object {\"kind\", \"value\"}");
-        const QJsonObject o = v.toObject();
-        const PlaneDefocus::Kind kind = setting(o, QStringLiteral("kind"), path + QLatin1Char('.'), PlaneDefocus::Kind::Unknown);
-        if (kind == PlaneDefocus::Kind::Unknown)
-            return {};
-        const double value = number(o, QStringLiteral("value"), path + QLatin1Char('.'), std::nan(""));
-        if (!std::isfinite(value))
-            fail(path + QStringLiteral(".value"), "must be a finite number");
-        return {kind, value};
-    }
-
-private:
-    std::string m_source;
-};
-
 // The pupil-function, detector and camera settings (issue 13), inside "model".
 void insertPupilFunctionJson(const ModelSettings& md, QJsonObject& model)
 {
@@ -200,7 +71,7 @@ void insertPupilFunctionJson(const ModelSettings& md, QJsonObject& model)
     model.insert(QStringLiteral("dipole_phi_rad"), md.dipole.phi);
 }
 
-void readPupilFunctionSettings(const Reader& r, const QJsonObject& model, const QString& mo, ModelSettings& ms)
+void readPupilFunctionSettings(const SessionReader& r, const QJsonObject& model, const QString& mo, ModelSettings& ms)
 {
     ms.phaseModel = r.setting(model, QStringLiteral("pupil_phase"), mo, PupilPhaseModel::Zernike);
     ms.amplitudeModel = r.setting(model, QStringLiteral("pupil_amplitude"), mo, PupilAmplitudeModel::Uniform);
@@ -275,7 +146,7 @@ QJsonObject solverJson(const SolverSettings& sv)
 
 // The model and solver settings of `root` (a session or one of its runs; `prefix` names it in messages),
 // checked as the command line checks them.
-void readSettings(const Reader& r, const QJsonObject& root, const QString& prefix, ModelSettings& ms, SolverSettings& sv)
+void readSettings(const SessionReader& r, const QJsonObject& root, const QString& prefix, ModelSettings& ms, SolverSettings& sv)
 {
     const QJsonObject model = r.object(root, QStringLiteral("model"), prefix, false);
     const QString mo = prefix + QStringLiteral("model.");
@@ -420,7 +291,7 @@ QJsonArray runsJson(const std::vector<SessionRun>& runs)
 // --- Reading: the same keys, in the same order as before, so the first problem reported is unchanged.
 
 // Refuses files that are not sessions, or sessions written by a newer program, before reading anything else.
-void checkSessionFormat(const Reader& r, const QJsonObject& root, const std::string& source)
+void checkSessionFormat(const SessionReader& r, const QJsonObject& root, const std::string& source)
 {
     const QString format = r.text(root, QStringLiteral("format"), {}, {});
     if (format != kFormat)
@@ -442,7 +313,7 @@ ImageFormat imageFormatFromName(const QString& name)
                                            : ImageFormat::Unknown;
 }
 
-void readInputs(const Reader& r, const QJsonObject& root, std::vector<DatasetFile>& files)
+void readInputs(const SessionReader& r, const QJsonObject& root, std::vector<DatasetFile>& files)
 {
     const QJsonArray inputs = r.array(root, QStringLiteral("inputs"), {});
     for (int i = 0; i < inputs.size(); ++i) {
@@ -464,7 +335,7 @@ void readInputs(const Reader& r, const QJsonObject& root, std::vector<DatasetFil
 }
 
 // Needs the inputs read first: each plane must name one of them.
-void readPlanes(const Reader& r, const QJsonObject& root, Dataset& d)
+void readPlanes(const SessionReader& r, const QJsonObject& root, Dataset& d)
 {
     const QJsonArray planes = r.array(root, QStringLiteral("planes"), {}, false);
     for (int i = 0; i < planes.size(); ++i) {
@@ -485,7 +356,7 @@ void readPlanes(const Reader& r, const QJsonObject& root, Dataset& d)
     }
 }
 
-void readMetadata(const Reader& r, const QJsonObject& root, DatasetMetadata& md)
+void readMetadata(const SessionReader& r, const QJsonObject& root, DatasetMetadata& md)
 {
     const QJsonObject m = r.object(root, QStringLiteral("metadata"), {}, false);
     const QString mp = QStringLiteral("metadata.");
@@ -508,7 +379,7 @@ void readMetadata(const Reader& r, const QJsonObject& root, DatasetMetadata& md)
         md.origin[it.key().toStdString()] = it.value().toString().toStdString();
 }
 
-void readBadPixels(const Reader& r, const QJsonObject& pre, const QString& pp, std::vector<std::pair<int, int>>& badPixels)
+void readBadPixels(const SessionReader& r, const QJsonObject& pre, const QString& pp, std::vector<std::pair<int, int>>& badPixels)
 {
     const QJsonArray bad = r.array(pre, QStringLiteral("bad_pixels"), pp, false);
     for (int i = 0; i < bad.size(); ++i) {
@@ -523,7 +394,7 @@ void readBadPixels(const Reader& r, const QJsonObject& pre, const QString& pp, s
     }
 }
 
-void readPreprocess(const Reader& r, const QJsonObject& root, PreprocessOptions& o)
+void readPreprocess(const SessionReader& r, const QJsonObject& root, PreprocessOptions& o)
 {
     const QJsonObject pre = r.object(root, QStringLiteral("preprocess"), {}, false);
     const QString pp = QStringLiteral("preprocess.");
@@ -543,7 +414,7 @@ void readPreprocess(const Reader& r, const QJsonObject& root, PreprocessOptions&
 }
 
 // `key` is an array of numbers (result parameters); `path` names its owner in messages.
-std::vector<double> readNumbers(const Reader& r, const QJsonObject& o, const QString& key, const QString& path, bool required)
+std::vector<double> readNumbers(const SessionReader& r, const QJsonObject& o, const QString& key, const QString& path, bool required)
 {
     std::vector<double> values;
     for (const QJsonValue& v : r.array(o, key, path, required)) {
@@ -554,7 +425,7 @@ std::vector<double> readNumbers(const Reader& r, const QJsonObject& o, const QSt
     return values;
 }
 
-void readRuns(const Reader& r, const QJsonObject& root, std::vector<SessionRun>& runs)
+void readRuns(const SessionReader& r, const QJsonObject& root, std::vector<SessionRun>& runs)
 {
     const QJsonArray array = r.array(root, QStringLiteral("runs"), {}, false);
     for (int i = 0; i < array.size(); ++i) {
@@ -573,7 +444,7 @@ void readRuns(const Reader& r, const QJsonObject& root, std::vector<SessionRun>&
 }
 
 // A session from before runs were kept: its result is its one run.
-SessionRun legacyResultRun(const Reader& r, const QJsonObject& root, const Session& s)
+SessionRun legacyResultRun(const SessionReader& r, const QJsonObject& root, const Session& s)
 {
     SessionRun run;
     run.name = "saved result";
@@ -606,12 +477,14 @@ QJsonObject sessionToJson(const Session& s, const std::string& sessionPath)
     }
     if (!s.runs.empty())
         root.insert(QStringLiteral("runs"), runsJson(s.runs));
+    if (s.simulated)
+        root.insert(QStringLiteral("simulated"), simulatedSourceJson(*s.simulated));
     return root;
 }
 
 Session sessionFromJson(const QJsonObject& root, const std::string& source)
 {
-    const Reader r(source);
+    const SessionReader r(source);
     checkSessionFormat(r, root, source);
 
     Session s;
@@ -624,6 +497,10 @@ Session sessionFromJson(const QJsonObject& root, const std::string& source)
     s.result = r.object(root, QStringLiteral("result"), {}, false);
     s.resultParameters = readNumbers(r, root, QStringLiteral("result_parameters"), {}, false);
     readRuns(r, root, s.runs);
+    if (root.contains(QStringLiteral("simulated")))
+        s.simulated = readSimulatedSource(r, r.object(root, QStringLiteral("simulated"), {}), QStringLiteral("simulated."));
+    if (s.simulated && !s.dataset.files.empty())
+        r.fail(QStringLiteral("simulated"), "and \"inputs\" both give the data: a session has one source");
     if (s.runs.empty() && !s.result.isEmpty() && !s.resultParameters.empty())
         s.runs.push_back(legacyResultRun(r, root, s));
     return s;
@@ -759,6 +636,7 @@ OpenedSession openSession(const std::string& path, const ReadLimits& limits)
     opened.session.result = stored.result;
     opened.session.resultParameters = stored.resultParameters;
     opened.session.runs = stored.runs;
+    opened.session.simulated = stored.simulated;
     Dataset& d = opened.session.dataset;
     d.metadata = stored.dataset.metadata; // set first: headers only fill what the session left unset
     for (const auto& [key, origin] : d.metadata.origin)

@@ -7,6 +7,7 @@
 // version than this program knows is refused with a message saying so.
 #include "fit/Results.h"
 #include "io/Dataset.h"
+#include "io/SimulatedSource.h"
 #include "settings/SolverSettings.h"
 
 #include <QByteArray>
@@ -46,6 +47,9 @@ struct Session {
     // Every fit kept, oldest first ("runs"; sessions written before runs existed have none, and a
     // saved result then reads back as one run named "saved result").
     std::vector<SessionRun> runs;
+    // Set when the data are a preset's simulation (wavefront-cli reconstruct --preset): the dataset is then empty
+    // and prepareRun remakes the planes from this ("simulated" in the file); the model settings are the preset's.
+    std::optional<SimulatedSource> simulated;
 };
 
 // Serialises; input paths are stored absolute and relative to the session file's folder.

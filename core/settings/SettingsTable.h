@@ -72,7 +72,7 @@ struct SettingDescription {
     // A valid value other than the default (the tests' round trip): the option's text, or for a setting that is
     // not an option, its session JSON. A switch's is "".
     const char* example;
-    // A preset's run takes it over the preset's own setting (engine/Workflow.h, preparePresetRun); the other
+    // A preset's run takes it over the preset's own setting (a simulated session, io/SimulatedSource.h); the other
     // metadata, preparation and model options describe files, whose data and optics a preset brings itself.
     bool withPreset = false;
     int manifestColumn = 0; // 1, 2, ...: a batch manifest column that overrides it per input, in this order

@@ -312,6 +312,10 @@ void bindSettings(py::module_& m)
                 const std::string path = pathArgument(pathObject);
                 PySettings s;
                 OpenedSession opened = openSession(path);
+                if (opened.session.simulated) // no files to re-read: the command line remakes the preset's planes
+                    throw py::value_error(path + ": holds a fit of the " + opened.session.simulated->preset
+                                          + " preset's simulated data, not of image files; simulate(\"" + opened.session.simulated->preset
+                                          + "\", ...) makes the same planes, and wavefront-cli reconstruct --session re-runs it");
                 s.session = std::move(opened.session);
                 s.path = path;
                 s.notes = takeMessages(opened.messages);
@@ -322,7 +326,7 @@ Opens a session file (wavefront-cli --save-session, the desktop program's Save S
 inputs. reconstruct(settings=...) then fits them with its settings, keyword options overriding them, as
 wavefront-cli reconstruct --session does; a stack given too replaces the inputs (keeping the session's
 metadata, preparation, and the planes' defocus when the plane counts agree). Raises OSError for a file that
-cannot be read, is malformed or too new.)doc")
+cannot be read, is malformed or too new, ValueError for a session of a preset's simulated data.)doc")
         .def_readonly("path", &PySettings::path)
         .def_readonly("notes", &PySettings::notes, "What opening said.")
         .def_property_readonly(

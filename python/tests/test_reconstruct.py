@@ -129,3 +129,11 @@ def test_session_settings_match_cli(demo_fits, tmp_path):
     result = wfs.reconstruct(settings=settings, max_iterations=20)
     index, waves, _, _ = cli_coefficients(out)
     np.testing.assert_allclose(result.coefficients["waves"], waves, rtol=0, atol=TOL)
+
+
+def test_simulated_session_is_refused_with_the_way_to_run_it(tmp_path):
+    """A session of a preset's run (reconstruct --preset --save-session) holds no files: from_session says so."""
+    session = tmp_path / "preset.json"
+    run_cli("reconstruct", "--preset", "demo", "--grid", 64, "--max-iterations", 3, "--save-session", session, "--quiet")
+    with pytest.raises(ValueError, match=r"preset\.json: holds a fit of the demo preset's simulated data.*simulate\(\"demo\""):
+        wfs.Settings.from_session(session)

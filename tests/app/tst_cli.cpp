@@ -440,6 +440,46 @@ private slots:
         QVERIFY2(!run.err.contains("ignores"), run.err.constData());
     }
 
+    // A preset's run is a session like any other (issue 27): --save-session keeps its simulated source and settings,
+    // --session re-runs it to the same numbers, and the preset's flags (here --seed) apply over it as over --preset.
+    void presetRunSavesAndReplaysAsASession()
+    {
+        QTemporaryDir dir;
+        const QString session = dir.filePath(QStringLiteral("demo.json")), first = dir.filePath(QStringLiteral("a.json")),
+                      replayed = dir.filePath(QStringLiteral("b.json")), reseeded = dir.filePath(QStringLiteral("c.json"));
+        const Run run = cli({QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"), QStringLiteral("--grid"),
+                             QStringLiteral("64"), QStringLiteral("--objective"), QStringLiteral("least-squares"), QStringLiteral("--seed"),
+                             QStringLiteral("5"), QStringLiteral("--max-iterations"), QStringLiteral("40"), QStringLiteral("--json"), first,
+                             QStringLiteral("--save-session"), session, QStringLiteral("--quiet")});
+        QVERIFY2(run.status == 0, run.err.constData());
+        const QJsonObject saved = readJson(session).value(QStringLiteral("simulated")).toObject();
+        QCOMPARE(saved.value(QStringLiteral("preset")).toString(), QStringLiteral("demo"));
+        QCOMPARE(saved.value(QStringLiteral("grid")).toInt(), 64);
+        QCOMPARE(saved.value(QStringLiteral("seed")).toInt(), 5);
+        QCOMPARE(saved.value(QStringLiteral("objective")).toString(), QStringLiteral("least-squares"));
+
+        const Run replay = cli({QStringLiteral("reconstruct"), QStringLiteral("--session"), session, QStringLiteral("--json"), replayed,
+                                QStringLiteral("--quiet")});
+        QVERIFY2(replay.status == 0, replay.err.constData());
+        QVERIFY2(replay.out.contains("simulated data:"), replay.out.constData());
+        QVERIFY2(replay.out.contains("truth"), replay.out.constData()); // the preset's truth column, as with --preset
+        const QJsonObject a = readJson(first), b = readJson(replayed);
+        QCOMPARE(b.value(QStringLiteral("iterations")).toInt(), a.value(QStringLiteral("iterations")).toInt());
+        QCOMPARE(b.value(QStringLiteral("coefficients")).toArray(), a.value(QStringLiteral("coefficients")).toArray());
+
+        const Run other =
+            cli({QStringLiteral("reconstruct"), QStringLiteral("--session"), session, QStringLiteral("--seed"), QStringLiteral("6"),
+                 QStringLiteral("--wavelength"), QStringLiteral("700nm"), QStringLiteral("--json"), reseeded, QStringLiteral("--quiet")});
+        QVERIFY2(other.status == 0, other.err.constData());
+        QVERIFY2(other.err.contains("warning: the preset demo ignores --wavelength"), other.err.constData());
+        QVERIFY(readJson(reseeded).value(QStringLiteral("coefficients")).toArray() != a.value(QStringLiteral("coefficients")).toArray());
+
+        const Run refused = cli({QStringLiteral("reconstruct"), QStringLiteral("--session"), session, QStringLiteral("--ordering"),
+                                 QStringLiteral("ansi"), QStringLiteral("--quiet")});
+        QCOMPARE(refused.status, 2);
+        QVERIFY2(refused.err.contains("--ordering"), refused.err.constData());
+    }
+
     // Qt's own notes (a runtime folder with the wrong permissions, no XDG_RUNTIME_DIR) stay off the terminal
     // of both programs; the desktop program's --help and --version need no display.
     void noQtMessagesOnTheTerminal()

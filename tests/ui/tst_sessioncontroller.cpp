@@ -125,6 +125,28 @@ private slots:
         QVERIFY(!controller.result() && controller.runs().empty());
     }
 
+    // A session of a preset's simulated data (wavefront-cli reconstruct --preset --save-session) has no files to read:
+    // the desktop says what it is and how to run it, and the data it held stay.
+    void simulatedSessionIsRefusedClearly()
+    {
+        SessionController controller;
+        QSignalSpy finished(&controller, &SessionController::dataLoadFinished);
+        controller.loadPreset(QStringLiteral("demo"), PreprocessOptions{});
+        QVERIFY(waitFor(finished));
+        const std::vector<double> held = controller.dataset().planes.front().raw.pixels;
+        const QString path = m_dir.filePath(QStringLiteral("simulated.json"));
+        saveSession(path.toStdString(), simulatedSession("demo"), true);
+        finished.clear();
+        controller.openSession(path);
+        QVERIFY(waitFor(finished));
+        const LoadOutcome outcome = finished.front().front().value<LoadOutcome>();
+        QVERIFY(!outcome.loaded);
+        QVERIFY2(outcome.error.contains(QStringLiteral("demo preset's simulated data")), qPrintable(outcome.error));
+        QVERIFY2(outcome.error.contains(QStringLiteral("wavefront-cli reconstruct --session ") + path), qPrintable(outcome.error));
+        QCOMPARE(controller.dataset().planes.front().raw.pixels, held);
+        QVERIFY(!controller.isBusy());
+    }
+
     // The demo as the desktop loads it now (in memory) fits to the result the desktop got before, when it wrote the
     // preset to FITS and opened the file: the same cost and coefficients, bit for bit.
     void demoFitsAsFromItsFile()
