@@ -160,11 +160,11 @@ FasthPanel::~FasthPanel()
 void FasthPanel::populateBackends()
 {
     // Through the factory's status, asked at run time: only a backend that can run is selectable, and
-    // the GPU entry's tooltip says why not when it cannot.
+    // the GPU entry's tooltip says why not when it cannot. The device's name is the tooltip, not the item's text:
+    // a processor's name can be of any length ("Intel(R) Xeon(R) Processor" left the text cut at 1280 x 800).
     for (const BackendStatus& status : backendStatuses()) {
         const QString label = status.kind == BackendKind::Cpu ? tr("CPU (Eigen)") : tr("GPU (CUDA, cuBLAS)");
-        m_backend->addItem(status.available ? QStringLiteral("%1 — %2").arg(label, QString::fromStdString(status.device)) : label,
-                           int(status.kind));
+        m_backend->addItem(label, int(status.kind));
         const int row = m_backend->count() - 1;
         if (!status.available) {
             m_backend->setItemData(row, QString::fromStdString(status.reason), Qt::ToolTipRole);

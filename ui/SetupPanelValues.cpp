@@ -500,7 +500,8 @@ void SetupPanel::setBackends(const std::vector<BackendStatus>& backends)
     m_backend->clear();
     for (const BackendStatus& b : backends) {
         const QString label = b.kind == BackendKind::Cpu ? tr("CPU (FFTW)") : tr("GPU (CUDA)");
-        m_backend->addItem(b.available ? QStringLiteral("%1 — %2").arg(label, QString::fromStdString(b.device)) : label, int(b.kind));
+        // The device's name is the tooltip: a processor's name can be of any length, and would cut the text.
+        m_backend->addItem(label, int(b.kind));
         const int row = m_backend->count() - 1;
         if (!b.available) {
             // Only available backends are selectable; the tooltip says why this one is not.

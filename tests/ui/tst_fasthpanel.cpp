@@ -168,6 +168,9 @@ private slots:
         QVERIFY(model->item(0)->isEnabled());
         QVERIFY(!model->item(1)->isEnabled());
         QCOMPARE(combo->itemData(1, Qt::ToolTipRole).toString(), QString::fromStdString(gpu.reason));
+        // The processor's name, of any length, is the CPU entry's tooltip: the item's text fits whatever the host.
+        QCOMPARE(combo->itemText(0), QStringLiteral("CPU (Eigen)"));
+        QCOMPARE(combo->itemData(0, Qt::ToolTipRole).toString(), QString::fromStdString(backendStatus(BackendKind::Cpu).device));
         QVERIFY(!gpu.reason.empty());
         // Asked for anyway (as a caller might), the sweep refuses with the reason.
         FasthSweepSettings settings = smallSweep();
