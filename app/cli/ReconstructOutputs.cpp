@@ -88,7 +88,9 @@ void addReconstructOutputOptions(QCommandLineParser& parser)
              QStringLiteral("N")},
             {QStringLiteral("zonal-png"), QStringLiteral("Write the zonal remainder (the phase the Zernike terms do not describe) as PNG."),
              QStringLiteral("FILE.png")},
-            {QStringLiteral("save-session"), QStringLiteral("Save the session (inputs, settings, result) as JSON ('-' for stdout)."),
+            {QStringLiteral("save-session"),
+             QStringLiteral("Save the session (inputs, or a preset's simulated data, with the settings and result) as JSON ('-' for "
+                            "stdout); --session re-runs it."),
              QStringLiteral("FILE.json")},
             {QStringLiteral("force"), QStringLiteral("Overwrite existing output files (all outputs are written together, or none).")},
             {QStringLiteral("quiet"), QStringLiteral("No progress lines on stderr.")},
