@@ -33,6 +33,17 @@ void printUsage(FILE* stream)
                          "  device-reference  write the GPU device check's reference data (CPU backend)\n"
                          "\nRun 'wavefront-cli <command> --help' for the options of a command.\n");
 }
+// Names the command closest to a mistyped one, if any. Returns the usage status.
+int unknownCommand(const QString& command, const QStringList& names)
+{
+    const QString near = wfs::cli::closestName(command, names);
+    if (!near.isEmpty())
+        std::fprintf(stderr, "wavefront-cli: unknown command '%s'; did you mean '%s'?\n", qPrintable(command), qPrintable(near));
+    else
+        std::fprintf(stderr, "wavefront-cli: unknown command '%s' (try --help)\n", qPrintable(command));
+    return 2;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -104,12 +115,7 @@ int main(int argc, char** argv)
         QStringList names;
         for (const auto& entry : commands)
             names << entry.first;
-        const QString near = wfs::cli::closestName(command, names);
-        if (!near.isEmpty())
-            std::fprintf(stderr, "wavefront-cli: unknown command '%s'; did you mean '%s'?\n", qPrintable(command), qPrintable(near));
-        else
-            std::fprintf(stderr, "wavefront-cli: unknown command '%s' (try --help)\n", qPrintable(command));
-        return 2;
+        return unknownCommand(command, names);
     }
     try {
         return it->second(rest);
