@@ -11,34 +11,40 @@ namespace wfs {
 
 namespace {
 
+// The engine's request for `problem`: its spec and, unless stages seed each other from the lowest order up, its start
+// (start values belong to the full-order problem); then the solver settings.
+void fillRequest(const BuiltProblem& problem, const SolverSettings& solver, ReconstructionRequest& request)
+{
+    request.spec = problem.spec;
+    if (solver.stages.empty())
+        request.start = problem.start;
+    applySolverSettings(solver, request);
+}
+
 // prepareRun for a simulated session: the preset's planes and problem, the same checks and stages as a file's.
 PreparedRun prepareSimulatedRun(const Session& session)
 {
     const SimulatedSource& source = *session.simulated;
     PresetCase c = makePreset(source.preset, source.options);
-    PreparedRun run;
-    ReconstructionRequest& request = run.request;
-    request.spec = c.spec;
-    request.start = c.start;
-    request.solver = c.solver;
-    if (source.objective)
-        request.spec.objective = *source.objective;
-    if (source.readNoise)
-        request.spec.readNoise = *source.readNoise;
     // The order is the preset's grid and basis; the stages are checked against it.
     ModelSettings model;
-    model.order = request.spec.basis.maxOrder;
+    model.order = c.spec.basis.maxOrder;
     checkSettings(model, session.solver);
-    request.spec.basis.maxOrder = fittedOrders(model, session.solver).back();
-    if (!session.solver.stages.empty())
-        request.start.clear(); // start values belong to the full-order problem
-    applySolverSettings(session.solver, request);
+    PreparedRun run;
     run.context = presetExportContext(c, source.preset);
-    run.problem.spec = request.spec;
-    run.problem.start = c.start;
-    run.problem.samplingQ = run.context.samplingQ;
-    for (int k = 0; k < int(c.spec.planes.size()); ++k)
-        run.problem.planes.push_back(k);
+    BuiltProblem& problem = run.problem;
+    problem.spec = std::move(c.spec);
+    if (source.objective)
+        problem.spec.objective = *source.objective;
+    if (source.readNoise)
+        problem.spec.readNoise = *source.readNoise;
+    problem.spec.basis.maxOrder = fittedOrders(model, session.solver).back();
+    problem.start = std::move(c.start);
+    problem.samplingQ = run.context.samplingQ;
+    for (int k = 0; k < int(problem.spec.planes.size()); ++k)
+        problem.planes.push_back(k);
+    run.request.solver = c.solver; // the preset's stopping rules, under the session's solver settings
+    fillRequest(problem, session.solver, run.request);
     run.truth = std::move(c.truth);
     run.noiseDescription = std::move(c.noiseDescription);
     return run;
@@ -63,11 +69,7 @@ PreparedRun prepareRun(Session session)
             run.messages.push_back(m);
     run.dataset = std::move(session.dataset);
 
-    run.request.spec = run.problem.spec;
-    // Start values belong to the full-order problem; stages seed each other from the lowest order up.
-    if (session.solver.stages.empty())
-        run.request.start = run.problem.start;
-    applySolverSettings(session.solver, run.request);
+    fillRequest(run.problem, session.solver, run.request);
     run.request.autoRegularization = session.model.regularization == 0.0;
     run.request.fitSampling = session.model.fitSampling;
 

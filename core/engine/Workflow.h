@@ -46,7 +46,8 @@ void checkSettingsBeforePixels(const Session& session);
 // the solver's iteration limit. Throws std::invalid_argument for an unknown name.
 SolverSettings presetSolverSettings(const std::string& name);
 // A preset's run as a session: its simulated planes (Session::simulated, the model settings the preset's own) and
-// solver settings (presetSolverSettings) for prepareRun; a front end sets what its user gave over them.
+// solver settings (presetSolverSettings) for prepareRun; a front end sets what its user gave over them. Throws
+// std::invalid_argument for an unknown name.
 Session simulatedSession(const std::string& name);
 
 // A preset as a session file's data and settings: its planes in memory, read as the FITS cube `wavefront-cli simulate`

@@ -153,8 +153,7 @@ void readSettings(const SessionReader& r, const QJsonObject& root, const QString
     ms.order = r.integer(model, QStringLiteral("order"), mo, ms.order); // checked with the stages below
     ms.ordering = r.setting(model, QStringLiteral("ordering"), mo, ZernikeOrdering::Noll);
     ms.normalization = r.setting(model, QStringLiteral("normalization"), mo, ZernikeNormalization::Rms);
-    if (model.contains(QStringLiteral("objective")) && !model.value(QStringLiteral("objective")).isNull())
-        ms.objective = r.setting(model, QStringLiteral("objective"), mo, ObjectiveKind::LeastSquares);
+    ms.objective = r.optionalSetting<ObjectiveKind>(model, QStringLiteral("objective"), mo);
     ms.readNoise = r.number(model, QStringLiteral("read_noise"), mo, ms.readNoise);
     ms.grid = r.integer(model, QStringLiteral("grid"), mo, ms.grid);
     ms.obscuration = r.number(model, QStringLiteral("obscuration"), mo, ms.obscuration);

@@ -114,6 +114,14 @@ public:
             allowed << QString::fromStdString(text);
         return SettingEnum<E>::values[choice(o, key, path, allowed, settingIndex(fallback))];
     }
+    // A settings enum that may be absent or null (unset).
+    template <typename E>
+    std::optional<E> optionalSetting(const QJsonObject& o, const QString& key, const QString& path) const
+    {
+        if (o.value(key).isUndefined() || o.value(key).isNull())
+            return std::nullopt;
+        return setting(o, key, path, SettingEnum<E>::values[0]);
+    }
     std::vector<int> integers(const QJsonObject& o, const QString& key, const QString& path) const
     {
         std::vector<int> values;

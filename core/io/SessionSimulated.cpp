@@ -60,15 +60,15 @@ SimulatedSource readSimulatedSource(const SessionReader& r, const QJsonObject& o
         r.fail(path + QStringLiteral("seed"), "must be a whole number from 0 to 2^53");
     o.seed = std::uint64_t(seed);
     o.noise = r.boolean(object, QStringLiteral("noise"), path, true);
-    if (!object.value(QStringLiteral("objective")).isUndefined() && !object.value(QStringLiteral("objective")).isNull())
-        source.objective = r.setting(object, QStringLiteral("objective"), path, ObjectiveKind::LeastSquares);
+    source.objective = r.optionalSetting<ObjectiveKind>(object, QStringLiteral("objective"), path);
     source.readNoise = r.optional(object, QStringLiteral("read_noise"), path);
     if (object.contains(QStringLiteral("truth"))) {
         const QJsonObject truth = r.object(object, QStringLiteral("truth"), path);
         try {
-            o.truth = truthFromJson(truth, path + QStringLiteral("truth"));
+            o.truth = truthFromJson(truth, QString());
         } catch (const std::runtime_error& e) {
-            r.fail(path + QStringLiteral("truth"), std::string("is not a truth: ") + e.what());
+            // truthFromJson's message follows the source it names (none here): ": coefficient index 0 ...".
+            r.fail(path + QStringLiteral("truth"), std::string("is not a truth") + e.what());
         }
         o.truth->note = r.text(truth, QStringLiteral("note"), path + QStringLiteral("truth."), QString()).toStdString();
     }
