@@ -70,6 +70,12 @@ struct SolverSummary {
     double seconds = 0.0;
 };
 
+// The scales the solver divides the parameters by (it works on x / scale): Problem::parameterScales, with the zonal
+// terms' set pixel by pixel so that the curvature of data and smoothness prior together at `start` matches the
+// Zernike terms' (a Jacobi preconditioner). Adds the gradients it evaluates (at the start, then one along the
+// Zernike terms and one per zonal block) to `gradientEvaluations`. May throw what the evaluator throws.
+std::vector<double> solverScales(ModelEvaluator& evaluator, const std::vector<double>& start, long& gradientEvaluations);
+
 // Minimises from `start`. Never throws for numerical trouble: a backend exception or a non-finite
 // start ends the run with Termination::Failed and its message, keeping the last good iterate.
 SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& start, const SolverOptions& options,
