@@ -83,6 +83,7 @@ mutations=(
   "batch-resume-checksum|core/engine/Batch.cpp|tst_clihostile|batch resume trusts a result whose input's bytes changed"
   "live-complete-while-written|core/engine/StackFinder.cpp|tst_watcher|live mode reads a file still being written (no stable time, no rename)"
   "runs-rms-piston|core/engine/RunComparison.cpp|tst_runcomparison|run comparison's RMS difference keeps the piston"
+  "solver-zonal-scales-uniform|core/fit/Solver.cpp|tst_pupilfunction|zonal solver scales: one per block, the data's and prior's shares not split by pixel"
 )
 
 # Applies mutation $1 to $src/$2 with exact replacements (python3: no quoting trouble with C++ text).
@@ -193,6 +194,7 @@ edits = {
     # runsJson: each kept run carries its own settings.
     "session-run-solver": [("{QStringLiteral(\"solver\"), solverJson(run.solver)},", "{QStringLiteral(\"solver\"), solverJson(SolverSettings{})},")],
     "runs-rms-piston": [("std::sqrt(std::max(0.0, sumSquares / c.pupilPixels - mean * mean));", "std::sqrt(std::max(0.0, sumSquares / c.pupilPixels));")],
+    "solver-zonal-scales-uniform": [("const double own = data * share[k] / meanShare + prior[k];", "const double own = data + meanPrior;")],
 }.get(name)
 if edits is None:
     sys.exit("no edit for this mutation in apply_mutation")
