@@ -81,7 +81,8 @@ void addBenchOptions(QCommandLineParser& parser)
     addSolverOptions(parser, solverDefaults);
 }
 
-// The rows: one per grid, order and thread count, in that nesting.
+// The rows: one per grid, order and thread count, in that nesting; the thread counts of one grid and order are
+// measured side by side (runOofBenchmarks), so their speed-ups compare evaluations timed in turns.
 void printBenchRows(const QCommandLineParser& parser, const ReconstructionRequest& options, const std::vector<int>& grids,
                     const std::vector<int>& orders, const std::vector<int>& threadCounts, int repeat, int evalRepeat)
 {
@@ -89,7 +90,7 @@ void printBenchRows(const QCommandLineParser& parser, const ReconstructionReques
     const std::uint64_t seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
     for (int grid : grids) {
         for (int order : orders) {
-            double oneThreadEvalMs = 0.0;
+            std::vector<OofBenchmarkSettings> group;
             for (int threads : threadCounts) {
                 OofBenchmarkSettings settings;
                 settings.grid = grid;
@@ -108,9 +109,14 @@ void printBenchRows(const QCommandLineParser& parser, const ReconstructionReques
                 settings.evalRepeat = evalRepeat;
                 settings.solve = solve;
                 settings.seed = seed;
-                OofBenchmarkRow row = runOofBenchmark(settings);
-                if (threads == 1)
+                group.push_back(settings);
+            }
+            std::vector<OofBenchmarkRow> rows = runOofBenchmarks(group);
+            double oneThreadEvalMs = 0.0;
+            for (const OofBenchmarkRow& row : rows)
+                if (row.settings.evaluator.threads == 1 && oneThreadEvalMs == 0.0)
                     oneThreadEvalMs = row.evalMs;
+            for (OofBenchmarkRow& row : rows) {
                 row.oneThreadEvalMs = oneThreadEvalMs;
                 printJsonLine(benchmarkRowJson(row));
             }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <random>
 #include <stdexcept>
 
@@ -23,42 +24,50 @@ double secondsSince(std::chrono::steady_clock::time_point t0)
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
-} // namespace
 
-OofBenchmarkRow runOofBenchmark(const OofBenchmarkSettings& settings)
+// One row's problem and evaluator, made before any row is timed.
+struct OofBenchmarkCase {
+    PresetCase preset;
+    std::unique_ptr<ModelEvaluator> evaluator;
+    std::vector<double> gradient;
+    std::vector<double> evalTimes, costTimes;
+};
+
+OofBenchmarkCase prepareOofBenchmark(const OofBenchmarkSettings& settings, OofBenchmarkRow& row)
 {
     if (settings.repeat < 1 || settings.evalRepeat < 1)
         throw std::invalid_argument("repeat counts must be at least 1");
-    OofBenchmarkRow row;
     row.settings = settings;
-
     const auto setupStart = std::chrono::steady_clock::now();
     PresetOptions presetOptions;
     presetOptions.grid = settings.grid;
     presetOptions.order = settings.order;
     presetOptions.seed = settings.seed;
-    const PresetCase c = makePreset("oof", presetOptions);
-    auto problem = std::make_shared<const Problem>(c.spec);
-    auto evaluator = makeEvaluator(settings.backend, problem, settings.evaluator, settings.gradient);
-    std::vector<double> gradient(size_t(problem->parameterCount()));
-    evaluator->evaluate(c.start.data(), gradient.data()); // first touch outside the timing
+    OofBenchmarkCase c{makePreset("oof", presetOptions), nullptr, {}, {}, {}};
+    auto problem = std::make_shared<const Problem>(c.preset.spec);
+    c.evaluator = makeEvaluator(settings.backend, problem, settings.evaluator, settings.gradient);
+    c.gradient.resize(size_t(problem->parameterCount()));
+    c.evaluator->evaluate(c.preset.start.data(), c.gradient.data()); // first touch outside the timing
     row.setupSeconds = secondsSince(setupStart);
     row.parameters = problem->parameterCount();
+    return c;
+}
 
-    std::vector<double> evalTimes, costTimes;
-    for (int r = 0; r < settings.evalRepeat; ++r) {
-        auto t0 = std::chrono::steady_clock::now();
-        evaluator->evaluate(c.start.data(), gradient.data());
-        evalTimes.push_back(secondsSince(t0) * 1e3);
-        t0 = std::chrono::steady_clock::now();
-        evaluator->evaluate(c.start.data(), nullptr);
-        costTimes.push_back(secondsSince(t0) * 1e3);
-    }
-    row.evalMs = median(evalTimes);
-    row.costMs = median(costTimes);
-    row.fftMs = evaluator->measureFftMs(settings.evalRepeat);
+// One cost-and-gradient and one cost-only evaluation, timed.
+void timeOneEvaluation(OofBenchmarkCase& c)
+{
+    auto t0 = std::chrono::steady_clock::now();
+    c.evaluator->evaluate(c.preset.start.data(), c.gradient.data());
+    c.evalTimes.push_back(secondsSince(t0) * 1e3);
+    t0 = std::chrono::steady_clock::now();
+    c.evaluator->evaluate(c.preset.start.data(), nullptr);
+    c.costTimes.push_back(secondsSince(t0) * 1e3);
+}
 
-    SolverOptions solver = c.solver;
+void solveOofBenchmark(OofBenchmarkCase& c, OofBenchmarkRow& row)
+{
+    const OofBenchmarkSettings& settings = row.settings;
+    SolverOptions solver = c.preset.solver;
     solver.optimizer = settings.optimizer;
     solver.maxIterations = settings.maxIterations;
     if (settings.gradientTolerance)
@@ -68,7 +77,7 @@ OofBenchmarkRow runOofBenchmark(const OofBenchmarkSettings& settings)
     solver.cancel = settings.cancel;
     std::vector<double> times;
     for (int r = 0; settings.solve && r < settings.repeat; ++r) {
-        row.summary = minimise(*evaluator, c.start, solver);
+        row.summary = minimise(*c.evaluator, c.preset.start, solver);
         times.push_back(row.summary.seconds);
         if (row.summary.termination == Termination::Failed)
             throw std::runtime_error("grid " + std::to_string(settings.grid) + ": " + row.summary.message);
@@ -77,8 +86,38 @@ OofBenchmarkRow runOofBenchmark(const OofBenchmarkSettings& settings)
     }
     row.solved = settings.solve && !times.empty();
     row.seconds = median(times);
-    row.backend = evaluator->info();
-    return row;
+}
+} // namespace
+
+OofBenchmarkRow runOofBenchmark(const OofBenchmarkSettings& settings)
+{
+    return runOofBenchmarks({settings}).front();
+}
+
+std::vector<OofBenchmarkRow> runOofBenchmarks(const std::vector<OofBenchmarkSettings>& settings)
+{
+    std::vector<OofBenchmarkRow> rows(settings.size());
+    std::vector<OofBenchmarkCase> cases;
+    for (size_t k = 0; k < settings.size(); ++k)
+        cases.push_back(prepareOofBenchmark(settings[k], rows[k]));
+    // The rows' evaluations take turns, so that a shared host's drift (another job starting, the clock slowing)
+    // falls on every row alike and the ratio of two rows' medians is a paired comparison.
+    int turns = 0;
+    for (const OofBenchmarkSettings& s : settings)
+        turns = std::max(turns, s.evalRepeat);
+    for (int r = 0; r < turns; ++r)
+        for (size_t k = 0; k < cases.size(); ++k)
+            if (r < settings[k].evalRepeat)
+                timeOneEvaluation(cases[k]);
+    for (size_t k = 0; k < cases.size(); ++k) {
+        OofBenchmarkRow& row = rows[k];
+        row.evalMs = median(cases[k].evalTimes);
+        row.costMs = median(cases[k].costTimes);
+        row.fftMs = cases[k].evaluator->measureFftMs(settings[k].evalRepeat);
+        solveOofBenchmark(cases[k], row);
+        row.backend = cases[k].evaluator->info();
+    }
+    return rows;
 }
 
 QJsonObject benchmarkRowJson(const OofBenchmarkRow& r)

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace wfs {
 
@@ -49,6 +50,12 @@ struct OofBenchmarkRow {
 // Throws BackendUnavailable, std::invalid_argument for bad settings, std::runtime_error when the
 // minimisation fails.
 OofBenchmarkRow runOofBenchmark(const OofBenchmarkSettings& settings);
+
+// Several rows measured side by side (e.g. one grid and order at several thread counts): every row's problem and
+// evaluator is made first (their memory at once), then the rows' timed evaluations take turns, one each, so that
+// a shared host's drift falls on all of them alike; then each row's FFTs and minimisations, in order. Throws as
+// runOofBenchmark.
+std::vector<OofBenchmarkRow> runOofBenchmarks(const std::vector<OofBenchmarkSettings>& settings);
 
 // The row with the keys of the command-line contract (plus cost_ms, eval_over_6fft, seed, speedup and
 // parallel_efficiency beside a one-thread row and, on the GPU, launch and hbm_bytes).
