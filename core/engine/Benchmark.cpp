@@ -101,14 +101,21 @@ std::vector<OofBenchmarkRow> runOofBenchmarks(const std::vector<OofBenchmarkSett
     for (size_t k = 0; k < settings.size(); ++k)
         cases.push_back(prepareOofBenchmark(settings[k], rows[k]));
     // The rows' evaluations take turns, so that a shared host's drift (another job starting, the clock slowing)
-    // falls on every row alike and the ratio of two rows' medians is a paired comparison.
-    int turns = 0;
+    // falls on every row alike and the ratio of two rows' medians is a paired comparison. A turn is a few
+    // evaluations after one untimed one, so that each row is timed with its own data in the caches, as in a fit,
+    // not with the previous row's.
+    constexpr int kTimedPerTurn = 5;
+    int repeats = 0;
     for (const OofBenchmarkSettings& s : settings)
-        turns = std::max(turns, s.evalRepeat);
-    for (int r = 0; r < turns; ++r)
-        for (size_t k = 0; k < cases.size(); ++k)
-            if (r < settings[k].evalRepeat)
+        repeats = std::max(repeats, s.evalRepeat);
+    for (int first = 0; first < repeats; first += kTimedPerTurn)
+        for (size_t k = 0; k < cases.size(); ++k) {
+            const int timed = std::min(kTimedPerTurn, settings[k].evalRepeat - first);
+            if (timed > 0 && cases.size() > 1)
+                cases[k].evaluator->evaluate(cases[k].preset.start.data(), cases[k].gradient.data());
+            for (int r = 0; r < timed; ++r)
                 timeOneEvaluation(cases[k]);
+        }
     for (size_t k = 0; k < cases.size(); ++k) {
         OofBenchmarkRow& row = rows[k];
         row.evalMs = median(cases[k].evalTimes);

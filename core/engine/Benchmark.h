@@ -52,9 +52,9 @@ struct OofBenchmarkRow {
 OofBenchmarkRow runOofBenchmark(const OofBenchmarkSettings& settings);
 
 // Several rows measured side by side (e.g. one grid and order at several thread counts): every row's problem and
-// evaluator is made first (their memory at once), then the rows' timed evaluations take turns, one each, so that
-// a shared host's drift falls on all of them alike; then each row's FFTs and minimisations, in order. Throws as
-// runOofBenchmark.
+// evaluator is made first (their memory at once), then the rows' timed evaluations take turns (five each, after
+// one untimed), so that a shared host's drift falls on all of them alike; then each row's FFTs and minimisations,
+// in order. Throws as runOofBenchmark.
 std::vector<OofBenchmarkRow> runOofBenchmarks(const std::vector<OofBenchmarkSettings>& settings);
 
 // The row with the keys of the command-line contract (plus cost_ms, eval_over_6fft, seed, speedup and
