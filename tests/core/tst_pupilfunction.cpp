@@ -167,9 +167,10 @@ private slots:
         ProblemSpec spec = variantSpec(ObjectiveKind::Poisson, BothWithZonalAmplitude);
         spec.regularization = weight;
         const Problem unfitted(spec);
+        const std::vector<double> base = unfitted.parameterScales();
         std::vector<double> x = unfitted.initialParameters();
         for (size_t i = 0; i < x.size(); ++i)
-            x[i] += 0.02 * std::sin(1.0 + double(i)) * unfitted.parameterScales()[i];
+            x[i] += 0.02 * std::sin(1.0 + double(i)) * base[i];
         const std::vector<Image> images = simulateImages(spec, x, 28, 28, {NoiseModel::None, 0.0}, nullptr);
         for (size_t k = 0; k < images.size(); ++k)
             spec.planes[k].data = images[k];
@@ -181,9 +182,10 @@ private slots:
         const std::vector<double> scales = solverScales(*evaluator, x, gradients);
         QCOMPARE(gradients, 4L); // at the start, then along the Zernike terms and each zonal block
         // d2L/dx_i^2 by central differences of the adjoint gradient.
+        const std::vector<double> stepScales = problem->parameterScales();
         std::vector<double> plus(x.size()), minus(x.size());
         const auto diagonal = [&](size_t i) {
-            const double h = 1e-4 * problem->parameterScales()[i] / std::sqrt(double(problem->pupilPixelCount()) + 1.0);
+            const double h = 1e-4 * stepScales[i] / std::sqrt(double(problem->pupilPixelCount()) + 1.0);
             std::vector<double> y = x;
             y[i] = x[i] + h;
             evaluator->evaluate(y.data(), plus.data());
