@@ -512,6 +512,7 @@ void MainWindow::showResult()
     m_chart->setTerms(terms, result.wavelength, result.ordering);
     m_phasePanel->setPupilGeometry(result.phaseMapGeometry);
     m_phasePanel->setPhase(result.phaseMap, result.wavelength);
+    m_phasePanel->setAberration(result.aberrationMap, result.defocusRemoved ? tr("piston, tip, tilt, defocus") : tr("piston, tip, tilt"));
     m_phasePanel->setPupilMaps(result.pupilAmplitude, result.zonalRemainderMap); // absent when the fit has none
     std::vector<Image> models;
     std::vector<PlaneResiduals> residuals;
@@ -523,7 +524,8 @@ void MainWindow::showResult()
     m_psfPanel->setPixelPitch(m_session->dataset().metadata.pixelPitch.value_or(0.0));
     m_psfPanel->setAnalysis(result.psf ? std::shared_ptr<const PsfAnalysis>(m_session->result(), &*result.psf) : nullptr);
     m_statusFit->setText(tr("%1 · %2 iterations · %3 evaluations · %4 s · %5 waves RMS · Strehl %6")
-                             .arg(QString::fromLatin1(terminationName(result.solver.termination)))
+                             .arg(QString::fromLatin1(terminationName(result.solver.termination))
+                                  + (result.verdict.describesData ? QString() : tr(", but the model does not fit its data")))
                              .arg(result.solver.iterations)
                              .arg(result.solver.costEvaluations)
                              .arg(result.solver.seconds, 0, 'f', 2)

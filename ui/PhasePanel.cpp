@@ -17,6 +17,7 @@ PhasePanel::PhasePanel(QWidget* parent)
     , m_unit(new QComboBox(this))
     , m_colorMap(new QComboBox(this))
     , m_wrap(new QCheckBox(tr("wrap to one wave"), this))
+    , m_flatten(new QCheckBox(tr("remove tip, tilt, defocus"), this))
     , m_view(new ImageView(this))
     , m_amplitudeView(new ImageView(this))
     , m_remainderView(new ImageView(this))
@@ -37,7 +38,11 @@ PhasePanel::PhasePanel(QWidget* parent)
     bar->addWidget(new QLabel(tr("colour map:"), this));
     bar->addWidget(m_colorMap);
     bar->addWidget(m_wrap);
+    bar->addWidget(m_flatten);
     bar->addStretch();
+    m_flatten->setObjectName(QStringLiteral("phaseFlatten"));
+    m_flatten->setChecked(true);
+    m_flatten->hide();
     layout->addLayout(bar);
     m_view->setObjectName(QStringLiteral("phaseView"));
     m_amplitudeView->setObjectName(QStringLiteral("amplitudeView"));
@@ -59,6 +64,7 @@ PhasePanel::PhasePanel(QWidget* parent)
     arrange();
     connect(m_unit, &QComboBox::currentIndexChanged, this, &PhasePanel::show);
     connect(m_colorMap, &QComboBox::currentIndexChanged, this, &PhasePanel::show);
+    connect(m_flatten, &QCheckBox::toggled, this, &PhasePanel::show);
     connect(m_wrap, &QCheckBox::toggled, this, [this](bool wrapped) {
         m_colorMap->setEnabled(!wrapped);
         show();
@@ -97,6 +103,7 @@ bool PhasePanel::wrapped() const
 void PhasePanel::clear(const QString& message)
 {
     m_radians = Image();
+    setAberration(Image(), QString());
     m_emptyMessage = message;
     m_view->clear(message);
     setPupilGeometry(PupilMapGeometry());
@@ -106,7 +113,20 @@ void PhasePanel::clear(const QString& message)
 void PhasePanel::setPhase(const Image& radians, double wavelengthMetres)
 {
     m_radians = radians;
+    m_aberration = Image();
+    m_flatten->hide();
     m_wavelength = wavelengthMetres;
+    show();
+}
+
+void PhasePanel::setAberration(const Image& radians, const QString& removed)
+{
+    m_aberration = radians;
+    m_removed = removed;
+    m_flatten->setText(tr("remove %1").arg(QString(removed).remove(QStringLiteral("piston, "))));
+    m_flatten->setToolTip(tr("Show the phase the headline RMS, PV and Strehl describe: %1 removed (by least squares over the pupil)")
+                              .arg(removed));
+    m_flatten->setVisible(!radians.isEmpty());
     show();
 }
 
@@ -207,7 +227,8 @@ void PhasePanel::show()
         m_view->clear(m_emptyMessage);
         return;
     }
-    Image shown = m_radians;
+    const bool flattened = m_flatten->isChecked() && !m_aberration.isEmpty();
+    Image shown = flattened ? m_aberration : m_radians;
     double largest = 0.0;
     for (double& v : shown.pixels) {
         if (!std::isfinite(v))
@@ -227,7 +248,8 @@ void PhasePanel::show()
     } else {
         m_view->setColorMap(ColorMap::Viridis);
     }
-    m_view->setImage(shown, m_title.isEmpty() ? tr("Phase") : m_title, unit, range);
+    const QString title = !m_title.isEmpty() ? m_title : flattened ? tr("Phase, %1 removed").arg(m_removed) : tr("Phase");
+    m_view->setImage(shown, title, unit, range);
 }
 
 } // namespace wfs::ui

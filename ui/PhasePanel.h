@@ -25,6 +25,10 @@ class PhasePanel : public QWidget {
 public:
     explicit PhasePanel(QWidget* parent = nullptr);
     void setPhase(const Image& radians, double wavelengthMetres); // NaN outside the pupil
+    // The phase the headline figures describe (FitResult::aberrationMap: `removed` named, e.g. "piston, tip, tilt,
+    // defocus"), shown instead of the phase while "remove tip, tilt (defocus)" is ticked (the default). An empty image
+    // hides the switch. Set after setPhase; setPhase alone clears it.
+    void setAberration(const Image& radians, const QString& removed);
     // The fit's pupil amplitude (relative) and zonal remainder (radians), NaN outside the pupil; an
     // empty image hides its view.
     void setPupilMaps(const Image& amplitude, const Image& remainderRadians);
@@ -49,14 +53,15 @@ private:
     void arrange(); // the views shown, as large as the room allows
 
     QComboBox *m_unit, *m_colorMap;
-    QCheckBox* m_wrap;
+    QCheckBox *m_wrap, *m_flatten;
     ImageView *m_view, *m_amplitudeView, *m_remainderView;
     QGridLayout* m_grid;
     QString m_arrangement; // the grid as laid out last ("" = not yet)
     QString m_emptyMessage;
     QString m_title;
     PupilMapGeometry m_geometry;
-    Image m_radians, m_amplitude, m_remainder;
+    Image m_radians, m_aberration, m_amplitude, m_remainder;
+    QString m_removed;
     double m_wavelength = 0.0;
 };
 

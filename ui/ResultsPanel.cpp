@@ -314,6 +314,14 @@ void ResultsPanel::showKeyLine(const FitResult& r, const std::optional<Truth>& t
                                                      .arg(r.strehlMarechal, 0, 'f', 3)
                                                      .arg(r.defocusRemoved ? tr("piston, tip, tilt, defocus") : tr("piston, tip, tilt"))
                                                      .toHtmlEscaped());
+    if (r.withDefocus)
+        key += QStringLiteral("<br>%1").arg(tr("With defocus: RMS %1 waves · PV %2 waves · Strehl %3 (where focus sits in the stack)")
+                                               .arg(r.withDefocus->rmsWaves, 0, 'f', 4)
+                                               .arg(r.withDefocus->pvWaves, 0, 'f', 4)
+                                               .arg(r.withDefocus->strehl, 0, 'f', 3)
+                                               .toHtmlEscaped());
+    for (const Assumption& a : r.assumptions)
+        key += QStringLiteral("<br><span style='color:#555555'>%1</span>").arg(QString::fromStdString(assumptionText(a)).toHtmlEscaped());
     for (const std::string& w : r.warnings)
         key += QStringLiteral("<br><span style='color:#b35806'>%1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
     if (truth && !truth->note.empty()) // why the truth column (and the chart's markers) may differ from the fit

@@ -263,21 +263,25 @@ QWidget* SetupPanel::buildPreparation()
     m_subtractBackground = new QCheckBox(tr("subtract background (border, σ-clipped)"), box);
     m_subtractBackground->setChecked(true);
     m_centre = new QComboBox(box);
-    m_centre->addItems({tr("none"), tr("peak"), tr("centroid")});
+    for (CentreMethod method : SettingEnum<CentreMethod>::values)
+        m_centre->addItem(QString::fromLatin1(centreMethodName(method)), int(method));
     m_crop = new QSpinBox(box);
     m_crop->setRange(0, 8192);
     m_crop->setSingleStep(2);
     m_crop->setSpecialValueText(tr("no crop"));
     m_maskSaturated = new QCheckBox(tr("mask saturated pixels"), box);
     m_maskSaturated->setChecked(true);
-    m_maskHot = new QCheckBox(tr("mask hot pixels"), box);
+    m_maskHot = new QCheckBox(tr("mask hot pixels (partly ticked: when Q ≥ 2)"), box);
+    m_maskHot->setTristate(true); // partly ticked: core decides (effectiveHotPixelMask)
+    m_maskHot->setCheckState(Qt::PartiallyChecked);
     m_normalise = new QCheckBox(tr("normalise each plane"), box);
     addField(form, QString(), m_subtractBackground, "no-background",
              tr("Subtract each plane's background: the σ-clipped median of a border frame (1/16 of the image, at least 2 pixels). Leave on "
                 "for camera data with an offset."));
     addField(form, tr("Centre"), m_centre, "centre",
-             tr("Where the crop is centred: none (the image centre), the brightest pixel after 3 × 3 smoothing, or the iterated centroid. "
-                "One centre for the whole stack keeps the planes' relative positions."));
+             tr("Where the crop is centred: auto (the peak for a z-stack, whose planes a z step places; none otherwise), none (the image "
+                "centre), the brightest pixel after 3 × 3 smoothing, or the iterated centroid. One centre for the whole stack keeps the "
+                "planes' relative positions."));
     addField(form, tr("Crop"), m_crop, "crop",
              tr("Crop every plane to N × N pixels (even) around the centre; no crop keeps the whole image. Smaller is faster; keep the "
                 "PSF's wings inside. Typical: 64 for a compact PSF."));
@@ -285,7 +289,8 @@ QWidget* SetupPanel::buildPreparation()
              tr("Leave out pixels at or above the saturation level (the data's SATURATE keyword, else the format's maximum, e.g. 65535 for "
                 "16-bit)."));
     addField(form, QString(), m_maskHot, "hot-pixels",
-             tr("Leave out isolated hot pixels: more than 8 noise deviations above the brightest neighbour and 3 times as bright."));
+             tr("Leave out isolated hot pixels: more than 8 noise deviations above the brightest neighbour and 3 times as bright. Partly "
+                "ticked (the default): masked when the sampling is known to be Q ≥ 2, where a PSF has no isolated bright pixel."));
     addField(form, QString(), m_normalise, "normalise",
              tr("Scale each plane to a sum of 1 after background subtraction (relative data; the Poisson objective then cannot be used)."));
     for (QCheckBox* c : {m_subtractBackground, m_maskSaturated, m_maskHot, m_normalise})

@@ -71,6 +71,8 @@ void SetupPanel::showPresetPlanes(const std::vector<Image>& images, const std::v
 QStringList SetupPanel::applyPlaneEdits(Dataset& dataset) const
 {
     QStringList problems;
+    // The ticks are the user's (the Load tab's proposal is core's rule, shown and accepted there): no run proposes again.
+    dataset.planesChosen = dataset.planesChosen || m_planes->rowCount() > 0;
     for (int i = 0; i < m_planes->rowCount() && i < int(dataset.planes.size()); ++i) {
         DatasetPlane& plane = dataset.planes[size_t(i)];
         plane.use = m_planes->item(i, 0)->checkState() == Qt::Checked;
@@ -302,10 +304,11 @@ PreprocessOptions SetupPanel::preprocessOptions() const
 {
     PreprocessOptions o;
     o.subtractBackground = m_subtractBackground->isChecked();
-    o.centre = CentreMethod(m_centre->currentIndex());
+    o.centre = CentreMethod(m_centre->currentData().toInt());
     o.cropSize = m_crop->value() - m_crop->value() % 2;
     o.maskSaturated = m_maskSaturated->isChecked();
-    o.maskHotPixels = m_maskHot->isChecked();
+    if (m_maskHot->checkState() != Qt::PartiallyChecked)
+        o.maskHotPixels = m_maskHot->checkState() == Qt::Checked;
     o.normalise = m_normalise->isChecked();
     return o;
 }
@@ -313,10 +316,10 @@ PreprocessOptions SetupPanel::preprocessOptions() const
 void SetupPanel::setPreprocessOptions(const PreprocessOptions& o)
 {
     m_subtractBackground->setChecked(o.subtractBackground);
-    m_centre->setCurrentIndex(int(o.centre));
+    m_centre->setCurrentIndex(m_centre->findData(int(o.centre)));
     m_crop->setValue(o.cropSize);
     m_maskSaturated->setChecked(o.maskSaturated);
-    m_maskHot->setChecked(o.maskHotPixels);
+    m_maskHot->setCheckState(!o.maskHotPixels ? Qt::PartiallyChecked : *o.maskHotPixels ? Qt::Checked : Qt::Unchecked);
     m_normalise->setChecked(o.normalise);
 }
 

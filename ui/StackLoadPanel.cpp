@@ -1,4 +1,5 @@
 #include "StackLoadPanel.h"
+#include "io/Assumptions.h"
 
 #include "ImageView.h"
 #include "MainWindow.h"
@@ -385,7 +386,7 @@ void StackLoadPanel::setDataset(const Dataset& dataset, bool propose)
         if (propose && !m_plan.planes.empty()) {
             if (!m.focusPlane && m_plan.focusPlane >= 0) {
                 m.focusPlane = m_plan.focusPlane;
-                m.origin["focusPlane"] = "proposed: brightest plane";
+                m.origin["focusPlane"] = assumedOrigin(focusPlaneAssumption(m_plan).reason); // as core assumes it
                 m_dataset.metadata.focusPlane = m.focusPlane;
                 m_dataset.metadata.origin["focusPlane"] = m.origin["focusPlane"];
                 m_setup->showMetadata(m);

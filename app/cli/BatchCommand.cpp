@@ -78,6 +78,8 @@ std::string progressLine(const BatchRow& row)
                       row.rmsWaves, row.strehl, row.reducedChiSquare, row.seconds);
         return text;
     }
+    if (row.status == "poor-fit")
+        return "POOR FIT: " + row.error;
     return (row.status == "failed" ? "FAILED: " : "not run: ") + row.error;
 }
 
@@ -122,10 +124,15 @@ std::vector<BatchRow> writeSummary(const QString& program, const std::vector<Bat
     const std::vector<BatchRow> rows = batchRows(inputs, outDir.toStdString());
     const QString summary = QDir(outDir).filePath(QStringLiteral("summary.csv"));
     writeFileAtomically(summary.toStdString(), batchSummaryCsv(rows), true);
-    int ok = 0;
-    for (const BatchRow& r : rows)
+    int ok = 0, poor = 0;
+    for (const BatchRow& r : rows) {
         ok += r.status == "ok";
-    std::printf("summary: %s (%d of %zu inputs ok)\n", qPrintable(summary), ok, rows.size());
+        poor += r.status == "poor-fit";
+    }
+    std::printf("summary: %s (%d of %zu inputs ok", qPrintable(summary), ok, rows.size());
+    if (poor > 0)
+        std::printf(", %d fitted but the model does not describe the data", poor);
+    std::printf(")\n");
     try {
         const QByteArray png = fieldMapBytes(rows, coefficient);
         if (!png.isEmpty()) {
@@ -143,7 +150,7 @@ std::vector<BatchRow> writeSummary(const QString& program, const std::vector<Bat
 int exitStatus(const std::vector<BatchRow>& rows)
 {
     for (const BatchRow& r : rows)
-        if (r.status == "ok")
+        if (r.status == "ok" || r.status == "poor-fit")
             return 0;
     return 1; // not one input could be fitted
 }

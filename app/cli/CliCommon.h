@@ -53,6 +53,9 @@ QString closestName(const QString& word, const QStringList& candidates);
 
 int usageFailure(const QString& program, const QString& message); // prints, returns 2
 int runFailure(const QString& program, const QString& message);   // prints, returns 1
+// reconstruct's status when the fit finished and its outputs were written, but the model does not describe the data
+// (FitResult::verdict; the reason is among the warnings on stderr and in the result JSON).
+inline constexpr int kExitPoorFit = 3;
 // What to do when memory runs out (std::bad_alloc's bare "std::bad_alloc" says nothing); plain text, so that it can
 // be printed with no allocation.
 inline constexpr const char* kOutOfMemory = "out of memory: the data or the model need more memory than this process may use; "

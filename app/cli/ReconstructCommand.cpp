@@ -67,7 +67,11 @@ void addReconstructOptions(QCommandLineParser& parser)
                        "Numbers take unit suffixes; a bare number is in SI base units.\n"
                        "With --preset: %1, --seed\n"
                        "and the solver options override the preset's settings; the other data, optics and model options describe\n"
-                       "files and are named as ignored.")
+                       "files and are named as ignored.\n"
+                       "What you do not give (a stack's focus plane and planes, centring, hot pixels, the defocus model) is assumed\n"
+                       "and printed as \"assumed: ...\" with its reason.\n"
+                       "Exit status: 0 the model describes the data; 3 the fit finished and its outputs are written, but the model\n"
+                       "does not describe the data (the verdict is among the warnings); 1 the run failed; 2 a usage error.")
             .arg(QStringLiteral("--") + presetOptions(true).join(QStringLiteral(", --"))));
     addOptions(
         parser,
@@ -420,6 +424,10 @@ int runReconstruct(const QStringList& args)
     }
     if (result.solver.termination == Termination::Failed)
         return runFailure(program, QString::fromStdString("the fit failed: " + result.solver.message));
+    // Finished and written, but the model does not describe the data (the verdict is in the report's warnings and the
+    // JSON): a status of its own, so that a script does not take the numbers as a success.
+    if (!result.verdict.describesData)
+        return kExitPoorFit;
     return 0;
 }
 

@@ -471,6 +471,7 @@ Session loadBatchSettings(const std::string& path)
     s.dataset.preprocess = stored.dataset.preprocess;
     s.dataset.metadata = personSetMetadata(stored.dataset.metadata);
     s.dataset.planes = planeTemplate(stored.dataset);
+    s.dataset.planesChosen = stored.dataset.planesChosen;
     validateMetadata(s.dataset.metadata); // e.g. a wavelength of 633 (metres) stops the batch here, naming it
     checkModelSettings(s, path);
     return s;
@@ -499,6 +500,7 @@ Session sessionForInput(const Session& settings, const std::vector<std::string>&
     bool anyTemplate = false;
     for (const DatasetPlane& t : settings.dataset.planes)
         anyTemplate = anyTemplate || !t.use || t.defocus.kind != PlaneDefocus::Kind::Unknown;
+    s.dataset.planesChosen = settings.dataset.planesChosen || anyTemplate;
     if (anyTemplate) {
         for (DatasetPlane& p : s.dataset.planes)
             p.use = false;
@@ -711,15 +713,21 @@ std::vector<BatchRow> batchRows(const std::vector<BatchInput>& inputs, const std
                 }
             }
             row.reducedChiSquare = count ? sum / count : std::nan("");
-            row.status = solver.termination == Termination::Failed ? "failed" : "ok";
-            if (row.status != "ok")
+            // A fit whose model does not describe its data (the result's verdict) is a row of its own kind: its numbers are
+            // kept, and its reason is the verdict.
+            const QJsonObject verdict = result->value(QStringLiteral("verdict")).toObject();
+            const bool poorFit = verdict.value(QStringLiteral("describes_data")) == QJsonValue(false);
+            row.status = solver.termination == Termination::Failed ? "failed" : poorFit ? "poor-fit" : "ok";
+            if (row.status == "failed")
                 row.error = solver.message;
+            else if (poorFit)
+                row.error = verdict.value(QStringLiteral("text")).toString().toStdString();
         } else {
             const std::string reason = failureReasonFromLog(batchLogPath(outDir, in));
             row.status = reason.empty() ? "not-run" : "failed";
             row.error = reason.empty() ? "no result in " + batchResultPath(outDir, in) : reason;
         }
-        if (row.status != "ok") {
+        if (row.status != "ok" && row.status != "poor-fit") {
             row.rmsWaves = row.strehl = row.reducedChiSquare = row.seconds = std::nan("");
         }
         rows.push_back(std::move(row));

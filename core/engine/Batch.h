@@ -113,7 +113,7 @@ std::string staleResultReason(const QJsonObject& result, const QJsonObject& iden
 struct BatchRow {
     std::string name, file;
     std::optional<double> fieldX, fieldY;
-    std::string status;                                    // "ok", "failed" or "not-run"
+    std::string status;                                    // "ok", "poor-fit" (FitResult::verdict), "failed" or "not-run"
     std::string error;                                     // the reason when not "ok"
     std::string termination;                               // converged, max-iterations, stalled, cancelled, failed
     std::string ordering;                                  // of the coefficient indices

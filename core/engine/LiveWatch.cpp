@@ -402,7 +402,10 @@ QJsonObject LiveWatchWorker::logRow(const CompleteStack& stack, const StackOutco
     row.insert(QStringLiteral("sequence"), m_sequence);
     row.insert(QStringLiteral("stack"), QString::fromStdString(stack.name));
     row.insert(QStringLiteral("inputs"), inputsOf(stack));
-    row.insert(QStringLiteral("status"), outcome.ok ? QStringLiteral("ok") : QStringLiteral("failed"));
+    // "poor-fit": fitted, but the model does not describe the stack (the row's "verdict" says why).
+    row.insert(QStringLiteral("status"), !outcome.ok                                ? QStringLiteral("failed")
+                                         : outcome.result->verdict.describesData ? QStringLiteral("ok")
+                                                                                 : QStringLiteral("poor-fit"));
     if (!outcome.error.empty())
         row.insert(QStringLiteral("error"), QString::fromStdString(outcome.error));
     if (outcome.mismatch)

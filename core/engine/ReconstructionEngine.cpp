@@ -27,7 +27,7 @@ void applySolverSettings(const SolverSettings& s, ReconstructionRequest& request
     request.solver.gradientTolerance = s.gradientTolerance;
     request.solver.functionTolerance = s.functionTolerance;
     request.stages = s.stages;
-    request.analysis.removeDefocus = s.removeDefocus;
+    request.analysis.removeDefocus = s.removeDefocus.value_or(false); // unset: prepareRun decides for the data
     request.analysis.computeUncertainty = s.computeUncertainty;
 }
 

@@ -94,9 +94,23 @@ std::vector<std::string> pupilFunctionLines(const FitResult& r)
 
 std::string briefReport(const FitResult& r)
 {
-    return format("%s after %d iterations, %ld cost / %ld gradient evaluations, %.3f s; %.4f waves RMS = %.1f nm RMS; Strehl %.3f",
-                  terminationName(r.solver.termination), r.solver.iterations, r.solver.costEvaluations, r.solver.gradientEvaluations,
-                  r.solver.seconds, r.rmsWaves, r.rmsWaves * r.wavelength * 1e9, r.strehl);
+    std::string line =
+        format("%s after %d iterations, %ld cost / %ld gradient evaluations, %.3f s; %.4f waves RMS = %.1f nm RMS (%s removed); Strehl %.3f",
+               terminationName(r.solver.termination), r.solver.iterations, r.solver.costEvaluations, r.solver.gradientEvaluations,
+               r.solver.seconds, r.rmsWaves, r.rmsWaves * r.wavelength * 1e9, removedTerms(r).c_str(), r.strehl);
+    if (!r.verdict.describesData)
+        line += "; but " + r.verdict.text;
+    return line;
+}
+
+std::string wavefrontLine(const FitResult& r)
+{
+    std::string line = format("wavefront error (%s removed): %.4f waves RMS = %.1f nm RMS, %.4f waves PV; Strehl %.3f (Marechal %.3f)",
+                              removedTerms(r).c_str(), r.rmsWaves, r.rmsWaves * r.wavelength * 1e9, r.pvWaves, r.strehl, r.strehlMarechal);
+    if (r.withDefocus)
+        line += format("; with defocus: %.4f waves RMS = %.1f nm RMS, %.4f waves PV, Strehl %.3f", r.withDefocus->rmsWaves,
+                       r.withDefocus->rmsWaves * r.wavelength * 1e9, r.withDefocus->pvWaves, r.withDefocus->strehl);
+    return line;
 }
 
 std::vector<std::string> summaryLines(const FitResult& r)
@@ -112,8 +126,9 @@ std::vector<std::string> summaryLines(const FitResult& r)
         if (std::isfinite(r.planes[k].reducedChiSquare))
             cost += format("%s plane %zu chi2/pixel %.3f", k == 0 ? ";" : ",", k, r.planes[k].reducedChiSquare);
     lines.push_back(cost);
-    lines.push_back(format("wavefront error (%s removed): %.4f waves RMS = %.1f nm RMS, %.4f waves PV; Strehl %.3f (Marechal %.3f)",
-                           removedTerms(r).c_str(), r.rmsWaves, r.rmsWaves * r.wavelength * 1e9, r.pvWaves, r.strehl, r.strehlMarechal));
+    if (!r.verdict.describesData)
+        lines.push_back(std::string(terminationName(r.solver.termination)) + ", but " + r.verdict.text);
+    lines.push_back(wavefrontLine(r));
     for (const std::string& line : pupilFunctionLines(r))
         lines.push_back(line);
     lines.push_back(format("Zernike coefficients (%s ordering, %s normalisation, wavelength %.1f nm):", zernike::orderingName(r.ordering),

@@ -11,8 +11,11 @@
 
 namespace wfs {
 
-// One line: termination, iterations, evaluations, time, RMS in waves and nm, Strehl.
+// One line: termination, iterations, evaluations, time, RMS in waves and nm (the terms removed), Strehl, and the
+// verdict when the model does not describe the data.
 std::string briefReport(const FitResult& result);
+// The headline: RMS, PV and Strehl with the terms removed named, and with defocus beside them when it is removed.
+std::string wavefrontLine(const FitResult& result);
 
 // The summary without the coefficient table, one entry per line (no indentation, no newlines):
 // backend and solver, termination, costs and per-plane chi-square, wavefront error and Strehl, the

@@ -1,5 +1,6 @@
 #include "engine/Workflow.h"
 
+#include "io/Assumptions.h"
 #include "io/ImageReaders.h"
 #include "io/ResultJson.h"
 
@@ -12,13 +13,35 @@ namespace wfs {
 namespace {
 
 // The engine's request for `problem`: its spec and, unless stages seed each other from the lowest order up, its start
-// (start values belong to the full-order problem); then the solver settings.
-void fillRequest(const BuiltProblem& problem, const SolverSettings& solver, ReconstructionRequest& request)
+// (start values belong to the full-order problem); then the solver settings, the headline's defocus (assumed removed
+// for defocus-diverse data when the settings leave it open) and every assumption, which the result carries.
+void fillRequest(const BuiltProblem& problem, const SolverSettings& solver, std::vector<Assumption> assumptions,
+                 ReconstructionRequest& request)
 {
     request.spec = problem.spec;
     if (solver.stages.empty())
         request.start = problem.start;
     applySolverSettings(solver, request);
+    request.analysis.removeDefocus = headlineRemovesDefocus(solver, problem.spec);
+    if (!solver.removeDefocus && request.analysis.removeDefocus)
+        assumptions.push_back({"remove-defocus", "yes",
+                               "the planes are at different defocus: the fitted defocus is where focus sits in the stack, not an "
+                               "aberration of the optics (the figures with defocus are beside the headline)"});
+    request.analysis.assumptions = std::move(assumptions);
+}
+
+// A noise model with nothing to stand on: no read noise, and a border without noise (a noise-free simulation, an image
+// clipped at its background) on a plane that takes part. Empty when the noise model has data.
+std::string degenerateNoiseNote(const Dataset& dataset, const ProblemSpec& spec)
+{
+    if (spec.objective == ObjectiveKind::LeastSquares || spec.readNoise > 0.0 || !dataset.preparation)
+        return {};
+    for (int index : usedPlanes(dataset))
+        if (!(dataset.preparation->planes[size_t(index)].backgroundSigma > 0.0))
+            return "plane " + std::to_string(index)
+                   + "'s border is constant (no noise: a noise-free or clipped image), so the noise model has nothing to stand on; give the "
+                     "camera's read noise (--read-noise) or fit least squares";
+    return {};
 }
 
 // prepareRun for a simulated session: the preset's planes and problem, the same checks and stages as a file's.
@@ -44,7 +67,7 @@ PreparedRun prepareSimulatedRun(const Session& session)
     for (int k = 0; k < int(problem.spec.planes.size()); ++k)
         problem.planes.push_back(k);
     run.request.solver = c.solver; // the preset's stopping rules, under the session's solver settings
-    fillRequest(problem, session.solver, run.request);
+    fillRequest(problem, session.solver, {}, run.request);
     run.truth = std::move(c.truth);
     run.noiseDescription = std::move(c.noiseDescription);
     return run;
@@ -60,6 +83,7 @@ PreparedRun prepareRun(Session session)
     session.model.order = fittedOrders(session.model, session.solver).back();
 
     PreparedRun run;
+    const std::vector<Assumption> assumptions = assumeUnset(session.dataset);
     run.messages = prepare(session.dataset);
     run.problem = buildProblem(session.dataset, session.model);
     // The problem is built on the same preparation, whose notes it repeats: each is said once.
@@ -69,7 +93,13 @@ PreparedRun prepareRun(Session session)
             run.messages.push_back(m);
     run.dataset = std::move(session.dataset);
 
-    fillRequest(run.problem, session.solver, run.request);
+    fillRequest(run.problem, session.solver, assumptions, run.request);
+    run.request.analysis.degenerateNoise = degenerateNoiseNote(run.dataset, run.problem.spec);
+    // Every assumption is said first, as the report and the desktop's log print the messages.
+    std::vector<DatasetMessage> said;
+    for (const Assumption& a : run.request.analysis.assumptions)
+        said.push_back({MessageLevel::Info, {}, assumptionText(a)});
+    run.messages.insert(run.messages.begin(), said.begin(), said.end());
     run.request.autoRegularization = session.model.regularization == 0.0;
     run.request.fitSampling = session.model.fitSampling;
 
@@ -81,6 +111,16 @@ PreparedRun prepareRun(Session session)
     for (const DatasetFile& file : run.dataset.files)
         run.context.inputs.push_back(file.path);
     return run;
+}
+
+bool headlineRemovesDefocus(const SolverSettings& solver, const ProblemSpec& spec)
+{
+    if (solver.removeDefocus)
+        return *solver.removeDefocus;
+    std::vector<double> amounts;
+    for (const PlaneSpec& plane : spec.planes)
+        amounts.push_back(plane.diversity.amount());
+    return std::any_of(amounts.begin(), amounts.end(), [&](double a) { return a != amounts.front(); });
 }
 
 SolverSettings presetSolverSettings(const std::string& name)
@@ -167,7 +207,7 @@ FitResult restoreSavedResult(const Session& session, const BuiltProblem& built, 
     summary.finalCost = evaluator->evaluate(parameters.data(), nullptr);
     summary.message = "restored from the session";
     AnalysisOptions analysis;
-    analysis.removeDefocus = session.solver.removeDefocus;
+    analysis.removeDefocus = headlineRemovesDefocus(session.solver, built.spec);
     analysis.computeUncertainty = session.solver.computeUncertainty;
     analysis.psfAnalysis = psfAnalysis;
     FitResult result = analyseFit(*evaluator, summary, session.solver.gradient, analysis);

@@ -28,12 +28,17 @@ struct PreparedRun {
     std::string noiseDescription;
 };
 
-// Checks the settings, prepares the data, builds the problem and fills the request (solver settings,
-// stages, analysis). Throws SettingsError for a setting out of range, DatasetError for data that cannot
+// Checks the settings, fills what they leave unset (io/Assumptions.h: the focus plane, planes, centring, hot pixels and
+// defocus model, each said as an Info message and carried by the result), prepares the data, builds the problem and
+// fills the request (solver settings, stages, analysis). Throws SettingsError for a setting out of range, DatasetError for data that cannot
 // be fitted as set (no wavelength, no plane taking part, planes of different sizes...). A simulated session's
 // planes and problem are the preset's (makePreset, with its grid and order; the dataset stays empty), with the
 // objective and read noise it gives; std::invalid_argument for an unknown preset or a grid or order out of range.
 PreparedRun prepareRun(Session session);
+
+// Whether the headline RMS, PV and Strehl have defocus removed: as the settings say, else for defocus-diverse data
+// (planes at more than one defocus), where the fitted defocus is where focus sits in the stack.
+bool headlineRemovesDefocus(const SolverSettings& solver, const ProblemSpec& spec);
 
 // prepareRun's checks that need no pixels: the settings (checkSettings), the metadata (wavelength, plausible values,
 // sampling) and the defocus of the planes that take part. For a session whose planes hold headers only

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace wfs {
@@ -393,15 +394,25 @@ void addCoefficients(FitResult& r, const Problem& problem, const ModelParameters
 void addWavefront(FitResult& r, const Problem& problem, const ModelParameters& p, bool removeDefocus)
 {
     const double toWaves = 1.0 / (2.0 * M_PI);
+    const double unaberratedPeak = psfPeak(problem, p, Eigen::VectorXd::Zero(problem.pupilPixelCount()));
+    auto figures = [&](const Eigen::VectorXd& flat) {
+        WavefrontFigures f;
+        f.rmsWaves = std::sqrt((flat.array() - flat.mean()).square().mean()) * toWaves;
+        f.pvWaves = (flat.maxCoeff() - flat.minCoeff()) * toWaves;
+        f.strehl = psfPeak(problem, p, flat) / unaberratedPeak;
+        return f;
+    };
     const Eigen::VectorXd flat = flattenedPhase(problem, p, removeDefocus);
-    const double mean = flat.mean();
-    r.rmsWaves = std::sqrt((flat.array() - mean).square().mean()) * toWaves;
-    r.pvWaves = (flat.maxCoeff() - flat.minCoeff()) * toWaves;
-    const Eigen::VectorXd tiltFree = flattenedPhase(problem, p, false);
-    const double rmsRad = std::sqrt((tiltFree.array() - tiltFree.mean()).square().mean());
+    const WavefrontFigures headline = figures(flat);
+    r.rmsWaves = headline.rmsWaves;
+    r.pvWaves = headline.pvWaves;
+    r.strehl = headline.strehl;
+    const double rmsRad = r.rmsWaves / toWaves;
     r.strehlMarechal = std::exp(-rmsRad * rmsRad);
-    r.strehl = psfPeak(problem, p, tiltFree) / psfPeak(problem, p, Eigen::VectorXd::Zero(tiltFree.size()));
+    if (removeDefocus)
+        r.withDefocus = figures(flattenedPhase(problem, p, false));
     r.phaseMap = phaseMap(problem, p);
+    r.aberrationMap = pupilMap(problem, flat.data(), "aberration");
     r.phaseMapGeometry = phaseMapGeometry(problem);
     bool illuminationFitted = false;
     for (const ParameterInfo& info : problem.parameters())
@@ -426,6 +437,7 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
     r.backend = evaluator.info();
     r.gradient = gradient;
     r.defocusRemoved = options.removeDefocus;
+    r.assumptions = options.assumptions;
     r.phaseModel = problem.phaseModel();
     r.amplitudeModel = problem.amplitudeModel();
     r.regularization = spec.regularization;
@@ -455,7 +467,67 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
         r.warnings.emplace_back(kNoDefocusWarning);
     if (summary.termination == Termination::MaxIterations)
         r.warnings.emplace_back("the iteration limit was reached before convergence");
+    const bool focusAssumed = std::any_of(options.assumptions.begin(), options.assumptions.end(),
+                                          [](const Assumption& a) { return a.setting == "focus-plane"; });
+    r.verdict = judgeFit(r.planes, spec.objective, focusAssumed, options.degenerateNoise);
+    if (!r.verdict.text.empty())
+        r.warnings.push_back(r.verdict.text);
     return r;
+}
+
+FitVerdict judgeFit(const std::vector<PlaneResult>& planes, ObjectiveKind objective, bool focusAssumed, const std::string& degenerateNoise)
+{
+    FitVerdict v;
+    if (objective == ObjectiveKind::LeastSquares || planes.empty())
+        return v; // the residuals' own RMS is the noise: chi-square is 1 by construction
+    v.judged = true;
+    for (size_t k = 0; k < planes.size(); ++k) {
+        const double chi = planes[k].reducedChiSquare;
+        if (!std::isfinite(chi) || v.worstPlane < 0 || chi > v.worstReducedChiSquare) {
+            v.worstPlane = int(k);
+            v.worstReducedChiSquare = chi;
+        }
+    }
+    const double worst = v.worstReducedChiSquare;
+    v.describesData = std::isfinite(worst) && worst <= kPoorFitReducedChiSquare;
+    if (v.describesData)
+        return v;
+    // One pixel's share of the plane's misfit: a hot pixel, a cosmic ray, a dead column's end.
+    const PlaneResult& plane = planes[size_t(v.worstPlane)];
+    const Image& z = plane.normalizedResidual;
+    double total = 0.0, largest = -1.0;
+    int largestRow = 0, largestColumn = 0;
+    for (int row = 0; row < z.height; ++row)
+        for (int col = 0; col < z.width; ++col) {
+            const double e = z.at(row, col);
+            if (!std::isfinite(e))
+                continue;
+            total += e * e;
+            if (e * e > largest) {
+                largest = e * e;
+                largestRow = row;
+                largestColumn = col;
+            }
+        }
+    char buffer[320];
+    if (total > 0.0 && largest / total > 0.5) {
+        std::snprintf(buffer, sizeof buffer,
+                      "one pixel (column %d, row %d of the fitted image, row 0 at the bottom) holds %.0f %% of the misfit: a hot pixel "
+                      "or a cosmic ray? mask it (--bad-pixels, --hot-pixels)",
+                      largestColumn, largestRow, 100.0 * largest / total);
+        v.cause = buffer;
+    } else if (!degenerateNoise.empty()) {
+        v.cause = degenerateNoise;
+    } else if (focusAssumed) {
+        v.cause = "the focus plane was assumed (the brightest plane): is it right? give it (--focus-plane) or check the z step and NA";
+    } else {
+        v.cause = "check the focus plane, the z step, the sampling (pixel size, NA or f-number) and the wavelength";
+    }
+    std::snprintf(buffer, sizeof buffer,
+                  "the model does not fit plane %d (%s): chi2/pixel %.3g (a model that describes its data gives about 1); ", v.worstPlane,
+                  plane.diversity.c_str(), worst);
+    v.text = buffer + v.cause;
+    return v;
 }
 
 } // namespace wfs

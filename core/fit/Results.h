@@ -1,6 +1,7 @@
 #pragma once
 // What a fit means: coefficients in rad, waves and nm with their uncertainties, wavefront RMS and PV
 // (piston, tip and tilt removed; defocus optionally), Strehl ratio, per-plane statistics, maps.
+#include "base/Assumption.h"
 #include "fit/Solver.h"
 #include "fit/PsfAnalysis.h"
 #include "base/Image.h"
@@ -49,7 +50,14 @@ struct PlaneResiduals {
 PlaneResiduals planeResiduals(const Problem& problem, int plane, const Image& model);
 
 struct AnalysisOptions {
-    bool removeDefocus = false;     // RMS / PV also without defocus
+    // The headline RMS, PV and Strehl without defocus (the figures with it beside them, FitResult::withDefocus): for
+    // defocus-diverse data, where the fitted defocus says where focus sits in the stack, not how good the optics are.
+    bool removeDefocus = false;
+    // What the run assumed (io/Assumptions.h), handed on to FitResult::assumptions.
+    std::vector<Assumption> assumptions;
+    // Why the noise model cannot judge the fit, when the data show it (a noise-free border and no read noise): the
+    // verdict's cause when the fit is poor. Empty otherwise.
+    std::string degenerateNoise;
     bool computeUncertainty = true; // 2 P extra gradient evaluations
     bool psfAnalysis = false;       // FitResult::psf: fitted and diffraction-limited PSFs, profiles, MTF
 };
@@ -76,6 +84,31 @@ struct SamplingFit {
     std::vector<double> scales, costs; // the profile, in the order fitted
 };
 
+// Whether the model describes its data. A fit can converge and still not: a wrong focus plane, one extreme pixel, a
+// sampling far off. Judged on each plane's chi-square per pixel against what the noise model allows (1 for a model
+// that describes the data; a few for real data with a model's small imperfections). Least squares has no noise model
+// to judge by: `judged` is then false.
+constexpr double kPoorFitReducedChiSquare = 10.0;
+struct FitVerdict {
+    bool judged = false;       // a noise model (Poisson, weighted least squares) and at least one plane
+    bool describesData = true; // every plane's chi2/pixel at most kPoorFitReducedChiSquare
+    int worstPlane = -1;       // index into FitResult::planes
+    double worstReducedChiSquare = std::numeric_limits<double>::quiet_NaN();
+    // The likely cause when the program can tell, a phrase: "one pixel (column 3, row 0) holds 99 % of plane 0's
+    // misfit: a hot pixel or cosmic ray? mask it (--bad-pixels 3:0)"; empty otherwise.
+    std::string cause;
+    // One sentence when the model does not describe the data: "the model does not fit plane 0: chi2/pixel 20 (a model
+    // that describes its data gives about 1); <cause>"; empty otherwise.
+    std::string text;
+};
+
+// The headline figures with defocus kept, shown beside the headline when it has defocus removed.
+struct WavefrontFigures {
+    double rmsWaves = 0.0; // piston, tip, tilt removed
+    double pvWaves = 0.0;
+    double strehl = 0.0;
+};
+
 struct FitResult {
     std::string problemName;
     ZernikeOrdering ordering = ZernikeOrdering::Noll;
@@ -91,13 +124,19 @@ struct FitResult {
     ObjectiveKind objective = ObjectiveKind::LeastSquares;
     int gridSize = 0;       // model grid N
     double samplingQ = 0.0; // Q = lambda F# / pixel: N * (pupil radii per sample) / 2
-    double rmsWaves = 0.0;  // piston, tip, tilt removed (and defocus with removeDefocus)
+    double rmsWaves = 0.0;  // piston, tip, tilt removed (and defocus with defocusRemoved)
     double pvWaves = 0.0;
     bool defocusRemoved = false;
-    double strehl = 0.0;         // peak of the aberrated PSF / peak of the unaberrated PSF
+    double strehl = 0.0;         // peak of the aberrated PSF / peak of the unaberrated PSF (of the same phase as rmsWaves)
     double strehlMarechal = 0.0; // exp(-(2 pi rms)^2)
+    std::optional<WavefrontFigures> withDefocus; // set when defocusRemoved: the same figures with defocus kept
+    FitVerdict verdict;
+    std::vector<Assumption> assumptions; // what the run assumed (AnalysisOptions::assumptions)
     std::vector<PlaneResult> planes;
     Image phaseMap; // radians over the pupil's bounding box, NaN outside the pupil
+    // The phase the headline figures describe: phaseMap less piston, tip, tilt (and defocus when defocusRemoved), the
+    // same box.
+    Image aberrationMap;
     PupilMapGeometry phaseMapGeometry;
     // The field amplitude over the same box (NaN outside the pupil) when the illumination (amplitude,
     // Gaussian centre or width) was fitted; empty otherwise.
@@ -146,6 +185,13 @@ Image pupilMap(const Problem& problem, const double* values, const std::string& 
 
 // Aberration phase on the pupil pixels minus its least-squares fit of piston, tip, tilt (and defocus).
 Eigen::VectorXd flattenedPhase(const Problem& problem, const ModelParameters& p, bool removeDefocus);
+
+// The verdict on a result's planes (FitResult::verdict): their chi-square per pixel, and the likely cause of a poor fit
+// that the planes show (one pixel holding most of a plane's misfit). `focusAssumed`: the focus plane was assumed, a
+// likely cause of a poor fit of a z-stack.
+// `degenerateNoise`: AnalysisOptions' note, the cause when no single pixel is.
+FitVerdict judgeFit(const std::vector<PlaneResult>& planes, ObjectiveKind objective, bool focusAssumed,
+                    const std::string& degenerateNoise = {});
 
 // Builds the result of a finished (or cancelled) fit. Throws std::runtime_error if the backend fails.
 FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, GradientKind gradient, const AnalysisOptions& options = {});

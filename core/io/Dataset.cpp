@@ -740,6 +740,7 @@ void selectPlanes(Dataset& dataset, const std::vector<int>& planeIndices)
         p.use = false;
     for (int index : planeIndices)
         dataset.planes[size_t(index)].use = true;
+    dataset.planesChosen = true;
 }
 
 void requireWholeFiles(const Dataset& dataset, const std::string& howToChoose)
@@ -769,6 +770,14 @@ PlaneDefocus planeDefocus(const Dataset& dataset, int planeIndex)
         return {PlaneDefocus::Kind::Length, (dataset.metadata.zIndexDown ? -1.0 : 1.0)
                                                 * (planeIndex - dataset.metadata.focusPlane.value_or(0.0)) * *dataset.metadata.zStep};
     return {};
+}
+
+bool isZStack(const Dataset& dataset)
+{
+    if (!dataset.metadata.zStep)
+        return false;
+    return std::any_of(dataset.planes.begin(), dataset.planes.end(),
+                       [](const DatasetPlane& p) { return p.use && p.defocus.kind == PlaneDefocus::Kind::Unknown; });
 }
 
 std::optional<PlaneDefocus> defocusFromText(const std::string& text)

@@ -73,6 +73,9 @@ struct Dataset {
     DatasetMetadata metadata;
     PreprocessOptions preprocess;
     std::optional<Preparation> preparation; // the last prepare(); see isPrepared()
+    // A person (or a session, a batch template) chose which planes take part (selectPlanes); unset, a run fits the
+    // planes core proposes for a z-stack (io/Assumptions.h) and says so.
+    bool planesChosen = false;
 };
 
 // Reads the files and appends their planes. Never throws for file problems: each file gets messages
@@ -103,13 +106,16 @@ void requireWholeFiles(const Dataset& dataset, const std::string& howToChoose);
 // Removes a file and its planes (indices of later planes shift down).
 void removeFile(Dataset& dataset, int fileIndex);
 
-// Makes exactly the listed dataset planes take part (0-based, in file order); throws DatasetError for
-// an index out of range or listed twice.
+// Makes exactly the listed dataset planes take part (0-based, in file order) and marks them chosen; throws
+// DatasetError for an index out of range or listed twice.
 void selectPlanes(Dataset& dataset, const std::vector<int>& planeIndices);
 std::vector<int> usedPlanes(const Dataset& dataset);
 
 // The effective defocus of a plane: its own, else from zStep / focusPlane (a length), else Unknown.
 PlaneDefocus planeDefocus(const Dataset& dataset, int planeIndex);
+// A measured z-stack: a z step is known and it places at least one plane that takes part (a plane without a
+// defocus of its own). Core's assumptions for such data: io/Assumptions.h.
+bool isZStack(const Dataset& dataset);
 
 // ---- Units (base/Units.h: one parser, one rule for bare numbers) ------------------------------------
 

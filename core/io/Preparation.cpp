@@ -3,6 +3,7 @@
 // the peak or centroid, cropping and normalisation, recorded so that a session can say what was done.
 #include "io/DatasetPlanes.h"
 #include "io/Preparation.h"
+#include "io/DatasetProblem.h"
 #include "base/NumberText.h"
 
 #include "fit/ImageStatistics.h"
@@ -97,7 +98,7 @@ PlaneStats planeStats(const DatasetPlane& plane, const PreprocessOptions& o, std
                 frame.push_back(img.at(r, c));
     s.border = sigmaClipped(std::move(frame), o.clipSigma > 0.0 ? o.clipSigma : 3.0);
     s.readNoiseSquared = borderReadNoiseSquared(img, s.rawMask, border, s.border);
-    if (o.maskHotPixels && s.border.sigma > 0.0) {
+    if (o.maskHotPixels.value_or(false) && s.border.sigma > 0.0) {
         const double b = s.border.mean;
         std::vector<size_t> hot;
         for (int r = 0; r < img.height; ++r)
@@ -144,6 +145,7 @@ std::pair<double, double> findCentre(const WorkImage& w, CentreMethod method, in
         return peakOf(w);
     case CentreMethod::Centroid:
         return centroidOf(w, std::max(3, (cropSize > 0 ? cropSize : std::min(w.width, w.height)) / 4));
+    case CentreMethod::Auto: // resolved by effectiveCentre before any plane is prepared
     case CentreMethod::None:
         break;
     }
@@ -193,10 +195,9 @@ int checkWindow(const Dataset& dataset, PreprocessOptions& effective, std::vecto
 
 // A common centre: on the sum of the planes that take part (all of the first plane's size); none when
 // each plane is centred on its own or the planes differ in size.
-std::optional<std::pair<double, double>> commonCentre(const Dataset& dataset, const std::vector<PlaneStats>& stats, int cropSize,
-                                                      std::vector<DatasetMessage>& messages)
+std::optional<std::pair<double, double>> commonCentre(const Dataset& dataset, const PreprocessOptions& o, const std::vector<PlaneStats>& stats,
+                                                      int cropSize, std::vector<DatasetMessage>& messages)
 {
-    const PreprocessOptions& o = dataset.preprocess;
     if (o.centre == CentreMethod::None || o.centreEachPlane)
         return std::nullopt;
     WorkImage sum;
@@ -338,17 +339,39 @@ PlanePreparation preparePlane(const DatasetPlane& plane, const PlaneStats& s, co
 
 } // namespace
 
+bool effectiveHotPixelMask(const Dataset& dataset)
+{
+    if (dataset.preprocess.maskHotPixels)
+        return *dataset.preprocess.maskHotPixels;
+    try {
+        return samplingFromMetadata(dataset.metadata) >= kHotPixelSafeSampling;
+    } catch (const DatasetError&) {
+        return false; // sampling unknown: an undersampled PSF's core would look like a hot pixel
+    }
+}
+
+CentreMethod effectiveCentre(const Dataset& dataset)
+{
+    if (dataset.preprocess.centre != CentreMethod::Auto)
+        return dataset.preprocess.centre;
+    // A measured z-stack sits wherever the bead was: centring on the peak puts its light on the model grid's centre,
+    // where the fitted tip and tilt stay small. Other data (simulations, a camera's defocused pairs) are kept as made.
+    return isZStack(dataset) ? CentreMethod::Peak : CentreMethod::None;
+}
+
 Preparation computePreparation(const Dataset& dataset)
 {
-    const PreprocessOptions& o = dataset.preprocess;
+    PreprocessOptions o = dataset.preprocess;
+    o.centre = effectiveCentre(dataset);
     Preparation result;
-    result.options = o;
+    result.options = dataset.preprocess;
     result.saturationLevel = dataset.metadata.saturationLevel;
     const Warn warn = [&](const DatasetPlane& plane, const std::string& text) {
         result.messages.push_back({MessageLevel::Warning, dataset.files.empty() ? std::string() : dataset.files[size_t(plane.file)].path,
                                    plane.raw.source + ": " + text});
     };
     PreprocessOptions effective = o; // what planeStats uses
+    effective.maskHotPixels = effectiveHotPixelMask(dataset);
     const int cropSize = checkWindow(dataset, effective, result.messages);
 
     std::vector<PlaneStats> stats(dataset.planes.size());
@@ -361,7 +384,7 @@ Preparation computePreparation(const Dataset& dataset)
         if (plane.use && stats[k].saturated > 0)
             warn(plane, std::to_string(stats[k].saturated) + " saturated pixel(s) masked");
     }
-    const auto common = commonCentre(dataset, stats, cropSize, result.messages);
+    const auto common = commonCentre(dataset, o, stats, cropSize, result.messages);
     result.planes.reserve(dataset.planes.size());
     for (size_t k = 0; k < dataset.planes.size(); ++k)
         result.planes.push_back(preparePlane(dataset.planes[k], stats[k], o, cropSize, common, warn));

@@ -43,6 +43,13 @@ struct Preparation {
 std::vector<DatasetMessage> prepare(Dataset& dataset);
 // The same without storing it.
 Preparation computePreparation(const Dataset& dataset);
+// Whether the preparation masks isolated hot pixels: the options' choice, or when unset, whether the metadata give a
+// sampling of at least kHotPixelSafeSampling (a PSF sampled that finely has no pixel 3 times its brightest neighbour).
+constexpr double kHotPixelSafeSampling = 2.0;
+bool effectiveHotPixelMask(const Dataset& dataset);
+// The centring the preparation applies: the options' method, or for CentreMethod::Auto the peak for a z-stack
+// (isZStack, io/DatasetPlanes.h) and none otherwise.
+CentreMethod effectiveCentre(const Dataset& dataset);
 // Whether dataset.preparation exists and matches the current planes and options.
 bool isPrepared(const Dataset& dataset);
 

@@ -161,6 +161,31 @@ QJsonObject pupilFunctionJson(const FitResult& r)
     return pupilFunction;
 }
 
+
+// Whether the model describes its data (FitResult::verdict): null where no noise model judges it.
+QJsonValue verdictJson(const FitVerdict& v)
+{
+    if (!v.judged)
+        return QJsonValue();
+    return QJsonObject{
+        {QStringLiteral("describes_data"), v.describesData},
+        {QStringLiteral("worst_plane"), v.worstPlane},
+        {QStringLiteral("worst_chi2_per_pixel"), std::isfinite(v.worstReducedChiSquare) ? QJsonValue(v.worstReducedChiSquare) : QJsonValue()},
+        {QStringLiteral("cause"), QString::fromStdString(v.cause)},
+        {QStringLiteral("text"), QString::fromStdString(v.text)},
+    };
+}
+
+QJsonArray assumptionsJson(const std::vector<Assumption>& assumptions)
+{
+    QJsonArray array;
+    for (const Assumption& a : assumptions)
+        array.append(QJsonObject{{QStringLiteral("setting"), QString::fromStdString(a.setting)},
+                                 {QStringLiteral("value"), QString::fromStdString(a.value)},
+                                 {QStringLiteral("reason"), QString::fromStdString(a.reason)}});
+    return array;
+}
+
 } // namespace
 
 QJsonObject resultToJson(const FitResult& r)
@@ -189,6 +214,12 @@ QJsonObject resultToJson(const FitResult& r)
          r.defocusRemoved ? QStringLiteral("piston, tip, tilt, defocus") : QStringLiteral("piston, tip, tilt")},
         {QStringLiteral("strehl"), r.strehl},
         {QStringLiteral("strehl_marechal"), r.strehlMarechal},
+        {QStringLiteral("wavefront_with_defocus"), r.withDefocus ? QJsonValue(QJsonObject{{QStringLiteral("rms_waves"), r.withDefocus->rmsWaves},
+                                                                                      {QStringLiteral("pv_waves"), r.withDefocus->pvWaves},
+                                                                                      {QStringLiteral("strehl"), r.withDefocus->strehl}})
+                                                                  : QJsonValue()},
+        {QStringLiteral("verdict"), verdictJson(r.verdict)},
+        {QStringLiteral("assumptions"), assumptionsJson(r.assumptions)},
         {QStringLiteral("initial_cost"), r.solver.initialCost},
         {QStringLiteral("final_cost"), r.solver.finalCost},
         {QStringLiteral("gradient_max_norm"), r.solver.gradientMaxNorm},

@@ -139,7 +139,7 @@ QJsonObject solverJson(const SolverSettings& sv)
         {QStringLiteral("gtol"), sv.gradientTolerance},
         {QStringLiteral("ftol"), sv.functionTolerance},
         {QStringLiteral("stages"), stages},
-        {QStringLiteral("remove_defocus"), sv.removeDefocus},
+        {QStringLiteral("remove_defocus"), sv.removeDefocus ? QJsonValue(*sv.removeDefocus) : QJsonValue(QStringLiteral("auto"))},
         {QStringLiteral("uncertainty"), sv.computeUncertainty},
     };
 }
@@ -177,7 +177,10 @@ void readSettings(const SessionReader& r, const QJsonObject& root, const QString
     sv.gradientTolerance = r.number(solver, QStringLiteral("gtol"), so, sv.gradientTolerance);
     sv.functionTolerance = r.number(solver, QStringLiteral("ftol"), so, sv.functionTolerance);
     sv.stages = r.integers(solver, QStringLiteral("stages"), so);
-    sv.removeDefocus = r.boolean(solver, QStringLiteral("remove_defocus"), so, sv.removeDefocus);
+    if (solver.value(QStringLiteral("remove_defocus")) == QJsonValue(QStringLiteral("auto")))
+        sv.removeDefocus.reset(); // core decides for the data (prepareRun)
+    else if (solver.contains(QStringLiteral("remove_defocus")))
+        sv.removeDefocus = r.boolean(solver, QStringLiteral("remove_defocus"), so, false);
     sv.computeUncertainty = r.boolean(solver, QStringLiteral("uncertainty"), so, sv.computeUncertainty);
     try {
         checkSettings(ms, sv); // the same checks as the command line's and the desktop's
@@ -257,7 +260,7 @@ QJsonObject preprocessJson(const PreprocessOptions& o)
         {QStringLiteral("centre_each_plane"), o.centreEachPlane},
         {QStringLiteral("crop_size"), o.cropSize},
         {QStringLiteral("mask_saturated"), o.maskSaturated},
-        {QStringLiteral("mask_hot_pixels"), o.maskHotPixels},
+        {QStringLiteral("mask_hot_pixels"), o.maskHotPixels ? QJsonValue(*o.maskHotPixels) : QJsonValue(QStringLiteral("auto"))},
         {QStringLiteral("hot_pixel_sigma"), o.hotPixelSigma},
         {QStringLiteral("bad_pixels"), bad},
         {QStringLiteral("normalise"), o.normalise},
@@ -337,6 +340,7 @@ void readInputs(const SessionReader& r, const QJsonObject& root, std::vector<Dat
 void readPlanes(const SessionReader& r, const QJsonObject& root, Dataset& d)
 {
     const QJsonArray planes = r.array(root, QStringLiteral("planes"), {}, false);
+    d.planesChosen = !planes.isEmpty(); // a session's planes are what was fitted: never proposed again
     for (int i = 0; i < planes.size(); ++i) {
         const QString path = QStringLiteral("planes[%1].").arg(i);
         if (!planes.at(i).isObject())
@@ -400,11 +404,14 @@ void readPreprocess(const SessionReader& r, const QJsonObject& root, PreprocessO
     o.subtractBackground = r.boolean(pre, QStringLiteral("subtract_background"), pp, o.subtractBackground);
     o.borderWidth = r.integer(pre, QStringLiteral("border_width"), pp, o.borderWidth);
     o.clipSigma = r.number(pre, QStringLiteral("clip_sigma"), pp, o.clipSigma);
-    o.centre = r.setting(pre, QStringLiteral("centre"), pp, CentreMethod::None);
+    o.centre = r.setting(pre, QStringLiteral("centre"), pp, PreprocessOptions{}.centre);
     o.centreEachPlane = r.boolean(pre, QStringLiteral("centre_each_plane"), pp, o.centreEachPlane);
     o.cropSize = r.integer(pre, QStringLiteral("crop_size"), pp, o.cropSize);
     o.maskSaturated = r.boolean(pre, QStringLiteral("mask_saturated"), pp, o.maskSaturated);
-    o.maskHotPixels = r.boolean(pre, QStringLiteral("mask_hot_pixels"), pp, o.maskHotPixels);
+    if (pre.value(QStringLiteral("mask_hot_pixels")) == QJsonValue(QStringLiteral("auto")))
+        o.maskHotPixels.reset(); // core decides (effectiveHotPixelMask)
+    else if (pre.contains(QStringLiteral("mask_hot_pixels")))
+        o.maskHotPixels = r.boolean(pre, QStringLiteral("mask_hot_pixels"), pp, false);
     o.hotPixelSigma = r.number(pre, QStringLiteral("hot_pixel_sigma"), pp, o.hotPixelSigma);
     o.normalise = r.boolean(pre, QStringLiteral("normalise"), pp, o.normalise);
     readBadPixels(r, pre, pp, o.badPixels);
@@ -605,6 +612,7 @@ void applyStoredPlanes(const Session& stored, const std::map<int, int>& fileMap,
     if (!stored.dataset.planes.empty())
         for (DatasetPlane& p : d.planes)
             p.use = false;
+    d.planesChosen = stored.dataset.planesChosen;
     for (const DatasetPlane& sp : stored.dataset.planes) {
         const auto it = fileMap.find(sp.file);
         if (it == fileMap.end())

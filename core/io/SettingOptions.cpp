@@ -346,7 +346,11 @@ void applyPreprocessOptions(const OptionSource& options, PreprocessOptions& o)
     }
     if (r.has("no-saturation-mask"))
         o.maskSaturated = false;
-    if (r.has("hot-pixels")) {
+    if (r.has("hot-pixels") && r.text("hot-pixels").trimmed() == QLatin1String("off")) {
+        o.maskHotPixels = false;
+    } else if (r.has("hot-pixels") && r.text("hot-pixels").trimmed() == QLatin1String("auto")) {
+        o.maskHotPixels.reset(); // core decides (effectiveHotPixelMask)
+    } else if (r.has("hot-pixels")) {
         o.maskHotPixels = true;
         o.hotPixelSigma = r.number("hot-pixels");
         if (!(o.hotPixelSigma > 0.0))

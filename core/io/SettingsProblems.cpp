@@ -1,4 +1,5 @@
 #include "io/SettingsProblems.h"
+#include "io/Assumptions.h"
 #include "base/NumberText.h"
 
 #include <algorithm>
@@ -153,13 +154,9 @@ void defocusProblems(const Dataset& dataset, const std::vector<int>& used, std::
              {"f-number"},
              MessageLevel::Error,
              "the defocus is given as a length: converting it to phase needs the numerical aperture (e.g. 1.1) or the f-number"});
-    bool fromStep = false;
-    for (int index : used)
-        fromStep = fromStep || dataset.planes[size_t(index)].defocus.kind == PlaneDefocus::Kind::Unknown;
-    if (fromStep && !m.focusPlane)
-        problems.push_back({"focus-plane", -1, {}, MessageLevel::Warning, "the focus plane is not set: plane 0 is taken as in focus"});
     const double na = m.numericalAperture.value_or(m.fNumber ? 1.0 / (2.0 * *m.fNumber) : 0.0);
-    if (m.defocusModel == DefocusModel::Paraxial && na / m.immersionIndex > 0.5)
+    // Unset, the high-NA model is assumed above kHighNaThreshold (io/Assumptions.h); a paraxial model chosen there is questioned.
+    if (m.defocusModel == DefocusModel::Paraxial && m.origin.count("defocusModel") && na / m.immersionIndex > kHighNaThreshold)
         problems.push_back({"defocus-model",
                             -1,
                             {},

@@ -1,4 +1,5 @@
 #include "io/StackPlan.h"
+#include "io/Assumptions.h"
 #include "base/NumberText.h"
 
 #include <algorithm>
@@ -54,15 +55,21 @@ StackPlanOptions planOptionsFor(const Dataset& dataset, int count)
     o.focusPlane = dataset.metadata.focusPlane;
     o.zStep = dataset.metadata.zStep;
     o.zIndexDown = dataset.metadata.zIndexDown;
+    const DatasetMetadata& m = dataset.metadata;
+    if (m.wavelength && m.numericalAperture && *m.numericalAperture > 0.0)
+        o.depthOfFocus = *m.wavelength * m.immersionIndex / (*m.numericalAperture * *m.numericalAperture);
     return o;
 }
 
 StackPlan proposeStackPlan(const std::vector<PlaneStatistics>& statistics, const StackPlanOptions& options)
 {
     StackPlan plan;
+    // What may be proposed: planes with data whose peak stands out of the noise. (The brightest plane is taken as focus
+    // among all usable ones.)
+    auto proposable = [&](const PlaneStatistics& s) { return s.usable && !(s.noise > 0.0 && s.peak < kPlaneSignalToNoise * s.noise); };
     std::vector<int> usable;
     for (const PlaneStatistics& s : statistics)
-        if (s.usable)
+        if (proposable(s))
             usable.push_back(s.plane);
     if (usable.empty()) {
         plan.reason = "no plane holds usable data";
@@ -81,7 +88,7 @@ StackPlan proposeStackPlan(const std::vector<PlaneStatistics>& statistics, const
     }
     const int focus = plan.focusPlane;
     const int wanted = std::max(1, options.count);
-    auto isUsable = [&](int index) { return index >= 0 && index < planeCount && statistics[size_t(index)].usable; };
+    auto isUsable = [&](int index) { return index >= 0 && index < planeCount && proposable(statistics[size_t(index)]); };
 
     if (int(usable.size()) <= wanted) {
         plan.planes = usable;
@@ -99,7 +106,14 @@ StackPlan proposeStackPlan(const std::vector<PlaneStatistics>& statistics, const
             return n;
         };
         const int needBelow = std::min(1, reachAt(1, -1)), needAbove = std::min(1, reachAt(1, +1));
-        for (int step = std::max(1, (planeCount - 1) / std::max(1, wanted - 1)); step >= 1 && plan.planes.empty(); --step) {
+        int widest = std::max(1, (planeCount - 1) / std::max(1, wanted - 1));
+        if (options.zStep && options.depthOfFocus && *options.zStep != 0.0) {
+            // The smallest step whose outer planes reach +-kPlanSpreadDepths depths of focus.
+            const double reach = kPlanSpreadDepths * *options.depthOfFocus / std::abs(*options.zStep);
+            const int perSide = std::max(1, (wanted - 1) / 2);
+            widest = std::clamp(int(std::ceil(reach / perSide - 1e-9)), 1, widest);
+        }
+        for (int step = widest; step >= 1 && plan.planes.empty(); --step) {
             const int below = reachAt(step, -1), above = reachAt(step, +1);
             const int others = wanted - (isUsable(focus) ? 1 : 0);
             if (below + above < others || (others >= 2 && (below < needBelow || above < needAbove)))
@@ -124,14 +138,17 @@ StackPlan proposeStackPlan(const std::vector<PlaneStatistics>& statistics, const
     }
     const std::string focusText = plan.focusFromMetadata ? "plane " + std::to_string(focus) + " is at focus (from the metadata)"
                                                          : "plane " + std::to_string(focus) + " is the brightest and is taken as focus";
-    std::string spread;
     if (plan.planes.size() > 1) {
         const int step = std::abs(plan.planes[1] - plan.planes[0]);
-        spread = "; " + std::to_string(plan.planes.size()) + " of " + std::to_string(planeCount) + " planes, every " + std::to_string(step)
+        plan.spread = std::to_string(plan.planes.size()) + " of " + std::to_string(planeCount) + " planes, every " + std::to_string(step)
                  + (step == 1 ? " plane" : " planes")
                  + (options.zStep ? " (" + format("%.4g", step * std::abs(*options.zStep) * 1e6) + " um)" : std::string());
     }
-    plan.reason = focusText + spread;
+    if (options.depthOfFocus && options.zStep && plan.planes.size() > 1)
+        plan.spread += format(", to +-%.2g depths of focus",
+                              (plan.planes.back() - plan.planes.front()) / 2.0 * std::abs(*options.zStep) / *options.depthOfFocus)
+                       + format(" (%.3g um each)", *options.depthOfFocus * 1e6);
+    plan.reason = focusText + (plan.spread.empty() ? std::string() : "; " + plan.spread);
     return plan;
 }
 
@@ -142,7 +159,7 @@ void applyStackPlan(Dataset& dataset, const StackPlan& plan)
     selectPlanes(dataset, plan.planes);
     if (!dataset.metadata.focusPlane && plan.focusPlane >= 0) {
         dataset.metadata.focusPlane = plan.focusPlane;
-        dataset.metadata.origin["focusPlane"] = "proposed: brightest plane";
+        dataset.metadata.origin["focusPlane"] = assumedOrigin(focusPlaneAssumption(plan).reason);
     }
 }
 

@@ -11,6 +11,7 @@
 namespace wfs {
 
 enum class CentreMethod {
+    Auto,     // decided by core (effectiveCentre, io/Preparation.h): peak for a z-stack, none otherwise
     None,     // keep the image where it is (a crop is then centred on the image centre)
     Peak,     // brightest pixel (after a 3 x 3 box smoothing, so one hot pixel does not win)
     Centroid, // intensity-weighted centre of the background-subtracted image, iterated in a window
@@ -23,7 +24,7 @@ struct PreprocessOptions {
     bool subtractBackground = true; // sigma-clipped median of a border frame, per plane
     int borderWidth = 0;            // pixels; 0 = max(2, min(width, height) / 16)
     double clipSigma = 3.0;         // clipping threshold in robust standard deviations
-    CentreMethod centre = CentreMethod::None;
+    CentreMethod centre = CentreMethod::Auto;
     // false: one centre for the whole stack (found on the sum of the planes that take part), which
     // keeps the relative positions of through-focus planes; true: every plane centred on its own.
     bool centreEachPlane = false;
@@ -31,8 +32,9 @@ struct PreprocessOptions {
     bool maskSaturated = true; // pixels at or above the saturation level (DatasetMetadata::saturationLevel)
     // Isolated hot pixels: more than hotPixelSigma noise deviations (of the border) above the brightest
     // of their 8 neighbours and more than 3 times as bright (above the background), which a PSF
-    // sampled at Q >= 1 never is.
-    bool maskHotPixels = false;
+    // sampled at Q >= 2 never is (at Q = 1.5 a diffraction-limited core pixel is 3.4 times its neighbours). Unset: core
+    // decides (effectiveHotPixelMask, io/Preparation.h): masked when the metadata give Q >= 2.
+    std::optional<bool> maskHotPixels;
     double hotPixelSigma = 8.0;
     std::vector<std::pair<int, int>> badPixels; // (column, row) in raw-image coordinates, masked in every plane
     bool normalise = false;                     // scale each plane to a sum of 1 after background subtraction

@@ -211,7 +211,8 @@ std::vector<SettingDescription> preparationSettings()
          "method",
          "",
          {},
-         "Centre the PSF: none, peak or centroid (default {default}).",
+         "Centre the PSF: auto, none, peak or centroid (default {default}: peak for a z-stack, whose planes a z step places, none "
+         "otherwise).",
          [](const SettingDefaults& d) { return word(d.preprocess.centre); },
          "peak"},
         {"centre-each-plane",
@@ -244,8 +245,8 @@ std::vector<SettingDescription> preparationSettings()
          "k",
          "",
          {},
-         "Mask isolated hot pixels more than k noise deviations above their neighbours (default: off; k = {default} in the desktop "
-         "program).",
+         "Mask isolated hot pixels more than k noise deviations above their neighbours (k = {default}), off, or auto (the default: "
+         "masked when the sampling is known to be Q >= 2, where a PSF has no isolated bright pixel).",
          [](const SettingDefaults& d) { return number(d.preprocess.hotPixelSigma); },
          "6"},
         {"bad-pixels",
@@ -548,7 +549,8 @@ std::vector<SettingDescription> modelImagingSettings()
          nullptr,
          "",
          {},
-         "Report RMS and PV with defocus removed too.",
+         "Headline RMS, PV and Strehl with defocus removed (default: removed for defocus-diverse data such as z-stacks, where the "
+         "fitted defocus is where focus sits in the stack; the figures with defocus are shown beside them).",
          nullptr,
          "",
          true},

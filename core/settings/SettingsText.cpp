@@ -10,6 +10,8 @@ const char* defocusModelName(DefocusModel model)
 const char* centreMethodName(CentreMethod method)
 {
     switch (method) {
+    case CentreMethod::Auto:
+        return "auto";
     case CentreMethod::None:
         return "none";
     case CentreMethod::Peak:

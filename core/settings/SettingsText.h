@@ -28,7 +28,7 @@
 namespace wfs {
 
 const char* defocusModelName(DefocusModel model);       // "paraxial", "high-na"
-const char* centreMethodName(CentreMethod method);      // "none", "peak", "centroid"
+const char* centreMethodName(CentreMethod method);      // "auto", "none", "peak", "centroid"
 const char* planeDefocusKindName(PlaneDefocus::Kind k); // "unknown", "waves", "length_m" (a session's plane defocus)
 const char* objectiveOptionName(ObjectiveKind kind);    // the command line's: "least-squares", "poisson", "weighted"
 
@@ -50,7 +50,7 @@ WFS_SETTING_ENUM(PupilPhaseModel, pupilPhaseModelName, PupilPhaseModel::Zernike,
 WFS_SETTING_ENUM(PupilAmplitudeModel, pupilAmplitudeModelName, PupilAmplitudeModel::Uniform, PupilAmplitudeModel::Gaussian,
                  PupilAmplitudeModel::Zonal);
 WFS_SETTING_ENUM(DefocusModel, defocusModelName, DefocusModel::Paraxial, DefocusModel::HighNa);
-WFS_SETTING_ENUM(CentreMethod, centreMethodName, CentreMethod::None, CentreMethod::Peak, CentreMethod::Centroid);
+WFS_SETTING_ENUM(CentreMethod, centreMethodName, CentreMethod::Auto, CentreMethod::None, CentreMethod::Peak, CentreMethod::Centroid);
 WFS_SETTING_ENUM(PlaneDefocus::Kind, planeDefocusKindName, PlaneDefocus::Kind::Unknown, PlaneDefocus::Kind::Waves,
                  PlaneDefocus::Kind::Length);
 WFS_SETTING_ENUM(BackendKind, backendName, BackendKind::Cpu, BackendKind::Gpu);

@@ -23,7 +23,9 @@ struct SolverSettings {
     double gradientTolerance = 1e-6;  // stop when max |dL/dx| is at most this (scaled parameters); >= 0
     double functionTolerance = 1e-11; // stop when the relative cost change is below this; >= 0
     std::vector<int> stages;          // coarse-to-fine orders; empty = one stage
-    bool removeDefocus = false;
+    // The headline RMS, PV and Strehl without defocus. Unset: core decides (engine/Workflow.h prepareRun): removed for
+    // defocus-diverse data, where the fitted defocus says where focus sits in the stack.
+    std::optional<bool> removeDefocus;
     bool computeUncertainty = true;
     bool operator==(const SolverSettings&) const = default;
 

@@ -218,7 +218,43 @@ void bindResultFigures(ResultClass& result)
     result
         .def_property_readonly(
             "rms", [](const PyResult& r) { return r.fit->rmsWaves; },
-            "Wavefront RMS in waves (piston, tip and tilt removed; defocus too with remove_defocus=True).")
+            "Wavefront RMS in waves, piston, tip and tilt removed, and defocus too when defocus_removed is True (the default for "
+            "planes at different defocus, where the fitted defocus is where focus sits in the stack; remove_defocus=True forces it).")
+        .def_property_readonly(
+            "defocus_removed", [](const PyResult& r) { return r.fit->defocusRemoved; },
+            "Whether rms, pv and strehl have defocus removed (with_defocus then holds the figures with it).")
+        .def_property_readonly(
+            "with_defocus",
+            [](const PyResult& r) -> py::object {
+                if (!r.fit->withDefocus)
+                    return py::none();
+                py::dict d;
+                d["rms"] = r.fit->withDefocus->rmsWaves;
+                d["pv"] = r.fit->withDefocus->pvWaves;
+                d["strehl"] = r.fit->withDefocus->strehl;
+                return d;
+            },
+            "The figures with defocus kept, {'rms', 'pv' (waves), 'strehl'}, when defocus_removed; else None.")
+        .def_property_readonly(
+            "describes_data", [](const PyResult& r) { return r.fit->verdict.describesData; },
+            "False when the model does not describe the data (a plane's chi2/pixel above 10); verdict says why.")
+        .def_property_readonly(
+            "verdict", [](const PyResult& r) { return r.fit->verdict.text; },
+            "Why the model does not describe the data, with the likely cause; empty when it does (or least squares cannot tell).")
+        .def_property_readonly(
+            "assumptions",
+            [](const PyResult& r) {
+                py::list list;
+                for (const Assumption& a : r.fit->assumptions) {
+                    py::dict d;
+                    d["setting"] = a.setting;
+                    d["value"] = a.value;
+                    d["reason"] = a.reason;
+                    list.append(d);
+                }
+                return list;
+            },
+            "What the run assumed where neither you nor the files said: [{'setting', 'value', 'reason'}], e.g. the focus plane.")
         .def_property_readonly(
             "rms_nm", [](const PyResult& r) { return r.fit->rmsWaves * r.fit->wavelength * 1e9; }, "Wavefront RMS in nm.")
         .def_property_readonly(
