@@ -17,7 +17,7 @@ PhasePanel::PhasePanel(QWidget* parent)
     , m_unit(new QComboBox(this))
     , m_colorMap(new QComboBox(this))
     , m_wrap(new QCheckBox(tr("wrap to one wave"), this))
-    , m_flatten(new QCheckBox(tr("remove tip, tilt, defocus"), this))
+    , m_flatten(new QCheckBox(tr("flatten"), this))
     , m_view(new ImageView(this))
     , m_amplitudeView(new ImageView(this))
     , m_remainderView(new ImageView(this))
@@ -123,7 +123,6 @@ void PhasePanel::setAberration(const Image& radians, const QString& removed)
 {
     m_aberration = radians;
     m_removed = removed;
-    m_flatten->setText(tr("remove %1").arg(QString(removed).remove(QStringLiteral("piston, "))));
     m_flatten->setToolTip(tr("Show the phase the headline RMS, PV and Strehl describe: %1 removed (by least squares over the pupil)")
                               .arg(removed));
     m_flatten->setVisible(!radians.isEmpty());

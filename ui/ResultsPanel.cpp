@@ -308,20 +308,21 @@ void ResultsPanel::showKeyLine(const FitResult& r, const std::optional<Truth>& t
     const QStringList figures = {figure(tr("RMS %1 waves").arg(r.rmsWaves, 0, 'f', 4)),
                                  figure(tr("= %1 nm").arg(r.rmsWaves * r.wavelength * 1e9, 0, 'f', 1)),
                                  figure(tr("· PV %1 waves").arg(r.pvWaves, 0, 'f', 4)), figure(tr("· Strehl %1").arg(r.strehl, 0, 'f', 3))};
-    QString key =
-        QStringLiteral("<b>%1</b> %2")
-            .arg(figures.join(QLatin1Char(' ')), tr("(Maréchal %1; %2 removed)")
-                                                     .arg(r.strehlMarechal, 0, 'f', 3)
-                                                     .arg(r.defocusRemoved ? tr("piston, tip, tilt, defocus") : tr("piston, tip, tilt"))
-                                                     .toHtmlEscaped());
-    if (r.withDefocus)
-        key += QStringLiteral("<br>%1").arg(tr("With defocus: RMS %1 waves · PV %2 waves · Strehl %3 (where focus sits in the stack)")
-                                               .arg(r.withDefocus->rmsWaves, 0, 'f', 4)
-                                               .arg(r.withDefocus->pvWaves, 0, 'f', 4)
-                                               .arg(r.withDefocus->strehl, 0, 'f', 3)
-                                               .toHtmlEscaped());
-    for (const Assumption& a : r.assumptions)
-        key += QStringLiteral("<br><span style='color:#555555'>%1</span>").arg(QString::fromStdString(assumptionText(a)).toHtmlEscaped());
+    QString removed = tr("(Maréchal %1; %2 removed")
+                          .arg(r.strehlMarechal, 0, 'f', 3)
+                          .arg(r.defocusRemoved ? tr("piston, tip, tilt, defocus") : tr("piston, tip, tilt"));
+    if (r.withDefocus) // where focus sits in the stack, beside the figures without it
+        removed += tr("; with defocus: RMS %1 waves, Strehl %2").arg(r.withDefocus->rmsWaves, 0, 'f', 4).arg(r.withDefocus->strehl, 0, 'f', 3);
+    QString key = QStringLiteral("<b>%1</b> %2").arg(figures.join(QLatin1Char(' ')), (removed + QLatin1Char(')')).toHtmlEscaped());
+    // What the run assumed: one line of settings and values, each reason in the tooltip (the CLI prints them in full).
+    QStringList assumed, reasons;
+    for (const Assumption& a : r.assumptions) {
+        assumed << QStringLiteral("%1 %2").arg(QString::fromStdString(a.setting), QString::fromStdString(a.value));
+        reasons << QString::fromStdString(assumptionText(a));
+    }
+    if (!assumed.isEmpty())
+        key += QStringLiteral("<br><span style='color:#555555'>%1</span>").arg(tr("assumed: %1").arg(assumed.join(QStringLiteral("; "))).toHtmlEscaped());
+    m_key->setToolTip(reasons.join(QLatin1Char('\n')));
     for (const std::string& w : r.warnings)
         key += QStringLiteral("<br><span style='color:#b35806'>%1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
     if (truth && !truth->note.empty()) // why the truth column (and the chart's markers) may differ from the fit

@@ -271,7 +271,7 @@ QWidget* SetupPanel::buildPreparation()
     m_crop->setSpecialValueText(tr("no crop"));
     m_maskSaturated = new QCheckBox(tr("mask saturated pixels"), box);
     m_maskSaturated->setChecked(true);
-    m_maskHot = new QCheckBox(tr("mask hot pixels (partly ticked: when Q ≥ 2)"), box);
+    m_maskHot = new QCheckBox(tr("mask hot pixels"), box);
     m_maskHot->setTristate(true); // partly ticked: core decides (effectiveHotPixelMask)
     m_maskHot->setCheckState(Qt::PartiallyChecked);
     m_normalise = new QCheckBox(tr("normalise each plane"), box);

@@ -469,7 +469,9 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
         r.warnings.emplace_back("the iteration limit was reached before convergence");
     const bool focusAssumed = std::any_of(options.assumptions.begin(), options.assumptions.end(),
                                           [](const Assumption& a) { return a.setting == "focus-plane"; });
-    r.verdict = judgeFit(r.planes, spec.objective, focusAssumed, options.degenerateNoise);
+    // Only a fit that ended as finished is judged: one stopped by its iteration limit or cancelled says so already.
+    if (summary.termination == Termination::Converged || summary.termination == Termination::Stalled)
+        r.verdict = judgeFit(r.planes, spec.objective, focusAssumed, options.degenerateNoise);
     if (!r.verdict.text.empty())
         r.warnings.push_back(r.verdict.text);
     return r;

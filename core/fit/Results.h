@@ -90,7 +90,7 @@ struct SamplingFit {
 // to judge by: `judged` is then false.
 constexpr double kPoorFitReducedChiSquare = 10.0;
 struct FitVerdict {
-    bool judged = false;       // a noise model (Poisson, weighted least squares) and at least one plane
+    bool judged = false;       // a finished fit (converged or stalled) with a noise model (Poisson, weighted least squares)
     bool describesData = true; // every plane's chi2/pixel at most kPoorFitReducedChiSquare
     int worstPlane = -1;       // index into FitResult::planes
     double worstReducedChiSquare = std::numeric_limits<double>::quiet_NaN();

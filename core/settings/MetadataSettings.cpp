@@ -48,20 +48,16 @@ std::vector<MetadataIssue> DatasetMetadata::issues() const
     check(Setting::Aperture, aperture, "aperture");
     check(Setting::SamplingQ, samplingQ, "samplingQ");
     check(Setting::ZStep, zStep, "zStep");
-    if (numericalAperture && *numericalAperture > immersionIndex && !origin.count("immersionIndex"))
-        // An NA above 1 needs an immersion medium, and which one changes the model (water 1.333 or oil 1.518): asked
-        // for, never defaulted.
-        found.push_back({"immersion",
-                         {},
-                         "the numerical aperture " + format("%.4g", *numericalAperture)
-                             + " needs an immersion medium, and its refractive index is not given: set the immersion index (water "
-                               "1.333, glycerol 1.47, silicone oil 1.406, oil 1.518)"});
-    else if (numericalAperture && *numericalAperture > immersionIndex)
+    if (numericalAperture && *numericalAperture > immersionIndex)
+        // An NA above 1 needs an immersion medium, and which one changes the model (water 1.333 or oil 1.518): when no
+        // source gave the index, it is asked for, never defaulted.
         found.push_back({"na",
                          {"immersion"},
                          "the numerical aperture " + format("%.4g", *numericalAperture) + " exceeds the immersion index "
-                             + format("%.4g", immersionIndex)
-                             + " (NA = n sin(theta) cannot exceed n): set the immersion index (e.g. 1.518 for oil)"});
+                             + format("%.4g", immersionIndex) + " (NA = n sin(theta) cannot exceed n): "
+                             + (origin.count("immersionIndex") ? std::string("set the immersion index (e.g. 1.518 for oil)")
+                                                               : std::string("the immersion medium is not given; set its index (water "
+                                                                             "1.333, glycerol 1.47, silicone oil 1.406, oil 1.518)"))});
     return found;
 }
 

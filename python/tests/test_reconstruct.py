@@ -99,7 +99,7 @@ def test_bad_settings_raise_value_error_with_core_messages(small_stack):
         wfs.reconstruct(data, wavelength="633nm", sampling=sampling, defocus=[-1, 0, 1])
     with pytest.raises(ValueError, match=r"^the wavelength is unknown: give wavelength"):
         wfs.reconstruct(data, sampling=sampling)
-    with pytest.raises(ValueError, match=r"^centre: 'middle' is not one of none\|peak\|centroid"):
+    with pytest.raises(ValueError, match=r"^centre: 'middle' is not one of auto\|none\|peak\|centroid"):
         wfs.reconstruct(data, wavelength="633nm", sampling=sampling, defocus=defocus, centre="middle")
     with pytest.raises(TypeError, match="did you mean 'wavelength'"):
         wfs.reconstruct(data, wavelenght="633nm")

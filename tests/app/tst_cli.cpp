@@ -256,7 +256,8 @@ private slots:
         QVERIFY2(run.status == 0, run.err.constData());
         run = cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), image, QStringLiteral("--json"),
                    dir.filePath(QStringLiteral("b.json")), QStringLiteral("--sampling"), QStringLiteral("3"), QStringLiteral("--quiet")});
-        QVERIFY2(run.status == 0, run.err.constData());
+        // Q 3 where the data have Q 2: the fit finishes, and its verdict says the model does not fit (exit status 3).
+        QVERIFY2(run.status == 3 && run.err.contains("the model does not fit plane"), run.err.constData());
         const QString again = dir.filePath(QStringLiteral("c.json"));
         run = cli(
             {QStringLiteral("reconstruct"), QStringLiteral("--input"), image, QStringLiteral("--json"), again, QStringLiteral("--quiet")});
@@ -291,6 +292,35 @@ private slots:
                    QStringLiteral("--quiet")});
         QCOMPARE(run.status, 2);
         QVERIFY2(run.err.contains("defocus is unknown"), run.err.constData());
+    }
+
+    // Issue 40: the bead stack with the z step from its log and no focus plane. Before, plane 0 was taken as focus
+    // (plane 10 fitted 3 um out of focus), "converged" with chi2/pixel 20 and exit 0. Now the brightest plane is
+    // assumed and said; a wrong focus plane given on purpose still finishes, but the verdict says the model does not
+    // fit, and the exit status is 3.
+    void beadStackFocusAssumedAndPoorFitsSaidSo()
+    {
+        QTemporaryDir dir;
+        const QString json = dir.filePath(QStringLiteral("r.json"));
+        const QStringList common = {QStringLiteral("reconstruct"), QStringLiteral("--input"),
+                                    wfs::test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")), QStringLiteral("--wavelength"),
+                                    QStringLiteral("605nm"), QStringLiteral("--na"), QStringLiteral("1.1"), QStringLiteral("--immersion"),
+                                    QStringLiteral("1.33"), QStringLiteral("--pixel-scale"), QStringLiteral("0.1um"), QStringLiteral("--planes"),
+                                    QStringLiteral("4,10,16"), QStringLiteral("--crop"), QStringLiteral("64"), QStringLiteral("--json"), json};
+        Run run = cli(common);
+        QVERIFY2(run.status == 0, run.err.constData());
+        QVERIFY2(run.out.contains("focus-plane 10 (assumed: the brightest plane"), run.out.constData());
+        QVERIFY2(run.out.contains("piston, tip, tilt, defocus removed") && run.out.contains("with defocus:"), run.out.constData());
+        QJsonObject result = readJson(json);
+        QCOMPARE(result.value(QStringLiteral("verdict")).toObject().value(QStringLiteral("describes_data")).toBool(false), true);
+        QVERIFY(result.value(QStringLiteral("wavefront_with_defocus")).isObject());
+        QVERIFY(!result.value(QStringLiteral("assumptions")).toArray().isEmpty());
+
+        run = cli(common + QStringList{QStringLiteral("--focus-plane"), QStringLiteral("0"), QStringLiteral("--force")});
+        QCOMPARE(run.status, 3);
+        QVERIFY2(run.err.contains("the model does not fit plane"), run.err.constData());
+        result = readJson(json);
+        QCOMPARE(result.value(QStringLiteral("verdict")).toObject().value(QStringLiteral("describes_data")).toBool(true), false);
     }
 
     void benchRowHasTheContractKeys()

@@ -172,10 +172,11 @@ private slots:
         for (int seed = 1; seed <= 4; ++seed)
             simulate(source(seed), 64, seed);
         simulate(path(QStringLiteral("src/small.fits")), 32, 9); // another shape
-        // Order 3 keeps each fit short; the metadata come from each stack's FITS header.
+        // Order 4 keeps each fit short and describes the demo's truth (Noll 11 is n = 4; order 3 would make every row a
+        // poor fit); the metadata come from each stack's FITS header.
         QVERIFY(wfs::test::writeFile(
             path(QStringLiteral("settings.json")),
-            R"({"format": "wavefront-studio-session", "format_version": 1, "model": {"order": 3}, "solver": {"threads": 1}})"));
+            R"({"format": "wavefront-studio-session", "format_version": 1, "model": {"order": 4}, "solver": {"threads": 1}})"));
     }
 
     // The writer process writes in chunks, renames, writes noise and dies mid-file; the watch fits only the
@@ -403,7 +404,9 @@ private slots:
         const QList<QJsonObject> rows = logRows(path(QStringLiteral("soak.jsonl")));
         int fitted = 0, failed = 0, skipped = 0;
         for (const QJsonObject& r : rows) {
-            (r.value(QStringLiteral("status")).toString() == QLatin1String("ok") ? fitted : failed) += 1;
+            // Order 2 on the demo's truth is a poor fit (its verdict), fitted all the same.
+            const QString status = r.value(QStringLiteral("status")).toString();
+            (status == QLatin1String("ok") || status == QLatin1String("poor-fit") ? fitted : failed) += 1;
             skipped += int(r.value(QStringLiteral("skipped")).toArray().size());
         }
         qInfo("soak: 1000 stacks: %d fitted, %d skipped, %d failed; watch RSS %ld KiB after stack 100, %ld KiB after stack 900+", fitted,

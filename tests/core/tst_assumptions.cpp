@@ -180,10 +180,12 @@ private slots:
         session.dataset.metadata.immersionIndex = 1.0;
         session.dataset.metadata.origin.erase("immersionIndex");
         const std::vector<SettingProblem> problems = settingsProblems(session);
-        const auto it = std::find_if(problems.begin(), problems.end(), [](const SettingProblem& p) { return p.setting == "immersion"; });
+        const auto it = std::find_if(problems.begin(), problems.end(), [](const SettingProblem& p) { return p.setting == "na"; });
         QVERIFY(it != problems.end());
         QCOMPARE(it->level, MessageLevel::Error);
-        QVERIFY2(it->message.find("1.333") != std::string::npos && it->message.find("1.518") != std::string::npos, it->message.c_str());
+        QVERIFY2(it->message.find("immersion medium is not given") != std::string::npos && it->message.find("1.333") != std::string::npos
+                     && it->message.find("1.518") != std::string::npos,
+                 it->message.c_str());
         QVERIFY_THROWS_EXCEPTION(DatasetError, prepareRun(session));
     }
 

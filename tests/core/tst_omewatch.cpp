@@ -159,7 +159,7 @@ private slots:
         QVERIFY(QDir().mkpath(in));
         PresetOptions po;
         po.grid = 64;
-        po.order = 3;
+        po.order = 4;
         const PresetCase demo = makePreset("demo", po);
         std::vector<Image> planes;
         double peak = 0.0;
@@ -173,7 +173,7 @@ private slots:
         LiveWatchOptions o;
         o.folder = in.toStdString();
         o.logPath = dir.filePath(QStringLiteral("log.jsonl")).toStdString();
-        o.settings.model.order = 3;
+        o.settings.model.order = 4; // the demo's truth has Noll 11: order 4 describes it
         o.settings.solver.gradientTolerance = 1e-9;
         DatasetMetadata& m = o.settings.dataset.metadata;
         m.wavelength = demo.spec.wavelength;

@@ -318,7 +318,7 @@ private slots:
         QVERIFY2(contains(m, "\"planes[0].file\" must name one of the inputs"), m.c_str());
         m = sessionError(
             R"({"format": "wavefront-studio-session", "format_version": 1, "inputs": [], "preprocess": {"centre": "middle"}})");
-        QVERIFY2(contains(m, "\"preprocess.centre\" must be one of none|peak|centroid"), m.c_str());
+        QVERIFY2(contains(m, "\"preprocess.centre\" must be one of auto|none|peak|centroid"), m.c_str());
         m = sessionError(
             R"({"format": "wavefront-studio-session", "format_version": 1, "inputs": [], "metadata": {"wavelength_m": "red"}})");
         QVERIFY2(contains(m, "\"metadata.wavelength_m\" must be a number or null"), m.c_str());

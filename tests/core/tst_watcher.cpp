@@ -233,13 +233,13 @@ private slots:
         QVERIFY(QDir().mkpath(in));
         PresetOptions po;
         po.grid = 64;
-        po.order = 3;
+        po.order = 4;
         const PresetCase demo = makePreset("demo", po);
         const QByteArray cube = presetFitsBytes(demo, "demo", po.seed);
         LiveWatchOptions o;
         o.folder = in.toStdString();
         o.logPath = dir.filePath(QStringLiteral("log.jsonl")).toStdString();
-        o.settings.model.order = 3;
+        o.settings.model.order = 4; // the demo's truth has Noll 11: order 4 describes it
         o.settings.solver.gradientTolerance = 1e-9;
         o.finder.planesPerStack = 3;
         o.finder.stableMs = 60000; // only renames and whole stacks count here

@@ -14,6 +14,7 @@
 #include "engine/RunComparison.h"
 #include "io/Fits.h"
 
+#include <QCheckBox>
 #include <QApplication>
 #include <QComboBox>
 #include <QElapsedTimer>
@@ -109,7 +110,10 @@ private slots:
         QVERIFY2(result->solver.termination == Termination::Converged, result->solver.message.c_str());
         // Live updates are throttled to the display rate: fewer signals than iterations.
         QVERIFY(progress.count() <= result->solver.iterations + 1);
-        QVERIFY(result->rmsWaves > 0.14 && result->rmsWaves < 0.17); // injected 0.155 waves RMS
+        // Three planes at -1, 0, +1 wave: the headline without defocus (issue 40), the figures with it beside.
+        QVERIFY(result->defocusRemoved && result->withDefocus);
+        QVERIFY(result->withDefocus->rmsWaves > 0.14 && result->withDefocus->rmsWaves < 0.17); // injected 0.155 waves RMS
+        QVERIFY(result->rmsWaves > 0.13 && result->rmsWaves < result->withDefocus->rmsWaves);  // 0.06 of it is Z4
         QVERIFY(m_window->phaseView()->hasImage());
     }
 
@@ -124,6 +128,17 @@ private slots:
         QCOMPARE(runs[0].result->coefficients.size(), size_t(5));  // Noll 2..6
         QCOMPARE(runs[1].result->coefficients.size(), size_t(14)); // Noll 2..15
         QCOMPARE(runs[1].record.parameters, m_window->result()->solver.parameters);
+        // The last result's phase map shows what its headline describes (tip, tilt, defocus removed), ticked by default;
+        // unticked, the phase as fitted.
+        // (the Live tab has a phase panel of its own: this one is the Phase tab's)
+        auto* flatten = m_window->phaseView()->parentWidget()->findChild<QCheckBox*>(QStringLiteral("phaseFlatten"));
+        QVERIFY(flatten);
+        QVERIFY(!flatten->isHidden());
+        QVERIFY(flatten->isChecked());
+        QVERIFY2(m_window->phaseView()->title().contains(QStringLiteral("defocus removed")), qPrintable(m_window->phaseView()->title()));
+        flatten->setChecked(false);
+        QCOMPARE(m_window->phaseView()->title(), QStringLiteral("Phase"));
+        flatten->setChecked(true);
         QVERIFY(!runs[1].record.time.empty());
         RunsPanel* panel = m_window->runsPanel();
         QCOMPARE(panel->firstRun(), 0);
