@@ -1,4 +1,5 @@
 #include "io/DatasetPlanes.h"
+#include "io/OmeXml.h"
 #include "base/Units.h"
 #include "base/NumberText.h"
 
@@ -23,6 +24,7 @@
 #include <cstdlib>
 #include <limits>
 #include <numeric>
+#include <set>
 
 namespace wfs {
 
@@ -440,7 +442,114 @@ void applyImageJDescription(DatasetMetadata& m, const DatasetFile& f, const std:
         fill(m, m.pixelPitch, "pixelPitch", unitScale / xres->second, from);
 }
 
-// FITS keywords, ImageJ descriptions and TIFF resolution into unset metadata fields.
+// An OME-TIFF's OME-XML description (io/OmeXml.h): the pixel size, z step, emission wavelength, objective NA and
+// immersion index, each with its origin ("a.ome.tif: OME-XML PhysicalSizeZ"). A value that cannot be used is said
+// and kept for the message that the field is unknown; a malformed document is said and ignored as a whole. Returns
+// the fields it gave.
+std::set<std::string> applyOmeXml(DatasetMetadata& m, const DatasetFile& f, const std::string& name, std::vector<DatasetMessage>& messages)
+{
+    const auto it = f.strings.find("ImageDescription");
+    if (it == f.strings.end() || !looksLikeOmeXml(it->second))
+        return {};
+    const OmeOptics ome = readOmeXml(it->second);
+    if (!ome.malformed.empty()) {
+        messages.push_back(
+            {MessageLevel::Warning, f.path, name + ": the OME-XML is malformed (" + ome.malformed + "); its metadata are ignored"});
+        return {};
+    }
+    if (!ome.isOme)
+        return {};
+    std::set<std::string> given;
+    auto put = [&](std::optional<double>& field, const char* key, const std::optional<OmeValue>& v) {
+        if (!v)
+            return;
+        fill(m, field, key, v->value, name + ": OME-XML " + v->attribute);
+        given.insert(key);
+    };
+    put(m.pixelPitch, "pixelPitch", ome.pixelPitch);
+    if (f.planeCount > 1) // a single plane has no z step, whatever the Pixels say
+        put(m.zStep, "zStep", ome.zStep);
+    put(m.wavelength, "wavelength", ome.wavelength);
+    put(m.numericalAperture, "numericalAperture", ome.numericalAperture);
+    if (ome.immersionIndex) {
+        fillImmersion(m, ome.immersionIndex->value, name + ": OME-XML " + ome.immersionIndex->attribute);
+        given.insert("immersionIndex");
+    }
+    for (const OmeNote& note : ome.notes) {
+        if (!note.field.empty()) {
+            m.ignored.emplace(note.field, name + ": " + note.text);
+            messages.push_back({MessageLevel::Warning, f.path, name + ": " + note.text + "; the value is not used"});
+        } else {
+            messages.push_back({MessageLevel::Warning, f.path, name + ": " + note.text});
+        }
+    }
+    if (!ome.companionFile.empty())
+        messages.push_back({MessageLevel::Warning, f.path,
+                            name + ": the OME-XML is in the companion file " + ome.companionFile
+                                + ", which this program does not read; give the pixel size, z step and optics as settings"});
+    return given;
+}
+
+// A Micro-Manager JSON number: Micro-Manager 1.4 writes numbers as text ("0.108").
+std::optional<double> micromanagerNumber(const QJsonObject& o, const char* key)
+{
+    const QJsonValue v = o.value(QLatin1String(key));
+    if (v.isUndefined() || v.isNull())
+        return std::nullopt;
+    const std::optional<double> n = jsonNumber(v);
+    return n && std::isfinite(*n) ? n : std::nullopt;
+}
+
+// Micro-Manager's own metadata (io/ImageReaders.h: MicroManagerSummary, MicroManagerMetadata): the pixel size
+// (PixelSizeUm per image, PixelSize_um in the summary) and the z step (z-step_um), in micrometres. They repeat what
+// Micro-Manager's OME-XML of the same file says, so a field the OME-XML gave (`fromOme`), or the image metadata
+// before the summary, is left to it: two copies of one number written by one program are not two sources.
+// Micro-Manager writes 0 for "not calibrated" and "no z stack": such values are no values.
+void applyMicroManager(DatasetMetadata& m, const DatasetFile& f, const std::string& name, const std::set<std::string>& fromOme,
+                       std::vector<DatasetMessage>& messages)
+{
+    std::set<std::string> given = fromOme;
+    struct Source {
+        const char* key;   // in DatasetFile::strings
+        const char* label; // in the origin
+    };
+    for (const Source& source :
+         {Source{"MicroManagerMetadata", "Micro-Manager image metadata"}, Source{"MicroManagerSummary", "Micro-Manager summary"}}) {
+        const auto it = f.strings.find(source.key);
+        if (it == f.strings.end())
+            continue;
+        QJsonParseError error;
+        const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(it->second), &error);
+        if (error.error != QJsonParseError::NoError || !doc.isObject()) {
+            messages.push_back({MessageLevel::Warning, f.path,
+                                name + ": the " + source.label + " is not a JSON object (" + error.errorString().toStdString() + " at byte "
+                                    + std::to_string(error.offset) + "); ignored"});
+            continue;
+        }
+        // Micro-Manager 1.4 nests the summary in each image's metadata as "Summary".
+        QJsonObject o = doc.object();
+        const QJsonObject nested = o.value(QLatin1String("Summary")).toObject();
+        for (auto k = nested.begin(); k != nested.end(); ++k)
+            if (!o.contains(k.key()))
+                o.insert(k.key(), k.value());
+        const std::string from = name + ": " + source.label + " ";
+        if (!given.count("pixelPitch"))
+            for (const char* key : {"PixelSizeUm", "PixelSize_um"})
+                if (const auto um = micromanagerNumber(o, key); um && *um > 0.0) {
+                    fill(m, m.pixelPitch, "pixelPitch", *um * 1e-6, from + key);
+                    given.insert("pixelPitch");
+                    break;
+                }
+        // The sign stays: a negative step is a stack recorded downwards, as a sidecar's or ZSTEP's would be.
+        if (!given.count("zStep") && f.planeCount > 1)
+            if (const auto um = micromanagerNumber(o, "z-step_um"); um && *um != 0.0) {
+                fill(m, m.zStep, "zStep", *um * 1e-6, from + "z-step_um");
+                given.insert("zStep");
+            }
+    }
+}
+
+// FITS keywords, ImageJ descriptions, TIFF resolution, OME-XML and Micro-Manager's metadata into unset metadata fields.
 void applyHeaders(Dataset& d, int fileIndex, std::vector<DatasetMessage>& messages)
 {
     const DatasetFile& f = d.files[size_t(fileIndex)];
@@ -449,8 +558,11 @@ void applyHeaders(Dataset& d, int fileIndex, std::vector<DatasetMessage>& messag
         applyFitsKeywords(d.metadata, f, keywords);
         applyFitsPlaneDefocus(d, f, keywords);
     }
-    if (f.format == ImageFormat::Tiff)
+    if (f.format == ImageFormat::Tiff) {
         applyImageJDescription(d.metadata, f, keywords.fileName());
+        const std::set<std::string> fromOme = applyOmeXml(d.metadata, f, keywords.fileName(), messages);
+        applyMicroManager(d.metadata, f, keywords.fileName(), fromOme, messages);
+    }
 }
 
 // The acquisition log some microscopes write beside a stack, "<name>_settings.txt" (e.g. the lattice

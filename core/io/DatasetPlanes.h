@@ -83,7 +83,8 @@ struct Dataset {
 // that loaded, from this call and earlier ones, stay. Fills unset metadata from headers and sidecars:
 // a JSON sidecar first, then an instrument's acquisition log "<name>_settings.txt" (the z step of the
 // axis the log names as "Z motion", when its step count equals the file's planes), then the file's
-// own headers. A value a later source gives differently becomes a metadata conflict and a warning.
+// own headers (FITS keywords; a TIFF's ImageJ or OME-XML description and Micro-Manager's JSON, io/OmeXml.h).
+// A value a later source gives differently becomes a metadata conflict and a warning.
 // Drops the stored preparation (the plane list changed).
 std::vector<DatasetMessage> addFiles(Dataset& dataset, const std::vector<std::string>& paths, const ReadLimits& limits = {});
 

@@ -56,13 +56,15 @@ struct ReadLimits {
 
 struct ImageFileContent {
     ImageFormat format = ImageFormat::Unknown;
-    std::vector<Image> planes;                  // in file order; Image::source = "path[k]"
-    std::map<std::string, double> numbers;      // FITS: numeric keywords of the first image HDU
-    std::map<std::string, std::string> strings; // FITS: string keywords; TIFF: ImageDescription, Software, DateTime
-    std::vector<std::string> warnings;          // each names the file
-    std::string damage;                         // the warning that planes after the first were unreadable, also in `warnings`
-    int bitsPerSample = 0;                      // of the stored data (FITS: |BITPIX|)
-    bool floatingPoint = false;                 // stored as IEEE floats
+    std::vector<Image> planes;             // in file order; Image::source = "path[k]"
+    std::map<std::string, double> numbers; // FITS: numeric keywords of the first image HDU
+    // FITS: string keywords; TIFF: ImageDescription (ImageJ text or OME-XML), Software, DateTime, and Micro-Manager's
+    // JSON: MicroManagerMetadata (the first page's tag 51123), MicroManagerSummary (the block at byte 40).
+    std::map<std::string, std::string> strings;
+    std::vector<std::string> warnings; // each names the file
+    std::string damage;                // the warning that planes after the first were unreadable, also in `warnings`
+    int bitsPerSample = 0;             // of the stored data (FITS: |BITPIX|)
+    bool floatingPoint = false;        // stored as IEEE floats
     // The largest value the stored integer type holds after scaling (255 for 8-bit, 65535 for 16-bit
     // unsigned, BZERO + BSCALE * max for FITS), used as the default saturation level; 0 for floats.
     double formatMaximum = 0.0;

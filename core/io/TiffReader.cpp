@@ -100,6 +100,75 @@ int tiffWarning(TIFF*, void* user, const char*, const char* format, va_list args
     return 1;
 }
 
+// Micro-Manager's summary metadata (its acquisition settings, "z-step_um" and "PixelSize_um" among them): JSON that its
+// multi-page TIFF writer puts at byte 40, after the marker 2355492 and the length at bytes 32 and 36, in the file's
+// byte order. Empty for any other file.
+std::string micromanagerSummary(MemoryStream& stream)
+{
+    const std::size_t saved = stream.position;
+    std::string json;
+    std::uint8_t head[40];
+    stream.position = 0;
+    const bool little = stream.size > 40 && streamRead(stream, head, 40) == 40 && head[0] == 'I' && head[1] == 'I';
+    const bool big = !little && stream.position == 40 && head[0] == 'M' && head[1] == 'M';
+    if (little || big) {
+        auto word = [&](int at) {
+            return little ? std::uint32_t(head[at]) | std::uint32_t(head[at + 1]) << 8 | std::uint32_t(head[at + 2]) << 16
+                                | std::uint32_t(head[at + 3]) << 24
+                          : std::uint32_t(head[at + 3]) | std::uint32_t(head[at + 2]) << 8 | std::uint32_t(head[at + 1]) << 16
+                                | std::uint32_t(head[at]) << 24;
+        };
+        const std::uint32_t length = word(36);
+        if (word(32) == 2355492u && length > 0 && length <= (4u << 20) && 40 + std::size_t(length) <= stream.size) {
+            json.resize(length);
+            if (streamRead(stream, json.data(), length) != length)
+                json.clear();
+        }
+    }
+    stream.position = saved;
+    return json;
+}
+
+// Micro-Manager's per-image metadata of the current page ("PixelSizeUm" among them): JSON in its private tag 51123,
+// which libtiff reads as an anonymous field (counted bytes). Empty when the page has none.
+std::string micromanagerImageMetadata(TIFF* tif)
+{
+    constexpr ttag_t kMicroManagerTag = 51123;
+    const TIFFField* field = TIFFFindField(tif, kMicroManagerTag, TIFF_ANY);
+    if (!field)
+        return {};
+    const TIFFDataType type = TIFFFieldDataType(field);
+    if (type != TIFF_ASCII && type != TIFF_BYTE && type != TIFF_UNDEFINED)
+        return {};
+    const char* data = nullptr;
+    std::size_t count = 0;
+    if (TIFFFieldPassCount(field)) {
+        void* value = nullptr;
+        if (TIFFFieldReadCount(field) == TIFF_VARIABLE2) {
+            std::uint32_t n = 0;
+            if (TIFFGetField(tif, kMicroManagerTag, &n, &value))
+                count = n;
+        } else {
+            std::uint16_t n = 0;
+            if (TIFFGetField(tif, kMicroManagerTag, &n, &value))
+                count = n;
+        }
+        data = static_cast<const char*>(value);
+    } else if (type == TIFF_ASCII) {
+        char* value = nullptr;
+        if (TIFFGetField(tif, kMicroManagerTag, &value) && value) {
+            data = value;
+            count = std::strlen(value);
+        }
+    }
+    if (!data)
+        return {};
+    std::string json(data, std::min<std::size_t>(count, 4u << 20));
+    while (!json.empty() && json.back() == '\0')
+        json.pop_back();
+    return json;
+}
+
 struct TiffCloser {
     void operator()(TIFF* t) const { TIFFClose(t); }
 };
@@ -258,6 +327,10 @@ std::string readTiffPageRgba(TIFF* tif, const TiffPage& page, Image& image, Memo
     return {};
 }
 
+// An OME-XML description holds an element per plane: a long acquisition's exceeds 64 KiB, and a truncated one is no
+// longer XML. The bound keeps a hostile file's description from taking more memory than its pixels would.
+constexpr std::size_t kDescriptionBytes = 4u << 20;
+
 // Long on purpose: one loop over the pages in which every check on hostile input ends the loop through
 // damaged(), keeping the pages read before it; split up, each exit would need a status passed back.
 ImageFileContent readTiffStream(MemoryStream& stream, const std::string& name, const ReadLimits& limits)
@@ -275,6 +348,8 @@ ImageFileContent readTiffStream(MemoryStream& stream, const std::string& name, c
 
     ImageFileContent content;
     content.format = ImageFormat::Tiff;
+    if (std::string summary = micromanagerSummary(stream); !summary.empty())
+        content.strings["MicroManagerSummary"] = std::move(summary);
     long long total = 0;
     bool colourWarned = false, extraWarned = false;
     int pageIndex = 0;
@@ -394,7 +469,9 @@ ImageFileContent readTiffStream(MemoryStream& stream, const std::string& name, c
             content.formatMaximum = formatMaximumOf(page);
             char* text = nullptr;
             if (TIFFGetField(tif.get(), TIFFTAG_IMAGEDESCRIPTION, &text) && text)
-                content.strings["ImageDescription"] = std::string(text).substr(0, 65536);
+                content.strings["ImageDescription"] = std::string(text).substr(0, kDescriptionBytes);
+            if (std::string json = micromanagerImageMetadata(tif.get()); !json.empty())
+                content.strings["MicroManagerMetadata"] = std::move(json);
             if (TIFFGetField(tif.get(), TIFFTAG_SOFTWARE, &text) && text)
                 content.strings["Software"] = std::string(text).substr(0, 1024);
             if (TIFFGetField(tif.get(), TIFFTAG_DATETIME, &text) && text)

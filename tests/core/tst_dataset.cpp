@@ -1,17 +1,22 @@
 // The Dataset path from files to a ProblemSpec: loading with per-file messages (a bad file never
-// loses what loaded), metadata from FITS keywords, JSON sidecars and ImageJ descriptions, the
+// loses what loaded), metadata from FITS keywords, JSON sidecars, ImageJ descriptions, OME-XML and Micro-Manager's
+// JSON, the
 // preparation steps (background, centring, crop, masks, normalisation, warnings), problem building
 // and its errors, and an end-to-end check that FITS, TIFF and PNG copies of one simulated stack
 // reconstruct to the same, true coefficients (a row flip would change the sign of the odd terms).
 #include "ImageTestFiles.h"
+#include "OmeTestFiles.h"
 #include "TestSupport.h"
 
 #include "engine/Presets.h"
 #include "engine/ReconstructionEngine.h"
 #include "io/Dataset.h"
 #include "io/Fits.h"
+#include "io/OmeXml.h"
+#include "io/TiffWriter.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 
 #include <cmath>
@@ -73,6 +78,18 @@ double coefficient(const FitResult& r, int index)
         if (c.index == index)
             return c.waves;
     return std::nan("");
+}
+
+// Three 16 x 16 planes of counts (exact in 16 bits and in floats).
+std::vector<Image> omePlanes()
+{
+    return {asymmetricImage(16, 16), asymmetricImage(16, 16, 200.0), asymmetricImage(16, 16, 150.0)};
+}
+
+// An OME-TIFF of omePlanes() in 32-bit floats, its OME-XML made of `parts`.
+QByteArray omeStack(const OmeXmlParts& parts)
+{
+    return QByteArray::fromStdString(tiffStackBytes(omePlanes(), omeXml(16, 16, 3, "float", parts)));
 }
 
 } // namespace
@@ -263,6 +280,214 @@ private slots:
         addFiles(imagej, {ij.toStdString()});
         WFS_VERIFY_CLOSE(*imagej.metadata.zStep, 0.25e-6, 1e-12, 0.0);
         WFS_VERIFY_CLOSE(*imagej.metadata.pixelPitch, 0.125e-6, 1e-12, 0.0);
+    }
+
+    // OME-TIFF (issue 40): the OME-XML's pixel size, z step, emission wavelength, objective NA and immersion index,
+    // each with its unit and its origin; ObjectiveSettings RefractiveIndex before the index an Immersion name stands for.
+    void omeXmlMetadata()
+    {
+        QTemporaryDir dir;
+        OmeXmlParts parts;
+        parts.pixels = "PhysicalSizeX=\"0.1\" PhysicalSizeXUnit=\"\xc2\xb5m\" PhysicalSizeY=\"0.1\" PhysicalSizeZ=\"0.3\"";
+        parts.channel = "EmissionWavelength=\"605\" EmissionWavelengthUnit=\"nm\"";
+        parts.instrument =
+            "<Instrument ID=\"Instrument:0\"><Objective ID=\"Objective:0\" LensNA=\"1.1\" Immersion=\"Water\"/></Instrument>";
+        parts.imageChildren = "<InstrumentRef ID=\"Instrument:0\"/><ObjectiveSettings ID=\"Objective:0\" RefractiveIndex=\"1.33\"/>";
+        const QString path = dir.filePath(QStringLiteral("bead.ome.tif"));
+        QVERIFY(writeFile(path, omeStack(parts)));
+        Dataset data;
+        const auto messages = addFiles(data, {path.toStdString()});
+        QVERIFY2(!anyMessage(messages, MessageLevel::Warning, ""), allText(messages).c_str());
+        QCOMPARE(data.planes.size(), size_t(3));
+        const DatasetMetadata& m = data.metadata;
+        QVERIFY(m.pixelPitch && m.zStep && m.wavelength && m.numericalAperture);
+        WFS_VERIFY_CLOSE(*m.pixelPitch, 0.1e-6, 1e-12, 0.0);
+        WFS_VERIFY_CLOSE(*m.zStep, 0.3e-6, 1e-12, 0.0);
+        WFS_VERIFY_CLOSE(*m.wavelength, 605e-9, 1e-12, 0.0);
+        WFS_VERIFY_CLOSE(*m.numericalAperture, 1.1, 1e-12, 0.0);
+        WFS_VERIFY_CLOSE(m.immersionIndex, 1.33, 1e-12, 0.0);
+        QCOMPARE(m.origin.at("pixelPitch"), std::string("bead.ome.tif: OME-XML PhysicalSizeX"));
+        QCOMPARE(m.origin.at("zStep"), std::string("bead.ome.tif: OME-XML PhysicalSizeZ"));
+        QCOMPARE(m.origin.at("wavelength"), std::string("bead.ome.tif: OME-XML EmissionWavelength"));
+        QCOMPARE(m.origin.at("numericalAperture"), std::string("bead.ome.tif: OME-XML LensNA"));
+        QCOMPARE(m.origin.at("immersionIndex"), std::string("bead.ome.tif: OME-XML RefractiveIndex"));
+        QVERIFY(m.conflicts.empty());
+        // Known: with these the sampling is determined (lambda / (2 NA pitch)), where before it was "undetermined".
+        WFS_VERIFY_CLOSE(samplingFromMetadata(m), 605e-9 / (2.0 * 1.1 * 0.1e-6), 1e-9, 0.0);
+    }
+
+    // Other units of OME's UnitsLength convert to metres; an Immersion name without a RefractiveIndex gives its usual
+    // index, marked as assumed in its origin.
+    void omeXmlUnitsConvert()
+    {
+        QTemporaryDir dir;
+        OmeXmlParts parts;
+        parts.pixels = "PhysicalSizeX=\"100\" PhysicalSizeXUnit=\"nm\" PhysicalSizeY=\"100\" PhysicalSizeYUnit=\"nm\" "
+                       "PhysicalSizeZ=\"0.0003\" PhysicalSizeZUnit=\"mm\"";
+        parts.channel = "EmissionWavelength=\"6050\" EmissionWavelengthUnit=\"\xc3\x85\"";
+        parts.instrument = "<Instrument ID=\"Instrument:0\"><Objective ID=\"Objective:0\" LensNA=\"1.4\" Immersion=\"Oil\"/></Instrument>";
+        const QString path = dir.filePath(QStringLiteral("nm.ome.tif"));
+        QVERIFY(writeFile(path, omeStack(parts)));
+        Dataset data;
+        const auto messages = addFiles(data, {path.toStdString()});
+        QVERIFY2(!anyMessage(messages, MessageLevel::Warning, ""), allText(messages).c_str());
+        const DatasetMetadata& m = data.metadata;
+        QVERIFY(m.pixelPitch && m.zStep && m.wavelength && m.numericalAperture);
+        WFS_VERIFY_CLOSE(*m.pixelPitch, 100e-9, 1e-12, 0.0);
+        WFS_VERIFY_CLOSE(*m.zStep, 0.3e-6, 1e-12, 0.0);
+        WFS_VERIFY_CLOSE(*m.wavelength, 605e-9, 1e-12, 0.0);
+        WFS_VERIFY_CLOSE(*m.numericalAperture, 1.4, 1e-12, 0.0);
+        WFS_VERIFY_CLOSE(m.immersionIndex, 1.518, 1e-12, 0.0);
+        QCOMPARE(m.origin.at("immersionIndex"), std::string("nm.ome.tif: OME-XML Immersion=Oil (index 1.518 assumed for oil)"));
+        QCOMPARE(*omeLengthInMetres(2.0, "\xce\xbcm"), 2e-6); // the Greek mu as well as the micro sign
+        QVERIFY(!omeLengthInMetres(1.0, "pixel"));
+    }
+
+    // A long acquisition's OME-XML (an element per plane) exceeds 64 KiB: it is read whole, not cut into malformed XML.
+    void omeXmlLongDescriptionRead()
+    {
+        QTemporaryDir dir;
+        OmeXmlParts parts;
+        parts.imageChildren = "<Description>" + std::string(200000, 'x') + "</Description>";
+        parts.pixels = "PhysicalSizeX=\"0.1\" PhysicalSizeY=\"0.1\" PhysicalSizeZ=\"0.3\"";
+        const QString path = dir.filePath(QStringLiteral("long.ome.tif"));
+        QVERIFY(writeFile(path, omeStack(parts)));
+        Dataset data;
+        const auto messages = addFiles(data, {path.toStdString()});
+        QVERIFY2(!anyMessage(messages, MessageLevel::Warning, ""), allText(messages).c_str());
+        QVERIFY(data.metadata.zStep);
+        WFS_VERIFY_CLOSE(*data.metadata.zStep, 0.3e-6, 1e-12, 0.0);
+    }
+
+    // What cannot be used is said, naming the file, and the rest still read: a unit the program does not read (the
+    // value unused, and named when the field is reported unknown), pixels that are not square (X taken).
+    void omeXmlUnusableValuesSaid()
+    {
+        QTemporaryDir dir;
+        OmeXmlParts parts;
+        parts.pixels = "PhysicalSizeX=\"0.1\" PhysicalSizeY=\"0.12\" PhysicalSizeZ=\"2\" PhysicalSizeZUnit=\"pixel\"";
+        const QString path = dir.filePath(QStringLiteral("odd.ome.tif"));
+        QVERIFY(writeFile(path, omeStack(parts)));
+        Dataset data;
+        const auto messages = addFiles(data, {path.toStdString()});
+        const DatasetMetadata& m = data.metadata;
+        QVERIFY(!m.zStep);
+        QVERIFY2(anyMessage(messages, MessageLevel::Warning, "odd.ome.tif: OME-XML PhysicalSizeZ = 2 pixel: 'pixel' is not a length unit"),
+                 allText(messages).c_str());
+        QVERIFY(contains(ignoredNote(m, {"zStep"}), "odd.ome.tif: OME-XML PhysicalSizeZ"));
+        QVERIFY2(
+            anyMessage(messages, MessageLevel::Warning, "odd.ome.tif: OME-XML PhysicalSizeX (0.1 um) and PhysicalSizeY (0.12 um) differ"),
+            allText(messages).c_str());
+        QVERIFY(m.pixelPitch);
+        WFS_VERIFY_CLOSE(*m.pixelPitch, 0.1e-6, 1e-12, 0.0);
+
+        // Pages that interleave Z with channels are not z steps apart: said, and no z step.
+        std::string interleaved = omeXml(16, 16, 3, "float");
+        for (const auto& [from, to] : {std::pair<std::string, std::string>{"DimensionOrder=\"XYZCT\"", "DimensionOrder=\"XYCZT\""},
+                                       std::pair<std::string, std::string>{"SizeC=\"1\"", "SizeC=\"3\""}})
+            interleaved.replace(interleaved.find(from), from.size(), to);
+        const QString channels = dir.filePath(QStringLiteral("xycz.ome.tif"));
+        QVERIFY(writeFile(channels, QByteArray::fromStdString(tiffStackBytes(omePlanes(), interleaved))));
+        Dataset other;
+        const auto otherMessages = addFiles(other, {channels.toStdString()});
+        QVERIFY(!other.metadata.zStep);
+        QVERIFY(other.metadata.pixelPitch);
+        QVERIFY2(anyMessage(otherMessages, MessageLevel::Warning, "xycz.ome.tif: OME-XML PhysicalSizeZ = 1 um: the pages interleave Z"),
+                 allText(otherMessages).c_str());
+    }
+
+    // A malformed OME-XML (not well-formed, or a size that is not a number) is named and ignored as a whole; the
+    // pixels still read.
+    void omeXmlMalformedIgnored()
+    {
+        QTemporaryDir dir;
+        const std::vector<Image> planes = omePlanes();
+        std::string broken = omeXml(16, 16, 3, "float");
+        broken.erase(broken.find("</Pixels>"), 9); // </Image> now closes <Pixels>
+        const QString a = dir.filePath(QStringLiteral("broken.ome.tif"));
+        QVERIFY(writeFile(a, QByteArray::fromStdString(tiffStackBytes(planes, broken))));
+        OmeXmlParts parts;
+        parts.pixels = "PhysicalSizeX=\"0.1um\" PhysicalSizeZ=\"0.3\"";
+        const QString b = dir.filePath(QStringLiteral("text.ome.tif"));
+        QVERIFY(writeFile(b, omeStack(parts)));
+        const QString c = dir.filePath(QStringLiteral("cut.ome.tif")); // cut inside the root element's tag
+        QVERIFY(writeFile(c, QByteArray::fromStdString(tiffStackBytes(planes, omeXml(16, 16, 3, "float").substr(0, 60)))));
+        for (const QString& path : {a, b, c}) {
+            Dataset data;
+            const auto messages = addFiles(data, {path.toStdString()});
+            const std::string name = QFileInfo(path).fileName().toStdString();
+            QVERIFY2(anyMessage(messages, MessageLevel::Warning, name + ": the OME-XML is malformed (line 1, column "),
+                     allText(messages).c_str());
+            QVERIFY2(anyMessage(messages, MessageLevel::Warning, "; its metadata are ignored"), allText(messages).c_str());
+            QVERIFY(!anyMessage(messages, MessageLevel::Error, ""));
+            QCOMPARE(data.planes.size(), size_t(3));
+            QCOMPARE(data.planes[1].raw.at(3, 5), planes[1].at(3, 5));
+            QVERIFY(!data.metadata.pixelPitch && !data.metadata.zStep);
+        }
+        Dataset data;
+        const auto messages = addFiles(data, {b.toStdString()});
+        QVERIFY2(anyMessage(messages, MessageLevel::Warning, "PhysicalSizeX=\"0.1um\" is not a number"), allText(messages).c_str());
+    }
+
+    // The OME-XML against a sidecar that says otherwise: a conflict, both values and both origins shown, as between
+    // any two sources; a value the two agree on is no conflict.
+    void omeXmlConflictWithSidecar()
+    {
+        QTemporaryDir dir;
+        OmeXmlParts parts;
+        parts.pixels = "PhysicalSizeX=\"0.1\" PhysicalSizeY=\"0.1\" PhysicalSizeZ=\"0.3\"";
+        const QString path = dir.filePath(QStringLiteral("c.ome.tif"));
+        QVERIFY(writeFile(path, omeStack(parts)));
+        QVERIFY(writeFile(path + QStringLiteral(".json"), QByteArray(R"({"z_step": "0.25um", "pixel_size": "100nm"})")));
+        Dataset data;
+        const auto messages = addFiles(data, {path.toStdString()});
+        const DatasetMetadata& m = data.metadata;
+        QCOMPARE(m.conflicts.size(), size_t(1));
+        const DatasetMetadata::Conflict& c = m.conflicts.front();
+        QCOMPARE(c.key, std::string("zStep"));
+        WFS_VERIFY_CLOSE(c.kept, 0.25e-6, 1e-12, 0.0);
+        QCOMPARE(c.keptOrigin, std::string("c.ome.tif.json"));
+        WFS_VERIFY_CLOSE(c.other, 0.3e-6, 1e-12, 0.0);
+        QCOMPARE(c.otherOrigin, std::string("c.ome.tif: OME-XML PhysicalSizeZ"));
+        QVERIFY2(
+            anyMessage(messages, MessageLevel::Warning, "zStep is 2.5e-07 (c.ome.tif.json) but 3e-07 (c.ome.tif: OME-XML PhysicalSizeZ)"),
+            allText(messages).c_str());
+        QCOMPARE(m.origin.at("pixelPitch"), std::string("c.ome.tif.json"));
+    }
+
+    // Micro-Manager's JSON: the image metadata's PixelSizeUm (tag 51123) and the summary's z-step_um (the block at
+    // byte 40), in micrometres, with their origins; in a Micro-Manager OME-TIFF they repeat the OME-XML, which names
+    // them, and the two copies are not a conflict.
+    void micromanagerMetadata()
+    {
+        QTemporaryDir dir;
+        const std::vector<Image> planes = omePlanes();
+        const QString mm = dir.filePath(QStringLiteral("MMStack_Pos0.tif"));
+        QVERIFY(writeFile(mm, micromanagerTiff(planes, "", R"({"PixelSizeUm":"0.108","Camera":"Demo"})",
+                                               R"({"z-step_um":0.2,"PixelSize_um":0.108,"Slices":3})")));
+        Dataset data;
+        const auto messages = addFiles(data, {mm.toStdString()});
+        QVERIFY2(!anyMessage(messages, MessageLevel::Warning, ""), allText(messages).c_str());
+        QCOMPARE(data.planes.size(), size_t(3));
+        QCOMPARE(data.planes[2].raw.at(3, 5), planes[2].at(3, 5));
+        const DatasetMetadata& m = data.metadata;
+        QVERIFY(m.pixelPitch && m.zStep);
+        WFS_VERIFY_CLOSE(*m.pixelPitch, 0.108e-6, 1e-12, 0.0);
+        WFS_VERIFY_CLOSE(*m.zStep, 0.2e-6, 1e-12, 0.0);
+        QCOMPARE(m.origin.at("pixelPitch"), std::string("MMStack_Pos0.tif: Micro-Manager image metadata PixelSizeUm"));
+        QCOMPARE(m.origin.at("zStep"), std::string("MMStack_Pos0.tif: Micro-Manager summary z-step_um"));
+
+        OmeXmlParts parts;
+        parts.pixels = "PhysicalSizeX=\"0.1083\" PhysicalSizeY=\"0.1083\" PhysicalSizeZ=\"0.2\"";
+        const QString both = dir.filePath(QStringLiteral("MMStack_Pos1.ome.tif"));
+        QVERIFY(writeFile(
+            both, micromanagerTiff(planes, omeXml(16, 16, 3, "uint16", parts), R"({"PixelSizeUm":0.108333})", R"({"z-step_um":0.2})")));
+        Dataset ome;
+        const auto omeMessages = addFiles(ome, {both.toStdString()});
+        QVERIFY2(!anyMessage(omeMessages, MessageLevel::Warning, ""), allText(omeMessages).c_str());
+        QVERIFY(ome.metadata.conflicts.empty());
+        QCOMPARE(ome.metadata.origin.at("pixelPitch"), std::string("MMStack_Pos1.ome.tif: OME-XML PhysicalSizeX"));
+        QCOMPARE(ome.metadata.origin.at("zStep"), std::string("MMStack_Pos1.ome.tif: OME-XML PhysicalSizeZ"));
     }
 
     void units()

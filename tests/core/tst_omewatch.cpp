@@ -3,6 +3,7 @@
 // writer, and 16-bit pages through libtiff as Micro-Manager writes them (the OME-XML on the first page only). The
 // watch fits each as ONE stack of three planes, to the coefficients the same planes give as a FITS cube; a
 // Micro-Manager file written in place is not complete while it grows (the finder's clock is an argument here).
+#include "OmeTestFiles.h"
 #include "TestSupport.h"
 
 #include "engine/LiveWatch.h"
@@ -24,28 +25,11 @@
 #include <cmath>
 
 using namespace wfs;
+using wfs::test::omeXml;
 
 namespace {
 
 constexpr int kGuardMs = 300000; // hang guard for a signal; reaching it fails the test
-
-// The OME-XML of one Z stack of `planes` planes (the 2016-06 schema, as Micro-Manager 2 writes it): one image, one
-// channel, one time point, the planes in IFDs 0.. in Z order.
-std::string omeXml(int width, int height, int planes, const char* type)
-{
-    std::string planeList;
-    for (int z = 0; z < planes; ++z)
-        planeList += "<Plane TheC=\"0\" TheT=\"0\" TheZ=\"" + std::to_string(z) + "\" PositionZ=\"" + std::to_string(z - 1) + "\"/>";
-    return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
-           "<OME xmlns=\"http://www.openmicroscopy.org/Schemas/OME/2016-06\" "
-           "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" Creator=\"tst_omewatch\">"
-           "<Image ID=\"Image:0\" Name=\"stack\"><Pixels ID=\"Pixels:0\" DimensionOrder=\"XYZCT\" Type=\""
-           + std::string(type) + "\" SizeX=\"" + std::to_string(width) + "\" SizeY=\"" + std::to_string(height) + "\" SizeZ=\""
-           + std::to_string(planes)
-           + "\" SizeC=\"1\" SizeT=\"1\" PhysicalSizeX=\"0.1\" PhysicalSizeY=\"0.1\" PhysicalSizeZ=\"1.0\">"
-             "<Channel ID=\"Channel:0:0\" SamplesPerPixel=\"1\"/><TiffData FirstZ=\"0\" IFD=\"0\" PlaneCount=\""
-           + std::to_string(planes) + "\"/>" + planeList + "</Pixels></Image></OME>";
-}
 
 // 16-bit pages, top row first, the OME-XML on the first page only (Micro-Manager's layout), through libtiff.
 QByteArray micromanagerBytes(const std::vector<Image>& planes, double scale, const QString& path)
@@ -168,8 +152,8 @@ private slots:
             for (double v : p.data.pixels)
                 peak = std::max(peak, v);
         }
-        // The OME-TIFFs carry no optics the readers take (OME-XML is not read for metadata): the settings give the
-        // cube's wavelength, sampling and each plane's defocus, as a person sets them for a camera's stacks.
+        // The OME-TIFFs give their pixel size and z step (OME-XML), not the optics: the settings give the cube's
+        // wavelength, sampling and each plane's defocus, as a person sets them for a camera's stacks.
         LiveWatchOptions o;
         o.folder = in.toStdString();
         o.logPath = dir.filePath(QStringLiteral("log.jsonl")).toStdString();
