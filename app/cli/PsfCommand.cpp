@@ -22,15 +22,16 @@ void addPsfOptions(QCommandLineParser& parser)
 {
     parser.setApplicationDescription(
         QStringLiteral("Write the 3-D PSF of a microscope, without data: the scalar or vectorial model (README \"Model\"), "
-                       "optionally aberrated, as a FITS cube or a float32 TIFF stack. The unaberrated in-focus PSF sums to 1 "
-                       "over the grid."));
+                       "optionally aberrated, as a FITS cube or a float32 TIFF stack. The optical axis is at index N/2 "
+                       "((N-1)/2 for odd N) on both axes of each plane as astropy and tifffile read it; light that leaves the "
+                       "image leaves it (computed on a larger field). The unaberrated in-focus PSF sums to 1 over that field."));
     addOptions(parser,
                {
                    {QStringLiteral("wavelength"), QStringLiteral("Emission wavelength, e.g. 600nm."), QStringLiteral("length")},
                    {QStringLiteral("na"), QStringLiteral("Numerical aperture of the objective."), QStringLiteral("NA")},
                    {QStringLiteral("immersion"), QStringLiteral("Immersion refractive index (default 1)."), QStringLiteral("n")},
                    {QStringLiteral("pixel-scale"), QStringLiteral("Pixel size in the sample plane, e.g. 65nm."), QStringLiteral("length")},
-                   {QStringLiteral("size"), QStringLiteral("Image size in pixels (even; also the model grid)."), QStringLiteral("N"),
+                   {QStringLiteral("size"), QStringLiteral("Image size in pixels, odd or even (e.g. 64, 61, 65)."), QStringLiteral("N"),
                     QStringLiteral("64")},
                    {QStringLiteral("psf-z"),
                     QStringLiteral("Planes: START:STOP:STEP of the objective's focus, e.g. -2um:2um:100nm (default: one plane in focus)."),
@@ -109,6 +110,8 @@ int runPsf(const QStringList& args)
         request.defocus = z;
         request.crop = size;
         const PsfStack stack = psfStack(problem, parameters, request);
+        if (!stack.warning.empty())
+            std::fprintf(stderr, "%s: warning: %s\n", qPrintable(program), stack.warning.c_str());
         FitResult described; // what the writers say about the model
         described.problemName = "psf";
         described.wavelength = spec.wavelength;

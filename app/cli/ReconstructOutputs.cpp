@@ -84,7 +84,7 @@ void addReconstructOutputOptions(QCommandLineParser& parser)
             {QStringLiteral("psf-pixel"),
              QStringLiteral("The stack's pixel size, e.g. 50nm (default: the data's; realised to within a grid step)."),
              QStringLiteral("length")},
-            {QStringLiteral("psf-crop"), QStringLiteral("The stack's image size in pixels, even (default: the data's)."),
+            {QStringLiteral("psf-crop"), QStringLiteral("The stack's image size in pixels, odd or even (default: the data's)."),
              QStringLiteral("N")},
             {QStringLiteral("zonal-png"), QStringLiteral("Write the zonal remainder (the phase the Zernike terms do not describe) as PNG."),
              QStringLiteral("FILE.png")},
@@ -108,8 +108,9 @@ std::optional<DefocusRange> psfStackRange(const QCommandLineParser& parser)
         parsePlausible(value(parser, "psf-pixel"), QStringLiteral("psf-pixel"), Setting::PixelPitch);
     if (has(parser, "psf-crop")) {
         const int crop = parseInt(value(parser, "psf-crop"), QStringLiteral("psf-crop"));
-        if (crop <= 0 || crop % 2 != 0)
-            throw UsageError("--psf-crop: the stack's image size must be a positive even number of pixels; got " + std::to_string(crop));
+        if (crop <= 0)
+            throw UsageError("--psf-crop: the stack's image size must be a positive number of pixels, odd or even; got "
+                             + std::to_string(crop));
     }
     if (!has(parser, "psf-z"))
         return std::nullopt;

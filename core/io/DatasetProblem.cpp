@@ -395,13 +395,15 @@ ProblemSpec psfGeneratorSpec(const DatasetMetadata& m, const ModelSettings& mode
     if (!m.numericalAperture || !m.pixelPitch)
         throw DatasetError(
             "a PSF of a microscope needs the numerical aperture (e.g. --na 1.4) and the sample-plane pixel size (e.g. --pixel-scale 65nm)");
-    if (size < 16 || size > 4096 || size % 2 != 0)
-        throw DatasetError("the PSF's size must be an even number of pixels from 16 to 4096, got " + std::to_string(size));
+    if (size < 15 || size > 4096)
+        throw DatasetError("the PSF's size must be from 15 to 4096 pixels, odd or even, got " + std::to_string(size));
     std::vector<DatasetMessage> notes;
     ProblemSpec spec;
     spec.name = "psf";
     spec.wavelength = m.wavelength.value_or(0.0);
-    spec.grid = PupilGrid::centred(size, checkedSamplingQ(m, model, &notes));
+    // The model's transforms are even; an odd image (61, 65: what many deconvolution tools expect) is the crop of the
+    // next even grid with the axis on its middle pixel (fit/PsfStack.h).
+    spec.grid = PupilGrid::centred(size + size % 2, checkedSamplingQ(m, model, &notes));
     spec.basis.maxOrder = model.order;
     spec.basis.ordering = model.ordering;
     spec.basis.normalization = model.normalization;

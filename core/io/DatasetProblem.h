@@ -42,7 +42,7 @@ void checkPlaneDefocus(const Dataset& dataset, const ModelSettings& model, int i
 BuiltProblem buildProblem(const Dataset& dataset, const ModelSettings& model);
 
 // The problem of a PSF generator without data (wavefront-cli psf): the microscope of `metadata` (wavelength, NA,
-// immersion index, sample-plane pixel size) on a size x size grid under `model`'s imaging model and Zernike basis, one
+// immersion index, sample-plane pixel size) on a size x size grid (an odd size: the next even one) under `model`'s imaging model and Zernike basis, one
 // in-focus plane with the high-NA defocus (fit/PsfStack.h images it at any z). Throws DatasetError naming what is
 // missing or out of range; info messages (a vectorial model at low NA) go to *messages.
 ProblemSpec psfGeneratorSpec(const DatasetMetadata& metadata, const ModelSettings& model, int size, std::vector<DatasetMessage>* messages);

@@ -433,6 +433,14 @@ QByteArray psfStackFitsBytes(const PsfStack& stack, const FitResult& result, con
     primary.keywords.push_back({"IMAGETYP", std::string("psf stack"), "the fitted system's PSF through focus"});
     primary.keywords.push_back({"PIXSCALE", stack.pixelScale, "output pixel / data pixel"});
     primary.keywords.push_back({"PSFGRID", stack.grid, "model grid of the stack"});
+    primary.keywords.push_back({"PSFFIELD", stack.field, "pixels across the field computed: light leaving the image leaves it"});
+    primary.keywords.push_back({"COMMENT",
+                                "The optical axis is at 0-based index NAXISn / 2 (rounded down) on both axes of the array as "
+                                "stored (row 0 first, the bottom): CRPIX1, CRPIX2. Each plane holds the light that falls in it; "
+                                "the unaberrated in-focus PSF sums to 1 over the field computed (PSFFIELD).",
+                                ""});
+    if (!stack.warning.empty())
+        primary.keywords.push_back({"COMMENT", "Warning: " + stack.warning + ".", ""});
     for (const FitsKeyword& k : focalPlaneWcsKeywords(stack.planes.front().width, stack.planes.front().height, stack.samplingQ, axis))
         primary.keywords.push_back(k);
     std::erase_if(primary.keywords, [](const FitsKeyword& k) { return k.name == "SAMPLING" || k.name == "STREHL"; });
@@ -455,13 +463,23 @@ QByteArray psfStackTiffBytes(const PsfStack& stack, const FitResult& result)
         "ImageJ=1.11a\nimages=" + std::to_string(stack.planes.size()) + "\nslices=" + std::to_string(stack.planes.size()) + "\n";
     if (axis.evenlySpaced && axis.unit == "m")
         description += "unit=micron\nspacing=" + std::to_string((axis.values[1] - axis.values[0]) * 1e6) + "\n";
-    description += "software=Wavefront Studio " + std::string(softwareVersion()) + "\nproblem=" + result.problemName
-                   + "\nfirst=" + stack.diversity.front().describe() + "\nlast=" + stack.diversity.back().describe() + "\npixel_scale="
-                   + std::to_string(stack.pixelScale) + " (output pixel / data pixel)\nsampling=" + std::to_string(stack.samplingQ)
-                   + "\nnormalisation=the unaberrated in-focus PSF sums to 1 over the model grid"
-                   + "\naxes=x to the right, y up (the first row stored is the top one); the page index runs along +z "
-                     "(README Conventions)\n";
-    return QByteArray::fromStdString(tiffStackBytes(stack.planes, description));
+    description +=
+        "software=Wavefront Studio " + std::string(softwareVersion()) + "\nproblem=" + result.problemName
+        + "\nfirst=" + stack.diversity.front().describe() + "\nlast=" + stack.diversity.back().describe()
+        + "\npixel_scale=" + std::to_string(stack.pixelScale) + " (output pixel / data pixel)\nsampling=" + std::to_string(stack.samplingQ)
+        + "\nnormalisation=the unaberrated in-focus PSF sums to 1 over a field of " + std::to_string(stack.field) + " x "
+        + std::to_string(stack.field) + " pixels; each page holds the light that falls in it (light leaving the page is not wrapped back)"
+        + "\ncentre=the optical axis at 0-based column width/2 and row height/2 counted from the first row stored "
+          "(the top), rounded down: where fftshift-centred tools look"
+        + "\naxes=x to the right, y up (the first row stored is the top one); the page index runs along +z "
+          "(README Conventions)\n"
+        + (stack.warning.empty() ? std::string() : "warning=" + stack.warning + "\n");
+    // An even height's pages are the window one row higher than the FITS cube's: a plain flip would put the axis at
+    // row N / 2 - 1 from the top (fit/PsfStack.h).
+    std::vector<Image> pages;
+    for (size_t k = 0; k < stack.planes.size(); ++k)
+        pages.push_back(psfStackTopFirstPlane(stack, k));
+    return QByteArray::fromStdString(tiffStackBytes(pages, description));
 }
 
 QByteArray pupilFitsBytes(const FitResult& result, const ExportContext& context, bool float32, PhaseUnit phaseUnit)

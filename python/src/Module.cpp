@@ -405,7 +405,9 @@ Raises ValueError for an unknown preset or bad options.)doc");
 The fitted system's 3-D PSF (pupil and detector as fitted), as wavefront-cli --psf-stack-out makes it.
 z: "START:STOP:STEP" in the fitted planes' unit, lengths ("-2um:2um:0.1um") or waves ("-1w:1w:0.25w");
 default 21 planes over the fitted planes' range. pixel: the output pixel size ("50nm"; needs the data's
-pixel size). crop: output size in pixels (even; 0 = the data's). Returns a PsfStack.)doc");
+pixel size). crop: output size in pixels, odd or even (0 = the data's). The optical axis is at index
+N // 2 on both axes of each plane ((N-1)/2 for odd N); light that leaves the image leaves it (computed on a
+larger field and cropped). Returns a PsfStack.)doc");
 
     m.def(
         "analyse_psf", [](std::shared_ptr<PyResult> r) { return psfAnalysisOf(*r); }, py::arg("result"), R"doc(

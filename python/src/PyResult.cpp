@@ -344,7 +344,8 @@ void bindPsfStack(py::module_& m)
                     planes.push_back(&image);
                 return imageStack(planes);
             },
-            "The PSF planes, shape (planes, ny, nx), row 0 at the bottom; the unaberrated in-focus PSF sums to 1 over the grid.")
+            "The PSF planes, shape (planes, ny, nx), row 0 at the bottom, the optical axis at [ny // 2, nx // 2]; each plane holds "
+            "the light that falls in it (the unaberrated in-focus PSF sums to 1 over the larger field it was computed on).")
         .def_property_readonly(
             "z", [](const PyPsfStack& s) { return vectorArray(s.defocus); }, "Each plane's defocus, in `unit`.")
         .def_property_readonly(

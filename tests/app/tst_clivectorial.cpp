@@ -1,5 +1,6 @@
 // wavefront-cli's vectorial model from the outside: `psf` writes the high-NA 3-D PSF as FITS and as TIFF (the same
-// planes in both), a free dipole's PSF keeps the circular pupil's mirror symmetries at every z, and bad optics are
+// planes in both, an even height's TIFF pages one row higher so that each file's own reading has the axis at row N / 2),
+// a free dipole's PSF keeps the circular pupil's mirror symmetries about that axis at every z, odd and even, and bad optics are
 // refused with status 2 and the setting named; `bench vectorial` rows carry their keys. Rows only: speed is never
 // asserted.
 #include "TestSupport.h"
@@ -55,11 +56,15 @@ private slots:
             QCOMPARE(a.planes[k].width, 32);
             QCOMPARE(a.planes[k].height, 32);
             QCOMPARE(b.planes[k].width, 32);
+            QCOMPARE(b.planes[k].height, 32);
+            // A FITS cube stores the bottom row first, a TIFF page the top one: for the axis to be at row 16 of both
+            // files as stored, the TIFF page is the window one row higher. Read back into the program's frame (row 0 at
+            // the bottom), its row r is the FITS plane's row r + 1.
             double peak = 0.0, largest = 0.0;
-            for (int r = 0; r < 32; ++r)
+            for (int r = 0; r + 1 < 32; ++r)
                 for (int c = 0; c < 32; ++c) {
-                    peak = std::max(peak, a.planes[k].at(r, c));
-                    largest = std::max(largest, std::abs(a.planes[k].at(r, c) - b.planes[k].at(r, c)));
+                    peak = std::max(peak, a.planes[k].at(r + 1, c));
+                    largest = std::max(largest, std::abs(a.planes[k].at(r + 1, c) - b.planes[k].at(r, c)));
                 }
             QVERIFY2(peak > 0.0, qPrintable(QStringLiteral("plane %1 is empty").arg(k)));
             // Both formats store 32-bit floats or better: the same values to float rounding.
@@ -87,6 +92,39 @@ private slots:
                 }
             QVERIFY2(asymmetry <= 1e-5 * peak,
                      qPrintable(QStringLiteral("plane %1: mirror asymmetry %2 of the peak").arg(k).arg(asymmetry / peak)));
+        }
+    }
+
+    void oddSizesKeepTheAxisInTheMiddle()
+    {
+        // Issue 40: 61 pixels (what many deconvolution tools expect) are made, not refused, with the axis on the middle
+        // pixel (30) of both files: the free dipole's planes mirror-symmetric about it, and the TIFF's the same planes
+        // (an odd height's flip maps the middle row onto itself).
+        const Run fits =
+            cli(psf({QStringLiteral("--size"), QStringLiteral("61"), QStringLiteral("--out"), path(QStringLiteral("odd.fits"))}));
+        QVERIFY2(fits.status == 0, fits.err.constData());
+        const Run tiff =
+            cli(psf({QStringLiteral("--size"), QStringLiteral("61"), QStringLiteral("--out"), path(QStringLiteral("odd.tif"))}));
+        QVERIFY2(tiff.status == 0, tiff.err.constData());
+        const wfs::ImageFileContent a = wfs::readImageFile(path(QStringLiteral("odd.fits")).toStdString());
+        const wfs::ImageFileContent b = wfs::readImageFile(path(QStringLiteral("odd.tif")).toStdString());
+        QCOMPARE(int(a.planes.size()), 5);
+        QCOMPARE(int(b.planes.size()), 5);
+        for (size_t k = 0; k < a.planes.size(); ++k) {
+            const wfs::Image& p = a.planes[k];
+            QCOMPARE(p.width, 61);
+            QCOMPARE(p.height, 61);
+            double peak = 0.0, asymmetry = 0.0, difference = 0.0;
+            for (int r = 0; r < 61; ++r)
+                for (int c = 0; c < 61; ++c) {
+                    peak = std::max(peak, p.at(r, c));
+                    asymmetry = std::max({asymmetry, std::abs(p.at(r, c) - p.at(r, 60 - c)), std::abs(p.at(r, c) - p.at(60 - r, c))});
+                    difference = std::max(difference, std::abs(p.at(r, c) - b.planes[k].at(r, c)));
+                }
+            QVERIFY2(asymmetry <= 1e-5 * peak,
+                     qPrintable(QStringLiteral("plane %1: asymmetry about pixel 30: %2 of the peak").arg(k).arg(asymmetry / peak)));
+            QVERIFY2(difference <= 1e-6 * peak,
+                     qPrintable(QStringLiteral("plane %1: FITS and TIFF differ by %2 of the peak").arg(k).arg(difference / peak)));
         }
     }
 

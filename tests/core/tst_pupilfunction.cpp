@@ -417,7 +417,8 @@ private slots:
         QVERIFY(test::closeTo(scaled.planes[1].diversity.numericalAperture, 0.9 * na, 1e-15));
     }
 
-    // The stack at the fitted planes' own defocus is the model's images without flux and background.
+    // The stack at the fitted planes' own defocus, on the fitted model's own field (asFitted), is the model's images
+    // without flux and background.
     void psfStackReproducesTheModel()
     {
         ProblemSpec s = variantSpec(ObjectiveKind::Poisson, Everything);
@@ -435,6 +436,7 @@ private slots:
         for (size_t i = 0; i < x.size(); ++i)
             x[i] += 0.03 * std::sin(2.0 + double(i)) * problem->parameterScales()[i];
         PsfStackRequest request;
+        request.asFitted = true;
         for (const PlaneSpec& plane : s.planes)
             request.defocus.push_back(plane.diversity.axialDistance);
         const PsfStack stack = psfStack(*problem, x, request);
@@ -477,6 +479,7 @@ private slots:
         PsfStackRequest request;
         request.defocus = {0.0};
         request.crop = 64;
+        request.asFitted = true; // the whole field: the image is all of it
         const PsfStack stack = psfStack(problem, x, request);
         double total = 0.0;
         for (double v : stack.planes.front().pixels)
