@@ -407,7 +407,7 @@ QWidget* SetupPanel::buildPupilFunction()
     m_objectDiameter->setObjectName(QStringLiteral("objectDiameterEdit"));
     m_objectDiameter->setPlaceholderText(tr("point (e.g. 100nm)"));
     m_objectDiameter->setToolTip(tr("Diameter of the imaged object in the sample plane with its unit, e.g. 100nm or 0.17um "
-                                    "(a bare number is metres): a uniform sphere such as a fluorescent bead, convolved with "
+                                    "(a number without its unit is questioned, not taken): a uniform sphere such as a fluorescent bead, convolved with "
                                     "the PSF. Empty or 0: a point source. Needs the sample-plane pixel size (NA and pixel "
                                     "pitch); at most 1 mm and smaller than the field of view."));
     m_gain = new QLineEdit(numberText(ModelSettings{}.gain), box);
@@ -502,7 +502,7 @@ QWidget* SetupPanel::buildImagingModel()
                 "aberration. Below the NA, light above the critical angle is evanescent (supercritical).")
                  .arg(range(Setting::SampleIndex)));
     addField(form, tr("Emitter depth"), m_emitterDepth, "emitter-depth",
-             tr("The emitter's depth below the coverslip with its unit, e.g. 2um (a bare number is metres), %1. The objective's "
+             tr("The emitter's depth below the coverslip with its unit, e.g. 2um (a number without its unit is questioned), %1. The objective's "
                 "nominal focus is at this depth in the design medium; the mismatch adds Gibson and Lanni's path difference "
                 "k₀ d (n_s cos θ_s − n_i cos θ_i). The start value when the depth is fitted.")
                  .arg(range(Setting::EmitterDepth)));
