@@ -308,6 +308,7 @@ private slots:
         QVERIFY(pitchNow() == pitchBefore);           // not taken as 0.1 m, nor as anything else
         QCOMPARE(pitchSpin->value(), spinBefore);     // not 1e+05 µm
         QCOMPARE(edit->text(), QStringLiteral("0.1")); // the text stays for the user to correct
+        shot(QStringLiteral("loadstep-unit-question"));
 
         // With a unit that makes it implausible: refused by name, with the unit meant.
         type(QStringLiteral("load_pixelPitch"), QStringLiteral("0.1 m"));
