@@ -142,6 +142,8 @@ QWidget* SetupPanel::buildMetadata()
     auto* box = new QGroupBox(tr("Metadata"), this);
     auto* form = new QFormLayout(box);
     form->setRowWrapPolicy(QFormLayout::WrapLongRows); // labels above their fields where the dock is narrow
+    // Lengths in a fixed unit, named in the label and the suffix (the suffix hides behind "unknown"): a number typed
+    // here is that unit, never metres.
     m_wavelength = optionalBox(box, Setting::Wavelength, 1e-9, 2, tr(" nm"));
     m_wavelength->setObjectName(QStringLiteral("wavelengthSpin"));
     m_pixelPitch = optionalBox(box, Setting::PixelPitch, 1e-6, 4, tr(" µm"));
@@ -172,11 +174,11 @@ QWidget* SetupPanel::buildMetadata()
     m_zDirection = new QComboBox(box);
     m_zDirection->setObjectName(QStringLiteral("zDirectionCombo"));
     m_zDirection->addItems({tr("up: index along +z"), tr("down: index along −z")});
-    addField(form, tr("Wavelength"), m_wavelength, "wavelength",
+    addField(form, tr("Wavelength (nm)"), m_wavelength, "wavelength",
              tr("Wavelength of the light that formed the PSF, in nm (the emission for fluorescence). Typical: 633 nm (HeNe), "
                 "605 nm (red emission), 1550 nm (telecom). Sets the phase unit (waves) and, with the pixel pitch and the NA or "
                 "f-number, the sampling Q."));
-    addField(form, tr("Pixel pitch"), m_pixelPitch, "pixel-scale",
+    addField(form, tr("Pixel pitch (µm)"), m_pixelPitch, "pixel-scale",
              tr("Size of one pixel in µm: in the sample plane with the NA (a microscope, e.g. 0.1 µm), or on the detector with "
                 "the f-number (e.g. 6.5 µm for an sCMOS camera)."));
     addField(form, tr("f-number"), m_fNumber, "f-number",
@@ -191,7 +193,7 @@ QWidget* SetupPanel::buildMetadata()
     addField(form, tr("Sampling Q (override)"), m_samplingQ, "sampling",
              tr("Sampling Q = λ F# / pitch = λ / (2 NA pitch), no unit; 2 is Nyquist, below 2 the PSF is aliased. Set it only "
                 "to override the value from the quantities above. Typical: 2 to 4."));
-    addField(form, tr("z step"), m_zStep, "z-step",
+    addField(form, tr("z step (µm)"), m_zStep, "z-step",
              tr("Axial distance between consecutive planes of a stack, in µm (the stage or piezo step). Planes without their "
                 "own defocus sit at (i − focus plane) × z step. Typical: 0.1 to 0.5 µm for a microscope."));
     addField(form, tr("Focus plane"), m_focusPlane, "focus-plane",
@@ -412,7 +414,7 @@ QWidget* SetupPanel::buildPupilFunction()
     m_objectDiameter->setObjectName(QStringLiteral("objectDiameterEdit"));
     m_objectDiameter->setPlaceholderText(tr("point (e.g. 100nm)"));
     m_objectDiameter->setToolTip(tr("Diameter of the imaged object in the sample plane with its unit, e.g. 100nm or 0.17um "
-                                    "(a bare number is metres): a uniform sphere such as a fluorescent bead, convolved with "
+                                    "(a number without its unit is questioned, not taken): a uniform sphere such as a fluorescent bead, convolved with "
                                     "the PSF. Empty or 0: a point source. Needs the sample-plane pixel size (NA and pixel "
                                     "pitch); at most 1 mm and smaller than the field of view."));
     m_gain = new QLineEdit(numberText(ModelSettings{}.gain), box);
@@ -507,7 +509,7 @@ QWidget* SetupPanel::buildImagingModel()
                 "aberration. Below the NA, light above the critical angle is evanescent (supercritical).")
                  .arg(range(Setting::SampleIndex)));
     addField(form, tr("Emitter depth"), m_emitterDepth, "emitter-depth",
-             tr("The emitter's depth below the coverslip with its unit, e.g. 2um (a bare number is metres), %1. The objective's "
+             tr("The emitter's depth below the coverslip with its unit, e.g. 2um (a number without its unit is questioned), %1. The objective's "
                 "nominal focus is at this depth in the design medium; the mismatch adds Gibson and Lanni's path difference "
                 "k₀ d (n_s cos θ_s − n_i cos θ_i). The start value when the depth is fitted.")
                  .arg(range(Setting::EmitterDepth)));

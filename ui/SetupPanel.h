@@ -74,10 +74,14 @@ public:
     void setPreprocessOptions(const PreprocessOptions& options);
     // Text fields that hold no number (NaN in modelSettings(), which the workflow refuses) appear here
     // as messages that name the field and the text: smoothness weight, object diameter, gain, offset, coarse stages,
-    // the emitter's depth, the coverslip's thicknesses and the dipole.
+    // the emitter's depth, the coverslip's thicknesses and the dipole. A length typed without its unit (object
+    // diameter, emitter depth, coverslip thicknesses) is questioned here too, in core's words (base/Units.h
+    // typedValue): the workflow would read it as metres, so Start waits for the unit.
     ModelSettings modelSettings() const;
     void setModelSettings(const ModelSettings& settings);
     QStringList modelTextProblems() const;
+    // The same, each with the setting it concerns (the command line's spelling, as SettingProblem::setting).
+    std::vector<SettingProblem> modelTextSettingProblems() const;
     SolverSettings solverSettings() const;
     void setSolverSettings(const SolverSettings& settings);
     void setBackends(const std::vector<BackendStatus>& backends);

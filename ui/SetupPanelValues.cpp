@@ -196,39 +196,8 @@ std::vector<SettingProblem> SetupPanel::checkSettings(const Dataset& dataset)
     const QStringList planeProblems = applyPlaneEdits(scratch);
     for (const QString& text : planeProblems)
         problems.push_back({"defocus", -1, {}, MessageLevel::Error, text.toStdString()});
-    const QStringList textProblems = modelTextProblems();
-    const char* textFields[] = {"regularization",
-                                "object-diameter",
-                                "gain",
-                                "offset",
-                                "stages",
-                                "emitter-depth",
-                                "coverslip-thickness",
-                                "design-coverslip-thickness",
-                                "dipole"};
-    for (const QString& text : textProblems) {
-        std::string setting = "model";
-        const QString lower = text.toLower();
-        if (lower.startsWith(QLatin1String("smoothness")))
-            setting = textFields[0];
-        else if (lower.startsWith(QLatin1String("object")))
-            setting = textFields[1];
-        else if (lower.startsWith(QLatin1String("gain")))
-            setting = textFields[2];
-        else if (lower.startsWith(QLatin1String("offset")))
-            setting = textFields[3];
-        else if (lower.startsWith(QLatin1String("coarse")))
-            setting = textFields[4];
-        else if (lower.startsWith(QLatin1String("emitter")))
-            setting = textFields[5];
-        else if (lower.startsWith(QLatin1String("coverslip")))
-            setting = textFields[6];
-        else if (lower.startsWith(QLatin1String("design")))
-            setting = textFields[7];
-        else if (lower.startsWith(QLatin1String("dipole")))
-            setting = textFields[8];
-        problems.push_back({setting, -1, {}, MessageLevel::Error, text.toStdString()});
-    }
+    for (SettingProblem& p : modelTextSettingProblems())
+        problems.push_back(std::move(p));
     if (problems.empty())
         problems = settingsProblems(sessionFor(dataset));
     showProblems(problems);
@@ -381,33 +350,57 @@ ModelSettings SetupPanel::modelSettings() const
 
 QStringList SetupPanel::modelTextProblems() const
 {
-    // Ranges are core's to check (the workflow refuses them by name); here only text that holds no value.
     QStringList problems;
+    for (const SettingProblem& p : modelTextSettingProblems())
+        problems << QString::fromStdString(p.message);
+    return problems;
+}
+
+std::vector<SettingProblem> SetupPanel::modelTextSettingProblems() const
+{
+    // Ranges are core's to check (the workflow refuses them by name); here only text that holds no value, and a
+    // length without its unit, which core questions rather than reads as metres.
+    std::vector<SettingProblem> problems;
+    const auto add = [&](const char* setting, const QString& message) {
+        problems.push_back({setting, -1, {}, MessageLevel::Error, message.toStdString()});
+    };
     const auto text = [](const QLineEdit* edit) { return edit->text().trimmed(); };
     const double weight = regularizationFromText(m_regularization);
     if (std::isnan(weight))
-        problems << tr("Smoothness weight '%1' is neither a number (e.g. 1 or 1e-3) nor 'auto'").arg(text(m_regularization));
+        add("regularization", tr("Smoothness weight '%1' is neither a number (e.g. 1 or 1e-3) nor 'auto'").arg(text(m_regularization)));
     else if (weight <= 0.0 && text(m_regularization).compare(QLatin1String("auto"), Qt::CaseInsensitive) != 0)
-        problems << tr("Smoothness weight '%1' must be positive (or 'auto')").arg(text(m_regularization));
-    if (std::isnan(diameterFromText(m_objectDiameter)))
-        problems << tr("Object diameter '%1' is not a length (e.g. 100nm or 0.2um; a bare number is metres)").arg(text(m_objectDiameter));
+        add("regularization", tr("Smoothness weight '%1' must be positive (or 'auto')").arg(text(m_regularization)));
     if (std::isnan(gainFromText(m_gain)))
-        problems << tr("Gain '%1' is neither a number (electrons per data unit) nor 'auto'").arg(text(m_gain));
+        add("gain", tr("Gain '%1' is neither a number (electrons per data unit) nor 'auto'").arg(text(m_gain)));
     if (!isAuto(m_offset) && std::isnan(numberFromText(m_offset, 0.0)))
-        problems << tr("Offset '%1' is neither a number (data units) nor 'auto'").arg(text(m_offset));
-    const std::pair<const QLineEdit*, QString> lengths[] = {{m_emitterDepth, tr("Emitter depth")},
-                                                            {m_coverslipThickness, tr("Coverslip thickness")},
-                                                            {m_designCoverslipThickness, tr("Design thickness")}};
-    for (const auto& [edit, name] : lengths)
-        if (std::isnan(lengthOrDefault(edit, 0.0)))
-            problems << tr("%1 '%2' is not a length (e.g. 2um; a bare number is metres)").arg(name, text(edit));
+        add("offset", tr("Offset '%1' is neither a number (data units) nor 'auto'").arg(text(m_offset)));
+    struct LengthField {
+        const QLineEdit* edit;
+        QString name;
+        const char* setting;
+        Setting range;
+        QString example;
+    };
+    const LengthField lengths[] = {
+        {m_objectDiameter, tr("Object diameter"), "object-diameter", Setting::ObjectDiameter, QStringLiteral("100nm or 0.2um")},
+        {m_emitterDepth, tr("Emitter depth"), "emitter-depth", Setting::EmitterDepth, QStringLiteral("2um")},
+        {m_coverslipThickness, tr("Coverslip thickness"), "coverslip-thickness", Setting::CoverslipThickness, QStringLiteral("170um")},
+        {m_designCoverslipThickness, tr("Design thickness"), "design-coverslip-thickness", Setting::CoverslipThickness,
+         QStringLiteral("170um")},
+    };
+    for (const LengthField& f : lengths) {
+        if (std::isnan(lengthOrDefault(f.edit, 0.0)))
+            add(f.setting, tr("%1 '%2' is not a length (e.g. %3)").arg(f.name, text(f.edit), f.example));
+        else if (const TypedValue typed = typedValue(f.range, text(f.edit).toStdString()); typed.verdict == TypedValue::Verdict::Questioned)
+            add(f.setting, QString::fromStdString(typed.message)); // "the emitter depth '2' has no unit ...; did you mean 2um?"
+    }
     if (!dipoleFromText(m_dipole->currentText().trimmed().toLower().toStdString()))
-        problems << tr("Dipole '%1' is not free, x, y, z or THETA,PHI in degrees (e.g. 45,30)").arg(m_dipole->currentText().trimmed());
+        add("dipole", tr("Dipole '%1' is not free, x, y, z or THETA,PHI in degrees (e.g. 45,30)").arg(m_dipole->currentText().trimmed()));
     for (const QString& part : m_stages->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         bool ok = false;
         part.trimmed().toInt(&ok);
         if (!ok) {
-            problems << tr("Coarse stages '%1' are not Zernike orders (e.g. 2,4 before order 6)").arg(text(m_stages));
+            add("stages", tr("Coarse stages '%1' are not Zernike orders (e.g. 2,4 before order 6)").arg(text(m_stages)));
             break;
         }
     }

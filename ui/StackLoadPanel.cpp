@@ -342,6 +342,7 @@ void StackLoadPanel::setDataset(const Dataset& dataset, bool propose)
     m_dataset.metadata = dataset.metadata;
     m_statistics.clear();
     m_rejected.clear();
+    m_questioned.clear();
     m_plan = {};
     m_thumbnails->clear();
     m_proposal->setText(tr("Measuring the planes…"));
@@ -426,26 +427,36 @@ void StackLoadPanel::commit(const Row& row)
     const QString text = row.edit->text().trimmed();
     std::optional<double> value;
     if (!text.isEmpty()) {
-        // Core's parser and its rule for bare numbers: a length without a unit is metres (and then
-        // implausible, with a "did you mean" from core's checks).
-        const auto parsed = valueFromText(text.toStdString());
-        const bool ok = parsed
-                        && (isLength(row.key) ? parsed->kind == ValueWithUnit::Kind::Length || parsed->kind == ValueWithUnit::Kind::Bare
-                                              : parsed->kind == ValueWithUnit::Kind::Bare);
+        // Core's verdict on typed text (base/Units.h typedValue): a length needs its unit, "0.1" in the pixel
+        // pitch is questioned ("did you mean 0.1um?"), never taken as 0.1 m; every value its plausible range.
         std::string error;
-        if (!ok)
-            error =
-                (isLength(row.key) ? tr("'%1' is not a length (e.g. 605 nm, 0.1 um)") : tr("'%1' is not a number")).arg(text).toStdString();
-        else if (const auto setting = plausibleRange(row.key))
-            error = plausibilityError(*setting, parsed->value); // "did you mean 605nm?"
+        bool questioned = false;
+        if (const auto setting = plausibleRange(row.key)) {
+            const TypedValue typed = typedValue(*setting, text.toStdString());
+            questioned = typed.verdict == TypedValue::Verdict::Questioned;
+            if (typed.verdict == TypedValue::Verdict::Taken)
+                value = typed.value;
+            else
+                error = typed.message;
+        } else { // the focus plane: a plain number
+            const auto parsed = valueFromText(text.toStdString());
+            if (parsed && parsed->kind == ValueWithUnit::Kind::Bare)
+                value = parsed->value;
+            else
+                error = tr("'%1' is not a number").arg(text).toStdString();
+        }
         if (!error.empty()) {
             // Not taken: the setup panel's fields hold only values core accepts; Start waits until it is corrected.
             m_rejected[row.key] = {row.setting, -1, {}, MessageLevel::Error, error};
+            if (questioned)
+                m_questioned.insert(row.key);
+            else
+                m_questioned.erase(row.key);
             refresh();
             return;
         }
-        value = parsed->value;
     }
+    m_questioned.erase(row.key);
     m_rejected.erase(row.key);
     if (valueOf(m, row.key) == value
         && !std::any_of(m.conflicts.begin(), m.conflicts.end(), [&](const auto& c) { return c.key == row.key; })) {
@@ -490,7 +501,8 @@ void StackLoadPanel::showRow(Row& row, const DatasetMetadata& m)
     QString status;
     QString colour;
     if (ownError) {
-        status = set ? tr("invalid") : tr("missing");
+        // Typed text core did not take: a length without its unit is asked about, other text refused.
+        status = m_questioned.count(row.key) ? tr("unit?") : (set || m_rejected.count(row.key)) ? tr("invalid") : tr("missing");
         colour = QStringLiteral("#b2182b");
     } else if (!errors.isEmpty()) {
         status = tr("or this");

@@ -11,6 +11,7 @@
 #include <QWidget>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,7 @@ private:
     StackPlan m_plan;
     std::vector<SettingProblem> m_problems;
     std::map<std::string, SettingProblem> m_rejected; // typed text core refused, by metadata key
+    std::set<std::string> m_questioned;               // of those, lengths typed without a unit (core asks for it)
     int m_generation = 0;
     bool m_refreshing = false;
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace wfs {
 
@@ -90,6 +91,24 @@ std::optional<double> angleFromText(const std::string& text)
     return v->value; // a bare number is radians
 }
 
+bool isLengthSetting(Setting setting)
+{
+    switch (setting) {
+    case Setting::Wavelength:
+    case Setting::PixelPitch:
+    case Setting::Aperture:
+    case Setting::DefocusLength:
+    case Setting::ZStep:
+    case Setting::ObjectDiameter:
+    case Setting::Bandwidth:
+    case Setting::EmitterDepth:
+    case Setting::CoverslipThickness:
+        return true;
+    default:
+        return false;
+    }
+}
+
 const char* settingName(Setting setting)
 {
     switch (setting) {
@@ -149,7 +168,7 @@ PlausibleRange plausibleRange(Setting setting)
         r = {1e-9, 1.0, false, "from 1 nm to 1 m"};
         break;
     case Setting::PixelPitch:
-        r = {1e-9, 0.1, false, "from 1 nm to 10 cm"};
+        r = {1e-9, 1e-3, false, "from 1 nm to 1 mm, a detector pixel or its image in the sample plane"};
         break;
     case Setting::PixelAngle:
         r = {1e-12, 0.1, false, "from 1e-12 to 0.1 rad (0.2 uas to 5.7 deg)"};
@@ -176,7 +195,7 @@ PlausibleRange plausibleRange(Setting setting)
         r = {0.0, 1.0, true, "at most 1 m either way"};
         break;
     case Setting::ZStep:
-        r = {1e-9, 1.0, true, "from 1 nm to 1 m (either sign)"};
+        r = {1e-9, 0.1, true, "from 1 nm to 10 cm (either sign)"};
         break;
     case Setting::ReadNoise:
         r = {0.0, 1e9, false, "from 0 to 1e9 counts RMS"};
@@ -215,28 +234,119 @@ PlausibleRange plausibleRange(Setting setting)
     return r;
 }
 
-std::string plausibilityError(Setting setting, double v)
+namespace {
+
+struct UnitScale {
+    const char* unit;
+    double metres;
+};
+
+// The units a setting is usually written in, most likely first: a bare number meant in one of them.
+std::vector<UnitScale> usualUnits(Setting setting)
+{
+    switch (setting) {
+    case Setting::Wavelength:
+        return {{"nm", 1e-9}, {"um", 1e-6}};
+    case Setting::PixelPitch:
+        return {{"um", 1e-6}, {"nm", 1e-9}};
+    case Setting::Aperture:
+        return {{"mm", 1e-3}, {"cm", 1e-2}};
+    case Setting::DefocusLength:
+    case Setting::ZStep:
+        return {{"um", 1e-6}, {"nm", 1e-9}, {"mm", 1e-3}};
+    case Setting::ObjectDiameter:
+    case Setting::Bandwidth:
+        return {{"nm", 1e-9}, {"um", 1e-6}};
+    case Setting::EmitterDepth:
+    case Setting::CoverslipThickness:
+        return {{"um", 1e-6}, {"mm", 1e-3}};
+    default:
+        return {};
+    }
+}
+
+bool plausible(Setting setting, double v)
 {
     const PlausibleRange r = plausibleRange(setting);
     const double a = r.symmetric ? std::abs(v) : v;
-    if (std::isfinite(v) && a >= r.lo && a <= r.hi)
+    return std::isfinite(v) && a >= r.lo && a <= r.hi;
+}
+
+// A length as people write it: "5 cm", "6.5 um", "605 nm".
+std::string readableLength(double metres)
+{
+    const double a = std::abs(metres);
+    if (a >= 1.0 || a == 0.0)
+        return number(metres) + " m";
+    if (a >= 1e-2)
+        return number(metres * 1e2) + " cm";
+    if (a >= 1e-3)
+        return number(metres * 1e3) + " mm";
+    if (a >= 1e-6)
+        return number(metres * 1e6) + " um";
+    return number(metres * 1e9) + " nm";
+}
+
+std::string trimmed(const std::string& text)
+{
+    const size_t begin = text.find_first_not_of(" \t\r\n");
+    if (begin == std::string::npos)
         return {};
-    std::string message = std::string("the ") + settingName(setting) + " " + number(v)
-                          + (setting == Setting::Wavelength || setting == Setting::PixelPitch || setting == Setting::Aperture
-                                     || setting == Setting::DefocusLength || setting == Setting::ZStep || setting == Setting::EmitterDepth
-                                     || setting == Setting::CoverslipThickness
-                                 ? " m"
-                                 : "")
+    return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
+}
+
+} // namespace
+
+std::string likelyMeaning(Setting setting, double v)
+{
+    for (const UnitScale& u : usualUnits(setting))
+        if (plausible(setting, v * u.metres))
+            return number(v) + u.unit;
+    return {};
+}
+
+std::string plausibilityError(Setting setting, double v)
+{
+    if (plausible(setting, v))
+        return {};
+    const PlausibleRange r = plausibleRange(setting);
+    std::string message = std::string("the ") + settingName(setting) + " " + number(v) + (isLengthSetting(setting) ? " m" : "")
                           + " is not plausible: expected " + r.text;
-    // A unit left out: a bare 633 taken as metres was meant as 633nm, a bare 5.5 pitch as 5.5um.
-    if ((setting == Setting::Wavelength || setting == Setting::PixelPitch) && v > r.hi) {
-        const double nm = v * 1e-9, um = v * 1e-6;
-        if (setting == Setting::Wavelength && nm >= r.lo && nm <= r.hi)
-            message += "; did you mean " + number(v) + "nm?";
-        else if (um >= r.lo && um <= r.hi)
-            message += "; did you mean " + number(v) + "um?";
-    }
+    // A unit left out: a bare 633 taken as metres was meant as 633nm, a bare 0.1 pitch as 0.1um.
+    if (isLengthSetting(setting) && std::abs(v) > r.hi)
+        if (const std::string meant = likelyMeaning(setting, v); !meant.empty())
+            message += "; did you mean " + meant + "?";
     return message;
+}
+
+TypedValue typedValue(Setting setting, const std::string& text)
+{
+    using Verdict = TypedValue::Verdict;
+    const std::string typed = trimmed(text);
+    if (typed.empty())
+        return {};
+    const bool length = isLengthSetting(setting);
+    const auto parsed = valueFromText(typed);
+    const bool fits = parsed
+                      && (parsed->kind == ValueWithUnit::Kind::Bare || (length && parsed->kind == ValueWithUnit::Kind::Length));
+    if (!fits)
+        return {Verdict::Refused, 0.0,
+                std::string("the ") + settingName(setting) + " '" + typed + "' is not "
+                    + (length ? "a length; write it with its unit (nm, um, mm, cm or m)" : "a number")};
+    const double v = parsed->value;
+    if (length && parsed->kind == ValueWithUnit::Kind::Bare && v != 0.0) {
+        // A field of its own cannot tell 0.1 meant as um from 0.1 m: asked, never assumed. (No ": " in the
+        // sentence: the desktop shows a message up to its first colon beside the field.)
+        const std::string meant = likelyMeaning(setting, v);
+        std::string message = std::string("the ") + settingName(setting) + " '" + typed + "' has no unit";
+        message += meant.empty() ? "; as metres" : "; did you mean " + meant + "? As metres";
+        message += plausible(setting, v) ? " it would be " + readableLength(v)
+                                         : ", " + number(v) + " m is not plausible (expected " + plausibleRange(setting).text + ")";
+        return {Verdict::Questioned, 0.0, message + ". Write the unit, nm, um, mm, cm or m"};
+    }
+    if (const std::string error = plausibilityError(setting, v); !error.empty())
+        return {Verdict::Refused, 0.0, error};
+    return {Verdict::Taken, v, {}};
 }
 
 } // namespace wfs

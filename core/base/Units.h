@@ -5,7 +5,9 @@
 // because waves and metres are both common (write "1w" or "0.9um").
 //
 // Plausible ranges (also in the README): values outside them are refused with a message that gives the
-// range and, where a unit was probably left out, the value that was meant ("did you mean 633nm?").
+// range and, where a unit was probably left out, the value that was meant ("did you mean 633nm?"). The
+// ranges are the instruments' (a pixel pitch is a detector pixel or its image in the sample, at most 1 mm),
+// so a bare "0.1" meant as 0.1 um is refused as 0.1 m rather than taken.
 #include <optional>
 #include <string>
 
@@ -27,7 +29,7 @@ std::optional<double> angleFromText(const std::string& text);
 // The settings with a plausible range.
 enum class Setting {
     Wavelength,         // metres: 1 nm .. 1 m
-    PixelPitch,         // metres: 1 nm .. 10 cm
+    PixelPitch,         // metres: 1 nm .. 1 mm (a detector pixel, or its image in the sample plane)
     PixelAngle,         // radians: 1e-12 .. 0.1
     FNumber,            // 0.5 .. 10000
     NumericalAperture,  // 0.001 .. 1.7 (and at most the immersion index)
@@ -36,7 +38,7 @@ enum class Setting {
     SamplingQ,          // 0.1 .. 100
     DefocusWaves,       // |W020| <= 1000 waves
     DefocusLength,      // |z| <= 1 m
-    ZStep,              // |step| 1 nm .. 1 m
+    ZStep,              // |step| 1 nm .. 10 cm (a focus stage's step; a detector moved in a slow beam)
     ReadNoise,          // counts RMS: 0 .. 1e9
     ZernikeWaves,       // |coefficient| <= 1000 waves (aberrations to inject or to start from)
     Gain,               // electrons per data unit: 1e-3 .. 1e3
@@ -50,6 +52,8 @@ enum class Setting {
     CoverslipThickness, // metres: 0 .. 2 mm (a #1.5 coverslip is 170 um)
 };
 const char* settingName(Setting setting); // "wavelength", "pixel pitch", ...
+// Whether the setting is a length in metres (wavelength, pixel pitch, aperture, z step, depths, thicknesses...).
+bool isLengthSetting(Setting setting);
 
 // A setting's plausible range, in its SI unit (metres, radians) or as a plain number: |v| in [lo, hi] where
 // `symmetric`, else v in [lo, hi]; `text` says it in words. Front ends take their controls' bounds from it.
@@ -63,5 +67,27 @@ PlausibleRange plausibleRange(Setting setting);
 // Empty when `value` is plausible for `setting`, else a sentence that names the setting and the value
 // and gives the range (and a guess at the intended value where one is likely).
 std::string plausibilityError(Setting setting, double value);
+
+// What a number written without its unit probably meant, for a length setting: the number in the first of
+// the setting's usual units (the wavelength's nm, the pixel pitch's and z step's um, ...) that makes it
+// plausible ("0.1um" for a pixel pitch of 0.1); empty when none does or the setting is no length.
+std::string likelyMeaning(Setting setting, double bareNumber);
+
+// A value typed into a field of its own for `setting` (the desktop program's): core's parser and plausible
+// range, and one rule more for lengths, because a field cannot tell "0.1" meant as um from 0.1 m: a bare
+// number other than 0 is questioned, never taken, and the message says what it would be in metres and what
+// was likely meant. (The command line and files keep the bare-number-is-SI rule, checked by the ranges.)
+struct TypedValue {
+    enum class Verdict {
+        Empty,      // nothing typed
+        Taken,      // a plausible value, with its unit where the setting has one
+        Questioned, // a length without a unit: not taken; `message` asks for the unit
+        Refused,    // no number, not a length, or implausible: not taken; `message` says why
+    };
+    Verdict verdict = Verdict::Empty;
+    double value = 0.0;  // SI (metres for lengths) when Taken
+    std::string message; // names the setting; empty when Taken or Empty
+};
+TypedValue typedValue(Setting setting, const std::string& text);
 
 } // namespace wfs

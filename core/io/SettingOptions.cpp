@@ -73,10 +73,7 @@ double parseLengthOption(const QString& text, const std::string& label)
 
 double parsePlausibleOption(const QString& text, const std::string& label, Setting setting)
 {
-    const bool isLength = setting == Setting::Wavelength || setting == Setting::PixelPitch || setting == Setting::Aperture
-                          || setting == Setting::DefocusLength || setting == Setting::ZStep || setting == Setting::ObjectDiameter
-                          || setting == Setting::Bandwidth || setting == Setting::EmitterDepth || setting == Setting::CoverslipThickness;
-    const double v = isLength ? parseLengthOption(text, label) : parseNumberOption(text, label);
+    const double v = isLengthSetting(setting) ? parseLengthOption(text, label) : parseNumberOption(text, label);
     const std::string error = plausibilityError(setting, v);
     if (!error.empty())
         throw OptionError(label + ": " + error);

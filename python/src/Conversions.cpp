@@ -111,7 +111,29 @@ std::string KeywordOptions::value(const char* name) const
     return it == m_values.end() ? std::string() : it->second;
 }
 
-ImageFileContent contentFromArray(const py::array& array, const std::string& name)
+Origin originArgument(const py::handle& value, Origin fallback)
+{
+    if (value.is_none())
+        return fallback;
+    if (!py::isinstance<py::str>(value))
+        throw py::type_error("origin: expected 'lower' or 'upper', got "
+                             + py::str(py::type::of(value).attr("__name__")).cast<std::string>());
+    const std::string text = value.cast<std::string>();
+    if (text == "lower")
+        return Origin::Lower;
+    if (text == "upper")
+        return Origin::Upper;
+    throw py::value_error("origin: '" + text
+                          + "' is not 'lower' (row 0 at the bottom: FITS, astropy, the default) or 'upper' (row 0 at the top: "
+                            "tifffile, PIL, imageio, matplotlib's imshow)");
+}
+
+const char* originName(Origin origin)
+{
+    return origin == Origin::Upper ? "upper" : "lower";
+}
+
+ImageFileContent contentFromArray(const py::array& array, const std::string& name, Origin origin)
 {
     const char kind = array.dtype().kind();
     if (kind != 'i' && kind != 'u' && kind != 'f')
@@ -140,31 +162,49 @@ ImageFileContent contentFromArray(const py::array& array, const std::string& nam
     const size_t planeSize = size_t(ny) * size_t(nx);
     for (py::ssize_t k = 0; k < planes; ++k) {
         Image image{int(nx), int(ny)};
-        std::copy(data + size_t(k) * planeSize, data + size_t(k + 1) * planeSize, image.pixels.begin());
+        const double* plane = data + size_t(k) * planeSize;
+        if (origin == Origin::Lower) {
+            std::copy(plane, plane + planeSize, image.pixels.begin());
+        } else { // the array's first row is the image's top row
+            for (py::ssize_t row = 0; row < ny; ++row)
+                std::copy(plane + size_t(row) * size_t(nx), plane + size_t(row + 1) * size_t(nx),
+                          image.pixels.begin() + std::ptrdiff_t(size_t(ny - 1 - row) * size_t(nx)));
+        }
         image.source = name + "[" + std::to_string(k) + "]";
         content.planes.push_back(std::move(image));
     }
     return content;
 }
 
-py::array imageView(const Image& image, std::shared_ptr<const void> owner)
+py::array imageView(const Image& image, std::shared_ptr<const void> owner, Origin origin)
 {
     auto* keep = new std::shared_ptr<const void>(std::move(owner));
     const py::capsule base(keep, [](void* p) { delete static_cast<std::shared_ptr<const void>*>(p); });
+    const py::ssize_t rowStride = py::ssize_t(image.width) * py::ssize_t(sizeof(double));
+    // Top row first: the view starts at the image's last row and steps back, still without a copy.
+    const bool upper = origin == Origin::Upper && image.height > 0;
+    const double* first = upper ? image.pixels.data() + size_t(image.height - 1) * size_t(image.width) : image.pixels.data();
     py::array view(py::dtype::of<double>(), {py::ssize_t(image.height), py::ssize_t(image.width)},
-                   {py::ssize_t(image.width) * py::ssize_t(sizeof(double)), py::ssize_t(sizeof(double))}, image.pixels.data(), base);
+                   {upper ? -rowStride : rowStride, py::ssize_t(sizeof(double))}, first, base);
     // Every view of a result shares its memory: changing one would change the result.
     view.attr("setflags")(py::arg("write") = false);
     return view;
 }
 
-py::array imageStack(const std::vector<const Image*>& planes)
+py::array imageStack(const std::vector<const Image*>& planes, Origin origin)
 {
     const py::ssize_t ny = planes.empty() ? 0 : planes.front()->height, nx = planes.empty() ? 0 : planes.front()->width;
     py::array_t<double> stack({py::ssize_t(planes.size()), ny, nx});
     double* out = stack.mutable_data();
-    for (const Image* image : planes)
-        out = std::copy(image->pixels.begin(), image->pixels.end(), out);
+    for (const Image* image : planes) {
+        if (origin == Origin::Lower) {
+            out = std::copy(image->pixels.begin(), image->pixels.end(), out);
+            continue;
+        }
+        for (py::ssize_t row = ny - 1; row >= 0; --row) // top row first
+            out = std::copy(image->pixels.begin() + std::ptrdiff_t(size_t(row) * size_t(nx)),
+                            image->pixels.begin() + std::ptrdiff_t(size_t(row + 1) * size_t(nx)), out);
+    }
     return stack;
 }
 

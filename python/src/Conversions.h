@@ -39,15 +39,26 @@ private:
     std::map<std::string, std::string> m_values; // by the command line's name
 };
 
-// A (planes, ny, nx) or (ny, nx) array of any integer or float dtype, in any memory order, as planes named
-// "name[k]", row 0 at the bottom as the array's first row (FITS orientation, as astropy reads a cube). An
-// integer dtype's largest value is the default saturation level, as a file's stored type is.
-ImageFileContent contentFromArray(const py::array& array, const std::string& name);
+// How an array's rows run, in matplotlib's words (imshow's `origin`). Core holds every image with row 0 at the
+// bottom (FITS orientation, as astropy reads a cube): Lower is that, array row k = image row k. Upper is the
+// order tifffile, PIL, imageio and imshow's default use, top row first: array row k = image row ny - 1 - k.
+enum class Origin { Lower, Upper };
+// "lower" or "upper"; None gives `fallback`. Anything else raises ValueError naming the keyword and the
+// allowed values, or TypeError for a value that is not a str.
+Origin originArgument(const py::handle& value, Origin fallback = Origin::Lower);
+const char* originName(Origin origin);
 
-// Views without a copy: the image's pixels as a read-only (ny, nx) float64 array that keeps `owner` alive.
-py::array imageView(const Image& image, std::shared_ptr<const void> owner);
-// A (planes, ny, nx) float64 array (a copy: the planes are separate buffers).
-py::array imageStack(const std::vector<const Image*>& planes);
+// A (planes, ny, nx) or (ny, nx) array of any integer or float dtype, in any memory order, as planes named
+// "name[k]" held with row 0 at the bottom: the array's first row is the bottom row for Origin::Lower, the
+// top row for Origin::Upper. An integer dtype's largest value is the default saturation level, as a file's
+// stored type is.
+ImageFileContent contentFromArray(const py::array& array, const std::string& name, Origin origin = Origin::Lower);
+
+// Views without a copy: the image's pixels as a read-only (ny, nx) float64 array that keeps `owner` alive
+// (for Origin::Upper a view whose rows run top first, by a negative row stride).
+py::array imageView(const Image& image, std::shared_ptr<const void> owner, Origin origin = Origin::Lower);
+// A (planes, ny, nx) float64 array (a copy: the planes are separate buffers), rows as `origin` says.
+py::array imageStack(const std::vector<const Image*>& planes, Origin origin = Origin::Lower);
 py::array vectorArray(const std::vector<double>& values);
 
 // A str or path-like object (pathlib.Path) as a file name.

@@ -26,6 +26,7 @@ struct PyStack {
     Dataset dataset;
     std::vector<std::string> notes;
     py::object truth = py::none(); // simulate(): the injected aberrations, as the CLI's truth file has them
+    Origin origin = Origin::Lower;  // how `data` hands out the planes' rows (core holds them row 0 at the bottom)
 };
 
 // A session's settings and inputs (Settings.from_session).
@@ -71,8 +72,9 @@ py::list defocusList(const Dataset& data)
     return list;
 }
 
-// The data of a reconstruction: an array (planes from the array, metadata from the options), or a Stack.
-Dataset datasetFrom(const py::object& stack, std::vector<std::string>& notes)
+// The data of a reconstruction: an array (planes from the array, its rows as `origin` says; metadata from
+// the options), or a Stack (held the program's way already).
+Dataset datasetFrom(const py::object& stack, std::vector<std::string>& notes, Origin origin)
 {
     if (py::isinstance<PyStack>(stack)) {
         const PyStack& s = stack.cast<const PyStack&>();
@@ -86,7 +88,7 @@ Dataset datasetFrom(const py::object& stack, std::vector<std::string>& notes)
     const py::array array = py::array::ensure(stack);
     if (!array)
         throw py::error_already_set();
-    ImageFileContent content = contentFromArray(array, "array");
+    ImageFileContent content = contentFromArray(array, "array", origin);
     const std::vector<DatasetMessage> messages = addImages(dataset, std::move(content), "array");
     notes = takeMessages(messages);
     return dataset;
@@ -157,10 +159,25 @@ std::shared_ptr<FitResult> runEngine(const ReconstructionRequest& request, const
     return std::const_pointer_cast<FitResult>(engine.sharedResult());
 }
 
+// bad_pixels are typed in the arrays' orientation: with origin="upper" their rows count from the top, and
+// become core's (from the bottom) here. A row outside the planes is left as typed, for core to refuse by name.
+void flipBadPixelRows(Session& session, const OptionSource& options, Origin origin)
+{
+    if (origin != Origin::Upper || !options.has("bad-pixels") || session.dataset.planes.empty())
+        return;
+    const int height = session.dataset.planes.front().raw.height;
+    for (auto& [col, row] : session.dataset.preprocess.badPixels)
+        if (row >= 0 && row < height)
+            row = height - 1 - row;
+}
+
 std::shared_ptr<PyResult> reconstruct(const py::object& stack, const py::object& settings, const py::object& progress, bool psfAnalysis,
-                                      const py::kwargs& kwargs)
+                                      const py::object& originValue, const py::kwargs& kwargs)
 {
     const KeywordOptions options(kwargs, "reconstruct");
+    // A Stack's own origin unless one is given: what read(..., origin=) chose goes on to the result's arrays.
+    const Origin origin =
+        originArgument(originValue, py::isinstance<PyStack>(stack) ? stack.cast<const PyStack&>().origin : Origin::Lower);
     if (!progress.is_none() && !PyCallable_Check(progress.ptr()))
         throw py::type_error("progress: expected a callable progress(iteration, cost, gradient_norm)");
     Session session;
@@ -171,15 +188,16 @@ std::shared_ptr<PyResult> reconstruct(const py::object& stack, const py::object&
         session = s.session;
         result->notes = s.notes;
         if (!stack.is_none())
-            takeSessionData(session, datasetFrom(stack, result->notes));
+            takeSessionData(session, datasetFrom(stack, result->notes, origin));
     } else {
         if (stack.is_none())
             throw py::type_error("reconstruct() needs a stack (an array or a Stack) or settings=Settings.from_session(path)");
-        session.dataset = datasetFrom(stack, result->notes);
+        session.dataset = datasetFrom(stack, result->notes, origin);
     }
     // From here on core works as in wavefront-cli's process: the binding's share is what comes before and after.
     const auto started = std::chrono::steady_clock::now();
     applyRunOptions(options, session, fromSession);
+    flipBadPixelRows(session, options, origin);
     PreparedRun run = prepareRun(session);
     for (std::string& note : takeMessages(run.messages))
         result->notes.push_back(std::move(note));
@@ -191,6 +209,7 @@ std::shared_ptr<PyResult> reconstruct(const py::object& stack, const py::object&
     result->request = std::move(run.request);
     result->context = std::move(run.context);
     result->metadata = session.dataset.metadata;
+    result->origin = origin;
     if (!session.dataset.files.empty() && std::filesystem::exists(session.dataset.files.front().path))
         result->session = std::move(session);
     for (const std::string& w : result->fit->warnings)
@@ -202,9 +221,10 @@ std::shared_ptr<PyResult> reconstruct(const py::object& stack, const py::object&
     return result;
 }
 
-PyStack read(const std::vector<std::string>& paths)
+PyStack read(const std::vector<std::string>& paths, Origin origin)
 {
     PyStack stack;
+    stack.origin = origin;
     for (const std::string& path : paths) {
         std::error_code error;
         if (!std::filesystem::exists(path, error)) {
@@ -227,7 +247,7 @@ PyStack read(const std::vector<std::string>& paths)
     return stack;
 }
 
-PyStack simulate(const std::string& preset, std::uint64_t seed, int grid, int order, bool noise)
+PyStack simulate(const std::string& preset, std::uint64_t seed, int grid, int order, bool noise, const py::object& origin)
 {
     PresetOptions options;
     options.seed = seed;
@@ -235,6 +255,7 @@ PyStack simulate(const std::string& preset, std::uint64_t seed, int grid, int or
     options.order = order;
     options.noise = noise;
     PyStack stack;
+    stack.origin = originArgument(origin);
     PresetSession simulated;
     {
         py::gil_scoped_release nogil;
@@ -274,9 +295,14 @@ void bindStack(py::module_& m)
                 for (const Image* p : planes)
                     if (p->width != planes.front()->width || p->height != planes.front()->height)
                         throw py::value_error("the planes differ in size; see planes");
-                return imageStack(planes);
+                return imageStack(planes, s.origin);
             },
-            "The planes as read, shape (planes, ny, nx), float64 (a copy), row 0 at the bottom.")
+            "The planes as read, shape (planes, ny, nx), float64 (a copy), rows as `origin` says (row 0 at the bottom for "
+            "'lower', at the top for 'upper').")
+        .def_property_readonly(
+            "origin", [](const PyStack& s) { return originName(s.origin); },
+            "'lower' or 'upper': how `data` orders rows (read(), simulate()); reconstruct() returns its arrays the same way "
+            "unless told otherwise.")
         .def_property_readonly(
             "metadata", [](const PyStack& s) { return metadataDict(s.dataset.metadata); },
             "What the files' headers and sidecars say (SI units; None where unknown), and where each value came from.")
@@ -347,18 +373,25 @@ cannot be read, is malformed or too new, ValueError for a session of a preset's 
 void bindReconstruct(py::module_& m)
 {
     const std::string reconstructDoc =
-        R"doc(reconstruct(stack=None, *, settings=None, progress=None, psf_analysis=False, **options) -> Result
+        R"doc(reconstruct(stack=None, *, settings=None, progress=None, psf_analysis=False, origin=None, **options) -> Result
 
 Fits the Zernike coefficients (and the rest of the model) to `stack`, through core's workflow, as
 `wavefront-cli reconstruct` does.
 
-stack: a NumPy array (planes, ny, nx) or (ny, nx) of any integer or float dtype, C or Fortran order, row 0
-    at the bottom; or a Stack from read(), simulate() or Settings.stack (its metadata are used, options
-    override them).
+stack: a NumPy array (planes, ny, nx) or (ny, nx) of any integer or float dtype, C or Fortran order, its
+    rows as `origin` says; or a Stack from read(), simulate() or Settings.stack (its metadata are used,
+    options override them).
 settings: Settings.from_session(path): the session's inputs and settings (options override them).
 progress: called as progress(iteration, cost, gradient_norm) for every accepted iterate (gradient_norm is
     the max-norm the stopping rule uses); an exception it raises cancels the fit and propagates.
 psf_analysis: also analyse the fitted PSF (analyse_psf() does it later when not).
+origin: how the rows of an array run, and how the Result's arrays (data, model, residual,
+    normalized_residual, phase, amplitude, zonal_remainder) and bad_pixels' rows are given:
+    'lower': row 0 is the bottom row (FITS orientation, as astropy reads a cube; the program's own);
+    'upper': row 0 is the top row (as tifffile, PIL and imageio read a TIFF or PNG, and as matplotlib's
+    imshow shows an array by default), so an image read that way is passed without flipping.
+    Default: a Stack's own origin (read(..., origin=)), else 'lower'. A Stack's planes are held the
+    program's way whatever its origin. Another value raises ValueError.
 
 The fit runs on core's worker thread without the GIL; Ctrl-C (KeyboardInterrupt) cancels it cleanly.
 Raises ValueError for a bad or missing setting (core's message), OSError for files, TypeError for an
@@ -368,7 +401,7 @@ options: wavefront-cli's flags with '_' for '-'; a str is parsed by core ("633nm
 units, a list is joined by commas, a switch is True:
 )doc" + optionsDoc();
     m.def("reconstruct", &wfs::python::reconstruct, py::arg("stack") = py::none(), py::kw_only(), py::arg("settings") = py::none(),
-          py::arg("progress") = py::none(), py::arg("psf_analysis") = false, reconstructDoc.c_str());
+          py::arg("progress") = py::none(), py::arg("psf_analysis") = false, py::arg("origin") = py::none(), reconstructDoc.c_str());
 }
 
 // read(), simulate(), psf_stack(), analyse_psf().
@@ -376,43 +409,62 @@ void bindFunctions(py::module_& m)
 {
     m.def(
         "read",
-        [](const py::object& paths) {
+        [](const py::object& paths, const py::object& origin) {
+            const Origin rows = originArgument(origin);
             std::vector<std::string> list;
             if (py::isinstance<py::str>(paths) || py::hasattr(paths, "__fspath__"))
                 list.push_back(pathArgument(paths));
             else
                 for (const py::handle p : py::iter(paths))
                     list.push_back(pathArgument(p));
-            return wfs::python::read(list);
+            return wfs::python::read(list, rows);
         },
-        py::arg("path"), R"doc(
+        py::arg("path"), py::kw_only(), py::arg("origin") = "lower", R"doc(
 Reads FITS (images, cubes, HDUs), TIFF (pages) or PNG files, with their metadata (FITS keywords, a JSON
 sidecar, an acquisition log), as wavefront-cli --input does. `path` is one path or a list (planes in file
 order). Returns a Stack. Raises FileNotFoundError / OSError with core's message for a file that is missing
-or unreadable.)doc");
+or unreadable.
+
+Every file is read into the program's orientation (row 0 at the bottom: a FITS file's first row; a TIFF
+or PNG's last stored row). origin chooses how Stack.data hands the rows out: 'lower' (default) row 0 at
+the bottom, as astropy reads a FITS file; 'upper' row 0 at the top, as tifffile or PIL read a TIFF or PNG.
+reconstruct() of the Stack returns its arrays the same way. Another value raises ValueError.)doc");
 
     m.def("simulate", &wfs::python::simulate, py::arg("preset") = "demo", py::kw_only(), py::arg("seed") = PresetOptions{}.seed,
-          py::arg("grid") = 0, py::arg("order") = 0, py::arg("noise") = true, R"doc(
+          py::arg("grid") = 0, py::arg("order") = 0, py::arg("noise") = true, py::arg("origin") = "lower", R"doc(
 Synthetic PSF planes with known aberrations, as wavefront-cli simulate writes them (the same FITS cube,
 read back in memory): preset demo, oof or pupil; seed of the noise; grid and order 0 for the preset's own;
 noise=False for data equal to the model. Returns a Stack whose truth holds the injected aberrations.
-Raises ValueError for an unknown preset or bad options.)doc");
+origin: how Stack.data orders rows, 'lower' (default, row 0 at the bottom, as astropy reads the FITS
+cube) or 'upper' (row 0 at the top, as tifffile reads a TIFF). Raises ValueError for an unknown preset,
+bad options or another origin.)doc");
 
     m.def(
         "psf_stack",
-        [](const PyResult& r, const py::object& z, const py::object& pixel, int crop) { return makePsfStack(r, z, pixel, crop); },
-        py::arg("result"), py::arg("z") = py::none(), py::kw_only(), py::arg("pixel") = py::none(), py::arg("crop") = 0, R"doc(
+        [](const PyResult& r, const py::object& z, const py::object& pixel, int crop, const py::object& origin) {
+            return makePsfStack(r, z, pixel, crop, originArgument(origin, r.origin));
+        },
+        py::arg("result"), py::arg("z") = py::none(), py::kw_only(), py::arg("pixel") = py::none(), py::arg("crop") = 0,
+        py::arg("origin") = py::none(), R"doc(
 The fitted system's 3-D PSF (pupil and detector as fitted), as wavefront-cli --psf-stack-out makes it.
 z: "START:STOP:STEP" in the fitted planes' unit, lengths ("-2um:2um:0.1um") or waves ("-1w:1w:0.25w");
 default 21 planes over the fitted planes' range. pixel: the output pixel size ("50nm"; needs the data's
 pixel size). crop: output size in pixels, odd or even (0 = the data's). The optical axis is at index
-N // 2 on both axes of each plane ((N-1)/2 for odd N); light that leaves the image leaves it (computed on a
-larger field and cropped). Returns a PsfStack.)doc");
+N // 2 on both axes of each plane ((N-1)/2 for odd N) in either origin; light that leaves the image leaves it
+(computed on a larger field and cropped). origin: how PsfStack.planes orders rows, 'lower' (row 0 at the bottom,
+FITS) or 'upper' (row 0 at the top, tifffile/PIL); default the result's. Returns a PsfStack.)doc");
 
     m.def(
-        "analyse_psf", [](std::shared_ptr<PyResult> r) { return psfAnalysisOf(*r); }, py::arg("result"), R"doc(
+        "analyse_psf",
+        [](std::shared_ptr<PyResult> r, const py::object& origin) {
+            const Origin rows = originArgument(origin, r->origin);
+            psfAnalysisOf(*r);
+            return PyPsfAnalysis{r->fit, rows};
+        },
+        py::arg("result"), py::kw_only(), py::arg("origin") = py::none(), R"doc(
 The fitted PSF against the diffraction-limited PSF of the same pupil: Strehl, FWHM, encircled energy, MTF
-(as wavefront-cli --psf-analysis). Made once and kept with the result. Returns a PsfAnalysis.)doc");
+(as wavefront-cli --psf-analysis). Made once and kept with the result. origin: how the PSF images
+(fitted_psf, diffraction_psf) order rows, 'lower' or 'upper'; default the result's. Returns a PsfAnalysis.)doc");
 }
 
 } // namespace
@@ -430,8 +482,10 @@ wavefront-cli and the desktop program.
     result = wfs.reconstruct(stack, wavelength="633nm", pixel_scale="5.5um", f_number=20, defocus=["-1w", "0", "1w"])
     result.coefficients, result.phase, result.rms, result.save("fit.json")
 
-Arrays are (planes, ny, nx) with row 0 at the bottom (FITS orientation, as astropy reads a cube; flip
-stack[:, ::-1] for images stored top row first). Keyword options have wavefront-cli's names with '_' for
+Arrays are (planes, ny, nx). By default row 0 is the bottom row (origin="lower": FITS orientation, as
+astropy reads a cube, the program's own); every function that takes or returns images accepts
+origin="upper" for arrays whose row 0 is the top row (as tifffile, PIL and imageio read a TIFF or PNG, and
+matplotlib's imshow shows by default), so they pass without flipping. Keyword options have wavefront-cli's names with '_' for
 '-', its units (core's parser: "605nm", "0.3um"; a bare number is in SI units) and its defaults.)doc";
     m.attr("__version__") = WFS_VERSION;
     registerExceptions();

@@ -75,7 +75,7 @@ void save(PyResult& r, const py::object& pathObject, const py::object& what, con
         sources.float32 = float32;
         std::optional<PyPsfStack> made;
         if (entry->kind == ExportKind::PsfStack) {
-            made = stack.is_none() ? makePsfStack(r, py::none(), py::none(), 0) : stack.cast<PyPsfStack>();
+            made = stack.is_none() ? makePsfStack(r, py::none(), py::none(), 0, r.origin) : stack.cast<PyPsfStack>();
             sources.stack = &made->stack;
         }
         if (entry->kind == ExportKind::PsfAnalysisCsv || entry->kind == ExportKind::PsfFits)
@@ -110,11 +110,12 @@ py::dict solverDict(const FitResult& fit)
 
 } // namespace
 
-PyPsfStack makePsfStack(const PyResult& r, const py::object& z, const py::object& pixel, int crop)
+PyPsfStack makePsfStack(const PyResult& r, const py::object& z, const py::object& pixel, int crop, Origin origin)
 {
     const Problem problem(fittedSpec(r.request.spec, *r.fit));
     PsfStackRequest request;
     PyPsfStack out;
+    out.origin = origin;
     out.unit = psfStackUnit(problem);
     if (z.is_none()) {
         request.defocus = defaultPsfStackDefocus(r.request.spec);
@@ -171,14 +172,15 @@ void bindResultArrays(ResultClass& result)
             "ordering), n, m, name, waves, nm, rad, uncertainty_waves, uncertainty_nm (one standard deviation; NaN "
             "when not available, 0 for fixed terms) and free.")
         .def_property_readonly(
-            "phase", [](const PyResult& r) { return imageView(r.fit->phaseMap, owner(r)); },
-            "The aberration phase (radians) over the pupil's bounding box, NaN outside the pupil (a read-only view).")
+            "phase", [](const PyResult& r) { return imageView(r.fit->phaseMap, owner(r), r.origin); },
+            "The aberration phase (radians) over the pupil's bounding box, NaN outside the pupil (a read-only view); pupil y "
+            "up, its rows as `origin` says.")
         .def_property_readonly(
             "amplitude",
             [](const PyResult& r) -> py::object {
                 if (r.fit->pupilAmplitude.isEmpty())
                     return py::none();
-                return imageView(r.fit->pupilAmplitude, owner(r));
+                return imageView(r.fit->pupilAmplitude, owner(r), r.origin);
             },
             "The fitted field amplitude over the same box as phase (a read-only view), or None when the illumination was not fitted.")
         .def_property_readonly(
@@ -186,20 +188,20 @@ void bindResultArrays(ResultClass& result)
             [](const PyResult& r) -> py::object {
                 if (r.fit->zonalRemainderMap.isEmpty())
                     return py::none();
-                return imageView(r.fit->zonalRemainderMap, owner(r));
+                return imageView(r.fit->zonalRemainderMap, owner(r), r.origin);
             },
             "With a zonal phase: what the Zernike terms do not describe (radians, a read-only view); None otherwise.")
         .def_property_readonly(
-            "data", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::data)); },
-            "The data as fitted (prepared), NaN where not used; shape (planes, ny, nx).")
+            "data", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::data), r.origin); },
+            "The data as fitted (prepared), NaN where not used; shape (planes, ny, nx), rows as `origin` says.")
         .def_property_readonly(
-            "model", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::model)); },
-            "The model images in the data's layout; shape (planes, ny, nx).")
+            "model", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::model), r.origin); },
+            "The model images in the data's layout; shape (planes, ny, nx), rows as `origin` says.")
         .def_property_readonly(
-            "residual", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::residual)); },
+            "residual", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::residual), r.origin); },
             "data - model, NaN where not used; shape (planes, ny, nx).")
         .def_property_readonly(
-            "normalized_residual", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::normalizedResidual)); },
+            "normalized_residual", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::normalizedResidual), r.origin); },
             "(data - model) / sigma of the objective's noise model; shape (planes, ny, nx).")
         .def_property_readonly(
             "chi2_per_plane",
@@ -216,6 +218,10 @@ void bindResultArrays(ResultClass& result)
 void bindResultFigures(ResultClass& result)
 {
     result
+        .def_property_readonly(
+            "origin", [](const PyResult& r) { return originName(r.origin); },
+            "'lower' (row 0 of every array at the bottom, FITS) or 'upper' (row 0 at the top, tifffile/PIL): "
+            "reconstruct's origin; psf_stack() and analyse_psf() follow it unless told otherwise.")
         .def_property_readonly(
             "rms", [](const PyResult& r) { return r.fit->rmsWaves; },
             "Wavefront RMS in waves, piston, tip and tilt removed, and defocus too when defocus_removed is True (the default for "
@@ -339,13 +345,23 @@ void bindPsfStack(py::module_& m)
         .def_property_readonly(
             "planes",
             [](const PyPsfStack& s) {
+                // Top row first, an even plane is the window one row higher (psfStackTopFirstPlane), as a TIFF page is:
+                // the axis stays at row N // 2 of the array in either origin.
+                std::vector<Image> shifted;
+                if (s.origin == Origin::Upper)
+                    for (size_t k = 0; k < s.stack.planes.size(); ++k)
+                        shifted.push_back(psfStackTopFirstPlane(s.stack, k));
                 std::vector<const Image*> planes;
-                for (const Image& image : s.stack.planes)
+                for (const Image& image : s.origin == Origin::Upper ? shifted : s.stack.planes)
                     planes.push_back(&image);
-                return imageStack(planes);
+                return imageStack(planes, s.origin);
             },
-            "The PSF planes, shape (planes, ny, nx), row 0 at the bottom, the optical axis at [ny // 2, nx // 2]; each plane holds "
-            "the light that falls in it (the unaberrated in-focus PSF sums to 1 over the larger field it was computed on).")
+            "The PSF planes, shape (planes, ny, nx), rows as `origin` says, the optical axis at [ny // 2, nx // 2] in either "
+            "origin; each plane holds the light that falls in it (the unaberrated in-focus PSF sums to 1 over the larger field "
+            "it was computed on).")
+        .def_property_readonly(
+            "origin", [](const PyPsfStack& s) { return originName(s.origin); },
+            "'lower' (row 0 of planes at the bottom, FITS) or 'upper' (row 0 at the top, tifffile/PIL).")
         .def_property_readonly(
             "z", [](const PyPsfStack& s) { return vectorArray(s.defocus); }, "Each plane's defocus, in `unit`.")
         .def_property_readonly(
@@ -358,36 +374,52 @@ void bindPsfStack(py::module_& m)
 
 void bindPsfAnalysis(py::module_& m)
 {
-    py::class_<PsfAnalysis>(m, "PsfAnalysis", "The fitted PSF against the diffraction-limited one of the same pupil (analyse_psf()).")
-        .def_readonly("strehl", &PsfAnalysis::strehl, "Strehl ratio.")
-        .def_readonly("lambda_over_d_per_pixel", &PsfAnalysis::lambdaOverDPerPixel, "lambda / D per detector pixel.")
-        .def_readonly("fwhm_fitted_pixels", &PsfAnalysis::fwhmFittedPixels, "FWHM of the fitted PSF, pixels.")
-        .def_readonly("fwhm_diffraction_pixels", &PsfAnalysis::fwhmDiffractionPixels, "FWHM of the diffraction-limited PSF, pixels.")
-        .def_readonly("cutoff_cycles_per_pixel", &PsfAnalysis::cutoffCyclesPerPixel, "The incoherent cut-off, cycles per pixel (1 / Q).")
+    using A = PyPsfAnalysis;
+    py::class_<A>(m, "PsfAnalysis", "The fitted PSF against the diffraction-limited one of the same pupil (analyse_psf()).")
+        .def_property_readonly(
+            "strehl", [](const A& a) { return a.analysis().strehl; }, "Strehl ratio.")
+        .def_property_readonly(
+            "lambda_over_d_per_pixel", [](const A& a) { return a.analysis().lambdaOverDPerPixel; }, "lambda / D per detector pixel.")
+        .def_property_readonly(
+            "fwhm_fitted_pixels", [](const A& a) { return a.analysis().fwhmFittedPixels; }, "FWHM of the fitted PSF, pixels.")
+        .def_property_readonly(
+            "fwhm_diffraction_pixels", [](const A& a) { return a.analysis().fwhmDiffractionPixels; },
+            "FWHM of the diffraction-limited PSF, pixels.")
+        .def_property_readonly(
+            "cutoff_cycles_per_pixel", [](const A& a) { return a.analysis().cutoffCyclesPerPixel; },
+            "The incoherent cut-off, cycles per pixel (1 / Q).")
+        .def_property_readonly(
+            "origin", [](const A& a) { return originName(a.origin); },
+            "'lower' (row 0 of the PSF images at the bottom, FITS) or 'upper' (row 0 at the top, tifffile/PIL).")
         .def_property_readonly(
             "fitted_psf",
-            [](const PsfAnalysis& a) { return imageStack({&a.fittedPsf}).attr("reshape")(a.fittedPsf.height, a.fittedPsf.width); },
-            "The fitted PSF divided by the diffraction-limited peak.")
+            [](const A& a) {
+                const Image& psf = a.analysis().fittedPsf;
+                return imageStack({&psf}, a.origin).attr("reshape")(psf.height, psf.width);
+            },
+            "The fitted PSF divided by the diffraction-limited peak, rows as `origin` says.")
         .def_property_readonly(
             "diffraction_psf",
-            [](const PsfAnalysis& a) {
-                return imageStack({&a.diffractionPsf}).attr("reshape")(a.diffractionPsf.height, a.diffractionPsf.width);
+            [](const A& a) {
+                const Image& psf = a.analysis().diffractionPsf;
+                return imageStack({&psf}, a.origin).attr("reshape")(psf.height, psf.width);
             },
-            "The diffraction-limited PSF divided by its peak.")
+            "The diffraction-limited PSF divided by its peak, rows as `origin` says.")
         .def_property_readonly(
-            "radius", [](const PsfAnalysis& a) { return vectorArray(a.radius); }, "Radii of the profiles, pixels.")
+            "radius", [](const A& a) { return vectorArray(a.analysis().radius); }, "Radii of the profiles, pixels.")
         .def_property_readonly(
-            "encircled_fitted", [](const PsfAnalysis& a) { return vectorArray(a.encircledFitted); }, "Encircled energy of the fitted PSF.")
+            "encircled_fitted", [](const A& a) { return vectorArray(a.analysis().encircledFitted); }, "Encircled energy of the fitted PSF.")
         .def_property_readonly(
-            "encircled_diffraction", [](const PsfAnalysis& a) { return vectorArray(a.encircledDiffraction); },
+            "encircled_diffraction", [](const A& a) { return vectorArray(a.analysis().encircledDiffraction); },
             "Encircled energy of the diffraction-limited PSF.")
         .def_property_readonly(
-            "frequency", [](const PsfAnalysis& a) { return vectorArray(a.frequency); }, "MTF frequencies, cycles per pixel.")
+            "frequency", [](const A& a) { return vectorArray(a.analysis().frequency); }, "MTF frequencies, cycles per pixel.")
         .def_property_readonly(
-            "mtf_fitted", [](const PsfAnalysis& a) { return vectorArray(a.mtfFitted); }, "Radial MTF of the fitted system.")
+            "mtf_fitted", [](const A& a) { return vectorArray(a.analysis().mtfFitted); }, "Radial MTF of the fitted system.")
         .def_property_readonly(
-            "mtf_diffraction", [](const PsfAnalysis& a) { return vectorArray(a.mtfDiffraction); }, "Radial MTF, diffraction-limited.")
-        .def("to_csv", &psfAnalysisCsv, "The CSV wavefront-cli --psf-analysis writes.");
+            "mtf_diffraction", [](const A& a) { return vectorArray(a.analysis().mtfDiffraction); }, "Radial MTF, diffraction-limited.")
+        .def(
+            "to_csv", [](const A& a) { return psfAnalysisCsv(a.analysis()); }, "The CSV wavefront-cli --psf-analysis writes.");
 }
 
 } // namespace
@@ -395,7 +427,8 @@ void bindPsfAnalysis(py::module_& m)
 void bindResult(py::module_& m)
 {
     ResultClass result(m, "Result", R"doc(
-A finished fit (from reconstruct). Arrays are NumPy arrays, row 0 at the bottom (FITS orientation); the
+A finished fit (from reconstruct). Arrays are NumPy arrays with their rows as `origin` says (reconstruct's
+origin: 'lower', row 0 at the bottom, FITS orientation, by default; 'upper', row 0 at the top); the
 single images (phase, amplitude, zonal_remainder) are read-only views of the result's memory (copy them to
 change them); the per-plane stacks (data, model, residual, normalized_residual) are copies, shape
 (planes, ny, nx). Phase in radians; coefficients in waves, nm and radians at the fit's wavelength.

@@ -21,6 +21,7 @@ struct PyResult {
     std::optional<Session> session; // file or session input: what "session" saves
     std::vector<std::string> notes;
     double coreSeconds = 0.0; // options, preparation, fit and analysis: the work wavefront-cli does in its process
+    Origin origin = Origin::Lower; // how the result's arrays order rows (reconstruct's origin)
 };
 
 // The fitted system's PSF stack (wfs.psf_stack).
@@ -28,9 +29,17 @@ struct PyPsfStack {
     PsfStack stack;
     std::vector<double> defocus;
     std::string unit; // "m" or "waves"
+    Origin origin = Origin::Lower; // how `planes` orders rows
 };
 
-PyPsfStack makePsfStack(const PyResult& result, const py::object& z, const py::object& pixel, int crop);
+// The analysis of a fit's PSF (kept with the fit) and how its images are handed out.
+struct PyPsfAnalysis {
+    std::shared_ptr<const FitResult> fit; // fit->psf is set
+    Origin origin = Origin::Lower;
+    const PsfAnalysis& analysis() const { return *fit->psf; }
+};
+
+PyPsfStack makePsfStack(const PyResult& result, const py::object& z, const py::object& pixel, int crop, Origin origin);
 // The analysis of the fitted PSF, made once and kept with the result.
 const PsfAnalysis& psfAnalysisOf(PyResult& result);
 

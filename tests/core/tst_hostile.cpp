@@ -10,6 +10,7 @@
 #include "io/Dataset.h"
 #include "io/Fits.h"
 #include "io/Session.h"
+#include "io/SettingOptions.h"
 
 #include <QDir>
 #include <QFile>
@@ -290,6 +291,66 @@ private slots:
         negative.readNoise = -1.0;
         QVERIFY(contains(errorOf([&] { buildProblem(data, negative); }), "read noise -1"));
         QVERIFY(errorOf([&] { buildProblem(data, {}); }).empty());
+    }
+
+    void lengthsWithoutTheirUnitAreQuestioned()
+    {
+        // Issue 40, part 3: "0.1" in the pixel pitch was taken as 0.1 m (inside 1 nm - 10 cm) and the fit then
+        // failed with "use a larger grid". The ranges are the instruments' and name the setting, with the unit meant.
+        const std::string pitch = plausibilityError(Setting::PixelPitch, 0.1);
+        QVERIFY2(contains(pitch, "the pixel pitch 0.1 m is not plausible") && contains(pitch, "did you mean 0.1um?"), pitch.c_str());
+        const std::string step = plausibilityError(Setting::ZStep, 0.3); // a z step of metres
+        QVERIFY2(contains(step, "the z step 0.3 m is not plausible") && contains(step, "did you mean 0.3um?"), step.c_str());
+        QVERIFY(contains(plausibilityError(Setting::ZStep, -0.3), "did you mean -0.3um?"));
+        QVERIFY(contains(plausibilityError(Setting::Aperture, 2400.0), "did you mean 2400mm?"));
+        QVERIFY(contains(plausibilityError(Setting::ObjectDiameter, 100.0), "did you mean 100nm?"));
+        QVERIFY(contains(plausibilityError(Setting::EmitterDepth, 2.0), "did you mean 2um?"));
+        QVERIFY(contains(plausibilityError(Setting::Wavelength, 605.0), "did you mean 605nm?"));
+        for (const auto& [setting, value] : std::vector<std::pair<Setting, double>>{{Setting::PixelPitch, 0.1e-6},
+                                                                                    {Setting::PixelPitch, 6.5e-6},
+                                                                                    {Setting::PixelPitch, 1e-3},
+                                                                                    {Setting::ZStep, 0.3e-6},
+                                                                                    {Setting::ZStep, -2e-3},
+                                                                                    {Setting::Aperture, 2.4}})
+            QVERIFY2(plausibilityError(setting, value).empty(), plausibilityError(setting, value).c_str());
+        QCOMPARE(likelyMeaning(Setting::PixelPitch, 0.1), std::string("0.1um"));
+        QCOMPARE(likelyMeaning(Setting::NumericalAperture, 1.1), std::string()); // no length: no unit to guess
+
+        // A field of its own (the desktop's) takes a length only with its unit: a bare number is questioned.
+        using Verdict = TypedValue::Verdict;
+        TypedValue t = typedValue(Setting::PixelPitch, " 0.1 ");
+        QVERIFY(t.verdict == Verdict::Questioned);
+        QVERIFY2(contains(t.message, "pixel pitch '0.1' has no unit") && contains(t.message, "0.1 m is not plausible")
+                     && contains(t.message, "did you mean 0.1um?"),
+                 t.message.c_str());
+        t = typedValue(Setting::PixelPitch, "6.5e-6"); // plausible as metres, and still asked
+        QVERIFY2(t.verdict == Verdict::Questioned && contains(t.message, "6.5 um") && !contains(t.message, "not plausible"),
+                 t.message.c_str());
+        t = typedValue(Setting::ZStep, "0.3");
+        QVERIFY2(t.verdict == Verdict::Questioned && contains(t.message, "z step") && contains(t.message, "did you mean 0.3um?"),
+                 t.message.c_str());
+        t = typedValue(Setting::Wavelength, "605");
+        QVERIFY2(t.verdict == Verdict::Questioned && contains(t.message, "did you mean 605nm?"), t.message.c_str());
+        t = typedValue(Setting::PixelPitch, "0.1 um");
+        QVERIFY(t.verdict == Verdict::Taken);
+        WFS_VERIFY_CLOSE(t.value, 0.1e-6, 1e-15, 0.0);
+        QVERIFY(t.message.empty());
+        t = typedValue(Setting::PixelPitch, "0.1m"); // the unit written, the value implausible: refused by name
+        QVERIFY2(t.verdict == Verdict::Refused && contains(t.message, "pixel pitch 0.1 m is not plausible"), t.message.c_str());
+        t = typedValue(Setting::PixelPitch, "1w");
+        QVERIFY2(t.verdict == Verdict::Refused && contains(t.message, "is not a length"), t.message.c_str());
+        QVERIFY(typedValue(Setting::EmitterDepth, "0").verdict == Verdict::Taken); // a zero has no unit to get wrong
+        QVERIFY(typedValue(Setting::PixelPitch, "").verdict == Verdict::Empty);
+        t = typedValue(Setting::NumericalAperture, "1.1"); // no length: a bare number is the value
+        QVERIFY(t.verdict == Verdict::Taken && t.value == 1.1);
+        QVERIFY(typedValue(Setting::NumericalAperture, "1.1um").verdict == Verdict::Refused);
+        QVERIFY(typedValue(Setting::NumericalAperture, "2.5").verdict == Verdict::Refused);
+
+        // The command line's parser (the same table, a bare number is metres) refuses it with the option's name.
+        const std::string cli = errorOf([] { parsePlausibleOption(QStringLiteral("0.1"), "--pixel-scale", Setting::PixelPitch); });
+        QVERIFY2(contains(cli, "--pixel-scale: the pixel pitch 0.1 m is not plausible") && contains(cli, "did you mean 0.1um?"),
+                 cli.c_str());
+        WFS_VERIFY_CLOSE(parsePlausibleOption(QStringLiteral("6.5e-6"), "--pixel-scale", Setting::PixelPitch), 6.5e-6, 1e-15, 0.0);
     }
 
     void fewerPixelsThanParametersIsAnError()

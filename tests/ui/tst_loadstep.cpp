@@ -28,7 +28,9 @@
 #include <QTemporaryDir>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
+#include <optional>
 
 using namespace wfs;
 using namespace wfs::ui;
@@ -276,6 +278,78 @@ private slots:
         type(QStringLiteral("load_immersionIndex"), QStringLiteral("1.518"));
         QVERIFY2(errorCount(panel->problems()) == 0, qPrintable(problemsText(panel->problems())));
         QVERIFY(panel->canStart());
+        QVERIFY(!anyMessageBox());
+    }
+
+    void lengthsWithoutTheirUnitAreQuestioned()
+    {
+        // Issue 40, part 3: "0.1" in the pixel pitch was taken as 0.1 m, shown as "1e+05 µm" with a tick, and the fit
+        // then failed with "use a larger grid". Core questions a length typed without its unit, naming the setting and
+        // the unit meant, and nothing is taken until the unit is there.
+        open(test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")));
+        StackLoadPanel* panel = step();
+        QVERIFY(panel);
+        QTRY_COMPARE(panel->thumbnailCount(), 21);
+        auto* pitchSpin = m_window->findChild<QDoubleSpinBox*>(QStringLiteral("pixelPitchSpin"));
+        auto* status = m_window->findChild<QLabel*>(QStringLiteral("loadStatus_pixelPitch"));
+        auto* edit = m_window->findChild<QLineEdit*>(QStringLiteral("load_pixelPitch"));
+        QVERIFY(pitchSpin && status && edit);
+        const auto pitchNow = [this] { return m_window->setupPanel()->sessionFor(m_window->dataset()).dataset.metadata.pixelPitch; };
+
+        const std::optional<double> pitchBefore = pitchNow();
+        const double spinBefore = pitchSpin->value();
+        QVERIFY(!pitchBefore || *pitchBefore != 0.1);
+        type(QStringLiteral("load_pixelPitch"), QStringLiteral("0.1"));
+        QCOMPARE(status->text(), tr("unit?")); // the verdict asks; no tick
+        QString verdict = status->toolTip();
+        QVERIFY2(verdict.contains(QStringLiteral("pixel pitch '0.1' has no unit")) && verdict.contains(QStringLiteral("did you mean 0.1um?")),
+                 qPrintable(verdict));
+        QVERIFY2(hasError(panel->problems(), "pixel-scale"), qPrintable(problemsText(panel->problems())));
+        QVERIFY(!panel->canStart());
+        QVERIFY(pitchNow() == pitchBefore);           // not taken as 0.1 m, nor as anything else
+        QCOMPARE(pitchSpin->value(), spinBefore);     // not 1e+05 µm
+        QCOMPARE(edit->text(), QStringLiteral("0.1")); // the text stays for the user to correct
+        shot(QStringLiteral("loadstep-unit-question"));
+
+        // With a unit that makes it implausible: refused by name, with the unit meant.
+        type(QStringLiteral("load_pixelPitch"), QStringLiteral("0.1 m"));
+        QCOMPARE(status->text(), tr("invalid"));
+        verdict = status->toolTip();
+        QVERIFY2(verdict.contains(QStringLiteral("pixel pitch 0.1 m is not plausible")) && verdict.contains(QStringLiteral("did you mean 0.1um?")),
+                 qPrintable(verdict));
+        QVERIFY(pitchNow() == pitchBefore);
+
+        // With its unit: taken, and shown with its unit.
+        type(QStringLiteral("load_pixelPitch"), QStringLiteral("0.1um"));
+        QVERIFY2(!hasError(panel->problems(), "pixel-scale"), qPrintable(problemsText(panel->problems())));
+        QCOMPARE(status->text(), QStringLiteral("✓"));
+        QVERIFY(pitchNow() && std::abs(*pitchNow() - 0.1e-6) < 1e-15);
+        QCOMPARE(pitchSpin->value(), 0.1);
+        QVERIFY2(edit->text().contains(QStringLiteral("µm")), qPrintable(edit->text()));
+
+        // Every length field: the z step (0.3 um from the acquisition log) is not replaced by a bare 0.3.
+        auto* zStatus = m_window->findChild<QLabel*>(QStringLiteral("loadStatus_zStep"));
+        type(QStringLiteral("load_zStep"), QStringLiteral("0.3"));
+        QCOMPARE(zStatus->text(), tr("unit?"));
+        QVERIFY2(zStatus->toolTip().contains(QStringLiteral("z step '0.3' has no unit"))
+                     && zStatus->toolTip().contains(QStringLiteral("did you mean 0.3um?")),
+                 qPrintable(zStatus->toolTip()));
+        QCOMPARE(m_window->findChild<QDoubleSpinBox*>(QStringLiteral("zStepSpin"))->value(), 0.3);
+        type(QStringLiteral("load_zStep"), QStringLiteral("0.3 um"));
+        QVERIFY(!hasError(panel->problems(), "z-step"));
+
+        // The setup panel's length fields (object diameter, emitter depth, coverslip thicknesses) ask the same.
+        auto* diameter = m_window->findChild<QLineEdit*>(QStringLiteral("objectDiameterEdit"));
+        diameter->setText(QStringLiteral("100"));
+        const QString note = m_window->setupPanel()->problemText("object-diameter");
+        QVERIFY2(note.contains(QStringLiteral("object diameter '100' has no unit")) && note.contains(QStringLiteral("did you mean 100nm?")),
+                 qPrintable(note));
+        QVERIFY(!m_window->setupPanel()->modelTextProblems().isEmpty()); // Start waits for the unit
+        diameter->setText(QStringLiteral("100nm"));
+        QVERIFY2(!m_window->setupPanel()->problemText("object-diameter").contains(QStringLiteral("no unit")),
+                 qPrintable(m_window->setupPanel()->problemText("object-diameter")));
+        QVERIFY(m_window->setupPanel()->modelTextProblems().isEmpty());
+        diameter->clear();
         QVERIFY(!anyMessageBox());
     }
 
