@@ -3,6 +3,7 @@
 
 #include "ImageView.h"
 #include "fit/PsfAnalysis.h"
+#include "io/Assumptions.h"
 #include "settings/ModelSettings.h"
 #include "settings/SettingsText.h"
 #include "base/Units.h"
@@ -102,6 +103,11 @@ void SetupPanel::showMetadata(const DatasetMetadata& m)
         m_focusPlane->setValue(m.focusPlane ? *m.focusPlane : -1.0);
     }
     m_editedMetadata.clear();
+    // Values core assumed (the Load tab's focus plane) keep saying so until the user sets them.
+    m_assumedOrigins.clear();
+    for (const auto& [key, origin] : m.origin)
+        if (isAssumedOrigin(origin))
+            m_assumedOrigins[key] = origin;
     const QSignalBlocker b1(m_immersion), b2(m_defocusModel), b3(m_zDirection);
     m_immersion->setValue(m.immersionIndex);
     m_zDirection->setCurrentIndex(m.zIndexDown ? 1 : 0);
@@ -121,6 +127,8 @@ void SetupPanel::applyMetadata(DatasetMetadata& m) const
     m.zIndexDown = m_zDirection->currentIndex() == 1;
     m.focusPlane = m_focusPlane->value() >= 0.0 ? std::optional<double>(m_focusPlane->value()) : std::nullopt;
     // What the user set is the user's, whatever the files said; and it settles their disagreement.
+    for (const auto& [key, origin] : m_assumedOrigins)
+        m.origin[key] = origin;
     for (const std::string& key : m_editedMetadata)
         m.origin[key] = "user";
     std::erase_if(m.conflicts, [this](const DatasetMetadata::Conflict& c) { return m_editedMetadata.count(c.key) > 0; });

@@ -550,6 +550,19 @@ void StackLoadPanel::refresh()
     if (m_refreshing)
         return;
     m_refreshing = true;
+    // The proposal follows the optics as they are typed (core's spread needs the wavelength and NA for the depth of
+    // focus), as long as the planes in use are the proposal's: a choice of the user's stands.
+    if (!m_statistics.empty() && !m_plan.planes.empty()) {
+        const Dataset before = m_setup->sessionFor(m_dataset).dataset;
+        StackPlan plan = proposeStackPlan(m_statistics, planOptionsFor(before));
+        const bool proposalInUse = usedPlanes(before) == m_plan.planes;
+        if (plan.focusPlane == m_plan.focusPlane && (proposalInUse || plan.planes == m_plan.planes)) {
+            const bool changed = plan.planes != m_plan.planes;
+            m_plan = std::move(plan);
+            if (changed)
+                m_setup->setPlanesInUse(m_plan.planes); // its refresh is this one
+        }
+    }
     m_problems = m_setup->checkSettings(m_dataset); // also marks the setup panel's fields
     for (const auto& [key, problem] : m_rejected)
         m_problems.insert(m_problems.begin(), problem);

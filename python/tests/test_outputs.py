@@ -119,3 +119,14 @@ def test_fasth_product_and_gradient(algorithm):
         wfs.fasth.product(v, x[:3])
     with pytest.raises(ValueError, match="algorithm: 'fast' is not one of"):
         wfs.fasth.product(v, x, algorithm="fast")
+
+
+def test_psf_stack_axis_at_the_middle_in_either_origin(demo_result):
+    """The optical axis is at [n // 2, n // 2] as the array is read, row 0 at the bottom or at the top: the top-first
+    planes of an even size are the window one row higher (as the TIFF export writes them), not a plain flip."""
+    lower = wfs.psf_stack(demo_result, "-1w:1w:1w", crop=64).planes
+    upper = wfs.psf_stack(demo_result, "-1w:1w:1w", crop=64, origin="upper").planes
+    np.testing.assert_array_equal(upper[:, 1:, :], lower[:, ::-1, :][:, :-1, :])
+    odd_lower = wfs.psf_stack(demo_result, "0w:0w:1w", crop=61).planes
+    odd_upper = wfs.psf_stack(demo_result, "0w:0w:1w", crop=61, origin="upper").planes
+    np.testing.assert_array_equal(odd_upper, odd_lower[:, ::-1, :])

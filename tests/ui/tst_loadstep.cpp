@@ -11,6 +11,8 @@
 #include "SetupPanel.h"
 #include "StackLoadPanel.h"
 
+#include "engine/ReconstructionEngine.h"
+#include "engine/Workflow.h"
 #include "io/TiffWriter.h"
 
 #include <QApplication>
@@ -24,6 +26,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
 
@@ -244,6 +247,55 @@ private slots:
         m_window->cancelFit();
         QVERIFY(waitFor(finished, 120000));
         QVERIFY(!anyMessageBox());
+    }
+
+    // Issue 40: the desktop assumes as core does. The bead stack with the optics typed (and a crop) gives the same
+    // planes, focus plane (assumed, and said so on the Results line) and coefficients as core's workflow run on the same
+    // file and settings, which the CLI and the Python module call.
+    void sameAssumptionsAndResultAsCore()
+    {
+        auto* crop = m_window->setupPanel()->findChild<QSpinBox*>(QStringLiteral("field_crop"));
+        QVERIFY(crop);
+        crop->setValue(64);
+        const std::shared_ptr<void> uncrop(nullptr, [crop](void*) { crop->setValue(0); }); // the next tests' small images
+        QSignalSpy finished(m_window.get(), &MainWindow::fitFinished);
+        m_window->findChild<QPushButton*>(QStringLiteral("loadStartButton"))->click();
+        QVERIFY(waitFor(finished, 120000));
+        const std::shared_ptr<const FitResult> desktop = m_window->result();
+        QVERIFY(desktop);
+
+        Session session;
+        addFiles(session.dataset, {test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")).toStdString()});
+        DatasetMetadata& m = session.dataset.metadata;
+        m.wavelength = 605e-9;
+        m.pixelPitch = 0.1e-6;
+        m.numericalAperture = 1.1;
+        m.immersionIndex = 1.33;
+        m.defocusModel = DefocusModel::HighNa; // chosen in the step above
+        for (const char* key : {"wavelength", "pixelPitch", "numericalAperture", "immersionIndex", "defocusModel"})
+            m.origin[key] = "user";
+        session.dataset.preprocess.cropSize = 64;
+        const PreparedRun run = prepareRun(session);
+        QCOMPARE(m_window->setupPanel()->planesInUse(), usedPlanes(run.dataset));
+        QCOMPARE(*m_window->dataset().metadata.focusPlane, *run.dataset.metadata.focusPlane);
+        ReconstructionEngine engine;
+        engine.start(run.request);
+        engine.wait();
+        const FitResult core = *engine.result();
+        QCOMPARE(desktop->coefficients.size(), core.coefficients.size());
+        for (size_t k = 0; k < core.coefficients.size(); ++k)
+            WFS_VERIFY_CLOSE(desktop->coefficients[k].waves, core.coefficients[k].waves, 0.0, 1e-9);
+        WFS_VERIFY_CLOSE(desktop->rmsWaves, core.rmsWaves, 0.0, 1e-9);
+        const auto focus = std::find_if(desktop->assumptions.begin(), desktop->assumptions.end(),
+                                        [](const Assumption& a) { return a.setting == "focus-plane"; });
+        QVERIFY2(focus != desktop->assumptions.end(), m_window->dataset().metadata.origin.count("focusPlane")
+                                                           ? m_window->dataset().metadata.origin.at("focusPlane").c_str()
+                                                           : "no origin");
+        QCOMPARE(focus->value, std::string("10"));
+        auto* key = m_window->findChild<QLabel*>(QStringLiteral("resultKeyLine"));
+        QVERIFY2(key && key->text().contains(QStringLiteral("assumed: focus-plane 10")) && key->text().contains(QStringLiteral("with defocus")),
+                 key ? qPrintable(key->text()) : "no key line");
+        shot(QStringLiteral("loadstep-fitted"));
     }
 
     void contradictingMetadataAreAChoice()
