@@ -51,6 +51,9 @@ public:
     // The user's edit from elsewhere (the loading step): shows `metadata`, marks `key` (DatasetMetadata's
     // field name) as the user's, and emits metadataChanged and settingsEdited.
     void editMetadata(const DatasetMetadata& metadata, const std::string& key);
+    // What core assumes for the defocus model (io/Assumptions.h assumeDefocusModel on `metadata`), shown in its field
+    // with its origin kept for the run, unless the user set it; the other fields and edits stay as they are.
+    void showAssumedDefocusModel(const DatasetMetadata& metadata);
     void setSamplingInfo(const QString& text, bool warning);
 
     // Which planes take part, by dataset plane index (the table's "use" column); emits settingsEdited.

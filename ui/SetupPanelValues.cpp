@@ -134,6 +134,19 @@ void SetupPanel::applyMetadata(DatasetMetadata& m) const
     std::erase_if(m.conflicts, [this](const DatasetMetadata::Conflict& c) { return m_editedMetadata.count(c.key) > 0; });
 }
 
+void SetupPanel::showAssumedDefocusModel(const DatasetMetadata& metadata)
+{
+    if (m_editedMetadata.count("defocusModel"))
+        return;
+    const auto origin = metadata.origin.find("defocusModel");
+    if (origin != metadata.origin.end() && isAssumedOrigin(origin->second))
+        m_assumedOrigins["defocusModel"] = origin->second;
+    else
+        m_assumedOrigins.erase("defocusModel");
+    const QSignalBlocker block(m_defocusModel);
+    m_defocusModel->setCurrentIndex(metadata.defocusModel == DefocusModel::HighNa ? 1 : 0);
+}
+
 void SetupPanel::editMetadata(const DatasetMetadata& metadata, const std::string& key)
 {
     std::set<std::string> edited = m_editedMetadata;

@@ -563,6 +563,13 @@ void StackLoadPanel::refresh()
                 m_setup->setPlanesInUse(m_plan.planes); // its refresh is this one
         }
     }
+    {
+        // The defocus model the run will assume (core's rule for the optics as typed), shown as assumed here and in the
+        // setup panel before the run.
+        Dataset assumed = m_setup->sessionFor(m_dataset).dataset;
+        assumeDefocusModel(assumed);
+        m_setup->showAssumedDefocusModel(assumed.metadata);
+    }
     m_problems = m_setup->checkSettings(m_dataset); // also marks the setup panel's fields
     for (const auto& [key, problem] : m_rejected)
         m_problems.insert(m_problems.begin(), problem);

@@ -81,28 +81,6 @@ void assumeForZStack(Dataset& dataset, std::vector<Assumption>& assumptions)
                                "a z-stack: the stack centred on its peak, so that the light sits on the model grid's centre"});
 }
 
-void assumeDefocusModel(Dataset& dataset, std::vector<Assumption>& assumptions)
-{
-    DatasetMetadata& m = dataset.metadata;
-    if (m.origin.count("defocusModel")) {
-        carryOver(dataset, "defocusModel", "defocus-model", defocusModelName(m.defocusModel), assumptions);
-        return;
-    }
-    if (m.defocusModel != DefocusModel::Paraxial || !m.numericalAperture)
-        return;
-    bool lengths = false;
-    for (int index : usedPlanes(dataset))
-        lengths = lengths || planeDefocus(dataset, index).kind == PlaneDefocus::Kind::Length;
-    const double ratio = *m.numericalAperture / m.immersionIndex;
-    if (!lengths || !(ratio > kHighNaThreshold))
-        return;
-    m.defocusModel = DefocusModel::HighNa;
-    const std::string reason =
-        format("NA / n = %.2f", ratio) + format(" is above %.2g", kHighNaThreshold) + ", where the paraxial defocus is inaccurate";
-    m.origin["defocusModel"] = assumedOrigin(reason);
-    assumptions.push_back({"defocus-model", defocusModelName(DefocusModel::HighNa), reason});
-}
-
 void assumeHotPixelMask(const Dataset& dataset, std::vector<Assumption>& assumptions)
 {
     if (dataset.preprocess.maskHotPixels)
@@ -131,12 +109,38 @@ Assumption focusPlaneAssumption(const StackPlan& plan)
     return {"focus-plane", std::to_string(plan.focusPlane), "the brightest plane; no header, sidecar or setting gives the focus plane"};
 }
 
+std::optional<Assumption> assumeDefocusModel(Dataset& dataset)
+{
+    DatasetMetadata& m = dataset.metadata;
+    const auto given = m.origin.find("defocusModel");
+    if (given != m.origin.end() && !isAssumedOrigin(given->second))
+        return std::nullopt; // the user's or a file's
+    // Unset or assumed before (the optics may have changed since): decided again.
+    bool lengths = false;
+    for (int index : usedPlanes(dataset))
+        lengths = lengths || planeDefocus(dataset, index).kind == PlaneDefocus::Kind::Length;
+    const double ratio = m.numericalAperture ? *m.numericalAperture / m.immersionIndex : 0.0;
+    if (!lengths || !(ratio > kHighNaThreshold)) {
+        if (given != m.origin.end()) { // an earlier assumption the optics no longer call for
+            m.defocusModel = DefocusModel::Paraxial;
+            m.origin.erase(given);
+        }
+        return std::nullopt;
+    }
+    m.defocusModel = DefocusModel::HighNa;
+    const std::string reason =
+        format("NA / n = %.2f", ratio) + format(" is above %.2g", kHighNaThreshold) + ", where the paraxial defocus is inaccurate";
+    m.origin["defocusModel"] = assumedOrigin(reason);
+    return Assumption{"defocus-model", defocusModelName(DefocusModel::HighNa), reason};
+}
+
 std::vector<Assumption> assumeUnset(Dataset& dataset)
 {
     std::vector<Assumption> assumptions;
     if (isZStack(dataset))
         assumeForZStack(dataset, assumptions);
-    assumeDefocusModel(dataset, assumptions);
+    if (std::optional<Assumption> model = assumeDefocusModel(dataset))
+        assumptions.push_back(std::move(*model));
     assumeHotPixelMask(dataset, assumptions);
     return assumptions;
 }

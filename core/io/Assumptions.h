@@ -17,6 +17,7 @@
 #include "io/DatasetPlanes.h"
 #include "io/StackPlan.h"
 
+#include <optional>
 #include <vector>
 
 namespace wfs {
@@ -28,6 +29,11 @@ constexpr double kHighNaThreshold = 0.5;
 // The origin text of an assumed value ("assumed: the brightest plane; ..."), and whether an origin is one.
 std::string assumedOrigin(const std::string& reason);
 bool isAssumedOrigin(const std::string& origin);
+
+// The defocus model where no source chose it (or core assumed it before, for other optics): high-NA when the planes'
+// lengths are converted at NA / n above kHighNaThreshold, paraxial otherwise. Returns the assumption when it applies. A
+// front end that shows the settings before a run (the desktop's Load tab) calls it to show what the run will use.
+std::optional<Assumption> assumeDefocusModel(Dataset& dataset);
 
 // The focus plane a stack plan takes when no source gives one.
 Assumption focusPlaneAssumption(const StackPlan& plan);

@@ -52,7 +52,10 @@ StackPlanOptions planOptionsFor(const Dataset& dataset, int count)
 {
     StackPlanOptions o;
     o.count = count;
-    o.focusPlane = dataset.metadata.focusPlane;
+    // An assumed focus plane is the plan's own (the brightest): derived again, and said as such.
+    const auto focusOrigin = dataset.metadata.origin.find("focusPlane");
+    if (focusOrigin == dataset.metadata.origin.end() || !isAssumedOrigin(focusOrigin->second))
+        o.focusPlane = dataset.metadata.focusPlane;
     o.zStep = dataset.metadata.zStep;
     o.zIndexDown = dataset.metadata.zIndexDown;
     const DatasetMetadata& m = dataset.metadata;
