@@ -30,6 +30,15 @@ void fillRequest(const BuiltProblem& problem, const SolverSettings& solver, std:
     request.analysis.assumptions = std::move(assumptions);
 }
 
+// Every assumption of the run said first among its messages, as the report and the desktop's log print them.
+void sayAssumptions(PreparedRun& run)
+{
+    std::vector<DatasetMessage> said;
+    for (const Assumption& a : run.request.analysis.assumptions)
+        said.push_back({MessageLevel::Info, {}, assumptionText(a)});
+    run.messages.insert(run.messages.begin(), said.begin(), said.end());
+}
+
 // A noise model with nothing to stand on: no read noise, and a border without noise (a noise-free simulation, an image
 // clipped at its background) on a plane that takes part. Empty when the noise model has data.
 std::string degenerateNoiseNote(const Dataset& dataset, const ProblemSpec& spec)
@@ -68,6 +77,7 @@ PreparedRun prepareSimulatedRun(const Session& session)
         problem.planes.push_back(k);
     run.request.solver = c.solver; // the preset's stopping rules, under the session's solver settings
     fillRequest(problem, session.solver, {}, run.request);
+    sayAssumptions(run);
     run.truth = std::move(c.truth);
     run.noiseDescription = std::move(c.noiseDescription);
     return run;
@@ -95,11 +105,7 @@ PreparedRun prepareRun(Session session)
 
     fillRequest(run.problem, session.solver, assumptions, run.request);
     run.request.analysis.degenerateNoise = degenerateNoiseNote(run.dataset, run.problem.spec);
-    // Every assumption is said first, as the report and the desktop's log print the messages.
-    std::vector<DatasetMessage> said;
-    for (const Assumption& a : run.request.analysis.assumptions)
-        said.push_back({MessageLevel::Info, {}, assumptionText(a)});
-    run.messages.insert(run.messages.begin(), said.begin(), said.end());
+    sayAssumptions(run);
     run.request.autoRegularization = session.model.regularization == 0.0;
     run.request.fitSampling = session.model.fitSampling;
 
