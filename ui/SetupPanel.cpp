@@ -591,6 +591,13 @@ QWidget* SetupPanel::buildSolver()
     addField(form, tr("Cost tolerance"), m_ftol, "ftol",
              m_ftol->toolTip() + tr(" (no unit, typical %1).").arg(defaults.functionTolerance, 0, 'g', 4));
     addField(form, tr("Coarse stages"), m_stages, "stages", m_stages->toolTip() + tr(", e.g. 2,4 before order 6."));
+    m_removeDefocus = new QCheckBox(tr("headline without defocus"), box);
+    m_removeDefocus->setTristate(true); // partly ticked: core decides (removed for planes at different defocus)
+    m_removeDefocus->setCheckState(Qt::PartiallyChecked);
+    addField(form, QString(), m_removeDefocus, "remove-defocus",
+             tr("RMS, PV and Strehl with defocus removed, the figures with it beside them. Partly ticked (the default): removed for "
+                "planes at different defocus, where the fitted defocus is where focus sits in the stack (e.g. 0.1 wave of a bead "
+                "stack's 0.11), not an aberration of the optics."));
     return box;
 }
 

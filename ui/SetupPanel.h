@@ -136,6 +136,7 @@ private:
     QComboBox *m_ordering, *m_normalization, *m_objective, *m_backend, *m_gradient, *m_optimizer, *m_precision;
     QDoubleSpinBox *m_readNoise, *m_obscuration, *m_spiderWidth;
     QLineEdit *m_gtol, *m_ftol, *m_stages, *m_fixedTerms;
+    QCheckBox* m_removeDefocus = nullptr; // tristate: partly ticked leaves SolverSettings::removeDefocus unset
     // The pupil function and the detector (ModelSettings' fields of the same names).
     QComboBox *m_phaseModel, *m_amplitudeModel;
     QLineEdit *m_regularization, *m_objectDiameter, *m_gain, *m_offset;

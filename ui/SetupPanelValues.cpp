@@ -491,6 +491,8 @@ SolverSettings SetupPanel::solverSettings() const
     }
     if (!s.stages.empty())
         s.stages.push_back(m_order->value());
+    if (m_removeDefocus->checkState() != Qt::PartiallyChecked)
+        s.removeDefocus = m_removeDefocus->checkState() == Qt::Checked;
     return s;
 }
 
@@ -510,6 +512,7 @@ void SetupPanel::setSolverSettings(const SolverSettings& s)
     for (size_t i = 0; i + 1 < s.stages.size(); ++i) // the last stage is the model order itself
         stages << QString::number(s.stages[i]);
     m_stages->setText(stages.join(QLatin1Char(',')));
+    m_removeDefocus->setCheckState(!s.removeDefocus ? Qt::PartiallyChecked : *s.removeDefocus ? Qt::Checked : Qt::Unchecked);
 }
 
 void SetupPanel::setBackends(const std::vector<BackendStatus>& backends)

@@ -139,6 +139,13 @@ private slots:
         flatten->setChecked(false);
         QCOMPARE(m_window->phaseView()->title(), QStringLiteral("Phase"));
         flatten->setChecked(true);
+        // The headline's defocus switch: partly ticked leaves it to core; ticked or not, it is the user's.
+        auto* removeDefocus = m_window->setupPanel()->findChild<QCheckBox*>(QStringLiteral("field_remove_defocus"));
+        QVERIFY(removeDefocus && removeDefocus->checkState() == Qt::PartiallyChecked);
+        QVERIFY(!m_window->setupPanel()->solverSettings().removeDefocus);
+        removeDefocus->setCheckState(Qt::Unchecked);
+        QCOMPARE(m_window->setupPanel()->solverSettings().removeDefocus, std::optional<bool>(false));
+        removeDefocus->setCheckState(Qt::PartiallyChecked);
         QVERIFY(!runs[1].record.time.empty());
         RunsPanel* panel = m_window->runsPanel();
         QCOMPARE(panel->firstRun(), 0);
