@@ -123,8 +123,8 @@ void PhasePanel::setAberration(const Image& radians, const QString& removed)
 {
     m_aberration = radians;
     m_removed = removed;
-    m_flatten->setToolTip(tr("Show the phase the headline RMS, PV and Strehl describe: %1 removed (by least squares over the pupil)")
-                              .arg(removed));
+    m_flatten->setToolTip(
+        tr("Show the phase the headline RMS, PV and Strehl describe: %1 removed (by least squares over the pupil)").arg(removed));
     m_flatten->setVisible(!radians.isEmpty());
     show();
 }

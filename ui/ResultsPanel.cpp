@@ -312,7 +312,8 @@ void ResultsPanel::showKeyLine(const FitResult& r, const std::optional<Truth>& t
                           .arg(r.strehlMarechal, 0, 'f', 3)
                           .arg(r.defocusRemoved ? tr("piston, tip, tilt, defocus") : tr("piston, tip, tilt"));
     if (r.withDefocus) // where focus sits in the stack, beside the figures without it
-        removed += tr("; with defocus: RMS %1 waves, Strehl %2").arg(r.withDefocus->rmsWaves, 0, 'f', 4).arg(r.withDefocus->strehl, 0, 'f', 3);
+        removed +=
+            tr("; with defocus: RMS %1 waves, Strehl %2").arg(r.withDefocus->rmsWaves, 0, 'f', 4).arg(r.withDefocus->strehl, 0, 'f', 3);
     QString key = QStringLiteral("<b>%1</b> %2").arg(figures.join(QLatin1Char(' ')), (removed + QLatin1Char(')')).toHtmlEscaped());
     // What the run assumed: one line of settings and values, each reason in the tooltip (the CLI prints them in full).
     QStringList assumed, reasons;
@@ -321,7 +322,8 @@ void ResultsPanel::showKeyLine(const FitResult& r, const std::optional<Truth>& t
         reasons << QString::fromStdString(assumptionText(a));
     }
     if (!assumed.isEmpty())
-        key += QStringLiteral("<br><span style='color:#555555'>%1</span>").arg(tr("assumed: %1").arg(assumed.join(QStringLiteral("; "))).toHtmlEscaped());
+        key += QStringLiteral("<br><span style='color:#555555'>%1</span>")
+                   .arg(tr("assumed: %1").arg(assumed.join(QStringLiteral("; "))).toHtmlEscaped());
     m_key->setToolTip(reasons.join(QLatin1Char('\n')));
     for (const std::string& w : r.warnings)
         key += QStringLiteral("<br><span style='color:#b35806'>%1</span>").arg(QString::fromStdString(w).toHtmlEscaped());

@@ -413,10 +413,11 @@ QWidget* SetupPanel::buildPupilFunction()
     m_objectDiameter = new QLineEdit(box);
     m_objectDiameter->setObjectName(QStringLiteral("objectDiameterEdit"));
     m_objectDiameter->setPlaceholderText(tr("point (e.g. 100nm)"));
-    m_objectDiameter->setToolTip(tr("Diameter of the imaged object in the sample plane with its unit, e.g. 100nm or 0.17um "
-                                    "(a number without its unit is questioned, not taken): a uniform sphere such as a fluorescent bead, convolved with "
-                                    "the PSF. Empty or 0: a point source. Needs the sample-plane pixel size (NA and pixel "
-                                    "pitch); at most 1 mm and smaller than the field of view."));
+    m_objectDiameter->setToolTip(
+        tr("Diameter of the imaged object in the sample plane with its unit, e.g. 100nm or 0.17um "
+           "(a number without its unit is questioned, not taken): a uniform sphere such as a fluorescent bead, convolved with "
+           "the PSF. Empty or 0: a point source. Needs the sample-plane pixel size (NA and pixel "
+           "pitch); at most 1 mm and smaller than the field of view."));
     m_gain = new QLineEdit(numberText(ModelSettings{}.gain), box);
     m_gain->setObjectName(QStringLiteral("gainEdit"));
     m_gain->setPlaceholderText(tr("1 or auto"));
@@ -508,11 +509,12 @@ QWidget* SetupPanel::buildImagingModel()
              tr("Refractive index of the sample around the emitter (no unit), %1; '= immersion' (0): no mismatch, no depth "
                 "aberration. Below the NA, light above the critical angle is evanescent (supercritical).")
                  .arg(range(Setting::SampleIndex)));
-    addField(form, tr("Emitter depth"), m_emitterDepth, "emitter-depth",
-             tr("The emitter's depth below the coverslip with its unit, e.g. 2um (a number without its unit is questioned), %1. The objective's "
-                "nominal focus is at this depth in the design medium; the mismatch adds Gibson and Lanni's path difference "
-                "k₀ d (n_s cos θ_s − n_i cos θ_i). The start value when the depth is fitted.")
-                 .arg(range(Setting::EmitterDepth)));
+    addField(
+        form, tr("Emitter depth"), m_emitterDepth, "emitter-depth",
+        tr("The emitter's depth below the coverslip with its unit, e.g. 2um (a number without its unit is questioned), %1. The objective's "
+           "nominal focus is at this depth in the design medium; the mismatch adds Gibson and Lanni's path difference "
+           "k₀ d (n_s cos θ_s − n_i cos θ_i). The start value when the depth is fitted.")
+            .arg(range(Setting::EmitterDepth)));
     addField(form, QString(), m_fitEmitterDepth, "fit-emitter-depth",
              tr("Fit the emitter's depth (metres, reported with its uncertainty) as a nuisance parameter; needs a sample index "
                 "other than the immersion's."));

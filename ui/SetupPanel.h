@@ -149,7 +149,7 @@ private:
     QFormLayout* m_imagingForm = nullptr;
     QPushButton *m_start, *m_cancel;
     std::map<std::string, Field> m_fields;
-    std::set<std::string> m_editedMetadata; // DatasetMetadata keys the user set since showMetadata
+    std::set<std::string> m_editedMetadata;              // DatasetMetadata keys the user set since showMetadata
     std::map<std::string, std::string> m_assumedOrigins; // keys showMetadata showed as assumed by core, with their origin
     bool m_running = false, m_blocked = false;
 };

@@ -327,8 +327,7 @@ TypedValue typedValue(Setting setting, const std::string& text)
         return {};
     const bool length = isLengthSetting(setting);
     const auto parsed = valueFromText(typed);
-    const bool fits = parsed
-                      && (parsed->kind == ValueWithUnit::Kind::Bare || (length && parsed->kind == ValueWithUnit::Kind::Length));
+    const bool fits = parsed && (parsed->kind == ValueWithUnit::Kind::Bare || (length && parsed->kind == ValueWithUnit::Kind::Length));
     if (!fits)
         return {Verdict::Refused, 0.0,
                 std::string("the ") + settingName(setting) + " '" + typed + "' is not "

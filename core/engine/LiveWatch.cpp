@@ -403,7 +403,7 @@ QJsonObject LiveWatchWorker::logRow(const CompleteStack& stack, const StackOutco
     row.insert(QStringLiteral("stack"), QString::fromStdString(stack.name));
     row.insert(QStringLiteral("inputs"), inputsOf(stack));
     // "poor-fit": fitted, but the model does not describe the stack (the row's "verdict" says why).
-    row.insert(QStringLiteral("status"), !outcome.ok                                ? QStringLiteral("failed")
+    row.insert(QStringLiteral("status"), !outcome.ok                             ? QStringLiteral("failed")
                                          : outcome.result->verdict.describesData ? QStringLiteral("ok")
                                                                                  : QStringLiteral("poor-fit"));
     if (!outcome.error.empty())

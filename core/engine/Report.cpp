@@ -94,10 +94,10 @@ std::vector<std::string> pupilFunctionLines(const FitResult& r)
 
 std::string briefReport(const FitResult& r)
 {
-    std::string line =
-        format("%s after %d iterations, %ld cost / %ld gradient evaluations, %.3f s; %.4f waves RMS = %.1f nm RMS (%s removed); Strehl %.3f",
-               terminationName(r.solver.termination), r.solver.iterations, r.solver.costEvaluations, r.solver.gradientEvaluations,
-               r.solver.seconds, r.rmsWaves, r.rmsWaves * r.wavelength * 1e9, removedTerms(r).c_str(), r.strehl);
+    std::string line = format(
+        "%s after %d iterations, %ld cost / %ld gradient evaluations, %.3f s; %.4f waves RMS = %.1f nm RMS (%s removed); Strehl %.3f",
+        terminationName(r.solver.termination), r.solver.iterations, r.solver.costEvaluations, r.solver.gradientEvaluations,
+        r.solver.seconds, r.rmsWaves, r.rmsWaves * r.wavelength * 1e9, removedTerms(r).c_str(), r.strehl);
     if (!r.verdict.describesData)
         line += "; but " + r.verdict.text;
     return line;

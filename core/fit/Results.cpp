@@ -467,8 +467,8 @@ FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, Gr
         r.warnings.emplace_back(kNoDefocusWarning);
     if (summary.termination == Termination::MaxIterations)
         r.warnings.emplace_back("the iteration limit was reached before convergence");
-    const bool focusAssumed = std::any_of(options.assumptions.begin(), options.assumptions.end(),
-                                          [](const Assumption& a) { return a.setting == "focus-plane"; });
+    const bool focusAssumed =
+        std::any_of(options.assumptions.begin(), options.assumptions.end(), [](const Assumption& a) { return a.setting == "focus-plane"; });
     // Only a fit that ended as finished is judged: one stopped by its iteration limit or cancelled says so already.
     if (summary.termination == Termination::Converged || summary.termination == Termination::Stalled)
         r.verdict = judgeFit(r.planes, spec.objective, focusAssumed, options.degenerateNoise);

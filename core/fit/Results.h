@@ -127,8 +127,8 @@ struct FitResult {
     double rmsWaves = 0.0;  // piston, tip, tilt removed (and defocus with defocusRemoved)
     double pvWaves = 0.0;
     bool defocusRemoved = false;
-    double strehl = 0.0;         // peak of the aberrated PSF / peak of the unaberrated PSF (of the same phase as rmsWaves)
-    double strehlMarechal = 0.0; // exp(-(2 pi rms)^2)
+    double strehl = 0.0;                         // peak of the aberrated PSF / peak of the unaberrated PSF (of the same phase as rmsWaves)
+    double strehlMarechal = 0.0;                 // exp(-(2 pi rms)^2)
     std::optional<WavefrontFigures> withDefocus; // set when defocusRemoved: the same figures with defocus kept
     FitVerdict verdict;
     std::vector<Assumption> assumptions; // what the run assumed (AnalysisOptions::assumptions)

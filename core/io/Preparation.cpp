@@ -195,8 +195,9 @@ int checkWindow(const Dataset& dataset, PreprocessOptions& effective, std::vecto
 
 // A common centre: on the sum of the planes that take part (all of the first plane's size); none when
 // each plane is centred on its own or the planes differ in size.
-std::optional<std::pair<double, double>> commonCentre(const Dataset& dataset, const PreprocessOptions& o, const std::vector<PlaneStats>& stats,
-                                                      int cropSize, std::vector<DatasetMessage>& messages)
+std::optional<std::pair<double, double>> commonCentre(const Dataset& dataset, const PreprocessOptions& o,
+                                                      const std::vector<PlaneStats>& stats, int cropSize,
+                                                      std::vector<DatasetMessage>& messages)
 {
     if (o.centre == CentreMethod::None || o.centreEachPlane)
         return std::nullopt;

@@ -161,7 +161,6 @@ QJsonObject pupilFunctionJson(const FitResult& r)
     return pupilFunction;
 }
 
-
 // Whether the model describes its data (FitResult::verdict): null where no noise model judges it.
 QJsonValue verdictJson(const FitVerdict& v)
 {
@@ -170,7 +169,8 @@ QJsonValue verdictJson(const FitVerdict& v)
     return QJsonObject{
         {QStringLiteral("describes_data"), v.describesData},
         {QStringLiteral("worst_plane"), v.worstPlane},
-        {QStringLiteral("worst_chi2_per_pixel"), std::isfinite(v.worstReducedChiSquare) ? QJsonValue(v.worstReducedChiSquare) : QJsonValue()},
+        {QStringLiteral("worst_chi2_per_pixel"),
+         std::isfinite(v.worstReducedChiSquare) ? QJsonValue(v.worstReducedChiSquare) : QJsonValue()},
         {QStringLiteral("cause"), QString::fromStdString(v.cause)},
         {QStringLiteral("text"), QString::fromStdString(v.text)},
     };
@@ -214,10 +214,11 @@ QJsonObject resultToJson(const FitResult& r)
          r.defocusRemoved ? QStringLiteral("piston, tip, tilt, defocus") : QStringLiteral("piston, tip, tilt")},
         {QStringLiteral("strehl"), r.strehl},
         {QStringLiteral("strehl_marechal"), r.strehlMarechal},
-        {QStringLiteral("wavefront_with_defocus"), r.withDefocus ? QJsonValue(QJsonObject{{QStringLiteral("rms_waves"), r.withDefocus->rmsWaves},
-                                                                                      {QStringLiteral("pv_waves"), r.withDefocus->pvWaves},
-                                                                                      {QStringLiteral("strehl"), r.withDefocus->strehl}})
-                                                                  : QJsonValue()},
+        {QStringLiteral("wavefront_with_defocus"), r.withDefocus
+                                                       ? QJsonValue(QJsonObject{{QStringLiteral("rms_waves"), r.withDefocus->rmsWaves},
+                                                                                {QStringLiteral("pv_waves"), r.withDefocus->pvWaves},
+                                                                                {QStringLiteral("strehl"), r.withDefocus->strehl}})
+                                                       : QJsonValue()},
         {QStringLiteral("verdict"), verdictJson(r.verdict)},
         {QStringLiteral("assumptions"), assumptionsJson(r.assumptions)},
         {QStringLiteral("initial_cost"), r.solver.initialCost},

@@ -144,8 +144,8 @@ StackPlan proposeStackPlan(const std::vector<PlaneStatistics>& statistics, const
     if (plan.planes.size() > 1) {
         const int step = std::abs(plan.planes[1] - plan.planes[0]);
         plan.spread = std::to_string(plan.planes.size()) + " of " + std::to_string(planeCount) + " planes, every " + std::to_string(step)
-                 + (step == 1 ? " plane" : " planes")
-                 + (options.zStep ? " (" + format("%.4g", step * std::abs(*options.zStep) * 1e6) + " um)" : std::string());
+                      + (step == 1 ? " plane" : " planes")
+                      + (options.zStep ? " (" + format("%.4g", step * std::abs(*options.zStep) * 1e6) + " um)" : std::string());
     }
     if (options.depthOfFocus && options.zStep && plan.planes.size() > 1)
         plan.spread += format(", to +-%.2g depths of focus",

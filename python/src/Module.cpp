@@ -26,7 +26,7 @@ struct PyStack {
     Dataset dataset;
     std::vector<std::string> notes;
     py::object truth = py::none(); // simulate(): the injected aberrations, as the CLI's truth file has them
-    Origin origin = Origin::Lower;  // how `data` hands out the planes' rows (core holds them row 0 at the bottom)
+    Origin origin = Origin::Lower; // how `data` hands out the planes' rows (core holds them row 0 at the bottom)
 };
 
 // A session's settings and inputs (Settings.from_session).
@@ -176,8 +176,7 @@ std::shared_ptr<PyResult> reconstruct(const py::object& stack, const py::object&
 {
     const KeywordOptions options(kwargs, "reconstruct");
     // A Stack's own origin unless one is given: what read(..., origin=) chose goes on to the result's arrays.
-    const Origin origin =
-        originArgument(originValue, py::isinstance<PyStack>(stack) ? stack.cast<const PyStack&>().origin : Origin::Lower);
+    const Origin origin = originArgument(originValue, py::isinstance<PyStack>(stack) ? stack.cast<const PyStack&>().origin : Origin::Lower);
     if (!progress.is_none() && !PyCallable_Check(progress.ptr()))
         throw py::type_error("progress: expected a callable progress(iteration, cost, gradient_norm)");
     Session session;

@@ -201,7 +201,8 @@ void bindResultArrays(ResultClass& result)
             "residual", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::residual), r.origin); },
             "data - model, NaN where not used; shape (planes, ny, nx).")
         .def_property_readonly(
-            "normalized_residual", [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::normalizedResidual), r.origin); },
+            "normalized_residual",
+            [](const PyResult& r) { return imageStack(planeImages(*r.fit, &PlaneResult::normalizedResidual), r.origin); },
             "(data - model) / sigma of the objective's noise model; shape (planes, ny, nx).")
         .def_property_readonly(
             "chi2_per_plane",

@@ -20,7 +20,7 @@ struct PyResult {
     DatasetMetadata metadata;       // for the PSF stack's pixel size
     std::optional<Session> session; // file or session input: what "session" saves
     std::vector<std::string> notes;
-    double coreSeconds = 0.0; // options, preparation, fit and analysis: the work wavefront-cli does in its process
+    double coreSeconds = 0.0;      // options, preparation, fit and analysis: the work wavefront-cli does in its process
     Origin origin = Origin::Lower; // how the result's arrays order rows (reconstruct's origin)
 };
 
@@ -28,7 +28,7 @@ struct PyResult {
 struct PyPsfStack {
     PsfStack stack;
     std::vector<double> defocus;
-    std::string unit; // "m" or "waves"
+    std::string unit;              // "m" or "waves"
     Origin origin = Origin::Lower; // how `planes` orders rows
 };
 

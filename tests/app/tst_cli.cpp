@@ -302,11 +302,23 @@ private slots:
     {
         QTemporaryDir dir;
         const QString json = dir.filePath(QStringLiteral("r.json"));
-        const QStringList common = {QStringLiteral("reconstruct"), QStringLiteral("--input"),
-                                    wfs::test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")), QStringLiteral("--wavelength"),
-                                    QStringLiteral("605nm"), QStringLiteral("--na"), QStringLiteral("1.1"), QStringLiteral("--immersion"),
-                                    QStringLiteral("1.33"), QStringLiteral("--pixel-scale"), QStringLiteral("0.1um"), QStringLiteral("--planes"),
-                                    QStringLiteral("4,10,16"), QStringLiteral("--crop"), QStringLiteral("64"), QStringLiteral("--json"), json};
+        const QStringList common = {QStringLiteral("reconstruct"),
+                                    QStringLiteral("--input"),
+                                    wfs::test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")),
+                                    QStringLiteral("--wavelength"),
+                                    QStringLiteral("605nm"),
+                                    QStringLiteral("--na"),
+                                    QStringLiteral("1.1"),
+                                    QStringLiteral("--immersion"),
+                                    QStringLiteral("1.33"),
+                                    QStringLiteral("--pixel-scale"),
+                                    QStringLiteral("0.1um"),
+                                    QStringLiteral("--planes"),
+                                    QStringLiteral("4,10,16"),
+                                    QStringLiteral("--crop"),
+                                    QStringLiteral("64"),
+                                    QStringLiteral("--json"),
+                                    json};
         Run run = cli(common);
         QVERIFY2(run.status == 0, run.err.constData());
         QVERIFY2(run.out.contains("focus-plane 10 (assumed: the brightest plane"), run.out.constData());
@@ -461,21 +473,37 @@ private slots:
         // Issue 40, part 3: a bare "0.1" pixel pitch is 0.1 m, a camera pixel no instrument has; it was taken, and the
         // fit failed with "use a larger grid". Refused before any work, naming the option, with the unit meant.
         const auto run = [](const QString& pitch, const QString& step) {
-            return cli({QStringLiteral("reconstruct"), QStringLiteral("--input"), wfs::test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")),
-                        QStringLiteral("--wavelength"), QStringLiteral("605nm"), QStringLiteral("--na"), QStringLiteral("1.1"),
-                        QStringLiteral("--immersion"), QStringLiteral("1.33"), QStringLiteral("--pixel-scale"), pitch, QStringLiteral("--z-step"),
-                        step, QStringLiteral("--planes"), QStringLiteral("7,10,13"), QStringLiteral("--crop"), QStringLiteral("64"),
-                        QStringLiteral("--order"), QStringLiteral("4"), QStringLiteral("--max-iterations"), QStringLiteral("1"),
+            return cli({QStringLiteral("reconstruct"),
+                        QStringLiteral("--input"),
+                        wfs::test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")),
+                        QStringLiteral("--wavelength"),
+                        QStringLiteral("605nm"),
+                        QStringLiteral("--na"),
+                        QStringLiteral("1.1"),
+                        QStringLiteral("--immersion"),
+                        QStringLiteral("1.33"),
+                        QStringLiteral("--pixel-scale"),
+                        pitch,
+                        QStringLiteral("--z-step"),
+                        step,
+                        QStringLiteral("--planes"),
+                        QStringLiteral("7,10,13"),
+                        QStringLiteral("--crop"),
+                        QStringLiteral("64"),
+                        QStringLiteral("--order"),
+                        QStringLiteral("4"),
+                        QStringLiteral("--max-iterations"),
+                        QStringLiteral("1"),
                         QStringLiteral("--quiet")});
         };
         Run refused = run(QStringLiteral("0.1"), QStringLiteral("0.3um"));
         QCOMPARE(refused.status, 2); // a usage error, as every refused flag
         QCOMPARE(refused.err.count('\n'), 1);
-        QVERIFY2(refused.err.contains("--pixel-scale: the pixel pitch 0.1 m is not plausible") && refused.err.contains("did you mean 0.1um?")
-                     && !refused.err.contains("grid"),
+        QVERIFY2(refused.err.contains("--pixel-scale: the pixel pitch 0.1 m is not plausible")
+                     && refused.err.contains("did you mean 0.1um?") && !refused.err.contains("grid"),
                  refused.err.constData());
         refused = run(QStringLiteral("0.1um"), QStringLiteral("0.3")); // a z step of metres
-        QCOMPARE(refused.status, 2); // a usage error, as every refused flag
+        QCOMPARE(refused.status, 2);                                   // a usage error, as every refused flag
         QVERIFY2(refused.err.contains("--z-step: the z step 0.3 m is not plausible") && refused.err.contains("did you mean 0.3um?"),
                  refused.err.constData());
     }

@@ -99,9 +99,9 @@ private slots:
         QVERIFY2(findAssumption(assumed, "remove-defocus"), listed(assumed).c_str());
         // Every assumption is said with the run's messages, as the report prints them.
         for (const Assumption& a : assumed)
-            QVERIFY2(std::any_of(run.messages.begin(), run.messages.end(),
-                                 [&](const DatasetMessage& m) { return m.text == assumptionText(a); }),
-                     a.setting.c_str());
+            QVERIFY2(
+                std::any_of(run.messages.begin(), run.messages.end(), [&](const DatasetMessage& m) { return m.text == assumptionText(a); }),
+                a.setting.c_str());
     }
 
     // Nothing given is overwritten: the user's planes, focus plane, defocus model and centring stand.

@@ -213,9 +213,10 @@ private slots:
         }
         reference /= terms;
         const double uniformSpread = std::max(uniformPhase.most / uniformPhase.least, uniformAmplitude.most / uniformAmplitude.least);
-        qInfo("Zernike mean curvature %.3g; zonal, balanced %.3g to %.3g (%.2fx); one scale per block: %.2fx", reference,
-              balanced.least, balanced.most, balanced.most / balanced.least, uniformSpread);
-        QVERIFY2(balanced.least > reference / 2.0 && balanced.most < 2.0 * reference, "a zonal pixel's curvature is far from the Zernike terms'");
+        qInfo("Zernike mean curvature %.3g; zonal, balanced %.3g to %.3g (%.2fx); one scale per block: %.2fx", reference, balanced.least,
+              balanced.most, balanced.most / balanced.least, uniformSpread);
+        QVERIFY2(balanced.least > reference / 2.0 && balanced.most < 2.0 * reference,
+                 "a zonal pixel's curvature is far from the Zernike terms'");
         // Measured: balanced 1.41x (1.27x at weight 300), one scale per block 2.84-2.86x (2.52x at weight 300).
         QVERIFY2(balanced.most / balanced.least < 1.6, "the zonal pixels' curvatures are not even");
         QVERIFY2(uniformSpread > 2.2, "the fixture does not tell the two scalings apart");

@@ -289,11 +289,12 @@ private slots:
         const auto focus = std::find_if(desktop->assumptions.begin(), desktop->assumptions.end(),
                                         [](const Assumption& a) { return a.setting == "focus-plane"; });
         QVERIFY2(focus != desktop->assumptions.end(), m_window->dataset().metadata.origin.count("focusPlane")
-                                                           ? m_window->dataset().metadata.origin.at("focusPlane").c_str()
-                                                           : "no origin");
+                                                          ? m_window->dataset().metadata.origin.at("focusPlane").c_str()
+                                                          : "no origin");
         QCOMPARE(focus->value, std::string("10"));
         auto* key = m_window->findChild<QLabel*>(QStringLiteral("resultKeyLine"));
-        QVERIFY2(key && key->text().contains(QStringLiteral("assumed: focus-plane 10")) && key->text().contains(QStringLiteral("with defocus")),
+        QVERIFY2(key && key->text().contains(QStringLiteral("assumed: focus-plane 10"))
+                     && key->text().contains(QStringLiteral("with defocus")),
                  key ? qPrintable(key->text()) : "no key line");
         shot(QStringLiteral("loadstep-fitted"));
     }
@@ -354,12 +355,13 @@ private slots:
         type(QStringLiteral("load_pixelPitch"), QStringLiteral("0.1"));
         QCOMPARE(status->text(), tr("unit?")); // the verdict asks; no tick
         QString verdict = status->toolTip();
-        QVERIFY2(verdict.contains(QStringLiteral("pixel pitch '0.1' has no unit")) && verdict.contains(QStringLiteral("did you mean 0.1um?")),
+        QVERIFY2(verdict.contains(QStringLiteral("pixel pitch '0.1' has no unit"))
+                     && verdict.contains(QStringLiteral("did you mean 0.1um?")),
                  qPrintable(verdict));
         QVERIFY2(hasError(panel->problems(), "pixel-scale"), qPrintable(problemsText(panel->problems())));
         QVERIFY(!panel->canStart());
-        QVERIFY(pitchNow() == pitchBefore);           // not taken as 0.1 m, nor as anything else
-        QCOMPARE(pitchSpin->value(), spinBefore);     // not 1e+05 µm
+        QVERIFY(pitchNow() == pitchBefore);            // not taken as 0.1 m, nor as anything else
+        QCOMPARE(pitchSpin->value(), spinBefore);      // not 1e+05 µm
         QCOMPARE(edit->text(), QStringLiteral("0.1")); // the text stays for the user to correct
         shot(QStringLiteral("loadstep-unit-question"));
 
@@ -367,7 +369,8 @@ private slots:
         type(QStringLiteral("load_pixelPitch"), QStringLiteral("0.1 m"));
         QCOMPARE(status->text(), tr("invalid"));
         verdict = status->toolTip();
-        QVERIFY2(verdict.contains(QStringLiteral("pixel pitch 0.1 m is not plausible")) && verdict.contains(QStringLiteral("did you mean 0.1um?")),
+        QVERIFY2(verdict.contains(QStringLiteral("pixel pitch 0.1 m is not plausible"))
+                     && verdict.contains(QStringLiteral("did you mean 0.1um?")),
                  qPrintable(verdict));
         QVERIFY(pitchNow() == pitchBefore);
 
