@@ -48,9 +48,8 @@ std::string degenerateNoiseNote(const Dataset& dataset, const ProblemSpec& spec)
     for (int index : usedPlanes(dataset))
         if (!(dataset.preparation->planes[size_t(index)].backgroundSigma > 0.0))
             return "plane " + std::to_string(index)
-                   + "'s border is constant (no noise: a noise-free or clipped image), so the noise model has nothing to stand on; give "
-                     "the "
-                     "camera's read noise (--read-noise) or fit least squares";
+                   + "'s border is constant (no noise: a noise-free or clipped image), so the noise model has nothing to stand on; "
+                     "give the camera's read noise (--read-noise) or fit least squares";
     return {};
 }
 

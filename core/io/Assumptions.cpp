@@ -24,24 +24,6 @@ std::string planeList(const std::vector<int>& planes)
     return text;
 }
 
-// The stack's statistics with every plane that holds data counted, whichever take part: the focus is the stack's
-// brightest plane even when the user chose others to fit.
-std::vector<PlaneStatistics> wholeStackStatistics(const Dataset& dataset)
-{
-    Dataset every;
-    every.planes = dataset.planes;
-    every.metadata.saturationLevel = dataset.metadata.saturationLevel;
-    const DatasetPlane* first = nullptr;
-    for (DatasetPlane& p : every.planes) {
-        p.use = unusablePlaneReason(p.raw.pixels).empty() && p.raw.width > 0;
-        if (p.use && !first)
-            first = &p;
-        if (p.use && (p.raw.width != first->raw.width || p.raw.height != first->raw.height))
-            p.use = false;
-    }
-    return stackStatistics(every);
-}
-
 // An earlier step's assumption of `key` (the desktop's Load tab), from its origin.
 void carryOver(const Dataset& dataset, const std::string& key, const std::string& setting, const std::string& value,
                std::vector<Assumption>& assumptions)
@@ -61,7 +43,9 @@ void assumeForZStack(Dataset& dataset, std::vector<Assumption>& assumptions)
     const StackPlanOptions options = planOptionsFor(dataset);
     const bool needPlanes = !dataset.planesChosen && usableCount > options.count;
     if (needFocus || needPlanes) {
-        const StackPlan plan = proposeStackPlan(wholeStackStatistics(dataset), options);
+        // Every plane that holds data counts, whichever take part: the focus is the stack's brightest plane even when the
+        // user chose others to fit.
+        const StackPlan plan = proposeStackPlan(stackStatistics(dataset, true), options);
         if (needFocus && plan.focusPlane >= 0) {
             const Assumption focus = focusPlaneAssumption(plan);
             m.focusPlane = plan.focusPlane;

@@ -9,10 +9,18 @@ namespace wfs {
 
 using detail::format;
 
-std::vector<PlaneStatistics> stackStatistics(const Dataset& dataset)
+std::vector<PlaneStatistics> stackStatistics(const Dataset& dataset, bool everyPlaneWithData)
 {
     Dataset plain;
     plain.planes = dataset.planes;
+    if (everyPlaneWithData) {
+        const DatasetPlane* first = nullptr;
+        for (DatasetPlane& p : plain.planes) {
+            p.use = p.raw.width > 0 && unusablePlaneReason(p.raw.pixels).empty();
+            first = first ? first : p.use ? &p : nullptr;
+            p.use = p.use && p.raw.width == first->raw.width && p.raw.height == first->raw.height;
+        }
+    }
     plain.metadata.saturationLevel = dataset.metadata.saturationLevel;
     // The defaults (border background, saturation mask, no crop, no centring) measure every plane alike.
     const Preparation prep = computePreparation(plain);
@@ -21,7 +29,7 @@ std::vector<PlaneStatistics> stackStatistics(const Dataset& dataset)
         const PlanePreparation& p = prep.planes[k];
         PlaneStatistics s;
         s.plane = int(k);
-        s.usable = dataset.planes[k].use;
+        s.usable = plain.planes[k].use;
         s.background = p.background;
         s.noise = p.backgroundSigma;
         s.signal = p.signal;

@@ -25,8 +25,10 @@ struct PlaneStatistics {
     double signal = 0.0;     // sum above the background (data units)
 };
 
-// Per-plane statistics of every plane, from the border background (PreprocessOptions' defaults, no crop).
-std::vector<PlaneStatistics> stackStatistics(const Dataset& dataset);
+// Per-plane statistics of every plane, from the border background (PreprocessOptions' defaults, no crop). A plane is
+// usable as it takes part (DatasetPlane::use), or with `everyPlaneWithData` whenever it holds data of the first such
+// plane's size, whichever take part.
+std::vector<PlaneStatistics> stackStatistics(const Dataset& dataset, bool everyPlaneWithData = false);
 
 struct StackPlanOptions {
     int count = 5;                    // planes to propose (the focus plane among them); all when the stack has fewer
