@@ -366,13 +366,14 @@ Preparation computePreparation(const Dataset& dataset)
     o.centre = effectiveCentre(dataset);
     Preparation result;
     result.options = dataset.preprocess;
+    result.centre = o.centre;
     result.saturationLevel = dataset.metadata.saturationLevel;
     const Warn warn = [&](const DatasetPlane& plane, const std::string& text) {
         result.messages.push_back({MessageLevel::Warning, dataset.files.empty() ? std::string() : dataset.files[size_t(plane.file)].path,
                                    plane.raw.source + ": " + text});
     };
     PreprocessOptions effective = o; // what planeStats uses
-    effective.maskHotPixels = effectiveHotPixelMask(dataset);
+    effective.maskHotPixels = result.hotPixelMask = effectiveHotPixelMask(dataset);
     const int cropSize = checkWindow(dataset, effective, result.messages);
 
     std::vector<PlaneStats> stats(dataset.planes.size());
@@ -402,7 +403,8 @@ bool isPrepared(const Dataset& dataset)
 {
     return dataset.preparation && dataset.preparation->options == dataset.preprocess
            && dataset.preparation->saturationLevel == dataset.metadata.saturationLevel
-           && dataset.preparation->planes.size() == dataset.planes.size();
+           && dataset.preparation->planes.size() == dataset.planes.size() && dataset.preparation->centre == effectiveCentre(dataset)
+           && dataset.preparation->hotPixelMask == effectiveHotPixelMask(dataset);
 }
 
 } // namespace wfs

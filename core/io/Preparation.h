@@ -32,7 +32,11 @@ struct PlanePreparation {
 };
 
 struct Preparation {
-    PreprocessOptions options;             // the options that produced it
+    PreprocessOptions options; // the options that produced it
+    // What the options' auto settings resolved to for the data then (effectiveCentre, effectiveHotPixelMask): a change
+    // of the metadata that changes them (a z step, the sampling) makes the preparation stale.
+    CentreMethod centre = CentreMethod::None;
+    bool hotPixelMask = false;
     std::optional<double> saturationLevel; // DatasetMetadata::saturationLevel when it was made
     std::vector<PlanePreparation> planes;  // one per dataset plane, also the unused ones
     std::vector<DatasetMessage> messages;  // warnings (saturation, clipped PSF, empty plane, ...)
