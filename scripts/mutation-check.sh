@@ -306,9 +306,10 @@ rm -rf "$staging"
 # Files deleted from the tree since the last run would linger; they do not matter to the build of
 # the targets below (CMake lists its sources explicitly).
 
-all_tests=()
+all_tests=() # the tests of the mutations that run (all of them unless NAMEs are given)
 for m in "${mutations[@]}"; do
   IFS='|' read -r name file tests desc <<<"$m"
+  is_selected "$name" || continue
   for t in $tests; do [[ " ${all_tests[*]} " == *" $t "* ]] || all_tests+=("$t"); done
 done
 
