@@ -14,7 +14,8 @@
 #                                                every stale one and exits 1 when there is any
 #
 # CI runs --check (scripts/test.sh, before the build), so a refactor that leaves a mutation's text behind
-# fails there and the mutation moves with the code. The full run builds and runs tests: by hand.
+# fails there and the mutation moves with the code; and after the suite, the whole run (scripts/test.sh), so a
+# mutation that no test catches any more fails the build.
 # The copy and its build folder live in build-mutation/ (ignored by git; WFS_MUTATION_DIR overrides).
 # They are kept between runs, so only the first run builds everything; ccache (base_dir /work) reuses
 # objects of other builds of the same sources. A run takes a minute or two per mutation.
@@ -49,11 +50,11 @@ mutations=(
   "pupil-spider-width|core/optics/Pupil.cpp|tst_physics|spider vanes half as wide"
   "diversity-w020-factor|core/optics/Diversity.cpp|tst_physics|W020 defocus screen missing a factor 2"
   "diversity-paraxial-index|core/optics/Diversity.cpp|tst_physics|paraxial axial screen missing the 1/2"
-  "diversity-highna-na|core/optics/Diversity.cpp|tst_physics|high-NA screen uses NA instead of NA^2"
+  "diversity-highna-na|core/optics/Diversity.cpp|tst_physics tst_vectorial tst_vectorialanchors|high-NA screen uses NA instead of NA^2"
   "solver-gradient-scaling|core/fit/Solver.cpp|tst_fit tst_fitkinds|solver divides the gradient by the parameter scales"
   "uncertainty-weighted-scale|core/fit/Results.cpp|tst_fitkinds|weighted least squares uncertainty scale 1 instead of 2"
-  "tiff-orientation|core/io/TiffReader.cpp|tst_imageio|TIFF rows not flipped to bottom-up"
-  "png-orientation|core/io/ImageReaders.cpp|tst_imageio|PNG rows not flipped to bottom-up"
+  "tiff-orientation|core/io/TiffReader.cpp|tst_imageio tst_shapes|TIFF rows not flipped to bottom-up"
+  "png-orientation|core/io/ImageReaders.cpp|tst_imageio tst_shapes|PNG rows not flipped to bottom-up"
   "session-spider-angle|core/io/Session.cpp|tst_exports|session loses the spider angle on reading"
   "fasth-backward-sign|core/fasth/Householder.cpp|tst_fasthgradient|FastH backward pass: wrong sign of one gradient term"
   "csv-columns-swapped|core/io/ResultJson.cpp|tst_exportreaders|CSV writes value_nm and value_waves swapped"
@@ -80,7 +81,7 @@ mutations=(
   "session-estimate-offset|core/io/Session.cpp|tst_sessions|session loses --offset auto on reading"
   "session-centre-each-plane|core/io/Session.cpp|tst_sessions|session loses the per-plane centring on reading"
   "session-run-solver|core/io/Session.cpp|tst_sessions tst_runcomparison|a kept run's solver settings written as the defaults"
-  "batch-resume-checksum|core/engine/Batch.cpp|tst_clihostile|batch resume trusts a result whose input's bytes changed"
+  "batch-resume-checksum|core/engine/Batch.cpp|tst_clihostile tst_batchresume|batch resume trusts a result whose input's bytes changed"
   "live-complete-while-written|core/engine/StackFinder.cpp|tst_watcher|live mode reads a file still being written (no stable time, no rename)"
   "runs-rms-piston|core/engine/RunComparison.cpp|tst_runcomparison|run comparison's RMS difference keeps the piston"
   "solver-zonal-scales-uniform|core/fit/Solver.cpp|tst_pupilfunction|zonal solver scales: one per block, the data's and prior's shares not split by pixel"
