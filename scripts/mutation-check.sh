@@ -14,7 +14,8 @@
 #                                                every stale one and exits 1 when there is any
 #
 # CI runs --check (scripts/test.sh, before the build), so a refactor that leaves a mutation's text behind
-# fails there and the mutation moves with the code. The full run builds and runs tests: by hand.
+# fails there and the mutation moves with the code; and after the suite, the whole run (scripts/test.sh), so a
+# mutation that no test catches any more fails the build.
 # The copy and its build folder live in build-mutation/ (ignored by git; WFS_MUTATION_DIR overrides).
 # They are kept between runs, so only the first run builds everything; ccache (base_dir /work) reuses
 # objects of other builds of the same sources. A run takes a minute or two per mutation.
@@ -49,11 +50,11 @@ mutations=(
   "pupil-spider-width|core/optics/Pupil.cpp|tst_physics|spider vanes half as wide"
   "diversity-w020-factor|core/optics/Diversity.cpp|tst_physics|W020 defocus screen missing a factor 2"
   "diversity-paraxial-index|core/optics/Diversity.cpp|tst_physics|paraxial axial screen missing the 1/2"
-  "diversity-highna-na|core/optics/Diversity.cpp|tst_physics|high-NA screen uses NA instead of NA^2"
+  "diversity-highna-na|core/optics/Diversity.cpp|tst_physics tst_vectorial tst_vectorialanchors|high-NA screen uses NA instead of NA^2"
   "solver-gradient-scaling|core/fit/Solver.cpp|tst_fit tst_fitkinds|solver divides the gradient by the parameter scales"
   "uncertainty-weighted-scale|core/fit/Results.cpp|tst_fitkinds|weighted least squares uncertainty scale 1 instead of 2"
-  "tiff-orientation|core/io/TiffReader.cpp|tst_imageio|TIFF rows not flipped to bottom-up"
-  "png-orientation|core/io/ImageReaders.cpp|tst_imageio|PNG rows not flipped to bottom-up"
+  "tiff-orientation|core/io/TiffReader.cpp|tst_imageio tst_shapes|TIFF rows not flipped to bottom-up"
+  "png-orientation|core/io/ImageReaders.cpp|tst_imageio tst_shapes|PNG rows not flipped to bottom-up"
   "session-spider-angle|core/io/Session.cpp|tst_exports|session loses the spider angle on reading"
   "fasth-backward-sign|core/fasth/Householder.cpp|tst_fasthgradient|FastH backward pass: wrong sign of one gradient term"
   "csv-columns-swapped|core/io/ResultJson.cpp|tst_exportreaders|CSV writes value_nm and value_waves swapped"
@@ -80,10 +81,19 @@ mutations=(
   "session-estimate-offset|core/io/Session.cpp|tst_sessions|session loses --offset auto on reading"
   "session-centre-each-plane|core/io/Session.cpp|tst_sessions|session loses the per-plane centring on reading"
   "session-run-solver|core/io/Session.cpp|tst_sessions tst_runcomparison|a kept run's solver settings written as the defaults"
-  "batch-resume-checksum|core/engine/Batch.cpp|tst_clihostile|batch resume trusts a result whose input's bytes changed"
+  "batch-resume-checksum|core/engine/Batch.cpp|tst_clihostile tst_batchresume|batch resume trusts a result whose input's bytes changed"
   "live-complete-while-written|core/engine/StackFinder.cpp|tst_watcher|live mode reads a file still being written (no stable time, no rename)"
   "runs-rms-piston|core/engine/RunComparison.cpp|tst_runcomparison|run comparison's RMS difference keeps the piston"
   "solver-zonal-scales-uniform|core/fit/Solver.cpp|tst_pupilfunction|zonal solver scales: one per block, the data's and prior's shares not split by pixel"
+  "chunks-remainder-dropped|core/optics/CpuModel.cpp|tst_model tst_prunedfft|the model's element-wise passes drop the remainder of pixels split in chunks"
+  "vectorial-tp-ts-swap|core/optics/Vectorial.cpp|tst_vectorialanchors tst_vectorial|vectorial: Fresnel t_p and t_s swapped"
+  "vectorial-coverslip-sign|core/optics/Vectorial.cpp|tst_vectorialanchors tst_vectorial|vectorial: the coverslip's phase against its design with the wrong sign"
+  "vectorial-apodisation-inverted|core/optics/Vectorial.cpp|tst_vectorial tst_vectorialanchors|vectorial: aplanatic apodisation sqrt(cos) inverted"
+  "live-oldest-wins|core/engine/LiveWatch.cpp|tst_livearbitration tst_watcher tst_livepanel|live mode fits the oldest pending stack, not the newest"
+  "live-skipped-as-fitted|core/engine/LiveWatch.cpp|tst_livearbitration tst_watcher|live mode counts skipped stacks as fitted"
+  "batch-resume-override|core/engine/Batch.cpp|tst_batchresume tst_batchinputs|batch resume ignores a changed manifest override"
+  "batch-result-no-termination|core/engine/Batch.cpp|tst_batchresume tst_batchinputs|batch resume counts a result without its termination as complete"
+  "python-shape-swap|python/src/Conversions.cpp|python_module|Python: a result's stacks come back with width and height swapped"
 )
 
 # Applies mutation $1 to $src/$2 with exact replacements (python3: no quoting trouble with C++ text).
@@ -195,6 +205,25 @@ edits = {
     "session-run-solver": [("{QStringLiteral(\"solver\"), solverJson(run.solver)},", "{QStringLiteral(\"solver\"), solverJson(SolverSettings{})},")],
     "runs-rms-piston": [("std::sqrt(std::max(0.0, sumSquares / c.pupilPixels - mean * mean));", "std::sqrt(std::max(0.0, sumSquares / c.pupilPixels));")],
     "solver-zonal-scales-uniform": [("const double own = data * share[k] / meanShare + prior[k];", "const double own = data + meanPrior;")],
+    # CpuModel::inChunks: each chunk's range of [0, count); the last chunk must take the remainder.
+    "chunks-remainder-dropped": [("f(c, count * c / chunks, count * (c + 1) / chunks);",
+                                  "f(c, count / chunks * c, count / chunks * (c + 1));")],
+    # VectorialPupil: the p and s amplitudes (equal when index-matched, so only a mismatch shows the swap).
+    "vectorial-tp-ts-swap": [("const Complex p = amplitude * pSample * pCover, s = amplitude * sSample * sCover;",
+                              "const Complex p = amplitude * sSample * sCover, s = amplitude * pSample * pCover;")],
+    "vectorial-coverslip-sign": [("m_coverslipPhase[i] = k0 * (tg * ng * cosG - tgDesign * ngDesign * cosGDesign);",
+                                  "m_coverslipPhase[i] = k0 * (tgDesign * ngDesign * cosGDesign - tg * ng * cosG);")],
+    "vectorial-apodisation-inverted": [("const double amplitude = ni * std::sqrt(cosI) / ns;", "const double amplitude = ni / std::sqrt(cosI) / ns;")],
+    # LiveWatchWorker::process: the ready stacks sorted oldest first, the last one fitted; and publish()'s counts.
+    "live-oldest-wins": [("return std::tie(a.lastWriteMs, a.name) < std::tie(b.lastWriteMs, b.name);",
+                          "return std::tie(a.lastWriteMs, a.name) > std::tie(b.lastWriteMs, b.name);")],
+    "live-skipped-as-fitted": [("m_owner->m_counts.skipped += skippedCount;", "m_owner->m_counts.fitted += skippedCount;")],
+    # staleResultReason and readCompleteResult.
+    "batch-resume-override": [("|| then.value(QStringLiteral(\"overrides\")) != identity.value(QStringLiteral(\"overrides\")))", "|| false)")],
+    "batch-result-no-termination": [("    if (!result.value(QStringLiteral(\"termination\")).isString())\n        return std::nullopt;\n", "")],
+    # imageStack: the (planes, rows, columns) array a result's data, model and residuals come back in.
+    "python-shape-swap": [("py::array_t<double> stack({py::ssize_t(planes.size()), ny, nx});",
+                           "py::array_t<double> stack({py::ssize_t(planes.size()), nx, ny});")],
 }.get(name)
 if edits is None:
     sys.exit("no edit for this mutation in apply_mutation")
@@ -220,9 +249,11 @@ is_selected() { [ ${#selected[@]} -eq 0 ] || [[ " ${selected[*]} " == *" $1 "* ]
 if [ $check_only = 1 ]; then
   src="$(mktemp -d)"
   trap 'rm -rf "$src"' EXIT
-  # The suites registered with CTest through wfs_add_test (tests/*/CMakeLists.txt).
+  # The suites registered with CTest through wfs_add_test (tests/*/CMakeLists.txt), and the pytest suite
+  # (python/CMakeLists.txt: add_test(NAME python_module ...)).
   registered=" $(grep -rhoE 'wfs_add_test\([[:space:]]*[A-Za-z0-9_]+' "$root/tests" --include=CMakeLists.txt \
-    | sed -E 's/wfs_add_test\([[:space:]]*//' | tr '\n' ' ') "
+    | sed -E 's/wfs_add_test\([[:space:]]*//' | tr '\n' ' ') $(grep -hoE 'add_test\(NAME [A-Za-z0-9_]+' "$root/python/CMakeLists.txt" \
+    | sed -E 's/add_test\(NAME //' | tr '\n' ' ') "
   stale=()
   checked=0
   for m in "${mutations[@]}"; do
@@ -276,9 +307,10 @@ rm -rf "$staging"
 # Files deleted from the tree since the last run would linger; they do not matter to the build of
 # the targets below (CMake lists its sources explicitly).
 
-all_tests=()
+all_tests=() # the tests of the mutations that run (all of them unless NAMEs are given)
 for m in "${mutations[@]}"; do
   IFS='|' read -r name file tests desc <<<"$m"
+  is_selected "$name" || continue
   for t in $tests; do [[ " ${all_tests[*]} " == *" $t "* ]] || all_tests+=("$t"); done
 done
 
@@ -288,7 +320,15 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     || { echo "configure failed, see $work/configure.log"; exit 2; }
 fi
 jobs="${WFS_MUTATION_JOBS:-2}"
-build_targets() { cmake --build "$build" -j "$jobs" --target "$@" >"$work/build.log" 2>&1; }
+# A test's build targets: a Qt Test suite is its own target (with its programs as dependencies); the pytest suite
+# needs the module and wavefront-cli.
+build_targets() {
+  local targets=()
+  for t in "$@"; do
+    if [ "$t" = python_module ]; then targets+=(wfs_python wavefront-cli); else targets+=("$t"); fi
+  done
+  cmake --build "$build" -j "$jobs" --target "${targets[@]}" >"$work/build.log" 2>&1
+}
 run_tests() {
   local regex
   regex="^($(echo "$*" | tr ' ' '|'))\$"

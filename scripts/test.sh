@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # README command 2: set up (Debian packages), check the mutation list (scripts/mutation-check.sh --check), build
-# (Release, with tests) and run every test through CTest.
+# (Release, with tests), run every test through CTest, then the whole mutation run (scripts/mutation-check.sh: every
+# listed bug applied alone to a copy of the tree, its tests rebuilt and run), so that a mutation no test catches any
+# more fails the build as a failing test does.
 # WFS_SANITIZE=1 builds and tests with AddressSanitizer + UndefinedBehaviorSanitizer instead.
+# WFS_MUTATIONS=check runs only the mutation list's --check (seconds), not the whole run (a local run in a hurry;
+# CI runs the whole).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -13,3 +17,8 @@ preset=release
 cmake --preset "$preset" -DWFS_BUILD_TESTS=ON >/dev/null
 cmake --build --preset "$preset"
 ctest --preset "$preset" --timeout 900
+# The whole mutation run last: it needs a build of its own (build-mutation/, kept between runs) and the suite above
+# passing. Its build and test jobs: one per core unless WFS_MUTATION_JOBS says otherwise.
+if [ "${WFS_MUTATIONS:-all}" != check ]; then
+  WFS_MUTATION_JOBS="${WFS_MUTATION_JOBS:-$(nproc)}" bash scripts/mutation-check.sh
+fi

@@ -393,6 +393,10 @@ std::deque<const BatchInput*> pendingInputs(const std::vector<BatchInput>& input
             if (!QFile::remove(QString::fromStdString(resultPath)))
                 throw OutputError(resultPath + ": a stale result (" + stale + ") that cannot be removed");
             note(in, "run again: " + stale);
+        } else if (QFileInfo(QString::fromStdString(resultPath)).isFile()) {
+            // A result that is there but not whole (a write cut short, a run stopped before its termination): said,
+            // as a stale one is, and written again by the new run.
+            note(in, "run again: the earlier result is incomplete (not a whole result with its termination)");
         }
         queue.push_back(&in);
     }

@@ -153,6 +153,41 @@ private slots:
         QVERIFY2(lines[3].endsWith(",failed,,,,,,,\"x.fits: bad, very bad\""), lines[3].constData()); // quoted: the reason has a comma
     }
 
+    // What a result was made from decides its reuse (issue 47): the same identity is reused; another manifest override
+    // (the row's wavelength) is a changed setting; a result without its termination is not complete.
+    void resumeChecksOverridesAndTermination()
+    {
+        QTemporaryDir dir;
+        const QString data = dir.filePath(QStringLiteral("x.fits"));
+        write(data, "x");
+        write(dir.filePath(QStringLiteral("s.json")), "{}");
+        const std::string settings = dir.filePath(QStringLiteral("s.json")).toStdString();
+        BatchInput in{"x", data.toStdString(), {}, {}, {{"wavelength", "633nm"}}, "m.csv line 2", {}};
+        FitResult r;
+        r.wavelength = 633e-9;
+        r.coefficients.push_back({});
+        r.coefficients.back().index = 4;
+        r.coefficients.back().mode = {2, 0};
+        r.solver.termination = Termination::Converged;
+        QJsonObject json = resultToJson(r);
+        json.insert(QStringLiteral("batch_input"), batchInputIdentity(in, settings));
+        QCOMPARE(QString::fromStdString(staleResultReason(json, batchInputIdentity(in, settings))), QString());
+        BatchInput changed = in;
+        changed.overrides["wavelength"] = "640nm";
+        QVERIFY2(
+            QString::fromStdString(staleResultReason(json, batchInputIdentity(changed, settings))).contains(QLatin1String("manifest row")),
+            staleResultReason(json, batchInputIdentity(changed, settings)).c_str());
+        changed.overrides.erase("wavelength");
+        QVERIFY(!staleResultReason(json, batchInputIdentity(changed, settings)).empty()); // an override taken away
+        const std::string out = dir.path().toStdString();
+        write(QString::fromStdString(batchResultPath(out, in)), QJsonDocument(json).toJson());
+        QVERIFY(isBatchInputDone(in, out));
+        json.remove(QStringLiteral("termination"));
+        write(QString::fromStdString(batchResultPath(out, in)), QJsonDocument(json).toJson());
+        QVERIFY(!isBatchInputDone(in, out));
+        QVERIFY(!readCompleteResult(batchResultPath(out, in)).has_value());
+    }
+
     // The jobs rule (issue 29): jobs x threads per fit never above the hardware threads unless asked, and never
     // more workers than inputs waiting.
     void jobsUseEveryCoreOnce()

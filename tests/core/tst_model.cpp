@@ -5,6 +5,9 @@
 #include "engine/BackendFactory.h"
 #include "engine/Presets.h"
 
+#include <QScopeGuard>
+
+#include <cmath>
 #include <random>
 #include <set>
 
@@ -96,6 +99,66 @@ private slots:
         WFS_VERIFY_CLOSE(a->evaluate(x.data(), ga.data()), b->evaluate(x.data(), gb.data()), 1e-12, 0.0);
         for (size_t i = 0; i < x.size(); ++i)
             WFS_VERIFY_CLOSE(ga[i], gb[i], 1e-9, 1e-9 * std::abs(ga[0]));
+    }
+
+    // Three threads against one on the unpruned path (the plain transform, WFS_FFT_PRUNING=off, and the general image
+    // formation: a spectrum), where the model's element-wise passes split the pupil's, the grid's and the data's pixels
+    // in three chunks, none of whose counts is a multiple of 3: a chunk rule that drops the remainder leaves pixels
+    // out of the model and the cost. Two threads (and the pruned transform) never see a remainder here.
+    void threeThreadsWithARemainder_data()
+    {
+        QTest::addColumn<bool>("general");
+        QTest::newRow("plain, unpruned") << false;
+        QTest::newRow("general formation") << true;
+    }
+
+    void threeThreadsWithARemainder()
+    {
+        QFETCH(bool, general);
+        const QByteArray pruning = qgetenv("WFS_FFT_PRUNING");
+        qputenv("WFS_FFT_PRUNING", "off");
+        const auto restore = qScopeGuard([&] {
+            if (pruning.isNull())
+                qunsetenv("WFS_FFT_PRUNING");
+            else
+                qputenv("WFS_FFT_PRUNING", pruning);
+        });
+        ProblemSpec s = test::richSpec(ObjectiveKind::Poisson, 32, 4);
+        if (general) {
+            s.spectrum.bandwidth = 40e-9;
+            s.spectrum.samples = 3;
+        }
+        auto problem = test::richProblemFrom(s, 28, 7);
+        QVERIFY(problem->pupilPixelCount() % 3 != 0);
+        QVERIFY(problem->gridSize() * problem->gridSize() % 3 != 0);
+        QVERIFY(28 * 28 % 3 != 0);
+        EvaluatorOptions one, three;
+        one.measurePlans = three.measurePlans = false;
+        three.threads = 3;
+        auto a = makeEvaluator(BackendKind::Cpu, problem, one, GradientKind::Adjoint);
+        auto b = makeEvaluator(BackendKind::Cpu, problem, three, GradientKind::Adjoint);
+        std::vector<double> x = problem->initialParameters();
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] += 0.02 * std::sin(1.0 + double(i)) * problem->parameterScales()[i];
+        std::vector<double> ga(x.size()), gb(x.size());
+        // Sums over chunks added in another order: equal to rounding (1e-12 of the cost; a dropped pixel is ~1e-4).
+        WFS_VERIFY_CLOSE(a->evaluate(x.data(), ga.data()), b->evaluate(x.data(), gb.data()), 1e-12, 0.0);
+        double largest = 0.0;
+        for (double g : ga)
+            largest = std::max(largest, std::abs(g));
+        for (size_t i = 0; i < x.size(); ++i)
+            WFS_VERIFY_CLOSE(ga[i], gb[i], 1e-9, 1e-11 * largest);
+        const auto ia = a->modelImages(x.data()), ib = b->modelImages(x.data());
+        QCOMPARE(ia.size(), ib.size());
+        for (size_t k = 0; k < ia.size(); ++k) {
+            QCOMPARE(ia[k].size(), ib[k].size());
+            double peak = 0.0, worst = 0.0;
+            for (size_t i = 0; i < ia[k].size(); ++i) {
+                peak = std::max(peak, std::abs(ia[k][i]));
+                worst = std::max(worst, std::abs(ia[k][i] - ib[k][i]));
+            }
+            QVERIFY2(worst <= 1e-12 * peak, qPrintable(QStringLiteral("plane %1: %2 of the peak").arg(k).arg(worst / peak)));
+        }
     }
 
     void gpuBackendSaysWhyNot()

@@ -11,6 +11,7 @@
 #include "engine/StackFinder.h"
 #include "io/Fits.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -222,6 +223,62 @@ private slots:
             }
         }
         QVERIFY_THROWS_EXCEPTION(LiveLogError, appendLine(dir.filePath(QStringLiteral("no/such/folder/log.jsonl")).toStdString(), "{}"));
+    }
+
+    // Arbitration (issue 47 item 2): four complete stacks in the folder before the watch starts, their modification
+    // times increasing in an order that is not their names'; all become complete in one scan. One row, the newest
+    // stack's, lists the others in "skipped" oldest first, and counts() says 1 fitted, 0 failed, 3 skipped (what the
+    // command line's summary line and a front end read). The watch stops after the four stacks it handled.
+    void newestWinsAndSkippedAreCounted()
+    {
+        QTemporaryDir dir;
+        const QString in = dir.filePath(QStringLiteral("in"));
+        QVERIFY(QDir().mkpath(in));
+        PresetOptions po;
+        po.grid = 64;
+        po.order = 4;
+        const PresetCase demo = makePreset("demo", po);
+        const QStringList byTime = {QStringLiteral("s_0003.fits"), QStringLiteral("s_0001.fits"), QStringLiteral("s_0004.fits"),
+                                    QStringLiteral("s_0002.fits")};
+        const qint64 base = QDateTime::fromString(QStringLiteral("2026-01-05T10:00:00Z"), Qt::ISODate).toSecsSinceEpoch();
+        for (int i = 0; i < byTime.size(); ++i) {
+            QFile f(QDir(in).filePath(byTime[i]));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            const QByteArray bytes = presetFitsBytes(demo, "demo", std::uint64_t(i + 1));
+            QCOMPARE(f.write(bytes), bytes.size());
+            QVERIFY(f.setFileTime(QDateTime::fromSecsSinceEpoch(base + 60 * i), QFileDevice::FileModificationTime));
+        }
+        LiveWatchOptions o;
+        o.folder = in.toStdString();
+        o.logPath = dir.filePath(QStringLiteral("log.jsonl")).toStdString();
+        o.settings.model.order = 4;
+        o.settings.solver.threads = 1;
+        o.finder.stableMs = 300;
+        o.maxStacks = 4;
+        LiveWatch watch(o);
+        QSignalSpy rows(&watch, &LiveWatch::rowWritten);
+        QSignalSpy finished(&watch, &LiveWatch::finished);
+        watch.start();
+        QTRY_VERIFY_WITH_TIMEOUT(finished.size() == 1, kGuardMs);
+        QCOMPARE(finished.front().at(0).toBool(), false);
+        QCOMPARE(rows.size(), 1);
+        const QJsonObject row = rows.front().at(0).toJsonObject();
+        QCOMPARE(row.value(QStringLiteral("stack")).toString(), byTime.back());
+        QCOMPARE(row.value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
+        QStringList skipped;
+        for (const QJsonValue& v : row.value(QStringLiteral("skipped")).toArray())
+            skipped << v.toString();
+        QCOMPARE(skipped, byTime.mid(0, 3));
+        const std::vector<QJsonObject> logged = readLiveLog(o.logPath);
+        QCOMPARE(logged.size(), size_t(1));
+        QCOMPARE(logged.front().value(QStringLiteral("stack")).toString(), byTime.back());
+        const LiveCounts c = watch.counts();
+        QCOMPARE(c.fitted, 1);
+        QCOMPARE(c.failed, 0);
+        QCOMPARE(c.skipped, 3);
+        QCOMPARE(c.resumed, 0);
+        QVERIFY(watch.latest());
+        QCOMPARE(watch.latest()->row.value(QStringLiteral("stack")).toString(), byTime.back());
     }
 
     // The watch in-process: a FITS cube, then the same planes one file each (stack_0002_z*.fits, renamed in), which

@@ -12,12 +12,21 @@
 #include "MainWindow.h"
 #include "PlanesPanel.h"
 
+#include "engine/Presets.h"
+
 #include <qcustomplot.h>
 
 #include <QComboBox>
+#include <QDateTime>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <cmath>
@@ -159,6 +168,59 @@ private slots:
         test::settle(&window);
         checkPictures(window, size, problems);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QStringLiteral("\n  "))));
+    }
+
+    // Live arbitration through the Live tab (issue 47 item 2): four complete stacks in the folder before the watch
+    // starts, their modification times increasing in an order that is not their names'. The tab shows one fitted stack,
+    // the newest, and the status line counts the other three as skipped; the folder's log says the same.
+    void newestWinsInTheLiveTab()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        PresetOptions po;
+        po.grid = 64;
+        po.order = 4;
+        const PresetCase demo = makePreset("demo", po);
+        const QStringList byTime = {QStringLiteral("s_0003.fits"), QStringLiteral("s_0001.fits"), QStringLiteral("s_0004.fits"),
+                                    QStringLiteral("s_0002.fits")};
+        const qint64 base = QDateTime::fromString(QStringLiteral("2026-01-05T10:00:00Z"), Qt::ISODate).toSecsSinceEpoch();
+        for (int i = 0; i < byTime.size(); ++i) {
+            QFile f(dir.filePath(byTime[i]));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            const QByteArray bytes = presetFitsBytes(demo, "demo", std::uint64_t(i + 1));
+            QCOMPARE(f.write(bytes), bytes.size());
+            QVERIFY(f.setFileTime(QDateTime::fromSecsSinceEpoch(base + 60 * i), QFileDevice::FileModificationTime));
+        }
+        LivePanel live;
+        live.resize(1280, 800);
+        live.show();
+        QSignalSpy rows(&live, &LivePanel::rowAdded);
+        Session settings;
+        settings.model.order = 4;
+        settings.solver.threads = 1;
+        live.watchFolder(dir.path(), settings);
+        QTRY_VERIFY_WITH_TIMEOUT(rows.size() == 1, kGuardMs);
+        QSignalSpy stopped(&live, &LivePanel::stopped);
+        live.stop();
+        QVERIFY(stopped.wait(kGuardMs));
+        QCOMPARE(live.stacksShown(), 1);
+        QLabel* status = nullptr;
+        for (QLabel* label : live.findChildren<QLabel*>())
+            if (label->text().startsWith(QLatin1String("Watching ")))
+                status = label;
+        QVERIFY(status);
+        QVERIFY2(status->text().contains(QStringLiteral(" · 1 fitted · 3 skipped (newer stacks came first)")), qPrintable(status->text()));
+        QVERIFY2(!status->text().contains(QLatin1String("failed")), qPrintable(status->text()));
+        QFile log(dir.filePath(QStringLiteral("live.jsonl")));
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = log.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 1);
+        const QJsonObject row = QJsonDocument::fromJson(lines.front()).object();
+        QCOMPARE(row.value(QStringLiteral("stack")).toString(), byTime.back());
+        QStringList skipped;
+        for (const QJsonValue& v : row.value(QStringLiteral("skipped")).toArray())
+            skipped << v.toString();
+        QCOMPARE(skipped, byTime.mid(0, 3));
     }
 };
 

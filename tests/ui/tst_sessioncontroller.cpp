@@ -77,9 +77,13 @@ private slots:
     // end of the load; its planes are held in memory, and no file is written anywhere the program keeps files.
     void presetLoadsInMemoryWithItsSignals()
     {
+        // Only this suite's own folders (IsolatedSettings: data, cache and TMPDIR in its temporary folder), never the
+        // shared /tmp that other tests and builds write to at the same time.
         const QStringList folders = {QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation),
                                      QStandardPaths::writableLocation(QStandardPaths::CacheLocation),
                                      QStandardPaths::writableLocation(QStandardPaths::TempLocation)};
+        for (const QString& folder : folders)
+            QVERIFY2(m_settings.isInside(folder), qPrintable(folder));
         QStringList before;
         for (const QString& folder : folders)
             before += filesUnder(folder);
