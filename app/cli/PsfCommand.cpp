@@ -77,10 +77,12 @@ int runPsf(const QStringList& args)
         const int size = parseInt(value(parser, "size"), QStringLiteral("size"));
         std::vector<double> z = {0.0};
         if (has(parser, "psf-z")) {
-            const auto range = defocusRangeFromText(value(parser, "psf-z").toStdString());
+            std::string why;
+            const auto range = defocusRangeFromText(value(parser, "psf-z").toStdString(), why);
             if (!range || range->waves)
                 throw UsageError("--psf-z: '" + value(parser, "psf-z").toStdString()
-                                 + "' is not START:STOP:STEP in lengths (e.g. -2um:2um:100nm, at most 1001 planes)");
+                                 + "' is not START:STOP:STEP in lengths (e.g. -2um:2um:100nm, at most 1001 planes)"
+                                 + (why.empty() || (range && range->waves) ? std::string() : ": " + why));
             z = range->values;
         }
         std::vector<DatasetMessage> messages;
@@ -92,6 +94,12 @@ int runPsf(const QStringList& args)
         }
         for (const DatasetMessage& m : messages)
             std::fprintf(stderr, "%s: note: %s\n", qPrintable(program), m.text.c_str());
+        PsfStackRequest request;
+        request.defocus = z;
+        request.crop = size;
+        requirePsfStackMemory(spec, request); // before the problem's grid and the planes are made
+        if (has(parser, "coefficients") && samePath(value(parser, "coefficients").toStdString(), out.toStdString()))
+            throw UsageError("--out " + out.toStdString() + " is the --coefficients file; writing it would replace the input");
         const Problem problem(spec);
         std::vector<double> parameters = problem.initialParameters();
         if (has(parser, "coefficients")) {
@@ -106,9 +114,6 @@ int runPsf(const QStringList& args)
                 return runFailure(program, path + QStringLiteral(": not valid JSON (") + error.errorString() + QLatin1Char(')'));
             parameters = parametersForTruth(problem, truthFromJson(doc.object(), path));
         }
-        PsfStackRequest request;
-        request.defocus = z;
-        request.crop = size;
         const PsfStack stack = psfStack(problem, parameters, request);
         if (!stack.warning.empty())
             std::fprintf(stderr, "%s: warning: %s\n", qPrintable(program), stack.warning.c_str());
@@ -131,6 +136,8 @@ int runPsf(const QStringList& args)
         return 0;
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
+    } catch (const SettingsError& e) { // a flag's value that contradicts the others (--design-coverslip-index under the NA)
+        return usageFailure(program, QStringLiteral("--") + QString::fromStdString(e.what()));
     } catch (const std::exception& e) {
         return runFailure(program, describe(e));
     }

@@ -396,6 +396,13 @@ int runReconstruct(const QStringList& args)
         return *status;
     if (const std::optional<int> status = prepareInput(program, parser, outputs, request, truth, session, context, notes))
         return *status;
+    if (has(parser, "psf-stack-out")) { // a stack that cannot be held is refused before the fit, not after it
+        try {
+            requirePsfStackMemoryFor(parser, request.spec, session);
+        } catch (const UsageError& e) {
+            return usageFailure(program, QString::fromStdString(e.what()));
+        }
+    }
 
     PhaseUnit fitsUnit = PhaseUnit::Radians, pngUnit = PhaseUnit::Waves;
     try {

@@ -1,6 +1,7 @@
 #include "ReconstructOutputs.h"
 
 #include "ResultExports.h"
+#include "base/MemoryBudget.h"
 #include "io/OutputTransaction.h"
 #include "io/ResultJson.h"
 
@@ -114,22 +115,20 @@ std::optional<DefocusRange> psfStackRange(const QCommandLineParser& parser)
     }
     if (!has(parser, "psf-z"))
         return std::nullopt;
-    const auto range = defocusRangeFromText(value(parser, "psf-z").toStdString());
+    std::string why;
+    const auto range = defocusRangeFromText(value(parser, "psf-z").toStdString(), why);
     if (!range)
-        throw UsageError("--psf-z: expected START:STOP:STEP in one unit, lengths (-2um:2um:0.1um) or waves (-1w:1w:0.25w), "
-                         "STOP >= START, at most 1001 planes; got '"
-                         + value(parser, "psf-z").toStdString() + "'");
+        throw UsageError("--psf-z: " + why + ", at most 1001 planes; got '" + value(parser, "psf-z").toStdString() + "'");
     return range;
 }
 
-// The fitted system's PSF stack (fit/PsfStack.h) at --psf-z, --psf-pixel and --psf-crop.
-PsfStack psfStackFor(const QCommandLineParser& parser, const ProblemSpec& spec, const FitResult& result,
-                     const std::optional<Session>& session)
+// The request --psf-z, --psf-pixel and --psf-crop make for the problem `spec` (the fitted one, or before the fit the
+// one to be fitted: the stack's size depends only on its grid and data). Throws UsageError.
+PsfStackRequest psfStackRequestFor(const QCommandLineParser& parser, const ProblemSpec& spec, const std::optional<Session>& session)
 {
-    const Problem problem(fittedSpec(spec, result));
     PsfStackRequest request;
     if (const auto range = psfStackRange(parser)) {
-        if (const std::string error = psfStackRangeError(problem, *range); !error.empty())
+        if (const std::string error = psfStackRangeError(spec, *range); !error.empty())
             throw UsageError("--psf-z: " + error);
         request.defocus = range->values;
     } else {
@@ -143,6 +142,27 @@ PsfStack psfStackFor(const QCommandLineParser& parser, const ProblemSpec& spec, 
     }
     if (has(parser, "psf-crop"))
         request.crop = parseInt(value(parser, "psf-crop"), QStringLiteral("psf-crop"));
+    return request;
+}
+
+void requirePsfStackMemoryFor(const QCommandLineParser& parser, const ProblemSpec& spec, const std::optional<Session>& session)
+{
+    const PsfStackRequest request = psfStackRequestFor(parser, spec, session);
+    try {
+        requirePsfStackMemory(spec, request);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--psf-stack-out: ") + e.what());
+    } catch (const MemoryLimitError& e) {
+        throw UsageError(std::string("--psf-stack-out: ") + e.what());
+    }
+}
+
+// The fitted system's PSF stack (fit/PsfStack.h) at --psf-z, --psf-pixel and --psf-crop.
+PsfStack psfStackFor(const QCommandLineParser& parser, const ProblemSpec& spec, const FitResult& result,
+                     const std::optional<Session>& session)
+{
+    const Problem problem(fittedSpec(spec, result));
+    const PsfStackRequest request = psfStackRequestFor(parser, problem.spec(), session);
     try {
         return psfStack(problem, result.solver.parameters, request);
     } catch (const std::invalid_argument& e) {

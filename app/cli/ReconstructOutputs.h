@@ -37,6 +37,8 @@ void addReconstructOutputOptions(QCommandLineParser& parser);
 std::optional<DefocusRange> psfStackRange(const QCommandLineParser& parser);
 // The fitted system's PSF stack at --psf-z (default: 21 planes over the fitted planes' range), --psf-pixel and
 // --psf-crop. Throws UsageError.
+// Refuses (UsageError) before the fit a --psf-stack-out that could not be held (fit/PsfStack.h psfStackBytes).
+void requirePsfStackMemoryFor(const QCommandLineParser& parser, const ProblemSpec& spec, const std::optional<Session>& session);
 PsfStack psfStackFor(const QCommandLineParser& parser, const ProblemSpec& spec, const FitResult& result,
                      const std::optional<Session>& session);
 // Every requested output made as bytes, then written all together or none (io/OutputTransaction.h).

@@ -110,6 +110,23 @@ ManifestColumns readManifestHeader(const QStringList& fields, const std::string&
 {
     ManifestColumns columns;
     columns.header = fields;
+    // A column named twice would be read twice and the last would silently win (file and path, x and field_x are the
+    // same column under two names).
+    const auto role = [](const QString& name) {
+        const QString column = name.trimmed().toLower();
+        if (column == QLatin1String("path"))
+            return QStringLiteral("file");
+        if (column == QLatin1String("field_x"))
+            return QStringLiteral("x");
+        if (column == QLatin1String("field_y"))
+            return QStringLiteral("y");
+        return column;
+    };
+    for (int c = 0; c < fields.size(); ++c)
+        for (int earlier = 0; earlier < c; ++earlier)
+            if (role(fields.at(c)) == role(fields.at(earlier)))
+                throw BatchError(path + ": the header names column '" + role(fields.at(c)).toStdString() + "' twice (columns "
+                                 + std::to_string(earlier + 1) + " and " + std::to_string(c + 1) + ")");
     for (int c = 0; c < fields.size(); ++c) {
         const QString column = fields.at(c).toLower();
         const std::string key = column.toStdString();
@@ -322,13 +339,19 @@ DatasetMetadata personSetMetadata(const DatasetMetadata& from)
     keep(&DatasetMetadata::zStep, "zStep");
     keep(&DatasetMetadata::focusPlane, "focusPlane");
     keep(&DatasetMetadata::saturationLevel, "saturationLevel");
-    if (from.origin.count("immersionIndex") && setByPerson(from, "immersionIndex")) {
+    // The immersion and the defocus model always have a value: one a person set is one the origin map names as set by
+    // a person, or (a settings file written by hand, without an origin map) one other than the default. Dropping it
+    // while keeping the NA would pair the settings' NA 1.2 with an immersion of 1.
+    const DatasetMetadata defaults;
+    if (setByPerson(from, "immersionIndex") && (from.origin.count("immersionIndex") || from.immersionIndex != defaults.immersionIndex)) {
         m.immersionIndex = from.immersionIndex;
-        m.origin["immersionIndex"] = from.origin.at("immersionIndex");
+        if (const auto it = from.origin.find("immersionIndex"); it != from.origin.end())
+            m.origin["immersionIndex"] = it->second;
     }
-    if (from.origin.count("defocusModel") && setByPerson(from, "defocusModel")) {
+    if (setByPerson(from, "defocusModel") && (from.origin.count("defocusModel") || from.defocusModel != defaults.defocusModel)) {
         m.defocusModel = from.defocusModel;
-        m.origin["defocusModel"] = from.origin.at("defocusModel");
+        if (const auto it = from.origin.find("defocusModel"); it != from.origin.end())
+            m.origin["defocusModel"] = it->second;
     }
     if (!from.dataUnit.empty() && setByPerson(from, "dataUnit"))
         m.dataUnit = from.dataUnit;

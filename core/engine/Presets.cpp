@@ -1,5 +1,8 @@
 #include "engine/Presets.h"
 
+#include "base/Cancellation.h"
+#include "base/MemoryBudget.h"
+
 #include "io/Fits.h"
 #include "io/OutputTransaction.h"
 #include "io/Provenance.h"
@@ -61,8 +64,11 @@ std::vector<Image> simulateImages(const ProblemSpec& specIn, const std::vector<d
     auto problem = std::make_shared<const Problem>(spec);
     EvaluatorOptions options;
     options.measurePlans = false;
+    throwIfCancelled(noise.cancel);
     auto model = makeCpuEvaluator(problem, options);
+    throwIfCancelled(noise.cancel);
     const auto grids = model->modelImages(parameters.data());
+    throwIfCancelled(noise.cancel);
     const int n = spec.grid.size;
     std::vector<Image> images;
     for (size_t k = 0; k < grids.size(); ++k)
@@ -74,6 +80,7 @@ std::vector<Image> simulateImages(const ProblemSpec& specIn, const std::vector<d
         if (!image.pixels.empty())
             stackPeak = std::max(stackPeak, *std::max_element(image.pixels.begin(), image.pixels.end()));
     for (size_t k = 0; k < images.size(); ++k) {
+        throwIfCancelled(noise.cancel);
         Image& image = images[k];
         if (rng && noise.model == NoiseModel::Oof) {
             // D = P (1 + N(0, 0.01)) + N(0, 0.024 max P), per pixel, max P over the stack.
@@ -144,12 +151,14 @@ void simulateTruth(PresetCase& c, const PresetOptions& options, int grid, double
     const std::vector<double> truthForSimulation = parametersForTruth(truthProblem, c.truth);
     std::mt19937_64 rng(options.seed);
     const auto images = simulateImages(truthSpec, truthForSimulation, grid, grid,
-                                       {options.noise ? NoiseModel::PhotonAndRead : NoiseModel::None, readNoise}, &rng);
+                                       {options.noise ? NoiseModel::PhotonAndRead : NoiseModel::None, readNoise, options.cancel}, &rng);
     for (size_t k = 0; k < images.size(); ++k)
         s.planes[k].data = images[k];
     if (truthSpec.basis.maxOrder == s.basis.maxOrder)
         c.truthParameters = truthForSimulation;
+    throwIfCancelled(options.cancel);
     estimateFluxAndBackground(s); // a fit starts from the data, not from the truth
+    throwIfCancelled(options.cancel);
     c.start = Problem(s).initialParameters();
 }
 
@@ -186,7 +195,8 @@ PresetCase oofPreset(const PresetOptions& options)
     const Problem noData(s);
     c.truthParameters = parametersForTruth(noData, c.truth);
     std::mt19937_64 rng(options.seed);
-    const auto images = simulateImages(s, c.truthParameters, grid, grid, {options.noise ? NoiseModel::Oof : NoiseModel::None, 0.0}, &rng);
+    const auto images =
+        simulateImages(s, c.truthParameters, grid, grid, {options.noise ? NoiseModel::Oof : NoiseModel::None, 0.0, options.cancel}, &rng);
     for (size_t k = 0; k < images.size(); ++k)
         s.planes[k].data = images[k];
     c.start = noData.initialParameters(); // the spec's p0 = (0, ..., 0, 0, 0, 1)
@@ -309,10 +319,12 @@ PresetCase pupilPreset(const PresetOptions& options)
     const Problem truthProblem(truthSpec);
     std::mt19937_64 rng(options.seed);
     const auto images = simulateImages(truthSpec, truthProblem.initialParameters(), grid, grid,
-                                       {options.noise ? NoiseModel::PhotonAndRead : NoiseModel::None, readNoise}, &rng);
+                                       {options.noise ? NoiseModel::PhotonAndRead : NoiseModel::None, readNoise, options.cancel}, &rng);
     for (size_t k = 0; k < images.size(); ++k)
         s.planes[k].data = images[k];
+    throwIfCancelled(options.cancel);
     estimateFluxAndBackground(s);
+    throwIfCancelled(options.cancel);
     c.start = Problem(s).initialParameters();
     c.solver.optimizer = OptimizerKind::Lbfgs;
     c.solver.gradientTolerance = defaults.gradientTolerance;
@@ -519,8 +531,42 @@ void applyPresetSettings(const std::string& name, ModelSettings& model, SolverSe
     solver.functionTolerance = defaults.functionTolerance;
 }
 
+namespace {
+// Planes per preset (the specs below make them).
+int presetPlaneCount(const std::string& name)
+{
+    presetDefaults(name); // an unknown name is refused here, as everywhere
+    return name == "oof" || name == "demo" ? 3 : 5;
+}
+} // namespace
+
+double presetBytes(const std::string& name, const PresetOptions& options)
+{
+    const PresetDefaults defaults = presetDefaults(name);
+    const double grid = options.grid ? options.grid : defaults.grid;
+    const double order = options.order ? options.order : defaults.order;
+    const double planes = presetPlaneCount(name);
+    // Per plane and grid sample: five complex buffers (pupil field, its transform, the adjoint's two, FFT scratch) and
+    // the simulated, model and weight images: 104 bytes; measured, a demo preset of 3 planes on a 4096 grid peaks at
+    // 5.1 GB in its fit (this estimate: 5.2 GB). The Zernike basis: every mode over the pupil's samples (at most the
+    // grid's pi / 4).
+    const double perPlane = (5.0 * 16.0 + 3.0 * 8.0) * grid * grid;
+    const double modes = (order + 1.0) * (order + 2.0) / 2.0;
+    const double basis = modes * M_PI / 4.0 * grid * grid / 4.0 * sizeof(double); // the pupil spans at least Q = 2
+    return planes * perPlane + basis;
+}
+
+void requirePresetMemory(const std::string& name, const PresetOptions& options)
+{
+    const int grid = options.grid ? options.grid : presetDefaults(name).grid;
+    requireMemory(presetBytes(name, options), "the " + name + " preset on a grid of " + std::to_string(grid) + " x " + std::to_string(grid)
+                                                  + " (" + std::to_string(presetPlaneCount(name)) + " planes)");
+}
+
 PresetCase makePreset(const std::string& name, const PresetOptions& options)
 {
+    requirePresetMemory(name, options);
+    throwIfCancelled(options.cancel);
     if (name == "oof")
         return oofPreset(options);
     if (name == "demo")

@@ -64,7 +64,16 @@ ExportContext presetExportContext(const PresetCase& preset, const std::string& p
 // data (wavefront-cli device-reference) share it.
 ProblemSpec richProblemSpec(ObjectiveKind objective, int grid, int maxOrder);
 
+// Also throws MemoryLimitError (base/MemoryBudget.h) before simulating when presetBytes exceeds the limit, and
+// OperationCancelled when options.cancel is set.
 PresetCase makePreset(const std::string& name, const PresetOptions& options);
+
+// What a preset's simulation and its fit hold at once, at least: per plane, the model's complex fields and their
+// transforms on the grid (the forward model and its adjoint) and the simulated, prepared and model images. Throws
+// std::invalid_argument for an unknown name.
+double presetBytes(const std::string& name, const PresetOptions& options);
+// Throws MemoryLimitError naming the preset, its grid and planes, the estimate and the limit, when it does not fit.
+void requirePresetMemory(const std::string& name, const PresetOptions& options);
 
 // A preset's data as one FITS cube whose header lets the data be read back without flags (keywords
 // WAVELENG, SAMPLING, DEFOCUSk, BUNIT, ... documented in the README). Throws std::runtime_error.
@@ -78,7 +87,8 @@ void writePresetFits(const std::string& path, const PresetCase& preset, const st
 enum class NoiseModel { None, Oof, PhotonAndRead };
 struct NoiseSettings {
     NoiseModel model = NoiseModel::None;
-    double readNoise = 0.0; // PhotonAndRead: Gaussian read noise, counts RMS
+    double readNoise = 0.0;                    // PhotonAndRead: Gaussian read noise, counts RMS
+    const std::atomic<bool>* cancel = nullptr; // checked per plane (base/Cancellation.h)
 };
 std::vector<Image> simulateImages(const ProblemSpec& spec, const std::vector<double>& parameters, int width, int height,
                                   const NoiseSettings& noise, std::mt19937_64* rng);

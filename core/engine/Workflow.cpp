@@ -1,5 +1,7 @@
 #include "engine/Workflow.h"
 
+#include "base/Cancellation.h"
+
 #include "io/Assumptions.h"
 #include "io/ImageReaders.h"
 #include "io/ResultJson.h"
@@ -57,7 +59,10 @@ std::string degenerateNoiseNote(const Dataset& dataset, const ProblemSpec& spec)
 PreparedRun prepareSimulatedRun(const Session& session)
 {
     const SimulatedSource& source = *session.simulated;
-    PresetCase c = makePreset(source.preset, source.options);
+    if (source.readNoise) // the range --read-noise is held to, for a session made in memory too
+        if (const std::string error = plausibilityError(Setting::ReadNoise, *source.readNoise); !error.empty())
+            throw SettingsError("read-noise", error);
+    PresetCase c = makePreset(source.preset, source.options); // refuses a grid it could not hold before simulating
     // The order is the preset's grid and basis; the stages are checked against it.
     ModelSettings model;
     model.order = c.spec.basis.maxOrder;
@@ -151,7 +156,9 @@ Session simulatedSession(const std::string& name)
 PresetSession presetSession(const std::string& name, const PresetOptions& options)
 {
     const PresetCase c = makePreset(name, options);
+    throwIfCancelled(options.cancel);
     const QByteArray bytes = presetFitsBytes(c, name, options.seed);
+    throwIfCancelled(options.cancel);
     const std::string source = name + " (simulated, seed " + std::to_string(options.seed) + ")";
     PresetSession preset;
     preset.messages =

@@ -1,5 +1,7 @@
 #include "fit/PsfStack.h"
 
+#include "base/Cancellation.h"
+#include "base/MemoryBudget.h"
 #include "base/Units.h"
 #include "optics/CpuModel.h"
 #include "optics/Vectorial.h"
@@ -26,9 +28,9 @@ constexpr double kMinPupilSamples = 128.0;
 constexpr double kChunkValues = 16777216.0;
 
 // The diversity the stack's planes copy: the first axial plane (its NA, index and kind), else W020.
-DiversitySpec templateDiversity(const Problem& problem)
+DiversitySpec templateDiversity(const ProblemSpec& spec)
 {
-    for (const PlaneSpec& plane : problem.spec().planes)
+    for (const PlaneSpec& plane : spec.planes)
         if (plane.diversity.kind == DiversityKind::AxialHighNa || plane.diversity.kind == DiversityKind::AxialParaxial
             || plane.diversity.kind == DiversityKind::PrimeFocus) {
             DiversitySpec d = plane.diversity;
@@ -237,28 +239,72 @@ Image window(const std::vector<double>& grid, int n, int width, int rows, int fi
 
 std::string psfStackUnit(const Problem& problem)
 {
-    return templateDiversity(problem).amountUnit();
+    return psfStackUnit(problem.spec());
 }
 
-PsfStack psfStack(const Problem& problem, const std::vector<double>& parameters, const PsfStackRequest& request)
+std::string psfStackUnit(const ProblemSpec& spec)
 {
-    const ProblemSpec& fitted = problem.spec();
+    return templateDiversity(spec).amountUnit();
+}
+
+namespace {
+
+// The stack's grid and image size, checked: what psfStack and psfStackBytes both start from.
+struct StackGeometry {
+    int grid = 0, width = 0, height = 0;
+};
+
+StackGeometry stackGeometry(const ProblemSpec& fitted, const PsfStackRequest& request)
+{
     if (request.defocus.empty() || request.defocus.size() > size_t(kMaxPlanes))
         throw std::invalid_argument("the PSF stack needs 1 to " + std::to_string(kMaxPlanes) + " planes");
     if (!(request.pixelScale >= 0.05 && request.pixelScale <= 20.0))
         throw std::invalid_argument("the PSF stack's pixel must be from 0.05 to 20 times the data's");
     if (!fitted.pupil.customMask.empty())
         throw std::invalid_argument("a PSF stack of a pupil with a custom mask is not supported");
-    const int n = problem.gridSize();
+    const int n = fitted.grid.size;
     // The same pupil samples on a grid of N' = N / scale (even): the image pixel becomes N / N' of the data's.
-    int grid = int(std::lround(double(n) / request.pixelScale));
-    grid += grid % 2;
-    grid = std::max(grid, 16);
-    const int width = request.crop > 0 ? request.crop : fitted.planes.front().data.width;
-    const int height = request.crop > 0 ? request.crop : fitted.planes.front().data.height;
-    if (request.crop < 0 || width <= 0 || height <= 0 || width > grid || height > grid)
-        throw std::invalid_argument("the PSF stack's crop must be from 1 to the grid's " + std::to_string(grid) + " pixels, got "
-                                    + std::to_string(request.crop > 0 ? request.crop : std::max(width, height)));
+    StackGeometry g;
+    g.grid = int(std::lround(double(n) / request.pixelScale));
+    g.grid += g.grid % 2;
+    g.grid = std::max(g.grid, 16);
+    g.width = request.crop > 0 ? request.crop : fitted.planes.front().data.width;
+    g.height = request.crop > 0 ? request.crop : fitted.planes.front().data.height;
+    if (request.crop < 0 || g.width <= 0 || g.height <= 0 || g.width > g.grid || g.height > g.grid)
+        throw std::invalid_argument("the PSF stack's crop must be from 1 to the grid's " + std::to_string(g.grid) + " pixels, got "
+                                    + std::to_string(request.crop > 0 ? request.crop : std::max(g.width, g.height)));
+    return g;
+}
+
+} // namespace
+
+double psfStackBytes(const ProblemSpec& spec, const PsfStackRequest& request)
+{
+    const StackGeometry g = stackGeometry(spec, request);
+    const double planes = double(request.defocus.size());
+    const double rows = double(g.height + (g.height % 2 == 0 ? 1 : 0));
+    // The planes (and the row above each) as doubles, and a file's bytes made from them while they are held.
+    const double output = planes * double(g.width) * rows * sizeof(double) * 2.0;
+    // The smallest field: the grid, or the crop with its margin; one chunk of its images and three complex buffers.
+    const double field = std::max(double(g.grid), std::max(double(g.width), rows) + 2.0);
+    const double chunk = std::clamp(kChunkValues / (field * field), 1.0, std::min(64.0, planes));
+    const double working = (chunk * sizeof(double) + 3.0 * 2.0 * sizeof(double)) * field * field;
+    return output + working;
+}
+
+void requirePsfStackMemory(const ProblemSpec& spec, const PsfStackRequest& request)
+{
+    const StackGeometry g = stackGeometry(spec, request);
+    requireMemory(psfStackBytes(spec, request), "the PSF stack (" + std::to_string(request.defocus.size()) + " planes of "
+                                                    + std::to_string(g.width) + " x " + std::to_string(g.height) + " pixels)");
+}
+
+PsfStack psfStack(const Problem& problem, const std::vector<double>& parameters, const PsfStackRequest& request)
+{
+    const ProblemSpec& fitted = problem.spec();
+    const auto [grid, width, height] = stackGeometry(fitted, request);
+    requirePsfStackMemory(fitted, request);
+    const int n = problem.gridSize();
 
     const ModelParameters p = problem.unpack(parameters.data());
     ProblemSpec spec = fitted;
@@ -276,7 +322,7 @@ PsfStack psfStack(const Problem& problem, const std::vector<double>& parameters,
     spec.nuisance = NuisanceSpec{};
     spec.intensityScale = 0.0; // flux 1 = the unaberrated plane's total over the field
     spec.detector.objectDiameterPixels = fitted.detector.objectDiameterPixels * double(grid) / double(n);
-    const DiversitySpec shape = templateDiversity(problem);
+    const DiversitySpec shape = templateDiversity(fitted);
     PsfStack stack;
     for (double z : request.defocus) {
         stack.diversity.push_back(shape);
@@ -312,11 +358,13 @@ PsfStack psfStack(const Problem& problem, const std::vector<double>& parameters,
     }
 
     const int field = stack.field;
+    throwIfCancelled(request.cancel);
     const ProblemSpec base = onField(spec, field, problem, p);
     const size_t chunk = size_t(std::clamp(kChunkValues / (double(field) * double(field)), 1.0, 64.0));
     EvaluatorOptions options;
     options.measurePlans = false;
     for (size_t begin = 0; begin < stack.diversity.size(); begin += chunk) {
+        throwIfCancelled(request.cancel);
         const size_t end = std::min(stack.diversity.size(), begin + chunk);
         ProblemSpec part = base;
         part.planes.clear();
@@ -364,6 +412,13 @@ Image psfStackTopFirstPlane(const PsfStack& stack, size_t plane)
 
 std::optional<DefocusRange> defocusRangeFromText(const std::string& text)
 {
+    std::string why;
+    return defocusRangeFromText(text, why);
+}
+
+std::optional<DefocusRange> defocusRangeFromText(const std::string& text, std::string& why)
+{
+    why = "expected START:STOP:STEP in one unit, lengths (-2um:2um:0.1um) or waves (-1w:1w:0.25w), STOP >= START, STEP > 0";
     const size_t first = text.find(':'), second = first == std::string::npos ? first : text.find(':', first + 1);
     if (second == std::string::npos)
         return std::nullopt;
@@ -385,9 +440,19 @@ std::optional<DefocusRange> defocusRangeFromText(const std::string& text)
     }
     if (kind == Kind::Bare || !(step->value > 0.0) || stop->value < start->value)
         return std::nullopt;
+    // The ranges every defocus obeys (--defocus, session planes): a step of 1e297 m is a typo, not a stack.
+    const Setting setting = kind == Kind::Waves ? Setting::DefocusWaves : Setting::DefocusLength;
+    for (const auto& [name, v] : {std::pair{"start", start->value}, std::pair{"stop", stop->value}, std::pair{"step", step->value}})
+        if (const std::string error = plausibilityError(setting, v); !error.empty()) {
+            why = std::string("the ") + name + ": " + error;
+            return std::nullopt;
+        }
     const double count = std::floor((stop->value - start->value) / step->value + 1e-9) + 1.0;
-    if (count > kMaxPlanes)
+    if (count > kMaxPlanes) {
+        why = "the range holds " + std::to_string((long long)std::min(count, 1e15)) + " planes, more than " + std::to_string(kMaxPlanes);
         return std::nullopt;
+    }
+    why.clear();
     DefocusRange range;
     range.waves = kind == Kind::Waves;
     for (int i = 0; i < int(count); ++i)
@@ -397,7 +462,12 @@ std::optional<DefocusRange> defocusRangeFromText(const std::string& text)
 
 std::string psfStackRangeError(const Problem& problem, const DefocusRange& range)
 {
-    const std::string unit = psfStackUnit(problem);
+    return psfStackRangeError(problem.spec(), range);
+}
+
+std::string psfStackRangeError(const ProblemSpec& spec, const DefocusRange& range)
+{
+    const std::string unit = psfStackUnit(spec);
     if (range.waves == (unit == "waves"))
         return {};
     return "the fitted planes' defocus is in " + std::string(unit == "m" ? "lengths (e.g. um)" : "waves (w)")

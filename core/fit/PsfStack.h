@@ -20,6 +20,8 @@
 // ImageJ count. Odd heights need nothing: the flip maps row (N - 1) / 2 onto itself.
 #include "optics/Problem.h"
 
+#include <atomic>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +36,8 @@ struct PsfStackRequest {
     // compared it with the data, so light that leaves the grid comes back in on the other side. For checking the stack
     // against the model; exports use the default.
     bool asFitted = false;
+    // Checked between the chunks of planes (base/Cancellation.h): psfStack throws OperationCancelled when it is set.
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 struct PsfStack {
@@ -57,10 +61,20 @@ struct PsfStack {
 
 // "m" when the problem's planes are defocused by axial lengths, "waves" (W020) otherwise.
 std::string psfStackUnit(const Problem& problem);
+std::string psfStackUnit(const ProblemSpec& spec);
 
 // Throws std::invalid_argument for an empty or over-long (more than 1001 planes) list, a pixel scale or crop
 // out of range, or a problem whose pupil has a custom mask (its samples would not follow the grid).
+// Also throws MemoryLimitError (base/MemoryBudget.h) before any plane is made when psfStackBytes exceeds the limit.
 PsfStack psfStack(const Problem& problem, const std::vector<double>& parameters, const PsfStackRequest& request);
+
+// What a stack of the fitted `spec` takes at once, at least: its planes' doubles, a file's bytes made from them (as large again), one
+// chunk of field images and the transforms' buffers on the smallest field the stack could be computed on. Checked by
+// psfStack itself and, before a fit whose result is to give one (--psf-stack-out), by requirePsfStackMemory.
+// Throws std::invalid_argument for the request psfStack refuses (planes, pixel scale, crop).
+double psfStackBytes(const ProblemSpec& spec, const PsfStackRequest& request);
+// Throws MemoryLimitError naming the stack's planes and size, the estimate and the limit, when it does not fit.
+void requirePsfStackMemory(const ProblemSpec& spec, const PsfStackRequest& request);
 
 // Plane k laid out for a file that stores its top row first (TIFF), still row 0 at the bottom as the writers take it:
 // for an even height the rows 1 .. N - 1 of the plane and the row above it, so that after the writer's flip the axis is
@@ -74,7 +88,11 @@ struct DefocusRange {
     bool waves = false;
 };
 std::optional<DefocusRange> defocusRangeFromText(const std::string& text);
+// The same, saying in `why` what is wrong when the text is refused: not such a range, too many planes, or a start,
+// stop or step beyond a defocus's plausible range (base/Units.h: at most 1 m or 1000 waves either way, as --defocus).
+std::optional<DefocusRange> defocusRangeFromText(const std::string& text, std::string& why);
 // Empty when the range is in the unit of the problem's planes (psfStackUnit), else what to give instead.
 std::string psfStackRangeError(const Problem& problem, const DefocusRange& range);
+std::string psfStackRangeError(const ProblemSpec& spec, const DefocusRange& range);
 
 } // namespace wfs

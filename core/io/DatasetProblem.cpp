@@ -360,6 +360,12 @@ void applyImagingModel(const DatasetMetadata& m, const ModelSettings& model, Pro
     v.emitterDepth = model.emitterDepth;
     v.fitEmitterDepth = model.fitEmitterDepth;
     v.dipole = model.dipole;
+    // A model setting that contradicts the objective is the setting's error (each front end names it its way), not the data's.
+    if (model.designCoverslipIndex != 0.0 && !(model.designCoverslipIndex > v.numericalAperture))
+        throw SettingsError("design-coverslip-index",
+                            "must be above the numerical aperture " + format("%g", v.numericalAperture)
+                                + " (the objective is designed to carry all its rays through that coverslip), got "
+                                + format("%g", model.designCoverslipIndex));
     if (const std::string error = vectorialSpecError(v); !error.empty())
         throw DatasetError("vectorial model: " + error);
     // (NA / n)^2 / 4 is the pupil's polarisation taper (tests/core/tst_vectorial.cpp: 1.3e-4 of the peak at NA 0.1 in oil).

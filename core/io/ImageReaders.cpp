@@ -371,6 +371,21 @@ ImageFileContent readPng(const std::string& path, const ReadLimits& limits)
     return readPngStream(context, path, limits);
 }
 
+std::string imageSizeError(long long planes, long long width, long long height, const ReadLimits& limits)
+{
+    const std::string size = std::to_string(planes) + " plane" + (planes == 1 ? "" : "s") + " of " + std::to_string(width) + " x "
+                             + std::to_string(height) + " pixels";
+    if (planes < 1 || width < 1 || height < 1)
+        return size + " hold no pixels";
+    // Each factor bounded first, so that the products below cannot overflow.
+    if (width > limits.maxDimension || height > limits.maxDimension || planes > limits.maxPlanes || width * height > limits.maxPlanePixels
+        || planes * width * height > limits.maxPixels)
+        return size + (planes == 1 ? " is" : " are") + " more than this program loads (at most " + std::to_string(limits.maxDimension)
+               + " pixels across, " + std::to_string(limits.maxPlanePixels) + " pixels per plane, " + std::to_string(limits.maxPixels)
+               + " in all)";
+    return {};
+}
+
 ImageFormat detectImageFormat(const std::string& path)
 {
     std::ifstream in(path, std::ios::binary);

@@ -54,6 +54,11 @@ struct ReadLimits {
     bool headersOnly = false;
 };
 
+// Empty when `planes` planes of `width` x `height` pixels are within `limits`, else a sentence saying which limit the
+// size exceeds: what a reader refuses in a file, for images that come from elsewhere (the Python module's arrays),
+// asked before their pixels are copied.
+std::string imageSizeError(long long planes, long long width, long long height, const ReadLimits& limits = {});
+
 struct ImageFileContent {
     ImageFormat format = ImageFormat::Unknown;
     std::vector<Image> planes;             // in file order; Image::source = "path[k]"

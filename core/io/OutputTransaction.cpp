@@ -241,12 +241,12 @@ namespace {
 
 // Step 1 for one file: its bytes to a temporary of its own beside its target (so that step 3 is a rename
 // within one folder), with the replaced file's permissions (or the umask's for a new file), synced.
-void writeTemporary(const std::string& path, const QByteArray& bytes, bool overwrite, mode_t freshMode)
+void writeTemporary(const std::string& path, const QByteArray& bytes, bool overwrite, const std::string& forceWord, mode_t freshMode)
 {
     struct stat existing = {};
     const bool exists = ::stat(path.c_str(), &existing) == 0;
     if (exists && !overwrite)
-        rollBackAndFail(path + ": file exists; refusing to overwrite it (use --force)");
+        rollBackAndFail(path + ": file exists; refusing to overwrite it (use " + forceWord + ")");
     if (exists && !S_ISREG(existing.st_mode))
         rollBackAndFail(path + ": exists and is not a regular file; refusing to write to it");
     SignalEntry& s = g_entries[g_entryCount.load()];
@@ -333,7 +333,7 @@ void OutputTransaction::commit()
     const mode_t freshMode = newFileMode();
     for (const Entry& e : m_entries)
         if (e.path != "-")
-            writeTemporary(e.path, e.bytes, m_overwrite, freshMode);
+            writeTemporary(e.path, e.bytes, m_overwrite, m_forceWord, freshMode);
     // 2. Keep what the renames will replace, so that a failure can put it back.
     backUpReplacedTargets();
     // 3. All renames together.

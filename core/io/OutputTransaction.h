@@ -43,8 +43,11 @@ bool samePath(const std::string& a, const std::string& b);
 
 class OutputTransaction {
 public:
-    explicit OutputTransaction(bool overwrite)
+    // `forceWord`: how the front end's user says "overwrite", for the message that refuses an existing file
+    // ("--force" on the command line, "overwrite=True" in the Python module).
+    explicit OutputTransaction(bool overwrite, std::string forceWord = "--force")
         : m_overwrite(overwrite)
+        , m_forceWord(std::move(forceWord))
     {
     }
     ~OutputTransaction();
@@ -63,6 +66,7 @@ private:
         QByteArray bytes;
     };
     bool m_overwrite;
+    std::string m_forceWord;
     std::vector<Entry> m_entries;
 };
 

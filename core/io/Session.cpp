@@ -1,5 +1,7 @@
 #include "io/Session.h"
 
+#include "io/SettingsProblems.h"
+
 #include "io/SessionJson.h"
 
 #include "io/OutputTransaction.h"
@@ -184,6 +186,9 @@ void readSettings(const SessionReader& r, const QJsonObject& root, const QString
     sv.computeUncertainty = r.boolean(solver, QStringLiteral("uncertainty"), so, sv.computeUncertainty);
     try {
         checkSettings(ms, sv); // the same checks as the command line's and the desktop's
+        for (const auto& error : {ms.geometryError(), ms.readNoiseError()})
+            if (error)
+                throw *error;
     } catch (const SettingsError& e) {
         r.fail(prefix + QString::fromStdString(settingSessionKey(e.setting())), e.problem()); // settings/SettingsTable.h
     }
@@ -417,6 +422,8 @@ void readPreprocess(const SessionReader& r, const QJsonObject& root, PreprocessO
     readBadPixels(r, pre, pp, o.badPixels);
     if (o.cropSize < 0 || o.cropSize > 65536 || o.borderWidth < 0 || o.borderWidth > 65536)
         r.fail(pp + QStringLiteral("crop_size"), "and border_width must be between 0 and 65536");
+    if (const auto error = o.firstError()) // the ranges --clip-sigma, --crop, ... are held to
+        r.fail(QString::fromStdString(settingSessionKey(error->setting())), error->problem());
 }
 
 // `key` is an array of numbers (result parameters); `path` names its owner in messages.
@@ -630,6 +637,23 @@ void applyStoredPlanes(const Session& stored, const std::map<int, int>& fileMap,
     }
 }
 
+// A value the session says came from an input's header, where that same header now says another: the value was
+// edited in the session file (or the file changed since). It is the session's, not the header's, and no conflict
+// between the header and itself.
+void attributeEditedValues(const std::string& sessionPath, DatasetMetadata& m)
+{
+    const std::string session = "session " + QFileInfo(QString::fromStdString(sessionPath)).fileName().toStdString();
+    for (auto c = m.conflicts.begin(); c != m.conflicts.end();) {
+        const auto origin = m.origin.find(c->key);
+        if (origin == m.origin.end() || c->keptOrigin != origin->second || c->otherOrigin != origin->second) {
+            ++c;
+            continue;
+        }
+        origin->second = session + " (edited: " + c->otherOrigin + " says " + metadataValueText(c->key, c->other) + ")";
+        c = m.conflicts.erase(c);
+    }
+}
+
 } // namespace
 
 OpenedSession openSession(const std::string& path, const ReadLimits& limits)
@@ -655,6 +679,7 @@ OpenedSession openSession(const std::string& path, const ReadLimits& limits)
     const QDir folder = QFileInfo(QString::fromStdString(path)).absoluteDir();
     const QJsonArray inputs = doc.object().value(QStringLiteral("inputs")).toArray();
     const std::map<int, int> fileMap = loadSessionInputs(stored, inputs, folder, limits, opened);
+    attributeEditedValues(path, d.metadata);
     applyStoredPlanes(stored, fileMap, opened);
     if (!limits.headersOnly) // no pixels to prepare
         for (DatasetMessage& msg : prepare(d))

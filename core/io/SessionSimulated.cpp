@@ -62,6 +62,9 @@ SimulatedSource readSimulatedSource(const SessionReader& r, const QJsonObject& o
     o.noise = r.boolean(object, QStringLiteral("noise"), path, true);
     source.objective = r.optionalSetting<ObjectiveKind>(object, QStringLiteral("objective"), path);
     source.readNoise = r.optional(object, QStringLiteral("read_noise"), path);
+    if (source.readNoise) // the range --read-noise is held to (base/Units.h)
+        if (const std::string error = plausibilityError(Setting::ReadNoise, *source.readNoise); !error.empty())
+            r.fail(path + QStringLiteral("read_noise"), error);
     if (object.contains(QStringLiteral("truth"))) {
         const QJsonObject truth = r.object(object, QStringLiteral("truth"), path);
         try {

@@ -6,6 +6,7 @@
 #include "io/ResultJson.h"
 #include "optics/ProblemSpec.h"
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,9 @@ struct PresetOptions {
     std::uint64_t seed = 20180518;
     bool noise = true;          // false: data equal the model at the truth
     std::optional<Truth> truth; // replaces the preset's injected aberrations
+    // Checked between the simulation's steps and planes (base/Cancellation.h): makePreset throws OperationCancelled.
+    // Not a setting: never saved.
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 struct SimulatedSource {

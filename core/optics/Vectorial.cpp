@@ -1,5 +1,7 @@
 #include "optics/Vectorial.h"
 
+#include "base/Units.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -39,10 +41,15 @@ std::optional<DipoleSpec> dipoleFromText(const std::string& text)
         d.phi = text == "y" ? M_PI / 2 : 0.0;
         return d;
     }
-    double theta = 0.0, phi = 0.0;
-    char tail = 0;
-    if (std::sscanf(text.c_str(), "%lf,%lf%c", &theta, &phi, &tail) != 2 || !std::isfinite(theta) || !std::isfinite(phi))
+    // THETA,PHI as bare decimal numbers, read by core's one parser (base/Units.h): sscanf's %lf would also take
+    // hexadecimal ("0x10" as 16), "nan" and "inf", which no other number of the program accepts.
+    const size_t comma = text.find(',');
+    if (comma == std::string::npos)
         return std::nullopt;
+    const auto thetaValue = valueFromText(text.substr(0, comma)), phiValue = valueFromText(text.substr(comma + 1));
+    if (!thetaValue || !phiValue || thetaValue->kind != ValueWithUnit::Kind::Bare || phiValue->kind != ValueWithUnit::Kind::Bare)
+        return std::nullopt;
+    const double theta = thetaValue->value, phi = phiValue->value;
     d.theta = theta * M_PI / 180.0;
     d.phi = phi * M_PI / 180.0;
     return d;
@@ -71,6 +78,11 @@ std::string vectorialSpecError(const VectorialSpec& s)
     for (double n : {s.coverslipIndex, s.designCoverslipIndex})
         if (n != 0.0 && !index(n))
             return "the coverslip's refractive index must be from 1 to 4 (glass 1.52), got " + number(n);
+    // The objective is designed to carry every ray of its aperture through the coverslip it is corrected for: a design
+    // index at or below the NA has no real ray there, and its correction term would not be a phase.
+    if (s.designCoverslipIndex != 0.0 && !(s.designCoverslipIndex > s.numericalAperture))
+        return "the coverslip index the objective is designed for must be above the numerical aperture " + number(s.numericalAperture)
+               + ", got " + number(s.designCoverslipIndex);
     for (double t : {s.coverslipThickness, s.designCoverslipThickness})
         if (!(t >= 0.0) || t > 2e-3)
             return "the coverslip's thickness must be from 0 to 2 mm (a #1.5 coverslip is 170 um), got " + number(t * 1e6) + " um";

@@ -1,6 +1,7 @@
 #include "Conversions.h"
 
 #include "QuietQt.h"
+#include "base/MemoryBudget.h"
 #include "io/ImageReaders.h"
 #include "io/OutputTransaction.h"
 #include "io/Session.h"
@@ -27,18 +28,27 @@ bool isNumber(const py::handle& value)
            && !py::isinstance<py::array>(value);
 }
 
-std::string itemText(const py::handle& item, const std::string& name)
+std::string typeName(const py::handle& value)
+{
+    return py::str(py::type::of(value).attr("__name__")).cast<std::string>();
+}
+
+// A list's item: a str, a number or (bad_pixels) a pair of them. A pair's own items are never sequences, so a list
+// that holds itself, or one nested 100 000 deep, is a TypeError at its second level instead of a recursion without end.
+std::string itemText(const py::handle& item, const std::string& name, bool pairAllowed = true)
 {
     if (py::isinstance<py::str>(item))
         return item.cast<std::string>();
     if (isNumber(item))
         return numberText(item);
-    if (py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item)) {
+    if (pairAllowed && (py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item))) {
         const py::sequence pair = py::reinterpret_borrow<py::sequence>(item);
         if (pair.size() == 2)
-            return itemText(pair[0], name) + ":" + itemText(pair[1], name);
+            return itemText(pair[0], name, false) + ":" + itemText(pair[1], name, false);
+        throw py::type_error(name + ": expected a list of str or numbers (or of (column, row) pairs), got a " + typeName(item) + " of "
+                             + std::to_string(pair.size()) + " items in it");
     }
-    throw py::type_error(name + ": expected a str or a number, got " + py::str(py::type::of(item).attr("__name__")).cast<std::string>());
+    throw py::type_error(name + ": expected a str or a number" + std::string(pairAllowed ? "" : " in a pair") + ", got " + typeName(item));
 }
 
 } // namespace
@@ -142,14 +152,12 @@ ImageFileContent contentFromArray(const py::array& array, const std::string& nam
     if (array.ndim() != 2 && array.ndim() != 3)
         throw py::value_error(name + ": expected a (planes, ny, nx) or (ny, nx) array, got " + std::to_string(array.ndim())
                               + " dimensions");
-    // One conversion to C-ordered doubles (none when the array is one already), then copied into the planes.
-    const auto values = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(array);
-    if (!values)
-        throw py::error_already_set();
-    const bool single = values.ndim() == 2;
-    const py::ssize_t planes = single ? 1 : values.shape(0), ny = values.shape(single ? 0 : 1), nx = values.shape(single ? 1 : 2);
-    if (planes < 1 || ny < 1 || nx < 1 || ny > std::numeric_limits<int>::max() || nx > std::numeric_limits<int>::max())
-        throw py::value_error(name + ": the stack has no pixels (shape " + py::str(array.attr("shape")).cast<std::string>() + ")");
+    const bool single = array.ndim() == 2;
+    const py::ssize_t planes = single ? 1 : array.shape(0), ny = array.shape(single ? 0 : 1), nx = array.shape(single ? 1 : 2);
+    // The sizes a file may have (core's read limits), asked of the shape before a pixel is copied: a broadcast view
+    // of 9000 x 9000 costs nothing until it is converted.
+    if (const std::string error = imageSizeError(planes, nx, ny); !error.empty())
+        throw py::value_error(name + ": shape " + py::str(array.attr("shape")).cast<std::string>() + ": " + error);
     ImageFileContent content;
     const int bits = int(array.dtype().itemsize()) * 8;
     content.bitsPerSample = bits;
@@ -158,11 +166,15 @@ ImageFileContent contentFromArray(const py::array& array, const std::string& nam
         content.formatMaximum = std::ldexp(1.0, bits) - 1.0;
     else if (kind == 'i')
         content.formatMaximum = std::ldexp(1.0, bits - 1) - 1.0;
-    const double* data = values.data();
     const size_t planeSize = size_t(ny) * size_t(nx);
+    const py::module_ numpy = py::module_::import("numpy");
     for (py::ssize_t k = 0; k < planes; ++k) {
+        // One plane at a time to C-ordered doubles (none when it is one already): at most one plane's copy beside the images.
+        // NumPy's own conversion, whose error (a MemoryError) is raised as it is, not cleared as array_t::ensure clears it.
+        const py::object view = single ? py::object(array) : py::object(array[py::int_(k)]);
+        const auto values = numpy.attr("ascontiguousarray")(view, py::arg("dtype") = "float64").cast<py::array_t<double>>();
         Image image{int(nx), int(ny)};
-        const double* plane = data + size_t(k) * planeSize;
+        const double* plane = values.data();
         if (origin == Origin::Lower) {
             std::copy(plane, plane + planeSize, image.pixels.begin());
         } else { // the array's first row is the image's top row
@@ -217,7 +229,9 @@ py::array vectorArray(const std::vector<double>& values)
 
 std::string pathArgument(const py::handle& path)
 {
-    return py::str(py::module_::import("os").attr("fspath")(path)).cast<std::string>();
+    // fsdecode: a bytes path (b"d.fits") is a path too, not the str "b'd.fits'".
+    const py::module_ os = py::module_::import("os");
+    return os.attr("fsdecode")(os.attr("fspath")(path)).cast<std::string>();
 }
 
 void registerExceptions()
@@ -239,6 +253,9 @@ void registerExceptions()
             PyErr_SetString(PyExc_OSError, e.what());
         } catch (const OutputError& e) {
             PyErr_SetString(PyExc_OSError, e.what());
+        } catch (const MemoryLimitError& e) {
+            // Refused before allocating (base/MemoryBudget.h): the size and the limit in the message.
+            PyErr_SetString(PyExc_MemoryError, e.what());
         }
     });
 }

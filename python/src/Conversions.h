@@ -9,9 +9,13 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <chrono>
+#include <future>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace wfs::python {
@@ -65,12 +69,50 @@ py::array vectorArray(const std::vector<double>& values);
 std::string pathArgument(const py::handle& path);
 
 // Registers the translations: OptionError, SettingsError, DatasetError -> ValueError; ImageReadError,
-// SessionError, OutputError -> OSError (FileNotFoundError for a path that does not exist).
+// SessionError, OutputError -> OSError (FileNotFoundError for a path that does not exist); MemoryLimitError -> MemoryError.
 void registerExceptions();
 
 // The dataset's messages: errors raise ValueError (joined), warnings go to Python's warnings module
 // (UserWarning), and the notes are returned.
 std::vector<std::string> takeMessages(const std::vector<DatasetMessage>& messages);
+
+// Runs `work(cancel)`, a core computation that checks `cancel` (base/Cancellation.h), on a thread of its own while
+// this thread waits without the GIL, taking it back every 20 ms to let Python see a signal. On Ctrl-C (or any
+// exception a signal handler raises) the flag is set, the worker is waited for (core stops at its next check) and the
+// KeyboardInterrupt propagates. Otherwise returns the work's value or rethrows its exception. Call with the GIL held.
+template <typename Work>
+auto runInterruptible(Work work) -> decltype(work(std::declval<const std::atomic<bool>&>()))
+{
+    using Value = decltype(work(std::declval<const std::atomic<bool>&>()));
+    std::atomic<bool> cancel{false};
+    std::packaged_task<Value()> task([&work, &cancel] { return work(cancel); });
+    std::future<Value> done = task.get_future();
+    std::thread worker;
+    {
+        py::gil_scoped_release nogil;
+        worker = std::thread(std::move(task));
+    }
+    const auto join = [&worker] {
+        py::gil_scoped_release nogil;
+        worker.join();
+    };
+    for (;;) {
+        bool ready = false;
+        {
+            py::gil_scoped_release nogil;
+            ready = done.wait_for(std::chrono::milliseconds(20)) == std::future_status::ready;
+        }
+        if (ready)
+            break;
+        if (PyErr_CheckSignals() != 0) {
+            cancel = true;
+            join();
+            throw py::error_already_set();
+        }
+    }
+    join();
+    return done.get();
+}
 
 // Drawing text into a PNG needs a QGuiApplication (fonts); made once, headless, when none exists.
 void ensureGuiApplication();

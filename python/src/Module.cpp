@@ -85,9 +85,19 @@ Dataset datasetFrom(const py::object& stack, std::vector<std::string>& notes, Or
         throw py::type_error("stack: expected a NumPy array (planes, ny, nx) or a wavefront_studio.Stack, got "
                              + py::str(py::type::of(stack).attr("__name__")).cast<std::string>());
     Dataset dataset;
-    const py::array array = py::array::ensure(stack);
-    if (!array)
-        throw py::error_already_set();
+    py::array array;
+    if (py::isinstance<py::array>(stack)) {
+        array = py::reinterpret_borrow<py::array>(stack);
+    } else {
+        // NumPy's conversion of a list, whose refusal (a ragged list, one nested deeper than 32) is said as NumPy says it.
+        try {
+            array = py::module_::import("numpy").attr("asarray")(stack);
+        } catch (py::error_already_set& e) {
+            if (!e.matches(PyExc_ValueError) && !e.matches(PyExc_TypeError))
+                throw;
+            throw py::value_error("stack: the list is not a (planes, ny, nx) or (ny, nx) array of numbers: " + std::string(e.what()));
+        }
+    }
     ImageFileContent content = contentFromArray(array, "array", origin);
     const std::vector<DatasetMessage> messages = addImages(dataset, std::move(content), "array");
     notes = takeMessages(messages);
@@ -183,6 +193,12 @@ std::shared_ptr<PyResult> reconstruct(const py::object& stack, const py::object&
     auto result = std::make_shared<PyResult>();
     const bool fromSession = !settings.is_none();
     if (fromSession) {
+        if (!py::isinstance<PySettings>(settings))
+            throw py::type_error("settings: expected a wavefront_studio.Settings, got "
+                                 + py::str(py::type::of(settings).attr("__name__")).cast<std::string>()
+                                 + (py::isinstance<py::str>(settings) || py::hasattr(settings, "__fspath__")
+                                        ? "; for a session file give settings=Settings.from_session(path)"
+                                        : ""));
         const PySettings& s = settings.cast<const PySettings&>();
         session = s.session;
         result->notes = s.notes;
@@ -256,13 +272,14 @@ PyStack simulate(const std::string& preset, std::uint64_t seed, int grid, int or
     PyStack stack;
     stack.origin = originArgument(origin);
     PresetSession simulated;
-    {
-        py::gil_scoped_release nogil;
-        try {
-            simulated = presetSession(preset, options); // the cube wavefront-cli simulate writes, read back as a file is
-        } catch (const std::invalid_argument& e) {
-            throw OptionError(e.what());
-        }
+    try { // on a worker, so that Ctrl-C stops it between the simulation's steps and planes
+        simulated = runInterruptible([&](const std::atomic<bool>& cancel) {
+            PresetOptions withCancel = options;
+            withCancel.cancel = &cancel;
+            return presetSession(preset, withCancel); // the cube wavefront-cli simulate writes, read back as a file is
+        });
+    } catch (const std::invalid_argument& e) {
+        throw OptionError(e.what());
     }
     stack.dataset = std::move(simulated.session.dataset);
     stack.notes = takeMessages(simulated.messages);
@@ -411,7 +428,7 @@ void bindFunctions(py::module_& m)
         [](const py::object& paths, const py::object& origin) {
             const Origin rows = originArgument(origin);
             std::vector<std::string> list;
-            if (py::isinstance<py::str>(paths) || py::hasattr(paths, "__fspath__"))
+            if (py::isinstance<py::str>(paths) || py::isinstance<py::bytes>(paths) || py::hasattr(paths, "__fspath__"))
                 list.push_back(pathArgument(paths));
             else
                 for (const py::handle p : py::iter(paths))
@@ -441,7 +458,19 @@ bad options or another origin.)doc");
     m.def(
         "psf_stack",
         [](const PyResult& r, const py::object& z, const py::object& pixel, int crop, const py::object& origin) {
-            return makePsfStack(r, z, pixel, crop, originArgument(origin, r.origin));
+            const Origin rows = originArgument(origin, r.origin);
+            if (!z.is_none()) {
+                if (!py::isinstance<py::str>(z))
+                    throw py::type_error("z: expected a str START:STOP:STEP with units (\"-2um:2um:0.1um\" or \"-1w:1w:0.25w\"), got "
+                                         + py::str(py::type::of(z).attr("__name__")).cast<std::string>());
+                std::string why; // core's reason (a range beyond a defocus's plausible one, too many planes)
+                if (!defocusRangeFromText(z.cast<std::string>(), why))
+                    throw py::value_error("z: " + why + ", at most 1001 planes; got '" + z.cast<std::string>() + "'");
+            }
+            if (!pixel.is_none() && !py::isinstance<py::str>(pixel) && !(PyNumber_Check(pixel.ptr()) && !py::isinstance<py::bool_>(pixel)))
+                throw py::type_error("pixel: expected a length (\"50nm\", or a number in metres), got "
+                                     + py::str(py::type::of(pixel).attr("__name__")).cast<std::string>());
+            return makePsfStack(r, z, pixel, crop, rows);
         },
         py::arg("result"), py::arg("z") = py::none(), py::kw_only(), py::arg("pixel") = py::none(), py::arg("crop") = 0,
         py::arg("origin") = py::none(), R"doc(

@@ -88,7 +88,7 @@ void save(PyResult& r, const py::object& pathObject, const py::object& what, con
             throw py::value_error(path + ": " + e.what());
         }
     }
-    OutputTransaction transaction(overwrite);
+    OutputTransaction transaction(overwrite, "overwrite=True"); // the message names the keyword, not --force
     transaction.add(path, std::move(bytes));
     transaction.commit();
 }
@@ -137,9 +137,11 @@ PyPsfStack makePsfStack(const PyResult& r, const py::object& z, const py::object
                              / *r.metadata.pixelPitch;
     }
     request.crop = crop;
-    try {
-        py::gil_scoped_release nogil;
-        out.stack = psfStack(problem, r.fit->solver.parameters, request);
+    try { // on a worker, so that Ctrl-C stops it between chunks of planes
+        out.stack = runInterruptible([&](const std::atomic<bool>& cancel) {
+            request.cancel = &cancel;
+            return psfStack(problem, r.fit->solver.parameters, request);
+        });
     } catch (const std::invalid_argument& e) {
         throw py::value_error(e.what());
     }
