@@ -9,7 +9,8 @@ kind of file); one that does not is a "misleading message". A case that expects 
 but exits 0, or whose output lacks what it must say (expect_out: e.g. a stale batch result reused), is
 "nonsense accepted". Resource limits that do not bind root (RLIMIT_NPROC) run the CLI as the user nobody.
 
-Usage: scripts/hostile.py [BUILD_DIR]    (default build; needs bin/wavefront-cli)
+Usage: scripts/hostile.py [BUILD_DIR]    (default build; needs bin/wavefront-cli; WFS_HOSTILE_ONLY=TEXT runs only the
+cases whose name contains TEXT)
 Exit status 0 when there are no crashes, hangs, partial outputs, misleading messages or nonsense accepted.
 """
 import gzip
@@ -26,6 +27,7 @@ import time
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 CLI = os.path.abspath(os.path.join(BUILD, "bin", "wavefront-cli"))
 TIMEOUT = 120
+ONLY = os.environ.get("WFS_HOSTILE_ONLY")  # run only the cases whose name contains this text (exploring one surface)
 BARE = ("std::bad_alloc", "basic_string", "vector::", "std::length_error", "terminate called", "Aborted")
 
 counts = {"tried": 0, "clear": 0, "ok": 0, "crash": 0, "hang": 0, "partial": 0, "unclear": 0, "misleading": 0, "nonsense": 0}
@@ -127,7 +129,11 @@ def own_font_cache(folder):
 
 
 def run_case(name, args, outputs, base, prepare=None, pre_exec=None, kill_after=None, expect_signal=False, expect_ok=None,
-             expect_err=None, expect_out=None, check_outputs=True, check=None):
+             expect_err=None, expect_out=None, check_outputs=True, check=None, protected=()):
+    """`protected`: files of the case's folder (after `prepare`) that no run may change, whatever its status: an input,
+    or a file at an output's path that is not the program's own."""
+    if ONLY and ONLY not in name:
+        return
     counts["tried"] += 1
     work = tempfile.mkdtemp(prefix="wfs-hostile-")
     try:
@@ -135,6 +141,7 @@ def run_case(name, args, outputs, base, prepare=None, pre_exec=None, kill_after=
         if prepare:
             prepare(work)
         before = set(os.listdir(work))
+        kept = {name: open(os.path.join(work, name), "rb").read() for name in protected}
         env = dict(os.environ, WFS_FFTW_WISDOM_DIR=os.path.join(base, "wisdom"), QT_QPA_PLATFORM="offscreen")
         if pre_exec:
             env["FONTCONFIG_FILE"] = own_font_cache(base)
@@ -156,6 +163,11 @@ def run_case(name, args, outputs, base, prepare=None, pre_exec=None, kill_after=
         err = err.decode(errors="replace")
         out = out.decode(errors="replace")
         status = proc.returncode
+        changed = [n for n, b in kept.items() if not os.path.isfile(os.path.join(work, n)) or open(os.path.join(work, n), "rb").read() != b]
+        if changed:
+            counts["partial"] += 1
+            problems.append(f"DAMAGED {name}: status {status}, changed {changed}")
+            return
         if status >= 0 and classify_message(name, status, out, err, expect_err, expect_out):
             return
         complaint = check(work) if check and status == 0 else None
@@ -490,6 +502,65 @@ def main():
              prepare=write("big.png", png_bytes(8000)), pre_exec=limit("RLIMIT_AS", ((fit_floor or 8192) + 1100) << 20), expect_ok=True)
     for extra, expected in ((["--grid", "0"], "not a grid size"), (["--planes", "0,0"], "listed twice")):
         run_case(" ".join(extra), fit + extra + ["--json", "r.json"], ["r.json"], base, expect_ok=False, expect_err=[expected])
+
+    # 4. Live mode (issue 41): the watch writes only into files of its own, never blocks on a FIFO, waits for a stack
+    # still being written, keeps log, trend table and results consistent.
+    def folder_with(files):
+        def prepare(work):
+            os.mkdir(os.path.join(work, "in"))
+            for name, data in files.items():
+                with open(os.path.join(work, "in", name), "wb") as f:
+                    f.write(data)
+        return prepare
+
+    def both(*prepares):
+        def prepare(work):
+            for p in prepares:
+                p(work)
+        return prepare
+
+    def link(name, target):
+        return lambda work: os.symlink(target, os.path.join(work, name))
+
+    watch = ["watch", "in", "--stable-ms", "100", "--exit-when-idle", "1", "--quiet"]
+    settings = json.dumps({"format": "wavefront-studio-session", "format_version": 1, "model": {"order": 2}}).encode()
+    one = folder_with({"a.fits": good})
+    run_case("watch --out an existing FITS file", watch + ["--out", "d.fits"], [], base, prepare=one, expect_ok=False,
+             expect_err=["is not a live log"], protected=["d.fits"])
+    run_case("watch --out a link to a FITS file", watch + ["--out", "l.jsonl"], [], base, prepare=both(one, link("l.jsonl", "d.fits")),
+             expect_ok=False, expect_err=["symbolic link"], protected=["d.fits"], check_outputs=False)
+    run_case("watch --out a FIFO", watch + ["--out", "f.jsonl"], [], base, prepare=both(one, fifo("f.jsonl")), expect_ok=False,
+             expect_err=["FIFO"], check_outputs=False)
+    run_case("watch --csv a FIFO", watch + ["--out", "o.jsonl", "--csv", "f.csv"], [], base, prepare=both(one, fifo("f.csv")),
+             expect_ok=False, expect_err=["FIFO"], check_outputs=False)
+    run_case("watch --out the --settings file", watch + ["--settings", "s.json", "--out", "s.json"], [], base,
+             prepare=both(one, write("s.json", settings)), expect_ok=False, expect_err=["is the --settings file"], protected=["s.json"])
+    run_case("watch --csv a settings file", watch + ["--settings", "s.json", "--out", "o.jsonl", "--csv", "c.csv"], [], base,
+             prepare=both(one, write("s.json", settings), write("c.csv", settings)), expect_ok=False,
+             expect_err=["not a live trend table"], protected=["c.csv"])
+    other_order = b"sequence,stack,status,warm_started,written,finished,latency_seconds,fit_seconds,rms_waves,strehl,noll_2_waves,skipped,error\n"
+    run_case("watch --csv of another order", watch + ["--settings", "s.json", "--out", "o.jsonl", "--csv", "c.csv"], [], base,
+             prepare=both(one, write("s.json", settings), write("c.csv", other_order)), expect_ok=False,
+             expect_err=["other columns", "--order"], protected=["c.csv"])
+
+    def one_row(kind, *expected):
+        def check(work):
+            rows = [json.loads(l) for l in open(os.path.join(work, "o.jsonl"), "rb").read().splitlines()]
+            if len(rows) != 1 or rows[0].get("status") != kind or any(e not in rows[0].get("error", "") for e in expected):
+                return f"the log holds {[(r.get('stack'), r.get('status'), r.get('error', '')[:80]) for r in rows]}"
+            return None
+        return check
+    run_case("watch a truncated cube that stays so", watch + ["--settings", "s.json", "--out", "o.jsonl", "--incomplete-ms", "500"], ["o.jsonl"],
+             base, prepare=both(folder_with({"t.fits": good[:len(good) // 2]}), write("s.json", settings)), expect_ok=True,
+             check=one_row("failed", "truncated", "unchanged for 0.5 s"))
+
+    def both_results(work):
+        # Both complete in one scan: the newest is fitted, the other skipped; its result is named by its whole name.
+        names = sorted(os.listdir(os.path.join(work, "r")))
+        return None if len(names) == 1 and names[0] in ("run1.a.fits.json", "run1.b.fits.json") else f"results {names}"
+    run_case("watch --save-results for run1.a.fits and run1.b.fits", watch + ["--settings", "s.json", "--out", "o.jsonl", "--save-results", "r"],
+             ["o.jsonl"], base, prepare=both(folder_with({"run1.a.fits": good, "run1.b.fits": good}), write("s.json", settings)),
+             expect_ok=True, check=both_results, check_outputs=False)
 
     shutil.rmtree(base, ignore_errors=True)
     for p in problems:

@@ -94,6 +94,12 @@ mutations=(
   "batch-resume-override|core/engine/Batch.cpp|tst_batchresume tst_batchinputs|batch resume ignores a changed manifest override"
   "batch-result-no-termination|core/engine/Batch.cpp|tst_batchresume tst_batchinputs|batch resume counts a result without its termination as complete"
   "python-shape-swap|python/src/Conversions.cpp|python_module|Python: a result's stacks come back with width and height swapped"
+  "live-log-follows-links|core/engine/LiveLog.cpp|tst_watcher|live mode opens its log through a symbolic link"
+  "live-log-foreign-appended|core/engine/LiveWatch.cpp|tst_watcher|live mode appends to an existing file that is not its log"
+  "live-rewrite-never-refit|core/engine/StackFinder.cpp|tst_watcher|live mode never fits a stack rewritten under its name again"
+  "live-short-stack-logged|core/engine/LiveWatch.cpp|tst_watcher|live mode logs a stack not read whole as failed at once"
+  "live-table-not-repaired|core/engine/LiveWatch.cpp|tst_watcher|a restart leaves the trend table without the rows the log holds"
+  "fits-nplanes-ignored|core/io/Fits.cpp|tst_watcher|a FITS file with fewer planes than its NPLANES is read as whole"
 )
 
 # Applies mutation $1 to $src/$2 with exact replacements (python3: no quoting trouble with C++ text).
@@ -154,6 +160,17 @@ edits = {
     "batch-resume-checksum": [("    if (then.value(QStringLiteral(\"sha256\")) != identity.value(QStringLiteral(\"sha256\")))",
                                "    if (false && then.value(QStringLiteral(\"sha256\")) != identity.value(QStringLiteral(\"sha256\")))")],
     # The watcher's completeness rule: a file is complete once renamed in or unchanged for the stable time.
+    "live-log-follows-links": [("const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);",
+                                "const int fd = ::open(path.c_str(), flags | O_NONBLOCK | O_CLOEXEC, 0644);")],
+    "live-log-foreign-appended": [("if (!row.isObject() || !row.object().contains(QStringLiteral(\"sequence\")))",
+                                   "if (false)")],
+    "live-rewrite-never-refit": [("handled != m_handled.end() && l.mtime > handled->second)",
+                                  "handled != m_handled.end() && false)")],
+    "live-short-stack-logged": [("        if (!stack.lastChance) {\n            outcome.deferred = true;",
+                                 "        if (false) {\n            outcome.deferred = true;")],
+    "live-table-not-repaired": [("        if (trendSequence >= 0 && sequence > trendSequence)\n            missingFromTrend.push_back(row);",
+                                 "        (void)trendSequence;")],
+    "fits-nplanes-ignored": [("declared->second > double(content.planes.size())", "declared->second < 0")],
     "live-complete-while-written": [("f.complete = size > 0 && (f.renamed || now - f.unchangedSinceMs >= m_options.stableMs);",
                                      "f.complete = size > 0;")],
     "pruned-forward-twiddle": [("twiddle(false, item.residue, item.begin, item.end, m_block.data(), m_scratchBlock[size_t(w)]->data(), false);",

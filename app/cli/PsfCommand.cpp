@@ -104,12 +104,9 @@ int runPsf(const QStringList& args)
         std::vector<double> parameters = problem.initialParameters();
         if (has(parser, "coefficients")) {
             const QString path = value(parser, "coefficients");
-            requireReadableFile(path.toStdString(), "a coefficients file (JSON)");
-            QFile file(path);
-            if (!file.open(QIODevice::ReadOnly))
-                return runFailure(program, path + QStringLiteral(": cannot read (") + file.errorString() + QLatin1Char(')'));
+            const std::string bytes = readRegularFile(path.toStdString(), 64 << 20, "a coefficients file (JSON)");
             QJsonParseError error;
-            const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
+            const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(bytes), &error);
             if (error.error != QJsonParseError::NoError)
                 return runFailure(program, path + QStringLiteral(": not valid JSON (") + error.errorString() + QLatin1Char(')'));
             parameters = parametersForTruth(problem, truthFromJson(doc.object(), path));

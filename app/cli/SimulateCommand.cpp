@@ -72,16 +72,14 @@ PresetOptions presetOptionsFrom(const QCommandLineParser& parser)
 // not a usage error: its status (after the message) is returned.
 std::optional<int> readTruthFile(const QString& program, const QString& path, PresetOptions& options)
 {
+    std::string bytes;
     try {
-        requireReadableFile(path.toStdString(), "a truth file (JSON)"); // a FIFO would block the open forever
+        bytes = readRegularFile(path.toStdString(), 64 << 20, "a truth file (JSON)");
     } catch (const ImageReadError& e) {
         return runFailure(program, describe(e));
     }
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return runFailure(program, path + QStringLiteral(": cannot read the truth file (") + file.errorString() + QLatin1Char(')'));
     QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(bytes), &error);
     if (error.error != QJsonParseError::NoError)
         return runFailure(program, path + QStringLiteral(": not valid JSON (") + error.errorString() + QLatin1Char(')'));
     options.truth = truthFromJson(doc.object(), path);

@@ -5,6 +5,7 @@
 #include "LiveCommon.h"
 
 #include "engine/Batch.h"
+#include "engine/LiveLog.h"
 #include "engine/StackFinder.h"
 #include "optics/Zernike.h"
 
@@ -30,61 +31,63 @@ void addWatchOptions(QCommandLineParser& parser)
                        "stack, inputs, status, error, written, detected, finished, latency_seconds, fit_seconds, warm_started, skipped).\n"
                        "A stack is a FITS file or cube, a (multi-page) TIFF, or one file per plane named by --plane-pattern. A file is\n"
                        "read once it is complete: renamed into DIR (write to a temporary name, e.g. .name.tmp, then rename), or unchanged\n"
-                       "for --stable-ms. When stacks come faster than fits, the newest wins; the stacks passed over are listed in its\n"
-                       "row's \"skipped\". A restart continues the log and fits no stack it holds. Exit status 0 when stopped by\n"
-                       "--max-stacks or --exit-when-idle, 1 when the folder disappears or the log cannot be written (the log keeps\n"
-                       "its whole rows)."));
+                       "for --stable-ms (a stack not read whole is read again when it changes, for --incomplete-ms). When stacks come\n"
+                       "faster than fits, the newest wins; the stacks passed over are listed in its row's \"skipped\". A restart\n"
+                       "continues the log (and the trend table, the rows it lacks added) and fits no stack it holds, unless a file of\n"
+                       "it was written since. The log and the table must be the watch's own: a file that is not is refused. Exit\n"
+                       "status 0 when stopped by --max-stacks or --exit-when-idle, 1 when the folder disappears or the log cannot be\n"
+                       "written (the log keeps its whole rows)."));
     parser.addPositionalArgument(QStringLiteral("dir"), QStringLiteral("The folder to watch."), QStringLiteral("DIR"));
-    addOptions(parser,
-               {
-                   {QStringLiteral("settings"),
-                    QStringLiteral("Settings for every stack: a saved session (its own inputs are ignored) or a settings file of "
-                                   "the same format, as for batch (default: the built-in defaults and each stack's headers)."),
-                    QStringLiteral("FILE.json")},
-                   {QStringLiteral("out"), QStringLiteral("The log, JSON Lines (required; continued when it exists)."),
-                    QStringLiteral("FILE.jsonl")},
-                   {QStringLiteral("csv"),
-                    QStringLiteral("A trend table as well: one CSV row per stack (coefficients in waves, RMS, Strehl, latency)."),
-                    QStringLiteral("FILE.csv")},
-                   {QStringLiteral("save-results"),
-                    QStringLiteral("Write each fitted stack's result JSON (as reconstruct --json writes it) into DIR/NAME.json."),
-                    QStringLiteral("DIR")},
-                   {QStringLiteral("stable-ms"), QStringLiteral("A file unchanged in size and time for this long is complete."),
-                    QStringLiteral("N"), QString::number(finder.stableMs)},
-                   {QStringLiteral("scan-ms"), QStringLiteral("Interval of the folder scan beside the file-system watcher."),
-                    QStringLiteral("N"), QString::number(watch.scanIntervalMs)},
-                   {QStringLiteral("plane-pattern"),
-                    QStringLiteral("Regular expression for one-file-per-plane stacks, with the named groups 'stack' and 'plane' "
-                                   "(default %1).")
-                        .arg(defaultPlanePattern()),
-                    QStringLiteral("REGEX")},
-                   {QStringLiteral("planes-per-stack"),
-                    QStringLiteral("Planes of a one-file-per-plane stack (default: the settings' plane count; without one, "
-                                   "a stack is complete when no plane has come for --stable-ms)."),
-                    QStringLiteral("N")},
-                   {QStringLiteral("max-stacks"), QStringLiteral("Stop after N stacks (fitted, failed or skipped; default: never)."),
-                    QStringLiteral("N")},
-                   {QStringLiteral("exit-when-idle"),
-                    QStringLiteral("Stop when no file changed and no stack came for this many seconds (default: never)."),
-                    QStringLiteral("SECONDS")},
-                   {QStringLiteral("quiet"), QStringLiteral("No line per stack on standard output.")},
-                   {QStringLiteral("preset"),
-                    QStringLiteral("live: a simulated camera writes noisy stacks into DIR (through the same folder, as a camera "
-                                   "would), for teaching and demos; see --rate, --stacks, --terms, --photons, --read-noise (default: none, "
-                                   "the folder's own writers)."),
-                    QStringLiteral("live")},
-                   {QStringLiteral("stacks"),
-                    QStringLiteral("With --preset live: stacks the camera writes (default: until stopped); also the default --max-stacks."),
-                    QStringLiteral("N")},
-                   {QStringLiteral("order"), QStringLiteral("With --preset live and no --settings: the fitted Zernike order (default 4)."),
-                    QStringLiteral("n")},
-               });
+    addOptions(
+        parser,
+        {
+            {QStringLiteral("settings"),
+             QStringLiteral("Settings for every stack: a saved session (its own inputs are ignored) or a settings file of "
+                            "the same format, as for batch (default: the built-in defaults and each stack's headers)."),
+             QStringLiteral("FILE.json")},
+            {QStringLiteral("out"), QStringLiteral("The log, JSON Lines (required; continued when it exists)."),
+             QStringLiteral("FILE.jsonl")},
+            {QStringLiteral("csv"),
+             QStringLiteral("A trend table as well: one CSV row per stack (coefficients in waves, RMS, Strehl, latency)."),
+             QStringLiteral("FILE.csv")},
+            {QStringLiteral("save-results"),
+             QStringLiteral("Write each fitted stack's result JSON (as reconstruct --json writes it) into DIR/NAME.json."),
+             QStringLiteral("DIR")},
+            {QStringLiteral("stable-ms"), QStringLiteral("A file unchanged in size and time for this long is complete."),
+             QStringLiteral("N"), QString::number(finder.stableMs)},
+            {QStringLiteral("incomplete-ms"),
+             QStringLiteral("A stack not read whole (unreadable, a file that declares more planes than it holds, fewer planes "
+                            "than the watch expects) is read again when it changes; unchanged for this long, it is logged as failed."),
+             QStringLiteral("N"), QString::number(finder.incompleteMs)},
+            {QStringLiteral("scan-ms"), QStringLiteral("Interval of the folder scan beside the file-system watcher."), QStringLiteral("N"),
+             QString::number(watch.scanIntervalMs)},
+            {QStringLiteral("plane-pattern"),
+             QStringLiteral("Regular expression for one-file-per-plane stacks, with the named groups 'stack' and 'plane' "
+                            "(default %1).")
+                 .arg(defaultPlanePattern()),
+             QStringLiteral("REGEX")},
+            {QStringLiteral("planes-per-stack"),
+             QStringLiteral("Planes of a one-file-per-plane stack (default: the settings' plane count; without one, "
+                            "a stack is complete when no plane has come for --stable-ms)."),
+             QStringLiteral("N")},
+            {QStringLiteral("max-stacks"), QStringLiteral("Stop after N stacks (fitted, failed or skipped; default: never)."),
+             QStringLiteral("N")},
+            {QStringLiteral("exit-when-idle"),
+             QStringLiteral("Stop when no file changed and no stack came for this many seconds (default: never)."),
+             QStringLiteral("SECONDS")},
+            {QStringLiteral("quiet"), QStringLiteral("No line per stack on standard output.")},
+            {QStringLiteral("preset"),
+             QStringLiteral("live: a simulated camera writes noisy stacks into DIR (through the same folder, as a camera "
+                            "would), for teaching and demos; see --rate, --stacks, --terms, --photons, --read-noise (default: none, "
+                            "the folder's own writers)."),
+             QStringLiteral("live")},
+            {QStringLiteral("stacks"),
+             QStringLiteral("With --preset live: stacks the camera writes (default: until stopped); also the default --max-stacks."),
+             QStringLiteral("N")},
+            {QStringLiteral("order"), QStringLiteral("With --preset live and no --settings: the fitted Zernike order (default 4)."),
+             QStringLiteral("n")},
+        });
     addCameraOptions(parser, false);
-}
-
-bool samePathText(const std::string& a, const std::string& b)
-{
-    return QFileInfo(QString::fromStdString(a)).absoluteFilePath() == QFileInfo(QString::fromStdString(b)).absoluteFilePath();
 }
 
 // One line per stack for a person watching the terminal.
@@ -209,8 +212,9 @@ LiveWatchOptions watchOptionsFrom(const QCommandLineParser& parser, const QStrin
     o.resultsDir = value(parser, "save-results").toStdString();
     o.finder.stableMs = parseInt(value(parser, "stable-ms"), QStringLiteral("stable-ms"));
     o.scanIntervalMs = parseInt(value(parser, "scan-ms"), QStringLiteral("scan-ms"));
-    if (o.finder.stableMs < 0 || o.scanIntervalMs < 1)
-        throw UsageError("--stable-ms must be >= 0 and --scan-ms >= 1");
+    o.finder.incompleteMs = parseInt(value(parser, "incomplete-ms"), QStringLiteral("incomplete-ms"));
+    if (o.finder.stableMs < 0 || o.scanIntervalMs < 1 || o.finder.incompleteMs < 0)
+        throw UsageError("--stable-ms and --incomplete-ms must be >= 0 and --scan-ms >= 1");
     if (has(parser, "plane-pattern"))
         o.finder.planePattern = value(parser, "plane-pattern");
     if (has(parser, "planes-per-stack")
@@ -227,8 +231,13 @@ LiveWatchOptions watchOptionsFrom(const QCommandLineParser& parser, const QStrin
         throw UsageError(std::string("--") + e.what());
     }
     for (const std::string* path : {&o.csvPath, &o.resultsDir})
-        if (!path->empty() && samePathText(*path, o.logPath))
+        if (!path->empty() && sameFile(*path, o.logPath))
             throw UsageError("--out and --csv / --save-results name the same file");
+    // The settings are an input: no output of the watch may be it (a link or another name included).
+    if (has(parser, "settings"))
+        for (const std::string* path : {&o.logPath, &o.csvPath})
+            if (!path->empty() && sameFile(*path, value(parser, "settings").toStdString()))
+                throw UsageError(*path + ": is the --settings file; the watch's outputs must be files of their own");
     return o;
 }
 

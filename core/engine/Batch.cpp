@@ -79,15 +79,16 @@ bool splitCsvLine(const QString& line, QStringList& fields)
 
 QStringList readLines(const std::string& path, const char* what)
 {
+    std::string bytes;
     try {
-        requireReadableFile(path, (std::string("a ") + what + " (text)").c_str()); // a FIFO would block the open forever
+        bytes = readRegularFile(path, 64 << 20, (std::string("a ") + what + " (text)").c_str());
     } catch (const std::exception& e) {
         throw BatchError(std::string(what) + " " + e.what());
     }
-    QFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
-        throw BatchError(path + ": cannot read the " + what + " (" + file.errorString().toStdString() + ")");
-    const QStringList lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'));
+    QStringList lines = QString::fromUtf8(QByteArray::fromStdString(bytes)).split(QLatin1Char('\n'));
+    for (QString& line : lines) // as a text-mode read gives them: Windows line ends read as Unix ones
+        if (line.endsWith(QLatin1Char('\r')))
+            line.chop(1);
     for (qsizetype k = 0; k < lines.size(); ++k) // a name cut at a NUL would name another file, and messages would end there
         if (lines[k].contains(QChar(0)))
             throw BatchError(path + ": line " + std::to_string(k + 1) + " contains a NUL character; not a " + what);
@@ -294,18 +295,14 @@ std::string csvNumber(double v)
 // not), so that sessionFromJson can read and check it like any session.
 QJsonObject readSettingsObject(const std::string& path)
 {
+    std::string bytes;
     try {
-        requireReadableFile(path, "a settings file (JSON)");
+        bytes = readRegularFile(path, 64 << 20, "a settings file (JSON)");
     } catch (const std::exception& e) {
         throw SessionError(e.what());
     }
-    QFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::ReadOnly))
-        throw SessionError(path + ": cannot open (" + file.errorString().toStdString() + ")");
-    if (file.size() > (64 << 20))
-        throw SessionError(path + ": " + std::to_string(file.size()) + " bytes is too large for a settings file");
     QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(bytes), &error);
     if (error.error != QJsonParseError::NoError)
         throw SessionError(path + ": not valid JSON (" + error.errorString().toStdString() + " at byte " + std::to_string(error.offset)
                            + ")");
@@ -517,9 +514,9 @@ Session sessionForInput(const Session& settings, const std::vector<std::string>&
         else if (msg.level == MessageLevel::Warning && warnings)
             warnings->push_back(msg);
     if (!errors.empty())
-        throw DatasetError(errors);
+        throw IncompleteFileError(errors);
     if (s.dataset.files.empty())
-        throw DatasetError(paths.front() + ": could not be read");
+        throw IncompleteFileError(paths.front() + ": could not be read");
     bool anyTemplate = false;
     for (const DatasetPlane& t : settings.dataset.planes)
         anyTemplate = anyTemplate || !t.use || t.defocus.kind != PlaneDefocus::Kind::Unknown;
@@ -601,11 +598,14 @@ std::string batchLogPath(const std::string& outDir, const BatchInput& input)
 
 std::optional<QJsonObject> readCompleteResult(const std::string& path)
 {
-    QFile file(QString::fromStdString(path));
-    if (!QFileInfo(file).isFile() || !file.open(QIODevice::ReadOnly) || file.size() > (64 << 20))
+    std::string bytes;
+    try {
+        bytes = readRegularFile(path, 64 << 20, "a result (JSON)");
+    } catch (const std::exception&) {
         return std::nullopt;
+    }
     QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(bytes), &error);
     if (error.error != QJsonParseError::NoError || !doc.isObject())
         return std::nullopt;
     const QJsonObject result = doc.object();
@@ -683,10 +683,13 @@ bool isBatchInputDone(const BatchInput& input, const std::string& outDir)
 
 std::string failureReasonFromLog(const std::string& logPath)
 {
-    QFile file(QString::fromStdString(logPath));
-    if (!file.open(QIODevice::ReadOnly))
+    std::string bytes;
+    try {
+        bytes = readRegularFile(logPath, 64 << 20, "a batch log");
+    } catch (const std::exception&) {
         return {};
-    const QStringList lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    }
+    const QStringList lines = QString::fromUtf8(QByteArray::fromStdString(bytes)).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
         const qsizetype at = it->indexOf(QLatin1String("error: "));
         if (at >= 0)

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <limits>
 #include <set>
 #include <stdexcept>
 #include <unistd.h>
@@ -105,19 +106,23 @@ private:
         std::shared_ptr<FitResult> result;
         std::string error;
         bool ok = false, warm = false, mismatch = false;
+        bool deferred = false;             // read short (still being written): not logged, looked at again when it changes
         qint64 detected = 0, finished = 0; // ms since the epoch
         double fitSeconds = 0.0;
     };
+    void checkOwnFiles();
     void resumeFromLog();
     void startTrendTable();
+    std::string trendHeader() const;
+    int lastTrendSequence() const;
     void startWatching();
-    void handle(const CompleteStack& stack, const QJsonArray& skipped);
+    bool handle(const CompleteStack& stack, const QJsonArray& skipped); // false: deferred, not handled
     bool fitStack(const CompleteStack& stack, StackOutcome& outcome);
     QJsonObject logRow(const CompleteStack& stack, const StackOutcome& outcome, const QJsonArray& skipped) const;
     void writeOutputs(const QJsonObject& row, const CompleteStack& stack, const StackOutcome& outcome);
     void publish(const QJsonObject& row, const StackOutcome& outcome, int skippedCount);
-    void checkShape(const PreparedRun& run);
-    void writeCsv(const QJsonObject& row, const FitResult* result);
+    void checkShape(const PreparedRun& run, const CompleteStack& stack);
+    void writeCsv(const QJsonObject& row);
     void readInotify();
     void say(const QString& text) { emit m_owner->message(text); }
 
@@ -137,7 +142,9 @@ private:
     size_t m_expectedPlanes = 0; // 0: not known yet
     int m_expectedWidth = 0, m_expectedHeight = 0;
     std::string m_expectedFrom;
+    std::string m_expectedStack; // the stack the expectation was taken from, while no other was fitted after it
     std::set<std::string> m_saidShapes;
+    std::set<std::string> m_saidDeferred;
     std::vector<int> m_csvIndices; // the trend table's coefficient columns
 };
 
@@ -146,6 +153,12 @@ void LiveWatchWorker::begin()
     if (m_options.background)
         lowerThisThreadsPriority();
     try {
+        // The trend table's coefficient columns: every term but piston at the fitted order, in the settings' ordering.
+        const int order = fittedOrders(m_options.settings.model, m_options.settings.solver).back();
+        const int first = zernike::firstIndex(m_options.settings.model.ordering);
+        for (int i = first + 1; i < first + zernike::termCount(order); ++i)
+            m_csvIndices.push_back(i);
+        checkOwnFiles();
         if (const qint64 cut = cutPartialLine(m_options.logPath))
             say(QStringLiteral("%1: its last line was unfinished (%2 bytes, a crash mid-write) and was removed")
                     .arg(QString::fromStdString(m_options.logPath))
@@ -170,52 +183,142 @@ void LiveWatchWorker::begin()
     scheduleProcess();
 }
 
-// The log of an earlier run: the stacks it fitted or skipped are not fitted again, and the sequence goes on.
+namespace {
+
+qint64 msSinceEpoch(const QJsonValue& iso, qint64 otherwise)
+{
+    const QDateTime t = QDateTime::fromString(iso.toString(), Qt::ISODateWithMs);
+    return t.isValid() ? t.toMSecsSinceEpoch() : otherwise;
+}
+
+// The oldest modification time of the folder's files (ms since the epoch); max when it holds none.
+qint64 oldestFileMs(const std::string& folder)
+{
+    qint64 oldest = std::numeric_limits<qint64>::max();
+    for (const QFileInfo& info : QDir(QString::fromStdString(folder)).entryInfoList(QDir::Files | QDir::NoDotAndDotDot))
+        oldest = std::min(oldest, info.lastModified().toMSecsSinceEpoch());
+    return oldest;
+}
+
+} // namespace
+
+// Live mode writes only into files of its own (engine/LiveLog.h): an existing log must start with a row of one, an
+// existing trend table with the header this watch writes (same order, same ordering), and the two must be two files.
+// Checked before anything is cut, appended or created.
+void LiveWatchWorker::checkOwnFiles()
+{
+    const std::string& log = m_options.logPath;
+    const std::string& csv = m_options.csvPath;
+    if (!csv.empty() && sameFile(log, csv))
+        throw LiveLogError(log + ": given as both the log and the trend table; give two files");
+    const QByteArray firstRow = firstLine(log);
+    if (QFileInfo(QString::fromStdString(log)).size() > 0) {
+        const QJsonDocument row = QJsonDocument::fromJson(firstRow);
+        if (!row.isObject() || !row.object().contains(QStringLiteral("sequence")))
+            throw LiveLogError(log
+                               + ": exists and is not a live log (its first line is not a row of one); live mode appends only to "
+                                 "its own log: give a new file, or an earlier watch's log to continue it");
+    }
+    if (!csv.empty() && QFileInfo(QString::fromStdString(csv)).size() > 0) {
+        const QByteArray header = firstLine(csv);
+        if (header != QByteArray::fromStdString(trendHeader()))
+            throw LiveLogError(csv + ": exists with other columns than this watch writes"
+                               + std::string(header.startsWith("sequence,stack,status,")
+                                                 ? " (another --order or Zernike ordering: the coefficient columns differ)"
+                                                 : " (it is not a live trend table)")
+                               + "; give a new file, or the table of a watch with the same settings to continue it");
+    }
+}
+
+// The log of an earlier run: the stacks it fitted, failed or skipped are not fitted again (unless a file of one was
+// written since), and the sequence goes on. Read backwards from the end, only as far as the folder's files need (a
+// row detected before the folder's oldest file cannot be about any file there now) and as far as the trend table
+// lags behind the log (a watch stopped between the two): memory and time do not grow with the log.
 void LiveWatchWorker::resumeFromLog()
 {
-    const std::vector<QJsonObject> rows = readLiveLog(m_options.logPath);
-    int resumed = 0;
-    for (const QJsonObject& row : rows) {
+    const qint64 oldest = oldestFileMs(m_options.folder);
+    const int trendSequence = lastTrendSequence(); // -1: no trend table with rows to repair
+    std::vector<QJsonObject> missingFromTrend;     // newest first
+    int rowsRead = 0, resumed = 0;
+    bool sequenceKnown = false;
+    forEachLineBackwards(m_options.logPath, [&](const QByteArray& line) {
+        const QJsonDocument document = QJsonDocument::fromJson(line);
+        if (!document.isObject())
+            return true; // not a row: passed over
+        const QJsonObject row = document.object();
+        const int sequence = row.value(QStringLiteral("sequence")).toInt(-1);
+        if (!sequenceKnown) {
+            m_sequence = sequence + 1;
+            sequenceKnown = true;
+        }
+        ++rowsRead;
+        const qint64 written = msSinceEpoch(row.value(QStringLiteral("written")), std::numeric_limits<qint64>::max());
         const std::string stack = row.value(QStringLiteral("stack")).toString().toStdString();
         if (!stack.empty()) {
-            m_finder.markHandled(stack);
+            m_finder.markHandled(stack, written);
             ++resumed;
         }
-        for (const QJsonValue& s : row.value(QStringLiteral("skipped")).toArray()) {
-            m_finder.markHandled(s.toString().toStdString());
+        // A skipped stack was older than the row's: written at the latest when it was.
+        for (const QJsonValue& skipped : row.value(QStringLiteral("skipped")).toArray()) {
+            m_finder.markHandled(skipped.toString().toStdString(), written);
             ++resumed;
         }
-    }
-    m_sequence = int(rows.size());
+        if (trendSequence >= 0 && sequence > trendSequence)
+            missingFromTrend.push_back(row);
+        const bool folderNeedsMore = msSinceEpoch(row.value(QStringLiteral("detected")), 0) >= oldest;
+        const bool trendNeedsMore = trendSequence >= 0 && sequence > trendSequence + 1;
+        return folderNeedsMore || trendNeedsMore;
+    });
     {
         std::lock_guard<std::mutex> lock(m_owner->m_mutex);
         m_owner->m_counts.resumed = resumed;
     }
-    if (!rows.empty())
-        say(QStringLiteral("%1: continued after %2 rows (%3 stacks done are not fitted again)")
+    if (rowsRead > 0)
+        say(QStringLiteral("%1: continued at sequence %2 (%3 rows read back: the %4 stacks done there are not fitted again)")
                 .arg(QString::fromStdString(m_options.logPath))
-                .arg(rows.size())
+                .arg(m_sequence)
+                .arg(rowsRead)
                 .arg(resumed));
+    // The rows the trend table lacks, in order: the log is written first, so a watch stopped between the two leaves
+    // the table behind, never ahead.
+    for (auto it = missingFromTrend.rbegin(); it != missingFromTrend.rend(); ++it)
+        writeCsv(*it);
+    if (!missingFromTrend.empty())
+        say(QStringLiteral("%1: %2 row(s) the log holds were missing and were added")
+                .arg(QString::fromStdString(m_options.csvPath))
+                .arg(missingFromTrend.size()));
+}
+
+std::string LiveWatchWorker::trendHeader() const
+{
+    std::string header = "sequence,stack,status,warm_started,written,finished,latency_seconds,fit_seconds,rms_waves,strehl";
+    const char* ordering = zernike::orderingName(m_options.settings.model.ordering);
+    for (int i : m_csvIndices)
+        header += "," + std::string(ordering) + "_" + std::to_string(i) + "_waves";
+    return header + ",skipped,error";
+}
+
+// The sequence of the trend table's last whole row; -1 for no table, or one with its header alone.
+int LiveWatchWorker::lastTrendSequence() const
+{
+    if (m_options.csvPath.empty())
+        return -1;
+    int sequence = -1;
+    forEachLineBackwards(m_options.csvPath, [&](const QByteArray& line) {
+        bool number = false;
+        const int value = line.left(line.indexOf(',')).toInt(&number);
+        if (number)
+            sequence = value;
+        return false; // the last line only
+    });
+    return sequence;
 }
 
 void LiveWatchWorker::startTrendTable()
 {
-    // The trend table's coefficient columns: every term but piston at the fitted order, in the settings' ordering.
-    const int order = fittedOrders(m_options.settings.model, m_options.settings.solver).back();
-    const int first = zernike::firstIndex(m_options.settings.model.ordering);
-    for (int i = first + 1; i < first + zernike::termCount(order); ++i)
-        m_csvIndices.push_back(i);
-    // An empty log, or none: the trend table starts with its header.
-    if (!m_options.csvPath.empty()
-        && (!QFileInfo::exists(QString::fromStdString(m_options.csvPath))
-            || QFileInfo(QString::fromStdString(m_options.csvPath)).size() == 0)) {
-        std::string header = "sequence,stack,status,warm_started,written,finished,latency_seconds,fit_seconds,rms_waves,strehl";
-        const char* ordering = zernike::orderingName(m_options.settings.model.ordering);
-        for (int i : m_csvIndices)
-            header += "," + std::string(ordering) + "_" + std::to_string(i) + "_waves";
-        header += ",skipped,error";
-        appendLine(m_options.csvPath, QByteArray::fromStdString(header));
-    }
+    // A new or empty table starts with its header (an existing one was checked to have it: checkOwnFiles).
+    if (!m_options.csvPath.empty() && QFileInfo(QString::fromStdString(m_options.csvPath)).size() <= 0)
+        appendLine(m_options.csvPath, QByteArray::fromStdString(trendHeader()));
 }
 
 // The folder's watchers: Qt's, inotify's renames on Linux (a file moved in complete), and the periodic scan.
@@ -290,7 +393,9 @@ void LiveWatchWorker::process()
     if (m_finder.sawChange() || !ready.empty())
         m_lastActivity = now;
     if (ready.empty()) {
-        if (m_options.exitWhenIdleSeconds > 0 && now - m_lastActivity >= qint64(m_options.exitWhenIdleSeconds * 1000)) {
+        // A stack read short is waited for (at most StackFinderOptions::incompleteMs): it ends in a row either way.
+        if (m_options.exitWhenIdleSeconds > 0 && m_finder.deferredStacks() == 0
+            && now - m_lastActivity >= qint64(m_options.exitWhenIdleSeconds * 1000)) {
             QString reason = QStringLiteral("idle for %1 s").arg(m_options.exitWhenIdleSeconds);
             if (m_finder.pendingFiles() > 0)
                 reason += QStringLiteral(" (%1 file(s) never became a complete stack)").arg(m_finder.pendingFiles());
@@ -298,17 +403,26 @@ void LiveWatchWorker::process()
         }
         return;
     }
-    // The newest wins; the others are listed in its row.
+    // The newest wins; the others are listed in its row. A stack read short (still being written) is not handled:
+    // the next newest wins then.
     std::sort(ready.begin(), ready.end(), [](const CompleteStack& a, const CompleteStack& b) {
         return std::tie(a.lastWriteMs, a.name) < std::tie(b.lastWriteMs, b.name);
     });
-    QJsonArray skipped;
-    for (size_t i = 0; i + 1 < ready.size(); ++i)
-        skipped.append(QString::fromStdString(ready[i].name));
-    handle(ready.back(), skipped);
+    while (!ready.empty()) {
+        const CompleteStack newest = ready.back();
+        ready.pop_back();
+        QJsonArray skipped;
+        for (const CompleteStack& older : ready)
+            skipped.append(QString::fromStdString(older.name));
+        if (handle(newest, skipped)) {
+            m_handledThisRun += 1 + int(ready.size());
+            break;
+        }
+        if (m_done)
+            return;
+    }
     if (m_done)
         return;
-    m_handledThisRun += int(ready.size());
     m_lastActivity = steadyMs();
     if (m_options.maxStacks > 0 && m_handledThisRun >= m_options.maxStacks) {
         finish(false, QStringLiteral("%1 stacks handled").arg(m_handledThisRun));
@@ -317,22 +431,33 @@ void LiveWatchWorker::process()
     scheduleProcess(); // more may have come during the fit
 }
 
-void LiveWatchWorker::checkShape(const PreparedRun& run)
+void LiveWatchWorker::checkShape(const PreparedRun& run, const CompleteStack& stack)
 {
-    // A damaged file keeps the planes before the damage, with a warning: in a stream, that is a failed stack.
-    for (const DatasetMessage& m : run.messages)
-        if (m.level == MessageLevel::Warning && m.text.find("; kept the ") != std::string::npos)
-            throw DatasetError("the file is damaged or truncated: " + m.text);
+    // A file that lost planes when read (cut short, or still being written) is not the stack: looked at again when
+    // it changes, failed when it does not.
+    for (const DatasetFile& f : run.dataset.files)
+        if (!f.damage.empty())
+            throw IncompleteFileError(f.damage);
     const Image& first = run.dataset.planes.front().raw;
     const size_t planes = run.dataset.planes.size();
+    // The expectation taken from the first stack is that stack's as it is now, while no other was fitted after it:
+    // a first file read before its writer finished it, and rewritten since, does not set the watch's shape.
+    if (!m_expectedStack.empty() && stack.name == m_expectedStack) {
+        m_expectedPlanes = 0;
+        m_expectedWidth = m_expectedHeight = 0;
+    }
     if (m_expectedPlanes == 0) {
         m_expectedPlanes = planes;
         m_expectedFrom = "as the first stack had";
+        m_expectedStack = stack.name;
     }
     if (m_expectedWidth == 0) {
         m_expectedWidth = first.width;
         m_expectedHeight = first.height;
     }
+    if (planes < m_expectedPlanes && !stack.lastChance)
+        throw IncompleteFileError("the stack has " + shapeText(planes, first.width, first.height) + " and the watch expects "
+                                  + std::to_string(m_expectedPlanes) + " (" + m_expectedFrom + ")");
     bool same = planes == m_expectedPlanes;
     for (const DatasetPlane& p : run.dataset.planes)
         same = same && p.raw.width == m_expectedWidth && p.raw.height == m_expectedHeight;
@@ -344,19 +469,30 @@ void LiveWatchWorker::checkShape(const PreparedRun& run)
     }
 }
 
-void LiveWatchWorker::handle(const CompleteStack& stack, const QJsonArray& skipped)
+bool LiveWatchWorker::handle(const CompleteStack& stack, const QJsonArray& skipped)
 {
     StackOutcome outcome;
     if (!fitStack(stack, outcome))
-        return; // stopped mid-fit: not logged, so a restart fits it
+        return true; // stopped mid-fit: not logged, so a restart fits it
+    if (outcome.deferred) {
+        m_finder.defer(stack, steadyMs());
+        if (m_saidDeferred.insert(stack.name).second)
+            say(QStringLiteral("%1: not read whole (%2); read again when it changes, logged as failed if it stays so for %3 s")
+                    .arg(QString::fromStdString(stack.name), QString::fromStdString(outcome.error))
+                    .arg(m_options.finder.incompleteMs / 1000.0));
+        return false;
+    }
     const QJsonObject row = logRow(stack, outcome, skipped);
     try {
         writeOutputs(row, stack, outcome);
     } catch (const std::exception& e) {
         finish(true, QString::fromStdString(e.what()) + QStringLiteral("; the log keeps its whole rows"));
-        return;
+        return true;
     }
     publish(row, outcome, int(skipped.size()));
+    if (outcome.ok && stack.name != m_expectedStack)
+        m_expectedStack.clear(); // another stack fitted with the expected shape: it stays
+    return true;
 }
 
 // Fits one complete stack with the watch's settings, warm-started from the last good fit when the parameters match.
@@ -368,7 +504,7 @@ bool LiveWatchWorker::fitStack(const CompleteStack& stack, StackOutcome& outcome
     fitClock.start();
     try {
         PreparedRun run = prepareStackRun(m_options.settings, stack.paths);
-        checkShape(run);
+        checkShape(run, stack);
         if (!m_warm.empty() && m_warm.size() == run.problem.start.size()) {
             run.request.start = m_warm;
             run.request.stages.clear(); // the previous stack's result is a better seed than a coarse stage
@@ -378,6 +514,13 @@ bool LiveWatchWorker::fitStack(const CompleteStack& stack, StackOutcome& outcome
         if (m_owner->m_cancel.load())
             return false;
         outcome.result = std::make_shared<FitResult>(std::move(fitted));
+    } catch (const IncompleteFileError& e) {
+        outcome.error = e.what();
+        if (!stack.lastChance) {
+            outcome.deferred = true;
+            return true;
+        }
+        outcome.error += "; unchanged for " + QString::number(m_options.finder.incompleteMs / 1000.0).toStdString() + " s";
     } catch (const ShapeMismatch& e) {
         outcome.error = e.what();
         outcome.mismatch = true;
@@ -421,24 +564,24 @@ QJsonObject LiveWatchWorker::logRow(const CompleteStack& stack, const StackOutco
     return row;
 }
 
-// The row appended to the log (and the CSV), and the result's own JSON when results are kept. Throws on a write error.
+// The result's own JSON when results are kept, then the row appended to the log, then to the trend table: each later
+// write is repaired from an earlier one on a restart (a result written but not logged is fitted again; a logged row
+// missing from the table is added). Throws on a write error.
 void LiveWatchWorker::writeOutputs(const QJsonObject& row, const CompleteStack& stack, const StackOutcome& outcome)
 {
+    if (outcome.result && !m_options.resultsDir.empty()) {
+        QJsonObject json = resultToJson(*outcome.result);
+        json.insert(QStringLiteral("live_input"), QJsonObject{{QStringLiteral("stack"), QString::fromStdString(stack.name)},
+                                                              {QStringLiteral("inputs"), inputsOf(stack)},
+                                                              {QStringLiteral("sequence"), m_sequence}});
+        // The stack's whole name: run1.a.fits and run1.b.fits are two results.
+        const QString name = QString::fromStdString(stack.name) + QStringLiteral(".json");
+        writeFileAtomically(QDir(QString::fromStdString(m_options.resultsDir)).filePath(name).toStdString(), QJsonDocument(json).toJson(),
+                            true);
+    }
     appendLine(m_options.logPath, QJsonDocument(row).toJson(QJsonDocument::Compact));
     if (!m_options.csvPath.empty())
-        writeCsv(row, outcome.result.get());
-    if (!outcome.result || m_options.resultsDir.empty())
-        return;
-    QJsonObject json = resultToJson(*outcome.result);
-    json.insert(QStringLiteral("live_input"), QJsonObject{{QStringLiteral("stack"), QString::fromStdString(stack.name)},
-                                                          {QStringLiteral("inputs"), inputsOf(stack)},
-                                                          {QStringLiteral("sequence"), m_sequence}});
-    QString name = QString::fromStdString(stack.name);
-    const qsizetype dot = name.indexOf(QLatin1Char('.'));
-    if (dot > 0)
-        name.truncate(dot);
-    writeFileAtomically(QDir(QString::fromStdString(m_options.resultsDir)).filePath(name + QStringLiteral(".json")).toStdString(),
-                        QJsonDocument(json).toJson(), true);
+        writeCsv(row);
 }
 
 // The logged stack made the latest (and kept, for a reference chosen later), compared with a held reference, counted
@@ -526,7 +669,8 @@ void LiveWatchWorker::compareKept(const std::shared_ptr<const LiveFit>& referenc
     }
 }
 
-void LiveWatchWorker::writeCsv(const QJsonObject& row, const FitResult* result)
+// One row of the trend table, from the log's row alone (so that a restart can add a row the log holds).
+void LiveWatchWorker::writeCsv(const QJsonObject& row)
 {
     auto number = [&](const char* key) {
         const QJsonValue v = row.value(QLatin1String(key));
@@ -539,13 +683,12 @@ void LiveWatchWorker::writeCsv(const QJsonObject& row, const FitResult* result)
                        + row.value(QStringLiteral("written")).toString().toStdString() + ","
                        + row.value(QStringLiteral("finished")).toString().toStdString() + "," + number("latency_seconds") + ","
                        + number("fit_seconds") + "," + number("rms_waves") + "," + number("strehl");
+    std::map<int, double> waves;
+    for (const QJsonValue& c : row.value(QStringLiteral("coefficients")).toArray())
+        waves[c.toObject().value(QStringLiteral("index")).toInt()] = c.toObject().value(QStringLiteral("value_waves")).toDouble();
     for (int index : m_csvIndices) {
-        std::string value;
-        if (result)
-            for (const CoefficientResult& c : result->coefficients)
-                if (c.index == index)
-                    value = QString::number(c.waves, 'g', 8).toStdString();
-        line += "," + value;
+        const auto it = waves.find(index);
+        line += "," + (it == waves.end() ? std::string() : QString::number(it->second, 'g', 8).toStdString());
     }
     QStringList skipped;
     for (const QJsonValue& s : row.value(QStringLiteral("skipped")).toArray())

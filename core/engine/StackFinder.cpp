@@ -55,11 +55,23 @@ void StackFinder::markRenamed(const QString& fileName)
         m_renamed.insert(fileName);
 }
 
-void StackFinder::markHandled(const std::string& stackName)
+void StackFinder::markHandled(const std::string& stackName, qint64 lastWriteMs)
 {
-    m_handled.insert(stackName);
+    qint64& handled = m_handled[stackName];
+    handled = std::max(handled, lastWriteMs);
+    m_deferred.erase(stackName);
     for (auto it = m_files.begin(); it != m_files.end();)
         it = it->second.stack == stackName ? m_files.erase(it) : std::next(it);
+}
+
+void StackFinder::defer(const CompleteStack& stack, qint64 now)
+{
+    // scan() marked it handled; it is looked at again (its files listed anew, so stable again first) unless it was
+    // its last chance.
+    if (stack.lastChance)
+        return;
+    m_handled.erase(stack.name);
+    m_deferred[stack.name] = {stack.lastWriteMs, now};
 }
 
 std::vector<CompleteStack> StackFinder::scan(qint64 now)
@@ -72,10 +84,17 @@ std::vector<CompleteStack> StackFinder::scan(qint64 now)
     if (!folderInfo.isDir() || !folderInfo.isReadable())
         throw FolderGoneError("the watched folder " + m_folder + " can no longer be listed (not a folder, or no permission)");
     updateFiles(dir, now);
+    // A deferred stack whose files are all gone waits for nothing.
+    for (auto it = m_deferred.begin(); it != m_deferred.end();) {
+        const bool listed = std::any_of(m_files.begin(), m_files.end(), [&](const auto& f) { return f.second.stack == it->first; });
+        it = listed ? std::next(it) : m_deferred.erase(it);
+    }
     std::vector<CompleteStack> ready = completeStacks(dir, now);
     // Each is returned once: the caller handles it (fits, fails or skips it) and marks it.
-    for (const CompleteStack& s : ready)
-        m_handled.insert(s.name);
+    for (const CompleteStack& s : ready) {
+        m_handled[s.name] = s.lastWriteMs;
+        m_deferred.erase(s.name);
+    }
     for (auto it = m_files.begin(); it != m_files.end();)
         it = m_handled.count(it->second.stack) ? m_files.erase(it) : std::next(it);
     return ready;
@@ -83,19 +102,36 @@ std::vector<CompleteStack> StackFinder::scan(qint64 now)
 
 void StackFinder::updateFiles(const QDir& dir, qint64 now)
 {
-    const QStringList names = dir.entryList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name);
-    std::set<QString> listed;
-    for (const QString& name : names) {
+    struct Listed {
+        QString name;
+        QRegularExpressionMatch match;
+        std::string stack;
+        qint64 size = 0, mtime = 0;
+    };
+    std::vector<Listed> images;
+    for (const QString& name : dir.entryList(QDir::Files | QDir::NoDotAndDotDot, QDir::Name)) {
         if (!isImageName(name))
             continue;
-        const QRegularExpressionMatch match = m_pattern.match(name);
-        const std::string stack = match.hasMatch() ? match.captured(QStringLiteral("stack")).toStdString() : name.toStdString();
+        Listed l{name, m_pattern.match(name), {}, 0, 0};
+        l.stack = l.match.hasMatch() ? l.match.captured(QStringLiteral("stack")).toStdString() : name.toStdString();
+        const QFileInfo info(dir.filePath(name));
+        l.size = info.size();
+        l.mtime = info.lastModified().toMSecsSinceEpoch();
+        // A handled stack with a file written after it was handled (replaced under its name) is a new stack.
+        if (const auto handled = m_handled.find(l.stack); handled != m_handled.end() && l.mtime > handled->second)
+            m_handled.erase(handled);
+        images.push_back(std::move(l));
+    }
+    std::set<QString> listed;
+    for (const Listed& l : images) {
+        const QString& name = l.name;
+        const QRegularExpressionMatch& match = l.match;
+        const std::string& stack = l.stack;
         if (m_handled.count(stack))
             continue;
         listed.insert(name);
-        const QFileInfo info(dir.filePath(name));
-        const qint64 size = info.size();
-        const qint64 mtime = info.lastModified().toMSecsSinceEpoch();
+        const qint64 size = l.size;
+        const qint64 mtime = l.mtime;
         auto [it, added] = m_files.try_emplace(name);
         FileState& f = it->second;
         if (added) {
@@ -127,7 +163,7 @@ void StackFinder::updateFiles(const QDir& dir, qint64 now)
     m_renamed.clear(); // a rename whose file is not listed now was a temporary name, or is gone
 }
 
-std::vector<CompleteStack> StackFinder::completeStacks(const QDir& dir, qint64 now) const
+std::vector<CompleteStack> StackFinder::completeStacks(const QDir& dir, qint64 now)
 {
     // Stacks: single files, and per-plane groups.
     struct Group {
@@ -163,7 +199,18 @@ std::vector<CompleteStack> StackFinder::completeStacks(const QDir& dir, qint64 n
             s.paths.push_back(dir.filePath(*name).toStdString());
         ready.push_back(std::move(s));
     }
-    return ready;
+    // A stack read short waits for its files to change; unchanged for incompleteMs, it has its last chance.
+    std::vector<CompleteStack> due;
+    for (CompleteStack& s : ready) {
+        const auto deferred = m_deferred.find(s.name);
+        if (deferred != m_deferred.end() && deferred->second.lastWriteMs == s.lastWriteMs) {
+            if (now - deferred->second.sinceMs < m_options.incompleteMs)
+                continue;
+            s.lastChance = true;
+        }
+        due.push_back(std::move(s));
+    }
+    return due;
 }
 
 } // namespace wfs

@@ -29,6 +29,10 @@ struct StackFinderOptions {
     // Planes of a one-file-per-plane stack. 0: not known, and a stack is complete once every plane file is
     // complete and no new plane has come for stableMs.
     int planesPerStack = 0;
+    // A stack not read whole (unreadable, a file that declares more planes than it holds, fewer planes than the watch
+    // expects: a file still being written looks so) is
+    // read again when its files change; unchanged for this long after that, it is handed over a last time and fails.
+    int incompleteMs = 30000;
 };
 
 struct CompleteStack {
@@ -36,6 +40,7 @@ struct CompleteStack {
     std::vector<std::string> paths; // its files, in plane order
     std::string rule;               // why it counts as complete: "renamed", "stable" or "all planes"
     qint64 lastWriteMs = 0;         // the newest modification time of its files, ms since 1970 (UTC)
+    bool lastChance = false;        // deferred as read short (defer()) and unchanged since for incompleteMs
 };
 
 // The completeness rules, on the folder's listing; a plain class (no thread, no Qt events) so that the rules
@@ -47,9 +52,15 @@ public:
     // "stack" and "plane".
     StackFinder(std::string folder, StackFinderOptions options);
 
-    void markRenamed(const QString& fileName);      // renamed into the folder: complete now
-    void markHandled(const std::string& stackName); // fitted, failed or skipped: never returned again
+    void markRenamed(const QString& fileName); // renamed into the folder: complete now
+    // Fitted, failed or skipped as its files were at `lastWriteMs` (CompleteStack::lastWriteMs): not returned again
+    // unless a file of it is written later (a camera that rewrites latest.fits), when it is a new stack.
+    void markHandled(const std::string& stackName, qint64 lastWriteMs);
     bool isHandled(const std::string& stackName) const { return m_handled.count(stackName) > 0; }
+    // A returned stack that was read short (still being written): returned again once its files change, or a last
+    // time (CompleteStack::lastChance) when they stay unchanged for incompleteMs. `steadyMs` as scan()'s.
+    void defer(const CompleteStack& stack, qint64 steadyMs);
+    int deferredStacks() const { return int(m_deferred.size()); }
 
     // Lists the folder and returns the stacks that became complete (each once). `steadyMs` is a monotonic
     // clock in ms. Throws FolderGoneError when the folder is gone or cannot be listed.
@@ -71,15 +82,20 @@ private:
     std::string m_folder;
     StackFinderOptions m_options;
     QRegularExpression m_pattern;
-    std::map<QString, FileState> m_files; // not yet handled
-    std::set<std::string> m_handled;
+    std::map<QString, FileState> m_files;    // not yet handled
+    std::map<std::string, qint64> m_handled; // stack name -> the newest write of its files when handled
+    struct Deferred {
+        qint64 lastWriteMs = 0; // its files' newest write when read short
+        qint64 sinceMs = 0;     // steady clock: when it was deferred
+    };
+    std::map<std::string, Deferred> m_deferred;
     std::set<QString> m_renamed; // renames seen before the file was listed
     bool m_sawChange = false;
 
     // scan's steps: each listed image file's state brought up to date (files no longer listed dropped), then the
     // stacks whose files are complete.
     void updateFiles(const QDir& dir, qint64 now);
-    std::vector<CompleteStack> completeStacks(const QDir& dir, qint64 now) const;
+    std::vector<CompleteStack> completeStacks(const QDir& dir, qint64 now);
 };
 
 } // namespace wfs

@@ -1,4 +1,5 @@
 #include "io/DatasetPlanes.h"
+#include "io/ImageReaders.h"
 #include "io/OmeXml.h"
 #include "base/Units.h"
 #include "base/NumberText.h"
@@ -25,6 +26,7 @@
 #include <limits>
 #include <numeric>
 #include <set>
+#include <unistd.h>
 
 namespace wfs {
 
@@ -60,9 +62,13 @@ using detail::format;
 
 std::string sha256Of(const std::string& path, long long* bytes)
 {
-    QFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::ReadOnly))
+    QFile file;
+    const int fd = openRegularFile(path); // no blocking open of a FIFO swapped in after the image was read
+    if (fd < 0 || !file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        if (fd >= 0)
+            ::close(fd);
         return {};
+    }
     QCryptographicHash hash(QCryptographicHash::Sha256);
     hash.addData(&file);
     if (bytes)
@@ -148,13 +154,15 @@ std::string findSidecar(const std::string& path)
 // A sidecar's JSON object; none (with a warning) when it is unreadable, too large or not an object.
 std::optional<QJsonObject> readSidecar(const DatasetFile& f, const std::string& sidecar, std::vector<DatasetMessage>& messages)
 {
-    QFile file(QString::fromStdString(sidecar));
-    if (!file.open(QIODevice::ReadOnly) || file.size() > (4 << 20)) {
-        messages.push_back({MessageLevel::Warning, f.path, sidecar + ": metadata sidecar unreadable or too large; ignored"});
+    std::string bytes;
+    try {
+        bytes = readRegularFile(sidecar, 4 << 20, "a metadata sidecar (JSON)");
+    } catch (const ImageReadError& e) {
+        messages.push_back({MessageLevel::Warning, f.path, std::string(e.what()) + "; the metadata sidecar is ignored"});
         return std::nullopt;
     }
     QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &error);
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(bytes), &error);
     if (error.error != QJsonParseError::NoError || !doc.isObject()) {
         messages.push_back({MessageLevel::Warning, f.path,
                             sidecar + ": metadata sidecar is not a JSON object (" + error.errorString().toStdString() + " at byte "
@@ -583,12 +591,14 @@ std::string findInstrumentLog(const std::string& path)
 void applyInstrumentLog(Dataset& d, int fileIndex, const std::string& log, std::vector<DatasetMessage>& messages)
 {
     const DatasetFile& f = d.files[size_t(fileIndex)];
-    QFile file(QString::fromStdString(log));
-    if (!file.open(QIODevice::ReadOnly) || file.size() > (4 << 20)) {
-        messages.push_back({MessageLevel::Warning, f.path, log + ": acquisition log unreadable or too large; ignored"});
+    std::string bytes;
+    try {
+        bytes = readRegularFile(log, 4 << 20, "an acquisition log");
+    } catch (const ImageReadError& e) {
+        messages.push_back({MessageLevel::Warning, f.path, std::string(e.what()) + "; the acquisition log is ignored"});
         return;
     }
-    const QStringList lines = QString::fromLatin1(file.readAll()).split(QLatin1Char('\n'));
+    const QStringList lines = QString::fromLatin1(QByteArray::fromStdString(bytes)).split(QLatin1Char('\n'));
     QString stage;
     for (const QString& line : lines)
         if (line.startsWith(QLatin1String("Z motion"))) {
@@ -859,9 +869,9 @@ void requireWholeFiles(const Dataset& dataset, const std::string& howToChoose)
 {
     for (const DatasetFile& f : dataset.files)
         if (!f.damage.empty())
-            throw DatasetError(f.damage
-                               + ": the planes left are not the stack the file holds; repair the file, or fit the planes left on purpose ("
-                               + howToChoose + ")");
+            throw IncompleteFileError(
+                f.damage + ": the planes left are not the stack the file holds; repair the file, or fit the planes left on purpose ("
+                + howToChoose + ")");
 }
 
 std::vector<int> usedPlanes(const Dataset& dataset)

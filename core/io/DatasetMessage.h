@@ -12,6 +12,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A file that could not be read whole: unreadable, or planes lost when read (DatasetFile::damage), as a file cut short
+// or still being written is. Live mode waits for such a stack to change before it calls it failed.
+class IncompleteFileError : public DatasetError {
+public:
+    using DatasetError::DatasetError;
+};
+
 enum class MessageLevel { Info, Warning, Error };
 const char* messageLevelName(MessageLevel level); // "info", "warning", "error"
 

@@ -1,5 +1,6 @@
 #include "io/Fits.h"
 #include "io/FitsHandle.h"
+#include "io/ReaderInput.h"
 
 #include <fitsio.h>
 #include <zlib.h>
@@ -179,6 +180,18 @@ FitsContent readOpenFits(fitsfile* raw, const std::string& name, const ReadLimit
     }
     if (content.planes.empty())
         throw fail("no image data in the file");
+    // A writer that declares the stack's plane count (this program's NPLANES) and a file that holds fewer: cut short,
+    // or still being written (a camera writing one HDU at a time). Damage, so that no front end fits the planes left
+    // as if they were the stack.
+    const auto declared = content.numbers.find("NPLANES");
+    if (content.damage.empty() && declared != content.numbers.end() && declared->second > double(content.planes.size())
+        && declared->second <= double(limits.maxPlanes)) {
+        const std::string held = std::to_string(content.planes.size());
+        content.warnings.push_back(name + ": its header declares NPLANES = " + std::to_string((long long)declared->second)
+                                   + " planes and the file holds " + held + "; it is cut short or still being written; kept the " + held
+                                   + " plane(s) it holds");
+        content.damage = content.warnings.back();
+    }
     return content;
 }
 
@@ -303,16 +316,20 @@ FitsContent readFitsFile(const std::string& diskPath, const unsigned char* head,
 
 FitsContent readFits(const std::string& path, const ReadLimits& limits)
 {
-    requireReadableFile(path);
+    // One open, its checks on the opened descriptor (a regular file, opened without blocking): CFITSIO and zlib then
+    // read that same file through /proc/self/fd, so a FIFO swapped in after the checks cannot block the reader.
+    const imageio::OpenFile file(path, limits);
     unsigned char head[4] = {};
-    std::size_t headSize = 0;
-    if (FILE* f = std::fopen(path.c_str(), "rb")) {
-        headSize = std::fread(head, 1, sizeof head, f);
-        std::fclose(f);
-    } else {
-        throw ImageReadError(path + ": cannot open the file (" + std::string(std::strerror(errno)) + ")");
-    }
-    return readFitsFile(path, head, headSize, path, limits);
+    const ssize_t got = ::pread(file.fd, head, sizeof head, 0);
+    if (got < 0)
+        throw ImageReadError(path + ": cannot read the file (" + std::string(std::strerror(errno)) + ")");
+    std::string opened = path;
+#ifdef __linux__
+    const std::string byDescriptor = "/proc/self/fd/" + std::to_string(file.fd);
+    if (::access(byDescriptor.c_str(), R_OK) == 0)
+        opened = byDescriptor;
+#endif
+    return readFitsFile(opened, head, std::size_t(got), path, limits);
 }
 
 FitsContent readFitsBuffer(const std::uint8_t* data, std::size_t size, const std::string& name, const ReadLimits& limits)

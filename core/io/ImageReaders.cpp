@@ -19,7 +19,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 namespace wfs {
 
@@ -43,6 +42,57 @@ void requireReadableFile(const std::string& path, const char* what)
         throw ImageReadError(path + ": permission denied (the file is not readable by this user)");
     if (info.st_size == 0)
         throw ImageReadError(path + ": the file is empty (0 bytes)");
+}
+
+int openRegularFile(const std::string& path, std::string* why)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (why)
+            *why = std::strerror(errno);
+        return -1;
+    }
+    struct stat info = {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd);
+        if (why)
+            *why = S_ISDIR(info.st_mode) ? "is a folder, not a file" : "is not a regular file (a FIFO, device or socket)";
+        return -1;
+    }
+    // Regular files never block; the flag only kept the open from waiting on a FIFO.
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+std::string readRegularFile(const std::string& path, std::size_t maxBytes, const char* what)
+{
+    requireReadableFile(path, what);
+    std::string why;
+    const int fd = openRegularFile(path, &why);
+    if (fd < 0)
+        throw ImageReadError(path + ": " + why);
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat info = {};
+    ::fstat(fd, &info);
+    if (std::size_t(info.st_size) > maxBytes)
+        throw ImageReadError(path + ": " + std::to_string(info.st_size) + " bytes is too large for " + what);
+    std::string bytes(std::size_t(info.st_size), '\0');
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t got = ::read(fd, bytes.data() + done, bytes.size() - done);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            throw ImageReadError(path + ": cannot read (" + std::string(std::strerror(errno)) + ")");
+        if (got == 0)
+            break; // shrank while read
+        done += std::size_t(got);
+    }
+    bytes.resize(done);
+    return bytes;
 }
 
 const char* imageFormatName(ImageFormat format)
@@ -127,10 +177,11 @@ std::size_t streamRead(MemoryStream& s, void* buffer, std::size_t count)
 OpenFile::OpenFile(const std::string& path, const ReadLimits& limits)
 {
     requireReadableFile(path);
-    fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    std::string why;
+    fd = openRegularFile(path, &why);
     struct stat info = {};
-    if (fd < 0 || ::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode))
-        throw ImageReadError(path + ": cannot open the file for reading");
+    if (fd < 0 || ::fstat(fd, &info) != 0)
+        throw ImageReadError(path + ": cannot open the file for reading (" + why + ")");
     // Compressed data may expand, but never beyond what a stored file could hold: 16 bytes per pixel
     // (a 64-bit float RGBA sample) plus headers.
     const unsigned long long maxBytes = (unsigned long long)limits.maxPixels * 16ULL + (64ULL << 20);
@@ -388,14 +439,15 @@ std::string imageSizeError(long long planes, long long width, long long height, 
 
 ImageFormat detectImageFormat(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
     std::uint8_t head[16] = {};
-    if (in) {
-        in.read(reinterpret_cast<char*>(head), sizeof head);
-        const ImageFormat byContent = detectImageFormat(head, std::size_t(in.gcount()));
+    if (const int fd = openRegularFile(path); fd >= 0) {
+        const ssize_t got = ::pread(fd, head, sizeof head, 0);
+        ::close(fd);
+        const std::size_t size = got > 0 ? std::size_t(got) : 0;
+        const ImageFormat byContent = detectImageFormat(head, size);
         if (byContent != ImageFormat::Unknown)
             return byContent;
-        if (in.gcount() >= 2 && head[0] == 0x1f && head[1] == 0x8b && formatFromSuffix(path) == ImageFormat::Fits)
+        if (size >= 2 && head[0] == 0x1f && head[1] == 0x8b && formatFromSuffix(path) == ImageFormat::Fits)
             return ImageFormat::Fits; // gzip-compressed FITS, which CFITSIO reads
     }
     return formatFromSuffix(path);

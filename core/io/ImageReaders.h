@@ -35,6 +35,16 @@ public:
 // kind of file expected ("an image file", "a session file (JSON)", "a truth file (JSON)", "a manifest").
 void requireReadableFile(const std::string& path, const char* what = "an image file");
 
+// Opens `path` for reading with one open call and checks the opened descriptor, not the path: opened without
+// blocking (a FIFO swapped in after requireReadableFile opens at once) and kept only when it is a regular file. The
+// descriptor (blocking reads again), or -1 with `why` set. Every read of a path goes through it or
+// readRegularFile: no check-then-open race.
+int openRegularFile(const std::string& path, std::string* why = nullptr);
+// The whole of a small file (settings, sessions, manifests, sidecars, logs) read through openRegularFile. Throws
+// ImageReadError naming the file and why: requireReadableFile's reasons, or more than `maxBytes` bytes ("too large
+// for `what`").
+std::string readRegularFile(const std::string& path, std::size_t maxBytes, const char* what);
+
 enum class ImageFormat { Unknown, Fits, Tiff, Png };
 const char* imageFormatName(ImageFormat format); // "FITS", "TIFF", "PNG", "unknown"
 

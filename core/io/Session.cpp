@@ -2,6 +2,7 @@
 
 #include "io/SettingsProblems.h"
 
+#include "io/ImageReaders.h"
 #include "io/SessionJson.h"
 
 #include "io/OutputTransaction.h"
@@ -538,18 +539,14 @@ namespace {
 // The session file as JSON. The readability check comes first because a FIFO would block the open forever.
 QJsonDocument readSessionDocument(const std::string& path)
 {
+    std::string bytes;
     try {
-        requireReadableFile(path, "a session file (JSON)");
+        bytes = readRegularFile(path, 64 << 20, "a session file (JSON)");
     } catch (const ImageReadError& e) {
         throw SessionError(e.what());
     }
-    QFile in(QString::fromStdString(path));
-    if (!in.open(QIODevice::ReadOnly))
-        throw SessionError(path + ": cannot open (" + in.errorString().toStdString() + ")");
-    if (in.size() > (64 << 20))
-        throw SessionError(path + ": " + std::to_string(in.size()) + " bytes is too large for a session file");
     QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(in.readAll(), &error);
+    const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(bytes), &error);
     if (error.error != QJsonParseError::NoError)
         throw SessionError(path + ": not valid JSON (" + error.errorString().toStdString() + " at byte " + std::to_string(error.offset)
                            + ")");

@@ -5,6 +5,7 @@
 #include <tiffio.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -499,6 +500,21 @@ ImageFileContent readTiffStream(MemoryStream& stream, const std::string& name, c
             break;
         }
     } while (true);
+    // ImageJ declares the file's page count ("images=N" in its description): a file that holds fewer is cut short,
+    // or still being written. Damage, as for a page that cannot be read.
+    if (const auto description = content.strings.find("ImageDescription");
+        content.damage.empty() && description != content.strings.end() && description->second.rfind("ImageJ=", 0) == 0) {
+        const std::string& text = description->second;
+        const std::size_t at = text.find("\nimages=");
+        const long long declared = at == std::string::npos ? 0 : std::atoll(text.c_str() + at + 8);
+        if (declared > (long long)content.planes.size() && declared <= limits.maxPlanes) {
+            const std::string held = std::to_string(content.planes.size());
+            content.warnings.push_back(name + ": its ImageJ description declares images=" + std::to_string(declared)
+                                       + " and the file holds " + held + " page(s); it is cut short or still being written; kept the "
+                                       + held + " page(s) it holds");
+            content.damage = content.warnings.back();
+        }
+    }
     return content;
 }
 } // namespace

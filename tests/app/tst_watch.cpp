@@ -15,10 +15,12 @@
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QThread>
 
 #include <cmath>
 #include <map>
 #include <set>
+#include <sys/stat.h>
 
 namespace {
 
@@ -130,10 +132,16 @@ public:
     {
         m_process.waitForFinished(kGuardMs);
         m_out += m_process.readAllStandardOutput();
-        m_err = m_process.readAllStandardError();
+        m_err += m_process.readAllStandardError();
         return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
     }
     QByteArray out() const { return m_out; }
+    // Standard error so far, while the process runs.
+    QByteArray errSoFar()
+    {
+        m_err += m_process.readAllStandardError();
+        return m_err;
+    }
     QByteArray err() const { return m_err; }
 
 private:
@@ -188,7 +196,8 @@ private slots:
         Watch watch({in, QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"),
                      path(QStringLiteral("live.jsonl")), QStringLiteral("--csv"), path(QStringLiteral("trend.csv")),
                      QStringLiteral("--save-results"), path(QStringLiteral("results")), QStringLiteral("--stable-ms"),
-                     QStringLiteral("1500"), QStringLiteral("--max-stacks"), QStringLiteral("5")},
+                     QStringLiteral("1500"), QStringLiteral("--incomplete-ms"), QStringLiteral("3000"), QStringLiteral("--max-stacks"),
+                     QStringLiteral("5")},
                     m_dir.path());
         QVERIFY(watch.waitFor("watching ")); // set up: a rename from now on counts as one
         QProcess writer;
@@ -257,11 +266,8 @@ private slots:
             for (const auto& [index, waves] : a)
                 QVERIFY2(std::abs(waves - b.at(index)) < 2e-3,
                          qPrintable(QStringLiteral("%1 Noll %2: live %3, batch %4").arg(stack).arg(index).arg(waves).arg(b.at(index))));
-            // --save-results: the result as reconstruct writes it, beside its input's name.
-            QVERIFY(coefficients(
-                        QJsonDocument::fromJson(readAll(path(QStringLiteral("results/%1.json").arg(QFileInfo(file).completeBaseName()))))
-                            .object())
-                    == a);
+            // --save-results: the result as reconstruct writes it, named by its input's whole name.
+            QVERIFY(coefficients(QJsonDocument::fromJson(readAll(path(QStringLiteral("results/%1.json").arg(stack)))).object()) == a);
         }
         QCOMPARE(warm, int(fitted.size()) - 1); // every fit after the first starts from the one before
         // The trend table: a header and one row per log row.
@@ -314,7 +320,145 @@ private slots:
         QCOMPARE(after.back().value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
         QVERIFY(after.back().value(QStringLiteral("warm_started")).toBool()); // from s_0006, past the failed rows
         QCOMPARE(watch.err().count("the watch expects"), 1);                  // said once, not once per stack
-        QVERIFY(watch.err().contains("continued after"));
+        QVERIFY(watch.err().contains("continued at sequence"));
+    }
+
+    // Issue 41: the watch writes only into files of its own. An existing file that is not its log or trend table, a
+    // link, a FIFO, the settings file: refused at the start with status 1, before a byte of it changes.
+    void foreignOutputsRefused()
+    {
+        const QString in = path(QStringLiteral("foreign"));
+        QVERIFY(QDir().mkpath(in));
+        const QByteArray fits = readAll(source(1));
+        QVERIFY(wfs::test::writeFile(path(QStringLiteral("data.fits")), fits));
+        const QByteArray settings = readAll(path(QStringLiteral("settings.json")));
+        QVERIFY(QFile::link(path(QStringLiteral("settings.json")), path(QStringLiteral("settings-link.jsonl"))));
+        QVERIFY(QFile::link(path(QStringLiteral("data.fits")), path(QStringLiteral("data-link.jsonl"))));
+        QCOMPARE(::mkfifo(path(QStringLiteral("fifo.jsonl")).toLocal8Bit().constData(), 0600), 0);
+        const QString log = path(QStringLiteral("own.jsonl"));
+        struct Case {
+            QStringList args;
+            QByteArray said;
+        };
+        const QList<Case> cases = {
+            {{QStringLiteral("--out"), path(QStringLiteral("data.fits"))}, "is not a live log"},
+            {{QStringLiteral("--out"), path(QStringLiteral("data-link.jsonl"))}, "symbolic link"},
+            {{QStringLiteral("--out"), path(QStringLiteral("fifo.jsonl"))}, "FIFO"},
+            {{QStringLiteral("--out"), path(QStringLiteral("settings.json"))}, "is the --settings file"},
+            {{QStringLiteral("--out"), path(QStringLiteral("settings-link.jsonl"))}, "is the --settings file"},
+            {{QStringLiteral("--out"), log, QStringLiteral("--csv"), path(QStringLiteral("data.fits"))}, "not a live trend table"},
+            {{QStringLiteral("--out"), log, QStringLiteral("--csv"), path(QStringLiteral("fifo.jsonl"))}, "FIFO"},
+        };
+        for (const Case& c : cases) {
+            Watch watch(QStringList{in, QStringLiteral("--settings"), path(QStringLiteral("settings.json")),
+                                    QStringLiteral("--exit-when-idle"), QStringLiteral("1")}
+                            + c.args,
+                        m_dir.path());
+            const int status = watch.finish();
+            QVERIFY2(status == 1 || status == 2, qPrintable(c.args.join(QLatin1Char(' ')) + QStringLiteral(": status %1").arg(status)));
+            QVERIFY2(watch.err().contains(c.said), qPrintable(c.args.join(QLatin1Char(' ')) + QStringLiteral(": ") + watch.err()));
+            QCOMPARE(readAll(path(QStringLiteral("data.fits"))), fits);
+            QCOMPARE(readAll(path(QStringLiteral("settings.json"))), settings);
+        }
+        // A trend table of another order (other columns) is refused, not appended to with rows of a new width.
+        renameIn(source(1), in, QStringLiteral("o_0001.fits"));
+        Watch first({in, QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"), log,
+                     QStringLiteral("--csv"), path(QStringLiteral("own.csv")), QStringLiteral("--exit-when-idle"), QStringLiteral("1")},
+                    m_dir.path());
+        QVERIFY2(first.finish() == 0, first.err().constData());
+        const QByteArray table = readAll(path(QStringLiteral("own.csv")));
+        QVERIFY(wfs::test::writeFile(path(QStringLiteral("order6.json")),
+                                     R"({"format": "wavefront-studio-session", "format_version": 1, "model": {"order": 6}})"));
+        Watch other({in, QStringLiteral("--settings"), path(QStringLiteral("order6.json")), QStringLiteral("--out"), log,
+                     QStringLiteral("--csv"), path(QStringLiteral("own.csv")), QStringLiteral("--exit-when-idle"), QStringLiteral("1")},
+                    m_dir.path());
+        QCOMPARE(other.finish(), 1);
+        QVERIFY2(other.err().contains("other columns") && other.err().contains("--order"), other.err().constData());
+        QCOMPARE(readAll(path(QStringLiteral("own.csv"))), table);
+    }
+
+    // Issue 41: the watch stopped between its log row and its trend-table row (the table's last row removed here,
+    // as a kill between the two writes leaves it) is repaired on the restart: the table gets the row the log holds.
+    // A stack replaced under its name after it was fitted (a camera rewriting latest.fits) is fitted again.
+    void restartRepairsTheTableAndRefitsARewrittenStack()
+    {
+        const QString in = path(QStringLiteral("repair"));
+        QVERIFY(QDir().mkpath(in));
+        const QString log = path(QStringLiteral("repair.jsonl")), csv = path(QStringLiteral("repair.csv"));
+        const QStringList args{in,
+                               QStringLiteral("--settings"),
+                               path(QStringLiteral("settings.json")),
+                               QStringLiteral("--out"),
+                               log,
+                               QStringLiteral("--csv"),
+                               csv,
+                               QStringLiteral("--stable-ms"),
+                               QStringLiteral("200"),
+                               QStringLiteral("--exit-when-idle"),
+                               QStringLiteral("2")};
+        renameIn(source(1), in, QStringLiteral("latest.fits"));
+        Watch first(args, m_dir.path());
+        QVERIFY2(first.finish() == 0, first.err().constData());
+        renameIn(source(2), in, QStringLiteral("r_0002.fits"));
+        Watch second(args, m_dir.path());
+        QVERIFY2(second.finish() == 0, second.err().constData());
+        QCOMPARE(logRows(log).size(), 2);
+        QByteArray table = readAll(csv);
+        const QByteArray whole = table;
+        table.chop(1);
+        table.truncate(table.lastIndexOf('\n') + 1); // the last row lost
+        QVERIFY(wfs::test::writeFile(csv, table));
+        // latest.fits rewritten by its camera: a later modification time, other contents.
+        QVERIFY(QFile::remove(QDir(in).filePath(QStringLiteral("latest.fits"))));
+        QThread::msleep(20);
+        renameIn(source(3), in, QStringLiteral("latest.fits"));
+        Watch third(args, m_dir.path());
+        QVERIFY2(third.finish() == 0, third.err().constData());
+        QVERIFY2(third.err().contains("were missing and were added"), third.err().constData());
+        const QList<QJsonObject> rows = logRows(log);
+        QCOMPARE(rows.size(), 3);
+        QCOMPARE(rows[2].value(QStringLiteral("stack")).toString(), QStringLiteral("latest.fits"));
+        QCOMPARE(rows[2].value(QStringLiteral("sequence")).toInt(), 2);
+        QVERIFY(coefficients(rows[2]) != coefficients(rows[0])); // the new file's fit
+        const QList<QByteArray> lines = readAll(csv).trimmed().split('\n');
+        QCOMPARE(lines.size(), 4); // header and three rows, in order, the repaired one as first written
+        QVERIFY(readAll(csv).startsWith(whole));
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(lines[i + 1].startsWith(QByteArray::number(i) + ","));
+    }
+
+    // Issue 41: a cube written in chunks, paused longer than --stable-ms after its first plane: never fitted (nor
+    // logged failed) as what was there; fitted once whole, with its three planes. reconstruct refuses the cut file.
+    void cubeWrittenInChunks()
+    {
+        const QString in = path(QStringLiteral("chunks"));
+        QVERIFY(QDir().mkpath(in));
+        const QByteArray whole = readAll(source(1));
+        const qsizetype cut = whole.size() / 2; // the header and the first plane, part of the second
+        const QString file = QDir(in).filePath(QStringLiteral("c_0001.fits"));
+        QVERIFY(wfs::test::writeFile(file, whole.left(cut)));
+        Watch watch({in, QStringLiteral("--settings"), path(QStringLiteral("settings.json")), QStringLiteral("--out"),
+                     path(QStringLiteral("chunks.jsonl")), QStringLiteral("--stable-ms"), QStringLiteral("200"),
+                     QStringLiteral("--max-stacks"), QStringLiteral("1")},
+                    m_dir.path());
+        QVERIFY(watch.waitFor("watching "));
+        QTRY_VERIFY_WITH_TIMEOUT(readAll(path(QStringLiteral("chunks.jsonl"))).isEmpty() && watch.errSoFar().contains("not read whole"),
+                                 kGuardMs);
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::Append));
+        QCOMPARE(f.write(whole.mid(cut)), whole.size() - cut);
+        f.close();
+        QVERIFY2(watch.finish() == 0, watch.err().constData());
+        const QList<QJsonObject> rows = logRows(path(QStringLiteral("chunks.jsonl")));
+        QCOMPARE(rows.size(), 1);
+        QCOMPARE(rows[0].value(QStringLiteral("status")).toString(), QStringLiteral("ok"));
+        QCOMPARE(rows[0].value(QStringLiteral("planes")).toArray().size(), 3);
+        QVERIFY2(watch.err().contains("truncated"), watch.err().constData());
+        QVERIFY(wfs::test::writeFile(path(QStringLiteral("cut.fits")), whole.left(cut)));
+        const wfs::test::ProgramRun refused =
+            wfs::test::runProgram(QStringLiteral(WFS_CLI_PATH), {QStringLiteral("reconstruct"), path(QStringLiteral("cut.fits"))});
+        QVERIFY(refused.status != 0);
+        QVERIFY2(refused.err.contains("truncated") && refused.err.contains("--planes"), refused.err.constData());
     }
 
     // The folder disappears: the watch stops with a message, status 1, and the log keeps its rows.
