@@ -373,6 +373,23 @@ def main():
             prep = (lambda p: lambda w: (p(w), os.mkfifo(os.path.join(w, "pipe.fits"))))(prep)
         run_case(f"session: {name}", ["reconstruct", "--session", "s.json", "--json", "r.json", "--quiet", "--max-iterations", "20"], ["r.json"], base,
                  prepare=prep)
+    # Issue 41: the PSF generator and sessions obey the same ranges as the flags, and refuse before allocating.
+    for name, change, said in (("clip_sigma 0", lambda s: s["preprocess"].__setitem__("clip_sigma", 0), ["clip_sigma", "must be positive"]),
+                               ("every plane excluded", lambda s: [p.__setitem__("use", False) for p in s["planes"]], ["no plane takes part"])):
+        run_case(f"session: {name}", ["reconstruct", "--session", "s.json", "--json", "r.json", "--quiet"], ["r.json"], base,
+                 prepare=edited(change), expect_ok=False, expect_err=said)
+    optics = ["psf", "--wavelength", "600nm", "--na", "1.4", "--immersion", "1.518", "--pixel-scale", "65nm"]
+    run_case("psf: 1001 planes of 4096 x 4096", optics + ["--size", "4096", "--psf-z", "-5um:5um:10nm", "--out", "p.fits"], ["p.fits"], base,
+             expect_ok=False, expect_err=["needs about", "of memory"])
+    run_case("psf: --psf-z steps of 1e296 m", optics + ["--psf-z", "0m:1e297m:1e296m", "--out", "p.fits"], ["p.fits"], base,
+             expect_ok=False, expect_err=["not plausible"])
+    run_case("psf: --out its --coefficients file", optics + ["--coefficients", "c.fits", "--out", "c.fits", "--force"], [], base,
+             prepare=write("c.fits", json.dumps({"coefficients": [{"index": 4, "value_waves": 0.1}]}).encode()), expect_ok=False,
+             expect_err=["is the --coefficients file"], protected=["c.fits"])
+    run_case("psf: design coverslip index 1.0 under NA 1.4", optics + ["--model", "vectorial", "--design-coverslip-index", "1.0", "--out", "p.fits"],
+             ["p.fits"], base, expect_ok=False, expect_err=["must be above the numerical aperture"])
+    run_case("psf: --dipole 0x10,0", optics + ["--model", "vectorial", "--dipole", "0x10,0", "--out", "p.fits"], ["p.fits"], base,
+             expect_ok=False, expect_err=["--dipole", "THETA,PHI"])
     truth = {"coefficients": [{"index": 4, "value_waves": 1e300}]}
     run_case("simulate: truth of 1e300 waves", ["simulate", "--grid", "32", "--truth", "t.json", "--out", "o.fits"], ["o.fits", "o.truth.json"], base,
              prepare=write("t.json", json.dumps(truth).encode()))
