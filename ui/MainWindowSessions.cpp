@@ -62,7 +62,7 @@ std::function<void()> MainWindow::exportTask(const QString& key, const QString& 
         // The fitted system's 3-D PSF is imaged first, at the command line's defaults (21 planes over the
         // fitted planes' range, the data's pixels and size).
         std::optional<PsfStack> stack;
-        if (kind == ExportKind::PsfStack) {
+        if (exportNeedsPsfStack(kind)) {
             if (!spec)
                 throw std::runtime_error("the fitted problem is not at hand");
             PsfStackRequest request;

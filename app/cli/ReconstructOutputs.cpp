@@ -75,8 +75,18 @@ void addReconstructOutputOptions(QCommandLineParser& parser)
              QStringLiteral("FILE.png")},
             {QStringLiteral("psf-stack-out"),
              QStringLiteral("Write the fitted system's 3-D PSF (pupil and detector as fitted) as a FITS cube or, for "
-                            ".tif, a 32-bit float TIFF stack (ImageJ reads its z spacing)."),
+                            ".tif, a 32-bit float ImageJ TIFF stack, for .ome.tif an OME-TIFF (both with the voxel size: "
+                            "pixel and z step in um, which Fiji and tifffile read)."),
              QStringLiteral("FILE")},
+            {QStringLiteral("spline-mat-out"),
+             QStringLiteral("Write the 3-D PSF as the cubic-spline calibration SMAP and DECODE load (MATLAB file, struct SXY "
+                            "with cspline.coeff, x0, z0, dz; docs/exports.md): at --psf-z (lengths), --psf-pixel, --psf-crop "
+                            "(square). Needs the pixel size with the NA."),
+             QStringLiteral("FILE.mat")},
+            {QStringLiteral("model-h5-out"),
+             QStringLiteral("Write the PSF model as one HDF5 file: pupil phase and amplitude, Zernike coefficients with "
+                            "uncertainties, the optics, the 3-D PSF with its voxel size; units as attributes (docs/exports.md)."),
+             QStringLiteral("FILE.h5")},
             {QStringLiteral("psf-z"),
              QStringLiteral("The stack's planes: START:STOP:STEP as lengths (-2um:2um:0.1um) or waves (-1w:1w:0.25w), "
                             "the fitted planes' unit (default: 21 planes over the fitted planes' range)."),
@@ -97,12 +107,22 @@ void addReconstructOutputOptions(QCommandLineParser& parser)
         });
 }
 
+bool needsPsfStack(const QCommandLineParser& parser)
+{
+    for (const ResultExport& e : resultExports())
+        if (exportNeedsPsfStack(e.kind) && has(parser, e.key))
+            return true;
+    return false;
+}
+
 // --psf-z as core parses it; without it, 21 planes over the fitted planes' defocus range. Throws UsageError.
 std::optional<DefocusRange> psfStackRange(const QCommandLineParser& parser)
 {
-    for (const char* option : {"psf-z", "psf-pixel", "psf-crop"})
-        if (has(parser, option) && !has(parser, "psf-stack-out"))
-            throw UsageError(std::string("--") + option + " applies to --psf-stack-out");
+    if (!needsPsfStack(parser))
+        for (const char* option : {"psf-z", "psf-pixel", "psf-crop"})
+            if (has(parser, option))
+                throw UsageError(std::string("--") + option
+                                 + " applies to the 3-D PSF's exports (--psf-stack-out, --spline-mat-out, --model-h5-out)");
     // Their syntax now, before any input is read: what depends on the fitted grid is checked with the stack.
     if (has(parser, "psf-pixel"))
         parsePlausible(value(parser, "psf-pixel"), QStringLiteral("psf-pixel"), Setting::PixelPitch);
@@ -146,7 +166,7 @@ PsfStack psfStackFor(const QCommandLineParser& parser, const ProblemSpec& spec, 
     try {
         return psfStack(problem, result.solver.parameters, request);
     } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--psf-stack-out: ") + e.what());
+        throw UsageError(std::string("the 3-D PSF: ") + e.what());
     }
 }
 

@@ -2,12 +2,15 @@
 
 #include "fit/PsfAnalysis.h"
 #include "fit/PsfStack.h"
+#include "io/Hdf5Model.h"
 #include "io/ResultJson.h"
+#include "io/SplineCalibration.h"
 #include "optics/Zernike.h"
 #include "settings/SettingsText.h"
 
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <stdexcept>
@@ -44,8 +47,12 @@ const std::vector<ResultExport>& resultExports()
         {K::AmplitudePng, "amplitude-png", "Pupil amplitude as PNG", "PNG image (*.png)", "-amplitude.png", false, "Pupil amplitude"},
         {K::ZonalPng, "zonal-png", "Zonal phase remainder as PNG", "PNG image (*.png)", "-zonal.png", false,
          "Phase beyond the Zernike terms"},
-        {K::PsfStack, "psf-stack-out", "3-D PSF stack as FITS or TIFF", "FITS cube (*.fits);;TIFF stack (*.tif *.tiff)", "-psf-stack.fits",
+        {K::PsfStack, "psf-stack-out", "3-D PSF stack as FITS, TIFF or OME-TIFF",
+         "FITS cube (*.fits);;ImageJ TIFF stack (*.tif *.tiff);;OME-TIFF (*.ome.tif *.ome.tiff)", "-psf-stack.fits", false, nullptr},
+        {K::SplineMat, "spline-mat-out", "3-D PSF as SMAP/DECODE cubic-spline calibration (.mat)", "MATLAB file (*.mat)", "-3dcal.mat",
          false, nullptr},
+        {K::ModelHdf5, "model-h5-out", "PSF model (pupil, Zernikes, 3-D PSF) as HDF5", "HDF5 file (*.h5 *.hdf5)", "-psf-model.h5", false,
+         nullptr},
     };
     return exports;
 }
@@ -81,6 +88,10 @@ const ResultExport* resultExportForFileName(const std::string& path)
         return &resultExport(ExportKind::PhasePng);
     if (hasSuffix(path, {"fits", "fit", "fts"}))
         return &resultExport(ExportKind::ResultsFits);
+    if (hasSuffix(path, {"mat"}))
+        return &resultExport(ExportKind::SplineMat);
+    if (hasSuffix(path, {"h5", "hdf5"}))
+        return &resultExport(ExportKind::ModelHdf5);
     return nullptr;
 }
 
@@ -145,10 +156,18 @@ QByteArray dataExportBytes(ExportKind kind, const std::string& path, const Resul
     case ExportKind::PupilFits:
         return pupilFitsBytes(result, in.context, in.float32, in.fitsUnit);
     case ExportKind::PsfStack:
+    case ExportKind::SplineMat:
+    case ExportKind::ModelHdf5:
         if (!in.stack)
             throw std::logic_error("no PSF stack was made");
-        if (hasSuffix(path, {"tif", "tiff"}))
-            return psfStackTiffBytes(*in.stack, result);
+        if (kind == ExportKind::SplineMat)
+            return splineMatBytes(*in.stack, result, in.context);
+        if (kind == ExportKind::ModelHdf5)
+            return hdf5ModelBytes(*in.stack, result, in.context);
+        if (hasSuffix(path, {"tif", "tiff"})) {
+            const bool ome = QString::fromStdString(path).toLower().contains(QRegularExpression(QStringLiteral("\\.ome\\.tiff?$")));
+            return psfStackTiffBytes(*in.stack, result, in.context, ome);
+        }
         return psfStackFitsBytes(*in.stack, result, in.context, in.float32);
     case ExportKind::PhasePng:
     case ExportKind::AmplitudePng:
