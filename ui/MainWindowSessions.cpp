@@ -111,7 +111,7 @@ void MainWindow::exportResultInBackground(const QString& key, const QString& pat
               })
         .onFailed(this, [this, path](const std::exception& e) {
             statusBar()->clearMessage();
-            showError(tr("Export to %1 failed: %2").arg(path, QString::fromUtf8(e.what())));
+            showError(tr("Export to %1 failed: %2").arg(path, workerErrorText(e)));
             emit exportFinished(false);
         });
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Every file a finished fit can be exported as, in one table: its kind, the command line's option
-// (`wavefront-cli reconstruct --phase-out ...`), the desktop Export menu's label and file-dialog filter,
-// the suggested file name's ending and, for pictures, their title. The CLI's options, the desktop's Export
+// (`wavefront-cli reconstruct --phase-out ...`) with its help and value name, the desktop Export menu's label and
+// file-dialog filter, the suggested file name's ending and, for pictures, their title. The CLI's options, the desktop's Export
 // menu and the Python module's `Result.save(what=...)` are all made from this table, and all make the bytes
 // through one dispatch, so a file written from any of them is the same file.
 //
@@ -46,6 +46,8 @@ struct ResultExport {
     const char* suffix;     // the suggested file name's ending, with its dot: "-phase.fits"
     bool text;              // text (may go to standard output) rather than binary
     const char* title;      // pictures: the first words of the title drawn above the map (exportTitle); data: nullptr
+    const char* help;       // the command line's help for the option: what it writes
+    const char* valueName;  // the command line's value name: "FILE.fits"
 };
 
 // Every result export, in the order the command line lists them and the Export menu shows them.

@@ -218,7 +218,7 @@ SplineVolume splineVolume(const PsfStack& stack, const ExportContext& context)
     for (size_t i = 0; i < n * n; ++i)
         sum += v.samples[i + n * n * v.focusPlane];
     if (!(sum > 0.0) || !std::isfinite(sum))
-        throw std::runtime_error("the PSF's plane nearest focus holds no light in the crop");
+        throw std::runtime_error("the PSF's plane nearest z = 0 holds no light in the crop");
     for (double& s : v.samples)
         s /= sum;
     return v;
@@ -237,7 +237,7 @@ QByteArray splineMatBytes(const PsfStack& stack, const FitResult& result, const 
         "coordinates, "
         "t = s - floor(s). Dimension 1: image rows, top first; 2: columns, left first; 3: z, increasing with the slice. "
         "x0: 1-based index of the optical axis's pixel on dimensions 1 and 2. z0: 0-based spline coordinate of focus; "
-        "z = (s3 - z0) * dz nm. The slice nearest focus sums to 1 over the ROI. Fitted system of Wavefront Studio: "
+        "z = (s3 - z0) * dz nm. The slice at z = 0 (the nearest) sums to 1 over the ROI. Fitted system of Wavefront Studio: "
         "pupil and detector as fitted, defocus as z (README Conventions).";
 
     QTemporaryDir dir;

@@ -26,8 +26,8 @@
 // Spline3D_v2): it passes through every sample, is C2, reproduces cubics, and between the samples of a PSF at Q = 2.75
 // is 4 times closer to the model than the finite-difference (Catmull-Rom) form (docs/exports.md).
 //
-// Normalisation: the slice nearest focus sums to 1 over the N x N ROI, so a fitted photon count is the in-focus
-// photons in the ROI.
+// Normalisation: the slice at z = 0 (the nearest) sums to 1 over the N x N ROI, so a fitted photon count is the
+// photons in the ROI at z = 0.
 #include "fit/Results.h"
 #include "io/Exports.h"
 

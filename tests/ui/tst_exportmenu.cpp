@@ -174,8 +174,12 @@ private slots:
         // Every kind is an option of `reconstruct` (the amplitude and zonal maps, which the demo's fit has none of, only so).
         const test::ProgramRun help =
             test::runProgram(QStringLiteral(WFS_CLI_PATH), {QStringLiteral("reconstruct"), QStringLiteral("--help")});
-        for (const ResultExport& e : resultExports())
-            QVERIFY2(help.out.contains(QByteArray("--") + e.key + ' '), e.key);
+        // Each with the table's value name and help (the help's wrapped lines joined).
+        const QByteArray joined = help.out.simplified();
+        for (const ResultExport& e : resultExports()) {
+            QVERIFY2(help.out.contains(QByteArray("--") + e.key + " <" + e.valueName + "> "), e.key);
+            QVERIFY2(joined.contains(QByteArray("--") + e.key + " <" + e.valueName + "> " + e.help), e.help);
+        }
         const QString session = m_dir.filePath(QStringLiteral("same-session.json"));
         QVERIFY(m_window->saveSessionTo(session));
         const QString cliDir = m_dir.filePath(QStringLiteral("cli")), desktopDir = m_dir.filePath(QStringLiteral("desktop"));
