@@ -84,6 +84,9 @@ mutations=(
   "live-complete-while-written|core/engine/StackFinder.cpp|tst_watcher|live mode reads a file still being written (no stable time, no rename)"
   "runs-rms-piston|core/engine/RunComparison.cpp|tst_runcomparison|run comparison's RMS difference keeps the piston"
   "solver-zonal-scales-uniform|core/fit/Solver.cpp|tst_pupilfunction|zonal solver scales: one per block, the data's and prior's shares not split by pixel"
+  "spline-natural-ends|core/io/SplineCalibration.cpp|tst_psfexports|spline calibration: natural ends (second derivative 0) instead of not-a-knot"
+  "spline-x0-zero-based|core/io/SplineCalibration.cpp|tst_psfexports|spline calibration: x0 written 0-based, not MATLAB's 1-based index"
+  "psf-tiff-spacing|core/io/Exports.cpp|tst_psfexports|3-D PSF ImageJ TIFF: spacing= the pixel size instead of the z step"
 )
 
 # Applies mutation $1 to $src/$2 with exact replacements (python3: no quoting trouble with C++ text).
@@ -195,6 +198,12 @@ edits = {
     "session-run-solver": [("{QStringLiteral(\"solver\"), solverJson(run.solver)},", "{QStringLiteral(\"solver\"), solverJson(SolverSettings{})},")],
     "runs-rms-piston": [("std::sqrt(std::max(0.0, sumSquares / c.pupilPixels - mean * mean));", "std::sqrt(std::max(0.0, sumSquares / c.pupilPixels));")],
     "solver-zonal-scales-uniform": [("const double own = data * share[k] / meanShare + prior[k];", "const double own = data + meanPrior;")],
+    # io/SplineCalibration.cpp's one-axis spline: both end conditions.
+    "spline-natural-ends": [("        m[0] = 2.0 * m[1] - m[2];", "        m[0] = 0.0;"),
+                            ("        m[size_t(n - 1)] = 2.0 * m[size_t(n - 2)] - m[size_t(n - 3)];", "        m[size_t(n - 1)] = 0.0;")],
+    "spline-x0-zero-based": [("v.x0 = double(v.size / 2 + 1);", "v.x0 = double(v.size / 2);")],
+    "psf-tiff-spacing": [('description += "spacing=" + micronText(axis.values[1] - axis.values[0]) + "\\n";',
+                          'description += "spacing=" + micronText(psfStackPixelPitch(stack, context)) + "\\n";')],
 }.get(name)
 if edits is None:
     sys.exit("no edit for this mutation in apply_mutation")

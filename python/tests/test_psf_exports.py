@@ -32,6 +32,7 @@ BEAD = ROOT / "tests" / "data" / "bead_zstack_BIL113.tif"
 BEAD_OPTIONS = dict(wavelength="605nm", na=1.1, immersion=1.33, pixel_scale="0.1um", crop=64, order=6)
 Z = "-1um:1um:0.1um"  # 21 planes, focus the middle one
 Z_MID = "-0.95um:0.95um:0.1um"
+Z_COARSE = "-1um:1um:0.25um"  # 9 planes: a z step unlike the pixel, so the axes' order in the voxel size shows
 CROP = 31
 AT_CENTRES = 1e-4  # of the peak
 SMOOTH_XY = 0.015  # of the peak, half way between the samples along x and y
@@ -134,8 +135,14 @@ def test_spline_calibration_reads_in_scipy_and_follows_the_model(bead, tmp_path)
         shutil.copy(png, Path(os.environ["WFS_TEST_FIGURES"]) / png.name)
 
 
+def coarse(result):
+    """The fit's 3-D PSF at 100 nm pixels and a 250 nm z step."""
+    return wfs.psf_stack(result, Z_COARSE, crop=CROP, origin="upper")
+
+
 def test_hdf5_model_holds_values_with_units(bead, tmp_path):
-    result, stack = bead
+    result = bead[0]
+    stack = coarse(result)
     path = tmp_path / "bead-psf-model.h5"
     result.save(path, psf_stack=stack)  # the file name's ending chooses
     with h5py.File(path, "r") as f:
@@ -144,11 +151,12 @@ def test_hdf5_model_holds_values_with_units(bead, tmp_path):
         assert f["optics/numerical_aperture"][()] == pytest.approx(1.1)
         assert f["optics/pixel_size"][()] == pytest.approx(1e-7) and f["optics/pixel_size"].attrs["units"] == "m"
         psf = f["psf/stack"]
-        assert psf.shape == (21, CROP, CROP) and psf.attrs["units"] == "1"
-        np.testing.assert_allclose(psf.attrs["voxel_size"], [1e-7, 1e-7, 1e-7], rtol=1e-9)
-        np.testing.assert_allclose(psf.attrs["element_size_um"], [0.1, 0.1, 0.1], rtol=1e-9)
+        assert psf.shape == (9, CROP, CROP) and psf.attrs["units"] == "1"
+        np.testing.assert_allclose(psf.attrs["voxel_size"], [2.5e-7, 1e-7, 1e-7], rtol=1e-9)  # [dz, dy, dx]
+        assert psf.attrs["voxel_size_units"] == "m"
+        np.testing.assert_allclose(psf.attrs["element_size_um"], [0.25, 0.1, 0.1], rtol=1e-9)
         np.testing.assert_array_equal(psf[...][:, ::-1, :], np.asarray(stack.planes))  # row 0 at the bottom in the file
-        np.testing.assert_allclose(f["psf/z"][...], np.linspace(-1e-6, 1e-6, 21), atol=1e-15)
+        np.testing.assert_allclose(f["psf/z"][...], np.linspace(-1e-6, 1e-6, 9), atol=1e-15)
         assert f["psf/z"].attrs["units"] == "m"
         table = result.coefficients
         z = f["zernike"]
@@ -165,7 +173,8 @@ def test_hdf5_model_holds_values_with_units(bead, tmp_path):
 
 
 def test_tiff_stacks_carry_their_voxel_size(bead, tmp_path):
-    result, stack = bead
+    result = bead[0]
+    stack = coarse(result)
     imagej, ome = tmp_path / "bead-psf.tif", tmp_path / "bead-psf.ome.tif"
     result.save(imagej, "psf-stack-out", psf_stack=stack)
     result.save(ome, "psf-stack-out", psf_stack=stack)
@@ -173,7 +182,7 @@ def test_tiff_stacks_carry_their_voxel_size(bead, tmp_path):
     with tifffile.TiffFile(imagej) as tif:
         assert tif.is_imagej
         meta = tif.imagej_metadata
-        assert meta["unit"] == "micron" and meta["spacing"] == pytest.approx(0.1)
+        assert meta["unit"] == "micron" and meta["spacing"] == pytest.approx(0.25)
         numerator, denominator = tif.pages[0].tags["XResolution"].value
         assert denominator / numerator == pytest.approx(0.1, rel=1e-9)  # microns per pixel
         numerator, denominator = tif.pages[0].tags["YResolution"].value
@@ -182,8 +191,8 @@ def test_tiff_stacks_carry_their_voxel_size(bead, tmp_path):
     with tifffile.TiffFile(ome) as tif:
         assert tif.is_ome and tif.series[0].axes == "ZYX"
         pixels = ET.fromstring(tif.ome_metadata).find(".//{*}Pixels")
-        for axis in "XYZ":
-            assert float(pixels.get(f"PhysicalSize{axis}")) == pytest.approx(0.1)
+        for axis, size in zip("XYZ", (0.1, 0.1, 0.25)):
+            assert float(pixels.get(f"PhysicalSize{axis}")) == pytest.approx(size)
             assert pixels.get(f"PhysicalSize{axis}Unit") == "µm"
         np.testing.assert_array_equal(tif.asarray(), planes)
 
