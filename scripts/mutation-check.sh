@@ -9,6 +9,9 @@
 #                                                not compile counts as not caught, and the run goes on to
 #                                                the next one; -k is accepted for old command lines and
 #                                                changes nothing.
+#   scripts/mutation-check.sh --suite-passed    the same, without the baseline run of the mutations' tests on the
+#                                                unmutated copy: for scripts/test.sh, which calls it right after the
+#                                                whole suite passed on these sources
 #   scripts/mutation-check.sh --check [NAME...]  only check that every mutation applies to the working
 #                                                tree and that its tests exist (seconds, no build); lists
 #                                                every stale one and exits 1 when there is any
@@ -17,8 +20,9 @@
 # fails there and the mutation moves with the code; and after the suite, the whole run (scripts/test.sh), so a
 # mutation that no test catches any more fails the build.
 # The copy and its build folder live in build-mutation/ (ignored by git; WFS_MUTATION_DIR overrides).
-# They are kept between runs, so only the first run builds everything; ccache (base_dir /work) reuses
-# objects of other builds of the same sources. A run takes a minute or two per mutation.
+# They are kept between runs, so only the first run builds everything; ccache reuses the objects of the main
+# build: the copy lies inside the tree, so with the tree as ccache's base_dir (the default here) both builds compile
+# the same relative paths. A run takes about half a minute per mutation.
 set -uo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -26,11 +30,13 @@ work="${WFS_MUTATION_DIR:-$root/build-mutation}"
 src="$work/src"
 build="$src/build" # same layout as the release preset's build/, so ccache's relative paths match
 check_only=0
+suite_passed=0
 selected=()
 for a in "$@"; do
   case "$a" in
     -k) ;; # keep going: what the run always does now
     --check) check_only=1 ;;
+    --suite-passed) suite_passed=1 ;;
     -*) echo "mutation-check: unknown option $a" >&2; exit 2 ;;
     *) selected+=("$a") ;;
   esac
@@ -100,6 +106,9 @@ mutations=(
   "live-short-stack-logged|core/engine/LiveWatch.cpp|tst_watcher|live mode logs a stack not read whole as failed at once"
   "live-table-not-repaired|core/engine/LiveWatch.cpp|tst_watcher|a restart leaves the trend table without the rows the log holds"
   "fits-nplanes-ignored|core/io/Fits.cpp|tst_watcher|a FITS file with fewer planes than its NPLANES is read as whole"
+  "spline-natural-ends|core/io/SplineCalibration.cpp|tst_psfexports|spline calibration: natural ends (second derivative 0) instead of not-a-knot"
+  "spline-x0-zero-based|core/io/SplineCalibration.cpp|tst_psfexports|spline calibration: x0 written 0-based, not MATLAB's 1-based index"
+  "psf-tiff-spacing|core/io/Exports.cpp|tst_psfexports|3-D PSF ImageJ TIFF: spacing= the pixel size instead of the z step"
 )
 
 # Applies mutation $1 to $src/$2 with exact replacements (python3: no quoting trouble with C++ text).
@@ -241,6 +250,12 @@ edits = {
     # imageStack: the (planes, rows, columns) array a result's data, model and residuals come back in.
     "python-shape-swap": [("py::array_t<double> stack({py::ssize_t(planes.size()), ny, nx});",
                            "py::array_t<double> stack({py::ssize_t(planes.size()), nx, ny});")],
+    # io/SplineCalibration.cpp's one-axis spline: both end conditions.
+    "spline-natural-ends": [("        m[0] = 2.0 * m[1] - m[2];", "        m[0] = 0.0;"),
+                            ("        m[size_t(n - 1)] = 2.0 * m[size_t(n - 2)] - m[size_t(n - 3)];", "        m[size_t(n - 1)] = 0.0;")],
+    "spline-x0-zero-based": [("v.x0 = double(v.size / 2 + 1);", "v.x0 = double(v.size / 2);")],
+    "psf-tiff-spacing": [('description += "spacing=" + micronText(axis.values[1] - axis.values[0]) + "\\n";',
+                          'description += "spacing=" + micronText(psfStackPixelPitch(stack, context)) + "\\n";')],
 }.get(name)
 if edits is None:
     sys.exit("no edit for this mutation in apply_mutation")
@@ -331,7 +346,7 @@ for m in "${mutations[@]}"; do
   for t in $tests; do [[ " ${all_tests[*]} " == *" $t "* ]] || all_tests+=("$t"); done
 done
 
-export CCACHE_BASEDIR="${CCACHE_BASEDIR:-/work}"
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DWFS_BUILD_TESTS=ON >"$work/configure.log" 2>&1 \
     || { echo "configure failed, see $work/configure.log"; exit 2; }
@@ -346,15 +361,19 @@ build_targets() {
   done
   cmake --build "$build" -j "$jobs" --target "${targets[@]}" >"$work/build.log" 2>&1
 }
+# A mutation's tests run side by side and stop at the first that fails: one failure is a catch.
 run_tests() {
   local regex
   regex="^($(echo "$*" | tr ' ' '|'))\$"
-  ctest --test-dir "$build" -R "$regex" --timeout 900 --output-on-failure >"$work/test.log" 2>&1
+  ctest --test-dir "$build" -R "$regex" -j "$jobs" --stop-on-failure --timeout 900 --output-on-failure \
+    >"$work/test.log" 2>&1
 }
 
-echo "mutation-check: baseline build and tests (${all_tests[*]})"
+echo "mutation-check: baseline build$([ $suite_passed = 1 ] || echo " and tests") (${all_tests[*]})"
 build_targets "${all_tests[@]}" || { echo "baseline build failed, see $work/build.log"; exit 2; }
-run_tests "${all_tests[@]}" || { echo "baseline tests fail without any mutation, see $work/test.log"; tail -30 "$work/test.log"; exit 2; }
+if [ $suite_passed = 0 ]; then
+  run_tests "${all_tests[@]}" || { echo "baseline tests fail without any mutation, see $work/test.log"; tail -30 "$work/test.log"; exit 2; }
+fi
 
 # ---- one mutation at a time ----------------------------------------------------------------------
 caught=0

@@ -19,6 +19,9 @@ packages=(
   clang python3 python3-numpy python3-astropy fitsverify python3-jsonschema parallel
   # The Python module (python/, pybind11) and its pytest suite.
   pybind11-dev python3-pybind11 python3-dev python3-pytest
+  # PSF model exports for other programs: SMAP/DECODE's spline calibration (.mat, libmatio) and the HDF5 model
+  # file (libhdf5); the tests read them back with scipy.io.loadmat, h5py and tifffile (OME / ImageJ voxel size).
+  libmatio-dev libhdf5-dev python3-scipy python3-h5py python3-tifffile python3-matplotlib
   # The Debian package (cpack -G DEB computes its Depends with dpkg-shlibdeps) and its test, tst_package.
   dpkg-dev
 )

@@ -8,6 +8,9 @@
 # CI runs the whole).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache compiles paths relative to the tree, so the mutation run's copy (build-mutation/src, inside the tree) reuses
+# this build's objects wherever the clone lies.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 bash scripts/setup.sh
 # Every mutation of scripts/mutation-check.sh still applies to the sources (seconds, no build): a refactor
 # that leaves one behind fails here, before the build.
@@ -17,8 +20,8 @@ preset=release
 cmake --preset "$preset" -DWFS_BUILD_TESTS=ON >/dev/null
 cmake --build --preset "$preset"
 ctest --preset "$preset" --timeout 900
-# The whole mutation run last: it needs a build of its own (build-mutation/, kept between runs) and the suite above
-# passing. Its build and test jobs: one per core unless WFS_MUTATION_JOBS says otherwise.
+# The whole mutation run last: it needs a build of its own (build-mutation/, kept between runs, its objects from
+# ccache) and the suite above passing, which is why it does not run the mutations' tests unmutated again. Its build and test jobs: one per core unless WFS_MUTATION_JOBS says otherwise.
 if [ "${WFS_MUTATIONS:-all}" != check ]; then
-  WFS_MUTATION_JOBS="${WFS_MUTATION_JOBS:-$(nproc)}" bash scripts/mutation-check.sh
+  WFS_MUTATION_JOBS="${WFS_MUTATION_JOBS:-$(nproc)}" bash scripts/mutation-check.sh --suite-passed
 fi

@@ -62,7 +62,7 @@ std::function<void()> MainWindow::exportTask(const QString& key, const QString& 
         // The fitted system's 3-D PSF is imaged first, at the command line's defaults (21 planes over the
         // fitted planes' range, the data's pixels and size).
         std::optional<PsfStack> stack;
-        if (kind == ExportKind::PsfStack) {
+        if (exportNeedsPsfStack(kind)) {
             if (!spec)
                 throw std::runtime_error("the fitted problem is not at hand");
             PsfStackRequest request;
@@ -111,7 +111,7 @@ void MainWindow::exportResultInBackground(const QString& key, const QString& pat
               })
         .onFailed(this, [this, path](const std::exception& e) {
             statusBar()->clearMessage();
-            showError(tr("Export to %1 failed: %2").arg(path, QString::fromUtf8(e.what())));
+            showError(tr("Export to %1 failed: %2").arg(path, workerErrorText(e)));
             emit exportFinished(false);
         });
 }

@@ -424,7 +424,7 @@ int runReconstruct(const QStringList& args)
     printReport(program, notes, result, truth ? &*truth : nullptr, outputs, session && !session->simulated ? &session->dataset : nullptr);
     try {
         const std::optional<PsfStack> stack =
-            has(parser, "psf-stack-out") ? std::optional(psfStackFor(parser, request.spec, result, session)) : std::nullopt;
+            needsPsfStack(parser) ? std::optional(psfStackFor(parser, request.spec, result, session)) : std::nullopt;
         writeOutputs(parser, outputs, {result, context, session ? &*session : nullptr, fitsUnit, pngUnit, stack ? &*stack : nullptr});
     } catch (const std::exception& e) {
         return runFailure(program, describe(e));

@@ -21,6 +21,19 @@ QByteArray outputBytes(const OutputSpec& output, const QCommandLineParser& parse
     return resultExportBytes(findResultExport(output.option)->kind, output.path, sources); // requestedOutputs' keys are the table's
 }
 
+// The table's exports made from the 3-D PSF, as options: "--psf-stack-out, --spline-mat-out or --model-h5-out".
+std::string psfStackExportOptions()
+{
+    std::vector<std::string> keys;
+    for (const ResultExport& e : resultExports())
+        if (exportNeedsPsfStack(e.kind))
+            keys.push_back(std::string("--") + e.key);
+    std::string options;
+    for (size_t i = 0; i < keys.size(); ++i)
+        options += (i == 0 ? "" : i + 1 == keys.size() ? " or " : ", ") + keys[i];
+    return options;
+}
+
 } // namespace
 
 std::vector<OutputSpec> requestedOutputs(const QCommandLineParser& parser)
@@ -37,58 +50,28 @@ std::vector<OutputSpec> requestedOutputs(const QCommandLineParser& parser)
 
 void addReconstructOutputOptions(QCommandLineParser& parser)
 {
+    // The result exports, one flag each, from core's table (io/ExportKinds.h): a new kind is a new flag.
+    QList<QCommandLineOption> exports;
+    for (const ResultExport& e : resultExports())
+        exports.append({QString::fromLatin1(e.key), QString::fromUtf8(e.help), QString::fromLatin1(e.valueName)});
+    addOptions(parser, exports);
     addOptions(
         parser,
         {
-            {QStringLiteral("json"), QStringLiteral("Write the result as JSON ('-' for stdout)."), QStringLiteral("FILE")},
-            {QStringLiteral("phase-out"), QStringLiteral("Write the phase map as FITS (radians unless --phase-unit)."),
-             QStringLiteral("FILE.fits")},
             {QStringLiteral("phase-unit"),
              QStringLiteral("Unit of --phase-out and --phase-png: rad, waves or nm (defaults rad and waves)."), QStringLiteral("unit")},
-            {QStringLiteral("phase-png"), QStringLiteral("Write the phase map as PNG with colour bar and units."),
-             QStringLiteral("FILE.png")},
             {QStringLiteral("wrapped"), QStringLiteral("--phase-png: wrap the phase to one wave, cyclic colour map.")},
             {QStringLiteral("float32"), QStringLiteral("Write FITS images as 32-bit floats (default 64-bit).")},
-            {QStringLiteral("model-out"), QStringLiteral("Write the model images (one slice per plane) as FITS."),
-             QStringLiteral("FILE.fits")},
-            {QStringLiteral("residual-out"), QStringLiteral("Write the residual images (data - model) as FITS."),
-             QStringLiteral("FILE.fits")},
-            {QStringLiteral("csv"), QStringLiteral("Write the coefficient table as CSV ('-' for stdout)."), QStringLiteral("FILE")},
-            {QStringLiteral("psf-analysis"),
-             QStringLiteral("Write the PSF analysis as CSV (radius, radial profiles of data and model, encircled "
-                            "energy, MTF of the fitted and diffraction-limited system, units in the column names; '-' for stdout)."),
-             QStringLiteral("FILE.csv")},
-            {QStringLiteral("psf-out"),
-             QStringLiteral("Write the fitted and the diffraction-limited PSF (two planes, divided by the "
-                            "diffraction-limited peak) as FITS."),
-             QStringLiteral("FILE.fits")},
-            {QStringLiteral("results-fits"),
-             QStringLiteral("Write data, model, residual, normalised residual, phase (and the fitted pupil "
-                            "amplitude) as one multi-extension FITS file, extensions named."),
-             QStringLiteral("FILE.fits")},
-            {QStringLiteral("coefficients-json"), QStringLiteral("Write the coefficient table as JSON ('-' for stdout)."),
-             QStringLiteral("FILE")},
-            {QStringLiteral("pupil-out"),
-             QStringLiteral("Write the pupil function as FITS: PHASE, AMPLITUDE (when fitted) and ZONAL (the zonal "
-                            "remainder) extensions with the pupil's WCS."),
-             QStringLiteral("FILE.fits")},
-            {QStringLiteral("amplitude-png"), QStringLiteral("Write the fitted pupil amplitude as PNG with colour bar."),
-             QStringLiteral("FILE.png")},
-            {QStringLiteral("psf-stack-out"),
-             QStringLiteral("Write the fitted system's 3-D PSF (pupil and detector as fitted) as a FITS cube or, for "
-                            ".tif, a 32-bit float TIFF stack (ImageJ reads its z spacing)."),
-             QStringLiteral("FILE")},
             {QStringLiteral("psf-z"),
-             QStringLiteral("The stack's planes: START:STOP:STEP as lengths (-2um:2um:0.1um) or waves (-1w:1w:0.25w), "
-                            "the fitted planes' unit (default: 21 planes over the fitted planes' range)."),
+             QString::fromStdString("The 3-D PSF's planes (" + psfStackExportOptions()
+                                    + "): START:STOP:STEP as lengths (-2um:2um:0.1um) or waves (-1w:1w:0.25w), the fitted "
+                                      "planes' unit (default: 21 planes over the fitted planes' range)."),
              QStringLiteral("range")},
             {QStringLiteral("psf-pixel"),
-             QStringLiteral("The stack's pixel size, e.g. 50nm (default: the data's; realised to within a grid step)."),
+             QStringLiteral("The 3-D PSF's pixel size, e.g. 50nm (default: the data's; realised to within a grid step)."),
              QStringLiteral("length")},
-            {QStringLiteral("psf-crop"), QStringLiteral("The stack's image size in pixels, odd or even (default: the data's)."),
+            {QStringLiteral("psf-crop"), QStringLiteral("The 3-D PSF's image size in pixels, odd or even (default: the data's)."),
              QStringLiteral("N")},
-            {QStringLiteral("zonal-png"), QStringLiteral("Write the zonal remainder (the phase the Zernike terms do not describe) as PNG."),
-             QStringLiteral("FILE.png")},
             {QStringLiteral("save-session"),
              QStringLiteral("Save the session (inputs, or a preset's simulated data, with the settings and result) as JSON ('-' for "
                             "stdout); --session re-runs it."),
@@ -98,12 +81,21 @@ void addReconstructOutputOptions(QCommandLineParser& parser)
         });
 }
 
+bool needsPsfStack(const QCommandLineParser& parser)
+{
+    for (const ResultExport& e : resultExports())
+        if (exportNeedsPsfStack(e.kind) && has(parser, e.key))
+            return true;
+    return false;
+}
+
 // --psf-z as core parses it; without it, 21 planes over the fitted planes' defocus range. Throws UsageError.
 std::optional<DefocusRange> psfStackRange(const QCommandLineParser& parser)
 {
-    for (const char* option : {"psf-z", "psf-pixel", "psf-crop"})
-        if (has(parser, option) && !has(parser, "psf-stack-out"))
-            throw UsageError(std::string("--") + option + " applies to --psf-stack-out");
+    if (!needsPsfStack(parser))
+        for (const char* option : {"psf-z", "psf-pixel", "psf-crop"})
+            if (has(parser, option))
+                throw UsageError(std::string("--") + option + " applies to " + psfStackExportOptions() + " (the 3-D PSF's exports)");
     // Their syntax now, before any input is read: what depends on the fitted grid is checked with the stack.
     if (has(parser, "psf-pixel"))
         parsePlausible(value(parser, "psf-pixel"), QStringLiteral("psf-pixel"), Setting::PixelPitch);
@@ -166,7 +158,7 @@ PsfStack psfStackFor(const QCommandLineParser& parser, const ProblemSpec& spec, 
     try {
         return psfStack(problem, result.solver.parameters, request);
     } catch (const std::invalid_argument& e) {
-        throw UsageError(std::string("--psf-stack-out: ") + e.what());
+        throw UsageError(std::string("the 3-D PSF: ") + e.what());
     }
 }
 

@@ -35,6 +35,8 @@ void addReconstructOutputOptions(QCommandLineParser& parser);
 // length, --psf-crop a positive even size); throws UsageError. Checked before any input is read; std::nullopt
 // without --psf-z.
 std::optional<DefocusRange> psfStackRange(const QCommandLineParser& parser);
+// Whether an export that is made from the 3-D PSF is asked for (io/ExportKinds.h exportNeedsPsfStack).
+bool needsPsfStack(const QCommandLineParser& parser);
 // The fitted system's PSF stack at --psf-z (default: 21 planes over the fitted planes' range), --psf-pixel and
 // --psf-crop. Throws UsageError.
 // Refuses (UsageError) before the fit a --psf-stack-out that could not be held (fit/PsfStack.h psfStackBytes).

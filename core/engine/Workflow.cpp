@@ -118,6 +118,13 @@ PreparedRun prepareRun(Session session)
     run.context.samplingQ = run.problem.samplingQ;
     run.context.pupilSampleSpacing = run.problem.spec.grid.spacing;
     run.context.apertureDiameter = run.dataset.metadata.aperture.value_or(0.0);
+    // A microscope's pixel in the sample plane (with an NA the pitch is the sample's; with an f-number, the detector's):
+    // the voxel size of the PSF exports, which deconvolution and localisation software need.
+    if (run.dataset.metadata.numericalAperture && run.dataset.metadata.pixelPitch) {
+        run.context.samplePixelPitch = *run.dataset.metadata.pixelPitch;
+        run.context.numericalAperture = *run.dataset.metadata.numericalAperture;
+        run.context.immersionIndex = run.dataset.metadata.immersionIndex;
+    }
     run.context.dataUnit = run.dataset.preprocess.normalise ? std::string("relative") : run.dataset.metadata.dataUnit;
     for (const DatasetFile& file : run.dataset.files)
         run.context.inputs.push_back(file.path);

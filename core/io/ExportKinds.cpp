@@ -2,12 +2,15 @@
 
 #include "fit/PsfAnalysis.h"
 #include "fit/PsfStack.h"
+#include "io/Hdf5Model.h"
 #include "io/ResultJson.h"
+#include "io/SplineCalibration.h"
 #include "optics/Zernike.h"
 #include "settings/SettingsText.h"
 
 #include <QFileInfo>
 #include <QJsonDocument>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <stdexcept>
@@ -30,22 +33,55 @@ const std::vector<ResultExport>& resultExports()
 {
     using K = ExportKind;
     static const std::vector<ResultExport> exports = {
-        {K::ResultJson, "json", "Whole result as JSON", "JSON (*.json)", "-result.json", true, nullptr},
-        {K::CoefficientsCsv, "csv", "Coefficients as CSV", "CSV table (*.csv)", "-coefficients.csv", true, nullptr},
-        {K::CoefficientsJson, "coefficients-json", "Coefficients as JSON", "JSON (*.json)", "-coefficients.json", true, nullptr},
-        {K::PhaseFits, "phase-out", "Phase map as FITS", kFits, "-phase.fits", false, nullptr},
-        {K::PhasePng, "phase-png", "Phase map as PNG", "PNG image (*.png)", "-phase.png", false, "Wavefront"},
-        {K::ModelFits, "model-out", "Model images as FITS", kFits, "-model.fits", false, nullptr},
-        {K::ResidualFits, "residual-out", "Residual images as FITS", kFits, "-residual.fits", false, nullptr},
-        {K::PsfAnalysisCsv, "psf-analysis", "PSF analysis as CSV", "CSV table (*.csv)", "-psf-analysis.csv", true, nullptr},
-        {K::PsfFits, "psf-out", "Fitted and diffraction-limited PSF as FITS", kFits, "-psf.fits", false, nullptr},
-        {K::ResultsFits, "results-fits", "All results as one FITS file", kFits, "-results.fits", false, nullptr},
-        {K::PupilFits, "pupil-out", "Pupil function as FITS", kFits, "-pupil.fits", false, nullptr},
-        {K::AmplitudePng, "amplitude-png", "Pupil amplitude as PNG", "PNG image (*.png)", "-amplitude.png", false, "Pupil amplitude"},
+        {K::ResultJson, "json", "Whole result as JSON", "JSON (*.json)", "-result.json", true, nullptr,
+         "Write the result as JSON ('-' for stdout).", "FILE"},
+        {K::CoefficientsCsv, "csv", "Coefficients as CSV", "CSV table (*.csv)", "-coefficients.csv", true, nullptr,
+         "Write the coefficient table as CSV ('-' for stdout).", "FILE"},
+        {K::CoefficientsJson, "coefficients-json", "Coefficients as JSON", "JSON (*.json)", "-coefficients.json", true, nullptr,
+         "Write the coefficient table as JSON ('-' for stdout).", "FILE"},
+        {K::PhaseFits, "phase-out", "Phase map as FITS", kFits, "-phase.fits", false, nullptr,
+         "Write the phase map as FITS (radians unless --phase-unit).", "FILE.fits"},
+        {K::PhasePng, "phase-png", "Phase map as PNG", "PNG image (*.png)", "-phase.png", false, "Wavefront",
+         "Write the phase map as PNG with colour bar and units.", "FILE.png"},
+        {K::ModelFits, "model-out", "Model images as FITS", kFits, "-model.fits", false, nullptr,
+         "Write the model images (one slice per plane) as FITS.", "FILE.fits"},
+        {K::ResidualFits, "residual-out", "Residual images as FITS", kFits, "-residual.fits", false, nullptr,
+         "Write the residual images (data - model) as FITS.", "FILE.fits"},
+        {K::PsfAnalysisCsv, "psf-analysis", "PSF analysis as CSV", "CSV table (*.csv)", "-psf-analysis.csv", true, nullptr,
+         "Write the PSF analysis as CSV (radius, radial profiles of data and model, encircled energy, MTF of the fitted and "
+         "diffraction-limited system, units in the column names; '-' for stdout).",
+         "FILE.csv"},
+        {K::PsfFits, "psf-out", "Fitted and diffraction-limited PSF as FITS", kFits, "-psf.fits", false, nullptr,
+         "Write the fitted and the diffraction-limited PSF (two planes, divided by the diffraction-limited peak) as FITS.", "FILE.fits"},
+        {K::ResultsFits, "results-fits", "All results as one FITS file", kFits, "-results.fits", false, nullptr,
+         "Write data, model, residual, normalised residual, phase (and the fitted pupil amplitude) as one multi-extension FITS "
+         "file, extensions named.",
+         "FILE.fits"},
+        {K::PupilFits, "pupil-out", "Pupil function as FITS", kFits, "-pupil.fits", false, nullptr,
+         "Write the pupil function as FITS: PHASE, AMPLITUDE (when fitted) and ZONAL (the zonal remainder) extensions with the "
+         "pupil's WCS.",
+         "FILE.fits"},
+        {K::AmplitudePng, "amplitude-png", "Pupil amplitude as PNG", "PNG image (*.png)", "-amplitude.png", false, "Pupil amplitude",
+         "Write the fitted pupil amplitude as PNG with colour bar.", "FILE.png"},
         {K::ZonalPng, "zonal-png", "Zonal phase remainder as PNG", "PNG image (*.png)", "-zonal.png", false,
-         "Phase beyond the Zernike terms"},
-        {K::PsfStack, "psf-stack-out", "3-D PSF stack as FITS or TIFF", "FITS cube (*.fits);;TIFF stack (*.tif *.tiff)", "-psf-stack.fits",
-         false, nullptr},
+         "Phase beyond the Zernike terms", "Write the zonal remainder (the phase the Zernike terms do not describe) as PNG.", "FILE.png"},
+        {K::PsfStack, "psf-stack-out", "3-D PSF stack as FITS, TIFF or OME-TIFF",
+         "FITS cube (*.fits);;ImageJ TIFF stack (*.tif *.tiff);;OME-TIFF (*.ome.tif *.ome.tiff)", "-psf-stack.fits", false, nullptr,
+         "Write the fitted system's 3-D PSF (pupil and detector as fitted) as a FITS cube or, for .tif, a 32-bit float ImageJ "
+         "TIFF stack, for .ome.tif an OME-TIFF (both with the voxel size: pixel and z step in um, which Fiji and tifffile "
+         "read).",
+         "FILE"},
+        {K::SplineMat, "spline-mat-out", "3-D PSF as SMAP/DECODE cubic-spline calibration (.mat)", "MATLAB file (*.mat)", "-3dcal.mat",
+         false, nullptr,
+         "Write the 3-D PSF as the cubic-spline calibration SMAP and DECODE load (MATLAB file, struct SXY with cspline.coeff, "
+         "x0, z0, dz) at --psf-z (lengths), --psf-pixel and --psf-crop (square). Needs the pixel size with "
+         "the NA.",
+         "FILE.mat"},
+        {K::ModelHdf5, "model-h5-out", "PSF model (pupil, Zernikes, 3-D PSF) as HDF5", "HDF5 file (*.h5 *.hdf5)", "-psf-model.h5", false,
+         nullptr,
+         "Write the PSF model as one HDF5 file: pupil phase and amplitude, Zernike coefficients with uncertainties, the "
+         "optics, the 3-D PSF with its voxel size; units as attributes.",
+         "FILE.h5"},
     };
     return exports;
 }
@@ -81,6 +117,10 @@ const ResultExport* resultExportForFileName(const std::string& path)
         return &resultExport(ExportKind::PhasePng);
     if (hasSuffix(path, {"fits", "fit", "fts"}))
         return &resultExport(ExportKind::ResultsFits);
+    if (hasSuffix(path, {"mat"}))
+        return &resultExport(ExportKind::SplineMat);
+    if (hasSuffix(path, {"h5", "hdf5"}))
+        return &resultExport(ExportKind::ModelHdf5);
     return nullptr;
 }
 
@@ -145,10 +185,18 @@ QByteArray dataExportBytes(ExportKind kind, const std::string& path, const Resul
     case ExportKind::PupilFits:
         return pupilFitsBytes(result, in.context, in.float32, in.fitsUnit);
     case ExportKind::PsfStack:
+    case ExportKind::SplineMat:
+    case ExportKind::ModelHdf5:
         if (!in.stack)
             throw std::logic_error("no PSF stack was made");
-        if (hasSuffix(path, {"tif", "tiff"}))
-            return psfStackTiffBytes(*in.stack, result);
+        if (kind == ExportKind::SplineMat)
+            return splineMatBytes(*in.stack, result, in.context);
+        if (kind == ExportKind::ModelHdf5)
+            return hdf5ModelBytes(*in.stack, result, in.context);
+        if (hasSuffix(path, {"tif", "tiff"})) {
+            const bool ome = QString::fromStdString(path).toLower().contains(QRegularExpression(QStringLiteral("\\.ome\\.tiff?$")));
+            return psfStackTiffBytes(*in.stack, result, in.context, ome);
+        }
         return psfStackFitsBytes(*in.stack, result, in.context, in.float32);
     case ExportKind::PhasePng:
     case ExportKind::AmplitudePng:

@@ -455,31 +455,100 @@ QByteArray psfStackFitsBytes(const PsfStack& stack, const FitResult& result, con
     return QByteArray::fromStdString(fitsBytes(hdus, float32));
 }
 
-QByteArray psfStackTiffBytes(const PsfStack& stack, const FitResult& result)
+namespace {
+
+// "0.1" rather than std::to_string's "0.100000": micrometres to 12 significant digits.
+std::string micronText(double metres)
+{
+    char text[40];
+    std::snprintf(text, sizeof text, "%.12g", metres * 1e6);
+    return text;
+}
+
+// The words of a PSF stack's TIFF that say how to read it (both flavours carry them).
+std::string psfStackNotes(const PsfStack& stack, const FitResult& result)
+{
+    return "software=Wavefront Studio " + std::string(softwareVersion()) + "\nproblem=" + result.problemName
+           + "\nfirst=" + stack.diversity.front().describe() + "\nlast=" + stack.diversity.back().describe() + "\npixel_scale="
+           + std::to_string(stack.pixelScale) + " (output pixel / data pixel)\nsampling=" + std::to_string(stack.samplingQ)
+           + "\nnormalisation=the unaberrated in-focus PSF sums to 1 over a field of " + std::to_string(stack.field) + " x "
+           + std::to_string(stack.field)
+           + " pixels; each page holds the light that falls in it (light leaving the page is not wrapped back)"
+           + "\ncentre=the optical axis at 0-based column width/2 and row height/2 counted from the first row stored "
+             "(the top), rounded down: where fftshift-centred tools look"
+           + "\naxes=x to the right, y up (the first row stored is the top one); the page index runs along +z "
+             "(README Conventions)\n"
+           + (stack.warning.empty() ? std::string() : "warning=" + stack.warning + "\n");
+}
+
+// The OME-XML of a PSF stack (one image, XYZ, float, one channel): the voxel size in micrometres as Bio-Formats,
+// Fiji and tifffile read it, the emission wavelength and, when known, the objective's NA and immersion index.
+std::string psfStackOmeXml(const PsfStack& stack, const FitResult& result, const ExportContext& context, const DefocusAxis& axis,
+                           double pixel)
+{
+    auto escaped = [](const std::string& text) { return QString::fromStdString(text).toHtmlEscaped().toStdString(); };
+    const Image& first = stack.planes.front();
+    std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                      "<OME xmlns=\"http://www.openmicroscopy.org/Schemas/OME/2016-06\" "
+                      "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
+                      "xsi:schemaLocation=\"http://www.openmicroscopy.org/Schemas/OME/2016-06 "
+                      "http://www.openmicroscopy.org/Schemas/OME/2016-06/ome.xsd\" Creator=\"Wavefront Studio "
+                      + std::string(softwareVersion()) + "\">\n";
+    if (context.numericalAperture > 0.0)
+        xml += "  <Instrument ID=\"Instrument:0\"><Objective ID=\"Objective:0:0\" LensNA=\"" + std::to_string(context.numericalAperture)
+               + "\"/></Instrument>\n";
+    xml += "  <Image ID=\"Image:0\" Name=\"" + escaped("PSF of " + result.problemName) + "\">\n    <Description>"
+           + escaped(psfStackNotes(stack, result)) + "</Description>\n";
+    if (context.numericalAperture > 0.0)
+        xml += "    <InstrumentRef ID=\"Instrument:0\"/>\n    <ObjectiveSettings ID=\"Objective:0:0\" RefractiveIndex=\""
+               + std::to_string(context.immersionIndex) + "\"/>\n";
+    xml += "    <Pixels ID=\"Pixels:0\" DimensionOrder=\"XYZCT\" Type=\"float\" BigEndian=\"false\" SizeX=\"" + std::to_string(first.width)
+           + "\" SizeY=\"" + std::to_string(first.height) + "\" SizeZ=\"" + std::to_string(stack.planes.size())
+           + "\" SizeC=\"1\" SizeT=\"1\"";
+    if (pixel > 0.0)
+        xml += " PhysicalSizeX=\"" + micronText(pixel) + "\" PhysicalSizeXUnit=\"µm\" PhysicalSizeY=\"" + micronText(pixel)
+               + "\" PhysicalSizeYUnit=\"µm\"";
+    if (axis.evenlySpaced && axis.unit == "m")
+        xml += " PhysicalSizeZ=\"" + micronText(axis.values[1] - axis.values[0]) + "\" PhysicalSizeZUnit=\"µm\"";
+    xml += ">\n      <Channel ID=\"Channel:0:0\" SamplesPerPixel=\"1\"";
+    if (result.wavelength > 0.0)
+        xml += " EmissionWavelength=\"" + std::to_string(result.wavelength * 1e9) + "\" EmissionWavelengthUnit=\"nm\"";
+    xml +=
+        "/>\n      <TiffData IFD=\"0\" PlaneCount=\"" + std::to_string(stack.planes.size()) + "\"/>\n    </Pixels>\n  </Image>\n</OME>\n";
+    return xml;
+}
+
+} // namespace
+
+double psfStackPixelPitch(const PsfStack& stack, const ExportContext& context)
+{
+    return context.samplePixelPitch > 0.0 ? context.samplePixelPitch * stack.pixelScale : 0.0;
+}
+
+QByteArray psfStackTiffBytes(const PsfStack& stack, const FitResult& result, const ExportContext& context, bool ome)
 {
     const DefocusAxis axis = defocusAxis(stack.diversity);
-    // ImageJ's keys first (it reads "key=value" lines), then the rest for people.
-    std::string description =
-        "ImageJ=1.11a\nimages=" + std::to_string(stack.planes.size()) + "\nslices=" + std::to_string(stack.planes.size()) + "\n";
-    if (axis.evenlySpaced && axis.unit == "m")
-        description += "unit=micron\nspacing=" + std::to_string((axis.values[1] - axis.values[0]) * 1e6) + "\n";
-    description +=
-        "software=Wavefront Studio " + std::string(softwareVersion()) + "\nproblem=" + result.problemName
-        + "\nfirst=" + stack.diversity.front().describe() + "\nlast=" + stack.diversity.back().describe()
-        + "\npixel_scale=" + std::to_string(stack.pixelScale) + " (output pixel / data pixel)\nsampling=" + std::to_string(stack.samplingQ)
-        + "\nnormalisation=the unaberrated in-focus PSF sums to 1 over a field of " + std::to_string(stack.field) + " x "
-        + std::to_string(stack.field) + " pixels; each page holds the light that falls in it (light leaving the page is not wrapped back)"
-        + "\ncentre=the optical axis at 0-based column width/2 and row height/2 counted from the first row stored "
-          "(the top), rounded down: where fftshift-centred tools look"
-        + "\naxes=x to the right, y up (the first row stored is the top one); the page index runs along +z "
-          "(README Conventions)\n"
-        + (stack.warning.empty() ? std::string() : "warning=" + stack.warning + "\n");
+    const double pixel = psfStackPixelPitch(stack, context);
+    std::string description;
+    if (ome) {
+        description = psfStackOmeXml(stack, result, context, axis, pixel);
+    } else {
+        // ImageJ's keys first (it reads "key=value" lines), then the rest for people. The pixel size is the resolution
+        // tags' (pixels per micron), the z step the spacing.
+        description =
+            "ImageJ=1.11a\nimages=" + std::to_string(stack.planes.size()) + "\nslices=" + std::to_string(stack.planes.size()) + "\n";
+        if (pixel > 0.0 || (axis.evenlySpaced && axis.unit == "m"))
+            description += "unit=micron\n";
+        if (axis.evenlySpaced && axis.unit == "m")
+            description += "spacing=" + micronText(axis.values[1] - axis.values[0]) + "\n";
+        description += psfStackNotes(stack, result);
+    }
     // An even height's pages are the window one row higher than the FITS cube's: a plain flip would put the axis at
     // row N / 2 - 1 from the top (fit/PsfStack.h).
     std::vector<Image> pages;
     for (size_t k = 0; k < stack.planes.size(); ++k)
         pages.push_back(psfStackTopFirstPlane(stack, k));
-    return QByteArray::fromStdString(tiffStackBytes(pages, description));
+    return QByteArray::fromStdString(tiffStackBytes(pages, description, pixel > 0.0 ? 1.0 / (pixel * 1e6) : 0.0));
 }
 
 QByteArray pupilFitsBytes(const FitResult& result, const ExportContext& context, bool float32, PhaseUnit phaseUnit)

@@ -40,6 +40,11 @@ struct ExportContext {
     double samplingQ = 0.0;          // 0 = not written (and focal-plane axes in pixels, not lambda/D)
     double pupilSampleSpacing = 0.0; // pupil radii per phase-map pixel; 0 = not written
     double apertureDiameter = 0.0;   // metres; known: the pupil maps get a second WCS in metres
+    // A microscope's data pixel in the sample plane (metres; the pitch given with an NA); 0 = not known. The voxel size
+    // of the 3-D PSF exports (TIFF resolution, OME PhysicalSizeX, the spline's and the HDF5 file's pixel size).
+    double samplePixelPitch = 0.0;
+    double numericalAperture = 0.0; // 0 = not known (telescopes, f-number optics)
+    double immersionIndex = 1.0;
     std::string dataUnit;            // BUNIT of data, model and residual images; empty = "counts"
     std::string preset;              // a preset's name (written as PRESET); empty for file input
     std::vector<std::string> inputs; // source files, written as INPUTk (and into history)
@@ -100,11 +105,17 @@ QByteArray psfFitsBytes(const FitResult& result, const ExportContext& context, b
 QByteArray resultsFitsBytes(const FitResult& result, const ExportContext& context, bool float32, PhaseUnit phaseUnit = PhaseUnit::Radians);
 // The pupil function alone: PHASE, AMPLITUDE (when fitted) and ZONAL (the zonal remainder, when the phase was
 // zonal) image extensions with the pupil's WCS, after a primary header with the result's keywords.
-// The fitted system's 3-D PSF (fit/PsfStack.h) as a FITS cube (axis 3 the defocus) or a float32 TIFF stack
-// whose description ImageJ reads (slices, spacing in microns).
+// The fitted system's 3-D PSF (fit/PsfStack.h) as a FITS cube (axis 3 the defocus) or a float32 TIFF stack that
+// carries its voxel size: an ImageJ stack (description: slices, unit=micron, spacing = the z step; XResolution and
+// YResolution: pixels per micron), or with `ome` an OME-TIFF (OME-XML Pixels PhysicalSizeX/Y/Z in µm, the emission
+// wavelength, the objective's NA). The pixel size is known with the context's samplePixelPitch; the z step when the
+// planes are evenly spaced axial positions. Fiji, Bio-Formats and tifffile read both.
 struct PsfStack;
 QByteArray psfStackFitsBytes(const PsfStack& stack, const FitResult& result, const ExportContext& context, bool float32);
-QByteArray psfStackTiffBytes(const PsfStack& stack, const FitResult& result);
+QByteArray psfStackTiffBytes(const PsfStack& stack, const FitResult& result, const ExportContext& context = {}, bool ome = false);
+// The stack's pixel in the sample plane (metres): the data's (ExportContext::samplePixelPitch) times the stack's
+// pixel scale; 0 when the data's is not known.
+double psfStackPixelPitch(const PsfStack& stack, const ExportContext& context);
 QByteArray pupilFitsBytes(const FitResult& result, const ExportContext& context, bool float32, PhaseUnit phaseUnit = PhaseUnit::Radians);
 
 // ---- Coefficients -------------------------------------------------------------------------------

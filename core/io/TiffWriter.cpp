@@ -1,8 +1,10 @@
 #include "io/TiffWriter.h"
 
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 namespace wfs {
 
@@ -20,7 +22,7 @@ void put32(std::string& out, uint32_t v)
         out.push_back(char((v >> shift) & 0xff));
 }
 
-enum Type : uint16_t { Ascii = 2, Short = 3, Long = 4 };
+enum Type : uint16_t { Ascii = 2, Short = 3, Long = 4, Rational = 5 };
 
 struct Entry {
     uint16_t tag;
@@ -29,10 +31,21 @@ struct Entry {
     uint32_t value; // the value itself (SHORT / LONG, count 1) or the offset of the data
 };
 
+// A positive value as numerator / denominator of 32 bits, to about 1e-9 relative: the denominator a power of ten.
+std::pair<uint32_t, uint32_t> rational(double value)
+{
+    uint32_t denominator = 1;
+    while (denominator < 1000000000u && value * double(denominator) * 10.0 < 4.0e9)
+        denominator *= 10;
+    return {uint32_t(std::llround(value * double(denominator))), denominator};
+}
+
 } // namespace
 
-std::string tiffStackBytes(const std::vector<Image>& planes, const std::string& descriptionIn)
+std::string tiffStackBytes(const std::vector<Image>& planes, const std::string& descriptionIn, double pixelsPerUnit)
 {
+    if (!(pixelsPerUnit >= 0.0) || !std::isfinite(pixelsPerUnit) || pixelsPerUnit >= 4.0e9)
+        throw std::invalid_argument("TIFF stack: pixels per unit out of range");
     if (planes.empty())
         throw std::invalid_argument("no planes to write");
     const int width = planes.front().width, height = planes.front().height;
@@ -65,7 +78,17 @@ std::string tiffStackBytes(const std::vector<Image>& planes, const std::string& 
             out += description;
         }
         if (out.size() % 2)
-            out.push_back('\0'); // IFDs start on a word boundary
+            out.push_back('\0'); // rationals and IFDs start on a word boundary
+        uint32_t resolutionOffset = 0;
+        if (pixelsPerUnit > 0.0) {
+            // XResolution then YResolution, each numerator and denominator.
+            const auto [numerator, denominator] = rational(pixelsPerUnit);
+            resolutionOffset = uint32_t(out.size());
+            for (int i = 0; i < 2; ++i) {
+                put32(out, numerator);
+                put32(out, denominator);
+            }
+        }
         std::vector<Entry> entries = {
             {256, Long, 1, uint32_t(width)},
             {257, Long, 1, uint32_t(height)},
@@ -80,9 +103,13 @@ std::string tiffStackBytes(const std::vector<Image>& planes, const std::string& 
                                           {277, Short, 1, 1},
                                           {278, Long, 1, uint32_t(height)},
                                           {279, Long, 1, uint32_t(planeBytes)},
-                                          {284, Short, 1, 1},
-                                          {339, Short, 1, 3}, // IEEE floating point
                                       });
+        if (pixelsPerUnit > 0.0)
+            entries.insert(entries.end(), {{282, Rational, 1, resolutionOffset}, {283, Rational, 1, resolutionOffset + 8}});
+        entries.push_back({284, Short, 1, 1});
+        if (pixelsPerUnit > 0.0)
+            entries.push_back({296, Short, 1, 1}); // no absolute unit: the description's says which
+        entries.push_back({339, Short, 1, 3});     // IEEE floating point
         const uint32_t ifdOffset = uint32_t(out.size());
         for (int i = 0; i < 4; ++i)
             out[previousNextOffsetAt + size_t(i)] = char((ifdOffset >> (8 * i)) & 0xff);

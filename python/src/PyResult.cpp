@@ -74,7 +74,7 @@ void save(PyResult& r, const py::object& pathObject, const py::object& what, con
         sources.wrapped = wrapped;
         sources.float32 = float32;
         std::optional<PyPsfStack> made;
-        if (entry->kind == ExportKind::PsfStack) {
+        if (exportNeedsPsfStack(entry->kind)) {
             made = stack.is_none() ? makePsfStack(r, py::none(), py::none(), 0, r.origin) : stack.cast<PyPsfStack>();
             sources.stack = &made->stack;
         }
@@ -328,11 +328,14 @@ void bindResultMethods(ResultClass& result)
              R"doc(
 Writes one export, the same bytes as wavefront-cli's option of that name (core's table io/ExportKinds.h, one dispatch): `what` is
 json, phase-out, phase-png, model-out, residual-out, csv, psf-analysis, psf-out, results-fits,
-coefficients-json, pupil-out, amplitude-png, psf-stack-out, zonal-png or session ('_' may stand for '-');
-without it, the file name's ending chooses (-phase.fits, .json, .csv, .png: phase-png, .fits: results-fits).
+coefficients-json, pupil-out, amplitude-png, psf-stack-out, zonal-png, spline-mat-out, model-h5-out or session ('_' may
+stand for '-'); without it, the file name's ending chooses (-phase.fits, .json, .csv, .png: phase-png, .fits: results-fits,
+.mat: spline-mat-out, .h5: model-h5-out). psf-stack-out writes FITS, or an ImageJ TIFF (.tif) or OME-TIFF (.ome.tif)
+with the voxel size.
 phase_unit: rad, waves or nm (defaults as the CLI's: FITS in rad, PNG in waves). wrapped: the phase PNG
 wrapped to one wave. float32: FITS images as 32-bit floats. overwrite: replace an existing file (else OSError).
-psf_stack: a PsfStack from psf_stack() for psf-stack-out (default: 21 planes over the fitted range).
+psf_stack: a PsfStack from psf_stack() for psf-stack-out, spline-mat-out and model-h5-out (default: 21 planes over the
+fitted range); the spline needs evenly spaced lengths (z='-1um:1um:0.05um'), square planes and the data's pixel size.
 "session" needs file input (wfs.read or a session). Raises OSError when the file cannot be written.
 )doc")
         .def("__repr__", [](const PyResult& r) {

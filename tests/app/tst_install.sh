@@ -82,7 +82,7 @@ if [ "$mode" = package ]; then
   [ "$(dpkg-deb -f "$deb" Version)" = "$version" ] || fail "Version is not $version"
   depends=$(dpkg-deb -f "$deb" Depends)
   for package in libqt6core6 libqt6gui6 libqt6widgets6 libqcustomplot2.1-qt6 libfftw3-double3 libfftw3-single3 \
-                 libcfitsio10 libtiff6 libpng16-16 libc6; do
+                 libcfitsio10 libtiff6 libpng16-16 libmatio11 libhdf5-103-1 libc6; do
     grep -Eq "(^|, )$package( |,|$)" <<< "$depends" || fail "Depends lacks $package: $depends"
   done
   ! grep -Eqi "cuda|nvidia|cufft|cublas" <<< "$depends" || fail "Depends names CUDA: $depends"

@@ -260,6 +260,12 @@ private slots:
                 QVERIFY2(m_window->lastError().contains(QStringLiteral("has no")), qPrintable(m_window->lastError()));
                 continue;
             }
+            if (key == QLatin1String("spline-mat-out")) {
+                // The demo's sampling is given as Q, without a pixel size: the spline says which value it lacks.
+                QVERIFY(!written && !QFile::exists(path));
+                QVERIFY2(m_window->lastError().contains(QStringLiteral("needs the pixel size")), qPrintable(m_window->lastError()));
+                continue;
+            }
             QVERIFY2(written, qPrintable(key + QStringLiteral(": ") + m_window->lastError()));
             QVERIFY(QFileInfo(path).size() > 0);
             QCOMPARE(errors.count(), 0);
