@@ -1,15 +1,12 @@
 # What `cmake --install` puts where (GNUInstallDirs paths under CMAKE_INSTALL_PREFIX).
 # The programs read nothing of their own from disk at run time (colour maps, presets and the demo are
-# compiled in; FFTW's wisdom goes to the user's cache folder), so an install is: the two programs, their
-# manual pages, the desktop entry and its icon, the result JSON's schema for those who read results, and
-# the README with its pictures. The Python module, when built, has its own rule (python/CMakeLists.txt).
+# compiled in; FFTW's wisdom goes to the user's cache folder), so an install is: the two programs (and a CUDA
+# build's backend module), their manual pages, the desktop entry and its icon, the result JSON's schema for those
+# who read results, and the README with its pictures. The Python module, when built, has its own rule (python/CMakeLists.txt).
 
 install(TARGETS wavefront-cli wavefront-studio RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# A CUDA build links the toolkit's libraries from its own folder (/usr/local/cuda), which the loader does not
-# search by itself: the installed programs keep that folder in their run path (system folders are left out).
-if(WFS_HAVE_CUDA)
-  set_target_properties(wavefront-cli wavefront-studio PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
-endif()
+# A CUDA build also installs the CUDA backend module (gpu/CMakeLists.txt, lib/wavefront-studio/), which the programs
+# load when a GPU is asked about; it keeps the toolkit's folder (/usr/local/cuda) in its run path.
 
 install(FILES resources/wavefront-studio.desktop DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
 foreach(size 16 32 48 64 128 256)

@@ -1,8 +1,8 @@
-// The CUDA backend's registration with the engine's backend factory. This file is linked whole into
-// every program that links wfs::backends (see the top-level CMakeLists.txt), so its static initialiser
-// runs before main; nothing in core names it.
+// The CUDA backend's hooks for the engine's backend factory, handed over by the module's entry point
+// (gpu/GpuModule.cpp); nothing in core names this file.
+#include "gpu/GpuBackend.h"
+
 #include "gpu/GpuDevice.h"
-#include "engine/BackendFactory.h"
 #include "gpu/fasth/GpuHouseholderRunner.h"
 #include "gpu/model/GpuModel.h"
 
@@ -70,8 +70,11 @@ std::unique_ptr<fasth::HouseholderRunner> makeFasthRunner()
     }
 }
 
-[[maybe_unused]] const bool kRegistered = registerGpuBackend({status, makeEvaluator, makeFasthRunner});
-
 } // namespace
+
+GpuBackendHooks gpuBackendHooks()
+{
+    return {status, makeEvaluator, makeFasthRunner};
+}
 
 } // namespace wfs::gpu

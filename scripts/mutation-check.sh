@@ -106,6 +106,8 @@ mutations=(
   "live-short-stack-logged|core/engine/LiveWatch.cpp|tst_watcher|live mode logs a stack not read whole as failed at once"
   "live-table-not-repaired|core/engine/LiveWatch.cpp|tst_watcher|a restart leaves the trend table without the rows the log holds"
   "fits-nplanes-ignored|core/io/Fits.cpp|tst_watcher|a FITS file with fewer planes than its NPLANES is read as whole"
+  "ome-other-files-counted|core/io/Dataset.cpp|tst_watcher|an OME-TIFF of a dataset over several files is held to every file's planes"
+  "ome-channels-uncounted|core/io/OmeXml.cpp|tst_watcher|an OME-TIFF's declared planes leave out SizeC"
   "spline-natural-ends|core/io/SplineCalibration.cpp|tst_psfexports|spline calibration: natural ends (second derivative 0) instead of not-a-knot"
   "spline-x0-zero-based|core/io/SplineCalibration.cpp|tst_psfexports|spline calibration: x0 written 0-based, not MATLAB's 1-based index"
   "psf-tiff-spacing|core/io/Exports.cpp|tst_psfexports|3-D PSF ImageJ TIFF: spacing= the pixel size instead of the z step"
@@ -180,6 +182,9 @@ edits = {
     "live-table-not-repaired": [("        if (trendSequence >= 0 && sequence > trendSequence)\n            missingFromTrend.push_back(row);",
                                  "        (void)trendSequence;")],
     "fits-nplanes-ignored": [("declared->second > double(content.planes.size())", "declared->second < 0")],
+    # omePlanesMissing (Dataset) and countPlanes (OmeXml): a single-file OME-TIFF's SizeZ x SizeC x SizeT.
+    "ome-other-files-counted": [("|| ome.refersToOtherFiles ", "")],
+    "ome-channels-uncounted": [("*sizeZ * *sizeC * *sizeT;", "*sizeZ * *sizeT;")],
     "live-complete-while-written": [("f.complete = size > 0 && (f.renamed || now - f.unchangedSinceMs >= m_options.stableMs);",
                                      "f.complete = size > 0;")],
     "pruned-forward-twiddle": [("twiddle(false, item.residue, item.begin, item.end, m_block.data(), m_scratchBlock[size_t(w)]->data(), false);",

@@ -53,8 +53,22 @@ struct GpuBackendHooks {
     std::function<std::unique_ptr<ModelEvaluator>(std::shared_ptr<const Problem>, const EvaluatorOptions&)> makeEvaluator;
     std::function<std::unique_ptr<fasth::HouseholderRunner>()> makeFasthRunner;
 };
-// Called once, before main, by the GPU backend when it is linked in; returns true so that it can
-// initialise a static. Without a registration the GPU is reported as "CUDA not built".
-bool registerGpuBackend(GpuBackendHooks hooks);
+
+// The CUDA backend is a module of its own (gpu/GpuModule.cpp, libwfs_gpu_backend.so), loaded the first time a GPU
+// is asked about (a status, an evaluator, a FastH runner), so that a program that never asks maps none of the CUDA
+// libraries (about 1.5 GB of address space): the CLI starts under a tight address-space limit, and where the module
+// cannot be loaded the GPU is unavailable with dlerror's reason. The module is looked for in WFS_GPU_MODULE (a file)
+// when set, else beside the program (../lib/wavefront-studio/ from the program's or the Python module's folder, as in
+// the build tree), else where `cmake --install` puts it. Its entry point, named by kGpuModuleEntry, is
+// `extern "C" void wfs_gpu_backend_hooks(wfs::GpuBackendHooks*)`. Builds without CUDA report "CUDA not built".
+inline constexpr const char* kGpuModuleEntry = "wfs_gpu_backend_hooks";
+
+// Where the module was looked for and what came of it (for `wavefront-cli --version`-style reports and tests):
+// empty `loadedFrom` and the reason in `error` when it did not load. Loads it on the first call.
+struct GpuModuleState {
+    std::string loadedFrom;
+    std::string error;
+};
+GpuModuleState gpuModuleState();
 
 } // namespace wfs

@@ -705,6 +705,25 @@ std::vector<std::string> metadataFilesBeside(const std::string& imagePath)
 
 namespace {
 
+// A single-file OME-TIFF declares its page count in its OME-XML (SizeZ x SizeC x SizeT, every image together), as
+// ImageJ's "images=" (which io/TiffReader.cpp checks): a file holding fewer is cut short or still being written, and
+// that is damage. Empty when complete, or when the document describes a dataset over several files (io/OmeXml.h).
+std::string omePlanesMissing(const ImageFileContent& content, const std::string& name)
+{
+    const auto it = content.strings.find("ImageDescription");
+    if (content.format != ImageFormat::Tiff || it == content.strings.end() || !looksLikeOmeXml(it->second))
+        return {};
+    const OmeOptics ome = readOmeXml(it->second);
+    if (!ome.malformed.empty() || !ome.declaredPlanes || ome.refersToOtherFiles || !ome.companionFile.empty()
+        || *ome.declaredPlanes <= double(content.planes.size()))
+        return {};
+    const std::string held = std::to_string(content.planes.size());
+    char declared[32];
+    std::snprintf(declared, sizeof declared, "%.15g", *ome.declaredPlanes);
+    return name + ": its OME-XML declares " + declared + " planes (SizeZ x SizeC x SizeT) and the file holds " + held
+           + " page(s); it is cut short or still being written; kept the " + held + " page(s) it holds";
+}
+
 // Appends one file's planes (read from disk or handed over in memory as `path`) with their messages; returns the
 // file's index. Planes of another size than the dataset's first stay loaded, not taking part.
 int appendContent(Dataset& dataset, ImageFileContent& content, DatasetFile file, std::vector<DatasetMessage>& messages)
@@ -716,7 +735,9 @@ int appendContent(Dataset& dataset, ImageFileContent& content, DatasetFile file,
     file.numbers = content.numbers;
     file.strings = content.strings;
     file.bitsPerSample = content.bitsPerSample;
-    file.damage = content.damage;
+    file.damage = content.damage.empty() ? omePlanesMissing(content, path) : content.damage;
+    if (file.damage != content.damage)
+        content.warnings.push_back(file.damage);
     file.floatingPoint = content.floatingPoint;
     const int fileIndex = int(dataset.files.size());
     const Image& first = content.planes.front();

@@ -110,8 +110,12 @@ private:
                 // Only the first image: a file of several (positions, series) is fitted as its planes come, and the
                 // first image's pixels are the first pages.
                 inFirstImage = ++images == 1;
-            } else if (name == QLatin1String("Pixels") && inFirstImage) {
-                readPixels(a);
+            } else if (name == QLatin1String("Pixels")) {
+                countPlanes(a);
+                if (inFirstImage)
+                    readPixels(a);
+            } else if (name == QLatin1String("UUID") && a.hasAttribute(QLatin1String("FileName"))) {
+                m_out.refersToOtherFiles = true;
             } else if (name == QLatin1String("Channel") && inFirstImage) {
                 if (auto w = length(a, "EmissionWavelength", "nm", "wavelength"))
                     m_wavelengths.push_back(*w);
@@ -133,6 +137,19 @@ private:
             }
         }
         return m_out.isOme;
+    }
+
+    // Each image's SizeZ x SizeC x SizeT, summed; unknown when an image leaves one out (the schema requires them).
+    void countPlanes(const QXmlStreamAttributes& a)
+    {
+        const auto sizeZ = number(a, "SizeZ"), sizeC = number(a, "SizeC"), sizeT = number(a, "SizeT");
+        if (!sizeZ || !sizeC || !sizeT) {
+            m_planesUnknown = true;
+            m_out.declaredPlanes.reset();
+            return;
+        }
+        if (!m_planesUnknown)
+            m_out.declaredPlanes = m_out.declaredPlanes.value_or(0.0) + *sizeZ * *sizeC * *sizeT;
     }
 
     void readPixels(const QXmlStreamAttributes& a)
@@ -249,6 +266,7 @@ private:
     std::vector<double> m_wavelengths;
     std::map<QString, Objective> m_objectives;
     QString m_objectiveRef;
+    bool m_planesUnknown = false; // an image without its three sizes: the document's plane count is not known
     std::optional<double> m_refractiveIndex;
 };
 

@@ -32,7 +32,12 @@ struct OmeOptics {
     std::optional<OmeValue> numericalAperture; // the image's Objective LensNA
     std::optional<OmeValue> immersionIndex;    // ObjectiveSettings RefractiveIndex, else derived from Objective Immersion
     std::string companionFile;                 // BinaryOnly MetadataFile: the metadata are in that file, not read
-    std::vector<OmeNote> notes;                // values not used (an unknown unit) and choices made (X and Y differ)
+    // The planes the document describes, all images together (each Pixels' SizeZ x SizeC x SizeT), and whether its
+    // TiffData name other files (a UUID with a FileName: a dataset over several files, whose pages this one does
+    // not hold all of). A single-file OME-TIFF with fewer pages than declared is cut short (io/TiffReader.cpp).
+    std::optional<double> declaredPlanes;
+    bool refersToOtherFiles = false;
+    std::vector<OmeNote> notes; // values not used (an unknown unit) and choices made (X and Y differ)
 };
 
 // Whether an image description is meant as OME-XML (it starts with '<' and names the OME element or schema), so

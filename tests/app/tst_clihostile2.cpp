@@ -196,6 +196,27 @@ private slots:
         QVERIFY(QFile::exists(dir.filePath(QStringLiteral("r.json"))));
     }
 
+    // Issue 41 item 7: the CUDA libraries (about 1.5 GB of address space) are loaded only when a GPU is asked for, so
+    // under the limit where every command used to die before main (1490 MB) the CLI starts and fits on the CPU, and
+    // asked for the GPU it says why there is none: in a CUDA build, that its backend could not be loaded, and why.
+    void cudaIsLoadedOnlyWhenTheGpuIsAskedFor()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(writeStack(dir.filePath(QStringLiteral("small.fits")), 32, 1));
+        const auto limit = addressSpace(1490);
+        const Run version = cli(args({"--version"}), dir.path(), limit);
+        QVERIFY2(version.status == 0 && version.out.startsWith("wavefront-cli "), version.err.constData());
+        const QStringList fit =
+            args({"reconstruct", "--input", "small.fits", "--wavelength", "633nm", "--sampling", "2", "--max-iterations", "5", "--quiet"});
+        const Run cpu = cli(fit, dir.path(), limit);
+        QVERIFY2(cpu.status == 0, cpu.err.constData());
+        const Run gpu = cli(fit + args({"--backend", "gpu"}), dir.path(), limit);
+        QVERIFY2(gpu.status != 0 && gpu.err.contains("no GPU"), gpu.err.constData());
+        if (!gpu.err.contains("CUDA not built"))
+            QVERIFY2(gpu.err.contains("could not be loaded") && gpu.err.contains("ulimit -v"), gpu.err.constData());
+    }
+
     // Item 11: a refusal shows the data's warnings behind it; the result JSON's "warnings" hold the data's warnings.
     void warningsReachTheRefusalAndTheResult()
     {

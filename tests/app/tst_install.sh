@@ -47,6 +47,16 @@ for index, want in truth.items():
 print("demo fit: Noll 4..11 within 0.002 wave of the truth")
 PY
 
+  # A CUDA build's backend module is installed, and the installed programs find it: asked for the GPU, the installed
+  # CLI says why there is none in the CUDA runtime's words (or fits), never that the module is missing.
+  if [ -f "$build/lib/wavefront-studio/libwfs_gpu_backend.so" ]; then
+    find "$prefix" -path '*/wavefront-studio/libwfs_gpu_backend.so' | grep -q . || fail "the install has no CUDA backend module"
+    status=0
+    "$prefix/bin/wavefront-cli" reconstruct --preset demo --backend gpu --max-iterations 2 > gpu.out 2> gpu.err || status=$?
+    ! grep -Eq "module was not found|could not be loaded" gpu.err || fail "the installed CLI did not load its module: $(cat gpu.err)"
+    [ "$status" -eq 0 ] || grep -q "no GPU" gpu.err || fail "the installed CLI asked for the GPU exited with $status: $(cat gpu.err)"
+  fi
+
   [ "$("$prefix/bin/wavefront-cli" --version)" = "wavefront-cli $version" ] || fail "wavefront-cli --version"
   [ "$("$prefix/bin/wavefront-studio" --version)" = "wavefront-studio $version" ] || fail "wavefront-studio --version"
 

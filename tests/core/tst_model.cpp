@@ -167,6 +167,13 @@ private slots:
         if (gpu.available)
             QSKIP("a GPU backend is available here");
         QVERIFY(QString::fromStdString(gpu.reason).contains(QStringLiteral("GPU")));
+        // A CUDA build's backend module is found and loads (the reason is then the CUDA runtime's); a build without
+        // CUDA says so.
+        const GpuModuleState module = gpuModuleState();
+        QVERIFY2(module.loadedFrom.empty() == !module.error.empty(), module.error.c_str());
+        QVERIFY2(module.error.find("not found") == std::string::npos && module.error.find("could not be loaded") == std::string::npos,
+                 module.error.c_str());
+        QVERIFY2(module.loadedFrom.empty() || gpu.reason.find("CUDA not built") == std::string::npos, gpu.reason.c_str());
         auto problem = richProblem(ObjectiveKind::Poisson);
         QVERIFY_THROWS_EXCEPTION(BackendUnavailable, makeEvaluator(BackendKind::Gpu, problem, {}, GradientKind::Adjoint));
     }

@@ -415,6 +415,32 @@ private slots:
         const QString wholeTiff = dir.filePath(QStringLiteral("whole.tif"));
         QVERIFY(wfs::test::writeFile(wholeTiff, QByteArray::fromStdString(tiffStackBytes(pages, description))));
         QVERIFY(readImageFile(wholeTiff.toStdString()).damage.empty());
+
+        // So does a single-file OME-TIFF's OME-XML (SizeZ x SizeC x SizeT, every image together); one over several
+        // files (TiffData naming another file by UUID) says nothing of this file's pages alone.
+        const auto ome = [](int sizeZ, int sizeC, const std::string& tiffData) {
+            return "<?xml version=\"1.0\" encoding=\"UTF-8\"?><OME xmlns=\"http://www.openmicroscopy.org/Schemas/OME/2016-06\">"
+                   "<Image ID=\"Image:0\"><Pixels ID=\"Pixels:0\" DimensionOrder=\"XYZCT\" Type=\"float\" SizeX=\"8\" SizeY=\"8\" SizeZ=\""
+                   + std::to_string(sizeZ) + "\" SizeC=\"" + std::to_string(sizeC) + "\" SizeT=\"1\">" + tiffData
+                   + "</Pixels></Image></OME>";
+        };
+        const auto omeDamage = [&](const std::vector<Image>& held, const std::string& xml) {
+            const QString path = dir.filePath(QStringLiteral("ome.ome.tif"));
+            QFile::remove(path);
+            if (!wfs::test::writeFile(path, QByteArray::fromStdString(tiffStackBytes(held, xml))))
+                return std::string("not written");
+            Dataset dataset;
+            addFiles(dataset, {path.toStdString()});
+            return dataset.files.empty() ? std::string("not read") : dataset.files.front().damage;
+        };
+        const std::string oneOfSix = omeDamage({pages.front()}, ome(3, 2, ""));
+        QVERIFY2(oneOfSix.find("OME-XML declares 6 planes (SizeZ x SizeC x SizeT) and the file holds 1") != std::string::npos,
+                 oneOfSix.c_str());
+        QVERIFY(omeDamage(pages, ome(3, 1, "")).empty());
+        QVERIFY(omeDamage({pages.front()}, ome(3, 1,
+                                               "<TiffData IFD=\"0\" PlaneCount=\"1\"><UUID FileName=\"other.ome.tif\">"
+                                               "urn:uuid:1</UUID></TiffData>"))
+                    .empty());
     }
 
     // Issue 41, in-process: a watch whose log is an existing file that is not a log (here a FITS file), or whose trend
