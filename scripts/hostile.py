@@ -340,6 +340,14 @@ def main():
     run_case("user's NAME.part kept", fit + ["--phase-out", "p.fits"], ["p.fits", "p.fits.part"], base, prepare=write("p.fits.part", b"mine"),
              expect_ok=True)
     run_case("ulimit -v 1.5 GB", fit + ["--json", "r.json"], ["r.json"], base, pre_exec=limit("RLIMIT_AS", 1500000 * 1024))
+    # Issue 41 item 7: the CUDA libraries are loaded only when the GPU is asked for: --version and a CPU fit run under
+    # 1.49 GB, and the GPU asked for there is refused saying why (in a build without CUDA: "CUDA not built").
+    run_case("ulimit -v 1.49 GB, --version", ["--version"], [], base, pre_exec=limit("RLIMIT_AS", 1490 << 20), expect_ok=True,
+             check_outputs=False)
+    run_case("ulimit -v 1.49 GB, CPU fit", fit + ["--json", "r.json"], ["r.json"], base, pre_exec=limit("RLIMIT_AS", 1490 << 20),
+             expect_ok=True)
+    run_case("ulimit -v 1.49 GB, --backend gpu", fit + ["--backend", "gpu", "--json", "r.json"], ["r.json"], base,
+             pre_exec=limit("RLIMIT_AS", 1490 << 20), expect_ok=False, expect_err=["no GPU"])
     run_case("ulimit -v 300 MB", fit + ["--json", "r.json"], ["r.json"], base, pre_exec=limit("RLIMIT_AS", 300000 * 1024))
 
     # 4. Sessions and simulate.
