@@ -273,6 +273,13 @@ void MainWindow::datasetChanged()
     m_setup->setPreprocessOptions(dataset.preprocess);
     m_setup->setDataMode(true);
     updateSampling();
+    // The title names the data, as a viewer's does: the first file, and how many more.
+    QString name;
+    if (!dataset.files.empty())
+        name = QFileInfo(QString::fromStdString(dataset.files.front().path)).fileName();
+    if (dataset.files.size() > 1)
+        name = tr("%1 and %n more", nullptr, int(dataset.files.size() - 1)).arg(name);
+    setWindowTitle(name.isEmpty() ? tr("Wavefront Studio") : tr("%1 — Wavefront Studio").arg(name));
 }
 
 void MainWindow::previewPreparation()
@@ -358,6 +365,9 @@ void MainWindow::startFit()
     settings.dataset = dataset;
     settings.model = m_setup->modelSettings();
     settings.solver = m_setup->solverSettings();
+    // A fit started from the Load tab is watched where it shows: the phase map (and the docks' results).
+    if (m_tabs->currentWidget()->property("tabKey").toString() == QLatin1String("load"))
+        showTab(QStringLiteral("phase"));
     setRunning(true);
     statusBar()->showMessage(tr("preparing the data…"));
     m_session->prepareFit(std::move(settings)); // fitPrepared() or fitPreparationFailed()

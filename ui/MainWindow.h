@@ -100,6 +100,8 @@ public:
     QAction* startAction() const { return m_startAction; }
     // The message bar above the views: the latest error or warning, until closed or replaced (also in Messages).
     QString messageBarText() const;
+    // Help > About's text: the version, each backend's state here (the device, or why not), the libraries' licences.
+    static QString aboutText();
     // The session's state (data, truth, planes, result, runs), which the views draw.
     SessionController* session() const { return m_session; }
     const Dataset& dataset() const { return m_session->dataset(); }
@@ -167,6 +169,7 @@ private:
     SessionController* m_session;
     QTabWidget* m_tabs;
     QList<QDockWidget*> m_hiddenDocks, m_raisedDocks; // hidden while a teaching tab is shown
+    QByteArray m_workingLayout;                       // the docks as arranged before a teaching tab hid them
     QDockWidget *m_setupDock, *m_convergenceDock, *m_chartDock, *m_resultsDock;
     PhasePanel* m_phasePanel;
     PlanesPanel* m_planesPanel;

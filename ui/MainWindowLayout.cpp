@@ -32,16 +32,20 @@
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QGridLayout>
+#include <QHelpEvent>
 #include <QHBoxLayout>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QMenuBar>
+#include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QToolBar>
 #include <QToolButton>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <QStyle>
 #include <QProgressBar>
@@ -54,6 +58,8 @@
 #include <QTime>
 #include <QException>
 #include <QtConcurrent>
+
+#include <algorithm>
 
 #include <cmath>
 
@@ -98,11 +104,13 @@ QDockWidget* addDock(QMainWindow* window, Qt::DockWidgetArea area, const QString
 
 // The teaching tabs have nothing to do with the fit: while one is shown, the fit's docks make room
 // for it (and come back as they were with the fit's tabs). `hidden` and `raised` remember the docks
-// between the two calls; `fallback` is raised when none of them was in front.
+// between the two calls, `workingLayout` the layout as the user arranged it (what quitting saves while a
+// teaching tab is shown); `fallback` is raised when none of them was in front.
 void makeRoomForTeachingTab(QMainWindow* window, bool teaching, QList<QDockWidget*>& hidden, QList<QDockWidget*>& raised,
-                            QDockWidget* fallback)
+                            QByteArray& workingLayout, QDockWidget* fallback)
 {
     if (teaching && hidden.isEmpty()) {
+        workingLayout = window->saveState();
         // Open docks (tabified ones too), and which of each tab group was in front.
         raised.clear();
         for (QDockWidget* dock : window->findChildren<QDockWidget*>())
@@ -124,10 +132,46 @@ void makeRoomForTeachingTab(QMainWindow* window, bool teaching, QList<QDockWidge
     }
 }
 
+// A plain-text tooltip is shown as one line as long as its text (up to the screen's width: 1660 px for some);
+// shown as rich text in a cell of about 60 characters it wraps there. Every long plain tooltip goes through here, a
+// widget's own and a menu action's, so no text needs its own line breaks.
+class ReadableToolTips : public QObject {
+public:
+    using QObject::QObject;
+
+    static constexpr int kWrapFrom = 80; // characters: shorter tips stay on one line
+
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        auto* widget = qobject_cast<QWidget*>(watched);
+        if (event->type() != QEvent::ToolTip || !widget)
+            return false;
+        const auto* help = static_cast<QHelpEvent*>(event);
+        QString text = widget->toolTip();
+        if (auto* menu = qobject_cast<QMenu*>(widget)) {
+            const QAction* action = menu->actionAt(help->pos());
+            if (!action || !menu->toolTipsVisible())
+                return false;
+            text = action->toolTip();
+        }
+        if (text.size() < kWrapFrom || Qt::mightBeRichText(text))
+            return false;
+        // About 60 characters a line: one table cell of that width (Qt's own guess for a wrapped label is far narrower).
+        const QFontMetrics metrics(QToolTip::font());
+        const int width = std::min(metrics.horizontalAdvance(text), 60 * metrics.averageCharWidth());
+        const QString cell = QStringLiteral("<table><tr><td width=\"%1\">%2</td></tr></table>")
+                                 .arg(width)
+                                 .arg(text.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+        QToolTip::showText(help->globalPos(), cell, widget, {}, widget->toolTipDuration());
+        return true;
+    }
+};
+
 } // namespace
 
 void MainWindow::buildViews()
 {
+    qApp->installEventFilter(new ReadableToolTips(this));
     buildTabs();
     buildCentre();
     buildDocks();
@@ -250,7 +294,7 @@ void MainWindow::buildDocks()
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
         const QString key = m_tabs->currentWidget()->property("tabKey").toString();
         const bool teaching = key == QLatin1String("speedup") || key == QLatin1String("fasth") || key == QLatin1String("live");
-        makeRoomForTeachingTab(this, teaching, m_hiddenDocks, m_raisedDocks, m_chartDock);
+        makeRoomForTeachingTab(this, teaching, m_hiddenDocks, m_raisedDocks, m_workingLayout, m_chartDock);
     });
 }
 
@@ -456,6 +500,25 @@ void MainWindow::buildMenus()
                                     "Sampling Q = lambda F# / pixel; Q < 2 is undersampled.\n"
                                     "One in-focus image cannot tell the sign of even aberrations: use defocused planes."));
     });
+    help->addAction(tr("&About Wavefront Studio"), this, [this] { QMessageBox::about(this, tr("About Wavefront Studio"), aboutText()); });
+}
+
+QString MainWindow::aboutText()
+{
+    QStringList backends;
+    for (const BackendStatus& status : backendStatuses()) {
+        QString state = QString::fromStdString(status.available ? status.device : status.reason);
+        if (!status.available) // core's reasons start "no GPU: "
+            state = tr("none here (%1)").arg(state.startsWith(QLatin1String("no GPU: ")) ? state.mid(8) : state);
+        backends << QStringLiteral("%1: %2").arg(QString::fromLatin1(backendName(status.kind)).toUpper(), state.toHtmlEscaped());
+    }
+    return tr("<p><b>Wavefront Studio %1</b>: wavefront reconstruction from PSF images.</p>"
+              "<p>Backends here:<br>%2</p>"
+              "<p>Built with Qt %3 (LGPL 3), QCustomPlot (GPL 3), FFTW 3 (GPL 2+), Ceres Solver (BSD), Eigen (MPL 2), "
+              "CFITSIO (NASA/GSFC licence), libtiff (libtiff licence), libpng (PNG licence), matio (BSD), HDF5 (BSD-style) and, "
+              "in CUDA builds, NVIDIA's CUDA runtime, cuFFT, cuBLAS and cuSOLVER (NVIDIA EULA).</p>"
+              "<p>Conventions: Help > Conventions; the user's guide: README.md.</p>")
+        .arg(QCoreApplication::applicationVersion(), backends.join(QStringLiteral("<br>")), QString::fromLatin1(qVersion()));
 }
 
 } // namespace wfs::ui

@@ -14,12 +14,15 @@
 #include "ResultExports.h"
 
 #include <QDir>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QMenu>
 #include <QSettings>
 #include <QStatusBar>
 #include <QtConcurrent>
+
+#include <algorithm>
 
 namespace wfs::ui {
 
@@ -180,6 +183,12 @@ void MainWindow::restoreSettings()
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    // A layout with no dock open (saved by a version that let a teaching tab's layout be saved, or closed dock by
+    // dock) leaves no way to the settings: every dock comes back.
+    const QList<QDockWidget*> docks = findChildren<QDockWidget*>();
+    if (std::all_of(docks.begin(), docks.end(), [](const QDockWidget* dock) { return dock->isHidden(); }))
+        for (QDockWidget* dock : docks)
+            dock->show();
     ModelSettings model = m_setup->modelSettings();
     model.order = settings.value(QStringLiteral("model/order"), model.order).toInt();
     model.ordering = settings.value(QStringLiteral("model/ordering")).toString() == QLatin1String("ansi") ? ZernikeOrdering::Ansi
@@ -197,7 +206,8 @@ void MainWindow::saveSettings() const
 {
     QSettings settings;
     settings.setValue(QStringLiteral("geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("windowState"), saveState());
+    // The layout of the working tabs, even when a teaching tab (which hides the docks) is shown at the end.
+    settings.setValue(QStringLiteral("windowState"), m_hiddenDocks.isEmpty() ? saveState() : m_workingLayout);
     const ModelSettings model = m_setup->modelSettings();
     settings.setValue(QStringLiteral("model/order"), model.order);
     settings.setValue(QStringLiteral("model/ordering"), QString::fromLatin1(zernike::orderingName(model.ordering)));

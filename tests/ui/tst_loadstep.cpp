@@ -146,6 +146,8 @@ private slots:
     {
         open(test::dataPath(QStringLiteral("bead_zstack_BIL113.tif")));
         QCOMPARE(int(m_window->dataset().planes.size()), 21);
+        // Issue 42: the title names the data.
+        QCOMPARE(m_window->windowTitle(), QStringLiteral("bead_zstack_BIL113.tif — Wavefront Studio"));
         StackLoadPanel* panel = step();
         QVERIFY2(panel, "no loading step after opening a stack");
         QVERIFY(panel->isVisible()); // in front, not behind another tab
@@ -244,6 +246,8 @@ private slots:
         m_window->findChild<QPushButton*>(QStringLiteral("loadStartButton"))->click();
         QTRY_VERIFY_WITH_TIMEOUT(m_window->isFitting() || !failed.isEmpty(), 60000);
         QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        // Issue 42: started from the Load tab, the fit is shown where it draws, not behind the Load tab.
+        QCOMPARE(m_window->tabs()->currentWidget()->property("tabKey").toString(), QStringLiteral("phase"));
         m_window->cancelFit();
         QVERIFY(waitFor(finished, 120000));
         QVERIFY(!anyMessageBox());

@@ -17,10 +17,14 @@
 #include <QCheckBox>
 #include <QApplication>
 #include <QComboBox>
+#include <QDockWidget>
+#include <QHelpEvent>
+#include <QToolTip>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLabel>
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QImage>
@@ -470,6 +474,73 @@ private slots:
         if (!gpu.available)
             QVERIFY(combo->itemData(1, Qt::ToolTipRole).toString().contains(QStringLiteral("GPU")));
         QCOMPARE(m_window->setupPanel()->solverSettings().backend, BackendKind::Cpu);
+    }
+
+    // Issue 42: quitting while a teaching tab hides the docks saves the layout the user works in (here with the
+    // Messages dock closed); a saved layout with no dock open (as an older version saved it) gets its docks back.
+    void layoutSurvivesQuittingOnATeachingTab()
+    {
+        auto* setup = m_window->findChild<QDockWidget*>(QStringLiteral("setupDock"));
+        auto* messages = m_window->findChild<QDockWidget*>(QStringLiteral("logDock"));
+        QVERIFY(setup && messages && !setup->isHidden());
+        messages->close();
+        QVERIFY(m_window->showTab(QStringLiteral("speedup")));
+        QVERIFY(setup->isHidden()); // the teaching tab has the room
+        m_window->close();          // saves the settings
+        {
+            MainWindow next;
+            QVERIFY(!next.findChild<QDockWidget*>(QStringLiteral("setupDock"))->isHidden());
+            QVERIFY(!next.findChild<QDockWidget*>(QStringLiteral("chartDock"))->isHidden());
+            QVERIFY(next.findChild<QDockWidget*>(QStringLiteral("logDock"))->isHidden()); // as the user left it
+            for (QDockWidget* dock : next.findChildren<QDockWidget*>())
+                dock->hide();
+            QSettings().setValue(QStringLiteral("windowState"), next.saveState());
+        }
+        MainWindow repaired;
+        for (QDockWidget* dock : repaired.findChildren<QDockWidget*>())
+            QVERIFY2(!dock->isHidden(), qPrintable(dock->objectName()));
+        m_window->show();
+        QVERIFY(m_window->showTab(QStringLiteral("phase")));
+        QVERIFY(!setup->isHidden());
+        messages->show();
+    }
+
+    // Issue 42: a plain tooltip longer than a line of text is shown wrapped at a readable width, not as one line as
+    // wide as its text (Qt wraps a plain one only when it is wider than the screen: 1660 px lines on a 1920 screen).
+    // 110 characters, about 700 px on one line, narrower than the test screen.
+    void longToolTipsAreWrapped()
+    {
+        auto* tipped = new QLabel(QStringLiteral("tipped"), m_window->centralWidget());
+        tipped->setToolTip(QStringLiteral("The defocus of each plane in waves of Zernike Z4, from the stage position, "
+                                          "the z step and the numerical aperture."));
+        tipped->show();
+        const QPoint centre = tipped->rect().center();
+        QHelpEvent help(QEvent::ToolTip, centre, tipped->mapToGlobal(centre));
+        QApplication::sendEvent(tipped, &help);
+        QWidget* label = nullptr;
+        QTRY_VERIFY((label =
+                         [] {
+                             for (QWidget* top : QApplication::topLevelWidgets())
+                                 if (top->inherits("QTipLabel") && top->isVisible())
+                                     return top;
+                             return static_cast<QWidget*>(nullptr);
+                         }())
+                    != nullptr);
+        const int oneLine = label->fontMetrics().horizontalAdvance(tipped->toolTip());
+        QVERIFY2(label->width() < oneLine * 3 / 4 && label->height() >= 2 * label->fontMetrics().height(),
+                 qPrintable(QStringLiteral("%1 x %2 px for a %3 px line").arg(label->width()).arg(label->height()).arg(oneLine)));
+        QToolTip::hideText();
+        delete tipped;
+    }
+
+    // Issue 42: Help > About names the version and each backend's state here.
+    void aboutSaysVersionAndBackends()
+    {
+        const QString about = MainWindow::aboutText();
+        QVERIFY2(about.contains(QCoreApplication::applicationVersion()) && about.contains(QStringLiteral("CPU: "))
+                     && about.contains(QStringLiteral("GPU: ")),
+                 qPrintable(about));
+        QVERIFY2(m_window->windowTitle().endsWith(QStringLiteral(" — Wavefront Studio")), qPrintable(m_window->windowTitle()));
     }
 
     void cleanupTestCase() { m_window.reset(); }
