@@ -269,7 +269,15 @@ void MainWindow::datasetChanged()
 {
     const Dataset& dataset = m_session->dataset();
     m_setup->showPlanes(dataset);
-    m_setup->showMetadata(dataset.metadata);
+    // What the user typed for these files survives opening them again; other data show their own values.
+    QStringList files;
+    for (const DatasetFile& file : dataset.files)
+        files << QString::fromStdString(file.path);
+    if (!files.isEmpty() && files == m_shownFiles)
+        m_setup->showMetadataKeepingEdits(dataset.metadata);
+    else
+        m_setup->showMetadata(dataset.metadata);
+    m_shownFiles = files;
     m_setup->setPreprocessOptions(dataset.preprocess);
     m_setup->setDataMode(true);
     updateSampling();

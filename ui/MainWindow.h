@@ -170,6 +170,7 @@ private:
     QTabWidget* m_tabs;
     QList<QDockWidget*> m_hiddenDocks, m_raisedDocks; // hidden while a teaching tab is shown
     QByteArray m_workingLayout;                       // the docks as arranged before a teaching tab hid them
+    QStringList m_shownFiles;                         // the files whose metadata the setup panel shows
     QDockWidget *m_setupDock, *m_convergenceDock, *m_chartDock, *m_resultsDock;
     PhasePanel* m_phasePanel;
     PlanesPanel* m_planesPanel;

@@ -216,14 +216,18 @@ QWidget* SetupPanel::buildMetadata()
 
 // Every metadata field the user edits is remembered (a dataset's own values are shown with signals blocked),
 // and said.
-void SetupPanel::connectMetadataEdits()
+std::vector<std::pair<QDoubleSpinBox*, std::string>> SetupPanel::metadataBoxes() const
 {
-    const std::pair<QDoubleSpinBox*, const char*> keys[] = {
+    return {
         {m_wavelength, "wavelength"},    {m_pixelPitch, "pixelPitch"}, {m_fNumber, "fNumber"}, {m_na, "numericalAperture"},
         {m_immersion, "immersionIndex"}, {m_samplingQ, "samplingQ"},   {m_zStep, "zStep"},     {m_focusPlane, "focusPlane"},
     };
-    for (const auto& [b, key] : keys)
-        connect(b, &QDoubleSpinBox::valueChanged, this, [this, key = std::string(key)] {
+}
+
+void SetupPanel::connectMetadataEdits()
+{
+    for (const auto& [b, key] : metadataBoxes())
+        connect(b, &QDoubleSpinBox::valueChanged, this, [this, key = key] {
             m_editedMetadata.insert(key); // signals are blocked while a dataset's values are shown
             emit metadataChanged();
         });

@@ -45,6 +45,9 @@ public:
 
     // Shows a dataset's metadata; the fields count as not edited by the user until they change.
     void showMetadata(const DatasetMetadata& metadata);
+    // The same data opened again: the fields the user edited keep their values (and stay the user's); the others
+    // show `metadata`.
+    void showMetadataKeepingEdits(const DatasetMetadata& metadata);
     // Writes the fields into `metadata`; a field the user edited gets the origin "user" and settles its
     // conflicts (DatasetMetadata::conflicts).
     void applyMetadata(DatasetMetadata& metadata) const;
@@ -107,6 +110,8 @@ private:
     QWidget* buildData();
     QWidget* buildMetadata();
     void connectMetadataEdits();
+    // The metadata fields that are spin boxes, with their DatasetMetadata key.
+    std::vector<std::pair<QDoubleSpinBox*, std::string>> metadataBoxes() const;
     QWidget* buildPreparation();
     QWidget* buildModel();
     QWidget* buildPupilFunction();

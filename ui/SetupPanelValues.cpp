@@ -7,6 +7,7 @@
 #include "settings/ModelSettings.h"
 #include "settings/SettingsText.h"
 #include "base/Units.h"
+#include <map>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -145,6 +146,28 @@ void SetupPanel::showAssumedDefocusModel(const DatasetMetadata& metadata)
         m_assumedOrigins.erase("defocusModel");
     const QSignalBlocker block(m_defocusModel);
     m_defocusModel->setCurrentIndex(metadata.defocusModel == DefocusModel::HighNa ? 1 : 0);
+}
+
+void SetupPanel::showMetadataKeepingEdits(const DatasetMetadata& metadata)
+{
+    const std::set<std::string> edited = m_editedMetadata;
+    std::map<std::string, double> typed;
+    for (const auto& [box, key] : metadataBoxes())
+        if (edited.count(key))
+            typed[key] = box->value();
+    const int defocusModel = m_defocusModel->currentIndex(), zDirection = m_zDirection->currentIndex();
+    showMetadata(metadata);
+    const QSignalBlocker b1(m_defocusModel), b2(m_zDirection);
+    for (const auto& [box, key] : metadataBoxes())
+        if (const auto value = typed.find(key); value != typed.end()) {
+            const QSignalBlocker block(box);
+            box->setValue(value->second);
+        }
+    if (edited.count("defocusModel"))
+        m_defocusModel->setCurrentIndex(defocusModel);
+    if (edited.count("zIndexDown"))
+        m_zDirection->setCurrentIndex(zDirection);
+    m_editedMetadata = edited;
 }
 
 void SetupPanel::editMetadata(const DatasetMetadata& metadata, const std::string& key)

@@ -18,6 +18,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QHelpEvent>
 #include <QToolTip>
 #include <QElapsedTimer>
@@ -37,6 +38,8 @@
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTimer>
+
+#include <cmath>
 
 using namespace wfs;
 using namespace wfs::ui;
@@ -474,6 +477,31 @@ private slots:
         if (!gpu.available)
             QVERIFY(combo->itemData(1, Qt::ToolTipRole).toString().contains(QStringLiteral("GPU")));
         QCOMPARE(m_window->setupPanel()->solverSettings().backend, BackendKind::Cpu);
+    }
+
+    // Issue 42: a value typed for a file survives opening the same file again; another file shows its own (none).
+    void typedValuesSurviveReopeningTheSameFile()
+    {
+        Image spot(32, 32);
+        for (int y = 0; y < 32; ++y)
+            for (int x = 0; x < 32; ++x)
+                spot.at(y, x) = 100.0 + 1000.0 * std::exp(-((x - 16) * (x - 16) + (y - 16) * (y - 16)) / 8.0);
+        const QString same = m_dir.filePath(QStringLiteral("same.fits")), other = m_dir.filePath(QStringLiteral("other.fits"));
+        writeFits(same.toStdString(), {spot}, {}, false, true);
+        writeFits(other.toStdString(), {spot}, {}, false, true);
+        auto* wavelength = m_window->findChild<QDoubleSpinBox*>(QStringLiteral("wavelengthSpin"));
+        QVERIFY(wavelength);
+        const auto open = [this](const QString& path) {
+            QSignalSpy loaded(m_window.get(), &MainWindow::dataLoaded);
+            m_window->openFiles({path});
+            return waitFor(loaded, 30000);
+        };
+        QVERIFY(open(same));
+        wavelength->setValue(605.0);
+        QVERIFY(open(same));
+        QCOMPARE(wavelength->value(), 605.0);
+        QVERIFY(open(other));
+        QCOMPARE(wavelength->value(), wavelength->minimum()); // "unknown": the file says none
     }
 
     // Issue 42: quitting while a teaching tab hides the docks saves the layout the user works in (here with the
