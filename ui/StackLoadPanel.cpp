@@ -390,7 +390,7 @@ void StackLoadPanel::setDataset(const Dataset& dataset, bool propose)
                 m.origin["focusPlane"] = assumedOrigin(focusPlaneAssumption(m_plan).reason); // as core assumes it
                 m_dataset.metadata.focusPlane = m.focusPlane;
                 m_dataset.metadata.origin["focusPlane"] = m.origin["focusPlane"];
-                m_setup->showMetadata(m);
+                m_setup->showMetadataKeepingEdits(m); // what the user typed meanwhile stays the user's
                 emit m_setup->metadataChanged();
             }
             m_setup->setPlanesInUse(m_plan.planes); // refreshes through settingsEdited

@@ -7,6 +7,7 @@
 #include "EngineController.h"
 #include "ImageView.h"
 #include "MainWindow.h"
+#include "StackLoadPanel.h"
 #include "ResultExports.h"
 #include "RunsPanel.h"
 #include "SetupPanel.h"
@@ -497,6 +498,10 @@ private slots:
             return waitFor(loaded, 30000);
         };
         QVERIFY(open(same));
+        // The loading step's proposal (computed on a worker from the planes' pictures) in first, as a user types after
+        // seeing the planes.
+        QTRY_VERIFY_WITH_TIMEOUT(!m_window->findChild<StackLoadPanel*>() || m_window->findChild<StackLoadPanel*>()->thumbnailCount() == 1,
+                                 30000);
         wavelength->setValue(605.0);
         QVERIFY(open(same));
         QCOMPARE(wavelength->value(), 605.0);
