@@ -111,6 +111,7 @@ mutations=(
   "spline-natural-ends|core/io/SplineCalibration.cpp|tst_psfexports|spline calibration: natural ends (second derivative 0) instead of not-a-knot"
   "spline-x0-zero-based|core/io/SplineCalibration.cpp|tst_psfexports|spline calibration: x0 written 0-based, not MATLAB's 1-based index"
   "psf-tiff-spacing|core/io/Exports.cpp|tst_psfexports|3-D PSF ImageJ TIFF: spacing= the pixel size instead of the z step"
+  "fd-cancel-unchecked|core/fit/FiniteDifference.cpp|tst_fit|cancel waits for a whole finite-difference gradient (P + 1 evaluations)"
 )
 
 # Applies mutation $1 to $src/$2 with exact replacements (python3: no quoting trouble with C++ text).
@@ -184,6 +185,8 @@ edits = {
     "fits-nplanes-ignored": [("declared->second > double(content.planes.size())", "declared->second < 0")],
     # omePlanesMissing (Dataset) and countPlanes (OmeXml): a single-file OME-TIFF's SizeZ x SizeC x SizeT.
     "ome-other-files-counted": [("|| ome.refersToOtherFiles ", "")],
+    # The finite-difference gradient's check of the fit's cancel flag between its model evaluations.
+    "fd-cancel-unchecked": [("            throwIfCancelled(cancelFlag());\n", "")],
     "ome-channels-uncounted": [("*sizeZ * *sizeC * *sizeT;", "*sizeZ * *sizeT;")],
     "live-complete-while-written": [("f.complete = size > 0 && (f.renamed || now - f.unchangedSinceMs >= m_options.stableMs);",
                                      "f.complete = size > 0;")],

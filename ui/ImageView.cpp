@@ -3,8 +3,10 @@
 #include <qcustomplot.h>
 
 #include <QFontMetrics>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QSignalBlocker>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -77,18 +79,30 @@ std::vector<double> roundTicks(double low, double high, int count)
     return ticks;
 }
 
+double stretchOrigin(const DisplayRange& range)
+{
+    return range.low < 0.0 && range.high > 0.0 ? 0.0 : range.low;
+}
+
 double stretchPosition(double value, const DisplayRange& range, Stretch stretch)
 {
     const double t = std::clamp((value - range.low) / (range.high - range.low), 0.0, 1.0);
+    if (stretch == Stretch::Linear)
+        return t;
+    // Measured from the origin in units of (high - origin): 0 at the origin, 1 at the top.
+    const double origin = stretchOrigin(range);
+    const double u = std::clamp((value - origin) / (range.high - origin), (range.low - origin) / (range.high - origin), 1.0);
     switch (stretch) {
     case Stretch::Linear:
-        return t;
+        break;
     case Stretch::Sqrt:
-        return std::sqrt(t);
+        return std::sqrt(std::max(0.0, u));
     case Stretch::Log:
-        return std::log10(1.0 + 1000.0 * t) / std::log10(1001.0);
-    case Stretch::Asinh:
-        return std::asinh(10.0 * t) / std::asinh(10.0);
+        return std::log10(1.0 + 1000.0 * std::max(0.0, u)) / std::log10(1001.0);
+    case Stretch::Asinh: {
+        const double bottom = std::asinh(10.0 * (range.low - origin) / (range.high - origin));
+        return (std::asinh(10.0 * u) - bottom) / (std::asinh(10.0) - bottom);
+    }
     }
     return t;
 }
@@ -104,13 +118,16 @@ std::vector<double> colorBarTicks(const DisplayRange& range, Stretch stretch, do
     // the fives and twos between the decades; each is kept where its label has room.
     std::vector<double> candidates;
     if (stretch == Stretch::Log || stretch == Stretch::Asinh || stretch == Stretch::Sqrt) {
-        const int top = int(std::ceil(std::log10(span)));
+        const double origin = stretchOrigin(range);
+        if (origin > range.low)
+            candidates.push_back(origin); // zero, where the stretch starts
+        const int top = int(std::ceil(std::log10(range.high - origin)));
         for (double mantissa : {1.0, 5.0, 2.0}) {
             for (int k = top; k >= top - 4; --k) {
                 const double unit = std::pow(10.0, k);
-                // Rounded to the decade's own unit: a round number near low + mantissa * 10^k.
-                const double v = std::round((range.low + mantissa * unit) / unit) * unit;
-                if (v > range.low && v <= range.high + 1e-9 * span)
+                // Rounded to the decade's own unit: a round number near origin + mantissa * 10^k.
+                const double v = std::round((origin + mantissa * unit) / unit) * unit;
+                if (v > origin && v <= range.high + 1e-9 * span)
                     candidates.push_back(v);
             }
             if (mantissa == 1.0)
@@ -184,9 +201,34 @@ ImageView::ImageView(QWidget* parent)
     placeColorBar();
     // Square pixels: the ranges follow the axis rectangle of every layout pass, before drawing.
     connect(m_plot, &QCustomPlot::afterLayout, this, &ImageView::applyAspect);
-    connect(m_plot, &QCustomPlot::mousePress, this, [this] { m_autoFit = false; });
-    connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_autoFit = false; });
-    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, &ImageView::resetZoom);
+    // A press or wheel turn makes the view the user's; the ranges it then changes are told to linked views.
+    // (A drag until the release; a wheel turn's zoom is applied right after the signal, within this event.)
+    connect(m_plot, &QCustomPlot::mousePress, this, [this] {
+        m_autoFit = false;
+        m_userMoving = true;
+    });
+    connect(m_plot, &QCustomPlot::mouseRelease, this, [this] { m_userMoving = false; });
+    connect(m_plot, &QCustomPlot::mouseWheel, this, [this] {
+        m_autoFit = false;
+        m_userMoving = true;
+        QTimer::singleShot(0, this, [this] { m_userMoving = QGuiApplication::mouseButtons() != Qt::NoButton; });
+    });
+    const auto tellLinkedViews = [this] {
+        if (!m_userMoving || m_autoFit || m_image.isEmpty() || m_plot->axisRect()->width() < 2)
+            return;
+        const double step = m_axisScale ? m_axisScale->step : 1.0;
+        const QPointF centre((m_plot->xAxis->range().center() - (m_axisScale ? m_axisScale->x0 : 0.0)) / step,
+                             (m_plot->yAxis->range().center() - (m_axisScale ? m_axisScale->y0 : 0.0)) / step);
+        emit zoomedByUser(centre, m_plot->xAxis->range().size() / step / m_plot->axisRect()->width());
+    };
+    // Both axes: a zoom about the pointer moves the centre in y after x.
+    connect(m_plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, tellLinkedViews);
+    connect(m_plot->yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, tellLinkedViews);
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] {
+        m_userMoving = false;
+        resetZoom();
+        emit zoomResetByUser();
+    });
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
     m_plot->setToolTip(tr("Wheel: zoom · drag: pan · double-click: fit the image again"));
@@ -293,6 +335,29 @@ void ImageView::resetZoom()
 {
     m_autoFit = true;
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ImageView::showAround(const QPointF& centre, double scale)
+{
+    const QRect rect = m_plot->axisRect()->rect();
+    if (m_image.isEmpty() || !(scale > 0) || rect.width() < 2 || rect.height() < 2)
+        return;
+    m_autoFit = false;
+    const QPointF at = toAxes(QRectF(centre, QSizeF())).topLeft();
+    const double axisScale = scale * (m_axisScale ? m_axisScale->step : 1.0);
+    m_plot->xAxis->setRange(at.x() - 0.5 * rect.width() * axisScale, at.x() + 0.5 * rect.width() * axisScale);
+    m_plot->yAxis->setRange(at.y() - 0.5 * rect.height() * axisScale, at.y() + 0.5 * rect.height() * axisScale);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void linkZoom(const std::vector<ImageView*>& views)
+{
+    for (ImageView* from : views)
+        for (ImageView* to : views)
+            if (to != from) {
+                QObject::connect(from, &ImageView::zoomedByUser, to, &ImageView::showAround);
+                QObject::connect(from, &ImageView::zoomResetByUser, to, &ImageView::resetZoom);
+            }
 }
 
 void ImageView::applyAspect()

@@ -48,11 +48,17 @@ struct ImageOverlay {
 // Tick values at round numbers (1, 2 or 5 times a power of ten) inside [low, high].
 std::vector<double> roundTicks(double low, double high, int count);
 
-// Where `value` lies along a colour bar (0 at `range.low`, 1 at `range.high`) under a stretch.
+// Where a stretch starts: the range's low end, or zero when the range spans it. Background-subtracted data
+// have noise below zero; the stretch starts at the background, not at the deepest noise (which washed the
+// background out to 40 % grey under log).
+double stretchOrigin(const DisplayRange& range);
+
+// Where `value` lies along a colour bar (0 at `range.low`, 1 at `range.high`) under a stretch. Sqrt and log
+// map values below the origin to the bottom; asinh is odd about the origin (negative noise a little darker).
 double stretchPosition(double value, const DisplayRange& range, Stretch stretch);
 
 // The values a colour bar of `lengthPixels` labels: round numbers (for the log and asinh stretches
-// also 1, 2 and 5 times powers of ten above the low end, which the stretch spreads along the bar),
+// also 1, 2 and 5 times powers of ten above the origin, which the stretch spreads along the bar),
 // no two closer along the bar than `labelPixels` (a label's extent along the bar plus a gap).
 // Ascending.
 std::vector<double> colorBarTicks(const DisplayRange& range, Stretch stretch, double lengthPixels, double labelPixels);
@@ -105,6 +111,9 @@ public:
     // PSF's core. Applied at once unless the user has zoomed since the last refit.
     void setFitRegion(const QRectF& region);
     void resetZoom(); // the fit region (or the whole image), square pixels, centred
+    // Shows the image around `centre` (image pixel coordinates) at `scale` image pixels per screen pixel, as a
+    // user's zoom (kept until a double-click); what a linked view shows after its neighbour was zoomed or panned.
+    void showAround(const QPointF& centre, double scale);
 
     // For tests and screenshots: screen pixels per image pixel along x divided by the same along y
     // (1 = square pixels), screen pixels per image pixel along x (compared images show the same), the
@@ -118,6 +127,10 @@ public:
 
 signals:
     void cursorMoved(const QString& readout); // "x 12, y 40: 153.2 photons"; empty when outside
+    // The user zoomed or panned (centre in image pixel coordinates, image pixels per screen pixel), or
+    // double-clicked to fit the image again: what linked views follow.
+    void zoomedByUser(QPointF centre, double scale);
+    void zoomResetByUser();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -150,7 +163,8 @@ private:
     mutable bool m_autoRangeValid = false;
     QRectF m_fitRegion;
     QString m_xLabel, m_yLabel;
-    bool m_autoFit = true; // false once the user zooms or pans, until a double-click
+    bool m_autoFit = true;     // false once the user zooms or pans, until a double-click
+    bool m_userMoving = false; // between a press or wheel turn and the ranges it changed
     bool m_colorBarVisible = true;
     bool m_colorBarBelow = false;
     QCPMarginGroup* m_marginGroup = nullptr;
@@ -159,5 +173,9 @@ private:
     std::vector<ImageOverlay> m_overlays;
     std::vector<QCPAbstractItem*> m_overlayItems;
 };
+
+// Compared images move together: zooming or panning one (or double-clicking it) does the same to the others,
+// at one scale and centre in image pixels (they show images of one size).
+void linkZoom(const std::vector<ImageView*>& views);
 
 } // namespace wfs::ui

@@ -265,9 +265,26 @@ void MainWindow::applySessionSettings(const Session& settings)
     m_setup->setSolverSettings(settings.solver);
 }
 
+// Empties every view of the current result (the runs keep theirs) and leaves nothing to export: for a fit starting,
+// and when other data are loaded, so that no number on screen describes data that are no longer the ones shown.
+void MainWindow::clearResult(const QString& resultsMessage, const QString& phaseMessage)
+{
+    m_session->setResult(nullptr);
+    m_convergence->clear();
+    m_chart->clear();
+    m_results->clear(resultsMessage);
+    m_psfPanel->setAnalysis(nullptr);
+    m_phasePanel->clear(phaseMessage);
+    m_planesPanel->clearModels();
+    m_statusFit->clear();
+}
+
 void MainWindow::datasetChanged()
 {
     const Dataset& dataset = m_session->dataset();
+    if (m_session->result())
+        clearResult(tr("New data loaded: no fit of them yet. Start a fit (Ctrl+R); earlier fits stay in the Runs tab."),
+                    tr("no fit of these data yet: start one (Ctrl+R)"));
     m_setup->showPlanes(dataset);
     // What the user typed for these files survives opening them again; other data show their own values.
     QStringList files;
@@ -391,11 +408,7 @@ void MainWindow::fitPrepared(const PreparedRun& run)
     request.analysis.psfAnalysis = true; // the PSF tab's pictures, computed with the result on the worker
 
     m_session->adoptProblem(built, run.context);
-    m_convergence->clear();
-    m_session->setResult(nullptr);
-    m_results->clear(tr("Fitting…"));
-    m_psfPanel->setAnalysis(nullptr);
-    m_phasePanel->clear(tr("waiting for the first iterate…"));
+    clearResult(tr("Fitting…"), tr("waiting for the first iterate…"));
     logLine(tr("fit started: %1 planes, grid %2, order %3, %4 parameters, Q = %5")
                 .arg(built.spec.planes.size())
                 .arg(built.spec.grid.size)
@@ -410,6 +423,9 @@ void MainWindow::cancelFit()
     if (isFitting()) {
         logLine(tr("cancelling; the last accepted iterate is kept"));
         m_engine->cancel();
+        // Until the worker stops (within one model evaluation) the bar stays busy and says so.
+        m_cancelAction->setEnabled(false);
+        m_progressLabel->setText(tr("cancelling…"));
     }
 }
 
@@ -439,14 +455,13 @@ void MainWindow::onProgress(const ProgressSnapshot& s)
     m_phasePanel->setPhase(s.phase, m_session->wavelength());
     if (!s.models.empty())
         m_planesPanel->setModels(s.models, s.residuals);
-    const int maxIterations = std::max(1, m_setup->solverSettings().maxIterations);
-    m_progress->setRange(0, maxIterations);
-    m_progress->setValue(std::min(maxIterations, s.iteration.iteration));
-    m_progressLabel->setText(tr("stage %1/%2 · iteration %3 · cost %4")
-                                 .arg(s.stage + 1)
-                                 .arg(s.stageCount)
-                                 .arg(s.iteration.iteration)
-                                 .arg(s.iteration.cost, 0, 'g', 6));
+    const bool cancelling = !m_cancelAction->isEnabled(); // the label says so until the fit has stopped
+    if (!cancelling)
+        m_progressLabel->setText(tr("stage %1/%2 · iteration %3 · cost %4")
+                                     .arg(s.stage + 1)
+                                     .arg(s.stageCount)
+                                     .arg(s.iteration.iteration)
+                                     .arg(s.iteration.cost, 0, 'g', 6));
     const double rate = s.iteration.elapsedSeconds > 0 ? double(s.iteration.costEvaluations) / s.iteration.elapsedSeconds : 0.0;
     m_statusFit->setText(tr("stage %1/%2 · iteration %3 · %4 evaluations · %5 s · %6 evaluations/s · cost %7")
                              .arg(s.stage + 1)

@@ -147,6 +147,7 @@ private:
     void logLine(const QString& text);
     void logMessages(const std::vector<DatasetMessage>& messages);
     void datasetChanged();
+    void clearResult(const QString& resultsMessage, const QString& phaseMessage);
     void loadFinished(const LoadOutcome& outcome);
     void applySessionSettings(const Session& settings);
     void applyPresetSettings(const QString& name);

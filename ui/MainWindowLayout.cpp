@@ -102,6 +102,25 @@ QDockWidget* addDock(QMainWindow* window, Qt::DockWidgetArea area, const QString
     return dock;
 }
 
+// Room left of the tab bar, as the tab widget's top-left corner widget: while a teaching tab hides the docks on
+// the left, it takes their width, so that the tab bar stays where it was and the next tab is where the pointer is.
+class TabBarIndent : public QWidget {
+public:
+    using QWidget::QWidget;
+    void setIndent(int pixels)
+    {
+        m_indent = std::max(0, pixels);
+        setVisible(m_indent > 0);
+        updateGeometry();
+    }
+    int indent() const { return m_indent; }
+    QSize sizeHint() const override { return {m_indent, 1}; }
+    QSize minimumSizeHint() const override { return sizeHint(); }
+
+private:
+    int m_indent = 0;
+};
+
 // The teaching tabs have nothing to do with the fit: while one is shown, the fit's docks make room
 // for it (and come back as they were with the fit's tabs). `hidden` and `raised` remember the docks
 // between the two calls, `workingLayout` the layout as the user arranged it (what quitting saves while a
@@ -291,10 +310,17 @@ void MainWindow::buildDocks()
     tabifyDockWidget(m_resultsDock, logDock);
     m_chartDock->raise();
 
-    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+    auto* indent = new TabBarIndent(m_tabs);
+    indent->setObjectName(QStringLiteral("tabBarIndent"));
+    indent->setIndent(0);
+    m_tabs->setCornerWidget(indent, Qt::TopLeftCorner);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this, indent] {
         const QString key = m_tabs->currentWidget()->property("tabKey").toString();
         const bool teaching = key == QLatin1String("speedup") || key == QLatin1String("fasth") || key == QLatin1String("live");
+        const int tabsLeft = m_tabs->mapTo(this, QPoint()).x();
         makeRoomForTeachingTab(this, teaching, m_hiddenDocks, m_raisedDocks, m_workingLayout, m_chartDock);
+        layout()->activate(); // the docks' room given to the centre now, not at the next event
+        indent->setIndent(teaching ? indent->indent() + tabsLeft - m_tabs->mapTo(this, QPoint()).x() : 0);
     });
 }
 
@@ -302,6 +328,7 @@ void MainWindow::buildDocks()
 void MainWindow::buildStatusBar()
 {
     m_statusFit = new QLabel(tr("ready"), this);
+    m_statusFit->setObjectName(QStringLiteral("statusFit"));
     m_statusCursor = new QLabel(this);
     statusBar()->addWidget(m_statusFit, 1);
     statusBar()->addPermanentWidget(m_statusCursor);
@@ -343,7 +370,9 @@ void MainWindow::setRunning(bool running)
     m_progressAction->setVisible(running);
     m_progress->setVisible(running);
     if (running) {
-        m_progress->setRange(0, 0); // busy until the first iterate tells the stage
+        // Busy (a moving bar) for the whole fit: the iteration limit is a cap, not the fit's length, so a bar
+        // filled against it stays empty; the label beside it counts stages and iterations.
+        m_progress->setRange(0, 0);
         m_progressLabel->setText(tr("preparing…"));
     } else {
         m_progressLabel->clear();

@@ -118,6 +118,7 @@ void PlanesPanel::buildViews()
     m_model->setTitle(tr("Model"));
     m_residual->setTitle(tr("Data − model"));
     m_normalized->setTitle(tr("(data − model) / σ"));
+    linkZoom({m_data, m_model, m_residual, m_normalized}); // the same pixels side by side, however zoomed
 }
 
 void PlanesPanel::resizeEvent(QResizeEvent* event)

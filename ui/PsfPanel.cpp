@@ -133,6 +133,8 @@ QWidget* PsfPanel::buildPicturesTab(QWidget* parent)
     m_mtfFitted->setTitle(tr("MTF of the fitted system"));
     for (ImageView* view : {m_ideal, m_fitted, m_mtfIdeal, m_mtfFitted})
         view->clear(empty);
+    linkZoom({m_ideal, m_fitted});
+    linkZoom({m_mtfIdeal, m_mtfFitted});
     grid->addWidget(m_ideal, 0, 0);
     grid->addWidget(m_fitted, 0, 1);
     grid->addWidget(m_mtfIdeal, 1, 0);

@@ -1,5 +1,7 @@
 #include "fit/FiniteDifference.h"
 
+#include "base/Cancellation.h"
+
 #include <cmath>
 #include <limits>
 
@@ -26,6 +28,7 @@ public:
         const double root = std::sqrt(eps);
         std::vector<double> x(parameters, parameters + count);
         for (int i = 0; i < count; ++i) {
+            throwIfCancelled(cancelFlag());
             const double h = root * std::max(1.0, std::abs(x[size_t(i)]));
             const double saved = x[size_t(i)];
             x[size_t(i)] = saved + h;

@@ -283,7 +283,7 @@ std::vector<double> solverScales(ModelEvaluator& evaluator, const std::vector<do
     for (const std::vector<size_t>* block : {&phase, &amplitude}) {
         if (block->empty() || block->size() != share.size() || !(meanShare > 0.0))
             continue;
-        const double base = scales[block->front()]; // every zonal value starts with the same scale
+        const double base = scales[block->front()];            // every zonal value starts with the same scale
         const double mean = curvature(*block) / (base * base); // in the model's variables
         if (!(mean > 0.0))
             continue;
@@ -316,6 +316,13 @@ SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& sta
         return result;
     }
 
+    // Between the model evaluations of one gradient as well as between iterations (see ModelEvaluator).
+    struct CancelFlagForThisRun {
+        ModelEvaluator& evaluator;
+        ~CancelFlagForThisRun() { evaluator.setCancelFlag(nullptr); }
+    } cancelFlagForThisRun{evaluator};
+    evaluator.setCancelFlag(options.cancel);
+
     const auto t0 = std::chrono::steady_clock::now();
     long balancingGradients = 0;
     std::vector<double> scales;
@@ -334,9 +341,11 @@ SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& sta
         std::vector<double> g(static_cast<size_t>(count));
         double cost = 0;
         if (!function->Evaluate(x.data(), &cost, g.data())) {
-            result.message = function->m_error.empty() ? "the objective is not finite at the start (check the data, flux and background)"
-                                                       : "evaluation failed: " + function->m_error;
-            result.termination = (options.cancel && options.cancel->load()) ? Termination::Cancelled : Termination::Failed;
+            const bool cancelled = options.cancel && options.cancel->load();
+            result.message = cancelled                   ? "cancelled by the user before the first iteration"
+                             : function->m_error.empty() ? "the objective is not finite at the start (check the data, flux and background)"
+                                                         : "evaluation failed: " + function->m_error;
+            result.termination = cancelled ? Termination::Cancelled : Termination::Failed;
             result.costEvaluations = function->m_costEvaluations;
             result.gradientEvaluations = function->m_gradientEvaluations;
             return result;

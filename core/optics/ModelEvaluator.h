@@ -5,6 +5,7 @@
 #include "base/Precision.h"
 #include "optics/Problem.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,6 +69,17 @@ public:
 
     // Median time in milliseconds of one N x N complex FFT on this backend and precision.
     virtual double measureFftMs(int repeats) = 0;
+
+    // The fit's cancel flag, set by the solver for the length of one run. An evaluation made of many
+    // model evaluations (forward differences: P + 1) checks it between them and throws
+    // OperationCancelled, so that cancelling never waits for a whole gradient.
+    void setCancelFlag(const std::atomic<bool>* cancel) { m_cancel = cancel; }
+
+protected:
+    const std::atomic<bool>* cancelFlag() const { return m_cancel; }
+
+private:
+    const std::atomic<bool>* m_cancel = nullptr;
 };
 
 // Wraps `inner`, replacing its gradient by forward differences with a scipy-like step

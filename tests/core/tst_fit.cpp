@@ -2,8 +2,10 @@
 // reaching the same solution, coarse-to-fine stages, cancellation keeping a usable state.
 #include "TestSupport.h"
 
+#include "engine/BackendFactory.h"
 #include "engine/Presets.h"
 #include "engine/ReconstructionEngine.h"
+#include "fit/Solver.h"
 
 #include <condition_variable>
 
@@ -38,6 +40,34 @@ std::vector<double> errorsAgainstTruth(const FitResult& r, const Truth& truth)
     }
     return errors;
 }
+
+// Passes evaluations through to `inner`, counting them, and sets `cancel` at the `cancelAt`-th one, as a
+// user pressing Esc in the middle of a gradient would.
+class CancellingEvaluator final : public ModelEvaluator {
+public:
+    CancellingEvaluator(std::unique_ptr<ModelEvaluator> inner, std::atomic<bool>& cancel, int cancelAt)
+        : m_inner(std::move(inner))
+        , m_cancel(cancel)
+        , m_cancelAt(cancelAt)
+    {
+    }
+    const Problem& problem() const override { return m_inner->problem(); }
+    double evaluate(const double* parameters, double* gradient) override
+    {
+        if (++evaluations == m_cancelAt)
+            m_cancel = true;
+        return m_inner->evaluate(parameters, gradient);
+    }
+    std::vector<std::vector<double>> modelImages(const double* parameters) override { return m_inner->modelImages(parameters); }
+    BackendInfo info() const override { return m_inner->info(); }
+    double measureFftMs(int repeats) override { return m_inner->measureFftMs(repeats); }
+    int evaluations = 0;
+
+private:
+    std::unique_ptr<ModelEvaluator> m_inner;
+    std::atomic<bool>& m_cancel;
+    int m_cancelAt;
+};
 
 Truth demoTruth()
 {
@@ -146,6 +176,39 @@ private slots:
         engine.wait();
         QVERIFY(engine.result().has_value());
         QCOMPARE(engine.result()->solver.termination, Termination::Converged);
+    }
+
+    // Issue 42: Esc during a finite-difference fit at order 15 stopped it 39 s later, after the whole gradient.
+    // The cancel flag is now checked between the P + 1 model evaluations of a gradient: counted in
+    // evaluations, the fit stops at the one during which the flag was set.
+    void cancelStopsAFiniteDifferenceGradientWithinOneEvaluation()
+    {
+        const ReconstructionRequest request = demoRequest(64, true, 6);
+        EvaluatorOptions evaluatorOptions;
+        evaluatorOptions.measurePlans = false;
+        std::atomic<bool> cancel{false};
+        const int parameters = int(request.start.size());
+        QVERIFY(parameters > 20);
+        // Mid-way through the third gradient (the solver's scale balancing takes the first).
+        const int cancelAt = 2 * (parameters + 1) + parameters / 2;
+        auto counting = std::make_unique<CancellingEvaluator>(
+            makeEvaluator(BackendKind::Cpu, std::make_shared<const Problem>(request.spec), evaluatorOptions, GradientKind::Adjoint), cancel,
+            cancelAt);
+        CancellingEvaluator* counter = counting.get();
+        auto fd = makeFiniteDifferenceEvaluator(std::move(counting));
+        SolverOptions options;
+        options.cancel = &cancel;
+        const SolverSummary summary = minimise(*fd, request.start, options, {});
+        QCOMPARE(summary.termination, Termination::Cancelled);
+        QCOMPARE(counter->evaluations, cancelAt);
+        QCOMPARE(int(summary.parameters.size()), parameters);
+        for (double p : summary.parameters)
+            QVERIFY(std::isfinite(p));
+
+        // The flag belongs to that run: the evaluator used again without one computes whole gradients.
+        cancel = false;
+        std::vector<double> gradient(size_t(parameters), 0.0);
+        QVERIFY(std::isfinite(fd->evaluate(request.start.data(), gradient.data())));
     }
 
     void singleImageWarnsAboutTheSignAmbiguity()

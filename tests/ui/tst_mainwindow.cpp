@@ -33,10 +33,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QSettings>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -418,8 +421,21 @@ private slots:
         QSignalSpy finished(m_window.get(), &MainWindow::fitFinished);
         m_window->startFit();
         QVERIFY(waitFor(progress, 60000));
+        // The toolbar's bar is busy (it moves) during the whole fit, also after iterates arrived: filled against
+        // the iteration cap it stayed empty (issue 42).
+        auto* bar = m_window->findChild<QProgressBar*>(QStringLiteral("fitProgress"));
+        auto* label = m_window->findChild<QLabel*>(QStringLiteral("fitProgressLabel"));
+        QVERIFY(bar && label);
+        QVERIFY(bar->isVisible());
+        QCOMPARE(bar->maximum(), 0);
+        QVERIFY2(label->text().contains(QStringLiteral("iteration")), qPrintable(label->text()));
         m_window->cancelFit();
+        // Until the worker has stopped: still busy, saying "cancelling", and Esc is not offered twice.
+        QVERIFY(bar->isVisible());
+        QVERIFY2(label->text().contains(QStringLiteral("cancelling")), qPrintable(label->text()));
+        QVERIFY(!m_window->findChild<QAction*>(QStringLiteral("cancelAction"))->isEnabled());
         QVERIFY(waitFor(finished, 60000));
+        QVERIFY(!bar->isVisible());
         QCOMPARE(m_window->result()->solver.termination, Termination::Cancelled);
         QVERIFY(std::isfinite(m_window->result()->rmsWaves));
         // The cancelled fit is kept as a run (its last accepted iterate), after the ones before.
@@ -497,16 +513,66 @@ private slots:
             m_window->openFiles({path});
             return waitFor(loaded, 30000);
         };
+        QVERIFY(m_window->result() != nullptr); // the fits of the tests before
         QVERIFY(open(same));
+        // The result of other data is gone from the views and the exports (issue 42: "Strehl 0.604" and the exports
+        // stayed live for the new, unfitted data); the runs keep it.
+        QVERIFY(m_window->result() == nullptr);
+        QVERIFY(!m_window->runs().empty());
+        QVERIFY(!m_window->phaseView()->hasImage());
+        auto* statusFit = m_window->findChild<QLabel*>(QStringLiteral("statusFit"));
+        QVERIFY(statusFit);
+        QVERIFY2(!statusFit->text().contains(QStringLiteral("Strehl")), qPrintable(statusFit->text()));
         // The loading step's proposal (computed on a worker from the planes' pictures) in first, as a user types after
         // seeing the planes.
         QTRY_VERIFY_WITH_TIMEOUT(!m_window->findChild<StackLoadPanel*>() || m_window->findChild<StackLoadPanel*>()->thumbnailCount() == 1,
                                  30000);
         wavelength->setValue(605.0);
+        auto* na = m_window->findChild<QDoubleSpinBox*>(QStringLiteral("naSpin"));
+        QVERIFY(na);
+        const bool naShown = na->isVisibleTo(m_window->setupPanel());
         QVERIFY(open(same));
         QCOMPARE(wavelength->value(), 605.0);
+        QCOMPARE(na->isVisibleTo(m_window->setupPanel()), naShown); // issue 42: the NA row vanished on re-opening
+        QVERIFY(naShown);
         QVERIFY(open(other));
         QCOMPARE(wavelength->value(), wavelength->minimum()); // "unknown": the file says none
+    }
+
+    // Issue 42: a teaching tab hid the Setup dock and the tab bar jumped 343 px left, so a click aimed at the next
+    // tab hit nothing. Every tab keeps its place in the window whichever tab is shown.
+    void tabBarStaysUnderThePointer()
+    {
+        auto* setup = m_window->findChild<QDockWidget*>(QStringLiteral("setupDock"));
+        QVERIFY(setup);
+        QTabWidget* tabs = m_window->tabs();
+        tabs->setCurrentIndex(0);
+        setup->show();
+        QTRY_VERIFY(setup->isVisible() && setup->width() > 100);
+        QTabBar* bar = tabs->tabBar();
+        const auto tabPlaces = [&] {
+            QList<QRect> places;
+            for (int i = 0; i < bar->count(); ++i)
+                places << QRect(bar->mapTo(m_window.get(), bar->tabRect(i).topLeft()), bar->tabRect(i).size());
+            return places;
+        };
+        QApplication::processEvents();
+        const QList<QRect> working = tabPlaces();
+        for (int i = 0; i < tabs->count(); ++i) {
+            tabs->setCurrentIndex(i);
+            QApplication::processEvents();
+            const QString key = tabs->currentWidget()->property("tabKey").toString();
+            for (int k = 0; k < bar->count(); ++k)
+                QVERIFY2(std::abs(tabPlaces()[k].left() - working[k].left()) <= 1 && tabPlaces()[k].top() == working[k].top(),
+                         qPrintable(QStringLiteral("on the %1 tab, tab %2 is at x %3, on the Phase tab at x %4")
+                                        .arg(key)
+                                        .arg(k)
+                                        .arg(tabPlaces()[k].left())
+                                        .arg(working[k].left())));
+        }
+        tabs->setCurrentIndex(0);
+        QApplication::processEvents();
+        QVERIFY(setup->isVisible()); // the docks are back with the working tabs
     }
 
     // Issue 42: quitting while a teaching tab hides the docks saves the layout the user works in (here with the

@@ -15,6 +15,8 @@
 
 #include <qcustomplot.h>
 
+#include <QWheelEvent>
+#include <QApplication>
 #include <QComboBox>
 #include <QGridLayout>
 #include <QLabel>
@@ -233,6 +235,47 @@ private slots:
         QCOMPARE(panel.dataView()->title(), QStringLiteral("Data"));
         QCOMPARE(panel.modelView()->title(), QStringLiteral("Model"));
 
+        // Issue 42: zoom and pan acted on one view and data and model no longer lined up. A wheel turn over the
+        // data and a drag on the residual move all four views to the same pixels at the same scale; a
+        // double-click fits them all again.
+        const auto centreOf = [](ImageView* view) {
+            return QPointF(view->plot()->xAxis->range().center(), view->plot()->yAxis->range().center());
+        };
+        const auto linked = [&](const QString& after) {
+            for (ImageView* view : views) {
+                const QPointF a = centreOf(panel.dataView()), b = centreOf(view);
+                QVERIFY2(std::abs(a.x() - b.x()) < 0.05 && std::abs(a.y() - b.y()) < 0.05,
+                         qPrintable(after
+                                    + QStringLiteral(": %1 centred at %2, %3; the data at %4, %5")
+                                          .arg(view->objectName())
+                                          .arg(b.x())
+                                          .arg(b.y())
+                                          .arg(a.x())
+                                          .arg(a.y())));
+                QVERIFY2(std::abs(view->screenPixelsPerImagePixel() / panel.dataView()->screenPixelsPerImagePixel() - 1.0) < 0.01,
+                         qPrintable(after + QStringLiteral(": ") + view->objectName() + QStringLiteral(" at another scale")));
+            }
+        };
+        const double fitted = panel.dataView()->screenPixelsPerImagePixel();
+        QCustomPlot* plot = panel.dataView()->plot();
+        const QPointF over(plot->axisRect()->rect().center() + QPoint(40, -30));
+        QWheelEvent wheel(over, plot->mapToGlobal(over), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(plot, &wheel);
+        settle(&panel);
+        QVERIFY2(panel.dataView()->screenPixelsPerImagePixel() > 1.3 * fitted, "the wheel did not zoom the data");
+        linked(QStringLiteral("zoomed on the data"));
+        QCustomPlot* residualPlot = panel.residualView()->plot();
+        const QPoint from = residualPlot->axisRect()->rect().center();
+        QTest::mousePress(residualPlot, Qt::LeftButton, Qt::NoModifier, from);
+        QTest::mouseMove(residualPlot, from + QPoint(30, 20));
+        QTest::mouseRelease(residualPlot, Qt::LeftButton, Qt::NoModifier, from + QPoint(30, 20));
+        settle(&panel);
+        linked(QStringLiteral("dragged on the residual"));
+        QTest::mouseDClick(panel.modelView()->plot(), Qt::LeftButton, Qt::NoModifier, from);
+        settle(&panel);
+        linked(QStringLiteral("double-clicked on the model"));
+        QVERIFY(std::abs(panel.dataView()->screenPixelsPerImagePixel() / fitted - 1.0) < 0.01);
+
         // Without a model the model views say what to do and draw no axes.
         panel.clearModels();
         settle(&panel);
@@ -379,6 +422,49 @@ private slots:
         }
     }
 
+    // Issue 42: on background-subtracted data (noise below zero) the log stretch started at the deepest noise and
+    // showed the background at 42 % of the colour map. The stretches start at zero there: the background is within
+    // the bottom 6 % (asinh: 0.176 / 3.17 of the bar is the noise below zero), zero is labelled, and the decades
+    // above it are spread along the bar.
+    void stretchesKeepTheBackgroundDark_data()
+    {
+        QTest::addColumn<int>("stretch");
+        QTest::addColumn<double>("backgroundAtMost");
+        QTest::addColumn<double>("faintWingLift"); // what 1 % of the peak adds along the bar, at the least
+        QTest::addColumn<double>("firstDecade");   // the least power of ten labelled (asinh is linear near zero)
+        QTest::newRow("log") << int(Stretch::Log) << 0.0 << 0.3 << 10.0;
+        QTest::newRow("sqrt") << int(Stretch::Sqrt) << 0.0 << 0.09 << 10.0;
+        QTest::newRow("asinh") << int(Stretch::Asinh) << 0.06 << 0.03 << 100.0;
+    }
+    void stretchesKeepTheBackgroundDark()
+    {
+        QFETCH(int, stretch);
+        QFETCH(double, backgroundAtMost);
+        QFETCH(double, faintWingLift);
+        QFETCH(double, firstDecade);
+        const DisplayRange range{-17.6, 1000.0};
+        QVERIFY2(stretchPosition(0.0, range, Stretch(stretch)) <= backgroundAtMost + 1e-12,
+                 qPrintable(QString::number(stretchPosition(0.0, range, Stretch(stretch)))));
+        QCOMPARE(stretchPosition(-17.6, range, Stretch(stretch)), 0.0);
+        QCOMPARE(stretchPosition(1000.0, range, Stretch(stretch)), 1.0);
+        double previous = -1.0;
+        for (double v = -17.6; v <= 1000.0; v += 0.7) {
+            const double p = stretchPosition(v, range, Stretch(stretch));
+            QVERIFY2(p >= previous, qPrintable(QStringLiteral("not monotonic at %1").arg(v)));
+            previous = p;
+        }
+        // A faint wing (10 counts) is lifted off the background.
+        QVERIFY(stretchPosition(10.0, range, Stretch(stretch)) - stretchPosition(0.0, range, Stretch(stretch)) > faintWingLift);
+        const std::vector<double> ticks = colorBarTicks(range, Stretch(stretch), 300.0, 18.0);
+        QVERIFY(std::find(ticks.begin(), ticks.end(), 0.0) != ticks.end());
+        for (double decade = firstDecade; decade <= 1000.0; decade *= 10.0)
+            QVERIFY2(std::find(ticks.begin(), ticks.end(), decade) != ticks.end(), qPrintable(QString::number(decade)));
+        // Positive data keep the stretch from their low end, as before.
+        const DisplayRange positive{103.2, 5000.0};
+        QCOMPARE(stretchPosition(103.2, positive, Stretch(stretch)), 0.0);
+        QVERIFY(stretchPosition(153.2, positive, Stretch(stretch)) > 0.03);
+    }
+
     // The colour bar's labels under a log stretch: decades and 1-2-5 steps that the stretch spreads
     // along the bar, none closer than a label's height, no long unlabelled stretch.
     void logStretchTicks_data()
@@ -392,6 +478,9 @@ private slots:
         QTest::newRow("counts 103..5000 log, 400 px") << 103.2 << 5000.0 << int(Stretch::Log) << 400.0;
         QTest::newRow("counts 103..5000 asinh, 300 px") << 103.2 << 5000.0 << int(Stretch::Asinh) << 300.0;
         QTest::newRow("-3..3 linear, 300 px") << -3.0 << 3.0 << int(Stretch::Linear) << 300.0;
+        // Background-subtracted counts (issue 42: the bar read "-17.6, -17, -10, 100").
+        QTest::newRow("counts -17.6..1000 log, 300 px") << -17.6 << 1000.0 << int(Stretch::Log) << 300.0;
+        QTest::newRow("counts -17.6..1000 asinh, 300 px") << -17.6 << 1000.0 << int(Stretch::Asinh) << 300.0;
     }
     void logStretchTicks()
     {
