@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <tuple>
 
 namespace wfs::cli {
@@ -226,8 +227,9 @@ int runDeviceReference(const QStringList& args)
         writeModelCases(dir, index);
         // FastH: k < d with a ragged last block, k = d with a block that does not divide d, a larger case.
         for (const auto& [d, k, m, b] : {std::tuple<int, int, int, int>{100, 97, 5, 16}, {64, 64, 1, 12}, {512, 512, 8, 48}}) {
-            const std::string name =
-                "d" + std::to_string(d) + "-k" + std::to_string(k) + "-m" + std::to_string(m) + "-b" + std::to_string(b);
+            std::ostringstream caseName;
+            caseName << "d" << d << "-k" << k << "-m" << m << "-b" << b;
+            const std::string name = caseName.str();
             const std::string file = "fasth-" + name + ".bin";
             deviceReferenceWriters().fasthCase(dir + "/" + file, d, k, m, b, 3);
             index.push_back("fasth " + name + " " + file);

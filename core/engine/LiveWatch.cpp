@@ -294,7 +294,7 @@ std::string LiveWatchWorker::trendHeader() const
     std::string header = "sequence,stack,status,warm_started,written,finished,latency_seconds,fit_seconds,rms_waves,strehl";
     const char* ordering = zernike::orderingName(m_options.settings.model.ordering);
     for (int i : m_csvIndices)
-        header += "," + std::string(ordering) + "_" + std::to_string(i) + "_waves";
+        header.append(",").append(ordering).append("_").append(std::to_string(i)).append("_waves");
     return header + ",skipped,error";
 }
 

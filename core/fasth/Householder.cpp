@@ -164,7 +164,7 @@ void HouseholderProduct<Scalar>::buildBlocks()
     for (Eigen::Index begin = 0; begin < k; begin += b) {
         const Eigen::Index size = std::min(b, k - begin);
         const auto first = m_firstRow.begin() + begin;
-        m_blocks.push_back(Block{begin, size, *std::min_element(first, first + size), {}});
+        m_blocks.push_back(Block{begin, size, *std::min_element(first, first + size), {}, {}});
     }
 
     const int blockCount = int(m_blocks.size());

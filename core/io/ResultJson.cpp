@@ -292,7 +292,7 @@ Truth truthFromJson(const QJsonObject& object, const QString& source)
         // The value as written, for a message: "x", true, null, [1] are not numbers (not "coefficient nan").
         auto written = [&](const char* key) {
             const QJsonValue v = c.value(QLatin1String(key));
-            return v.isString() ? "\"" + v.toString().toStdString() + "\""
+            return v.isString() ? std::string("\"").append(v.toString().toStdString()).append("\"")
                                 : QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact).mid(1).chopped(1).toStdString();
         };
         if (!c.value(QStringLiteral("index")).isDouble())

@@ -104,8 +104,10 @@ std::string tiffStackBytes(const std::vector<Image>& planes, const std::string& 
                                           {278, Long, 1, uint32_t(height)},
                                           {279, Long, 1, uint32_t(planeBytes)},
                                       });
-        if (pixelsPerUnit > 0.0)
-            entries.insert(entries.end(), {{282, Rational, 1, resolutionOffset}, {283, Rational, 1, resolutionOffset + 8}});
+        if (pixelsPerUnit > 0.0) {
+            entries.push_back({282, Rational, 1, resolutionOffset});
+            entries.push_back({283, Rational, 1, resolutionOffset + 8});
+        }
         entries.push_back({284, Short, 1, 1});
         if (pixelsPerUnit > 0.0)
             entries.push_back({296, Short, 1, 1}); // no absolute unit: the description's says which

@@ -289,7 +289,8 @@ void Problem::compileParameters()
         const int index = termIndex(int(t));
         if (std::find(basis.fixedTerms.begin(), basis.fixedTerms.end(), index) != basis.fixedTerms.end())
             continue;
-        m_parameters.push_back({ParameterKind::Zernike, int(t), "Z" + std::to_string(index) + " " + zernike::name(m_modes[t])});
+        m_parameters.push_back(
+            {ParameterKind::Zernike, int(t), std::string("Z").append(std::to_string(index)).append(" ").append(zernike::name(m_modes[t]))});
     }
     const Illumination& ill = m_spec.pupil.illumination;
     if (ill.gaussian && ill.fitCentre) {
@@ -319,7 +320,7 @@ void Problem::compileParameters()
     }
     for (int k = 0; k < planeCount(); ++k) {
         const PlaneSpec& plane = m_spec.planes[size_t(k)];
-        const std::string suffix = "[" + std::to_string(k) + "]";
+        const std::string suffix = std::string("[").append(std::to_string(k)).append("]");
         if (plane.fitFlux)
             m_parameters.push_back({ParameterKind::Flux, k, "flux" + suffix});
         if (plane.fitBackground)
