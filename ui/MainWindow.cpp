@@ -279,6 +279,13 @@ void MainWindow::clearResult(const QString& resultsMessage, const QString& phase
     m_statusFit->clear();
 }
 
+// The pixel pitch the views' µm axes and widths use: the fit's (a value typed in Setup included), else the file's.
+double MainWindow::pixelPitchShown() const
+{
+    const double fitted = m_session->result() ? m_session->exportContext().samplePixelPitch : 0.0;
+    return fitted > 0 ? fitted : m_session->dataset().metadata.pixelPitch.value_or(0.0);
+}
+
 void MainWindow::datasetChanged()
 {
     const Dataset& dataset = m_session->dataset();
@@ -286,6 +293,7 @@ void MainWindow::datasetChanged()
         clearResult(tr("New data loaded: no fit of them yet. Start a fit (Ctrl+R); earlier fits stay in the Runs tab."),
                     tr("no fit of these data yet: start one (Ctrl+R)"));
     m_setup->showPlanes(dataset);
+    m_planesPanel->setPixelPitch(pixelPitchShown());
     // What the user typed for these files survives opening them again; other data show their own values.
     QStringList files;
     for (const DatasetFile& file : dataset.files)
@@ -554,7 +562,8 @@ void MainWindow::showResult()
         residuals.push_back({plane.residual, plane.normalizedResidual});
     }
     m_planesPanel->setModels(std::move(models), std::move(residuals));
-    m_psfPanel->setPixelPitch(m_session->dataset().metadata.pixelPitch.value_or(0.0));
+    m_psfPanel->setPixelPitch(pixelPitchShown());
+    m_planesPanel->setPixelPitch(pixelPitchShown());
     m_psfPanel->setAnalysis(result.psf ? std::shared_ptr<const PsfAnalysis>(m_session->result(), &*result.psf) : nullptr);
     m_statusFit->setText(tr("%1 · %2 iterations · %3 evaluations · %4 s · %5 waves RMS · Strehl %6")
                              .arg(QString::fromLatin1(terminationName(result.solver.termination))

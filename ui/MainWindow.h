@@ -148,6 +148,7 @@ private:
     void logMessages(const std::vector<DatasetMessage>& messages);
     void datasetChanged();
     void clearResult(const QString& resultsMessage, const QString& phaseMessage);
+    double pixelPitchShown() const;
     void loadFinished(const LoadOutcome& outcome);
     void applySessionSettings(const Session& settings);
     void applyPresetSettings(const QString& name);

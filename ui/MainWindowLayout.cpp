@@ -8,6 +8,7 @@
 #include "FasthPanel.h"
 #include "LivePanel.h"
 #include "PhasePanel.h"
+#include "PictureMenu.h"
 #include "PlanesPanel.h"
 #include "PsfPanel.h"
 #include "ResultsPanel.h"
@@ -191,6 +192,7 @@ public:
 void MainWindow::buildViews()
 {
     qApp->installEventFilter(new ReadableToolTips(this));
+    installPictureMenus(this); // right-click on any chart or image: copy, PNG, PDF
     buildTabs();
     buildCentre();
     buildDocks();

@@ -191,6 +191,16 @@ void PlanesPanel::clearModels()
     show();
 }
 
+void PlanesPanel::setPixelPitch(double metres)
+{
+    const double pitch = metres > 0 && std::isfinite(metres) ? metres : 0.0;
+    if (pitch == m_pixelPitch)
+        return;
+    m_pixelPitch = pitch;
+    m_dataShown = -1; // the data drawn again on the new axes
+    show();
+}
+
 void PlanesPanel::applyZoom()
 {
     const int k = m_planeChoice->currentIndex();
@@ -229,6 +239,14 @@ void PlanesPanel::show()
     }
     const Image& data = m_planes[size_t(k)].data;
     const bool shared = m_sharedScale->isChecked();
+    // Physical axes where the pitch is known: 0 at the window's centre pixel (size / 2), the model grid's centre.
+    std::optional<AxisScale> axes;
+    if (m_pixelPitch > 0) {
+        const double step = m_pixelPitch * 1e6;
+        axes = AxisScale{-(data.width / 2) * step, -(data.height / 2) * step, step, tr("x (µm)"), tr("y (µm)"), tr("µm")};
+    }
+    for (ImageView* view : {m_data, m_model, m_residual, m_normalized})
+        view->setAxisScale(axes);
     // The data stay as they are while live models arrive: drawn again only for another plane or look.
     if (k != m_dataShown) {
         m_data->setImage(data, tr("Data"), tr("counts"), std::nullopt);

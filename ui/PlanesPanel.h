@@ -37,6 +37,9 @@ public:
     void setModels(std::vector<Image> models, std::vector<PlaneResiduals> residuals);
     void clearModels();
     int currentPlane() const;
+    // The data's pixel pitch (metres; 0 = unknown): the views' axes in µm from the window's centre (where the model
+    // grid's centre is), else in pixels.
+    void setPixelPitch(double metres);
 
     ImageView* dataView() const { return m_data; }
     ImageView* modelView() const { return m_model; }
@@ -58,7 +61,8 @@ private:
     ImageView *m_data, *m_model, *m_residual, *m_normalized;
     QGridLayout* m_grid;
     int m_columns = 0;
-    int m_dataShown = -1; // the plane the data view shows as set now; -1 = to be drawn again
+    double m_pixelPitch = 0.0; // metres; 0 = unknown
+    int m_dataShown = -1;      // the plane the data view shows as set now; -1 = to be drawn again
     std::vector<PlaneEntry> m_planes;
     std::vector<Image> m_models;
     std::vector<PlaneResiduals> m_residuals;

@@ -227,13 +227,15 @@ void PsfPanel::draw()
 {
     m_drawn = true;
     const PsfAnalysis& a = *m_analysis;
-    m_summary->setText(tr("Strehl ratio <b>%1</b> · FWHM <b>%2 px</b> (%3 λ/D) fitted, %4 px (%5 λ/D) diffraction-limited · "
-                          "one pixel = %6 λ/D · MTF cutoff %7 cycles/pixel · PSFs divided by the diffraction-limited peak")
+    // A width in nm where the pitch is known (what a microscopist compares), in pixels and λ/D beside it.
+    const auto width = [&](double pixels) {
+        const QString own = tr("%1 px, %2 λ/D").arg(pixels, 0, 'f', 2).arg(pixels * a.lambdaOverDPerPixel, 0, 'f', 3);
+        return m_pixelPitch > 0 ? tr("%1 nm (%2)").arg(pixels * m_pixelPitch * 1e9, 0, 'f', 0).arg(own) : own;
+    };
+    m_summary->setText(tr("Strehl ratio <b>%1</b> · FWHM <b>%2</b> fitted, %3 diffraction-limited · "
+                          "one pixel = %4 λ/D · MTF cutoff %5 cycles/pixel · PSFs divided by the diffraction-limited peak")
                            .arg(a.strehl, 0, 'f', 3)
-                           .arg(a.fwhmFittedPixels, 0, 'f', 2)
-                           .arg(a.fwhmFittedPixels * a.lambdaOverDPerPixel, 0, 'f', 3)
-                           .arg(a.fwhmDiffractionPixels, 0, 'f', 2)
-                           .arg(a.fwhmDiffractionPixels * a.lambdaOverDPerPixel, 0, 'f', 3)
+                           .arg(width(a.fwhmFittedPixels), width(a.fwhmDiffractionPixels))
                            .arg(a.lambdaOverDPerPixel, 0, 'g', 4)
                            .arg(a.cutoffCyclesPerPixel, 0, 'g', 4));
     if (m_pixelPitch > 0)

@@ -6,10 +6,12 @@
 // titled; an empty view draws its message and no axes; axes are in physical units where core gave the
 // scale; the colour bar's labels spread along a log-stretched bar; combo boxes show their text whole.
 #include "ReadabilityChecks.h"
+#include "TestSupport.h"
 
 #include "FasthMatrixView.h"
 #include "ImageView.h"
 #include "PhasePanel.h"
+#include "PictureMenu.h"
 #include "PlanesPanel.h"
 #include "PsfPanel.h"
 
@@ -17,6 +19,10 @@
 
 #include <QWheelEvent>
 #include <QApplication>
+#include <QTemporaryDir>
+#include <QMenu>
+#include <QFile>
+#include <QImage>
 #include <QComboBox>
 #include <QGridLayout>
 #include <QLabel>
@@ -276,6 +282,25 @@ private slots:
         linked(QStringLiteral("double-clicked on the model"));
         QVERIFY(std::abs(panel.dataView()->screenPixelsPerImagePixel() / fitted - 1.0) < 0.01);
 
+        // Issue 42: the views were in pixels although the pitch was known. With a pitch, every view's axes are in µm
+        // from the window's centre pixel (48 of 96), square pixels kept; without one, pixels again.
+        std::vector<QCPRange> inPixels;
+        for (ImageView* view : views)
+            inPixels.push_back(view->plot()->xAxis->range());
+        panel.setPixelPitch(65e-9);
+        settle(&panel);
+        for (size_t i = 0; i < std::size(views); ++i) {
+            ImageView* view = views[i];
+            QCOMPARE(view->plot()->xAxis->label(), QStringLiteral("x (µm)"));
+            QVERIFY2(std::abs(view->pixelAspect() - 1.0) < 0.01, qPrintable(view->objectName()));
+            const QCPRange x = view->plot()->xAxis->range();
+            WFS_VERIFY_CLOSE(x.size(), inPixels[i].size() * 0.065, 0.01, 0.0);
+            WFS_VERIFY_CLOSE(x.center(), (inPixels[i].center() - 48.0) * 0.065, 0.0, 0.01);
+        }
+        panel.setPixelPitch(0.0);
+        settle(&panel);
+        QCOMPARE(panel.dataView()->plot()->xAxis->label(), QStringLiteral("x (pixel)"));
+
         // Without a model the model views say what to do and draw no axes.
         panel.clearModels();
         settle(&panel);
@@ -420,6 +445,55 @@ private slots:
                 QVERIFY(titled(view->imageView()));
             }
         }
+    }
+
+    // Issue 42: no right-click copy or export, and the phase PNG export had no axes or colour bar. A right-click on
+    // any plot offers copy, PNG and PDF; the PNG is the picture as shown (title, axes, colour bar), the PDF vector.
+    void picturesSaveWithTheirAxesAndColourBar()
+    {
+        ImageView view;
+        view.setImage(gaussian(64, 64, 8, 100, 10, 30, 34), QStringLiteral("Data"), QStringLiteral("counts"));
+        view.resize(520, 420);
+        view.show();
+        settle(&view);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QString error;
+        const QString png = dir.filePath(QStringLiteral("data.png"));
+        QVERIFY2(savePicture(view.plot(), png, &error), qPrintable(error));
+        const QImage picture(png);
+        QCOMPARE(picture.size(), view.size()); // the whole view, the title above the plot included
+        // The colour bar's two ends (viridis runs from dark violet to yellow) are in the picture, and the axes' ticks:
+        // dark pixels left of and below the image, where the tick labels are.
+        bool violet = false, yellow = false;
+        for (int y = 0; y < picture.height(); ++y)
+            for (int x = 0; x < picture.width(); ++x) {
+                const QColor c = picture.pixelColor(x, y);
+                violet = violet || (c.red() < 0x50 && c.green() < 0x10 && c.blue() > 0x50 && c.blue() < 0x70);
+                yellow = yellow || (c.red() > 0xf0 && c.green() > 0xd8 && c.blue() < 0x40);
+            }
+        QVERIFY2(violet && yellow, "the colour bar's ends are not in the picture");
+        const QRect image = view.plot()->axisRect()->rect().translated(view.plot()->mapTo(&view, QPoint()));
+        int labelInk = 0;
+        for (int y = image.bottom() + 4; y < std::min(picture.height(), image.bottom() + 30); ++y)
+            for (int x = image.left(); x <= image.right(); ++x)
+                labelInk += qGray(picture.pixel(x, y)) < 100;
+        QVERIFY2(labelInk > 20, "no tick labels under the image");
+
+        const QString pdf = dir.filePath(QStringLiteral("data.pdf"));
+        QVERIFY2(savePicture(view.plot(), pdf, &error), qPrintable(error));
+        QFile file(pdf);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.read(5) == "%PDF-");
+        QVERIFY(!savePicture(view.plot(), dir.filePath(QStringLiteral("data.bmpx")), &error));
+        QVERIFY(error.contains(QStringLiteral(".png or .pdf")));
+
+        std::unique_ptr<QMenu> menu(pictureMenu(view.plot(), nullptr));
+        QStringList entries;
+        for (QAction* action : menu->actions())
+            entries << action->text();
+        QCOMPARE(entries,
+                 (QStringList{QStringLiteral("Copy picture"), QStringLiteral("Save as PNG…"), QStringLiteral("Save as PDF (vector)…")}));
     }
 
     // Issue 42: on background-subtracted data (noise below zero) the log stretch started at the deepest noise and
