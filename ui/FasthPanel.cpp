@@ -359,11 +359,11 @@ void FasthPanel::showPictures(FasthPictures pictures)
         return;
     }
     const FasthPictureSettings& s = pictures.settings;
-    m_reflectorView->setMatrix(pictures.vReflectors, tr("reflectors of V (d x k)"));
+    m_reflectorView->setMatrix(pictures.vReflectors, tr("reflectors of V (d × k)"));
     m_reflectorView->setColumnBlocks(pictures.blocks);
-    m_uView->setMatrix(pictures.uFactor, tr("U = H1 ... Hk"));
+    m_uView->setMatrix(pictures.uFactor, tr("U = H₁ ⋯ Hₖ"));
     m_vView->setMatrix(pictures.vFactor, tr("V"));
-    m_wView->setMatrix(pictures.w, tr("W = U diag(sigma) V^T"));
+    m_wView->setMatrix(pictures.w, tr("W = U diag(σ) Vᵀ"));
     QVector<double> index(int(pictures.sigma.size())), sigma(int(pictures.sigma.size()));
     for (int i = 0; i < sigma.size(); ++i) {
         index[i] = i;

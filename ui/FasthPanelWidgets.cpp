@@ -214,7 +214,7 @@ QWidget* FasthPanel::buildPicturesPage()
     m_uView = new FasthMatrixView(m_picturesPage);
     m_vView = new FasthMatrixView(m_picturesPage);
     m_wView = new FasthMatrixView(m_picturesPage);
-    m_sigmaPlot = makePlot(m_picturesPage, tr("index i"), tr("sigma_i"));
+    m_sigmaPlot = makePlot(m_picturesPage, tr("index i"), tr("σᵢ"));
     QCPGraph* sigma = m_sigmaPlot->addGraph();
     sigma->setName(tr("sigma"));
     sigma->setLineStyle(QCPGraph::lsImpulse);
@@ -262,7 +262,7 @@ QWidget* FasthPanel::buildTimingPage()
     setLogAxis(m_timingPlot->xAxis, 2);
     setLogAxis(m_timingPlot->yAxis, 10);
     legendBelow(m_timingPlot, 3);
-    m_speedUpPlot = makePlot(page, tr("dimension d"), tr("speed-up over sequential (x)"));
+    m_speedUpPlot = makePlot(page, tr("dimension d"), tr("speed-up over sequential (×)"));
     setLogAxis(m_speedUpPlot->xAxis, 2);
     legendBelow(m_speedUpPlot, 2);
     m_blockPlot = makePlot(page, tr("block size b"), tr("time per pass (ms)"));
@@ -287,7 +287,7 @@ QWidget* FasthPanel::buildTrainingPage()
     auto* page = new QWidget(this);
     auto* layout = new QVBoxLayout(page);
     auto* plots = new QHBoxLayout;
-    m_lossPlot = makePlot(page, tr("Adam step"), tr("loss ||W X - T X||^2 / (2m)"));
+    m_lossPlot = makePlot(page, tr("Adam step"), tr("loss ‖W X − T X‖² / (2m)"));
     setLogAxis(m_lossPlot->yAxis, 10);
     QCPGraph* loss = m_lossPlot->addGraph();
     loss->setName(tr("loss"));

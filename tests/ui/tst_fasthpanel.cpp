@@ -7,6 +7,9 @@
 
 #include "FasthMatrixView.h"
 #include "FasthPanel.h"
+#include "ImageView.h"
+
+#include <qcustomplot.h>
 
 #include "engine/BackendFactory.h"
 #include "fasth/Householder.h"
@@ -146,6 +149,18 @@ private slots:
             }
         }
         QCOMPARE(withBlocks, 1);
+
+        // Issue 42: matrices and symbols written as symbols (σᵢ, Vᵀ, ‖·‖², ×), not as "sigma_i", "V^T" or "||.||^2".
+        QStringList texts;
+        for (const ImageView* view : m_panel->findChildren<ImageView*>())
+            texts << view->title();
+        for (const QCustomPlot* plot : m_panel->findChildren<QCustomPlot*>())
+            texts << plot->xAxis->label() << plot->yAxis->label();
+        QVERIFY(texts.join(QLatin1Char(' ')).contains(QStringLiteral("Vᵀ")));
+        for (const QString& text : std::as_const(texts))
+            for (const QString& ascii : {QStringLiteral("sigma"), QStringLiteral("^T"), QStringLiteral("^2"), QStringLiteral("||"),
+                                         QStringLiteral("..."), QStringLiteral("(x)")})
+                QVERIFY2(!text.contains(ascii), qPrintable(text));
 
         // float32: its own orthogonality level, far above float64's and still small.
         settings.precision = Precision::Float;
