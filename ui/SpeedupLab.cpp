@@ -432,6 +432,20 @@ void SpeedupLab::refresh()
         plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+namespace {
+// A number at `digits` significant figures, trailing zeros kept, so that a column reads alike (5.89090e-06 under
+// 5.89090e-06, not 5.8909e-06 under 5.890901e-06): plain decimals from 0.001 to a million, else scientific.
+QString significant(double value, int digits)
+{
+    if (value == 0.0 || !std::isfinite(value))
+        return QString::number(value);
+    const int exponent = int(std::floor(std::log10(std::abs(value))));
+    if (exponent >= -3 && exponent < 6)
+        return QString::number(value, 'f', std::max(0, digits - 1 - exponent));
+    return QString::number(value, 'e', digits - 1);
+}
+} // namespace
+
 void SpeedupLab::refreshTable()
 {
     const auto methods = labMethods();
@@ -442,13 +456,13 @@ void SpeedupLab::refreshTable()
                                    QString::number(r.grid),
                                    QString::number(r.order),
                                    QString::number(r.bench.parameters),
-                                   (r.estimated ? QStringLiteral("≈ ") : QString()) + QString::number(r.seconds, 'g', 4),
+                                   (r.estimated ? QStringLiteral("≈ ") : QString()) + significant(r.seconds, 3),
                                    QString::number(r.iterations),
                                    QString::number(r.costEvaluations),
-                                   QString::number(r.bench.evalMs, 'g', 4),
-                                   QString::number(r.evaluationsPerSecond, 'g', 4),
-                                   std::isfinite(r.finalCost) ? QString::number(r.finalCost, 'g', 7) : tr("—"),
-                                   std::isfinite(r.maxCoefficientDifferenceWaves) ? QString::number(r.maxCoefficientDifferenceWaves, 'g', 3)
+                                   significant(r.bench.evalMs, 3),
+                                   QString::number(std::lround(r.evaluationsPerSecond)),
+                                   std::isfinite(r.finalCost) ? significant(r.finalCost, 6) : tr("—"),
+                                   std::isfinite(r.maxCoefficientDifferenceWaves) ? significant(r.maxCoefficientDifferenceWaves, 2)
                                                                                   : tr("—")};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);

@@ -7,6 +7,9 @@
 
 #include <QFile>
 #include <QImage>
+#include <QTableWidget>
+#include <QRegularExpression>
+#include <QHeaderView>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
@@ -52,6 +55,31 @@ private slots:
             QVERIFY2(r.maxCoefficientDifferenceWaves < tolerance, qPrintable(QString::number(r.maxCoefficientDifferenceWaves)));
             if (r.method == kBaselineMethod) // P + 1 model evaluations per gradient
                 QCOMPARE(r.costEvaluations, r.bench.summary.gradientEvaluations * (r.bench.parameters + 1));
+        }
+
+        // Issue 42: the table mixed 5.8909e-06, 5.890901e-06 and 1.241e+04. Each column is written at fixed
+        // significant figures (the final cost at 6, trailing zeros kept), evaluations per second as a whole number.
+        auto* table = lab.findChild<QTableWidget*>();
+        QVERIFY(table);
+        int costColumn = -1, rateColumn = -1;
+        for (int c = 0; c < table->columnCount(); ++c) {
+            const QString header = table->horizontalHeaderItem(c)->text();
+            if (header.contains(QStringLiteral("cost"), Qt::CaseInsensitive))
+                costColumn = c;
+            if (header.contains(QStringLiteral("/s")) || header.contains(QStringLiteral("per s"), Qt::CaseInsensitive))
+                rateColumn = c;
+        }
+        QVERIFY2(costColumn >= 0 && rateColumn >= 0, "the cost and rate columns");
+        const QRegularExpression sixFigures(QStringLiteral("^(\\d\\.\\d{5}e[-+]\\d\\d|\\d{1,6}(\\.\\d+)?)$"));
+        for (int i = 0; i < table->rowCount(); ++i) {
+            const QString cost = table->item(i, costColumn)->text(), rate = table->item(i, rateColumn)->text();
+            QVERIFY2(sixFigures.match(cost).hasMatch(), qPrintable(cost));
+            QString digits = cost;
+            digits.remove(QRegularExpression(QStringLiteral("e.*$|[.-]")));
+            digits.remove(QRegularExpression(QStringLiteral("^0+")));
+            QCOMPARE(digits.size(), 6);
+            QVERIFY2(!rate.contains(QLatin1Char('e')) && !rate.contains(QLatin1Char('.')), qPrintable(rate));
+            WFS_VERIFY_CLOSE(cost.toDouble(), lab.rows()[size_t(i)].finalCost, 1e-5, 0.0);
         }
 
         QTemporaryDir dir;
