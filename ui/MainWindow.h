@@ -129,6 +129,7 @@ signals:
 protected:
     void closeEvent(QCloseEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
 
@@ -172,6 +173,7 @@ private:
     QTabWidget* m_tabs;
     QList<QDockWidget*> m_hiddenDocks, m_raisedDocks; // hidden while a teaching tab is shown
     QByteArray m_workingLayout;                       // the docks as arranged before a teaching tab hid them
+    QWidget* m_tabBarIndent = nullptr;                // room left of the tabs while a teaching tab hides the docks
     QStringList m_shownFiles;                         // the files whose metadata the setup panel shows
     QDockWidget *m_setupDock, *m_convergenceDock, *m_chartDock, *m_resultsDock;
     PhasePanel* m_phasePanel;

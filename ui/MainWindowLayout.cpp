@@ -316,6 +316,7 @@ void MainWindow::buildDocks()
     indent->setObjectName(QStringLiteral("tabBarIndent"));
     indent->setIndent(0);
     m_tabs->setCornerWidget(indent, Qt::TopLeftCorner);
+    m_tabBarIndent = indent;
     connect(m_tabs, &QTabWidget::currentChanged, this, [this, indent] {
         const QString key = m_tabs->currentWidget()->property("tabKey").toString();
         const bool teaching = key == QLatin1String("speedup") || key == QLatin1String("fasth") || key == QLatin1String("live");
@@ -324,6 +325,24 @@ void MainWindow::buildDocks()
         layout()->activate(); // the docks' room given to the centre now, not at the next event
         indent->setIndent(teaching ? indent->indent() + tabsLeft - m_tabs->mapTo(this, QPoint()).x() : 0);
     });
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    // Started on a teaching tab (its docks hidden before any layout): the tab bar's place with the working docks is
+    // measured now, so that it stays there when the user turns to a working tab.
+    auto* indent = static_cast<TabBarIndent*>(m_tabBarIndent);
+    if (m_hiddenDocks.isEmpty() || indent->indent() > 0)
+        return;
+    for (QDockWidget* dock : std::as_const(m_hiddenDocks))
+        dock->show();
+    layout()->activate();
+    const int working = m_tabs->mapTo(this, QPoint()).x();
+    for (QDockWidget* dock : std::as_const(m_hiddenDocks))
+        dock->hide();
+    layout()->activate();
+    indent->setIndent(working - m_tabs->mapTo(this, QPoint()).x());
 }
 
 // The fit's state and the cursor's value in the status bar.

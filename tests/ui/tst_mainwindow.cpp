@@ -573,6 +573,22 @@ private slots:
         tabs->setCurrentIndex(0);
         QApplication::processEvents();
         QVERIFY(setup->isVisible()); // the docks are back with the working tabs
+
+        // A window that starts on a teaching tab keeps its tab bar where the working tabs have it too.
+        MainWindow fresh;
+        fresh.resize(1400, 900);
+        QVERIFY(fresh.showTab(QStringLiteral("fasth")));
+        fresh.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&fresh));
+        QApplication::processEvents();
+        QTabBar* freshBar = fresh.tabs()->tabBar();
+        const int onTeaching = freshBar->mapTo(&fresh, freshBar->tabRect(0).topLeft()).x();
+        QVERIFY(fresh.showTab(QStringLiteral("phase")));
+        QApplication::processEvents();
+        const int onWorking = freshBar->mapTo(&fresh, freshBar->tabRect(0).topLeft()).x();
+        QVERIFY2(std::abs(onTeaching - onWorking) <= 1,
+                 qPrintable(QStringLiteral("started on FastH at x %1, on Phase at x %2").arg(onTeaching).arg(onWorking)));
+        QVERIFY(fresh.findChild<QDockWidget*>(QStringLiteral("setupDock"))->isVisible());
     }
 
     // Issue 42: quitting while a teaching tab hides the docks saves the layout the user works in (here with the
