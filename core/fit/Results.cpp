@@ -349,7 +349,12 @@ void addParameters(FitResult& r, ModelEvaluator& evaluator, const SolverSummary&
     }
     r.parameterValues = summary.parameters;
     r.parameterUncertainties.assign(summary.parameters.size(), kNaN);
-    if (options.computeUncertainty && problem.hasData() && summary.termination != Termination::Failed) {
+    // Not for a cancelled fit: the Hessian costs 2 P gradients (2 P (P + 1) model evaluations with finite differences,
+    // minutes at order 15), which cancelling must not wait for, and a stopped fit is not at the minimum it describes.
+    if (options.computeUncertainty && summary.termination == Termination::Cancelled)
+        r.warnings.emplace_back("no uncertainties: the fit was cancelled before it converged");
+    if (options.computeUncertainty && problem.hasData() && summary.termination != Termination::Failed
+        && summary.termination != Termination::Cancelled) {
         r.parameterUncertainties = estimateUncertainty(evaluator, summary.parameters, summary.finalCost);
         if (conditionalUncertainty(problem))
             r.warnings.emplace_back("uncertainties are conditional on the zonal pupil (its " + std::to_string(problem.pupilPixelCount())

@@ -165,8 +165,13 @@ private slots:
         QVERIFY(result.has_value());
         QCOMPARE(result->solver.termination, Termination::Cancelled);
         QVERIFY(result->solver.finalCost < result->solver.initialCost);
-        for (const CoefficientResult& c : result->coefficients)
+        for (const CoefficientResult& c : result->coefficients) {
             QVERIFY(std::isfinite(c.waves));
+            // The uncertainties' Hessian (2 P gradients) is not waited for after a cancel, and says so.
+            QVERIFY(std::isnan(c.uncertaintyWaves));
+        }
+        QVERIFY(std::find(result->warnings.begin(), result->warnings.end(), "no uncertainties: the fit was cancelled before it converged")
+                != result->warnings.end());
         QVERIFY(std::isfinite(result->rmsWaves));
 
         // The engine runs again after a cancel.
