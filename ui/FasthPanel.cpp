@@ -22,7 +22,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpressionValidator>
-#include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardItemModel>
@@ -109,15 +108,7 @@ FasthPanel::FasthPanel(QWidget* parent)
     outer->addWidget(intro);
     auto* layout = new QHBoxLayout;
     outer->addLayout(layout, 1);
-    // The controls scroll vertically on their own (the tab itself never scrolls, so no scroll bars nest).
-    auto* scroll = new QScrollArea(this);
-    scroll->setObjectName(QStringLiteral("fasthControlsScroll"));
-    scroll->setWidget(buildControls());
-    scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(300);
-    scroll->setMaximumWidth(380);
-    layout->addWidget(scroll);
+    layout->addWidget(buildControls());
 
     m_tabs = new QTabWidget(this);
     m_tabs->addTab(buildPicturesPage(), tr("Pictures"));
@@ -266,6 +257,7 @@ bool FasthPanel::runTimingSweep(const FasthSweepSettings& settings)
         return runFasthSweep(settings, *state);
     }));
     m_pollTimer->start();
+    m_timingPages->setCurrentIndex(1);
     m_tabs->setCurrentIndex(1);
     setStatus(tr("Timing sweep running…"));
     updateControlState();
@@ -299,6 +291,7 @@ bool FasthPanel::startTraining(const FasthTrainingSettings& settings)
     m_progress->setValue(0);
     m_trainingWatcher->setFuture(QtConcurrent::run([settings, state = m_trainingState] { return runFasthTraining(settings, *state); }));
     m_pollTimer->start();
+    m_trainingPages->setCurrentIndex(1);
     m_tabs->setCurrentIndex(2);
     setStatus(tr("Training the SVD layer…"));
     updateControlState();
@@ -551,6 +544,7 @@ void FasthPanel::rebuildTimingPlots()
     drawTimingPlot(m_timingPlot, m_rows, pass);
     drawSpeedUpPlot(m_speedUpPlot, speedUps(pass));
     drawBlockPlot(m_blockPlot, m_rows, pass);
+    m_timingPages->setCurrentIndex(m_rows.empty() && !m_sweepState ? 0 : 1);
     m_saveCsv->setEnabled(!m_rows.empty());
 }
 
@@ -558,6 +552,7 @@ void FasthPanel::rebuildTrainingPlots()
 {
     drawLossPlot(m_lossPlot, m_lossIterations, m_losses);
     drawTrainedSigmaPlot(m_trainedSigmaPlot, m_liveSigma, m_targetSigma);
+    m_trainingPages->setCurrentIndex(m_losses.empty() && !m_trainingState && !m_lastTraining ? 0 : 1);
 }
 
 void FasthPanel::showUseCases()

@@ -24,6 +24,7 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QStackedWidget;
 class QTabWidget;
 class QTextBrowser;
 class QTimer;
@@ -117,6 +118,8 @@ private:
     QGroupBox* buildProblemGroup(QWidget* controls);
     QGroupBox* buildSweepGroup(QWidget* controls);
     QGroupBox* buildTrainingGroup(QWidget* controls);
+    QWidget* buildActions(QWidget* controls);
+    QStackedWidget* withEmptyState(QWidget* content, const QString& message);
     void connectControls();
     QWidget* buildPicturesPage();
     QWidget* buildTimingPage();
@@ -175,6 +178,8 @@ private:
     QCustomPlot* m_sigmaPlot;
     QLabel* m_pictureInfo;
     QComboBox* m_shownPass;
+    QStackedWidget* m_timingPages = nullptr;   // what to press, then the timing plots
+    QStackedWidget* m_trainingPages = nullptr; // what to press, then the training plots
     QCustomPlot* m_timingPlot;
     QCustomPlot* m_speedUpPlot;
     QCustomPlot* m_blockPlot;

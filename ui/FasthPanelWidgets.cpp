@@ -19,7 +19,9 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpressionValidator>
+#include <QScrollArea>
 #include <QSpinBox>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -31,38 +33,73 @@ namespace wfs::ui {
 using fasth::BenchMethod;
 using fasth::Pass;
 
+// The settings scroll on their own; the buttons that start and stop the jobs, the progress, the status and the exports
+// stay below them, in view at every window size (a lecturer at 1280 x 800 must not scroll to find "Run").
 QWidget* FasthPanel::buildControls()
 {
-    auto* controls = new QWidget(this);
-    auto* column = new QVBoxLayout(controls);
-    column->addWidget(buildProblemGroup(controls));
-    column->addWidget(buildSweepGroup(controls));
-    column->addWidget(buildTrainingGroup(controls));
+    auto* settings = new QWidget(this);
+    auto* settingsColumn = new QVBoxLayout(settings);
+    settingsColumn->addWidget(buildProblemGroup(settings));
+    settingsColumn->addWidget(buildSweepGroup(settings));
+    settingsColumn->addWidget(buildTrainingGroup(settings));
+    settingsColumn->addStretch();
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName(QStringLiteral("fasthControlsScroll"));
+    scroll->setWidget(settings);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
-    m_progress = new QProgressBar(controls);
+    auto* controls = new QWidget(this);
+    controls->setMinimumWidth(300);
+    controls->setMaximumWidth(380);
+    auto* column = new QVBoxLayout(controls);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->addWidget(scroll, 1);
+    column->addWidget(buildActions(controls));
+    connectControls();
+    return controls;
+}
+
+// Run timing sweep and Train layer side by side, the progress with Cancel, the status and the exports.
+QWidget* FasthPanel::buildActions(QWidget* controls)
+{
+    auto* actions = new QWidget(controls);
+    actions->setObjectName(QStringLiteral("fasthActions"));
+    auto* column = new QVBoxLayout(actions);
+    column->setContentsMargins(4, 4, 4, 0);
+    auto* runs = new QHBoxLayout;
+    m_runSweep = new QPushButton(tr("Run timing sweep"), actions);
+    m_runSweep->setObjectName(QStringLiteral("fasthRunSweep"));
+    m_runSweep->setToolTip(tr("Time every method ticked under Timing sweep at each d (the Timing tab shows the results)."));
+    m_train = new QPushButton(tr("Train layer"), actions);
+    m_train->setObjectName(QStringLiteral("fasthTrain"));
+    m_train->setToolTip(tr("Train an SVD layer with the settings under SVD layer training (the SVD layer tab shows it)."));
+    runs->addWidget(m_runSweep);
+    runs->addWidget(m_train);
+    column->addLayout(runs);
+
+    m_progress = new QProgressBar(actions);
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
-    m_cancel = new QPushButton(tr("Cancel"), controls);
+    m_cancel = new QPushButton(tr("Cancel"), actions);
     m_cancel->setObjectName(QStringLiteral("fasthCancel"));
     auto* progressRow = new QHBoxLayout;
     progressRow->addWidget(m_progress, 1);
     progressRow->addWidget(m_cancel);
     column->addLayout(progressRow);
-    m_status = new QLabel(controls);
+    m_status = new QLabel(actions);
     m_status->setWordWrap(true);
     m_status->setObjectName(QStringLiteral("fasthStatus"));
     column->addWidget(m_status);
 
     auto* exports = new QHBoxLayout;
-    m_saveCsv = new QPushButton(tr("Save CSV…"), controls);
+    m_saveCsv = new QPushButton(tr("Save CSV…"), actions);
     m_saveCsv->setToolTip(tr("The sweep rows as measured by the engine."));
-    m_savePng = new QPushButton(tr("Save plots (PNG)…"), controls);
+    m_savePng = new QPushButton(tr("Save plots (PNG)…"), actions);
     exports->addWidget(m_saveCsv);
     exports->addWidget(m_savePng);
     column->addLayout(exports);
-    column->addStretch();
-    connectControls();
-    return controls;
+    return actions;
 }
 
 // d, k, batch, block size, precision, backend and threads: what the pictures, sweeps and training share.
@@ -154,9 +191,6 @@ QGroupBox* FasthPanel::buildSweepGroup(QWidget* controls)
     m_blockSweep = new QCheckBox(tr("also sweep the block size at d, k above"), sweep);
     m_blockSweep->setChecked(true);
     sweepLayout->addWidget(m_blockSweep);
-    m_runSweep = new QPushButton(tr("Run timing sweep"), sweep);
-    m_runSweep->setObjectName(QStringLiteral("fasthRunSweep"));
-    sweepLayout->addWidget(m_runSweep);
     return sweep;
 }
 
@@ -179,9 +213,6 @@ QGroupBox* FasthPanel::buildTrainingGroup(QWidget* controls)
     trainingForm->addRow(tr("samples"), m_samples);
     trainingForm->addRow(tr("Adam steps"), m_steps);
     trainingForm->addRow(tr("learning rate"), m_learningRate);
-    m_train = new QPushButton(tr("Train layer"), training);
-    m_train->setObjectName(QStringLiteral("fasthTrain"));
-    trainingForm->addRow(m_train);
     return training;
 }
 
@@ -240,6 +271,21 @@ QWidget* FasthPanel::buildPicturesPage()
     return m_picturesPage;
 }
 
+// A page that says what to press until it has something to show: no empty axes, no collapsed plots before a run.
+QStackedWidget* FasthPanel::withEmptyState(QWidget* content, const QString& message)
+{
+    auto* pages = new QStackedWidget(this);
+    auto* hint = new QLabel(message, pages);
+    hint->setObjectName(QStringLiteral("fasthEmptyState"));
+    hint->setWordWrap(true);
+    hint->setTextFormat(Qt::RichText);
+    hint->setAlignment(Qt::AlignCenter);
+    hint->setMargin(24);
+    pages->addWidget(hint);
+    pages->addWidget(content);
+    return pages;
+}
+
 QWidget* FasthPanel::buildTimingPage()
 {
     auto* page = new QWidget(this);
@@ -278,8 +324,12 @@ QWidget* FasthPanel::buildTimingPage()
     lower->addWidget(m_speedUpPlot);
     lower->addWidget(m_blockPlot);
     layout->addLayout(lower, 2);
+    m_timingPages = withEmptyState(page, tr("<p style='font-size:large'>No timings yet.</p>"
+                                            "<p>Press <b>Run timing sweep</b> (left, under the settings): every ticked method "
+                                            "multiplies the same k reflections at each d, and this tab plots the time per pass, "
+                                            "the speed-up over the sequential product and the effect of the block size b.</p>"));
     rebuildTimingPlots();
-    return page;
+    return m_timingPages;
 }
 
 QWidget* FasthPanel::buildTrainingPage()
@@ -297,7 +347,7 @@ QWidget* FasthPanel::buildTrainingPage()
     target->setName(tr("target's singular values"));
     target->setPen(QPen(QColor(80, 80, 80), 1.5, Qt::DashLine));
     QCPGraph* learnt = m_trainedSigmaPlot->addGraph();
-    learnt->setName(tr("learnt |sigma|, sorted"));
+    learnt->setName(tr("learnt |σᵢ|, sorted"));
     learnt->setLineStyle(QCPGraph::lsNone);
     learnt->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(217, 95, 2), 5));
     styleLegend(m_trainedSigmaPlot, Qt::AlignTop | Qt::AlignRight);
@@ -310,7 +360,12 @@ QWidget* FasthPanel::buildTrainingPage()
     m_useCaseLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_useCaseLabel->setObjectName(QStringLiteral("fasthUseCases"));
     layout->addWidget(m_useCaseLabel);
-    return page;
+    m_trainingPages = withEmptyState(page, tr("<p style='font-size:large'>No layer trained yet.</p>"
+                                              "<p>Press <b>Train layer</b> (left, under the settings): Adam fits W = U Σ Vᵀ, "
+                                              "U and V products of Householder reflections, to a random target, and this tab "
+                                              "plots the loss, the learnt σᵢ against the target's, and what the factored form "
+                                              "gives for free (inverse, determinant) against LU.</p>"));
+    return m_trainingPages;
 }
 
 } // namespace wfs::ui

@@ -187,7 +187,7 @@ void LivePanel::redrawThresholds()
         line->setPen(QPen(termColour(chosen), 1.5, Qt::DashLine));
     }
     for (auto& [noll, g] : m_termGraphs)
-        g->setPen(QPen(termColour(noll), noll == chosen ? 2.5 : 1.2));
+        g->setPen(termPen(noll, noll == chosen));
     m_over->data()->clear();
     for (const auto& [noll, points] : shownPoints())
         for (const auto& [stack, waves] : points)

@@ -11,6 +11,7 @@
 #include "engine/LiveWatch.h"
 
 #include <QJsonObject>
+#include <QPen>
 #include <QWidget>
 
 #include <map>
@@ -104,6 +105,11 @@ private:
     void setStatus();
     void fillReferenceChoice();         // the kept stacks, newest first, the choice kept
     static QColor termColour(int noll); // a trend term's colour: its graph and its threshold lines
+    // A trend term's line: its colour, solid for Z4..Z7 and dashed for Z8 on (the eight colours include two near pairs,
+    // blue / sky blue and orange / vermillion, four terms apart), thick enough to tell from the back of a room;
+    // thicker for the term whose threshold is set.
+    static QPen termPen(int noll, bool chosen);
+    static constexpr double kDefaultThresholdWaves = 0.071; // every term's threshold at start: λ/14, the Maréchal criterion
 
     QLabel* m_status;
     QPushButton *m_watchButton, *m_demoButton, *m_stopButton, *m_holdButton;

@@ -147,10 +147,17 @@ private:
 
 QColor LivePanel::termColour(int noll)
 {
-    // Colour-blind-safe (Okabe-Ito), one per trend term.
-    static const QColor colours[] = {QColor(0, 114, 178),  QColor(230, 159, 0), QColor(0, 158, 115),   QColor(204, 121, 167),
-                                     QColor(86, 180, 233), QColor(213, 94, 0),  QColor(120, 120, 120), QColor(0, 0, 0)};
+    // Colour-blind-safe (Okabe-Ito), one per trend term: Z4..Z7 (solid) and Z8..Z11 (dashed) each take four colours
+    // far apart (blue, orange, black, grey; green, vermillion, sky blue, pink), so that the near pairs (blue and sky
+    // blue, orange and vermillion) are told apart by their dash.
+    static const QColor colours[] = {QColor(0, 114, 178), QColor(230, 159, 0), QColor(0, 0, 0),      QColor(120, 120, 120),
+                                     QColor(0, 158, 115), QColor(213, 94, 0),  QColor(86, 180, 233), QColor(204, 121, 167)};
     return colours[(noll - kFirstTrendTerm) % 8];
+}
+
+QPen LivePanel::termPen(int noll, bool chosen)
+{
+    return QPen(termColour(noll), chosen ? 3.5 : 2.0, noll - kFirstTrendTerm >= 4 ? Qt::DashLine : Qt::SolidLine);
 }
 
 LivePanel::LivePanel(QWidget* parent)
@@ -214,14 +221,18 @@ void LivePanel::buildControls(QVBoxLayout* layout)
     bar->addWidget(new QLabel(tr("Threshold:"), this));
     for (int noll = kFirstTrendTerm; noll <= kLastTrendTerm; ++noll) {
         m_thresholdTerm->addItem(termLabel(noll), noll);
-        m_thresholds[noll] = 0.05;
+        m_thresholds[noll] = kDefaultThresholdWaves;
     }
     m_thresholdTerm->setToolTip(tr("The term whose alignment target is set: its trend turns red beyond ± the threshold"));
+    // The default is the Maréchal criterion, λ/14 RMS (Strehl 0.8), a target of its own: not the value of any demo
+    // slider, so that no marker flickers on and off with the noise from stack to stack.
+    m_thresholdValue->setObjectName(QStringLiteral("liveThreshold"));
     m_thresholdValue->setRange(0.001, 5.0);
     m_thresholdValue->setDecimals(3);
     m_thresholdValue->setSingleStep(0.005);
     m_thresholdValue->setSuffix(tr(" wave"));
-    m_thresholdValue->setValue(0.05);
+    m_thresholdValue->setValue(kDefaultThresholdWaves);
+    m_thresholdValue->setToolTip(tr("± this many waves RMS; the default, 0.071 wave, is the Maréchal criterion λ/14 (Strehl 0.8)"));
     bar->addWidget(m_thresholdTerm);
     bar->addWidget(m_thresholdValue);
     bar->addStretch(1);
@@ -284,6 +295,7 @@ void LivePanel::buildDemoRow(QVBoxLayout* layout)
 void LivePanel::buildPlots(QVBoxLayout* layout)
 {
     // Trends on the left, the latest stack on the right.
+    m_trend->setObjectName(QStringLiteral("liveTrend"));
     // Solid pens of 1.5 px and more drawn as one polyline make the raster engine fill one self-crossing outline
     // per curve, a cost that grows with the points (80 ms a replot after 30 stacks at 1920 x 1080): segments instead.
     m_trend->setPlottingHint(QCP::phFastPolylines);
@@ -301,7 +313,7 @@ void LivePanel::buildPlots(QVBoxLayout* layout)
     for (int noll = kFirstTrendTerm; noll <= kLastTrendTerm; ++noll) {
         QCPGraph* g = m_trend->addGraph();
         g->setName(QStringLiteral("Z%1").arg(noll));
-        g->setPen(QPen(termColour(noll), 1.5));
+        g->setPen(termPen(noll, false));
         m_termGraphs[noll] = g;
     }
     m_over = m_trend->addGraph();

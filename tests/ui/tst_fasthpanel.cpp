@@ -17,8 +17,10 @@
 #include <QComboBox>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QStandardItemModel>
+#include <QTabWidget>
 #include <QTemporaryDir>
 
 #include <memory>
@@ -104,6 +106,31 @@ private slots:
         QVERIFY(defaults.repeat <= 5);
         QCOMPARE(defaults.methods.size(), size_t(6));
         QVERIFY(!m_panel->isRunning());
+    }
+
+    // Issue 42: before a run the Timing and SVD-layer tabs say what to press (no empty or collapsed axes); the
+    // plots come with the run.
+    void emptyTabsSayWhatToPress()
+    {
+        const auto emptyStates = m_panel->findChildren<QLabel*>(QStringLiteral("fasthEmptyState"));
+        QCOMPARE(emptyStates.size(), qsizetype(2));
+        auto* tabs = m_panel->findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        for (int page : {1, 2}) {
+            tabs->setCurrentIndex(page);
+            QCoreApplication::processEvents();
+            int shown = 0;
+            for (QLabel* hint : emptyStates)
+                if (hint->isVisible()) {
+                    ++shown;
+                    QVERIFY2(hint->text().contains(page == 1 ? QStringLiteral("Run timing sweep") : QStringLiteral("Train layer")),
+                             qPrintable(hint->text()));
+                }
+            QCOMPARE(shown, 1);
+            for (QCustomPlot* plot : tabs->widget(page)->findChildren<QCustomPlot*>())
+                QVERIFY2(!plot->isVisible(), "axes shown before a run");
+        }
+        tabs->setCurrentIndex(0);
     }
 
     void picturesShowTheLayerAndItsBlocks()
@@ -209,6 +236,9 @@ private slots:
         QCOMPARE(cancelled.count(), 0);
         QCOMPARE(failed.count(), 0);
         QVERIFY(!m_panel->isRunning());
+        for (QLabel* hint : m_panel->findChildren<QLabel*>(QStringLiteral("fasthEmptyState")))
+            if (hint->isVisible())
+                QFAIL(qPrintable(QStringLiteral("the empty state shows after a sweep: ") + hint->text()));
 
         // d sweep: 2 d x 6 methods x 3 passes; block sweep at d = 32: (sequential + FastH at b = 1, 2, 4, 8, 16,
         // 32 + dense) x 3 passes.

@@ -18,6 +18,7 @@
 
 #include <QComboBox>
 #include <QDateTime>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -107,6 +108,39 @@ private slots:
         QStandardPaths::setTestModeEnabled(true);
         QCoreApplication::setOrganizationName(QStringLiteral("WavefrontStudioTests"));
         QCoreApplication::setApplicationName(QStringLiteral("tst_livepanel"));
+    }
+
+    // Issue 42: the trend's lines are told apart from the back of a room (every line at least 2 px; two terms whose
+    // colours are near differ in dash), and the default threshold is no demo slider's value: a marker that flickers
+    // with the noise from stack to stack would be the default's doing. (Z4 / Z8 and Z5 / Z9 had near colours in
+    // 1.2 px solid lines; the threshold equalled Z4's 0.05 wave.)
+    void trendLinesAndThresholdReadFromAfar()
+    {
+        MainWindow window;
+        LivePanel* live = window.livePanel();
+        auto* trend = live->findChild<QCustomPlot*>(QStringLiteral("liveTrend"));
+        QVERIFY(trend);
+        std::vector<QPen> pens;
+        for (int i = 0; i < trend->graphCount(); ++i)
+            if (trend->graph(i)->name().startsWith(QLatin1Char('Z')))
+                pens.push_back(trend->graph(i)->pen());
+        QCOMPARE(pens.size(), size_t(8));
+        for (size_t a = 0; a < pens.size(); ++a) {
+            QVERIFY2(pens[a].widthF() >= 2.0, qPrintable(QStringLiteral("Z%1: %2 px").arg(a + 4).arg(pens[a].widthF())));
+            for (size_t b = a + 1; b < pens.size(); ++b) {
+                const QColor ca = pens[a].color(), cb = pens[b].color();
+                const double distance = std::hypot(ca.red() - cb.red(), ca.green() - cb.green(), ca.blue() - cb.blue());
+                QVERIFY2(distance >= 120.0 || pens[a].style() != pens[b].style(),
+                         qPrintable(QStringLiteral("Z%1 and Z%2: colours %3 apart, same dash").arg(a + 4).arg(b + 4).arg(distance)));
+            }
+        }
+        auto* threshold = live->findChild<QDoubleSpinBox*>(QStringLiteral("liveThreshold"));
+        QVERIFY(threshold);
+        for (const TruthTerm& term : LiveCameraSettings{}.terms)
+            QVERIFY2(
+                std::abs(std::abs(term.valueWaves) - threshold->value()) >= 0.005,
+                qPrintable(
+                    QStringLiteral("the threshold %1 is Z%2's value %3").arg(threshold->value()).arg(term.index).arg(term.valueWaves)));
     }
 
     void liveDemoReadable_data()

@@ -20,6 +20,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QLabel>
+#include <QPushButton>
 #include <QTabBar>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -245,6 +246,14 @@ private slots:
                      qPrintable(QStringLiteral("setup panel needs %1 px, has %2")
                                     .arg(m_window->setupPanel()->minimumSizeHint().width())
                                     .arg(scroll->viewport()->width())));
+
+        // The teaching tabs' Run buttons whole in view, never below the fold of a scrolled column (issue 42).
+        if (tab == QLatin1String("fasth"))
+            for (const QString& name : {QStringLiteral("fasthRunSweep"), QStringLiteral("fasthTrain")}) {
+                auto* run = m_window->findChild<QPushButton*>(name);
+                QVERIFY2(run && isShown(run) && run->visibleRegion().boundingRect() == run->rect(),
+                         qPrintable(QStringLiteral("%1 not whole in view at %2x%3").arg(name).arg(size.width()).arg(size.height())));
+            }
 
         QAction* start = m_window->startAction();
         QWidget* button = nullptr;
