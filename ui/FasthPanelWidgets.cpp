@@ -261,7 +261,13 @@ QWidget* FasthPanel::buildPicturesPage()
     grid->addWidget(m_vView, 0, 2);
     grid->addWidget(m_wView, 1, 0);
     grid->addWidget(m_sigmaPlot, 1, 1);
-    grid->addWidget(m_pictureInfo, 1, 2);
+    // The text scrolls in its cell: at presentation sizes its height would otherwise squeeze the row of matrices above.
+    auto* infoScroll = new QScrollArea(m_picturesPage);
+    infoScroll->setWidget(m_pictureInfo);
+    infoScroll->setWidgetResizable(true);
+    infoScroll->setFrameShape(QFrame::NoFrame);
+    infoScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    grid->addWidget(infoScroll, 1, 2);
     for (int column = 0; column < 3; ++column)
         grid->setColumnStretch(column, 1);
     for (int row = 0; row < 2; ++row)

@@ -246,6 +246,7 @@ void ImageView::clear(const QString& message)
     // Nothing to draw: the message alone, no axes or colour bar that would suggest a picture.
     m_plot->hide();
     m_message->show();
+    emit imageChanged();
 }
 
 QString ImageView::message() const
@@ -276,6 +277,7 @@ void ImageView::setAxisScale(std::optional<AxisScale> scale)
     placeMapCells();
     setOverlays(std::vector<ImageOverlay>(m_overlays)); // placed again in the new coordinates
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+    emit imageChanged();
 }
 
 void ImageView::placeMapCells()
@@ -302,6 +304,8 @@ void ImageView::setImage(const Image& image, const QString& title, const QString
 void ImageView::setImage(const Image& image, const QString& title, const QString& unit)
 {
     const bool sameSize = image.width == m_image.width && image.height == m_image.height;
+    if (m_userRange && (QSize(image.width, image.height) != m_userRangeSize || unit != m_userRangeUnit))
+        m_userRange.reset(); // typed for other data
     m_image = image;
     setTitle(title);
     m_unit = unit;
@@ -319,6 +323,7 @@ void ImageView::setImage(const Image& image, const QString& title, const QString
     if (!sameSize)
         placeColorBar(); // the bar goes where the image's shape leaves room
     redraw();
+    emit imageChanged();
 }
 
 void ImageView::setFitRegion(const QRectF& region)
@@ -633,6 +638,16 @@ void ImageView::setFixedRange(std::optional<DisplayRange> range)
     redraw();
 }
 
+void ImageView::setUserRange(std::optional<DisplayRange> range)
+{
+    if (range && !(range->high > range->low && std::isfinite(range->low) && std::isfinite(range->high)))
+        return; // the dialog refuses these with a message; nothing to draw them with
+    m_userRange = range;
+    m_userRangeSize = QSize(m_image.width, m_image.height);
+    m_userRangeUnit = m_unit;
+    redraw();
+}
+
 DisplayRange ImageView::autoRange() const
 {
     if (m_autoRangeValid)
@@ -661,6 +676,10 @@ DisplayRange ImageView::autoRange() const
 
 DisplayRange ImageView::displayRange() const
 {
+    // The user's range first: a scientist who typed limits for one view means them, also where the program shares
+    // one scale across compared views (that view leaves the shared scale until "Automatic" gives it back).
+    if (m_userRange)
+        return *m_userRange;
     return m_fixedRange ? *m_fixedRange : autoRange();
 }
 
@@ -694,6 +713,7 @@ void ImageView::redraw()
     updateColorTicks();
     m_scale->axis()->setLabel(m_unit);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+    emit displayRangeChanged();
 }
 
 void ImageView::updateColorTicks()

@@ -94,15 +94,23 @@ public:
 
     void setColorMap(ColorMap map);
     void setStretch(Stretch stretch);
-    void setClipPercentiles(double low, double high);       // e.g. 0.5, 99.5; 0, 100 = full range
-    void setFixedRange(std::optional<DisplayRange> range);  // shared scale across views
+    void setClipPercentiles(double low, double high);      // e.g. 0.5, 99.5; 0, 100 = full range
+    void setFixedRange(std::optional<DisplayRange> range); // shared scale across views
+    std::optional<DisplayRange> fixedRange() const { return m_fixedRange; }
+    // A range the user typed (the "Display range…" dialog; std::nullopt = back to the program's range). It wins over
+    // the fixed range and the automatic one while it is set, and survives new images of the same size and unit (live
+    // updates); an image of another size or unit drops it, as it was chosen for other data.
+    void setUserRange(std::optional<DisplayRange> range);
+    std::optional<DisplayRange> userRange() const { return m_userRange; }
     DisplayRange autoRange() const;                         // from the clip percentiles
-    DisplayRange displayRange() const;                      // what is shown now
+    DisplayRange displayRange() const;                      // what is shown now: the user's, the fixed or the automatic range
+    QString unit() const { return m_unit; }                 // of the values, as the colour bar says
     void setColorBarVisible(bool visible);                  // off where a neighbour's bar serves
     void setAxisLabels(const QString& x, const QString& y); // default "x (pixel)", "y (pixel)"
     // Physical axes (std::nullopt = image pixels with the labels of setAxisLabels). Fit regions and
     // overlays stay in image pixels; ticks, axis titles and the cursor readout follow the scale.
     void setAxisScale(std::optional<AxisScale> scale);
+    const std::optional<AxisScale>& axisScale() const { return m_axisScale; }
     // Row 0 at the top, as matrices are written (default: at the bottom, the program's image convention).
     void setRowZeroAtTop(bool top);
     // Replaces the overlays (empty removes them); they stay until replaced or the view is cleared.
@@ -131,6 +139,8 @@ signals:
     // double-clicked to fit the image again: what linked views follow.
     void zoomedByUser(QPointF centre, double scale);
     void zoomResetByUser();
+    void imageChanged();        // new pixels, unit or axis scale (or none: cleared)
+    void displayRangeChanged(); // after every redraw, which a new range causes
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -159,6 +169,9 @@ private:
     Stretch m_stretch = Stretch::Linear;
     double m_clipLow = 0.0, m_clipHigh = 100.0;
     std::optional<DisplayRange> m_fixedRange;
+    std::optional<DisplayRange> m_userRange;
+    QSize m_userRangeSize; // the image size and unit the user's range was chosen for
+    QString m_userRangeUnit;
     mutable DisplayRange m_autoRange; // from the clip percentiles, computed on demand
     mutable bool m_autoRangeValid = false;
     QRectF m_fitRegion;

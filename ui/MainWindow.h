@@ -98,6 +98,7 @@ public:
     ConvergencePlot* convergencePlot() const { return m_convergence; }
     ZernikeChart* zernikeChart() const { return m_chart; }
     QAction* startAction() const { return m_startAction; }
+    QAction* presentationAction() const { return m_presentAction; } // View > Presentation mode (F5), checkable
     // The message bar above the views: the latest error or warning, until closed or replaced (also in Messages).
     QString messageBarText() const;
     // Help > About's text: the version, each backend's state here (the device, or why not), the libraries' licences.
@@ -193,6 +194,7 @@ private:
     QLabel* m_messageText;
     QLabel *m_statusFit, *m_statusCursor, *m_progressLabel;
     QAction *m_openAction, *m_startAction, *m_cancelAction, *m_saveSessionAction, *m_progressAction;
+    QAction* m_presentAction = nullptr;
     QProgressBar* m_progress;
     QMenu* m_recentMenu;
     QTimer* m_previewTimer;

@@ -9,6 +9,7 @@
 #include "LivePanel.h"
 #include "PhasePanel.h"
 #include "PictureMenu.h"
+#include "Presentation.h"
 #include "PlanesPanel.h"
 #include "PsfPanel.h"
 #include "ResultsPanel.h"
@@ -192,7 +193,8 @@ public:
 void MainWindow::buildViews()
 {
     qApp->installEventFilter(new ReadableToolTips(this));
-    installPictureMenus(this); // right-click on any chart or image: copy, PNG, PDF
+    installPictureMenus(this);      // right-click on any chart or image: copy, PNG, PDF
+    installPresentationStyle(this); // every plot follows presentation mode
     buildTabs();
     buildCentre();
     buildDocks();
@@ -539,6 +541,13 @@ void MainWindow::buildMenus()
     QMenu* view = menuBar()->addMenu(tr("&View"));
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    m_presentAction = view->addAction(tr("&Presentation mode"));
+    m_presentAction->setObjectName(QStringLiteral("presentAction"));
+    m_presentAction->setCheckable(true);
+    m_presentAction->setShortcut(QKeySequence(Qt::Key_F5));
+    m_presentAction->setToolTip(tr("Large text and thick lines, for teaching from a projector (F5 again to leave)"));
+    connect(m_presentAction, &QAction::toggled, this, [](bool on) { setPresentationMode(on); });
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Conventions"), this, [this] {

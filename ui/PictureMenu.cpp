@@ -1,5 +1,6 @@
 #include "PictureMenu.h"
 
+#include "ImageToolDialogs.h"
 #include "ImageView.h"
 
 #include <qcustomplot.h>
@@ -98,6 +99,16 @@ QMenu* pictureMenu(QCustomPlot* plot, QWidget* parent)
                      [plot] { saveWithDialog(plot, QStringLiteral("png"), QObject::tr("PNG image (*.png)")); });
     QObject::connect(menu->addAction(QObject::tr("Save as PDF (vector)…")), &QAction::triggered, plot,
                      [plot] { saveWithDialog(plot, QStringLiteral("pdf"), QObject::tr("PDF document (*.pdf)")); });
+    // An image's own tools (issue 42): its display range by hand over a histogram, and the values along a line.
+    if (auto* view = qobject_cast<ImageView*>(pictureOf(plot))) {
+        menu->addSeparator();
+        QAction* range = menu->addAction(QObject::tr("Display range…"));
+        range->setEnabled(view->hasImage());
+        QObject::connect(range, &QAction::triggered, view, [view] { showDisplayRangeDialog(view); });
+        QAction* profile = menu->addAction(QObject::tr("Line profile…"));
+        profile->setEnabled(view->hasImage());
+        QObject::connect(profile, &QAction::triggered, view, [view] { startLineProfile(view); });
+    }
     return menu;
 }
 

@@ -19,7 +19,8 @@ QWidget* pictureOf(QCustomPlot* plot);
 // (vector). False with the reason in `error`.
 bool savePicture(QCustomPlot* plot, const QString& path, QString* error);
 
-// The menu a right-click on `plot` shows (owned by `parent`): Copy picture, Save as PNG…, Save as PDF (vector)….
+// The menu a right-click on `plot` shows (owned by `parent`): Copy picture, Save as PNG…, Save as PDF (vector)…; on an
+// image view also Display range… and Line profile… (ImageToolDialogs.h).
 QMenu* pictureMenu(QCustomPlot* plot, QWidget* parent);
 
 // Installs the right-click menu on every plot shown by the application; `owner` owns the filter.

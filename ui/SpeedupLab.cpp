@@ -249,9 +249,36 @@ QWidget* SpeedupLab::buildResults()
     m_timePlot = new QCustomPlot(m_plotTabs);
     m_speedupPlot = new QCustomPlot(m_plotTabs);
     m_ratePlot = new QCustomPlot(m_plotTabs);
+    // The speed-up plot with its story beside it, in the window's text size (a class reads it from the back).
+    auto* speedupPage = new QWidget(m_plotTabs);
+    auto* speedupRow = new QHBoxLayout(speedupPage);
+    speedupRow->setContentsMargins(0, 0, 0, 0);
+    m_speedupStory = new QLabel(speedupPage);
+    m_speedupStory->setObjectName(QStringLiteral("speedupStory"));
+    m_speedupStory->setWordWrap(true);
+    m_speedupStory->setTextFormat(Qt::RichText);
+    m_speedupStory->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_speedupStory->setMargin(6);
+    m_speedupStory->setMinimumWidth(220);
+    m_speedupStory->setMaximumWidth(340);
+    speedupRow->addWidget(m_speedupPlot, 1);
+    speedupRow->addWidget(m_speedupStory);
+    // Finite differences top the evaluation rate: said above the plot, before anyone reads it as the winner.
+    auto* ratePage = new QWidget(m_plotTabs);
+    auto* rateColumn = new QVBoxLayout(ratePage);
+    rateColumn->setContentsMargins(0, 0, 0, 0);
+    auto* rateNote = new QLabel(tr("Finite differences make the most model evaluations per second: each is a plain forward model, "
+                                   "and one gradient needs P + 1 of them. The adjoint's evaluations include a backward pass. "
+                                   "What counts is the time to solution (first tab)."),
+                                ratePage);
+    rateNote->setObjectName(QStringLiteral("rateNote"));
+    rateNote->setWordWrap(true);
+    rateNote->setMargin(4);
+    rateColumn->addWidget(rateNote);
+    rateColumn->addWidget(m_ratePlot, 1);
     m_plotTabs->addTab(m_timePlot, tr("Time to solution"));
-    m_plotTabs->addTab(m_speedupPlot, tr("Speed-up"));
-    m_plotTabs->addTab(m_ratePlot, tr("Evaluation rate"));
+    m_plotTabs->addTab(speedupPage, tr("Speed-up"));
+    m_plotTabs->addTab(ratePage, tr("Evaluation rate"));
     for (QCustomPlot* plot : {m_timePlot, m_speedupPlot, m_ratePlot})
         styleLabPlot(plot);
     for (QCustomPlot* plot : {m_timePlot, m_ratePlot}) {
@@ -427,7 +454,8 @@ void SpeedupLab::refresh()
             plot->yAxis->setRange(y.lower / 2.0, y.upper * 2.0);
         }
     m_speedupPlot->xAxis->setRange(-0.6, double(grids.size()) - 0.4);
-    m_speedupPlot->yAxis->setRange(0.0, std::max(1.0, m_speedupPlot->yAxis->range().upper * 1.15));
+    // Room above the tallest bar for its "N×" label.
+    m_speedupPlot->yAxis->setRange(0.0, std::max(1.0, m_speedupPlot->yAxis->range().upper * 1.3));
     for (QCustomPlot* plot : {m_timePlot, m_ratePlot, m_speedupPlot})
         plot->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -566,41 +594,98 @@ void SpeedupLab::drawTimeAndRate(const std::vector<int>& grids)
 }
 
 // The speed-up over the finite-difference baseline at the first order, bars grouped by grid size.
+// The speed-up over the finite-difference baseline at the first order, bars side by side per grid size, each labelled
+// "N×", with the speed-up that counting predicts as a dashed line and the story beside the plot.
 void SpeedupLab::drawSpeedups(const std::vector<int>& grids)
 {
+    m_speedupPlot->clearItems();
     const auto methods = labMethods();
     const int firstOrder = m_lastSettings.orders.empty() ? 0 : m_lastSettings.orders.front();
-    std::map<std::pair<int, int>, double> baseline; // (grid, order) -> baseline seconds
-    for (const LabRow& r : m_rows)
-        if (r.method == kBaselineMethod)
-            baseline[{r.grid, r.order}] = r.seconds;
-    auto* group = new QCPBarsGroup(m_speedupPlot);
+    std::vector<LabSpeedup> shown;
+    for (const LabSpeedup& s : labSpeedups(m_rows))
+        if (s.row->order == firstOrder)
+            shown.push_back(s);
+    std::vector<int> drawnMethods;
+    for (const LabSpeedup& s : shown)
+        if (std::find(drawnMethods.begin(), drawnMethods.end(), s.row->method) == drawnMethods.end())
+            drawnMethods.push_back(s.row->method);
+    std::sort(drawnMethods.begin(), drawnMethods.end());
     QSharedPointer<QCPAxisTickerText> gridTicker(new QCPAxisTickerText);
     for (size_t g = 0; g < grids.size(); ++g)
         gridTicker->addTick(double(g), QStringLiteral("N = %1").arg(grids[g]));
     m_speedupPlot->xAxis->setTicker(gridTicker);
-    for (size_t m = 0; m < methods.size(); ++m) {
-        if (int(m) == kBaselineMethod || firstOrder == 0)
-            continue;
+    m_speedupPlot->xAxis->setLabel(tr("order %1; baseline = finite differences").arg(firstOrder));
+    if (shown.empty()) {
+        m_speedupStory->clear();
+        return;
+    }
+    // Each method's bars at a fixed offset inside its grid's slot; the labels stand on the bars, turned upright
+    // where the bars are narrower than a label.
+    const double slot = 0.8 / double(drawnMethods.size());
+    const double barPixels = slot * std::max(200, m_speedupPlot->axisRect()->width()) / std::max<double>(1.0, double(grids.size()) + 0.2);
+    const bool upright = barPixels < QFontMetrics(m_speedupPlot->xAxis->tickLabelFont()).horizontalAdvance(QStringLiteral("≈888×"));
+    for (size_t i = 0; i < drawnMethods.size(); ++i) {
+        const int m = drawnMethods[i];
+        const double offset = -0.4 + slot * (double(i) + 0.5);
         QVector<double> bx, by;
-        for (const LabRow& r : m_rows) {
-            const auto base = baseline.find({r.grid, r.order});
-            if (r.method != int(m) || r.order != firstOrder || base == baseline.end() || r.seconds <= 0)
+        for (const LabSpeedup& s : shown) {
+            if (s.row->method != m)
                 continue;
-            bx.append(double(std::find(grids.begin(), grids.end(), r.grid) - grids.begin()));
-            by.append(base->second / r.seconds);
+            const double x = double(std::find(grids.begin(), grids.end(), s.row->grid) - grids.begin()) + offset;
+            bx.append(x);
+            by.append(s.speedup);
+            auto* label = new QCPItemText(m_speedupPlot);
+            label->setObjectName(QStringLiteral("speedupLabel"));
+            label->position->setCoords(x, s.speedup);
+            const bool estimated = s.row->estimated || s.baseline->estimated;
+            label->setText((estimated ? QStringLiteral("≈") : QString()) + QString::number(s.speedup, 'f', s.speedup < 10 ? 1 : 0)
+                           + QStringLiteral("×"));
+            label->setFont(m_speedupPlot->xAxis->tickLabelFont());
+            label->setRotation(upright ? -90 : 0);
+            label->setPositionAlignment(upright ? (Qt::AlignLeft | Qt::AlignVCenter) : (Qt::AlignBottom | Qt::AlignHCenter));
+            label->setPadding(QMargins(2, 0, 2, 2));
         }
-        if (bx.isEmpty())
-            continue;
         auto* bars = new QCPBars(m_speedupPlot->xAxis, m_speedupPlot->yAxis);
-        bars->setName(methods[m].name);
-        bars->setBrush(kColors[m % std::size(kColors)]);
+        bars->setName(methods[size_t(m)].name);
+        bars->setBrush(kColors[size_t(m) % std::size(kColors)]);
         bars->setPen(Qt::NoPen);
-        bars->setWidth(0.8 / std::max<size_t>(1, methods.size() - 1));
-        bars->setBarsGroup(group);
+        bars->setWidth(slot * 0.9);
         bars->setData(bx, by);
     }
-    m_speedupPlot->xAxis->setLabel(tr("order %1; baseline = finite differences").arg(firstOrder));
+    // Counting alone: P + 1 evaluations per finite-difference gradient against about 2 for the adjoint.
+    const int parameters = shown.front().row->bench.parameters;
+    const double predicted = predictedAdjointSpeedup(parameters);
+    QCPGraph* line = m_speedupPlot->addGraph();
+    line->setName(tr("predicted by counting, (P + 1) / 2 = %1×").arg(predicted, 0, 'f', predicted < 10 ? 1 : 0));
+    line->setPen(QPen(QColor(60, 60, 60), 1.5, Qt::DashLine));
+    line->setData({-0.5, double(grids.size()) - 0.5}, {predicted, predicted});
+
+    // The story, at the largest grid where the reference ran against the baseline.
+    const LabSpeedup* told = nullptr;
+    for (const LabSpeedup& s : shown)
+        if (s.row->method == kReferenceMethod && (!told || s.row->grid > told->row->grid))
+            told = &s;
+    QString story = tr("<p><b>Why the bars are tall.</b> One gradient by finite differences is P + 1 = %1 model evaluations; "
+                       "by the adjoint, one forward and one backward pass, about 2. Counting alone predicts "
+                       "(P + 1) / 2 = <b>%2×</b> (dashed line).</p>")
+                        .arg(parameters + 1)
+                        .arg(predicted, 0, 'f', predicted < 10 ? 1 : 0);
+    if (told) {
+        const LabRow &fd = *told->baseline, &adjoint = *told->row;
+        const auto perIteration = [](const LabRow& r) { return r.iterations > 0 ? r.seconds / double(r.iterations) : 0.0; };
+        story += tr("<p><b>Measured</b> at N = %1, both on one CPU thread in float64: <b>%2×</b>. The baseline took %3 "
+                    "iterations at %4 s each%5, the adjoint %6 at %7 s each: %8 than counting predicts.</p>")
+                     .arg(adjoint.grid)
+                     .arg(told->speedup, 0, 'f', told->speedup < 10 ? 1 : 0)
+                     .arg(fd.iterations)
+                     .arg(significant(perIteration(fd), 3))
+                     .arg(fd.estimated ? tr(" (estimated)") : QString())
+                     .arg(adjoint.iterations)
+                     .arg(significant(perIteration(adjoint), 3))
+                     .arg(told->speedup >= predicted ? tr("more") : tr("less"));
+    }
+    story += tr("<p>The other bars add single precision, more threads or a GPU on top of the adjoint.</p>");
+    m_speedupStory->setText(story);
 }
 
 bool SpeedupLab::exportCsv(const QString& path)

@@ -72,6 +72,7 @@ private:
     QStackedWidget* m_pages;
     QTableWidget* m_table;
     QLabel* m_status;
+    QLabel* m_speedupStory; // beside the speed-up plot: what counting predicts, what was measured
     bool m_twoLineNames = false;
 
     std::vector<LabRow> m_rows;

@@ -6,6 +6,7 @@
 #include "../common/EventLoopGaps.h"
 #include "../common/QuietQt.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -46,6 +47,8 @@ void addStudioOptions(QCommandLineParser& parser, const QCommandLineOption& help
          QStringLiteral("Live mode: fit every stack written into DIR with the default settings, on the Live tab "
                         "(the log is DIR/live.jsonl)."),
          QStringLiteral("DIR")},
+        {QStringLiteral("present"), QStringLiteral("Start in presentation mode, for teaching from a projector: large text and thick lines "
+                                                   "(View > Presentation mode, F5).")},
         {QStringLiteral("live-demo"),
          QStringLiteral("Start the live demo: a simulated camera writes stacks that live mode fits, on the Live tab "
                         "(with --screenshot: the picture is taken after 12 stacks).")},
@@ -340,6 +343,8 @@ int main(int argc, char** argv)
     }
     if (parser.isSet(QStringLiteral("dock")))
         window.showDock(parser.value(QStringLiteral("dock")));
+    if (parser.isSet(QStringLiteral("present")))
+        window.presentationAction()->setChecked(true);
     window.resize(*size);
     window.show();
 

@@ -70,6 +70,26 @@ std::vector<LabMethod> labMethods()
     };
 }
 
+double predictedAdjointSpeedup(int parameters)
+{
+    return (parameters + 1) / 2.0;
+}
+
+std::vector<LabSpeedup> labSpeedups(const std::vector<LabRow>& rows)
+{
+    std::map<std::pair<int, int>, const LabRow*> baselines; // (grid, order)
+    for (const LabRow& r : rows)
+        if (r.method == kBaselineMethod && r.seconds > 0)
+            baselines[{r.grid, r.order}] = &r;
+    std::vector<LabSpeedup> speedups;
+    for (const LabRow& r : rows) {
+        const auto base = baselines.find({r.grid, r.order});
+        if (r.method != kBaselineMethod && r.seconds > 0 && base != baselines.end())
+            speedups.push_back({&r, base->second, base->second->seconds / r.seconds});
+    }
+    return speedups;
+}
+
 void runSpeedupExperiment(const LabSettings& settings, const std::vector<LabRow>& redo, const SpeedupReferences& references,
                           const std::function<void(const LabRow&)>& post, const std::atomic<bool>& cancel)
 {

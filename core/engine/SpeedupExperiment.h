@@ -53,6 +53,20 @@ struct LabRow {
     double maxCoefficientDifferenceWaves = 0.0; // against the reference's solution; NaN when none
 };
 
+// What counting alone predicts for the adjoint over finite differences: a finite-difference gradient is P + 1 model
+// evaluations, an adjoint gradient one forward and one backward pass, about 2: (P + 1) / 2 (24 at order 8, P = 47).
+// Hardware, threads and precision come on top; the measured speed-up also counts the iterations each fit took.
+double predictedAdjointSpeedup(int parameters);
+
+// One row's speed-up over the finite-difference baseline of its grid and order: baseline seconds / its seconds.
+struct LabSpeedup {
+    const LabRow* row = nullptr;
+    const LabRow* baseline = nullptr;
+    double speedup = 0.0;
+};
+// Every row but the baselines that has a baseline of its grid and order and a positive time, in the rows' order.
+std::vector<LabSpeedup> labSpeedups(const std::vector<LabRow>& rows);
+
 // The reference method's solution per (grid, order), to compare re-run rows with.
 using SpeedupReferences = std::map<std::pair<int, int>, std::vector<double>>;
 

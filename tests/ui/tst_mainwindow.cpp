@@ -2,11 +2,14 @@
 // every export read back, a bad file that leaves the session intact, sessions saved and reopened,
 // the backend choice without a GPU, the event loop turning during a fit, the shortcuts and the Export menu.
 #include "IsolatedSettings.h"
+#include "ReadabilityChecks.h"
 #include "TestSupport.h"
 
+#include "ConvergencePlot.h"
 #include "EngineController.h"
 #include "ImageView.h"
 #include "MainWindow.h"
+#include "Presentation.h"
 #include "StackLoadPanel.h"
 #include "ResultExports.h"
 #include "RunsPanel.h"
@@ -16,6 +19,9 @@
 #include "io/Fits.h"
 
 #include <QCheckBox>
+#include <qcustomplot.h>
+
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
@@ -657,6 +663,49 @@ private slots:
                      && about.contains(QStringLiteral("GPU: ")),
                  qPrintable(about));
         QVERIFY2(m_window->windowTitle().endsWith(QStringLiteral(" — Wavefront Studio")), qPrintable(m_window->windowTitle()));
+    }
+
+    // Issue 42: presentation mode (View > Presentation mode, F5, --present) makes the window's text 1.5 times larger,
+    // every plot's text with it and its lines twice as thick; leaving it gives back exactly what was there.
+    void presentationModeEnlargesTextAndLines()
+    {
+        QAction* present = m_window->presentationAction();
+        QVERIFY(present && present->isCheckable() && !present->isChecked());
+        QCOMPARE(present->shortcut(), QKeySequence(Qt::Key_F5));
+        QCustomPlot* plot = m_window->convergencePlot()->plot();
+        QVERIFY(plot->graphCount() > 0);
+        QVERIFY(m_window->showTab(QStringLiteral("phase")));
+        test::settle(m_window.get());
+        plot->replot();
+        const double appBefore = QApplication::font().pointSizeF();
+        const double tickBefore = plot->xAxis->tickLabelFont().pointSizeF();
+        const double labelBefore = plot->yAxis->labelFont().pointSizeF();
+        const QPen penBefore = plot->graph(0)->pen();
+
+        present->setChecked(true);
+        test::settle(m_window.get());
+        plot->replot();
+        QCOMPARE(QApplication::font().pointSizeF(), appBefore * kPresentationTextScale);
+        QCOMPARE(plot->xAxis->tickLabelFont().pointSizeF(), tickBefore * kPresentationTextScale);
+        QCOMPARE(plot->yAxis->labelFont().pointSizeF(), labelBefore * kPresentationTextScale);
+        QCOMPARE(plot->graph(0)->pen().widthF(), std::max(1.0, penBefore.widthF()) * kPresentationLineScale);
+        QVERIFY(plot->graph(0)->pen().color() == penBefore.color());
+        // A plot made while the mode is on comes out like one made before it (not enlarged twice).
+        QCustomPlot late;
+        late.addGraph()->setPen(QPen(Qt::red, 1.5));
+        late.show();
+        QCoreApplication::processEvents();
+        late.replot();
+        QCOMPARE(late.xAxis->tickLabelFont().pointSizeF(), QApplication::font().pointSizeF());
+        QCOMPARE(late.graph(0)->pen().widthF(), 1.5 * kPresentationLineScale);
+
+        present->setChecked(false);
+        test::settle(m_window.get());
+        plot->replot();
+        QCOMPARE(QApplication::font().pointSizeF(), appBefore);
+        QCOMPARE(plot->xAxis->tickLabelFont().pointSizeF(), tickBefore);
+        QCOMPARE(plot->yAxis->labelFont().pointSizeF(), labelBefore);
+        QCOMPARE(plot->graph(0)->pen(), penBefore);
     }
 
     void cleanupTestCase() { m_window.reset(); }

@@ -9,6 +9,7 @@
 #include "TestSupport.h"
 
 #include "FasthMatrixView.h"
+#include "ImageToolDialogs.h"
 #include "ImageView.h"
 #include "PhasePanel.h"
 #include "PictureMenu.h"
@@ -19,11 +20,14 @@
 
 #include <QWheelEvent>
 #include <QApplication>
+#include <QClipboard>
 #include <QTemporaryDir>
 #include <QMenu>
 #include <QFile>
 #include <QImage>
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QPushButton>
 #include <QGridLayout>
 #include <QLabel>
 #include <QtTest>
@@ -156,6 +160,51 @@ std::shared_ptr<const PsfAnalysis> syntheticAnalysis()
             a->mtfFitted2d.at(r, c) = 0.8 * std::max(0.0, 1.0 - f) * (1.0 - 0.2 * std::cos(3 * std::atan2(r - bins, c - bins)));
         }
     return a;
+}
+
+QStringList menuEntries(QMenu* menu)
+{
+    QStringList entries;
+    for (QAction* action : menu->actions())
+        if (!action->isSeparator())
+            entries << action->text();
+    return entries;
+}
+
+// Triggers `entry` of the view's right-click menu; the window it opened.
+template <typename Window>
+Window* openFromMenu(ImageView* view, const QString& entry)
+{
+    std::unique_ptr<QMenu> menu(pictureMenu(view->plot(), nullptr));
+    for (QAction* action : menu->actions())
+        if (action->text() == entry && action->isEnabled())
+            action->trigger();
+    return view->findChild<Window*>();
+}
+
+// Where the range dialog's two lines stand on the histogram's value axis.
+std::vector<double> rangeLineKeys(DisplayRangeDialog* dialog)
+{
+    std::vector<double> keys;
+    for (int i = 0; i < dialog->histogramPlot()->itemCount(); ++i)
+        if (auto* line = qobject_cast<QCPItemStraightLine*>(dialog->histogramPlot()->item(i)))
+            keys.push_back(line->point1->key());
+    return keys;
+}
+
+// The screen point of the plot at axis coordinates `at`.
+QPoint toScreen(QCustomPlot* plot, const QPointF& at)
+{
+    return QPoint(int(std::lround(plot->xAxis->coordToPixel(at.x()))), int(std::lround(plot->yAxis->coordToPixel(at.y()))));
+}
+
+// A press at `from`, a drag through the middle to `to` and a release there (axis coordinates).
+void dragLine(QCustomPlot* plot, const QPointF& from, const QPointF& to)
+{
+    QTest::mousePress(plot, Qt::LeftButton, Qt::NoModifier, toScreen(plot, from));
+    QTest::mouseMove(plot, toScreen(plot, 0.5 * (from + to)));
+    QTest::mouseMove(plot, toScreen(plot, to));
+    QTest::mouseRelease(plot, Qt::LeftButton, Qt::NoModifier, toScreen(plot, to));
 }
 
 std::vector<double> tickPositions(ImageView* view)
@@ -489,11 +538,230 @@ private slots:
         QVERIFY(error.contains(QStringLiteral(".png or .pdf")));
 
         std::unique_ptr<QMenu> menu(pictureMenu(view.plot(), nullptr));
-        QStringList entries;
-        for (QAction* action : menu->actions())
-            entries << action->text();
-        QCOMPARE(entries,
+        QCOMPARE(menuEntries(menu.get()),
+                 (QStringList{QStringLiteral("Copy picture"), QStringLiteral("Save as PNG…"), QStringLiteral("Save as PDF (vector)…"),
+                              QStringLiteral("Display range…"), QStringLiteral("Line profile…")}));
+        // A chart that is not an image: no image tools.
+        QCustomPlot chart;
+        std::unique_ptr<QMenu> chartMenu(pictureMenu(&chart, nullptr));
+        QCOMPARE(menuEntries(chartMenu.get()),
                  (QStringList{QStringLiteral("Copy picture"), QStringLiteral("Save as PNG…"), QStringLiteral("Save as PDF (vector)…")}));
+    }
+
+    // Issue 42 item 2: "Display range…" from an image's right-click menu: a histogram of the finite values, the range's
+    // ends as lines, two boxes that apply at once, "Automatic" back to the clip percentiles. The typed range survives
+    // live updates (same size) and wins over a fixed (shared) range; low >= high is refused with a message.
+    void manualDisplayRange()
+    {
+        ImageView view;
+        Image image = gaussian(64, 48, 6, 1000, 10, 30, 24);
+        image.at(3, 4) = std::nan("");
+        image.at(5, 6) = INFINITY;
+        view.setImage(image, QStringLiteral("Data"), QStringLiteral("counts"));
+        view.setClipPercentiles(0.5, 99.5);
+        view.resize(520, 420);
+        view.show();
+        settle(&view);
+        QVERIFY(!view.userRange());
+        DisplayRangeDialog* dialog = openFromMenu<DisplayRangeDialog>(&view, QStringLiteral("Display range…"));
+        QVERIFY(dialog);
+        settle(dialog);
+        QVERIFY(dialog->isVisible() && !dialog->isModal());
+        // The histogram: every finite value once (the NaN and the infinity left out), over the values' extent.
+        size_t counted = 0;
+        for (const size_t c : dialog->histogram().counts)
+            counted += c;
+        QCOMPARE(counted, image.pixels.size() - 2);
+        QCOMPARE(dialog->histogram().nonFinite, size_t(2));
+        QCOMPARE(dialog->histogramPlot()->yAxis->scaleType(), QCPAxis::stLogarithmic);
+        QCOMPARE(dialog->histogramPlot()->xAxis->label(), QStringLiteral("value (counts)"));
+        QCOMPARE(dialog->lowBox()->value(), view.autoRange().low);
+        QCOMPARE(dialog->highBox()->value(), view.autoRange().high);
+
+        // Typed: applied at once, the lines moved there.
+        dialog->lowBox()->setValue(20.0);
+        dialog->highBox()->setValue(800.0);
+        QCOMPARE(view.displayRange().low, 20.0);
+        QCOMPARE(view.displayRange().high, 800.0);
+        QCOMPARE(rangeLineKeys(dialog), (std::vector<double>{20.0, 800.0}));
+        // Typed as a user types: the text, then Enter (which must not also press a default button of the dialog).
+        dialog->lowBox()->selectAll();
+        QTest::keyClicks(dialog->lowBox(), QStringLiteral("35.5"));
+        QCOMPARE(view.displayRange().low, 20.0); // not at each digit
+        QTest::keyClick(dialog->lowBox(), Qt::Key_Return);
+        QCOMPARE(view.displayRange().low, 35.5);
+        QCOMPARE(view.displayRange().high, 800.0);
+
+        // A live update (same size, same unit) keeps it; so does a fixed range the program sets (the user's wins).
+        view.setImage(gaussian(64, 48, 6, 3000, 10, 31, 24), QStringLiteral("Data"), QStringLiteral("counts"));
+        settle(&view);
+        QCOMPARE(view.displayRange().low, 35.5);
+        QCOMPARE(view.displayRange().high, 800.0);
+        QVERIFY(std::abs(view.autoRange().high - 800.0) > 100.0); // the automatic range would differ
+        view.setFixedRange(DisplayRange{0.0, 5000.0});
+        QCOMPARE(view.displayRange().low, 35.5);
+        QCOMPARE(view.displayRange().high, 800.0);
+        QCOMPARE(dialog->lowBox()->value(), 35.5);
+
+        // Low at or above high: refused with a message, nothing changed, no NaN.
+        dialog->lowBox()->setValue(900.0);
+        QCOMPARE(view.displayRange().low, 35.5);
+        QCOMPARE(view.displayRange().high, 800.0);
+        QVERIFY2(dialog->problem().contains(QStringLiteral("must be below")), qPrintable(dialog->problem()));
+        QVERIFY(dialog->findChild<QLabel*>(QStringLiteral("rangeMessage"))->isVisible());
+        dialog->lowBox()->setValue(800.0);
+        QCOMPARE(view.displayRange().low, 35.5);
+        QVERIFY(!dialog->problem().isEmpty());
+        view.setUserRange(DisplayRange{5.0, std::nan("")}); // nor through the view itself
+        QCOMPARE(view.displayRange().low, 35.5);
+        dialog->lowBox()->setValue(100.0);
+        QVERIFY(dialog->problem().isEmpty());
+        QCOMPARE(view.displayRange().low, 100.0);
+
+        // Automatic: the program's range again (here the shared one), then with none the clip percentiles.
+        QVERIFY(dialog->automaticButton()->isEnabled());
+        QTest::mouseClick(dialog->automaticButton(), Qt::LeftButton);
+        QVERIFY(!view.userRange());
+        QCOMPARE(view.displayRange().low, 0.0);
+        QCOMPARE(view.displayRange().high, 5000.0);
+        view.setFixedRange(std::nullopt);
+        dialog->highBox()->setValue(900.0);
+        QCOMPARE(view.displayRange().high, 900.0);
+        QTest::mouseClick(dialog->automaticButton(), Qt::LeftButton);
+        QCOMPARE(view.displayRange().low, view.autoRange().low);
+        QCOMPARE(view.displayRange().high, view.autoRange().high);
+        QCOMPARE(dialog->highBox()->value(), view.autoRange().high);
+        QCOMPARE(rangeLineKeys(dialog), (std::vector<double>{view.autoRange().low, view.autoRange().high}));
+        QVERIFY(!dialog->automaticButton()->isEnabled());
+
+        // Readable: the dialog fits a 1280 x 800 screen, no label or box cut, the histogram's ticks apart.
+        dialog->lowBox()->setValue(1e-6);
+        dialog->resize(dialog->sizeHint());
+        settle(dialog);
+        QVERIFY(dialog->width() <= 1280 && dialog->height() <= 760);
+        QVERIFY(wfs::test::overlappingLabels(dialog->histogramPlot()).isEmpty());
+        for (QDoubleSpinBox* box : {dialog->lowBox(), dialog->highBox()})
+            QVERIFY2(wfs::test::cutSpinBoxText(box).isEmpty(), qPrintable(wfs::test::cutSpinBoxText(box)));
+        QCOMPARE(dialog->lowBox()->text(), QStringLiteral("1e-06"));
+        for (QLabel* label : dialog->findChildren<QLabel*>())
+            if (label->isVisible() && !label->wordWrap())
+                QVERIFY2(label->width() >= label->sizeHint().width(), qPrintable(label->text()));
+        if (const QString dump = qEnvironmentVariable("WFS_PICTURES_DUMP"); !dump.isEmpty())
+            dialog->grab().save(dump + QStringLiteral("/display-range.png"));
+
+        // An image of another size is other data: the typed range goes.
+        view.setImage(gaussian(32, 32, 4, 100, 1, 16, 16), QStringLiteral("Data"), QStringLiteral("counts"));
+        QVERIFY(!view.userRange());
+        QCOMPARE(view.displayRange().high, view.autoRange().high);
+    }
+
+    // Issue 42 item 2: "Line profile…": press, drag and release on the image draw a line (the view does not pan); a
+    // window shows the bilinear values along it, one sample per image pixel of length at least, against the distance
+    // in the axes' unit; Esc cancels; the profile follows a live update; CSV with the units in its header.
+    void lineProfile()
+    {
+        ImageView view;
+        Image ramp(60, 40);
+        for (int r = 0; r < ramp.height; ++r)
+            for (int c = 0; c < ramp.width; ++c)
+                ramp.at(r, c) = 2.0 * c + r + 5.0;
+        view.setImage(ramp, QStringLiteral("Ramp"), QStringLiteral("counts"));
+        view.resize(700, 520);
+        view.show();
+        settle(&view);
+        QCustomPlot* plot = view.plot();
+        const QCPRange xBefore = plot->xAxis->range(), yBefore = plot->yAxis->range();
+        LineProfileWindow* window = openFromMenu<LineProfileWindow>(&view, QStringLiteral("Line profile…"));
+        QVERIFY(window);
+        QVERIFY(window->isDrawing());
+        QVERIFY(!window->line());
+        dragLine(plot, QPointF(10, 20), QPointF(40, 20));
+        settle(&view);
+        QVERIFY(!window->isDrawing());
+        QVERIFY(window->line());
+        QVERIFY(window->isVisible() && !window->isModal());
+        // Not panned, not zoomed.
+        QCOMPARE(plot->xAxis->range().lower, xBefore.lower);
+        QCOMPARE(plot->yAxis->range().upper, yBefore.upper);
+        const QLineF line = *window->line();
+        const double pixel = 1.0 / view.screenPixelsPerImagePixel(); // a screen pixel's worth of image pixels
+        QVERIFY2(std::abs(line.x1() - 10) <= pixel && std::abs(line.y1() - 20) <= pixel && std::abs(line.x2() - 40) <= pixel
+                     && std::abs(line.y2() - 20) <= pixel,
+                 qPrintable(QStringLiteral("(%1, %2) to (%3, %4)").arg(line.x1()).arg(line.y1()).arg(line.x2()).arg(line.y2())));
+        const size_t n = window->profile().value.size();
+        QCOMPARE(n, size_t(std::ceil(line.length())) + 1);
+        QVERIFY(n >= 31 && n <= 32);
+        for (size_t i = 0; i < n; ++i) {
+            const double t = double(i) / double(n - 1);
+            const double x = line.x1() + t * (line.x2() - line.x1()), y = line.y1() + t * (line.y2() - line.y1());
+            WFS_VERIFY_CLOSE(window->profile().value[i], 2.0 * x + y + 5.0, 1e-12, 1e-9);
+            WFS_VERIFY_CLOSE(window->distances()[i], t * line.length(), 1e-12, 1e-9);
+        }
+        QCOMPARE(window->profilePlot()->graph(0)->dataCount(), int(n));
+        QCOMPARE(window->profilePlot()->xAxis->label(), QStringLiteral("distance along the line (pixel)"));
+        QCOMPARE(window->profilePlot()->yAxis->label(), QStringLiteral("value (counts)"));
+        const QStringList rows = window->csv().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(rows.size(), int(n) + 1);
+        QCOMPARE(rows.front(), QStringLiteral("distance (pixel),value (counts)"));
+        QCOMPARE(rows[1].split(QLatin1Char(',')).size(), 2);
+        QCOMPARE(rows[1].split(QLatin1Char(',')).front().toDouble(), 0.0);
+        QTest::mouseClick(window->findChild<QPushButton*>(QStringLiteral("copyProfileCsv")), Qt::LeftButton);
+        QCOMPARE(QApplication::clipboard()->text(), window->csv());
+
+        // Live: a new image of the same size, the profile follows.
+        Image doubled = ramp;
+        for (double& v : doubled.pixels)
+            v *= 2.0;
+        view.setImage(doubled, QStringLiteral("Ramp"), QStringLiteral("counts"));
+        settle(&view);
+        QCOMPARE(window->profile().value.size(), n);
+        WFS_VERIFY_CLOSE(window->profile().value.back(), 2.0 * (2.0 * line.x2() + line.y2() + 5.0), 1e-12, 1e-9);
+
+        // Esc cancels a line being drawn: the one before stays.
+        startLineProfile(&view);
+        QVERIFY(window->isDrawing());
+        QTest::mousePress(plot, Qt::LeftButton, Qt::NoModifier, toScreen(plot, QPointF(5, 5)));
+        QTest::mouseMove(plot, toScreen(plot, QPointF(20, 30)));
+        QTest::keyClick(plot, Qt::Key_Escape);
+        QVERIFY(!window->isDrawing());
+        QCOMPARE(*window->line(), line);
+        QTest::mouseRelease(plot, Qt::LeftButton, Qt::NoModifier, toScreen(plot, QPointF(20, 30)));
+        QCOMPARE(*window->line(), line);
+
+        // In physical units (0.1 µm per pixel): the distance too, the line drawn where the same pixels are.
+        view.setAxisScale(AxisScale{-3.0, -2.0, 0.1, QStringLiteral("x (µm)"), QStringLiteral("y (µm)"), QStringLiteral("µm")});
+        settle(&view);
+        QCOMPARE(window->distanceUnit(), QStringLiteral("µm"));
+        WFS_VERIFY_CLOSE(window->distances().back(), 0.1 * line.length(), 1e-12, 1e-12);
+        startLineProfile(&view);
+        dragLine(plot, QPointF(-2.0, -1.0), QPointF(-2.0, 1.5)); // pixels (10, 10) to (10, 35): 25 px, 2.5 µm
+        settle(&view);
+        const QLineF vertical = *window->line();
+        QVERIFY2(
+            std::abs(vertical.x1() - 10) < 0.2 && std::abs(vertical.y1() - 10) < 0.2 && std::abs(vertical.y2() - 35) < 0.2,
+            qPrintable(QStringLiteral("(%1, %2) to (%3, %4)").arg(vertical.x1()).arg(vertical.y1()).arg(vertical.x2()).arg(vertical.y2())));
+        QCOMPARE(window->profile().value.size(), size_t(std::ceil(vertical.length())) + 1);
+        WFS_VERIFY_CLOSE(window->distances().back(), 0.1 * vertical.length(), 1e-12, 1e-12);
+        QVERIFY(std::abs(window->distances().back() - 2.5) < 0.03);
+        WFS_VERIFY_CLOSE(window->profile().value.back(), 2.0 * (2.0 * vertical.x2() + vertical.y2() + 5.0), 1e-12, 1e-9);
+        QCOMPARE(window->profilePlot()->xAxis->label(), QStringLiteral("distance along the line (µm)"));
+        QVERIFY(window->csv().startsWith(QStringLiteral("distance (µm),value (counts)\n")));
+
+        // Readable in a 1280 x 800 screen.
+        window->resize(window->sizeHint());
+        settle(window);
+        QVERIFY(window->width() <= 1280 && window->height() <= 760);
+        QVERIFY(wfs::test::overlappingLabels(window->profilePlot()).isEmpty());
+        if (const QString dump = qEnvironmentVariable("WFS_PICTURES_DUMP"); !dump.isEmpty()) {
+            window->grab().save(dump + QStringLiteral("/line-profile.png"));
+            view.grab().save(dump + QStringLiteral("/line-profile-view.png"));
+        }
+        // Closed: the line goes from the image.
+        const int items = plot->itemCount();
+        window->close();
+        QCoreApplication::processEvents();
+        QVERIFY(!view.findChild<LineProfileWindow*>());
+        QCOMPARE(plot->itemCount(), items - 1);
     }
 
     // Issue 42: on background-subtracted data (noise below zero) the log stretch started at the deepest noise and

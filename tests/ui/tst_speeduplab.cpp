@@ -7,6 +7,8 @@
 
 #include <QFile>
 #include <QImage>
+#include <QLabel>
+#include <qcustomplot.h>
 #include <QTableWidget>
 #include <QRegularExpression>
 #include <QHeaderView>
@@ -81,6 +83,37 @@ private slots:
             QVERIFY2(!rate.contains(QLatin1Char('e')) && !rate.contains(QLatin1Char('.')), qPrintable(rate));
             WFS_VERIFY_CLOSE(cost.toDouble(), lab.rows()[size_t(i)].finalCost, 1e-5, 0.0);
         }
+
+        // Issue 42: the speed-up plot tells the story alone: every bar labelled with its "N×" (the engine's speed-up,
+        // baseline seconds / the method's), the speed-up that counting predicts, (P + 1) / 2, as a line, and the story
+        // beside the plot with both numbers.
+        auto* speedupPlot = lab.findChildren<QCustomPlot*>().at(1);
+        QVERIFY(speedupPlot->yAxis->label().contains(QStringLiteral("speed-up")));
+        const std::vector<LabSpeedup> speedups = labSpeedups(lab.rows());
+        QCOMPARE(speedups.size(), size_t(4)); // 2 methods x 2 grids
+        QStringList labels;
+        for (int i = 0; i < speedupPlot->itemCount(); ++i)
+            if (auto* text = qobject_cast<QCPItemText*>(speedupPlot->item(i)))
+                labels << text->text();
+        QCOMPARE(labels.size(), 4);
+        for (const LabSpeedup& s : speedups) {
+            WFS_VERIFY_CLOSE(s.speedup, s.baseline->seconds / s.row->seconds, 1e-12, 0.0);
+            const QString label = QString::number(s.speedup, 'f', s.speedup < 10 ? 1 : 0) + QStringLiteral("×");
+            QVERIFY2(labels.contains(label), qPrintable(label + QStringLiteral(" not in ") + labels.join(QLatin1Char(' '))));
+        }
+        const int parameters = lab.rows().front().bench.parameters;
+        const double predicted = (parameters + 1) / 2.0;
+        QCOMPARE(predictedAdjointSpeedup(parameters), predicted);
+        QCPGraph* line = nullptr;
+        for (int i = 0; i < speedupPlot->graphCount(); ++i)
+            if (speedupPlot->graph(i)->name().contains(QStringLiteral("(P + 1) / 2")))
+                line = speedupPlot->graph(i);
+        QVERIFY2(line, "no predicted line");
+        QCOMPARE(line->data()->begin()->value, predicted);
+        auto* story = lab.findChild<QLabel*>(QStringLiteral("speedupStory"));
+        QVERIFY(story);
+        const QString predictedText = QString::number(predicted, 'f', predicted < 10 ? 1 : 0) + QStringLiteral("×");
+        QVERIFY2(story->text().contains(predictedText) && story->text().contains(QStringLiteral("Measured")), qPrintable(story->text()));
 
         QTemporaryDir dir;
         const QString csv = dir.filePath(QStringLiteral("lab.csv"));
