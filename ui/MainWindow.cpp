@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "engine/Report.h"
 #include "engine/Workflow.h"
 
 #include "ConvergencePlot.h"
@@ -490,7 +491,7 @@ void MainWindow::onFinished(std::shared_ptr<const FitResult> shared)
     logLine(tr("fit %1: %2")
                 .arg(QString::fromLatin1(terminationName(result.solver.termination)), QString::fromStdString(result.solver.message)));
     for (const std::string& w : result.warnings)
-        logLine(tr("warning: %1").arg(QString::fromStdString(w)));
+        logLine(tr("warning: %1").arg(QString::fromStdString(withSymbols(w))));
     const Termination termination = result.solver.termination;
     if (termination == Termination::Failed) {
         showError(tr("The fit failed: %1. The settings, data and runs are kept; try the CPU backend or other settings.")

@@ -286,13 +286,13 @@ void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& tr
     const std::vector<std::string> pupil = pupilFunctionLines(r);
     QStringList pupilLines;
     for (const std::string& line : pupil)
-        pupilLines << QString::fromStdString(line).toHtmlEscaped();
+        pupilLines << QString::fromStdString(withSymbols(line)).toHtmlEscaped();
     m_pupil->setText(pupilLines.join(QStringLiteral("<br>")));
     m_pupil->setVisible(!pupilLines.isEmpty());
     QStringList lines;
     for (const std::string& line : summaryLines(r))
         if (std::find(pupil.begin(), pupil.end(), line) == pupil.end())
-            lines << QString::fromStdString(line).toHtmlEscaped();
+            lines << QString::fromStdString(withSymbols(line)).toHtmlEscaped();
     m_summary->setText(lines.join(QStringLiteral("<br>")));
     showKeyLine(r, truth);
     showCoefficients(r, truth);
@@ -326,7 +326,7 @@ void ResultsPanel::showKeyLine(const FitResult& r, const std::optional<Truth>& t
                    .arg(tr("assumed: %1").arg(assumed.join(QStringLiteral("; "))).toHtmlEscaped());
     m_key->setToolTip(reasons.join(QLatin1Char('\n')));
     for (const std::string& w : r.warnings)
-        key += QStringLiteral("<br><span style='color:#b35806'>%1</span>").arg(QString::fromStdString(w).toHtmlEscaped());
+        key += QStringLiteral("<br><span style='color:#b35806'>%1</span>").arg(QString::fromStdString(withSymbols(w)).toHtmlEscaped());
     if (truth && !truth->note.empty()) // why the truth column (and the chart's markers) may differ from the fit
         key += QStringLiteral("<br><span style='color:#555555'>%1</span>").arg(QString::fromStdString(truth->note).toHtmlEscaped());
     m_key->setText(key);

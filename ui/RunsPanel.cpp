@@ -26,7 +26,8 @@ namespace wfs::ui {
 
 namespace {
 const QColor kFirst(120, 120, 120), kSecond(33, 113, 181), kDifference(217, 95, 2);
-constexpr int kVisibleRows = 3; // the table's height: up to this many runs without scrolling
+constexpr double kSamePhaseWaves = 1e-6; // a phase difference below this everywhere is no difference
+constexpr int kVisibleRows = 3;          // the table's height: up to this many runs without scrolling
 } // namespace
 
 RunsPanel::RunsPanel(QWidget* parent)
@@ -332,10 +333,17 @@ void RunsPanel::showComparison()
         for (double v : m_comparison->phaseDifferenceWaves.pixels)
             if (std::isfinite(v))
                 largest = std::max(largest, std::abs(v));
-        const double bound = std::max(largest, 1e-6);
         m_difference->setAxisScale(pupilAxisScale(m_comparison->phaseDifferenceGeometry));
-        m_difference->setImage(m_comparison->phaseDifferenceWaves, tr("second − first"), tr("waves"),
-                               DisplayRange{-bound, bound}); // symmetric: zero in the middle of the map
+        // Below a micro-wave the map is rounding: a colour bar over ±1e-6 labelled "0.0000000" would only say
+        // nothing; the view says it in words.
+        if (largest < kSamePhaseWaves) {
+            m_difference->setTitle(tr("second − first"));
+            m_difference->clear(tr("The two runs' phases are the same: the largest difference is %1 waves.")
+                                    .arg(largest == 0.0 ? QStringLiteral("0") : QString::number(largest, 'g', 2)));
+        } else {
+            m_difference->setImage(m_comparison->phaseDifferenceWaves, tr("second − first"), tr("waves"),
+                                   DisplayRange{-largest, largest}); // symmetric: zero in the middle of the map
+        }
     } else {
         m_difference->clear(tr("no phase difference"));
     }

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
+#include <utility>
 
 namespace wfs {
 
@@ -90,6 +92,15 @@ std::vector<std::string> pupilFunctionLines(const FitResult& r)
                                shown.c_str()));
     }
     return lines;
+}
+
+std::string withSymbols(std::string line)
+{
+    const std::pair<const char*, const char*> symbols[] = {{"+/-", "\u00b1"}, {"chi2", "\u03c7\u00b2"}};
+    for (const auto& [ascii, symbol] : symbols)
+        for (size_t at = line.find(ascii); at != std::string::npos; at = line.find(ascii, at + std::strlen(symbol)))
+            line.replace(at, std::strlen(ascii), symbol);
+    return line;
 }
 
 std::string briefReport(const FitResult& r)

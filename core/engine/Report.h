@@ -30,6 +30,10 @@ std::vector<std::string> pupilFunctionLines(const FitResult& result);
 // that takes part, its own or from the z step.
 std::vector<std::string> metadataSourceLines(const Dataset& dataset);
 
+// A line of this report (or a warning) as a window writes it: ± for "+/-" and χ² for "chi2". The command line keeps
+// the ASCII, for terminals and for scripts that search its output.
+std::string withSymbols(std::string line);
+
 // The whole report as printed by `wavefront-cli reconstruct`: a title, `notes` (each as "note: ..."), with `data`
 // the metadata's sources (each as "metadata: ...", metadataSourceLines),
 // the summary lines and the coefficient table (with a truth column when `truth` is given, converted to

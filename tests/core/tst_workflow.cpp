@@ -47,6 +47,15 @@ Session demoSession(const QTemporaryDir& dir)
 class TestWorkflow : public QObject {
     Q_OBJECT
 private slots:
+    // The window's symbols for the command line's ASCII: every occurrence, nothing else touched.
+    void reportLinesTakeSymbols()
+    {
+        QCOMPARE(QString::fromStdString(withSymbols("sampling Q 2.01 +/- 0.03 (NA 1.39 +/- 0.01); plane 0 chi2/pixel 1.002")),
+                 QStringLiteral("sampling Q 2.01 ± 0.03 (NA 1.39 ± 0.01); plane 0 χ²/pixel 1.002"));
+        QCOMPARE(withSymbols("no symbols here: +/ chi 2"), std::string("no symbols here: +/ chi 2"));
+        QCOMPARE(withSymbols(""), std::string());
+    }
+
     void ordersHaveOneCarrier()
     {
         ModelSettings model;

@@ -246,6 +246,24 @@ private slots:
         QVERIFY2(problem.isEmpty(), qPrintable(problem));
     }
 
+    // Issue 42: two identical runs drew a difference map whose colour bar read "0.0000000": the view says it in words.
+    void identicalRunsSayTheirPhasesAreTheSame()
+    {
+        RunsPanel panel;
+        panel.resize(900, 700);
+        panel.show();
+        QSignalSpy shown(&panel, &RunsPanel::comparisonShown);
+        panel.setRuns({runEntry(1, 4, 1.0), runEntry(2, 4, 0.6)});
+        QVERIFY2(shown.count() > 0 || shown.wait(20000), qPrintable(panel.summaryText()));
+        QVERIFY(panel.differenceView()->hasImage()); // different runs: a map
+        shown.clear();
+        panel.setRuns({runEntry(1, 4, 1.0), runEntry(2, 4, 1.0)});
+        QVERIFY2(shown.count() > 0 || shown.wait(20000), qPrintable(panel.summaryText()));
+        settle(&panel);
+        QVERIFY(!panel.differenceView()->hasImage());
+        QVERIFY2(panel.differenceView()->message().contains(QStringLiteral("the same")), qPrintable(panel.differenceView()->message()));
+    }
+
     // Empty charts say what to do, centred, and draw no axes.
     void emptyConvergencePlotSaysWhatToDo()
     {
