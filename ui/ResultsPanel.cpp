@@ -279,20 +279,21 @@ QString ResultsPanel::keyText() const
 
 void ResultsPanel::showResult(const FitResult& r, const std::optional<Truth>& truth)
 {
-    // The summary is core's (engine/Report.h), the same lines the command line prints.
-    // The pupil model, detector and defocus parameters (core's pupilFunctionLines, part of its summary)
-    // stand apart, above the tables and never scrolled away: they say what the model was beyond the
-    // Zernike terms, with the defocus parameters' uncertainties.
+    // The summary is core's (engine/Report.h), the same lines the command line prints, in the Fit tab. Above the
+    // tables, never scrolled away, stands only the pupil model's first line (what the model was beyond the Zernike
+    // terms), all its lines in the tooltip: the header leaves the coefficient table its rows at 1280 x 800.
     const std::vector<std::string> pupil = pupilFunctionLines(r);
     QStringList pupilLines;
     for (const std::string& line : pupil)
-        pupilLines << QString::fromStdString(withSymbols(line)).toHtmlEscaped();
-    m_pupil->setText(pupilLines.join(QStringLiteral("<br>")));
+        pupilLines << QString::fromStdString(withSymbols(line));
+    m_pupil->setText(pupilLines.isEmpty() ? QString() : pupilLines.front().toHtmlEscaped());
+    m_pupil->setToolTip(pupilLines.join(QLatin1Char('\n')));
     m_pupil->setVisible(!pupilLines.isEmpty());
     QStringList lines;
     for (const std::string& line : summaryLines(r))
-        if (std::find(pupil.begin(), pupil.end(), line) == pupil.end())
-            lines << QString::fromStdString(withSymbols(line)).toHtmlEscaped();
+        lines << QString::fromStdString(withSymbols(line)).toHtmlEscaped();
+    if (truth && !truth->note.empty()) // why the truth column (and the chart's markers) may differ from the fit
+        lines << QString::fromStdString(truth->note).toHtmlEscaped();
     m_summary->setText(lines.join(QStringLiteral("<br>")));
     showKeyLine(r, truth);
     showCoefficients(r, truth);
@@ -327,8 +328,9 @@ void ResultsPanel::showKeyLine(const FitResult& r, const std::optional<Truth>& t
     m_key->setToolTip(reasons.join(QLatin1Char('\n')));
     for (const std::string& w : r.warnings)
         key += QStringLiteral("<br><span style='color:#b35806'>%1</span>").arg(QString::fromStdString(withSymbols(w)).toHtmlEscaped());
-    if (truth && !truth->note.empty()) // why the truth column (and the chart's markers) may differ from the fit
-        key += QStringLiteral("<br><span style='color:#555555'>%1</span>").arg(QString::fromStdString(truth->note).toHtmlEscaped());
+    if (truth && !truth->note.empty()) // the note itself with the summary (Fit tab)
+        key +=
+            QStringLiteral("<br><span style='color:#555555'>%1</span>").arg(tr("the truth column differs from the fit by design: see Fit"));
     m_key->setText(key);
 }
 
