@@ -161,7 +161,7 @@ QWidget* PsfPanel::buildCurvesTab(QWidget* parent)
     curvesLayout->addLayout(planeRow, 0, 0, 1, 2);
     m_profiles = makePlot(curves, tr("radius (λ/D)"), tr("azimuthal mean (counts)"), true);
     m_encircled = makePlot(curves, tr("radius (λ/D)"), tr("encircled energy (fraction)"), false);
-    m_mtf = makePlot(curves, tr("spatial frequency (fraction of the cutoff D/λF)"), tr("MTF"), false);
+    m_mtf = makePlot(curves, tr("spatial frequency (fraction of the diffraction cutoff)"), tr("MTF"), false);
     m_profiles->setObjectName(QStringLiteral("profilePlot"));
     m_encircled->setObjectName(QStringLiteral("encircledEnergyPlot"));
     m_mtf->setObjectName(QStringLiteral("mtfPlot"));
@@ -291,6 +291,12 @@ void PsfPanel::draw()
         f.append(v / a.cutoffCyclesPerPixel);
     m_mtf->graph(0)->setData(f, QVector<double>(a.mtfFitted.begin(), a.mtfFitted.end()), true);
     m_mtf->graph(1)->setData(f, QVector<double>(a.mtfDiffraction.begin(), a.mtfDiffraction.end()), true);
+    // The cutoff named by its value, not by a telescope's D/λF (a microscope's is 2 NA/λ): in cycles/µm where the
+    // pitch is known.
+    m_mtf->xAxis->setLabel(
+        m_pixelPitch > 0 && a.cutoffCyclesPerPixel > 0
+            ? tr("spatial frequency (fraction of the cutoff, %1 cycles/µm)").arg(a.cutoffCyclesPerPixel / (m_pixelPitch * 1e6), 0, 'g', 3)
+            : tr("spatial frequency (fraction of the cutoff, %1 cycles/pixel)").arg(a.cutoffCyclesPerPixel, 0, 'g', 3));
     m_mtf->xAxis->setRange(0.0, 1.0);
     m_mtf->yAxis->setRange(0.0, 1.02);
     m_encircled->replot(QCustomPlot::rpQueuedReplot);

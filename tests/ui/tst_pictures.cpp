@@ -395,6 +395,11 @@ private slots:
         // fractions of the cutoff (+-1).
         QVERIFY(fitted->plot()->xAxis->label().contains(QStringLiteral("λ/D")));
         QVERIFY(mtfFitted->plot()->xAxis->label().contains(QStringLiteral("cutoff")));
+        // Issue 42: the MTF curve names the cutoff by its value, never a telescope's "D/λF" on a microscope's stack.
+        auto* mtfCurve = panel.findChild<QCustomPlot*>(QStringLiteral("mtfPlot"));
+        QVERIFY(mtfCurve);
+        QVERIFY2(!mtfCurve->xAxis->label().contains(QStringLiteral("D/λ")) && mtfCurve->xAxis->label().contains(QStringLiteral("cycles/")),
+                 qPrintable(mtfCurve->xAxis->label()));
         QVERIFY(std::abs(fitted->screenPixelsPerImagePixel()
                          - std::abs(fitted->plot()->xAxis->coordToPixel(0.25) - fitted->plot()->xAxis->coordToPixel(0.0)))
                 < 1e-6);
