@@ -5,6 +5,7 @@
 
 #include <qcustomplot.h>
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -82,6 +83,19 @@ void styleLabPlot(QCustomPlot* plot)
     QFont small = plot->legend->font();
     small.setPointSizeF(small.pointSizeF() * 0.9);
     plot->legend->setFont(small);
+    // Two columns where two of the longest names fit across the plot, else one: measured with the application's
+    // font, which presentation mode enlarges at once (the legend's own follows at the replot), before each replot.
+    QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] {
+        const QFontMetrics metrics(QApplication::font());
+        int longest = 0;
+        for (int i = 0; i < plot->plottableCount(); ++i)
+            longest = std::max(longest, metrics.horizontalAdvance(plot->plottable(i)->name()));
+        const int twoColumns = 2 * (longest + 4 * metrics.height()) + 20; // names, icons and gaps, generously
+        plot->legend->setWrap(twoColumns <= plot->width() ? 2 : 1);
+        // As many value ticks as the axis has room for at this text size (a log axis over less than 1.6 decades
+        // ticks linearly, 60000, 80000, ...).
+        plot->yAxis->ticker()->setTickCount(std::clamp(plot->axisRect()->height() / (3 * metrics.height()), 2, 5));
+    });
 }
 
 // The results table: compact headers with their meaning in tooltips.
@@ -184,12 +198,12 @@ QWidget* SpeedupLab::buildControls()
     // The controls and the explanation scroll on their own, so that the plots and the table keep the
     // tab's height (at 1280 x 800 too); the column is as wide as the longest method name.
     auto* controlsScroll = new QScrollArea(this);
+    m_controlsScroll = controlsScroll;
     controlsScroll->setWidget(controlsWidget);
     controlsScroll->setWidgetResizable(true);
     controlsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     controlsScroll->setFrameShape(QFrame::NoFrame);
-    controlsScroll->setFixedWidth(std::min(controlsWidget->minimumSizeHint().width(), 400)
-                                  + controlsScroll->verticalScrollBar()->sizeHint().width() + 4);
+    fitControlsWidth();
     connect(csv, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export the lab's table"), QString(), tr("CSV (*.csv)"));
         if (!path.isEmpty())
@@ -263,12 +277,12 @@ QWidget* SpeedupLab::buildResults()
     m_speedupStory->setMaximumWidth(340);
     speedupRow->addWidget(m_speedupPlot, 1);
     speedupRow->addWidget(m_speedupStory);
-    // Finite differences top the evaluation rate: said above the plot, before anyone reads it as the winner.
+    // Finite differences may top the evaluation rate: said above the plot, before anyone reads it as the winner.
     auto* ratePage = new QWidget(m_plotTabs);
     auto* rateColumn = new QVBoxLayout(ratePage);
     rateColumn->setContentsMargins(0, 0, 0, 0);
-    auto* rateNote = new QLabel(tr("Finite differences make the most model evaluations per second: each is a plain forward model, "
-                                   "and one gradient needs P + 1 of them. The adjoint's evaluations include a backward pass. "
+    auto* rateNote = new QLabel(tr("Finite differences can make more model evaluations per second than the adjoint: each is a plain "
+                                   "forward model, and one gradient needs P + 1 of them, while the adjoint's include a backward pass. "
                                    "What counts is the time to solution (first tab)."),
                                 ratePage);
     rateNote->setObjectName(QStringLiteral("rateNote"));
@@ -284,7 +298,8 @@ QWidget* SpeedupLab::buildResults()
     for (QCustomPlot* plot : {m_timePlot, m_ratePlot}) {
         plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
         plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
-        plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        QSharedPointer<QCPAxisTickerLog> logTicker(new QCPAxisTickerLog);
+        plot->yAxis->setTicker(logTicker);
         plot->xAxis->setLabel(tr("grid N (log scale)"));
     }
     m_timePlot->yAxis->setLabel(tr("time to solution (s)"));
@@ -509,6 +524,28 @@ void SpeedupLab::refreshTable()
     fitTable();
 }
 
+// The controls column as wide as its longest method name, up to a third of the lab: again when the font changes
+// (presentation mode) or the lab is resized.
+void SpeedupLab::fitControlsWidth()
+{
+    const int wanted = m_controlsScroll->widget()->minimumSizeHint().width();
+    const int most = std::max(300, width() / 3);
+    m_controlsScroll->setFixedWidth(std::min(wanted, most) + m_controlsScroll->verticalScrollBar()->sizeHint().width() + 4);
+}
+
+void SpeedupLab::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange && m_controlsScroll)
+        fitControlsWidth();
+}
+
+void SpeedupLab::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitControlsWidth();
+}
+
 bool SpeedupLab::eventFilter(QObject* watched, QEvent* event)
 {
     if (watched == m_table->viewport() && event->type() == QEvent::Resize)
@@ -643,10 +680,10 @@ void SpeedupLab::drawSpeedups(const std::vector<int>& grids)
             label->setFont(m_speedupPlot->xAxis->tickLabelFont());
             label->setRotation(upright ? -90 : 0);
             label->setPositionAlignment(upright ? (Qt::AlignLeft | Qt::AlignVCenter) : (Qt::AlignBottom | Qt::AlignHCenter));
-            label->setPadding(QMargins(2, 0, 2, 2));
+            label->setPadding(upright ? QMargins(4, 0, 2, 0) : QMargins(2, 0, 2, 3));
         }
         auto* bars = new QCPBars(m_speedupPlot->xAxis, m_speedupPlot->yAxis);
-        bars->setName(methods[size_t(m)].name);
+        bars->setName(QString(methods[size_t(m)].name).remove(QStringLiteral(" (reference)")));
         bars->setBrush(kColors[size_t(m) % std::size(kColors)]);
         bars->setPen(Qt::NoPen);
         bars->setWidth(slot * 0.9);
@@ -665,26 +702,25 @@ void SpeedupLab::drawSpeedups(const std::vector<int>& grids)
     for (const LabSpeedup& s : shown)
         if (s.row->method == kReferenceMethod && (!told || s.row->grid > told->row->grid))
             told = &s;
-    QString story = tr("<p><b>Why the bars are tall.</b> One gradient by finite differences is P + 1 = %1 model evaluations; "
-                       "by the adjoint, one forward and one backward pass, about 2. Counting alone predicts "
-                       "(P + 1) / 2 = <b>%2×</b> (dashed line).</p>")
+    QString story = tr("<p><b>Counting:</b> a gradient by finite differences is P + 1 = %1 model evaluations, by the adjoint "
+                       "about 2 (a forward and a backward pass): <b>%2×</b> (dashed line).</p>")
                         .arg(parameters + 1)
                         .arg(predicted, 0, 'f', predicted < 10 ? 1 : 0);
     if (told) {
         const LabRow &fd = *told->baseline, &adjoint = *told->row;
-        const auto perIteration = [](const LabRow& r) { return r.iterations > 0 ? r.seconds / double(r.iterations) : 0.0; };
-        story += tr("<p><b>Measured</b> at N = %1, both on one CPU thread in float64: <b>%2×</b>. The baseline took %3 "
-                    "iterations at %4 s each%5, the adjoint %6 at %7 s each: %8 than counting predicts.</p>")
+        const auto msPerIteration = [](const LabRow& r) { return r.iterations > 0 ? 1e3 * r.seconds / double(r.iterations) : 0.0; };
+        story += tr("<p><b>Measured</b> at N = %1, one thread, float64: <b>%2×</b>, %3 than counting: %4 iterations at %5 ms%6 "
+                    "against %7 at %8 ms.</p>")
                      .arg(adjoint.grid)
                      .arg(told->speedup, 0, 'f', told->speedup < 10 ? 1 : 0)
+                     .arg(told->speedup >= predicted ? tr("more") : tr("less"))
                      .arg(fd.iterations)
-                     .arg(significant(perIteration(fd), 3))
+                     .arg(significant(msPerIteration(fd), 3))
                      .arg(fd.estimated ? tr(" (estimated)") : QString())
                      .arg(adjoint.iterations)
-                     .arg(significant(perIteration(adjoint), 3))
-                     .arg(told->speedup >= predicted ? tr("more") : tr("less"));
+                     .arg(significant(msPerIteration(adjoint), 3));
     }
-    story += tr("<p>The other bars add single precision, more threads or a GPU on top of the adjoint.</p>");
+    story += tr("<p>The other bars add float32, threads or a GPU.</p>");
     m_speedupStory->setText(story);
 }
 

@@ -18,6 +18,7 @@ class QLabel;
 class QLineEdit;
 class QProgressBar;
 class QPushButton;
+class QScrollArea;
 class QStackedWidget;
 class QTableWidget;
 class QTabWidget;
@@ -60,6 +61,9 @@ private:
     void drawSpeedups(const std::vector<int>& grids);
     void workerDone(bool wasCancelled, const QString& error);
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void fitControlsWidth();
 
     std::vector<QCheckBox*> m_methodBoxes;
     QLineEdit *m_grids, *m_orders;
@@ -73,6 +77,7 @@ private:
     QTableWidget* m_table;
     QLabel* m_status;
     QLabel* m_speedupStory; // beside the speed-up plot: what counting predicts, what was measured
+    QScrollArea* m_controlsScroll = nullptr;
     bool m_twoLineNames = false;
 
     std::vector<LabRow> m_rows;

@@ -3,6 +3,8 @@
 #include "IsolatedSettings.h"
 #include "TestSupport.h"
 
+#include "Presentation.h"
+#include "ReadabilityChecks.h"
 #include "SpeedupLab.h"
 
 #include <QFile>
@@ -13,6 +15,7 @@
 #include <QRegularExpression>
 #include <QHeaderView>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
 
 using namespace wfs;
@@ -134,6 +137,63 @@ private slots:
         const QString png = dir.filePath(QStringLiteral("lab.png"));
         QVERIFY(lab.exportPng(png));
         QVERIFY(!QImage(png).isNull());
+    }
+
+    // Issue 42: projected at 1280 x 800 in presentation mode the speed-up plots read: no tick labels over each other,
+    // no legend cut, no two "N×" labels over each other or above the plot, the story beside the plot in view.
+    // (WFS_LAB_PNG_DIR=DIR saves each plot's page, to look at.)
+    void presentationModeReadsAt1280()
+    {
+        SpeedupLab lab;
+        lab.resize(1280, 680); // the tab's room in a 1280 x 800 window
+        lab.show();
+        QSignalSpy finished(&lab, &SpeedupLab::finished);
+        LabSettings settings;
+        settings.grids = {32, 48, 64};
+        settings.orders = {3};
+        settings.methods = {kBaselineMethod, kReferenceMethod, 2, 3, 4};
+        settings.runBaselinesForReal = true;
+        settings.evalRepeat = 1;
+        lab.run(settings);
+        QVERIFY(finished.wait(300000));
+        setPresentationMode(true);
+        auto* tabs = lab.findChild<QTabWidget*>();
+        QVERIFY(tabs && tabs->count() == 3);
+        QStringList problems;
+        for (int page = 0; page < tabs->count(); ++page) {
+            tabs->setCurrentIndex(page);
+            test::settle(&lab);
+            if (const QString dir = qEnvironmentVariable("WFS_LAB_PNG_DIR"); !dir.isEmpty())
+                lab.grab().save(QStringLiteral("%1/lab-present-%2.png").arg(dir).arg(page));
+            for (QCustomPlot* plot : tabs->widget(page)->findChildren<QCustomPlot*>()) {
+                if (!plot->isVisible())
+                    continue;
+                problems << test::overlappingLabels(plot);
+                if (const QString cut = test::cutLegend(plot); !cut.isEmpty())
+                    problems << cut;
+                std::vector<QRectF> labels;
+                for (int i = 0; i < plot->itemCount(); ++i)
+                    if (auto* text = qobject_cast<QCPItemText*>(plot->item(i))) {
+                        QPolygonF corners;
+                        for (QCPItemAnchor* a : {text->topLeft, text->topRight, text->bottomRight, text->bottomLeft})
+                            corners << a->pixelPosition();
+                        const QRectF box = corners.boundingRect();
+                        if (box.top() < plot->axisRect()->rect().top() - 1)
+                            problems << QStringLiteral("'%1' above the plot").arg(text->text());
+                        for (const QRectF& other : labels)
+                            if (box.adjusted(1, 1, -1, -1).intersects(other))
+                                problems << QStringLiteral("'%1' over another label").arg(text->text());
+                        labels.push_back(box);
+                    }
+            }
+        }
+        auto* story = lab.findChild<QLabel*>(QStringLiteral("speedupStory"));
+        tabs->setCurrentIndex(1);
+        test::settle(&lab);
+        if (!story || !story->isVisible() || story->visibleRegion().boundingRect().height() < story->heightForWidth(story->width()))
+            problems << QStringLiteral("the story is not whole in view");
+        setPresentationMode(false);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
     }
 
     void longBaselinesAreEstimated()
