@@ -21,7 +21,8 @@ void addSimulateOptions(QCommandLineParser& parser)
         QStringLiteral("Write synthetic PSF data with known aberrations: one FITS file, one image plane per defocus, "
                        "metadata in its header, and the truth next to it (FILE.truth.json)."));
     // Defaults stated from core's own (engine/Presets.h).
-    const PresetDefaults demo = presetDefaults("demo"), oof = presetDefaults("oof"), pupil = presetDefaults("pupil");
+    const PresetDefaults demo = presetDefaults("demo"), oof = presetDefaults("oof"), pupil = presetDefaults("pupil"),
+                         vectorial = presetDefaults("vectorial");
     addOptions(
         parser,
         {
@@ -29,16 +30,18 @@ void addSimulateOptions(QCommandLineParser& parser)
              QStringLiteral("demo, oof, pupil (a non-Zernike pupil) or vectorial (NA 1.4 oil onto water, 3 um deep)."),
              QStringLiteral("name"), QStringLiteral("demo")},
             {QStringLiteral("grid"),
-             QStringLiteral("Grid size N (even; default: the preset's, demo %1, oof %2); pupil %3.")
+             QStringLiteral("Grid size N (even; default: the preset's, demo %1, oof %2, pupil %3, vectorial %4).")
                  .arg(demo.grid)
                  .arg(oof.grid)
-                 .arg(pupil.grid),
+                 .arg(pupil.grid)
+                 .arg(vectorial.grid),
              QStringLiteral("N")},
             {QStringLiteral("order"),
-             QStringLiteral("Zernike radial order of the model (default: the preset's, demo %1, oof %2); pupil %3.")
+             QStringLiteral("Zernike radial order of the model (default: the preset's, demo %1, oof %2, pupil %3, vectorial %4).")
                  .arg(demo.order)
                  .arg(oof.order)
-                 .arg(pupil.order),
+                 .arg(pupil.order)
+                 .arg(vectorial.order),
              QStringLiteral("n")},
             {QStringLiteral("truth"),
              QStringLiteral("Coefficients to inject (JSON, same schema as a result's coefficients; default: the preset's aberrations)."),

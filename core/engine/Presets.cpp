@@ -30,7 +30,7 @@ PresetDefaults presetDefaults(const std::string& name)
     if (name == "pupil")
         return {64, 4, 1e-5, 1e-10};
     if (name == "vectorial")
-        return {64, 4, 1e-6, 1e-11};
+        return {192, 4, 1e-6, 1e-11};
     throw std::invalid_argument("unknown preset '" + name + "' (demo, oof, pupil or vectorial)");
 }
 
@@ -273,8 +273,9 @@ std::string photonNoiseText(const char* photons, const PresetOptions& options)
 
 // A pupil no Zernike basis describes (issue 13's simulated truth): low-order aberrations plus a phase
 // step of 0.1 wave over the third of the pupil at x > 1/3, an amplitude apodised by 20 % at the edge with a
-// dust shadow, at Q 2.75 (a microscope's sampling) with five planes at W020 = -2 .. +2 waves and photon
-// noise. Fitted with a Zernike phase and a zonal remainder and a zonal amplitude.
+// dust shadow, at Q 2.75 (a microscope's sampling) with five planes at W020 = -2, -1, 0, 1 and 1.5 waves and photon
+// noise (at +2 the aberrated PSF reached the 64-pixel image's edge, 4.1 % of its peak: the preset warned about its own
+// data). Fitted with a Zernike phase and a zonal remainder and a zonal amplitude.
 PresetCase pupilPreset(const PresetOptions& options)
 {
     const PresetDefaults defaults = presetDefaults("pupil");
@@ -290,7 +291,7 @@ PresetCase pupilPreset(const PresetOptions& options)
     s.wavelength = 605e-9;
     s.phaseModel = PupilPhaseModel::Both;
     s.amplitudeModel = PupilAmplitudeModel::Zonal;
-    addDefocusPlanes(s, {-2.0, -1.0, 0.0, 1.0, 2.0}, photons, background, PlaneSpec{}.diversity.measure);
+    addDefocusPlanes(s, {-2.0, -1.0, 0.0, 1.0, 1.5}, photons, background, PlaneSpec{}.diversity.measure);
     c.truth.terms = {{4, 0.03}, {5, -0.04}, {7, 0.02}, {11, 0.03}};
     if (options.truth)
         c.truth = *options.truth;
@@ -335,7 +336,8 @@ PresetCase pupilPreset(const PresetOptions& options)
 
 // A bead (a free dipole) 3 um deep in water (n 1.33) under a #1.5 coverslip, seen through an NA 1.4 oil objective
 // (n 1.515) at 600 nm and Q 3 (65-70 nm pixels): the index mismatch's depth aberration, several waves of spherical,
-// and the light above the water's critical angle (NA 1.33 to 1.4) lost to evanescence. Five planes at W020 = -1.5 ..
+// and the light above the water's critical angle (NA 1.33 to 1.4) lost to evanescence, on a grid of 192 (at 64 the
+// depth's spherical aberration spread the -1.5-wave plane to the image's edge, 46 % of its peak). Five planes at W020 = -1.5 ..
 // +1.5 waves with photon noise; fitted with the same vectorial model at the known depth.
 PresetCase vectorialPreset(const PresetOptions& options)
 {

@@ -421,7 +421,7 @@ private slots:
               "(default: from the data unit", "--max-iterations <K> Iteration limit (default 2000)"})
             QVERIFY2(reconstruct.contains(QLatin1String(text)), text);
         const QString simulate = QString::fromUtf8(cli({QStringLiteral("simulate"), QStringLiteral("--help")}).out).simplified();
-        for (const char* text : {"--grid <N> Grid size N (even; default: the preset's, demo 256, oof 128)",
+        for (const char* text : {"--grid <N> Grid size N (even; default: the preset's, demo 256, oof 128, pupil 64, vectorial 192)",
                                  "--seed <S> Random seed of the noise (default 20180518)",
                                  "--noise <kind> none, or default: the preset's noise model (default: default)"})
             QVERIFY2(simulate.contains(QLatin1String(text)), text);

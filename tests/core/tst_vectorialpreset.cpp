@@ -121,7 +121,10 @@ private slots:
         const FitResult vectorialFit = reconstruct(presetRequest(preset), {}, nullptr);
         const FitResult scalarFit = reconstruct(scalar, {}, nullptr);
         std::printf("  worst chi2/pixel: vectorial %.3f, scalar %.3f\n", worstChiSquare(vectorialFit), worstChiSquare(scalarFit));
-        QVERIFY2(worstChiSquare(scalarFit) > 3.0 * worstChiSquare(vectorialFit),
+        // The vectorial model leaves chi2/pixel about 1 (the noise); the scalar one over twice that (2.5 at the preset's
+        // grid 192; 3.5 and more at grid 64, where fewer background pixels, fitted alike by both, dilute the misfit).
+        QVERIFY2(worstChiSquare(vectorialFit) < 1.2, qPrintable(QString::number(worstChiSquare(vectorialFit))));
+        QVERIFY2(worstChiSquare(scalarFit) > 2.0 && worstChiSquare(scalarFit) > 2.0 * worstChiSquare(vectorialFit),
                  qPrintable(QStringLiteral("scalar %1, vectorial %2").arg(worstChiSquare(scalarFit)).arg(worstChiSquare(vectorialFit))));
     }
 };

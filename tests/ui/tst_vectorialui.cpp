@@ -15,6 +15,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
@@ -183,6 +184,38 @@ private slots:
                      + QString::fromStdString(cliProblem({{"model", "vectorial"}, {setting.toStdString(), value.toStdString()}})));
         // The workflow refuses what the panel refuses (one check, core's).
         QVERIFY(!panel->modelSettings().isValid(nullptr));
+    }
+
+    // Issue 42: no built-in preset warns about its own data (the vectorial one said "PSF reaches the edge, 46.1 % of
+    // peak"): after its fit, no warning in Messages names one of its planes (the preparation's warnings do). The
+    // fit's own notes (L-BFGS for a zonal pupil's many parameters) are about the method, not the data.
+    void presetsDoNotWarnAboutTheirData_data()
+    {
+        QTest::addColumn<QString>("preset");
+        for (const QString& preset : MainWindow::presetSessionNames())
+            QTest::newRow(qPrintable(preset)) << preset;
+    }
+
+    void presetsDoNotWarnAboutTheirData()
+    {
+        QFETCH(QString, preset);
+        MainWindow window;
+        QSignalSpy finished(&window, &MainWindow::fitFinished);
+        window.loadDemo(true, preset);
+        QVERIFY(waitFor(finished));
+        auto* log = window.findChild<QPlainTextEdit*>(QStringLiteral("messageLog"));
+        QVERIFY(log);
+        QStringList sources;
+        for (const DatasetPlane& plane : window.dataset().planes)
+            sources << QString::fromStdString(plane.raw.source);
+        QVERIFY(!sources.isEmpty());
+        QStringList warnings;
+        for (const QString& line : log->toPlainText().split(QLatin1Char('\n')))
+            if (line.contains(QStringLiteral("warning")))
+                for (const QString& source : sources)
+                    if (line.contains(source))
+                        warnings << line;
+        QVERIFY2(warnings.isEmpty(), qPrintable(warnings.join(QLatin1Char('\n'))));
     }
 
     void vectorialWithoutNaIsRefused()
