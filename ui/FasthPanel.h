@@ -119,6 +119,8 @@ private:
     QGroupBox* buildSweepGroup(QWidget* controls);
     QGroupBox* buildTrainingGroup(QWidget* controls);
     QWidget* buildActions(QWidget* controls);
+    void fitControlsWidth();
+    void changeEvent(QEvent* event) override;
     QStackedWidget* withEmptyState(QWidget* content, const QString& message);
     void connectControls();
     QWidget* buildPicturesPage();
@@ -178,6 +180,7 @@ private:
     QCustomPlot* m_sigmaPlot;
     QLabel* m_pictureInfo;
     QComboBox* m_shownPass;
+    QWidget* m_controls = nullptr;             // the settings' column with the actions below
     QStackedWidget* m_timingPages = nullptr;   // what to press, then the timing plots
     QStackedWidget* m_trainingPages = nullptr; // what to press, then the training plots
     QCustomPlot* m_timingPlot;

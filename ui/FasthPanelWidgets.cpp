@@ -21,8 +21,10 @@
 #include <QRegularExpressionValidator>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <QScrollBar>
 #include <QStackedWidget>
 #include <QTabWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -50,14 +52,32 @@ QWidget* FasthPanel::buildControls()
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
     auto* controls = new QWidget(this);
-    controls->setMinimumWidth(300);
-    controls->setMaximumWidth(380);
+    m_controls = controls;
     auto* column = new QVBoxLayout(controls);
     column->setContentsMargins(0, 0, 0, 0);
     column->addWidget(scroll, 1);
     column->addWidget(buildActions(controls));
+    fitControlsWidth();
     connectControls();
     return controls;
+}
+
+// 300 to 380 px at the window's usual text size; with larger text (presentation mode) as wide as the settings need,
+// up to 45 % of the tab.
+void FasthPanel::fitControlsWidth()
+{
+    const auto* scroll = m_controls->findChild<QScrollArea*>(QStringLiteral("fasthControlsScroll"));
+    const int needed = scroll ? scroll->widget()->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 6 : 0;
+    const int least = std::max(300, std::min(needed, int(0.45 * std::max(width(), 800))));
+    m_controls->setMinimumWidth(least);
+    m_controls->setMaximumWidth(std::max(least, 380));
+}
+
+void FasthPanel::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange && m_controls) // once every child has the new font and its hints
+        QTimer::singleShot(0, this, [this] { fitControlsWidth(); });
 }
 
 // Run timing sweep and Train layer side by side, the progress with Cancel, the status and the exports.

@@ -377,11 +377,14 @@ void ImageView::applyAspect()
         if (rect.width() < 2 || rect.height() < 2)
             return;
     }
-    // The colour bar's labels are chosen for its length, known only now.
+    // The colour bar's labels are chosen for its length, known only now, and for their font (presentation mode
+    // enlarges it).
     const QRect bar = colourBarRect();
     const int barLength = m_colorBarBelow ? bar.width() : bar.height();
-    if (!bar.isEmpty() && std::abs(barLength - m_tickedBarLength) > 2) {
+    const QFont tickFont = m_scale->axis()->tickLabelFont();
+    if (!bar.isEmpty() && (std::abs(barLength - m_tickedBarLength) > 2 || tickFont != m_tickedFont)) {
         m_tickedBarLength = barLength;
+        m_tickedFont = tickFont;
         updateColorTicks();
         m_plot->replot(QCustomPlot::rpQueuedReplot);
     }
@@ -742,12 +745,24 @@ void ImageView::updateColorTicks()
     int widest = 0; // of the round values' labels (the range's own ends need not be round)
     for (double v : rough)
         widest = std::max(widest, metrics.horizontalAdvance(label(v)));
-    const double room = m_colorBarBelow ? widest + 12.0 : metrics.height() + 4.0;
+    double room = m_colorBarBelow ? widest + 12.0 : metrics.height() + 4.0;
     const QRect bar = colourBarRect();
     const double length = bar.isEmpty() ? std::max(40, m_colorBarBelow ? m_plot->width() - 80 : m_plot->height() - 60)
                                         : double(m_colorBarBelow ? bar.width() : bar.height());
+    // The ticks chosen may be finer than the round values measured ("-0.15" between "-0.2" and "-0.1"): along a bar
+    // below the image, measured again with the labels chosen until they fit.
+    std::vector<double> ticks = colorBarTicks(range, m_stretch, length, room);
+    for (int pass = 0; pass < 3 && m_colorBarBelow; ++pass) {
+        int chosen = 0;
+        for (double v : ticks)
+            chosen = std::max(chosen, metrics.horizontalAdvance(label(v)));
+        if (chosen + 12.0 <= room)
+            break;
+        room = chosen + 12.0;
+        ticks = colorBarTicks(range, m_stretch, length, room);
+    }
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    for (double v : colorBarTicks(range, m_stretch, length, room))
+    for (double v : ticks)
         ticker->addTick(transform(v, range), label(v));
     m_scale->axis()->setTicker(ticker);
 }

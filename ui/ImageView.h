@@ -9,6 +9,7 @@
 
 #include "base/Image.h"
 
+#include <QFont>
 #include <QImage>
 #include <QRectF>
 #include <QWidget>
@@ -183,6 +184,7 @@ private:
     QCPMarginGroup* m_marginGroup = nullptr;
     bool m_gradientSet = false;
     int m_tickedBarLength = 0; // the colour bar's length its ticks were chosen for
+    QFont m_tickedFont;        // and the font of their labels
     std::vector<ImageOverlay> m_overlays;
     std::vector<QCPAbstractItem*> m_overlayItems;
 };

@@ -579,10 +579,28 @@ void MainWindow::showResult()
 void MainWindow::resizeEvent(QResizeEvent* event)
 {
     QMainWindow::resizeEvent(event);
+    fitDocks();
+}
+
+// A new font (presentation mode) makes the setup panel wider: its scroll area, then the docks, follow.
+void MainWindow::changeEvent(QEvent* event)
+{
+    QMainWindow::changeEvent(event);
+    if (event->type() == QEvent::FontChange) // measured once every widget has the new font and its layout's hints
+        QTimer::singleShot(0, this, [this] {
+            if (auto* scroll = findChild<QScrollArea*>(QStringLiteral("setupScroll"))) {
+                scroll->setMinimumWidth(m_setup->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
+                fitDocks();
+            }
+        });
+}
+
+void MainWindow::fitDocks()
+{
     // The docks take a share of the window, within limits, so that the images in the centre keep
-    // room at 1280 x 800 as at 1920 x 1080.
+    // room at 1280 x 800 as at 1920 x 1080; the setup dock never narrower than its panel.
     const int w = width(), h = height();
-    const int setup = std::clamp(int(0.2 * w), m_setupDock->minimumSizeHint().width(), 400);
+    const int setup = std::max(m_setupDock->minimumSizeHint().width(), std::min(int(0.2 * w), 400));
     const int right = std::clamp(int(0.3 * w), 340, 540);
     resizeDocks({m_setupDock, m_convergenceDock}, {setup, right}, Qt::Horizontal);
     resizeDocks({m_convergenceDock, m_chartDock}, {int(0.4 * h), int(0.6 * h)}, Qt::Vertical);
