@@ -85,9 +85,11 @@ struct PhaseLayout {
     int scale = 1; // drawn pixels per phase sample
     int mapW = 0, mapH = 0;
     int margin = 16, barWidth = 24, labelWidth = 0, barLabelWidth = 0, titleHeight = 0, captionHeight = 0;
+    int axisLeft = 0, axisBottom = 0; // room for the pupil axes' ticks and titles (0 without axes)
     int width = 0, height = 0;
     int top() const { return margin + titleHeight; }
-    int barX() const { return margin + mapW + margin; }
+    int mapX() const { return margin + axisLeft; }
+    int barX() const { return mapX() + mapW + margin; }
 };
 
 PhaseLayout phaseLayout(const Image& phase, const PhaseImageOptions& options, const QString& caption)
@@ -102,7 +104,11 @@ PhaseLayout phaseLayout(const Image& phase, const PhaseImageOptions& options, co
     l.barLabelWidth = l.text ? 24 : 0;
     l.titleHeight = l.text && !options.title.empty() ? 28 : 0;
     l.captionHeight = l.text ? 24 : 0;
-    l.width = l.margin + l.mapW + l.margin + l.barWidth + 8 + l.labelWidth + l.barLabelWidth + l.margin;
+    if (l.text && options.geometry.spacing > 0) {
+        l.axisLeft = 64;
+        l.axisBottom = 40;
+    }
+    l.width = l.mapX() + l.mapW + l.margin + l.barWidth + 8 + l.labelWidth + l.barLabelWidth + l.margin;
     if (l.text) {
         // Wide enough for the caption and the title on one line each.
         const QFontMetrics metrics{QFont()};
@@ -113,7 +119,7 @@ PhaseLayout phaseLayout(const Image& phase, const PhaseImageOptions& options, co
             l.width = std::max(l.width, 2 * l.margin + QFontMetrics(bold).horizontalAdvance(QString::fromStdString(options.title)));
         }
     }
-    l.height = l.margin + l.titleHeight + l.mapH + l.captionHeight + l.margin;
+    l.height = l.margin + l.titleHeight + l.mapH + l.axisBottom + l.captionHeight + l.margin;
     return l;
 }
 
@@ -129,7 +135,7 @@ void paintMapAndBar(QImage& image, const Image& phase, const ScaledPhase& s, con
                 continue;
             const auto c = colorMapRgb(map, (v - s.lo) / (s.hi - s.lo));
             const QRgb rgb = qRgb(c[0], c[1], c[2]);
-            const int y0 = top + (phase.height - 1 - row) * scale, x0 = l.margin + col * scale;
+            const int y0 = top + (phase.height - 1 - row) * scale, x0 = l.mapX() + col * scale;
             for (int dy = 0; dy < scale; ++dy) {
                 QRgb* line = reinterpret_cast<QRgb*>(image.scanLine(y0 + dy));
                 for (int dx = 0; dx < scale; ++dx)
@@ -183,7 +189,53 @@ void paintPhaseTexts(QPainter& painter, const PhaseLayout& l, const PhaseImageOp
                          QString::fromStdString(options.title));
         painter.setFont(font);
     }
-    painter.drawText(QRect(l.margin, top + l.mapH + 4, l.width - 2 * l.margin, l.captionHeight), Qt::AlignLeft | Qt::AlignVCenter, caption);
+    painter.drawText(QRect(l.margin, top + l.mapH + l.axisBottom + 4, l.width - 2 * l.margin, l.captionHeight),
+                     Qt::AlignLeft | Qt::AlignVCenter, caption);
+}
+
+// The pupil axes (with fonts and a known geometry): a frame around the map, ticks every 0.5 pupil radius with their
+// labels, and the axis titles; returns "x (pupil radius): -1 -0.5 0 0.5 1; y (pupil radius): ..." for the PNG's text.
+QString paintPupilAxes(QPainter& painter, const PhaseLayout& l, const Image& phase, const PupilMapGeometry& g)
+{
+    if (l.axisLeft == 0 || !(g.spacing > 0))
+        return {};
+    const int top = l.top(), left = l.mapX();
+    painter.setPen(QPen(Qt::black, 1));
+    painter.drawRect(left - 1, top - 1, l.mapW + 1, l.mapH + 1);
+    // Column c's centre at firstColumn + c spacing, drawn over [c, c + 1) x scale; row 0 at the bottom.
+    const auto ticks = [](double low, double high) {
+        std::vector<double> values;
+        for (double v = std::ceil(low / 0.5 - 1e-9) * 0.5; v <= high + 1e-9; v += 0.5)
+            values.push_back(std::abs(v) < 1e-12 ? 0.0 : v);
+        return values;
+    };
+    const double x0 = g.firstColumn - 0.5 * g.spacing, x1 = x0 + phase.width * g.spacing;
+    const double y0 = g.firstRow - 0.5 * g.spacing, y1 = y0 + phase.height * g.spacing;
+    const QString across = g.columnsAlongX ? QStringLiteral("x (pupil radius)") : QStringLiteral("y (pupil radius)");
+    const QString up = g.columnsAlongX ? QStringLiteral("y (pupil radius)") : QStringLiteral("x (pupil radius)");
+    QStringList xs, ys;
+    for (double v : ticks(x0, x1)) {
+        const int x = left + int(std::lround((v - x0) / (x1 - x0) * (l.mapW - 1)));
+        painter.drawLine(x, top + l.mapH, x, top + l.mapH + 5);
+        const QString label = QString::number(v, 'g', 3);
+        painter.drawText(QRect(x - 30, top + l.mapH + 6, 60, 16), Qt::AlignHCenter | Qt::AlignTop, label);
+        xs << label;
+    }
+    for (double v : ticks(y0, y1)) {
+        const int y = top + l.mapH - 1 - int(std::lround((v - y0) / (y1 - y0) * (l.mapH - 1)));
+        painter.drawLine(left - 6, y, left - 1, y);
+        const QString label = QString::number(v, 'g', 3);
+        painter.drawText(QRect(left - 46, y - 8, 38, 16), Qt::AlignRight | Qt::AlignVCenter, label);
+        ys << label;
+    }
+    painter.drawText(QRect(left, top + l.mapH + 22, l.mapW, 16), Qt::AlignHCenter | Qt::AlignTop, across);
+    painter.save();
+    painter.translate(l.margin + 6, top + l.mapH / 2);
+    painter.rotate(-90.0);
+    painter.drawText(QRect(-l.mapH / 2, -8, l.mapH, 16), Qt::AlignCenter, up);
+    painter.restore();
+    return across + QStringLiteral(": ") + xs.join(QLatin1Char(' ')) + QStringLiteral("; ") + up + QStringLiteral(": ")
+           + ys.join(QLatin1Char(' '));
 }
 
 } // namespace
@@ -235,9 +287,14 @@ QImage renderPhaseImage(const Image& phase, const PhaseImageOptions& options)
     QPainter painter(&image);
     const QStringList tickTexts = paintBarTicks(painter, layout, lo, hi);
     const QString barLabel = QString::fromStdString(options.quantity.empty() ? colorBarLabel(options.unit) : options.quantity);
-    if (layout.text)
+    QString axes;
+    if (layout.text) {
         paintPhaseTexts(painter, layout, options, barLabel, caption);
+        axes = paintPupilAxes(painter, layout, phase, options.geometry);
+    }
     painter.end();
+    if (!axes.isEmpty())
+        image.setText(QStringLiteral("Axes"), axes);
     // The PNG's text says what the pixels show, for readers and for checks without fonts.
     image.setText(QStringLiteral("Unit"),
                   options.quantity.empty() ? QString::fromLatin1(phaseUnitName(options.unit)) : QStringLiteral("relative"));
@@ -259,6 +316,8 @@ QByteArray phasePngBytes(const FitResult& result, const PhaseImageOptions& optio
     PhaseImageOptions options = optionsIn;
     if (!(options.wavelength > 0.0))
         options.wavelength = result.wavelength;
+    if (!(options.geometry.spacing > 0))
+        options.geometry = result.phaseMapGeometry;
     return mapPngBytes(result.phaseMap, options);
 }
 

@@ -16,6 +16,7 @@ QByteArray resultExportBytes(ExportKind kind, const std::string& path, const Res
     PhaseImageOptions png;
     png.wavelength = result.wavelength;
     png.title = exportTitle(kind, result);
+    png.geometry = result.phaseMapGeometry; // the amplitude and the zonal remainder share the phase map's pixels
     switch (kind) {
     case ExportKind::AmplitudePng:
         png.quantity = "field amplitude [relative]";

@@ -409,7 +409,8 @@ private slots:
         const std::string path = dir.filePath(QStringLiteral("phase.png")).toStdString();
         PhaseImageOptions options;
         options.unit = PhaseUnit::Waves;
-        options.wavelength = r.wavelength; // what writePhasePng fills in (the caption names it)
+        options.wavelength = r.wavelength;     // what writePhasePng fills in (the caption names it)
+        options.geometry = r.phaseMapGeometry; // and the axes' geometry
         writePhasePng(path, r, options, false);
         const DecodedPng png = decodePng(path);
         QVERIFY2(png.error.empty(), png.error.c_str());
@@ -440,6 +441,8 @@ private slots:
                 ramp.at(row, col) = 2.0 * M_PI * 0.1 * row; // 0 .. 0.9 waves
         ramp.at(0, 0) = std::nan("");
         r.phaseMap = ramp;
+        r.phaseMapGeometry = PupilMapGeometry{}; // a map of no known geometry: no axes, the map at the margin
+        options.geometry = PupilMapGeometry{};
         options.mapSize = 200; // 10 picture pixels per sample
         const std::string rampPath = dir.filePath(QStringLiteral("ramp.png")).toStdString();
         writePhasePng(rampPath, r, options, false);

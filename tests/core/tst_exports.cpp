@@ -257,6 +257,13 @@ private slots:
         QVERIFY(!back.isNull());
         QVERIFY(back.width() >= 384);
         QCOMPARE(back.text(QStringLiteral("Unit")), QStringLiteral("nm"));
+        // Issue 42: the exported picture has the window's axes, in pupil radii from the result's geometry, with a
+        // tick at the centre (the PNG was a bare map); drawn only where there are fonts (the test has a QGuiApplication).
+        QVERIFY(r.phaseMapGeometry.spacing > 0);
+        const QString axes = back.text(QStringLiteral("Axes"));
+        QVERIFY2(axes.startsWith(QStringLiteral("x (pupil radius): ")) && axes.contains(QStringLiteral("y (pupil radius): "))
+                     && axes.contains(QStringLiteral(" 0 ")),
+                 qPrintable(axes));
         try {
             writePhasePng(path, r, options, false);
             QFAIL("an existing PNG was overwritten");
