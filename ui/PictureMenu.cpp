@@ -6,12 +6,15 @@
 #include <qcustomplot.h>
 
 #include <QApplication>
+#include <QBuffer>
 #include <QClipboard>
 #include <QContextMenuEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
+#include <QSaveFile>
+#include <QSvgGenerator>
 
 namespace wfs::ui {
 
@@ -22,6 +25,36 @@ QWidget* pictureOf(QCustomPlot* plot)
     return plot;
 }
 
+namespace {
+// What the picture shows: an image view's title, else the plot's name.
+QString suggestedTitle(QCustomPlot* plot)
+{
+    if (auto* view = qobject_cast<ImageView*>(plot->parentWidget()); view && !view->title().isEmpty())
+        return view->title();
+    return plot->objectName();
+}
+
+// The plot as QCustomPlot draws it (axes, ticks, legend, colour bar as vectors; an image's cells as an embedded
+// picture), written whole or not at all.
+bool saveSvg(QCustomPlot* plot, const QString& path)
+{
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QSvgGenerator generator;
+    generator.setOutputDevice(&buffer);
+    generator.setSize(plot->size());
+    generator.setViewBox(QRect(QPoint(0, 0), plot->size()));
+    generator.setTitle(suggestedTitle(plot));
+    QCPPainter painter;
+    if (!painter.begin(&generator))
+        return false;
+    plot->toPainter(&painter, plot->width(), plot->height());
+    painter.end();
+    QSaveFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(buffer.data()) == buffer.data().size() && file.commit();
+}
+} // namespace
+
 bool savePicture(QCustomPlot* plot, const QString& path, QString* error)
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
@@ -30,8 +63,10 @@ bool savePicture(QCustomPlot* plot, const QString& path, QString* error)
         saved = pictureOf(plot)->grab().save(path, "PNG");
     else if (suffix == QLatin1String("pdf"))
         saved = plot->savePdf(path);
+    else if (suffix == QLatin1String("svg"))
+        saved = saveSvg(plot, path);
     else if (error)
-        *error = QObject::tr("%1: a picture is saved as .png or .pdf").arg(path);
+        *error = QObject::tr("%1: a picture is saved as .png, .svg or .pdf").arg(path);
     if (!saved && error && error->isEmpty())
         *error = QObject::tr("%1 could not be written (check the folder and the free space)").arg(path);
     return saved;
@@ -97,6 +132,8 @@ QMenu* pictureMenu(QCustomPlot* plot, QWidget* parent)
                      [plot] { QApplication::clipboard()->setPixmap(pictureOf(plot)->grab()); });
     QObject::connect(menu->addAction(QObject::tr("Save as PNG…")), &QAction::triggered, plot,
                      [plot] { saveWithDialog(plot, QStringLiteral("png"), QObject::tr("PNG image (*.png)")); });
+    QObject::connect(menu->addAction(QObject::tr("Save as SVG (vector)…")), &QAction::triggered, plot,
+                     [plot] { saveWithDialog(plot, QStringLiteral("svg"), QObject::tr("SVG image (*.svg)")); });
     QObject::connect(menu->addAction(QObject::tr("Save as PDF (vector)…")), &QAction::triggered, plot,
                      [plot] { saveWithDialog(plot, QStringLiteral("pdf"), QObject::tr("PDF document (*.pdf)")); });
     // An image's own tools (issue 42): its display range by hand over a histogram, and the values along a line.

@@ -502,7 +502,7 @@ private slots:
     }
 
     // Issue 42: no right-click copy or export, and the phase PNG export had no axes or colour bar. A right-click on
-    // any plot offers copy, PNG and PDF; the PNG is the picture as shown (title, axes, colour bar), the PDF vector.
+    // any plot offers copy, PNG, SVG and PDF; the PNG is the picture as shown (title, axes, colour bar), SVG and PDF vector.
     void picturesSaveWithTheirAxesAndColourBar()
     {
         ImageView view;
@@ -539,18 +539,31 @@ private slots:
         QFile file(pdf);
         QVERIFY(file.open(QIODevice::ReadOnly));
         QVERIFY(file.read(5) == "%PDF-");
+        // SVG (vector): the axes' tick labels as text, the title named, the image's cells embedded.
+        const QString svg = dir.filePath(QStringLiteral("data.svg"));
+        QVERIFY2(savePicture(view.plot(), svg, &error), qPrintable(error));
+        QFile svgFile(svg);
+        QVERIFY(svgFile.open(QIODevice::ReadOnly));
+        const QByteArray svgText = svgFile.readAll();
+        QVERIFY(svgText.contains("<svg"));
+        QVERIFY2(svgText.contains("<title>Data</title>"), svgText.left(400).constData());
+        QVERIFY(svgText.contains("<image"));
+        for (const QString& tick : view.plot()->xAxis->tickVectorLabels())
+            if (!tick.isEmpty())
+                QVERIFY2(svgText.contains((QStringLiteral(">") + tick + QStringLiteral("<")).toUtf8()), qPrintable(tick));
         QVERIFY(!savePicture(view.plot(), dir.filePath(QStringLiteral("data.bmpx")), &error));
-        QVERIFY(error.contains(QStringLiteral(".png or .pdf")));
+        QVERIFY(error.contains(QStringLiteral(".png, .svg or .pdf")));
 
         std::unique_ptr<QMenu> menu(pictureMenu(view.plot(), nullptr));
         QCOMPARE(menuEntries(menu.get()),
-                 (QStringList{QStringLiteral("Copy picture"), QStringLiteral("Save as PNG…"), QStringLiteral("Save as PDF (vector)…"),
-                              QStringLiteral("Display range…"), QStringLiteral("Line profile…")}));
+                 (QStringList{QStringLiteral("Copy picture"), QStringLiteral("Save as PNG…"), QStringLiteral("Save as SVG (vector)…"),
+                              QStringLiteral("Save as PDF (vector)…"), QStringLiteral("Display range…"), QStringLiteral("Line profile…")}));
         // A chart that is not an image: no image tools.
         QCustomPlot chart;
         std::unique_ptr<QMenu> chartMenu(pictureMenu(&chart, nullptr));
         QCOMPARE(menuEntries(chartMenu.get()),
-                 (QStringList{QStringLiteral("Copy picture"), QStringLiteral("Save as PNG…"), QStringLiteral("Save as PDF (vector)…")}));
+                 (QStringList{QStringLiteral("Copy picture"), QStringLiteral("Save as PNG…"), QStringLiteral("Save as SVG (vector)…"),
+                              QStringLiteral("Save as PDF (vector)…")}));
     }
 
     // Issue 42 item 2: "Display range…" from an image's right-click menu: a histogram of the finite values, the range's
