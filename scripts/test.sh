@@ -15,6 +15,8 @@ bash scripts/setup.sh
 # Every mutation of scripts/mutation-check.sh still applies to the sources (seconds, no build): a refactor
 # that leaves one behind fails here, before the build.
 bash scripts/mutation-check.sh --check
+# No include runs up a floor (docs/architecture.md; seconds, no build).
+bash scripts/check-layers.sh
 preset=release
 [ "${WFS_SANITIZE:-0}" = "1" ] && preset=asan
 cmake --preset "$preset" -DWFS_BUILD_TESTS=ON >/dev/null
