@@ -587,12 +587,7 @@ void MainWindow::changeEvent(QEvent* event)
 {
     QMainWindow::changeEvent(event);
     if (event->type() == QEvent::FontChange) // measured once every widget has the new font and its layout's hints
-        QTimer::singleShot(0, this, [this] {
-            if (auto* scroll = findChild<QScrollArea*>(QStringLiteral("setupScroll"))) {
-                scroll->setMinimumWidth(m_setup->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
-                fitDocks();
-            }
-        });
+        QTimer::singleShot(0, this, &MainWindow::fitSetupColumn);
 }
 
 void MainWindow::fitDocks()

@@ -131,7 +131,8 @@ protected:
     void closeEvent(QCloseEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void changeEvent(QEvent* event) override;
-    void fitDocks(); // the docks' share of the window
+    void fitDocks();       // the docks' share of the window
+    void fitSetupColumn(); // the setup panel's scroll area as wide as the panel, then the docks
     void showEvent(QShowEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;

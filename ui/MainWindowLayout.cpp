@@ -80,6 +80,12 @@ QScrollArea* scrolledTab(QTabWidget* tabs, QWidget* panel, const QString& key)
     return area;
 }
 
+// The setup panel's scroll area as wide as the panel needs at the current font, its scroll bar included.
+void fitSetupScroll(QScrollArea* scroll)
+{
+    scroll->setMinimumWidth(scroll->widget()->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
+}
+
 // The setup panel, scrollable. Vertical scrolling only: the panel's width follows the dock, so nothing
 // is clipped sideways.
 QScrollArea* setupScrollArea(QWidget* parent, QWidget* setup)
@@ -90,7 +96,7 @@ QScrollArea* setupScrollArea(QWidget* parent, QWidget* setup)
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setMinimumWidth(setup->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
+    fitSetupScroll(scroll);
     return scroll;
 }
 
@@ -193,7 +199,7 @@ public:
 void MainWindow::buildViews()
 {
     qApp->installEventFilter(new ReadableToolTips(this));
-    installPictureMenus(this);      // right-click on any chart or image: copy, PNG, PDF
+    installPictureMenus(this);      // right-click on any chart or image: copy, PNG, SVG, PDF
     installPresentationStyle(this); // every plot follows presentation mode
     buildTabs();
     buildCentre();
@@ -560,6 +566,14 @@ void MainWindow::buildMenus()
                                     "One in-focus image cannot tell the sign of even aberrations: use defocused planes."));
     });
     help->addAction(tr("&About Wavefront Studio"), this, [this] { QMessageBox::about(this, tr("About Wavefront Studio"), aboutText()); });
+}
+
+void MainWindow::fitSetupColumn()
+{
+    if (auto* scroll = findChild<QScrollArea*>(QStringLiteral("setupScroll"))) {
+        fitSetupScroll(scroll);
+        fitDocks();
+    }
 }
 
 QString MainWindow::aboutText()
