@@ -13,7 +13,6 @@ namespace wfs {
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr int kLargeProblem = 400; // parameters beyond which a zonal pupil's values get no uncertainty
 } // namespace
 
 Eigen::VectorXd flattenedPhase(const Problem& problem, const ModelParameters& p, bool removeDefocus)
@@ -167,91 +166,9 @@ ZernikeProjection projectOntoZernikes(const Problem& problem, const Eigen::Vecto
     return out;
 }
 
-bool conditionalUncertainty(const Problem& problem)
-{
-    return problem.parameterCount() > kLargeProblem && (problem.hasZonalPhase() || problem.hasZonalAmplitude());
-}
-
 ProblemSpec fittedSpec(const ProblemSpec& spec, const FitResult& result)
 {
     return result.samplingFit ? withApertureScale(spec, result.samplingFit->scale) : spec;
-}
-
-double covarianceScale(const Problem& problem, double cost, int freeParameters)
-{
-    // For least squares H ~ 2 J^T J / sigma^2-free, so scale = 2 sigma^2 with sigma^2 estimated from the
-    // residual; for chi-square, 2; for the Poisson likelihood, 1.
-    switch (problem.spec().objective) {
-    case ObjectiveKind::LeastSquares: {
-        long used = 0;
-        for (int k = 0; k < problem.planeCount(); ++k)
-            for (double w : problem.weights(k))
-                used += w > 0.0;
-        return 2.0 * cost / double(std::max<long>(1, used - freeParameters));
-    }
-    case ObjectiveKind::WeightedLeastSquares:
-        return 2.0;
-    case ObjectiveKind::Poisson:
-        return 1.0;
-    }
-    return 1.0;
-}
-
-std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::vector<double>& x, double cost)
-{
-    const Problem& problem = evaluator.problem();
-    // Which parameters: all of them, or, past kLargeProblem with a zonal pupil, all but the zonal values
-    // (the Hessian would cost 2 P gradients and a P^3 decomposition); those are then conditional on the
-    // zonal pupil (analyseFit says so).
-    std::vector<int> chosen;
-    const bool conditional = conditionalUncertainty(problem);
-    for (int j = 0; j < problem.parameterCount(); ++j) {
-        const ParameterKind kind = problem.parameters()[size_t(j)].kind;
-        if (!conditional || (kind != ParameterKind::ZonalPhase && kind != ParameterKind::ZonalAmplitude))
-            chosen.push_back(j);
-    }
-    const int count = int(chosen.size());
-    const double relative = evaluator.info().precision == Precision::Double ? 1e-5 : 1e-3;
-    const std::vector<double> scales = problem.parameterScales();
-    Eigen::MatrixXd hessian(count, count);
-    std::vector<double> probe = x;
-    std::vector<double> gPlus(x.size()), gMinus(x.size());
-    for (int c = 0; c < count; ++c) {
-        const size_t j = size_t(chosen[size_t(c)]);
-        const double h = relative * std::max(1e-2 * scales[j], std::abs(x[j]));
-        probe[j] = x[j] + h;
-        evaluator.evaluate(probe.data(), gPlus.data());
-        probe[j] = x[j] - h;
-        evaluator.evaluate(probe.data(), gMinus.data());
-        probe[j] = x[j];
-        // In the solver's scaled coordinates (parameter / its typical size), so that metres, photons and
-        // radians share one eigenvalue range and the definiteness test below means what it says.
-        for (int r = 0; r < count; ++r) {
-            const size_t i = size_t(chosen[size_t(r)]);
-            hessian(r, c) = (gPlus[i] - gMinus[i]) / (2.0 * h) * scales[i] * scales[j];
-        }
-    }
-    hessian = 0.5 * (hessian + hessian.transpose()).eval();
-
-    const double scale = covarianceScale(problem, cost, count);
-    std::vector<double> sigma(x.size(), kNaN);
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(hessian);
-    if (eigen.info() != Eigen::Success)
-        return sigma;
-    // The zonal terms have directions that change nothing (problem.gaugeDimensions(): piston, the Zernike
-    // span, the amplitude's mean); they are the smallest eigenvalues and are left out (a pseudo-inverse),
-    // which leaves the variance of every other parameter as it is.
-    Eigen::VectorXd inverse = eigen.eigenvalues();
-    const int gauge = conditional ? 0 : std::min(count - 1, problem.gaugeDimensions());
-    const Eigen::VectorXd determined = inverse.tail(count - gauge);
-    if (determined.minCoeff() <= determined.maxCoeff() * 1e-14 || determined.minCoeff() <= 0.0)
-        return sigma; // flat or negative directions: the parameters are not all determined
-    for (int i = 0; i < count; ++i)
-        inverse[i] = i < gauge ? 0.0 : 1.0 / inverse[i];
-    const Eigen::MatrixXd covariance = eigen.eigenvectors() * inverse.asDiagonal() * eigen.eigenvectors().transpose();
-    for (int i = 0; i < count; ++i)
-        sigma[size_t(chosen[size_t(i)])] = std::sqrt(scale * covariance(i, i)) * scales[size_t(chosen[size_t(i)])];
-    return sigma;
 }
 
 namespace {
@@ -349,8 +266,8 @@ void addParameters(FitResult& r, ModelEvaluator& evaluator, const SolverSummary&
     }
     r.parameterValues = summary.parameters;
     r.parameterUncertainties.assign(summary.parameters.size(), kNaN);
-    // Not for a cancelled fit: the Hessian costs 2 P gradients (2 P (P + 1) model evaluations with finite differences,
-    // minutes at order 15), which cancelling must not wait for, and a stopped fit is not at the minimum it describes.
+    // Not for a cancelled fit: the curvature costs P + 1 model evaluations or 2 P gradients (fit/Uncertainty.h),
+    // which cancelling must not wait for, and a stopped fit is not at the minimum it describes.
     if (options.computeUncertainty && summary.termination == Termination::Cancelled)
         r.warnings.emplace_back("no uncertainties: the fit was cancelled before it converged");
     if (options.computeUncertainty && problem.hasData() && summary.termination != Termination::Failed

@@ -4,6 +4,7 @@
 #include "base/Assumption.h"
 #include "fit/Solver.h"
 #include "fit/PsfAnalysis.h"
+#include "fit/Uncertainty.h"
 #include "base/Image.h"
 
 #include <Eigen/Dense>
@@ -58,7 +59,7 @@ struct AnalysisOptions {
     // Why the noise model cannot judge the fit, when the data show it (a noise-free border and no read noise): the
     // verdict's cause when the fit is poor. Empty otherwise.
     std::string degenerateNoise;
-    bool computeUncertainty = true; // 2 P extra gradient evaluations
+    bool computeUncertainty = true; // P + 1 extra model evaluations (fit/Uncertainty.h)
     bool psfAnalysis = false;       // FitResult::psf: fitted and diffraction-limited PSFs, profiles, MTF
 };
 
@@ -196,18 +197,8 @@ FitVerdict judgeFit(const std::vector<PlaneResult>& planes, ObjectiveKind object
 // Builds the result of a finished (or cancelled) fit. Throws std::runtime_error if the backend fails.
 FitResult analyseFit(ModelEvaluator& evaluator, const SolverSummary& summary, GradientKind gradient, const AnalysisOptions& options = {});
 
-// One standard deviation per parameter from the curvature of the objective at `parameters`
-// (central differences of the gradient), scaled by the objective's noise model; NaN where the
-// curvature is not positive definite.
-std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::vector<double>& parameters, double cost);
 // The spec a result was fitted with: `spec` at the result's fitted aperture scale (FitResult::samplingFit), else as is.
 ProblemSpec fittedSpec(const ProblemSpec& spec, const FitResult& result);
-// Covariance = this x (Hessian of the cost)^-1, by the objective's noise model: 2 for chi-square, 1 for the Poisson
-// likelihood, 2 sigma^2 (from the residual `cost`, with `freeParameters` fitted) for plain least squares.
-double covarianceScale(const Problem& problem, double cost, int freeParameters);
-// Whether estimateUncertainty leaves out a zonal pupil's values (past 400 parameters) and holds them fixed.
-bool conditionalUncertainty(const Problem& problem);
-
 // Model intensities at `parameters`, each cut to its plane's data size (the data layout).
 std::vector<Image> modelImagesInDataLayout(ModelEvaluator& evaluator, const std::vector<double>& parameters);
 

@@ -230,6 +230,9 @@ private:
             m_blockIndex.resize(index.size());
             for (size_t i = 0; i < index.size(); ++i)
                 m_blockIndex[i] = m_pruned->blockIndex(index[i]);
+            m_outputOrder.resize(size_t(m_n) * size_t(m_n));
+            for (size_t i = 0; i < m_outputOrder.size(); ++i)
+                m_outputOrder[i] = m_pruned->outputIndex(i);
             return;
         }
         const int band = pr.rowEnd() - pr.rowBegin();
@@ -264,7 +267,7 @@ private:
     }
 
     // Where grid pixel i (row * N + col) sits in the buffer after synthesise().
-    size_t bufferIndex(size_t i) const { return m_pruned ? m_pruned->outputIndex(i) : i; }
+    size_t bufferIndex(size_t i) const { return m_pruned ? m_outputOrder[i] : i; }
 
     // A data-sized array permuted once into the buffer's order, so the objective stays one pass over both.
     std::vector<Real> inOutputOrder(const std::vector<double>& grid) const
@@ -578,10 +581,13 @@ private:
     std::vector<double> m_amplitude;
     std::vector<Complex> m_field;
     std::vector<std::vector<Real>> m_diversity, m_data, m_weights;
-    simd::Level m_simd;                                                     // the instruction set of the kernels, chosen once
-    const simd::OpticsKernels<Real>* m_kernels;                             // the hot loops built for m_simd (core/simd)
-    std::unique_ptr<PrunedFft<Real>> m_pruned;                              // null: the row and column plans below
-    std::vector<int> m_blockIndex;                                          // pupil pixel -> m_pruned->block()
+    simd::Level m_simd;                         // the instruction set of the kernels, chosen once
+    const simd::OpticsKernels<Real>* m_kernels; // the hot loops built for m_simd (core/simd)
+    std::unique_ptr<PrunedFft<Real>> m_pruned;  // null: the row and column plans below
+    std::vector<int> m_blockIndex;              // pupil pixel -> m_pruned->block()
+    // Grid pixel -> its place in the pruned output (PrunedFft::outputIndex, four divisions each), kept for the
+    // model images, which the uncertainties' Jacobian asks for P times per fit.
+    std::vector<size_t> m_outputOrder;
     std::unique_ptr<VectorialFields<Real>> m_vectorial;                     // the vectorial model on the plain path; null otherwise
     std::vector<std::unique_ptr<fftw::ComplexBuffer<Real>>> m_fieldBuffers; // its fields' far fields (output order)
     std::vector<double> m_intensity, m_dPower;                              // their summed |S|^2 and dL/d|S|^2 (output order)
