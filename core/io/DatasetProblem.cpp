@@ -368,7 +368,7 @@ void applyImagingModel(const DatasetMetadata& m, const ModelSettings& model, Pro
                                 + format("%g", model.designCoverslipIndex));
     if (const std::string error = vectorialSpecError(v); !error.empty())
         throw DatasetError("vectorial model: " + error);
-    // (NA / n)^2 / 4 is the pupil's polarisation taper (tests/core/tst_vectorial.cpp: 1.3e-4 of the peak at NA 0.1 in oil).
+    // (NA / n)^2 / 4 is the pupil's polarisation taper (tests/core/optics/tst_vectorial.cpp: 1.3e-4 of the peak at NA 0.1 in oil).
     const double taper = 0.25 * std::pow(v.numericalAperture / v.immersionIndex, 2);
     if (v.numericalAperture < 0.5 && v.sampleIndex == v.immersionIndex)
         messages.push_back({MessageLevel::Info,

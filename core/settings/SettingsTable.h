@@ -5,7 +5,7 @@
 // whether a batch manifest may give it per input. Generated from it: wavefront-cli's flags and help
 // (io/SettingOptions.h, optionHelp), the Python module's keyword arguments and docstring, the batch manifest's
 // override columns (engine/Batch.h), the session keys that session-file messages name (io/Session.cpp).
-// Checked against it by tests/core/tst_settingstable.cpp and tests/app/tst_clitable.cpp: every session key
+// Checked against it by tests/core/settings/tst_settingstable.cpp and tests/app/tst_clitable.cpp: every session key
 // written round-trips, every flag is in --help with its default, every range is the one the checks apply.
 //
 // A new setting: a field in its struct (settings/*.h), an entry here, its parse in io/SettingOptions.cpp and

@@ -1,4 +1,4 @@
-// wavefront-cli under the second hostile round (issue 28): runs whose threads the system refuses end in the
+// wavefront-cli under hostile conditions (issue 28): runs whose threads the system refuses end in the
 // program's message and exit 1 (never a hang in FFTW's pool, FFTW's abort or libgomp's own exit); a resumed
 // batch reuses only results of the same input bytes and settings; degenerate data and more parameters than
 // pixels are said.

@@ -1,9 +1,11 @@
 // Bad input gives a clear error and no crash: NaN/Inf pixels, all-zero images, planes of different
 // sizes, order above 15, non-positive wavelength, unreadable or truncated FITS files. Also FITS
-// reading of scaled integer images (BZERO/BSCALE) and BLANK pixels.
+// reading of scaled integer images (BZERO/BSCALE) and BLANK pixels, and data that only look fittable (scaled to
+// 1e-300, negated: issue 28) said and left out.
 #include "TestSupport.h"
 
 #include "engine/Presets.h"
+#include "io/Dataset.h"
 #include "io/Fits.h"
 
 #include <QTemporaryDir>
@@ -36,6 +38,11 @@ bool failsWith(F make, const std::string& fragment, std::string* message = nullp
         return std::string(e.what()).find(fragment) != std::string::npos;
     }
     return false;
+}
+
+bool contains(const std::string& text, const char* part)
+{
+    return text.find(part) != std::string::npos;
 }
 } // namespace
 
@@ -184,6 +191,30 @@ private slots:
         QCOMPARE(content.planes[3].at(0, 0), 4.0);
         QCOMPARE(content.planes[1].at(7, 7), 2.0);
         WFS_VERIFY_CLOSE(content.numbers.at("WAVELENG"), 5e-7, 1e-12, 0.0);
+    }
+
+    void degenerateDataAreNamed()
+    {
+        std::vector<double> psf(64);
+        for (size_t i = 0; i < psf.size(); ++i)
+            psf[i] = 100.0 * std::exp(-0.1 * double((i % 8 - 4) * (i % 8 - 4) + (i / 8 - 4) * (i / 8 - 4))) + 2.0;
+        QVERIFY2(unusablePlaneReason(psf).empty(), unusablePlaneReason(psf).c_str());
+        auto scaled = [&](double factor) {
+            std::vector<double> v = psf;
+            for (double& x : v)
+                x *= factor;
+            return unusablePlaneReason(v);
+        };
+        // BSCALE = 1E-300: its squares underflow, every model "fits" with cost 0 (before: converged, Strehl 1.000).
+        const std::string tiny = scaled(1e-300);
+        QVERIFY2(contains(tiny, "at most 1.02e-298") && contains(tiny, "at least 1e-150") && contains(tiny, "BSCALE"), tiny.c_str());
+        QVERIFY(scaled(1e-100).empty()); // small units are fine
+        // BSCALE = -1: a negative intensity image.
+        const std::string negated = scaled(-1.0);
+        QVERIFY2(contains(negated, "the pixels sum to -") && contains(negated, "negative BSCALE"), negated.c_str());
+        // The earlier reasons keep their words.
+        QVERIFY(contains(unusablePlaneReason(std::vector<double>(64, 0.0)), "the plane is all zero"));
+        QVERIFY(contains(unusablePlaneReason(std::vector<double>(64, std::nan(""))), "NaN or blank"));
     }
 };
 

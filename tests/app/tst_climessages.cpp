@@ -1,4 +1,4 @@
-// wavefront-cli in the third hostile round (issue 28 items 5, 9, 11, 12): settings checked on the headers
+// What wavefront-cli says (issue 28 items 5, 9, 11, 12): settings checked on the headers
 // before a stack's pixels are read, a large PNG read within a memory limit, messages that name the cause,
 // and where every metadata value came from.
 #include "TestSupport.h"
@@ -137,7 +137,7 @@ QByteArray largePng(int n)
 
 } // namespace
 
-class TestCliHostile2 : public QObject {
+class TestCliMessages : public QObject {
     Q_OBJECT
 
 private slots:
@@ -356,5 +356,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestCliHostile2)
-#include "tst_clihostile2.moc"
+QTEST_GUILESS_MAIN(TestCliMessages)
+#include "tst_climessages.moc"

@@ -1,8 +1,8 @@
-// The second hostile round (issue 28): threads the system refuses (a message, never a hang in FFTW's pool
-// or libgomp's exit); data that only look fittable (scaled to 1e-300, negated) said and left out.
+// Threads the system refuses (issue 28): the pool, FFTW's threaded plans and the OpenMP team check (optics/Threads.h)
+// finish the work on fewer threads or give a message with the count, the reason and what to do, never a hang in
+// FFTW's pool or libgomp's exit. (Data that only look fittable, scaled to 1e-300 or negated: tst_badinput.)
 #include "TestSupport.h"
 
-#include "io/Dataset.h"
 #include "optics/Fftw.h"
 #include "optics/Threads.h"
 
@@ -41,7 +41,7 @@ std::vector<std::complex<double>> transformed(int n, int threads)
 
 } // namespace
 
-class TestHostile2 : public QObject {
+class TestRefusedThreads : public QObject {
     Q_OBJECT
 
 private slots:
@@ -107,31 +107,7 @@ private slots:
         QVERIFY(together);
         QCOMPARE(int(ids.size()), 4);
     }
-
-    void degenerateDataAreNamed()
-    {
-        std::vector<double> psf(64);
-        for (size_t i = 0; i < psf.size(); ++i)
-            psf[i] = 100.0 * std::exp(-0.1 * double((i % 8 - 4) * (i % 8 - 4) + (i / 8 - 4) * (i / 8 - 4))) + 2.0;
-        QVERIFY2(unusablePlaneReason(psf).empty(), unusablePlaneReason(psf).c_str());
-        auto scaled = [&](double factor) {
-            std::vector<double> v = psf;
-            for (double& x : v)
-                x *= factor;
-            return unusablePlaneReason(v);
-        };
-        // BSCALE = 1E-300: its squares underflow, every model "fits" with cost 0 (before: converged, Strehl 1.000).
-        const std::string tiny = scaled(1e-300);
-        QVERIFY2(contains(tiny, "at most 1.02e-298") && contains(tiny, "at least 1e-150") && contains(tiny, "BSCALE"), tiny.c_str());
-        QVERIFY(scaled(1e-100).empty()); // small units are fine
-        // BSCALE = -1: a negative intensity image.
-        const std::string negated = scaled(-1.0);
-        QVERIFY2(contains(negated, "the pixels sum to -") && contains(negated, "negative BSCALE"), negated.c_str());
-        // The earlier reasons keep their words.
-        QVERIFY(contains(unusablePlaneReason(std::vector<double>(64, 0.0)), "the plane is all zero"));
-        QVERIFY(contains(unusablePlaneReason(std::vector<double>(64, std::nan(""))), "NaN or blank"));
-    }
 };
 
-QTEST_GUILESS_MAIN(TestHostile2)
-#include "tst_hostile2.moc"
+QTEST_GUILESS_MAIN(TestRefusedThreads)
+#include "tst_refusedthreads.moc"

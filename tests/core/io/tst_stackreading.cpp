@@ -1,6 +1,6 @@
-// The third hostile round (issue 28 items 9, 11 and 12) in core: a stack's headers read without its pixels
+// Reading a stack (issue 28 items 9, 11 and 12) in core: a stack's headers read without its pixels
 // and the run's settings checked on them, PNG decoded a row at a time (interlaced files too), and the
-// messages that named the wrong cause.
+// messages that name the cause (lost or odd pages, unusable header values, files of the wrong kind).
 #include "ImageTestFiles.h"
 #include "TestSupport.h"
 
@@ -109,7 +109,7 @@ Image spot(int size, double sigma)
 
 } // namespace
 
-class TestHostile3 : public QObject {
+class TestStackReading : public QObject {
     Q_OBJECT
 
 private slots:
@@ -328,5 +328,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestHostile3)
-#include "tst_hostile3.moc"
+QTEST_GUILESS_MAIN(TestStackReading)
+#include "tst_stackreading.moc"
