@@ -22,6 +22,9 @@ packages=(
   # PSF model exports for other programs: SMAP/DECODE's spline calibration (.mat, libmatio) and the HDF5 model
   # file (libhdf5); the tests read them back with scipy.io.loadmat, h5py and tifffile (OME / ImageJ voxel size).
   libmatio-dev libhdf5-dev python3-scipy python3-h5py python3-tifffile python3-matplotlib
+  # The C++ style check (scripts/check-format.sh, CTest check_format): clang-format 14, the version .clang-format
+  # was written for.
+  clang-format
   # The Debian package (cpack -G DEB computes its Depends with dpkg-shlibdeps) and its test, tst_package.
   dpkg-dev
 )

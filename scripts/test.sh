@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# README command 2: set up (Debian packages), check the mutation list (scripts/mutation-check.sh --check), build
+# README command 2: set up (Debian packages), check the mutation list (scripts/mutation-check.sh --check), the include
+# floors (scripts/check-layers.sh) and the formatting (scripts/check-format.sh), build
 # (Release, with tests), run every test through CTest, then the whole mutation run (scripts/mutation-check.sh: every
 # listed bug applied alone to a copy of the tree, its tests rebuilt and run), so that a mutation no test catches any
 # more fails the build as a failing test does.
@@ -17,6 +18,8 @@ bash scripts/setup.sh
 bash scripts/mutation-check.sh --check
 # No include runs up a floor (docs/architecture.md; seconds, no build).
 bash scripts/check-layers.sh
+# Every C++ source is formatted as .clang-format says (seconds, no build); each file that drifts is named with its fix.
+bash scripts/check-format.sh
 preset=release
 [ "${WFS_SANITIZE:-0}" = "1" ] && preset=asan
 cmake --preset "$preset" -DWFS_BUILD_TESTS=ON >/dev/null
