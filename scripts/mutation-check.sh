@@ -58,7 +58,7 @@ mutations=(
   "diversity-paraxial-index|core/optics/Diversity.cpp|tst_physics|paraxial axial screen missing the 1/2"
   "diversity-highna-na|core/optics/Diversity.cpp|tst_physics tst_vectorial tst_vectorialanchors|high-NA screen uses NA instead of NA^2"
   "solver-gradient-scaling|core/fit/Solver.cpp|tst_fit tst_fitkinds|solver divides the gradient by the parameter scales"
-  "uncertainty-weighted-scale|core/fit/Results.cpp|tst_fitkinds|weighted least squares uncertainty scale 1 instead of 2"
+  "uncertainty-weighted-scale|core/fit/Uncertainty.cpp|tst_fitkinds|weighted least squares uncertainty scale 1 instead of 2"
   "tiff-orientation|core/io/TiffReader.cpp|tst_imageio tst_shapes|TIFF rows not flipped to bottom-up"
   "png-orientation|core/io/ImageReaders.cpp|tst_imageio tst_shapes|PNG rows not flipped to bottom-up"
   "session-spider-angle|core/io/Session.cpp|tst_exports|session loses the spider angle on reading"
