@@ -251,7 +251,7 @@ edits = {
     # LiveWatchWorker::process: the ready stacks sorted oldest first, the last one fitted; and publish()'s counts.
     "live-oldest-wins": [("return std::tie(a.lastWriteMs, a.name) < std::tie(b.lastWriteMs, b.name);",
                           "return std::tie(a.lastWriteMs, a.name) > std::tie(b.lastWriteMs, b.name);")],
-    "live-skipped-as-fitted": [("m_owner->m_counts.skipped += skippedCount;", "m_owner->m_counts.fitted += skippedCount;")],
+    "live-skipped-as-fitted": [("m_owner->m_counts.skipped += record.skipped;", "m_owner->m_counts.fitted += record.skipped;")],
     # staleResultReason and readCompleteResult.
     "batch-resume-override": [("|| then.value(QStringLiteral(\"overrides\")) != identity.value(QStringLiteral(\"overrides\")))", "|| false)")],
     "batch-result-no-termination": [("    if (!result.value(QStringLiteral(\"termination\")).isString())\n        return std::nullopt;\n", "")],

@@ -10,7 +10,6 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
-#include <QJsonArray>
 #include <QLabel>
 #include <QPushButton>
 #include <QSlider>
@@ -116,7 +115,7 @@ void LivePanel::start(LiveWatchOptions options, std::unique_ptr<LiveCamera> came
         if (cameraToStart)
             cameraToStart->start(); // once the watch is set up, so that each rename counts at once
     });
-    connect(m_watch.get(), &LiveWatch::rowWritten, this, &LivePanel::addRow);
+    connect(m_watch.get(), &LiveWatch::stackLogged, this, &LivePanel::addRecord);
     connect(m_watch.get(), &LiveWatch::differenceComputed, this, &LivePanel::addDifference);
     connect(m_watch.get(), &LiveWatch::message, this, [this](const QString& text) { emit message(tr("Live: %1").arg(text), false); });
     connect(m_watch.get(), &LiveWatch::finished, this, [this](bool failed, const QString& reason) {
@@ -196,31 +195,25 @@ void LivePanel::redrawThresholds()
     replotTrends(); // a person's change: shown at once
 }
 
-void LivePanel::addRow(const QJsonObject& row)
+void LivePanel::addRecord(const LiveRecord& record)
 {
-    m_skipped += int(row.value(QStringLiteral("skipped")).toArray().size());
-    if (row.value(QStringLiteral("status")).toString() != QLatin1String("ok")) {
+    m_skipped += record.skipped;
+    if (record.status == LiveStatus::Failed || !record.result) {
         ++m_failed;
-        emit message(tr("Live: %1: %2").arg(row.value(QStringLiteral("stack")).toString(), row.value(QStringLiteral("error")).toString()),
-                     true);
+        emit message(tr("Live: %1: %2").arg(QString::fromStdString(record.stack), QString::fromStdString(record.error)), true);
         setStatus();
         return;
     }
-    const double stack = row.value(QStringLiteral("sequence")).toInt() + 1;
+    // A poor fit is drawn (its verdict is in the stack's summary): the trend shows what was fitted.
+    const FitResult& r = *record.result;
+    const double stack = record.sequence + 1;
     ++m_rows;
-    m_lastLatency = row.value(QStringLiteral("latency_seconds")).toDouble();
-    // The log's coefficients are in the settings' ordering: the trend shows Noll terms, so ANSI indices are converted.
-    const QJsonObject convention = row.value(QStringLiteral("convention")).toObject();
-    const bool ansi = convention.value(QStringLiteral("ordering")).toString() == QLatin1String("ansi");
-    for (const QJsonValue& v : row.value(QStringLiteral("coefficients")).toArray()) {
-        const QJsonObject c = v.toObject();
-        int index = c.value(QStringLiteral("index")).toInt();
-        if (ansi)
-            index = zernike::convertIndex(index, ZernikeOrdering::Ansi, ZernikeOrdering::Noll);
-        addTrendPoint(m_points, index, stack, c.value(QStringLiteral("value_waves")).toDouble());
-    }
-    m_rms->addData(stack, row.value(QStringLiteral("rms_waves")).toDouble());
-    m_strehl->addData(stack, row.value(QStringLiteral("strehl")).toDouble());
+    m_lastLatency = record.latencySeconds;
+    // The trend shows Noll terms whatever the settings' ordering: each term by its (n, m).
+    for (const CoefficientResult& c : r.coefficients)
+        addTrendPoint(m_points, zernike::indexFromMode(c.mode, ZernikeOrdering::Noll), stack, c.waves);
+    m_rms->addData(stack, r.rmsWaves);
+    m_strehl->addData(stack, r.strehl);
     if (m_rms->dataCount() > kMaxTrendPoints) {
         const double first = m_rms->data()->at(m_rms->dataCount() - kMaxTrendPoints)->key;
         m_rms->data()->removeBefore(first);
@@ -279,7 +272,7 @@ bool LivePanel::holdReference(int stack)
 {
     if (!m_watch)
         return false;
-    const int shown = m_shownFit ? m_shownFit->row.value(QStringLiteral("sequence")).toInt() + 1 : 0;
+    const int shown = m_shownFit ? m_shownFit->record.sequence + 1 : 0;
     if (stack <= 0)
         stack = shown;
     if (stack <= 0)
@@ -398,7 +391,7 @@ void LivePanel::drawPage(int page)
     // Only the page in view is drawn; the other catches up with the fit shown when it is turned to.
     if (!m_shownFit || page < 0)
         return;
-    const FitResult& r = *m_shownFit->result;
+    const FitResult& r = *m_shownFit->record.result;
     if (page == 0 && m_phaseStale) {
         m_phaseStale = false;
         const LiveDifference& d = m_shownFit->difference;
@@ -422,7 +415,7 @@ void LivePanel::drawPage(int page)
         std::vector<PlaneEntry> planes;
         std::vector<Image> models;
         std::vector<PlaneResiduals> residuals;
-        const QString stack = m_shownFit->row.value(QStringLiteral("stack")).toString();
+        const QString stack = QString::fromStdString(m_shownFit->record.stack);
         for (const PlaneResult& p : r.planes) {
             const QString diversity = QString::fromStdString(p.diversity);
             planes.push_back({diversity, stack + QStringLiteral(": ") + diversity, p.data});

@@ -10,7 +10,6 @@
 #include "engine/LiveCamera.h"
 #include "engine/LiveWatch.h"
 
-#include <QJsonObject>
 #include <QPen>
 #include <QWidget>
 
@@ -90,7 +89,7 @@ private:
     void buildPlots(QVBoxLayout* layout);
     void connectControls();
     void start(LiveWatchOptions options, std::unique_ptr<LiveCamera> camera, std::unique_ptr<QTemporaryDir> folder);
-    void addRow(const QJsonObject& row);
+    void addRecord(const LiveRecord& record);
     void addDifference(const LiveDifference& difference);
     using TrendPoints = std::map<int, std::vector<std::pair<double, double>>>; // Noll index -> (stack, waves)
     void addTrendPoint(TrendPoints& points, int noll, double stack, double waves);

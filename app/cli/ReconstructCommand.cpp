@@ -27,15 +27,16 @@ namespace wfs::cli {
 
 namespace {
 
-// Messages of the data layer: errors stop the run (exit 1), the rest become notes.
-void takeMessages(const std::vector<DatasetMessage>& messages, std::vector<std::string>& notes)
+// Messages of the data layer: errors stop the run (exit 1), the rest become the run's notes (information and
+// warnings, typed until they are printed).
+void takeMessages(const std::vector<DatasetMessage>& messages, std::vector<DatasetMessage>& notes)
 {
     std::string errors;
     for (const DatasetMessage& m : messages) {
         if (m.level == MessageLevel::Error)
             errors += (errors.empty() ? "" : "; ") + m.text;
         else
-            notes.push_back(m.level == MessageLevel::Warning ? "warning: " + m.text : m.text);
+            notes.push_back(m);
     }
     if (!errors.empty())
         throw std::runtime_error(errors);
@@ -107,7 +108,7 @@ void addReconstructOptions(QCommandLineParser& parser)
 
 // The flags a preset's run takes over its simulated data and stopping rules (a preset named on the command line, or
 // a session that holds one); the others are named as ignored. Throws UsageError.
-void applyPresetFlags(const QCommandLineParser& parser, Session& session, std::vector<std::string>& notes)
+void applyPresetFlags(const QCommandLineParser& parser, Session& session, std::vector<DatasetMessage>& notes)
 {
     if (has(parser, "ordering") || has(parser, "normalization"))
         throw UsageError("--ordering and --normalization apply to file input; the presets fix their conventions");
@@ -138,12 +139,14 @@ void applyPresetFlags(const QCommandLineParser& parser, Session& session, std::v
         if (option != QLatin1String("ordering") && option != QLatin1String("normalization") && parser.isSet(option))
             ignored += (ignored.empty() ? "--" : ", --") + option.toStdString();
     if (!ignored.empty())
-        notes.push_back("warning: the preset " + source.preset + " ignores " + ignored
-                        + " (they apply to file input; the preset fixes its own data and optics)");
+        notes.push_back({MessageLevel::Warning,
+                         {},
+                         "the preset " + source.preset + " ignores " + ignored
+                             + " (they apply to file input; the preset fixes its own data and optics)"});
 }
 
 // --preset NAME: the preset's run as a session (core's simulatedSession) with the flags over it. Throws UsageError.
-Session presetRunSession(const QCommandLineParser& parser, std::vector<std::string>& notes)
+Session presetRunSession(const QCommandLineParser& parser, std::vector<DatasetMessage>& notes)
 {
     QStringList presets;
     for (const std::string& preset : presetNames())
@@ -175,22 +178,12 @@ void runWithProgress(ReconstructionEngine& engine, const ReconstructionRequest& 
     engine.wait();
 }
 
-// The notes' warnings ("warning: ..."), without the prefix.
-std::vector<std::string> noteWarnings(const std::vector<std::string>& notes)
-{
-    std::vector<std::string> warnings;
-    for (const std::string& note : notes)
-        if (note.rfind("warning: ", 0) == 0)
-            warnings.push_back(note.substr(9));
-    return warnings;
-}
-
 // The data's warnings before a refusal (they often say why: a truncated page, a keyword that is not a number),
 // but not one the refusal itself repeats.
-void printWarningsBefore(const QString& program, const std::vector<std::string>& notes, const std::string& error)
+void printWarningsBefore(const QString& program, const std::vector<DatasetMessage>& notes, const std::string& error)
 {
     std::vector<std::string> warnings;
-    for (std::string& w : noteWarnings(notes))
+    for (std::string& w : warningTexts(notes))
         if (error.find(w) == std::string::npos)
             warnings.push_back(std::move(w));
     printWarnings(program, warnings);
@@ -198,16 +191,16 @@ void printWarningsBefore(const QString& program, const std::vector<std::string>&
 
 // The report on stdout (stderr when data go to stdout), with where each metadata value of `data` (file input)
 // came from; the warnings on stderr, each once. The result carries the data's warnings too (prependWarnings).
-void printReport(const QString& program, const std::vector<std::string>& notes, const FitResult& result, const Truth* truth,
+void printReport(const QString& program, const std::vector<DatasetMessage>& notes, const FitResult& result, const Truth* truth,
                  const std::vector<OutputSpec>& outputs, const Dataset* data)
 {
     bool dataOnStdout = false;
     for (const OutputSpec& o : outputs)
         dataOnStdout = dataOnStdout || o.path == "-";
     std::vector<std::string> infoNotes;
-    for (const std::string& note : notes)
-        if (note.rfind("warning: ", 0) != 0)
-            infoNotes.push_back(note);
+    for (const DatasetMessage& note : notes)
+        if (note.level == MessageLevel::Info)
+            infoNotes.push_back(note.text);
     std::fputs(fullReport(result, infoNotes, truth, data).c_str(), dataOnStdout ? stderr : stdout);
     printWarnings(program, result.warnings);
 }
@@ -215,7 +208,7 @@ void printReport(const QString& program, const std::vector<std::string>& notes, 
 // The files loaded (or the session opened) with `limits`, the flags applied over what they say. Throws
 // UsageError or std::runtime_error.
 Session loadRunSession(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, const ReadLimits& limits,
-                       std::vector<std::string>& notes)
+                       std::vector<DatasetMessage>& notes)
 {
     Session session;
     const bool fromSession = has(parser, "session");
@@ -263,7 +256,7 @@ auto settingsChecked(const QCommandLineParser& parser, Work work)
 // A session (files, a saved session or a preset's) through core's workflow (prepareRun): the run's request, export
 // context and, for simulated data, the truth. Returns the settings as --save-session keeps them.
 Session prepareSessionRun(const QCommandLineParser& parser, Session session, ReconstructionRequest& request, std::optional<Truth>& truth,
-                          ExportContext& context, std::vector<std::string>& notes)
+                          ExportContext& context, std::vector<DatasetMessage>& notes)
 {
     // The run gets the data (moved, not copied: a large image is held once) and a copy of the settings.
     Dataset data = std::move(session.dataset);
@@ -284,7 +277,7 @@ Session prepareSessionRun(const QCommandLineParser& parser, Session session, Rec
     takeMessages(run.messages, notes);
     if (run.truth) {
         truth = std::move(run.truth);
-        notes.push_back("simulated data: " + run.noiseDescription);
+        notes.push_back({MessageLevel::Info, {}, "simulated data: " + run.noiseDescription});
     }
     settings.dataset = std::move(run.dataset);
     request = std::move(run.request);
@@ -299,7 +292,7 @@ Session prepareSessionRun(const QCommandLineParser& parser, Session session, Rec
 // A session holding a preset's run has no files: it is run as --preset is. Throws UsageError for what the flags
 // leave undetermined.
 Session prepareFileRun(const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs, ReconstructionRequest& request,
-                       std::optional<Truth>& truth, ExportContext& context, std::vector<std::string>& notes)
+                       std::optional<Truth>& truth, ExportContext& context, std::vector<DatasetMessage>& notes)
 {
     {
         ReadLimits headers;
@@ -321,7 +314,7 @@ Session prepareFileRun(const QCommandLineParser& parser, const std::vector<Outpu
     }
     Session session = loadRunSession(parser, outputs, {}, notes);
     if (has(parser, "seed"))
-        notes.push_back("warning: --seed applies to the presets' simulated noise; file input ignores it");
+        notes.push_back({MessageLevel::Warning, {}, "--seed applies to the presets' simulated noise; file input ignores it"});
     return prepareSessionRun(parser, std::move(session), request, truth, context, notes);
 }
 
@@ -350,7 +343,7 @@ std::optional<int> checkOutputsFirst(const QString& program, const QCommandLineP
 // The run's request from the one input given (a preset, files or a session). Returns the failure's exit status.
 std::optional<int> prepareInput(const QString& program, const QCommandLineParser& parser, const std::vector<OutputSpec>& outputs,
                                 ReconstructionRequest& request, std::optional<Truth>& truth, std::optional<Session>& session,
-                                ExportContext& context, std::vector<std::string>& notes)
+                                ExportContext& context, std::vector<DatasetMessage>& notes)
 {
     try {
         const bool fromPreset = has(parser, "preset");
@@ -387,7 +380,7 @@ int runReconstruct(const QStringList& args)
     const QString program = args.value(0);
 
     ReconstructionRequest request;
-    std::vector<std::string> notes;
+    std::vector<DatasetMessage> notes;
     std::optional<Truth> truth;
     std::optional<Session> session; // the run's settings and data (a preset's: its simulated source, no files)
     ExportContext context;
@@ -419,7 +412,7 @@ int runReconstruct(const QStringList& args)
         return runFailure(program, QString::fromStdString(engine.error()));
     }
     FitResult result = *engine.result();
-    prependWarnings(result, noteWarnings(notes)); // the result JSON's "warnings" hold the data's too
+    prependWarnings(result, warningTexts(notes)); // the result JSON's "warnings" hold the data's too
 
     printReport(program, notes, result, truth ? &*truth : nullptr, outputs, session && !session->simulated ? &session->dataset : nullptr);
     try {

@@ -34,6 +34,19 @@
 
 namespace wfs {
 
+const char* liveStatusName(LiveStatus status)
+{
+    switch (status) {
+    case LiveStatus::Ok:
+        return "ok";
+    case LiveStatus::PoorFit:
+        return "poor-fit";
+    case LiveStatus::Failed:
+        return "failed";
+    }
+    return "failed";
+}
+
 namespace {
 
 QString isoMs(qint64 msSinceEpoch)
@@ -118,9 +131,10 @@ private:
     void startWatching();
     bool handle(const CompleteStack& stack, const QJsonArray& skipped); // false: deferred, not handled
     bool fitStack(const CompleteStack& stack, StackOutcome& outcome);
-    QJsonObject logRow(const CompleteStack& stack, const StackOutcome& outcome, const QJsonArray& skipped) const;
+    QJsonObject logRow(const CompleteStack& stack, const StackOutcome& outcome, const LiveRecord& record, const QJsonArray& skipped) const;
     void writeOutputs(const QJsonObject& row, const CompleteStack& stack, const StackOutcome& outcome);
-    void publish(const QJsonObject& row, const StackOutcome& outcome, int skippedCount);
+    LiveRecord record(const CompleteStack& stack, const StackOutcome& outcome, int skippedCount) const;
+    void publish(const QJsonObject& row, LiveRecord record);
     void checkShape(const PreparedRun& run, const CompleteStack& stack);
     void writeCsv(const QJsonObject& row);
     void readInotify();
@@ -482,14 +496,15 @@ bool LiveWatchWorker::handle(const CompleteStack& stack, const QJsonArray& skipp
                     .arg(m_options.finder.incompleteMs / 1000.0));
         return false;
     }
-    const QJsonObject row = logRow(stack, outcome, skipped);
+    LiveRecord typed = record(stack, outcome, int(skipped.size()));
+    const QJsonObject row = logRow(stack, outcome, typed, skipped);
     try {
         writeOutputs(row, stack, outcome);
     } catch (const std::exception& e) {
         finish(true, QString::fromStdString(e.what()) + QStringLiteral("; the log keeps its whole rows"));
         return true;
     }
-    publish(row, outcome, int(skipped.size()));
+    publish(row, std::move(typed));
     if (outcome.ok && stack.name != m_expectedStack)
         m_expectedStack.clear(); // another stack fitted with the expected shape: it stays
     return true;
@@ -538,28 +553,27 @@ bool LiveWatchWorker::fitStack(const CompleteStack& stack, StackOutcome& outcome
     return true;
 }
 
-// The log's row of a stack: the result JSON's keys plus its inputs, times, the completeness rule and the skipped stacks.
-QJsonObject LiveWatchWorker::logRow(const CompleteStack& stack, const StackOutcome& outcome, const QJsonArray& skipped) const
+// The log's row of a stack, written from its record: the result JSON's keys plus its inputs, times, the completeness
+// rule and the skipped stacks.
+QJsonObject LiveWatchWorker::logRow(const CompleteStack& stack, const StackOutcome& outcome, const LiveRecord& record,
+                                    const QJsonArray& skipped) const
 {
-    QJsonObject row = outcome.result ? resultToJson(*outcome.result) : QJsonObject{};
-    row.insert(QStringLiteral("sequence"), m_sequence);
-    row.insert(QStringLiteral("stack"), QString::fromStdString(stack.name));
+    QJsonObject row = record.result ? resultToJson(*record.result) : QJsonObject{};
+    row.insert(QStringLiteral("sequence"), record.sequence);
+    row.insert(QStringLiteral("stack"), QString::fromStdString(record.stack));
     row.insert(QStringLiteral("inputs"), inputsOf(stack));
-    // "poor-fit": fitted, but the model does not describe the stack (the row's "verdict" says why).
-    row.insert(QStringLiteral("status"), !outcome.ok                             ? QStringLiteral("failed")
-                                         : outcome.result->verdict.describesData ? QStringLiteral("ok")
-                                                                                 : QStringLiteral("poor-fit"));
-    if (!outcome.error.empty())
-        row.insert(QStringLiteral("error"), QString::fromStdString(outcome.error));
+    row.insert(QStringLiteral("status"), QLatin1String(liveStatusName(record.status)));
+    if (!record.error.empty())
+        row.insert(QStringLiteral("error"), QString::fromStdString(record.error));
     if (outcome.mismatch)
         row.insert(QStringLiteral("settings_mismatch"), true);
     row.insert(QStringLiteral("complete_rule"), QString::fromStdString(stack.rule));
     row.insert(QStringLiteral("written"), isoMs(stack.lastWriteMs));
     row.insert(QStringLiteral("detected"), isoMs(outcome.detected));
     row.insert(QStringLiteral("finished"), isoMs(outcome.finished));
-    row.insert(QStringLiteral("fit_seconds"), outcome.fitSeconds);
-    row.insert(QStringLiteral("latency_seconds"), double(outcome.finished - stack.lastWriteMs) * 1e-3);
-    row.insert(QStringLiteral("warm_started"), outcome.warm);
+    row.insert(QStringLiteral("fit_seconds"), record.fitSeconds);
+    row.insert(QStringLiteral("latency_seconds"), record.latencySeconds);
+    row.insert(QStringLiteral("warm_started"), record.warmStarted);
     row.insert(QStringLiteral("skipped"), skipped);
     return row;
 }
@@ -584,32 +598,47 @@ void LiveWatchWorker::writeOutputs(const QJsonObject& row, const CompleteStack& 
         writeCsv(row);
 }
 
-// The logged stack made the latest (and kept, for a reference chosen later), compared with a held reference, counted
-// and announced.
-void LiveWatchWorker::publish(const QJsonObject& row, const StackOutcome& outcome, int skippedCount)
+// The typed record of a logged stack (the row's numbers, the result itself).
+LiveRecord LiveWatchWorker::record(const CompleteStack& stack, const StackOutcome& outcome, int skippedCount) const
 {
-    const std::shared_ptr<FitResult>& result = outcome.result;
-    const bool ok = outcome.ok;
+    LiveRecord r;
+    r.sequence = m_sequence;
+    r.stack = stack.name;
+    r.status = !outcome.ok ? LiveStatus::Failed : outcome.result->verdict.describesData ? LiveStatus::Ok : LiveStatus::PoorFit;
+    r.error = outcome.error;
+    r.skipped = skippedCount;
+    r.latencySeconds = double(outcome.finished - stack.lastWriteMs) * 1e-3;
+    r.fitSeconds = outcome.fitSeconds;
+    r.warmStarted = outcome.warm;
+    r.result = outcome.result;
+    return r;
+}
+
+// The logged stack made the latest (and kept, for a reference chosen later), compared with a held reference, counted
+// and announced: its row as written, then its typed record.
+void LiveWatchWorker::publish(const QJsonObject& row, LiveRecord record)
+{
+    const std::shared_ptr<const FitResult> result = record.result;
+    const bool ok = record.status != LiveStatus::Failed;
     const int sequence = m_sequence++;
     if (ok)
         m_warm = result->solver.parameters;
     LiveDifference difference;
     if (ok) {
         // The reference as it is now; compared outside the lock (a pass over the pupil's pixels).
-        if (const std::shared_ptr<const LiveFit> reference = m_owner->reference(); reference && reference->result) {
+        if (const std::shared_ptr<const LiveFit> reference = m_owner->reference(); reference && reference->record.result) {
             difference.sequence = sequence;
-            difference.referenceSequence = reference->row.value(QStringLiteral("sequence")).toInt();
-            difference.comparison = std::make_shared<const RunComparison>(compareRuns(*reference->result, *result));
+            difference.referenceSequence = reference->record.sequence;
+            difference.comparison = std::make_shared<const RunComparison>(compareRuns(*reference->record.result, *result));
         }
     }
     {
         std::lock_guard<std::mutex> lock(m_owner->m_mutex);
         (ok ? m_owner->m_counts.fitted : m_owner->m_counts.failed) += 1;
-        m_owner->m_counts.skipped += skippedCount;
+        m_owner->m_counts.skipped += record.skipped;
         if (result) {
             auto fit = std::make_shared<LiveFit>();
-            fit->row = row;
-            fit->result = result;
+            fit->record = record;
             fit->difference = difference;
             m_owner->m_latest = fit;
             ++m_owner->m_version;
@@ -618,8 +647,8 @@ void LiveWatchWorker::publish(const QJsonObject& row, const StackOutcome& outcom
                 auto slim = std::make_shared<FitResult>(*result);
                 slim->planes.clear();
                 auto kept = std::make_shared<LiveFit>();
-                kept->row = row;
-                kept->result = std::move(slim);
+                kept->record = record;
+                kept->record.result = std::move(slim);
                 m_owner->m_kept[sequence] = std::move(kept);
                 while (int(m_owner->m_kept.size()) > m_options.keptFits)
                     m_owner->m_kept.erase(m_owner->m_kept.begin());
@@ -627,6 +656,7 @@ void LiveWatchWorker::publish(const QJsonObject& row, const StackOutcome& outcom
         }
     }
     emit m_owner->rowWritten(row);
+    emit m_owner->stackLogged(record);
     if (difference.comparison)
         emit m_owner->differenceComputed(difference);
 }
@@ -641,7 +671,7 @@ void LiveWatchWorker::compareKept(const std::shared_ptr<const LiveFit>& referenc
             return; // another hold or a release came after this one
         m_owner->m_reference = reference;
     }
-    const int from = reference->row.value(QStringLiteral("sequence")).toInt();
+    const int from = reference->record.sequence;
     std::vector<std::pair<int, std::shared_ptr<const LiveFit>>> later;
     std::shared_ptr<const LiveFit> latest;
     {
@@ -654,8 +684,8 @@ void LiveWatchWorker::compareKept(const std::shared_ptr<const LiveFit>& referenc
         LiveDifference difference;
         difference.sequence = sequence;
         difference.referenceSequence = from;
-        difference.comparison = std::make_shared<const RunComparison>(compareRuns(*reference->result, *fit->result));
-        if (latest && latest->row.value(QStringLiteral("sequence")).toInt() == sequence) {
+        difference.comparison = std::make_shared<const RunComparison>(compareRuns(*reference->record.result, *fit->record.result));
+        if (latest && latest->record.sequence == sequence) {
             // The stack shown now, again with its difference, so that a display shows the map at once.
             auto again = std::make_shared<LiveFit>(*latest);
             again->difference = difference;
@@ -739,6 +769,7 @@ LiveWatch::LiveWatch(LiveWatchOptions options, QObject* parent)
     , m_options(std::move(options))
 {
     qRegisterMetaType<wfs::LiveDifference>(); // crosses from the watch's thread in a queued signal
+    qRegisterMetaType<wfs::LiveRecord>();
 }
 
 LiveWatch::~LiveWatch()

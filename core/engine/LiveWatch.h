@@ -86,10 +86,28 @@ struct LiveDifference {
     std::shared_ptr<const RunComparison> comparison;
 };
 
+// A logged stack, typed: what its log row (JSON, written at the file's edge) is made from, and what a display reads.
+enum class LiveStatus {
+    Ok,
+    PoorFit, // fitted, but the model does not describe the stack (the result's verdict says why)
+    Failed,  // not fitted, or the fit failed (`error` says why)
+};
+const char* liveStatusName(LiveStatus status); // the log's "status": "ok", "poor-fit", "failed"
+struct LiveRecord {
+    int sequence = -1; // 0, 1, ... in the log's order
+    std::string stack; // the stack's name
+    LiveStatus status = LiveStatus::Failed;
+    std::string error;
+    int skipped = 0;             // stacks passed over for this one (its row lists them)
+    double latencySeconds = 0.0; // from the stack's last byte to its row
+    double fitSeconds = 0.0;
+    bool warmStarted = false;
+    std::shared_ptr<const FitResult> result; // null when no fit was made
+};
+
 // The latest fitted stack, for a display that pulls at its own rate.
 struct LiveFit {
-    QJsonObject row;
-    std::shared_ptr<const FitResult> result;
+    LiveRecord record;         // its result holds no planes when kept for a later reference
     LiveDifference difference; // against the reference held when it was fitted; no comparison when none was
 };
 
@@ -128,7 +146,8 @@ signals:
     // The watch is set up (the log read, the folder listed, its watchers on): from here a file renamed into the
     // folder counts as complete at once; files that were there before count once stable.
     void watching();
-    void rowWritten(const QJsonObject& row);
+    void rowWritten(const QJsonObject& row);                        // as the log holds it (the file's format: the command line prints it)
+    void stackLogged(const wfs::LiveRecord& record);                // the same stack, typed (after rowWritten)
     void differenceComputed(const wfs::LiveDifference& difference); // while a reference is held
     // Said once each: a settings mismatch, a resumed log, a line of the log that was cut back.
     void message(const QString& text);
@@ -155,3 +174,4 @@ private:
 } // namespace wfs
 
 Q_DECLARE_METATYPE(wfs::LiveDifference)
+Q_DECLARE_METATYPE(wfs::LiveRecord)

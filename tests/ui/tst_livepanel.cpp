@@ -256,6 +256,54 @@ private slots:
             skipped << v.toString();
         QCOMPARE(skipped, byTime.mid(0, 3));
     }
+
+    // Issue 45 item 2: the Live tab draws the watch's typed record, not its log row read back. Its trend is in Noll terms
+    // whatever the settings' ordering (by each term's (n, m): under ANSI, astigmatism (2, -2) is index 3 and Noll's
+    // Z5), and a stack the model describes poorly (the log's "poor-fit": the demo's coma and spherical fitted at order
+    // 2) is drawn with its verdict, not counted as failed, as it was while the tab compared the row's status with "ok".
+    void trendDrawsTheTypedRecord()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        PresetOptions po;
+        po.grid = 64;
+        po.order = 4;
+        {
+            QFile f(dir.filePath(QStringLiteral("s_0001.fits")));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            const QByteArray bytes = presetFitsBytes(makePreset("demo", po), "demo", 1);
+            QCOMPARE(f.write(bytes), bytes.size());
+        }
+        LivePanel live;
+        live.resize(1280, 800);
+        live.show();
+        QSignalSpy rows(&live, &LivePanel::rowAdded);
+        Session settings;
+        settings.model.order = 2;
+        settings.model.ordering = ZernikeOrdering::Ansi;
+        settings.solver.threads = 1;
+        live.watchFolder(dir.path(), settings);
+        QTRY_VERIFY_WITH_TIMEOUT(rows.size() == 1, kGuardMs);
+        QSignalSpy stopped(&live, &LivePanel::stopped);
+        live.stop();
+        QVERIFY(stopped.wait(kGuardMs));
+        QFile log(dir.filePath(QStringLiteral("live.jsonl")));
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        const QJsonObject row = QJsonDocument::fromJson(log.readAll().trimmed()).object();
+        QCOMPARE(row.value(QStringLiteral("status")).toString(), QStringLiteral("poor-fit"));
+        QCOMPARE(live.stacksShown(), 1);
+        std::optional<double> astigmatism;
+        for (const QJsonValue& v : row.value(QStringLiteral("coefficients")).toArray())
+            if (v.toObject().value(QStringLiteral("index")).toInt() == 3) // ANSI 3: (2, -2)
+                astigmatism = v.toObject().value(QStringLiteral("value_waves")).toDouble();
+        QVERIFY(astigmatism);
+        const std::optional<double> drawn = lastTrendValue(live.trendPlot(), 5); // Noll 5: (2, -2)
+        QVERIFY(drawn);
+        QCOMPARE(*drawn, *astigmatism);
+        for (QLabel* label : live.findChildren<QLabel*>())
+            if (label->text().startsWith(QLatin1String("Watching ")))
+                QVERIFY2(!label->text().contains(QLatin1String("failed")), qPrintable(label->text()));
+    }
 };
 
 QTEST_MAIN(TestLivePanel)

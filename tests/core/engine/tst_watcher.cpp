@@ -634,7 +634,7 @@ private slots:
         QCOMPARE(c.skipped, 3);
         QCOMPARE(c.resumed, 0);
         QVERIFY(watch.latest());
-        QCOMPARE(watch.latest()->row.value(QStringLiteral("stack")).toString(), byTime.back());
+        QCOMPARE(QString::fromStdString(watch.latest()->record.stack), byTime.back());
     }
 
     // The watch in-process: a FITS cube, then the same planes one file each (stack_0002_z*.fits, renamed in), which
