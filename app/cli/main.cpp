@@ -1,7 +1,7 @@
 // wavefront-cli: the headless front end. Parses the sub-command and hands over; all work is in core/.
 #include "Commands.h"
 #include "CliCommon.h"
-#include "../common/QuietQt.h"
+#include "base/QuietQt.h"
 
 #include <QCoreApplication>
 #include <QGuiApplication>
@@ -68,7 +68,7 @@ int main(int argc, char** argv)
     // `reconstruct --session FILE`: the command's options stay ours.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    wfs::app::quietQtMessages(); // before Qt says anything (app/common/QuietQt.h)
+    wfs::quietQtMessages(); // before Qt says anything (core/base/QuietQt.h)
     // Never destroyed: Qt's teardown initialises fontconfig only to destroy it (QFontconfigDatabase's destructor)
     // when no text was drawn, and under a memory limit fontconfig 2.14 crashes there (FcRuleDestroy after a failed
     // parse), after the program has said its error and chosen its exit status. The system reclaims it at exit; held

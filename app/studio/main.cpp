@@ -4,7 +4,7 @@
 #include "MainWindow.h"
 #include "SetupPanel.h"
 #include "../common/EventLoopGaps.h"
-#include "../common/QuietQt.h"
+#include "base/QuietQt.h"
 
 #include <QAction>
 #include <QApplication>
@@ -326,7 +326,7 @@ int main(int argc, char** argv)
         return 1;
     }
 
-    wfs::app::quietQtMessages(); // no Qt notes on the terminal (app/common/QuietQt.h)
+    wfs::quietQtMessages(); // no Qt notes on the terminal (core/base/QuietQt.h)
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("WavefrontStudio"));
     QApplication::setApplicationName(QStringLiteral("wavefront-studio"));

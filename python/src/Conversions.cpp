@@ -1,6 +1,6 @@
 #include "Conversions.h"
 
-#include "QuietQt.h"
+#include "base/QuietQt.h"
 #include "base/MemoryBudget.h"
 #include "io/ImageReaders.h"
 #include "io/OutputTransaction.h"
@@ -283,7 +283,7 @@ void ensureGuiApplication()
         return;
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    app::quietQtMessages();
+    quietQtMessages();
     static int argc = 1;
     static char name[] = "wavefront_studio";
     static char* argv[] = {name, nullptr};

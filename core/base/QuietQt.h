@@ -1,5 +1,5 @@
 #pragma once
-// Keeps Qt's own diagnostics off the terminal of both programs: scripts read standard error, where
+// Keeps Qt's own diagnostics off the terminal of both programs and the Python module's notebook: scripts read standard error, where
 // each program prints its own messages (one line per problem, as the command-line contract says), and a user cannot act on
 // "QStandardPaths: wrong permissions on runtime directory" or a platform plugin's notes. Qt's debug,
 // info and warning messages are dropped unless WFS_QT_MESSAGES=1 (for debugging Qt itself); critical
@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace wfs::app {
+namespace wfs {
 
 inline void quietQtMessages()
 {
@@ -32,4 +32,4 @@ inline void quietQtMessages()
     });
 }
 
-} // namespace wfs::app
+} // namespace wfs
