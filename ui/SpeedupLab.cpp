@@ -726,36 +726,8 @@ void SpeedupLab::drawSpeedups(const std::vector<int>& grids)
 
 bool SpeedupLab::exportCsv(const QString& path)
 {
-    const auto methods = labMethods();
-    QString csv = QStringLiteral("# Wavefront Studio speed-up lab: OOF benchmark (Nikolic 2018), BFGS; seconds = time to solution; "
-                                 "estimated rows were not run (reference gradient evaluations x measured time per gradient)\n");
-    csv +=
-        QStringLiteral("method,backend,gradient,precision,threads,grid,order,params,estimated,seconds,iterations,cost_evaluations,"
-                       "gradient_evaluations,eval_ms,cost_ms,fft_ms,evaluations_per_second,final_cost,max_coefficient_difference_waves\n");
-    for (const LabRow& r : m_rows) {
-        const LabMethod& m = methods[size_t(r.method)];
-        csv += QStringLiteral("\"%1\",%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19\n")
-                   .arg(m.name, QString::fromLatin1(backendName(m.backend)), QString::fromLatin1(gradientName(m.gradient)),
-                        QString::fromLatin1(precisionName(m.precision)))
-                   .arg(m.threads)
-                   .arg(r.grid)
-                   .arg(r.order)
-                   .arg(r.bench.parameters)
-                   .arg(r.estimated ? QStringLiteral("yes") : QStringLiteral("no"))
-                   .arg(r.seconds, 0, 'g', 17)
-                   .arg(r.iterations)
-                   .arg(r.costEvaluations)
-                   .arg(r.estimated ? 0 : r.bench.summary.gradientEvaluations)
-                   .arg(r.bench.evalMs, 0, 'g', 17)
-                   .arg(r.bench.costMs, 0, 'g', 17)
-                   .arg(r.bench.fftMs, 0, 'g', 17)
-                   .arg(r.evaluationsPerSecond, 0, 'g', 17)
-                   .arg(std::isfinite(r.finalCost) ? QString::number(r.finalCost, 'g', 17) : QString())
-                   .arg(std::isfinite(r.maxCoefficientDifferenceWaves) ? QString::number(r.maxCoefficientDifferenceWaves, 'g', 17)
-                                                                       : QString());
-    }
     try {
-        writeTextFile(path, csv.toUtf8(), true);
+        writeTextFile(path, QByteArray::fromStdString(labCsv(m_rows)), true);
     } catch (const std::exception& e) {
         m_status->setText(QString::fromUtf8(e.what()));
         emit failed(QString::fromUtf8(e.what()));

@@ -3,6 +3,7 @@
 #include "io/ImageReaders.h"
 #include "io/ResultJson.h"
 #include "io/SettingOptions.h"
+#include "base/CsvText.h"
 #include "base/Units.h"
 #include "optics/Zernike.h"
 #include "settings/SettingsTable.h"
@@ -385,19 +386,6 @@ void checkModelSettings(const Session& s, const std::string& path)
 }
 
 } // namespace
-
-std::string csvField(const std::string& text)
-{
-    if (text.find_first_of(",\"\n\r") == std::string::npos)
-        return text;
-    std::string quoted = "\"";
-    for (char c : text) {
-        if (c == '"')
-            quoted += '"';
-        quoted += (c == '\n' || c == '\r') ? ' ' : c;
-    }
-    return quoted + "\"";
-}
 
 const std::vector<std::string>& batchOverrideNames()
 {

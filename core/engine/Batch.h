@@ -127,9 +127,6 @@ std::vector<BatchRow> batchRows(const std::vector<BatchInput>& inputs, const std
 // column per coefficient any result has, seconds (the solver's), error.
 QByteArray batchSummaryCsv(const std::vector<BatchRow>& rows);
 
-// A CSV field: as it is, or quoted (RFC 4180) when it holds a comma, quote or line break (line breaks become spaces).
-std::string csvField(const std::string& text);
-
 // The reason a run failed, from its log: the text after the last "error: ", else its last line.
 std::string failureReasonFromLog(const std::string& logPath);
 

@@ -1,5 +1,6 @@
 #include "engine/FasthJobs.h"
 
+#include "base/CsvText.h"
 #include "fasth/Householder.h"
 
 #include <Eigen/LU>
@@ -49,15 +50,6 @@ fasth::Options fasthOptions(int blockSize, int threads)
     options.blockSize = std::max(1, blockSize);
     options.threads = std::max(1, threads);
     return options;
-}
-
-QString csvField(const QString& text)
-{
-    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n')))
-        return text;
-    QString quoted = text;
-    quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
-    return QLatin1Char('"') + quoted + QLatin1Char('"');
 }
 
 // The shortest text that reads back as the same double: the file carries the engine's numbers exactly.
@@ -248,8 +240,8 @@ bool writeFasthCsv(const QString& path, const std::vector<FasthTimingRow>& rows,
             QString::number(r.requestedBlock),
             QString::fromLatin1(fasth::methodName(r.method)),
             QString::fromLatin1(fasth::passName(r.pass)),
-            csvField(QString::fromStdString(r.backend)),
-            csvField(QString::fromStdString(r.device)),
+            QString::fromStdString(csvField(r.backend)),
+            QString::fromStdString(csvField(r.device)),
             QString::fromLatin1(precisionName(r.precision)),
             QString::number(r.threads),
             exact(r.ms),

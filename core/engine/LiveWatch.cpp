@@ -3,6 +3,7 @@
 // rules are StackFinder.cpp's and the log's file handling LiveLog.cpp's.
 #include "engine/LiveWatch.h"
 
+#include "base/CsvText.h"
 #include "engine/Batch.h"
 #include "engine/LiveLog.h"
 #include "io/OutputTransaction.h"

@@ -53,6 +53,9 @@ struct LabRow {
     double maxCoefficientDifferenceWaves = 0.0; // against the reference's solution; NaN when none
 };
 
+// The lab's table as CSV (the desktop's Export CSV): a comment line on what the rows are, a header, one row each.
+std::string labCsv(const std::vector<LabRow>& rows);
+
 // What counting alone predicts for the adjoint over finite differences: a finite-difference gradient is P + 1 model
 // evaluations, an adjoint gradient one forward and one backward pass, about 2: (P + 1) / 2 (24 at order 8, P = 47).
 // Hardware, threads and precision come on top; the measured speed-up also counts the iterations each fit took.

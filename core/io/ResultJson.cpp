@@ -2,6 +2,7 @@
 
 #include "io/OutputTransaction.h"
 #include "io/Provenance.h"
+#include "base/CsvText.h"
 #include "base/Units.h"
 
 #include <QFile>
@@ -254,11 +255,11 @@ QString coefficientsCsv(const FitResult& r)
     const QString wavelength = QString::number(r.wavelength * 1e9, 'g', 8);
     for (const CoefficientResult& c : r.coefficients) {
         const bool known = std::isfinite(c.uncertaintyWaves);
-        csv += QStringLiteral("%1,%2,%3,\"%4\",%5,%6,%7,%8,%9,%10,%11,%12,%13\n")
+        csv += QStringLiteral("%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13\n")
                    .arg(c.index)
                    .arg(c.mode.n)
                    .arg(c.mode.m)
-                   .arg(QString::fromStdString(c.name))
+                   .arg(QString::fromStdString(csvQuoted(c.name)))
                    .arg(c.waves, 0, 'g', 10)
                    .arg(c.nm, 0, 'g', 10)
                    .arg(c.radians, 0, 'g', 10)
