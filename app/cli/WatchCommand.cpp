@@ -84,7 +84,8 @@ void addWatchOptions(QCommandLineParser& parser)
             {QStringLiteral("stacks"),
              QStringLiteral("With --preset live: stacks the camera writes (default: until stopped); also the default --max-stacks."),
              QStringLiteral("N")},
-            {QStringLiteral("order"), QStringLiteral("With --preset live and no --settings: the fitted Zernike order (default 4)."),
+            {QStringLiteral("order"),
+             QStringLiteral("With --preset live and no --settings: the fitted Zernike order (default %1).").arg(ModelSettings{}.order),
              QStringLiteral("n")},
         });
     addCameraOptions(parser, false);
@@ -281,8 +282,8 @@ int runWatch(const QStringList& args)
                 throw UsageError("--stacks must be at least 1");
             if (options.maxStacks == 0)
                 options.maxStacks = co.count;
-            if (settingsPath.isEmpty())
-                options.settings.model.order = has(parser, "order") ? parseInt(value(parser, "order"), QStringLiteral("order")) : 4;
+            if (settingsPath.isEmpty() && has(parser, "order")) // else the settings' default order
+                options.settings.model.order = parseInt(value(parser, "order"), QStringLiteral("order"));
             try {
                 checkSettings(options.settings.model, options.settings.solver);
                 camera = std::make_unique<LiveCamera>(co);

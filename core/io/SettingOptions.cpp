@@ -176,8 +176,8 @@ void applyPupilFunctionOptions(const Reader& r, ModelSettings& m)
         m.bandwidth = r.plausible("bandwidth", Setting::Bandwidth);
     if (r.has("spectral-samples")) {
         m.spectralSamples = r.integer("spectral-samples");
-        if (m.spectralSamples < 1 || m.spectralSamples > 15)
-            throw OptionError(r.label("spectral-samples") + ": must be from 1 to 15");
+        if (m.spectralSamples < 1 || m.spectralSamples > kMaxSpectralSamples)
+            throw OptionError(r.label("spectral-samples") + ": must be from 1 to " + std::to_string(kMaxSpectralSamples));
     }
     if (r.has("fit-defocus-scale"))
         m.fitDefocusScale = true;

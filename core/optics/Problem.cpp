@@ -445,8 +445,8 @@ bool Problem::usesPupilFunctionTerms() const
 void Problem::compileSpectrum()
 {
     const SpectrumSpec& spectrum = m_spec.spectrum;
-    if (spectrum.samples < 1 || spectrum.samples > 15)
-        fail("spectral samples must be from 1 to 15, got " + std::to_string(spectrum.samples));
+    if (spectrum.samples < 1 || spectrum.samples > kMaxSpectralSamples)
+        fail("spectral samples must be from 1 to " + std::to_string(kMaxSpectralSamples) + ", got " + std::to_string(spectrum.samples));
     if (!(spectrum.bandwidth >= 0.0) || !(spectrum.bandwidth < 0.5 * m_spec.wavelength))
         fail("the bandwidth must be from 0 to half the wavelength, got " + std::to_string(spectrum.bandwidth * 1e9) + " nm");
     if (spectrum.isMonochromatic())

@@ -79,6 +79,9 @@ struct DetectorSpec {
     bool isIdentity() const { return !pixelIntegration && objectDiameterPixels <= 0.0; }
 };
 
+// The most wavelengths a spectrum is sampled at (SpectrumSpec::samples; the settings and options check it too).
+constexpr int kMaxSpectralSamples = 15;
+
 // A spectrum instead of one wavelength (an emission filter's band): the model image is the weighted sum of
 // monochromatic images. Each wavelength is imaged on its own FFT size N' = N lambda' / lambda (even), which keeps
 // the detector's pixel and the pupil's samples exactly; so the wavelengths used are lambda N' / N, the `samples`
@@ -86,7 +89,7 @@ struct DetectorSpec {
 // weights add). The pupil phase is an optical path: it scales with lambda / lambda'.
 struct SpectrumSpec {
     double bandwidth = 0.0; // metres, full width of a flat band centred on ProblemSpec::wavelength; 0 = one wavelength
-    int samples = 1;        // 1..15
+    int samples = 1;        // 1..kMaxSpectralSamples
     bool isMonochromatic() const { return !(bandwidth > 0.0) || samples <= 1; }
 };
 

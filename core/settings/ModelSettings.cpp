@@ -58,8 +58,9 @@ std::optional<SettingsError> ModelSettings::pupilFunctionError() const
         error = check("offset", Setting::CameraOffset, offset);
     if (!error)
         error = check("bandwidth", Setting::Bandwidth, bandwidth);
-    if (!error && (spectralSamples < 1 || spectralSamples > 15))
-        error = SettingsError("spectral-samples", "must be from 1 to 15 (got " + std::to_string(spectralSamples) + ")");
+    if (!error && (spectralSamples < 1 || spectralSamples > kMaxSpectralSamples))
+        error = SettingsError("spectral-samples", "must be from 1 to " + std::to_string(kMaxSpectralSamples) + " (got "
+                                                      + std::to_string(spectralSamples) + ")");
     return error;
 }
 

@@ -424,7 +424,8 @@ std::vector<SettingDescription> modelBasisSettings()
          "Full width of the source's band (flat), e.g. 30nm: the image is the sum over wavelengths, each on its own FFT size, so "
          "they fall 2/N of the wavelength apart (default: one wavelength).",
          nullptr, "30nm"},
-        {"spectral-samples", Group::Model, true, keys("model.spectral_samples"), "ModelSettings::spectralSamples", "n", "", closed(1, 15),
+        {"spectral-samples", Group::Model, true, keys("model.spectral_samples"), "ModelSettings::spectralSamples", "n", "",
+         closed(1, kMaxSpectralSamples),
          "Wavelengths across --bandwidth, {range} (default {default}; those closer than the grid's 2/N merge).",
          [](const SettingDefaults& d) { return integer(d.model.spectralSamples); }, "5"},
         {"fit-defocus-scale",

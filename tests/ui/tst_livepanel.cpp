@@ -102,6 +102,25 @@ class TestLivePanel : public QObject {
             problems[i] = page + QStringLiteral(": ") + problems[i];
     }
 
+    // Watches `folder` with `settings` until one row is drawn, then stops the watch; the status line after.
+    static QString watchOneRow(LivePanel& live, const QString& folder, const Session& settings)
+    {
+        live.resize(1280, 800);
+        live.show();
+        QSignalSpy rows(&live, &LivePanel::rowAdded);
+        live.watchFolder(folder, settings);
+        if (!QTest::qWaitFor([&] { return rows.size() == 1; }, kGuardMs))
+            return QStringLiteral("no row drawn");
+        QSignalSpy stopped(&live, &LivePanel::stopped);
+        live.stop();
+        if (!stopped.wait(kGuardMs))
+            return QStringLiteral("the watch did not stop");
+        for (QLabel* label : live.findChildren<QLabel*>())
+            if (label->text().startsWith(QLatin1String("Watching ")))
+                return label->text();
+        return QStringLiteral("no status line");
+    }
+
 private slots:
     void initTestCase()
     {
@@ -226,25 +245,13 @@ private slots:
             QVERIFY(f.setFileTime(QDateTime::fromSecsSinceEpoch(base + 60 * i), QFileDevice::FileModificationTime));
         }
         LivePanel live;
-        live.resize(1280, 800);
-        live.show();
-        QSignalSpy rows(&live, &LivePanel::rowAdded);
         Session settings;
         settings.model.order = 4;
         settings.solver.threads = 1;
-        live.watchFolder(dir.path(), settings);
-        QTRY_VERIFY_WITH_TIMEOUT(rows.size() == 1, kGuardMs);
-        QSignalSpy stopped(&live, &LivePanel::stopped);
-        live.stop();
-        QVERIFY(stopped.wait(kGuardMs));
+        const QString status = watchOneRow(live, dir.path(), settings);
         QCOMPARE(live.stacksShown(), 1);
-        QLabel* status = nullptr;
-        for (QLabel* label : live.findChildren<QLabel*>())
-            if (label->text().startsWith(QLatin1String("Watching ")))
-                status = label;
-        QVERIFY(status);
-        QVERIFY2(status->text().contains(QStringLiteral(" · 1 fitted · 3 skipped (newer stacks came first)")), qPrintable(status->text()));
-        QVERIFY2(!status->text().contains(QLatin1String("failed")), qPrintable(status->text()));
+        QVERIFY2(status.contains(QStringLiteral(" · 1 fitted · 3 skipped (newer stacks came first)")), qPrintable(status));
+        QVERIFY2(!status.contains(QLatin1String("failed")), qPrintable(status));
         QFile log(dir.filePath(QStringLiteral("live.jsonl")));
         QVERIFY(log.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = log.readAll().trimmed().split('\n');
@@ -275,18 +282,12 @@ private slots:
             QCOMPARE(f.write(bytes), bytes.size());
         }
         LivePanel live;
-        live.resize(1280, 800);
-        live.show();
-        QSignalSpy rows(&live, &LivePanel::rowAdded);
         Session settings;
         settings.model.order = 2;
         settings.model.ordering = ZernikeOrdering::Ansi;
         settings.solver.threads = 1;
-        live.watchFolder(dir.path(), settings);
-        QTRY_VERIFY_WITH_TIMEOUT(rows.size() == 1, kGuardMs);
-        QSignalSpy stopped(&live, &LivePanel::stopped);
-        live.stop();
-        QVERIFY(stopped.wait(kGuardMs));
+        const QString status = watchOneRow(live, dir.path(), settings);
+        QVERIFY2(status.startsWith(QLatin1String("Watching ")) && !status.contains(QLatin1String("failed")), qPrintable(status));
         QFile log(dir.filePath(QStringLiteral("live.jsonl")));
         QVERIFY(log.open(QIODevice::ReadOnly));
         const QJsonObject row = QJsonDocument::fromJson(log.readAll().trimmed()).object();
@@ -300,9 +301,6 @@ private slots:
         const std::optional<double> drawn = lastTrendValue(live.trendPlot(), 5); // Noll 5: (2, -2)
         QVERIFY(drawn);
         QCOMPARE(*drawn, *astigmatism);
-        for (QLabel* label : live.findChildren<QLabel*>())
-            if (label->text().startsWith(QLatin1String("Watching ")))
-                QVERIFY2(!label->text().contains(QLatin1String("failed")), qPrintable(label->text()));
     }
 };
 
