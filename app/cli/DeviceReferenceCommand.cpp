@@ -237,7 +237,7 @@ int runDeviceReference(const QStringList& args)
         }
         std::ofstream out(dir + "/index.txt", std::ios::trunc);
         out << "# Reference data of the GPU device check, written by `wavefront-cli device-reference` (CPU backend).\n"
-               "# Format: gpu/device-check/ReferenceFormat.h and gpu/device-check/README.md. <kind> <name> <file>\n";
+               "# Format: gpu/model/ReferenceFormat.h and gpu/device-check/README.md. <kind> <name> <file>\n";
         for (const std::string& line : index)
             out << line << "\n";
         out.close();

@@ -16,7 +16,7 @@
 #include "CheckSupport.h"
 #include "FasthCases.h"
 #include "ModelCases.h"
-#include "ReferenceFormat.h"
+#include "gpu/model/ReferenceFormat.h"
 
 #include <cstdio>
 #include <string>

@@ -2,7 +2,7 @@
 // The FastH reference cases of wfs-device-check: the CPU's products and gradients, checked on the host
 // (H X recomputed, v.dL/dv = 0), then every device method and pass against them in double and float.
 #include "CheckSupport.h"
-#include "ReferenceFormat.h"
+#include "gpu/model/ReferenceFormat.h"
 #include "gpu/fasth/FasthDevice.h"
 
 #include <string>

@@ -3,7 +3,7 @@
 // against each other and the OOF generator, then on the device (double and float, graphs and streams)
 // against the CPU's costs, gradients and images; out of memory, then recovery.
 #include "CheckSupport.h"
-#include "ReferenceFormat.h"
+#include "gpu/model/ReferenceFormat.h"
 #include "gpu/model/ModelDevice.h"
 
 #include <string>

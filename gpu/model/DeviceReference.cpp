@@ -1,12 +1,12 @@
 // The device check's reference writers (engine/DeviceReference.h): the model in the device layout
-// (gpu/model/ModelTranslation.h) and FastH, in the harness's file format (gpu/device-check/ReferenceFormat.h),
+// (gpu/model/ModelTranslation.h) and FastH, in the device check's file format (gpu/model/ReferenceFormat.h),
 // with the CPU backend's values. Plain C++, built with or without CUDA; linked whole into wavefront-cli
 // (the top-level CMakeLists.txt, wfs::device_reference), so its registration runs before main and app/ names
 // no gpu/ code.
 #include "engine/BackendFactory.h"
 #include "engine/DeviceReference.h"
 #include "fasth/HouseholderRunner.h"
-#include "gpu/device-check/ReferenceFormat.h"
+#include "gpu/model/ReferenceFormat.h"
 #include "gpu/model/ModelTranslation.h"
 
 #include <cmath>
