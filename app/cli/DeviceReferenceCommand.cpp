@@ -112,31 +112,6 @@ std::shared_ptr<const Problem> vectorialProblem(ObjectiveKind objective, bool fr
     return withData(s, seed, false);
 }
 
-// A random point around x0: phases N(0, 0.2) rad, centres N(0, 0.05), the rest a few per cent of scale.
-std::vector<double> randomPoint(const Problem& problem, std::vector<double> x, std::uint64_t seed)
-{
-    std::mt19937_64 rng(seed);
-    std::normal_distribution<double> normal(0.0, 1.0);
-    const std::vector<double> scales = problem.parameterScales();
-    for (size_t i = 0; i < x.size(); ++i) {
-        switch (problem.parameters()[i].kind) {
-        case ParameterKind::Zernike:
-        case ParameterKind::ShiftX:
-        case ParameterKind::ShiftY:
-            x[i] += 0.2 * normal(rng);
-            break;
-        case ParameterKind::CentreX:
-        case ParameterKind::CentreY:
-            x[i] += 0.05 * normal(rng);
-            break;
-        default:
-            x[i] += 0.03 * normal(rng) * scales[i];
-            break;
-        }
-    }
-    return x;
-}
-
 } // namespace
 
 // Every model case: the presets, the rich problem per objective, a spectrum, the pupil-function and vectorial models. Adds each
@@ -162,7 +137,7 @@ void writeModelCases(const std::string& dir, std::vector<std::string>& index)
         const std::string about = name + " preset, grid " + std::to_string(grid) + ", order " + std::to_string(order)
                                   + ", noise: " + c.noiseDescription + "; points: the preset start, two random";
         model(name + "-" + std::to_string(grid) + "-" + std::to_string(order), about, problem,
-              {c.start, randomPoint(*problem, c.start, 1), randomPoint(*problem, c.start, 2)});
+              {c.start, perturbedParameters(*problem, c.start, 1), perturbedParameters(*problem, c.start, 2)});
     }
     for (const auto& [name, objective] : {std::pair<std::string, ObjectiveKind>{"least-squares", ObjectiveKind::LeastSquares},
                                           {"poisson", ObjectiveKind::Poisson},
@@ -170,7 +145,7 @@ void writeModelCases(const std::string& dir, std::vector<std::string>& index)
         auto problem = richProblem(objective, 48, 11);
         const std::vector<double> x0 = problem->initialParameters();
         model("rich-" + name, "rich problem (every parameter kind, masked data), " + name + ", grid 48, order 5; three random points",
-              problem, {randomPoint(*problem, x0, 1), randomPoint(*problem, x0, 2), randomPoint(*problem, x0, 3)});
+              problem, {perturbedParameters(*problem, x0, 1), perturbedParameters(*problem, x0, 2), perturbedParameters(*problem, x0, 3)});
     }
     {
         auto problem = richProblem(ObjectiveKind::Poisson, 48, 12, true);
@@ -180,7 +155,7 @@ void writeModelCases(const std::string& dir, std::vector<std::string>& index)
         model("spectrum",
               "rich problem through three wavelengths (grids 46, 48, 50) and pixel integration, weighted, grid 48, order 5; "
               "two random points",
-              spectrum, {randomPoint(*spectrum, s0, 1), randomPoint(*spectrum, s0, 2)});
+              spectrum, {perturbedParameters(*spectrum, s0, 1), perturbedParameters(*spectrum, s0, 2)});
         for (const auto& [name, objective, free, spectrum] :
              {std::tuple<std::string, ObjectiveKind, bool, bool>{"vectorial-free", ObjectiveKind::Poisson, true, false},
               {"vectorial-fixed", ObjectiveKind::LeastSquares, false, false},
@@ -192,13 +167,13 @@ void writeModelCases(const std::string& dir, std::vector<std::string>& index)
                       + (free ? "free dipole (6 fields), " : "fixed dipole (2 fields), pixel integration, ")
                       + (spectrum ? "three wavelengths (grids 46, 48, 50), " : "") + objectiveName(objective)
                       + ", grid 48, order 5; two random points",
-                  vectorial, {randomPoint(*vectorial, v0, 1), randomPoint(*vectorial, v0, 2)});
+                  vectorial, {perturbedParameters(*vectorial, v0, 1), perturbedParameters(*vectorial, v0, 2)});
         }
         model("pupil-function",
               "rich problem with a zonal phase and amplitude, defocus scale and offsets, pixel integration and a 1.7-pixel "
               "sphere, poisson, grid 48, order 5; "
               "two random points",
-              problem, {randomPoint(*problem, x0, 1), randomPoint(*problem, x0, 2)});
+              problem, {perturbedParameters(*problem, x0, 1), perturbedParameters(*problem, x0, 2)});
     }
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The writers of the GPU device check's reference data (gpu/device-check/ReferenceFormat.h and README.md), as
+// The writers of the GPU device check's reference data (gpu/model/ReferenceFormat.h, gpu/device-check/README.md), as
 // a registry like the backend factory's (engine/BackendFactory.h): the GPU model's host-side library
 // (gpu/model/DeviceReference.cpp, built with or without CUDA) registers them before main, and
 // `wavefront-cli device-reference` chooses the cases and calls them, so that app/ names no gpu/ code.
@@ -23,6 +23,11 @@ struct DeviceReferenceWriters {
     // log-determinant at block size `block`.
     std::function<void(const std::string& path, int d, int k, int m, int block, std::uint64_t seed)> fasthCase;
 };
+
+// A point of a model case: `x` with its phases moved by N(0, 0.2) rad, the illumination's centre by N(0, 0.05) and the
+// rest by N(0, 0.03) of their scale (mt19937_64 from `seed`). The device check's reference points and the GPU
+// model's host tests share it, so that both look at the same kind of point.
+std::vector<double> perturbedParameters(const Problem& problem, std::vector<double> x, std::uint64_t seed);
 
 // Called once, before main; returns true so that it can initialise a static.
 bool registerDeviceReferenceWriters(DeviceReferenceWriters writers);

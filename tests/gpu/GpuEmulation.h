@@ -5,6 +5,7 @@
 // on machines without a device; and the random points and comparisons both suites use.
 #include "TestSupport.h"
 
+#include "engine/DeviceReference.h"
 #include "gpu/model/ModelLayout.h"
 #include "gpu/model/ModelMath.h"
 #include "gpu/model/ModelTranslation.h"
@@ -285,30 +286,10 @@ std::vector<double> emulate(const gpu::ModelInput& in, const std::vector<double>
     return result;
 }
 
-// A random point around the start: phases N(0, 0.2) rad, scaled parameters within a few per cent.
+// A random point around the start, as the device check's reference points are chosen (engine/DeviceReference.h).
 inline std::vector<double> randomParameters(const Problem& problem, std::uint64_t seed)
 {
-    std::mt19937_64 rng(seed);
-    std::normal_distribution<double> normal(0.0, 1.0);
-    std::vector<double> x = problem.initialParameters();
-    const std::vector<double> scales = problem.parameterScales();
-    for (size_t i = 0; i < x.size(); ++i) {
-        switch (problem.parameters()[i].kind) {
-        case ParameterKind::Zernike:
-        case ParameterKind::ShiftX:
-        case ParameterKind::ShiftY:
-            x[i] += 0.2 * normal(rng);
-            break;
-        case ParameterKind::CentreX:
-        case ParameterKind::CentreY:
-            x[i] += 0.05 * normal(rng);
-            break;
-        default:
-            x[i] += 0.03 * normal(rng) * scales[i];
-            break;
-        }
-    }
-    return x;
+    return perturbedParameters(problem, problem.initialParameters(), seed);
 }
 
 // The emulated device at x, in the input's precision: cost and gradient (through the host's chain rule, as GpuModel
