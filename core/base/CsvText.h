@@ -8,16 +8,6 @@
 
 namespace wfs {
 
-// `text` as one CSV field: as it is, or quoted where it must be.
-inline std::string csvQuoted(const std::string& text);
-
-inline std::string csvField(const std::string& text)
-{
-    if (text.find_first_of(",\"\n\r") == std::string::npos)
-        return text;
-    return csvQuoted(text);
-}
-
 // `text` always quoted: for a column whose readers expect quotes (the coefficient table's names, the lab's methods).
 inline std::string csvQuoted(const std::string& text)
 {
@@ -28,6 +18,14 @@ inline std::string csvQuoted(const std::string& text)
         quoted += (c == '\n' || c == '\r') ? ' ' : c;
     }
     return quoted + "\"";
+}
+
+// `text` as one CSV field: as it is, or quoted where it must be.
+inline std::string csvField(const std::string& text)
+{
+    if (text.find_first_of(",\"\n\r") == std::string::npos)
+        return text;
+    return csvQuoted(text);
 }
 
 } // namespace wfs

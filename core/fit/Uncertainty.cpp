@@ -42,6 +42,16 @@ struct UsedPixel {
     int index;
 };
 
+// How many pixels the objective uses (weight > 0), over every plane.
+long usedPixelCount(const Problem& problem)
+{
+    long used = 0;
+    for (int k = 0; k < problem.planeCount(); ++k)
+        for (double w : problem.weights(k))
+            used += w > 0.0;
+    return used;
+}
+
 std::vector<UsedPixel> usedPixels(const Problem& problem)
 {
     std::vector<UsedPixel> used;
@@ -193,11 +203,7 @@ double covarianceScale(const Problem& problem, double cost, int freeParameters)
     // residual; for chi-square, 2; for the Poisson likelihood, 1.
     switch (problem.spec().objective) {
     case ObjectiveKind::LeastSquares: {
-        long used = 0;
-        for (int k = 0; k < problem.planeCount(); ++k)
-            for (double w : problem.weights(k))
-                used += w > 0.0;
-        return 2.0 * cost / double(std::max<long>(1, used - freeParameters));
+        return 2.0 * cost / double(std::max<long>(1, usedPixelCount(problem) - freeParameters));
     }
     case ObjectiveKind::WeightedLeastSquares:
         return 2.0;
@@ -211,11 +217,7 @@ CurvatureMethod resolvedCurvatureMethod(const Problem& problem, CurvatureMethod 
 {
     if (method != CurvatureMethod::Automatic)
         return method;
-    double pixels = 0.0;
-    for (int k = 0; k < problem.planeCount(); ++k)
-        for (double w : problem.weights(k))
-            pixels += w > 0.0;
-    const double bytes = pixels * double(chosenParameters(problem).size()) * double(sizeof(double));
+    const double bytes = double(usedPixelCount(problem)) * double(chosenParameters(problem).size()) * double(sizeof(double));
     return bytes <= kFisherJacobianBytes ? CurvatureMethod::FisherInformation : CurvatureMethod::GradientDifferences;
 }
 
