@@ -79,7 +79,8 @@ mutations=(
   "zonal-amplitude-mean|core/optics/Problem.cpp|tst_pupilfunction tst_pupilterms|zonal log-amplitude's mean not removed from the amplitude"
   "defocus-offset-sign|core/optics/Problem.cpp|tst_pupilterms|defocus offsets subtracted (value and gradient alike)"
   "defocus-scale-gradient|core/optics/Problem.cpp|tst_pupilfunction|defocus scale's gradient misses the plane's defocus amount"
-  "sampling-vertex-sign|core/engine/ReconstructionEngine.cpp|tst_samplingfit|sampling profile: parabola vertex with the wrong sign"
+  "sampling-vertex-sign|core/engine/CompositeFits.cpp|tst_samplingfit|sampling profile: parabola vertex with the wrong sign"
+  "composite-limit-per-fit|core/engine/CompositeFits.cpp|tst_compositefits|a composite run's fits each get the whole iteration limit"
   "psf-ee-diameter|core/fit/PsfAnalysis.cpp|tst_psfanalysis|encircled energy binned by diameter instead of radius"
   "psf-mtf-cutoff|core/fit/PsfAnalysis.cpp|tst_psfanalysis|MTF cutoff taken as D / (2 lambda F)"
   "psf-fwhm-step|core/fit/PsfAnalysis.cpp|tst_psfanalysis|FWHM one sample too wide on each side"
@@ -223,6 +224,7 @@ edits = {
                             ("grad.defocusOffset[size_t(plane)] += unitDerivative;", "grad.defocusOffset[size_t(plane)] -= unitDerivative;")],
     "defocus-scale-gradient": [("grad.defocusScale += m_diversityAmount[size_t(plane)] * unitDerivative;", "grad.defocusScale += unitDerivative;")],
     # parabola(): the vertex of the sampling profile's parabola through three points.
+    "composite-limit-per-fit": [("return request.solver.maxIterations - done.iterations;", "return request.solver.maxIterations;")],
     "sampling-vertex-sign": [("const double vertex = 0.5 * (a.first + b.first) - d1 / curvature;",
                               "const double vertex = 0.5 * (a.first + b.first) + d1 / curvature;")],
     # addEncircledEnergy, addMtf / analysePsf, fwhm.

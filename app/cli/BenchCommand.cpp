@@ -6,6 +6,9 @@
 #include "engine/Benchmark.h"
 #include "engine/Presets.h"
 #include "engine/Workflow.h"
+#include "io/Session.h"
+
+#include <QFileInfo>
 
 namespace wfs::cli {
 
@@ -71,6 +74,13 @@ void addBenchOptions(QCommandLineParser& parser)
              QString::number(defaults.evalRepeat)},
             {QStringLiteral("seed"), QStringLiteral("Noise seed of the data."), QStringLiteral("S"), QString::number(defaults.seed)},
             {QStringLiteral("no-solve"), QStringLiteral("Only time evaluations and FFTs (no minimisation).")},
+            {QStringLiteral("session"),
+             QStringLiteral("bench pupil: time a saved session's own fit (your stack and settings, e.g. --fit-sampling, "
+                            "--regularization auto and a zonal pupil) instead of the preset; its solver settings unless "
+                            "--threads or --max-iterations are given."),
+             QStringLiteral("FILE.json")},
+            {QStringLiteral("steps"), QStringLiteral("bench pupil --session: also time the recipe's two steps as a user would run them "
+                                                     "by hand (the Zernike model's sampling fit, then the zonal pupil at that scale).")},
             {QStringLiteral("no-cuda-graph"), QStringLiteral("GPU backend: launch each kernel and FFT separately instead of one CUDA graph "
                                                              "per evaluation (to measure what the graphs save).")},
         });
@@ -165,6 +175,31 @@ ReconstructionRequest benchSolverOptions(const QCommandLineParser& parser, const
     return options;
 }
 
+// bench pupil --session: the session's own run through the one workflow (prepareRun), timed as the recipe and, with
+// --steps, as its two steps by hand. The session's solver settings, with --threads and --max-iterations over them.
+void runSessionPupilBench(const QCommandLineParser& parser, const ReconstructionRequest& options, const std::vector<int>& threadCounts)
+{
+    const std::string path = parser.value(QStringLiteral("session")).toStdString();
+    OpenedSession opened = openSession(path);
+    printWarnings(QStringLiteral("bench pupil"), warningTexts(opened.messages));
+    PreparedRun run = prepareRun(std::move(opened.session));
+    ReconstructionRequest request = std::move(run.request);
+    if (parser.isSet(QStringLiteral("max-iterations")))
+        request.solver.maxIterations = options.solver.maxIterations;
+    const std::string name = QFileInfo(parser.value(QStringLiteral("session"))).completeBaseName().toStdString();
+    for (int threads : threadCounts) {
+        if (parser.isSet(QStringLiteral("threads")))
+            request.evaluator.threads = threads;
+        for (const PupilRecipeRow& row : runPupilRecipeBenchmark(request, parser.isSet(QStringLiteral("steps")))) {
+            QJsonObject json = pupilRecipeRowJson(row, name);
+            json.insert(QStringLiteral("threads"), request.evaluator.threads);
+            printJsonLine(json);
+        }
+        if (!parser.isSet(QStringLiteral("threads")))
+            break; // the session's own thread count, once
+    }
+}
+
 // bench oof and bench pupil. Throws UsageError or SettingsError.
 void runOofOrPupilBench(const QCommandLineParser& parser, const ThreadList& threadList, bool pupil)
 {
@@ -187,6 +222,10 @@ void runOofOrPupilBench(const QCommandLineParser& parser, const ThreadList& thre
     const ReconstructionRequest options = benchSolverOptions(parser, threadList, threadCounts);
     if (!pupil) {
         printBenchRows(parser, options, grids, orders, threadCounts, repeat, evalRepeat);
+        return;
+    }
+    if (parser.isSet(QStringLiteral("session"))) {
+        runSessionPupilBench(parser, options, threadCounts);
         return;
     }
     const std::uint64_t seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));

@@ -1,5 +1,6 @@
 #include "engine/Benchmark.h"
 
+#include "engine/CompositeFits.h"
 #include "engine/Presets.h"
 #include "engine/ReconstructionEngine.h"
 
@@ -219,6 +220,70 @@ QJsonObject pupilBenchmarkRowJson(const PupilBenchmarkRow& r)
         {QStringLiteral("termination"), QString::fromLatin1(terminationName(r.summary.termination))},
         {QStringLiteral("converged"), r.summary.termination == Termination::Converged},
         {QStringLiteral("chi2_per_plane"), chi},
+    };
+}
+
+namespace {
+PupilRecipeRow recipeRow(const std::string& run, const FitResult& result)
+{
+    PupilRecipeRow row;
+    row.run = run;
+    row.summary = result.solver;
+    for (const PlaneResult& p : result.planes)
+        row.reducedChiSquare.push_back(p.reducedChiSquare);
+    row.apertureScale = result.samplingFit ? result.samplingFit->scale : 1.0;
+    row.regularization = result.regularization;
+    row.parameters = int(result.solver.parameters.size());
+    return row;
+}
+} // namespace
+
+std::vector<PupilRecipeRow> runPupilRecipeBenchmark(const ReconstructionRequest& given, bool steps, const std::atomic<bool>* cancel)
+{
+    ReconstructionRequest request = given;
+    request.analysis.computeUncertainty = false; // the fits alone are timed
+    request.analysis.psfAnalysis = false;
+    std::vector<PupilRecipeRow> rows;
+    rows.push_back(recipeRow("recipe", reconstruct(request, {}, cancel)));
+    if (!steps || !request.fitSampling || !hasZonalTerms(request.spec.phaseModel, request.spec.amplitudeModel))
+        return rows;
+    // By hand: the Zernike model's sampling fit, then the zonal pupil from its start at the scale found.
+    ReconstructionRequest zernike = request;
+    zernike.spec = profiledModel(request.spec);
+    zernike.autoRegularization = false;
+    zernike.start.clear();
+    const FitResult profiled = reconstruct(zernike, {}, cancel);
+    rows.push_back(recipeRow("zernike profile", profiled));
+    ReconstructionRequest zonal = request;
+    zonal.fitSampling = false;
+    zonal.spec = withApertureScale(request.spec, rows.back().apertureScale);
+    zonal.start.clear();
+    PupilRecipeRow second = recipeRow("zonal at the profiled scale", reconstruct(zonal, {}, cancel));
+    second.apertureScale = rows.back().apertureScale;
+    rows.push_back(second);
+    return rows;
+}
+
+QJsonObject pupilRecipeRowJson(const PupilRecipeRow& r, const std::string& caseName)
+{
+    QJsonArray chi;
+    for (double v : r.reducedChiSquare)
+        chi.append(v);
+    return QJsonObject{
+        {QStringLiteral("problem"), QStringLiteral("pupil")},
+        {QStringLiteral("case"), QString::fromStdString(caseName)},
+        {QStringLiteral("run"), QString::fromStdString(r.run)},
+        {QStringLiteral("params"), r.parameters},
+        {QStringLiteral("iterations"), r.summary.iterations},
+        {QStringLiteral("cost_evaluations"), double(r.summary.costEvaluations)},
+        {QStringLiteral("gradient_evaluations"), double(r.summary.gradientEvaluations)},
+        {QStringLiteral("seconds"), r.summary.seconds},
+        {QStringLiteral("termination"), QString::fromLatin1(terminationName(r.summary.termination))},
+        {QStringLiteral("converged"), r.summary.termination == Termination::Converged},
+        {QStringLiteral("cost"), r.summary.finalCost},
+        {QStringLiteral("chi2_per_plane"), chi},
+        {QStringLiteral("aperture_scale"), r.apertureScale},
+        {QStringLiteral("weight"), r.regularization},
     };
 }
 

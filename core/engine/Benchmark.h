@@ -3,6 +3,7 @@
 // and precision: set-up, per-evaluation and per-FFT medians, and the time to solution. Shared by
 // `wavefront-cli bench oof` and the desktop program's speed-up lab, so both measure the same thing.
 #include "engine/BackendFactory.h"
+#include "engine/ReconstructionEngine.h"
 #include "fit/Solver.h"
 
 #include <QJsonObject>
@@ -10,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace wfs {
@@ -82,6 +84,25 @@ PupilBenchmarkRow runPupilBenchmark(const PupilBenchmarkSettings& settings);
 // Keys: problem ("pupil"), grid, planes, pupil_samples, params, threads, iterations, cost_evaluations,
 // gradient_evaluations, seconds, termination, converged, chi2_per_plane.
 QJsonObject pupilBenchmarkRowJson(const PupilBenchmarkRow& row);
+
+// `wavefront-cli bench pupil --session S.json`: a user's own stack and settings (a saved session) through the
+// pupil recipe, to convergence or the iteration limit, timed as one run and as the two steps a user would otherwise
+// take by hand: the Zernike model with the sampling profiled, then the zonal pupil at the scale found, each with
+// the request's own limit. The recipe is the request as given (its fitSampling, autoRegularization and zonal terms);
+// a request without a sampling profile or without zonal terms has one step, the recipe itself.
+struct PupilRecipeRow {
+    std::string run; // "recipe", "zernike profile", "zonal at the profiled scale"
+    SolverSummary summary;
+    std::vector<double> reducedChiSquare; // per plane
+    double apertureScale = 1.0;           // the profile's, or the scale fitted at
+    double regularization = 0.0;          // the smoothness weight chosen or given
+    int parameters = 0;
+};
+std::vector<PupilRecipeRow> runPupilRecipeBenchmark(const ReconstructionRequest& request, bool steps,
+                                                    const std::atomic<bool>* cancel = nullptr);
+// Keys: problem ("pupil"), case, run, params, iterations, cost_evaluations, gradient_evaluations, seconds,
+// termination, converged, cost, chi2_per_plane, aperture_scale, weight.
+QJsonObject pupilRecipeRowJson(const PupilRecipeRow& row, const std::string& caseName);
 
 // `wavefront-cli bench vectorial`: one cost-and-gradient evaluation of the vectorial model (optics/Vectorial.h) against
 // the scalar model's on the same problem: an oil objective NA 1.4 at Q 2 over a water sample, the emitter 1 um deep

@@ -1,5 +1,6 @@
 #include "engine/ReconstructionEngine.h"
 
+#include "engine/CompositeFits.h"
 #include "optics/PhaseUnwrap.h"
 
 #include <system_error>
@@ -54,415 +55,6 @@ void seedSpec(ProblemSpec& spec, const ModelParameters& p)
     spec.nuisance.defocusScale = p.defocusScale;
     spec.nuisance.defocusOffsets = p.defocusOffset;
 }
-
-namespace {
-
-// Chi-square per pixel over every plane of a result.
-double overallReducedChiSquare(const FitResult& result, long* pixels)
-{
-    double chi = 0.0;
-    long used = 0;
-    for (const PlaneResult& p : result.planes) {
-        chi += p.reducedChiSquare * p.usedPixels;
-        used += p.usedPixels;
-    }
-    *pixels = used;
-    return used > 0 ? chi / double(used) : std::nan("");
-}
-
-// The progress of a fit that continues earlier ones (a sweep's, a profile's): its iterations and seconds count on
-// from `before`, so the live convergence history runs on instead of starting again at each fit.
-std::function<void(const ProgressSnapshot&)> continuing(const std::function<void(const ProgressSnapshot&)>& progress,
-                                                        const SolverSummary& before)
-{
-    if (!progress)
-        return {};
-    return [&progress, before](const ProgressSnapshot& snap) {
-        ProgressSnapshot shifted = snap;
-        shifted.iteration.iteration += before.iterations;
-        shifted.iteration.elapsedSeconds += before.seconds;
-        progress(shifted);
-    };
-}
-
-// Adds the work of `more` (time, iterations, evaluations) to `to`.
-void addWork(SolverSummary& to, const SolverSummary& more)
-{
-    to.seconds += more.seconds;
-    to.iterations += more.iterations;
-    to.costEvaluations += more.costEvaluations;
-    to.gradientEvaluations += more.gradientEvaluations;
-}
-
-// `request` at smoothness weight `weight`, started where `previous` ended (its Zernike and zonal values).
-ReconstructionRequest seededAt(const ReconstructionRequest& request, double weight, const FitResult& previous,
-                               const ProblemSpec& previousSpec)
-{
-    ReconstructionRequest next = request;
-    next.autoRegularization = false;
-    next.spec.regularization = weight;
-    seedSpec(next.spec, Problem(previousSpec).unpack(previous.solver.parameters.data()));
-    next.start.clear();
-    next.stages.clear();
-    return next;
-}
-
-// The fitted entry nearest to index i, or none.
-std::optional<size_t> nearestFitted(const std::vector<std::optional<FitResult>>& fits, size_t i)
-{
-    const auto distance = [i](size_t k) { return k > i ? k - i : i - k; };
-    std::optional<size_t> nearest;
-    for (size_t k = 0; k < fits.size(); ++k)
-        if (fits[k] && (!nearest || distance(k) < distance(*nearest)))
-            nearest = k;
-    return nearest;
-}
-
-// The sweep in the result: each weight fitted with its chi-square (in the order fitted), and the choice in words.
-void recordSweep(FitResult& result, const std::vector<double>& weights, const std::vector<double>& chi, const std::vector<size_t>& order,
-                 double weight, const std::string& rule, const SolverSummary& done)
-{
-    std::string sweep;
-    result.regularizationSweep.clear();
-    for (size_t j : order) {
-        result.regularizationSweep.push_back({weights[j], chi[j]});
-        char text[64];
-        std::snprintf(text, sizeof text, "%s%g: %.3f", sweep.empty() ? "" : ", ", weights[j], chi[j]);
-        sweep += text;
-    }
-    char head[96];
-    std::snprintf(head, sizeof head, "weight %g chosen by ", weight);
-    result.regularizationChoice = head + rule + "; chi2/pixel by weight, in the order fitted: " + sweep + "; "
-                                  + std::to_string(order.size()) + " fits, " + std::to_string(done.iterations) + " iterations, "
-                                  + std::to_string(int(std::lround(done.seconds))) + " s";
-}
-
-// ReconstructionRequest::autoRegularization: a bracketing search over the weights, then the choice and the fits in
-// words. The discrepancy principle wants the strongest weight at the noise level, and chi-square only falls as the
-// weight does, so the search starts in the middle of the ladder and walks one way: stronger while the noise level
-// holds, weaker until it does. Each fit starts from the nearest weight already fitted. Only when no weight reaches the noise
-// level are the rest fitted, for the fallback rule (the strongest within 2 % of the least chi-square).
-// Kept whole (86 lines): the search's steps share its fits, chi-squares and counts and read in the order it walks.
-FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& request,
-                                             const std::function<void(const ProgressSnapshot&)>& progress, const std::atomic<bool>* cancel)
-{
-    const std::vector<double> weights = regularizationSweepWeights(); // strongest first
-    std::vector<std::optional<FitResult>> fits(weights.size());
-    std::vector<std::optional<ProblemSpec>> fittedSpecs(weights.size()); // the spec each fit ran with
-    std::vector<double> chi(weights.size(), std::nan(""));
-    ReconstructionRequest first = request;
-    first.autoRegularization = false;
-    first.analysis.computeUncertainty = false; // for the chosen fit only, below
-    SolverSummary done;                        // the sweep's fits so far
-    long pixels = 0;
-    std::optional<FitResult> stopped; // a cancelled or failed fit ends the sweep
-    std::vector<size_t> order;        // the weights in the order they were fitted
-    auto fitAt = [&](size_t i) {
-        if (fits[i])
-            return true;
-        // Seeded by the fitted weight nearest to this one (the search walks from neighbour to neighbour): a strong
-        // weight started from a much weaker weight's rough map may stall where it starts and inherit its chi-square.
-        const std::optional<size_t> nearest = nearestFitted(fits, i);
-        ReconstructionRequest step = nearest ? seededAt(first, weights[i], *fits[*nearest], *fittedSpecs[*nearest]) : first;
-        step.spec.regularization = weights[i];
-        FitResult result = reconstruct(step, continuing(progress, done), cancel);
-        addWork(done, result.solver);
-        if (result.solver.termination == Termination::Cancelled || result.solver.termination == Termination::Failed) {
-            stopped = std::move(result);
-            return false;
-        }
-        chi[i] = overallReducedChiSquare(result, &pixels);
-        fits[i] = std::move(result);
-        fittedSpecs[i] = step.spec;
-        order.push_back(i);
-        return true;
-    };
-    auto noiseLevel = [&] { return 1.0 + 3.0 * std::sqrt(2.0 / double(std::max(1L, pixels))); };
-    auto atNoise = [&](size_t i) { return chi[i] <= noiseLevel(); };
-
-    size_t i = weights.size() / 2;
-    if (!fitAt(i))
-        return std::move(*stopped);
-    std::optional<size_t> chosen;
-    if (atNoise(i)) {
-        while (i > 0) { // stronger while the noise level holds
-            if (!fitAt(i - 1))
-                return std::move(*stopped);
-            if (!atNoise(i - 1))
-                break;
-            --i;
-        }
-        chosen = i;
-    } else {
-        while (i + 1 < weights.size()) { // weaker until it does
-            if (!fitAt(++i))
-                return std::move(*stopped);
-            if (atNoise(i)) {
-                chosen = i;
-                break;
-            }
-        }
-    }
-    std::string rule;
-    if (chosen) {
-        rule = "the discrepancy principle (chi2/pixel at the noise level " + std::to_string(noiseLevel()).substr(0, 5) + ")";
-    } else {
-        for (size_t j = 0; j < weights.size(); ++j)
-            if (!fitAt(j))
-                return std::move(*stopped);
-        const double least = *std::min_element(chi.begin(), chi.end());
-        for (size_t j = 0; j < weights.size() && !chosen; ++j)
-            if (chi[j] <= 1.02 * least)
-                chosen = j;
-        rule = "no weight reaches the noise level, so the strongest within 2 % of the least chi2/pixel";
-    }
-    // The sweep's fits skip the uncertainties (2 P gradients each); when they are asked for, the chosen weight is
-    // refitted from its own solution (a few iterations) with the full analysis.
-    const double weight = weights[*chosen];
-    FitResult result = std::move(*fits[*chosen]);
-    if (request.analysis.computeUncertainty) {
-        ReconstructionRequest last = seededAt(request, weight, result, *fittedSpecs[*chosen]);
-        last.start = result.solver.parameters;
-        result = reconstruct(last, continuing(progress, done), cancel);
-    }
-    recordSweep(result, weights, chi, order, weight, rule, done);
-    return result;
-}
-
-// The weights a zonal fit at `request`'s smoothness weight passes through first, strongest first: the search's
-// ladder from its middle weight down to the requested one, when that lies below the middle and the fit starts from
-// flat zonal maps. Empty when the fit goes straight to its weight.
-std::vector<double> continuationWeights(const ReconstructionRequest& request)
-{
-    const ProblemSpec& spec = request.spec;
-    if (!spec.zonalPhaseStart.empty() || !spec.zonalAmplitudeStart.empty())
-        return {};                // already seeded: a step of a search, a profile or a continuation, or the caller's own maps
-    if (!request.start.empty()) { // the caller's start vector: flat zonal maps only if the problem's own
-        const Problem problem(spec);
-        if (int(request.start.size()) != problem.parameterCount())
-            return {};
-        const ModelParameters given = problem.unpack(request.start.data());
-        const ModelParameters flat = problem.unpack(problem.initialParameters().data());
-        if (given.zonalPhase != flat.zonalPhase || given.zonalAmplitude != flat.zonalAmplitude)
-            return {};
-    }
-    const std::vector<double> ladder = regularizationSweepWeights(); // strongest first
-    std::vector<double> weights;
-    for (size_t i = ladder.size() / 2; i < ladder.size() && ladder[i] > spec.regularization; ++i)
-        weights.push_back(ladder[i]);
-    return weights;
-}
-
-// A zonal fit at a weak smoothness weight, reached by continuation: fitted first at the ladder's middle weight, then
-// at each weaker ladder weight above the requested one, each seeded by the one before, and last at the requested
-// weight. From flat zonal maps a weak weight lets every pupil pixel move on its own and L-BFGS crawls (the bead
-// stack at weight 1: 798 iterations, to a higher cost); the strong weight first settles the smooth part of the
-// pupil in a few dozen iterations, and the weak weight only refines it (361 in all). The result reads as one fit:
-// its counts and time are the totals, and the weights passed through are said in FitResult::regularizationSweep.
-FitResult reconstructByContinuation(const ReconstructionRequest& request, const std::vector<double>& through,
-                                    const std::function<void(const ProgressSnapshot&)>& progress, const std::atomic<bool>* cancel)
-{
-    ReconstructionRequest step = request;
-    step.analysis.computeUncertainty = false; // for the requested weight only
-    step.analysis.psfAnalysis = false;
-    SolverSummary done; // the work of the fits before the current one
-    std::vector<FitResult::SweepPoint> path;
-    std::optional<FitResult> previous;
-    ProblemSpec previousSpec;
-    double initialCost = 0.0; // the first fit's
-    // Fits `at`; its summary's counts become the totals so far.
-    const auto fitAt = [&](const ReconstructionRequest& at) {
-        FitResult result = reconstruct(at, continuing(progress, done), cancel);
-        const SolverSummary own = result.solver;
-        addWork(result.solver, done);
-        addWork(done, own);
-        long pixels = 0;
-        path.push_back({at.spec.regularization, overallReducedChiSquare(result, &pixels)});
-        return result;
-    };
-    for (double weight : through) {
-        ReconstructionRequest at = previous ? seededAt(step, weight, *previous, previousSpec) : step;
-        at.spec.regularization = weight;
-        FitResult fitted = fitAt(at);
-        if (fitted.solver.termination == Termination::Cancelled || fitted.solver.termination == Termination::Failed)
-            return fitted;
-        if (!previous)
-            initialCost = fitted.solver.initialCost;
-        previousSpec = at.spec;
-        previous = std::move(fitted);
-    }
-    FitResult result = fitAt(seededAt(request, request.spec.regularization, *previous, previousSpec));
-    result.solver.initialCost = initialCost;
-    result.regularizationSweep = std::move(path);
-    return result;
-}
-
-// The largest aperture scale the planes' axial defocus allows (NA below 0.99 n), or +infinity.
-double apertureScaleLimit(const ProblemSpec& spec)
-{
-    double limit = std::numeric_limits<double>::infinity();
-    for (const PlaneSpec& plane : spec.planes) {
-        const DiversitySpec& d = plane.diversity;
-        if ((d.kind == DiversityKind::AxialParaxial || d.kind == DiversityKind::AxialHighNa) && d.numericalAperture > 0.0)
-            limit = std::min(limit, 0.99 * d.immersionIndex / d.numericalAperture);
-    }
-    return limit;
-}
-
-double axialNumericalAperture(const ProblemSpec& spec)
-{
-    for (const PlaneSpec& plane : spec.planes)
-        if (plane.diversity.kind == DiversityKind::AxialParaxial || plane.diversity.kind == DiversityKind::AxialHighNa)
-            return plane.diversity.numericalAperture;
-    return 0.0;
-}
-
-// The sampling fit's profile: one fit per aperture scale, each seeded from the best fit so far.
-class SamplingProfile {
-public:
-    SamplingProfile(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
-                    const std::atomic<bool>* cancel)
-        : m_request(request)
-        , m_progress(progress)
-        , m_cancel(cancel)
-    {
-        m_request.fitSampling = false;
-        m_request.autoRegularization = false;
-        m_request.analysis.computeUncertainty = false;
-        m_request.analysis.psfAnalysis = false;
-    }
-
-    // Fits at `scale`; false when the fit was cancelled or failed (then stopped() holds it).
-    bool fitAt(double scale)
-    {
-        ReconstructionRequest step = m_request;
-        step.spec = withApertureScale(m_request.spec, scale);
-        if (m_best) {
-            seedSpec(step.spec, Problem(m_bestSpec).unpack(m_best->solver.parameters.data()));
-            step.spec.zonalPhaseStart.clear(); // per pupil pixel of another pupil
-            step.spec.zonalAmplitudeStart.clear();
-            step.start.clear();
-            step.stages.clear();
-        }
-        FitResult result = reconstruct(step, continuing(m_progress, m_work), m_cancel);
-        addWork(m_work, result.solver);
-        m_work.costEvaluations += result.solver.costEvaluations;
-        m_work.gradientEvaluations += result.solver.gradientEvaluations;
-        if (result.solver.termination == Termination::Cancelled || result.solver.termination == Termination::Failed) {
-            m_stopped = std::move(result);
-            return false;
-        }
-        m_points.emplace_back(scale, result.solver.finalCost);
-        if (!m_best || result.solver.finalCost < m_best->solver.finalCost) {
-            m_best = std::move(result);
-            m_bestSpec = step.spec;
-            m_bestScale = scale;
-        }
-        return true;
-    }
-
-    double cost(double scale) const
-    {
-        for (const auto& [s, c] : m_points)
-            if (s == scale)
-                return c;
-        return std::numeric_limits<double>::infinity();
-    }
-    double bestScale() const { return m_bestScale; }
-    const ProblemSpec& bestSpec() const { return m_bestSpec; }
-    FitResult& best() { return *m_best; }
-    FitResult& stopped() { return *m_stopped; }
-    const std::vector<std::pair<double, double>>& points() const { return m_points; }
-    // The profile's fits together (seconds, iterations and evaluations), for the result's summary.
-    const SolverSummary& work() const { return m_work; }
-
-private:
-    ReconstructionRequest m_request;
-    const std::function<void(const ProgressSnapshot&)>& m_progress;
-    const std::atomic<bool>* m_cancel;
-    std::vector<std::pair<double, double>> m_points; // (scale, final cost) in the order fitted
-    std::optional<FitResult> m_best, m_stopped;
-    ProblemSpec m_bestSpec;
-    double m_bestScale = 1.0;
-    SolverSummary m_work;
-};
-
-// The vertex and curvature (second derivative) of the parabola through three points (x ascending).
-std::pair<double, double> parabola(const std::pair<double, double>& a, const std::pair<double, double>& b,
-                                   const std::pair<double, double>& c)
-{
-    const double d1 = (b.second - a.second) / (b.first - a.first), d2 = (c.second - b.second) / (c.first - b.first);
-    const double curvature = 2.0 * (d2 - d1) / (c.first - a.first);
-    const double vertex = 0.5 * (a.first + b.first) - d1 / curvature;
-    return {vertex, curvature};
-}
-
-// ReconstructionRequest::fitSampling: walk from scale 1 in 4 % steps downhill, then the parabola's vertex; the
-// final fit at the best scale with the request's own analysis (and smoothness sweep).
-FitResult reconstructWithSamplingProfile(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
-                                         const std::atomic<bool>* cancel)
-{
-    constexpr double kStep = 0.04;
-    const double lo = 0.8, hi = std::min(1.25, apertureScaleLimit(request.spec));
-    SamplingProfile profile(request, progress, cancel);
-    if (!profile.fitAt(1.0))
-        return std::move(profile.stopped());
-    for (double direction : {1.0, -1.0}) {
-        double scale = 1.0;
-        while (true) {
-            const double next = scale + direction * kStep;
-            if (next < lo - 1e-12 || next > hi + 1e-12)
-                break;
-            if (!profile.fitAt(next))
-                return std::move(profile.stopped());
-            if (profile.cost(next) >= profile.cost(scale))
-                break;
-            scale = next;
-        }
-        if (profile.bestScale() != 1.0 && direction > 0.0)
-            break; // downhill was up: no need to look down
-    }
-    auto points = profile.points();
-    std::sort(points.begin(), points.end());
-    SamplingFit fit;
-    const auto bestAt = std::find_if(points.begin(), points.end(), [&](const auto& p) { return p.first == profile.bestScale(); });
-    double curvature = std::nan("");
-    fit.atLimit = bestAt == points.begin() || bestAt + 1 == points.end();
-    if (!fit.atLimit) {
-        const auto [vertex, c] = parabola(*(bestAt - 1), *bestAt, *(bestAt + 1));
-        curvature = c;
-        if (c > 0.0 && std::abs(vertex - bestAt->first) < kStep && !profile.fitAt(vertex))
-            return std::move(profile.stopped());
-    }
-    // The final fit at the best scale, from its own solution, with what the request asks for.
-    ReconstructionRequest last = request;
-    last.fitSampling = false;
-    last.spec = profile.bestSpec();
-    last.start = profile.best().solver.parameters;
-    last.stages.clear();
-    FitResult result = reconstruct(last, continuing(progress, profile.work()), cancel);
-    fit.scale = profile.bestScale();
-    for (const auto& [s, c] : profile.points()) {
-        fit.scales.push_back(s);
-        fit.costs.push_back(c);
-    }
-    const Problem problem(last.spec);
-    if (curvature > 0.0)
-        fit.scaleSigma = std::sqrt(covarianceScale(problem, result.solver.finalCost, problem.parameterCount() + 1) / curvature);
-    fit.samplingQSigma = result.samplingQ * fit.scaleSigma / fit.scale;
-    fit.numericalAperture = axialNumericalAperture(last.spec);
-    if (fit.numericalAperture > 0.0)
-        fit.numericalApertureSigma = fit.numericalAperture * fit.scaleSigma / fit.scale;
-    result.samplingFit = fit;
-    // The summary counts the whole search: every profile fit and the final one.
-    addWork(result.solver, profile.work());
-    if (fit.atLimit)
-        result.warnings.push_back("the sampling fit's least cost lies at the end of the searched range (aperture scale "
-                                  + std::to_string(fit.scale).substr(0, 5) + "): check the NA, pixel size and wavelength");
-    return result;
-}
-
-} // namespace
 
 namespace {
 // Fewer data than this many pixels a fitted parameter leave the parameters undetermined (a 4 x 4 image
@@ -606,6 +198,8 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
     std::optional<FitResult> result;
     std::shared_ptr<const Problem> previous;
     RunningTotals soFar;
+    bool limitSpent = false; // the stages' shared iteration limit reached
+    int previousOrder = 0;
     auto lastImages = std::chrono::steady_clock::now() - std::chrono::hours(1);
     for (size_t s = 0; s < stages.size(); ++s) {
         if (s > 0) {
@@ -621,7 +215,20 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
         if (int(start.size()) != problem->parameterCount())
             throw std::invalid_argument("start vector has " + std::to_string(start.size()) + " values, the problem has "
                                         + std::to_string(problem->parameterCount()) + " parameters");
-        const SolverOptions solver = stageSolver(request.solver, *problem, cancel);
+        if (limitSpent) {
+            // The limit ended an earlier stage: the result is in the last stage's model (so that it reads, saves and
+            // restores as the run's), at the earlier stage's values with the higher orders at zero.
+            SolverSummary held = result->solver;
+            held.termination = Termination::MaxIterations;
+            held.parameters = start;
+            held.finalCost = evaluator->evaluate(start.data(), nullptr);
+            result = finishedFit(*evaluator, *problem, held, request, false);
+            result->warnings.push_back("the iteration limit (" + std::to_string(request.solver.maxIterations) + ") ended the run at order "
+                                       + std::to_string(previousOrder) + " of the stages: the higher orders are not fitted");
+            break;
+        }
+        SolverOptions solver = stageSolver(request.solver, *problem, cancel);
+        solver.maxIterations = request.solver.maxIterations - soFar.iterations; // the stages share the limit
         const bool switchedToLbfgs = solver.optimizer != request.solver.optimizer;
         const int stage = int(s);
         const IterationCallback callback = [&](const IterationSnapshot& it) {
@@ -644,11 +251,12 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
         SolverSummary summary = minimise(*evaluator, start, solver, callback);
         soFar.carryInto(summary);
         std::string unwrapNote;
-        if (summary.termination != Termination::Cancelled && summary.termination != Termination::Failed)
+        solver.maxIterations = request.solver.maxIterations - soFar.iterations;
+        if (summary.termination != Termination::Cancelled && summary.termination != Termination::Failed && solver.maxIterations > 0)
             unwrapNote = continueUnwrapped(*problem, *evaluator, solver, callback, summary, soFar);
-        const bool last =
-            s + 1 == stages.size() || summary.termination == Termination::Cancelled || summary.termination == Termination::Failed;
-        if (last) {
+        const bool stopped = summary.termination == Termination::Cancelled || summary.termination == Termination::Failed;
+        limitSpent = !stopped && (summary.termination == Termination::MaxIterations || soFar.iterations >= request.solver.maxIterations);
+        if (s + 1 == stages.size() || stopped) {
             result = finishedFit(*evaluator, *problem, summary, request, switchedToLbfgs);
             if (!unwrapNote.empty())
                 result->warnings.push_back(unwrapNote);
@@ -657,6 +265,9 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
         result = FitResult();
         result->solver = summary;
         previous = problem;
+        previousOrder = stages[s];
+        if (limitSpent)
+            s = stages.size() - 2; // on to the last stage's model, unfitted
     }
     return *result;
 }

@@ -76,7 +76,8 @@ std::vector<std::string> pupilFunctionLines(const FitResult& r)
         std::string line = format("sampling Q %.4g +/- %.2g", r.samplingQ, f.samplingQSigma);
         if (f.numericalAperture > 0.0)
             line += format(" (NA %.4g +/- %.2g)", f.numericalAperture, f.numericalApertureSigma);
-        line += format(", aperture scale %.4f from a profile of %zu fits", f.scale, f.scales.size());
+        line += format(", aperture scale %.4f from a profile of %zu fits%s", f.scale, f.scales.size(),
+                       f.zernikeProfile ? " of the Zernike model (the zonal terms fitted at the chosen scale)" : "");
         if (f.atLimit)
             line += " (at the searched range's end)";
         lines.push_back(line);

@@ -79,10 +79,14 @@ std::vector<CompleteStack> StackFinder::scan(qint64 now)
     m_sawChange = false;
     const QDir dir(QString::fromStdString(m_folder));
     const QFileInfo folderInfo(dir.absolutePath());
+    const auto gone = [&] { return FolderGoneError("the watched folder " + m_folder + " is gone (deleted, moved or unmounted)"); };
     if (!folderInfo.exists())
-        throw FolderGoneError("the watched folder " + m_folder + " is gone (deleted, moved or unmounted)");
+        throw gone();
+    // Asked again when it cannot be listed: a folder deleted between the two questions is gone, not unreadable.
     if (!folderInfo.isDir() || !folderInfo.isReadable())
-        throw FolderGoneError("the watched folder " + m_folder + " can no longer be listed (not a folder, or no permission)");
+        throw QFileInfo::exists(dir.absolutePath())
+            ? FolderGoneError("the watched folder " + m_folder + " can no longer be listed (not a folder, or no permission)")
+            : gone();
     updateFiles(dir, now);
     // A deferred stack whose files are all gone waits for nothing.
     for (auto it = m_deferred.begin(); it != m_deferred.end();) {

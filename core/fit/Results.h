@@ -81,7 +81,9 @@ struct SamplingFit {
     double numericalAperture = 0.0;                               // the fitted NA of the planes' axial defocus; 0 when there is none
     double numericalApertureSigma = std::numeric_limits<double>::quiet_NaN();
     double samplingQSigma = std::numeric_limits<double>::quiet_NaN();
-    bool atLimit = false;              // the least cost lies at the searched range's end
+    bool atLimit = false; // the least cost lies at the searched range's end
+    // The profile ran on the Zernike model and the zonal terms were fitted once, at the chosen scale (a zonal pupil).
+    bool zernikeProfile = false;
     std::vector<double> scales, costs; // the profile, in the order fitted
 };
 

@@ -75,7 +75,7 @@ QJsonObject samplingFitJson(const FitResult& r)
     QJsonArray profile;
     for (size_t i = 0; i < f.scales.size(); ++i)
         profile.append(QJsonObject{{QStringLiteral("aperture_scale"), f.scales[i]}, {QStringLiteral("cost"), number(f.costs[i])}});
-    return QJsonObject{
+    QJsonObject fit{
         {QStringLiteral("aperture_scale"), f.scale},
         {QStringLiteral("aperture_scale_sigma"), number(f.scaleSigma)},
         {QStringLiteral("sampling_q_sigma"), number(f.samplingQSigma)},
@@ -84,6 +84,9 @@ QJsonObject samplingFitJson(const FitResult& r)
         {QStringLiteral("at_limit"), f.atLimit},
         {QStringLiteral("profile"), profile},
     };
+    if (f.zernikeProfile) // the profile's costs are the Zernike model's, not the final fit's
+        fit.insert(QStringLiteral("profile_model"), QStringLiteral("zernike"));
+    return fit;
 }
 
 // The imaging model (README "Model"): scalar, or the vectorial model's objective, sample, coverslip, depth and dipole.
@@ -355,6 +358,7 @@ std::optional<SamplingFit> samplingFitFromJson(const QJsonObject& result)
     f.numericalAperture = o.value(QStringLiteral("numerical_aperture")).toDouble();
     f.numericalApertureSigma = numberOr("numerical_aperture_sigma");
     f.atLimit = o.value(QStringLiteral("at_limit")).toBool();
+    f.zernikeProfile = o.value(QStringLiteral("profile_model")).toString() == QStringLiteral("zernike");
     for (const QJsonValue& point : o.value(QStringLiteral("profile")).toArray()) {
         f.scales.push_back(point.toObject().value(QStringLiteral("aperture_scale")).toDouble());
         f.costs.push_back(point.toObject().value(QStringLiteral("cost")).toDouble(std::nan("")));

@@ -667,7 +667,9 @@ std::vector<SettingDescription> solverSettings()
          "CPU threads for FFTs and pointwise work (default {default}).", [](const SettingDefaults& d) { return integer(d.solver.threads); },
          "4"},
         {"max-iterations", Group::Solver, true, keys("solver.max_iterations"), "SolverSettings::maxIterations", "K", "", closed(1, INT_MAX),
-         "Iteration limit (default {default}).", [](const SettingDefaults& d) { return integer(d.solver.maxIterations); }, "500"},
+         "Iteration limit of the whole run: coarse-to-fine stages, a sampling profile and a smoothness weight's search share it, and a run "
+         "it ends says not converged, with the best result so far (default {default}).",
+         [](const SettingDefaults& d) { return integer(d.solver.maxIterations); }, "500"},
         {"gtol",
          Group::Solver,
          true,

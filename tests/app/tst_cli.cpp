@@ -415,10 +415,10 @@ private slots:
         }
         // The defaults the issue names, with the values core uses.
         const QString reconstruct = QString::fromUtf8(cli({QStringLiteral("reconstruct"), QStringLiteral("--help")}).out).simplified();
-        for (const char* text :
-             {"--order <n> Highest Zernike radial order, 1..15 (default 4;", "(default 1e-06;", "(default 1e-11;",
-              "--threads <T> CPU threads for FFTs and pointwise work (default 1)", "--objective <name> poisson, least-squares or weighted",
-              "(default: from the data unit", "--max-iterations <K> Iteration limit (default 2000)"})
+        for (const char* text : {"--order <n> Highest Zernike radial order, 1..15 (default 4;", "(default 1e-06;", "(default 1e-11;",
+                                 "--threads <T> CPU threads for FFTs and pointwise work (default 1)",
+                                 "--objective <name> poisson, least-squares or weighted", "(default: from the data unit",
+                                 "--max-iterations <K> Iteration limit of the whole run:", "best result so far (default 2000)"})
             QVERIFY2(reconstruct.contains(QLatin1String(text)), text);
         const QString simulate = QString::fromUtf8(cli({QStringLiteral("simulate"), QStringLiteral("--help")}).out).simplified();
         for (const char* text : {"--grid <N> Grid size N (even; default: the preset's, demo 256, oof 128, pupil 64, vectorial 192)",

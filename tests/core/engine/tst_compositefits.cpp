@@ -1,0 +1,126 @@
+// The composite fits (engine/CompositeFits.h): one iteration limit over a whole composite run (a sampling profile, the
+// smoothness weight's search, a continuation, coarse-to-fine stages), which then ends as not converged with the best
+// result so far; and the sampling profile of a zonal pupil run on the Zernike model, the zonal maps fitted once.
+#include "ModelFixtures.h"
+
+#include "engine/Presets.h"
+#include "engine/ReconstructionEngine.h"
+
+#include <algorithm>
+
+using namespace wfs;
+
+namespace {
+
+ReconstructionRequest pupilPresetRequest()
+{
+    const PresetCase preset = makePreset("pupil", PresetOptions{});
+    ReconstructionRequest request;
+    request.spec = preset.spec;
+    request.start = preset.start;
+    request.solver = preset.solver;
+    request.evaluator.measurePlans = false;
+    request.analysis.computeUncertainty = false;
+    return request;
+}
+
+bool anyWarningHas(const FitResult& result, const std::string& text)
+{
+    return std::any_of(result.warnings.begin(), result.warnings.end(),
+                       [&](const std::string& w) { return w.find(text) != std::string::npos; });
+}
+
+} // namespace
+
+class TestCompositeFits : public QObject {
+    Q_OBJECT
+
+private slots:
+    // --max-iterations bounds the whole run, however many fits it is made of: the live history (which counts on
+    // across the fits) never passes the limit, and the result says it is not converged. Before, the limit bounded
+    // each fit, and a profile of searches of continuations ran past 17 000 iterations.
+    void iterationLimitBoundsTheWholeRun_data()
+    {
+        QTest::addColumn<QString>("run");
+        QTest::addColumn<int>("limit");
+        QTest::newRow("profile and search") << "profile" << 40;
+        QTest::newRow("profile ends in the final fit") << "profile" << 150;
+        QTest::newRow("search") << "search" << 40;
+        QTest::newRow("continuation") << "continuation" << 30;
+        QTest::newRow("stages") << "stages" << 25;
+    }
+    void iterationLimitBoundsTheWholeRun()
+    {
+        QFETCH(QString, run);
+        QFETCH(int, limit);
+        ReconstructionRequest request = pupilPresetRequest();
+        request.solver.maxIterations = limit;
+        if (run == "profile")
+            request.fitSampling = request.autoRegularization = true;
+        else if (run == "search")
+            request.autoRegularization = true;
+        else if (run == "continuation")
+            request.spec.regularization = 0.1; // below the ladder's middle, from flat maps: through 10 and 1 first
+        else {
+            request.stages = {2, 3, request.spec.basis.maxOrder};
+            request.start.clear(); // the preset's start has the last stage's parameters
+        }
+        int lastIteration = 0;
+        const FitResult result = reconstruct(
+            request, [&](const ProgressSnapshot& snap) { lastIteration = std::max(lastIteration, snap.iteration.iteration); }, nullptr);
+        qInfo("%s: %d iterations seen, termination %s", qPrintable(run), lastIteration, terminationName(result.solver.termination));
+        QVERIFY2(lastIteration <= limit, qPrintable(QString::number(lastIteration)));
+        QVERIFY(lastIteration > limit / 2); // it ran, and was stopped by the limit rather than before it
+        QCOMPARE(result.solver.termination, Termination::MaxIterations);
+        QVERIFY(result.solver.iterations <= limit);
+        QVERIFY2(anyWarningHas(result, "iteration limit"), "no warning says the limit ended the run");
+        QVERIFY(result.solver.finalCost < result.solver.initialCost || run == "profile"); // the best so far, not the start
+        QVERIFY(std::isfinite(result.solver.finalCost));
+        if (run == "stages") // stopped at an early stage, the result is still the last stage's model (it saves and restores)
+            QCOMPARE(int(result.solver.parameters.size()), Problem(request.spec).parameterCount());
+    }
+
+    // A zonal pupil's sampling profile runs on the Zernike model (a few dozen iterations a point, not a zonal fit at
+    // each) and the zonal maps are fitted once at the chosen scale, by the weight search. On the pupil preset (simulated
+    // at its own sampling, so the truth is scale 1) the run converges, finds the scale, and ends at a cost no higher
+    // than the zonal model's own at the profile's neighbouring points (each a zonal fit from this result's Zernike terms and flat maps): the
+    // Zernike model's minimum is the zonal model's too, to the profile's resolution.
+    void zonalPupilIsProfiledOnTheZernikeModel()
+    {
+        ReconstructionRequest request = pupilPresetRequest();
+        request.fitSampling = request.autoRegularization = true;
+        const FitResult result = reconstruct(request, {}, nullptr);
+        QVERIFY(result.samplingFit.has_value());
+        const SamplingFit& fit = *result.samplingFit;
+        qInfo("scale %.4f +/- %.4f, %zu profile fits, %d iterations in all, %s; %s", fit.scale, fit.scaleSigma, fit.scales.size(),
+              result.solver.iterations, terminationName(result.solver.termination), result.regularizationChoice.c_str());
+        QVERIFY(fit.zernikeProfile);
+        QCOMPARE(result.solver.termination, Termination::Converged);
+        QVERIFY2(std::abs(fit.scale - 1.0) <= 0.01, qPrintable(QString::number(fit.scale)));
+        QVERIFY(std::isfinite(fit.scaleSigma) && fit.scaleSigma > 0.0);
+        QVERIFY(!result.regularizationChoice.empty()); // the final fit was the weight's search
+        // The summary counts the whole run: the profile's fits and every fit of the search.
+        const size_t counted = result.regularizationChoice.find(" iterations, ");
+        QVERIFY(counted != std::string::npos);
+        const int searchIterations = std::stoi(result.regularizationChoice.substr(result.regularizationChoice.rfind(' ', counted - 1) + 1));
+        QVERIFY2(result.solver.iterations > searchIterations, qPrintable(QString::number(result.solver.iterations)));
+        const Problem fitted(withApertureScale(request.spec, fit.scale));
+        QCOMPARE(int(result.solver.parameters.size()), fitted.parameterCount()); // the zonal model's parameters
+        for (double neighbour : {fit.scale - 0.04, fit.scale + 0.04}) {
+            ReconstructionRequest at = request;
+            at.fitSampling = at.autoRegularization = false;
+            at.spec = withApertureScale(request.spec, neighbour);
+            at.spec.regularization = result.regularization;
+            seedSpec(at.spec, fitted.unpack(result.solver.parameters.data()));
+            at.spec.zonalPhaseStart.clear(); // per pupil pixel of another sampling
+            at.spec.zonalAmplitudeStart.clear();
+            at.start.clear();
+            const FitResult other = reconstruct(at, {}, nullptr);
+            qInfo("zonal fit at scale %.4f: cost %.9g (chosen %.9g)", neighbour, other.solver.finalCost, result.solver.finalCost);
+            QVERIFY(result.solver.finalCost <= other.solver.finalCost * (1.0 + 1e-6));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCompositeFits)
+#include "tst_compositefits.moc"
