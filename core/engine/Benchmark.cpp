@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -254,6 +255,7 @@ std::vector<PupilRecipeRow> runPupilRecipeBenchmark(const ReconstructionRequest&
     zernike.start.clear();
     const FitResult profiled = reconstruct(zernike, {}, cancel);
     rows.push_back(recipeRow("zernike profile", profiled));
+    rows.back().regularization = std::nan(""); // no zonal terms: no weight (null in the row)
     ReconstructionRequest zonal = request;
     zonal.fitSampling = false;
     zonal.spec = withApertureScale(request.spec, rows.back().apertureScale);

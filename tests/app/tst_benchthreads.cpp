@@ -8,7 +8,11 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QFileInfo>
+#include <QTemporaryDir>
 #include <QtTest>
+
+#include <cmath>
 
 class TestBenchThreads : public QObject {
     Q_OBJECT
@@ -122,6 +126,46 @@ private slots:
         const Run unknown = cli({QStringLiteral("bench"), QStringLiteral("nonsense")});
         QCOMPARE(unknown.status, 2);
         QVERIFY2(unknown.err.contains("oof|pupil|vectorial|live"), unknown.err.constData());
+    }
+
+    // `bench pupil --session S --steps`: a user's stack and settings (here a simulated pupil-preset cube, fitted with a
+    // zonal pupil, --fit-sampling and --regularization auto) timed as the recipe and as its two steps by hand. The
+    // recipe's profile is the Zernike model's, so its scale is the first step's; it ends where the by-hand zonal fit
+    // ends (cost within 1e-6 relative) and within the iteration limit, which bounds the whole run.
+    void sessionRecipeAndItsSteps()
+    {
+        QTemporaryDir dir;
+        const QString cube = dir.filePath(QStringLiteral("p.fits")), session = dir.filePath(QStringLiteral("s.json"));
+        QCOMPARE(cli({QStringLiteral("simulate"), QStringLiteral("--preset"), QStringLiteral("pupil"), QStringLiteral("--grid"),
+                      QStringLiteral("48"), QStringLiteral("--out"), cube})
+                     .status,
+                 0);
+        const Run saved = cli({QStringLiteral("reconstruct"), cube, QStringLiteral("--pupil-phase"), QStringLiteral("both"),
+                               QStringLiteral("--pupil-amplitude"), QStringLiteral("zonal"), QStringLiteral("--regularization"),
+                               QStringLiteral("auto"), QStringLiteral("--fit-sampling"), QStringLiteral("--max-iterations"),
+                               QStringLiteral("1"), QStringLiteral("--save-session"), session});
+        QVERIFY2(QFileInfo::exists(session), saved.err.constData());
+        const Run run =
+            cli({QStringLiteral("bench"), QStringLiteral("pupil"), QStringLiteral("--session"), session, QStringLiteral("--steps"),
+                 QStringLiteral("--max-iterations"), QStringLiteral("3000"), QStringLiteral("--threads"), QStringLiteral("1")});
+        QVERIFY2(run.status == 0, run.err.constData());
+        const QList<QJsonObject> list = rows(run.out);
+        QCOMPARE(list.size(), 3);
+        QCOMPARE(list[0].value(QStringLiteral("run")).toString(), QStringLiteral("recipe"));
+        QCOMPARE(list[1].value(QStringLiteral("run")).toString(), QStringLiteral("zernike profile"));
+        QCOMPARE(list[2].value(QStringLiteral("run")).toString(), QStringLiteral("zonal at the profiled scale"));
+        for (const QJsonObject& row : list) {
+            QCOMPARE(row.value(QStringLiteral("case")).toString(), QStringLiteral("s"));
+            QVERIFY(row.value(QStringLiteral("converged")).toBool());
+            QVERIFY(row.value(QStringLiteral("iterations")).toInt() > 0 && row.value(QStringLiteral("iterations")).toInt() <= 3000);
+            QCOMPARE(row.value(QStringLiteral("chi2_per_plane")).toArray().size(), 5);
+        }
+        QCOMPARE(list[0].value(QStringLiteral("aperture_scale")).toDouble(), list[1].value(QStringLiteral("aperture_scale")).toDouble());
+        QVERIFY(list[1].value(QStringLiteral("params")).toInt() < list[0].value(QStringLiteral("params")).toInt());
+        QVERIFY(list[1].value(QStringLiteral("weight")).isNull()); // the Zernike model has no smoothness weight
+        const double recipe = list[0].value(QStringLiteral("cost")).toDouble(), byHand = list[2].value(QStringLiteral("cost")).toDouble();
+        QVERIFY2(std::abs(recipe - byHand) <= 1e-6 * byHand,
+                 qPrintable(QStringLiteral("%1 against %2").arg(recipe, 0, 'g', 12).arg(byHand, 0, 'g', 12)));
     }
 
     void helpDocumentsTheList()
