@@ -217,7 +217,8 @@ void PhasePanel::show()
                 v *= toUnit;
                 largest = std::max(largest, std::abs(v));
             }
-        const double extent = std::max(largest, 1e-12);
+        // A flat remainder (zonal maps a stopped run never moved) gets a readable scale of +-0.001 wave, not +-1e-12.
+        const double extent = std::max(largest, 1e-3 * wave);
         m_remainderView->setImage(shown, tr("Zonal remainder"), unit, DisplayRange{-extent, extent}); // zero in the middle
     }
     if (!m_amplitude.isEmpty())

@@ -340,6 +340,9 @@ double axialNumericalAperture(const ProblemSpec& spec)
     return 0.0;
 }
 
+class SamplingProfile;
+ReconstructionRequest finalFitAfterProfile(const ReconstructionRequest& request, const SamplingProfile& profile);
+
 // The sampling fit's profile: one fit per aperture scale, each seeded from the best fit so far, all within the
 // request's iteration limit.
 class SamplingProfile {
@@ -396,6 +399,12 @@ public:
         const Termination t = m_stopped->solver.termination;
         if (t == Termination::Cancelled || t == Termination::Failed || !m_best)
             return outOfIterations(std::move(*m_stopped), "the sampling profile");
+        if (hasZonalTerms(m_limit.spec.phaseModel, m_limit.spec.amplitudeModel)) {
+            // The best profile fit is the Zernike model's: the result is the request's model started from it.
+            FitResult held = unfittedResult(finalFitAfterProfile(m_limit, *this), m_work);
+            held.warnings.push_back("the zonal terms are not fitted (flat maps)");
+            return outOfIterations(std::move(held), "the sampling profile (the fit at aperture scale " + numberText(m_bestScale) + ")");
+        }
         FitResult best = std::move(*m_best);
         countWholeRun(best.solver, m_work);
         return outOfIterations(std::move(best), "the sampling profile (the fit at aperture scale " + numberText(m_bestScale) + ")");

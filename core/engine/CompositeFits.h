@@ -12,6 +12,11 @@ namespace wfs {
 
 using ProgressFunction = std::function<void(const ProgressSnapshot&)>;
 
+// The request's model at its start values (request.start, else the spec's), evaluated but not fitted: the result of a
+// composite run whose iteration limit ended it before it reached the request's model, said not converged, with
+// the run's counts `work`. May throw what makeEvaluator throws. (ReconstructionEngine.cpp.)
+FitResult unfittedResult(const ReconstructionRequest& request, const SolverSummary& work);
+
 // The model a sampling profile fits: `spec` less its zonal terms (a zonal amplitude becomes the uniform or Gaussian
 // one), whose zonal maps are then fitted once at the chosen scale.
 ProblemSpec profiledModel(ProblemSpec spec);

@@ -107,6 +107,19 @@ FitResult finishedFit(ModelEvaluator& evaluator, const Problem& problem, const S
                                   + std::to_string(kLargeProblem) + ")");
     return result;
 }
+// A run the iteration limit ended before its model was fitted, as that model's result: `start` evaluated, with the
+// run's counts in `work` and said not converged (so that it reads, saves and restores as the run's model).
+FitResult heldAtStart(ModelEvaluator& evaluator, const Problem& problem, const std::vector<double>& start, SolverSummary work,
+                      const ReconstructionRequest& request)
+{
+    work.termination = Termination::MaxIterations;
+    work.parameters = start;
+    work.finalCost = evaluator.evaluate(start.data(), nullptr);
+    ReconstructionRequest unfitted = request;
+    unfitted.analysis.computeUncertainty = false; // a point no fit reached has no curvature worth the cost
+    return finishedFit(evaluator, problem, work, unfitted, false);
+}
+
 // The request's solver for one stage's problem, cancellable. BFGS keeps a dense P x P inverse Hessian: past a
 // few hundred parameters (zonal pupils) its O(P^2) work per iteration outweighs the model's, and L-BFGS is the
 // method (said in the result).
@@ -173,6 +186,14 @@ std::string continueUnwrapped(const Problem& problem, ModelEvaluator& evaluator,
 }
 } // namespace
 
+FitResult unfittedResult(const ReconstructionRequest& request, const SolverSummary& work)
+{
+    const auto problem = std::make_shared<const Problem>(request.spec);
+    auto evaluator = makeEvaluator(request.backend, problem, request.evaluator, request.gradient);
+    const std::vector<double> start = request.start.empty() ? problem->initialParameters() : request.start;
+    return heldAtStart(*evaluator, *problem, start, work, request);
+}
+
 FitResult reconstruct(const ReconstructionRequest& request, const std::function<void(const ProgressSnapshot&)>& progress,
                       const std::atomic<bool>* cancel)
 {
@@ -218,11 +239,7 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
         if (limitSpent) {
             // The limit ended an earlier stage: the result is in the last stage's model (so that it reads, saves and
             // restores as the run's), at the earlier stage's values with the higher orders at zero.
-            SolverSummary held = result->solver;
-            held.termination = Termination::MaxIterations;
-            held.parameters = start;
-            held.finalCost = evaluator->evaluate(start.data(), nullptr);
-            result = finishedFit(*evaluator, *problem, held, request, false);
+            result = heldAtStart(*evaluator, *problem, start, result->solver, request);
             result->warnings.push_back("the iteration limit (" + std::to_string(request.solver.maxIterations) + ") ended the run at order "
                                        + std::to_string(previousOrder) + " of the stages: the higher orders are not fitted");
             break;
