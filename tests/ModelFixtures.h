@@ -18,6 +18,19 @@
 
 namespace wfs::test {
 
+// A preset's fit as the tests run it: its data, start and stopping rules, estimated FFT plans (reproducible) and no
+// uncertainties unless a test asks.
+inline ReconstructionRequest presetRequest(const PresetCase& preset)
+{
+    ReconstructionRequest request;
+    request.spec = preset.spec;
+    request.start = preset.start;
+    request.solver = preset.solver;
+    request.evaluator.measurePlans = false;
+    request.analysis.computeUncertainty = false;
+    return request;
+}
+
 // The adjoint gradient of `evaluator` at x against central differences of `reference` (a float64 model), for the
 // parameters in `checked`, compared in the solver's scaled units (gradient x parameter scale) to `tolerance`
 // relative, with a floor of tolerance x 1e-3 of the largest component. Empty when all agree, else what differs.

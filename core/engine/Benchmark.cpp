@@ -201,30 +201,25 @@ PupilBenchmarkRow runPupilBenchmark(const PupilBenchmarkSettings& settings)
     return row;
 }
 
-QJsonObject pupilBenchmarkRowJson(const PupilBenchmarkRow& r)
+namespace {
+// A fit's row keys, shared by the pupil rows: problem, the solver's counts, time and end, and chi2 per plane.
+QJsonObject fitRowJson(const SolverSummary& summary, const std::vector<double>& reducedChiSquare)
 {
     QJsonArray chi;
-    for (double v : r.reducedChiSquare)
+    for (double v : reducedChiSquare)
         chi.append(v);
     return QJsonObject{
         {QStringLiteral("problem"), QStringLiteral("pupil")},
-        {QStringLiteral("grid"), r.grid},
-        {QStringLiteral("planes"), r.planes},
-        {QStringLiteral("pupil_samples"), r.pupilSamples},
-        {QStringLiteral("params"), r.parameters},
-        {QStringLiteral("threads"), r.settings.threads},
-        {QStringLiteral("seed"), QString::number(r.settings.seed)},
-        {QStringLiteral("iterations"), r.summary.iterations},
-        {QStringLiteral("cost_evaluations"), double(r.summary.costEvaluations)},
-        {QStringLiteral("gradient_evaluations"), double(r.summary.gradientEvaluations)},
-        {QStringLiteral("seconds"), r.summary.seconds},
-        {QStringLiteral("termination"), QString::fromLatin1(terminationName(r.summary.termination))},
-        {QStringLiteral("converged"), r.summary.termination == Termination::Converged},
+        {QStringLiteral("iterations"), summary.iterations},
+        {QStringLiteral("cost_evaluations"), double(summary.costEvaluations)},
+        {QStringLiteral("gradient_evaluations"), double(summary.gradientEvaluations)},
+        {QStringLiteral("seconds"), summary.seconds},
+        {QStringLiteral("termination"), QString::fromLatin1(terminationName(summary.termination))},
+        {QStringLiteral("converged"), summary.termination == Termination::Converged},
         {QStringLiteral("chi2_per_plane"), chi},
     };
 }
 
-namespace {
 PupilRecipeRow recipeRow(const std::string& run, const FitResult& result)
 {
     PupilRecipeRow row;
@@ -238,6 +233,18 @@ PupilRecipeRow recipeRow(const std::string& run, const FitResult& result)
     return row;
 }
 } // namespace
+
+QJsonObject pupilBenchmarkRowJson(const PupilBenchmarkRow& r)
+{
+    QJsonObject row = fitRowJson(r.summary, r.reducedChiSquare);
+    row.insert(QStringLiteral("grid"), r.grid);
+    row.insert(QStringLiteral("planes"), r.planes);
+    row.insert(QStringLiteral("pupil_samples"), r.pupilSamples);
+    row.insert(QStringLiteral("params"), r.parameters);
+    row.insert(QStringLiteral("threads"), r.settings.threads);
+    row.insert(QStringLiteral("seed"), QString::number(r.settings.seed));
+    return row;
+}
 
 std::vector<PupilRecipeRow> runPupilRecipeBenchmark(const ReconstructionRequest& given, bool steps, const std::atomic<bool>* cancel)
 {
@@ -268,25 +275,14 @@ std::vector<PupilRecipeRow> runPupilRecipeBenchmark(const ReconstructionRequest&
 
 QJsonObject pupilRecipeRowJson(const PupilRecipeRow& r, const std::string& caseName)
 {
-    QJsonArray chi;
-    for (double v : r.reducedChiSquare)
-        chi.append(v);
-    return QJsonObject{
-        {QStringLiteral("problem"), QStringLiteral("pupil")},
-        {QStringLiteral("case"), QString::fromStdString(caseName)},
-        {QStringLiteral("run"), QString::fromStdString(r.run)},
-        {QStringLiteral("params"), r.parameters},
-        {QStringLiteral("iterations"), r.summary.iterations},
-        {QStringLiteral("cost_evaluations"), double(r.summary.costEvaluations)},
-        {QStringLiteral("gradient_evaluations"), double(r.summary.gradientEvaluations)},
-        {QStringLiteral("seconds"), r.summary.seconds},
-        {QStringLiteral("termination"), QString::fromLatin1(terminationName(r.summary.termination))},
-        {QStringLiteral("converged"), r.summary.termination == Termination::Converged},
-        {QStringLiteral("cost"), r.summary.finalCost},
-        {QStringLiteral("chi2_per_plane"), chi},
-        {QStringLiteral("aperture_scale"), r.apertureScale},
-        {QStringLiteral("weight"), r.regularization},
-    };
+    QJsonObject row = fitRowJson(r.summary, r.reducedChiSquare);
+    row.insert(QStringLiteral("case"), QString::fromStdString(caseName));
+    row.insert(QStringLiteral("run"), QString::fromStdString(r.run));
+    row.insert(QStringLiteral("params"), r.parameters);
+    row.insert(QStringLiteral("cost"), r.summary.finalCost);
+    row.insert(QStringLiteral("aperture_scale"), r.apertureScale);
+    row.insert(QStringLiteral("weight"), r.regularization);
+    return row;
 }
 
 VectorialBenchmarkRow runVectorialBenchmark(const VectorialBenchmarkSettings& settings)

@@ -14,14 +14,7 @@ namespace {
 
 ReconstructionRequest pupilPresetRequest()
 {
-    const PresetCase preset = makePreset("pupil", PresetOptions{});
-    ReconstructionRequest request;
-    request.spec = preset.spec;
-    request.start = preset.start;
-    request.solver = preset.solver;
-    request.evaluator.measurePlans = false;
-    request.analysis.computeUncertainty = false;
-    return request;
+    return test::presetRequest(makePreset("pupil", PresetOptions{}));
 }
 
 bool anyWarningHas(const FitResult& result, const std::string& text)

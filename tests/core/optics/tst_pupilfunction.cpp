@@ -76,18 +76,6 @@ ProblemSpec variantSpec(ObjectiveKind objective, Variant variant)
     return s;
 }
 
-// A fit of a preset as it comes (quick plans, no uncertainties).
-ReconstructionRequest presetRequest(const PresetCase& preset)
-{
-    ReconstructionRequest request;
-    request.spec = preset.spec;
-    request.start = preset.start;
-    request.solver = preset.solver;
-    request.evaluator.measurePlans = false;
-    request.analysis.computeUncertainty = false;
-    return request;
-}
-
 } // namespace
 
 class TestPupilFunction : public QObject {
@@ -267,7 +255,7 @@ private slots:
     void automaticWeightByDiscrepancy()
     {
         const PresetCase preset = makePreset("pupil", PresetOptions{});
-        ReconstructionRequest request = presetRequest(preset);
+        ReconstructionRequest request = test::presetRequest(preset);
         request.autoRegularization = true;
         const FitResult result = reconstruct(request, {}, nullptr);
         qInfo("%s", result.regularizationChoice.c_str());
@@ -371,7 +359,7 @@ private slots:
     void nonZernikePupilIsRecovered()
     {
         const PresetCase preset = makePreset("pupil", PresetOptions{});
-        const FitResult result = reconstruct(presetRequest(preset), {}, nullptr);
+        const FitResult result = reconstruct(test::presetRequest(preset), {}, nullptr);
         QVERIFY2(result.solver.termination != Termination::Failed, result.solver.message.c_str());
         const Problem problem(preset.spec);
         const ModelParameters p = problem.unpack(result.solver.parameters.data());
