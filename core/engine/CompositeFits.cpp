@@ -377,28 +377,24 @@ public:
         FitResult result = reconstruct(step, continuing(m_progress, m_work), m_cancel);
         addWork(m_work, result.solver);
         const bool ended = endsRun(result, m_limit, m_work);
-        if (result.solver.termination != Termination::Cancelled && result.solver.termination != Termination::Failed) {
-            m_points.emplace_back(scale, result.solver.finalCost);
-            if (!m_best || result.solver.finalCost < m_best->solver.finalCost) {
-                if (ended)
-                    m_best = result; // kept too as the fit that stopped the run
-                else
-                    m_best = std::move(result);
-                m_bestSpec = step.spec;
-                m_bestScale = scale;
-            }
-        }
-        if (ended)
+        if (result.solver.termination == Termination::Cancelled || result.solver.termination == Termination::Failed) {
             m_stopped = std::move(result);
+            return false;
+        }
+        m_points.emplace_back(scale, result.solver.finalCost);
+        if (!m_best || result.solver.finalCost < m_best->solver.finalCost) {
+            m_best = std::move(result);
+            m_bestSpec = step.spec;
+            m_bestScale = scale;
+        }
         return !ended;
     }
 
     // The result of a run a profile fit ended: cancelled or failed as it is; out of iterations, the best fit so far.
     FitResult stopped()
     {
-        const Termination t = m_stopped->solver.termination;
-        if (t == Termination::Cancelled || t == Termination::Failed || !m_best)
-            return outOfIterations(std::move(*m_stopped), "the sampling profile");
+        if (m_stopped)
+            return std::move(*m_stopped);
         if (hasZonalTerms(m_limit.spec.phaseModel, m_limit.spec.amplitudeModel)) {
             // The best profile fit is the Zernike model's: the result is the request's model started from it.
             FitResult held = unfittedResult(finalFitAfterProfile(m_limit, *this), m_work);
@@ -430,7 +426,7 @@ private:
     const std::function<void(const ProgressSnapshot&)>& m_progress;
     const std::atomic<bool>* m_cancel;
     std::vector<std::pair<double, double>> m_points; // (scale, final cost) in the order fitted
-    std::optional<FitResult> m_best, m_stopped;
+    std::optional<FitResult> m_best, m_stopped;      // m_stopped: a cancelled or failed fit
     ProblemSpec m_bestSpec;
     double m_bestScale = 1.0;
     SolverSummary m_work;
