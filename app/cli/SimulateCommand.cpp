@@ -22,26 +22,30 @@ void addSimulateOptions(QCommandLineParser& parser)
                        "metadata in its header, and the truth next to it (FILE.truth.json)."));
     // Defaults stated from core's own (engine/Presets.h).
     const PresetDefaults demo = presetDefaults("demo"), oof = presetDefaults("oof"), pupil = presetDefaults("pupil"),
-                         vectorial = presetDefaults("vectorial");
+                         vectorial = presetDefaults("vectorial"), air = presetDefaults("air");
     addOptions(
         parser,
         {
             {QStringLiteral("preset"),
-             QStringLiteral("demo, oof, pupil (a non-Zernike pupil) or vectorial (NA 1.4 oil onto water, 3 um deep)."),
+             QStringLiteral("demo, oof, pupil (a non-Zernike pupil), vectorial (NA 1.4 oil onto water, 3 um deep) or air (NA 0.85 "
+                            "dry, 520 nm, 130 nm pixels, 7 planes of 128 x 128 over a 100-count camera bias; fit it at grid 256)."),
              QStringLiteral("name"), QStringLiteral("demo")},
             {QStringLiteral("grid"),
-             QStringLiteral("Grid size N (even; default: the preset's, demo %1, oof %2, pupil %3, vectorial %4).")
+             QStringLiteral("Grid size N (even; default: the preset's, demo %1, oof %2, pupil %3, vectorial %4, air %5; air's "
+                            "images are N/2 x N/2).")
                  .arg(demo.grid)
                  .arg(oof.grid)
                  .arg(pupil.grid)
-                 .arg(vectorial.grid),
+                 .arg(vectorial.grid)
+                 .arg(air.grid),
              QStringLiteral("N")},
             {QStringLiteral("order"),
-             QStringLiteral("Zernike radial order of the model (default: the preset's, demo %1, oof %2, pupil %3, vectorial %4).")
+             QStringLiteral("Zernike radial order of the model (default: the preset's, demo %1, oof %2, pupil %3, vectorial %4, air %5).")
                  .arg(demo.order)
                  .arg(oof.order)
                  .arg(pupil.order)
-                 .arg(vectorial.order),
+                 .arg(vectorial.order)
+                 .arg(air.order),
              QStringLiteral("n")},
             {QStringLiteral("truth"),
              QStringLiteral("Coefficients to inject (JSON, same schema as a result's coefficients; default: the preset's aberrations)."),
@@ -50,12 +54,16 @@ void addSimulateOptions(QCommandLineParser& parser)
              QString::number(PresetOptions{}.seed)},
             {QStringLiteral("noise"), QStringLiteral("none, or default: the preset's noise model (default: default)."),
              QStringLiteral("kind"), QStringLiteral("default")},
+            {QStringLiteral("photons"),
+             QStringLiteral("Photons per plane of the Poisson noise (default: the preset's, demo and pupil 1e6, vectorial 2e5, air "
+                            "1e6; oof has none)."),
+             QStringLiteral("N")},
             {QStringLiteral("out"), QStringLiteral("Output FITS file."), QStringLiteral("FILE.fits")},
             {QStringLiteral("force"), QStringLiteral("Overwrite existing files.")},
         });
 }
 
-// --grid, --order, --seed and --noise; throws UsageError for a bad value.
+// --grid, --order, --seed, --photons and --noise; throws UsageError for a bad value.
 PresetOptions presetOptionsFrom(const QCommandLineParser& parser)
 {
     PresetOptions options;
@@ -64,6 +72,12 @@ PresetOptions presetOptionsFrom(const QCommandLineParser& parser)
     if (parser.isSet(QStringLiteral("order")))
         options.order = parseInt(parser.value(QStringLiteral("order")), QStringLiteral("order"));
     options.seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
+    if (parser.isSet(QStringLiteral("photons"))) {
+        options.photons = parseNumber(parser.value(QStringLiteral("photons")), QStringLiteral("photons"));
+        if (!(options.photons > 0.0))
+            throw UsageError("--photons: " + parser.value(QStringLiteral("photons")).toStdString()
+                             + " is not a positive number of photons");
+    }
     options.noise =
         parseWordList(parser.value(QStringLiteral("noise")), QStringLiteral("noise"), {QStringLiteral("none"), QStringLiteral("default")})
             .front()

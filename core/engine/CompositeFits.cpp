@@ -110,6 +110,22 @@ ReconstructionRequest seededAt(const ReconstructionRequest& request, double weig
     return next;
 }
 
+// The plateau the exploratory fits of a weight's search and of a continuation stop at (SolverOptions::plateauDecrease).
+// A search's fit is only judged by its chi2/pixel against the noise level 1 + 3 sqrt(2 / N), so its cost is needed to
+// 1 % of that margin, 3 sqrt(2 N) in chi2; as cost, chi2 / 2 for the Poisson likelihood (its deviance) and chi2 for
+// chi-square, of which the smaller is taken. A continuation's fit only starts the next. Plain least squares, whose
+// cost is not in the noise's units, gets none (0): its fits run to convergence.
+double explorationPlateau(const ProblemSpec& spec)
+{
+    if (spec.objective == ObjectiveKind::LeastSquares)
+        return 0.0;
+    double pixels = 0.0;
+    for (const PlaneSpec& plane : spec.planes)
+        for (size_t i = 0; i < plane.data.pixels.size(); ++i)
+            pixels += std::isfinite(plane.data.pixels[i]) && (plane.mask.empty() || plane.mask[i] != 0);
+    return 0.01 * 3.0 * std::sqrt(2.0 * pixels) / 2.0;
+}
+
 // The fitted entry nearest to index i, or none.
 std::optional<size_t> nearestFitted(const std::vector<std::optional<FitResult>>& fits, size_t i)
 {
@@ -158,7 +174,8 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
     ReconstructionRequest first = request;
     first.autoRegularization = false;
     first.analysis.computeUncertainty = false; // for the chosen fit only, below
-    SolverSummary done;                        // the sweep's fits so far
+    first.solver.plateauDecrease = explorationPlateau(request.spec);
+    SolverSummary done; // the sweep's fits so far
     long pixels = 0;
     std::optional<FitResult> stopped; // a cancelled or failed fit ends the sweep
     std::vector<size_t> order;        // the weights in the order they were fitted
@@ -229,17 +246,20 @@ FitResult reconstructWithRegularizationSweep(const ReconstructionRequest& reques
                 chosen = j;
         rule = "no weight reaches the noise level, so the strongest within 2 % of the least chi2/pixel";
     }
-    // The sweep's fits skip the uncertainties (2 P gradients each); when they are asked for, the chosen weight is
-    // refitted from its own solution (a few iterations) with the full analysis.
+    // The sweep's fits stop at the search's precision and skip the uncertainties (the curvature's P + 1 evaluations):
+    // the chosen weight is fitted on from its own solution to the request's stopping rules, with the full analysis.
     const double weight = weights[*chosen];
     FitResult result = std::move(*fits[*chosen]);
-    if (request.analysis.computeUncertainty && iterationsLeft(request, done) > 0) {
+    const bool plateau = result.solver.plateau;
+    if ((plateau || request.analysis.computeUncertainty) && iterationsLeft(request, done) > 0) {
         ReconstructionRequest last = seededAt(request, weight, result, *fittedSpecs[*chosen]);
         last.start = result.solver.parameters;
         last.solver.maxIterations = iterationsLeft(request, done);
         result = reconstruct(last, continuing(progress, done), cancel);
         addWork(done, result.solver);
-    } else if (request.analysis.computeUncertainty) {
+        if (endsRun(result, request, done) && result.solver.termination == Termination::MaxIterations)
+            result = outOfIterations(std::move(result), "the chosen weight's final fit");
+    } else if (request.analysis.computeUncertainty) { // (a fit that spends the limit ends the search above)
         result.warnings.push_back("no uncertainties: the search spent the iteration limit before the chosen weight's final fit");
     }
     recordSweep(result, weights, chi, order, weight, rule, done);
@@ -283,7 +303,8 @@ FitResult reconstructByContinuation(const ReconstructionRequest& request, const 
     ReconstructionRequest step = request;
     step.analysis.computeUncertainty = false; // for the requested weight only
     step.analysis.psfAnalysis = false;
-    SolverSummary done; // the work of the fits before the current one
+    step.solver.plateauDecrease = explorationPlateau(request.spec); // each weight passed through only starts the next
+    SolverSummary done;                                             // the work of the fits before the current one
     std::vector<FitResult::SweepPoint> path;
     std::optional<FitResult> previous;
     ProblemSpec previousSpec;

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 
@@ -17,7 +19,7 @@ namespace wfs {
 
 const std::vector<std::string>& presetNames()
 {
-    static const std::vector<std::string> names = {"demo", "oof", "pupil", "vectorial"};
+    static const std::vector<std::string> names = {"demo", "oof", "pupil", "vectorial", "air"};
     return names;
 }
 
@@ -31,7 +33,9 @@ PresetDefaults presetDefaults(const std::string& name)
         return {64, 4, 1e-5, 1e-10};
     if (name == "vectorial")
         return {192, 4, 1e-6, 1e-11};
-    throw std::invalid_argument("unknown preset '" + name + "' (demo, oof, pupil or vectorial)");
+    if (name == "air")
+        return {256, 6, 1e-5, 1e-10};
+    throw std::invalid_argument("unknown preset '" + name + "' (demo, oof, pupil, vectorial or air)");
 }
 
 std::vector<double> parametersForTruth(const Problem& problem, const Truth& truth)
@@ -166,6 +170,8 @@ PresetCase oofPreset(const PresetOptions& options)
 {
     const PresetDefaults defaults = presetDefaults("oof");
     const auto [grid, order] = gridAndOrder(defaults, options);
+    if (options.photons != 0.0)
+        throw std::invalid_argument("the oof preset has no photon count (its noise is the seed paper's, relative to the peak)");
     PresetCase c;
     ProblemSpec& s = c.spec;
     s.name = "oof";
@@ -207,11 +213,34 @@ PresetCase oofPreset(const PresetOptions& options)
     return c;
 }
 
+// Photons per plane: the options', else the preset's; refused where not positive and finite.
+double photonsOr(const PresetOptions& options, double presetPhotons)
+{
+    if (options.photons == 0.0)
+        return presetPhotons;
+    if (!(options.photons > 0.0 && std::isfinite(options.photons)))
+        throw std::invalid_argument("photons per plane must be positive");
+    return options.photons;
+}
+
+// 1e6 as "1e6", 2e5 as "2e5", others as printf's %g.
+std::string photonsText(double photons)
+{
+    const int exponent = int(std::floor(std::log10(photons)));
+    const double mantissa = photons / std::pow(10.0, exponent);
+    if (std::abs(mantissa - std::round(mantissa)) < 1e-9 * mantissa)
+        return std::to_string(int(std::round(mantissa))) + "e" + std::to_string(exponent);
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", photons);
+    return text;
+}
+
 PresetCase demoPreset(const PresetOptions& options)
 {
     const PresetDefaults defaults = presetDefaults("demo");
     const auto [grid, order] = gridAndOrder(defaults, options);
-    constexpr double photons = 1e6, background = 10.0, readNoise = 2.0;
+    constexpr double background = 10.0, readNoise = 2.0;
+    const double photons = photonsOr(options, 1e6);
     PresetCase c;
     ProblemSpec& s = c.spec;
     s.name = "demo";
@@ -241,7 +270,8 @@ PresetCase demoPreset(const PresetOptions& options)
     simulateTruth(c, options, grid, readNoise);
     c.solver.gradientTolerance = defaults.gradientTolerance;
     c.solver.functionTolerance = defaults.functionTolerance;
-    c.noiseDescription = options.noise ? "Poisson, 1e6 photons per plane, background 10, read noise 2 (counts RMS), mt19937_64 seed "
+    c.noiseDescription = options.noise ? "Poisson, " + photonsText(photons)
+                                             + " photons per plane, background 10, read noise 2 (counts RMS), mt19937_64 seed "
                                              + std::to_string(options.seed)
                                        : "none";
     return c;
@@ -263,12 +293,53 @@ void addDefocusPlanes(ProblemSpec& s, std::initializer_list<double> defocusWaves
 }
 
 // The simulated presets' noise in words (background 5 and read noise 1 counts RMS in each).
-std::string photonNoiseText(const char* photons, const PresetOptions& options)
+std::string photonNoiseText(double photons, const PresetOptions& options)
 {
     return options.noise
-               ? std::string("Poisson, ") + photons + " photons per plane, background 5, read noise 1 (counts RMS), mt19937_64 seed "
+               ? "Poisson, " + photonsText(photons) + " photons per plane, background 5, read noise 1 (counts RMS), mt19937_64 seed "
                      + std::to_string(options.seed)
                : "none";
+}
+
+// The preset's data from a truth given per pupil pixel (Problem::pupilIndex order): its Zernike terms plus
+// `extraPhase` (radians), and the field `amplitude`, each a function of the pupil position (x, y), simulated with a
+// zonal phase and amplitude (Zonal keeps all but piston) on `grid` and cropped to `crop` x `crop` at its centre; then
+// the fit's start from the data.
+void simulatePupilTruth(PresetCase& c, const PresetOptions& options, int grid, double readNoise,
+                        const std::function<double(double, double)>& extraPhase, const std::function<double(double, double)>& amplitude,
+                        int crop = 0)
+{
+    ProblemSpec& s = c.spec;
+    ProblemSpec truthSpec = s;
+    truthSpec.phaseModel = PupilPhaseModel::Zonal;
+    truthSpec.amplitudeModel = PupilAmplitudeModel::Zonal;
+    for (const TruthTerm& t : c.truth.terms)
+        truthSpec.basis.maxOrder = std::max(truthSpec.basis.maxOrder, zernike::modeFromIndex(t.index, c.truth.ordering).n);
+    const Problem geometry(truthSpec);
+    const Eigen::VectorXd zernikePart =
+        geometry.basis()
+        * Eigen::Map<const Eigen::VectorXd>(geometry.unpack(parametersForTruth(geometry, c.truth).data()).zernike.data(),
+                                            Eigen::Index(geometry.modes().size()));
+    for (int i = 0; i < geometry.pupilPixelCount(); ++i) {
+        const double x = geometry.pupilX()[size_t(i)], y = geometry.pupilY()[size_t(i)];
+        c.truthPhase.push_back(zernikePart[i] + extraPhase(x, y));
+        c.truthAmplitude.push_back(amplitude(x, y));
+    }
+    truthSpec.zonalPhaseStart = c.truthPhase;
+    for (double a : c.truthAmplitude)
+        truthSpec.zonalAmplitudeStart.push_back(std::log(a));
+    truthSpec.basis.start.clear();
+    const Problem truthProblem(truthSpec);
+    std::mt19937_64 rng(options.seed);
+    const int size = crop > 0 ? crop : grid;
+    const auto images = simulateImages(truthSpec, truthProblem.initialParameters(), size, size,
+                                       {options.noise ? NoiseModel::PhotonAndRead : NoiseModel::None, readNoise, options.cancel}, &rng);
+    for (size_t k = 0; k < images.size(); ++k)
+        s.planes[k].data = images[k];
+    throwIfCancelled(options.cancel);
+    estimateFluxAndBackground(s);
+    throwIfCancelled(options.cancel);
+    c.start = Problem(s).initialParameters();
 }
 
 // A pupil no Zernike basis describes (issue 13's simulated truth): low-order aberrations plus a phase
@@ -280,7 +351,8 @@ PresetCase pupilPreset(const PresetOptions& options)
 {
     const PresetDefaults defaults = presetDefaults("pupil");
     const auto [grid, order] = gridAndOrder(defaults, options);
-    constexpr double photons = 1e6, background = 5.0, readNoise = 1.0;
+    constexpr double background = 5.0, readNoise = 1.0;
+    const double photons = photonsOr(options, 1e6);
     PresetCase c;
     ProblemSpec& s = c.spec;
     s.name = "pupil";
@@ -297,40 +369,16 @@ PresetCase pupilPreset(const PresetOptions& options)
         c.truth = *options.truth;
     c.truth.note = "the truth markers are the injected Zernike terms only; the 0.1-wave phase step (x > 1/3) projects onto tilt, "
                    "defocus, coma and more, so the fitted terms differ from them by design (the zonal remainder holds the rest)";
-    // The truth as a zonal phase and amplitude on the same pupil pixels (Zonal keeps all but piston).
-    ProblemSpec truthSpec = s;
-    truthSpec.phaseModel = PupilPhaseModel::Zonal;
-    for (const TruthTerm& t : c.truth.terms)
-        truthSpec.basis.maxOrder = std::max(truthSpec.basis.maxOrder, zernike::modeFromIndex(t.index, c.truth.ordering).n);
-    const Problem geometry(truthSpec);
-    const Eigen::VectorXd zernikePart =
-        geometry.basis()
-        * Eigen::Map<const Eigen::VectorXd>(geometry.unpack(parametersForTruth(geometry, c.truth).data()).zernike.data(),
-                                            Eigen::Index(geometry.modes().size()));
-    for (int i = 0; i < geometry.pupilPixelCount(); ++i) {
-        const double x = geometry.pupilX()[size_t(i)], y = geometry.pupilY()[size_t(i)];
-        c.truthPhase.push_back(zernikePart[i] + (x > 1.0 / 3.0 ? 2.0 * M_PI * 0.1 : 0.0));
-        const double dust = 1.0 - 0.6 * std::exp(-(std::pow(x + 0.35, 2) + std::pow(y - 0.3, 2)) / (2 * 0.08 * 0.08));
-        c.truthAmplitude.push_back((1.0 - 0.2 * (x * x + y * y)) * dust);
-    }
-    truthSpec.zonalPhaseStart = c.truthPhase;
-    for (double a : c.truthAmplitude)
-        truthSpec.zonalAmplitudeStart.push_back(std::log(a));
-    truthSpec.basis.start.clear();
-    const Problem truthProblem(truthSpec);
-    std::mt19937_64 rng(options.seed);
-    const auto images = simulateImages(truthSpec, truthProblem.initialParameters(), grid, grid,
-                                       {options.noise ? NoiseModel::PhotonAndRead : NoiseModel::None, readNoise, options.cancel}, &rng);
-    for (size_t k = 0; k < images.size(); ++k)
-        s.planes[k].data = images[k];
-    throwIfCancelled(options.cancel);
-    estimateFluxAndBackground(s);
-    throwIfCancelled(options.cancel);
-    c.start = Problem(s).initialParameters();
+    simulatePupilTruth(
+        c, options, grid, readNoise, [](double x, double) { return x > 1.0 / 3.0 ? 2.0 * M_PI * 0.1 : 0.0; },
+        [](double x, double y) {
+            const double dust = 1.0 - 0.6 * std::exp(-(std::pow(x + 0.35, 2) + std::pow(y - 0.3, 2)) / (2 * 0.08 * 0.08));
+            return (1.0 - 0.2 * (x * x + y * y)) * dust;
+        });
     c.solver.optimizer = OptimizerKind::Lbfgs;
     c.solver.gradientTolerance = defaults.gradientTolerance;
     c.solver.functionTolerance = defaults.functionTolerance;
-    c.noiseDescription = photonNoiseText("1e6", options);
+    c.noiseDescription = photonNoiseText(photons, options);
     return c;
 }
 
@@ -343,7 +391,8 @@ PresetCase vectorialPreset(const PresetOptions& options)
 {
     const PresetDefaults defaults = presetDefaults("vectorial");
     const auto [grid, order] = gridAndOrder(defaults, options);
-    constexpr double photons = 2e5, background = 5.0, readNoise = 1.0;
+    constexpr double background = 5.0, readNoise = 1.0;
+    const double photons = photonsOr(options, 2e5);
     PresetCase c;
     ProblemSpec& s = c.spec;
     s.name = "vectorial";
@@ -366,7 +415,52 @@ PresetCase vectorialPreset(const PresetOptions& options)
     simulateTruth(c, options, grid, readNoise);
     c.solver.gradientTolerance = defaults.gradientTolerance;
     c.solver.functionTolerance = defaults.functionTolerance;
-    c.noiseDescription = photonNoiseText("2e5", options);
+    c.noiseDescription = photonNoiseText(photons, options);
+    return c;
+}
+
+// Issue 44's second real stack, simulated: a bead on a coverslip's air side under a dry NA 0.85 objective at 520 nm,
+// 130 nm pixels in the sample plane (Q = 520 / (2 x 0.85 x 130) = 2.35), square pixels that integrate; seven planes at
+// W020 = -1.5 .. +1.5 waves (0.5-wave steps, about 0.55 um), each 128 x 128 cropped from a grid of 256. The objective's
+// aberration: 0.22-0.28 rad each of astigmatism, coma and spherical aberration (Noll 5-8, 11), a smooth 0.3 rad bump no
+// order-6 Zernike term describes, and a field amplitude apodised to 70 % at the edge. Poisson photons (1e6 per plane
+// unless options say), background 5, read noise 1 and a camera bias of 100 counts in the written cube.
+PresetCase airPreset(const PresetOptions& options)
+{
+    const PresetDefaults defaults = presetDefaults("air");
+    const auto [grid, order] = gridAndOrder(defaults, options);
+    constexpr double background = 5.0, readNoise = 1.0;
+    const double photons = photonsOr(options, 1e6);
+    PresetCase c;
+    ProblemSpec& s = c.spec;
+    s.name = "air";
+    s.grid = PupilGrid::centred(grid, kAirPresetWavelength / (2.0 * kAirPresetNa * kAirPresetPixel));
+    s.basis.maxOrder = order;
+    s.objective = ObjectiveKind::Poisson;
+    s.readNoise = readNoise;
+    s.wavelength = kAirPresetWavelength;
+    s.model = ImagingModel::Vectorial;
+    s.vectorial.numericalAperture = kAirPresetNa;
+    s.vectorial.immersionIndex = 1.0;
+    s.vectorial.sampleIndex = 1.0;
+    s.detector.pixelIntegration = true;
+    s.phaseModel = PupilPhaseModel::Both;
+    s.amplitudeModel = PupilAmplitudeModel::Zonal;
+    addDefocusPlanes(s, {-1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5}, photons, background, DefocusMeasure::PeakToValley);
+    c.truth.terms = {{5, 0.04}, {6, -0.035}, {7, 0.045}, {8, -0.035}, {11, 0.04}};
+    if (options.truth)
+        c.truth = *options.truth;
+    c.truth.note = "the truth markers are the injected Zernike terms only; the 0.3 rad bump at (0.45, -0.35) projects onto "
+                   "low orders too, so the fitted terms differ from them by the bump's share (the zonal remainder holds the rest)";
+    simulatePupilTruth(
+        c, options, grid, readNoise,
+        [](double x, double y) { return 0.3 * std::exp(-(std::pow(x - 0.45, 2) + std::pow(y + 0.35, 2)) / (2 * 0.18 * 0.18)); },
+        [](double x, double y) { return 1.0 - 0.3 * (x * x + y * y); }, grid / 2);
+    c.cameraBias = kAirPresetBias;
+    c.solver.optimizer = OptimizerKind::Lbfgs;
+    c.solver.gradientTolerance = defaults.gradientTolerance;
+    c.solver.functionTolerance = defaults.functionTolerance;
+    c.noiseDescription = options.noise ? photonNoiseText(photons, options) + ", camera bias 100 counts" : "none";
     return c;
 }
 
@@ -375,6 +469,8 @@ PresetCase vectorialPreset(const PresetOptions& options)
 namespace {
 std::string presetDataUnit(const std::string& presetName)
 {
+    if (presetName == "air")
+        return "counts"; // a camera's, over its bias
     return presetName == "oof" ? "relative" : "photons";
 }
 
@@ -444,9 +540,14 @@ std::vector<FitsKeyword> presetKeywords(const PresetCase& preset, const std::str
 QByteArray presetFitsBytes(const PresetCase& preset, const std::string& presetName, std::uint64_t seed)
 {
     std::vector<Image> planes;
-    for (const PlaneSpec& plane : preset.spec.planes)
+    for (const PlaneSpec& plane : preset.spec.planes) {
         planes.push_back(plane.data);
+        for (double& v : planes.back().pixels)
+            v += preset.cameraBias;
+    }
     std::vector<FitsKeyword> keywords = presetKeywords(preset, presetName);
+    if (preset.cameraBias != 0.0)
+        keywords.push_back({"BIAS", preset.cameraBias, "[counts] camera bias added to every pixel"});
     keywords.push_back({"NOISE", preset.noiseDescription.substr(0, 68), "noise model of the simulation"});
     keywords.push_back({"SEED", (long long)seed, "random seed"});
     if (preset.spec.readNoise > 0.0 && preset.noiseDescription != "none")
@@ -526,6 +627,20 @@ void applyPresetSettings(const std::string& name, ModelSettings& model, SolverSe
         model.sampleIndex = kVectorialPresetSampleIndex;
         model.emitterDepth = kVectorialPresetDepth;
         model.dipole = DipoleSpec{};
+    } else if (name == "air") {
+        // Issue 44's recipe: the vectorial model in air, Poisson less the known bias, the gain from the data, the
+        // pixels integrating, a Zernike phase with a zonal remainder and a zonal amplitude; at a grid twice the crop.
+        model.order = defaults.order;
+        model.grid = defaults.grid;
+        model.imagingModel = ImagingModel::Vectorial;
+        model.sampleIndex = 1.0;
+        model.objective = ObjectiveKind::Poisson;
+        model.offset = kAirPresetBias;
+        model.gain = 0.0;
+        model.pixelIntegration = true;
+        model.phaseModel = PupilPhaseModel::Both;
+        model.amplitudeModel = PupilAmplitudeModel::Zonal;
+        solver.optimizer = OptimizerKind::Lbfgs;
     } else {
         return;
     }
@@ -538,6 +653,8 @@ namespace {
 int presetPlaneCount(const std::string& name)
 {
     presetDefaults(name); // an unknown name is refused here, as everywhere
+    if (name == "air")
+        return 7;
     return name == "oof" || name == "demo" ? 3 : 5;
 }
 } // namespace
@@ -577,7 +694,9 @@ PresetCase makePreset(const std::string& name, const PresetOptions& options)
         return pupilPreset(options);
     if (name == "vectorial")
         return vectorialPreset(options);
-    throw std::invalid_argument("unknown preset '" + name + "' (demo, oof, pupil or vectorial)");
+    if (name == "air")
+        return airPreset(options);
+    throw std::invalid_argument("unknown preset '" + name + "' (demo, oof, pupil, vectorial or air)");
 }
 
 } // namespace wfs

@@ -2,7 +2,9 @@
 // Built-in problems: "oof" reproduces the OOF benchmark problem (Nikolic 2018) exactly; "demo" is a realistic lab case
 // (three planes at -1, 0, +1 wave of defocus, Noll 4..11 aberrations, photon and read noise); "pupil" is a
 // pupil no Zernike basis describes (a phase step, apodisation, dust), fitted with zonal terms; "vectorial" is a bead
-// 3 um deep in water under an NA 1.4 oil objective (index mismatch), simulated and fitted with the vectorial model.
+// 3 um deep in water under an NA 1.4 oil objective (index mismatch), simulated and fitted with the vectorial model;
+// "air" is a bead under an NA 0.85 dry objective as a camera records it (7 planes of 128 x 128 cropped from a grid of
+// 256, coma, astigmatism and spherical aberration with a zonal bump and an apodised amplitude, a camera bias).
 // Also the simulator both use, and the start-value estimate for measured data.
 #include "fit/Solver.h"
 #include "settings/ModelSettings.h"
@@ -32,13 +34,18 @@ struct PresetCase {
     // The "pupil" preset's truth per pupil pixel (Problem::pupilIndex order): phase in radians (piston
     // included) and field amplitude; empty for the other presets.
     std::vector<double> truthPhase, truthAmplitude;
+    // The camera's bias (data units) the written cube carries over the photons of `spec`'s planes (presetFitsBytes
+    // adds it; its BIAS keyword and applyPresetSettings' offset say so). 0 for every preset but "air".
+    double cameraBias = 0.0;
 };
 
-const std::vector<std::string>& presetNames(); // {"demo", "oof", "pupil", "vectorial"}
+const std::vector<std::string>& presetNames(); // {"demo", "oof", "pupil", "vectorial", "air"}
 
 // The "vectorial" preset's objective and sample (its FITS file carries the NA and immersion; the rest are model settings).
 constexpr double kVectorialPresetNa = 1.4, kVectorialPresetImmersion = 1.515, kVectorialPresetSampleIndex = 1.33;
 constexpr double kVectorialPresetDepth = 3e-6; // metres below the coverslip
+// The "air" preset's objective (a dry NA 0.85, the bead on the coverslip's air side) and camera (counts over its bias).
+constexpr double kAirPresetNa = 0.85, kAirPresetWavelength = 520e-9, kAirPresetPixel = 130e-9, kAirPresetBias = 100.0;
 
 // The settings a front end that loads a preset's FITS file fits it with (the preset's own model): the pupil preset's
 // zonal terms, defocus scale and L-BFGS; the vectorial preset's imaging model, sample and depth. Other presets leave

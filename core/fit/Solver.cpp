@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <deque>
 #include <random>
 
 namespace wfs {
@@ -47,6 +49,8 @@ bool SolverOptions::isValid(std::string* error) const
         return bad("function and parameter tolerances must not be negative");
     if (lbfgsRank < 1)
         return bad("L-BFGS rank must be at least 1");
+    if (!(plateauDecrease >= 0.0) || plateauIterations < 1)
+        return bad("the plateau's decrease must not be negative and its iterations at least 1");
     return true;
 }
 
@@ -124,11 +128,13 @@ class Callback final : public ceres::IterationCallback {
 public:
     using Clock = std::chrono::steady_clock;
 
-    Callback(const CeresFunction& function, const double* state, const std::atomic<bool>* cancel, const wfs::IterationCallback& user,
+    Callback(const CeresFunction& function, const double* state, const SolverOptions& options, const wfs::IterationCallback& user,
              Clock::time_point start)
         : m_function(function)
         , m_state(state)
-        , m_cancel(cancel)
+        , m_cancel(options.cancel)
+        , m_plateauDecrease(options.plateauDecrease)
+        , m_plateauIterations(options.plateauIterations)
         , m_user(user)
         , m_start(start)
     {
@@ -146,6 +152,7 @@ public:
         m_last.parameters = m_function.fromScaled(m_state);
         if (m_cancel && m_cancel->load())
             return ceres::SOLVER_ABORT;
+        m_plateau = onPlateau(summary.cost);
         if (m_user) {
             switch (m_user(m_last)) {
             case CallbackResult::Continue:
@@ -154,19 +161,36 @@ public:
                 m_userAborted = true;
                 return ceres::SOLVER_ABORT;
             case CallbackResult::Finish:
+                m_plateau = false; // the caller's rule ended it
                 return ceres::SOLVER_TERMINATE_SUCCESSFULLY;
             }
         }
-        return ceres::SOLVER_CONTINUE;
+        return m_plateau ? ceres::SOLVER_TERMINATE_SUCCESSFULLY : ceres::SOLVER_CONTINUE;
     }
 
     IterationSnapshot m_last;
     bool m_userAborted = false;
+    bool m_plateau = false;
 
 private:
+    // Whether the cost fell by less than the plateau's decrease over its iterations (the costs kept are that many + 1).
+    bool onPlateau(double cost)
+    {
+        if (!(m_plateauDecrease > 0.0))
+            return false;
+        m_costs.push_back(cost);
+        if (int(m_costs.size()) <= m_plateauIterations)
+            return false;
+        m_costs.pop_front();
+        return m_costs.front() - m_costs.back() < m_plateauDecrease;
+    }
+
     const CeresFunction& m_function;
     const double* m_state;
     const std::atomic<bool>* m_cancel;
+    double m_plateauDecrease;
+    int m_plateauIterations;
+    std::deque<double> m_costs;
     const wfs::IterationCallback& m_user;
     Clock::time_point m_start;
 };
@@ -354,7 +378,7 @@ SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& sta
     }
 
     ceres::GradientProblemSolver::Options ceresOptions = ceresOptionsFor(options);
-    Callback iterationCallback(*function, x.data(), options.cancel, callback, t0);
+    Callback iterationCallback(*function, x.data(), options, callback, t0);
     ceresOptions.callbacks.push_back(&iterationCallback);
 
     ceres::GradientProblemSolver::Summary summary;
@@ -382,6 +406,14 @@ SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& sta
     } else if (!function->m_error.empty()) {
         result.termination = Termination::Failed;
         result.message = "evaluation failed: " + function->m_error;
+    } else if (iterationCallback.m_plateau) {
+        result.termination = Termination::Converged;
+        result.plateau = true;
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      "the cost fell by less than %.3g over the last %d iterations (the precision this exploratory fit needs)",
+                      options.plateauDecrease, options.plateauIterations);
+        result.message = text;
     } else {
         result.termination = terminationOf(summary, &result.message);
     }

@@ -22,6 +22,11 @@ struct SolverOptions {
     double functionTolerance = 1e-12;
     // Stop when |delta x| / (|x| + parameterTolerance) < parameterTolerance.
     double parameterTolerance = 1e-14;
+    // Stop once the cost has fallen by less than plateauDecrease over the last plateauIterations iterations (0: never).
+    // For an exploratory fit whose cost is only compared with others at a precision far coarser than convergence
+    // gives (a smoothness weight's search, engine/CompositeFits.h); the summary says it stopped there.
+    double plateauDecrease = 0.0;
+    int plateauIterations = 10;
     int lbfgsRank = 20; // history length of L-BFGS
     // Scale the first inverse-Hessian estimate by the curvature seen along the first step (Ceres'
     // approximate eigenvalue scaling). The OOF costs are ~1e-5 with gradients ~1e-7: with an identity
@@ -59,7 +64,8 @@ const char* terminationName(Termination t); // "converged", "max-iterations", "s
 
 struct SolverSummary {
     Termination termination = Termination::Failed;
-    std::string message; // in words, for people
+    bool plateau = false; // Converged by SolverOptions::plateauDecrease, not by the tolerances
+    std::string message;  // in words, for people
     std::vector<double> parameters;
     double initialCost = 0.0;
     double finalCost = 0.0;

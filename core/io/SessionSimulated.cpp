@@ -41,6 +41,8 @@ QJsonObject simulatedSourceJson(const SimulatedSource& source)
          source.objective ? QJsonValue(QString::fromLatin1(settingText(*source.objective))) : QJsonValue(QJsonValue::Null)},
         {QStringLiteral("read_noise"), source.readNoise ? QJsonValue(*source.readNoise) : QJsonValue(QJsonValue::Null)},
     };
+    if (o.photons != 0.0) // absent: the preset's own
+        json.insert(QStringLiteral("photons"), o.photons);
     if (o.truth)
         json.insert(QStringLiteral("truth"), truthJson(*o.truth));
     return json;
@@ -51,7 +53,7 @@ SimulatedSource readSimulatedSource(const SessionReader& r, const QJsonObject& o
     SimulatedSource source;
     source.preset = r.text(object, QStringLiteral("preset"), path, QString()).toStdString();
     if (source.preset.empty())
-        r.fail(path + QStringLiteral("preset"), "must name a preset (demo, oof, pupil or vectorial)");
+        r.fail(path + QStringLiteral("preset"), "must name a preset (demo, oof, pupil, vectorial or air)");
     PresetOptions& o = source.options;
     o.grid = r.integer(object, QStringLiteral("grid"), path, 0);
     o.order = r.integer(object, QStringLiteral("order"), path, 0);
@@ -60,6 +62,9 @@ SimulatedSource readSimulatedSource(const SessionReader& r, const QJsonObject& o
         r.fail(path + QStringLiteral("seed"), "must be a whole number from 0 to 2^53");
     o.seed = std::uint64_t(seed);
     o.noise = r.boolean(object, QStringLiteral("noise"), path, true);
+    o.photons = r.number(object, QStringLiteral("photons"), path, 0.0);
+    if (!(o.photons >= 0.0 && std::isfinite(o.photons)))
+        r.fail(path + QStringLiteral("photons"), "must be a positive number of photons per plane (absent: the preset's)");
     source.objective = r.optionalSetting<ObjectiveKind>(object, QStringLiteral("objective"), path);
     source.readNoise = r.optional(object, QStringLiteral("read_noise"), path);
     if (source.readNoise) // the range --read-noise is held to (base/Units.h)

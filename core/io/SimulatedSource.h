@@ -22,6 +22,7 @@ struct PresetOptions {
     // Checked between the simulation's steps and planes (base/Cancellation.h): makePreset throws OperationCancelled.
     // Not a setting: never saved.
     const std::atomic<bool>* cancel = nullptr;
+    double photons = 0.0; // photons per plane; 0: the preset's (demo 1e6, pupil 1e6, vectorial 2e5, air 1e6); not oof
 };
 
 struct SimulatedSource {

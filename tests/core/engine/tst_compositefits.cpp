@@ -116,6 +116,35 @@ private slots:
             QVERIFY(result.solver.finalCost <= other.solver.finalCost * (1.0 + 1e-6));
         }
     }
+
+    // The weight's search stops its exploratory fits at the precision its choice needs (a plateau), then fits the chosen
+    // weight on to the request's own stopping rules, with or without uncertainties: the result is the same minimum as
+    // that weight fitted directly (cost within 1e-6 relative, coefficients within their uncertainties).
+    void searchFitsTheChosenWeightToConvergence()
+    {
+        ReconstructionRequest request = pupilPresetRequest();
+        request.autoRegularization = true;
+        request.analysis.computeUncertainty = false; // before, the chosen fit was then not fitted again
+        const FitResult searched = reconstruct(request, {}, nullptr);
+        QCOMPARE(searched.solver.termination, Termination::Converged);
+        QVERIFY2(!searched.solver.plateau, searched.solver.message.c_str()); // ended by the tolerances
+        ReconstructionRequest direct = pupilPresetRequest();
+        direct.spec.regularization = searched.regularization;
+        const FitResult fitted = reconstruct(direct, {}, nullptr);
+        qInfo("weight %g: searched cost %.9g in %d iterations (the whole search), direct %.9g in %d", searched.regularization,
+              searched.solver.finalCost, searched.solver.iterations, fitted.solver.finalCost, fitted.solver.iterations);
+        QVERIFY(std::abs(searched.solver.finalCost - fitted.solver.finalCost) <= 1e-6 * fitted.solver.finalCost);
+        for (size_t j = 0; j < fitted.coefficients.size(); ++j) {
+            // (Tip, tilt and the terms a zonal map shares have no uncertainty of their own: NaN. Then 1e-4 wave.)
+            const double sigma = fitted.coefficients[j].uncertaintyWaves;
+            QVERIFY2(std::abs(searched.coefficients[j].waves - fitted.coefficients[j].waves) <= (sigma > 1e-4 ? sigma : 1e-4),
+                     qPrintable(QStringLiteral("term %1: %2 against %3 +/- %4")
+                                    .arg(fitted.coefficients[j].index)
+                                    .arg(searched.coefficients[j].waves)
+                                    .arg(fitted.coefficients[j].waves)
+                                    .arg(sigma)));
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCompositeFits)

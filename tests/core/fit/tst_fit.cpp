@@ -216,6 +216,35 @@ private slots:
         QVERIFY(std::isfinite(fd->evaluate(request.start.data(), gradient.data())));
     }
 
+    // SolverOptions::plateauDecrease: a fit stops once its cost falls by less than that over the window, says so, and
+    // without it runs on to its tolerances.
+    void plateauEndsAnExploratoryFit()
+    {
+        const ReconstructionRequest request = demoRequest(64, true, 4);
+        auto evaluator =
+            makeEvaluator(BackendKind::Cpu, std::make_shared<const Problem>(request.spec), EvaluatorOptions{}, GradientKind::Adjoint);
+        SolverOptions options;
+        const SolverSummary full = minimise(*evaluator, request.start, options, {});
+        QVERIFY(!full.plateau);
+        QVERIFY(full.iterations > 12);
+        options.plateauDecrease = 1e30; // every window is a plateau: it stops as soon as the window is full
+        options.plateauIterations = 4;
+        int lastSeen = -1;
+        const SolverSummary stopped = minimise(*evaluator, request.start, options, [&](const IterationSnapshot& s) {
+            return lastSeen = s.iteration, CallbackResult::Continue;
+        });
+        QCOMPARE(stopped.termination, Termination::Converged);
+        QVERIFY(stopped.plateau);
+        QCOMPARE(stopped.iterations, 4);
+        QCOMPARE(lastSeen, 4); // the callback saw the last iterate
+        QVERIFY2(stopped.message.find("fell by less than") != std::string::npos, stopped.message.c_str());
+        // A plateau of 1e-9 in a cost of order 1e4 is not met before the tolerances end the fit.
+        options.plateauDecrease = 1e-9;
+        QVERIFY(!minimise(*evaluator, request.start, options, {}).plateau);
+        options.plateauIterations = 0;
+        QCOMPARE(minimise(*evaluator, request.start, options, {}).termination, Termination::Failed); // refused
+    }
+
     void singleImageWarnsAboutTheSignAmbiguity()
     {
         ReconstructionRequest request = demoRequest(64, true, 2);
