@@ -181,7 +181,7 @@ void MainWindow::loadDemo(bool startAfterLoading, const QString& preset)
 
 QStringList MainWindow::presetSessionNames()
 {
-    return {QStringLiteral("demo"), QStringLiteral("pupil"), QStringLiteral("vectorial")};
+    return {QStringLiteral("demo"), QStringLiteral("pupil"), QStringLiteral("vectorial"), QStringLiteral("air")};
 }
 
 void MainWindow::applyPresetSettings(const QString& name)

@@ -55,7 +55,8 @@ public:
     // ends with dataLoaded(); a fit ends with fitFinished() or fitFailed().
     // `preset` "demo": three planes, Zernike aberrations; "pupil": five planes of a pupil no Zernike basis
     // describes (a phase step, apodisation, dust), set up for a Zernike + zonal phase and a zonal amplitude
-    // with the defocus scale fitted; "vectorial": a bead under an NA 1.4 objective. Each is core's presetSession:
+    // with the defocus scale fitted; "vectorial": a bead under an NA 1.4 objective; "air": a bead under a dry NA 0.85
+    // objective over a camera's bias, set up for the full pupil recipe. Each is core's presetSession:
     // planes simulated and held in memory (a saved session writes them beside it).
     void loadDemo(bool startFit, const QString& preset = QStringLiteral("demo"));
     void openFiles(const QStringList& paths, bool append = false);

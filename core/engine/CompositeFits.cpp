@@ -104,7 +104,7 @@ ReconstructionRequest seededAt(const ReconstructionRequest& request, double weig
     ReconstructionRequest next = request;
     next.autoRegularization = false;
     next.spec.regularization = weight;
-    seedSpec(next.spec, Problem(previousSpec).unpack(previous.solver.parameters.data()));
+    seedSpec(next.spec, Problem(previousSpec), previous.solver.parameters);
     next.start.clear();
     next.stages.clear();
     return next;
@@ -390,7 +390,7 @@ public:
         ReconstructionRequest step = m_request;
         step.spec = withApertureScale(m_request.spec, scale);
         if (m_best) {
-            seedSpec(step.spec, Problem(m_bestSpec).unpack(m_best->solver.parameters.data()));
+            seedSpec(step.spec, Problem(m_bestSpec), m_best->solver.parameters);
             step.start.clear();
             step.stages.clear();
         }
@@ -470,7 +470,10 @@ ReconstructionRequest finalFitAfterProfile(const ReconstructionRequest& request,
     last.spec = withApertureScale(request.spec, profile.bestScale());
     const Problem profiled(profile.bestSpec());
     const ModelParameters p = profiled.unpack(profile.best().solver.parameters.data());
-    seedSpec(last.spec, p);
+    seedSpec(last.spec, profiled, profile.best().solver.parameters);
+    // The profile's Gaussian stood in for the zonal amplitude, whose map starts flat: seeded with the Gaussian (its log,
+    // less the mean) the first zonal fit started at a higher cost than from flat and its line search could stall.
+    last.spec.pupil.illumination = request.spec.pupil.illumination;
     last.spec.zonalPhaseStart.clear();
     last.spec.zonalAmplitudeStart.clear();
     if (request.spec.phaseModel == PupilPhaseModel::Zonal && !p.zernike.empty()) {
@@ -501,8 +504,16 @@ std::pair<double, double> parabola(const std::pair<double, double>& a, const std
 ProblemSpec profiledModel(ProblemSpec spec)
 {
     spec.phaseModel = PupilPhaseModel::Zernike;
-    if (spec.amplitudeModel == PupilAmplitudeModel::Zonal)
-        spec.amplitudeModel = spec.pupil.illumination.gaussian ? PupilAmplitudeModel::Gaussian : PupilAmplitudeModel::Uniform;
+    if (spec.amplitudeModel == PupilAmplitudeModel::Zonal) {
+        // The zonal amplitude's broad shape, an apodisation, as a centred Gaussian of fitted width. Left out, a pupil
+        // that darkens towards its edge reads as a larger aperture: the air preset's 30 % apodisation took the NA 2.2 %
+        // high, 37 of the profile's own sigmas, and the zonal maps fitted there could not undo it.
+        if (!spec.pupil.illumination.gaussian)
+            spec.pupil.illumination.sigma = kProfiledApodisationStart;
+        spec.amplitudeModel = PupilAmplitudeModel::Gaussian;
+        spec.pupil.illumination.gaussian = true;
+        spec.pupil.illumination.fitSigma = true;
+    }
     spec.zonalPhaseStart.clear();
     spec.zonalAmplitudeStart.clear();
     return spec;

@@ -17,8 +17,10 @@ using ProgressFunction = std::function<void(const ProgressSnapshot&)>;
 // the run's counts `work`. May throw what makeEvaluator throws. (ReconstructionEngine.cpp.)
 FitResult unfittedResult(const ReconstructionRequest& request, const SolverSummary& work);
 
-// The model a sampling profile fits: `spec` less its zonal terms (a zonal amplitude becomes the uniform or Gaussian
-// one), whose zonal maps are then fitted once at the chosen scale.
+// The model a sampling profile fits: `spec` less its zonal terms (a zonal amplitude becomes a centred Gaussian
+// apodisation of fitted width, from kProfiledApodisationStart pupil radii unless the spec has its own), whose zonal
+// maps are then fitted once at the chosen scale, from flat maps.
+constexpr double kProfiledApodisationStart = 1.5; // amplitude exp(-1 / (2 x 1.5^2)) = 0.80 at the edge
 ProblemSpec profiledModel(ProblemSpec spec);
 
 // ReconstructionRequest::fitSampling: the aperture scale profiled, then the final fit at the best scale.

@@ -304,13 +304,17 @@ std::string photonNoiseText(double photons, const PresetOptions& options)
 // The preset's data from a truth given per pupil pixel (Problem::pupilIndex order): its Zernike terms plus
 // `extraPhase` (radians), and the field `amplitude`, each a function of the pupil position (x, y), simulated with a
 // zonal phase and amplitude (Zonal keeps all but piston) on `grid` and cropped to `crop` x `crop` at its centre; then
-// the fit's start from the data.
+// the fit's start from the data. A `simulationGrid` other than the fit's samples the pupil more finely at the same Q
+// (the same pixels), so that the fit's pupil samples are not the simulation's: a fit on the very grid that made its
+// data finds the aperture's edge on the sample it was drawn at (an "inverse crime"), which no measured stack offers.
 void simulatePupilTruth(PresetCase& c, const PresetOptions& options, int grid, double readNoise,
                         const std::function<double(double, double)>& extraPhase, const std::function<double(double, double)>& amplitude,
-                        int crop = 0)
+                        int crop = 0, int simulationGrid = 0)
 {
     ProblemSpec& s = c.spec;
     ProblemSpec truthSpec = s;
+    if (simulationGrid > 0)
+        truthSpec.grid = PupilGrid::centred(simulationGrid, s.grid.spacing * s.grid.size / 2.0);
     truthSpec.phaseModel = PupilPhaseModel::Zonal;
     truthSpec.amplitudeModel = PupilAmplitudeModel::Zonal;
     for (const TruthTerm& t : c.truth.terms)
@@ -421,7 +425,8 @@ PresetCase vectorialPreset(const PresetOptions& options)
 
 // Issue 44's second real stack, simulated: a bead on a coverslip's air side under a dry NA 0.85 objective at 520 nm,
 // 130 nm pixels in the sample plane (Q = 520 / (2 x 0.85 x 130) = 2.35), square pixels that integrate; seven planes at
-// W020 = -1.5 .. +1.5 waves (0.5-wave steps, about 0.55 um), each 128 x 128 cropped from a grid of 256. The objective's
+// W020 = -1.5 .. +1.5 waves (0.5-wave steps, about 0.55 um), each 128 x 128 cropped from a grid of 256 (simulated on
+// one of 384, the pupil sampled 1.5 times as finely, so that its edge does not fall on the fit's samples). The objective's
 // aberration: 0.22-0.28 rad each of astigmatism, coma and spherical aberration (Noll 5-8, 11), a smooth 0.3 rad bump no
 // order-6 Zernike term describes, and a field amplitude apodised to 70 % at the edge. Poisson photons (1e6 per plane
 // unless options say), background 5, read noise 1 and a camera bias of 100 counts in the written cube.
@@ -455,7 +460,7 @@ PresetCase airPreset(const PresetOptions& options)
     simulatePupilTruth(
         c, options, grid, readNoise,
         [](double x, double y) { return 0.3 * std::exp(-(std::pow(x - 0.45, 2) + std::pow(y + 0.35, 2)) / (2 * 0.18 * 0.18)); },
-        [](double x, double y) { return 1.0 - 0.3 * (x * x + y * y); }, grid / 2);
+        [](double x, double y) { return 1.0 - 0.3 * (x * x + y * y); }, grid / 2, 2 * ((3 * grid / 2 + 1) / 2));
     c.cameraBias = kAirPresetBias;
     c.solver.optimizer = OptimizerKind::Lbfgs;
     c.solver.gradientTolerance = defaults.gradientTolerance;
@@ -629,7 +634,8 @@ void applyPresetSettings(const std::string& name, ModelSettings& model, SolverSe
         model.dipole = DipoleSpec{};
     } else if (name == "air") {
         // Issue 44's recipe: the vectorial model in air, Poisson less the known bias, the gain from the data, the
-        // pixels integrating, a Zernike phase with a zonal remainder and a zonal amplitude; at a grid twice the crop.
+        // pixels integrating, a Zernike phase with a zonal remainder and a zonal amplitude, the smoothness weight and
+        // the NA found from the data; at a grid twice the crop.
         model.order = defaults.order;
         model.grid = defaults.grid;
         model.imagingModel = ImagingModel::Vectorial;
@@ -640,6 +646,8 @@ void applyPresetSettings(const std::string& name, ModelSettings& model, SolverSe
         model.pixelIntegration = true;
         model.phaseModel = PupilPhaseModel::Both;
         model.amplitudeModel = PupilAmplitudeModel::Zonal;
+        model.regularization = 0.0; // chosen by the discrepancy principle
+        model.fitSampling = true;   // the NA profiled
         solver.optimizer = OptimizerKind::Lbfgs;
     } else {
         return;

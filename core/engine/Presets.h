@@ -31,8 +31,9 @@ struct PresetCase {
     std::vector<double> truthParameters; // the truth in problem parameter order
     SolverOptions solver;                // the preset's stopping rules
     std::string noiseDescription;        // e.g. "Poisson, 1e6 photons per plane, read noise 2 e-, seed 1"
-    // The "pupil" preset's truth per pupil pixel (Problem::pupilIndex order): phase in radians (piston
-    // included) and field amplitude; empty for the other presets.
+    // The "pupil" and "air" presets' truth per pupil pixel of the simulation's grid (Problem::pupilIndex order; the
+    // fit's for "pupil", 1.5 times finer for "air"): phase in radians (piston included) and field amplitude; empty for
+    // the other presets.
     std::vector<double> truthPhase, truthAmplitude;
     // The camera's bias (data units) the written cube carries over the photons of `spec`'s planes (presetFitsBytes
     // adds it; its BIAS keyword and applyPresetSettings' offset say so). 0 for every preset but "air".
@@ -48,7 +49,8 @@ constexpr double kVectorialPresetDepth = 3e-6; // metres below the coverslip
 constexpr double kAirPresetNa = 0.85, kAirPresetWavelength = 520e-9, kAirPresetPixel = 130e-9, kAirPresetBias = 100.0;
 
 // The settings a front end that loads a preset's FITS file fits it with (the preset's own model): the pupil preset's
-// zonal terms, defocus scale and L-BFGS; the vectorial preset's imaging model, sample and depth. Other presets leave
+// zonal terms, defocus scale and L-BFGS; the vectorial preset's imaging model, sample and depth; the air preset's
+// full recipe (vectorial, Poisson less its bias, the gain, weight and NA from the data, zonal pupil). Other presets leave
 // `model` and `solver` as they are.
 void applyPresetSettings(const std::string& name, ModelSettings& model, SolverSettings& solver);
 // What a preset uses when PresetOptions leave it open (grid, order 0), and its stopping rule; stated in

@@ -37,15 +37,37 @@ std::vector<double> regularizationSweepWeights()
     return {1000.0, 100.0, 10.0, 1.0, 0.1};
 }
 
-void seedSpec(ProblemSpec& spec, const ModelParameters& p)
+namespace {
+// Flux is the total of an unaberrated plane under the fit's *start* illumination (Problem's intensity scale), so a
+// fitted Gaussian seeded as the next start changes its unit: the factor that keeps each plane's photons.
+double photonsKept(const Problem& previous, const ModelParameters& p)
 {
+    const ProblemSpec& was = previous.spec();
+    const Illumination& illumination = was.pupil.illumination;
+    if (!illumination.gaussian || was.intensityScale > 0.0 || (illumination.sigma == p.sigma && illumination.x0 == p.centreX
+                                                               && illumination.y0 == p.centreY))
+        return 1.0;
+    ProblemSpec fitted = was;
+    fitted.pupil.illumination.sigma = p.sigma;
+    fitted.pupil.illumination.x0 = p.centreX;
+    fitted.pupil.illumination.y0 = p.centreY;
+    for (PlaneSpec& plane : fitted.planes)
+        plane.data = Image(); // the scale needs the pupil only
+    return previous.intensityScale() / Problem(fitted).intensityScale();
+}
+} // namespace
+
+void seedSpec(ProblemSpec& spec, const Problem& previous, const std::vector<double>& parameters)
+{
+    const ModelParameters p = previous.unpack(parameters.data());
+    const double photons = photonsKept(previous, p);
     spec.basis.start = p.zernike;
     spec.pupil.illumination.x0 = p.centreX;
     spec.pupil.illumination.y0 = p.centreY;
     spec.pupil.illumination.amplitude = p.amplitude;
     spec.pupil.illumination.sigma = p.sigma;
     for (size_t k = 0; k < spec.planes.size(); ++k) {
-        spec.planes[k].flux = p.flux[k];
+        spec.planes[k].flux = p.flux[k] * photons;
         spec.planes[k].background = p.background[k];
         spec.planes[k].shiftX = p.shiftX[k];
         spec.planes[k].shiftY = p.shiftY[k];
@@ -225,7 +247,7 @@ FitResult reconstruct(const ReconstructionRequest& request, const std::function<
     for (size_t s = 0; s < stages.size(); ++s) {
         if (s > 0) {
             // Seed this stage from the previous one: lower-order terms come first in both orderings.
-            seedSpec(spec, previous->unpack(result->solver.parameters.data()));
+            seedSpec(spec, *previous, result->solver.parameters);
             start.clear();
         }
         spec.basis.maxOrder = stages[s];

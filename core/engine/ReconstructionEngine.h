@@ -42,9 +42,10 @@ struct ReconstructionRequest {
     bool fitSampling = false;
 };
 
-// Start values of `spec` from parameters of a problem with the same planes (a previous stage or a neighbouring
-// profile point): Zernike terms, illumination, per-plane flux, background and shift, zonal maps and defocus terms.
-void seedSpec(ProblemSpec& spec, const ModelParameters& p);
+// Start values of `spec` from `parameters` of `previous`, a problem with the same planes (a previous stage or a
+// neighbouring profile point): Zernike terms, illumination, per-plane flux (in photons: carried across a change of the
+// start illumination, which is flux's unit), background and shift, zonal maps and defocus terms.
+void seedSpec(ProblemSpec& spec, const Problem& previous, const std::vector<double>& parameters);
 
 // The weights the automatic choice tries, strongest first.
 std::vector<double> regularizationSweepWeights();

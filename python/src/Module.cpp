@@ -262,10 +262,11 @@ PyStack read(const std::vector<std::string>& paths, Origin origin)
     return stack;
 }
 
-PyStack simulate(const std::string& preset, std::uint64_t seed, int grid, int order, bool noise, const py::object& origin)
+PyStack simulate(const std::string& preset, std::uint64_t seed, int grid, int order, bool noise, double photons, const py::object& origin)
 {
     PresetOptions options;
     options.seed = seed;
+    options.photons = photons;
     options.grid = grid;
     options.order = order;
     options.noise = noise;
@@ -447,10 +448,11 @@ the bottom, as astropy reads a FITS file; 'upper' row 0 at the top, as tifffile 
 reconstruct() of the Stack returns its arrays the same way. Another value raises ValueError.)doc");
 
     m.def("simulate", &wfs::python::simulate, py::arg("preset") = "demo", py::kw_only(), py::arg("seed") = PresetOptions{}.seed,
-          py::arg("grid") = 0, py::arg("order") = 0, py::arg("noise") = true, py::arg("origin") = "lower", R"doc(
+          py::arg("grid") = 0, py::arg("order") = 0, py::arg("noise") = true, py::arg("photons") = 0.0, py::arg("origin") = "lower", R"doc(
 Synthetic PSF planes with known aberrations, as wavefront-cli simulate writes them (the same FITS cube,
-read back in memory): preset demo, oof or pupil; seed of the noise; grid and order 0 for the preset's own;
-noise=False for data equal to the model. Returns a Stack whose truth holds the injected aberrations.
+read back in memory): preset demo, oof, pupil, vectorial or air (NA 0.85 dry, over a 100-count camera bias);
+seed of the noise; grid and order 0 for the preset's own; noise=False for data equal to the model; photons
+per plane, 0 for the preset's own (oof has none). Returns a Stack whose truth holds the injected aberrations.
 origin: how Stack.data orders rows, 'lower' (default, row 0 at the bottom, as astropy reads the FITS
 cube) or 'upper' (row 0 at the top, as tifffile reads a TIFF). Raises ValueError for an unknown preset,
 bad options or another origin.)doc");

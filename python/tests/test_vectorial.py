@@ -1,6 +1,9 @@
 """The vectorial model (issue 24) from Python: the same fit as wavefront-cli's for the same settings."""
 import json
 
+import numpy as np
+import pytest
+
 from conftest import run_cli
 from test_reconstruct import TOL, assert_same_coefficients
 
@@ -25,3 +28,19 @@ def test_vectorial_fit_matches_cli(tmp_path):
     saved = tmp_path / "py.json"
     result.save(str(saved), overwrite=True)
     assert json.loads(saved.read_text())["pupil_function"]["imaging_model"] == cli["pupil_function"]["imaging_model"]
+
+
+def test_air_preset_is_the_cli_cube(tmp_path):
+    """simulate("air") is the cube wavefront-cli simulate --preset air writes: seven planes over the camera's 100-count
+    bias, and photons= scales the photons per plane as --photons does."""
+    fits = tmp_path / "air.fits"
+    run_cli("simulate", "--preset", "air", "--grid", 64, "--photons", "1e5", "--out", fits)
+    stack = wfs.simulate("air", grid=64, photons=1e5)
+    assert stack.data.shape == (7, 32, 32)
+    assert np.array_equal(stack.data, wfs.read(str(fits)).data)
+    assert stack.data.min() > 100 - 6  # the bias, less a few read-noise sigmas at worst
+    dim = wfs.simulate("air", grid=64, photons=1e5, noise=False).data - 105.0  # less the bias and the background
+    bright = wfs.simulate("air", grid=64, noise=False).data - 105.0
+    assert abs(dim.sum() / bright.sum() - 0.1) < 1e-6
+    with pytest.raises(ValueError, match="photon"):
+        wfs.simulate("oof", photons=1e5)

@@ -107,7 +107,7 @@ private slots:
             at.fitSampling = at.autoRegularization = false;
             at.spec = withApertureScale(request.spec, neighbour);
             at.spec.regularization = result.regularization;
-            seedSpec(at.spec, fitted.unpack(result.solver.parameters.data()));
+            seedSpec(at.spec, fitted, result.solver.parameters);
             at.spec.zonalPhaseStart.clear(); // per pupil pixel of another sampling
             at.spec.zonalAmplitudeStart.clear();
             at.start.clear();
