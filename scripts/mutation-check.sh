@@ -81,6 +81,9 @@ mutations=(
   "defocus-scale-gradient|core/optics/Problem.cpp|tst_pupilfunction|defocus scale's gradient misses the plane's defocus amount"
   "sampling-vertex-sign|core/engine/CompositeFits.cpp|tst_samplingfit|sampling profile: parabola vertex with the wrong sign"
   "composite-limit-per-fit|core/engine/CompositeFits.cpp|tst_compositefits|a composite run's fits each get the whole iteration limit"
+  "profile-uniform-apodisation|core/engine/CompositeFits.cpp|tst_airpreset|the sampling profile fits a zonal-amplitude pupil with a uniform amplitude"
+  "search-keeps-plateau|core/engine/CompositeFits.cpp|tst_compositefits|the weight's search returns the chosen weight's fit at the search's precision"
+  "seed-flux-unit|core/engine/ReconstructionEngine.cpp|tst_compositefits|seeding a fitted illumination keeps the flux numbers, not the photons"
   "psf-ee-diameter|core/fit/PsfAnalysis.cpp|tst_psfanalysis|encircled energy binned by diameter instead of radius"
   "psf-mtf-cutoff|core/fit/PsfAnalysis.cpp|tst_psfanalysis|MTF cutoff taken as D / (2 lambda F)"
   "psf-fwhm-step|core/fit/PsfAnalysis.cpp|tst_psfanalysis|FWHM one sample too wide on each side"
@@ -225,6 +228,11 @@ edits = {
     "defocus-scale-gradient": [("grad.defocusScale += m_diversityAmount[size_t(plane)] * unitDerivative;", "grad.defocusScale += unitDerivative;")],
     # parabola(): the vertex of the sampling profile's parabola through three points.
     "composite-limit-per-fit": [("return request.solver.maxIterations - done.iterations;", "return request.solver.maxIterations;")],
+    "profile-uniform-apodisation": [("        spec.amplitudeModel = PupilAmplitudeModel::Gaussian;\n        spec.pupil.illumination.gaussian = true;",
+                                     "        spec.amplitudeModel = PupilAmplitudeModel::Uniform;\n        spec.pupil.illumination.gaussian = false;")],
+    "search-keeps-plateau": [("if ((plateau || request.analysis.computeUncertainty) && iterationsLeft(request, done) > 0) {",
+                              "if (request.analysis.computeUncertainty && iterationsLeft(request, done) > 0) {")],
+    "seed-flux-unit": [("spec.planes[k].flux = p.flux[k] * photons;", "spec.planes[k].flux = p.flux[k];")],
     "sampling-vertex-sign": [("const double vertex = 0.5 * (a.first + b.first) - d1 / curvature;",
                               "const double vertex = 0.5 * (a.first + b.first) + d1 / curvature;")],
     # addEncircledEnergy, addMtf / analysePsf, fwhm.

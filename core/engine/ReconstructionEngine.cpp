@@ -44,8 +44,8 @@ double photonsKept(const Problem& previous, const ModelParameters& p)
 {
     const ProblemSpec& was = previous.spec();
     const Illumination& illumination = was.pupil.illumination;
-    if (!illumination.gaussian || was.intensityScale > 0.0 || (illumination.sigma == p.sigma && illumination.x0 == p.centreX
-                                                               && illumination.y0 == p.centreY))
+    if (!illumination.gaussian || was.intensityScale > 0.0
+        || (illumination.sigma == p.sigma && illumination.x0 == p.centreX && illumination.y0 == p.centreY))
         return 1.0;
     ProblemSpec fitted = was;
     fitted.pupil.illumination.sigma = p.sigma;

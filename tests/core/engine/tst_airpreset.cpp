@@ -80,7 +80,7 @@ private slots:
         QCOMPARE(loaded.session.model.offset, 100.0);
         QCOMPARE(loaded.session.model.gain, 0.0); // from the data
         QCOMPARE(loaded.session.model.imagingModel, ImagingModel::Vectorial);
-        QCOMPARE(loaded.session.model.grid, 256); // twice the default crop
+        QCOMPARE(loaded.session.model.grid, 256);           // twice the default crop
         QCOMPARE(loaded.session.model.regularization, 0.0); // the recipe: weight and NA from the data
         QVERIFY(loaded.session.model.fitSampling);
         Session session = loaded.session;

@@ -5,6 +5,7 @@
 
 #include "engine/Presets.h"
 #include "engine/ReconstructionEngine.h"
+#include "optics/CpuModel.h"
 
 #include <algorithm>
 
@@ -115,6 +116,31 @@ private slots:
             qInfo("zonal fit at scale %.4f: cost %.9g (chosen %.9g)", neighbour, other.solver.finalCost, result.solver.finalCost);
             QVERIFY(result.solver.finalCost <= other.solver.finalCost * (1.0 + 1e-6));
         }
+    }
+
+    // A fit seeded from another whose Gaussian illumination was fitted starts at the same model: flux is counted under
+    // the start illumination, so seeding the fitted width (the sampling profile's apodisation) rescales every plane's
+    // flux to keep its photons. Before, the profile's next fit started with each flux off by that ratio.
+    void seedingKeepsTheModel()
+    {
+        ProblemSpec spec = richProblemSpec(ObjectiveKind::Poisson, 64, 3);
+        const auto previous = std::make_shared<const Problem>(spec);
+        std::vector<double> fitted = previous->initialParameters();
+        ModelParameters p = previous->unpack(fitted.data());
+        p.sigma *= 1.4;
+        p.centreX += 0.05;
+        previous->pack(p, fitted.data());
+        ProblemSpec next = spec;
+        seedSpec(next, *previous, fitted);
+        const auto seeded = std::make_shared<const Problem>(next);
+        EvaluatorOptions options;
+        options.measurePlans = false;
+        const auto before = makeCpuEvaluator(previous, options)->modelImages(fitted.data());
+        const auto after = makeCpuEvaluator(seeded, options)->modelImages(seeded->initialParameters().data());
+        QCOMPARE(after.size(), before.size());
+        for (size_t k = 0; k < before.size(); ++k)
+            for (size_t i = 0; i < before[k].size(); i += 37)
+                WFS_VERIFY_CLOSE(after[k][i], before[k][i], 1e-9, 1e-9);
     }
 
     // The weight's search stops its exploratory fits at the precision its choice needs (a plateau), then fits the chosen
