@@ -421,10 +421,11 @@ private slots:
                                  "--max-iterations <K> Iteration limit of the whole run:", "best result so far (default 2000)"})
             QVERIFY2(reconstruct.contains(QLatin1String(text)), text);
         const QString simulate = QString::fromUtf8(cli({QStringLiteral("simulate"), QStringLiteral("--help")}).out).simplified();
-        for (const char* text : {"--grid <N> Grid size N (even; default: the preset's, demo 256, oof 128, pupil 64, vectorial 192, air 256;",
-                                 "--photons <N> Photons per plane of the Poisson noise (default: the preset's",
-                                 "--seed <S> Random seed of the noise (default 20180518)",
-                                 "--noise <kind> none, or default: the preset's noise model (default: default)"})
+        for (const char* text :
+             {"--grid <N> Grid size N (even; default: the preset's, demo 256, oof 128, pupil 64, vectorial 192, air 256;",
+              "--photons <N> Photons per plane of the Poisson noise (default: the preset's",
+              "--seed <S> Random seed of the noise (default 20180518)",
+              "--noise <kind> none, or default: the preset's noise model (default: default)"})
             QVERIFY2(simulate.contains(QLatin1String(text)), text);
         const QString bench =
             QString::fromUtf8(cli({QStringLiteral("bench"), QStringLiteral("oof"), QStringLiteral("--help")}).out).simplified();
