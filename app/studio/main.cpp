@@ -33,7 +33,9 @@ void addStudioOptions(QCommandLineParser& parser, const QCommandLineOption& help
          QStringLiteral("Like --demo with a built-in case: demo, or pupil (five planes of a pupil with a phase step, "
                         "apodisation and dust, fitted with a Zernike + zonal phase, a zonal amplitude and the "
                         "defocus scale), or vectorial (a bead 3 um deep in water under an NA 1.4 oil "
-                        "objective, fitted with the vectorial model)."),
+                        "objective, fitted with the vectorial model), or air (a bead under a dry NA 0.85 objective "
+                        "over a camera's bias, fitted with the full pupil recipe: the NA and the smoothness weight "
+                        "found from the data, a zonal phase and amplitude)."),
          QStringLiteral("NAME")},
         {QStringLiteral("screenshot"), QStringLiteral("Save a picture of the main window to FILE.png and exit."),
          QStringLiteral("FILE.png")},

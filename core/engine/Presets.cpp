@@ -386,6 +386,24 @@ PresetCase pupilPreset(const PresetOptions& options)
     return c;
 }
 
+// A bead seen through a microscope objective of `na` in `immersion` by the vectorial model, at sampling Q on `grid`,
+// fitted to Poisson photons with `readNoise` (the vectorial and air presets' common part).
+ProblemSpec beadSpec(const char* name, int grid, double samplingQ, int order, double wavelength, double readNoise, double na,
+                     double immersion)
+{
+    ProblemSpec s;
+    s.name = name;
+    s.grid = PupilGrid::centred(grid, samplingQ);
+    s.basis.maxOrder = order;
+    s.objective = ObjectiveKind::Poisson;
+    s.readNoise = readNoise;
+    s.wavelength = wavelength;
+    s.model = ImagingModel::Vectorial;
+    s.vectorial.numericalAperture = na;
+    s.vectorial.immersionIndex = immersion;
+    return s;
+}
+
 // A bead (a free dipole) 3 um deep in water (n 1.33) under a #1.5 coverslip, seen through an NA 1.4 oil objective
 // (n 1.515) at 600 nm and Q 3 (65-70 nm pixels): the index mismatch's depth aberration, several waves of spherical,
 // and the light above the water's critical angle (NA 1.33 to 1.4) lost to evanescence, on a grid of 192 (at 64 the
@@ -399,15 +417,7 @@ PresetCase vectorialPreset(const PresetOptions& options)
     const double photons = photonsOr(options, 2e5);
     PresetCase c;
     ProblemSpec& s = c.spec;
-    s.name = "vectorial";
-    s.grid = PupilGrid::centred(grid, 3.0);
-    s.basis.maxOrder = order;
-    s.objective = ObjectiveKind::Poisson;
-    s.readNoise = readNoise;
-    s.wavelength = 600e-9;
-    s.model = ImagingModel::Vectorial;
-    s.vectorial.numericalAperture = kVectorialPresetNa;
-    s.vectorial.immersionIndex = kVectorialPresetImmersion;
+    s = beadSpec("vectorial", grid, 3.0, order, 600e-9, readNoise, kVectorialPresetNa, kVectorialPresetImmersion);
     s.vectorial.sampleIndex = kVectorialPresetSampleIndex;
     s.vectorial.emitterDepth = kVectorialPresetDepth;
     addDefocusPlanes(s, {-1.5, -0.75, 0.0, 0.75, 1.5}, photons, background, DefocusMeasure::PeakToValley);
@@ -438,15 +448,8 @@ PresetCase airPreset(const PresetOptions& options)
     const double photons = photonsOr(options, 1e6);
     PresetCase c;
     ProblemSpec& s = c.spec;
-    s.name = "air";
-    s.grid = PupilGrid::centred(grid, kAirPresetWavelength / (2.0 * kAirPresetNa * kAirPresetPixel));
-    s.basis.maxOrder = order;
-    s.objective = ObjectiveKind::Poisson;
-    s.readNoise = readNoise;
-    s.wavelength = kAirPresetWavelength;
-    s.model = ImagingModel::Vectorial;
-    s.vectorial.numericalAperture = kAirPresetNa;
-    s.vectorial.immersionIndex = 1.0;
+    s = beadSpec("air", grid, kAirPresetWavelength / (2.0 * kAirPresetNa * kAirPresetPixel), order, kAirPresetWavelength, readNoise,
+                 kAirPresetNa, 1.0);
     s.vectorial.sampleIndex = 1.0;
     s.detector.pixelIntegration = true;
     s.phaseModel = PupilPhaseModel::Both;

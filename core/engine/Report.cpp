@@ -77,7 +77,9 @@ std::vector<std::string> pupilFunctionLines(const FitResult& r)
         if (f.numericalAperture > 0.0)
             line += format(" (NA %.4g +/- %.2g)", f.numericalAperture, f.numericalApertureSigma);
         line += format(", aperture scale %.4f from a profile of %zu fits%s", f.scale, f.scales.size(),
-                       f.zernikeProfile ? " of the Zernike model (the zonal terms fitted at the chosen scale)" : "");
+                       f.zernikeProfile ? " of the Zernike model (a zonal amplitude's as a fitted Gaussian apodisation; the zonal terms "
+                                          "fitted at the chosen scale; the sigma is that model's)"
+                                        : "");
         if (f.atLimit)
             line += " (at the searched range's end)";
         lines.push_back(line);
