@@ -471,8 +471,9 @@ ReconstructionRequest finalFitAfterProfile(const ReconstructionRequest& request,
     const Problem profiled(profile.bestSpec());
     const ModelParameters p = profiled.unpack(profile.best().solver.parameters.data());
     seedSpec(last.spec, profiled, profile.best().solver.parameters);
-    // The profile's Gaussian stood in for the zonal amplitude, whose map starts flat: seeded with the Gaussian (its log,
-    // less the mean) the first zonal fit started at a higher cost than from flat and its line search could stall.
+    // The profile's Gaussian only stood in for the zonal amplitude: the request's own illumination, its map from flat
+    // (the fluxes above are in photons, seedSpec). Started from the Gaussian's log instead, the first zonal fit's line
+    // search could stall.
     last.spec.pupil.illumination = request.spec.pupil.illumination;
     last.spec.zonalPhaseStart.clear();
     last.spec.zonalAmplitudeStart.clear();
