@@ -245,6 +245,8 @@ int runBench(const QStringList& originalArgs)
 {
     if (originalArgs.value(1) == QLatin1String("live"))
         return runBenchLive(originalArgs); // LiveBenchCommand.cpp
+    if (originalArgs.value(1) == QLatin1String("field"))
+        return runBenchField(originalArgs); // FieldCommand.cpp
     const ThreadList threadList = takeThreadList(originalArgs);
     const QStringList& args = threadList.args;
     QCommandLineParser parser;
@@ -260,7 +262,7 @@ int runBench(const QStringList& originalArgs)
         if (positional.size() != 1
             || (positional.front() != QLatin1String("oof") && positional.front() != QLatin1String("pupil")
                 && positional.front() != QLatin1String("vectorial")))
-            throw UsageError("expected the problem name: wavefront-cli bench oof|pupil|vectorial|live [options]");
+            throw UsageError("expected the problem name: wavefront-cli bench oof|pupil|vectorial|live|field [options]");
         if (positional.front() == QLatin1String("vectorial"))
             runVectorialBench(parser);
         else

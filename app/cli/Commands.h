@@ -16,4 +16,6 @@ int runFasthTrain(const QStringList& args);
 int runBatch(const QStringList& args);
 int runWatch(const QStringList& args);
 int runDeviceReference(const QStringList& args);
+int runField(const QStringList& args);
+int runBenchField(const QStringList& args); // `bench field`, dispatched by runBench
 } // namespace wfs::cli

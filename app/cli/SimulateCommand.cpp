@@ -2,6 +2,7 @@
 #include "CliCommon.h"
 #include "Commands.h"
 
+#include "engine/FieldSimulation.h"
 #include "engine/Presets.h"
 #include "io/ImageReaders.h"
 #include "io/OutputTransaction.h"
@@ -27,8 +28,11 @@ void addSimulateOptions(QCommandLineParser& parser)
         parser,
         {
             {QStringLiteral("preset"),
-             QStringLiteral("demo, oof, pupil (a non-Zernike pupil), vectorial (NA 1.4 oil onto water, 3 um deep) or air (NA 0.85 "
-                            "dry, 520 nm, 130 nm pixels, 7 planes of 128 x 128 over a 100-count camera bias; fit it at grid 256)."),
+             QStringLiteral(
+                 "demo, oof, pupil (a non-Zernike pupil), vectorial (NA 1.4 oil onto water, 3 um deep) or air (NA 0.85 "
+                 "dry, 520 nm, 130 nm pixels, 7 planes of 128 x 128 over a 100-count camera bias; fit it at grid 256) or field (a "
+                 "512 x 512 bead slide, 9 planes, aberrations that vary across the field, planted doublets, "
+                 "saturated and edge beads; for `wavefront-cli field`)."),
              QStringLiteral("name"), QStringLiteral("demo")},
             {QStringLiteral("grid"),
              QStringLiteral("Grid size N (even; default: the preset's, demo %1, oof %2, pupil %3, vectorial %4, air %5; air's "
@@ -57,6 +61,10 @@ void addSimulateOptions(QCommandLineParser& parser)
             {QStringLiteral("photons"),
              QStringLiteral("Photons per plane of the Poisson noise (default: the preset's, demo and pupil 1e6, vectorial 2e5, air "
                             "1e6; oof has none)."),
+             QStringLiteral("N")},
+            {QStringLiteral("beads"),
+             QStringLiteral("field: single beads besides the planted doublets, saturated and edge beads (default %1).")
+                 .arg(FieldSimulationOptions{}.beads),
              QStringLiteral("N")},
             {QStringLiteral("out"), QStringLiteral("Output FITS file."), QStringLiteral("FILE.fits")},
             {QStringLiteral("force"), QStringLiteral("Overwrite existing files.")},
@@ -122,6 +130,38 @@ int writeSimulation(const QString& preset, const PresetOptions& options, const Q
     return 0;
 }
 
+// `--preset field`: the wide-field stack and its truth (the planted beads and the field's formula), both or neither.
+int writeFieldSimulation(const QCommandLineParser& parser, const PresetOptions& preset, const QString& out, const QString& truthPath,
+                         bool force)
+{
+    for (const char* name : {"grid", "order", "truth"})
+        if (has(parser, name))
+            throw UsageError(std::string("--") + name + " does not apply to the field preset");
+    FieldSimulationOptions options;
+    options.seed = preset.seed;
+    options.noise = preset.noise;
+    if (preset.photons > 0.0)
+        options.photons = preset.photons;
+    if (has(parser, "beads")) {
+        options.beads = parseInt(value(parser, "beads"), QStringLiteral("beads"));
+        if (options.beads < 0)
+            throw UsageError("--beads: must not be negative");
+    }
+    FieldSimulation field;
+    try {
+        field = simulateField(options);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    OutputTransaction transaction(force);
+    transaction.add(out.toStdString(), fieldFitsBytes(field));
+    transaction.add(truthPath.toStdString(), QJsonDocument(fieldTruthJson(field)).toJson());
+    transaction.commit();
+    std::printf("wrote %s (%zu planes of %d x %d, %zu beads) and %s\n", qPrintable(out), field.planes.size(), field.planes.front().width,
+                field.planes.front().height, field.beads.size(), qPrintable(truthPath));
+    return 0;
+}
+
 } // namespace
 
 int runSimulate(const QStringList& args)
@@ -135,6 +175,7 @@ int runSimulate(const QStringList& args)
         QStringList names;
         for (const std::string& name : presetNames())
             names << QString::fromStdString(name);
+        names << QStringLiteral("field");
         const QString preset = parseWordList(parser.value(QStringLiteral("preset")), QStringLiteral("preset"), names).front();
         PresetOptions options = presetOptionsFrom(parser);
         if (!parser.isSet(QStringLiteral("out")))
@@ -154,6 +195,10 @@ int runSimulate(const QStringList& args)
         } catch (const OutputError& e) {
             return runFailure(program, describe(e));
         }
+        if (preset == QLatin1String("field"))
+            return writeFieldSimulation(parser, options, out, truthPath, force);
+        if (has(parser, "beads"))
+            throw UsageError("--beads applies to the field preset only");
         return writeSimulation(preset, options, out, truthPath, force);
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));

@@ -25,10 +25,12 @@ void printUsage(FILE* stream)
                          "  psf           write a microscope's 3-D PSF without data (scalar or vectorial model)\n"
                          "  bench oof     time the OOF benchmark problem, one JSON object per line\n"
                          "  bench pupil   time the pupil-function fit (zonal phase and amplitude), one JSON object per line\n"
+                         "  bench field   beads per second of the field pipeline on a simulated bead slide\n"
                          "  bench live    stacks per second and latency of live mode against a writer at a given rate\n"
                          "  fasth-bench   time Householder products (FastH), one JSON object per line\n"
                          "  fasth-train   train an SVD layer built from Householder reflections (FastH), JSON summary\n"
                          "  batch         reconstruct many inputs with one settings file: a result per input, a summary CSV\n"
+                         "  field         find and fit every bead of a wide-field stack; aberrations across the field\n"
                          "  watch         live mode: fit every stack written into a folder, one JSON line per stack\n"
                          "  device-reference  write the GPU device check's reference data (CPU backend)\n"
                          "\nRun 'wavefront-cli <command> --help' for the options of a command.\n");
@@ -107,6 +109,7 @@ int main(int argc, char** argv)
         {QStringLiteral("fasth-bench"), wfs::cli::runFasthBench},
         {QStringLiteral("fasth-train"), wfs::cli::runFasthTrain},
         {QStringLiteral("batch"), wfs::cli::runBatch},
+        {QStringLiteral("field"), wfs::cli::runField},
         {QStringLiteral("watch"), wfs::cli::runWatch},
         {QStringLiteral("device-reference"), wfs::cli::runDeviceReference},
     };

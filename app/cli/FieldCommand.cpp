@@ -1,0 +1,234 @@
+// wavefront-cli field: every bead of one wide-field z-stack found, fitted with one session's settings, and the
+// aberrations described as smooth functions of field position (core/engine/FieldRun.h).
+#include "CliCommon.h"
+#include "Commands.h"
+
+#include "engine/Batch.h"
+#include "engine/FieldRun.h"
+#include "engine/FieldSimulation.h"
+#include "io/OutputTransaction.h"
+
+#include <QDir>
+#include <QJsonDocument>
+
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+
+namespace wfs::cli {
+
+namespace {
+
+void addFieldOptions(QCommandLineParser& parser)
+{
+    parser.setApplicationDescription(
+        QStringLiteral("Find every bead of a wide-field z-stack (FITS, TIFF), fit each with one set of settings, and describe each "
+                       "aberration term as a smooth function of field position (double Zernike). Writes DIR/beads.csv and "
+                       "DIR/field.json."));
+    const BeadDetectionOptions detection;
+    addOptions(parser, {
+                           {QStringLiteral("settings"),
+                            QStringLiteral("A saved session or settings file whose model, solver, preparation and metadata every bead "
+                                           "is fitted with (its inputs are not read)."),
+                            QStringLiteral("FILE.json")},
+                           {QStringLiteral("crop"), QStringLiteral("Side of the square each bead is fitted in, pixels (even)."),
+                            QStringLiteral("N"), QString::number(detection.crop)},
+                           {QStringLiteral("threshold"),
+                            QStringLiteral("Detection significance of a bead's peak in the smoothed mean projection, in robust sigmas."),
+                            QStringLiteral("k"), QString::number(detection.threshold)},
+                           {QStringLiteral("field-order"),
+                            QStringLiteral("Radial order of the field Zernikes of every term, or auto: per term the lowest BIC over orders "
+                                           "0..4 (default auto)."),
+                            QStringLiteral("n|auto")},
+                           {QStringLiteral("jobs"), QStringLiteral("Beads fitted at once (default: hardware threads / threads per fit)."),
+                            QStringLiteral("N")},
+                           {QStringLiteral("out"), QStringLiteral("Output folder (created if missing)."), QStringLiteral("DIR")},
+                           {QStringLiteral("force"), QStringLiteral("Overwrite existing outputs.")},
+                       });
+    addCoreOptions(parser, metadataOptionHelp());
+    addCoreOptions(parser, modelOptionHelp());
+    addCoreOptions(parser, solverOptionHelp());
+    parser.addPositionalArgument(QStringLiteral("stack"), QStringLiteral("The wide-field z-stack."), QStringLiteral("STACK"));
+}
+
+FieldRunOptions fieldOptionsFrom(const QCommandLineParser& parser)
+{
+    FieldRunOptions options;
+    options.detection.crop = parseInt(value(parser, "crop"), QStringLiteral("crop"));
+    if (options.detection.crop < 8 || options.detection.crop % 2 != 0)
+        throw UsageError("--crop: " + value(parser, "crop").toStdString() + " is not an even number of pixels of at least 8");
+    options.detection.threshold = parseNumber(value(parser, "threshold"), QStringLiteral("threshold"));
+    if (!(options.detection.threshold > 0.0))
+        throw UsageError("--threshold: must be positive");
+    if (has(parser, "field-order") && value(parser, "field-order") != QLatin1String("auto")) {
+        options.model.order = parseInt(value(parser, "field-order"), QStringLiteral("field-order"));
+        if (options.model.order < 0 || options.model.order > zernike::kMaxOrder)
+            throw UsageError("--field-order: must be auto or between 0 and " + std::to_string(zernike::kMaxOrder));
+    }
+    if (has(parser, "jobs")) {
+        options.jobs = parseInt(value(parser, "jobs"), QStringLiteral("jobs"));
+        if (options.jobs < 1)
+            throw UsageError("--jobs: must be at least 1");
+    }
+    return options;
+}
+
+// The stack loaded over the settings (a settings file's, else the defaults) and the flags applied.
+Session fieldSession(const QCommandLineParser& parser, const std::string& stack)
+{
+    Session session;
+    const bool fromSettings = has(parser, "settings");
+    if (fromSettings)
+        session = loadBatchSettings(value(parser, "settings").toStdString());
+    for (const DatasetMessage& m : addFiles(session.dataset, {stack}))
+        if (m.level != MessageLevel::Info)
+            std::fprintf(stderr, "%s\n", m.text.c_str());
+    if (session.dataset.planes.empty())
+        throw DatasetError(stack + ": no plane could be read");
+    applyRunOptions(ParserOptions(parser), session, fromSettings);
+    return session;
+}
+
+int writeField(const FieldRun& run, const QString& dir, bool force)
+{
+    OutputTransaction transaction(force);
+    transaction.add((dir + QStringLiteral("/beads.csv")).toStdString(), fieldBeadsCsv(run));
+    transaction.add((dir + QStringLiteral("/field.json")).toStdString(), QJsonDocument(fieldRunJson(run)).toJson());
+    transaction.commit();
+    std::fputs(fieldSummary(run).c_str(), stdout);
+    std::printf("wrote %s/beads.csv and %s/field.json\n", qPrintable(dir), qPrintable(dir));
+    return run.model ? 0 : 1;
+}
+
+} // namespace
+
+int runField(const QStringList& args)
+{
+    QCommandLineParser parser;
+    addFieldOptions(parser);
+    if (auto status = parseOrExit(parser, args, QStringLiteral("field STACK [options] --out DIR")))
+        return *status;
+    const QString program = args.value(0);
+    try {
+        if (parser.positionalArguments().size() != 1)
+            throw UsageError("give one wide-field stack (STACK)");
+        if (!has(parser, "out"))
+            throw UsageError("--out DIR is required");
+        FieldRunOptions options = fieldOptionsFrom(parser);
+        const QString dir = value(parser, "out");
+        const std::string stack = parser.positionalArguments().front().toStdString();
+        if (!QDir().mkpath(dir))
+            return runFailure(program, dir + QStringLiteral(": cannot create the output folder"));
+        checkOutputs({{"out", true, (dir + QStringLiteral("/beads.csv")).toStdString()},
+                      {"out", true, (dir + QStringLiteral("/field.json")).toStdString()}},
+                     {stack}, has(parser, "force"));
+        const Session session = fieldSession(parser, stack);
+        std::mutex printing;
+        options.progress = [&](int done, int total) {
+            if (done == total || done % std::max(1, total / 10) == 0) {
+                std::lock_guard lock(printing);
+                std::fprintf(stderr, "fitted %d of %d beads\n", done, total);
+            }
+        };
+        return writeField(wfs::runField(session, options), dir, has(parser, "force"));
+    } catch (const UsageError& e) {
+        return usageFailure(program, QString::fromStdString(e.what()));
+    } catch (const std::exception& e) {
+        return runFailure(program, describe(e));
+    }
+}
+
+namespace {
+
+void addBenchFieldOptions(QCommandLineParser& parser)
+{
+    parser.setApplicationDescription(
+        QStringLiteral("Time the field pipeline on the simulated field (simulate --preset field): bead detection, every bead's fit "
+                       "and the field model, one JSON object per (beads, jobs)."));
+    addOptions(
+        parser,
+        {
+            {QStringLiteral("beads"), QStringLiteral("Single beads in the field, a list (e.g. 25,50,100)."), QStringLiteral("N,..."),
+             QStringLiteral("100")},
+            {QStringLiteral("jobs"), QStringLiteral("Beads fitted at once, a list (default: hardware threads / threads per fit)."),
+             QStringLiteral("N,...")},
+            {QStringLiteral("planes"), QStringLiteral("Planes of the stack."), QStringLiteral("N"), QStringLiteral("9")},
+            {QStringLiteral("crop"), QStringLiteral("Side of each bead's square, pixels."), QStringLiteral("N"), QStringLiteral("32")},
+            {QStringLiteral("order"), QStringLiteral("Zernike radial order of each bead's fit."), QStringLiteral("n"), QStringLiteral("6")},
+            {QStringLiteral("seed"), QStringLiteral("Random seed of the field."), QStringLiteral("S"),
+             QString::number(FieldSimulationOptions{}.seed)},
+        });
+    parser.addPositionalArgument(QStringLiteral("field"), QStringLiteral("The word field."), QStringLiteral("field"));
+}
+
+QJsonObject benchFieldRow(const FieldRun& run, int beads, int planes, int crop, int order)
+{
+    int fitted = 0, ok = 0;
+    double fitSeconds = 0.0;
+    for (const FieldBead& bead : run.beads) {
+        fitted += bead.coefficients.empty() ? 0 : 1;
+        ok += bead.status == "ok" ? 1 : 0;
+        fitSeconds += bead.seconds;
+    }
+    return {{"benchmark", "field"},
+            {"beads_simulated", beads},
+            {"planes", planes},
+            {"crop", crop},
+            {"order", order},
+            {"jobs", run.jobs},
+            {"beads_found", int(run.beads.size())},
+            {"beads_fitted", fitted},
+            {"beads_ok", ok},
+            {"fit_seconds_median_bead", fitted ? fitSeconds / fitted : 0.0},
+            {"seconds", run.seconds},
+            {"beads_per_second", run.seconds > 0.0 ? fitted / run.seconds : 0.0},
+            {"field_model_terms", run.model ? int(run.model->terms.size()) : 0}};
+}
+
+} // namespace
+
+int runBenchField(const QStringList& args)
+{
+    QCommandLineParser parser;
+    addBenchFieldOptions(parser);
+    if (auto status = parseOrExit(parser, args, QStringLiteral("bench field [options]")))
+        return *status;
+    const QString program = args.value(0);
+    try {
+        const std::vector<int> beadCounts = parseIntList(value(parser, "beads"), QStringLiteral("beads"));
+        const std::vector<int> jobs =
+            has(parser, "jobs") ? parseIntList(value(parser, "jobs"), QStringLiteral("jobs")) : std::vector<int>{0};
+        FieldSimulationOptions simulation;
+        simulation.planes = parseInt(value(parser, "planes"), QStringLiteral("planes"));
+        simulation.crop = parseInt(value(parser, "crop"), QStringLiteral("crop"));
+        simulation.seed = std::uint64_t(parseNumber(value(parser, "seed"), QStringLiteral("seed")));
+        const int order = parseInt(value(parser, "order"), QStringLiteral("order"));
+        for (int beads : beadCounts) {
+            simulation.beads = beads;
+            // The field grows with the beads so that their density stays that of 100 beads in 512 x 512 pixels.
+            simulation.width = simulation.height =
+                std::max(4 * simulation.crop, int(std::ceil(512.0 * std::sqrt(std::max(beads, 1) / 100.0) / 2.0)) * 2);
+            const FieldSimulation field = simulateField(simulation);
+            const Session session = simulatedFieldSession(field, order);
+            for (int j : jobs) {
+                FieldRunOptions options;
+                options.detection.crop = simulation.crop;
+                options.jobs = j;
+                const FieldRun run = wfs::runField(session, options);
+                std::printf("%s\n", QJsonDocument(benchFieldRow(run, beads, simulation.planes, simulation.crop, order))
+                                        .toJson(QJsonDocument::Compact)
+                                        .constData());
+                std::fflush(stdout);
+            }
+        }
+        return 0;
+    } catch (const UsageError& e) {
+        return usageFailure(program, QString::fromStdString(e.what()));
+    } catch (const std::invalid_argument& e) {
+        return usageFailure(program, QString::fromStdString(e.what()));
+    } catch (const std::exception& e) {
+        return runFailure(program, describe(e));
+    }
+}
+
+} // namespace wfs::cli

@@ -1,0 +1,435 @@
+#include "engine/FieldRun.h"
+
+#include "base/Cancellation.h"
+#include "base/CsvText.h"
+#include "engine/Batch.h"
+
+#include <QJsonArray>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <cmath>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace wfs {
+
+namespace {
+
+// The planes that take part, all of one size: what the beads are found in and cropped from.
+std::vector<Image> fieldPlanes(const Dataset& data)
+{
+    std::vector<Image> planes;
+    for (int index : usedPlanes(data))
+        planes.push_back(data.planes[size_t(index)].raw);
+    if (planes.empty())
+        throw DatasetError("no plane takes part: load a wide-field stack and choose its planes");
+    for (const Image& plane : planes)
+        if (plane.width != planes.front().width || plane.height != planes.front().height)
+            throw DatasetError("the stack's planes differ in size (" + plane.source + " is " + std::to_string(plane.width) + " x "
+                               + std::to_string(plane.height) + ", " + planes.front().source + " " + std::to_string(planes.front().width)
+                               + " x " + std::to_string(planes.front().height) + "): a field is one stack of one size");
+    return planes;
+}
+
+std::optional<double> saturationOf(const Dataset& data)
+{
+    if (data.metadata.saturationLevel)
+        return data.metadata.saturationLevel;
+    for (const DatasetPlane& plane : data.planes)
+        if (plane.formatMaximum > 0.0)
+            return plane.formatMaximum;
+    return std::nullopt;
+}
+
+// The session with every plane replaced by its crop around `bead` (unused planes too, so that plane indices and
+// sizes stay the data's), nothing prepared, no result kept.
+Session beadSession(const Session& session, const DetectedBead& bead, int crop)
+{
+    Session s;
+    s.model = session.model;
+    s.solver = session.solver;
+    s.dataset.files = session.dataset.files;
+    s.dataset.metadata = session.dataset.metadata;
+    s.dataset.preprocess = session.dataset.preprocess;
+    s.dataset.planesChosen = session.dataset.planesChosen;
+    s.dataset.planes.reserve(session.dataset.planes.size());
+    for (const DatasetPlane& plane : session.dataset.planes) {
+        DatasetPlane p = plane;
+        p.raw = cropAround(plane.raw, bead, crop);
+        s.dataset.planes.push_back(std::move(p));
+    }
+    return s;
+}
+
+double meanReducedChiSquare(const FitResult& result)
+{
+    double sum = 0.0;
+    for (const PlaneResult& plane : result.planes)
+        sum += plane.reducedChiSquare;
+    return result.planes.empty() ? std::numeric_limits<double>::quiet_NaN() : sum / double(result.planes.size());
+}
+
+void recordFit(FieldBead& bead, const FitResult& result)
+{
+    bead.coefficients = result.coefficients;
+    bead.reducedChiSquare = meanReducedChiSquare(result);
+    bead.rmsWaves = result.rmsWaves;
+    bead.termination = terminationName(result.solver.termination);
+    bead.iterations = result.solver.iterations;
+    bead.seconds = result.solver.seconds;
+    bead.status = "ok";
+    if (result.verdict.judged && !result.verdict.describesData) {
+        bead.status = "poor-fit";
+        bead.reason = result.verdict.text;
+    } else if (result.solver.termination != Termination::Converged && result.solver.termination != Termination::Stalled) {
+        bead.status = "poor-fit";
+        bead.reason = std::string("the fit ended ") + terminationName(result.solver.termination) + ": " + result.solver.message;
+    }
+}
+
+// Fits one accepted bead; a failure is its row's reason. Returns the run's preparation messages.
+std::vector<DatasetMessage> fitBead(const Session& session, int crop, FieldBead& bead, const std::atomic<bool>* cancel)
+{
+    try {
+        PreparedRun run = prepareRun(beadSession(session, bead.detection, crop));
+        recordFit(bead, reconstruct(run.request, {}, cancel));
+        return run.messages;
+    } catch (const OperationCancelled&) {
+        throw;
+    } catch (const std::exception& e) {
+        bead.status = beadStatusName(BeadStatus::FitFailed);
+        bead.detection.status = BeadStatus::FitFailed;
+        bead.reason = e.what();
+    }
+    return {};
+}
+
+// The accepted beads fitted by `jobs` workers taking the next bead in turn; the first bead's messages are kept.
+void fitBeads(const Session& session, const FieldRunOptions& options, FieldRun& run)
+{
+    std::vector<size_t> todo;
+    for (size_t i = 0; i < run.beads.size(); ++i)
+        if (run.beads[i].detection.status == BeadStatus::Accepted)
+            todo.push_back(i);
+    const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+    run.jobs = batchJobs(options.jobs, std::max(1, session.solver.threads), int(hardware), todo.size()).jobs;
+    std::atomic<size_t> next{0};
+    std::atomic<bool> stop{false};
+    std::mutex mutex;
+    int done = 0;
+    std::exception_ptr failure;
+    const auto work = [&] {
+        for (size_t k; !stop && (k = next++) < todo.size();) {
+            try {
+                std::vector<DatasetMessage> messages = fitBead(session, options.detection.crop, run.beads[todo[k]], options.cancel);
+                std::lock_guard lock(mutex);
+                if (k == 0)
+                    run.messages = std::move(messages);
+                if (options.progress)
+                    options.progress(++done, int(todo.size()));
+            } catch (...) { // cancelled: the other workers stop after their bead
+                std::lock_guard lock(mutex);
+                failure = std::current_exception();
+                stop = true;
+            }
+        }
+    };
+    std::vector<std::thread> workers;
+    for (int j = 1; j < run.jobs; ++j)
+        workers.emplace_back(work);
+    work();
+    for (std::thread& worker : workers)
+        worker.join();
+    if (failure)
+        std::rethrow_exception(failure);
+}
+
+std::vector<int> defaultModelTerms(const FieldRun& run)
+{
+    for (const FieldBead& bead : run.beads)
+        if (bead.status == "ok") {
+            std::vector<int> terms;
+            for (const CoefficientResult& c : bead.coefficients)
+                if (c.mode.n >= 2 && c.free)
+                    terms.push_back(c.index);
+            return terms;
+        }
+    return {};
+}
+
+const CoefficientResult* coefficientOf(const FieldBead& bead, int index)
+{
+    for (const CoefficientResult& c : bead.coefficients)
+        if (c.index == index)
+            return &c;
+    return nullptr;
+}
+
+void fitModel(const FieldRunOptions& options, FieldRun& run)
+{
+    run.modelTerms = options.modelTerms.empty() ? defaultModelTerms(run) : options.modelTerms;
+    std::vector<FieldSample> samples;
+    std::vector<size_t> sampleBead;
+    for (size_t i = 0; i < run.beads.size(); ++i) {
+        const FieldBead& bead = run.beads[i];
+        if (bead.status != "ok")
+            continue;
+        FieldSample sample{bead.detection.x, bead.detection.y, {}, {}};
+        for (int index : run.modelTerms) {
+            const CoefficientResult* c = coefficientOf(bead, index);
+            if (!c)
+                throw std::invalid_argument("the field model's term " + std::to_string(index) + " is not among the fitted terms");
+            sample.values.push_back(c->waves);
+            sample.sigmas.push_back(c->uncertaintyWaves);
+        }
+        samples.push_back(std::move(sample));
+        sampleBead.push_back(i);
+    }
+    if (samples.empty() || run.modelTerms.empty()) {
+        run.modelError = samples.empty() ? "no bead was fitted, so there is no field to describe" : "no term to describe";
+        return;
+    }
+    FieldModelOptions modelOptions = options.model;
+    if (!(modelOptions.radius > 0.0)) {
+        modelOptions.centreX = 0.5 * (run.width - 1);
+        modelOptions.centreY = 0.5 * (run.height - 1);
+        modelOptions.radius = 0.5 * std::hypot(run.width, run.height);
+    }
+    run.model = fitFieldModel(samples, modelOptions);
+    for (size_t s = 0; s < samples.size(); ++s) {
+        bool outlier = false;
+        for (const FieldTermFit& term : run.model->terms)
+            outlier = outlier || term.outlier[s];
+        run.beads[sampleBead[s]].inModel = !outlier;
+    }
+}
+
+} // namespace
+
+FieldRun runField(const Session& session, const FieldRunOptions& options)
+{
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<Image> planes = fieldPlanes(session.dataset);
+    FieldRun run;
+    run.width = planes.front().width;
+    run.height = planes.front().height;
+    run.pixelPitch = session.dataset.metadata.pixelPitch;
+    BeadDetectionOptions detection = options.detection;
+    if (!detection.saturationLevel)
+        detection.saturationLevel = saturationOf(session.dataset);
+    run.detection = detectBeads(planes, detection);
+    for (const DetectedBead& d : run.detection.beads) {
+        FieldBead bead;
+        bead.detection = d;
+        if (run.pixelPitch) {
+            bead.xMicrons = d.x * *run.pixelPitch * 1e6;
+            bead.yMicrons = d.y * *run.pixelPitch * 1e6;
+        }
+        bead.status = d.status == BeadStatus::Accepted ? "not-run" : beadStatusName(d.status);
+        bead.reason = d.reason;
+        run.beads.push_back(bead);
+    }
+    throwIfCancelled(options.cancel);
+    fitBeads(session, options, run);
+    try {
+        fitModel(options, run);
+    } catch (const std::invalid_argument& e) {
+        run.modelError = e.what();
+    }
+    run.ordering = session.model.ordering;
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return run;
+}
+
+namespace {
+
+std::string cell(double v)
+{
+    if (!std::isfinite(v))
+        return "";
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", v);
+    return text;
+}
+std::string cell(const std::optional<double>& v)
+{
+    return v ? cell(*v) : "";
+}
+
+// Every coefficient index any bead has, in order.
+std::vector<int> coefficientColumns(const FieldRun& run)
+{
+    std::set<int> indices;
+    for (const FieldBead& bead : run.beads)
+        for (const CoefficientResult& c : bead.coefficients)
+            indices.insert(c.index);
+    return {indices.begin(), indices.end()};
+}
+
+} // namespace
+
+QByteArray fieldBeadsCsv(const FieldRun& run)
+{
+    const std::vector<int> columns = coefficientColumns(run);
+    const std::string ordering = zernike::orderingName(run.ordering);
+    std::string text = "index,x_px,y_px,x_um,y_um,status,significance,brightness,width_px,reduced_chi_square,rms_waves,iterations,"
+                       "seconds,in_model";
+    for (int index : columns)
+        for (const char* suffix : {"_waves", "_sigma_waves"})
+            text.append(",").append(ordering).append("_").append(std::to_string(index)).append(suffix);
+    text += ",reason\n";
+    for (size_t i = 0; i < run.beads.size(); ++i) {
+        const FieldBead& b = run.beads[i];
+        const bool fitted = !b.coefficients.empty();
+        for (const std::string& field :
+             {std::to_string(i), cell(b.detection.x), cell(b.detection.y), cell(b.xMicrons), cell(b.yMicrons), b.status,
+              cell(b.detection.significance), cell(b.detection.brightness), cell(b.detection.width), cell(b.reducedChiSquare),
+              cell(b.rmsWaves), fitted ? std::to_string(b.iterations) : std::string(), fitted ? cell(b.seconds) : std::string()})
+            text.append(field).append(",");
+        text.append(b.inModel ? "yes" : "no");
+        for (int index : columns) {
+            const CoefficientResult* c = coefficientOf(b, index);
+            text.append(",").append(c ? cell(c->waves) : "").append(",").append(c ? cell(c->uncertaintyWaves) : "");
+        }
+        text.append(",").append(csvField(b.reason)).append("\n");
+    }
+    return QByteArray::fromStdString(text);
+}
+
+namespace {
+
+QJsonValue number(double v)
+{
+    return std::isfinite(v) ? QJsonValue(v) : QJsonValue();
+}
+
+QJsonObject beadJson(size_t index, const FieldBead& b)
+{
+    QJsonObject o{{"index", int(index)},
+                  {"x_px", b.detection.x},
+                  {"y_px", b.detection.y},
+                  {"status", QString::fromStdString(b.status)},
+                  {"significance", number(b.detection.significance)},
+                  {"brightness", b.detection.brightness},
+                  {"width_px", b.detection.width},
+                  {"in_model", b.inModel}};
+    if (b.xMicrons) {
+        o["x_um"] = *b.xMicrons;
+        o["y_um"] = *b.yMicrons;
+    }
+    if (!b.reason.empty())
+        o["reason"] = QString::fromStdString(b.reason);
+    if (b.coefficients.empty())
+        return o;
+    QJsonArray coefficients;
+    for (const CoefficientResult& c : b.coefficients)
+        coefficients.append(QJsonObject{{"index", c.index}, {"waves", c.waves}, {"sigma_waves", number(c.uncertaintyWaves)}});
+    o["coefficients"] = coefficients;
+    o["reduced_chi_square"] = number(b.reducedChiSquare);
+    o["rms_waves"] = number(b.rmsWaves);
+    o["termination"] = QString::fromStdString(b.termination);
+    o["iterations"] = b.iterations;
+    o["seconds"] = b.seconds;
+    return o;
+}
+
+QJsonObject termJson(const FieldRun& run, size_t t)
+{
+    const FieldTermFit& fit = run.model->terms[t];
+    QJsonArray coefficients, covariance, outliers;
+    for (double c : fit.coefficients)
+        coefficients.append(c);
+    for (double c : fit.covariance)
+        covariance.append(c);
+    size_t sample = 0;
+    for (size_t i = 0; i < run.beads.size(); ++i)
+        if (run.beads[i].status == "ok" && sample < fit.outlier.size())
+            if (fit.outlier[sample++])
+                outliers.append(int(i));
+    return {{"index", run.modelTerms[t]},
+            {"name", QString::fromStdString(zernike::name(zernike::modeFromIndex(run.modelTerms[t], run.ordering)))},
+            {"field_order", fit.order},
+            {"coefficients_waves", coefficients},
+            {"covariance", covariance},
+            {"reduced_chi_square", fit.reducedChiSquare},
+            {"covariance_scale", fit.covarianceScale},
+            {"outlier_beads", outliers}};
+}
+
+} // namespace
+
+QJsonObject fieldRunJson(const FieldRun& run)
+{
+    QJsonArray beads;
+    for (size_t i = 0; i < run.beads.size(); ++i)
+        beads.append(beadJson(i, run.beads[i]));
+    QJsonObject o{
+        {"format", "wavefront-studio-field"},
+        {"convention",
+         QJsonObject{{"position", "x = column, y = row (row 0 at the bottom), pixel centres at integers; x_um = x_px x pixel pitch"},
+                     {"coefficients", QString::fromLatin1(zernike::orderingName(run.ordering)) + " indices, waves"},
+                     {"field_basis",
+                      "each term = sum_k a_k F_k(u, v), F_k the Zernike polynomials in Noll order (piston first), RMS-normalised "
+                      "over the unit disc, u = (x_px - centre_x_px) / radius_px, v = (y_px - centre_y_px) / radius_px; the "
+                      "covariance (row-major) is (A^T W A)^-1 x covariance_scale (max(1, reduced chi2))"}}},
+        {"width_px", run.width},
+        {"height_px", run.height},
+        {"detection",
+         QJsonObject{{"background", run.detection.background}, {"noise", run.detection.noise}, {"threshold", run.detection.threshold}}},
+        {"jobs", run.jobs},
+        {"seconds", run.seconds},
+        {"beads", beads}};
+    if (run.pixelPitch)
+        o["pixel_pitch_m"] = *run.pixelPitch;
+    if (!run.model) {
+        o["field_model_error"] = QString::fromStdString(run.modelError);
+        return o;
+    }
+    QJsonArray terms;
+    for (size_t t = 0; t < run.model->terms.size(); ++t)
+        terms.append(termJson(run, t));
+    o["field_model"] = QJsonObject{{"centre_x_px", run.model->options.centreX},
+                                   {"centre_y_px", run.model->options.centreY},
+                                   {"radius_px", run.model->options.radius},
+                                   {"samples", run.model->samples},
+                                   {"terms", terms}};
+    return o;
+}
+
+std::string fieldSummary(const FieldRun& run)
+{
+    std::map<std::string, int> counts;
+    int fitted = 0;
+    for (const FieldBead& bead : run.beads) {
+        ++counts[bead.status];
+        fitted += bead.coefficients.empty() ? 0 : 1;
+    }
+    std::string text = std::to_string(run.beads.size()) + " beads found in " + std::to_string(run.width) + " x "
+                       + std::to_string(run.height) + " pixels (threshold " + cell(run.detection.threshold) + ", background "
+                       + cell(run.detection.background) + ", noise " + cell(run.detection.noise) + ")\n";
+    for (const auto& [status, count] : counts)
+        text += "  " + status + ": " + std::to_string(count) + "\n";
+    char line[160];
+    std::snprintf(line, sizeof line, "%d beads fitted in %.2f s with %d jobs: %.2f beads/s\n", fitted, run.seconds, run.jobs,
+                  run.seconds > 0.0 ? fitted / run.seconds : 0.0);
+    text += line;
+    if (!run.model)
+        return text + "no field model: " + run.modelError + "\n";
+    text += "field model over " + std::to_string(run.model->samples) + " beads, radius " + cell(run.model->options.radius) + " px:\n";
+    for (size_t t = 0; t < run.model->terms.size(); ++t) {
+        const FieldTermFit& fit = run.model->terms[t];
+        const int outliers = int(std::count(fit.outlier.begin(), fit.outlier.end(), true));
+        std::snprintf(line, sizeof line, "  %s %d %-22s field order %d, reduced chi2 %.3g, %d outliers\n",
+                      zernike::orderingName(run.ordering), run.modelTerms[t],
+                      zernike::name(zernike::modeFromIndex(run.modelTerms[t], run.ordering)).c_str(), fit.order, fit.reducedChiSquare,
+                      outliers);
+        text += line;
+    }
+    return text;
+}
+
+} // namespace wfs

@@ -1,0 +1,87 @@
+#pragma once
+// A microscope's whole field (issue 43): every bead of one wide-field z-stack found (fit/BeadDetection.h), cropped and
+// fitted with the settings of one session through the one workflow (prepareRun, reconstruct), in parallel on the
+// machine's cores, then each aberration term described as a smooth function of field position (fit/FieldModel.h).
+// `wavefront-cli field` and `bench field` call it; a bead that fails is a row with its reason, never the end of the run.
+//
+//   Session session;                       // the wide stack loaded (addFiles) and the user's settings applied
+//   FieldRun run = runField(session, {});  // throws DatasetError / SettingsError / OperationCancelled
+//   writeFileAtomically("beads.csv", fieldBeadsCsv(run), true);
+#include "engine/Workflow.h"
+#include "fit/BeadDetection.h"
+#include "fit/FieldModel.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wfs {
+
+struct FieldRunOptions {
+    BeadDetectionOptions detection; // its saturation level, when unset, is the data's (metadata or the stored type's)
+    // The field's unit circle: centre and radius in pixels; radius 0 takes the image's centre and half its diagonal.
+    FieldModelOptions model{.radius = 0.0};
+    // The terms the field model describes (Noll indices of the fit's basis); empty: every fitted term from defocus
+    // (Noll 4) up; piston, tip and tilt (where a bead sits) are never modelled.
+    std::vector<int> modelTerms;
+    int jobs = 0; // fits at once; 0: engine/Batch.h's rule (batchJobs) with the session's threads per fit
+    const std::atomic<bool>* cancel = nullptr;
+    // Called after each bead's fit from the worker that fitted it (serialised): beads done, beads to fit.
+    std::function<void(int, int)> progress;
+};
+
+// One bead of the field: where it is, whether it was fitted and why not, and its fit's figures.
+struct FieldBead {
+    DetectedBead detection;
+    std::optional<double> xMicrons, yMicrons; // position x pixel pitch, when the metadata gives the pitch
+    // "ok", "poor-fit" (the model does not describe its data: FitResult::verdict), or a BeadStatus name for a bead set
+    // aside ("edge", "neighbour", "saturated", "aggregate", "fit-failed").
+    std::string status;
+    std::string reason;                          // why not "ok"; empty for "ok"
+    std::vector<CoefficientResult> coefficients; // every basis term but piston, in the fit's ordering (empty unless fitted)
+    double reducedChiSquare = std::numeric_limits<double>::quiet_NaN(); // mean over planes
+    double rmsWaves = std::numeric_limits<double>::quiet_NaN();
+    std::string termination;
+    int iterations = 0;
+    double seconds = 0.0; // the solver's
+    bool inModel = false; // its coefficients took part in the field model (an "ok" bead, not an outlier of any term)
+};
+
+struct FieldRun {
+    BeadDetection detection;      // the projection, the detection's levels
+    std::vector<FieldBead> beads; // brightest first, as detected
+    ZernikeOrdering ordering = ZernikeOrdering::Noll;
+    std::vector<int> modelTerms;      // the field model's terms (indices in `ordering`), one per FieldModel::terms
+    std::optional<FieldModel> model;  // unset when no bead was fitted
+    std::string modelError;           // why there is no model
+    std::optional<double> pixelPitch; // metres (metadata), for the micrometre positions
+    int width = 0, height = 0;        // the field's pixels
+    int jobs = 1;
+    double seconds = 0.0;                 // wall-clock time of the whole run
+    std::vector<DatasetMessage> messages; // the first bead's preparation notes and the run's own warnings
+};
+
+// `session` holds the wide stack (its planes of one size) and the settings every bead is fitted with; each bead's
+// planes are its crops of the planes that take part, with the session's defocus, metadata and model. Throws
+// DatasetError (no plane, planes of different sizes), SettingsError, std::invalid_argument (bad options) or
+// OperationCancelled; a bead whose fit throws is a "fit-failed" row.
+FieldRun runField(const Session& session, const FieldRunOptions& options);
+
+// The per-bead table: one row per bead found: index, x_px, y_px, x_um, y_um, status, significance, brightness, width_px,
+// reduced_chi_square, rms_waves, iterations, seconds, in_model, then `<ordering>_<index>_waves` and its `_sigma` for
+// every coefficient, reason last. Empty cells where a value does not apply.
+QByteArray fieldBeadsCsv(const FieldRun& run);
+// The run as JSON: "convention" (positions, ordering, units, the field basis), "detection", "beads" (as the CSV), and
+// "field_model" (per term: its index, field order, the field Zernike coefficients and covariance, reduced chi2, the
+// covariance scale and the outlier beads) or "field_model_error".
+QJsonObject fieldRunJson(const FieldRun& run);
+// A few lines for a person: beads found, fitted and set aside (by reason), each modelled term's field order, reduced
+// chi2 and outliers, the time and beads per second.
+std::string fieldSummary(const FieldRun& run);
+
+} // namespace wfs

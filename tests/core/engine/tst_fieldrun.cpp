@@ -1,0 +1,227 @@
+// A microscope's whole field (issue 43): on the simulated bead slide (engine/FieldSimulation.h) the beads found are the
+// planted ones, the ones set aside are exactly the planted doublets, saturated and edge beads, each with its reason;
+// every accepted bead is fitted; the field model recovers the field's known aberrations within its stated
+// uncertainties; one bead gives that bead's own fit; bad input (no bead, planes of different sizes, every bead set
+// aside) says so and keeps what was found.
+#include "TestSupport.h"
+
+#include "engine/FieldRun.h"
+#include "engine/FieldSimulation.h"
+#include "io/Session.h"
+
+#include <QJsonArray>
+#include <QTest>
+
+#include <cmath>
+
+using namespace wfs;
+
+namespace {
+
+FieldSimulationOptions smallField(int beads)
+{
+    FieldSimulationOptions o;
+    o.width = o.height = 320;
+    o.beads = beads;
+    o.doublets = 2;
+    o.saturated = 1;
+    o.edge = 3;
+    o.seed = 7;
+    return o;
+}
+
+// The planted bead nearest a detection, and its distance.
+std::pair<const PlantedBead*, double> nearestPlanted(const FieldSimulation& field, const DetectedBead& bead)
+{
+    const PlantedBead* best = nullptr;
+    double distance = INFINITY;
+    for (const PlantedBead& p : field.beads) {
+        const double d = std::hypot(p.x - bead.x, p.y - bead.y);
+        if (d < distance) {
+            distance = d;
+            best = &p;
+        }
+    }
+    return {best, distance};
+}
+
+double truthTerm(const Truth& truth, int index)
+{
+    for (const TruthTerm& t : truth.terms)
+        if (t.index == index)
+            return t.valueWaves;
+    return 0.0;
+}
+
+// The fitted field shared by the tests that need it (one run of the pipeline, about 40 bead fits).
+struct FittedField {
+    FieldSimulation field;
+    FieldRun run;
+};
+const FittedField& fittedField()
+{
+    static const FittedField fitted = [] {
+        FittedField f;
+        f.field = simulateField(smallField(24));
+        FieldRunOptions options;
+        options.detection.crop = 32;
+        f.run = runField(simulatedFieldSession(f.field, 4), options);
+        return f;
+    }();
+    return fitted;
+}
+
+} // namespace
+
+class TestFieldRun : public QObject {
+    Q_OBJECT
+
+private slots:
+    void findsThePlantedBeadsAndSetsAsideExactlyThePlantedRejects()
+    {
+        const FieldSimulation field = simulateField(smallField(24));
+        BeadDetectionOptions options;
+        options.saturationLevel = kFieldSimulationSaturation;
+        const BeadDetection found = detectBeads(field.planes, options);
+        int accepted = 0;
+        std::map<const PlantedBead*, int> hits;
+        for (const DetectedBead& bead : found.beads) {
+            const auto [planted, distance] = nearestPlanted(field, bead);
+            // Every detection is a planted bead (a doublet's pair 2 pixels apart counts as its first bead).
+            QVERIFY2(distance < 3.0, qPrintable(QStringLiteral("a detection at (%1, %2) is no planted bead").arg(bead.x).arg(bead.y)));
+            ++hits[planted];
+            if (planted->kind == "single") {
+                QVERIFY2(bead.status == BeadStatus::Accepted, bead.reason.c_str());
+                QVERIFY2(distance < 0.5, qPrintable(QStringLiteral("a single bead found %1 pixels from where it is").arg(distance)));
+                ++accepted;
+            } else {
+                QVERIFY2(bead.status != BeadStatus::Accepted,
+                         qPrintable(QStringLiteral("the planted %1 bead was accepted").arg(QString::fromStdString(planted->kind))));
+                QVERIFY(!bead.reason.empty());
+                if (planted->kind == "saturated")
+                    QCOMPARE(bead.status, BeadStatus::Saturated);
+                if (planted->kind == "edge")
+                    QCOMPARE(bead.status, BeadStatus::Edge);
+                if (planted->kind == "doublet")
+                    QVERIFY(bead.status == BeadStatus::Aggregate || bead.status == BeadStatus::Neighbour);
+            }
+        }
+        QCOMPARE(accepted, 24);
+        QCOMPARE(int(hits.size()), int(field.beads.size())); // nothing planted was missed
+    }
+
+    void fitsEveryAcceptedBeadAndRecoversTheField()
+    {
+        const FittedField& f = fittedField();
+        const FieldRun& run = f.run;
+        int ok = 0;
+        for (const FieldBead& bead : run.beads) {
+            QVERIFY2(bead.status != "not-run" && bead.status != "fit-failed", bead.reason.c_str());
+            if (bead.status == "ok") {
+                ++ok;
+                QVERIFY(bead.xMicrons.has_value());
+                QVERIFY(std::abs(*bead.xMicrons - bead.detection.x * f.field.pixelPitch * 1e6) < 1e-9);
+            }
+        }
+        QVERIFY2(ok >= 22, qPrintable(QStringLiteral("%1 of 24 beads fitted ok").arg(ok)));
+        QVERIFY(run.model.has_value());
+        // The terms from defocus up at order 4: Noll 4..15.
+        QCOMPARE(run.modelTerms.front(), 4);
+        QCOMPARE(int(run.modelTerms.size()), 12);
+        // At points across the field, every term within 4 of the model's sigmas (plus 0.005 wave for what a per-bead
+        // fit of order 4 on 32 x 32 pixels leaves): field curvature, astigmatism and coma as simulated.
+        for (const auto& [u, v] : std::vector<std::pair<double, double>>{{0.0, 0.0}, {0.4, 0.3}, {-0.45, 0.2}, {0.1, -0.5}}) {
+            const double x = f.field.centreX + u * f.field.radius, y = f.field.centreY + v * f.field.radius;
+            const Truth truth = fieldTruthAt(x, y, 320, 320);
+            for (size_t t = 0; t < run.modelTerms.size(); ++t) {
+                const FieldValue m = evaluateFieldTerm(*run.model, int(t), x, y);
+                const double expected = truthTerm(truth, run.modelTerms[t]);
+                QVERIFY2(std::abs(m.value - expected) < 4.0 * m.sigma + 0.005,
+                         qPrintable(QStringLiteral("Noll %1 at (%2, %3): model %4 +/- %5, truth %6")
+                                        .arg(run.modelTerms[t])
+                                        .arg(u)
+                                        .arg(v)
+                                        .arg(m.value)
+                                        .arg(m.sigma)
+                                        .arg(expected)));
+            }
+        }
+    }
+
+    void writesTheTableAndTheModel()
+    {
+        const FieldRun& run = fittedField().run;
+        const QList<QByteArray> lines = fieldBeadsCsv(run).trimmed().split('\n');
+        QCOMPARE(int(lines.size()), int(run.beads.size()) + 1);
+        QVERIFY(lines.front().startsWith("index,x_px,y_px,x_um,y_um,status,"));
+        QVERIFY(lines.front().contains("noll_11_waves,noll_11_sigma_waves"));
+        QVERIFY(lines.front().endsWith(",reason"));
+        const QJsonObject json = fieldRunJson(run);
+        QCOMPARE(json["beads"].toArray().size(), qsizetype(run.beads.size()));
+        const QJsonArray terms = json["field_model"].toObject()["terms"].toArray();
+        QCOMPARE(terms.size(), qsizetype(run.modelTerms.size()));
+        QCOMPARE(terms[0].toObject()["index"].toInt(), 4);
+        QVERIFY(json["convention"].toObject()["field_basis"].toString().contains("Noll"));
+        QVERIFY(QString::fromStdString(fieldSummary(run)).contains("beads found"));
+    }
+
+    void oneBeadGivesItsOwnFit()
+    {
+        FieldSimulationOptions o = smallField(1);
+        o.width = o.height = 96;
+        o.doublets = o.saturated = o.edge = 0;
+        const FieldSimulation field = simulateField(o);
+        const Session session = simulatedFieldSession(field, 4);
+        FieldRunOptions options;
+        const FieldRun run = runField(session, options);
+        QCOMPARE(int(run.beads.size()), 1);
+        const FieldBead& bead = run.beads.front();
+        QCOMPARE(bead.status, std::string("ok"));
+        QVERIFY(run.model.has_value());
+        // The same bead fitted as a user would: its crop through the one workflow.
+        Session single = session;
+        for (DatasetPlane& plane : single.dataset.planes)
+            plane.raw = cropAround(plane.raw, bead.detection, options.detection.crop);
+        const FitResult direct = reconstruct(prepareRun(single).request, {}, nullptr);
+        for (size_t t = 0; t < run.modelTerms.size(); ++t) {
+            const FieldValue m = evaluateFieldTerm(*run.model, int(t), 10.0, 80.0); // anywhere: order 0
+            double expected = NAN;
+            for (const CoefficientResult& c : direct.coefficients)
+                if (c.index == run.modelTerms[t])
+                    expected = c.waves;
+            QVERIFY2(std::abs(m.value - expected) < 1e-6, qPrintable(QStringLiteral("Noll %1").arg(run.modelTerms[t])));
+        }
+    }
+
+    void saysWhatItCouldNotDo()
+    {
+        // No bead: a flat, noisy field.
+        FieldSimulationOptions o = smallField(0);
+        o.width = o.height = 128;
+        o.doublets = o.saturated = o.edge = 0;
+        const FieldRun none = runField(simulatedFieldSession(simulateField(o), 4), {});
+        QVERIFY(none.beads.empty());
+        QVERIFY(!none.model);
+        QVERIFY(none.modelError.find("no bead") != std::string::npos);
+        // Every bead set aside: only edge beads. The rows stay, with their reasons.
+        o.edge = 3;
+        const FieldRun edges = runField(simulatedFieldSession(simulateField(o), 4), {});
+        QCOMPARE(int(edges.beads.size()), 3);
+        for (const FieldBead& bead : edges.beads) {
+            QCOMPARE(bead.status, std::string("edge"));
+            QVERIFY(bead.reason.find("crop does not fit") != std::string::npos);
+        }
+        QVERIFY(!edges.model);
+        // Planes of different sizes.
+        Session mixed = simulatedFieldSession(simulateField(o), 4);
+        mixed.dataset.planes[1].raw = Image(64, 64, 10.0);
+        QVERIFY_THROWS_EXCEPTION(DatasetError, runField(mixed, {}));
+        // A crop that is not even.
+        FieldRunOptions odd;
+        odd.detection.crop = 31;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, runField(simulatedFieldSession(simulateField(o), 4), odd));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestFieldRun)
+#include "tst_fieldrun.moc"
