@@ -91,23 +91,6 @@ void recordFit(FieldBead& bead, const FitResult& result)
     }
 }
 
-// Fits one accepted bead; a failure is its row's reason. Returns the run's preparation messages.
-std::vector<DatasetMessage> fitBead(const Session& session, int crop, FieldBead& bead, const std::atomic<bool>* cancel)
-{
-    try {
-        PreparedRun run = prepareRun(beadSession(session, bead.detection, crop));
-        recordFit(bead, reconstruct(run.request, {}, cancel));
-        return run.messages;
-    } catch (const OperationCancelled&) {
-        throw;
-    } catch (const std::exception& e) {
-        bead.status = beadStatusName(BeadStatus::FitFailed);
-        bead.detection.status = BeadStatus::FitFailed;
-        bead.reason = e.what();
-    }
-    return {};
-}
-
 // The accepted beads fitted by `jobs` workers taking the next bead in turn; the first bead's messages are kept.
 void fitBeads(const Session& session, const FieldRunOptions& options, FieldRun& run)
 {
@@ -125,7 +108,7 @@ void fitBeads(const Session& session, const FieldRunOptions& options, FieldRun& 
     const auto work = [&] {
         for (size_t k; !stop && (k = next++) < todo.size();) {
             try {
-                std::vector<DatasetMessage> messages = fitBead(session, options.detection.crop, run.beads[todo[k]], options.cancel);
+                std::vector<DatasetMessage> messages = fitFieldBead(session, options.detection.crop, run.beads[todo[k]], options.cancel);
                 std::lock_guard lock(mutex);
                 if (k == 0)
                     run.messages = std::move(messages);
@@ -171,6 +154,10 @@ const CoefficientResult* coefficientOf(const FieldBead& bead, int index)
 
 void fitModel(const FieldRunOptions& options, FieldRun& run)
 {
+    run.model.reset();
+    run.modelError.clear();
+    for (FieldBead& bead : run.beads)
+        bead.inModel = false;
     run.modelTerms = options.modelTerms.empty() ? defaultModelTerms(run) : options.modelTerms;
     std::vector<FieldSample> samples;
     std::vector<size_t> sampleBead;
@@ -210,15 +197,32 @@ void fitModel(const FieldRunOptions& options, FieldRun& run)
 
 } // namespace
 
-FieldRun runField(const Session& session, const FieldRunOptions& options)
+std::vector<DatasetMessage> fitFieldBead(const Session& session, int crop, FieldBead& bead, const std::atomic<bool>* cancel)
 {
-    const auto start = std::chrono::steady_clock::now();
+    try {
+        PreparedRun run = prepareRun(beadSession(session, bead.detection, crop));
+        recordFit(bead, reconstruct(run.request, {}, cancel));
+        return run.messages;
+    } catch (const OperationCancelled&) {
+        throw;
+    } catch (const std::exception& e) {
+        bead.coefficients.clear();
+        bead.status = beadStatusName(BeadStatus::FitFailed);
+        bead.detection.status = BeadStatus::FitFailed;
+        bead.reason = e.what();
+    }
+    return {};
+}
+
+FieldRun detectField(const Session& session, const BeadDetectionOptions& options)
+{
     const std::vector<Image> planes = fieldPlanes(session.dataset);
     FieldRun run;
     run.width = planes.front().width;
     run.height = planes.front().height;
     run.pixelPitch = session.dataset.metadata.pixelPitch;
-    BeadDetectionOptions detection = options.detection;
+    run.ordering = session.model.ordering;
+    BeadDetectionOptions detection = options;
     if (!detection.saturationLevel)
         detection.saturationLevel = saturationOf(session.dataset);
     run.detection = detectBeads(planes, detection);
@@ -233,14 +237,26 @@ FieldRun runField(const Session& session, const FieldRunOptions& options)
         bead.reason = d.reason;
         run.beads.push_back(bead);
     }
-    throwIfCancelled(options.cancel);
-    fitBeads(session, options, run);
+    return run;
+}
+
+void describeField(FieldRun& run, const FieldRunOptions& options)
+{
     try {
         fitModel(options, run);
     } catch (const std::invalid_argument& e) {
+        run.model.reset();
         run.modelError = e.what();
     }
-    run.ordering = session.model.ordering;
+}
+
+FieldRun runField(const Session& session, const FieldRunOptions& options)
+{
+    const auto start = std::chrono::steady_clock::now();
+    FieldRun run = detectField(session, options.detection);
+    throwIfCancelled(options.cancel);
+    fitBeads(session, options, run);
+    describeField(run, options);
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return run;
 }

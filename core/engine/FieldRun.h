@@ -72,6 +72,17 @@ struct FieldRun {
 // OperationCancelled; a bead whose fit throws is a "fit-failed" row.
 FieldRun runField(const Session& session, const FieldRunOptions& options);
 
+// runField's three steps, for front ends that run the beads' fits elsewhere (Dask, a Slurm array): each bead's fit
+// depends only on the session, the crop and its detection, so fitting the beads of detectField's run one by one (in any
+// order, in any process) and then describeField gives runField's result.
+// The beads found, none fitted ("not-run"); throws as runField.
+FieldRun detectField(const Session& session, const BeadDetectionOptions& options);
+// Fits one bead ("not-run") in its crop: its status becomes "ok", "poor-fit" or "fit-failed" with the reason. Returns
+// the run's preparation messages (empty when it failed). Throws OperationCancelled only.
+std::vector<DatasetMessage> fitFieldBead(const Session& session, int crop, FieldBead& bead, const std::atomic<bool>* cancel = nullptr);
+// The field model of the beads fitted "ok" (FieldRunOptions::model and modelTerms); without any, run.modelError says why.
+void describeField(FieldRun& run, const FieldRunOptions& options);
+
 // The per-bead table: one row per bead found: index, x_px, y_px, x_um, y_um, status, significance, brightness, width_px,
 // reduced_chi_square, rms_waves, iterations, seconds, in_model, then `<ordering>_<index>_waves` and its `_sigma` for
 // every coefficient, reason last. Empty cells where a value does not apply.

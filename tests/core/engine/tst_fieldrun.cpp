@@ -165,6 +165,30 @@ private slots:
         QVERIFY(QString::fromStdString(fieldSummary(run)).contains("beads found"));
     }
 
+    void stepsInAnyOrderGiveTheRun()
+    {
+        // The beads fitted one by one in reverse order, as independent tasks would, then the model: runField's result.
+        const FittedField& f = fittedField();
+        const Session session = simulatedFieldSession(f.field, 4);
+        FieldRunOptions options;
+        FieldRun steps = detectField(session, options.detection);
+        QCOMPARE(steps.beads.size(), f.run.beads.size());
+        for (auto bead = steps.beads.rbegin(); bead != steps.beads.rend(); ++bead)
+            if (bead->status == "not-run")
+                fitFieldBead(session, options.detection.crop, *bead);
+        describeField(steps, options);
+        QVERIFY(steps.model.has_value());
+        for (size_t i = 0; i < steps.beads.size(); ++i) {
+            QCOMPARE(steps.beads[i].status, f.run.beads[i].status);
+            QCOMPARE(steps.beads[i].coefficients.size(), f.run.beads[i].coefficients.size());
+            for (size_t c = 0; c < steps.beads[i].coefficients.size(); ++c)
+                QVERIFY(std::abs(steps.beads[i].coefficients[c].waves - f.run.beads[i].coefficients[c].waves) < 1e-9);
+        }
+        for (size_t t = 0; t < steps.model->terms.size(); ++t)
+            for (size_t k = 0; k < steps.model->terms[t].coefficients.size(); ++k)
+                QVERIFY(std::abs(steps.model->terms[t].coefficients[k] - f.run.model->terms[t].coefficients[k]) < 1e-9);
+    }
+
     void oneBeadGivesItsOwnFit()
     {
         FieldSimulationOptions o = smallField(1);
