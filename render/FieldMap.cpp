@@ -74,6 +74,12 @@ bool hasPosition(const FieldMapPoint& p)
 FieldMapLayout fieldMapLayout(const std::vector<FieldMapPoint>& points, const FieldMapOptions& options)
 {
     double xLo = std::numeric_limits<double>::infinity(), xHi = -xLo, yLo = xLo, yHi = -xLo;
+    if (const auto& s = options.surface; s && !s->values.isEmpty()) {
+        xLo = s->x0 - 0.5 * s->step;
+        yLo = s->y0 - 0.5 * s->step;
+        xHi = s->x0 + (s->values.width - 0.5) * s->step;
+        yHi = s->y0 + (s->values.height - 0.5) * s->step;
+    }
     for (const FieldMapPoint& p : points) {
         if (!hasPosition(p))
             continue;
@@ -85,7 +91,8 @@ FieldMapLayout fieldMapLayout(const std::vector<FieldMapPoint>& points, const Fi
     if (!std::isfinite(xLo))
         throw std::invalid_argument("the field map needs at least one input with a field position");
     FieldMapLayout layout;
-    layout.span = std::max({xHi - xLo, yHi - yLo, 1e-12}) * 1.2;
+    // A surface is the field itself: no margin around it.
+    layout.span = std::max({xHi - xLo, yHi - yLo, 1e-12}) * (options.surface ? 1.0 : 1.2);
     layout.x0 = 0.5 * (xLo + xHi) - layout.span / 2;
     layout.y0 = 0.5 * (yLo + yHi) - layout.span / 2;
     layout.size = std::max(200, options.size);
@@ -95,9 +102,15 @@ FieldMapLayout fieldMapLayout(const std::vector<FieldMapPoint>& points, const Fi
 
 // The colour scale's range: the finite values of placed points, widened when they are all equal (or
 // absent) so that the bar still has a span.
-std::pair<double, double> valueRange(const std::vector<FieldMapPoint>& points)
+std::pair<double, double> valueRange(const std::vector<FieldMapPoint>& points, const FieldMapOptions& options)
 {
     double vLo = std::numeric_limits<double>::infinity(), vHi = -vLo;
+    if (options.surface)
+        for (double v : options.surface->values.pixels)
+            if (std::isfinite(v)) {
+                vLo = std::min(vLo, v);
+                vHi = std::max(vHi, v);
+            }
     for (const FieldMapPoint& p : points)
         if (hasPosition(p) && std::isfinite(p.value)) {
             vLo = std::min(vLo, p.value);
@@ -153,12 +166,13 @@ void drawFieldAxes(QPainter& painter, const FieldMapLayout& l, const FieldMapOpt
 // The points: discs coloured by value, grey crosses where there is no result (so a gap in the field
 // shows); names beside them only when there are few enough to stay readable.
 void drawFieldPoints(QPainter& painter, const std::vector<FieldMapPoint>& points, const FieldMapLayout& l, double vLo, double vHi,
-                     bool text)
+                     bool text, bool overSurface)
 {
     int placed = 0;
     for (const FieldMapPoint& p : points)
         placed += hasPosition(p);
-    const double radius = std::clamp(l.size / (3.0 * std::sqrt(double(std::max(placed, 1))) + 6.0), 4.0, 28.0);
+    // Over a surface the points are markers that must leave the surface visible.
+    const double radius = std::clamp(l.size / (3.0 * std::sqrt(double(std::max(placed, 1))) + 6.0), 4.0, overSurface ? 7.0 : 28.0);
     for (const FieldMapPoint& p : points) {
         if (!hasPosition(p))
             continue;
@@ -179,6 +193,21 @@ void drawFieldPoints(QPainter& painter, const std::vector<FieldMapPoint>& points
         }
     }
     painter.setBrush(Qt::NoBrush);
+}
+
+// Each surface sample as a square of its colour (NaN left white).
+void drawFieldSurface(QPainter& painter, const FieldMapSurface& s, const FieldMapLayout& l, double vLo, double vHi)
+{
+    const double side = s.step / l.span * l.size;
+    for (int r = 0; r < s.values.height; ++r)
+        for (int c = 0; c < s.values.width; ++c) {
+            const double v = s.values.at(r, c);
+            if (!std::isfinite(v))
+                continue;
+            const QPointF centre = l.toPixel(s.x0 + c * s.step, s.y0 + r * s.step);
+            painter.fillRect(QRectF(centre.x() - side / 2, centre.y() - side / 2, side + 0.5, side + 0.5),
+                             colourAt((v - vLo) / (vHi - vLo)));
+        }
 }
 
 // The colour bar with round ticks and its label.
@@ -206,14 +235,16 @@ void drawFieldColourBar(QPainter& painter, const FieldMapLayout& l, double vLo, 
 QImage renderFieldMap(const std::vector<FieldMapPoint>& points, const FieldMapOptions& options)
 {
     const FieldMapLayout layout = fieldMapLayout(points, options);
-    const auto [vLo, vHi] = valueRange(points);
+    const auto [vLo, vHi] = valueRange(points, options);
     QImage image(layout.imageWidth(), layout.imageHeight(), QImage::Format_RGB32);
     image.fill(Qt::white);
     QPainter painter(&image);
-    painter.setRenderHint(QPainter::Antialiasing);
     const bool text = haveFonts();
+    if (options.surface)
+        drawFieldSurface(painter, *options.surface, layout, vLo, vHi);
+    painter.setRenderHint(QPainter::Antialiasing);
     drawFieldAxes(painter, layout, options, text, image.width());
-    drawFieldPoints(painter, points, layout, vLo, vHi, text);
+    drawFieldPoints(painter, points, layout, vLo, vHi, text, options.surface.has_value());
     drawFieldColourBar(painter, layout, vLo, vHi, options, text);
     painter.end();
     return image;

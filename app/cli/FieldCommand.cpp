@@ -6,12 +6,15 @@
 #include "engine/Batch.h"
 #include "engine/FieldRun.h"
 #include "engine/FieldSimulation.h"
+#include "FieldMap.h"
 #include "io/OutputTransaction.h"
 
 #include <QDir>
 #include <QJsonDocument>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <mutex>
 
@@ -40,6 +43,10 @@ void addFieldOptions(QCommandLineParser& parser)
                             QStringLiteral("Radial order of the field Zernikes of every term, or auto: per term the lowest BIC over orders "
                                            "0..4 (default auto)."),
                             QStringLiteral("n|auto")},
+                           {QStringLiteral("maps"),
+                            QStringLiteral("Terms drawn as DIR/field-map-<ordering>-<index>.png (the model under the beads' own values), "
+                                           "a list, or none (default: every term whose field order is 1 or more)."),
+                            QStringLiteral("i,...|none")},
                            {QStringLiteral("jobs"), QStringLiteral("Beads fitted at once (default: hardware threads / threads per fit)."),
                             QStringLiteral("N")},
                            {QStringLiteral("out"), QStringLiteral("Output folder (created if missing)."), QStringLiteral("DIR")},
@@ -89,14 +96,66 @@ Session fieldSession(const QCommandLineParser& parser, const std::string& stack)
     return session;
 }
 
-int writeField(const FieldRun& run, const QString& dir, bool force)
+// The terms to draw: --maps' list (each one the model has), none, or those the model lets vary across the field.
+std::vector<size_t> mappedTerms(const QCommandLineParser& parser, const FieldRun& run)
 {
-    OutputTransaction transaction(force);
-    transaction.add((dir + QStringLiteral("/beads.csv")).toStdString(), fieldBeadsCsv(run));
-    transaction.add((dir + QStringLiteral("/field.json")).toStdString(), QJsonDocument(fieldRunJson(run)).toJson());
+    std::vector<size_t> terms;
+    if (!run.model || value(parser, "maps") == QLatin1String("none"))
+        return terms;
+    if (has(parser, "maps")) {
+        for (int index : parseIntList(value(parser, "maps"), QStringLiteral("maps"))) {
+            const auto it = std::find(run.modelTerms.begin(), run.modelTerms.end(), index);
+            if (it == run.modelTerms.end())
+                throw UsageError("--maps: term " + std::to_string(index) + " is not among the field model's terms");
+            terms.push_back(size_t(it - run.modelTerms.begin()));
+        }
+        return terms;
+    }
+    for (size_t t = 0; t < run.model->terms.size(); ++t)
+        if (run.model->terms[t].order >= 1)
+            terms.push_back(t);
+    return terms;
+}
+
+// A term's map: its model over the field, each bead's own value on it (grey crosses for beads without one).
+QByteArray fieldMapPng(const FieldRun& run, size_t term)
+{
+    const int index = run.modelTerms[term];
+    const std::string name = std::string(zernike::orderingName(run.ordering)) + " " + std::to_string(index);
+    std::vector<FieldMapPoint> points;
+    for (const FieldBead& bead : run.beads) {
+        double value = std::numeric_limits<double>::quiet_NaN();
+        if (bead.status == "ok")
+            for (const CoefficientResult& c : bead.coefficients)
+                if (c.index == index)
+                    value = c.waves;
+        points.push_back({bead.detection.x, bead.detection.y, value, {}});
+    }
+    const FieldTermGrid grid = fieldTermGrid(run, term, 96);
+    FieldMapOptions options;
+    options.title = name + " (" + zernike::name(zernike::modeFromIndex(index, run.ordering)) + ") across the field: model and beads";
+    options.valueLabel = name + " [waves]";
+    options.axisUnit = "pixels";
+    options.surface = FieldMapSurface{grid.values, grid.x0, grid.y0, grid.step};
+    return fieldMapPngBytes(points, options);
+}
+
+int writeField(const QCommandLineParser& parser, const FieldRun& run, const QString& dir)
+{
+    OutputTransaction transaction(has(parser, "force"));
+    const std::string base = dir.toStdString() + "/";
+    transaction.add(base + "beads.csv", fieldBeadsCsv(run));
+    transaction.add(base + "field.json", QJsonDocument(fieldRunJson(run)).toJson());
+    if (run.model)
+        transaction.add(base + "field-maps.fits", fieldMapsFits(run));
+    const std::vector<size_t> maps = mappedTerms(parser, run);
+    for (size_t t : maps)
+        transaction.add(base + "field-map-" + zernike::orderingName(run.ordering) + "-" + std::to_string(run.modelTerms[t]) + ".png",
+                        fieldMapPng(run, t));
     transaction.commit();
     std::fputs(fieldSummary(run).c_str(), stdout);
-    std::printf("wrote %s/beads.csv and %s/field.json\n", qPrintable(dir), qPrintable(dir));
+    std::printf("wrote %s/beads.csv, field.json%s and %zu field maps (PNG)\n", qPrintable(dir), run.model ? ", field-maps.fits" : "",
+                maps.size());
     return run.model ? 0 : 1;
 }
 
@@ -120,7 +179,8 @@ int runField(const QStringList& args)
         if (!QDir().mkpath(dir))
             return runFailure(program, dir + QStringLiteral(": cannot create the output folder"));
         checkOutputs({{"out", true, (dir + QStringLiteral("/beads.csv")).toStdString()},
-                      {"out", true, (dir + QStringLiteral("/field.json")).toStdString()}},
+                      {"out", true, (dir + QStringLiteral("/field.json")).toStdString()},
+                      {"out", false, (dir + QStringLiteral("/field-maps.fits")).toStdString()}},
                      {stack}, has(parser, "force"));
         const Session session = fieldSession(parser, stack);
         std::mutex printing;
@@ -130,7 +190,7 @@ int runField(const QStringList& args)
                 std::fprintf(stderr, "fitted %d of %d beads\n", done, total);
             }
         };
-        return writeField(wfs::runField(session, options), dir, has(parser, "force"));
+        return writeField(parser, wfs::runField(session, options), dir);
     } catch (const UsageError& e) {
         return usageFailure(program, QString::fromStdString(e.what()));
     } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 #include "base/Cancellation.h"
 #include "base/CsvText.h"
 #include "engine/Batch.h"
+#include "io/Fits.h"
 
 #include <QJsonArray>
 
@@ -414,6 +415,71 @@ QJsonObject fieldRunJson(const FieldRun& run)
                                    {"samples", run.model->samples},
                                    {"terms", terms}};
     return o;
+}
+
+FieldTermGrid fieldTermGrid(const FieldRun& run, size_t term, int samples)
+{
+    if (!run.model || term >= run.model->terms.size())
+        throw std::invalid_argument("no field model term " + std::to_string(term) + " to sample");
+    FieldTermGrid grid;
+    grid.step = double(std::max(run.width, run.height) - 1) / double(std::max(samples - 1, 1));
+    const int columns = int(std::floor((run.width - 1) / grid.step + 1e-9)) + 1,
+              rows = int(std::floor((run.height - 1) / grid.step + 1e-9)) + 1;
+    grid.values = Image(columns, rows);
+    grid.sigmas = Image(columns, rows);
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < columns; ++c) {
+            const FieldValue v = evaluateFieldTerm(*run.model, int(term), grid.x0 + c * grid.step, grid.y0 + r * grid.step);
+            grid.values.at(r, c) = v.value;
+            grid.sigmas.at(r, c) = v.sigma;
+        }
+    return grid;
+}
+
+namespace {
+
+std::vector<FitsKeyword> fieldMapKeywords(const FieldRun& run, const FieldTermGrid& grid)
+{
+    std::vector<FitsKeyword> k = {{"BUNIT", std::string("waves"), "field model of each term"},
+                                  {"ZORDERNG", std::string(zernike::orderingName(run.ordering)), "Zernike ordering of TERMk"}};
+    for (size_t t = 0; t < run.modelTerms.size(); ++t)
+        k.push_back({"TERM" + std::to_string(t + 1), (long long)run.modelTerms[t], "term of plane " + std::to_string(t + 1)});
+    for (int axis : {1, 2}) {
+        const std::string n = std::to_string(axis);
+        const double origin = axis == 1 ? grid.x0 : grid.y0;
+        k.push_back({"CTYPE" + n, std::string("PIXEL"), axis == 1 ? "image column" : "image row (row 0 at the bottom)"});
+        k.push_back({"CRPIX" + n, 1.0, "reference sample"});
+        k.push_back({"CRVAL" + n, origin, "[pixel] position of the reference sample"});
+        k.push_back({"CDELT" + n, grid.step, "[pixel] step per sample"});
+        if (!run.pixelPitch)
+            continue;
+        k.push_back({"CTYPE" + n + "A", std::string("POSITION"), "position in the sample plane"});
+        k.push_back({"CUNIT" + n + "A", std::string("um"), ""});
+        k.push_back({"CRPIX" + n + "A", 1.0, "reference sample"});
+        k.push_back({"CRVAL" + n + "A", origin * *run.pixelPitch * 1e6, "[um] position of the reference sample"});
+        k.push_back({"CDELT" + n + "A", grid.step * *run.pixelPitch * 1e6, "[um] step per sample"});
+    }
+    k.push_back({"FLDCX", run.model->options.centreX, "[pixel] field model's centre x"});
+    k.push_back({"FLDCY", run.model->options.centreY, "[pixel] field model's centre y"});
+    k.push_back({"FLDRAD", run.model->options.radius, "[pixel] field model's radius"});
+    return k;
+}
+
+} // namespace
+
+QByteArray fieldMapsFits(const FieldRun& run, int samples)
+{
+    if (!run.model)
+        throw std::invalid_argument("no field model to write: " + run.modelError);
+    std::vector<Image> values, sigmas;
+    FieldTermGrid grid;
+    for (size_t t = 0; t < run.model->terms.size(); ++t) {
+        grid = fieldTermGrid(run, t, samples);
+        values.push_back(grid.values);
+        sigmas.push_back(grid.sigmas);
+    }
+    const std::vector<FitsKeyword> keywords = fieldMapKeywords(run, grid);
+    return QByteArray::fromStdString(fitsBytes({FitsHdu{"", values, {}, keywords}, FitsHdu{"SIGMA", sigmas, {}, keywords}}, true));
 }
 
 std::string fieldSummary(const FieldRun& run)

@@ -91,6 +91,21 @@ QByteArray fieldBeadsCsv(const FieldRun& run);
 // "field_model" (per term: its index, field order, the field Zernike coefficients and covariance, reduced chi2, the
 // covariance scale and the outlier beads) or "field_model_error".
 QJsonObject fieldRunJson(const FieldRun& run);
+// A modelled term sampled on a regular grid over the field: sample (row r, column c) of `values` and `sigmas` (the
+// model's 1-sigma; row 0 at the bottom) lies at pixel (x0 + c step, y0 + r step). The grid spans the image from its
+// first pixel's centre to its last, `samples` samples along its longer side.
+struct FieldTermGrid {
+    Image values, sigmas;
+    double x0 = 0.0, y0 = 0.0, step = 1.0;
+};
+// Throws std::invalid_argument without a model or for a term outside it.
+FieldTermGrid fieldTermGrid(const FieldRun& run, size_t term, int samples = 64);
+// Every modelled term's grid as one FITS file: the primary HDU a cube of values (one plane per term, keyword TERMk the
+// k-th plane's index, ZORDERNG the ordering, BUNIT waves), an extension SIGMA of the same shape with the 1-sigmas; both
+// with a linear mapping to image pixels (CTYPEi 'PIXEL', CRPIXi, CRVALi, CDELTi) and, when the pitch is known, to
+// micrometres (alternate axes 'A': CTYPEiA 'POSITION', CUNITiA 'um'). Throws std::invalid_argument without a model.
+QByteArray fieldMapsFits(const FieldRun& run, int samples = 64);
+
 // A few lines for a person: beads found, fitted and set aside (by reason), each modelled term's field order, reduced
 // chi2 and outliers, the time and beads per second.
 std::string fieldSummary(const FieldRun& run);
