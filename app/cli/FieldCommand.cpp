@@ -239,7 +239,7 @@ QJsonObject benchFieldRow(const FieldRun& run, int beads, int planes, int crop, 
             {"beads_found", int(run.beads.size())},
             {"beads_fitted", fitted},
             {"beads_ok", ok},
-            {"fit_seconds_median_bead", fitted ? fitSeconds / fitted : 0.0},
+            {"fit_seconds_mean_bead", fitted ? fitSeconds / fitted : 0.0},
             {"seconds", run.seconds},
             {"beads_per_second", run.seconds > 0.0 ? fitted / run.seconds : 0.0},
             {"field_model_terms", run.model ? int(run.model->terms.size()) : 0}};
@@ -265,9 +265,12 @@ int runBenchField(const QStringList& args)
         const int order = parseInt(value(parser, "order"), QStringLiteral("order"));
         for (int beads : beadCounts) {
             simulation.beads = beads;
-            // The field grows with the beads so that their density stays that of 100 beads in 512 x 512 pixels.
-            simulation.width = simulation.height =
-                std::max(4 * simulation.crop, int(std::ceil(512.0 * std::sqrt(std::max(beads, 1) / 100.0) / 2.0)) * 2);
+            // The field grows with the beads (the planted doublets, saturated and edge beads included) so that their density
+            // stays that of the 100-bead field in 512 x 512 pixels.
+            const int placed = beads + simulation.doublets + simulation.saturated + simulation.edge;
+            const double side = 512.0 * std::sqrt(placed / (100.0 + simulation.doublets + simulation.saturated + simulation.edge));
+            simulation.width = simulation.height = std::max(4 * simulation.crop, int(std::ceil(side / 2.0)) * 2);
+            std::max(4 * simulation.crop, int(std::ceil(512.0 * std::sqrt(std::max(beads, 1) / 100.0) / 2.0)) * 2);
             const FieldSimulation field = simulateField(simulation);
             const Session session = simulatedFieldSession(field, order);
             for (int j : jobs) {

@@ -3,6 +3,7 @@
 #include "CliCommon.h"
 #include "Commands.h"
 
+#include "engine/FieldRun.h"
 #include "engine/Presets.h"
 #include "fit/PsfStack.h"
 #include "io/Exports.h"
@@ -39,6 +40,11 @@ void addPsfOptions(QCommandLineParser& parser)
                    {QStringLiteral("coefficients"),
                     QStringLiteral("Zernike coefficients to apply (JSON, a result's or a truth file's coefficients)."),
                     QStringLiteral("FILE.json")},
+                   {QStringLiteral("field-model"),
+                    QStringLiteral("A field run's field.json (wavefront-cli field): its model's aberrations at --at apply."),
+                    QStringLiteral("FILE.json")},
+                   {QStringLiteral("at"), QStringLiteral("The field position of --field-model, image pixels (x = column, y = row)."),
+                    QStringLiteral("X,Y")},
                    {QStringLiteral("out"), QStringLiteral("Output file: .fits, or .tif/.tiff (float32 stack)."), QStringLiteral("FILE")},
                    {QStringLiteral("force"), QStringLiteral("Overwrite an existing file.")},
                    {QStringLiteral("float32"), QStringLiteral("FITS: 32-bit floats instead of 64-bit.")},
@@ -50,6 +56,25 @@ void addPsfOptions(QCommandLineParser& parser)
             || o.name == QLatin1String("emitter-depth"))
             model.push_back(o);
     addCoreOptions(parser, model);
+}
+
+} // namespace
+
+namespace {
+
+// --at X,Y with --field-model (both or neither, and not with --coefficients); throws UsageError.
+std::optional<std::pair<double, double>> fieldPosition(const QCommandLineParser& parser)
+{
+    if (has(parser, "field-model") != has(parser, "at"))
+        throw UsageError("--field-model and --at go together: the field model is evaluated at a position");
+    if (!has(parser, "field-model"))
+        return std::nullopt;
+    if (has(parser, "coefficients"))
+        throw UsageError("give --coefficients or --field-model, not both");
+    const QStringList xy = value(parser, "at").split(QLatin1Char(','));
+    if (xy.size() != 2)
+        throw UsageError("--at: expected X,Y in pixels, e.g. 250,130");
+    return std::make_pair(parseNumber(xy[0], QStringLiteral("at")), parseNumber(xy[1], QStringLiteral("at")));
 }
 
 } // namespace
@@ -102,14 +127,16 @@ int runPsf(const QStringList& args)
             throw UsageError("--out " + out.toStdString() + " is the --coefficients file; writing it would replace the input");
         const Problem problem(spec);
         std::vector<double> parameters = problem.initialParameters();
-        if (has(parser, "coefficients")) {
-            const QString path = value(parser, "coefficients");
+        const std::optional<std::pair<double, double>> at = fieldPosition(parser);
+        if (has(parser, "coefficients") || at) {
+            const QString path = value(parser, has(parser, "coefficients") ? "coefficients" : "field-model");
             const std::string bytes = readRegularFile(path.toStdString(), 64 << 20, "a coefficients file (JSON)");
             QJsonParseError error;
             const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(bytes), &error);
             if (error.error != QJsonParseError::NoError)
                 return runFailure(program, path + QStringLiteral(": not valid JSON (") + error.errorString() + QLatin1Char(')'));
-            parameters = parametersForTruth(problem, truthFromJson(doc.object(), path));
+            parameters = parametersForTruth(problem, at ? fieldTruthFromJson(doc.object(), at->first, at->second, path.toStdString())
+                                                        : truthFromJson(doc.object(), path));
         }
         const PsfStack stack = psfStack(problem, parameters, request);
         if (!stack.warning.empty())

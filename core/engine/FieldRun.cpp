@@ -409,7 +409,8 @@ QJsonObject fieldRunJson(const FieldRun& run)
     QJsonArray terms;
     for (size_t t = 0; t < run.model->terms.size(); ++t)
         terms.append(termJson(run, t));
-    o["field_model"] = QJsonObject{{"centre_x_px", run.model->options.centreX},
+    o["field_model"] = QJsonObject{{"ordering", zernike::orderingName(run.ordering)},
+                                   {"centre_x_px", run.model->options.centreX},
                                    {"centre_y_px", run.model->options.centreY},
                                    {"radius_px", run.model->options.radius},
                                    {"samples", run.model->samples},
@@ -480,6 +481,48 @@ QByteArray fieldMapsFits(const FieldRun& run, int samples)
     }
     const std::vector<FitsKeyword> keywords = fieldMapKeywords(run, grid);
     return QByteArray::fromStdString(fitsBytes({FitsHdu{"", values, {}, keywords}, FitsHdu{"SIGMA", sigmas, {}, keywords}}, true));
+}
+
+namespace {
+
+// One term of a field JSON's model as fitFieldModel gave it (order, coefficients, covariance).
+FieldTermFit termFromJson(const QJsonObject& term, const std::string& source)
+{
+    FieldTermFit fit;
+    fit.order = term["field_order"].toInt(-1);
+    for (const QJsonValue v : term["coefficients_waves"].toArray())
+        fit.coefficients.push_back(v.toDouble(NAN));
+    for (const QJsonValue v : term["covariance"].toArray())
+        fit.covariance.push_back(v.toDouble(NAN));
+    const size_t n = fit.coefficients.size();
+    if (fit.order < 0 || fit.order > zernike::kMaxOrder || n != size_t(zernike::termCount(fit.order)) || fit.covariance.size() != n * n)
+        throw std::runtime_error(source + ": field model term " + std::to_string(term["index"].toInt()) + " is malformed");
+    return fit;
+}
+
+} // namespace
+
+Truth fieldTruthFromJson(const QJsonObject& field, double x, double y, const std::string& source)
+{
+    const QJsonObject m = field["field_model"].toObject();
+    if (m.isEmpty())
+        throw std::runtime_error(source + ": no field model (" + field["field_model_error"].toString().toStdString() + ")");
+    FieldModel model;
+    model.options.centreX = m["centre_x_px"].toDouble(NAN);
+    model.options.centreY = m["centre_y_px"].toDouble(NAN);
+    model.options.radius = m["radius_px"].toDouble(NAN);
+    if (!std::isfinite(model.options.centreX) || !std::isfinite(model.options.centreY) || !(model.options.radius > 0.0))
+        throw std::runtime_error(source + ": the field model's centre or radius is missing");
+    Truth truth;
+    truth.ordering = m["ordering"].toString() == QLatin1String("ansi") ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
+    truth.note = "the field model of " + source + " at (" + cell(x) + ", " + cell(y) + ") pixels";
+    for (const QJsonValue v : m["terms"].toArray()) {
+        model.terms = {termFromJson(v.toObject(), source)};
+        truth.terms.push_back({v.toObject()["index"].toInt(), evaluateFieldTerm(model, 0, x, y).value});
+    }
+    if (truth.terms.empty())
+        throw std::runtime_error(source + ": the field model has no terms");
+    return truth;
 }
 
 std::string fieldSummary(const FieldRun& run)

@@ -91,6 +91,11 @@ QByteArray fieldBeadsCsv(const FieldRun& run);
 // "field_model" (per term: its index, field order, the field Zernike coefficients and covariance, reduced chi2, the
 // covariance scale and the outlier beads) or "field_model_error".
 QJsonObject fieldRunJson(const FieldRun& run);
+// The aberrations the field model of a field JSON (fieldRunJson) gives at (x, y) pixels: every modelled term's value
+// (waves, RMS-normalised, the file's ordering), for a PSF at any field position (`wavefront-cli psf --field-model`).
+// Throws std::runtime_error naming `source` for a file without a field model or with a malformed one.
+Truth fieldTruthFromJson(const QJsonObject& field, double x, double y, const std::string& source);
+
 // A modelled term sampled on a regular grid over the field: sample (row r, column c) of `values` and `sigmas` (the
 // model's 1-sigma; row 0 at the bottom) lies at pixel (x0 + c step, y0 + r step). The grid spans the image from its
 // first pixel's centre to its last, `samples` samples along its longer side.

@@ -7,7 +7,10 @@
 
 #include "engine/FieldRun.h"
 #include "engine/FieldSimulation.h"
+#include "io/ImageReaders.h"
 #include "io/Session.h"
+
+#include <QJsonDocument>
 
 #include <QJsonArray>
 #include <QTest>
@@ -187,6 +190,32 @@ private slots:
         for (size_t t = 0; t < steps.model->terms.size(); ++t)
             for (size_t k = 0; k < steps.model->terms[t].coefficients.size(); ++k)
                 QVERIFY(std::abs(steps.model->terms[t].coefficients[k] - f.run.model->terms[t].coefficients[k]) < 1e-9);
+    }
+
+    void theModelReadBackAndAsAFitsCube()
+    {
+        // The field JSON's model gives, at any position, what the run's model gives (the PSF at a field position).
+        const FieldRun& run = fittedField().run;
+        const QJsonObject json = QJsonDocument::fromJson(QJsonDocument(fieldRunJson(run)).toJson()).object();
+        const Truth at = fieldTruthFromJson(json, 250.0, 40.0, "field.json");
+        QCOMPARE(at.terms.size(), run.modelTerms.size());
+        for (size_t t = 0; t < at.terms.size(); ++t) {
+            QCOMPARE(at.terms[t].index, run.modelTerms[t]);
+            QVERIFY(std::abs(at.terms[t].valueWaves - evaluateFieldTerm(*run.model, int(t), 250.0, 40.0).value) < 1e-12);
+        }
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, fieldTruthFromJson(QJsonObject{{"field_model_error", "none"}}, 0, 0, "x.json"));
+        // The maps: one plane per term, the grid's values, the pixel and micrometre axes.
+        const QByteArray bytes = fieldMapsFits(run, 16);
+        const ImageFileContent content =
+            readFitsMemory(reinterpret_cast<const std::uint8_t*>(bytes.constData()), size_t(bytes.size()), "maps");
+        QCOMPARE(content.planes.size(), 2 * run.modelTerms.size()); // the values, then the extension of sigmas
+        const FieldTermGrid grid = fieldTermGrid(run, 2, 16);
+        QCOMPARE(content.planes[2].width, 16);
+        for (size_t i = 0; i < grid.values.pixels.size(); ++i)
+            QVERIFY(std::abs(content.planes[2].pixels[i] - grid.values.pixels[i]) < 1e-6 * (1.0 + std::abs(grid.values.pixels[i])));
+        QCOMPARE(content.numbers.at("TERM3"), double(run.modelTerms[2]));
+        QVERIFY(std::abs(content.numbers.at("CDELT1") - 319.0 / 15.0) < 1e-9);
+        QVERIFY(content.numbers.count("CDELT1A"));
     }
 
     void oneBeadGivesItsOwnFit()
