@@ -47,6 +47,8 @@ void addFieldOptions(QCommandLineParser& parser)
                             QStringLiteral("Terms drawn as DIR/field-map-<ordering>-<index>.png (the model under the beads' own values), "
                                            "a list, or none (default: every term whose field order is 1 or more)."),
                             QStringLiteral("i,...|none")},
+                           {QStringLiteral("no-joint-fit"),
+                            QStringLiteral("Keep the two-step field model: no joint fit of every bead through it.")},
                            {QStringLiteral("jobs"), QStringLiteral("Beads fitted at once (default: hardware threads / threads per fit)."),
                             QStringLiteral("N")},
                            {QStringLiteral("out"), QStringLiteral("Output folder (created if missing)."), QStringLiteral("DIR")},
@@ -72,6 +74,7 @@ FieldRunOptions fieldOptionsFrom(const QCommandLineParser& parser)
         if (options.model.order < 0 || options.model.order > zernike::kMaxOrder)
             throw UsageError("--field-order: must be auto or between 0 and " + std::to_string(zernike::kMaxOrder));
     }
+    options.jointFit = !has(parser, "no-joint-fit");
     if (has(parser, "jobs")) {
         options.jobs = parseInt(value(parser, "jobs"), QStringLiteral("jobs"));
         if (options.jobs < 1)
@@ -242,7 +245,13 @@ QJsonObject benchFieldRow(const FieldRun& run, int beads, int planes, int crop, 
             {"fit_seconds_mean_bead", fitted ? fitSeconds / fitted : 0.0},
             {"seconds", run.seconds},
             {"beads_per_second", run.seconds > 0.0 ? fitted / run.seconds : 0.0},
-            {"field_model_terms", run.model ? int(run.model->terms.size()) : 0}};
+            {"field_model_terms", run.model ? int(run.model->terms.size()) : 0},
+            {"joint_beads", run.joint ? run.joint->beads : 0},
+            {"joint_iterations", run.joint ? run.joint->iterations : 0},
+            {"joint_seconds", run.joint ? run.joint->seconds : 0.0},
+            {"joint_cost_start", run.joint ? run.joint->startCost : 0.0},
+            {"joint_cost_final", run.joint ? run.joint->finalCost : 0.0},
+            {"joint_adopted", run.joint && run.joint->adopted}};
 }
 
 } // namespace

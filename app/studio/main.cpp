@@ -1,5 +1,6 @@
 // wavefront-studio: the desktop program. Parses the command line, shows the main window, and for
 // documentation and tests can save a screenshot (after the fit with --quit-after-fit) and exit.
+#include "FieldPanel.h"
 #include "LivePanel.h"
 #include "MainWindow.h"
 #include "SetupPanel.h"
@@ -28,7 +29,8 @@ void addStudioOptions(QCommandLineParser& parser, const QCommandLineOption& help
     parser.addOption(help);
     parser.addOption(version);
     parser.addOptions({
-        {QStringLiteral("demo"), QStringLiteral("Open the built-in demo data and start a reconstruction at once.")},
+        {QStringLiteral("demo"), QStringLiteral("Open the built-in demo data and start a reconstruction at once (with --tab field, "
+                                                "also run the Field tab on its simulated bead slide).")},
         {QStringLiteral("preset"),
          QStringLiteral("Like --demo with a built-in case: demo, or pupil (five planes of a pupil with a phase step, "
                         "apodisation and dust, fitted with a Zernike + zonal phase, a zonal amplitude and the "
@@ -42,8 +44,8 @@ void addStudioOptions(QCommandLineParser& parser, const QCommandLineOption& help
         {QStringLiteral("fit"), QStringLiteral("Start a fit as soon as the data (FILE... or --session) have loaded, with the session's "
                                                "or the default settings.")},
         {QStringLiteral("quit-after-fit"),
-         QStringLiteral("Exit when the fit has finished (status 0, or 1 when it failed or was refused), "
-                        "after the --screenshot if one is asked for. Needs a fit: --demo, --preset or --fit.")},
+         QStringLiteral("Exit when the fit has finished (status 0, or 1 when it failed or was refused), and the Field tab's run "
+                        "when --demo starts one, after the --screenshot if one is asked for. Needs a fit: --demo, --preset or --fit.")},
         {QStringLiteral("session"), QStringLiteral("Open a saved session."), QStringLiteral("FILE.json")},
         {QStringLiteral("watch"),
          QStringLiteral("Live mode: fit every stack written into DIR with the default settings, on the Live tab "
@@ -63,7 +65,8 @@ void addStudioOptions(QCommandLineParser& parser, const QCommandLineOption& help
                         "(the gaps between ticks of a 5 ms timer while the Live tab updates), print one "
                         "JSON line (max_gap_ms, p99_gap_ms, median_gap_ms, gaps_over_50ms, ...) and exit."),
          QStringLiteral("SECONDS")},
-        {QStringLiteral("tab"), QStringLiteral("Show this tab first: phase, planes, psf, runs, speedup, fasth or live (default: phase)."),
+        {QStringLiteral("tab"),
+         QStringLiteral("Show this tab first: phase, planes, psf, runs, speedup, fasth, live or field (default: phase)."),
          QStringLiteral("NAME")},
         {QStringLiteral("dock"),
          QStringLiteral("Bring this panel on the right to the front: coefficients, results or messages "
@@ -107,9 +110,9 @@ std::optional<QSize> windowSize(const QCommandLineParser& parser)
 }
 
 // Saves a picture of the window to `screenshot` (when one is asked for) and exits, with status 1 when the
-// picture or the fit failed: when the fit has finished if `afterFit`, otherwise after 1.5 s; the setup panel scrolled to
-// `setupSection` first when one is given.
-void scheduleExit(wfs::ui::MainWindow& window, const QString& screenshot, bool afterFit, const QString& setupSection)
+// picture, the fit or the field run failed: when the fit has finished if `afterFit` and the Field tab's run if
+// `afterField` (both when both), otherwise after 1.5 s; the setup panel scrolled to `setupSection` first when one is given.
+void scheduleExit(wfs::ui::MainWindow& window, const QString& screenshot, bool afterFit, bool afterField, const QString& setupSection)
 {
     auto saveAndQuit = [&window, screenshot, setupSection] {
         // The setup panel scrolled where its boxes are laid out for good (loading data changes the plane table's height).
@@ -123,13 +126,33 @@ void scheduleExit(wfs::ui::MainWindow& window, const QString& screenshot, bool a
             QApplication::exit(ok ? 0 : 1);
         });
     };
+    // The picture once every job waited for has ended.
+    auto pending = std::make_shared<int>(int(afterFit) + int(afterField));
+    auto oneDone = [pending, saveAndQuit] {
+        if (--*pending == 0)
+            saveAndQuit();
+    };
     if (afterFit) {
-        QObject::connect(&window, &wfs::ui::MainWindow::fitFinished, &window, saveAndQuit);
+        QObject::connect(&window, &wfs::ui::MainWindow::fitFinished, &window, oneDone);
         QObject::connect(&window, &wfs::ui::MainWindow::fitFailed, &window, [](const QString& message) {
             std::fprintf(stderr, "wavefront-studio: the fit failed: %s\n", qPrintable(message));
             QApplication::exit(1);
         });
-    } else if (window.livePanel()->isWatching()) {
+    }
+    if (afterField) {
+        wfs::ui::FieldPanel* field = window.fieldPanel();
+        QObject::connect(field, &wfs::ui::FieldPanel::runFinished, &window, [field, oneDone](bool ok) {
+            if (ok) {
+                oneDone();
+                return;
+            }
+            std::fprintf(stderr, "wavefront-studio: the field run did not finish: %s\n", qPrintable(field->statusText()));
+            QApplication::exit(1);
+        });
+    }
+    if (afterFit || afterField)
+        return;
+    if (window.livePanel()->isWatching()) {
         // A live run: the picture once a dozen stacks are in the trend.
         QObject::connect(window.livePanel(), &wfs::ui::LivePanel::rowAdded, &window, [saveAndQuit, done = false](int rows) mutable {
             if (rows >= 12 && !done) {
@@ -140,6 +163,13 @@ void scheduleExit(wfs::ui::MainWindow& window, const QString& screenshot, bool a
     } else {
         QTimer::singleShot(1500, &window, saveAndQuit);
     }
+}
+
+// --demo with --tab field: the Field tab runs core's simulated bead slide as well; true when it started.
+bool startFieldDemo(wfs::ui::MainWindow& window, const QCommandLineParser& parser)
+{
+    return parser.isSet(QStringLiteral("demo")) && parser.value(QStringLiteral("tab")) == QLatin1String("field")
+           && window.fieldPanel()->runSimulatedField();
 }
 
 // --hold-reference-after N: the Live tab's "Hold reference" once N stacks are in (the first shown after that).
@@ -353,13 +383,14 @@ int main(int argc, char** argv)
     const QString screenshot = parser.value(QStringLiteral("screenshot"));
     const bool afterFit = parser.isSet(QStringLiteral("quit-after-fit"));
     openStartupData(window, parser); // loads and fits on workers: what follows is connected before any ends
+    const bool afterField = startFieldDemo(window, parser);
     if (parser.isSet(QStringLiteral("hold-reference-after")))
         holdReferenceAfter(window, checked->holdAfter);
     wfs::app::EventLoopGaps gaps(5);
     if (parser.isSet(QStringLiteral("measure-stalls")))
         measureStalls(window, gaps, checked->stallSeconds);
     if (!screenshot.isEmpty() || afterFit)
-        scheduleExit(window, screenshot, afterFit, section);
+        scheduleExit(window, screenshot, afterFit, afterField, section);
     else if (!section.isEmpty())
         QTimer::singleShot(0, &window, [&window, section] { window.showSetupSection(section); });
     return QApplication::exec();

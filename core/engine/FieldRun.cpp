@@ -46,26 +46,6 @@ std::optional<double> saturationOf(const Dataset& data)
     return std::nullopt;
 }
 
-// The session with every plane replaced by its crop around `bead` (unused planes too, so that plane indices and
-// sizes stay the data's), nothing prepared, no result kept.
-Session beadSession(const Session& session, const DetectedBead& bead, int crop)
-{
-    Session s;
-    s.model = session.model;
-    s.solver = session.solver;
-    s.dataset.files = session.dataset.files;
-    s.dataset.metadata = session.dataset.metadata;
-    s.dataset.preprocess = session.dataset.preprocess;
-    s.dataset.planesChosen = session.dataset.planesChosen;
-    s.dataset.planes.reserve(session.dataset.planes.size());
-    for (const DatasetPlane& plane : session.dataset.planes) {
-        DatasetPlane p = plane;
-        p.raw = cropAround(plane.raw, bead, crop);
-        s.dataset.planes.push_back(std::move(p));
-    }
-    return s;
-}
-
 double meanReducedChiSquare(const FitResult& result)
 {
     double sum = 0.0;
@@ -82,6 +62,8 @@ void recordFit(FieldBead& bead, const FitResult& result)
     bead.termination = terminationName(result.solver.termination);
     bead.iterations = result.solver.iterations;
     bead.seconds = result.solver.seconds;
+    bead.parameters = result.parameterValues;
+    bead.cost = result.solver.finalCost;
     bead.status = "ok";
     if (result.verdict.judged && !result.verdict.describesData) {
         bead.status = "poor-fit";
@@ -198,10 +180,28 @@ void fitModel(const FieldRunOptions& options, FieldRun& run)
 
 } // namespace
 
+Session fieldBeadSession(const Session& session, const DetectedBead& bead, int crop)
+{
+    Session s;
+    s.model = session.model;
+    s.solver = session.solver;
+    s.dataset.files = session.dataset.files;
+    s.dataset.metadata = session.dataset.metadata;
+    s.dataset.preprocess = session.dataset.preprocess;
+    s.dataset.planesChosen = session.dataset.planesChosen;
+    s.dataset.planes.reserve(session.dataset.planes.size());
+    for (const DatasetPlane& plane : session.dataset.planes) {
+        DatasetPlane p = plane;
+        p.raw = cropAround(plane.raw, bead, crop);
+        s.dataset.planes.push_back(std::move(p));
+    }
+    return s;
+}
+
 std::vector<DatasetMessage> fitFieldBead(const Session& session, int crop, FieldBead& bead, const std::atomic<bool>* cancel)
 {
     try {
-        PreparedRun run = prepareRun(beadSession(session, bead.detection, crop));
+        PreparedRun run = prepareRun(fieldBeadSession(session, bead.detection, crop));
         recordFit(bead, reconstruct(run.request, {}, cancel));
         return run.messages;
     } catch (const OperationCancelled&) {
@@ -258,6 +258,8 @@ FieldRun runField(const Session& session, const FieldRunOptions& options)
     throwIfCancelled(options.cancel);
     fitBeads(session, options, run);
     describeField(run, options);
+    if (options.jointFit && run.model)
+        jointFitField(session, run, options);
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return run;
 }
@@ -392,7 +394,9 @@ QJsonObject fieldRunJson(const FieldRun& run)
                      {"field_basis",
                       "each term = sum_k a_k F_k(u, v), F_k the Zernike polynomials in Noll order (piston first), RMS-normalised "
                       "over the unit disc, u = (x_px - centre_x_px) / radius_px, v = (y_px - centre_y_px) / radius_px; the "
-                      "covariance (row-major) is (A^T W A)^-1 x covariance_scale (max(1, reduced chi2))"}}},
+                      "covariance (row-major) is (A^T W A)^-1 x covariance_scale (max(1, reduced chi2)) of the fit to the beads' "
+                      "coefficients; where joint_fit.adopted, the shared terms' coefficients are the joint fit's (its "
+                      "uncertainties are not computed: the covariance stays the two-step fit's)"}}},
         {"width_px", run.width},
         {"height_px", run.height},
         {"detection",
@@ -409,6 +413,22 @@ QJsonObject fieldRunJson(const FieldRun& run)
     QJsonArray terms;
     for (size_t t = 0; t < run.model->terms.size(); ++t)
         terms.append(termJson(run, t));
+    if (run.joint) {
+        const FieldJointSummary& j = *run.joint;
+        QJsonArray shared;
+        for (int index : j.sharedTerms)
+            shared.append(index);
+        o["joint_fit"] = QJsonObject{{"beads", j.beads},
+                                     {"shared_terms", shared},
+                                     {"start_cost", j.startCost},
+                                     {"final_cost", j.finalCost},
+                                     {"separate_cost", j.separateCost},
+                                     {"iterations", j.iterations},
+                                     {"termination", QString::fromStdString(j.termination)},
+                                     {"seconds", j.seconds},
+                                     {"adopted", j.adopted},
+                                     {"note", QString::fromStdString(j.note)}};
+    }
     o["field_model"] = QJsonObject{{"ordering", zernike::orderingName(run.ordering)},
                                    {"centre_x_px", run.model->options.centreX},
                                    {"centre_y_px", run.model->options.centreY},
@@ -539,11 +559,19 @@ std::string fieldSummary(const FieldRun& run)
     for (const auto& [status, count] : counts)
         text += "  " + status + ": " + std::to_string(count) + "\n";
     char line[160];
-    std::snprintf(line, sizeof line, "%d beads fitted in %.2f s with %d jobs: %.2f beads/s\n", fitted, run.seconds, run.jobs,
+    std::snprintf(line, sizeof line, "%d beads fitted with %d jobs; the whole run %.2f s (%.2f beads/s)\n", fitted, run.jobs, run.seconds,
                   run.seconds > 0.0 ? fitted / run.seconds : 0.0);
     text += line;
     if (!run.model)
         return text + "no field model: " + run.modelError + "\n";
+    if (run.joint) {
+        const FieldJointSummary& j = *run.joint;
+        std::snprintf(
+            line, sizeof line,
+            "joint fit of %d beads: cost %.6g at the two-step model, %.6g after (%s, %d iterations, %.2f s; separate fits %.6g)\n", j.beads,
+            j.startCost, j.finalCost, j.termination.c_str(), j.iterations, j.seconds, j.separateCost);
+        text += line + j.note + "\n";
+    }
     text += "field model over " + std::to_string(run.model->samples) + " beads, radius " + cell(run.model->options.radius) + " px:\n";
     for (size_t t = 0; t < run.model->terms.size(); ++t) {
         const FieldTermFit& fit = run.model->terms[t];

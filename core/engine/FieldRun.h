@@ -29,6 +29,9 @@ struct FieldRunOptions {
     // The terms the field model describes (Noll indices of the fit's basis); empty: every fitted term from defocus
     // (Noll 4) up; piston, tip and tilt (where a bead sits) are never modelled.
     std::vector<int> modelTerms;
+    // After the field model, fit every bead in the model at once with the shared terms given by it (fit/FieldJointFit.h);
+    // its coefficients replace the two-step model's where it lowers the summed cost.
+    bool jointFit = true;
     int jobs = 0; // fits at once; 0: engine/Batch.h's rule (batchJobs) with the session's threads per fit
     const std::atomic<bool>* cancel = nullptr;
     // Called after each bead's fit from the worker that fitted it (serialised): beads done, beads to fit.
@@ -48,19 +51,36 @@ struct FieldBead {
     double rmsWaves = std::numeric_limits<double>::quiet_NaN();
     std::string termination;
     int iterations = 0;
-    double seconds = 0.0; // the solver's
+    double seconds = 0.0;                                   // the solver's
+    std::vector<double> parameters;                         // its fit's problem parameters (for the joint fit)
+    double cost = std::numeric_limits<double>::quiet_NaN(); // its fit's final objective
     bool inModel = false; // its coefficients took part in the field model (an "ok" bead, not an outlier of any term)
+};
+
+// What the joint fit did: its beads and shared terms (every modelled term but defocus: each bead keeps its own focus),
+// the summed cost at the two-step model's prediction, after the joint fit, and of the beads' separate fits (a floor:
+// each bead free in every term), and whether its coefficients were adopted.
+struct FieldJointSummary {
+    std::string note; // why it did not run, or what it did, in words
+    int beads = 0;
+    std::vector<int> sharedTerms; // indices in the run's ordering
+    double startCost = 0.0, finalCost = 0.0, separateCost = 0.0;
+    int iterations = 0;
+    std::string termination;
+    double seconds = 0.0;
+    bool adopted = false;
 };
 
 struct FieldRun {
     BeadDetection detection;      // the projection, the detection's levels
     std::vector<FieldBead> beads; // brightest first, as detected
     ZernikeOrdering ordering = ZernikeOrdering::Noll;
-    std::vector<int> modelTerms;      // the field model's terms (indices in `ordering`), one per FieldModel::terms
-    std::optional<FieldModel> model;  // unset when no bead was fitted
-    std::string modelError;           // why there is no model
-    std::optional<double> pixelPitch; // metres (metadata), for the micrometre positions
-    int width = 0, height = 0;        // the field's pixels
+    std::vector<int> modelTerms;            // the field model's terms (indices in `ordering`), one per FieldModel::terms
+    std::optional<FieldModel> model;        // unset when no bead was fitted
+    std::optional<FieldJointSummary> joint; // with FieldRunOptions::jointFit and a model
+    std::string modelError;                 // why there is no model
+    std::optional<double> pixelPitch;       // metres (metadata), for the micrometre positions
+    int width = 0, height = 0;              // the field's pixels
     int jobs = 1;
     double seconds = 0.0;                 // wall-clock time of the whole run
     std::vector<DatasetMessage> messages; // the first bead's preparation notes and the run's own warnings
@@ -77,11 +97,17 @@ FieldRun runField(const Session& session, const FieldRunOptions& options);
 // order, in any process) and then describeField gives runField's result.
 // The beads found, none fitted ("not-run"); throws as runField.
 FieldRun detectField(const Session& session, const BeadDetectionOptions& options);
+// The session a bead is fitted with: every plane replaced by its crop around the bead (unused planes too, so that plane
+// indices and sizes stay the data's), nothing prepared, no result kept.
+Session fieldBeadSession(const Session& session, const DetectedBead& bead, int crop);
 // Fits one bead ("not-run") in its crop: its status becomes "ok", "poor-fit" or "fit-failed" with the reason. Returns
 // the run's preparation messages (empty when it failed). Throws OperationCancelled only.
 std::vector<DatasetMessage> fitFieldBead(const Session& session, int crop, FieldBead& bead, const std::atomic<bool>* cancel = nullptr);
 // The field model of the beads fitted "ok" (FieldRunOptions::model and modelTerms); without any, run.modelError says why.
 void describeField(FieldRun& run, const FieldRunOptions& options);
+// The joint fit of the beads in the model (FieldRunOptions::jointFit), run.joint saying what it did; adopts its
+// coefficients into run.model where it lowers the cost. Throws OperationCancelled.
+void jointFitField(const Session& session, FieldRun& run, const FieldRunOptions& options);
 
 // The per-bead table: one row per bead found: index, x_px, y_px, x_um, y_um, status, significance, brightness, width_px,
 // reduced_chi_square, rms_waves, iterations, seconds, in_model, then `<ordering>_<index>_waves` and its `_sigma` for

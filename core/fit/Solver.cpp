@@ -56,12 +56,13 @@ bool SolverOptions::isValid(std::string* error) const
 
 namespace {
 
-// Adapts a ModelEvaluator to Ceres; counts evaluations, honours cancellation, and keeps a backend
-// exception's message instead of letting it cross Ceres.
+// Adapts an objective (a ModelEvaluator's, or a sum of them) to Ceres; counts evaluations, honours cancellation, and
+// keeps a backend exception's message instead of letting it cross Ceres.
 class CeresFunction final : public ceres::FirstOrderFunction {
 public:
-    CeresFunction(ModelEvaluator& evaluator, const std::atomic<bool>* cancel, std::vector<double> scales)
-        : m_evaluator(evaluator)
+    CeresFunction(ObjectiveFunction objective, int costsPerGradient, const std::atomic<bool>* cancel, std::vector<double> scales)
+        : m_objective(std::move(objective))
+        , m_costsPerGradient(costsPerGradient)
         , m_cancel(cancel)
         , m_scales(std::move(scales))
         , m_x(m_scales.size())
@@ -91,7 +92,7 @@ public:
         for (size_t i = 0; i < m_x.size(); ++i)
             m_x[i] = parameters[i] * m_scales[i];
         try {
-            *cost = m_evaluator.evaluate(m_x.data(), gradient);
+            *cost = m_objective(m_x.data(), gradient);
         } catch (const std::exception& e) {
             m_error = e.what();
             return false;
@@ -99,7 +100,7 @@ public:
         if (gradient)
             for (size_t i = 0; i < m_x.size(); ++i)
                 gradient[i] *= m_scales[i];
-        m_costEvaluations += gradient ? m_evaluator.costEvaluationsPerGradient() : 1;
+        m_costEvaluations += gradient ? m_costsPerGradient : 1;
         if (gradient)
             ++m_gradientEvaluations;
         if (!std::isfinite(*cost))
@@ -111,14 +112,15 @@ public:
         return true;
     }
 
-    int NumParameters() const override { return m_evaluator.parameterCount(); }
+    int NumParameters() const override { return int(m_scales.size()); }
 
     mutable long m_costEvaluations = 0;
     mutable long m_gradientEvaluations = 0;
     mutable std::string m_error;
 
 private:
-    ModelEvaluator& m_evaluator;
+    ObjectiveFunction m_objective;
+    int m_costsPerGradient = 1;
     const std::atomic<bool>* m_cancel;
     std::vector<double> m_scales;
     mutable std::vector<double> m_x;
@@ -323,6 +325,13 @@ std::vector<double> solverScales(ModelEvaluator& evaluator, const std::vector<do
     return scales;
 }
 
+namespace {
+// The run on parameters divided by `scales` (the balancing gradients already spent counted in its summary).
+SolverSummary minimiseScaled(const ObjectiveFunction& objective, int costsPerGradient, const std::vector<double>& start,
+                             std::vector<double> scales, long balancingGradients, const SolverOptions& options,
+                             const IterationCallback& callback, std::chrono::steady_clock::time_point t0);
+} // namespace
+
 SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& start, const SolverOptions& options,
                        const IterationCallback& callback)
 {
@@ -355,7 +364,37 @@ SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& sta
     } catch (const std::exception&) {
         scales = evaluator.problem().parameterScales(); // the first evaluation below reports the trouble
     }
-    auto* function = new CeresFunction(evaluator, options.cancel, std::move(scales)); // owned by the GradientProblem
+    return minimiseScaled([&evaluator](const double* x, double* g) { return evaluator.evaluate(x, g); },
+                          evaluator.costEvaluationsPerGradient(), start, std::move(scales), balancingGradients, options, callback, t0);
+}
+
+SolverSummary minimise(const ObjectiveFunction& objective, const std::vector<double>& start, const std::vector<double>& scales,
+                       const SolverOptions& options, const IterationCallback& callback)
+{
+    SolverSummary result;
+    result.parameters = start;
+    std::string invalid;
+    if (!options.isValid(&invalid)) {
+        result.message = invalid;
+        return result;
+    }
+    if (scales.size() != start.size()) {
+        result.message = "the scales do not match the start vector";
+        return result;
+    }
+    return minimiseScaled(objective, 1, start, scales, 0, options, callback, std::chrono::steady_clock::now());
+}
+
+namespace {
+
+SolverSummary minimiseScaled(const ObjectiveFunction& objective, int costsPerGradient, const std::vector<double>& start,
+                             std::vector<double> scales, long balancingGradients, const SolverOptions& options,
+                             const IterationCallback& callback, std::chrono::steady_clock::time_point t0)
+{
+    SolverSummary result;
+    result.parameters = start;
+    const int count = int(start.size());
+    auto* function = new CeresFunction(objective, costsPerGradient, options.cancel, std::move(scales)); // owned by the GradientProblem
     function->m_gradientEvaluations = balancingGradients;
     ceres::GradientProblem problem(function);
     std::vector<double> x = function->toScaled(start);
@@ -422,5 +461,7 @@ SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& sta
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return result;
 }
+
+} // namespace
 
 } // namespace wfs

@@ -87,4 +87,11 @@ std::vector<double> solverScales(ModelEvaluator& evaluator, const std::vector<do
 SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& start, const SolverOptions& options,
                        const IterationCallback& callback = {});
 
+// The cost at `parameters` and, when `gradient` is not null, its gradient; non-finite where it cannot be evaluated.
+using ObjectiveFunction = std::function<double(const double* parameters, double* gradient)>;
+// The same minimisation of any objective (a field's joint fit sums many beads' evaluators: fit/FieldJointFit.h), on
+// parameters divided by `scales`, which the caller chooses as the single fits' parameterScales.
+SolverSummary minimise(const ObjectiveFunction& objective, const std::vector<double>& start, const std::vector<double>& scales,
+                       const SolverOptions& options, const IterationCallback& callback = {});
+
 } // namespace wfs

@@ -151,6 +151,22 @@ private slots:
         }
     }
 
+    void theJointFitLowersTheCost()
+    {
+        // Every bead in the model fitted at once through the field model: the summed cost falls below the two-step
+        // model's prediction and stays above the separate fits' (each bead free in every term). The recovery test above
+        // checks the adopted coefficients against the truth.
+        const FieldRun& run = fittedField().run;
+        QVERIFY(run.joint.has_value());
+        const FieldJointSummary& joint = *run.joint;
+        QVERIFY2(joint.beads >= 20, joint.note.c_str());
+        QVERIFY(joint.adopted);
+        QVERIFY(joint.finalCost < joint.startCost);
+        QVERIFY(joint.finalCost >= joint.separateCost - 1e-6 * std::abs(joint.separateCost));
+        QCOMPARE(joint.sharedTerms.front(), 5); // defocus stays each bead's own
+        QCOMPARE(int(joint.sharedTerms.size()), int(run.modelTerms.size()) - 1);
+    }
+
     void writesTheTableAndTheModel()
     {
         const FieldRun& run = fittedField().run;
@@ -180,6 +196,7 @@ private slots:
             if (bead->status == "not-run")
                 fitFieldBead(session, options.detection.crop, *bead);
         describeField(steps, options);
+        jointFitField(session, steps, options);
         QVERIFY(steps.model.has_value());
         for (size_t i = 0; i < steps.beads.size(); ++i) {
             QCOMPARE(steps.beads[i].status, f.run.beads[i].status);
