@@ -2,6 +2,7 @@
 
 #include "base/Cancellation.h"
 #include "base/CsvText.h"
+#include "base/MemoryBudget.h"
 #include "engine/Batch.h"
 #include "io/Fits.h"
 
@@ -21,18 +22,21 @@ namespace wfs {
 namespace {
 
 // The planes that take part, all of one size: what the beads are found in and cropped from.
-std::vector<Image> fieldPlanes(const Dataset& data)
+std::vector<const Image*> fieldPlanes(const Dataset& data)
 {
-    std::vector<Image> planes;
+    std::vector<const Image*> planes;
     for (int index : usedPlanes(data))
-        planes.push_back(data.planes[size_t(index)].raw);
+        planes.push_back(&data.planes[size_t(index)].raw);
     if (planes.empty())
         throw DatasetError("no plane takes part: load a wide-field stack and choose its planes");
-    for (const Image& plane : planes)
-        if (plane.width != planes.front().width || plane.height != planes.front().height)
-            throw DatasetError("the stack's planes differ in size (" + plane.source + " is " + std::to_string(plane.width) + " x "
-                               + std::to_string(plane.height) + ", " + planes.front().source + " " + std::to_string(planes.front().width)
-                               + " x " + std::to_string(planes.front().height) + "): a field is one stack of one size");
+    const Image& first = *planes.front();
+    for (const Image* plane : planes)
+        if (plane->width != first.width || plane->height != first.height)
+            throw DatasetError("the stack's planes differ in size (" + plane->source + " is " + std::to_string(plane->width) + " x "
+                               + std::to_string(plane->height) + ", " + first.source + " " + std::to_string(first.width) + " x "
+                               + std::to_string(first.height) + "): a field is one stack of one size");
+    // The projection and its smoothed copy, and their intermediates, images of the field's size besides the stack loaded.
+    requireMemory(4.0 * double(first.width) * double(first.height) * sizeof(double), "the field's projections");
     return planes;
 }
 
@@ -217,10 +221,10 @@ std::vector<DatasetMessage> fitFieldBead(const Session& session, int crop, Field
 
 FieldRun detectField(const Session& session, const BeadDetectionOptions& options)
 {
-    const std::vector<Image> planes = fieldPlanes(session.dataset);
+    const std::vector<const Image*> planes = fieldPlanes(session.dataset);
     FieldRun run;
-    run.width = planes.front().width;
-    run.height = planes.front().height;
+    run.width = planes.front()->width;
+    run.height = planes.front()->height;
     run.pixelPitch = session.dataset.metadata.pixelPitch;
     run.ordering = session.model.ordering;
     BeadDetectionOptions detection = options;

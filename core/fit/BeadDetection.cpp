@@ -38,15 +38,15 @@ std::vector<double> finitePixels(const Image& image)
     return values;
 }
 
-void checkInput(const std::vector<Image>& planes, const BeadDetectionOptions& options)
+void checkInput(const std::vector<const Image*>& planes, const BeadDetectionOptions& options)
 {
-    if (planes.empty() || planes.front().isEmpty())
+    if (planes.empty() || planes.front()->isEmpty())
         throw std::invalid_argument("no image plane to find beads in");
-    for (const Image& plane : planes)
-        if (plane.width != planes.front().width || plane.height != planes.front().height)
-            throw std::invalid_argument("the planes differ in size (" + std::to_string(planes.front().width) + " x "
-                                        + std::to_string(planes.front().height) + " and " + std::to_string(plane.width) + " x "
-                                        + std::to_string(plane.height) + "); a field's stack has one size");
+    for (const Image* plane : planes)
+        if (plane->width != planes.front()->width || plane->height != planes.front()->height)
+            throw std::invalid_argument("the planes differ in size (" + std::to_string(planes.front()->width) + " x "
+                                        + std::to_string(planes.front()->height) + " and " + std::to_string(plane->width) + " x "
+                                        + std::to_string(plane->height) + "); a field's stack has one size");
     if (options.crop <= 0 || options.crop % 2 != 0)
         throw std::invalid_argument("the crop must be a positive even number of pixels (got " + std::to_string(options.crop) + ")");
     if (!(options.threshold > 0.0) || !(options.smoothing > 0.0) || options.peakRadius < 1)
@@ -54,14 +54,14 @@ void checkInput(const std::vector<Image>& planes, const BeadDetectionOptions& op
 }
 
 // Mean over planes; a pixel NaN in every plane stays NaN.
-Image meanProjection(const std::vector<Image>& planes)
+Image meanProjection(const std::vector<const Image*>& planes)
 {
-    Image mean(planes.front().width, planes.front().height, 0.0);
+    Image mean(planes.front()->width, planes.front()->height, 0.0);
     std::vector<int> counts(mean.pixels.size(), 0);
-    for (const Image& plane : planes)
-        for (size_t i = 0; i < plane.pixels.size(); ++i)
-            if (std::isfinite(plane.pixels[i])) {
-                mean.pixels[i] += plane.pixels[i];
+    for (const Image* plane : planes)
+        for (size_t i = 0; i < plane->pixels.size(); ++i)
+            if (std::isfinite(plane->pixels[i])) {
+                mean.pixels[i] += plane->pixels[i];
                 ++counts[i];
             }
     for (size_t i = 0; i < mean.pixels.size(); ++i)
@@ -158,18 +158,18 @@ double boxSum(const Image& image, const Box& box, double background)
 }
 
 // RMS radius around the peak within 4 pixels, in the plane where the bead's peak is highest, less that plane's median.
-void measureWidth(const std::vector<Image>& planes, const std::vector<double>& planeMedians, DetectedBead& bead)
+void measureWidth(const std::vector<const Image*>& planes, const std::vector<double>& planeMedians, DetectedBead& bead)
 {
     constexpr int radius = 4;
     double best = -std::numeric_limits<double>::infinity();
     for (size_t k = 0; k < planes.size(); ++k) {
-        const double v = planes[k].at(bead.row, bead.column);
+        const double v = planes[k]->at(bead.row, bead.column);
         if (std::isfinite(v) && v - planeMedians[k] > best) {
             best = v - planeMedians[k];
             bead.sharpestPlane = int(k);
         }
     }
-    const Image& plane = planes[size_t(bead.sharpestPlane)];
+    const Image& plane = *planes[size_t(bead.sharpestPlane)];
     const double background = planeMedians[size_t(bead.sharpestPlane)];
     double sum = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0;
     for (int r = std::max(0, bead.row - radius); r <= std::min(plane.height - 1, bead.row + radius); ++r)
@@ -201,9 +201,10 @@ void setAside(DetectedBead& bead, BeadStatus status, std::string reason)
     bead.reason = std::move(reason);
 }
 
-void rejectEdgesAndSaturation(const std::vector<Image>& planes, const BeadDetectionOptions& options, std::vector<DetectedBead>& beads)
+void rejectEdgesAndSaturation(const std::vector<const Image*>& planes, const BeadDetectionOptions& options,
+                              std::vector<DetectedBead>& beads)
 {
-    const Image& first = planes.front();
+    const Image& first = *planes.front();
     const int half = options.crop / 2;
     for (DetectedBead& bead : beads) {
         if (bead.row - half < 0 || bead.column - half < 0 || bead.row + half > first.height || bead.column + half > first.width)
@@ -215,7 +216,7 @@ void rejectEdgesAndSaturation(const std::vector<Image>& planes, const BeadDetect
         for (size_t k = 0; k < planes.size() && bead.status != BeadStatus::Saturated; ++k)
             for (int r = box.r0; r < box.r1; ++r)
                 for (int c = box.c0; c < box.c1; ++c)
-                    if (planes[k].at(r, c) >= *options.saturationLevel) {
+                    if (planes[k]->at(r, c) >= *options.saturationLevel) {
                         setAside(bead, BeadStatus::Saturated,
                                  "plane " + std::to_string(k) + " reaches the saturation level " + number(*options.saturationLevel)
                                      + " at column " + std::to_string(c) + ", row " + std::to_string(r));
@@ -309,6 +310,14 @@ const char* beadStatusName(BeadStatus status)
 
 BeadDetection detectBeads(const std::vector<Image>& planes, const BeadDetectionOptions& options)
 {
+    std::vector<const Image*> pointers;
+    for (const Image& plane : planes)
+        pointers.push_back(&plane);
+    return detectBeads(pointers, options);
+}
+
+BeadDetection detectBeads(const std::vector<const Image*>& planes, const BeadDetectionOptions& options)
+{
     checkInput(planes, options);
     BeadDetection out;
     out.projection = meanProjection(planes);
@@ -318,8 +327,8 @@ BeadDetection detectBeads(const std::vector<Image>& planes, const BeadDetectionO
     out.noise = robustSigma(smooth.pixels, out.background);
     out.threshold = out.background + options.threshold * out.noise;
     std::vector<double> planeMedians;
-    for (const Image& plane : planes)
-        planeMedians.push_back(median(finitePixels(plane)));
+    for (const Image* plane : planes)
+        planeMedians.push_back(median(finitePixels(*plane)));
     for (int r = 0; r < smooth.height; ++r)
         for (int c = 0; c < smooth.width; ++c) {
             if (!(smooth.at(r, c) > out.threshold) || !isPeak(smooth, r, c, options.peakRadius))

@@ -67,6 +67,8 @@ struct BeadDetection {
 // Throws std::invalid_argument for no plane, planes of different sizes, an odd or non-positive crop, a
 // non-positive threshold or smoothing. NaN pixels count as the median (masked).
 BeadDetection detectBeads(const std::vector<Image>& planes, const BeadDetectionOptions& options);
+// The same on planes held elsewhere (a loaded data set's), without copying a wide stack.
+BeadDetection detectBeads(const std::vector<const Image*>& planes, const BeadDetectionOptions& options);
 
 // The crop x crop square of `plane` centred on a bead's peak pixel (its centre is the pixel at crop/2, as the
 // program centres images); the bead must be Accepted or at least not Edge.

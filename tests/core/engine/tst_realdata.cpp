@@ -5,7 +5,9 @@
 // unaberrated model, and give low-order coefficients that stay put when the order goes from 4 to 6.
 #include "TestSupport.h"
 
+#include "engine/FieldRun.h"
 #include "engine/ReconstructionEngine.h"
+#include "engine/Workflow.h"
 #include "io/Dataset.h"
 
 #include <cstdio>
@@ -119,6 +121,33 @@ class TestRealData : public QObject {
     Q_OBJECT
 
 private slots:
+    void fieldPipelineGivesTheSingleBeadFit()
+    {
+        // Issue 43's measure: the shared bead stack as a one-bead field. The bead is found, its crop fitted, and the
+        // field model (order 0 from one bead) gives that bead's own fit, which a user running the same crop alone gets,
+        // to 1e-6 wave.
+        Session session;
+        session.dataset = beadData();
+        session.dataset.metadata.focusPlane = 10;
+        selectPlanes(session.dataset, {4, 7, 10, 13, 16});
+        session.model.order = 4;
+        FieldRunOptions options;
+        options.detection.crop = 64;
+        const FieldRun run = runField(session, options);
+        QCOMPARE(int(run.beads.size()), 1);
+        const FieldBead& bead = run.beads.front();
+        QVERIFY2(bead.status == "ok" || bead.status == "poor-fit", bead.reason.c_str());
+        QVERIFY(std::abs(bead.detection.x - 64.0) < 6.0 && std::abs(bead.detection.y - 64.0) < 6.0);
+        QVERIFY(run.model.has_value());
+        QVERIFY(!run.joint || run.joint->beads < 2); // one bead: nothing to share
+        const FitResult alone = reconstruct(prepareRun(fieldBeadSession(session, bead.detection, 64)).request, {}, nullptr);
+        for (size_t t = 0; t < run.modelTerms.size(); ++t)
+            for (const CoefficientResult& c : alone.coefficients)
+                if (c.index == run.modelTerms[t])
+                    QVERIFY2(std::abs(evaluateFieldTerm(*run.model, int(t), 10.0, 120.0).value - c.waves) < 1e-6,
+                             qPrintable(QStringLiteral("Noll %1").arg(c.index)));
+    }
+
     void readsTheStack()
     {
         Dataset data;
