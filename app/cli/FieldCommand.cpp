@@ -7,12 +7,15 @@
 #include "engine/FieldRun.h"
 #include "engine/FieldSimulation.h"
 #include "FieldMap.h"
+#include "io/ImageReaders.h"
 #include "io/OutputTransaction.h"
 
 #include <QDir>
+#include <QJsonArray>
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <cstdio>
@@ -47,6 +50,13 @@ void addFieldOptions(QCommandLineParser& parser)
                             QStringLiteral("Terms drawn as DIR/field-map-<ordering>-<index>.png (the model under the beads' own values), "
                                            "a list, or none (default: every term whose field order is 1 or more)."),
                             QStringLiteral("i,...|none")},
+                           {QStringLiteral("part"),
+                            QStringLiteral("Fit only part K of N of the beads (0-based; bead index modulo N) and write "
+                                           "DIR/part-K-of-N.json, e.g. one part per Slurm array task; then --combine."),
+                            QStringLiteral("K/N")},
+                           {QStringLiteral("combine"),
+                            QStringLiteral("Read DIR/part-*-of-N.json (the same stack and settings), describe the field and write "
+                                           "the outputs as one run would.")},
                            {QStringLiteral("no-joint-fit"),
                             QStringLiteral("Keep the two-step field model: no joint fit of every bead through it.")},
                            {QStringLiteral("jobs"), QStringLiteral("Beads fitted at once (default: hardware threads / threads per fit)."),
@@ -164,6 +174,82 @@ int writeField(const QCommandLineParser& parser, const FieldRun& run, const QStr
 
 } // namespace
 
+namespace {
+
+// --part K/N as the pair; throws UsageError.
+std::pair<int, int> partOf(const QString& text)
+{
+    const QStringList kn = text.split(QLatin1Char('/'));
+    const int k = kn.size() == 2 ? parseInt(kn[0], QStringLiteral("part")) : -1,
+              n = kn.size() == 2 ? parseInt(kn[1], QStringLiteral("part")) : 0;
+    if (n < 1 || k < 0 || k >= n)
+        throw UsageError("--part: expected K/N with 0 <= K < N, e.g. 3/16 (got " + text.toStdString() + ")");
+    return {k, n};
+}
+
+QString partPath(const QString& dir, int k, int n)
+{
+    return dir + QStringLiteral("/part-%1-of-%2.json").arg(k).arg(n);
+}
+
+// --part: this part's beads fitted and written with the detection they belong to.
+int writePart(const Session& session, FieldRunOptions options, const QString& dir, const QString& partText, bool force)
+{
+    const auto [k, n] = partOf(partText);
+    options.fitOnly = [k = k, n = n](size_t index) { return int(index % size_t(n)) == k; };
+    FieldRun run = detectField(session, options.detection);
+    fitField(session, options, run);
+    QJsonArray beads;
+    for (size_t i = 0; i < run.beads.size(); ++i)
+        if (options.fitOnly(i)
+            && (run.beads[i].detection.status == BeadStatus::Accepted || run.beads[i].detection.status == BeadStatus::FitFailed))
+            beads.append(fieldBeadJson(run, i));
+    OutputTransaction transaction(force);
+    transaction.add(partPath(dir, k, n).toStdString(), QJsonDocument(QJsonObject{{"format", "wavefront-studio-field-part"},
+                                                                                 {"part", k},
+                                                                                 {"parts", n},
+                                                                                 {"beads_found", int(run.beads.size())},
+                                                                                 {"beads", beads}})
+                                                           .toJson());
+    transaction.commit();
+    std::printf("part %d of %d: fitted %lld of the %zu beads found; wrote %s\n", k, n, (long long)beads.size(), run.beads.size(),
+                qPrintable(partPath(dir, k, n)));
+    return 0;
+}
+
+// --combine: the detection again (deterministic), every part's beads applied, then the model and the joint fit.
+FieldRun combineParts(const Session& session, const FieldRunOptions& options, const QString& dir)
+{
+    const auto start = std::chrono::steady_clock::now();
+    FieldRun run = detectField(session, options.detection);
+    const QStringList parts = QDir(dir).entryList({QStringLiteral("part-*-of-*.json")}, QDir::Files, QDir::Name);
+    if (parts.isEmpty())
+        throw std::runtime_error(dir.toStdString() + ": no part-K-of-N.json to combine (run --part K/N first)");
+    for (const QString& name : parts) {
+        const std::string path = (dir + QLatin1Char('/') + name).toStdString();
+        const QJsonObject part =
+            QJsonDocument::fromJson(QByteArray::fromStdString(readRegularFile(path, 1 << 30, "a field part (JSON)"))).object();
+        if (part[QStringLiteral("format")].toString() != QLatin1String("wavefront-studio-field-part"))
+            throw std::runtime_error(path + ": not a part of a field run");
+        for (const QJsonValue bead : part[QStringLiteral("beads")].toArray())
+            applyFieldBeadJson(run, bead.toObject(), path);
+    }
+    std::vector<size_t> missing;
+    for (size_t i = 0; i < run.beads.size(); ++i)
+        if (run.beads[i].status == "not-run")
+            missing.push_back(i);
+    if (!missing.empty())
+        throw std::runtime_error(dir.toStdString() + ": " + std::to_string(missing.size()) + " beads have no fit in the parts (bead "
+                                 + std::to_string(missing.front()) + " first): run every part K/N before --combine");
+    describeField(run, options);
+    if (options.jointFit && run.model)
+        jointFitField(session, run, options);
+    run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); // the combining step's
+    return run;
+}
+
+} // namespace
+
 int runField(const QStringList& args)
 {
     QCommandLineParser parser;
@@ -181,11 +267,18 @@ int runField(const QStringList& args)
         const std::string stack = parser.positionalArguments().front().toStdString();
         if (!QDir().mkpath(dir))
             return runFailure(program, dir + QStringLiteral(": cannot create the output folder"));
-        checkOutputs({{"out", true, (dir + QStringLiteral("/beads.csv")).toStdString()},
-                      {"out", true, (dir + QStringLiteral("/field.json")).toStdString()},
-                      {"out", false, (dir + QStringLiteral("/field-maps.fits")).toStdString()}},
-                     {stack}, has(parser, "force"));
+        if (has(parser, "part") && has(parser, "combine"))
+            throw UsageError("give --part or --combine, not both");
+        if (!has(parser, "part"))
+            checkOutputs({{"out", true, (dir + QStringLiteral("/beads.csv")).toStdString()},
+                          {"out", true, (dir + QStringLiteral("/field.json")).toStdString()},
+                          {"out", false, (dir + QStringLiteral("/field-maps.fits")).toStdString()}},
+                         {stack}, has(parser, "force"));
         const Session session = fieldSession(parser, stack);
+        if (has(parser, "part"))
+            return writePart(session, options, dir, value(parser, "part"), has(parser, "force"));
+        if (has(parser, "combine"))
+            return writeField(parser, combineParts(session, options, dir), dir);
         std::mutex printing;
         options.progress = [&](int done, int total) {
             if (done == total || done % std::max(1, total / 10) == 0) {

@@ -78,12 +78,14 @@ void recordFit(FieldBead& bead, const FitResult& result)
     }
 }
 
-// The accepted beads fitted by `jobs` workers taking the next bead in turn; the first bead's messages are kept.
-void fitBeads(const Session& session, const FieldRunOptions& options, FieldRun& run)
+} // namespace
+
+// Workers take the next bead in turn; the first bead's messages are kept.
+void fitField(const Session& session, const FieldRunOptions& options, FieldRun& run)
 {
     std::vector<size_t> todo;
     for (size_t i = 0; i < run.beads.size(); ++i)
-        if (run.beads[i].detection.status == BeadStatus::Accepted)
+        if (run.beads[i].detection.status == BeadStatus::Accepted && (!options.fitOnly || options.fitOnly(i)))
             todo.push_back(i);
     const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
     run.jobs = batchJobs(options.jobs, std::max(1, session.solver.threads), int(hardware), todo.size()).jobs;
@@ -117,6 +119,8 @@ void fitBeads(const Session& session, const FieldRunOptions& options, FieldRun& 
     if (failure)
         std::rethrow_exception(failure);
 }
+
+namespace {
 
 std::vector<int> defaultModelTerms(const FieldRun& run)
 {
@@ -260,7 +264,7 @@ FieldRun runField(const Session& session, const FieldRunOptions& options)
     const auto start = std::chrono::steady_clock::now();
     FieldRun run = detectField(session, options.detection);
     throwIfCancelled(options.cancel);
-    fitBeads(session, options, run);
+    fitField(session, options, run);
     describeField(run, options);
     if (options.jointFit && run.model)
         jointFitField(session, run, options);
@@ -348,16 +352,59 @@ QJsonObject beadJson(size_t index, const FieldBead& b)
         o["reason"] = QString::fromStdString(b.reason);
     if (b.coefficients.empty())
         return o;
-    QJsonArray coefficients;
-    for (const CoefficientResult& c : b.coefficients)
-        coefficients.append(QJsonObject{{"index", c.index}, {"waves", c.waves}, {"sigma_waves", number(c.uncertaintyWaves)}});
+    QJsonArray coefficients, parameters;
+    for (const CoefficientResult& c : b.coefficients) {
+        QJsonObject coefficient{{"index", c.index}, {"waves", c.waves}, {"sigma_waves", number(c.uncertaintyWaves)}};
+        if (!c.free)
+            coefficient["free"] = false;
+        coefficients.append(coefficient);
+    }
+    for (double p : b.parameters)
+        parameters.append(p);
     o["coefficients"] = coefficients;
     o["reduced_chi_square"] = number(b.reducedChiSquare);
     o["rms_waves"] = number(b.rmsWaves);
     o["termination"] = QString::fromStdString(b.termination);
     o["iterations"] = b.iterations;
     o["seconds"] = b.seconds;
+    o["cost"] = number(b.cost);
+    o["parameters"] = parameters;
     return o;
+}
+
+double numberOr(const QJsonValue& v)
+{
+    return v.isDouble() ? v.toDouble() : std::numeric_limits<double>::quiet_NaN();
+}
+
+// The fit part of a bead object (fieldBeadJson's) into `bead`.
+void readBeadFit(const QJsonObject& o, ZernikeOrdering ordering, FieldBead& bead)
+{
+    bead.status = o["status"].toString().toStdString();
+    bead.reason = o["reason"].toString().toStdString();
+    bead.coefficients.clear();
+    for (const QJsonValue v : o["coefficients"].toArray()) {
+        CoefficientResult c;
+        c.index = v.toObject()["index"].toInt();
+        c.mode = zernike::modeFromIndex(c.index, ordering);
+        c.name = zernike::name(c.mode);
+        c.waves = v.toObject()["waves"].toDouble();
+        c.radians = 2.0 * M_PI * c.waves;
+        c.uncertaintyWaves = numberOr(v.toObject()["sigma_waves"]);
+        c.free = v.toObject()["free"].toBool(true);
+        bead.coefficients.push_back(c);
+    }
+    bead.parameters.clear();
+    for (const QJsonValue v : o["parameters"].toArray())
+        bead.parameters.push_back(v.toDouble());
+    bead.reducedChiSquare = numberOr(o["reduced_chi_square"]);
+    bead.rmsWaves = numberOr(o["rms_waves"]);
+    bead.termination = o["termination"].toString().toStdString();
+    bead.iterations = o["iterations"].toInt();
+    bead.seconds = o["seconds"].toDouble();
+    bead.cost = numberOr(o["cost"]);
+    if (bead.status == beadStatusName(BeadStatus::FitFailed))
+        bead.detection.status = BeadStatus::FitFailed;
 }
 
 QJsonObject termJson(const FieldRun& run, size_t t)
@@ -384,6 +431,29 @@ QJsonObject termJson(const FieldRun& run, size_t t)
 }
 
 } // namespace
+
+QJsonObject fieldBeadJson(const FieldRun& run, size_t index)
+{
+    return beadJson(index, run.beads.at(index));
+}
+
+void applyFieldBeadJson(FieldRun& run, const QJsonObject& bead, const std::string& source)
+{
+    const int index = bead["index"].toInt(-1);
+    if (index < 0 || size_t(index) >= run.beads.size())
+        throw std::runtime_error(source + ": bead " + std::to_string(index) + " is not among the " + std::to_string(run.beads.size())
+                                 + " beads found (was it made from another stack or other detection settings?)");
+    FieldBead& target = run.beads[size_t(index)];
+    if (std::abs(bead["x_px"].toDouble(NAN) - target.detection.x) > 1e-6
+        || std::abs(bead["y_px"].toDouble(NAN) - target.detection.y) > 1e-6)
+        throw std::runtime_error(source + ": bead " + std::to_string(index) + " is not where this stack's bead " + std::to_string(index)
+                                 + " is (was it made from another stack or other detection settings?)");
+    try {
+        readBeadFit(bead, run.ordering, target);
+    } catch (const std::invalid_argument& e) {
+        throw std::runtime_error(source + ": bead " + std::to_string(index) + ": " + e.what());
+    }
+}
 
 QJsonObject fieldRunJson(const FieldRun& run)
 {

@@ -34,6 +34,8 @@ struct FieldRunOptions {
     bool jointFit = true;
     int jobs = 0; // fits at once; 0: engine/Batch.h's rule (batchJobs) with the session's threads per fit
     const std::atomic<bool>* cancel = nullptr;
+    // The beads to fit, by index (a part of a divided run: wavefront-cli field --part); empty: every accepted bead.
+    std::function<bool(size_t)> fitOnly;
     // Called after each bead's fit from the worker that fitted it (serialised): beads done, beads to fit.
     std::function<void(int, int)> progress;
 };
@@ -103,6 +105,10 @@ Session fieldBeadSession(const Session& session, const DetectedBead& bead, int c
 // Fits one bead ("not-run") in its crop: its status becomes "ok", "poor-fit" or "fit-failed" with the reason. Returns
 // the run's preparation messages (empty when it failed). Throws OperationCancelled only.
 std::vector<DatasetMessage> fitFieldBead(const Session& session, int crop, FieldBead& bead, const std::atomic<bool>* cancel = nullptr);
+// The accepted beads of `run` (those FieldRunOptions::fitOnly lets through) fitted by `jobs` workers at once
+// (FieldRunOptions::jobs, engine/Batch.h's rule), each with fitFieldBead; run.jobs says how many. Throws
+// OperationCancelled.
+void fitField(const Session& session, const FieldRunOptions& options, FieldRun& run);
 // The field model of the beads fitted "ok" (FieldRunOptions::model and modelTerms); without any, run.modelError says why.
 void describeField(FieldRun& run, const FieldRunOptions& options);
 // The joint fit of the beads in the model (FieldRunOptions::jointFit), run.joint saying what it did; adopts its
@@ -136,6 +142,13 @@ FieldTermGrid fieldTermGrid(const FieldRun& run, size_t term, int samples = 64);
 // with a linear mapping to image pixels (CTYPEi 'PIXEL', CRPIXi, CRVALi, CDELTi) and, when the pitch is known, to
 // micrometres (alternate axes 'A': CTYPEiA 'POSITION', CUNITiA 'um'). Throws std::invalid_argument without a model.
 QByteArray fieldMapsFits(const FieldRun& run, int samples = 64);
+
+// One bead as field.json's "beads" hold it (its fit's parameters and cost included, for the joint fit), and back:
+// applyFieldBeadJson sets the fit of the bead of `run` (detectField's, of the same stack and settings) with the object's
+// index. For runs divided into parts (wavefront-cli field --part, a Slurm array, Dask). Throws std::runtime_error
+// naming `source` for an index outside the run or a position not that bead's.
+QJsonObject fieldBeadJson(const FieldRun& run, size_t index);
+void applyFieldBeadJson(FieldRun& run, const QJsonObject& bead, const std::string& source);
 
 // A few lines for a person: beads found, fitted and set aside (by reason), each modelled term's field order, reduced
 // chi2 and outliers, the time and beads per second.

@@ -9,6 +9,8 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 
+#include <cmath>
+
 class TestCliField : public QObject {
     Q_OBJECT
 
@@ -59,6 +61,46 @@ private slots:
                             QStringLiteral("--at"), QStringLiteral("400,100"), QStringLiteral("--out"), psf});
         QVERIFY2(at.status == 0, at.err.constData());
         QVERIFY(QFile::exists(psf));
+    }
+
+    void partsCombinedGiveTheOneRun()
+    {
+        // A Slurm array's recipe: each task fits part K of N of the beads, then --combine describes the field; the model
+        // equals one run's.
+        QTemporaryDir dir;
+        const QString stack = dir.filePath(QStringLiteral("slide.fits"));
+        QCOMPARE(cli({QStringLiteral("simulate"), QStringLiteral("--preset"), QStringLiteral("field"), QStringLiteral("--beads"),
+                      QStringLiteral("8"), QStringLiteral("--out"), stack})
+                     .status,
+                 0);
+        const QString parts = dir.filePath(QStringLiteral("parts")), one = dir.filePath(QStringLiteral("one"));
+        for (const QString& k : {QStringLiteral("0/2"), QStringLiteral("1/2")}) {
+            const Run part = cli({QStringLiteral("field"), stack, QStringLiteral("--part"), k, QStringLiteral("--out"), parts});
+            QVERIFY2(part.status == 0, part.err.constData());
+        }
+        const Run combined = cli({QStringLiteral("field"), stack, QStringLiteral("--combine"), QStringLiteral("--out"), parts});
+        QVERIFY2(combined.status == 0, combined.err.constData());
+        const Run whole = cli({QStringLiteral("field"), stack, QStringLiteral("--out"), one});
+        QVERIFY2(whole.status == 0, whole.err.constData());
+        const QJsonArray a =
+            readJson(parts + QStringLiteral("/field.json"))[QStringLiteral("field_model")].toObject()[QStringLiteral("terms")].toArray();
+        const QJsonArray b =
+            readJson(one + QStringLiteral("/field.json"))[QStringLiteral("field_model")].toObject()[QStringLiteral("terms")].toArray();
+        QVERIFY(!a.isEmpty());
+        QCOMPARE(a.size(), b.size());
+        for (qsizetype t = 0; t < a.size(); ++t) {
+            const QJsonArray ca = a[t].toObject()[QStringLiteral("coefficients_waves")].toArray();
+            const QJsonArray cb = b[t].toObject()[QStringLiteral("coefficients_waves")].toArray();
+            QCOMPARE(ca.size(), cb.size());
+            for (qsizetype k = 0; k < ca.size(); ++k)
+                QVERIFY(std::abs(ca[k].toDouble() - cb[k].toDouble()) < 1e-9);
+        }
+        // A part missing: --combine says which beads have no fit.
+        QVERIFY(QFile::remove(parts + QStringLiteral("/part-1-of-2.json")));
+        const Run incomplete =
+            cli({QStringLiteral("field"), stack, QStringLiteral("--combine"), QStringLiteral("--force"), QStringLiteral("--out"), parts});
+        QCOMPARE(incomplete.status, 1);
+        QVERIFY2(incomplete.err.contains("no fit in the parts"), incomplete.err.constData());
     }
 
     void saysWhatItCannotDo()
