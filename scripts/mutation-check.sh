@@ -84,6 +84,11 @@ mutations=(
   "profile-uniform-apodisation|core/engine/CompositeFits.cpp|tst_airpreset|the sampling profile fits a zonal-amplitude pupil with a uniform amplitude"
   "search-keeps-plateau|core/engine/CompositeFits.cpp|tst_compositefits|the weight's search returns the chosen weight's fit at the search's precision"
   "seed-flux-unit|core/engine/ReconstructionEngine.cpp|tst_compositefits|seeding a fitted illumination keeps the flux numbers, not the photons"
+  "field-halo-kept|core/fit/BeadDetection.cpp|tst_fieldrun|a bright bead's halo peaks reported as beads of their own"
+  "field-subpixel-sign|core/fit/BeadDetection.cpp|tst_fieldrun|a bead's sub-pixel offset with the wrong sign"
+  "field-model-unweighted|core/fit/FieldModel.cpp|tst_fieldmodel|the field model ignores the beads' uncertainties"
+  "field-model-no-bic-penalty|core/fit/FieldModel.cpp|tst_fieldmodel|the automatic field order without the BIC's penalty"
+  "field-joint-basis|core/fit/FieldJointFit.cpp|tst_fieldrun|the joint gradient misses the field basis at each bead"
   "psf-ee-diameter|core/fit/PsfAnalysis.cpp|tst_psfanalysis|encircled energy binned by diameter instead of radius"
   "psf-mtf-cutoff|core/fit/PsfAnalysis.cpp|tst_psfanalysis|MTF cutoff taken as D / (2 lambda F)"
   "psf-fwhm-step|core/fit/PsfAnalysis.cpp|tst_psfanalysis|FWHM one sample too wide on each side"
@@ -233,6 +238,13 @@ edits = {
     "search-keeps-plateau": [("if ((plateau || request.analysis.computeUncertainty) && iterationsLeft(request, done) > 0) {",
                               "if (request.analysis.computeUncertainty && iterationsLeft(request, done) > 0) {")],
     "seed-flux-unit": [("spec.planes[k].flux = p.flux[k] * photons;", "spec.planes[k].flux = p.flux[k];")],
+    "field-halo-kept": [("        if (!halo)\n            kept.push_back(bead);", "        kept.push_back(bead);")],
+    "field-subpixel-sign": [("0.5 * (a - c) / curvature", "0.5 * (c - a) / curvature")],
+    "field-model-unweighted": [("a.row(row) = basis.row(i).head(k) / data.sigmas[i];\n            b[row++] = data.values[i] / data.sigmas[i];",
+                                "a.row(row) = basis.row(i).head(k);\n            b[row++] = data.values[i];")],
+    "field-model-no-bic-penalty": [("const double bic = fit.chiSquare + zernike::termCount(order) * std::log(double(kept));",
+                                    "const double bic = fit.chiSquare;")],
+    "field-joint-basis": [("2.0 * M_PI * f[k] * beadGradient[i]", "2.0 * M_PI * beadGradient[i]")],
     "sampling-vertex-sign": [("const double vertex = 0.5 * (a.first + b.first) - d1 / curvature;",
                               "const double vertex = 0.5 * (a.first + b.first) + d1 / curvature;")],
     # addEncircledEnergy, addMtf / analysePsf, fwhm.

@@ -69,31 +69,39 @@ SolverOptions jointSolverOptions(const Session& session, const std::atomic<bool>
 
 } // namespace
 
-void jointFitField(const Session& session, FieldRun& run, const FieldRunOptions& options)
+JointFieldSetup jointFieldSetup(const Session& session, const FieldRun& run, const FieldRunOptions& options)
 {
-    const auto start = std::chrono::steady_clock::now();
-    FieldJointSummary summary;
-    summary.sharedTerms.clear();
-    const std::vector<int> sharedSlots = sharedTermSlots(run);
-    for (int sharedSlot : sharedSlots)
-        summary.sharedTerms.push_back(run.modelTerms[size_t(sharedSlot)]);
-    std::vector<JointFieldBead> beads;
+    JointFieldSetup setup;
+    if (!run.model)
+        return setup;
+    setup.terms = sharedTermSlots(run);
     for (const FieldBead& bead : run.beads) {
         if (!bead.inModel)
             continue;
         throwIfCancelled(options.cancel);
-        if (std::optional<JointFieldBead> joint = jointBead(session, run, bead, sharedSlots, options)) {
-            beads.push_back(std::move(*joint));
-            summary.separateCost += bead.cost;
+        if (std::optional<JointFieldBead> joint = jointBead(session, run, bead, setup.terms, options)) {
+            setup.beads.push_back(std::move(*joint));
+            setup.separateCost += bead.cost;
         }
     }
-    summary.beads = int(beads.size());
-    if (sharedSlots.empty() || beads.size() < 2) {
+    return setup;
+}
+
+void jointFitField(const Session& session, FieldRun& run, const FieldRunOptions& options)
+{
+    const auto start = std::chrono::steady_clock::now();
+    const JointFieldSetup setup = jointFieldSetup(session, run, options);
+    FieldJointSummary summary;
+    for (int sharedSlot : setup.terms)
+        summary.sharedTerms.push_back(run.modelTerms[size_t(sharedSlot)]);
+    summary.beads = int(setup.beads.size());
+    summary.separateCost = setup.separateCost;
+    if (setup.terms.empty() || setup.beads.size() < 2) {
         summary.note = "no joint fit: it needs at least two beads fitted by a single plain fit and a shared term";
         run.joint = summary;
         return;
     }
-    const JointFieldResult result = fitJointField(beads, *run.model, sharedSlots, jointSolverOptions(session, options.cancel));
+    const JointFieldResult result = fitJointField(setup.beads, *run.model, setup.terms, jointSolverOptions(session, options.cancel));
     throwIfCancelled(options.cancel);
     summary.startCost = result.startCost;
     summary.finalCost = result.finalCost;
@@ -101,8 +109,8 @@ void jointFitField(const Session& session, FieldRun& run, const FieldRunOptions&
     summary.termination = terminationName(result.solver.termination);
     summary.adopted = result.solver.termination != Termination::Failed && result.finalCost < result.startCost;
     if (summary.adopted)
-        for (size_t s = 0; s < sharedSlots.size(); ++s)
-            run.model->terms[size_t(sharedSlots[s])].coefficients = result.coefficients[s];
+        for (size_t s = 0; s < setup.terms.size(); ++s)
+            run.model->terms[size_t(setup.terms[s])].coefficients = result.coefficients[s];
     summary.note = summary.adopted
                        ? "the joint fit lowered the summed cost; its coefficients replace the two-step model's"
                        : "the joint fit did not lower the summed cost (" + result.solver.message + "); the two-step model stays";

@@ -9,6 +9,7 @@
 //   writeFileAtomically("beads.csv", fieldBeadsCsv(run), true);
 #include "engine/Workflow.h"
 #include "fit/BeadDetection.h"
+#include "fit/FieldJointFit.h"
 #include "fit/FieldModel.h"
 
 #include <QByteArray>
@@ -111,6 +112,15 @@ std::vector<DatasetMessage> fitFieldBead(const Session& session, int crop, Field
 void fitField(const Session& session, const FieldRunOptions& options, FieldRun& run);
 // The field model of the beads fitted "ok" (FieldRunOptions::model and modelTerms); without any, run.modelError says why.
 void describeField(FieldRun& run, const FieldRunOptions& options);
+// What the joint fit works on: each bead in the model whose run is a single plain fit, its problem rebuilt through the
+// one workflow with its own fit's parameters; the shared terms (indices into run.model->terms: all but defocus); the
+// beads' separate costs summed. Empty without a model.
+struct JointFieldSetup {
+    std::vector<JointFieldBead> beads;
+    std::vector<int> terms;
+    double separateCost = 0.0;
+};
+JointFieldSetup jointFieldSetup(const Session& session, const FieldRun& run, const FieldRunOptions& options);
 // The joint fit of the beads in the model (FieldRunOptions::jointFit), run.joint saying what it did; adopts its
 // coefficients into run.model where it lowers the cost. Throws OperationCancelled.
 void jointFitField(const Session& session, FieldRun& run, const FieldRunOptions& options);

@@ -2,6 +2,7 @@
 
 #include "optics/Problem.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -127,35 +128,43 @@ private:
 
 } // namespace
 
-JointFieldResult fitJointField(const std::vector<JointFieldBead>& beads, const FieldModel& model, const std::vector<int>& terms,
-                               const SolverOptions& options)
+JointFieldObjective jointFieldObjective(const std::vector<JointFieldBead>& beads, const FieldModel& model, const std::vector<int>& terms)
 {
     if (beads.empty())
         throw std::invalid_argument("the joint fit needs at least one bead");
-    const JointLayout layout(beads, model, terms);
-    std::vector<double> x, scales;
-    layout.start(model, terms, x, scales);
-    std::vector<double> p, g;
-    const ObjectiveFunction objective = [&](const double* joint, double* gradient) {
+    auto layout = std::make_shared<const JointLayout>(beads, model, terms);
+    JointFieldObjective objective;
+    layout->start(model, terms, objective.start, objective.scales);
+    objective.evaluate = [layout, &beads](const double* joint, double* gradient) {
+        std::vector<double> p, g;
         double cost = 0.0;
         if (gradient)
-            std::fill(gradient, gradient + layout.count(), 0.0);
+            std::fill(gradient, gradient + layout->count(), 0.0);
         for (size_t b = 0; b < beads.size(); ++b) {
-            layout.beadParameters(b, joint, p);
+            layout->beadParameters(b, joint, p);
             g.assign(p.size(), 0.0);
             cost += beads[b].evaluator->evaluate(p.data(), gradient ? g.data() : nullptr);
             if (gradient)
-                layout.addGradient(b, g, gradient);
+                layout->addGradient(b, g, gradient);
         }
         return cost;
     };
+    return objective;
+}
+
+JointFieldResult fitJointField(const std::vector<JointFieldBead>& beads, const FieldModel& model, const std::vector<int>& terms,
+                               const SolverOptions& options)
+{
+    const JointFieldObjective objective = jointFieldObjective(beads, model, terms);
+    const JointLayout layout(beads, model, terms);
     JointFieldResult result;
-    result.startCost = objective(x.data(), nullptr);
-    result.solver = minimise(objective, x, scales, options);
+    result.startCost = objective.evaluate(objective.start.data(), nullptr);
+    result.solver = minimise(objective.evaluate, objective.start, objective.scales, options);
     result.finalCost = result.solver.finalCost;
     const std::vector<double>& best = result.solver.parameters;
     for (size_t s = 0; s < layout.terms(); ++s)
         result.coefficients.push_back(layout.coefficients(best.data(), s));
+    std::vector<double> p;
     for (size_t b = 0; b < beads.size(); ++b) {
         layout.beadParameters(b, best.data(), p);
         result.beadParameters.push_back(p);

@@ -28,6 +28,15 @@ struct JointFieldResult {
     SolverSummary solver;
 };
 
+// The joint cost and its gradient on the joint parameters (the shared terms' field coefficients, then each bead's own
+// parameters, in bead order), where they start (the field model, the beads' own fits), and the solver's scales.
+struct JointFieldObjective {
+    ObjectiveFunction evaluate;
+    std::vector<double> start, scales;
+};
+// Throws as fitJointField. The beads and the model must outlive the objective.
+JointFieldObjective jointFieldObjective(const std::vector<JointFieldBead>& beads, const FieldModel& model, const std::vector<int>& terms);
+
 // `model`'s options give the field circle; `terms` lists, per shared term, its index among model.terms (the field
 // order and the start coefficients come from there). Throws std::invalid_argument for beads whose shared parameters do
 // not match `terms`.

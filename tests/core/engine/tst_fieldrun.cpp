@@ -167,6 +167,33 @@ private slots:
         QCOMPARE(int(joint.sharedTerms.size()), int(run.modelTerms.size()) - 1);
     }
 
+    void theJointGradientIsExact()
+    {
+        // The joint cost's gradient (each bead's adjoint carried through the field model) against central differences
+        // of the joint cost, in the field coefficients and in a bead's own parameters.
+        const FittedField& f = fittedField();
+        const Session session = simulatedFieldSession(f.field, 4);
+        FieldRun run = f.run;
+        run.model = FieldModel(*run.model); // the shared terms start from the model as it is (joint coefficients adopted)
+        const JointFieldSetup setup = jointFieldSetup(session, run, FieldRunOptions{});
+        QVERIFY(setup.beads.size() >= 20);
+        const JointFieldObjective objective = jointFieldObjective(setup.beads, *run.model, setup.terms);
+        std::vector<double> gradient(objective.start.size());
+        objective.evaluate(objective.start.data(), gradient.data());
+        const size_t firstBead = objective.start.size() - setup.beads.size() * (setup.beads.front().start.size() - setup.terms.size());
+        for (size_t i : {size_t(0), size_t(1), size_t(4), size_t(9), firstBead, firstBead + 3}) {
+            std::vector<double> x = objective.start;
+            const double h = 1e-6 * objective.scales[i];
+            x[i] += h;
+            const double up = objective.evaluate(x.data(), nullptr);
+            x[i] -= 2.0 * h;
+            const double down = objective.evaluate(x.data(), nullptr);
+            const double numeric = (up - down) / (2.0 * h);
+            QVERIFY2(std::abs(numeric - gradient[i]) <= 1e-4 * std::abs(numeric) + 1e-6 * objective.start.size(),
+                     qPrintable(QStringLiteral("parameter %1: adjoint %2, differences %3").arg(i).arg(gradient[i]).arg(numeric)));
+        }
+    }
+
     void writesTheTableAndTheModel()
     {
         const FieldRun& run = fittedField().run;
