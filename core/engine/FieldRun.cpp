@@ -196,6 +196,12 @@ Session fieldBeadSession(const Session& session, const DetectedBead& bead, int c
     s.dataset.files = session.dataset.files;
     s.dataset.metadata = session.dataset.metadata;
     s.dataset.preprocess = session.dataset.preprocess;
+    // Bad pixels are given in the field's coordinates: those inside the crop move with it, the rest are not in it.
+    s.dataset.preprocess.badPixels.clear();
+    const int column0 = bead.column - crop / 2, row0 = bead.row - crop / 2;
+    for (const auto& [column, row] : session.dataset.preprocess.badPixels)
+        if (column >= column0 && column < column0 + crop && row >= row0 && row < row0 + crop)
+            s.dataset.preprocess.badPixels.push_back({column - column0, row - row0});
     s.dataset.planesChosen = session.dataset.planesChosen;
     s.dataset.planes.reserve(session.dataset.planes.size());
     for (const DatasetPlane& plane : session.dataset.planes) {

@@ -101,7 +101,8 @@ FieldRun runField(const Session& session, const FieldRunOptions& options);
 // The beads found, none fitted ("not-run"); throws as runField.
 FieldRun detectField(const Session& session, const BeadDetectionOptions& options);
 // The session a bead is fitted with: every plane replaced by its crop around the bead (unused planes too, so that plane
-// indices and sizes stay the data's), nothing prepared, no result kept.
+// indices and sizes stay the data's), the bad pixels inside the crop moved into its coordinates, nothing prepared, no
+// result kept.
 Session fieldBeadSession(const Session& session, const DetectedBead& bead, int crop);
 // Fits one bead ("not-run") in its crop: its status becomes "ok", "poor-fit" or "fit-failed" with the reason. Returns
 // the run's preparation messages (empty when it failed). Throws OperationCancelled only.

@@ -262,6 +262,24 @@ private slots:
         QVERIFY(content.numbers.count("CDELT1A"));
     }
 
+    void badPixelsMoveWithTheCrop()
+    {
+        // A bad pixel given in the field's coordinates masks the same pixel in the bead's crop, and one outside the crop
+        // is not in it.
+        Session session;
+        session.dataset.planes.resize(2);
+        for (DatasetPlane& plane : session.dataset.planes)
+            plane.raw = Image(100, 80, 1.0);
+        session.dataset.preprocess.badPixels = {{45, 30}, {5, 5}};
+        DetectedBead bead;
+        bead.column = 50;
+        bead.row = 35;
+        const Session crop = fieldBeadSession(session, bead, 16);
+        QCOMPARE(crop.dataset.planes.front().raw.width, 16);
+        QCOMPARE(int(crop.dataset.preprocess.badPixels.size()), 1);
+        QCOMPARE(crop.dataset.preprocess.badPixels.front(), std::make_pair(45 - 42, 30 - 27));
+    }
+
     void oneBeadGivesItsOwnFit()
     {
         FieldSimulationOptions o = smallField(1);
