@@ -17,8 +17,9 @@ packages=(
   # Tests: clang (libFuzzer) for the fuzz_* runs; astropy and numpy read the exports back
   # independently of the program's own readers (tst_exportreaders).
   clang python3 python3-numpy python3-astropy fitsverify python3-jsonschema parallel
-  # The Python module (python/, pybind11) and its pytest suite.
-  pybind11-dev python3-pybind11 python3-dev python3-pytest
+  # The Python module (python/, pybind11) and its pytest suite; Dask's distributed for the whole field's task recipe
+  # (docs/python.md, python/tests/test_field.py).
+  pybind11-dev python3-pybind11 python3-dev python3-pytest python3-distributed
   # PSF model exports for other programs: SMAP/DECODE's spline calibration (.mat, libmatio) and the HDF5 model
   # file (libhdf5); the tests read them back with scipy.io.loadmat, h5py and tifffile (OME / ImageJ voxel size).
   libmatio-dev libhdf5-dev python3-scipy python3-h5py python3-tifffile python3-matplotlib

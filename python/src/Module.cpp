@@ -1,7 +1,7 @@
 // wavefront_studio: numpy in, results out, over the same core workflow as wavefront-cli and the desktop
 // program (engine/Workflow.h). The binding converts and waits; core reads, checks, prepares and fits.
-#include "Conversions.h"
 #include "PyResult.h"
+#include "Stack.h"
 
 #include "engine/Presets.h"
 #include "engine/Workflow.h"
@@ -18,16 +18,9 @@
 namespace wfs::python {
 
 void bindFasth(py::module_& m);
+void bindField(py::module_& m);
 
 namespace {
-
-// Planes with their metadata, as read from files (wfs.read), simulated (wfs.simulate) or opened with a session.
-struct PyStack {
-    Dataset dataset;
-    std::vector<std::string> notes;
-    py::object truth = py::none(); // simulate(): the injected aberrations, as the CLI's truth file has them
-    Origin origin = Origin::Lower; // how `data` hands out the planes' rows (core holds them row 0 at the bottom)
-};
 
 // A session's settings and inputs (Settings.from_session).
 struct PySettings {
@@ -72,8 +65,8 @@ py::list defocusList(const Dataset& data)
     return list;
 }
 
-// The data of a reconstruction: an array (planes from the array, its rows as `origin` says; metadata from
-// the options), or a Stack (held the program's way already).
+} // namespace
+
 Dataset datasetFrom(const py::object& stack, std::vector<std::string>& notes, Origin origin)
 {
     if (py::isinstance<PyStack>(stack)) {
@@ -103,6 +96,8 @@ Dataset datasetFrom(const py::object& stack, std::vector<std::string>& notes, Or
     notes = takeMessages(messages);
     return dataset;
 }
+
+namespace {
 
 // A session's settings over other data: its metadata, preparation and model; its planes' use and defocus
 // when the plane counts agree.
@@ -169,6 +164,8 @@ std::shared_ptr<FitResult> runEngine(const ReconstructionRequest& request, const
     return std::const_pointer_cast<FitResult>(engine.sharedResult());
 }
 
+} // namespace
+
 // bad_pixels are typed in the arrays' orientation: with origin="upper" their rows count from the top, and
 // become core's (from the bottom) here. A row outside the planes is left as typed, for core to refuse by name.
 void flipBadPixelRows(Session& session, const OptionSource& options, Origin origin)
@@ -180,6 +177,8 @@ void flipBadPixelRows(Session& session, const OptionSource& options, Origin orig
         if (row >= 0 && row < height)
             row = height - 1 - row;
 }
+
+namespace {
 
 std::shared_ptr<PyResult> reconstruct(const py::object& stack, const py::object& settings, const py::object& progress, bool psfAnalysis,
                                       const py::object& originValue, const py::kwargs& kwargs)
@@ -236,7 +235,9 @@ std::shared_ptr<PyResult> reconstruct(const py::object& stack, const py::object&
     return result;
 }
 
-PyStack read(const std::vector<std::string>& paths, Origin origin)
+} // namespace
+
+PyStack readStack(const std::vector<std::string>& paths, Origin origin)
 {
     PyStack stack;
     stack.origin = origin;
@@ -261,6 +262,8 @@ PyStack read(const std::vector<std::string>& paths, Origin origin)
     stack.notes = takeMessages(messages);
     return stack;
 }
+
+namespace {
 
 PyStack simulate(const std::string& preset, std::uint64_t seed, int grid, int order, bool noise, double photons, const py::object& origin)
 {
@@ -302,7 +305,9 @@ std::string optionsDoc()
 // Stack: planes with their metadata.
 void bindStack(py::module_& m)
 {
-    py::class_<PyStack>(m, "Stack", "PSF planes with their metadata: from read(), simulate() or a session. Pass it to reconstruct().")
+    py::class_<PyStack>(
+        m, "Stack",
+        "PSF planes with their metadata: from read(), simulate(), simulate_field() or a session. Pass it to reconstruct() or field().")
         .def_property_readonly(
             "data",
             [](const PyStack& s) {
@@ -336,7 +341,8 @@ void bindStack(py::module_& m)
             },
             "The files read.")
         .def_readonly("notes", &PyStack::notes, "What reading said (warnings were issued as UserWarning).")
-        .def_readonly("truth", &PyStack::truth, "simulate(): the injected aberrations (the CLI's truth-file schema); None otherwise.")
+        .def_readonly("truth", &PyStack::truth,
+                      "simulate(), simulate_field(): the injected aberrations (the CLI's truth-file schema); None otherwise.")
         .def("__len__", [](const PyStack& s) { return s.dataset.planes.size(); })
         .def("__repr__", [](const PyStack& s) {
             const Image& first = s.dataset.planes.front().raw;
@@ -434,7 +440,7 @@ void bindFunctions(py::module_& m)
             else
                 for (const py::handle p : py::iter(paths))
                     list.push_back(pathArgument(p));
-            return wfs::python::read(list, rows);
+            return readStack(list, rows);
         },
         py::arg("path"), py::kw_only(), py::arg("origin") = "lower", R"doc(
 Reads FITS (images, cubes, HDUs), TIFF (pages) or PNG files, with their metadata (FITS keywords, a JSON
@@ -526,4 +532,5 @@ matplotlib's imshow shows by default), so they pass without flipping. Keyword op
     bindReconstruct(m);
     bindFunctions(m);
     bindFasth(m);
+    bindField(m);
 }
