@@ -5,6 +5,7 @@
 #include <ceres/iteration_callback.h>
 
 #include <chrono>
+#include <optional>
 #include <cmath>
 #include <cstdio>
 #include <deque>
@@ -330,24 +331,27 @@ namespace {
 SolverSummary minimiseScaled(const ObjectiveFunction& objective, int costsPerGradient, const std::vector<double>& start,
                              std::vector<double> scales, long balancingGradients, const SolverOptions& options,
                              const IterationCallback& callback, std::chrono::steady_clock::time_point t0);
+
+// Why a run cannot start (options out of range, a start of the wrong length) as a failed summary at `start`; nullopt
+// when it can.
+std::optional<SolverSummary> refusal(const SolverOptions& options, const std::vector<double>& start, size_t count, const char* what)
+{
+    SolverSummary result;
+    result.parameters = start;
+    if (!options.isValid(&result.message))
+        return result;
+    if (start.size() == count)
+        return std::nullopt;
+    result.message = "start vector has " + std::to_string(start.size()) + " values, " + what + " " + std::to_string(count);
+    return result;
+}
 } // namespace
 
 SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& start, const SolverOptions& options,
                        const IterationCallback& callback)
 {
-    SolverSummary result;
-    result.parameters = start;
-    std::string invalid;
-    if (!options.isValid(&invalid)) {
-        result.message = invalid;
-        return result;
-    }
-    const int count = evaluator.parameterCount();
-    if (int(start.size()) != count) {
-        result.message =
-            "start vector has " + std::to_string(start.size()) + " values, the problem has " + std::to_string(count) + " parameters";
-        return result;
-    }
+    if (std::optional<SolverSummary> refused = refusal(options, start, size_t(evaluator.parameterCount()), "the problem's parameters:"))
+        return *refused;
 
     // Between the model evaluations of one gradient as well as between iterations (see ModelEvaluator).
     struct CancelFlagForThisRun {
@@ -371,17 +375,8 @@ SolverSummary minimise(ModelEvaluator& evaluator, const std::vector<double>& sta
 SolverSummary minimise(const ObjectiveFunction& objective, const std::vector<double>& start, const std::vector<double>& scales,
                        const SolverOptions& options, const IterationCallback& callback)
 {
-    SolverSummary result;
-    result.parameters = start;
-    std::string invalid;
-    if (!options.isValid(&invalid)) {
-        result.message = invalid;
-        return result;
-    }
-    if (scales.size() != start.size()) {
-        result.message = "the scales do not match the start vector";
-        return result;
-    }
+    if (std::optional<SolverSummary> refused = refusal(options, start, scales.size(), "scales given:"))
+        return *refused;
     return minimiseScaled(objective, 1, start, scales, 0, options, callback, std::chrono::steady_clock::now());
 }
 
