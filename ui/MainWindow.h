@@ -43,6 +43,7 @@ class FasthPanel;
 class PhasePanel;
 class PsfPanel;
 class LivePanel;
+class FieldPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -82,10 +83,11 @@ public:
     void watchFolder(const QString& folder);
     void startLiveDemo();
     LivePanel* livePanel() const { return m_livePanel; }
+    FieldPanel* fieldPanel() const { return m_fieldPanel; }
     void openSessionFrom(const QString& path);
 
     bool isFitting() const;
-    // Shows the tab with this key (phase, planes, psf, runs, speedup, fasth); false when there is none.
+    // Shows the tab with this key (phase, planes, psf, runs, speedup, fasth, live, field); false when there is none.
     bool showTab(const QString& key);
     QStringList tabKeys() const;
     // Brings the dock with this key to the front of its group (coefficients, results, messages); false when
@@ -145,6 +147,7 @@ private:
     void setRunning(bool running);
     void buildViews();
     void buildTabs();
+    void buildFieldTab();
     void buildCentre();
     void buildDocks();
     void buildStatusBar();
@@ -187,6 +190,7 @@ private:
     RunsPanel* m_runsPanel;
     FasthPanel* m_fasthPanel;
     LivePanel* m_livePanel;
+    FieldPanel* m_fieldPanel;
     ImageView *m_phaseView, *m_dataView, *m_modelView, *m_residualView;
     ConvergencePlot* m_convergence;
     ZernikeChart* m_chart;

@@ -6,6 +6,7 @@
 
 #include "ConvergencePlot.h"
 #include "FasthPanel.h"
+#include "FieldPanel.h"
 #include "LivePanel.h"
 #include "PhasePanel.h"
 #include "PictureMenu.h"
@@ -260,8 +261,30 @@ void MainWindow::buildTabs()
             showInMessageBar(text, true);
         logLine(text);
     });
+    buildFieldTab();
     // Before any data, the centre says how to begin.
     m_phasePanel->clear(tr("No data yet: open PSF images (Ctrl+O), or try the Demo or the Pupil demo (buttons on the left)"));
+}
+
+// A microscope's whole field of beads: a user's stack is fitted with the setup panel's model and solver, as a fit is.
+void MainWindow::buildFieldTab()
+{
+    m_fieldPanel = new FieldPanel(m_tabs);
+    m_fieldPanel->setProperty("tabKey", QStringLiteral("field"));
+    m_tabs->addTab(m_fieldPanel, tr("Field"));
+    m_tabs->setTabToolTip(m_tabs->count() - 1,
+                          tr("A whole field of beads: each bead fitted, each aberration term as a smooth function of field position"));
+    m_fieldPanel->setSettingsSource([this] {
+        Session settings;
+        settings.model = m_setup->modelSettings();
+        settings.solver = m_setup->solverSettings();
+        return settings;
+    });
+    connect(m_fieldPanel, &FieldPanel::message, this, [this](const QString& text, bool error) {
+        if (error)
+            showInMessageBar(text, true);
+        logLine(text);
+    });
 }
 
 // The centre: the tabs under a bar with the latest error or warning.
@@ -327,7 +350,9 @@ void MainWindow::buildDocks()
     m_tabBarIndent = indent;
     connect(m_tabs, &QTabWidget::currentChanged, this, [this, indent] {
         const QString key = m_tabs->currentWidget()->property("tabKey").toString();
-        const bool teaching = key == QLatin1String("speedup") || key == QLatin1String("fasth") || key == QLatin1String("live");
+        // The Field tab too: its pictures need the room, and nothing of the single fit's docks concerns it.
+        const bool teaching = key == QLatin1String("speedup") || key == QLatin1String("fasth") || key == QLatin1String("live")
+                              || key == QLatin1String("field");
         const int tabsLeft = m_tabs->mapTo(this, QPoint()).x();
         makeRoomForTeachingTab(this, teaching, m_hiddenDocks, m_raisedDocks, m_workingLayout, m_chartDock);
         layout()->activate(); // the docks' room given to the centre now, not at the next event

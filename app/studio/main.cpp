@@ -16,6 +16,7 @@
 #include <QJsonObject>
 #include <QTimer>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -165,11 +166,24 @@ void scheduleExit(wfs::ui::MainWindow& window, const QString& screenshot, bool a
     }
 }
 
-// --demo with --tab field: the Field tab runs core's simulated bead slide as well; true when it started.
+// --demo with --tab field: the Field tab runs core's simulated bead slide as well, and then shows the brightest fitted
+// bead's own fit (what a click shows); true when it started.
 bool startFieldDemo(wfs::ui::MainWindow& window, const QCommandLineParser& parser)
 {
-    return parser.isSet(QStringLiteral("demo")) && parser.value(QStringLiteral("tab")) == QLatin1String("field")
-           && window.fieldPanel()->runSimulatedField();
+    wfs::ui::FieldPanel* field = window.fieldPanel();
+    if (!parser.isSet(QStringLiteral("demo")) || parser.value(QStringLiteral("tab")) != QLatin1String("field")
+        || !field->runSimulatedField())
+        return false;
+    QObject::connect(field, &wfs::ui::FieldPanel::runFinished, field, [field](bool ok) {
+        const std::shared_ptr<const wfs::FieldRun> run = field->fieldRun();
+        if (!ok || !run)
+            return;
+        const auto& beads = run->beads;
+        const auto fitted = std::find_if(beads.begin(), beads.end(), [](const wfs::FieldBead& bead) { return bead.status == "ok"; });
+        if (fitted != beads.end())
+            field->selectBead(int(fitted - beads.begin()));
+    });
+    return true;
 }
 
 // --hold-reference-after N: the Live tab's "Hold reference" once N stacks are in (the first shown after that).
