@@ -241,9 +241,7 @@ FieldRun combineParts(const Session& session, const FieldRunOptions& options, co
     if (!missing.empty())
         throw std::runtime_error(dir.toStdString() + ": " + std::to_string(missing.size()) + " beads have no fit in the parts (bead "
                                  + std::to_string(missing.front()) + " first): run every part K/N before --combine");
-    describeField(run, options);
-    if (options.jointFit && run.model)
-        jointFitField(session, run, options);
+    describeField(session, run, options);
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); // the combining step's
     return run;
 }

@@ -255,7 +255,7 @@ FieldRun detectField(const Session& session, const BeadDetectionOptions& options
     return run;
 }
 
-void describeField(FieldRun& run, const FieldRunOptions& options)
+void describeField(const Session& session, FieldRun& run, const FieldRunOptions& options)
 {
     try {
         fitModel(options, run);
@@ -263,6 +263,8 @@ void describeField(FieldRun& run, const FieldRunOptions& options)
         run.model.reset();
         run.modelError = e.what();
     }
+    if (options.jointFit && run.model)
+        jointFitField(session, run, options);
 }
 
 FieldRun runField(const Session& session, const FieldRunOptions& options)
@@ -271,9 +273,7 @@ FieldRun runField(const Session& session, const FieldRunOptions& options)
     FieldRun run = detectField(session, options.detection);
     throwIfCancelled(options.cancel);
     fitField(session, options, run);
-    describeField(run, options);
-    if (options.jointFit && run.model)
-        jointFitField(session, run, options);
+    describeField(session, run, options);
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return run;
 }

@@ -111,8 +111,9 @@ std::vector<DatasetMessage> fitFieldBead(const Session& session, int crop, Field
 // (FieldRunOptions::jobs, engine/Batch.h's rule), each with fitFieldBead; run.jobs says how many. Throws
 // OperationCancelled.
 void fitField(const Session& session, const FieldRunOptions& options, FieldRun& run);
-// The field model of the beads fitted "ok" (FieldRunOptions::model and modelTerms); without any, run.modelError says why.
-void describeField(FieldRun& run, const FieldRunOptions& options);
+// The field model of the beads fitted "ok" (FieldRunOptions::model and modelTerms), then, with FieldRunOptions::jointFit,
+// the joint fit (jointFitField); without any bead fitted, run.modelError says why. Throws OperationCancelled.
+void describeField(const Session& session, FieldRun& run, const FieldRunOptions& options);
 // What the joint fit works on: each bead in the model whose run is a single plain fit, its problem rebuilt through the
 // one workflow with its own fit's parameters; the shared terms (indices into run.model->terms: all but defocus); the
 // beads' separate costs summed. Empty without a model.

@@ -316,9 +316,7 @@ std::shared_ptr<PyFieldRun> fieldDescribe(const py::object& stack, const py::ite
     runInterruptible([&](const std::atomic<bool>& cancel) { // runField's last steps
         FieldRunOptions withCancel = options;
         withCancel.cancel = &cancel;
-        describeField(result->run, withCancel);
-        if (withCancel.jointFit && result->run.model)
-            jointFitField(session, result->run, withCancel);
+        describeField(session, result->run, withCancel);
     });
     warnWithoutModel(result->run);
     return result;
