@@ -166,6 +166,9 @@ int writeField(const QCommandLineParser& parser, const FieldRun& run, const QStr
         transaction.add(base + "field-map-" + zernike::orderingName(run.ordering) + "-" + std::to_string(run.modelTerms[t]) + ".png",
                         fieldMapPng(run, t));
     transaction.commit();
+    // What the beads' fits assumed (the first bead's preparation: focus plane, planes, centring...), as reconstruct says it.
+    for (const DatasetMessage& m : run.messages)
+        std::fprintf(stderr, "%s: %s\n", messageLevelName(m.level), m.text.c_str());
     std::fputs(fieldSummary(run).c_str(), stdout);
     std::printf("wrote %s/beads.csv, field.json%s and %zu field maps (PNG)\n", qPrintable(dir), run.model ? ", field-maps.fits" : "",
                 maps.size());
