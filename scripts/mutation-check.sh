@@ -84,6 +84,7 @@ mutations=(
   "profile-uniform-apodisation|core/engine/CompositeFits.cpp|tst_airpreset|the sampling profile fits a zonal-amplitude pupil with a uniform amplitude"
   "search-keeps-plateau|core/engine/CompositeFits.cpp|tst_compositefits|the weight's search returns the chosen weight's fit at the search's precision"
   "seed-flux-unit|core/engine/ReconstructionEngine.cpp|tst_compositefits|seeding a fitted illumination keeps the flux numbers, not the photons"
+  "sampling-rounding-strict|core/optics/Sampling.cpp|tst_assumptions|a Q one rounding below Nyquist called undersampled"
   "field-halo-kept|core/fit/BeadDetection.cpp|tst_fieldrun|a bright bead's halo peaks reported as beads of their own"
   "field-subpixel-sign|core/fit/BeadDetection.cpp|tst_fieldrun|a bead's sub-pixel offset with the wrong sign"
   "field-model-unweighted|core/fit/FieldModel.cpp|tst_fieldmodel|the field model ignores the beads' uncertainties"
@@ -238,6 +239,7 @@ edits = {
     "search-keeps-plateau": [("if ((plateau || request.analysis.computeUncertainty) && iterationsLeft(request, done) > 0) {",
                               "if (request.analysis.computeUncertainty && iterationsLeft(request, done) > 0) {")],
     "seed-flux-unit": [("spec.planes[k].flux = p.flux[k] * photons;", "spec.planes[k].flux = p.flux[k];")],
+    "sampling-rounding-strict": [("return q >= threshold * (1.0 - 1e-9);", "return q >= threshold;")],
     "field-halo-kept": [("        if (!halo)\n            kept.push_back(bead);", "        kept.push_back(bead);")],
     "field-subpixel-sign": [("0.5 * (a - c) / curvature", "0.5 * (c - a) / curvature")],
     "field-model-unweighted": [("a.row(row) = basis.row(i).head(k) / data.sigmas[i];\n            b[row++] = data.values[i] / data.sigmas[i];",

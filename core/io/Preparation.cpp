@@ -7,6 +7,7 @@
 #include "base/NumberText.h"
 
 #include "fit/ImageStatistics.h"
+#include "optics/Sampling.h"
 
 #include <algorithm>
 #include <cmath>
@@ -345,7 +346,7 @@ bool effectiveHotPixelMask(const Dataset& dataset)
     if (dataset.preprocess.maskHotPixels)
         return *dataset.preprocess.maskHotPixels;
     try {
-        return samplingFromMetadata(dataset.metadata) >= kHotPixelSafeSampling;
+        return samplingReaches(samplingFromMetadata(dataset.metadata), kHotPixelSafeSampling);
     } catch (const DatasetError&) {
         return false; // sampling unknown: an undersampled PSF's core would look like a hot pixel
     }

@@ -14,6 +14,11 @@ void requirePositive(double value, const char* what)
 }
 } // namespace
 
+bool samplingReaches(double q, double threshold)
+{
+    return q >= threshold * (1.0 - 1e-9);
+}
+
 Sampling computeSampling(const SamplingInput& in)
 {
     Sampling s;
@@ -44,7 +49,7 @@ Sampling computeSampling(const SamplingInput& in)
                                         "or an angular pixel scale with the aperture");
         }
     }
-    if (s.q < 2.0) {
+    if (!samplingReaches(s.q, kNyquistSampling)) {
         char text[160];
         std::snprintf(text, sizeof text, "sampling Q = %.3g is below Nyquist (Q < 2): the PSF is undersampled and aliased", s.q);
         s.warnings.emplace_back(text);

@@ -22,6 +22,13 @@ struct Sampling {
     std::vector<std::string> warnings;
 };
 
+constexpr double kNyquistSampling = 2.0;
+
+// Whether the sampling q reaches the threshold, allowing for rounding in q's computation: a pitch chosen for Q = 2
+// (e.g. 500 nm / (2 x 0.75 x 166.67 nm)) computes to 1.9999999999999998, which is Nyquist and not below it.
+// Every comparison of a sampling with a threshold goes through this one rule.
+bool samplingReaches(double q, double threshold);
+
 // Throws std::invalid_argument naming the missing or bad quantity.
 Sampling computeSampling(const SamplingInput& input);
 

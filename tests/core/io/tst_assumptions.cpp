@@ -9,6 +9,7 @@
 #include "io/Assumptions.h"
 #include "io/SettingsProblems.h"
 #include "io/StackPlan.h"
+#include "optics/Sampling.h"
 
 #include <algorithm>
 #include <cmath>
@@ -243,6 +244,31 @@ private slots:
         QCOMPARE(poor.verdict.worstPlane, 0);
         QVERIFY2(poor.verdict.cause.find("one pixel") != std::string::npos, poor.verdict.cause.c_str());
         QVERIFY(std::find(poor.warnings.begin(), poor.warnings.end(), poor.verdict.text) != poor.warnings.end());
+    }
+
+    // A pitch chosen for Nyquist computes to a Q one rounding below 2 (the simulated field's 600 nm / (2 x 0.9 x
+    // 166.67 nm)): it is Nyquist, not undersampled, for the warning and for the hot-pixel rule alike. A Q truly below
+    // 2 still warns and leaves the mask off.
+    void nyquistWithinRoundingIsNyquist()
+    {
+        SamplingInput in;
+        in.wavelength = 600e-9;
+        in.numericalAperture = 0.9;
+        in.pixelPitch = std::nextafter(600e-9 / (2.0 * 0.9 * 2.0), 1.0);
+        const Sampling rounded = computeSampling(in);
+        QVERIFY(rounded.q < 2.0);
+        QVERIFY2(rounded.warnings.empty(), rounded.warnings.empty() ? "" : rounded.warnings.front().c_str());
+
+        Dataset dataset;
+        dataset.metadata.wavelength = in.wavelength;
+        dataset.metadata.numericalAperture = in.numericalAperture;
+        dataset.metadata.pixelPitch = in.pixelPitch;
+        QVERIFY(effectiveHotPixelMask(dataset));
+
+        in.pixelPitch = *in.pixelPitch * 1.001;
+        QCOMPARE(computeSampling(in).warnings.size(), size_t(1));
+        dataset.metadata.pixelPitch = in.pixelPitch;
+        QVERIFY(!effectiveHotPixelMask(dataset));
     }
 
     // A wrong focus plane: the fit converges on a model that cannot describe the stack, and the verdict asks about it.
