@@ -236,6 +236,8 @@ FieldRun detectField(const Session& session, const BeadDetectionOptions& options
     run.width = planes.front()->width;
     run.height = planes.front()->height;
     run.pixelPitch = session.dataset.metadata.pixelPitch;
+    if (!session.dataset.metadata.dataUnit.empty())
+        run.dataUnit = session.dataset.metadata.dataUnit;
     run.ordering = session.model.ordering;
     BeadDetectionOptions detection = options;
     if (!detection.saturationLevel)
@@ -305,12 +307,18 @@ std::vector<int> coefficientColumns(const FieldRun& run)
 
 } // namespace
 
+std::string fieldBrightnessKey(const FieldRun& run)
+{
+    return "brightness_" + run.dataUnit;
+}
+
 QByteArray fieldBeadsCsv(const FieldRun& run)
 {
     const std::vector<int> columns = coefficientColumns(run);
     const std::string ordering = zernike::orderingName(run.ordering);
-    std::string text = "index,x_px,y_px,x_um,y_um,status,significance,brightness,width_px,reduced_chi_square,rms_waves,iterations,"
-                       "seconds,in_model";
+    std::string text = "index,x_px,y_px,x_um,y_um,status,";
+    text.append(kFieldSignificanceKey).append(",").append(fieldBrightnessKey(run));
+    text += ",width_px,reduced_chi_square,rms_waves,iterations,seconds,in_model";
     for (int index : columns)
         for (const char* suffix : {"_waves", "_sigma_waves"})
             text.append(",").append(ordering).append("_").append(std::to_string(index)).append(suffix);
@@ -340,14 +348,14 @@ QJsonValue number(double v)
     return std::isfinite(v) ? QJsonValue(v) : QJsonValue();
 }
 
-QJsonObject beadJson(size_t index, const FieldBead& b)
+QJsonObject beadJson(const FieldRun& run, size_t index, const FieldBead& b)
 {
     QJsonObject o{{"index", int(index)},
                   {"x_px", b.detection.x},
                   {"y_px", b.detection.y},
                   {"status", QString::fromStdString(b.status)},
-                  {"significance", number(b.detection.significance)},
-                  {"brightness", b.detection.brightness},
+                  {kFieldSignificanceKey, number(b.detection.significance)},
+                  {QString::fromStdString(fieldBrightnessKey(run)), b.detection.brightness},
                   {"width_px", b.detection.width},
                   {"in_model", b.inModel}};
     if (b.xMicrons) {
@@ -440,7 +448,7 @@ QJsonObject termJson(const FieldRun& run, size_t t)
 
 QJsonObject fieldBeadJson(const FieldRun& run, size_t index)
 {
-    return beadJson(index, run.beads.at(index));
+    return beadJson(run, index, run.beads.at(index));
 }
 
 void applyFieldBeadJson(FieldRun& run, const QJsonObject& bead, const std::string& source)
@@ -465,7 +473,7 @@ QJsonObject fieldRunJson(const FieldRun& run)
 {
     QJsonArray beads;
     for (size_t i = 0; i < run.beads.size(); ++i)
-        beads.append(beadJson(i, run.beads[i]));
+        beads.append(beadJson(run, i, run.beads[i]));
     QJsonObject o{
         {"format", "wavefront-studio-field"},
         {"convention",

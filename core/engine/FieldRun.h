@@ -83,6 +83,7 @@ struct FieldRun {
     std::optional<FieldJointSummary> joint; // with FieldRunOptions::jointFit and a model
     std::string modelError;                 // why there is no model
     std::optional<double> pixelPitch;       // metres (metadata), for the micrometre positions
+    std::string dataUnit = "counts";        // the data's unit (metadata, BUNIT; counts when none is declared)
     int width = 0, height = 0;              // the field's pixels
     int jobs = 1;
     double seconds = 0.0;                 // wall-clock time of the whole run
@@ -127,10 +128,15 @@ JointFieldSetup jointFieldSetup(const Session& session, const FieldRun& run, con
 // coefficients into run.model where it lowers the cost. Throws OperationCancelled.
 void jointFitField(const Session& session, FieldRun& run, const FieldRunOptions& options);
 
-// The per-bead table: one row per bead found: index, x_px, y_px, x_um, y_um, status, significance, brightness, width_px,
+// The per-bead table: one row per bead found: index, x_px, y_px, x_um, y_um, status, significance_sigma,
+// brightness_<data unit>, width_px,
 // reduced_chi_square, rms_waves, iterations, seconds, in_model, then `<ordering>_<index>_waves` and its `_sigma` for
 // every coefficient, reason last. Empty cells where a value does not apply.
 QByteArray fieldBeadsCsv(const FieldRun& run);
+// The names a bead's detection figures take in the table, the JSON and Python, with their units: "significance_sigma"
+// (robust sigmas of the smoothed projection) and "brightness_" + the data's unit ("brightness_photons").
+constexpr const char* kFieldSignificanceKey = "significance_sigma";
+std::string fieldBrightnessKey(const FieldRun& run);
 // The run as JSON: "convention" (positions, ordering, units, the field basis), "detection", "beads" (as the CSV), and
 // "field_model" (per term: its index, field order, the field Zernike coefficients and covariance, reduced chi2, the
 // covariance scale and the outlier beads) or "field_model_error".

@@ -129,8 +129,8 @@ py::dict beadDict(const FieldRun& run, size_t index)
     bead["row"] = d.row;
     bead["status"] = b.status;
     bead["reason"] = b.reason;
-    bead["significance"] = d.significance;
-    bead["brightness"] = d.brightness;
+    bead[kFieldSignificanceKey] = d.significance;
+    bead[py::str(fieldBrightnessKey(run))] = d.brightness;
     bead["width_px"] = d.width;
     bead["sharpest_plane"] = d.sharpestPlane;
     addFit(bead, b);
@@ -426,7 +426,8 @@ void bindFieldResult(py::module_& m)
             "beads", [](const PyFieldRun& r) { return beadList(r.run); },
             "One dict per bead found, brightest first: index, x_px, y_px (x the column, y the row, row 0 at the bottom, whatever "
             "the origin), x_um, y_um (None without a pixel pitch), column, row, status ('ok', 'poor-fit', 'fit-failed', or why "
-            "it was set aside: 'edge', 'neighbour', 'saturated', 'aggregate'), reason, significance, brightness, width_px, "
+            "it was set aside: 'edge', 'neighbour', 'saturated', 'aggregate'), reason, significance_sigma (robust sigmas), "
+            "brightness_<unit> (in the data's unit: brightness_counts, brightness_photons, ...), width_px, "
             "sharpest_plane, coefficients {index: (waves, sigma)}, fixed (indices the fit held), reduced_chi_square, "
             "rms_waves, termination, iterations, seconds, cost (None where not fitted), parameters (the fit's, where the joint "
             "fit starts the bead), in_model.")

@@ -86,6 +86,9 @@ def test_field_result_exports_and_model(small_field):
     assert saved["format"] == "wavefront-studio-field" and len(saved["beads"]) == len(run.beads)
     assert [t["index"] for t in saved["field_model"]["terms"]] == run.terms
     assert "beads found" in run.summary()
+    # the detection's figures carry their units, in the dicts as in the table: the simulated slide is in photons
+    assert run.csv().splitlines()[0].startswith("index,x_px,y_px,x_um,y_um,status,significance_sigma,brightness_photons,")
+    assert run.beads[0]["brightness_photons"] > 0 and run.beads[0]["significance_sigma"] > 5
     term = run.model["terms"][0]
     k = len(term["coefficients_waves"])
     assert term["covariance"].shape == (k, k)

@@ -199,11 +199,13 @@ private slots:
         const FieldRun& run = fittedField().run;
         const QList<QByteArray> lines = fieldBeadsCsv(run).trimmed().split('\n');
         QCOMPARE(int(lines.size()), int(run.beads.size()) + 1);
-        QVERIFY(lines.front().startsWith("index,x_px,y_px,x_um,y_um,status,"));
+        // The detection's figures name their units: robust sigmas, and the data's unit (the simulated slide is in photons).
+        QVERIFY(lines.front().startsWith("index,x_px,y_px,x_um,y_um,status,significance_sigma,brightness_photons,width_px,"));
         QVERIFY(lines.front().contains("noll_11_waves,noll_11_sigma_waves"));
         QVERIFY(lines.front().endsWith(",reason"));
         const QJsonObject json = fieldRunJson(run);
         QCOMPARE(json["beads"].toArray().size(), qsizetype(run.beads.size()));
+        QVERIFY(json["beads"].toArray()[0].toObject().contains("brightness_photons"));
         const QJsonArray terms = json["field_model"].toObject()["terms"].toArray();
         QCOMPARE(terms.size(), qsizetype(run.modelTerms.size()));
         QCOMPARE(terms[0].toObject()["index"].toInt(), 4);
