@@ -89,7 +89,8 @@ void FieldPanel::showRun()
                           .arg(run.seconds, 0, 'f', 1));
     m_summary->setPlainText(QString::fromStdString(fieldSummary(run)));
     m_pages->setCurrentIndex(1);
-    m_projection->setImage(run.detection.projection, tr("Mean projection, %1 beads").arg(run.beads.size()), tr("counts"));
+    m_projection->setImage(run.detection.projection, tr("Mean projection, %1 beads").arg(run.beads.size()),
+                           QString::fromStdString(run.dataUnit));
     drawMarkers(m_projectionMarkers, -1);
     const int previous = m_term->currentData().toInt();
     {

@@ -53,8 +53,9 @@ public:
     explicit FieldPanel(QWidget* parent = nullptr);
     ~FieldPanel() override; // cancels a job and waits for it: its workers use the panel's flag and progress
 
-    // The model and solver settings a user's stack is fitted with (the setup panel's, in the main window); without
-    // one, the session's defaults. Called on the GUI thread when a stack is loaded.
+    // The model and solver settings a user's stack is fitted with, and the metadata the user set (the setup panel's, in
+    // the main window: engine/Batch.h personSetMetadata), which the stack's own headers complete; without one, the
+    // session's defaults. Called on the GUI thread when a stack is loaded.
     void setSettingsSource(std::function<Session()> source) { m_settingsSource = std::move(source); }
 
     // Simulates core's bead slide (`beads` single beads, besides the planted doublets, saturated and edge beads, on
@@ -64,6 +65,10 @@ public:
     bool loadStack(const QString& path);
     bool runAgain(); // the stack held, with the controls' detection and field order
     void cancel();
+    // Writes the run's files into `dir` (core's fieldRunFiles: beads.csv, field.json, field-maps.fits, as
+    // `wavefront-cli field --out` writes them), all or none; false with the reason in *error: no run, a file there
+    // already without `overwrite`, a failed write.
+    bool saveResults(const QString& dir, bool overwrite, QString* error) const;
     bool isRunning() const;
 
     // For tests and screenshots.
@@ -101,6 +106,7 @@ private:
     static Markers addMarkers(QCustomPlot* plot, bool onMap);
     void buildResidualPlot();
     void setRunning(bool running);
+    void askAndSave(); // the folder asked for, and whether to replace the files there
     // FieldPanelJobs.cpp: the jobs.
     FieldRunOptions runOptions(); // the controls' values, the panel's cancel flag and progress
     // Starts a job on a worker: `stack` reads or makes the stack there (adding what reading said to its notes).
@@ -117,7 +123,7 @@ private:
     QString beadToolTip(int bead) const;
 
     std::function<Session()> m_settingsSource;
-    QPushButton *m_simulate, *m_load, *m_runButton, *m_cancelButton;
+    QPushButton *m_simulate, *m_load, *m_runButton, *m_cancelButton, *m_saveButton;
     QSpinBox* m_crop;
     QDoubleSpinBox* m_threshold;
     QComboBox *m_order, *m_term;

@@ -5,11 +5,17 @@
 #include "base/Cancellation.h"
 #include "engine/FieldSimulation.h"
 #include "io/Dataset.h"
+#include "io/OutputTransaction.h"
 
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMessageBox>
 #include <QLabel>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QtConcurrent>
 
@@ -81,10 +87,11 @@ bool FieldPanel::loadStack(const QString& path)
         return false;
     const Session settings = m_settingsSource ? m_settingsSource() : Session{};
     start(
-        [model = settings.model, solver = settings.solver, path](QStringList& notes) {
+        [model = settings.model, solver = settings.solver, metadata = settings.dataset.metadata, path](QStringList& notes) {
             Session s;
             s.model = model;
             s.solver = solver;
+            s.dataset.metadata = metadata; // set first, as batch does: the stack's own headers fill what is unset
             for (const DatasetMessage& m : addFiles(s.dataset, {path.toStdString()}))
                 if (m.level != MessageLevel::Info)
                     notes << QString::fromStdString(m.text);
@@ -107,6 +114,45 @@ bool FieldPanel::runAgain()
 void FieldPanel::cancel()
 {
     m_cancelFlag = true;
+}
+
+bool FieldPanel::saveResults(const QString& dir, bool overwrite, QString* error) const
+{
+    try {
+        if (!m_run)
+            throw std::runtime_error(tr("there is no field run to save").toStdString());
+        OutputTransaction transaction(overwrite, "Replace when asked");
+        for (auto& [name, bytes] : fieldRunFiles(*m_run))
+            transaction.add(QDir(dir).filePath(QString::fromStdString(name)).toStdString(), std::move(bytes));
+        transaction.commit();
+        return true;
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
+}
+
+void FieldPanel::askAndSave()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Save the field's results into a folder"));
+    if (dir.isEmpty() || !m_run)
+        return;
+    QStringList there;
+    for (const auto& file : fieldRunFiles(*m_run))
+        if (QFileInfo::exists(QDir(dir).filePath(QString::fromStdString(file.first))))
+            there << QString::fromStdString(file.first);
+    if (!there.isEmpty()
+        && QMessageBox::question(this, tr("Replace files?"),
+                                 tr("%1 already holds %2. Replace them?").arg(dir, there.join(QStringLiteral(", "))))
+               != QMessageBox::Yes)
+        return;
+    QString error;
+    if (saveResults(dir, true, &error))
+        emit message(tr("Field: saved beads.csv, field.json%1 in %2").arg(m_run->model ? tr(" and field-maps.fits") : QString(), dir),
+                     false);
+    else
+        emit message(tr("Field: nothing saved: %1").arg(error), true);
 }
 
 FieldRunOptions FieldPanel::runOptions()
@@ -171,6 +217,7 @@ void FieldPanel::finish(FieldOutcome outcome)
     }
     m_run = std::move(outcome.run);
     m_maps = std::move(outcome.maps);
+    m_saveButton->setEnabled(m_run != nullptr);
     m_selected = -1;
     showRun();
     emit runFinished(true);

@@ -77,8 +77,14 @@ QWidget* FieldPanel::buildControls()
     m_runButton->setToolTip(tr("Find and fit the beads of the stack held again, with the settings above"));
     m_cancelButton = new QPushButton(tr("Cancel"), box);
     m_cancelButton->setObjectName(QStringLiteral("fieldCancel"));
+    m_saveButton = new QPushButton(tr("Save results…"), box);
+    m_saveButton->setObjectName(QStringLiteral("fieldSave"));
+    m_saveButton->setToolTip(tr("Writes beads.csv (every bead with its status, coefficients and their sigmas), field.json "
+                                "(the field model with its convention) and field-maps.fits into a folder, as wavefront-cli "
+                                "field --out does"));
     runRow->addWidget(m_runButton);
     runRow->addWidget(m_cancelButton);
+    runRow->addWidget(m_saveButton);
     layout->addLayout(runRow);
     m_progress = new QProgressBar(box);
     m_progress->setObjectName(QStringLiteral("fieldProgress"));
@@ -91,6 +97,7 @@ QWidget* FieldPanel::buildControls()
     layout->addWidget(m_status);
     connect(m_runButton, &QPushButton::clicked, this, [this] { runAgain(); });
     connect(m_cancelButton, &QPushButton::clicked, this, &FieldPanel::cancel);
+    connect(m_saveButton, &QPushButton::clicked, this, &FieldPanel::askAndSave);
     return box;
 }
 
@@ -104,7 +111,8 @@ QWidget* FieldPanel::buildStackBox()
                               "the field, with doublets, saturated and edge beads planted to be set aside"));
     m_load = new QPushButton(tr("Load stack…"), stack);
     m_load->setObjectName(QStringLiteral("fieldLoad"));
-    m_load->setToolTip(tr("A wide-field z-stack (FITS, TIFF), fitted with the model and solver settings of the Setup panel"));
+    m_load->setToolTip(tr("A wide-field z-stack (FITS, TIFF), fitted with the model and solver settings of the Setup panel and the "
+                          "optics you typed there; the stack's own headers give the rest"));
     row->addWidget(m_simulate);
     row->addWidget(m_load);
     connect(m_simulate, &QPushButton::clicked, this, [this] { runSimulatedField(); });
@@ -302,6 +310,7 @@ void FieldPanel::setRunning(bool running)
     m_load->setEnabled(!running);
     m_runButton->setEnabled(!running && m_stack != nullptr);
     m_cancelButton->setEnabled(running);
+    m_saveButton->setEnabled(!running && m_run != nullptr);
     for (QWidget* control : std::initializer_list<QWidget*>{m_crop, m_threshold, m_order})
         control->setEnabled(!running);
     if (running) {

@@ -2,6 +2,7 @@
 // switching between tabs, docks and setup sections (MainWindow.cpp holds what it does once built).
 #include "MainWindow.h"
 
+#include "engine/Batch.h"
 #include "engine/Workflow.h"
 
 #include "ConvergencePlot.h"
@@ -278,6 +279,11 @@ void MainWindow::buildFieldTab()
         Session settings;
         settings.model = m_setup->modelSettings();
         settings.solver = m_setup->solverSettings();
+        // What the user typed (a wavelength, an NA, a pitch) holds for the field's stack too; what the loaded data's
+        // files said does not.
+        DatasetMetadata shown = m_session->dataset().metadata;
+        m_setup->applyMetadata(shown);
+        settings.dataset.metadata = personSetMetadata(shown);
         return settings;
     });
     connect(m_fieldPanel, &FieldPanel::message, this, [this](const QString& text, bool error) {

@@ -157,10 +157,8 @@ int writeField(const QCommandLineParser& parser, const FieldRun& run, const QStr
 {
     OutputTransaction transaction(has(parser, "force"));
     const std::string base = dir.toStdString() + "/";
-    transaction.add(base + "beads.csv", fieldBeadsCsv(run));
-    transaction.add(base + "field.json", QJsonDocument(fieldRunJson(run)).toJson());
-    if (run.model)
-        transaction.add(base + "field-maps.fits", fieldMapsFits(run));
+    for (auto& [name, bytes] : fieldRunFiles(run))
+        transaction.add(base + name, std::move(bytes));
     const std::vector<size_t> maps = mappedTerms(parser, run);
     for (size_t t : maps)
         transaction.add(base + "field-map-" + zernike::orderingName(run.ordering) + "-" + std::to_string(run.modelTerms[t]) + ".png",

@@ -315,8 +315,8 @@ QJsonObject readSettingsObject(const std::string& path)
     return root;
 }
 
-// The metadata a person set in the settings file, with its origins; values the session's own input files
-// supplied are dropped, since each batch input's files say those for themselves.
+} // namespace
+
 DatasetMetadata personSetMetadata(const DatasetMetadata& from)
 {
     DatasetMetadata m;
@@ -355,6 +355,8 @@ DatasetMetadata personSetMetadata(const DatasetMetadata& from)
         m.dataUnit = from.dataUnit;
     return m;
 }
+
+namespace {
 
 // The plane template: what a person chose for plane i of the session's first input. The planes carry no
 // pixels: prepareBatchRun applies them to each input's planes.

@@ -68,6 +68,11 @@ BatchInput batchInputFromJson(const QJsonObject& object); // throws BatchError
 // range included), or DatasetError for metadata outside its plausible range.
 Session loadBatchSettings(const std::string& path);
 
+// The metadata a person set (its origin "user", "command line" or "batch manifest", or none), with its origins; values
+// files supplied are dropped. What carries over to another input: each batch input's, and a stack the Field tab loads,
+// whose own headers fill what is unset.
+DatasetMetadata personSetMetadata(const DatasetMetadata& from);
+
 // How many fits run at once. The rule: every hardware thread busy and none shared, i.e. jobs x threads per fit
 // <= hardware threads. Without --jobs (requested 0): hardware threads / threads per fit, at least 1 and at most
 // the inputs waiting (an idle worker helps nobody). A requested count is kept, with a warning when it shares cores.

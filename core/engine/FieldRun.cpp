@@ -7,6 +7,7 @@
 #include "io/Fits.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 
 #include <algorithm>
 #include <chrono>
@@ -575,6 +576,15 @@ std::vector<FitsKeyword> fieldMapKeywords(const FieldRun& run, const FieldTermGr
 }
 
 } // namespace
+
+std::vector<std::pair<std::string, QByteArray>> fieldRunFiles(const FieldRun& run)
+{
+    std::vector<std::pair<std::string, QByteArray>> files{{"beads.csv", fieldBeadsCsv(run)},
+                                                          {"field.json", QJsonDocument(fieldRunJson(run)).toJson()}};
+    if (run.model)
+        files.emplace_back("field-maps.fits", fieldMapsFits(run));
+    return files;
+}
 
 QByteArray fieldMapsFits(const FieldRun& run, int samples)
 {

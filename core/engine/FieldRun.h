@@ -160,6 +160,9 @@ FieldTermGrid fieldTermGrid(const FieldRun& run, size_t term, int samples = 64);
 // with a linear mapping to image pixels (CTYPEi 'PIXEL', CRPIXi, CRVALi, CDELTi) and, when the pitch is known, to
 // micrometres (alternate axes 'A': CTYPEiA 'POSITION', CUNITiA 'um'). Throws std::invalid_argument without a model.
 QByteArray fieldMapsFits(const FieldRun& run, int samples = 64);
+// The files a field run is saved as, by name within one folder: beads.csv, field.json and, with a model,
+// field-maps.fits. The command line's `field --out` writes them (and its PNG maps), the Field tab's Save results too.
+std::vector<std::pair<std::string, QByteArray>> fieldRunFiles(const FieldRun& run);
 
 // One bead as field.json's "beads" hold it (its fit's parameters and cost included, for the joint fit), and back:
 // applyFieldBeadJson sets the fit of the bead of `run` (detectField's, of the same stack and settings) with the object's

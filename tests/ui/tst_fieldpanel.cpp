@@ -21,6 +21,7 @@
 
 #include <QAbstractButton>
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
 #include <QHelpEvent>
 #include <QLabel>
@@ -265,6 +266,7 @@ private slots:
                 QVERIFY(x >= -0.5 && x <= kWidth - 0.5 && y >= -0.5 && y <= kWidth - 0.5);
             }
         QCOMPARE(m_panel->projectionView()->image().width, kWidth);
+        QCOMPARE(m_panel->projectionView()->unit(), QStringLiteral("photons")); // the slide's BUNIT, not a guess
         QVERIFY(m_panel->statusText().contains(QStringLiteral("%1 beads found").arg(run->beads.size())));
         QVERIFY(m_panel->summaryText().contains(QStringLiteral("field model over")));
         auto* progress = m_panel->findChild<QProgressBar*>(QStringLiteral("fieldProgress"));
@@ -379,10 +381,14 @@ private slots:
         file.close();
         FieldPanel panel;
         int asked = 0;
+        // The pitch the user typed stands over the file's (166.7 nm), as batch keeps a person's settings for each input.
+        static constexpr double kTypedPitch = 150e-9;
         panel.setSettingsSource([&asked] {
             ++asked;
             Session s;
             s.model.order = 4;
+            s.dataset.metadata.pixelPitch = kTypedPitch;
+            s.dataset.metadata.origin["pixelPitch"] = "user";
             return s;
         });
         QSignalSpy finished(&panel, &FieldPanel::runFinished);
@@ -393,6 +399,22 @@ private slots:
         QVERIFY(panel.statusText().startsWith(path));
         QCOMPARE(panel.markerCount(), int(panel.fieldRun()->beads.size()));
         QVERIFY(panel.fieldRun()->model.has_value());
+        QCOMPARE(panel.fieldRun()->pixelPitch.value_or(0.0), kTypedPitch);
+
+        // Its results saved as the command line writes them, all or none; an existing file is not replaced unasked.
+        QVERIFY(panel.findChild<QPushButton*>(QStringLiteral("fieldSave"))->isEnabled());
+        const QString out = dir.filePath(QStringLiteral("results"));
+        QVERIFY(QDir().mkpath(out));
+        QString error;
+        QVERIFY2(panel.saveResults(out, false, &error), qPrintable(error));
+        for (const auto& [name, bytes] : fieldRunFiles(*panel.fieldRun())) {
+            QFile saved(QDir(out).filePath(QString::fromStdString(name)));
+            QVERIFY2(saved.open(QIODevice::ReadOnly), qPrintable(saved.fileName()));
+            QCOMPARE(saved.readAll(), bytes);
+        }
+        QVERIFY(!panel.saveResults(out, false, &error));
+        QVERIFY2(error.contains(QStringLiteral("exists")), qPrintable(error));
+        QVERIFY(panel.saveResults(out, true, &error));
     }
 
     // A run that throws says why and keeps the stack (and the run shown); the next run works on the same stack.
