@@ -275,6 +275,7 @@ void applySidecar(Dataset& d, int fileIndex, const std::string& sidecar, std::ve
     number("focus_plane", m.focusPlane, "focusPlane");
     number("saturation", m.saturationLevel, "saturationLevel");
     number("read_noise", m.readNoise, "readNoise");
+    number("bias", m.cameraOffset, "cameraOffset");
     if (o.contains(QLatin1String("z_step"))) {
         const auto v = jsonLength(o.value(QLatin1String("z_step")));
         if (!v || *v == 0.0)
@@ -336,10 +337,11 @@ private:
     std::string fieldOf(const std::string& k) const
     {
         static const std::map<std::string, std::string> fields = {
-            {"WAVELENG", "wavelength"},   {"SAMPLING", "samplingQ"},   {"PIXPITCH", "pixelPitch"},      {"XPIXSZ", "pixelPitch"},
-            {"FOCRATIO", "fNumber"},      {"NA", "numericalAperture"}, {"APTDIA", "aperture"},          {"PIXSCALE", "pixelAngle"},
-            {"ZSTEP", "zStep"},           {"FOCPLANE", "focusPlane"},  {"SATURATE", "saturationLevel"}, {"RDNOISE", "readNoise"},
-            {"IMMERSN", "immersionIndex"}};
+            {"WAVELENG", "wavelength"},    {"SAMPLING", "samplingQ"},       {"PIXPITCH", "pixelPitch"},
+            {"XPIXSZ", "pixelPitch"},      {"FOCRATIO", "fNumber"},         {"NA", "numericalAperture"},
+            {"APTDIA", "aperture"},        {"PIXSCALE", "pixelAngle"},      {"ZSTEP", "zStep"},
+            {"FOCPLANE", "focusPlane"},    {"SATURATE", "saturationLevel"}, {"RDNOISE", "readNoise"},
+            {"IMMERSN", "immersionIndex"}, {"BIAS", "cameraOffset"}};
         if (const auto it = fields.find(k); it != fields.end())
             return it->second;
         for (const char* prefix : {"DEFOCUS", "DEFOCZ"})
@@ -377,6 +379,7 @@ void applyFitsKeywords(DatasetMetadata& m, const DatasetFile& f, HeaderKeywords&
     fill(m, m.focusPlane, "focusPlane", h.key("FOCPLANE"), h.origin("FOCPLANE"));
     fill(m, m.saturationLevel, "saturationLevel", h.positive("SATURATE"), h.origin("SATURATE"));
     fill(m, m.readNoise, "readNoise", h.positive("RDNOISE"), h.origin("RDNOISE"));
+    fill(m, m.cameraOffset, "cameraOffset", h.key("BIAS"), h.origin("BIAS"));
     if (auto n = h.key("IMMERSN"); n && *n >= 1.0)
         fillImmersion(m, *n, h.origin("IMMERSN"));
     if (auto it = f.strings.find("DEFMODEL"); it != f.strings.end() && !m.origin.count("defocusModel")) {

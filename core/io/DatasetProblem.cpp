@@ -197,13 +197,24 @@ PlaneSpec planeSpecFor(const Dataset& dataset, const ModelSettings& model, const
     return ps;
 }
 
-// The camera's bias in data units: the user's, or (ModelSettings::estimateOffset) from each plane's border by photon
-// transfer, var = (mean - offset) / gain + read^2, so offset = mean - gain (var - read^2), the median over the planes.
-// Mean and variance alone cannot tell the bias from read noise, so the read noise must be known. Only the Poisson
-// objective uses the offset: the others subtract the background and measure its noise.
+// The camera's bias in data units: the user's; else the file's (FITS BIAS, DatasetMetadata::cameraOffset), said in a
+// note; or (ModelSettings::estimateOffset) from each plane's border by photon transfer, var = (mean - offset) / gain +
+// read^2, so offset = mean - gain (var - read^2), the median over the planes. Mean and variance alone cannot tell the
+// bias from read noise, so the read noise must be known. Only the Poisson objective uses the offset: the others
+// subtract the background and measure its noise. An offset of 0 is "not given": a file's bias then stands.
 double offsetFor(const Dataset& dataset, const ModelSettings& model, const Preparation& prep, const std::vector<int>& planes,
                  ObjectiveKind objective, double gain, std::vector<DatasetMessage>& messages)
 {
+    const std::optional<double>& stated = dataset.metadata.cameraOffset;
+    if (!model.estimateOffset && model.offset == 0.0 && stated && *stated != 0.0 && objective == ObjectiveKind::Poisson) {
+        const auto origin = dataset.metadata.origin.find("cameraOffset");
+        messages.push_back({MessageLevel::Info,
+                            {},
+                            "camera offset " + format("%.6g", *stated) + " data units removed, as "
+                                + (origin != dataset.metadata.origin.end() ? origin->second : std::string("the metadata"))
+                                + " states (--offset gives another)"});
+        return *stated;
+    }
     if (!model.estimateOffset)
         return model.offset;
     if (objective != ObjectiveKind::Poisson) {

@@ -13,7 +13,7 @@ std::string metadataSettingName(const std::string& key)
         {"wavelength", "wavelength"}, {"pixelPitch", "pixel-scale"},   {"pixelAngle", "pixel-scale"},     {"fNumber", "f-number"},
         {"numericalAperture", "na"},  {"immersionIndex", "immersion"}, {"aperture", "aperture"},          {"samplingQ", "sampling"},
         {"zStep", "z-step"},          {"focusPlane", "focus-plane"},   {"defocusModel", "defocus-model"}, {"saturationLevel", "saturation"},
-        {"readNoise", "read-noise"},  {"zIndexDown", "z-direction"},   {"dataUnit", "data-unit"},
+        {"readNoise", "read-noise"},  {"zIndexDown", "z-direction"},   {"dataUnit", "data-unit"},         {"cameraOffset", "offset"},
     };
     for (const auto& [field, setting] : names)
         if (key == field)
@@ -48,6 +48,7 @@ std::vector<MetadataIssue> DatasetMetadata::issues() const
     check(Setting::Aperture, aperture, "aperture");
     check(Setting::SamplingQ, samplingQ, "samplingQ");
     check(Setting::ZStep, zStep, "zStep");
+    check(Setting::CameraOffset, cameraOffset, "cameraOffset");
     if (numericalAperture && *numericalAperture > immersionIndex)
         // An NA above 1 needs an immersion medium, and which one changes the model (water 1.333 or oil 1.518): when no
         // source gave the index, it is asked for, never defaulted.

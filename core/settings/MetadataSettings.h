@@ -56,6 +56,9 @@ struct DatasetMetadata {
     std::string dataUnit;                  // FITS BUNIT: "photons", "counts", "adu", "relative"; empty = counts
     std::optional<double> saturationLevel; // data units; unset = the format's maximum (65535 for 16-bit)
     std::optional<double> readNoise;       // counts RMS (FITS RDNOISE); unset = estimated (ModelSettings::readNoise)
+    // The camera's bias in data units, as the file states it (FITS BIAS, a sidecar's "bias"): the Poisson objective
+    // removes it where ModelSettings::offset is not given (io/DatasetProblem.h).
+    std::optional<double> cameraOffset;
     // Where each value came from, by field name ("wavelength", "pixelPitch", "defocus[3]", ...):
     // "a.fits: keyword WAVELENG", "a.tif.json", "command line", "user". Informational only.
     std::map<std::string, std::string> origin;

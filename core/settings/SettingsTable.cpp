@@ -416,7 +416,8 @@ std::vector<SettingDescription> modelBasisSettings()
          [](const SettingDefaults& d) { return number(d.model.gain); }, "2"},
         {"offset", Group::Model, true, keys("model.offset", "model.estimate_offset"), "ModelSettings::offset", "units|auto", "",
          plausibleAs(Setting::CameraOffset),
-         "Camera offset (bias) in data units, removed before the Poisson objective (default {default}). auto: from each plane's border "
+         "Camera offset (bias) in data units, removed before the Poisson objective (default {default}: the data's BIAS keyword "
+         "where it states one). auto: from each plane's border "
          "by photon transfer, mean - gain (variance - read noise^2); needs the read noise (--read-noise or RDNOISE).",
          [](const SettingDefaults& d) { return number(d.model.offset); }, "100"},
         {"bandwidth", Group::Model, true, keys("model.bandwidth_m"), "ModelSettings::bandwidth", "length", "m",

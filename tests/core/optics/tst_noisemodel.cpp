@@ -7,6 +7,7 @@
 
 #include "engine/Presets.h"
 #include "io/Dataset.h"
+#include "io/ImageReaders.h"
 #include "optics/CpuModel.h"
 
 #include <memory>
@@ -150,6 +151,45 @@ private slots:
         for (const PlaneSpec& plane : built.spec.planes)
             WFS_VERIFY_CLOSE(plane.background, 31.5, 1e-9, 0.0);
         QCOMPARE(built.spec.readNoise, 3.0); // given, so kept
+    }
+
+    // The bias a file states (FITS BIAS; the presets write it) is removed where the user gives no offset, and said;
+    // the user's offset stands over it; the other objectives subtract the background and leave it alone. Read from
+    // the demo preset's cube written with a bias, then on the board: 120 - 88.5 leaves a background of 31.5 (1e-9).
+    void aFilesBiasIsRemovedUnlessGiven()
+    {
+        PresetOptions po;
+        po.grid = 32;
+        PresetCase demo = makePreset("demo", po);
+        demo.cameraBias = 100.0;
+        const QByteArray bytes = presetFitsBytes(demo, "demo", 1);
+        Dataset read;
+        addImages(read, readFitsMemory(reinterpret_cast<const std::uint8_t*>(bytes.constData()), size_t(bytes.size()), "demo.fits"),
+                  "demo.fits");
+        QCOMPARE(read.metadata.cameraOffset.value_or(0.0), 100.0);
+        QVERIFY(read.metadata.origin["cameraOffset"].find("BIAS") != std::string::npos);
+
+        Dataset data = checkerboardDataset(120.0, 6.0);
+        data.metadata.cameraOffset = 88.5;
+        data.metadata.origin["cameraOffset"] = "board.fits: keyword BIAS";
+        ModelSettings model;
+        model.objective = ObjectiveKind::Poisson;
+        model.gain = 0.5;
+        model.readNoise = 3.0;
+        const BuiltProblem stated = buildProblem(data, model);
+        QVERIFY(anyMessage(stated, "camera offset 88.5 data units removed, as board.fits: keyword BIAS"));
+        for (const PlaneSpec& plane : stated.spec.planes)
+            WFS_VERIFY_CLOSE(plane.background, 31.5, 1e-9, 0.0);
+
+        model.offset = 50.0;
+        const BuiltProblem given = buildProblem(data, model);
+        QVERIFY(!anyMessage(given, "camera offset"));
+        for (const PlaneSpec& plane : given.spec.planes)
+            WFS_VERIFY_CLOSE(plane.background, 70.0, 1e-9, 0.0);
+
+        model.offset = 0.0;
+        model.objective = ObjectiveKind::LeastSquares;
+        QVERIFY(!anyMessage(buildProblem(data, model), "camera offset"));
     }
 
     // The Poisson read noise from the border with a known offset: the neighbour-difference variance 72 less the
