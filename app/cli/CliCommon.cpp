@@ -174,6 +174,14 @@ double parseNumber(const QString& text, const QString& option)
     return parseNumberOption(text, "--" + option.toStdString());
 }
 
+double parsePhotons(const QString& text)
+{
+    const double photons = parseNumber(text, QStringLiteral("photons"));
+    if (!(photons > 0.0) || !std::isfinite(photons))
+        throw UsageError("--photons: " + text.toStdString() + " is not a positive number of photons");
+    return photons;
+}
+
 std::vector<int> parseIntList(const QString& text, const QString& option)
 {
     return parseIntListOption(text, "--" + option.toStdString());

@@ -77,6 +77,8 @@ std::vector<int> parseIntList(const QString& text, const QString& option);
 std::vector<QString> parseWordList(const QString& text, const QString& option, const QStringList& allowed);
 double parseNumber(const QString& text, const QString& option);
 int parseInt(const QString& text, const QString& option);
+// --photons of a simulated preset: a positive number of photons per plane.
+double parsePhotons(const QString& text);
 
 // A length through core's parser (base/Units.h): a unit suffix (nm, um, mm, cm, m), a bare number is metres.
 double parseLength(const QString& text, const QString& option);

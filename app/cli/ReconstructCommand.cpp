@@ -63,10 +63,10 @@ void addReconstructOptions(QCommandLineParser& parser)
     const PresetDefaults demo = presetDefaults("demo"), oof = presetDefaults("oof");
     parser.setApplicationDescription(
         QStringLiteral("Reconstruct the wavefront (Zernike coefficients) from PSF images by BFGS on a Fourier-optics model.\n"
-                       "Input: --preset demo|oof|pupil|vectorial, or --input FILE [...] (FITS images, cubes and HDUs; TIFF pages;\n"
+                       "Input: --preset demo|oof|pupil|vectorial|air, or --input FILE [...] (FITS images, cubes and HDUs; TIFF pages;\n"
                        "PNG) with metadata, or --session FILE.json (a saved session; options given here override it).\n"
                        "Numbers take unit suffixes; a bare number is in SI base units.\n"
-                       "With --preset: %1, --seed\n"
+                       "With --preset: %1, --seed, --photons\n"
                        "and the solver options override the preset's settings; the other data, optics and model options describe\n"
                        "files and are named as ignored.\n"
                        "What you do not give (a stack's focus plane and planes, centring, hot pixels, the defocus model) is assumed\n"
@@ -93,10 +93,15 @@ void addReconstructOptions(QCommandLineParser& parser)
     addCoreOptions(parser, preprocessOptionHelp());
     std::vector<OptionHelp> model = modelOptionHelp(QStringLiteral("--preset demo %1, oof %2").arg(demo.grid).arg(oof.grid),
                                                     QStringLiteral("--preset demo %1, oof %2").arg(demo.order).arg(oof.order));
-    // The presets' noise seed, listed after the stages as before.
+    // The presets' noise (seed and photons), listed after the stages.
     const auto stages = std::find_if(model.begin(), model.end(), [](const OptionHelp& o) { return o.name == QLatin1String("stages"); });
-    model.insert(stages + 1, {QStringLiteral("seed"), QStringLiteral("Noise seed of a preset."), QStringLiteral("S"),
-                              QString::number(PresetOptions{}.seed)});
+    model.insert(
+        stages + 1,
+        {{QStringLiteral("seed"), QStringLiteral("Noise seed of a preset."), QStringLiteral("S"), QString::number(PresetOptions{}.seed)},
+         {QStringLiteral("photons"),
+          QStringLiteral("Photons per plane of a preset's Poisson noise (default: the preset's, demo and pupil 1e6, vectorial "
+                         "2e5, air 1e6; oof has none)."),
+          QStringLiteral("N"), QString()}});
     addCoreOptions(parser, model);
     addReconstructOutputOptions(parser);
     parser.addPositionalArgument(QStringLiteral("files"), QStringLiteral("Input files (same as --input)."), QStringLiteral("[FILE...]"));
@@ -123,6 +128,8 @@ void applyPresetFlags(const QCommandLineParser& parser, Session& session, std::v
         source.options.order = parseInt(value(parser, "order"), QStringLiteral("order"));
     if (has(parser, "seed"))
         source.options.seed = std::uint64_t(parseNumber(value(parser, "seed"), QStringLiteral("seed")));
+    if (has(parser, "photons"))
+        source.options.photons = parsePhotons(value(parser, "photons"));
     if (has(parser, "objective") || has(parser, "read-noise")) {
         ModelSettings m;
         applyModelOptions(ParserOptions(parser), m);
@@ -313,8 +320,11 @@ Session prepareFileRun(const QCommandLineParser& parser, const std::vector<Outpu
         notes.clear(); // said again by the full read (kept until here: a refusal shows the warnings behind it)
     }
     Session session = loadRunSession(parser, outputs, {}, notes);
-    if (has(parser, "seed"))
-        notes.push_back({MessageLevel::Warning, {}, "--seed applies to the presets' simulated noise; file input ignores it"});
+    for (const char* presetOnly : {"seed", "photons"})
+        if (has(parser, presetOnly))
+            notes.push_back({MessageLevel::Warning,
+                             {},
+                             std::string("--") + presetOnly + " applies to the presets' simulated noise; file input ignores it"});
     return prepareSessionRun(parser, std::move(session), request, truth, context, notes);
 }
 

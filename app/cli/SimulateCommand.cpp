@@ -80,12 +80,8 @@ PresetOptions presetOptionsFrom(const QCommandLineParser& parser)
     if (parser.isSet(QStringLiteral("order")))
         options.order = parseInt(parser.value(QStringLiteral("order")), QStringLiteral("order"));
     options.seed = std::uint64_t(parseNumber(parser.value(QStringLiteral("seed")), QStringLiteral("seed")));
-    if (parser.isSet(QStringLiteral("photons"))) {
-        options.photons = parseNumber(parser.value(QStringLiteral("photons")), QStringLiteral("photons"));
-        if (!(options.photons > 0.0))
-            throw UsageError("--photons: " + parser.value(QStringLiteral("photons")).toStdString()
-                             + " is not a positive number of photons");
-    }
+    if (parser.isSet(QStringLiteral("photons")))
+        options.photons = parsePhotons(parser.value(QStringLiteral("photons")));
     options.noise =
         parseWordList(parser.value(QStringLiteral("noise")), QStringLiteral("noise"), {QStringLiteral("none"), QStringLiteral("default")})
             .front()

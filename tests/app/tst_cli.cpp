@@ -524,6 +524,25 @@ private slots:
         QVERIFY2(!run.err.contains("ignores"), run.err.constData());
     }
 
+    // --photons sets a preset's Poisson noise for reconstruct as for simulate, and its session keeps it; a number of
+    // photons that is not positive is refused as a usage error.
+    void presetPhotonsApplyAndAreKept()
+    {
+        QTemporaryDir dir;
+        const QString session = dir.filePath(QStringLiteral("dim.json"));
+        const QStringList base = {QStringLiteral("reconstruct"), QStringLiteral("--preset"), QStringLiteral("demo"),
+                                  QStringLiteral("--grid"),      QStringLiteral("64"),       QStringLiteral("--max-iterations"),
+                                  QStringLiteral("3"),           QStringLiteral("--quiet")};
+        const Run run =
+            cli(base + QStringList{QStringLiteral("--photons"), QStringLiteral("1e4"), QStringLiteral("--save-session"), session});
+        QVERIFY2(run.status == 0, run.err.constData());
+        QVERIFY2(!run.err.contains("ignores"), run.err.constData());
+        QCOMPARE(readJson(session).value(QStringLiteral("simulated")).toObject().value(QStringLiteral("photons")).toDouble(), 1e4);
+        const Run refused = cli(base + QStringList{QStringLiteral("--photons"), QStringLiteral("-5")});
+        QCOMPARE(refused.status, 2);
+        QVERIFY2(refused.err.contains("--photons: -5 is not a positive number of photons"), refused.err.constData());
+    }
+
     // A preset's run is a session like any other (issue 27): --save-session keeps its simulated source and settings,
     // --session re-runs it to the same numbers, and the preset's flags (here --seed) apply over it as over --preset.
     void presetRunSavesAndReplaysAsASession()
