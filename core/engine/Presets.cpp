@@ -26,13 +26,13 @@ const std::vector<std::string>& presetNames()
 PresetDefaults presetDefaults(const std::string& name)
 {
     if (name == "oof")
-        return {128, 8, 1e-8, 1e-12}; // the reference's stopping rule (Nikolic 2018)
+        return {128, 8, kReferenceGradientTolerance, kReferenceFunctionTolerance}; // the reference's stopping rule (Nikolic 2018)
     if (name == "demo")
-        return {256, 4, 1e-6, 1e-11};
+        return {256, 4, kDefaultGradientTolerance, kDefaultFunctionTolerance};
     if (name == "pupil")
         return {64, 4, 1e-5, 1e-10};
     if (name == "vectorial")
-        return {192, 4, 1e-6, 1e-11};
+        return {192, 4, kDefaultGradientTolerance, kDefaultFunctionTolerance};
     if (name == "air")
         return {256, 6, 1e-5, 1e-10};
     throw std::invalid_argument("unknown preset '" + name + "' (demo, oof, pupil, vectorial or air)");

@@ -18,11 +18,11 @@ struct SolverSettings {
     GradientKind gradient = GradientKind::Adjoint;
     OptimizerKind optimizer = OptimizerKind::Bfgs;
     Precision precision = Precision::Double;
-    int threads = 1;                  // 1..1024
-    int maxIterations = 2000;         // at least 1
-    double gradientTolerance = 1e-6;  // stop when max |dL/dx| is at most this (scaled parameters); >= 0
-    double functionTolerance = 1e-11; // stop when the relative cost change is below this; >= 0
-    std::vector<int> stages;          // coarse-to-fine orders; empty = one stage
+    int threads = 1;                                      // 1..1024
+    int maxIterations = 2000;                             // at least 1
+    double gradientTolerance = kDefaultGradientTolerance; // stop when max |dL/dx| is at most this (scaled parameters); >= 0
+    double functionTolerance = kDefaultFunctionTolerance; // stop when the relative cost change is below this; >= 0
+    std::vector<int> stages;                              // coarse-to-fine orders; empty = one stage
     // The headline RMS, PV and Strehl without defocus. Unset: core decides (engine/Workflow.h prepareRun): removed for
     // defocus-diverse data, where the fitted defocus says where focus sits in the stack.
     std::optional<bool> removeDefocus;
