@@ -85,6 +85,8 @@ mutations=(
   "search-keeps-plateau|core/engine/CompositeFits.cpp|tst_compositefits|the weight's search returns the chosen weight's fit at the search's precision"
   "seed-flux-unit|core/engine/ReconstructionEngine.cpp|tst_compositefits|seeding a fitted illumination keeps the flux numbers, not the photons"
   "sampling-rounding-strict|core/optics/Sampling.cpp|tst_assumptions|a Q one rounding below Nyquist called undersampled"
+  "field-joint-covariance-unmarginalised|core/fit/FieldJointFit.cpp|tst_fieldrun|the joint covariance ignores each bead's own parameters (over-confident)"
+  "field-joint-covariance-radians|core/fit/FieldJointFit.cpp|tst_fieldrun|the joint covariance's field map without the waves-to-radians factor"
   "field-halo-kept|core/fit/BeadDetection.cpp|tst_fieldrun|a bright bead's halo peaks reported as beads of their own"
   "field-subpixel-sign|core/fit/BeadDetection.cpp|tst_fieldrun|a bead's sub-pixel offset with the wrong sign"
   "field-model-unweighted|core/fit/FieldModel.cpp|tst_fieldmodel|the field model ignores the beads' uncertainties"
@@ -240,6 +242,10 @@ edits = {
                               "if (request.analysis.computeUncertainty && iterationsLeft(request, done) > 0) {")],
     "seed-flux-unit": [("spec.planes[k].flux = p.flux[k] * photons;", "spec.planes[k].flux = p.flux[k];")],
     "sampling-rounding-strict": [("return q >= threshold * (1.0 - 1e-9);", "return q >= threshold;")],
+    "field-joint-covariance-unmarginalised": [("    return sharedBlock - cross * ownBlock.completeOrthogonalDecomposition().pseudoInverse() * cross.transpose();",
+                                               "    return sharedBlock - 0.0 * cross * ownBlock.completeOrthogonalDecomposition().pseudoInverse() * cross.transpose();")],
+    "field-joint-covariance-radians": [("map(Eigen::Index(s), m_termOffset[s] + Eigen::Index(k)) = 2.0 * M_PI * m_basis[b][s][k];",
+                                        "map(Eigen::Index(s), m_termOffset[s] + Eigen::Index(k)) = m_basis[b][s][k];")],
     "field-halo-kept": [("        if (!halo)\n            kept.push_back(bead);", "        kept.push_back(bead);")],
     "field-subpixel-sign": [("0.5 * (a - c) / curvature", "0.5 * (c - a) / curvature")],
     "field-model-unweighted": [("a.row(row) = basis.row(i).head(k) / data.sigmas[i];\n            b[row++] = data.values[i] / data.sigmas[i];",

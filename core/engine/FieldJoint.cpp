@@ -108,12 +108,21 @@ void jointFitField(const Session& session, FieldRun& run, const FieldRunOptions&
     summary.iterations = result.solver.iterations;
     summary.termination = terminationName(result.solver.termination);
     summary.adopted = result.solver.termination != Termination::Failed && result.finalCost < result.startCost;
+    summary.jointCovariance = summary.adopted && result.covariance.size() == setup.terms.size();
     if (summary.adopted)
-        for (size_t s = 0; s < setup.terms.size(); ++s)
-            run.model->terms[size_t(setup.terms[s])].coefficients = result.coefficients[s];
-    summary.note = summary.adopted
-                       ? "the joint fit lowered the summed cost; its coefficients replace the two-step model's"
-                       : "the joint fit did not lower the summed cost (" + result.solver.message + "); the two-step model stays";
+        for (size_t s = 0; s < setup.terms.size(); ++s) {
+            FieldTermFit& term = run.model->terms[size_t(setup.terms[s])];
+            term.coefficients = result.coefficients[s];
+            if (summary.jointCovariance) // scatter beyond the beads' sigmas widens it as it widened the two-step one
+                for (size_t i = 0; i < term.covariance.size(); ++i)
+                    term.covariance[i] = result.covariance[s][i] * term.covarianceScale;
+        }
+    summary.note = !summary.adopted
+                       ? "the joint fit did not lower the summed cost (" + result.solver.message + "); the two-step model stays"
+                   : summary.jointCovariance
+                       ? "the joint fit lowered the summed cost; its coefficients and their covariance replace the two-step model's"
+                       : "the joint fit lowered the summed cost; its coefficients replace the two-step model's (its covariance "
+                         "could not be computed: the two-step one stays)";
     summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     run.joint = summary;
 }

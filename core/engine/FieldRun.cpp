@@ -484,8 +484,9 @@ QJsonObject fieldRunJson(const FieldRun& run)
                       "each term = sum_k a_k F_k(u, v), F_k the Zernike polynomials in Noll order (piston first), RMS-normalised "
                       "over the unit disc, u = (x_px - centre_x_px) / radius_px, v = (y_px - centre_y_px) / radius_px; the "
                       "covariance (row-major) is (A^T W A)^-1 x covariance_scale (max(1, reduced chi2)) of the fit to the beads' "
-                      "coefficients; where joint_fit.adopted, the shared terms' coefficients are the joint fit's (its "
-                      "uncertainties are not computed: the covariance stays the two-step fit's)"}}},
+                      "coefficients; where joint_fit.adopted, the shared terms' coefficients are the joint fit's, and where "
+                      "joint_fit.joint_covariance also their covariance: the inverse of the beads' summed Fisher information "
+                      "through the field basis, each bead's own parameters marginalised, x covariance_scale"}}},
         {"width_px", run.width},
         {"height_px", run.height},
         {"detection",
@@ -516,6 +517,7 @@ QJsonObject fieldRunJson(const FieldRun& run)
                                      {"termination", QString::fromStdString(j.termination)},
                                      {"seconds", j.seconds},
                                      {"adopted", j.adopted},
+                                     {"joint_covariance", j.jointCovariance},
                                      {"note", QString::fromStdString(j.note)}};
     }
     o["field_model"] = QJsonObject{{"ordering", zernike::orderingName(run.ordering)},

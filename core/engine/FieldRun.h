@@ -72,6 +72,9 @@ struct FieldJointSummary {
     std::string termination;
     double seconds = 0.0;
     bool adopted = false;
+    // Where adopted: the shared terms' covariance is the joint fit's (its Fisher information, each bead's own parameters
+    // marginalised, times the two-step fit's Birge ratio); false where it could not be computed (the two-step one stays).
+    bool jointCovariance = false;
 };
 
 struct FieldRun {

@@ -1,6 +1,9 @@
 #include "fit/FieldJointFit.h"
 
+#include "fit/Uncertainty.h"
 #include "optics/Problem.h"
+
+#include <Eigen/Dense>
 
 #include <algorithm>
 #include <cmath>
@@ -84,6 +87,24 @@ public:
     {
         return {joint + m_termOffset[s], joint + m_termOffset[s] + m_termSize[s]};
     }
+    // d(bead b's shared parameter s, radians) / d(field coefficient j, waves), over every shared term's coefficients.
+    Eigen::MatrixXd fieldMap(size_t b) const
+    {
+        Eigen::MatrixXd map = Eigen::MatrixXd::Zero(Eigen::Index(terms()), m_beadOffset.front());
+        for (size_t s = 0; s < terms(); ++s)
+            for (size_t k = 0; k < m_basis[b][s].size(); ++k)
+                map(Eigen::Index(s), m_termOffset[s] + Eigen::Index(k)) = 2.0 * M_PI * m_basis[b][s][k];
+        return map;
+    }
+    // The block of the field coefficients' covariance that belongs to shared term s, row-major.
+    std::vector<double> termBlock(const Eigen::MatrixXd& covariance, size_t s) const
+    {
+        std::vector<double> block;
+        for (int r = 0; r < m_termSize[s]; ++r)
+            for (int c = 0; c < m_termSize[s]; ++c)
+                block.push_back(covariance(m_termOffset[s] + r, m_termOffset[s] + c));
+        return block;
+    }
 
 private:
     int sharedSlot(size_t b, int parameter) const
@@ -125,6 +146,61 @@ private:
     std::vector<std::vector<std::vector<double>>> m_basis; // bead, shared term, field coefficient
     int m_count = 0;
 };
+
+// The information bead b's images give on the shared terms' values there (radians), its own parameters marginalised:
+// the Schur complement I_SS - I_SR I_RR^+ I_RS of its information (fit/Uncertainty.h) at `parameters`. Empty where its
+// information cannot be computed or a shared term is not among its judged parameters.
+Eigen::MatrixXd sharedInformation(const JointFieldBead& bead, const std::vector<double>& parameters)
+{
+    ModelEvaluator& evaluator = *bead.evaluator;
+    const double cost = evaluator.evaluate(parameters.data(), nullptr);
+    const ParameterInformation information = parameterInformation(evaluator, parameters, cost);
+    const Eigen::Index n = Eigen::Index(information.parameters.size());
+    if (information.matrix.size() != size_t(n * n))
+        return {};
+    const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> full(information.matrix.data(), n, n);
+    std::vector<Eigen::Index> shared, own;
+    for (int parameter : bead.sharedParameter) {
+        const auto at = std::find(information.parameters.begin(), information.parameters.end(), parameter);
+        if (at == information.parameters.end())
+            return {};
+        shared.push_back(Eigen::Index(at - information.parameters.begin()));
+    }
+    for (Eigen::Index i = 0; i < n; ++i)
+        if (std::find(shared.begin(), shared.end(), i) == shared.end())
+            own.push_back(i);
+    const Eigen::MatrixXd sharedBlock = full(shared, shared), cross = full(shared, own), ownBlock = full(own, own);
+    return sharedBlock - cross * ownBlock.completeOrthogonalDecomposition().pseudoInverse() * cross.transpose();
+}
+
+// The field coefficients' covariance from the joint information: sum_b M_b^T I_b M_b (M_b the field model's map at
+// bead b), inverted; a pseudo-inverse where the beads' positions leave combinations undetermined (as the two-step
+// model's). Per shared term, its block; empty when any bead's information is missing or the sum is not positive.
+std::vector<std::vector<double>> jointCovariance(const std::vector<JointFieldBead>& beads, const JointLayout& layout,
+                                                 const std::vector<std::vector<double>>& beadParameters)
+{
+    Eigen::MatrixXd total;
+    for (size_t b = 0; b < beads.size(); ++b) {
+        const Eigen::MatrixXd information = sharedInformation(beads[b], beadParameters[b]);
+        if (information.rows() != Eigen::Index(layout.terms()) || !information.allFinite())
+            return {};
+        const Eigen::MatrixXd map = layout.fieldMap(b);
+        const Eigen::MatrixXd term = map.transpose() * information * map;
+        total = b == 0 ? term : Eigen::MatrixXd(total + term);
+    }
+    const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(total);
+    if (eigen.info() != Eigen::Success || !(eigen.eigenvalues().maxCoeff() > 0.0))
+        return {};
+    Eigen::VectorXd inverse = eigen.eigenvalues();
+    const double floor = inverse.maxCoeff() * 1e-12;
+    for (Eigen::Index i = 0; i < inverse.size(); ++i)
+        inverse[i] = inverse[i] > floor ? 1.0 / inverse[i] : 0.0;
+    const Eigen::MatrixXd covariance = eigen.eigenvectors() * inverse.asDiagonal() * eigen.eigenvectors().transpose();
+    std::vector<std::vector<double>> blocks;
+    for (size_t s = 0; s < layout.terms(); ++s)
+        blocks.push_back(layout.termBlock(covariance, s));
+    return blocks;
+}
 
 } // namespace
 
@@ -169,6 +245,8 @@ JointFieldResult fitJointField(const std::vector<JointFieldBead>& beads, const F
         layout.beadParameters(b, best.data(), p);
         result.beadParameters.push_back(p);
     }
+    if (result.solver.termination != Termination::Failed && result.solver.termination != Termination::Cancelled)
+        result.covariance = jointCovariance(beads, layout, result.beadParameters);
     return result;
 }
 

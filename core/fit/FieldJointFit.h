@@ -26,6 +26,10 @@ struct JointFieldResult {
     std::vector<std::vector<double>> beadParameters; // per bead: all its parameters at the joint minimum
     double startCost = 0.0, finalCost = 0.0;         // summed over the beads; the start is the field model's prediction
     SolverSummary solver;
+    // Per shared term: its coefficients' covariance (waves^2, row-major) from the joint Fisher information, each bead's
+    // own parameters marginalised (the Schur complement of its information, fit/Uncertainty.h), summed through the field
+    // model's map and inverted. Costs each bead's P + 1 model evaluations. Empty when it cannot be computed.
+    std::vector<std::vector<double>> covariance;
 };
 
 // The joint cost and its gradient on the joint parameters (the shared terms' field coefficients, then each bead's own

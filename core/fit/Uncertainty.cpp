@@ -221,15 +221,44 @@ CurvatureMethod resolvedCurvatureMethod(const Problem& problem, CurvatureMethod 
     return bytes <= kFisherJacobianBytes ? CurvatureMethod::FisherInformation : CurvatureMethod::GradientDifferences;
 }
 
+namespace {
+// The curvature over `chosen` in scaled coordinates, by the method resolved for the problem.
+Eigen::MatrixXd curvatureAt(ModelEvaluator& evaluator, const std::vector<double>& x, const std::vector<int>& chosen, CurvatureMethod method)
+{
+    return resolvedCurvatureMethod(evaluator.problem(), method) == CurvatureMethod::FisherInformation
+               ? fisherInformation(evaluator, x, chosen)
+               : gradientDifferenceCurvature(evaluator, x, chosen);
+}
+} // namespace
+
+ParameterInformation parameterInformation(ModelEvaluator& evaluator, const std::vector<double>& x, double cost, CurvatureMethod method)
+{
+    const Problem& problem = evaluator.problem();
+    ParameterInformation information;
+    information.parameters = chosenParameters(problem);
+    const int count = int(information.parameters.size());
+    const Eigen::MatrixXd curvature = curvatureAt(evaluator, x, information.parameters, method);
+    if (curvature.rows() != count || !curvature.allFinite())
+        return information;
+    // Scaled u = x / s: the curvature in x is S^-1 F S^-1; over the scale it is the inverse covariance.
+    const double scale = covarianceScale(problem, cost, count);
+    const std::vector<double> scales = problem.parameterScales();
+    information.matrix.resize(size_t(count) * size_t(count));
+    for (int i = 0; i < count; ++i)
+        for (int j = 0; j < count; ++j)
+            information.matrix[size_t(i) * size_t(count) + size_t(j)] =
+                curvature(i, j)
+                / (scales[size_t(information.parameters[size_t(i)])] * scales[size_t(information.parameters[size_t(j)])] * scale);
+    return information;
+}
+
 std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::vector<double>& x, double cost, CurvatureMethod method)
 {
     const Problem& problem = evaluator.problem();
     const std::vector<int> chosen = chosenParameters(problem);
     const int count = int(chosen.size());
     const bool conditional = conditionalUncertainty(problem);
-    const Eigen::MatrixXd curvature = resolvedCurvatureMethod(problem, method) == CurvatureMethod::FisherInformation
-                                          ? fisherInformation(evaluator, x, chosen)
-                                          : gradientDifferenceCurvature(evaluator, x, chosen);
+    const Eigen::MatrixXd curvature = curvatureAt(evaluator, x, chosen, method);
     std::vector<double> sigma(x.size(), kNaN);
     if (curvature.rows() != count || !curvature.allFinite())
         return sigma;

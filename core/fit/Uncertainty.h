@@ -33,6 +33,17 @@ CurvatureMethod resolvedCurvatureMethod(const Problem& problem, CurvatureMethod 
 std::vector<double> estimateUncertainty(ModelEvaluator& evaluator, const std::vector<double>& parameters, double cost,
                                         CurvatureMethod method = CurvatureMethod::Automatic);
 
+// The information of the fitted parameters (the inverse covariance: the curvature over covarianceScale) in the model's
+// own variables (radians, ...), over the parameters estimateUncertainty judges (the free ones, less the zonal values
+// it holds fixed), row-major; an empty matrix where the curvature cannot be computed. For information that is
+// combined across fits: a field's joint fit marginalises each bead's own parameters (fit/FieldJointFit.h).
+struct ParameterInformation {
+    std::vector<int> parameters; // indices into the problem's parameters
+    std::vector<double> matrix;  // parameters.size() squared, row-major
+};
+ParameterInformation parameterInformation(ModelEvaluator& evaluator, const std::vector<double>& parameters, double cost,
+                                          CurvatureMethod method = CurvatureMethod::Automatic);
+
 // Covariance = this x (curvature of the cost)^-1, by the objective's noise model: 2 for chi-square, 1 for the Poisson
 // likelihood, 2 sigma^2 (from the residual `cost`, with `freeParameters` fitted) for plain least squares.
 double covarianceScale(const Problem& problem, double cost, int freeParameters);

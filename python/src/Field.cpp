@@ -406,6 +406,7 @@ py::object jointDict(const FieldRun& run)
     joint["termination"] = j.termination;
     joint["seconds"] = j.seconds;
     joint["adopted"] = j.adopted;
+    joint["joint_covariance"] = j.jointCovariance;
     return joint;
 }
 
@@ -456,7 +457,8 @@ void bindFieldResult(py::module_& m)
         .def_property_readonly(
             "joint", [](const PyFieldRun& r) { return jointDict(r.run); },
             "What the joint fit did: note, beads, shared_terms, start_cost, final_cost, separate_cost, iterations, termination, "
-            "seconds, adopted; None when it did not run (joint_fit=False, or no model).")
+            "seconds, adopted, joint_covariance (the model's covariance is the joint fit's); None when it did not run "
+            "(joint_fit=False, or no model).")
         .def_readonly("notes", &PyFieldRun::notes, "What loading and the first bead's preparation said.")
         .def("field_value", &fieldValue, py::arg("term"), py::arg("x"), py::arg("y"), R"doc(
 The model of term `term` (its index in `ordering`, e.g. 4 for Noll defocus) at field position (x, y), pixels (x the
