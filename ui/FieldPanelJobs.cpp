@@ -116,13 +116,13 @@ void FieldPanel::cancel()
     m_cancelFlag = true;
 }
 
-bool FieldPanel::saveResults(const QString& dir, bool overwrite, QString* error) const
+namespace {
+// `files` (core's fieldRunFiles) into `dir`, all or none; false with the reason in *error.
+bool writeResultFiles(const QString& dir, std::vector<std::pair<std::string, QByteArray>> files, bool overwrite, QString* error)
 {
     try {
-        if (!m_run)
-            throw std::runtime_error(tr("there is no field run to save").toStdString());
         OutputTransaction transaction(overwrite, "Replace when asked");
-        for (auto& [name, bytes] : fieldRunFiles(*m_run))
+        for (auto& [name, bytes] : files)
             transaction.add(QDir(dir).filePath(QString::fromStdString(name)).toStdString(), std::move(bytes));
         transaction.commit();
         return true;
@@ -132,14 +132,26 @@ bool FieldPanel::saveResults(const QString& dir, bool overwrite, QString* error)
         return false;
     }
 }
+} // namespace
+
+bool FieldPanel::saveResults(const QString& dir, bool overwrite, QString* error) const
+{
+    if (!m_run) {
+        if (error)
+            *error = tr("there is no field run to save");
+        return false;
+    }
+    return writeResultFiles(dir, fieldRunFiles(*m_run), overwrite, error);
+}
 
 void FieldPanel::askAndSave()
 {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Save the field's results into a folder"));
     if (dir.isEmpty() || !m_run)
         return;
+    std::vector<std::pair<std::string, QByteArray>> files = fieldRunFiles(*m_run); // made once: the names asked about, then written
     QStringList there;
-    for (const auto& file : fieldRunFiles(*m_run))
+    for (const auto& file : files)
         if (QFileInfo::exists(QDir(dir).filePath(QString::fromStdString(file.first))))
             there << QString::fromStdString(file.first);
     if (!there.isEmpty()
@@ -148,7 +160,7 @@ void FieldPanel::askAndSave()
                != QMessageBox::Yes)
         return;
     QString error;
-    if (saveResults(dir, true, &error))
+    if (writeResultFiles(dir, std::move(files), true, &error))
         emit message(tr("Field: saved beads.csv, field.json%1 in %2").arg(m_run->model ? tr(" and field-maps.fits") : QString(), dir),
                      false);
     else

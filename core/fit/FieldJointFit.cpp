@@ -179,14 +179,14 @@ Eigen::MatrixXd sharedInformation(const JointFieldBead& bead, const std::vector<
 std::vector<std::vector<double>> jointCovariance(const std::vector<JointFieldBead>& beads, const JointLayout& layout,
                                                  const std::vector<std::vector<double>>& beadParameters)
 {
-    Eigen::MatrixXd total;
+    const Eigen::Index coefficients = layout.fieldMap(0).cols();
+    Eigen::MatrixXd total = Eigen::MatrixXd::Zero(coefficients, coefficients);
     for (size_t b = 0; b < beads.size(); ++b) {
         const Eigen::MatrixXd information = sharedInformation(beads[b], beadParameters[b]);
         if (information.rows() != Eigen::Index(layout.terms()) || !information.allFinite())
             return {};
         const Eigen::MatrixXd map = layout.fieldMap(b);
-        const Eigen::MatrixXd term = map.transpose() * information * map;
-        total = b == 0 ? term : Eigen::MatrixXd(total + term);
+        total += map.transpose() * information * map;
     }
     const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(total);
     if (eigen.info() != Eigen::Success || !(eigen.eigenvalues().maxCoeff() > 0.0))
