@@ -12,6 +12,7 @@
 #include "io/Exports.h"
 #include "io/OutputTransaction.h"
 #include "ResultExports.h"
+#include "settings/SettingsTable.h"
 
 #include <QDir>
 #include <QDockWidget>
@@ -28,6 +29,15 @@ namespace wfs::ui {
 
 namespace {
 constexpr int kMaxRecent = 8;
+
+// The settings remembered from one launch to the next, by the settings table's names. Each is kept under its session
+// key ("model.order" as "model/order") in its session text (settings/SettingAccess.h), through the table's accessor.
+constexpr const char* kRememberedSettings[] = {"order", "ordering", "threads", "gradient"};
+
+QString preferenceKey(const SessionKey& key)
+{
+    return QString::fromLatin1(key.name).replace(QLatin1Char('.'), QLatin1Char('/'));
+}
 } // namespace
 
 QString MainWindow::suggestedExportName(const QString& key) const
@@ -189,16 +199,22 @@ void MainWindow::restoreSettings()
     if (std::all_of(docks.begin(), docks.end(), [](const QDockWidget* dock) { return dock->isHidden(); }))
         for (QDockWidget* dock : docks)
             dock->show();
-    ModelSettings model = m_setup->modelSettings();
-    model.order = settings.value(QStringLiteral("model/order"), model.order).toInt();
-    model.ordering = settings.value(QStringLiteral("model/ordering")).toString() == QLatin1String("ansi") ? ZernikeOrdering::Ansi
-                                                                                                          : ZernikeOrdering::Noll;
-    m_setup->setModelSettings(model);
-    SolverSettings solver = m_setup->solverSettings();
-    solver.threads = settings.value(QStringLiteral("solver/threads"), solver.threads).toInt();
-    solver.gradient = settings.value(QStringLiteral("solver/gradient")).toString() == QLatin1String("fd") ? GradientKind::FiniteDifference
-                                                                                                          : GradientKind::Adjoint;
-    m_setup->setSolverSettings(solver);
+    SettingsBundle remembered;
+    remembered.model = m_setup->modelSettings();
+    remembered.solver = m_setup->solverSettings();
+    for (const char* name : kRememberedSettings) {
+        const SessionKey& key = findSetting(name)->sessionKeys[0];
+        if (const auto value = settingValueFromText(key.access, settings.value(preferenceKey(key)).toString().toStdString()))
+            key.access.set(remembered, *value);
+    }
+    if (!remembered.solver.stages.empty()) // the panel's order box is its last stage
+        remembered.solver.stages.back() = remembered.model.order;
+    try { // values out of range (an edited or older file) leave the panel's own
+        checkSettings(remembered.model, remembered.solver);
+        m_setup->setModelSettings(remembered.model);
+        m_setup->setSolverSettings(remembered.solver);
+    } catch (const SettingsError&) {
+    }
     rebuildRecentMenu();
 }
 
@@ -208,12 +224,13 @@ void MainWindow::saveSettings() const
     settings.setValue(QStringLiteral("geometry"), saveGeometry());
     // The layout of the working tabs, even when a teaching tab (which hides the docks) is shown at the end.
     settings.setValue(QStringLiteral("windowState"), m_hiddenDocks.isEmpty() ? saveState() : m_workingLayout);
-    const ModelSettings model = m_setup->modelSettings();
-    settings.setValue(QStringLiteral("model/order"), model.order);
-    settings.setValue(QStringLiteral("model/ordering"), QString::fromLatin1(zernike::orderingName(model.ordering)));
-    const SolverSettings solver = m_setup->solverSettings();
-    settings.setValue(QStringLiteral("solver/threads"), solver.threads);
-    settings.setValue(QStringLiteral("solver/gradient"), QString::fromLatin1(gradientName(solver.gradient)));
+    SettingsBundle current;
+    current.model = m_setup->modelSettings();
+    current.solver = m_setup->solverSettings();
+    for (const char* name : kRememberedSettings) {
+        const SessionKey& key = findSetting(name)->sessionKeys[0];
+        settings.setValue(preferenceKey(key), QString::fromStdString(settingValueText(key.access, key.access.get(current))));
+    }
 }
 
 } // namespace wfs::ui

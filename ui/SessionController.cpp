@@ -316,7 +316,7 @@ void SessionController::setResult(std::shared_ptr<const FitResult> result)
 void SessionController::addRun(std::shared_ptr<const FitResult> shared)
 {
     const FitResult& result = *shared;
-    const int order = fittedOrders(m_fitSettings.model, m_fitSettings.solver).back();
+    const int order = m_fitSettings.model.order; // the panel settles it: the last stage is the order
     QString name = tr("run %1 · order %2").arg(m_runs.size() + 1).arg(order);
     if (result.solver.termination == Termination::Cancelled)
         name += tr(" (cancelled)");

@@ -381,9 +381,7 @@ std::vector<DatasetPlane> planeTemplate(const Dataset& stored)
 // stops the batch instead of failing every input: by the settings' own validator, which needs no data.
 void checkModelSettings(const Session& s, const std::string& path)
 {
-    ModelSettings model = s.model;
-    model.order = fittedOrders(s.model, s.solver).back();
-    if (const auto error = model.firstError())
+    if (const auto error = s.model.firstError())
         throw SessionError(path + ": the model settings cannot be used: " + error->what());
 }
 

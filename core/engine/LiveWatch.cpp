@@ -169,7 +169,7 @@ void LiveWatchWorker::begin()
         lowerThisThreadsPriority();
     try {
         // The trend table's coefficient columns: every term but piston at the fitted order, in the settings' ordering.
-        const int order = fittedOrders(m_options.settings.model, m_options.settings.solver).back();
+        const int order = m_options.settings.model.order; // settled: the last stage (settings/SolverSettings.h)
         const int first = zernike::firstIndex(m_options.settings.model.ordering);
         for (int i = first + 1; i < first + zernike::termCount(order); ++i)
             m_csvIndices.push_back(i);

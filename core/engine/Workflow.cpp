@@ -66,6 +66,7 @@ PreparedRun prepareSimulatedRun(const Session& session)
     // The order is the preset's grid and basis; the stages are checked against it.
     ModelSettings model;
     model.order = c.spec.basis.maxOrder;
+    settleOrder(model, session.solver);
     checkSettings(model, session.solver);
     PreparedRun run;
     run.context = presetExportContext(c, source.preset);
@@ -75,7 +76,7 @@ PreparedRun prepareSimulatedRun(const Session& session)
         problem.spec.objective = *source.objective;
     if (source.readNoise)
         problem.spec.readNoise = *source.readNoise;
-    problem.spec.basis.maxOrder = fittedOrders(model, session.solver).back();
+    problem.spec.basis.maxOrder = model.order;
     problem.start = std::move(c.start);
     problem.samplingQ = run.context.samplingQ;
     for (int k = 0; k < int(problem.spec.planes.size()); ++k)
@@ -94,8 +95,7 @@ PreparedRun prepareRun(Session session)
 {
     if (session.simulated)
         return prepareSimulatedRun(session);
-    checkSettings(session.model, session.solver);
-    session.model.order = fittedOrders(session.model, session.solver).back();
+    checkSettings(session.model, session.solver); // settled where they were read: model.order is the fitted order
 
     PreparedRun run;
     const std::vector<Assumption> assumptions = assumeUnset(session.dataset);

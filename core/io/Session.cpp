@@ -26,11 +26,6 @@ namespace {
 
 const QString kFormat = QStringLiteral("wavefront-studio-session");
 
-QJsonValue optionalNumber(const std::optional<double>& v)
-{
-    return v && std::isfinite(*v) ? QJsonValue(*v) : QJsonValue(QJsonValue::Null);
-}
-
 // A settings enum's text (settings/SettingsText.h) as a JSON string.
 template <typename E>
 QJsonValue settingJson(E value)
@@ -45,146 +40,114 @@ QJsonObject defocusJson(const PlaneDefocus& d)
     return {{QStringLiteral("kind"), settingJson(d.kind)}, {QStringLiteral("value"), d.value}};
 }
 
-// The pupil-function, detector and camera settings (issue 13), inside "model".
-void insertPupilFunctionJson(const ModelSettings& md, QJsonObject& model)
+// --- The settings table's keys (settings/SettingsTable.h): each section's keys that carry a typed accessor are
+// written and read through it, so a setting's key, field and type are stated once, in the table.
+
+QJsonValue settingJsonValue(const SettingAccess& access, const SettingValue& value)
 {
-    model.insert(QStringLiteral("pupil_phase"), settingJson(md.phaseModel));
-    model.insert(QStringLiteral("pupil_amplitude"), settingJson(md.amplitudeModel));
-    model.insert(QStringLiteral("regularization"), md.regularization);
-    model.insert(QStringLiteral("pixel_integration"), md.pixelIntegration);
-    model.insert(QStringLiteral("object_diameter_m"), md.objectDiameter);
-    model.insert(QStringLiteral("gain"), md.gain); // electrons per data unit; 0 = photon transfer
-    model.insert(QStringLiteral("offset"), md.offset);
-    model.insert(QStringLiteral("bandwidth_m"), md.bandwidth);
-    model.insert(QStringLiteral("spectral_samples"), md.spectralSamples);
-    model.insert(QStringLiteral("fit_defocus_scale"), md.fitDefocusScale);
-    model.insert(QStringLiteral("fit_defocus_offsets"), md.fitDefocusOffsets);
-    model.insert(QStringLiteral("fit_sampling"), md.fitSampling);
-    model.insert(QStringLiteral("estimate_offset"), md.estimateOffset);
-    model.insert(QStringLiteral("imaging_model"), QString::fromLatin1(imagingModelName(md.imagingModel)));
-    model.insert(QStringLiteral("sample_index"), md.sampleIndex);
-    model.insert(QStringLiteral("emitter_depth_m"), md.emitterDepth);
-    model.insert(QStringLiteral("fit_emitter_depth"), md.fitEmitterDepth);
-    model.insert(QStringLiteral("coverslip_index"), md.coverslipIndex);
-    model.insert(QStringLiteral("coverslip_thickness_m"), md.coverslipThickness);
-    model.insert(QStringLiteral("design_coverslip_index"), md.designCoverslipIndex);
-    model.insert(QStringLiteral("design_coverslip_thickness_m"), md.designCoverslipThickness);
-    model.insert(QStringLiteral("dipole_free"), md.dipole.free);
-    model.insert(QStringLiteral("dipole_theta_rad"), md.dipole.theta);
-    model.insert(QStringLiteral("dipole_phi_rad"), md.dipole.phi);
+    if (std::holds_alternative<std::monostate>(value))
+        return access.unsetWord ? QJsonValue(QString::fromLatin1(access.unsetWord)) : QJsonValue(QJsonValue::Null);
+    if (const bool* b = std::get_if<bool>(&value))
+        return *b;
+    if (const int* i = std::get_if<int>(&value))
+        return *i;
+    if (const double* d = std::get_if<double>(&value))
+        return std::isfinite(*d) ? QJsonValue(*d) : QJsonValue(QJsonValue::Null);
+    if (const std::string* text = std::get_if<std::string>(&value))
+        return QString::fromStdString(*text);
+    QJsonArray list;
+    for (int v : std::get<std::vector<int>>(value))
+        list.append(v);
+    return list;
 }
 
-void readPupilFunctionSettings(const SessionReader& r, const QJsonObject& model, const QString& mo, ModelSettings& ms)
+// Calls `visit(key within the section, accessor)` for every key of `section` ("model.") with an accessor.
+template <typename Visit>
+void forEachTableKey(const QString& section, Visit visit)
 {
-    ms.phaseModel = r.setting(model, QStringLiteral("pupil_phase"), mo, PupilPhaseModel::Zernike);
-    ms.amplitudeModel = r.setting(model, QStringLiteral("pupil_amplitude"), mo, PupilAmplitudeModel::Uniform);
-    ms.regularization = r.number(model, QStringLiteral("regularization"), mo, ms.regularization);
-    ms.pixelIntegration = r.boolean(model, QStringLiteral("pixel_integration"), mo, ms.pixelIntegration);
-    ms.objectDiameter = r.number(model, QStringLiteral("object_diameter_m"), mo, ms.objectDiameter);
-    ms.gain = r.number(model, QStringLiteral("gain"), mo, ms.gain);
-    ms.offset = r.number(model, QStringLiteral("offset"), mo, ms.offset);
-    ms.bandwidth = r.number(model, QStringLiteral("bandwidth_m"), mo, ms.bandwidth);
-    ms.spectralSamples = r.integer(model, QStringLiteral("spectral_samples"), mo, ms.spectralSamples);
-    ms.fitDefocusScale = r.boolean(model, QStringLiteral("fit_defocus_scale"), mo, ms.fitDefocusScale);
-    ms.fitDefocusOffsets = r.boolean(model, QStringLiteral("fit_defocus_offsets"), mo, ms.fitDefocusOffsets);
-    ms.fitSampling = r.boolean(model, QStringLiteral("fit_sampling"), mo, ms.fitSampling);
-    ms.estimateOffset = r.boolean(model, QStringLiteral("estimate_offset"), mo, ms.estimateOffset);
-    ms.imagingModel = r.setting(model, QStringLiteral("imaging_model"), mo, ImagingModel::Scalar);
-    ms.sampleIndex = r.number(model, QStringLiteral("sample_index"), mo, ms.sampleIndex);
-    ms.emitterDepth = r.number(model, QStringLiteral("emitter_depth_m"), mo, ms.emitterDepth);
-    ms.fitEmitterDepth = r.boolean(model, QStringLiteral("fit_emitter_depth"), mo, ms.fitEmitterDepth);
-    ms.coverslipIndex = r.number(model, QStringLiteral("coverslip_index"), mo, ms.coverslipIndex);
-    ms.coverslipThickness = r.number(model, QStringLiteral("coverslip_thickness_m"), mo, ms.coverslipThickness);
-    ms.designCoverslipIndex = r.number(model, QStringLiteral("design_coverslip_index"), mo, ms.designCoverslipIndex);
-    ms.designCoverslipThickness = r.number(model, QStringLiteral("design_coverslip_thickness_m"), mo, ms.designCoverslipThickness);
-    ms.dipole.free = r.boolean(model, QStringLiteral("dipole_free"), mo, ms.dipole.free);
-    ms.dipole.theta = r.number(model, QStringLiteral("dipole_theta_rad"), mo, ms.dipole.theta);
-    ms.dipole.phi = r.number(model, QStringLiteral("dipole_phi_rad"), mo, ms.dipole.phi);
+    for (const SettingDescription& s : settingsTable())
+        for (const SessionKey& key : s.sessionKeys)
+            if (key.name && key.access && QLatin1String(key.name).startsWith(section))
+                visit(QString::fromLatin1(key.name).mid(section.size()), key.access);
+}
+
+void insertTableKeys(const QString& section, const SettingsBundle& settings, QJsonObject& object)
+{
+    forEachTableKey(section, [&](const QString& key, const SettingAccess& access) {
+        object.insert(key, settingJsonValue(access, access.get(settings)));
+    });
+}
+
+SettingValue readSettingValue(const SessionReader& r, const QJsonObject& o, const QString& key, const QString& path,
+                              const SettingAccess& access)
+{
+    const QJsonValue v = o.value(key);
+    if (access.canBeUnset && (access.unsetWord ? v == QJsonValue(QString::fromLatin1(access.unsetWord)) : v.isNull()))
+        return std::monostate{};
+    switch (access.type) {
+    case SettingType::Boolean:
+        if (access.unsetWord && !v.isBool())
+            r.fail(path + key, std::string("must be true, false or \"") + access.unsetWord + "\"");
+        return r.boolean(o, key, path, false);
+    case SettingType::Integer:
+        return r.integer(o, key, path, 0);
+    case SettingType::Number:
+        return access.canBeUnset ? r.optional(o, key, path).value() : r.number(o, key, path, 0.0);
+    case SettingType::Word: {
+        QStringList allowed;
+        for (const std::string& word : access.words())
+            allowed << QString::fromStdString(word);
+        return allowed.at(r.choice(o, key, path, allowed, 0)).toStdString();
+    }
+    case SettingType::Text:
+        return r.text(o, key, path, {}).toStdString();
+    case SettingType::Integers:
+        return r.integers(o, key, path);
+    }
+    return std::monostate{};
+}
+
+// The keys of `section` that `object` holds; the others keep the value `settings` has.
+void readTableKeys(const SessionReader& r, const QJsonObject& object, const QString& section, const QString& path, SettingsBundle& settings)
+{
+    forEachTableKey(section, [&](const QString& key, const SettingAccess& access) {
+        if (object.contains(key))
+            access.set(settings, readSettingValue(r, object, key, path, access));
+    });
 }
 
 QJsonObject modelJson(const ModelSettings& md)
 {
-    QJsonArray fixed;
-    for (int t : md.fixedTerms)
-        fixed.append(t);
-    QJsonObject model{
-        {QStringLiteral("order"), md.order},
-        {QStringLiteral("ordering"), settingJson(md.ordering)},
-        {QStringLiteral("normalization"), settingJson(md.normalization)},
-        {QStringLiteral("objective"), md.objective ? settingJson(*md.objective) : QJsonValue(QJsonValue::Null)},
-        {QStringLiteral("read_noise"), md.readNoise},
-        {QStringLiteral("grid"), md.grid},
-        {QStringLiteral("obscuration"), md.obscuration},
-        {QStringLiteral("spiders"), md.spiderCount},
-        {QStringLiteral("spider_width"), md.spiderWidth},
-        {QStringLiteral("spider_angle_deg"), md.spiderAngleDeg},
-        {QStringLiteral("fit_flux"), md.fitFlux},
-        {QStringLiteral("fit_background"), md.fitBackground},
-        {QStringLiteral("fit_shift"), md.fitShift},
-        {QStringLiteral("fixed_terms"), fixed},
-    };
-    insertPupilFunctionJson(md, model);
+    SettingsBundle settings;
+    settings.model = md;
+    QJsonObject model;
+    insertTableKeys(QStringLiteral("model."), settings, model);
     return model;
 }
 
 QJsonObject solverJson(const SolverSettings& sv)
 {
-    QJsonArray stages;
-    for (int st : sv.stages)
-        stages.append(st);
-    return QJsonObject{
-        {QStringLiteral("backend"), settingJson(sv.backend)},
-        {QStringLiteral("gradient"), settingJson(sv.gradient)},
-        {QStringLiteral("optimizer"), settingJson(sv.optimizer)},
-        {QStringLiteral("precision"), settingJson(sv.precision)},
-        {QStringLiteral("threads"), sv.threads},
-        {QStringLiteral("max_iterations"), sv.maxIterations},
-        {QStringLiteral("gtol"), sv.gradientTolerance},
-        {QStringLiteral("ftol"), sv.functionTolerance},
-        {QStringLiteral("stages"), stages},
-        {QStringLiteral("remove_defocus"), sv.removeDefocus ? QJsonValue(*sv.removeDefocus) : QJsonValue(QStringLiteral("auto"))},
-        {QStringLiteral("uncertainty"), sv.computeUncertainty},
-    };
+    SettingsBundle settings;
+    settings.solver = sv;
+    QJsonObject solver;
+    insertTableKeys(QStringLiteral("solver."), settings, solver);
+    return solver;
 }
 
 // The model and solver settings of `root` (a session or one of its runs; `prefix` names it in messages),
 // checked as the command line checks them.
 void readSettings(const SessionReader& r, const QJsonObject& root, const QString& prefix, ModelSettings& ms, SolverSettings& sv)
 {
-    const QJsonObject model = r.object(root, QStringLiteral("model"), prefix, false);
-    const QString mo = prefix + QStringLiteral("model.");
-    ms.order = r.integer(model, QStringLiteral("order"), mo, ms.order); // checked with the stages below
-    ms.ordering = r.setting(model, QStringLiteral("ordering"), mo, ZernikeOrdering::Noll);
-    ms.normalization = r.setting(model, QStringLiteral("normalization"), mo, ZernikeNormalization::Rms);
-    ms.objective = r.optionalSetting<ObjectiveKind>(model, QStringLiteral("objective"), mo);
-    ms.readNoise = r.number(model, QStringLiteral("read_noise"), mo, ms.readNoise);
-    ms.grid = r.integer(model, QStringLiteral("grid"), mo, ms.grid);
-    ms.obscuration = r.number(model, QStringLiteral("obscuration"), mo, ms.obscuration);
-    ms.spiderCount = r.integer(model, QStringLiteral("spiders"), mo, ms.spiderCount);
-    ms.spiderWidth = r.number(model, QStringLiteral("spider_width"), mo, ms.spiderWidth);
-    ms.spiderAngleDeg = r.number(model, QStringLiteral("spider_angle_deg"), mo, ms.spiderAngleDeg);
-    ms.fitFlux = r.boolean(model, QStringLiteral("fit_flux"), mo, ms.fitFlux);
-    ms.fitBackground = r.boolean(model, QStringLiteral("fit_background"), mo, ms.fitBackground);
-    ms.fitShift = r.boolean(model, QStringLiteral("fit_shift"), mo, ms.fitShift);
-    ms.fixedTerms = r.integers(model, QStringLiteral("fixed_terms"), mo);
-    readPupilFunctionSettings(r, model, mo, ms);
-
-    const QJsonObject solver = r.object(root, QStringLiteral("solver"), prefix, false);
-    const QString so = prefix + QStringLiteral("solver.");
-    sv.backend = r.setting(solver, QStringLiteral("backend"), so, BackendKind::Cpu);
-    sv.gradient = r.setting(solver, QStringLiteral("gradient"), so, GradientKind::Adjoint);
-    sv.optimizer = r.setting(solver, QStringLiteral("optimizer"), so, OptimizerKind::Bfgs);
-    sv.precision = r.setting(solver, QStringLiteral("precision"), so, Precision::Double);
-    sv.threads = r.integer(solver, QStringLiteral("threads"), so, sv.threads);
-    sv.maxIterations = r.integer(solver, QStringLiteral("max_iterations"), so, sv.maxIterations);
-    sv.gradientTolerance = r.number(solver, QStringLiteral("gtol"), so, sv.gradientTolerance);
-    sv.functionTolerance = r.number(solver, QStringLiteral("ftol"), so, sv.functionTolerance);
-    sv.stages = r.integers(solver, QStringLiteral("stages"), so);
-    if (solver.value(QStringLiteral("remove_defocus")) == QJsonValue(QStringLiteral("auto")))
-        sv.removeDefocus.reset(); // core decides for the data (prepareRun)
-    else if (solver.contains(QStringLiteral("remove_defocus")))
-        sv.removeDefocus = r.boolean(solver, QStringLiteral("remove_defocus"), so, false);
-    sv.computeUncertainty = r.boolean(solver, QStringLiteral("uncertainty"), so, sv.computeUncertainty);
+    SettingsBundle settings;
+    settings.model = ms;
+    settings.solver = sv;
+    readTableKeys(r, r.object(root, QStringLiteral("model"), prefix, false), QStringLiteral("model."), prefix + QStringLiteral("model."),
+                  settings);
+    readTableKeys(r, r.object(root, QStringLiteral("solver"), prefix, false), QStringLiteral("solver."), prefix + QStringLiteral("solver."),
+                  settings);
+    ms = settings.model;
+    sv = settings.solver;
+    settleOrder(ms, sv); // the last stage is the order (settings/SolverSettings.h)
     try {
         checkSettings(ms, sv); // the same checks as the command line's and the desktop's
         for (const auto& error : {ms.geometryError(), ms.readNoiseError()})
@@ -234,23 +197,11 @@ QJsonObject metadataJson(const DatasetMetadata& m)
     QJsonObject origin;
     for (const auto& [key, value] : m.origin)
         origin.insert(QString::fromStdString(key), QString::fromStdString(value));
-    return QJsonObject{
-        {QStringLiteral("wavelength_m"), optionalNumber(m.wavelength)},
-        {QStringLiteral("pixel_pitch_m"), optionalNumber(m.pixelPitch)},
-        {QStringLiteral("pixel_angle_rad"), optionalNumber(m.pixelAngle)},
-        {QStringLiteral("f_number"), optionalNumber(m.fNumber)},
-        {QStringLiteral("na"), optionalNumber(m.numericalAperture)},
-        {QStringLiteral("immersion"), m.immersionIndex},
-        {QStringLiteral("aperture_m"), optionalNumber(m.aperture)},
-        {QStringLiteral("sampling"), optionalNumber(m.samplingQ)},
-        {QStringLiteral("z_step_m"), optionalNumber(m.zStep)},
-        {QStringLiteral("focus_plane"), optionalNumber(m.focusPlane)},
-        {QStringLiteral("defocus_model"), settingJson(m.defocusModel)},
-        {QStringLiteral("z_direction"), m.zIndexDown ? QStringLiteral("down") : QStringLiteral("up")},
-        {QStringLiteral("data_unit"), QString::fromStdString(m.dataUnit)},
-        {QStringLiteral("saturation"), optionalNumber(m.saturationLevel)},
-        {QStringLiteral("origin"), origin},
-    };
+    SettingsBundle settings;
+    settings.metadata = m;
+    QJsonObject metadata{{QStringLiteral("origin"), origin}};
+    insertTableKeys(QStringLiteral("metadata."), settings, metadata);
+    return metadata;
 }
 
 QJsonObject preprocessJson(const PreprocessOptions& o)
@@ -258,19 +209,11 @@ QJsonObject preprocessJson(const PreprocessOptions& o)
     QJsonArray bad;
     for (const auto& [col, row] : o.badPixels)
         bad.append(QJsonArray{col, row});
-    return QJsonObject{
-        {QStringLiteral("subtract_background"), o.subtractBackground},
-        {QStringLiteral("border_width"), o.borderWidth},
-        {QStringLiteral("clip_sigma"), o.clipSigma},
-        {QStringLiteral("centre"), settingJson(o.centre)},
-        {QStringLiteral("centre_each_plane"), o.centreEachPlane},
-        {QStringLiteral("crop_size"), o.cropSize},
-        {QStringLiteral("mask_saturated"), o.maskSaturated},
-        {QStringLiteral("mask_hot_pixels"), o.maskHotPixels ? QJsonValue(*o.maskHotPixels) : QJsonValue(QStringLiteral("auto"))},
-        {QStringLiteral("hot_pixel_sigma"), o.hotPixelSigma},
-        {QStringLiteral("bad_pixels"), bad},
-        {QStringLiteral("normalise"), o.normalise},
-    };
+    SettingsBundle settings;
+    settings.preprocess = o;
+    QJsonObject preprocess{{QStringLiteral("bad_pixels"), bad}};
+    insertTableKeys(QStringLiteral("preprocess."), settings, preprocess);
+    return preprocess;
 }
 
 QJsonArray numbersJson(const std::vector<double>& values)
@@ -296,7 +239,7 @@ QJsonArray runsJson(const std::vector<SessionRun>& runs)
     return array;
 }
 
-// --- Reading: the same keys, in the same order as before, so the first problem reported is unchanged.
+// --- Reading: the table's keys in the table's order, then each section's own (origins, bad pixels, planes).
 
 // Refuses files that are not sessions, or sessions written by a newer program, before reading anything else.
 void checkSessionFormat(const SessionReader& r, const QJsonObject& root, const std::string& source)
@@ -369,20 +312,10 @@ void readMetadata(const SessionReader& r, const QJsonObject& root, DatasetMetada
 {
     const QJsonObject m = r.object(root, QStringLiteral("metadata"), {}, false);
     const QString mp = QStringLiteral("metadata.");
-    md.wavelength = r.optional(m, QStringLiteral("wavelength_m"), mp);
-    md.pixelPitch = r.optional(m, QStringLiteral("pixel_pitch_m"), mp);
-    md.pixelAngle = r.optional(m, QStringLiteral("pixel_angle_rad"), mp);
-    md.fNumber = r.optional(m, QStringLiteral("f_number"), mp);
-    md.numericalAperture = r.optional(m, QStringLiteral("na"), mp);
-    md.immersionIndex = r.number(m, QStringLiteral("immersion"), mp, 1.0);
-    md.aperture = r.optional(m, QStringLiteral("aperture_m"), mp);
-    md.samplingQ = r.optional(m, QStringLiteral("sampling"), mp);
-    md.zStep = r.optional(m, QStringLiteral("z_step_m"), mp);
-    md.focusPlane = r.optional(m, QStringLiteral("focus_plane"), mp);
-    md.defocusModel = r.setting(m, QStringLiteral("defocus_model"), mp, DefocusModel::Paraxial);
-    md.zIndexDown = r.choice(m, QStringLiteral("z_direction"), mp, {QStringLiteral("up"), QStringLiteral("down")}, 0) == 1;
-    md.dataUnit = r.text(m, QStringLiteral("data_unit"), mp, {}).toStdString();
-    md.saturationLevel = r.optional(m, QStringLiteral("saturation"), mp);
+    SettingsBundle settings;
+    settings.metadata = md;
+    readTableKeys(r, m, mp, mp, settings);
+    md = settings.metadata;
     const QJsonObject origin = r.object(m, QStringLiteral("origin"), mp, false);
     for (auto it = origin.begin(); it != origin.end(); ++it)
         md.origin[it.key().toStdString()] = it.value().toString().toStdString();
@@ -407,19 +340,10 @@ void readPreprocess(const SessionReader& r, const QJsonObject& root, PreprocessO
 {
     const QJsonObject pre = r.object(root, QStringLiteral("preprocess"), {}, false);
     const QString pp = QStringLiteral("preprocess.");
-    o.subtractBackground = r.boolean(pre, QStringLiteral("subtract_background"), pp, o.subtractBackground);
-    o.borderWidth = r.integer(pre, QStringLiteral("border_width"), pp, o.borderWidth);
-    o.clipSigma = r.number(pre, QStringLiteral("clip_sigma"), pp, o.clipSigma);
-    o.centre = r.setting(pre, QStringLiteral("centre"), pp, PreprocessOptions{}.centre);
-    o.centreEachPlane = r.boolean(pre, QStringLiteral("centre_each_plane"), pp, o.centreEachPlane);
-    o.cropSize = r.integer(pre, QStringLiteral("crop_size"), pp, o.cropSize);
-    o.maskSaturated = r.boolean(pre, QStringLiteral("mask_saturated"), pp, o.maskSaturated);
-    if (pre.value(QStringLiteral("mask_hot_pixels")) == QJsonValue(QStringLiteral("auto")))
-        o.maskHotPixels.reset(); // core decides (effectiveHotPixelMask)
-    else if (pre.contains(QStringLiteral("mask_hot_pixels")))
-        o.maskHotPixels = r.boolean(pre, QStringLiteral("mask_hot_pixels"), pp, false);
-    o.hotPixelSigma = r.number(pre, QStringLiteral("hot_pixel_sigma"), pp, o.hotPixelSigma);
-    o.normalise = r.boolean(pre, QStringLiteral("normalise"), pp, o.normalise);
+    SettingsBundle settings;
+    settings.preprocess = o;
+    readTableKeys(r, pre, pp, pp, settings);
+    o = settings.preprocess;
     readBadPixels(r, pre, pp, o.badPixels);
     if (o.cropSize < 0 || o.cropSize > 65536 || o.borderWidth < 0 || o.borderWidth > 65536)
         r.fail(pp + QStringLiteral("crop_size"), "and border_width must be between 0 and 65536");

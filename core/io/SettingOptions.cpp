@@ -438,7 +438,8 @@ void applyRunOptions(const OptionSource& options, Session& session, bool fromSes
     applyModelOptions(options, session.model);
     applyReconstructSolverOptions(options, session.solver);
     if (options.has("order") && !options.has("stages"))
-        session.solver.stages.clear(); // a new order replaces a session's coarse-to-fine stages
+        session.solver.stages.clear();          // a new order replaces a session's coarse-to-fine stages
+    settleOrder(session.model, session.solver); // --stages 2,4,6 fits order 6, whatever --order says
     if (!session.dataset.metadata.wavelength && !fromSession)
         throw OptionError("the wavelength is unknown: give " + options.spell("wavelength") + " (e.g. 633nm)"
                           + ignoredNote(session.dataset.metadata, {"wavelength"}));

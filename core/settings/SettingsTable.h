@@ -8,12 +8,16 @@
 // Checked against it by tests/core/settings/tst_settingstable.cpp and tests/app/tst_clitable.cpp: every session key
 // written round-trips, every flag is in --help with its default, every range is the one the checks apply.
 //
-// A new setting: a field in its struct (settings/*.h), an entry here, its parse in io/SettingOptions.cpp and
-// its key in io/Session.cpp; the tests name whichever is missing.
+// Each session key carries its field's typed accessor (settings/SettingAccess.h): the session file is read and
+// written through them (io/Session.cpp), so a key, its field and its type are written once, here.
 //
-//   findSetting("order")->sessionKeys[0]     -> "model.order"
+// A new setting: a field in its struct (settings/*.h), an entry here, and its parse in io/SettingOptions.cpp;
+// the tests name whichever is missing.
+//
+//   findSetting("order")->sessionKeys[0].name -> "model.order"
 //   settingHelp(*findSetting("order"), {})   -> "Highest Zernike radial order, 1..15 (default 4)."
 #include "base/Units.h"
+#include "settings/SettingAccess.h"
 #include "settings/MetadataSettings.h"
 #include "settings/ModelSettings.h"
 #include "settings/PreparationSettings.h"
@@ -47,12 +51,21 @@ struct SettingRange {
 
 // The defaults a help text states: the structs' own unless a front end shows others (bench's solver), and notes
 // added to some defaults ("--preset demo 64, oof 128"), by setting name.
-struct SettingDefaults {
-    DatasetMetadata metadata;
-    PreprocessOptions preprocess;
-    ModelSettings model;
-    SolverSettings solver;
+struct SettingDefaults : SettingsBundle {
     std::map<std::string, QString> notes;
+};
+
+// One key of a session file and the field it holds; keys without an accessor (per-plane values, the bad-pixel
+// list) are read and written by io/Session.cpp itself.
+struct SessionKey {
+    const char* name = nullptr;
+    SettingAccess access;
+    SessionKey() = default;
+    SessionKey(const char* keyName, SettingAccess keyAccess = {})
+        : name(keyName)
+        , access(keyAccess)
+    {
+    }
 };
 
 struct SettingDescription {
@@ -60,8 +73,8 @@ struct SettingDescription {
     SettingGroup group;
     bool isOption; // false: kept in session files only (no flag, no keyword argument)
     // The session file's keys ("model.order"); the first is the one messages name. Per-plane settings are
-    // under "planes[]". Empty entries are nullptr.
-    std::array<const char*, 3> sessionKeys;
+    // under "planes[]". Empty entries have no name.
+    std::array<SessionKey, 3> sessionKeys;
     const char* field;     // "ModelSettings::order": the struct member it fills
     const char* valueName; // the flag's value in --help ("length"); nullptr: a switch (given or not)
     const char* unit;      // the stored value's unit: "m", "rad", "waves", or "" for plain numbers and words

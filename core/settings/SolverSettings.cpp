@@ -1,5 +1,7 @@
 #include "settings/SolverSettings.h"
 
+#include <string>
+
 namespace wfs {
 
 std::optional<SettingsError> SolverSettings::stagesError() const
@@ -43,9 +45,17 @@ std::vector<int> fittedOrders(const ModelSettings& model, const SolverSettings& 
     return solver.stages;
 }
 
+void settleOrder(ModelSettings& model, const SolverSettings& solver)
+{
+    if (!solver.stages.empty() && !solver.stagesError()) // bad stages are refused by their own name, not as the order
+        model.order = solver.stages.back();
+}
+
 void checkSettings(const ModelSettings& model, const SolverSettings& solver)
 {
-    fittedOrders(model, solver);
+    if (fittedOrders(model, solver).back() != model.order)
+        throw SettingsError("order", std::to_string(model.order) + " differs from the last coarse-to-fine stage, "
+                                         + std::to_string(solver.stages.back()) + ", which is the fitted order");
     checkPupilFunctionSettings(model);
     checkSolverSettings(solver);
 }

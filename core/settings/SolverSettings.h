@@ -43,8 +43,13 @@ struct SolverSettings {
 // `model.order` is fitted in one stage. Returns the orders to fit (at least one), after checking them
 // (ModelSettings::orderError, SolverSettings::stagesError). Throws SettingsError.
 std::vector<int> fittedOrders(const ModelSettings& model, const SolverSettings& solver);
+// The rule above, applied once where settings are read (a session file, the options of the command line, Python and
+// a batch manifest): with stages, the model's order becomes the last stage, so that everything after reads
+// `model.order`. checkSettings refuses settings that were never settled.
+void settleOrder(ModelSettings& model, const SolverSettings& solver);
 
-// The checks of a fit's settings, in one place: the orders (fittedOrders), the pupil function, the solver's
+// The checks of a fit's settings, in one place: the orders (fittedOrders, settled: the last stage is the order), the
+// pupil function, the solver's
 // limits (the model's physical quantities are checked by Problem). Throws SettingsError.
 void checkSettings(const ModelSettings& model, const SolverSettings& solver);
 // ModelSettings::pupilFunctionError and imagingModelError, thrown.

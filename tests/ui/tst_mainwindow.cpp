@@ -627,6 +627,43 @@ private slots:
         messages->show();
     }
 
+    // Issue 45: the remembered settings go through the settings table: each under its session key, read back by its
+    // accessor, and held to the settings' checks (an order of 99 from an edited file leaves the panel's own).
+    void rememberedSettingsGoThroughTheTable()
+    {
+        {
+            MainWindow first;
+            ModelSettings model = first.setupPanel()->modelSettings();
+            model.order = 7;
+            model.ordering = ZernikeOrdering::Ansi;
+            first.setupPanel()->setModelSettings(model);
+            SolverSettings solver = first.setupPanel()->solverSettings();
+            solver.gradient = GradientKind::FiniteDifference;
+            solver.threads = 2;
+            first.setupPanel()->setSolverSettings(solver);
+            first.close(); // saves the settings
+        }
+        QSettings stored;
+        QCOMPARE(stored.value(QStringLiteral("model/order")).toString(), QStringLiteral("7"));
+        QCOMPARE(stored.value(QStringLiteral("model/ordering")).toString(), QStringLiteral("ansi"));
+        QCOMPARE(stored.value(QStringLiteral("solver/gradient")).toString(), QStringLiteral("fd"));
+        {
+            MainWindow second;
+            QCOMPARE(second.setupPanel()->modelSettings().order, 7);
+            QCOMPARE(second.setupPanel()->modelSettings().ordering, ZernikeOrdering::Ansi);
+            QCOMPARE(second.setupPanel()->solverSettings().gradient, GradientKind::FiniteDifference);
+            QCOMPARE(second.setupPanel()->solverSettings().threads, 2);
+        }
+        stored.setValue(QStringLiteral("model/order"), 99);
+        {
+            MainWindow third;
+            QCOMPARE(third.setupPanel()->modelSettings().order, ModelSettings{}.order);
+            QCOMPARE(third.setupPanel()->solverSettings().gradient, GradientKind::Adjoint);
+        }
+        for (const char* key : {"model/order", "model/ordering", "solver/gradient", "solver/threads"})
+            stored.remove(QLatin1String(key));
+    }
+
     // Issue 42: a plain tooltip longer than a line of text is shown wrapped at a readable width, not as one line as
     // wide as its text (Qt wraps a plain one only when it is wider than the screen: 1660 px lines on a 1920 screen).
     // 110 characters, about 700 px on one line, narrower than the test screen.

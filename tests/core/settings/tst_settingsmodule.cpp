@@ -5,6 +5,7 @@
 #include "io/SettingOptions.h"
 #include "settings/SettingsText.h"
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QTest>
 
@@ -20,6 +21,10 @@ class MapOptions : public OptionSource {
 public:
     MapOptions(const std::string& name, const std::string& value)
         : m_values{{name, value}}
+    {
+    }
+    explicit MapOptions(std::map<std::string, std::string> values)
+        : m_values(std::move(values))
     {
     }
     bool has(const char* name) const override { return m_values.count(name) > 0; }
@@ -102,6 +107,40 @@ private slots:
         QVERIFY(solver.isValid(nullptr));
         // With stages the last stage is the order: the model's own order is not what is fitted, so not checked.
         QCOMPARE(fittedOrders(model, solver), (std::vector<int>{2, 4, 6}));
+    }
+
+    // Issue 45: "the last stage is the order" is settled where settings are read (options, session files), so that
+    // everything after reads model.order; settings never settled are refused by name, not fitted at one order and
+    // reported at another.
+    void theOrderIsSettledWhenRead()
+    {
+        Session fromOptions;
+        applyRunOptions(MapOptions(std::map<std::string, std::string>{{"order", "8"}, {"stages", "2,4"}}), fromOptions, true);
+        QCOMPARE(fromOptions.model.order, 4);
+        QJsonObject root = sessionToJson(Session{}, "/tmp/s.json");
+        QJsonObject model = root.value(QStringLiteral("model")).toObject(), solver = root.value(QStringLiteral("solver")).toObject();
+        model.insert(QStringLiteral("order"), 4);
+        solver.insert(QStringLiteral("stages"), QJsonArray{2, 6});
+        root.insert(QStringLiteral("model"), model);
+        root.insert(QStringLiteral("solver"), solver);
+        QCOMPARE(sessionFromJson(root, "s.json").model.order, 6);
+        ModelSettings unsettled;
+        unsettled.order = 4;
+        SolverSettings staged;
+        staged.stages = {2, 6};
+        try {
+            checkSettings(unsettled, staged);
+            QFAIL("order 4 with stages 2,6 is checked as valid");
+        } catch (const SettingsError& e) {
+            QCOMPARE(e.setting(), std::string("order"));
+        }
+        settleOrder(unsettled, staged);
+        QCOMPARE(unsettled.order, 6);
+        checkSettings(unsettled, staged);
+        staged.stages = {4, 2}; // refused as the stages, by checkSettings; the order is left alone
+        ModelSettings untouched;
+        settleOrder(untouched, staged);
+        QCOMPARE(untouched.order, ModelSettings{}.order);
     }
 
     void everyGroupNamesWhatItRefuses()

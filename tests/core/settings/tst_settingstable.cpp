@@ -82,9 +82,9 @@ QJsonObject withValue(QJsonObject root, const std::string& key, const QJsonValue
 std::vector<std::string> keysOf(const SettingDescription& s)
 {
     std::vector<std::string> keys;
-    for (const char* key : s.sessionKeys)
-        if (key)
-            keys.emplace_back(key);
+    for (const SessionKey& key : s.sessionKeys)
+        if (key.name)
+            keys.emplace_back(key.name);
     return keys;
 }
 
@@ -127,7 +127,7 @@ private slots:
             QVERIFY2(s.field && std::string(s.field).find("::") != std::string::npos, s.name);
             QVERIFY2(s.help && *s.help, s.name);
             QVERIFY2(s.example, s.name);
-            QVERIFY2(s.sessionKeys[0], s.name);
+            QVERIFY2(s.sessionKeys[0].name, s.name);
             for (const std::string& key : keysOf(s))
                 QVERIFY2(keys.insert(key).second, key.c_str());
             // Every placeholder is filled: a default where the help names one, a range where it states one.
@@ -210,6 +210,66 @@ private slots:
         }
     }
 
+    // Each key's accessor holds a field of its own: changing one key's value through it changes no other key's
+    // (two keys aliasing one field would write one value twice and lose the other), and the value reads back as text.
+    void everyAccessorHoldsItsOwnField()
+    {
+        std::vector<const SessionKey*> keys;
+        for (const SettingDescription& s : settingsTable())
+            for (const SessionKey& key : s.sessionKeys)
+                if (key.name && key.access)
+                    keys.push_back(&key);
+        QVERIFY(keys.size() >= 70);
+        const SettingsBundle defaults;
+        for (const SessionKey* key : keys) {
+            const SettingAccess& a = key->access;
+            const SettingValue before = a.get(defaults);
+            SettingValue changed;
+            switch (a.type) {
+            case SettingType::Boolean:
+                changed = std::holds_alternative<bool>(before) ? !std::get<bool>(before) : true;
+                break;
+            case SettingType::Integer:
+                changed = std::get<int>(before) + 1;
+                break;
+            case SettingType::Number:
+                changed = std::holds_alternative<double>(before) ? std::get<double>(before) * 2 + 1 : 0.5;
+                break;
+            case SettingType::Word: {
+                const std::vector<std::string> words = a.words();
+                QVERIFY2(words.size() >= 2, key->name);
+                changed = std::holds_alternative<std::string>(before) && std::get<std::string>(before) == words[0] ? words[1] : words[0];
+                break;
+            }
+            case SettingType::Text:
+                changed = std::string("photons");
+                break;
+            case SettingType::Integers:
+                changed = std::vector<int>{2, 4};
+                break;
+            }
+            QVERIFY2(changed != before, key->name);
+            SettingsBundle settings;
+            a.set(settings, changed);
+            QVERIFY2(a.get(settings) == changed, key->name);
+            for (const SessionKey* other : keys)
+                if (other != key)
+                    QVERIFY2(other->access.get(settings) == other->access.get(defaults),
+                             (std::string(key->name) + " also changes " + other->name).c_str());
+            for (const SettingValue& value : {before, changed}) {
+                const auto back = settingValueFromText(a, settingValueText(a, value));
+                QVERIFY2(back && *back == value,
+                         (std::string(key->name) + " '" + settingValueText(a, value) + "' does not read back").c_str());
+            }
+        }
+        // Text a setting cannot take is refused, not read as something else.
+        const SettingAccess& order = findSetting("order")->sessionKeys[0].access;
+        QVERIFY(!settingValueFromText(order, "2.5") && !settingValueFromText(order, "") && !settingValueFromText(order, "6x"));
+        QVERIFY(!settingValueFromText(findSetting("ordering")->sessionKeys[0].access, "zernike"));
+        QVERIFY(!settingValueFromText(findSetting("stages")->sessionKeys[0].access, "2,x"));
+        QVERIFY(!settingValueFromText(findSetting("gtol")->sessionKeys[0].access, "nan"));
+    }
+
     // Each range the table states is the one applied: its ends are taken, just outside them is refused, and the
     // refusal names the setting.
     void everyRangeIsTheChecks()
@@ -253,7 +313,7 @@ private slots:
         const QJsonObject defaults = sessionToJson(Session{}, "/tmp/s.json");
         int checked = 0;
         for (const SettingDescription& s : settingsTable()) {
-            const std::string key = s.sessionKeys[0];
+            const std::string key = s.sessionKeys[0].name;
             if (s.range.kind == SettingRange::Kind::None || checkedLater.count(s.name)
                 || (key.rfind("model.", 0) != 0 && key.rfind("solver.", 0) != 0))
                 continue;
