@@ -76,6 +76,7 @@ public:
     QString fieldToolTip(const std::string& setting) const;
     void requestStart() { emit startRequested(); }
 
+    // The settings as the fields show them; a setting without a field keeps the value last set.
     PreprocessOptions preprocessOptions() const;
     void setPreprocessOptions(const PreprocessOptions& options);
     // Text fields that hold no number (NaN in modelSettings(), which the workflow refuses) appear here
@@ -154,6 +155,11 @@ private:
     QFormLayout* m_imagingForm = nullptr;
     QPushButton *m_start, *m_cancel;
     std::map<std::string, Field> m_fields;
+    // The settings last set (a session, a preset, the remembered ones): what the panel has no field for (bad pixels,
+    // the bandwidth, the spider angle, ...) is read back from them, not reset to the defaults.
+    PreprocessOptions m_shownPreprocess;
+    ModelSettings m_shownModel;
+    SolverSettings m_shownSolver;
     std::set<std::string> m_editedMetadata;              // DatasetMetadata keys the user set since showMetadata
     std::map<std::string, std::string> m_assumedOrigins; // keys showMetadata showed as assumed by core, with their origin
     bool m_running = false, m_blocked = false;

@@ -34,6 +34,17 @@ namespace wfs::ui {
 
 using namespace setupfields;
 
+namespace {
+
+// A settings enum from a combo box listing its values in the settings' order (settings/SettingsText.h).
+template <typename E>
+E listedSetting(const QComboBox* combo)
+{
+    return SettingEnum<E>::values[size_t(std::clamp(combo->currentIndex(), 0, int(std::size(SettingEnum<E>::values)) - 1))];
+}
+
+} // namespace
+
 void SetupPanel::showPlanes(const Dataset& dataset)
 {
     m_planes->setRowCount(int(dataset.planes.size()));
@@ -315,11 +326,12 @@ void SetupPanel::setSamplingInfo(const QString& text, bool warning)
 
 PreprocessOptions SetupPanel::preprocessOptions() const
 {
-    PreprocessOptions o;
+    PreprocessOptions o = m_shownPreprocess;
     o.subtractBackground = m_subtractBackground->isChecked();
     o.centre = CentreMethod(m_centre->currentData().toInt());
     o.cropSize = m_crop->value() - m_crop->value() % 2;
     o.maskSaturated = m_maskSaturated->isChecked();
+    o.maskHotPixels.reset(); // partly checked: core decides
     if (m_maskHot->checkState() != Qt::PartiallyChecked)
         o.maskHotPixels = m_maskHot->checkState() == Qt::Checked;
     o.normalise = m_normalise->isChecked();
@@ -328,6 +340,7 @@ PreprocessOptions SetupPanel::preprocessOptions() const
 
 void SetupPanel::setPreprocessOptions(const PreprocessOptions& o)
 {
+    m_shownPreprocess = o;
     m_subtractBackground->setChecked(o.subtractBackground);
     m_centre->setCurrentIndex(m_centre->findData(int(o.centre)));
     m_crop->setValue(o.cropSize);
@@ -338,23 +351,15 @@ void SetupPanel::setPreprocessOptions(const PreprocessOptions& o)
 
 ModelSettings SetupPanel::modelSettings() const
 {
-    ModelSettings s;
+    ModelSettings s = m_shownModel;
     s.order = m_order->value();
-    s.ordering = m_ordering->currentIndex() == 1 ? ZernikeOrdering::Ansi : ZernikeOrdering::Noll;
-    s.normalization = m_normalization->currentIndex() == 1 ? ZernikeNormalization::Unit : ZernikeNormalization::Rms;
-    switch (m_objective->currentIndex()) {
-    case 1:
-        s.objective = ObjectiveKind::Poisson;
-        break;
-    case 2:
-        s.objective = ObjectiveKind::LeastSquares;
-        break;
-    case 3:
-        s.objective = ObjectiveKind::WeightedLeastSquares;
-        break;
-    default:
-        break;
-    }
+    s.ordering = listedSetting<ZernikeOrdering>(m_ordering);
+    s.normalization = listedSetting<ZernikeNormalization>(m_normalization);
+    // "automatic" (core decides), then the command line's list.
+    const std::vector<ObjectiveKind> objectives = optionValues<ObjectiveKind>();
+    s.objective.reset();
+    if (const int row = m_objective->currentIndex(); row >= 1 && row <= int(objectives.size()))
+        s.objective = objectives[size_t(row - 1)];
     s.readNoise = m_readNoise->value();
     s.grid = m_grid->value() - m_grid->value() % 2;
     s.obscuration = m_obscuration->value();
@@ -363,14 +368,15 @@ ModelSettings SetupPanel::modelSettings() const
     s.fitShift = m_fitShift->isChecked();
     s.fitFlux = m_fitFlux->isChecked();
     s.fitBackground = m_fitBackground->isChecked();
+    s.fixedTerms.clear();
     for (const QString& part : m_fixedTerms->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         bool ok = false;
         const int index = part.trimmed().toInt(&ok);
         if (ok)
             s.fixedTerms.push_back(index); // the problem checks the index and names a bad one
     }
-    s.phaseModel = SettingEnum<PupilPhaseModel>::values[std::clamp(m_phaseModel->currentIndex(), 0, 2)];
-    s.amplitudeModel = SettingEnum<PupilAmplitudeModel>::values[std::clamp(m_amplitudeModel->currentIndex(), 0, 2)];
+    s.phaseModel = listedSetting<PupilPhaseModel>(m_phaseModel);
+    s.amplitudeModel = listedSetting<PupilAmplitudeModel>(m_amplitudeModel);
     s.regularization = regularizationFromText(m_regularization);
     s.pixelIntegration = m_pixelIntegration->isChecked();
     s.objectDiameter = diameterFromText(m_objectDiameter);
@@ -380,7 +386,7 @@ ModelSettings SetupPanel::modelSettings() const
     s.fitDefocusScale = m_fitDefocusScale->isChecked();
     s.fitDefocusOffsets = m_fitDefocusOffsets->isChecked();
     s.fitSampling = m_fitSampling->isChecked();
-    s.imagingModel = SettingEnum<ImagingModel>::values[std::clamp(m_imagingModel->currentIndex(), 0, 1)];
+    s.imagingModel = listedSetting<ImagingModel>(m_imagingModel);
     s.sampleIndex = m_sampleIndex->value();
     s.emitterDepth = lengthOrDefault(m_emitterDepth, 0.0);
     s.fitEmitterDepth = m_fitEmitterDepth->isChecked();
@@ -453,13 +459,13 @@ std::vector<SettingProblem> SetupPanel::modelTextSettingProblems() const
 
 void SetupPanel::setModelSettings(const ModelSettings& s)
 {
+    m_shownModel = s;
     m_order->setValue(s.order);
-    m_ordering->setCurrentIndex(s.ordering == ZernikeOrdering::Ansi ? 1 : 0);
-    m_normalization->setCurrentIndex(s.normalization == ZernikeNormalization::Unit ? 1 : 0);
-    int objective = 0;
-    if (s.objective)
-        objective = *s.objective == ObjectiveKind::Poisson ? 1 : *s.objective == ObjectiveKind::LeastSquares ? 2 : 3;
-    m_objective->setCurrentIndex(objective);
+    m_ordering->setCurrentIndex(settingIndex(s.ordering));
+    m_normalization->setCurrentIndex(settingIndex(s.normalization));
+    const std::vector<ObjectiveKind> objectives = optionValues<ObjectiveKind>();
+    m_objective->setCurrentIndex(s.objective ? 1 + int(std::find(objectives.begin(), objectives.end(), *s.objective) - objectives.begin())
+                                             : 0);
     m_readNoise->setValue(s.readNoise);
     m_grid->setValue(s.grid);
     m_obscuration->setValue(s.obscuration);
@@ -495,17 +501,18 @@ void SetupPanel::setModelSettings(const ModelSettings& s)
 
 SolverSettings SetupPanel::solverSettings() const
 {
-    SolverSettings s;
+    SolverSettings s = m_shownSolver;
     s.backend = BackendKind(m_backend->currentData().toInt());
-    s.gradient = m_gradient->currentIndex() == 1 ? GradientKind::FiniteDifference : GradientKind::Adjoint;
-    s.optimizer = m_optimizer->currentIndex() == 1 ? OptimizerKind::Lbfgs : OptimizerKind::Bfgs;
-    s.precision = m_precision->currentIndex() == 1 ? Precision::Float : Precision::Double;
+    s.gradient = listedSetting<GradientKind>(m_gradient);
+    s.optimizer = listedSetting<OptimizerKind>(m_optimizer);
+    s.precision = listedSetting<Precision>(m_precision);
     s.threads = m_threads->value();
     s.maxIterations = m_maxIterations->value();
     s.gradientTolerance = parseTolerance(m_gtol, SolverSettings{}.gradientTolerance);
     s.functionTolerance = parseTolerance(m_ftol, SolverSettings{}.functionTolerance);
     // Every stage typed, the bad ones too: core refuses them by name (SolverSettings::stagesError), as it does the
     // command line's, instead of this panel dropping them unseen. Text that is no number is modelTextProblems'.
+    s.stages.clear();
     for (const QString& part : m_stages->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         bool ok = false;
         const int order = part.trimmed().toInt(&ok);
@@ -514,6 +521,7 @@ SolverSettings SetupPanel::solverSettings() const
     }
     if (!s.stages.empty())
         s.stages.push_back(m_order->value());
+    s.removeDefocus.reset(); // partly checked: core decides
     if (m_removeDefocus->checkState() != Qt::PartiallyChecked)
         s.removeDefocus = m_removeDefocus->checkState() == Qt::Checked;
     return s;
@@ -521,12 +529,13 @@ SolverSettings SetupPanel::solverSettings() const
 
 void SetupPanel::setSolverSettings(const SolverSettings& s)
 {
+    m_shownSolver = s;
     const int backend = m_backend->findData(int(s.backend));
     if (backend >= 0 && m_backend->model()->flags(m_backend->model()->index(backend, 0)) & Qt::ItemIsEnabled)
         m_backend->setCurrentIndex(backend);
-    m_gradient->setCurrentIndex(s.gradient == GradientKind::FiniteDifference ? 1 : 0);
-    m_optimizer->setCurrentIndex(s.optimizer == OptimizerKind::Lbfgs ? 1 : 0);
-    m_precision->setCurrentIndex(s.precision == Precision::Float ? 1 : 0);
+    m_gradient->setCurrentIndex(settingIndex(s.gradient));
+    m_optimizer->setCurrentIndex(settingIndex(s.optimizer));
+    m_precision->setCurrentIndex(settingIndex(s.precision));
     m_threads->setValue(s.threads);
     m_maxIterations->setValue(s.maxIterations);
     m_gtol->setText(QString::number(s.gradientTolerance, 'g', 4));

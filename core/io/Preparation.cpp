@@ -116,7 +116,7 @@ PlaneStats planeStats(const DatasetPlane& plane, const PreprocessOptions& o, std
                     }
                 const double v = img.pixels[i];
                 if (std::isfinite(brightest) && v - brightest > o.hotPixelSigma * s.border.sigma
-                    && v - b > 3.0 * std::max(brightest - b, 0.0))
+                    && v - b > o.hotPixelRatio * std::max(brightest - b, 0.0))
                     hot.push_back(i);
             }
         for (size_t i : hot) {

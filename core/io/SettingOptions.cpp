@@ -4,6 +4,10 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
 
 namespace wfs {
 
@@ -130,111 +134,201 @@ PlaneDefocus parseDefocusEntry(const QString& text, const std::string& label)
     return *d;
 }
 
-// Where the planes of a stack are along z and how their defocus becomes phase.
-void applyStackOptions(const Reader& r, DatasetMetadata& m)
+void noteOrigin(const Reader& r, SettingsBundle& settings, const char* field)
 {
-    const std::string origin = r.origin();
-    if (r.has("z-step")) {
-        m.zStep = r.plausible("z-step", Setting::ZStep);
-        m.origin["zStep"] = origin;
-    }
-    if (r.has("focus-plane")) {
-        m.focusPlane = r.number("focus-plane");
-        m.origin["focusPlane"] = origin;
-    }
-    if (r.has("z-direction")) {
-        m.zIndexDown = r.word("z-direction", {QStringLiteral("up"), QStringLiteral("down")}) == QLatin1String("down");
-        m.origin["zIndexDown"] = origin;
-    }
-    if (r.has("defocus-model")) {
-        m.defocusModel = r.choice<DefocusModel>("defocus-model");
-        m.origin["defocusModel"] = origin;
-    }
-}
-
-// The pupil function, the detector and source, the camera, the defocus parameters.
-void applyPupilFunctionOptions(const Reader& r, ModelSettings& m)
-{
-    if (r.has("pupil-phase"))
-        m.phaseModel = r.choice<PupilPhaseModel>("pupil-phase");
-    if (r.has("pupil-amplitude"))
-        m.amplitudeModel = r.choice<PupilAmplitudeModel>("pupil-amplitude");
-    if (r.has("regularization"))
-        m.regularization = r.text("regularization") == QLatin1String("auto") ? 0.0 : r.plausible("regularization", Setting::Regularization);
-    if (r.has("pixel-integration"))
-        m.pixelIntegration = true;
-    if (r.has("object-diameter"))
-        m.objectDiameter = r.plausible("object-diameter", Setting::ObjectDiameter);
-    if (r.has("gain"))
-        m.gain = r.text("gain") == QLatin1String("auto") ? 0.0 : r.plausible("gain", Setting::Gain);
-    if (r.has("offset")) {
-        m.estimateOffset = r.text("offset") == QLatin1String("auto");
-        if (!m.estimateOffset)
-            m.offset = r.plausible("offset", Setting::CameraOffset);
-    }
-    if (r.has("bandwidth"))
-        m.bandwidth = r.plausible("bandwidth", Setting::Bandwidth);
-    if (r.has("spectral-samples")) {
-        m.spectralSamples = r.integer("spectral-samples");
-        if (m.spectralSamples < 1 || m.spectralSamples > kMaxSpectralSamples)
-            throw OptionError(r.label("spectral-samples") + ": must be from 1 to " + std::to_string(kMaxSpectralSamples));
-    }
-    if (r.has("fit-defocus-scale"))
-        m.fitDefocusScale = true;
-    if (r.has("fit-defocus-offsets"))
-        m.fitDefocusOffsets = true;
-    if (r.has("fit-sampling"))
-        m.fitSampling = true;
-}
-
-// The imaging model (ModelSettings' block of the same name): scalar or vectorial, the sample, coverslip, depth and dipole.
-void applyImagingModelOptions(const Reader& r, ModelSettings& m)
-{
-    if (r.has("model"))
-        m.imagingModel = r.choice<ImagingModel>("model");
-    // The ranges are core's (base/Units.h), the same ModelSettings::imagingModelError and the desktop program check.
-    const auto set = [&](const char* name, Setting setting, double& field) {
-        if (r.has(name))
-            field = r.plausible(name, setting);
-    };
-    set("sample-index", Setting::SampleIndex, m.sampleIndex);
-    set("coverslip-index", Setting::CoverslipIndex, m.coverslipIndex);
-    set("design-coverslip-index", Setting::CoverslipIndex, m.designCoverslipIndex);
-    set("emitter-depth", Setting::EmitterDepth, m.emitterDepth);
-    set("coverslip-thickness", Setting::CoverslipThickness, m.coverslipThickness);
-    set("design-coverslip-thickness", Setting::CoverslipThickness, m.designCoverslipThickness);
-    if (r.has("fit-emitter-depth"))
-        m.fitEmitterDepth = true;
-    if (r.has("dipole")) {
-        const auto dipole = dipoleFromText(r.text("dipole").trimmed().toLower().toStdString());
-        if (!dipole)
-            throw OptionError(
-                r.label("dipole") + ": '" + r.text("dipole").toStdString()
-                + "' is not free, x, y, z or THETA,PHI in degrees (e.g. 45,30: 45 degrees from the optical axis, 30 from +x)");
-        VectorialSpec check;
-        check.numericalAperture = 1.0;
-        check.dipole = *dipole;
-        if (const std::string error = vectorialSpecError(check); !error.empty())
-            throw OptionError(r.label("dipole") + ": " + error);
-        m.dipole = *dipole;
-    }
+    settings.metadata.origin[field] = r.origin();
 }
 
 // --pixel-scale: a pitch (a length; a bare number is metres) or, with an angle unit, an angle; the other is cleared.
-void applyPixelScaleOption(const Reader& r, const OptionSource& options, DatasetMetadata& m, const std::string& origin)
+void applyPixelScale(const Reader& r, SettingsBundle& settings)
 {
-    const auto v = valueFromText(options.value("pixel-scale"));
+    DatasetMetadata& m = settings.metadata;
+    const auto v = valueFromText(r.text("pixel-scale").toStdString());
     if (v && v->kind == ValueWithUnit::Kind::Angle) {
         const std::string error = plausibilityError(Setting::PixelAngle, v->value);
         if (!error.empty())
             throw OptionError(r.label("pixel-scale") + ": " + error);
         m.pixelAngle = v->value;
         m.pixelPitch.reset();
-        m.origin["pixelAngle"] = origin;
+        noteOrigin(r, settings, "pixelAngle");
     } else {
         m.pixelPitch = r.plausible("pixel-scale", Setting::PixelPitch);
         m.pixelAngle.reset();
-        m.origin["pixelPitch"] = origin;
+        noteOrigin(r, settings, "pixelPitch");
+    }
+}
+
+void applySaturation(const Reader& r, SettingsBundle& settings)
+{
+    settings.metadata.saturationLevel = r.number("saturation");
+    if (!(*settings.metadata.saturationLevel > 0.0))
+        throw OptionError(r.label("saturation") + ": must be positive");
+    noteOrigin(r, settings, "saturationLevel");
+}
+
+void applyDataUnit(const Reader& r, SettingsBundle& settings)
+{
+    QStringList units;
+    for (const std::string& unit : dataUnitNames())
+        units << QString::fromStdString(unit);
+    settings.metadata.dataUnit = r.word("data-unit", units).toStdString();
+    noteOrigin(r, settings, "dataUnit");
+}
+
+void applyBorder(const Reader& r, SettingsBundle& settings)
+{
+    settings.preprocess.borderWidth = r.integer("border");
+    if (settings.preprocess.borderWidth < 1)
+        throw OptionError(r.label("border") + ": must be at least 1 pixel");
+}
+
+void applyClipSigma(const Reader& r, SettingsBundle& settings)
+{
+    settings.preprocess.clipSigma = r.number("clip-sigma");
+    if (!(settings.preprocess.clipSigma > 0.0))
+        throw OptionError(r.label("clip-sigma") + ": must be positive");
+}
+
+void applyCrop(const Reader& r, SettingsBundle& settings)
+{
+    settings.preprocess.cropSize = r.integer("crop");
+    if (settings.preprocess.cropSize < 2 || settings.preprocess.cropSize % 2 != 0)
+        throw OptionError(r.label("crop") + ": must be an even number of pixels (at least 2)");
+}
+
+// --hot-pixels off, auto (core decides: effectiveHotPixelMask) or a threshold in noise deviations.
+void applyHotPixels(const Reader& r, SettingsBundle& settings)
+{
+    PreprocessOptions& o = settings.preprocess;
+    const QString text = r.text("hot-pixels").trimmed();
+    if (text == QLatin1String("off")) {
+        o.maskHotPixels = false;
+    } else if (text == QLatin1String("auto")) {
+        o.maskHotPixels.reset();
+    } else {
+        o.maskHotPixels = true;
+        o.hotPixelSigma = r.number("hot-pixels");
+        if (!(o.hotPixelSigma > 0.0))
+            throw OptionError(r.label("hot-pixels") + ": the threshold must be positive");
+    }
+}
+
+void applyRegularization(const Reader& r, SettingsBundle& settings)
+{
+    settings.model.regularization =
+        r.text("regularization") == QLatin1String("auto") ? 0.0 : r.plausible("regularization", Setting::Regularization);
+}
+
+void applyGain(const Reader& r, SettingsBundle& settings)
+{
+    settings.model.gain = r.text("gain") == QLatin1String("auto") ? 0.0 : r.plausible("gain", Setting::Gain);
+}
+
+void applyOffset(const Reader& r, SettingsBundle& settings)
+{
+    settings.model.estimateOffset = r.text("offset") == QLatin1String("auto");
+    if (!settings.model.estimateOffset)
+        settings.model.offset = r.plausible("offset", Setting::CameraOffset);
+}
+
+void applyGrid(const Reader& r, SettingsBundle& settings)
+{
+    settings.model.grid = r.integer("grid");
+    if (settings.model.grid < 1) // 0 stands for the data's size in a session; an option leaves itself out to say that
+        throw OptionError(
+            r.label("grid") + ": " + std::to_string(settings.model.grid)
+            + " is not a grid size (an even number of samples, at least the prepared planes' size); leave it out for the data's size");
+}
+
+void applyDipole(const Reader& r, SettingsBundle& settings)
+{
+    const auto dipole = dipoleFromText(r.text("dipole").trimmed().toLower().toStdString());
+    if (!dipole)
+        throw OptionError(r.label("dipole") + ": '" + r.text("dipole").toStdString()
+                          + "' is not free, x, y, z or THETA,PHI in degrees (e.g. 45,30: 45 degrees from the optical axis, 30 from +x)");
+    VectorialSpec check;
+    check.numericalAperture = 1.0;
+    check.dipole = *dipole;
+    if (const std::string error = vectorialSpecError(check); !error.empty())
+        throw OptionError(r.label("dipole") + ": " + error);
+    settings.model.dipole = *dipole;
+}
+
+// The options whose text has rules of its own (an "auto", a sign, an angle or a length, a pair of angles). Every
+// other option of the settings table is read by its accessor's type (optionValue); a setting added to the table
+// with a plain number, whole number, word or switch needs no line here.
+using OwnRule = void (*)(const Reader&, SettingsBundle&);
+const std::map<std::string_view, OwnRule>& ownRules()
+{
+    static const std::map<std::string_view, OwnRule> rules = {
+        {"pixel-scale", applyPixelScale},
+        {"saturation", applySaturation},
+        {"data-unit", applyDataUnit},
+        {"border", applyBorder},
+        {"clip-sigma", applyClipSigma},
+        {"crop", applyCrop},
+        {"hot-pixels", applyHotPixels},
+        {"regularization", applyRegularization},
+        {"gain", applyGain},
+        {"offset", applyOffset},
+        {"grid", applyGrid},
+        {"dipole", applyDipole},
+    };
+    return rules;
+}
+
+// An option's value by its accessor's type: a switch turns its field's default over (--no-background, --fit-shift),
+// or sets an optional one (--remove-defocus); a word is one of the command line's words; a number goes through core's
+// parser (base/Units.h), and outside a plausible range the table states it is refused here. Whole numbers and lists
+// are held to their ranges by the settings' own checks (settings/*.h firstError), which every run applies.
+SettingValue optionValue(const Reader& r, const SettingDescription& s, const SettingAccess& access)
+{
+    static const SettingsBundle defaults;
+    if (!s.valueName) {
+        const SettingValue d = access.get(defaults);
+        return std::holds_alternative<bool>(d) ? SettingValue{!std::get<bool>(d)} : SettingValue{true};
+    }
+    switch (access.type) {
+    case SettingType::Word: {
+        std::vector<std::pair<std::string, std::string>> words;
+        if (access.optionWords)
+            words = access.optionWords();
+        else
+            for (const std::string& word : access.words())
+                words.emplace_back(word, word);
+        QStringList allowed;
+        for (const auto& [option, word] : words)
+            allowed << QString::fromStdString(option);
+        return words[size_t(allowed.indexOf(r.word(s.name, allowed)))].second;
+    }
+    case SettingType::Number:
+        return s.range.kind == SettingRange::Kind::Plausible ? r.plausible(s.name, s.range.plausible) : r.number(s.name);
+    case SettingType::Integer:
+        return r.integer(s.name);
+    case SettingType::Integers:
+        return r.integers(s.name);
+    case SettingType::Boolean:
+    case SettingType::Text:
+        break;
+    }
+    throw std::logic_error(std::string("the option ") + s.name + " needs a rule of its own (io/SettingOptions.cpp ownRules)");
+}
+
+// The given options of the settings table whose field is in `part` (and, with `group`, listed in that group), in
+// the table's order. A metadata option's origin is recorded under its field's name.
+void applyTableOptions(const Reader& r, SettingsBundle& settings, SettingPart part, std::optional<SettingGroup> group = {})
+{
+    for (const SettingDescription& s : settingsTable()) {
+        const SettingAccess& access = s.sessionKeys[0].access;
+        if (!s.isOption || !access || access.part != part || (group && s.group != *group) || !r.has(s.name))
+            continue;
+        if (const auto own = ownRules().find(s.name); own != ownRules().end()) {
+            own->second(r, settings);
+            continue;
+        }
+        access.set(settings, optionValue(r, s, access));
+        if (part == SettingPart::Metadata)
+            settings.metadata.origin[std::string(s.field).substr(std::string(s.field).find("::") + 2)] = r.origin();
     }
 }
 
@@ -267,44 +361,15 @@ void applyDefocusOption(const Reader& r, Dataset& data, const std::string& origi
 void applyMetadataOptions(const OptionSource& options, Dataset& data)
 {
     const Reader r(options);
-    DatasetMetadata& m = data.metadata;
-    const std::string origin = options.origin();
+    SettingsBundle settings;
+    settings.metadata = data.metadata;
     // Every value through core's parser and its plausible ranges (base/Units.h): "--wavelength 633" is
     // refused with "did you mean 633nm?" rather than taken as 633 m.
-    auto set = [&](const char* name, Setting setting, std::optional<double>& field, const char* key) {
-        if (!r.has(name))
-            return;
-        field = r.plausible(name, setting);
-        m.origin[key] = origin;
-    };
-    set("wavelength", Setting::Wavelength, m.wavelength, "wavelength");
-    set("sampling", Setting::SamplingQ, m.samplingQ, "samplingQ");
-    set("f-number", Setting::FNumber, m.fNumber, "fNumber");
-    set("na", Setting::NumericalAperture, m.numericalAperture, "numericalAperture");
-    if (r.has("immersion")) {
-        m.immersionIndex = r.plausible("immersion", Setting::ImmersionIndex);
-        m.origin["immersionIndex"] = origin;
-    }
-    set("aperture", Setting::Aperture, m.aperture, "aperture");
-    if (r.has("pixel-scale"))
-        applyPixelScaleOption(r, options, m, origin);
+    applyTableOptions(r, settings, SettingPart::Metadata);
+    data.metadata = settings.metadata;
     // A sampling given here beats header quantities, and header Q yields to a pitch given here.
     if (r.has("pixel-scale") && !r.has("sampling"))
-        m.samplingQ.reset();
-    applyStackOptions(r, m);
-    if (r.has("saturation")) {
-        m.saturationLevel = r.number("saturation");
-        if (!(*m.saturationLevel > 0.0))
-            throw OptionError(r.label("saturation") + ": must be positive");
-        m.origin["saturationLevel"] = origin;
-    }
-    if (r.has("data-unit")) {
-        QStringList units;
-        for (const std::string& unit : dataUnitNames())
-            units << QString::fromStdString(unit);
-        m.dataUnit = r.word("data-unit", units).toStdString();
-        m.origin["dataUnit"] = origin;
-    }
+        data.metadata.samplingQ.reset();
     if (r.has("planes")) {
         std::vector<int> planes = r.integers("planes");
         try {
@@ -314,121 +379,50 @@ void applyMetadataOptions(const OptionSource& options, Dataset& data)
         }
     }
     if (r.has("defocus"))
-        applyDefocusOption(r, data, origin);
+        applyDefocusOption(r, data, options.origin());
 }
 
 void applyPreprocessOptions(const OptionSource& options, PreprocessOptions& o)
 {
     const Reader r(options);
-    if (r.has("no-background"))
-        o.subtractBackground = false;
-    if (r.has("border")) {
-        o.borderWidth = r.integer("border");
-        if (o.borderWidth < 1)
-            throw OptionError(r.label("border") + ": must be at least 1 pixel");
-    }
-    if (r.has("clip-sigma")) {
-        o.clipSigma = r.number("clip-sigma");
-        if (!(o.clipSigma > 0.0))
-            throw OptionError(r.label("clip-sigma") + ": must be positive");
-    }
-    if (r.has("centre"))
-        o.centre = r.choice<CentreMethod>("centre");
-    if (r.has("centre-each-plane"))
-        o.centreEachPlane = true;
-    if (r.has("crop")) {
-        o.cropSize = r.integer("crop");
-        if (o.cropSize < 2 || o.cropSize % 2 != 0)
-            throw OptionError(r.label("crop") + ": must be an even number of pixels (at least 2)");
-    }
-    if (r.has("no-saturation-mask"))
-        o.maskSaturated = false;
-    if (r.has("hot-pixels") && r.text("hot-pixels").trimmed() == QLatin1String("off")) {
-        o.maskHotPixels = false;
-    } else if (r.has("hot-pixels") && r.text("hot-pixels").trimmed() == QLatin1String("auto")) {
-        o.maskHotPixels.reset(); // core decides (effectiveHotPixelMask)
-    } else if (r.has("hot-pixels")) {
-        o.maskHotPixels = true;
-        o.hotPixelSigma = r.number("hot-pixels");
-        if (!(o.hotPixelSigma > 0.0))
-            throw OptionError(r.label("hot-pixels") + ": the threshold must be positive");
-    }
+    SettingsBundle settings;
+    settings.preprocess = o;
+    applyTableOptions(r, settings, SettingPart::Preprocess);
     if (r.has("bad-pixels")) {
-        o.badPixels.clear();
+        settings.preprocess.badPixels.clear();
         for (const QString& pair : r.text("bad-pixels").split(QLatin1Char(','), Qt::SkipEmptyParts)) {
             const QStringList xy = pair.split(QLatin1Char(':'));
             if (xy.size() != 2)
                 throw OptionError(r.label("bad-pixels") + ": expected column:row pairs, e.g. 10:20,31:7");
-            o.badPixels.emplace_back(parseIntOption(xy[0], r.label("bad-pixels")), parseIntOption(xy[1], r.label("bad-pixels")));
+            settings.preprocess.badPixels.emplace_back(parseIntOption(xy[0], r.label("bad-pixels")),
+                                                       parseIntOption(xy[1], r.label("bad-pixels")));
         }
     }
-    if (r.has("normalise"))
-        o.normalise = true;
+    o = settings.preprocess;
 }
 
 void applyModelOptions(const OptionSource& options, ModelSettings& m)
 {
-    const Reader r(options);
-    if (r.has("order"))
-        m.order = r.integer("order");
-    if (r.has("ordering"))
-        m.ordering = r.choice<ZernikeOrdering>("ordering");
-    if (r.has("normalization"))
-        m.normalization = r.choice<ZernikeNormalization>("normalization");
-    if (r.has("objective"))
-        m.objective = r.choice<ObjectiveKind>("objective");
-    if (r.has("read-noise")) // negative is refused, not silently replaced by the border noise
-        m.readNoise = r.plausible("read-noise", Setting::ReadNoise);
-    if (r.has("grid")) {
-        m.grid = r.integer("grid");
-        if (m.grid < 1) // 0 stands for the data's size in a session; an option leaves itself out to say that
-            throw OptionError(
-                r.label("grid") + ": " + std::to_string(m.grid)
-                + " is not a grid size (an even number of samples, at least the prepared planes' size); leave it out for the data's size");
-    }
-    if (r.has("obscuration"))
-        m.obscuration = r.number("obscuration");
-    if (r.has("spiders"))
-        m.spiderCount = r.integer("spiders");
-    if (r.has("spider-width"))
-        m.spiderWidth = r.number("spider-width");
-    if (r.has("fit-shift"))
-        m.fitShift = true;
-    applyPupilFunctionOptions(r, m);
-    applyImagingModelOptions(r, m);
+    SettingsBundle settings;
+    settings.model = m;
+    applyTableOptions(Reader(options), settings, SettingPart::Model);
+    m = settings.model;
 }
 
 void applySolverOptions(const OptionSource& options, SolverSettings& s)
 {
-    const Reader r(options);
-    if (r.has("backend"))
-        s.backend = r.choice<BackendKind>("backend");
-    if (r.has("gradient"))
-        s.gradient = r.choice<GradientKind>("gradient");
-    if (r.has("optimizer"))
-        s.optimizer = r.choice<OptimizerKind>("optimizer");
-    if (r.has("precision"))
-        s.precision = r.choice<Precision>("precision");
-    if (r.has("threads"))
-        s.threads = r.integer("threads");
-    if (r.has("max-iterations"))
-        s.maxIterations = r.integer("max-iterations");
-    if (r.has("gtol"))
-        s.gradientTolerance = r.number("gtol");
-    if (r.has("ftol"))
-        s.functionTolerance = r.number("ftol");
+    SettingsBundle settings;
+    settings.solver = s;
+    applyTableOptions(Reader(options), settings, SettingPart::Solver, SettingGroup::Solver);
+    s = settings.solver;
 }
 
 void applyReconstructSolverOptions(const OptionSource& options, SolverSettings& s)
 {
-    const Reader r(options);
-    applySolverOptions(options, s);
-    if (r.has("stages"))
-        s.stages = r.integers("stages");
-    if (r.has("remove-defocus"))
-        s.removeDefocus = true;
-    if (r.has("no-uncertainty"))
-        s.computeUncertainty = false;
+    SettingsBundle settings;
+    settings.solver = s;
+    applyTableOptions(Reader(options), settings, SettingPart::Solver); // with the stages and the reported figures
+    s = settings.solver;
 }
 
 void applyRunOptions(const OptionSource& options, Session& session, bool fromSession)

@@ -1,5 +1,7 @@
 #include "settings/PreparationSettings.h"
 
+#include "settings/SettingsTable.h"
+
 namespace wfs {
 
 std::optional<SettingsError> PreprocessOptions::firstError() const
@@ -12,7 +14,7 @@ std::optional<SettingsError> PreprocessOptions::firstError() const
         return SettingsError("crop", "must be an even number of pixels (at least 2), or 0 for no crop");
     if (!(hotPixelSigma > 0.0))
         return SettingsError("hot-pixels", "the threshold must be positive");
-    return std::nullopt;
+    return closedRangeError("hot-pixel-ratio", hotPixelRatio);
 }
 
 } // namespace wfs

@@ -36,13 +36,14 @@ struct PreprocessOptions {
     // decides (effectiveHotPixelMask, io/Preparation.h): masked when the metadata give Q >= 2.
     std::optional<bool> maskHotPixels;
     double hotPixelSigma = 8.0;
+    double hotPixelRatio = 3.0;                 // "3 times as bright" above: raise it for PSFs sampled between Q = 1.5 and 2
     std::vector<std::pair<int, int>> badPixels; // (column, row) in raw-image coordinates, masked in every plane
     bool normalise = false;                     // scale each plane to a sum of 1 after background subtraction
     bool operator==(const PreprocessOptions&) const = default;
 
     // The first value out of range, named as the command line spells it ("border", "clip-sigma", "crop",
     // "hot-pixels"): a negative border, a clipping threshold or hot-pixel threshold that is not positive, a crop
-    // that is neither 0 nor an even size of at least 2.
+    // that is neither 0 nor an even size of at least 2, a hot-pixel ratio outside the settings table's range.
     std::optional<SettingsError> firstError() const;
     bool isValid(std::string* why) const { return detail::validFrom(firstError(), why); }
 };

@@ -35,12 +35,18 @@ struct SettingsBundle {
 using SettingValue = std::variant<std::monostate, bool, int, double, std::string, std::vector<int>>;
 
 enum class SettingType { Boolean, Integer, Number, Word, Text, Integers };
+// Which of SettingsBundle's structs holds the field.
+enum class SettingPart { Metadata, Preprocess, Model, Solver };
 
 struct SettingAccess {
     SettingType type = SettingType::Number;
-    bool canBeUnset = false;                       // an optional field: unset is written as `unsetWord`, or as null without one
-    const char* unsetWord = nullptr;               // "auto" where a session writes unset as a word
+    bool canBeUnset = false;         // an optional field: unset is written as `unsetWord`, or as null without one
+    const char* unsetWord = nullptr; // "auto" where a session writes unset as a word
+    SettingPart part = SettingPart::Model;
     std::vector<std::string> (*words)() = nullptr; // a Word's accepted words, in the order front ends list them
+    // A Word's command-line spellings in the command line's order, each with the word it stands for ("weighted" for
+    // "weighted-least-squares"); nullptr: the words themselves, in their order.
+    std::vector<std::pair<std::string, std::string>> (*optionWords)() = nullptr;
     SettingValue (*get)(const SettingsBundle&) = nullptr;
     // `value` holds the setting's type (std::monostate where it can be unset); a word is one of `words`.
     void (*set)(SettingsBundle&, const SettingValue&) = nullptr;
@@ -55,6 +61,19 @@ template <typename S, typename T>
 struct MemberOf<T S::*> {
     using Struct = S;
 };
+
+template <typename S>
+constexpr SettingPart settingPartOf()
+{
+    if constexpr (std::is_same_v<S, DatasetMetadata>)
+        return SettingPart::Metadata;
+    else if constexpr (std::is_same_v<S, PreprocessOptions>)
+        return SettingPart::Preprocess;
+    else if constexpr (std::is_same_v<S, ModelSettings>)
+        return SettingPart::Model;
+    else
+        return SettingPart::Solver;
+}
 
 template <typename S, typename Bundle>
 auto& settingsPart(Bundle& b)
@@ -139,6 +158,26 @@ void fromSettingValue(T& field, const SettingValue& value)
     }
 }
 
+template <typename E>
+std::vector<std::pair<std::string, std::string>> optionWordPairs()
+{
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (E value : optionValues<E>())
+        pairs.emplace_back(optionText(value), settingText(value));
+    return pairs;
+}
+
+template <typename T>
+constexpr auto optionWordsOf()
+{
+    if constexpr (IsOptional<T>::value)
+        return optionWordsOf<typename IsOptional<T>::Value>();
+    else if constexpr (std::is_enum_v<T>)
+        return &optionWordPairs<T>;
+    else
+        return static_cast<std::vector<std::pair<std::string, std::string>> (*)()>(nullptr);
+}
+
 template <typename T>
 constexpr auto wordsOf()
 {
@@ -171,7 +210,9 @@ SettingAccess fieldAccess(const char* unsetWord = nullptr)
     access.type = detail::settingTypeOf<Field>();
     access.canBeUnset = detail::IsOptional<Field>::value;
     access.unsetWord = unsetWord;
+    access.part = detail::settingPartOf<Struct>();
     access.words = detail::wordsOf<Field>();
+    access.optionWords = detail::optionWordsOf<Field>();
     access.get = [](const SettingsBundle& b) {
         return detail::toSettingValue(detail::follow<Member, Rest...>(detail::settingsPart<Struct>(b)));
     };

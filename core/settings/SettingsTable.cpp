@@ -23,6 +23,7 @@ SettingAccess zDirectionAccess()
 {
     SettingAccess access;
     access.type = SettingType::Word;
+    access.part = SettingPart::Metadata;
     access.words = [] { return std::vector<std::string>{"up", "down"}; };
     access.get = [](const SettingsBundle& b) { return SettingValue{std::string(b.metadata.zIndexDown ? "down" : "up")}; };
     access.set = [](SettingsBundle& b, const SettingValue& v) { b.metadata.zIndexDown = std::get<std::string>(v) == "down"; };
@@ -266,6 +267,12 @@ std::vector<SettingDescription> preparationSettings()
          "masked when the sampling is known to be Q >= 2, where a PSF has no isolated bright pixel).",
          [](const SettingDefaults& d) { return number(d.preprocess.hotPixelSigma); },
          "6"},
+        {"hot-pixel-ratio", Group::Preparation, true,
+         keys({"preprocess.hot_pixel_ratio", fieldAccess<&PreprocessOptions::hotPixelRatio>()}), "PreprocessOptions::hotPixelRatio",
+         "ratio", "", closed(1, 100),
+         "Hot pixels: how many times as bright as their brightest neighbour, above the background, pixels must also be to be "
+         "masked, {range} (default {default}; a diffraction-limited core pixel is 3.4 times its neighbours at Q = 1.5).",
+         [](const SettingDefaults& d) { return number(d.preprocess.hotPixelRatio); }, "4"},
         {"bad-pixels",
          Group::Preparation,
          true,
@@ -761,6 +768,15 @@ QString settingHelp(const SettingDescription& s, const SettingDefaults& defaults
             text.insert(close, QStringLiteral("; ") + note->second);
     }
     return text;
+}
+
+std::optional<SettingsError> closedRangeError(std::string_view name, double value)
+{
+    const SettingDescription* s = findSetting(name);
+    if (!s || s->range.kind != SettingRange::Kind::Closed || (value >= s->range.lo && value <= s->range.hi))
+        return std::nullopt;
+    return SettingsError(s->name, "must be from " + number(s->range.lo).toStdString() + " to " + number(s->range.hi).toStdString()
+                                      + " (got " + number(value).toStdString() + ")");
 }
 
 std::string settingSessionKey(const std::string& name)

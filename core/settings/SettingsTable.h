@@ -100,6 +100,9 @@ QString settingHelp(const SettingDescription& setting, const SettingDefaults& de
 // The session file's key for a setting as SettingsError names it ("spectral-samples" -> "model.spectral_samples");
 // the name itself when the table has no key for it.
 std::string settingSessionKey(const std::string& name);
+// A value outside the closed range the table states for the setting `name` (its only statement: the checks of
+// settings/*.h call this), as a SettingsError naming it; nullopt inside, or for a setting without a closed range.
+std::optional<SettingsError> closedRangeError(std::string_view name, double value);
 // The batch manifest's override columns, in their order (engine/Batch.h).
 std::vector<std::string> manifestColumns();
 

@@ -643,6 +643,29 @@ private slots:
         QVERIFY(data.preparation->planes[0].saturatedPixels > saturated);
     }
 
+    // Issue 45's setting added through the table alone (hot-pixel-ratio): a pixel 3.5 times as bright as its brightest
+    // neighbour above the background is hot by the default ratio of 3, and kept with a ratio of 4.
+    void hotPixelRatioIsTheSettings()
+    {
+        Dataset data;
+        DatasetPlane plane;
+        plane.raw = spot(48, 48, 24.0, 24.0, 1.5, 1e4, 100.0, 2.0, 7);
+        plane.raw.at(8, 40) = 1500.0;
+        plane.raw.at(8, 41) = 500.0;
+        data.planes.push_back(plane);
+        data.preprocess.maskHotPixels = true;
+        prepare(data);
+        QCOMPARE(data.preparation->planes[0].mask[size_t(8) * 48 + 40], uint8_t(0));
+        QCOMPARE(data.preparation->planes[0].mask[size_t(8) * 48 + 41], uint8_t(1));
+        data.preprocess.hotPixelRatio = 4.0;
+        QVERIFY(!isPrepared(data));
+        prepare(data);
+        QCOMPARE(data.preparation->planes[0].mask[size_t(8) * 48 + 40], uint8_t(1));
+        QCOMPARE(data.preparation->planes[0].badPixels, 0);
+        data.preprocess.hotPixelRatio = 0.5; // below the table's range: refused by name
+        QVERIFY(data.preprocess.firstError() && data.preprocess.firstError()->setting() == "hot-pixel-ratio");
+    }
+
     void normalisation()
     {
         Dataset data;

@@ -123,6 +123,7 @@ std::vector<Change<PreprocessOptions>> preprocessChanges()
         {"maskSaturated", [](PreprocessOptions& o) { o.maskSaturated = false; }},
         {"maskHotPixels", [](PreprocessOptions& o) { o.maskHotPixels = true; }},
         {"hotPixelSigma", [](PreprocessOptions& o) { o.hotPixelSigma = 5.5; }},
+        {"hotPixelRatio", [](PreprocessOptions& o) { o.hotPixelRatio = 4.5; }},
         {"badPixels",
          [](PreprocessOptions& o) {
              o.badPixels = {{3, 7}, {0, 65535}};
