@@ -61,7 +61,7 @@ mutations=(
   "uncertainty-weighted-scale|core/fit/Uncertainty.cpp|tst_fitkinds|weighted least squares uncertainty scale 1 instead of 2"
   "tiff-orientation|core/io/TiffReader.cpp|tst_imageio tst_shapes|TIFF rows not flipped to bottom-up"
   "png-orientation|core/io/ImageReaders.cpp|tst_imageio tst_shapes|PNG rows not flipped to bottom-up"
-  "session-spider-angle|core/io/Session.cpp|tst_exports|session loses the spider angle on reading"
+  "session-spider-angle|core/settings/SettingsTable.cpp|tst_settingstable tst_exports|the spider angle's session key holds the vane width"
   "fasth-backward-sign|core/fasth/Householder.cpp|tst_fasthgradient|FastH backward pass: wrong sign of one gradient term"
   "csv-columns-swapped|core/io/ResultJson.cpp|tst_exportreaders|CSV writes value_nm and value_waves swapped"
   "detector-pixel-sinc|core/optics/Problem.cpp|tst_imageformation|pixel integration's sinc at half the frequency (a pixel half as wide)"
@@ -96,8 +96,13 @@ mutations=(
   "psf-mtf-cutoff|core/fit/PsfAnalysis.cpp|tst_psfanalysis|MTF cutoff taken as D / (2 lambda F)"
   "psf-fwhm-step|core/fit/PsfAnalysis.cpp|tst_psfanalysis|FWHM one sample too wide on each side"
   "psf-stack-object-scale|core/fit/PsfStack.cpp|tst_psfstack|3-D PSF export: the object's size not rescaled to the output pixels"
-  "session-estimate-offset|core/io/Session.cpp|tst_sessions|session loses --offset auto on reading"
-  "session-centre-each-plane|core/io/Session.cpp|tst_sessions|session loses the per-plane centring on reading"
+  "session-estimate-offset|core/io/Session.cpp|tst_sessions|session reads every switch (--offset auto's among them) as false"
+  "session-centre-each-plane|core/io/Session.cpp|tst_sessions|session loses the preparation's keys (the per-plane centring among them) on reading"
+  "settle-order-missing|core/settings/SolverSettings.cpp|tst_settingsmodule|the order not settled to the last stage where settings are read"
+  "panel-drops-unshown|ui/SetupPanelValues.cpp|tst_setupranges|the setup panel resets the preparation it has no field for (border, bad pixels)"
+  "panel-switch-inverted|ui/SetupPanelValues.cpp|tst_setupranges tst_mainwindow|the setup panel shows every switch the wrong way round"
+  "option-switch-sets-true|core/io/SettingOptions.cpp|tst_settingstable|a switch sets its field true instead of turning its default over (--no-background)"
+  "hot-pixel-ratio-fixed|core/io/Preparation.cpp|tst_dataset|the hot-pixel rule's ratio fixed at 3 whatever --hot-pixel-ratio says"
   "session-run-solver|core/io/Session.cpp|tst_sessions tst_runcomparison|a kept run's solver settings written as the defaults"
   "batch-resume-checksum|core/engine/Batch.cpp|tst_clihostile tst_batchresume|batch resume trusts a result whose input's bytes changed"
   "live-complete-while-written|core/engine/StackFinder.cpp|tst_watcher|live mode reads a file still being written (no stable time, no rename)"
@@ -168,7 +173,7 @@ edits = {
     "tiff-orientation": [("bottomUp ? r : image.height - 1 - r", "bottomUp ? image.height - 1 - r : r")],
     "png-orientation": [("double* out = image.pixels.data() + std::size_t(layout.height - 1 - row) * layout.width;",
                          "double* out = image.pixels.data() + std::size_t(row) * layout.width;")],
-    "session-spider-angle": [("    ms.spiderAngleDeg = r.number(model, QStringLiteral(\"spider_angle_deg\"), mo, ms.spiderAngleDeg);\n", "")],
+    "session-spider-angle": [("fieldAccess<&ModelSettings::spiderAngleDeg>()", "fieldAccess<&ModelSettings::spiderWidth>()")],
     "fasth-backward-sign": [("dv.noalias() -= a * pg.transpose();", "dv.noalias() += a * pg.transpose();")],
     "csv-columns-swapped": [("                   .arg(c.waves, 0, 'g', 10)\n                   .arg(c.nm, 0, 'g', 10)",
                              "                   .arg(c.nm, 0, 'g', 10)\n                   .arg(c.waves, 0, 'g', 10)")],
@@ -263,8 +268,13 @@ edits = {
     # psfStack: the object's diameter is in the grid's pixels, which the output's pixel scale changes.
     "psf-stack-object-scale": [("spec.detector.objectDiameterPixels = fitted.detector.objectDiameterPixels * double(grid) / double(n);",
                                 "spec.detector.objectDiameterPixels = fitted.detector.objectDiameterPixels;")],
-    "session-estimate-offset": [("    ms.estimateOffset = r.boolean(model, QStringLiteral(\"estimate_offset\"), mo, ms.estimateOffset);\n", "")],
-    "session-centre-each-plane": [("    o.centreEachPlane = r.boolean(pre, QStringLiteral(\"centre_each_plane\"), pp, o.centreEachPlane);\n", "")],
+    "session-estimate-offset": [("        return r.boolean(o, key, path, false);", "        return false;")],
+    "session-centre-each-plane": [("    readTableKeys(r, pre, pp, pp, settings);\n", "")],
+    "settle-order-missing": [("        model.order = solver.stages.back();", "        (void)model;")],
+    "panel-drops-unshown": [("    settings.preprocess = m_shownPreprocess;", "    settings.preprocess = PreprocessOptions{};")],
+    "panel-switch-inverted": [(": std::get<bool>(value)              ? Qt::Checked", ": !std::get<bool>(value)             ? Qt::Checked")],
+    "option-switch-sets-true": [("? SettingValue{!std::get<bool>(d)} :", "? SettingValue{true} :")],
+    "hot-pixel-ratio-fixed": [("v - b > o.hotPixelRatio * std::max", "v - b > 3.0 * std::max")],
     # runsJson: each kept run carries its own settings.
     "session-run-solver": [("{QStringLiteral(\"solver\"), solverJson(run.solver)},", "{QStringLiteral(\"solver\"), solverJson(SolverSettings{})},")],
     "runs-rms-piston": [("std::sqrt(std::max(0.0, sumSquares / c.pupilPixels - mean * mean));", "std::sqrt(std::max(0.0, sumSquares / c.pupilPixels));")],

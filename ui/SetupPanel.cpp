@@ -448,8 +448,8 @@ QWidget* SetupPanel::buildPupilFunction()
                                  "otherwise it reads as a pixel-size error): the cost is profiled over the NA by whole fits in "
                                  "4 % steps, then the parabola's vertex; the NA and Q are reported with a 1-σ error. Several "
                                  "fits: slower."));
-    addField(form, tr("Pupil phase"), m_phaseModel, "phase-model", m_phaseModel->toolTip());
-    addField(form, tr("Pupil amplitude"), m_amplitudeModel, "amplitude-model", m_amplitudeModel->toolTip());
+    addField(form, tr("Pupil phase"), m_phaseModel, "pupil-phase", m_phaseModel->toolTip());
+    addField(form, tr("Pupil amplitude"), m_amplitudeModel, "pupil-amplitude", m_amplitudeModel->toolTip());
     addField(form, tr("Smoothness weight"), m_regularization, "regularization", m_regularization->toolTip());
     addField(form, tr("Object diameter"), m_objectDiameter, "object-diameter", m_objectDiameter->toolTip());
     addField(form, tr("Gain (e⁻ / unit)"), m_gain, "gain", m_gain->toolTip());

@@ -7,6 +7,7 @@
 #include "io/Session.h"
 
 #include "io/SettingsProblems.h"
+#include "settings/SettingAccess.h"
 
 #include <QWidget>
 
@@ -129,6 +130,12 @@ private:
     };
     // Adds `widget` to `form` with a note row below it, registered under `setting` (command-line spelling).
     void addField(QFormLayout* form, const QString& label, QWidget* widget, const std::string& setting, const QString& tooltip);
+    // The fields that show one setting's value as it is (a switch, a box of numbers, a list of the setting's words)
+    // are shown and read through the settings table's accessor (settings/SettingAccess.h), for the settings whose
+    // field is in `part`; the others (lengths typed with units, "auto", lists) are written by hand.
+    void showTableFields(const SettingsBundle& settings, SettingPart part);
+    void readTableFields(SettingsBundle& settings, SettingPart part) const;
+    std::vector<std::pair<QWidget*, const SettingAccess*>> tableFields(SettingPart part) const;
     void watchEdits(); // every editor's change emits settingsEdited
 
     QTableWidget* m_planes;

@@ -5,6 +5,7 @@
 #include "fit/PsfAnalysis.h"
 #include "io/Assumptions.h"
 #include "settings/ModelSettings.h"
+#include "settings/SettingsTable.h"
 #include "settings/SettingsText.h"
 #include "base/Units.h"
 #include <map>
@@ -37,13 +38,94 @@ using namespace setupfields;
 namespace {
 
 // A settings enum from a combo box listing its values in the settings' order (settings/SettingsText.h).
-template <typename E>
-E listedSetting(const QComboBox* combo)
+// The settings whose field is not their value as it is: the grid and crop boxes round to an even size, the backend
+// list offers only the backends this machine has.
+bool isHandWritten(const std::string& name)
 {
-    return SettingEnum<E>::values[size_t(std::clamp(combo->currentIndex(), 0, int(std::size(SettingEnum<E>::values)) - 1))];
+    return name == "grid" || name == "crop" || name == "backend";
+}
+
+// A word setting's words in the order its list shows them: the command line's.
+std::vector<std::string> listedWords(const SettingAccess& access)
+{
+    if (!access.optionWords)
+        return access.words();
+    std::vector<std::string> words;
+    for (const auto& [option, word] : access.optionWords())
+        words.push_back(word);
+    return words;
+}
+
+// The row of a list box of `count` rows that shows the first word: 0, or 1 after an "automatic" row where the setting
+// may be unset; -1 when the box is not the setting's list.
+int firstWordRow(const SettingAccess& access, int count)
+{
+    const int words = int(listedWords(access).size());
+    return count == words ? 0 : access.canBeUnset && count == words + 1 ? 1 : -1;
 }
 
 } // namespace
+
+std::vector<std::pair<QWidget*, const SettingAccess*>> SetupPanel::tableFields(SettingPart part) const
+{
+    std::vector<std::pair<QWidget*, const SettingAccess*>> fields;
+    for (const auto& [name, field] : m_fields) {
+        const SettingDescription* setting = findSetting(name);
+        if (!setting || isHandWritten(name))
+            continue;
+        const SettingAccess& access = setting->sessionKeys[0].access;
+        if (access && access.part == part)
+            fields.emplace_back(field.widget, &access);
+    }
+    return fields;
+}
+
+void SetupPanel::showTableFields(const SettingsBundle& settings, SettingPart part)
+{
+    for (const auto& [widget, accessor] : tableFields(part)) {
+        const SettingAccess& access = *accessor;
+        const SettingValue value = access.get(settings);
+        if (auto* box = qobject_cast<QCheckBox*>(widget); box && access.type == SettingType::Boolean) {
+            box->setCheckState(!std::holds_alternative<bool>(value) ? Qt::PartiallyChecked
+                               : std::get<bool>(value)              ? Qt::Checked
+                                                                    : Qt::Unchecked);
+        } else if (auto* spin = qobject_cast<QSpinBox*>(widget); spin && access.type == SettingType::Integer) {
+            spin->setValue(std::get<int>(value));
+        } else if (auto* real = qobject_cast<QDoubleSpinBox*>(widget); real && access.type == SettingType::Number && !access.canBeUnset) {
+            real->setValue(std::get<double>(value));
+        } else if (auto* list = qobject_cast<QComboBox*>(widget); list && access.type == SettingType::Word) {
+            const int first = firstWordRow(access, list->count());
+            const std::vector<std::string> words = listedWords(access);
+            if (first < 0)
+                continue;
+            if (!std::holds_alternative<std::string>(value))
+                list->setCurrentIndex(0);
+            else if (const auto it = std::find(words.begin(), words.end(), std::get<std::string>(value)); it != words.end())
+                list->setCurrentIndex(first + int(it - words.begin()));
+        }
+    }
+}
+
+void SetupPanel::readTableFields(SettingsBundle& settings, SettingPart part) const
+{
+    for (const auto& [widget, accessor] : tableFields(part)) {
+        const SettingAccess& access = *accessor;
+        if (auto* box = qobject_cast<QCheckBox*>(widget); box && access.type == SettingType::Boolean) {
+            access.set(settings, access.canBeUnset && box->checkState() == Qt::PartiallyChecked
+                                     ? SettingValue{}
+                                     : SettingValue{box->checkState() == Qt::Checked});
+        } else if (auto* spin = qobject_cast<QSpinBox*>(widget); spin && access.type == SettingType::Integer) {
+            access.set(settings, spin->value());
+        } else if (auto* real = qobject_cast<QDoubleSpinBox*>(widget); real && access.type == SettingType::Number && !access.canBeUnset) {
+            access.set(settings, real->value());
+        } else if (auto* list = qobject_cast<QComboBox*>(widget); list && access.type == SettingType::Word) {
+            const int first = firstWordRow(access, list->count()), row = list->currentIndex();
+            const std::vector<std::string> words = listedWords(access);
+            if (first >= 0 && row >= 0 && row < first + int(words.size()))
+                access.set(settings, row < first ? SettingValue{} : SettingValue{words[size_t(row - first)]});
+        }
+    }
+}
 
 void SetupPanel::showPlanes(const Dataset& dataset)
 {
@@ -326,48 +408,30 @@ void SetupPanel::setSamplingInfo(const QString& text, bool warning)
 
 PreprocessOptions SetupPanel::preprocessOptions() const
 {
-    PreprocessOptions o = m_shownPreprocess;
-    o.subtractBackground = m_subtractBackground->isChecked();
-    o.centre = CentreMethod(m_centre->currentData().toInt());
+    SettingsBundle settings;
+    settings.preprocess = m_shownPreprocess;
+    readTableFields(settings, SettingPart::Preprocess);
+    PreprocessOptions o = settings.preprocess;
     o.cropSize = m_crop->value() - m_crop->value() % 2;
-    o.maskSaturated = m_maskSaturated->isChecked();
-    o.maskHotPixels.reset(); // partly checked: core decides
-    if (m_maskHot->checkState() != Qt::PartiallyChecked)
-        o.maskHotPixels = m_maskHot->checkState() == Qt::Checked;
-    o.normalise = m_normalise->isChecked();
     return o;
 }
 
 void SetupPanel::setPreprocessOptions(const PreprocessOptions& o)
 {
     m_shownPreprocess = o;
-    m_subtractBackground->setChecked(o.subtractBackground);
-    m_centre->setCurrentIndex(m_centre->findData(int(o.centre)));
+    SettingsBundle settings;
+    settings.preprocess = o;
+    showTableFields(settings, SettingPart::Preprocess);
     m_crop->setValue(o.cropSize);
-    m_maskSaturated->setChecked(o.maskSaturated);
-    m_maskHot->setCheckState(!o.maskHotPixels ? Qt::PartiallyChecked : *o.maskHotPixels ? Qt::Checked : Qt::Unchecked);
-    m_normalise->setChecked(o.normalise);
 }
 
 ModelSettings SetupPanel::modelSettings() const
 {
-    ModelSettings s = m_shownModel;
-    s.order = m_order->value();
-    s.ordering = listedSetting<ZernikeOrdering>(m_ordering);
-    s.normalization = listedSetting<ZernikeNormalization>(m_normalization);
-    // "automatic" (core decides), then the command line's list.
-    const std::vector<ObjectiveKind> objectives = optionValues<ObjectiveKind>();
-    s.objective.reset();
-    if (const int row = m_objective->currentIndex(); row >= 1 && row <= int(objectives.size()))
-        s.objective = objectives[size_t(row - 1)];
-    s.readNoise = m_readNoise->value();
+    SettingsBundle settings;
+    settings.model = m_shownModel;
+    readTableFields(settings, SettingPart::Model);
+    ModelSettings s = settings.model;
     s.grid = m_grid->value() - m_grid->value() % 2;
-    s.obscuration = m_obscuration->value();
-    s.spiderCount = m_spiders->value();
-    s.spiderWidth = m_spiderWidth->value();
-    s.fitShift = m_fitShift->isChecked();
-    s.fitFlux = m_fitFlux->isChecked();
-    s.fitBackground = m_fitBackground->isChecked();
     s.fixedTerms.clear();
     for (const QString& part : m_fixedTerms->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         bool ok = false;
@@ -375,25 +439,14 @@ ModelSettings SetupPanel::modelSettings() const
         if (ok)
             s.fixedTerms.push_back(index); // the problem checks the index and names a bad one
     }
-    s.phaseModel = listedSetting<PupilPhaseModel>(m_phaseModel);
-    s.amplitudeModel = listedSetting<PupilAmplitudeModel>(m_amplitudeModel);
     s.regularization = regularizationFromText(m_regularization);
-    s.pixelIntegration = m_pixelIntegration->isChecked();
     s.objectDiameter = diameterFromText(m_objectDiameter);
     s.gain = gainFromText(m_gain);
     s.estimateOffset = isAuto(m_offset);
     s.offset = s.estimateOffset ? ModelSettings{}.offset : numberFromText(m_offset, 0.0);
-    s.fitDefocusScale = m_fitDefocusScale->isChecked();
-    s.fitDefocusOffsets = m_fitDefocusOffsets->isChecked();
-    s.fitSampling = m_fitSampling->isChecked();
-    s.imagingModel = listedSetting<ImagingModel>(m_imagingModel);
-    s.sampleIndex = m_sampleIndex->value();
     s.emitterDepth = lengthOrDefault(m_emitterDepth, 0.0);
-    s.fitEmitterDepth = m_fitEmitterDepth->isChecked();
     s.dipole = dipoleFromText(m_dipole->currentText().trimmed().toLower().toStdString()).value_or(DipoleSpec{});
-    s.coverslipIndex = m_coverslipIndex->value();
     s.coverslipThickness = lengthOrDefault(m_coverslipThickness, ModelSettings{}.coverslipThickness);
-    s.designCoverslipIndex = m_designCoverslipIndex->value();
     s.designCoverslipThickness = lengthOrDefault(m_designCoverslipThickness, 0.0);
     return s;
 }
@@ -460,54 +513,31 @@ std::vector<SettingProblem> SetupPanel::modelTextSettingProblems() const
 void SetupPanel::setModelSettings(const ModelSettings& s)
 {
     m_shownModel = s;
-    m_order->setValue(s.order);
-    m_ordering->setCurrentIndex(settingIndex(s.ordering));
-    m_normalization->setCurrentIndex(settingIndex(s.normalization));
-    const std::vector<ObjectiveKind> objectives = optionValues<ObjectiveKind>();
-    m_objective->setCurrentIndex(s.objective ? 1 + int(std::find(objectives.begin(), objectives.end(), *s.objective) - objectives.begin())
-                                             : 0);
-    m_readNoise->setValue(s.readNoise);
+    SettingsBundle settings;
+    settings.model = s;
+    showTableFields(settings, SettingPart::Model);
     m_grid->setValue(s.grid);
-    m_obscuration->setValue(s.obscuration);
-    m_spiders->setValue(s.spiderCount);
-    m_spiderWidth->setValue(s.spiderWidth);
-    m_fitShift->setChecked(s.fitShift);
-    m_fitFlux->setChecked(s.fitFlux);
-    m_fitBackground->setChecked(s.fitBackground);
     QStringList fixed;
     for (int index : s.fixedTerms)
         fixed << QString::number(index);
     m_fixedTerms->setText(fixed.join(QLatin1Char(',')));
-    m_phaseModel->setCurrentIndex(settingIndex(s.phaseModel));
-    m_amplitudeModel->setCurrentIndex(settingIndex(s.amplitudeModel));
     m_regularization->setText(s.regularization == 0.0 ? QStringLiteral("auto") : numberText(s.regularization));
-    m_pixelIntegration->setChecked(s.pixelIntegration);
     m_objectDiameter->setText(lengthText(s.objectDiameter));
     m_gain->setText(s.gain == 0.0 ? QStringLiteral("auto") : numberText(s.gain));
     m_offset->setText(s.estimateOffset ? QStringLiteral("auto") : numberText(s.offset));
-    m_fitDefocusScale->setChecked(s.fitDefocusScale);
-    m_fitDefocusOffsets->setChecked(s.fitDefocusOffsets);
-    m_fitSampling->setChecked(s.fitSampling);
-    m_imagingModel->setCurrentIndex(settingIndex(s.imagingModel));
-    m_sampleIndex->setValue(s.sampleIndex);
     m_emitterDepth->setText(s.emitterDepth == 0.0 ? QStringLiteral("0") : lengthText(s.emitterDepth));
-    m_fitEmitterDepth->setChecked(s.fitEmitterDepth);
     m_dipole->setCurrentText(dipoleOptionText(s.dipole));
-    m_coverslipIndex->setValue(s.coverslipIndex);
     m_coverslipThickness->setText(s.coverslipThickness == 0.0 ? QStringLiteral("0") : lengthText(s.coverslipThickness));
-    m_designCoverslipIndex->setValue(s.designCoverslipIndex);
     m_designCoverslipThickness->setText(lengthText(s.designCoverslipThickness));
 }
 
 SolverSettings SetupPanel::solverSettings() const
 {
-    SolverSettings s = m_shownSolver;
+    SettingsBundle settings;
+    settings.solver = m_shownSolver;
+    readTableFields(settings, SettingPart::Solver);
+    SolverSettings s = settings.solver;
     s.backend = BackendKind(m_backend->currentData().toInt());
-    s.gradient = listedSetting<GradientKind>(m_gradient);
-    s.optimizer = listedSetting<OptimizerKind>(m_optimizer);
-    s.precision = listedSetting<Precision>(m_precision);
-    s.threads = m_threads->value();
-    s.maxIterations = m_maxIterations->value();
     s.gradientTolerance = parseTolerance(m_gtol, SolverSettings{}.gradientTolerance);
     s.functionTolerance = parseTolerance(m_ftol, SolverSettings{}.functionTolerance);
     // Every stage typed, the bad ones too: core refuses them by name (SolverSettings::stagesError), as it does the
@@ -521,9 +551,6 @@ SolverSettings SetupPanel::solverSettings() const
     }
     if (!s.stages.empty())
         s.stages.push_back(m_order->value());
-    s.removeDefocus.reset(); // partly checked: core decides
-    if (m_removeDefocus->checkState() != Qt::PartiallyChecked)
-        s.removeDefocus = m_removeDefocus->checkState() == Qt::Checked;
     return s;
 }
 
@@ -533,18 +560,15 @@ void SetupPanel::setSolverSettings(const SolverSettings& s)
     const int backend = m_backend->findData(int(s.backend));
     if (backend >= 0 && m_backend->model()->flags(m_backend->model()->index(backend, 0)) & Qt::ItemIsEnabled)
         m_backend->setCurrentIndex(backend);
-    m_gradient->setCurrentIndex(settingIndex(s.gradient));
-    m_optimizer->setCurrentIndex(settingIndex(s.optimizer));
-    m_precision->setCurrentIndex(settingIndex(s.precision));
-    m_threads->setValue(s.threads);
-    m_maxIterations->setValue(s.maxIterations);
+    SettingsBundle settings;
+    settings.solver = s;
+    showTableFields(settings, SettingPart::Solver);
     m_gtol->setText(QString::number(s.gradientTolerance, 'g', 4));
     m_ftol->setText(QString::number(s.functionTolerance, 'g', 4));
     QStringList stages;
     for (size_t i = 0; i + 1 < s.stages.size(); ++i) // the last stage is the model order itself
         stages << QString::number(s.stages[i]);
     m_stages->setText(stages.join(QLatin1Char(',')));
-    m_removeDefocus->setCheckState(!s.removeDefocus ? Qt::PartiallyChecked : *s.removeDefocus ? Qt::Checked : Qt::Unchecked);
 }
 
 void SetupPanel::setBackends(const std::vector<BackendStatus>& backends)

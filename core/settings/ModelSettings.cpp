@@ -1,5 +1,7 @@
 #include "settings/ModelSettings.h"
 
+#include "settings/SettingsTable.h"
+
 #include "base/NumberText.h"
 #include "base/Units.h"
 #include "optics/Vectorial.h"
@@ -58,9 +60,8 @@ std::optional<SettingsError> ModelSettings::pupilFunctionError() const
         error = check("offset", Setting::CameraOffset, offset);
     if (!error)
         error = check("bandwidth", Setting::Bandwidth, bandwidth);
-    if (!error && (spectralSamples < 1 || spectralSamples > kMaxSpectralSamples))
-        error = SettingsError("spectral-samples", "must be from 1 to " + std::to_string(kMaxSpectralSamples) + " (got "
-                                                      + std::to_string(spectralSamples) + ")");
+    if (!error)
+        error = closedRangeError("spectral-samples", spectralSamples); // the table's range (settings/SettingsTable.h)
     return error;
 }
 
