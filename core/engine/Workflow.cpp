@@ -95,7 +95,9 @@ PreparedRun prepareRun(Session session)
 {
     if (session.simulated)
         return prepareSimulatedRun(session);
-    checkSettings(session.model, session.solver); // settled where they were read: model.order is the fitted order
+    checkSettings(session.model, session.solver);                   // settled where they were read: model.order is the fitted order
+    if (const auto error = session.dataset.preprocess.firstError()) // a session made in memory (the desktop) is held too
+        throw *error;
 
     PreparedRun run;
     const std::vector<Assumption> assumptions = assumeUnset(session.dataset);

@@ -398,6 +398,9 @@ void applyPreprocessOptions(const OptionSource& options, PreprocessOptions& o)
                                                        parseIntOption(xy[1], r.label("bad-pixels")));
         }
     }
+    // The preparation's own checks, so that a range the table states (--hot-pixel-ratio) is refused where it is given.
+    if (const auto error = settings.preprocess.firstError())
+        throw OptionError(options.spell(error->setting().c_str()) + ": " + error->problem());
     o = settings.preprocess;
 }
 

@@ -2,6 +2,7 @@
 // written is in it and round-trips, each range it states is the one the checks apply (and the refusal names the
 // setting and its session key), the batch manifest's columns and the metadata's field names are its own.
 #include "engine/Batch.h"
+#include "engine/Workflow.h"
 #include "io/Session.h"
 #include "io/SettingOptions.h"
 #include "settings/SettingsTable.h"
@@ -268,6 +269,28 @@ private slots:
         QVERIFY(!settingValueFromText(findSetting("ordering")->sessionKeys[0].access, "zernike"));
         QVERIFY(!settingValueFromText(findSetting("stages")->sessionKeys[0].access, "2,x"));
         QVERIFY(!settingValueFromText(findSetting("gtol")->sessionKeys[0].access, "nan"));
+    }
+
+    // A preparation range the table states is refused where it is given (the option, naming it) and, for settings
+    // made in memory as the desktop makes them, by the workflow before any preparation.
+    void preparationRangesAreRefusedWhereGiven()
+    {
+        PreprocessOptions options;
+        try {
+            applyPreprocessOptions(MapOptions(std::map<std::string, std::string>{{"hot-pixel-ratio", "0.5"}}), options);
+            QFAIL("--hot-pixel-ratio 0.5 is taken");
+        } catch (const OptionError& e) {
+            QCOMPARE(std::string(e.what()), std::string("--hot-pixel-ratio: must be from 1 to 100 (got 0.5)"));
+        }
+        Session session = threePlaneSession();
+        session.dataset.metadata.wavelength = 633e-9;
+        session.dataset.preprocess.hotPixelRatio = 0.5;
+        try {
+            prepareRun(session);
+            QFAIL("a hot-pixel ratio of 0.5 is prepared");
+        } catch (const SettingsError& e) {
+            QCOMPARE(e.setting(), std::string("hot-pixel-ratio"));
+        }
     }
 
     // Each range the table states is the one applied: its ends are taken, just outside them is refused, and the
