@@ -45,13 +45,11 @@ bool isHandWritten(const std::string& name)
     return name == "grid" || name == "crop" || name == "backend";
 }
 
-// A word setting's words in the order its list shows them: the command line's.
-std::vector<std::string> listedWords(const SettingAccess& access)
+// A word setting's session words in the order its list shows them (listedWords: the command line's).
+std::vector<std::string> shownWords(const SettingAccess& access)
 {
-    if (!access.optionWords)
-        return access.words();
     std::vector<std::string> words;
-    for (const auto& [option, word] : access.optionWords())
+    for (const auto& [option, word] : listedWords(access))
         words.push_back(word);
     return words;
 }
@@ -60,7 +58,7 @@ std::vector<std::string> listedWords(const SettingAccess& access)
 // may be unset; -1 when the box is not the setting's list.
 int firstWordRow(const SettingAccess& access, int count)
 {
-    const int words = int(listedWords(access).size());
+    const int words = int(shownWords(access).size());
     return count == words ? 0 : access.canBeUnset && count == words + 1 ? 1 : -1;
 }
 
@@ -95,7 +93,7 @@ void SetupPanel::showTableFields(const SettingsBundle& settings, SettingPart par
             real->setValue(std::get<double>(value));
         } else if (auto* list = qobject_cast<QComboBox*>(widget); list && access.type == SettingType::Word) {
             const int first = firstWordRow(access, list->count());
-            const std::vector<std::string> words = listedWords(access);
+            const std::vector<std::string> words = shownWords(access);
             if (first < 0)
                 continue;
             if (!std::holds_alternative<std::string>(value))
@@ -120,7 +118,7 @@ void SetupPanel::readTableFields(SettingsBundle& settings, SettingPart part) con
             access.set(settings, real->value());
         } else if (auto* list = qobject_cast<QComboBox*>(widget); list && access.type == SettingType::Word) {
             const int first = firstWordRow(access, list->count()), row = list->currentIndex();
-            const std::vector<std::string> words = listedWords(access);
+            const std::vector<std::string> words = shownWords(access);
             if (first >= 0 && row >= 0 && row < first + int(words.size()))
                 access.set(settings, row < first ? SettingValue{} : SettingValue{words[size_t(row - first)]});
         }

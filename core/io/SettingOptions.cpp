@@ -290,12 +290,7 @@ SettingValue optionValue(const Reader& r, const SettingDescription& s, const Set
     }
     switch (access.type) {
     case SettingType::Word: {
-        std::vector<std::pair<std::string, std::string>> words;
-        if (access.optionWords)
-            words = access.optionWords();
-        else
-            for (const std::string& word : access.words())
-                words.emplace_back(word, word);
+        const std::vector<std::pair<std::string, std::string>> words = listedWords(access);
         QStringList allowed;
         for (const auto& [option, word] : words)
             allowed << QString::fromStdString(option);

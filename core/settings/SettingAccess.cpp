@@ -29,6 +29,16 @@ std::optional<double> realNumber(const std::string& text)
 
 } // namespace
 
+std::vector<std::pair<std::string, std::string>> listedWords(const SettingAccess& access)
+{
+    if (access.optionWords)
+        return access.optionWords();
+    std::vector<std::pair<std::string, std::string>> words;
+    for (const std::string& word : access.words())
+        words.emplace_back(word, word);
+    return words;
+}
+
 std::string settingValueText(const SettingAccess& access, const SettingValue& value)
 {
     if (std::holds_alternative<std::monostate>(value))

@@ -191,6 +191,10 @@ constexpr auto wordsOf()
 
 } // namespace detail
 
+// A word setting's words as the command line and the desktop's lists show them, in their order: each as
+// (command-line spelling, session word); the spellings are `optionWords`' where it has them, else the words.
+std::vector<std::pair<std::string, std::string>> listedWords(const SettingAccess& access);
+
 // A value as text, by the session file's rules: "true" or "false", whole numbers, numbers in their shortest exact
 // form, a word, "2,4,6", and for unset the unset word (or ""). The desktop's saved preferences are kept so.
 std::string settingValueText(const SettingAccess& access, const SettingValue& value);
